@@ -1,0 +1,158 @@
+# pd2bw - one non-recursive GNU Makefile.
+#
+#   make                 build the three programs into $(B)/ (default build/)
+#   make check           build with AddressSanitizer + UBSan into build/san/
+#                        and run every test (unit, golden CLI, man lint)
+#   make install         PREFIX=/usr/local DESTDIR= MANDIR=$(PREFIX)/share/man
+#   make NVCC=           build the profiler without CUDA even if nvcc exists
+#   make DEVELOPER=1     warnings are errors (CI sets it)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share/pd2bw
+MANDIR ?= $(PREFIX)/share/man
+B ?= build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+PKGS = hwloc yaml-0.1
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(PKG_LIBS),)
+PKG_LIBS = -lhwloc -lyaml
+endif
+
+PD2BW_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -Iinclude \
+	-DPD2BW_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
+ifeq ($(DEVELOPER),1)
+PD2BW_CFLAGS += -Werror
+endif
+ifeq ($(SAN),1)
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+endif
+ALL_CFLAGS = $(PD2BW_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+LIBS = $(PKG_LIBS) -lglpk -lm
+
+# CUDA is optional: with nvcc the profiler gets its GPU backend.
+NVCC ?= $(shell command -v nvcc 2>/dev/null)
+ifneq ($(NVCC),)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+NVCC_GENCODE ?= -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+NVCC_FLAGS ?= -O2 -std=c++17 $(NVCC_GENCODE)
+CUDA_CPPFLAGS = -DPD2BW_HAVE_CUDA -I$(CUDA_HOME)/include
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+	-lcublasLt -lcudart_static -lstdc++ -ldl -lrt -lpthread
+CUDA_CUPTI = $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64 \
+	$(CUDA_HOME)/lib64/libcupti.so))
+ifneq ($(CUDA_CUPTI),)
+CUDA_LIBS += -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+	-Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64 -lcupti
+CUDA_CPPFLAGS += -I$(CUDA_HOME)/extras/CUPTI/include -DPD2BW_HAVE_CUPTI
+endif
+PROF_GPU_SRC = $(wildcard profiler/*.cu)
+PROF_STUB_SRC =
+$(info pd2bw: profiler with CUDA ($(NVCC)))
+else
+PROF_GPU_SRC =
+PROF_STUB_SRC = $(wildcard profiler/gpu_stub.c)
+$(info pd2bw: profiler built without CUDA)
+endif
+
+LIB_SRC = $(wildcard lib/*.c)
+PLAN_SRC = $(filter-out planner/main.c,$(wildcard planner/*.c))
+PROF_SRC = $(filter-out profiler/main.c profiler/gpu_stub.c,\
+	$(wildcard profiler/*.c)) $(PROF_STUB_SRC)
+TOPO_SRC = $(filter-out topo/main.c,$(wildcard topo/*.c))
+TEST_SRC = $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+LIB_A = $(B)/libpd2bw.a
+PLAN_A = $(B)/libplan.a
+PROF_A = $(B)/libprof.a
+TOPO_A = $(B)/libtopo.a
+PROGS = $(B)/pd2bw-plan $(B)/pd2bw-profile $(B)/pd2bw-topo
+TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+PROF_GPU_OBJ = $(patsubst %.cu,$(B)/%.o,$(PROF_GPU_SRC))
+
+all: $(PROGS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -c -o $@ $<
+
+$(B)/profiler/%.o: profiler/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(CUDA_CPPFLAGS) -c -o $@ $<
+
+$(B)/profiler/%.o: profiler/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -Iinclude $(CUDA_CPPFLAGS) $(PKG_CFLAGS) \
+		-c -o $@ $<
+
+$(LIB_A): $(call obj,$(LIB_SRC))
+$(PLAN_A): $(call obj,$(PLAN_SRC))
+$(PROF_A): $(call obj,$(PROF_SRC)) $(PROF_GPU_OBJ)
+$(TOPO_A): $(call obj,$(TOPO_SRC))
+$(LIB_A) $(PLAN_A) $(PROF_A) $(TOPO_A):
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+ARCHIVES = $(PLAN_A) $(PROF_A) $(TOPO_A) $(LIB_A)
+LINK = $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/pd2bw-plan: $(B)/planner/main.o $(PLAN_A) $(LIB_A)
+	$(LINK)
+$(B)/pd2bw-profile: $(B)/profiler/main.o $(PROF_A) $(LIB_A)
+	$(LINK) $(CUDA_LIBS)
+$(B)/pd2bw-topo: $(B)/topo/main.o $(TOPO_A) $(LIB_A)
+	$(LINK) -ldl
+$(B)/tests/%: tests/unit/%.c $(ARCHIVES)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $^ \
+		$(LIBS) $(CUDA_LIBS) -ldl
+
+tests-build: $(PROGS) $(TESTS)
+
+# The test suite runs on the sanitizer build.
+check test:
+	$(MAKE) B=build/san SAN=1 tests-build
+	sh tests/run.sh build/san
+
+# The same suite on the plain optimised build (faster; no sanitizers).
+check-fast:
+	$(MAKE) tests-build
+	sh tests/run.sh $(B)
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/models \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/pd2bw
+	cp $(PROGS) $(DESTDIR)$(BINDIR)/
+	cp $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	cp include/pd2bw/*.h $(DESTDIR)$(INCDIR)/pd2bw/
+	cp models/*.yaml $(DESTDIR)$(DATADIR)/models/
+	cp man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	cp man/*.5 $(DESTDIR)$(MANDIR)/man5/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(LIBDIR)/libpd2bw.a
+	rm -rf $(DESTDIR)$(INCDIR)/pd2bw $(DESTDIR)$(DATADIR)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+
+clean:
+	rm -rf build
+
+.PHONY: all check test check-fast tests-build install uninstall clean
+.SECONDARY:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

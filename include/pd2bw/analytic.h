@@ -1,0 +1,26 @@
+/*
+ * analytic.h - estimate a profile from a model description and a catalog
+ * GPU: FLOPs and bytes of every op against peak rates scaled by achievable
+ * efficiencies (the "analytic" backend of pd2bw-profile, also used by
+ * pd2bw-plan when given a model instead of a profile).
+ */
+#ifndef PD2BW_ANALYTIC_H
+#define PD2BW_ANALYTIC_H
+
+#include "pd2bw/catalog.h"
+#include "pd2bw/model.h"
+#include "pd2bw/profile.h"
+
+/*
+ * Fill p (profile_init'ed by the caller) with the chain embedding, block x
+ * layers, head for microbatch sizes mb[0..nmb) at tensor-parallel degree
+ * tp (heads and GEMMs divided by tp).  Returns 0 or -1.
+ */
+int analytic_profile(struct profile *p, const struct model *m,
+		     const struct gpu_spec *g, const int *mb, int nmb, int tp);
+
+/* Default microbatch sizes: 1, 2, 4, ... up to 64. */
+extern const int analytic_default_mb[];
+extern const int analytic_default_nmb;
+
+#endif

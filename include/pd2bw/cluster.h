@@ -1,0 +1,70 @@
+/*
+ * cluster.h - the machines a job runs on (format pd2bw-cluster/1): nodes of
+ * identical GPUs, the GPU-GPU bandwidth inside a node, the network between
+ * nodes.  Written by pd2bw-topo or taken from a built-in preset; read by
+ * pd2bw-plan.  Bandwidths are GB/s per direction; NIC rates Gbit/s.
+ */
+#ifndef PD2BW_CLUSTER_H
+#define PD2BW_CLUSTER_H
+
+#include <stdint.h>
+
+enum cluster_link { CLUSTER_NVSWITCH, CLUSTER_NVLINK, CLUSTER_PCIE };
+extern const char *const cluster_link_names[];
+
+struct cluster_nic {
+	char *name;        /* e.g. "mlx5_0" (owned) */
+	double rate_gbit_s;
+	int ngpus;
+	int *gpus;         /* local GPU indices it serves (owned) */
+};
+
+struct cluster {
+	char *name;              /* owned */
+	int nodes;
+	int gpus_per_node;
+	char *gpu;               /* GPU type, a catalog name (owned) */
+	int64_t gpu_mem_bytes;
+	int intra_kind;          /* enum cluster_link */
+	double *intra_gb_s;      /* [gpn*gpn], row-major, diagonal 0 */
+	double intra_latency_us;
+	double net_gb_s;         /* network bandwidth per GPU, per direction */
+	double net_latency_us;
+	int nodes_per_leaf;      /* 0: one flat, non-blocking fabric */
+	double oversubscription; /* above the leaf; 1 = non-blocking */
+	int nnics;
+	struct cluster_nic *nics;
+};
+
+void cluster_init(struct cluster *c);
+void cluster_release(struct cluster *c);
+/* Allocate the intra matrix for gpn GPUs and fill it with gb_s off the
+ * diagonal. */
+void cluster_set_uniform(struct cluster *c, int gpn, double gb_s);
+
+/* Read pd2bw-cluster/1. Returns 0 or -1 (file:line:col message). */
+int cluster_load(struct cluster *c, const char *path);
+int cluster_load_string(struct cluster *c, const char *name, const char *buf,
+			size_t len);
+/* Write atomically ("-" = stdout). 0 or -1. */
+int cluster_write(const struct cluster *c, const char *path);
+
+/*
+ * Built-in presets: "p3.16xlarge", "dgx-a100", "dgx-h100", "dgx-h200",
+ * ...; spec is NAME or NAME:NODES (e.g. "dgx-h100:4").  Returns 0, or -1
+ * with a message listing the presets.
+ */
+int cluster_preset(struct cluster *c, const char *spec);
+/* NULL-terminated preset names. */
+extern const char *const cluster_preset_names[];
+
+/*
+ * Load spec: a file when it exists or contains '/' or ends in .yaml, else a
+ * preset.  0 or -1.
+ */
+int cluster_open(struct cluster *c, const char *spec);
+
+/* Bandwidth between local GPUs i and j of a node (GB/s, per direction). */
+double cluster_intra(const struct cluster *c, int i, int j);
+
+#endif

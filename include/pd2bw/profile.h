@@ -1,0 +1,80 @@
+/*
+ * profile.h - per-layer profile of a model on one GPU type (format
+ * pd2bw-profile/1): a chain of layers, each measured or estimated at
+ * several microbatch sizes.  Written by pd2bw-profile (cuda, cpu, analytic
+ * backends) or imported from PipeDream graph.txt; read by pd2bw-plan.
+ */
+#ifndef PD2BW_PROFILE_H
+#define PD2BW_PROFILE_H
+
+#include <stdint.h>
+
+enum prof_kind { PROF_EMBED, PROF_BLOCK, PROF_HEAD, PROF_OTHER };
+extern const char *const prof_kind_names[];
+
+/* Recomputation options, in order of increasing savings. */
+enum prof_rc { PROF_RC_NONE, PROF_RC_SELECTIVE, PROF_RC_FULL, PROF_RC_N };
+extern const char *const prof_rc_names[];
+
+/* One layer at one microbatch size. */
+struct prof_point {
+	double fwd_ms;                  /* forward time */
+	double bwd_ms;                  /* backward time (no recomputation) */
+	double recomp_ms[PROF_RC_N];    /* extra forward time when recomputing:
+					   0, attention core, whole forward */
+	int64_t out_bytes;              /* boundary activation to next layer */
+	int64_t stash_bytes[PROF_RC_N]; /* kept from forward to backward */
+	int64_t work_bytes;             /* transient peak during fwd/bwd */
+	double fwd_flops;               /* forward FLOPs; 0 when unknown */
+};
+
+struct prof_layer {
+	char *name;             /* owned */
+	int kind;               /* enum prof_kind */
+	int repeat;             /* consecutive identical copies (>= 1) */
+	int64_t params;         /* parameters of one copy */
+	struct prof_point *pt;  /* [nmb], owned */
+};
+
+struct profile {
+	char *model;             /* model name (owned) */
+	char *device;            /* GPU name, e.g. "H100-SXM" (owned) */
+	char *backend;           /* cuda | cpu | analytic | pipedream (owned) */
+	char *versions;          /* free text: driver, CUDA, ... (owned; may be
+				    NULL) */
+	int64_t device_mem_bytes;
+	char *precision;         /* bf16 | fp16 | fp32 (owned) */
+	int tp;                  /* tensor-parallel degree of these shapes */
+	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
+	/* Bytes per parameter of training state (design.md section 9). */
+	double weight_bytes;     /* 16-bit weights: 2 */
+	double grad_bytes;       /* gradients: 2 (4 if kept in fp32) */
+	double optimizer_bytes;  /* fp32 master + Adam m, v: 12 */
+	double version_bytes;    /* 2BW's second weight version: 4 */
+	int nmb;
+	int *mb;                 /* [nmb] microbatch sizes, increasing */
+	int nlayers;
+	struct prof_layer *layers; /* [nlayers] */
+};
+
+/* Zero p and set the default bytes per parameter. */
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+/* Allocate p->mb and p->layers (with zeroed points) for the given sizes. */
+void profile_alloc(struct profile *p, int nmb, int nlayers);
+
+/* Read pd2bw-profile/1, or a PipeDream graph.txt (by content). 0 or -1. */
+int profile_load(struct profile *p, const char *path);
+int profile_load_string(struct profile *p, const char *name, const char *buf,
+			size_t len);
+/* Write atomically ("-" = stdout). 0 or -1. */
+int profile_write(const struct profile *p, const char *path);
+
+/* Index of microbatch size b in p->mb, or -1. */
+int profile_mb_index(const struct profile *p, int b);
+/* Layers after expanding repeats. */
+int profile_chain_len(const struct profile *p);
+/* Total parameters after expanding repeats. */
+int64_t profile_params(const struct profile *p);
+
+#endif

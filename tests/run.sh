@@ -1,0 +1,101 @@
+#!/bin/sh
+# run.sh BUILD_DIR - run every test of pd2bw and print the totals.
+#
+# Unit tests: each $BUILD/tests/test_* binary prints "ok"/"not ok" lines;
+# exit 77 means the whole program was skipped (no GPU, ...).
+# Golden tests: tests/cli/<tool>/<case>.cmd holds one shell command line,
+# run in an empty temporary directory with the programs on PATH, $TOP set
+# to the source tree and PD2BW_DETERMINISTIC=1; stdout, stderr and the exit
+# status are compared with <case>.out, .err and .rc.  UPDATE=1 rewrites them.
+# Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
+set -u
+B=${1:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+case $B in /*) ;; *) B=$TOP/$B ;; esac
+pass=0 fail=0 skip=0
+failed_names=
+
+note_fail() {
+	fail=$((fail + 1))
+	failed_names="$failed_names $1"
+}
+
+# --- unit tests ---
+for t in "$B"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	out=$("$t" 2>&1)
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "SKIP $name: $(printf '%s\n' "$out" | sed -n 's/.*# SKIP //p' | head -1)"
+		skip=$((skip + 1))
+		continue
+	fi
+	p=$(printf '%s\n' "$out" | grep '^ok ' | grep -vc '# SKIP')
+	s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok')
+	pass=$((pass + p)) skip=$((skip + s))
+	if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
+		printf '%s\n' "$out" | grep -A3 '^not ok' | sed "s/^/$name: /"
+		[ "$f" -gt 0 ] || { echo "$name: exited $rc"; printf '%s\n' "$out" | tail -5; }
+		fail=$((fail + (f > 0 ? f : 1)))
+		failed_names="$failed_names $name"
+	fi
+done
+
+# --- golden CLI tests ---
+export PATH="$B:$PATH" PD2BW_DETERMINISTIC=1 TOP LC_ALL=C
+export ASAN_OPTIONS=detect_leaks=1
+for cmd in "$TOP"/tests/cli/*/*.cmd; do
+	[ -f "$cmd" ] || continue
+	base=${cmd%.cmd}
+	name=${base#"$TOP"/tests/cli/}
+	dir=$(mktemp -d)
+	(cd "$dir" && sh -c "$(cat "$cmd")" >"$dir/.stdout" 2>"$dir/.stderr"
+	 echo $? >"$dir/.rc")
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$dir/.stdout" "$base.out"
+		cp "$dir/.stderr" "$base.err"
+		cp "$dir/.rc" "$base.rc"
+	fi
+	ok=1
+	: >"$dir/.diff"
+	for k in out:.stdout err:.stderr rc:.rc; do
+		exp="$base.${k%%:*}"
+		[ -f "$exp" ] || exp=/dev/null
+		diff -u "$exp" "$dir/${k#*:}" >>"$dir/.diff" 2>&1 || ok=0
+	done
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL cli/$name"
+		head -40 "$dir/.diff"
+		note_fail "cli/$name"
+	fi
+	rm -rf "$dir"
+done
+
+# --- man pages ---
+for page in "$TOP"/man/*.[15]; do
+	[ -f "$page" ] || continue
+	if command -v mandoc >/dev/null 2>&1; then
+		msg=$(mandoc -Tlint -Wwarning "$page" 2>&1)
+	else
+		msg=$(groff -mdoc -ww -Tutf8 -z "$page" 2>&1)
+	fi
+	if [ -z "$msg" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL man lint $(basename "$page")"
+		printf '%s\n' "$msg" | head -10
+		note_fail "man/$(basename "$page")"
+	fi
+done
+
+[ -z "$failed_names" ] || echo "failed:$failed_names"
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ $fail -eq 0 ]

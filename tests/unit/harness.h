@@ -1,0 +1,77 @@
+/*
+ * harness.h - a tiny TAP-like unit test harness (after sds testhelp.h).
+ * Each check prints "ok N - what" or "not ok N - what (file:line)";
+ * h_done() prints the totals and returns the exit status.  A test program
+ * that cannot run here calls h_skip_all(), which exits 77.
+ */
+#ifndef PD2BW_HARNESS_H
+#define PD2BW_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int h_n, h_failed, h_skipped;
+
+static int
+h_check(int ok, const char *what, const char *file, int line)
+{
+	h_n++;
+	if (ok) {
+		printf("ok %d - %s\n", h_n, what);
+	} else {
+		h_failed++;
+		printf("not ok %d - %s (%s:%d)\n", h_n, what, file, line);
+	}
+	return ok;
+}
+
+static void
+h_skip(const char *what, const char *why)
+{
+	h_n++;
+	h_skipped++;
+	printf("ok %d - %s # SKIP %s\n", h_n, what, why);
+}
+
+static void
+h_skip_all(const char *why)
+{
+	printf("1..0 # SKIP %s\n", why);
+	exit(77);
+}
+
+static int
+h_done(void)
+{
+	printf("# %d checks, %d failed, %d skipped\n", h_n, h_failed,
+	       h_skipped);
+	return h_failed ? 1 : 0;
+}
+
+#define CHECK(c) h_check(!!(c), #c, __FILE__, __LINE__)
+#define CHECK_MSG(c, msg) h_check(!!(c), msg, __FILE__, __LINE__)
+#define CHECK_INT_EQ(a, b)                                                    \
+	do {                                                                  \
+		long long h_a = (long long)(a), h_b = (long long)(b);         \
+		if (!h_check(h_a == h_b, #a " == " #b, __FILE__, __LINE__))   \
+			printf("#   got %lld, want %lld\n", h_a, h_b);        \
+	} while (0)
+#define CHECK_NEAR(a, b, tol)                                                 \
+	do {                                                                  \
+		double h_a = (double)(a), h_b = (double)(b);                  \
+		if (!h_check(fabs(h_a - h_b) <= (tol), #a " ~= " #b,          \
+			     __FILE__, __LINE__))                             \
+			printf("#   got %.12g, want %.12g\n", h_a, h_b);      \
+	} while (0)
+#define CHECK_STR_EQ(a, b)                                                    \
+	do {                                                                  \
+		const char *h_a = (a), *h_b = (b);                            \
+		if (!h_check(h_a && h_b && !strcmp(h_a, h_b), #a " == " #b,   \
+			     __FILE__, __LINE__))                             \
+			printf("#   got '%s', want '%s'\n",                   \
+			       h_a ? h_a : "(null)", h_b ? h_b : "(null)");   \
+	} while (0)
+
+#endif
