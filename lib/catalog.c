@@ -1,0 +1,500 @@
+/*
+ * catalog.c - the GPU catalog: built-in GPU types with their public peak
+ * figures and one documented set of achievable efficiencies per type, user
+ * GPU files (pd2bw-gpus/1) read strictly with the yml.h helpers, lookup by
+ * forgiving name, and writing the catalog back in the same format.
+ *
+ * Format pd2bw-gpus/1 (man pd2bw(5)):
+ *
+ *   format: pd2bw-gpus/1
+ *   gpus:
+ *     - name: GH200-96GB         text, letters/digits plus "-_ ."
+ *       memory_gib: 96           device memory in GiB (2^30 bytes), > 0
+ *       tflops16: 989.4          dense 16-bit tensor peak, TFLOP/s, > 0
+ *       tflops32: 67             fp32 (non-tensor) peak, TFLOP/s, > 0
+ *       memory_gb_s: 4000        memory bandwidth, GB/s (10^9), > 0
+ *       nvlink_gb_s: 450         NVLink per GPU per direction, >= 0
+ *       pcie_gb_s: 64            host link per direction, GB/s, > 0
+ *       gemm_eff: 0.7            fractions in (0, 1]
+ *       attn_eff: 0.45
+ *       mem_eff: 0.8
+ *       kernel_us: 3             fixed cost per kernel, >= 0
+ *       source: "..."            optional free text
+ *
+ * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
+ * (an A100 80GB reports 81920 MiB); the catalog stores bytes, rounded
+ * from the GiB figure, and writes GiB with 9 significant digits, so a
+ * written file reads back to the same bytes.
+ *
+ * Efficiencies.  One set per GPU type, from public measurements, never
+ * tuned per model or per case:
+ *  - gemm_eff: the fraction of the dense peak that cuBLAS reaches on the
+ *    large 16-bit GEMMs of a transformer layer.  A100: 230-250 of 312
+ *    TFLOP/s on big bf16 GEMMs in NVIDIA's and the community's cuBLAS
+ *    benchmarks, ~75%; Megatron-LM's end-to-end 44-52% of peak (model
+ *    FLOPs, with recomputation, so 59-69% of hardware FLOPs, including
+ *    communication, bubbles and non-GEMM kernels) is consistent with GEMMs
+ *    at ~75%.  V100: ~90-100 of 125 TFLOP/s (the peak assumes the 1530 MHz
+ *    boost clock), ~75%.  H100/H200 SXM: ~650-750 of 989 TFLOP/s, power
+ *    and clock limited, ~70%.  B200: early cuBLAS figures ~1.5-1.6 of 2.25
+ *    PFLOP/s, ~70%.  L40S: a 350 W PCIe card that throttles under dense
+ *    tensor load, ~65%.
+ *  - attn_eff: the fraction for attention's matmuls (batched GEMMs of
+ *    head size 64-128 without fused attention, or a fused flash kernel).
+ *    FlashAttention-2 (Dao 2023) reaches 50-73% of peak on A100 forward
+ *    and less backward; unfused batched GEMMs of that shape do about the
+ *    same.  0.5 on V100/A100/B200, 0.45 on H100/H200 (FlashAttention-2
+ *    reaches ~35-50% of H100's peak, FlashAttention-3 60-75%: the middle),
+ *    0.45 on L40S.
+ *  - mem_eff: the fraction of the memory bandwidth that streaming kernels
+ *    reach; BabelStream / STREAM-like triad kernels measure 85-92% on
+ *    V100, A100 and H100; framework elementwise kernels (layer norm,
+ *    dropout, softmax) sit a little lower: 0.8 everywhere.
+ *  - kernel_us: fixed cost per kernel (launch, ramp-up and tail); NVIDIA's
+ *    CUDA Graphs material quotes a few microseconds per launch: 4 us on
+ *    V100/A100/L40S, 3 us on Hopper and Blackwell.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd2bw/catalog.h"
+#include "pd2bw/error.h"
+#include "pd2bw/yml.h"
+
+#define GIB 1073741824.0
+
+struct builtin {
+	const char *name;
+	double mem_gib, tflops16, tflops32, mem_gb_s, nvlink_gb_s, pcie_gb_s;
+	double gemm_eff, attn_eff, mem_eff, kernel_us;
+	const char *source;
+};
+
+/*
+ * NVLink per direction is half the "total" (bidirectional) figure of the
+ * datasheets: V100 NVLink2 6 links x 25 GB/s = 150 (300 total), A100
+ * NVLink3 12 x 25 = 300 (600), H100/H200 NVLink4 18 x 25 = 450 (900),
+ * B200 NVLink5 18 x 50 = 900 (1800).  PCIe per direction: Gen3 x16 ~16,
+ * Gen4 x16 32, Gen5 x16 64 GB/s (datasheets give the bidirectional 32 /
+ * 64 / 128).
+ */
+static const struct builtin builtins[] = {
+	/*
+	 * NVIDIA Tesla V100 datasheet (SXM2): tensor 125 TFLOP/s, FP32 15.7,
+	 * HBM2 900 GB/s, NVLink 300 GB/s, PCIe Gen3; 16 or 32 GB.
+	 */
+	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
+	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
+	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3"},
+	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
+	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
+	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3"},
+	/*
+	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
+	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
+	 * GB/s, NVLink 600 GB/s, PCIe Gen4 64 GB/s.
+	 */
+	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
+	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
+	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s"},
+	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
+	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
+	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s"},
+	/*
+	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
+	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
+	 * 128 GB/s.  H200 datasheet (SXM): same compute, 141GB HBM3e at
+	 * 4.8 TB/s.
+	 */
+	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, 0.7, 0.45, 0.8, 3,
+	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
+	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s"},
+	{"H200", 141, 989.4, 67, 4800, 450, 64, 0.7, 0.45, 0.8, 3,
+	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
+	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s"},
+	/*
+	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
+	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
+	 * NVLink5 1.8 TB/s, PCIe Gen5 128 GB/s.
+	 */
+	{"B200", 180, 2250, 75, 7700, 900, 64, 0.7, 0.5, 0.8, 3,
+	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
+	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5"},
+	/*
+	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
+	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
+	 */
+	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
+	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
+	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s"},
+};
+
+#define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
+
+/*
+ * Other spellings users and tools produce, mapped to catalog names.  Bare
+ * "a100" means the 80 GB part (DGX A100 640GB, Selene, the published
+ * Megatron measurements), bare "v100" the 16 GB part of the paper's
+ * p3.16xlarge testbed.  Keys are normalised (lower case, no '-', '_', ' ').
+ */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{"v100", "V100-16GB"},
+	{"v100sxm2", "V100-16GB"},
+	{"v100sxm216gb", "V100-16GB"},
+	{"v100sxm232gb", "V100-32GB"},
+	{"a100", "A100-80GB"},
+	{"a100sxm", "A100-80GB"},
+	{"a100sxm4", "A100-80GB"},
+	{"a100sxm480gb", "A100-80GB"},
+	{"a100sxm440gb", "A100-40GB"},
+	{"h100", "H100-SXM"},
+	{"h100sxm5", "H100-SXM"},
+	{"h10080gb", "H100-SXM"},
+	{"h10080gbhbm3", "H100-SXM"},
+	{"h100sxm580gb", "H100-SXM"},
+	{"h200sxm", "H200"},
+	{"h200141gb", "H200"},
+	{"h200sxm141gb", "H200"},
+};
+
+static void
+spec_release(struct gpu_spec *g)
+{
+	free(g->name);
+	free(g->source);
+	g->name = g->source = NULL;
+}
+
+static void
+spec_copy(struct gpu_spec *dst, const struct gpu_spec *src)
+{
+	*dst = *src;
+	dst->name = xstrdup(src->name);
+	dst->source = xstrdup(src->source ? src->source : "");
+}
+
+/* Lower case, '-', '_' and ' ' removed; out holds at least 64 bytes. */
+static void
+normalise(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < len; s++) {
+		if (*s == '-' || *s == '_' || *s == ' ')
+			continue;
+		out[n++] = (char)tolower((unsigned char)*s);
+	}
+	out[n] = '\0';
+}
+
+static int
+find_index(const struct gpu_catalog *c, const char *key)
+{
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		normalise(c->gpus[i].name, buf, sizeof(buf));
+		if (!strcmp(buf, key))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Add g (copied) or replace the entry with the same normalised name. */
+static void
+catalog_put(struct gpu_catalog *c, const struct gpu_spec *g)
+{
+	char key[128];
+	int i;
+
+	normalise(g->name, key, sizeof(key));
+	i = find_index(c, key);
+	if (i >= 0) {
+		spec_release(&c->gpus[i]);
+		spec_copy(&c->gpus[i], g);
+		return;
+	}
+	xgrow((void **)&c->gpus, &c->alloc, c->n + 1, sizeof(*c->gpus));
+	spec_copy(&c->gpus[c->n++], g);
+}
+
+void
+catalog_init(struct gpu_catalog *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < NBUILTIN; i++) {
+		const struct builtin *b = &builtins[i];
+		struct gpu_spec g;
+
+		g.name = (char *)(uintptr_t)b->name;
+		g.mem_bytes = (int64_t)llround(b->mem_gib * GIB);
+		g.tflops16 = b->tflops16;
+		g.tflops32 = b->tflops32;
+		g.mem_gb_s = b->mem_gb_s;
+		g.nvlink_gb_s = b->nvlink_gb_s;
+		g.pcie_gb_s = b->pcie_gb_s;
+		g.gemm_eff = b->gemm_eff;
+		g.attn_eff = b->attn_eff;
+		g.mem_eff = b->mem_eff;
+		g.kernel_us = b->kernel_us;
+		g.source = (char *)(uintptr_t)b->source;
+		catalog_put(c, &g);
+	}
+}
+
+void
+catalog_release(struct gpu_catalog *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		spec_release(&c->gpus[i]);
+	free(c->gpus);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct gpu_spec *
+catalog_find(const struct gpu_catalog *c, const char *name)
+{
+	char key[128];
+	const char *k;
+	size_t i;
+	int j;
+
+	normalise(name, key, sizeof(key));
+	if (!*key)
+		return NULL;
+	/* Exact names first, so a user entry named "A100" wins. */
+	j = find_index(c, key);
+	if (j >= 0)
+		return &c->gpus[j];
+	/* nvidia-smi names: "NVIDIA A100-SXM4-80GB", "Tesla V100-SXM2-16GB". */
+	k = key;
+	if (!strncmp(k, "nvidia", 6))
+		k += 6;
+	if (!strncmp(k, "tesla", 5))
+		k += 5;
+	if (k != key) {
+		j = find_index(c, k);
+		if (j >= 0)
+			return &c->gpus[j];
+	}
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(k, aliases[i].alias)) {
+			char want[128];
+
+			normalise(aliases[i].name, want, sizeof(want));
+			j = find_index(c, want);
+			return j >= 0 ? &c->gpus[j] : NULL;
+		}
+	return NULL;
+}
+
+/* ---- reading pd2bw-gpus/1 ---- */
+
+static int
+check_name(struct yml_doc *d, yaml_node_t *n, const char *s)
+{
+	const char *p;
+	int alnum = 0;
+
+	for (p = s; *p; p++) {
+		if (isalnum((unsigned char)*p))
+			alnum = 1;
+		else if (!strchr("-_ .", *p))
+			return yml_err(d, n, "invalid character '%c' in GPU "
+				       "name '%s'", *p, s);
+	}
+	if (!alnum)
+		return yml_err(d, n, "GPU name '%s' has no letter or digit",
+			       s);
+	if (p - s > 63)
+		return yml_err(d, n, "GPU name '%s' is too long (over 63 "
+			       "characters)", s);
+	return 0;
+}
+
+/* Value must be > 0 (lo_open) or >= 0, and <= 1 when eff. */
+static int
+check_pos(struct yml_doc *d, yaml_node_t *item, const char *key, double v,
+	  int allow_zero)
+{
+	if (v > 0 || (allow_zero && v == 0))
+		return 0;
+	return yml_err(d, yml_get(d, item, key), "'%s' must be %s", key,
+		       allow_zero ? "zero or positive" : "positive");
+}
+
+static int
+check_eff(struct yml_doc *d, yaml_node_t *item, const char *key, double v)
+{
+	if (v > 0 && v <= 1)
+		return 0;
+	return yml_err(d, yml_get(d, item, key), "'%s' must be in (0, 1]",
+		       key);
+}
+
+static int
+read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
+{
+	double gib = 0;
+	const struct yml_key keys[] = {
+		YK_STR("name", 1, &g->name),
+		YK_DBL("memory_gib", 1, &gib, -1e300, 1048576),
+		YK_DBL("tflops16", 1, &g->tflops16, -1e300, 1e6),
+		YK_DBL("tflops32", 1, &g->tflops32, -1e300, 1e6),
+		YK_DBL("memory_gb_s", 1, &g->mem_gb_s, -1e300, 1e6),
+		YK_DBL("nvlink_gb_s", 1, &g->nvlink_gb_s, -1e300, 1e6),
+		YK_DBL("pcie_gb_s", 1, &g->pcie_gb_s, -1e300, 1e6),
+		YK_DBL("gemm_eff", 1, &g->gemm_eff, -1e300, 1e300),
+		YK_DBL("attn_eff", 1, &g->attn_eff, -1e300, 1e300),
+		YK_DBL("mem_eff", 1, &g->mem_eff, -1e300, 1e300),
+		YK_DBL("kernel_us", 1, &g->kernel_us, -1e300, 1e6),
+		YK_STR("source", 0, &g->source),
+	};
+
+	if (yml_map(d, item, keys, sizeof(keys) / sizeof(keys[0])) ||
+	    check_name(d, yml_get(d, item, "name"), g->name) ||
+	    check_pos(d, item, "memory_gib", gib, 0) ||
+	    check_pos(d, item, "tflops16", g->tflops16, 0) ||
+	    check_pos(d, item, "tflops32", g->tflops32, 0) ||
+	    check_pos(d, item, "memory_gb_s", g->mem_gb_s, 0) ||
+	    check_pos(d, item, "nvlink_gb_s", g->nvlink_gb_s, 1) ||
+	    check_pos(d, item, "pcie_gb_s", g->pcie_gb_s, 0) ||
+	    check_eff(d, item, "gemm_eff", g->gemm_eff) ||
+	    check_eff(d, item, "attn_eff", g->attn_eff) ||
+	    check_eff(d, item, "mem_eff", g->mem_eff) ||
+	    check_pos(d, item, "kernel_us", g->kernel_us, 1))
+		return -1;
+	g->mem_bytes = (int64_t)llround(gib * GIB);
+	if (g->mem_bytes < 1)
+		return yml_err(d, yml_get(d, item, "memory_gib"),
+			       "'memory_gib' must be positive");
+	if (!g->source)
+		g->source = xstrdup("");
+	return 0;
+}
+
+static int
+load_doc(struct gpu_catalog *c, struct yml_doc *d)
+{
+	yaml_node_t *root, *list = NULL;
+	struct gpu_spec *tmp = NULL;
+	char *fmt = NULL;
+	size_t i, j, n = 0;
+	int ret = -1;
+
+	root = yml_root(d);
+	if (!root || yml_check_format(d, root, "gpus", 1) < 0)
+		return -1;
+	{
+		const struct yml_key keys[] = {
+			YK_STR("format", 1, &fmt),
+			YK_SEQ("gpus", 1, &list),
+		};
+
+		if (yml_map(d, root, keys, 2))
+			goto out;
+	}
+	n = yml_seq_len(list);
+	if (!n) {
+		yml_err(d, list, "no GPUs in 'gpus'");
+		goto out;
+	}
+	tmp = xcalloc(n, sizeof(*tmp));
+	for (i = 0; i < n; i++) {
+		yaml_node_t *item = yml_seq_item(d, list, i);
+		char a[128], b[128];
+
+		if (read_gpu(d, item, &tmp[i]))
+			goto out;
+		normalise(tmp[i].name, a, sizeof(a));
+		for (j = 0; j < i; j++) {
+			normalise(tmp[j].name, b, sizeof(b));
+			if (!strcmp(a, b)) {
+				yml_err(d, yml_get(d, item, "name"),
+					"GPU '%s' is listed twice", tmp[i].name);
+				goto out;
+			}
+		}
+	}
+	/* All entries are good: only now touch the catalog. */
+	for (i = 0; i < n; i++)
+		catalog_put(c, &tmp[i]);
+	ret = 0;
+out:
+	for (i = 0; tmp && i < n; i++)
+		spec_release(&tmp[i]);
+	free(tmp);
+	free(fmt);
+	return ret;
+}
+
+int
+catalog_load(struct gpu_catalog *c, const char *path)
+{
+	struct yml_doc d;
+	int ret = -1;
+
+	if (!yml_load_file(&d, path))
+		ret = load_doc(c, &d);
+	yml_release(&d);
+	return ret;
+}
+
+int
+catalog_load_string(struct gpu_catalog *c, const char *name, const char *buf,
+		    size_t len)
+{
+	struct yml_doc d;
+	int ret = -1;
+
+	if (!yml_load_string(&d, name, buf, len))
+		ret = load_doc(c, &d);
+	yml_release(&d);
+	return ret;
+}
+
+/* ---- writing ---- */
+
+int
+catalog_write(const struct gpu_catalog *c, const char *path)
+{
+	struct yml_out o;
+	size_t i;
+
+	if (yml_out_open(&o, path))
+		return -1;
+	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "format", "pd2bw-gpus/1");
+	yml_out_str(&o, "gpus");
+	yml_out_seq(&o, 0);
+	for (i = 0; i < c->n; i++) {
+		const struct gpu_spec *g = &c->gpus[i];
+
+		yml_out_map(&o, 0);
+		yml_out_kstr(&o, "name", g->name);
+		yml_out_kdbl(&o, "memory_gib", (double)g->mem_bytes / GIB);
+		yml_out_kdbl(&o, "tflops16", g->tflops16);
+		yml_out_kdbl(&o, "tflops32", g->tflops32);
+		yml_out_kdbl(&o, "memory_gb_s", g->mem_gb_s);
+		yml_out_kdbl(&o, "nvlink_gb_s", g->nvlink_gb_s);
+		yml_out_kdbl(&o, "pcie_gb_s", g->pcie_gb_s);
+		yml_out_kdbl(&o, "gemm_eff", g->gemm_eff);
+		yml_out_kdbl(&o, "attn_eff", g->attn_eff);
+		yml_out_kdbl(&o, "mem_eff", g->mem_eff);
+		yml_out_kdbl(&o, "kernel_us", g->kernel_us);
+		yml_out_kstr(&o, "source", g->source ? g->source : "");
+		yml_out_end_map(&o);
+	}
+	yml_out_end_seq(&o);
+	yml_out_end_map(&o);
+	return yml_out_close(&o);
+}
