@@ -1,0 +1,455 @@
+/*
+ * plan.c - the plan format pd2bw-plan/1: writer, strict reader, and the
+ * small queries a runtime needs (stage of a rank, input hashes).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+#include "pd2bw/yml.h"
+
+const char *const plan_sched_names[] = {"2bw", "flush", "gpipe", "none", NULL};
+const char *const plan_place_names[] = {"stages-in-node", "replicas-in-node",
+					NULL};
+const char *const plan_bind_names[] = {"compute", "p2p", "allreduce",
+				       "memory", NULL};
+
+void
+plan_init(struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void
+plan_release(struct plan *p)
+{
+	int i;
+
+	free(p->model);
+	free(p->gpu);
+	free(p->profile);
+	free(p->profile_hash);
+	free(p->cluster);
+	free(p->cluster_hash);
+	free(p->place_reason);
+	free(p->bind_reason);
+	for (i = 0; i < p->nlayers; i++)
+		free(p->layer_names[i]);
+	free(p->layer_names);
+	free(p->stages);
+	free(p->ranks);
+	free(p->alts);
+	plan_init(p);
+}
+
+int
+plan_stage_of_rank(const struct plan *p, int r)
+{
+	if (r < 0 || r >= p->nranks)
+		return -1;
+	return p->ranks[r].stage;
+}
+
+int
+plan_hash_file(const char *path, char out[17])
+{
+	unsigned long long h = 1469598103934665603ULL;
+	unsigned char buf[65536];
+	size_t n, i;
+	FILE *fp = fopen(path, "rb");
+
+	if (!fp)
+		return pd2bw_error("cannot open '%s': %s", path,
+				   strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 1099511628211ULL;
+		}
+	if (ferror(fp)) {
+		fclose(fp);
+		return pd2bw_error("cannot read '%s': %s", path,
+				   strerror(errno));
+	}
+	fclose(fp);
+	snprintf(out, 17, "%016llx", h);
+	return 0;
+}
+
+/* ---- writing ---- */
+
+static void
+write_alt(struct yml_out *o, const struct plan_alt *a)
+{
+	yml_out_map(o, 1);
+	yml_out_kstr(o, "schedule", plan_sched_names[a->sched]);
+	yml_out_kint(o, "width", a->w);
+	yml_out_kint(o, "depth", a->d);
+	yml_out_kint(o, "microbatch", a->b);
+	yml_out_kint(o, "accumulation", a->m);
+	yml_out_kstr(o, "recompute", prof_rc_names[a->recompute]);
+	yml_out_kstr(o, "placement", plan_place_names[a->place]);
+	yml_out_kdbl(o, "iteration_ms", a->iter_ms);
+	yml_out_kdbl(o, "samples_per_s", a->samples_s);
+	yml_out_kint(o, "memory_bytes", a->mem_bytes);
+	yml_out_end_map(o);
+}
+
+static void
+write_stage(struct yml_out *o, const struct plan_stage *s)
+{
+	yml_out_map(o, 1);
+	yml_out_kint(o, "first", s->first);
+	yml_out_kint(o, "last", s->last);
+	yml_out_kstr(o, "recompute", prof_rc_names[s->recompute]);
+	yml_out_kint(o, "in_flight", s->in_flight);
+	yml_out_kint(o, "params", s->params);
+	yml_out_kdbl(o, "compute_ms", s->compute_ms);
+	yml_out_kdbl(o, "recompute_ms", s->recompute_ms);
+	yml_out_kdbl(o, "p2p_ms", s->p2p_ms);
+	yml_out_kdbl(o, "allreduce_ms", s->allreduce_ms);
+	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
+	yml_out_kdbl(o, "ring_gb_s", s->ring_gb_s);
+	yml_out_kint(o, "weight_bytes", s->weight_bytes);
+	yml_out_kint(o, "state_bytes", s->state_bytes);
+	yml_out_kint(o, "stash_bytes", s->stash_bytes);
+	yml_out_kint(o, "work_bytes", s->work_bytes);
+	yml_out_kint(o, "memory_bytes", s->mem_bytes);
+	yml_out_end_map(o);
+}
+
+int
+plan_write(const struct plan *p, const char *path)
+{
+	struct yml_out o;
+	int i;
+
+	if (yml_out_open(&o, path))
+		return -1;
+	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "format", "pd2bw-plan/1");
+
+	yml_out_str(&o, "inputs");
+	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "model", p->model);
+	yml_out_kstr(&o, "gpu", p->gpu);
+	yml_out_kstr(&o, "profile", p->profile);
+	yml_out_kstr(&o, "profile_hash", p->profile_hash);
+	yml_out_kstr(&o, "cluster", p->cluster);
+	yml_out_kstr(&o, "cluster_hash", p->cluster_hash);
+	yml_out_kint(&o, "nodes", p->nodes);
+	yml_out_kint(&o, "gpus_per_node", p->gpus_per_node);
+	yml_out_kint(&o, "gpu_memory_bytes", p->gpu_mem_bytes);
+	yml_out_kint(&o, "reserve_bytes", p->reserve_bytes);
+	yml_out_end_map(&o);
+
+	yml_out_str(&o, "config");
+	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
+	yml_out_kint(&o, "width", p->w);
+	yml_out_kint(&o, "depth", p->d);
+	yml_out_kint(&o, "microbatch", p->b);
+	yml_out_kint(&o, "accumulation", p->m);
+	yml_out_kint(&o, "global_batch", p->global_batch);
+	yml_out_kstr(&o, "recompute", prof_rc_names[p->recompute]);
+	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
+	yml_out_kstr(&o, "placement_reason", p->place_reason);
+	yml_out_end_map(&o);
+
+	yml_out_str(&o, "prediction");
+	yml_out_map(&o, 0);
+	yml_out_kdbl(&o, "iteration_ms", p->iter_ms);
+	yml_out_kdbl(&o, "samples_per_s", p->samples_s);
+	yml_out_kdbl(&o, "tflops_per_gpu", p->tflops_per_gpu);
+	yml_out_kdbl(&o, "bubble_fraction", p->bubble_frac);
+	yml_out_kint(&o, "peak_memory_bytes", p->peak_mem_bytes);
+	yml_out_kstr(&o, "binding", plan_bind_names[p->bind]);
+	yml_out_kstr(&o, "binding_reason", p->bind_reason);
+	yml_out_str(&o, "breakdown_ms");
+	yml_out_map(&o, 1);
+	yml_out_kdbl(&o, "compute", p->terms.compute_ms);
+	yml_out_kdbl(&o, "recompute", p->terms.recompute_ms);
+	yml_out_kdbl(&o, "p2p", p->terms.p2p_ms);
+	yml_out_kdbl(&o, "allreduce", p->terms.allreduce_ms);
+	yml_out_kdbl(&o, "bubble", p->terms.bubble_ms);
+	yml_out_end_map(&o);
+	yml_out_end_map(&o);
+
+	yml_out_str(&o, "layers");
+	yml_out_seq(&o, 1);
+	for (i = 0; i < p->nlayers; i++)
+		yml_out_str(&o, p->layer_names[i]);
+	yml_out_end_seq(&o);
+
+	yml_out_str(&o, "stages");
+	yml_out_seq(&o, 0);
+	for (i = 0; i < p->nstages; i++)
+		write_stage(&o, &p->stages[i]);
+	yml_out_end_seq(&o);
+
+	yml_out_str(&o, "ranks");
+	yml_out_seq(&o, 0);
+	for (i = 0; i < p->nranks; i++) {
+		yml_out_map(&o, 1);
+		yml_out_kint(&o, "rank", i);
+		yml_out_kint(&o, "node", p->ranks[i].node);
+		yml_out_kint(&o, "gpu", p->ranks[i].gpu);
+		yml_out_kint(&o, "stage", p->ranks[i].stage);
+		yml_out_kint(&o, "replica", p->ranks[i].replica);
+		yml_out_end_map(&o);
+	}
+	yml_out_end_seq(&o);
+
+	yml_out_str(&o, "alternatives");
+	yml_out_seq(&o, 0);
+	for (i = 0; i < p->nalts; i++)
+		write_alt(&o, &p->alts[i]);
+	yml_out_end_seq(&o);
+
+	yml_out_end_map(&o);
+	return yml_out_close(&o);
+}
+
+/* ---- reading ---- */
+
+#define BIG 1e15
+#define HUGE_COUNT 1e9
+
+static int
+read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
+{
+	struct yml_key keys[] = {
+		YK_ENUM("schedule", 1, &a->sched, plan_sched_names),
+		YK_INT("width", 1, &a->w, 1, HUGE_COUNT),
+		YK_INT("depth", 1, &a->d, 1, HUGE_COUNT),
+		YK_INT("microbatch", 1, &a->b, 1, HUGE_COUNT),
+		YK_INT("accumulation", 1, &a->m, 1, HUGE_COUNT),
+		YK_ENUM("recompute", 1, &a->recompute, prof_rc_names),
+		YK_ENUM("placement", 1, &a->place, plan_place_names),
+		YK_DBL("iteration_ms", 1, &a->iter_ms, 0, BIG),
+		YK_DBL("samples_per_s", 1, &a->samples_s, 0, BIG),
+		YK_I64("memory_bytes", 1, &a->mem_bytes, 0, BIG),
+	};
+
+	return yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+static int
+read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
+{
+	struct yml_key keys[] = {
+		YK_INT("first", 1, &s->first, 0, HUGE_COUNT),
+		YK_INT("last", 1, &s->last, 0, HUGE_COUNT),
+		YK_ENUM("recompute", 1, &s->recompute, prof_rc_names),
+		YK_INT("in_flight", 1, &s->in_flight, 0, HUGE_COUNT),
+		YK_I64("params", 1, &s->params, 0, BIG),
+		YK_DBL("compute_ms", 1, &s->compute_ms, 0, BIG),
+		YK_DBL("recompute_ms", 1, &s->recompute_ms, 0, BIG),
+		YK_DBL("p2p_ms", 1, &s->p2p_ms, 0, BIG),
+		YK_DBL("allreduce_ms", 1, &s->allreduce_ms, 0, BIG),
+		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
+		YK_DBL("ring_gb_s", 1, &s->ring_gb_s, 0, BIG),
+		YK_I64("weight_bytes", 1, &s->weight_bytes, 0, BIG),
+		YK_I64("state_bytes", 1, &s->state_bytes, 0, BIG),
+		YK_I64("stash_bytes", 1, &s->stash_bytes, 0, BIG),
+		YK_I64("work_bytes", 1, &s->work_bytes, 0, BIG),
+		YK_I64("memory_bytes", 1, &s->mem_bytes, 0, BIG),
+	};
+
+	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
+		return -1;
+	if (s->last < s->first)
+		return yml_err(d, n, "stage ends before it starts");
+	return 0;
+}
+
+static int
+read_rank(struct yml_doc *d, yaml_node_t *n, struct plan_rank *r, int want,
+	  const struct plan *p)
+{
+	int rank = -1;
+	struct yml_key keys[] = {
+		YK_INT("rank", 1, &rank, 0, HUGE_COUNT),
+		YK_INT("node", 1, &r->node, 0, p->nodes - 1),
+		YK_INT("gpu", 1, &r->gpu, 0, p->gpus_per_node - 1),
+		YK_INT("stage", 1, &r->stage, 0, p->d - 1),
+		YK_INT("replica", 1, &r->replica, 0, p->w - 1),
+	};
+
+	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
+		return -1;
+	if (rank != want)
+		return yml_err(d, n, "expected rank %d, found %d", want, rank);
+	return 0;
+}
+
+static int
+read_plan(struct yml_doc *d, struct plan *p)
+{
+	yaml_node_t *root, *inputs = NULL, *config = NULL, *pred = NULL;
+	yaml_node_t *layers = NULL, *stages = NULL, *ranks = NULL;
+	yaml_node_t *alts = NULL, *brk = NULL;
+	char *format = NULL;
+	size_t i, n;
+	int ret = -1;
+	struct yml_key top[] = {
+		YK_STR("format", 1, &format),
+		YK_MAP("inputs", 1, &inputs),
+		YK_MAP("config", 1, &config),
+		YK_MAP("prediction", 1, &pred),
+		YK_SEQ("layers", 1, &layers),
+		YK_SEQ("stages", 1, &stages),
+		YK_SEQ("ranks", 1, &ranks),
+		YK_SEQ("alternatives", 1, &alts),
+	};
+	struct yml_key kin[] = {
+		YK_STR("model", 1, &p->model),
+		YK_STR("gpu", 1, &p->gpu),
+		YK_STR("profile", 1, &p->profile),
+		YK_STR("profile_hash", 1, &p->profile_hash),
+		YK_STR("cluster", 1, &p->cluster),
+		YK_STR("cluster_hash", 1, &p->cluster_hash),
+		YK_INT("nodes", 1, &p->nodes, 1, HUGE_COUNT),
+		YK_INT("gpus_per_node", 1, &p->gpus_per_node, 1, 4096),
+		YK_I64("gpu_memory_bytes", 1, &p->gpu_mem_bytes, 1, BIG),
+		YK_I64("reserve_bytes", 1, &p->reserve_bytes, 0, BIG),
+	};
+	struct yml_key kcfg[] = {
+		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
+		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),
+		YK_INT("depth", 1, &p->d, 1, HUGE_COUNT),
+		YK_INT("microbatch", 1, &p->b, 1, HUGE_COUNT),
+		YK_INT("accumulation", 1, &p->m, 1, HUGE_COUNT),
+		YK_I64("global_batch", 1, &p->global_batch, 1, BIG),
+		YK_ENUM("recompute", 1, &p->recompute, prof_rc_names),
+		YK_ENUM("placement", 1, &p->place, plan_place_names),
+		YK_STR("placement_reason", 1, &p->place_reason),
+	};
+	struct yml_key kpred[] = {
+		YK_DBL("iteration_ms", 1, &p->iter_ms, 0, BIG),
+		YK_DBL("samples_per_s", 1, &p->samples_s, 0, BIG),
+		YK_DBL("tflops_per_gpu", 1, &p->tflops_per_gpu, 0, BIG),
+		YK_DBL("bubble_fraction", 1, &p->bubble_frac, 0, 1e6),
+		YK_I64("peak_memory_bytes", 1, &p->peak_mem_bytes, 0, BIG),
+		YK_ENUM("binding", 1, &p->bind, plan_bind_names),
+		YK_STR("binding_reason", 1, &p->bind_reason),
+		YK_MAP("breakdown_ms", 1, &brk),
+	};
+	struct yml_key kbrk[] = {
+		YK_DBL("compute", 1, &p->terms.compute_ms, 0, BIG),
+		YK_DBL("recompute", 1, &p->terms.recompute_ms, 0, BIG),
+		YK_DBL("p2p", 1, &p->terms.p2p_ms, 0, BIG),
+		YK_DBL("allreduce", 1, &p->terms.allreduce_ms, 0, BIG),
+		YK_DBL("bubble", 1, &p->terms.bubble_ms, 0, BIG),
+	};
+
+	root = yml_root(d);
+	if (!root || yml_check_format(d, root, "plan", 1) < 0 ||
+	    yml_map(d, root, top, sizeof(top) / sizeof(top[0])) ||
+	    yml_map(d, inputs, kin, sizeof(kin) / sizeof(kin[0])) ||
+	    yml_map(d, config, kcfg, sizeof(kcfg) / sizeof(kcfg[0])) ||
+	    yml_map(d, pred, kpred, sizeof(kpred) / sizeof(kpred[0])) ||
+	    yml_map(d, brk, kbrk, sizeof(kbrk) / sizeof(kbrk[0])))
+		goto out;
+	if ((int64_t)p->w * p->d * p->b * p->m < 1 ||
+	    (int64_t)p->w * p->b * p->m != p->global_batch) {
+		yml_err(d, config,
+			"global_batch is not width x microbatch x accumulation");
+		goto out;
+	}
+
+	n = yml_seq_len(layers);
+	if (n < 1 || n > HUGE_COUNT) {
+		yml_err(d, layers, "expected at least one layer");
+		goto out;
+	}
+	p->layer_names = xcalloc(n, sizeof(char *));
+	p->nlayers = (int)n;
+	for (i = 0; i < n; i++)
+		if (yml_to_str(d, yml_seq_item(d, layers, i),
+			       &p->layer_names[i]))
+			goto out;
+
+	if (yml_expect_seq(d, stages, p->d))
+		goto out;
+	p->stages = xcalloc((size_t)p->d, sizeof(*p->stages));
+	p->nstages = p->d;
+	for (i = 0; i < (size_t)p->d; i++) {
+		yaml_node_t *sn = yml_seq_item(d, stages, i);
+
+		if (read_stage(d, sn, &p->stages[i]))
+			goto out;
+		if (p->stages[i].first !=
+			    (i ? p->stages[i - 1].last + 1 : 0) ||
+		    p->stages[i].last >= p->nlayers) {
+			yml_err(d, sn, "stage %zu does not continue the chain",
+				i);
+			goto out;
+		}
+	}
+	if (p->stages[p->d - 1].last != p->nlayers - 1) {
+		yml_err(d, stages, "stages do not cover all %d layers",
+			p->nlayers);
+		goto out;
+	}
+
+	if (yml_expect_seq(d, ranks, (long)p->w * p->d))
+		goto out;
+	p->nranks = p->w * p->d;
+	p->ranks = xcalloc((size_t)p->nranks, sizeof(*p->ranks));
+	for (i = 0; i < (size_t)p->nranks; i++)
+		if (read_rank(d, yml_seq_item(d, ranks, i), &p->ranks[i],
+			      (int)i, p))
+			goto out;
+
+	n = yml_seq_len(alts);
+	if (n > 1000) {
+		yml_err(d, alts, "too many alternatives");
+		goto out;
+	}
+	p->alts = xcalloc(n, sizeof(*p->alts));
+	p->nalts = (int)n;
+	for (i = 0; i < n; i++)
+		if (read_alt(d, yml_seq_item(d, alts, i), &p->alts[i]))
+			goto out;
+	ret = 0;
+out:
+	free(format);
+	return ret;
+}
+
+int
+plan_load(struct plan *p, const char *path)
+{
+	struct yml_doc d;
+	int ret;
+
+	plan_init(p);
+	ret = yml_load_file(&d, path);
+	if (!ret)
+		ret = read_plan(&d, p);
+	yml_release(&d);
+	if (ret)
+		plan_release(p);
+	return ret;
+}
+
+int
+plan_load_string(struct plan *p, const char *name, const char *buf,
+		 size_t len)
+{
+	struct yml_doc d;
+	int ret;
+
+	plan_init(p);
+	ret = yml_load_string(&d, name, buf, len);
+	if (!ret)
+		ret = read_plan(&d, p);
+	yml_release(&d);
+	if (ret)
+		plan_release(p);
+	return ret;
+}

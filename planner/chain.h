@@ -1,0 +1,42 @@
+/*
+ * chain.h - a profile flattened for the search: one entry per layer after
+ * expanding repeats, with per-microbatch arrays and prefix sums so that any
+ * contiguous stage's time is O(1).
+ */
+#ifndef PD2BW_CHAIN_H
+#define PD2BW_CHAIN_H
+
+#include <stdint.h>
+
+#include "pd2bw/profile.h"
+
+struct chain {
+	int L;                /* layers */
+	int nmb;              /* microbatch sizes, as in the profile */
+	const int *mb;        /* borrowed from the profile */
+	int64_t *params;      /* [L] */
+	int64_t *pre_params;  /* [L+1] prefix sums */
+	/* Per microbatch index k, arrays of L entries at offset k*L. */
+	double *fb;           /* forward + backward ms */
+	double *rc[PROF_RC_N];    /* extra recomputation ms */
+	double *out;          /* boundary activation bytes after layer j */
+	double *stash[PROF_RC_N]; /* stashed bytes */
+	double *work;         /* workspace bytes */
+	double *flops;        /* forward FLOPs */
+	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */
+	double *pre_t;
+	char **names;         /* [L] "block.3" etc. (owned) */
+};
+
+/* Build c from p.  Returns 0, or -1 when p has no layers. */
+int chain_build(struct chain *c, const struct profile *p);
+void chain_release(struct chain *c);
+
+/* Time (fb + rc[r]) of layers [a, e] at microbatch index k. */
+double chain_time(const struct chain *c, int k, int r, int a, int e);
+/* Parameters of layers [a, e]. */
+int64_t chain_params(const struct chain *c, int a, int e);
+/* Per-layer value at microbatch index k. */
+#define CHAIN_AT(c, arr, k, j) ((arr)[(size_t)(k) * (c)->L + (j)])
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * partition.h - exact contiguous partition of the layer chain into d
+ * stages, minimising the slowest stage (or the largest stage memory) by
+ * dynamic programming over (stage, last layer).
+ */
+#ifndef PD2BW_PARTITION_H
+#define PD2BW_PARTITION_H
+
+#include <stddef.h>
+
+#include "chain.h"
+#include "cost.h"
+#include "place.h"
+
+enum part_mode {
+	PART_TIME, /* min over partitions of max stage time, memory capped */
+	PART_MEM   /* min over partitions of max stage memory, no cap */
+};
+
+/* Reusable scratch space; zero-initialise, free with part_ws_release. */
+struct part_ws {
+	double *dp;
+	int *arg;
+	size_t alloc;
+};
+
+void part_ws_release(struct part_ws *ws);
+
+/*
+ * Split layers 0..L-1 into g->d non-empty contiguous stages.  In PART_TIME
+ * a stage's cost is cost_stage_ms() of cost_stage() (steady time per
+ * microbatch), stages over o->cap_bytes are forbidden, and costs at or
+ * above bound are treated as infeasible (pass INFINITY for an exact
+ * answer).  In PART_MEM the cost is the stage memory.  On success fills
+ * first[0..d) with each stage's first layer and returns the optimum;
+ * returns INFINITY when no partition qualifies.  Ties go to the partition
+ * whose later stages start later (deterministic).
+ */
+double part_solve(struct part_ws *ws, const struct chain *c,
+		  const struct cost_opts *o, const struct cost_cfg *g,
+		  const struct place_links *l, enum part_mode mode,
+		  double bound, int *first);
+
+#endif

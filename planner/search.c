@@ -1,0 +1,639 @@
+/*
+ * search.c - enumerate every configuration, bound it from below, and solve
+ * the promising ones exactly (best first), keeping the top k.
+ *
+ * Lower bound of a candidate's iteration time: no stage can be faster than
+ * an equal share of the chain's compute or than its slowest single layer.
+ * Candidates are solved in increasing order of that bound; once the bound
+ * reaches the k-th best time found, no later candidate can enter the top k.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "partition.h"
+#include "pd2bw/error.h"
+#include "search.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+struct cand {
+	double lb;
+	int sched, w, d, k, r, m;
+};
+
+struct ctx {
+	const struct chain *c;
+	const struct cluster *cl;
+	const struct cost_opts *o;
+	struct part_ws ws;
+	struct place_links links;
+	struct plan_stage *st; /* [L] */
+	int *first;            /* [L] */
+};
+
+void
+search_opts_init(struct search_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->sched_mask = (1u << PLAN_NSCHED) - 1;
+	so->rc_mask = (1u << PROF_RC_NONE) | (1u << PROF_RC_FULL);
+	so->topk = 10;
+	so->fix_sched = so->fix_rc = so->fix_place = -1;
+}
+
+static int
+cand_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->lb != b->lb)
+		return a->lb < b->lb ? -1 : 1;
+	if (a->sched != b->sched)
+		return a->sched - b->sched;
+	if (a->d != b->d)
+		return a->d - b->d;
+	if (a->w != b->w)
+		return a->w - b->w;
+	if (a->k != b->k)
+		return a->k - b->k;
+	return a->r - b->r;
+}
+
+static void
+cfg_of(const struct ctx *x, const struct cand *cd, int place,
+       struct cost_cfg *g)
+{
+	g->sched = cd->sched;
+	g->w = cd->w;
+	g->d = cd->d;
+	g->k = cd->k;
+	g->b = x->c->mb[cd->k];
+	g->m = cd->m;
+	g->r = cd->r;
+	g->place = place;
+}
+
+/*
+ * Solve candidate cd under placement rule place; returns its iteration
+ * time, or INFINITY when it does not fit or cannot beat bound.  On success
+ * x->st[0..d) hold its stages.
+ */
+static double
+solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+      int place, double bound, struct plan_terms *terms)
+{
+	struct cost_cfg g;
+	double tb = INFINITY, t;
+	int s;
+
+	cfg_of(x, cd, place, &g);
+	place_links_fill(&x->links, x->cl, place, g.w, g.d);
+	if (isfinite(bound)) {
+		if (g.sched == PLAN_2BW)
+			tb = bound / g.m;
+		else if (g.sched != PLAN_NONE)
+			tb = bound / (g.m + g.d - 1);
+	}
+	t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
+		       x->first);
+	if (!isfinite(t))
+		return INFINITY;
+	for (s = 0; s < g.d; s++) {
+		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
+
+		cost_stage(x->c, o, &g, &x->links, s, x->first[s], e,
+			   &x->st[s]);
+	}
+	t = cost_iteration(x->st, &g, terms);
+	return t < bound ? t : INFINITY;
+}
+
+/* Number of placements worth trying: they coincide when w or d is 1. */
+static int
+place_lo(const struct search_opts *so)
+{
+	return so->fix_place >= 0 ? so->fix_place : 0;
+}
+
+static int
+place_hi(const struct search_opts *so, const struct cand *cd)
+{
+	if (so->fix_place >= 0)
+		return so->fix_place;
+	return cd->w == 1 || cd->d == 1 ? 0 : 1;
+}
+
+/* Best placement of cd: iteration time, rule in *place. */
+static double
+solve_best(struct ctx *x, const struct cost_opts *o,
+	   const struct search_opts *so, const struct cand *cd, double bound,
+	   int *place)
+{
+	struct plan_terms t;
+	double best = INFINITY, v;
+	int pl;
+
+	*place = place_lo(so);
+	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
+		v = solve(x, o, cd, pl, best < bound ? best : bound, &t);
+		if (v < best) {
+			best = v;
+			*place = pl;
+		}
+	}
+	return best;
+}
+
+static void
+insert_alt(struct plan_alt *alts, int *n, int k, const struct cand *cd,
+	   int b, int place, double iter)
+{
+	int i;
+	struct plan_alt a;
+
+	if (*n == k && !(iter < alts[k - 1].iter_ms))
+		return;
+	memset(&a, 0, sizeof(a));
+	a.sched = cd->sched;
+	a.w = cd->w;
+	a.d = cd->d;
+	a.b = b;
+	a.m = cd->m;
+	a.recompute = cd->r;
+	a.place = place;
+	a.iter_ms = iter;
+	i = *n < k ? (*n)++ : k - 1;
+	while (i > 0 && iter < alts[i - 1].iter_ms) {
+		alts[i] = alts[i - 1];
+		i--;
+	}
+	alts[i] = a;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+fixed(int v, int want)
+{
+	return want <= 0 || v == want;
+}
+
+/* Enumerate the candidates; returns their number (array in *out). */
+static long
+enumerate(const struct chain *c, const struct cost_opts *o,
+	  const struct search_opts *so, int N, struct cand **out,
+	  long *screened)
+{
+	struct cand *v = NULL;
+	size_t n = 0, alloc = 0;
+	int64_t B = so->batch, w;
+	int d, k, r, sched, L = c->L;
+	double P = (double)chain_params(c, 0, L - 1);
+	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N, sizeof(double));
+	int j;
+
+	for (k = 0; k < c->nmb; k++)
+		for (r = 0; r < PROF_RC_N; r++)
+			for (j = 0; j < L; j++) {
+				double t = chain_time(c, k, r, j, j);
+
+				if (t > maxl[k * PROF_RC_N + r])
+					maxl[k * PROF_RC_N + r] = t;
+			}
+	*screened = 0;
+	for (sched = 0; sched < PLAN_NSCHED; sched++) {
+		if (!(so->sched_mask & (1u << sched)))
+			continue;
+		if (so->fix_sched >= 0 && sched != so->fix_sched)
+			continue;
+		for (d = 1; d <= L && d <= N; d++) {
+			/* One stage is plain data parallelism: schedule
+			 * "none" stands for it unless it is excluded. */
+			if (d == 1 && sched != PLAN_NONE &&
+			    ((so->sched_mask & (1u << PLAN_NONE)) ||
+			     so->fix_sched >= 0 ||
+			     (so->sched_mask & ((1u << sched) - 1))))
+				continue;
+			if (d > 1 && sched == PLAN_NONE && so->fix_d <= 0 &&
+			    (so->sched_mask & ~(1u << PLAN_NONE)))
+				continue;
+			if (!fixed(d, so->fix_d))
+				continue;
+			for (w = 1; w * d <= N && w <= B; w++) {
+				if (B % w || !fixed((int)w, so->fix_w))
+					continue;
+				for (k = 0; k < c->nmb; k++) {
+					int b = c->mb[k];
+					int64_t m;
+
+					if ((B / w) % b || !fixed(b, so->fix_b))
+						continue;
+					m = B / w / b;
+					if (m > 1000000000)
+						continue;
+					if (sched == PLAN_2BW && m < d)
+						continue;
+					for (r = 0; r < PROF_RC_N; r++) {
+						struct cand cd;
+						double all, t;
+						int fixr = so->fix_rc;
+
+						if (fixr >= 0 ? r != fixr
+							      : !(so->rc_mask &
+								  (1u << r)))
+							continue;
+						if (P * cost_param_bytes(o, sched) /
+							    d >
+						    o->cap_bytes &&
+						    !(so->fix_w > 0 &&
+						      so->fix_d > 0)) {
+							(*screened)++;
+							continue;
+						}
+						all = chain_time(c, k, r, 0,
+								 L - 1);
+						t = all / d;
+						if (maxl[k * PROF_RC_N + r] > t)
+							t = maxl[k * PROF_RC_N +
+								 r];
+						cd.sched = sched;
+						cd.w = (int)w;
+						cd.d = d;
+						cd.k = k;
+						cd.r = r;
+						cd.m = (int)m;
+						if (sched == PLAN_NONE)
+							cd.lb = m * all;
+						else if (sched == PLAN_2BW)
+							cd.lb = m * t;
+						else
+							cd.lb = (m + d - 1) * t;
+						xgrow((void **)&v, &alloc, n + 1,
+						      sizeof(*v));
+						v[n++] = cd;
+					}
+				}
+			}
+		}
+	}
+	free(maxl);
+	*out = v;
+	return (long)n;
+}
+
+/* Smallest peak stage memory over every enumerated configuration. */
+static double
+min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
+{
+	struct cost_opts o = *x->o;
+	double best = INFINITY, mem;
+	struct cost_cfg g;
+	long i;
+
+	o.cap_bytes = INFINITY;
+	for (i = 0; i < n; i++) {
+		cfg_of(x, &v[i], 0, &g);
+		place_links_fill(&x->links, x->cl, 0, g.w, g.d);
+		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
+				 INFINITY, x->first);
+		if (mem < best) {
+			best = mem;
+			*arg = v[i];
+		}
+	}
+	return best;
+}
+
+static double
+stages_peak(const struct plan_stage *st, int d)
+{
+	double m = 0;
+	int s;
+
+	for (s = 0; s < d; s++)
+		if (st[s].mem_bytes > m)
+			m = (double)st[s].mem_bytes;
+	return m;
+}
+
+static char *fmt(const char *f, ...) PD2BW_PRINTF(1, 2);
+
+static char *
+fmt(const char *f, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, sizeof(buf), f, ap);
+	va_end(ap);
+	return xstrdup(buf);
+}
+
+/* Explain which constraint set the chosen configuration's speed. */
+static void
+explain_binding(struct ctx *x, const struct search_opts *so,
+		const struct cand *v, long n, struct plan *p)
+{
+	struct cost_opts nocap = *x->o;
+	const struct plan_stage *slow = NULL;
+	double tmb = -1;
+	long i, tried = 0;
+	int s, place;
+
+	nocap.cap_bytes = INFINITY;
+	for (i = 0; i < n && tried < 256 && v[i].lb < p->iter_ms; i++) {
+		double t;
+
+		tried++;
+		t = solve_best(x, &nocap, so, &v[i], p->iter_ms * 0.999999,
+			       &place);
+		if (isfinite(t)) {
+			struct plan_terms terms;
+			double mem;
+
+			solve(x, &nocap, &v[i], place, INFINITY, &terms);
+			mem = stages_peak(x->st, v[i].d);
+			p->bind = PLAN_BIND_MEMORY;
+			p->bind_reason = fmt(
+				"%s w=%d d=%d b=%d recompute=%s would take "
+				"%.1f ms per iteration but needs %.2f GiB per "
+				"GPU (limit %.2f GiB)",
+				plan_sched_names[v[i].sched], v[i].w, v[i].d,
+				x->c->mb[v[i].k], prof_rc_names[v[i].r], t,
+				mem / GIB, x->o->cap_bytes / GIB);
+			return;
+		}
+	}
+	for (s = 0; s < p->d; s++) {
+		double t = cost_stage_ms(&p->stages[s], p->m);
+
+		if (t > tmb) {
+			tmb = t;
+			slow = &p->stages[s];
+		}
+	}
+	if (p->sched != PLAN_NONE && slow->allreduce_ms / p->m >
+					     slow->compute_ms +
+						     slow->recompute_ms +
+						     slow->p2p_ms) {
+		p->bind = PLAN_BIND_ALLREDUCE;
+		p->bind_reason = fmt(
+			"stage %d's gradient all-reduce (%.1f ms per update "
+			"at %.1f GB/s) exceeds its %d microbatches of work",
+			(int)(slow - p->stages), slow->allreduce_ms,
+			slow->ring_gb_s, p->m);
+	} else if (slow->p2p_ms > slow->compute_ms + slow->recompute_ms) {
+		p->bind = PLAN_BIND_P2P;
+		p->bind_reason = fmt(
+			"stage %d spends %.2f ms per microbatch on transfers, "
+			"more than its %.2f ms of compute",
+			(int)(slow - p->stages), slow->p2p_ms,
+			slow->compute_ms + slow->recompute_ms);
+	} else {
+		p->bind = PLAN_BIND_COMPUTE;
+		p->bind_reason = fmt(
+			"stage %d computes %.2f ms per microbatch (layers "
+			"%d-%d); transfers add %.2f ms",
+			(int)(slow - p->stages),
+			slow->compute_ms + slow->recompute_ms, slow->first,
+			slow->last, slow->p2p_ms);
+	}
+}
+
+/* Fill p's configuration, stages, ranks and prediction from cd. */
+static void
+fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
+	  int place, struct plan *p)
+{
+	struct plan_terms terms;
+	double iter, other = INFINITY, flops = 0;
+	int s, g, j, gpn = x->cl->gpus_per_node, n;
+	struct cost_opts nocap = *x->o;
+
+	nocap.cap_bytes = INFINITY;
+	if (place_hi(so, cd) > place_lo(so)) {
+		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
+	}
+	iter = solve(x, x->o, cd, place, INFINITY, &terms);
+	if (!isfinite(iter)) /* evaluate mode over the cap */
+		iter = solve(x, &nocap, cd, place, INFINITY, &terms);
+	p->sched = cd->sched;
+	p->w = cd->w;
+	p->d = cd->d;
+	p->b = x->c->mb[cd->k];
+	p->m = cd->m;
+	p->global_batch = (int64_t)p->w * p->b * p->m;
+	p->recompute = cd->r;
+	p->place = place;
+	p->iter_ms = iter;
+	p->samples_s = p->global_batch / (iter / 1e3);
+	p->terms = terms;
+	p->bubble_frac = iter > 0 ? terms.bubble_ms / iter : 0;
+	p->nstages = p->d;
+	p->stages = xcalloc(p->d, sizeof(*p->stages));
+	memcpy(p->stages, x->st, p->d * sizeof(*p->stages));
+	p->peak_mem_bytes = (int64_t)stages_peak(p->stages, p->d);
+	for (j = 0; j < x->c->L; j++)
+		flops += CHAIN_AT(x->c, x->c->flops, cd->k, j);
+	/* Model FLOPs: forward + backward = 3 x forward, per sample. */
+	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
+			    (iter / 1e3) / (p->w * p->d) / 1e12;
+	n = p->w * p->d;
+	p->nranks = n;
+	p->ranks = xcalloc(n, sizeof(*p->ranks));
+	for (g = 0; g < n; g++) {
+		struct plan_rank *rk = &p->ranks[g];
+
+		rk->stage = place == PLAN_STAGES_IN_NODE ? g % p->d
+							 : g / p->w;
+		rk->replica = place == PLAN_STAGES_IN_NODE ? g / p->d
+							   : g % p->w;
+		rk->node = g / gpn;
+		rk->gpu = g % gpn;
+	}
+	p->nlayers = x->c->L;
+	p->layer_names = xcalloc(x->c->L, sizeof(char *));
+	for (j = 0; j < x->c->L; j++)
+		p->layer_names[j] = xstrdup(x->c->names[j]);
+	{
+		double ar = 0, pp = 0;
+
+		for (s = 0; s < p->d; s++) {
+			double g2 = 2.0 * (p->w - 1) / p->w *
+				    (double)p->stages[s].params *
+				    x->o->grad_bytes;
+
+			if (g2 > ar)
+				ar = g2;
+			if (s < p->d - 1)
+				pp += 2 * CHAIN_AT(x->c, x->c->out, cd->k,
+						   p->stages[s].last) *
+				      p->m;
+		}
+		if (p->w == 1 || p->d == 1)
+			p->place_reason = fmt(
+				"%s: with %s there is only one way to "
+				"place ranks",
+				plan_place_names[place],
+				p->w == 1 ? "one replica" : "one stage");
+		else if (so->fix_place >= 0)
+			p->place_reason =
+				fmt("%s: fixed by the user",
+				    plan_place_names[place]);
+		else
+			p->place_reason = fmt(
+				"%s: per GPU the all-reduce moves %.1f MB per "
+				"update and the pipeline %.1f MB per "
+				"iteration; %.1f ms vs %.1f ms with %s",
+				plan_place_names[place], ar / 1e6, pp / 1e6,
+				iter, other, plan_place_names[1 - place]);
+	}
+}
+
+int
+search_run(const struct chain *c, const struct cluster *cl,
+	   const struct cost_opts *o, const struct search_opts *so,
+	   struct plan *p, struct search_stats *st)
+{
+	struct ctx x;
+	struct cand *v = NULL, best;
+	long n, i;
+	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
+	int k = so->topk > 0 ? so->topk : 1;
+	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
+	double t0 = now_ms();
+	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
+		       so->fix_rc >= 0 && so->fix_sched >= 0;
+
+	memset(st, 0, sizeof(*st));
+	if (so->max_gpus > 0 && so->max_gpus < N)
+		N = so->max_gpus;
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.cl = cl;
+	x.o = o;
+	place_links_init(&x.links, c->L);
+	x.st = xcalloc(c->L, sizeof(*x.st));
+	x.first = xcalloc(c->L, sizeof(int));
+
+	n = enumerate(c, o, so, N, &v, &st->screened);
+	st->candidates = n + st->screened;
+	if (n == 0 && st->screened == 0) {
+		pd2bw_error("no configuration splits a global batch of %lld "
+			    "over at most %d GPUs with microbatch sizes of "
+			    "the profile",
+			    (long long)so->batch, N);
+		goto out;
+	}
+	qsort(v, n, sizeof(*v), cand_cmp);
+	for (i = 0; i < n; i++) {
+		double bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
+		double t;
+
+		if (!(v[i].lb < bound))
+			break;
+		st->solved++;
+		t = solve_best(&x, o, so, &v[i], bound, &place);
+		if (isfinite(t)) {
+			insert_alt(alts, &nalt, k, &v[i], c->mb[v[i].k], place,
+				   t);
+		}
+	}
+	for (i = 0; i < nalt; i++)
+		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
+				    (alts[i].iter_ms / 1e3);
+	if (nalt == 0 && evaluate && n > 0) {
+		fill_plan(&x, so, &v[0], place_lo(so), p);
+		pd2bw_error("this configuration does not fit: it needs %.2f "
+			    "GiB per GPU, %.2f GiB are available",
+			    p->peak_mem_bytes / GIB, o->cap_bytes / GIB);
+		ret = 3;
+		goto out;
+	}
+	if (nalt == 0) {
+		double mem;
+		struct cand arg;
+
+		memset(&arg, 0, sizeof(arg));
+		/* Include the screened-out candidates: search without the
+		 * memory screen to find the least memory anything needs. */
+		{
+			struct search_opts so2 = *so;
+			struct cost_opts o2 = *o;
+			long dummy;
+
+			free(v);
+			o2.cap_bytes = INFINITY;
+			so2.fix_place = -1;
+			n = enumerate(c, &o2, &so2, N, &v, &dummy);
+		}
+		mem = min_memory(&x, v, n, &arg);
+		if (isfinite(mem))
+			pd2bw_error("no configuration fits in memory: the "
+				    "smallest needs %.2f GiB per GPU (%s w=%d "
+				    "d=%d b=%d recompute=%s), %.2f GiB are "
+				    "available",
+				    mem / GIB, plan_sched_names[arg.sched],
+				    arg.w, arg.d, c->mb[arg.k],
+				    prof_rc_names[arg.r], o->cap_bytes / GIB);
+		else
+			pd2bw_error("no configuration fits in memory");
+		ret = 3;
+		goto out;
+	}
+	memset(&best, 0, sizeof(best));
+	best.sched = alts[0].sched;
+	best.w = alts[0].w;
+	best.d = alts[0].d;
+	best.m = alts[0].m;
+	best.r = alts[0].recompute;
+	for (i = 0; i < c->nmb; i++)
+		if (c->mb[i] == alts[0].b)
+			best.k = (int)i;
+	fill_plan(&x, so, &best, alts[0].place, p);
+	for (i = 0; i < nalt; i++)
+		alts[i].mem_bytes = 0;
+	/* Peak memory of each alternative. */
+	for (i = 0; i < nalt; i++) {
+		struct cand cd = best;
+		struct plan_terms t;
+		int j;
+
+		cd.sched = alts[i].sched;
+		cd.w = alts[i].w;
+		cd.d = alts[i].d;
+		cd.m = alts[i].m;
+		cd.r = alts[i].recompute;
+		for (j = 0; j < c->nmb; j++)
+			if (c->mb[j] == alts[i].b)
+				cd.k = j;
+		solve(&x, o, &cd, alts[i].place, INFINITY, &t);
+		alts[i].mem_bytes = (int64_t)stages_peak(x.st, cd.d);
+	}
+	p->alts = alts;
+	p->nalts = nalt;
+	alts = NULL;
+	explain_binding(&x, so, v, n, p);
+	ret = 0;
+out:
+	st->ms = now_ms() - t0;
+	free(alts);
+	free(v);
+	free(x.st);
+	free(x.first);
+	place_links_release(&x.links);
+	part_ws_release(&x.ws);
+	return ret;
+}

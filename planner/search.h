@@ -1,0 +1,48 @@
+/*
+ * search.h - the planner's search over (schedule, width w, depth d,
+ * microbatch b, recomputation) with w*d <= N, w*b*m = global batch, and the
+ * best placement of each; exact partition of every promising candidate.
+ */
+#ifndef PD2BW_SEARCH_H
+#define PD2BW_SEARCH_H
+
+#include <stdint.h>
+
+#include "chain.h"
+#include "cost.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/plan.h"
+
+struct search_opts {
+	int64_t batch;        /* global batch B */
+	unsigned sched_mask;  /* bits 1 << PLAN_* */
+	unsigned rc_mask;     /* bits 1 << PROF_RC_* */
+	int topk;             /* alternatives kept (>= 1) */
+	int max_gpus;         /* 0: all GPUs of the cluster */
+	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
+	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
+};
+
+struct search_stats {
+	long candidates;   /* configurations enumerated */
+	long screened;     /* dropped by the memory lower bound */
+	long solved;       /* exact partitions run */
+	double ms;         /* wall time of the search */
+};
+
+/* Defaults: all schedules, none + full recomputation, top 10, all free. */
+void search_opts_init(struct search_opts *so);
+
+/*
+ * Search and fill plan p (plan_init'ed) with the best configuration, its
+ * stages, placement, prediction and alternatives.  Inputs' names are left
+ * to the caller.  Returns 0 when a plan was found, 3 when nothing fits
+ * (after printing why on stderr), -1 on error.  In evaluate mode (every
+ * choice fixed) a configuration over the memory cap is still predicted:
+ * 3 is returned with p filled and the overflow reported.
+ */
+int search_run(const struct chain *c, const struct cluster *cl,
+	       const struct cost_opts *o, const struct search_opts *so,
+	       struct plan *p, struct search_stats *st);
+
+#endif
