@@ -1,0 +1,649 @@
+/*
+ * discover.c - node discovery with hwloc (I/O filter KEEP_ALL): NVIDIA GPUs
+ * and NVSwitches found as PCI devices, NICs with their verbs or network
+ * names, locality, PCIe links (sysfs for the maximum), nvidia-smi style path
+ * classes from the common ancestor of two devices, and NVLinks from hwloc's
+ * "NVLinkBandwidth" distances or else from NVML.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "pd2bw/error.h"
+#include "discover.h"
+#include "nvml.h"
+#include "sysfs.h"
+
+#define NVIDIA 0x10de
+
+/* Per-direction bandwidth that hwloc's NVML backend reports per link
+ * (MB/s) for NVLink 2 to 4; used to turn bandwidth into link counts. */
+#define HWLOC_LINK_MB_S 25000.0
+
+struct gpu_id {
+	unsigned id;
+	const char *name;
+	int64_t mem_gib;
+};
+
+static const struct gpu_id gpu_ids[] = {
+	{0x1db1, "V100-SXM2", 16}, {0x1db5, "V100-SXM2", 32},
+	{0x1db4, "V100-PCIe", 16}, {0x1db6, "V100-PCIe", 32},
+	{0x1db8, "V100-SXM3", 32}, {0x20b0, "A100-SXM4", 40},
+	{0x20b2, "A100-SXM4", 80}, {0x20f1, "A100-PCIe", 40},
+	{0x20b5, "A100-PCIe", 80}, {0x2330, "H100-SXM", 80},
+	{0x2331, "H100-PCIe", 80}, {0x2335, "H200-SXM", 141},
+};
+
+const char *
+topo_gpu_guess(unsigned device_id, int64_t *mem_bytes)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(gpu_ids) / sizeof(gpu_ids[0]); i++)
+		if (gpu_ids[i].id == device_id) {
+			*mem_bytes = gpu_ids[i].mem_gib << 30;
+			return gpu_ids[i].name;
+		}
+	return NULL;
+}
+
+enum { D_GPU, D_SWITCH, D_NIC };
+
+struct ctx {
+	hwloc_topology_t t;
+	hwloc_obj_t *dev;   /* GPUs then NICs, as in the node */
+	hwloc_obj_t *sw;
+	int nsw;
+	double *direct;     /* [g*g] NVLink GB/s GPU to GPU */
+	double *dlinks;     /* [g*g] NVLinks GPU to GPU */
+	double *swbw;       /* [g] NVLink GB/s GPU to switches */
+	double *swlinks;    /* [g] */
+};
+
+static int
+kind_of(hwloc_obj_t o)
+{
+	unsigned cls = o->attr->pcidev.class_id;
+
+	if (o->attr->pcidev.vendor_id == NVIDIA && cls >> 8 == 0x03)
+		return D_GPU;
+	if (o->attr->pcidev.vendor_id == NVIDIA && cls == 0x0680)
+		return D_SWITCH;
+	if (cls >> 8 == 0x02)
+		return D_NIC;
+	return -1;
+}
+
+static unsigned long long
+bus_key(hwloc_obj_t o)
+{
+	const struct hwloc_pcidev_attr_s *p = &o->attr->pcidev;
+
+	return ((unsigned long long)p->domain << 24) |
+	       ((unsigned long long)p->bus << 16) |
+	       ((unsigned long long)p->dev << 8) | p->func;
+}
+
+static int
+cmp_bus(const void *a, const void *b)
+{
+	unsigned long long x = bus_key(*(hwloc_obj_t const *)a);
+	unsigned long long y = bus_key(*(hwloc_obj_t const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+static char *
+bus_id(hwloc_obj_t o)
+{
+	const struct hwloc_pcidev_attr_s *p = &o->attr->pcidev;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%04x:%02x:%02x.%x", p->domain & 0xffffu,
+		 p->bus, p->dev, p->func);
+	return xstrdup(buf);
+}
+
+/* NUMA node (OS index) and CPU list of the place an I/O object hangs. */
+static void
+locality(hwloc_topology_t t, hwloc_obj_t o, int *numa, char **cpus)
+{
+	hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(t, o);
+	char buf[4096];
+
+	*numa = -1;
+	buf[0] = 0;
+	if (a && a->nodeset && hwloc_bitmap_weight(a->nodeset) == 1)
+		*numa = hwloc_bitmap_first(a->nodeset);
+	if (a && a->cpuset)
+		hwloc_bitmap_list_snprintf(buf, sizeof(buf), a->cpuset);
+	*cpus = xstrdup(buf);
+}
+
+/*
+ * Guess generation and width from hwloc's link speed when sysfs cannot
+ * say (XML from another machine): the widest link that matches, since
+ * GPUs and NICs are mostly x16.
+ */
+static void
+infer_pcie(double gb_s, struct topo_pcie *p)
+{
+	static const int widths[] = {16, 8, 4, 2, 1};
+	int w, g;
+
+	memset(p, 0, sizeof(*p));
+	if (!(gb_s > 0))
+		return;
+	p->gb_s = gb_s;
+	for (w = 0; w < 5; w++)
+		for (g = 1; g <= 6; g++) {
+			double want = topo_pcie_lane_gb_s(g) * widths[w];
+
+			if (fabs(want - gb_s) <= 0.01 * want) {
+				p->gen = p->max_gen = g;
+				p->width = p->max_width = widths[w];
+				return;
+			}
+		}
+}
+
+static int
+count_bridges(hwloc_obj_t o, hwloc_obj_t stop)
+{
+	int n = 0;
+
+	for (o = o->parent; o && o != stop; o = o->parent)
+		if (o->type == HWLOC_OBJ_BRIDGE)
+			n++;
+	return n;
+}
+
+/* Path class between two PCI devices from their common ancestor. */
+static int
+pci_path(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b)
+{
+	hwloc_obj_t anc, na, nb;
+
+	if (a == b)
+		return TOPO_X;
+	anc = hwloc_get_common_ancestor_obj(t, a, b);
+	if (anc && anc->type == HWLOC_OBJ_BRIDGE) {
+		if (anc->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
+			return TOPO_PHB;
+		/* One switch: each device right below a port of the
+		 * bridge where the two paths meet. */
+		if (count_bridges(a, anc) <= 1 && count_bridges(b, anc) <= 1)
+			return TOPO_PIX;
+		return TOPO_PXB;
+	}
+	if (anc && anc->type == HWLOC_OBJ_PCI_DEVICE)
+		return TOPO_PIX;
+	na = hwloc_get_non_io_ancestor_obj(t, a);
+	nb = hwloc_get_non_io_ancestor_obj(t, b);
+	if (na && nb && na->nodeset && nb->nodeset &&
+	    hwloc_bitmap_isequal(na->nodeset, nb->nodeset))
+		return TOPO_NODE;
+	return TOPO_SYS;
+}
+
+/* Verbs (OpenFabrics) name first, else the network interface name. */
+static void
+nic_name(hwloc_obj_t o, struct topo_nic *c)
+{
+	hwloc_obj_t k;
+	const char *net = NULL, *ib = NULL;
+
+	for (k = o->io_first_child; k; k = k->next_sibling) {
+		if (k->type != HWLOC_OBJ_OS_DEVICE || !k->name)
+			continue;
+		if (k->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS &&
+		    !ib)
+			ib = k->name;
+		if (k->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && !net)
+			net = k->name;
+	}
+	c->infiniband = ib != NULL || o->attr->pcidev.class_id == 0x0207;
+	if (ib)
+		c->name = xstrdup(ib);
+	else if (net)
+		c->name = xstrdup(net);
+	else
+		c->name = bus_id(o);
+}
+
+static const char *
+gpu_model(hwloc_obj_t o)
+{
+	hwloc_obj_t k;
+	const char *s;
+
+	for (k = o->io_first_child; k; k = k->next_sibling)
+		if (k->type == HWLOC_OBJ_OS_DEVICE &&
+		    (s = hwloc_obj_get_info_by_name(k, "GPUModel")))
+			return s;
+	return hwloc_obj_get_info_by_name(o, "PCIDevice");
+}
+
+/* The PCI device an object of a distances matrix stands for. */
+static hwloc_obj_t
+pci_of(hwloc_obj_t o)
+{
+	while (o && o->type == HWLOC_OBJ_OS_DEVICE)
+		o = o->parent;
+	return o && o->type == HWLOC_OBJ_PCI_DEVICE ? o : NULL;
+}
+
+static int
+gpu_index(const struct ctx *c, int ngpus, hwloc_obj_t o)
+{
+	int i;
+
+	for (i = 0; i < ngpus; i++)
+		if (c->dev[i] == o)
+			return i;
+	return -1;
+}
+
+/* NVLinks from hwloc's distances.  1 when found, 0 when absent. */
+static int
+links_from_hwloc(struct ctx *c, int ngpus, int *nswitches)
+{
+	struct hwloc_distances_s *d = NULL;
+	unsigned nr = 1, i, j, nb;
+	int *map, any = 0, sws = 0;
+
+	if (hwloc_distances_get_by_name(c->t, "NVLinkBandwidth", &nr, &d, 0) ||
+	    nr == 0)
+		return 0;
+	nb = d->nbobjs;
+	map = xcalloc(nb, sizeof(int));
+	for (i = 0; i < nb; i++) {
+		hwloc_obj_t p = pci_of(d->objs[i]);
+		int g = p ? gpu_index(c, ngpus, p) : -1;
+
+		/* Anything linked that is not one of our GPUs is a
+		 * switch (NVSwitch); unknown objects count as switches. */
+		map[i] = g >= 0 ? g : -2;
+		if (g < 0)
+			sws++;
+	}
+	for (i = 0; i < nb; i++)
+		for (j = 0; j < nb; j++) {
+			double v = (double)d->values[i * nb + j];
+			int a = map[i], b = map[j];
+
+			if (i == j || v <= 0)
+				continue;
+			if (a >= 0 && b >= 0) {
+				c->direct[a * ngpus + b] += v / 1000.0;
+				c->dlinks[a * ngpus + b] +=
+					fmax(1, round(v / HWLOC_LINK_MB_S));
+				any = 1;
+			} else if (a >= 0) {
+				c->swbw[a] += v / 1000.0;
+				c->swlinks[a] += fmax(1, round(v / HWLOC_LINK_MB_S));
+				any = 1;
+			}
+		}
+	free(map);
+	hwloc_distances_release(c->t, d);
+	if (sws > *nswitches)
+		*nswitches = sws;
+	return any;
+}
+
+static int
+same_pci(hwloc_obj_t o, unsigned dom, unsigned bus, unsigned dev)
+{
+	return o->attr->pcidev.domain == dom && o->attr->pcidev.bus == bus &&
+	       o->attr->pcidev.dev == dev;
+}
+
+/* NVLinks from NVML.  1 when found, 0 when absent, -1 on error. */
+static int
+links_from_nvml(struct ctx *c, struct topo_node *n, const char *lib)
+{
+	struct topo_nvml_gpu *ng;
+	int count, i, j, l, any = 0, r;
+	int ngpus = n->ngpus;
+
+	r = topo_nvml_query(lib, &ng, &count);
+	if (r)
+		return r > 0 ? 0 : -1;
+	for (i = 0; i < count; i++) {
+		int gi = -1;
+
+		for (j = 0; j < ngpus; j++)
+			if (same_pci(c->dev[j], ng[i].domain, ng[i].bus,
+				     ng[i].dev))
+				gi = j;
+		if (gi < 0) {
+			pd2bw_warn("NVML GPU %04x:%02x:%02x.0 is not in the "
+				   "topology: ignored",
+				   ng[i].domain, ng[i].bus, ng[i].dev);
+			continue;
+		}
+		if (ng[i].mem_bytes)
+			n->gpus[gi].mem_bytes = ng[i].mem_bytes;
+		if (ng[i].name[0]) {
+			free(n->gpus[gi].name);
+			n->gpus[gi].name = xstrdup(ng[i].name);
+		}
+		for (l = 0; l < ng[i].nlinks; l++) {
+			const struct topo_nvml_link *k = &ng[i].links[l];
+			double bw = topo_nvlink_gb_s(k->version);
+			int gj = -1;
+
+			for (j = 0; j < ngpus; j++)
+				if (same_pci(c->dev[j], k->domain, k->bus,
+					     k->dev))
+					gj = j;
+			any = 1;
+			if (gj >= 0 && gj != gi) {
+				c->direct[gi * ngpus + gj] += bw;
+				c->dlinks[gi * ngpus + gj] += 1;
+			} else if (gj < 0) {
+				c->swbw[gi] += bw;
+				c->swlinks[gi] += 1;
+			}
+		}
+	}
+	free(ng);
+	return any;
+}
+
+/*
+ * Pair bandwidths: direct NVLinks plus, when both GPUs link to switches,
+ * the smaller of their switch bandwidths (NVSwitch fabrics are
+ * non-blocking); PCIe otherwise, limited by the slower of the two links.
+ */
+static void
+fill_pairs(struct ctx *c, struct topo_node *n)
+{
+	int i, j, g = n->ngpus, nd = topo_node_ndev(n);
+
+	for (i = 0; i < g; i++) {
+		double links = c->swlinks[i], bw = c->swbw[i];
+
+		for (j = 0; j < g; j++) {
+			links += c->dlinks[i * g + j];
+			bw += c->direct[i * g + j];
+		}
+		n->gpus[i].nvlinks = (int)links;
+		n->gpus[i].nvlink_gb_s = bw;
+	}
+	for (i = 0; i < g; i++)
+		for (j = 0; j < g; j++) {
+			double bw = c->direct[i * g + j];
+			double links = c->dlinks[i * g + j];
+			double pa = n->gpus[i].pcie.gb_s;
+			double pb = n->gpus[j].pcie.gb_s;
+
+			if (i == j)
+				continue;
+			if (c->swbw[i] > 0 && c->swbw[j] > 0) {
+				bw += fmin(c->swbw[i], c->swbw[j]);
+				links += fmin(c->swlinks[i], c->swlinks[j]);
+			}
+			if (bw > 0) {
+				n->paths[i * nd + j] = TOPO_NV;
+				n->nvlinks[i * g + j] = (int)links;
+				n->gb_s[i * g + j] = bw;
+			} else {
+				n->gb_s[i * g + j] =
+					pa > 0 && pb > 0 ? fmin(pa, pb)
+							 : fmax(pa, pb);
+			}
+		}
+}
+
+/*
+ * Each GPU is served by the nearest fast NIC (rate at least a quarter of
+ * the fastest, so 1 GbE management ports serve none); among equals, the
+ * one serving fewest GPUs so far, then the first.
+ */
+static void
+assign_nics(struct topo_node *n)
+{
+	int g, k, nd = topo_node_ndev(n);
+	double fastest = 0;
+
+	for (k = 0; k < n->nnics; k++)
+		fastest = fmax(fastest, n->nics[k].rate_gbit_s);
+	for (k = 0; k < n->nnics; k++)
+		n->nics[k].gpus = xcalloc((size_t)n->ngpus, sizeof(int));
+	for (g = 0; g < n->ngpus; g++) {
+		int best = -1;
+
+		for (k = 0; k < n->nnics; k++) {
+			struct topo_nic *c = &n->nics[k];
+			int p = n->paths[g * nd + n->ngpus + k];
+
+			if (fastest > 0 && c->rate_gbit_s < fastest / 4)
+				continue;
+			if (best < 0) {
+				best = k;
+				continue;
+			}
+			{
+				int bp = n->paths[g * nd + n->ngpus + best];
+
+				if (p < bp || (p == bp && c->ngpus <
+							 n->nics[best].ngpus))
+					best = k;
+			}
+		}
+		if (best >= 0) {
+			struct topo_nic *c = &n->nics[best];
+
+			c->gpus[c->ngpus++] = g;
+		}
+	}
+}
+
+static int
+collect(struct ctx *c, hwloc_obj_t **gpus, int *ng, hwloc_obj_t **nics,
+	int *nn)
+{
+	hwloc_obj_t o = NULL;
+	size_t ag = 0, an = 0, as = 0;
+
+	*gpus = *nics = NULL;
+	*ng = *nn = 0;
+	while ((o = hwloc_get_next_pcidev(c->t, o))) {
+		switch (kind_of(o)) {
+		case D_GPU:
+			xgrow((void **)gpus, &ag, (size_t)*ng + 1,
+			      sizeof(**gpus));
+			(*gpus)[(*ng)++] = o;
+			break;
+		case D_SWITCH:
+			xgrow((void **)&c->sw, &as, (size_t)c->nsw + 1,
+			      sizeof(*c->sw));
+			c->sw[c->nsw++] = o;
+			break;
+		case D_NIC:
+			xgrow((void **)nics, &an, (size_t)*nn + 1,
+			      sizeof(**nics));
+			(*nics)[(*nn)++] = o;
+			break;
+		}
+	}
+	if (*ng)
+		qsort(*gpus, (size_t)*ng, sizeof(**gpus), cmp_bus);
+	if (*nn)
+		qsort(*nics, (size_t)*nn, sizeof(**nics), cmp_bus);
+	return 0;
+}
+
+static int
+load_topology(hwloc_topology_t *t, const char *xml)
+{
+	FILE *fp;
+
+	if (xml) {
+		/* hwloc's own message for a missing file is vague. */
+		fp = fopen(xml, "r");
+		if (!fp)
+			return pd2bw_error("cannot open '%s': %s", xml,
+					   strerror(errno));
+		fclose(fp);
+	}
+	if (hwloc_topology_init(t))
+		return pd2bw_error("cannot initialise hwloc: %s",
+				   strerror(errno));
+	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_ALL);
+	if (xml && hwloc_topology_set_xml(*t, xml)) {
+		int e = errno;
+
+		hwloc_topology_destroy(*t);
+		return pd2bw_error("'%s': not a usable hwloc XML file: %s", xml,
+				   strerror(e));
+	}
+	if (hwloc_topology_load(*t)) {
+		int e = errno;
+
+		hwloc_topology_destroy(*t);
+		if (xml)
+			return pd2bw_error("%s: malformed hwloc XML topology "
+					   "(%s)",
+					   xml, strerror(e));
+		return pd2bw_error("cannot discover the topology: %s",
+				   strerror(e));
+	}
+	return 0;
+}
+
+static void
+set_host(struct topo_node *n, hwloc_topology_t t, int live)
+{
+	char buf[256];
+	const char *h;
+
+	if (live) {
+		if (!gethostname(buf, sizeof(buf))) {
+			buf[sizeof(buf) - 1] = 0;
+			n->host = xstrdup(buf);
+		}
+		return;
+	}
+	h = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "HostName");
+	if (h)
+		n->host = xstrdup(h);
+}
+
+static int
+fill_devices(struct ctx *c, struct topo_node *n, const char *sysfs)
+{
+	int i, k;
+
+	for (i = 0; i < n->ngpus; i++) {
+		struct topo_gpu *g = &n->gpus[i];
+		hwloc_obj_t o = c->dev[i];
+		const char *model = gpu_model(o);
+		char id[32];
+
+		g->pci = bus_id(o);
+		g->vendor_id = o->attr->pcidev.vendor_id;
+		g->device_id = o->attr->pcidev.device_id;
+		snprintf(id, sizeof(id), "NVIDIA %04x", g->device_id);
+		g->name = xstrdup(model ? model : id);
+		locality(c->t, o, &g->numa, &g->cpus);
+		infer_pcie(o->attr->pcidev.linkspeed, &g->pcie);
+		if (sysfs && topo_sysfs_pcie(sysfs, g->pci, &g->pcie) < 0)
+			return -1;
+	}
+	for (k = 0; k < n->nnics; k++) {
+		struct topo_nic *c2 = &n->nics[k];
+		hwloc_obj_t o = c->dev[n->ngpus + k];
+
+		nic_name(o, c2);
+		c2->pci = bus_id(o);
+		locality(c->t, o, &c2->numa, &c2->cpus);
+		if (sysfs && topo_sysfs_nic_rate(sysfs, c2->name,
+						 c2->infiniband,
+						 &c2->rate_gbit_s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+topo_discover(struct topo_node *n, const struct topo_discover_opts *o)
+{
+	struct ctx c;
+	hwloc_obj_t *gpus = NULL, *nics = NULL;
+	int ng = 0, nn = 0, i, j, nd, ret = -1, found;
+	const char *sysfs = o->sysfs ? o->sysfs : o->xml ? NULL : "/sys";
+	int64_t mem = 0;
+
+	topo_node_init(n);
+	memset(&c, 0, sizeof(c));
+	if (load_topology(&c.t, o->xml))
+		return -1;
+	collect(&c, &gpus, &ng, &nics, &nn);
+	topo_node_alloc(n, ng, nn);
+	nd = ng + nn;
+	c.dev = xcalloc((size_t)nd, sizeof(*c.dev));
+	for (i = 0; i < ng; i++)
+		c.dev[i] = gpus[i];
+	for (i = 0; i < nn; i++)
+		c.dev[ng + i] = nics[i];
+	c.direct = xcalloc((size_t)ng * (size_t)ng, sizeof(double));
+	c.dlinks = xcalloc((size_t)ng * (size_t)ng, sizeof(double));
+	c.swbw = xcalloc((size_t)ng, sizeof(double));
+	c.swlinks = xcalloc((size_t)ng, sizeof(double));
+	set_host(n, c.t, !o->xml);
+	n->numa_nodes = hwloc_get_nbobjs_by_type(c.t, HWLOC_OBJ_NUMANODE);
+	n->nvswitches = c.nsw;
+	if (fill_devices(&c, n, sysfs))
+		goto out;
+	for (i = 0; i < nd; i++)
+		for (j = 0; j < nd; j++)
+			n->paths[i * nd + j] = pci_path(c.t, c.dev[i], c.dev[j]);
+
+	found = links_from_hwloc(&c, ng, &n->nvswitches);
+	if (found)
+		n->links_from = TOPO_FROM_HWLOC;
+	else if (ng && (o->nvml_use == TOPO_NVML_ALWAYS ||
+			(o->nvml_use == TOPO_NVML_AUTO && !o->xml))) {
+		found = links_from_nvml(&c, n, o->nvml);
+		if (found < 0)
+			goto out;
+		if (found)
+			n->links_from = TOPO_FROM_NVML;
+	}
+	fill_pairs(&c, n);
+	assign_nics(n);
+	if (o->gpu) {
+		n->gpu = xstrdup(o->gpu);
+	} else if (ng) {
+		const char *guess = topo_gpu_guess(n->gpus[0].device_id, &mem);
+
+		if (guess)
+			n->gpu = xstrdup(guess);
+		n->gpu_mem_bytes = mem;
+	}
+	if (ng && n->gpus[0].mem_bytes)
+		n->gpu_mem_bytes = n->gpus[0].mem_bytes;
+	ret = 0;
+out:
+	free(gpus);
+	free(nics);
+	free(c.dev);
+	free(c.sw);
+	free(c.direct);
+	free(c.dlinks);
+	free(c.swbw);
+	free(c.swlinks);
+	hwloc_topology_destroy(c.t);
+	if (ret)
+		topo_node_release(n);
+	return ret;
+}
