@@ -321,7 +321,10 @@ check_name(struct yml_doc *d, yaml_node_t *n, const char *s)
 	return 0;
 }
 
-/* Value must be > 0 (lo_open) or >= 0, and <= 1 when eff. */
+/*
+ * yml_map has checked the ranges [0, max]; zero is refused here with a
+ * clearer message where it makes no sense.
+ */
 static int
 check_pos(struct yml_doc *d, yaml_node_t *item, const char *key, double v,
 	  int allow_zero)
@@ -347,16 +350,16 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 	double gib = 0;
 	const struct yml_key keys[] = {
 		YK_STR("name", 1, &g->name),
-		YK_DBL("memory_gib", 1, &gib, -1e300, 1048576),
-		YK_DBL("tflops16", 1, &g->tflops16, -1e300, 1e6),
-		YK_DBL("tflops32", 1, &g->tflops32, -1e300, 1e6),
-		YK_DBL("memory_gb_s", 1, &g->mem_gb_s, -1e300, 1e6),
-		YK_DBL("nvlink_gb_s", 1, &g->nvlink_gb_s, -1e300, 1e6),
-		YK_DBL("pcie_gb_s", 1, &g->pcie_gb_s, -1e300, 1e6),
-		YK_DBL("gemm_eff", 1, &g->gemm_eff, -1e300, 1e300),
-		YK_DBL("attn_eff", 1, &g->attn_eff, -1e300, 1e300),
-		YK_DBL("mem_eff", 1, &g->mem_eff, -1e300, 1e300),
-		YK_DBL("kernel_us", 1, &g->kernel_us, -1e300, 1e6),
+		YK_DBL("memory_gib", 1, &gib, 0, 1048576),
+		YK_DBL("tflops16", 1, &g->tflops16, 0, 1e6),
+		YK_DBL("tflops32", 1, &g->tflops32, 0, 1e6),
+		YK_DBL("memory_gb_s", 1, &g->mem_gb_s, 0, 1e6),
+		YK_DBL("nvlink_gb_s", 1, &g->nvlink_gb_s, 0, 1e6),
+		YK_DBL("pcie_gb_s", 1, &g->pcie_gb_s, 0, 1e6),
+		YK_DBL("gemm_eff", 1, &g->gemm_eff, 0, 1),
+		YK_DBL("attn_eff", 1, &g->attn_eff, 0, 1),
+		YK_DBL("mem_eff", 1, &g->mem_eff, 0, 1),
+		YK_DBL("kernel_us", 1, &g->kernel_us, 0, 1e6),
 		YK_STR("source", 0, &g->source),
 	};
 
