@@ -1,12 +1,439 @@
-/* main.c - pd2bw-plan: placeholder entry point (being written). */
+/*
+ * main.c - pd2bw-plan: options, usage and exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "chain.h"
+#include "cost.h"
+#include "input.h"
+#include "pd2bw/catalog.h"
+#include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+#include "report.h"
+#include "search.h"
+
+#define MAX_MB 64
+
+enum {
+	OPT_GPUS_FILE = 256,
+	OPT_MICROBATCHES,
+	OPT_WIDTH,
+	OPT_DEPTH,
+	OPT_MICROBATCH,
+	OPT_PLACEMENT,
+	OPT_RESERVE,
+	OPT_MAX_GPUS,
+	OPT_TOP,
+	OPT_WEIGHT_BYTES,
+	OPT_GRAD_BYTES,
+	OPT_OPT_BYTES,
+	OPT_VERSION_BYTES,
+	OPT_STATS,
+};
+
+static const struct option longopts[] = {
+	{"cluster", required_argument, NULL, 'c'},
+	{"batch", required_argument, NULL, 'B'},
+	{"gpu", required_argument, NULL, 'g'},
+	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
+	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
+	{"schedule", required_argument, NULL, 's'},
+	{"recompute", required_argument, NULL, 'r'},
+	{"evaluate", no_argument, NULL, 'e'},
+	{"width", required_argument, NULL, OPT_WIDTH},
+	{"depth", required_argument, NULL, OPT_DEPTH},
+	{"microbatch", required_argument, NULL, OPT_MICROBATCH},
+	{"placement", required_argument, NULL, OPT_PLACEMENT},
+	{"reserve", required_argument, NULL, OPT_RESERVE},
+	{"max-gpus", required_argument, NULL, OPT_MAX_GPUS},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"weight-bytes", required_argument, NULL, OPT_WEIGHT_BYTES},
+	{"grad-bytes", required_argument, NULL, OPT_GRAD_BYTES},
+	{"optimizer-bytes", required_argument, NULL, OPT_OPT_BYTES},
+	{"version-bytes", required_argument, NULL, OPT_VERSION_BYTES},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: %s [options] PROFILE|MODEL --cluster SPEC --batch N\n"
+		"\n"
+		"Search pipeline-parallel configurations (PipeDream-2BW) and "
+		"write a plan.\n"
+		"PROFILE is a pd2bw profile or a PipeDream graph.txt; MODEL a "
+		"pd2bw model\nor a Hugging Face config.json, estimated "
+		"analytically for the GPU.\n"
+		"\n"
+		"  -c, --cluster SPEC       cluster file, or preset NAME[:NODES] "
+		"(e.g. dgx-h100:4)\n"
+		"  -B, --batch N            global batch size (samples per "
+		"update)\n"
+		"  -g, --gpu NAME           GPU type for a MODEL (default: the "
+		"cluster's)\n"
+		"      --gpus-file FILE     add GPU types from a pd2bw-gpus "
+		"file\n"
+		"      --microbatches LIST  microbatch sizes to estimate for a "
+		"MODEL (1,2,4,...)\n"
+		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
+		"all)\n"
+		"  -r, --recompute LIST     none,selective,full (default: "
+		"none,full)\n"
+		"  -e, --evaluate           predict one configuration: needs "
+		"--width, --depth,\n"
+		"                           --microbatch, one --schedule and "
+		"one --recompute\n"
+		"      --width W            data-parallel width\n"
+		"      --depth D            pipeline depth\n"
+		"      --microbatch B       microbatch size\n"
+		"      --placement RULE     stages-in-node or replicas-in-node\n"
+		"      --reserve GIB        memory kept free per GPU (default "
+		"1)\n"
+		"      --max-gpus N         use at most N GPUs of the cluster\n"
+		"      --top K              alternatives to keep (default 10)\n"
+		"      --weight-bytes X     bytes per parameter: weights "
+		"(default from profile, 2)\n"
+		"      --grad-bytes X       gradients (2)\n"
+		"      --optimizer-bytes X  optimizer state with fp32 master "
+		"(12)\n"
+		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --stats              print search statistics\n"
+		"  -o, --output FILE        write the plan (YAML) to FILE; '-' "
+		"for stdout\n"
+		"  -q, --quiet              do not print the summary\n"
+		"  -h, --help               show this help\n"
+		"  -V, --version            show the version\n",
+		pd2bw_progname);
+}
+
+static _Noreturn void
+bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", pd2bw_progname);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
+	exit(2);
+}
+
+static long
+parse_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "invalid %s '%%s' (expected %ld..%ld)",
+			 opt, lo, hi);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+static double
+parse_double(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+/* Parse "a,b,c" of names into a bit mask; *one gets the single index. */
+static unsigned
+parse_names(const char *opt, const char *s, const char *const *names,
+	    int *one)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	unsigned mask = 0;
+	int n = 0, i;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; names[i]; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (!names[i]) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
+			bad_usage(msg, tok);
+		}
+		mask |= 1u << i;
+		*one = i;
+		n++;
+	}
+	free(copy);
+	if (!mask)
+		bad_usage("empty list for %s", opt);
+	if (n > 1)
+		*one = -1;
+	return mask;
+}
+
+static int
+parse_mb_list(const char *s, int *mb)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_MB)
+			bad_usage("too many microbatch sizes in '%s'", s);
+		mb[n] = (int)parse_long("--microbatches", tok, 1, 1 << 20);
+		if (n > 0 && mb[n] <= mb[n - 1])
+			bad_usage("microbatch sizes must increase: '%s'", s);
+		n++;
+	}
+	free(copy);
+	return n;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
+	const char *cluster_spec = NULL, *gpu = NULL, *gpus_file = NULL;
+	const char *output = NULL, *input;
+	struct search_opts so;
+	struct search_stats st;
+	struct cost_opts co;
+	struct gpu_catalog cat;
+	struct cluster cl;
+	struct profile prof;
+	struct chain ch;
+	struct plan plan;
+	double reserve_gib = 1.0;
+	double wb = -1, gb = -1, ob = -1, vb = -1;
+	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
+	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
+	int have_sched = 0, have_rc = 0;
+	char hash[17];
+
 	pd2bw_set_progname(argv[0]);
-	return pd2bw_error("not implemented yet") ? 1 : 0;
+	search_opts_init(&so);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:eo:qhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cluster_spec = optarg;
+			break;
+		case 'B':
+			so.batch = parse_long("--batch", optarg, 1,
+					      1L << 40);
+			break;
+		case 'g':
+			gpu = optarg;
+			break;
+		case OPT_GPUS_FILE:
+			gpus_file = optarg;
+			break;
+		case OPT_MICROBATCHES:
+			nmb = parse_mb_list(optarg, mb);
+			break;
+		case 's':
+			so.sched_mask = parse_names("--schedule", optarg,
+						    plan_sched_names,
+						    &sched_one);
+			have_sched = 1;
+			break;
+		case 'r':
+			so.rc_mask = parse_names("--recompute", optarg,
+						 prof_rc_names, &rc_one);
+			have_rc = 1;
+			break;
+		case 'e':
+			evaluate = 1;
+			break;
+		case OPT_WIDTH:
+			so.fix_w = (int)parse_long("--width", optarg, 1,
+						   INT_MAX);
+			break;
+		case OPT_DEPTH:
+			so.fix_d = (int)parse_long("--depth", optarg, 1,
+						   INT_MAX);
+			break;
+		case OPT_MICROBATCH:
+			so.fix_b = (int)parse_long("--microbatch", optarg, 1,
+						   INT_MAX);
+			break;
+		case OPT_PLACEMENT: {
+			int one = -1;
+
+			parse_names("--placement", optarg, plan_place_names,
+				    &one);
+			if (one < 0)
+				bad_usage("give one --placement, not '%s'",
+					  optarg);
+			so.fix_place = one;
+			break;
+		}
+		case OPT_RESERVE:
+			reserve_gib = parse_double("--reserve", optarg, 0, 1e6);
+			break;
+		case OPT_MAX_GPUS:
+			so.max_gpus = (int)parse_long("--max-gpus", optarg, 1,
+						      INT_MAX);
+			break;
+		case OPT_TOP:
+			so.topk = (int)parse_long("--top", optarg, 1, 1000);
+			break;
+		case OPT_WEIGHT_BYTES:
+			wb = parse_double("--weight-bytes", optarg, 0, 64);
+			break;
+		case OPT_GRAD_BYTES:
+			gb = parse_double("--grad-bytes", optarg, 0, 64);
+			break;
+		case OPT_OPT_BYTES:
+			ob = parse_double("--optimizer-bytes", optarg, 0, 64);
+			break;
+		case OPT_VERSION_BYTES:
+			vb = parse_double("--version-bytes", optarg, 0, 64);
+			break;
+		case OPT_STATS:
+			stats = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
+			return 0;
+		case ':':
+			bad_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		bad_usage("%s", optind < argc ? "give one PROFILE or MODEL"
+					      : "missing PROFILE or MODEL");
+	input = argv[optind];
+	if (!cluster_spec)
+		bad_usage("%s", "missing --cluster");
+	if (!so.batch)
+		bad_usage("%s", "missing --batch");
+	if (evaluate) {
+		if (so.fix_w <= 0 || so.fix_d <= 0 || so.fix_b <= 0)
+			bad_usage("%s", "--evaluate needs --width, --depth "
+					"and --microbatch");
+		if (!have_sched || sched_one < 0 || !have_rc || rc_one < 0)
+			bad_usage("%s", "--evaluate needs one --schedule and "
+					"one --recompute");
+		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
+		so.fix_rc = rc_one;
+		if (so.batch % ((long)so.fix_w * so.fix_b))
+			bad_usage("%s", "--batch must be a multiple of "
+					"--width x --microbatch");
+	}
+
+	catalog_init(&cat);
+	cluster_init(&cl);
+	profile_init(&prof);
+	plan_init(&plan);
+	memset(&ch, 0, sizeof(ch));
+	if (gpus_file && catalog_load(&cat, gpus_file))
+		goto out;
+	if (cluster_open(&cl, cluster_spec))
+		goto out;
+	if (!gpu)
+		gpu = cl.gpu;
+	if (input_load(&prof, input, &cat, gpu, mb, nmb, &is_model))
+		goto out;
+	if (!is_model && nmb)
+		pd2bw_warn("--microbatches applies to models only; using the "
+			   "profile's sizes");
+	if (so.fix_b > 0 && profile_mb_index(&prof, so.fix_b) < 0) {
+		pd2bw_error("microbatch %d is not in the profile", so.fix_b);
+		goto out;
+	}
+	if (chain_build(&ch, &prof))
+		goto out;
+
+	co.weight_bytes = wb >= 0 ? wb : prof.weight_bytes;
+	co.grad_bytes = gb >= 0 ? gb : prof.grad_bytes;
+	co.opt_bytes = ob >= 0 ? ob : prof.optimizer_bytes;
+	co.version_bytes = vb >= 0 ? vb : prof.version_bytes;
+	co.cap_bytes = (double)cl.gpu_mem_bytes -
+		       reserve_gib * 1024.0 * 1024.0 * 1024.0;
+	if (co.cap_bytes <= 0) {
+		pd2bw_error("--reserve %.3g GiB leaves no memory on a %.3g GiB "
+			    "GPU",
+			    reserve_gib,
+			    cl.gpu_mem_bytes / (1024.0 * 1024.0 * 1024.0));
+		goto out;
+	}
+
+	ret = search_run(&ch, &cl, &co, &so, &plan, &st);
+	if (ret < 0) {
+		ret = 1;
+		goto out;
+	}
+	if (ret == 3 && !evaluate)
+		goto out;
+	plan.model = xstrdup(prof.model ? prof.model : "unknown");
+	plan.gpu = xstrdup(gpu ? gpu : prof.device);
+	plan.profile = xstrdup(input);
+	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);
+	plan.cluster = xstrdup(cluster_spec);
+	/* A preset has no file to hash. */
+	plan.cluster_hash = xstrdup(access(cluster_spec, R_OK) ? "preset"
+			    : plan_hash_file(cluster_spec, hash) ? "" : hash);
+	plan.nodes = cl.nodes;
+	plan.gpus_per_node = cl.gpus_per_node;
+	plan.gpu_mem_bytes = cl.gpu_mem_bytes;
+	plan.reserve_bytes =
+		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
+	if (!quiet && !(output && !strcmp(output, "-")))
+		report_plan(stdout, &plan, &st, stats);
+	if (ret == 3)
+		goto out;
+	if (output && plan_write(&plan, output)) {
+		ret = 1;
+		goto out;
+	}
+	ret = 0;
+out:
+	plan_release(&plan);
+	chain_release(&ch);
+	profile_release(&prof);
+	cluster_release(&cl);
+	catalog_release(&cat);
+	if (fflush(stdout) || ferror(stdout)) {
+		pd2bw_error("write error on standard output");
+		ret = 1;
+	}
+	return ret;
 }

@@ -1,0 +1,93 @@
+/*
+ * input.c - load the planner's input: profile, PipeDream graph, or model.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/error.h"
+#include "pd2bw/model.h"
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, alloc = 0, got;
+
+	if (!fp) {
+		pd2bw_error("cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		xgrow((void **)&buf, &alloc, n + 65536, 1);
+		got = fread(buf + n, 1, alloc - n, fp);
+		n += got;
+	} while (got > 0);
+	if (ferror(fp)) {
+		pd2bw_error("cannot read '%s': %s", path, strerror(errno));
+		fclose(fp);
+		free(buf);
+		return NULL;
+	}
+	fclose(fp);
+	*len = n;
+	return buf;
+}
+
+/* A model is a pd2bw-model file or JSON (Hugging Face config). */
+static int
+looks_like_model(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' ||
+			   buf[i] == '\r'))
+		i++;
+	if (i < len && buf[i] == '{')
+		return 1;
+	for (; i + 12 < len; i++)
+		if (!memcmp(buf + i, "pd2bw-model/", 12))
+			return 1;
+	return 0;
+}
+
+int
+input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
+	   const char *gpu, const int *mb, int nmb, int *is_model)
+{
+	size_t len = 0;
+	char *buf = slurp(path, &len);
+	int ret;
+
+	*is_model = 0;
+	if (!buf)
+		return -1;
+	if (looks_like_model(buf, len)) {
+		struct model m;
+		const struct gpu_spec *g = catalog_find(cat, gpu);
+
+		*is_model = 1;
+		model_init(&m);
+		ret = model_load_string(&m, path, buf, len);
+		if (!ret && !g)
+			ret = pd2bw_error("unknown GPU '%s' (see "
+					  "pd2bw-profile --list-gpus)",
+					  gpu);
+		if (!ret) {
+			if (nmb <= 0) {
+				mb = analytic_default_mb;
+				nmb = analytic_default_nmb;
+			}
+			ret = analytic_profile(p, &m, g, mb, nmb, 1);
+		}
+		model_release(&m);
+	} else {
+		ret = profile_load_string(p, path, buf, len);
+	}
+	free(buf);
+	return ret;
+}

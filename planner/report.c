@@ -1,0 +1,97 @@
+/*
+ * report.c - print a plan as tables a person can check: what was chosen,
+ * where the time goes, what each stage holds, and what came close.
+ */
+#include <stdio.h>
+
+#include "pd2bw/profile.h"
+#include "report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MAX_ROWS 32
+
+static const char *
+human_count(double v, char *buf, size_t n)
+{
+	if (v >= 1e9)
+		snprintf(buf, n, "%.2fB", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, n, "%.1fK", v / 1e3);
+	else
+		snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
+void
+report_plan(FILE *fp, const struct plan *p, const struct search_stats *st,
+	    int show_stats)
+{
+	const struct plan_terms *t = &p->terms;
+	char buf[32];
+	int s, i;
+
+	fprintf(fp, "%s on %s: %d node%s x %d %s (%.1f GiB), global batch "
+		    "%lld\n",
+		p->model, p->cluster, p->nodes, p->nodes == 1 ? "" : "s",
+		p->gpus_per_node, p->gpu, p->gpu_mem_bytes / GIB,
+		(long long)p->global_batch);
+	if (show_stats && st)
+		fprintf(fp, "searched %ld configurations, %ld solved exactly, "
+			    "in %.1f ms\n",
+			st->candidates, st->solved, st->ms);
+	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep = %d GPUs, microbatch "
+		    "%d x %d per update, recompute %s\n",
+		plan_sched_names[p->sched], p->w, p->d, p->w * p->d, p->b,
+		p->m, prof_rc_names[p->recompute]);
+	fprintf(fp, "placement:  %s\n", p->place_reason);
+	fprintf(fp, "predicted:  %.1f ms per iteration, %.1f samples/s, "
+		    "%.1f TFLOP/s per GPU, bubble %.1f%%, peak %.2f GiB\n",
+		p->iter_ms, p->samples_s, p->tflops_per_gpu,
+		100 * p->bubble_frac, p->peak_mem_bytes / GIB);
+	fprintf(fp, "binding:    %s: %s\n", plan_bind_names[p->bind],
+		p->bind_reason);
+	fprintf(fp, "breakdown:  compute %.1f + recompute %.1f + p2p %.1f + "
+		    "all-reduce %.1f + bubble %.1f = %.1f ms\n",
+		t->compute_ms, t->recompute_ms, t->p2p_ms, t->allreduce_ms,
+		t->bubble_ms,
+		t->compute_ms + t->recompute_ms + t->p2p_ms + t->allreduce_ms +
+			t->bubble_ms);
+
+	fprintf(fp, "\nstage  layers     params  compute  recomp     p2p  "
+		    "allred/upd  in-flight  memory GiB\n");
+	for (s = 0; s < p->nstages; s++) {
+		const struct plan_stage *g = &p->stages[s];
+		char range[24];
+
+		if (s == MAX_ROWS / 2 && p->nstages > MAX_ROWS) {
+			fprintf(fp, "  ... %d more stages\n",
+				p->nstages - MAX_ROWS);
+			s = p->nstages - MAX_ROWS / 2;
+			g = &p->stages[s];
+		}
+		snprintf(range, sizeof(range), "%d-%d", g->first, g->last);
+		fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f %7.2f %11.1f %10d "
+			    "%11.2f\n",
+			s, range, human_count((double)g->params, buf,
+					      sizeof(buf)),
+			g->compute_ms, g->recompute_ms, g->p2p_ms,
+			g->allreduce_ms, g->in_flight, g->mem_bytes / GIB);
+	}
+
+	if (p->nalts > 1) {
+		fprintf(fp, "\n  #  schedule    w    d    b     m  recompute  "
+			    "placement           iter ms   samples/s  mem GiB\n");
+		for (i = 0; i < p->nalts; i++) {
+			const struct plan_alt *a = &p->alts[i];
+
+			fprintf(fp, "%3d  %-8s %4d %4d %4d %5d  %-9s  %-16s "
+				    "%10.1f %11.1f %8.2f\n",
+				i + 1, plan_sched_names[a->sched], a->w, a->d,
+				a->b, a->m, prof_rc_names[a->recompute],
+				plan_place_names[a->place], a->iter_ms,
+				a->samples_s, a->mem_bytes / GIB);
+		}
+	}
+}
