@@ -44,7 +44,12 @@
  * - stash_bytes[full]: what must be kept to rerun layer k from scratch,
  *   i.e. every tensor crossing the cut just before k (out_bytes of layer
  *   k-1); for a chain that is the layer's input.  For k = 0 (a source) it
- *   is the node's own output, the sample itself.
+ *   is the node's own output, the sample itself.  The format requires
+ *   stashes not to grow with recomputation, so it is capped at the
+ *   layer's own activation_size.  At the granularity of single ops this
+ *   saves little (each op's input is its predecessor's output); the real
+ *   saving of recomputing a whole stage from its input is the planner's to
+ *   model from out_bytes.
  * - out_bytes: for k < n-1 the cut between positions k and k+1: the sum of
  *   activation_size over nodes at positions <= k with an edge to a node at
  *   a position > k, which is what PipeDream's optimizer charges for a stage
@@ -872,9 +877,10 @@ convert(const struct pd_graph *g, const int *order, const int *pos,
 		struct prof_layer *L = &p->layers[k];
 		struct prof_point *pt = &L->pt[0];
 		int64_t act = to_bytes(v->v[PD_ACT]);
-		int64_t prev_cut = k ? run : act;
+		int64_t prev_cut = k && run < act ? run : act;
 		/* Only the data loader's sources get their times cleared. */
-		int loader = !strncmp(v->desc, "Input", 5) && !haspred[order[k]];
+		int loader = !strncmp(v->desc, "Input", 5) &&
+			     !haspred[order[k]];
 
 		run += delta[k];
 		L->name = layer_name(g, v);
