@@ -1,0 +1,437 @@
+/*
+ * test_model.c - pd2bw-model/1 and Hugging Face config.json reading, the
+ * defaults, validation messages, byte-stable round trips, and the zoo.
+ */
+#include "harness.h"
+#include "capture.h"
+#include "pd2bw/error.h"
+#include "pd2bw/model.h"
+
+#define FX "tests/data/formats/"
+
+static int
+load_str(struct model *m, const char *buf)
+{
+	return model_load_string(m, "m.yaml", buf, strlen(buf));
+}
+
+static int
+load_json(struct model *m, const char *buf)
+{
+	return model_load_string(m, "c.json", buf, strlen(buf));
+}
+
+static const char head[] = "format: pd2bw-model/1\nname: t\n";
+
+/* head + extra + the remaining required keys, unless extra names them. */
+static int
+load_with(struct model *m, const char *extra)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "%s%s", head, extra);
+	return load_str(m, buf);
+}
+
+static void
+test_defaults(void)
+{
+	struct model m;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path(FX "model-min.yaml")) == 0);
+	CHECK_STR_EQ(m.name, "tiny");
+	CHECK_INT_EQ(m.family, MODEL_GPT);
+	CHECK_INT_EQ(m.layers, 2);
+	CHECK_INT_EQ(m.kv_heads, 4);
+	CHECK_INT_EQ(m.ffn_hidden, 256);
+	CHECK_INT_EQ(m.activation, MODEL_GELU);
+	CHECK_INT_EQ(m.causal, 1);
+	CHECK_INT_EQ(m.tied_embeddings, 1);
+	CHECK_INT_EQ(m.flash_attention, 0);
+	CHECK_INT_EQ(m.precision, MODEL_FP16);
+
+	/* llama: SwiGLU with Llama's 2/3 * 4h rounded up to 256 (11008). */
+	CHECK(load_with(&m, "family: llama\nlayers: 2\nhidden: 4096\n"
+			    "heads: 32\nseq_len: 16\nvocab: 100\n") == 0);
+	CHECK_INT_EQ(m.ffn_hidden, 11008);
+	CHECK_INT_EQ(m.activation, MODEL_SWIGLU);
+	CHECK_INT_EQ(m.norm, MODEL_RMSNORM);
+	CHECK_INT_EQ(m.positions, MODEL_ROTARY);
+	CHECK_INT_EQ(m.tied_embeddings, 0);
+	CHECK_INT_EQ(m.bias, 0);
+	CHECK_INT_EQ(m.dropout, 0);
+	CHECK_INT_EQ(m.flash_attention, 1);
+	CHECK_INT_EQ(m.precision, MODEL_BF16);
+
+	/* bert is bidirectional; explicit keys beat family defaults. */
+	CHECK(load_with(&m, "family: bert\nlayers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\ncausal: true\n"
+			    "ffn_hidden: 100\n") == 0);
+	CHECK_INT_EQ(m.causal, 1);
+	CHECK_INT_EQ(m.ffn_hidden, 100);
+	CHECK(load_with(&m, "family: bert\nlayers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\n") == 0);
+	CHECK_INT_EQ(m.causal, 0);
+	model_release(&m);
+}
+
+static void
+test_bad(void)
+{
+	struct model m;
+	const char *rest = "layers: 2\nhidden: 64\nheads: 4\nseq_len: 16\n";
+	char buf[1024];
+
+	model_init(&m);
+	snprintf(buf, sizeof(buf), "%svocab: 100\nlayrs: 3\n", rest);
+	CHECK_ERR(load_with(&m, buf), "pd2bw: m.yaml:8:1: unknown key 'layrs'");
+	CHECK_ERR(load_with(&m, rest), "pd2bw: m.yaml:1:1: missing key 'vocab'");
+	snprintf(buf, sizeof(buf), "%svocab: lots\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:7:8: expected a number, found 'lots'");
+	snprintf(buf, sizeof(buf), "%svocab: .nan\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:7:8: expected a number, found '.nan'");
+	snprintf(buf, sizeof(buf), "%svocab: -5\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:7:8: value -5 out of range [1, 1000000000]");
+	CHECK_ERR(load_with(&m, "layers: 0\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\n"),
+		  "pd2bw: m.yaml:3:9: value 0 out of range [1, 1000000]");
+	CHECK_ERR(load_with(&m, "layers: 2000000\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\n"),
+		  "pd2bw: m.yaml:3:9: value 2000000 out of range [1, "
+		  "1000000]");
+	snprintf(buf, sizeof(buf), "%svocab: 100\ncausal: 1\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:8:9: expected true or false for 'causal'");
+	snprintf(buf, sizeof(buf), "%svocab: 100\nactivation: relu\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:8:13: invalid activation 'relu' (expected "
+		  "gelu, swiglu)");
+	snprintf(buf, sizeof(buf), "family: t5\n%svocab: 100\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:3:9: invalid family 't5' (expected gpt, "
+		  "bert, llama)");
+	snprintf(buf, sizeof(buf), "%svocab: 100\nkv_heads: 3\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:8:11: kv_heads (3) do not divide heads (4)");
+	snprintf(buf, sizeof(buf), "%svocab: 100\nkv_heads: 8\n", rest);
+	CHECK_ERR(load_with(&m, buf),
+		  "pd2bw: m.yaml:8:11: kv_heads 8 out of range [1, heads]");
+	CHECK_ERR(model_load(&m, cap_path(FX "model-bad-heads.yaml")),
+		  "pd2bw: " FX "model-bad-heads.yaml:5:8: heads (5) do not "
+		  "divide hidden (64)");
+	CHECK_ERR(model_load(&m, cap_path(FX "model-truncated.yaml")),
+		  "pd2bw: " FX "model-truncated.yaml:4:1: did not find "
+		  "expected node content while parsing a flow node");
+	CHECK_ERR(model_load(&m, cap_path(FX "empty.yaml")),
+		  "pd2bw: " FX "empty.yaml:1:1: empty document");
+	CHECK_ERR(load_str(&m, "- 1\n- 2\n"),
+		  "pd2bw: m.yaml:1:1: expected a mapping, found a sequence");
+	CHECK_ERR(load_str(&m, "just text\n"),
+		  "pd2bw: m.yaml:1:1: expected a mapping, found a scalar");
+	CHECK_ERR(load_str(&m, "format: pd2bw-model/2\n"),
+		  "pd2bw: m.yaml:1:9: format version 2 is newer than this "
+		  "program reads (1)");
+	CHECK_ERR(load_str(&m, "name: x\n"),
+		  "pd2bw: m.yaml:1:1: missing key 'format'");
+	CHECK_ERR(model_load(&m, "/nonexistent/m.yaml"),
+		  "pd2bw: cannot open '/nonexistent/m.yaml': No such file or "
+		  "directory");
+	model_release(&m);
+}
+
+static void
+test_hf(void)
+{
+	struct model m;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path(FX "hf-gpt2/config.json")) == 0);
+	CHECK_STR_EQ(m.name, "hf-gpt2");
+	CHECK_INT_EQ(m.family, MODEL_GPT);
+	CHECK_INT_EQ(m.layers, 48);
+	CHECK_INT_EQ(m.hidden, 1600);
+	CHECK_INT_EQ(m.heads, 25);
+	CHECK_INT_EQ(m.kv_heads, 25);
+	CHECK_INT_EQ(m.ffn_hidden, 6400);
+	CHECK_INT_EQ(m.seq_len, 1024);
+	CHECK_INT_EQ(m.vocab, 50257);
+	CHECK_INT_EQ(m.tied_embeddings, 1);
+	CHECK_INT_EQ(m.dropout, 1);
+	CHECK_INT_EQ(m.bias, 1);
+	CHECK_INT_EQ(m.flash_attention, 1);
+
+	CHECK(model_load(&m, cap_path(FX "hf-bert.json")) == 0);
+	CHECK_STR_EQ(m.name, "hf-bert");
+	CHECK_INT_EQ(m.family, MODEL_BERT);
+	CHECK_INT_EQ(m.layers, 24);
+	CHECK_INT_EQ(m.hidden, 1024);
+	CHECK_INT_EQ(m.ffn_hidden, 4096);
+	CHECK_INT_EQ(m.seq_len, 512);
+	CHECK_INT_EQ(m.vocab, 30522);
+	CHECK_INT_EQ(m.causal, 0);
+
+	CHECK(model_load(&m, cap_path(FX "hf-llama/config.json")) == 0);
+	CHECK_STR_EQ(m.name, "hf-llama");
+	CHECK_INT_EQ(m.family, MODEL_LLAMA);
+	CHECK_INT_EQ(m.heads, 32);
+	CHECK_INT_EQ(m.kv_heads, 8);
+	CHECK_INT_EQ(m.ffn_hidden, 14336);
+	CHECK_INT_EQ(m.seq_len, 8192);
+	CHECK_INT_EQ(m.vocab, 128256);
+	CHECK_INT_EQ(m.activation, MODEL_SWIGLU);
+	CHECK_INT_EQ(m.norm, MODEL_RMSNORM);
+	CHECK_INT_EQ(m.tied_embeddings, 0);
+	CHECK_INT_EQ(m.bias, 0);
+	CHECK_INT_EQ(m.dropout, 0);
+	CHECK_INT_EQ(m.precision, MODEL_BF16);
+
+	CHECK(model_load(&m, cap_path(FX "hf-mistral.json")) == 0);
+	CHECK_STR_EQ(m.name, "hf-mistral");
+	CHECK_INT_EQ(m.family, MODEL_LLAMA);
+	CHECK_INT_EQ(m.seq_len, 32768);
+	CHECK_INT_EQ(m.vocab, 32000);
+
+	CHECK(model_load(&m, cap_path(FX "hf-qwen2.json")) == 0);
+	CHECK_STR_EQ(m.name, "Qwen/Qwen2-0.5B");
+	CHECK_INT_EQ(m.hidden, 896);
+	CHECK_INT_EQ(m.heads, 14);
+	CHECK_INT_EQ(m.kv_heads, 2);
+	CHECK_INT_EQ(m.tied_embeddings, 1);
+	CHECK_INT_EQ(m.bias, 0);
+
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"gpt2\",\n"
+			    " \"n_embd\": 64, \"n_head\": 4,\n"
+			    " \"n_positions\": 16, \"vocab_size\": 9}"),
+		  "pd2bw: c.json:1:1: missing key 'n_layer'");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"gpt2\", \"n_layer\": 2,"
+			    "\n \"n_embd\": \"64\", \"n_head\": 4}"),
+		  "pd2bw: c.json:2:12: expected a number, found '64'");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"gpt2\", \"n_layer\": 2,"
+			    "\n \"n_embd\": 64, \"n_head\": 5,\n"
+			    " \"n_ctx\": 8, \"vocab_size\": 9}"),
+		  "pd2bw: c.json:2:26: heads (5) do not divide hidden (64)");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"t5\"}"),
+		  "pd2bw: c.json:1:16: unsupported model_type 't5' (expected "
+		  "gpt2, bert, llama, mistral or qwen2)");
+	CHECK_ERR(load_json(&m,
+			    "{\"architectures\": [\"T5Model\"]}"),
+		  "pd2bw: c.json:1:19: unsupported architectures (expected "
+		  "GPT2*, Bert*, Llama*, Mistral* or Qwen2*)");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"llama\",\n"
+			    " \"num_hidden_layers\": 2, "
+			    "\"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"num_key_value_heads\": 3,\n"
+			    " \"intermediate_size\": 8, "
+			    "\"max_position_embeddings\": 8,\n"
+			    " \"vocab_size\": 9}"),
+		  "pd2bw: c.json:3:51: kv_heads (3) do not divide heads (4)");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"llama\",\n"
+			    " \"num_hidden_layers\": 2, "
+			    "\"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"hidden_act\": \"gelu\",\n"
+			    " \"intermediate_size\": 8, "
+			    "\"max_position_embeddings\": 8,\n"
+			    " \"vocab_size\": 9}"),
+		  "pd2bw: c.json:3:42: unsupported hidden_act 'gelu' "
+		  "(expected silu)");
+	CHECK_ERR(load_json(&m,
+			    "{\"model_type\": \"bert\",\n"
+			    " \"num_hidden_layers\": 2, "
+			    "\"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"tie_word_embeddings\": 1,\n"
+			    " \"intermediate_size\": 8, "
+			    "\"max_position_embeddings\": 8,\n"
+			    " \"vocab_size\": 9}"),
+		  "pd2bw: c.json:3:51: expected true or false for "
+		  "'tie_word_embeddings'");
+	model_release(&m);
+}
+
+/* Write m, read it back, write again: identical bytes, equal fields. */
+static void
+round_trip(const struct model *m, const char *dir)
+{
+	char p1[4400], p2[4400], *a, *b;
+	struct model r;
+
+	snprintf(p1, sizeof(p1), "%s/a.yaml", dir);
+	snprintf(p2, sizeof(p2), "%s/b.yaml", dir);
+	model_init(&r);
+	CHECK(model_write(m, p1) == 0);
+	CHECK(model_load(&r, p1) == 0);
+	CHECK(model_write(&r, p2) == 0);
+	a = cap_slurp(p1);
+	b = cap_slurp(p2);
+	CHECK_MSG(a && b && !strcmp(a, b), m->name);
+	CHECK_STR_EQ(r.name, m->name);
+	CHECK(r.family == m->family && r.layers == m->layers &&
+	      r.hidden == m->hidden && r.heads == m->heads &&
+	      r.kv_heads == m->kv_heads && r.ffn_hidden == m->ffn_hidden &&
+	      r.seq_len == m->seq_len && r.vocab == m->vocab &&
+	      r.activation == m->activation && r.norm == m->norm &&
+	      r.positions == m->positions && r.causal == m->causal &&
+	      r.tied_embeddings == m->tied_embeddings &&
+	      r.bias == m->bias && r.dropout == m->dropout &&
+	      r.flash_attention == m->flash_attention &&
+	      r.precision == m->precision);
+	free(a);
+	free(b);
+	model_release(&r);
+}
+
+static void
+test_write(void)
+{
+	static const char want[] =
+		"format: pd2bw-model/1\nname: tiny\nfamily: gpt\nlayers: 2\n"
+		"hidden: 64\nheads: 4\nkv_heads: 4\nffn_hidden: 256\n"
+		"seq_len: 16\nvocab: 100\nactivation: gelu\nnorm: layernorm\n"
+		"positions: learned\ncausal: true\ntied_embeddings: true\n"
+		"bias: true\ndropout: true\nflash_attention: false\n"
+		"precision: fp16\n";
+	char *dir = cap_mkdtemp(), p[4400], *got;
+	struct model m;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path(FX "model-min.yaml")) == 0);
+	snprintf(p, sizeof(p), "%s/w.yaml", dir);
+	CHECK(model_write(&m, p) == 0);
+	got = cap_slurp(p);
+	CHECK_STR_EQ(got, want);
+	free(got);
+	round_trip(&m, dir);
+	CHECK(model_load(&m, cap_path(FX "hf-qwen2.json")) == 0);
+	round_trip(&m, dir);
+	/* A name that looks like a number stays a string. */
+	free(m.name);
+	m.name = xstrdup("1.5");
+	round_trip(&m, dir);
+
+	CHECK_INT_EQ(cap_count(dir), 3);
+	snprintf(p, sizeof(p), "%s/missing/w.yaml", dir);
+	{
+		char want_err[4600];
+
+		snprintf(want_err, sizeof(want_err),
+			 "pd2bw: cannot create '%s': No such file or "
+			 "directory", p);
+		CHECK_ERR(model_write(&m, p), want_err);
+	}
+	CHECK_INT_EQ(cap_count(dir), 3);
+	/* An invalid model is refused before anything is written. */
+	m.heads = 5;
+	snprintf(p, sizeof(p), "%s/bad.yaml", dir);
+	{
+		char want_err[4600];
+
+		snprintf(want_err, sizeof(want_err),
+			 "pd2bw: %s: heads (5) do not divide hidden (896)", p);
+		CHECK_ERR(model_write(&m, p), want_err);
+	}
+	CHECK_INT_EQ(cap_count(dir), 3);
+	model_release(&m);
+	cap_rmdir(dir);
+}
+
+static void
+test_validate(void)
+{
+	struct model m;
+
+	model_init(&m);
+	m.name = xstrdup("v");
+	m.layers = 2;
+	m.hidden = 64;
+	m.heads = 4;
+	m.kv_heads = 4;
+	m.ffn_hidden = 256;
+	m.seq_len = 16;
+	m.vocab = 100;
+	CHECK(model_validate(&m, "v") == 0);
+	m.heads = 6;
+	CHECK_ERR(model_validate(&m, "v"),
+		  "pd2bw: v: heads (6) do not divide hidden (64)");
+	m.heads = 4;
+	m.seq_len = 0;
+	CHECK_ERR(model_validate(&m, "v"),
+		  "pd2bw: v: seq_len 0 out of range [1, 100000000]");
+	m.seq_len = 16;
+	m.layers = 0;
+	CHECK_ERR(model_validate(&m, "v"),
+		  "pd2bw: v: layers 0 out of range [1, 1000000]");
+	m.layers = 2;
+	m.precision = 7;
+	CHECK_ERR(model_validate(&m, "v"),
+		  "pd2bw: v: invalid enumeration value");
+	model_release(&m);
+}
+
+static const char *const zoo[] = {
+	"gpt-1.3b", "gpt-2.2b", "gpt-3.8b", "bert-2.2b", "bert-3.8b",
+	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama3-8b",
+	"llama3-70b", NULL,
+};
+
+static void
+test_zoo(void)
+{
+	char rel[256], *dir = cap_mkdtemp();
+	struct model m;
+	int i;
+
+	model_init(&m);
+	for (i = 0; zoo[i]; i++) {
+		snprintf(rel, sizeof(rel), "models/%s.yaml", zoo[i]);
+		CHECK_MSG(model_load(&m, cap_path(rel)) == 0, zoo[i]);
+		CHECK_STR_EQ(m.name, zoo[i]);
+		CHECK_MSG(model_validate(&m, rel) == 0, zoo[i]);
+		round_trip(&m, dir);
+	}
+	CHECK(model_load(&m, cap_path("models/gpt-2.2b.yaml")) == 0);
+	CHECK(m.layers == 32 && m.hidden == 2304 && m.heads == 32 &&
+	      m.seq_len == 512 && m.vocab == 51200 && m.dropout &&
+	      !m.flash_attention && m.causal);
+	CHECK(model_load(&m, cap_path("models/bert-3.8b.yaml")) == 0);
+	CHECK(m.family == MODEL_BERT && m.layers == 32 && m.hidden == 3072 &&
+	      m.seq_len == 512 && m.vocab == 30592 && !m.causal);
+	CHECK(model_load(&m, cap_path("models/llama3-70b.yaml")) == 0);
+	CHECK(m.layers == 80 && m.hidden == 8192 && m.heads == 64 &&
+	      m.kv_heads == 8 && m.ffn_hidden == 28672 &&
+	      m.seq_len == 8192 && m.vocab == 128256 &&
+	      m.activation == MODEL_SWIGLU && m.norm == MODEL_RMSNORM &&
+	      !m.tied_embeddings && !m.bias && m.flash_attention);
+	CHECK(model_load(&m, cap_path("models/gpt3-175b.yaml")) == 0);
+	CHECK(m.layers == 96 && m.hidden == 12288 && m.heads == 96 &&
+	      m.seq_len == 2048);
+	model_release(&m);
+	cap_rmdir(dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	(void)h_skip;
+	(void)h_skip_all;
+	cap_find_top(argv[0]);
+	test_defaults();
+	test_bad();
+	test_hf();
+	test_write();
+	test_validate();
+	test_zoo();
+	return h_done();
+}

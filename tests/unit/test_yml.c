@@ -1,0 +1,249 @@
+/*
+ * test_yml.c - the strict YAML reader (key tables, types, ranges, format
+ * line, libyaml syntax errors) and the byte-stable, atomic writer.
+ */
+#include <stdint.h>
+
+#include "harness.h"
+#include "capture.h"
+#include "pd2bw/yml.h"
+
+struct vals {
+	char *name;
+	int n;
+	int64_t big;
+	double x;
+	int flag;
+	int color;
+	yaml_node_t *seq, *map;
+};
+
+static const char *const colors[] = {"red", "green", NULL};
+
+/* Load buf as "t.yaml" and run yml_map with the test table. */
+static int
+map_string(const char *buf, struct vals *v)
+{
+	struct yml_doc d;
+	yaml_node_t *root;
+	int ret = -1;
+	const struct yml_key keys[] = {
+		YK_STR("name", 1, &v->name),
+		YK_INT("n", 0, &v->n, 1, 100),
+		YK_I64("big", 0, &v->big, 0, 1e15),
+		YK_DBL("x", 0, &v->x, 0, 10),
+		YK_BOOL("flag", 0, &v->flag),
+		YK_ENUM("color", 0, &v->color, colors),
+		YK_SEQ("seq", 0, &v->seq),
+		YK_MAP("map", 0, &v->map),
+	};
+
+	memset(v, 0, sizeof(*v));
+	if (yml_load_string(&d, "t.yaml", buf, strlen(buf)) == 0) {
+		root = yml_root(&d);
+		if (root)
+			ret = yml_map(&d, root, keys,
+				      sizeof(keys) / sizeof(keys[0]));
+	}
+	yml_release(&d);
+	free(v->name);
+	v->name = NULL;
+	return ret;
+}
+
+static void
+test_map(void)
+{
+	struct vals v;
+
+	CHECK(map_string("name: a\nn: 7\nbig: 123456789012\nx: 2.5\n"
+			 "flag: true\ncolor: green\n", &v) == 0);
+	CHECK_INT_EQ(v.n, 7);
+	CHECK_INT_EQ(v.big, 123456789012LL);
+	CHECK_NEAR(v.x, 2.5, 0);
+	CHECK_INT_EQ(v.flag, 1);
+	CHECK_INT_EQ(v.color, 1);
+
+	CHECK_ERR(map_string("name: a\nnn: 1\n", &v),
+		  "pd2bw: t.yaml:2:1: unknown key 'nn'");
+	CHECK_ERR(map_string("n: 1\n", &v),
+		  "pd2bw: t.yaml:1:1: missing key 'name'");
+	CHECK_ERR(map_string("name: a\nn: 1\nn: 2\n", &v),
+		  "pd2bw: t.yaml:3:1: duplicate key 'n'");
+	CHECK_ERR(map_string("name: a\nn: 1.5\n", &v),
+		  "pd2bw: t.yaml:2:4: expected an integer, found '1.5'");
+	CHECK_ERR(map_string("name: a\nn: 0\n", &v),
+		  "pd2bw: t.yaml:2:4: value 0 out of range [1, 100]");
+	CHECK_ERR(map_string("name: a\nn: -3\n", &v),
+		  "pd2bw: t.yaml:2:4: value -3 out of range [1, 100]");
+	CHECK_ERR(map_string("name: a\nn: \"5\"\n", &v),
+		  "pd2bw: t.yaml:2:4: expected a number, found '5'");
+	CHECK_ERR(map_string("name: a\nn: [1]\n", &v),
+		  "pd2bw: t.yaml:2:4: expected a number, found a sequence");
+	CHECK_ERR(map_string("name: a\nx: .nan\n", &v),
+		  "pd2bw: t.yaml:2:4: expected a number, found '.nan'");
+	CHECK_ERR(map_string("name: a\nx: nan\n", &v),
+		  "pd2bw: t.yaml:2:4: number out of range: 'nan'");
+	CHECK_ERR(map_string("name: a\nx: inf\n", &v),
+		  "pd2bw: t.yaml:2:4: number out of range: 'inf'");
+	CHECK_ERR(map_string("name: a\nx: 1e999\n", &v),
+		  "pd2bw: t.yaml:2:4: number out of range: '1e999'");
+	CHECK_ERR(map_string("name: a\nx: 10.5\n", &v),
+		  "pd2bw: t.yaml:2:4: value 10.5 out of range [0, 10]");
+	CHECK_ERR(map_string("name: a\nflag: yes\n", &v),
+		  "pd2bw: t.yaml:2:7: expected true or false for 'flag'");
+	CHECK_ERR(map_string("name: a\ncolor: blue\n", &v),
+		  "pd2bw: t.yaml:2:8: invalid color 'blue' (expected red, "
+		  "green)");
+	CHECK_ERR(map_string("name: a\nseq: 3\n", &v),
+		  "pd2bw: t.yaml:2:6: expected a sequence for 'seq'");
+	CHECK_ERR(map_string("name: a\nmap: [1]\n", &v),
+		  "pd2bw: t.yaml:2:6: expected a mapping for 'map'");
+	CHECK_ERR(map_string("name: [a]\n", &v),
+		  "pd2bw: t.yaml:1:7: expected a string, found a sequence");
+	CHECK_ERR(map_string("- a\n- b\n", &v),
+		  "pd2bw: t.yaml:1:1: expected a mapping, found a sequence");
+	CHECK_ERR(map_string("", &v), "pd2bw: t.yaml:1:1: empty document");
+	CHECK_ERR(map_string("name: [a\n", &v),
+		  "pd2bw: t.yaml:2:1: did not find expected ',' or ']' "
+		  "while parsing a flow sequence");
+	CHECK_ERR(map_string("name: a\n  n: 1\n", &v),
+		  "pd2bw: t.yaml:2:4: mapping values are not allowed in "
+		  "this context");
+}
+
+static int
+format_string(const char *buf)
+{
+	struct yml_doc d;
+	int ret = -1;
+
+	if (yml_load_string(&d, "f.yaml", buf, strlen(buf)) == 0 &&
+	    yml_root(&d))
+		ret = yml_check_format(&d, yml_root(&d), "model", 1);
+	yml_release(&d);
+	return ret;
+}
+
+static void
+test_format(void)
+{
+	CHECK_INT_EQ(format_string("format: pd2bw-model/1\n"), 1);
+	CHECK_ERR(format_string("format: pd2bw-model/2\n"),
+		  "pd2bw: f.yaml:1:9: format version 2 is newer than this "
+		  "program reads (1)");
+	CHECK_ERR(format_string("format: pd2bw-cluster/1\n"),
+		  "pd2bw: f.yaml:1:9: not a pd2bw model file (format "
+		  "'pd2bw-cluster/1')");
+	CHECK_ERR(format_string("format: pd2bw-model/x\n"),
+		  "pd2bw: f.yaml:1:9: bad format version 'pd2bw-model/x'");
+	CHECK_ERR(format_string("name: m\n"),
+		  "pd2bw: f.yaml:1:1: missing key 'format'");
+	CHECK_ERR(format_string("42\n"),
+		  "pd2bw: f.yaml:1:1: expected a mapping, found a scalar");
+}
+
+static void
+write_sample(struct yml_out *o)
+{
+	yml_out_map(o, 0);
+	yml_out_kstr(o, "name", "175");
+	yml_out_kstr(o, "plain", "gpt-2.2b");
+	yml_out_kstr(o, "t", "true");
+	yml_out_kstr(o, "e", "");
+	yml_out_kint(o, "i", -42);
+	yml_out_kdbl(o, "d", 0.1);
+	yml_out_kdbl(o, "z", -0.0);
+	yml_out_kdbl(o, "big", 1e20);
+	yml_out_kbool(o, "b", 0);
+	yml_out_str(o, "flow");
+	yml_out_seq(o, 1);
+	yml_out_int(o, 1);
+	yml_out_dbl(o, 2.5);
+	yml_out_end_seq(o);
+	yml_out_end_map(o);
+}
+
+static void
+test_write(void)
+{
+	static const char want[] =
+		"name: \"175\"\nplain: gpt-2.2b\nt: \"true\"\ne: \"\"\n"
+		"i: -42\nd: 0.1\nz: 0\nbig: 1e+20\nb: false\nflow: [1, 2.5]\n";
+	struct yml_out o;
+	char *dir = cap_mkdtemp(), path[4400], *got;
+	struct yml_doc d;
+
+	snprintf(path, sizeof(path), "%s/out.yaml", dir);
+	CHECK(yml_out_open(&o, path) == 0);
+	write_sample(&o);
+	CHECK(yml_out_close(&o) == 0);
+	got = cap_slurp(path);
+	CHECK_STR_EQ(got, want);
+	free(got);
+	CHECK_INT_EQ(cap_count(dir), 1);
+	/* The quoted "175" reads back as a string, not a number. */
+	CHECK(yml_load_file(&d, path) == 0);
+	{
+		yaml_node_t *n = yml_get(&d, yml_root(&d), "name");
+
+		CHECK(n && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+	}
+	yml_release(&d);
+
+	/* Aborting leaves neither the file nor a temporary. */
+	snprintf(path, sizeof(path), "%s/abort.yaml", dir);
+	CHECK(yml_out_open(&o, path) == 0);
+	write_sample(&o);
+	yml_out_abort(&o);
+	CHECK_INT_EQ(cap_count(dir), 1);
+
+	/* A missing directory: fails, writes nothing. */
+	snprintf(path, sizeof(path), "%s/no/such.yaml", dir);
+	{
+		char want_err[4600];
+
+		snprintf(want_err, sizeof(want_err),
+			 "pd2bw: cannot create '%s': No such file or "
+			 "directory", path);
+		CHECK_ERR(yml_out_open(&o, path), want_err);
+	}
+	CHECK_INT_EQ(cap_count(dir), 1);
+
+	/* Renaming over a directory fails and removes the temporary. */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	CHECK(mkdir(path, 0777) == 0);
+	CHECK(yml_out_open(&o, path) == 0);
+	write_sample(&o);
+	cap_begin();
+	CHECK(yml_out_close(&o) == -1);
+	free(cap_end());
+	CHECK_INT_EQ(cap_count(dir), 2);
+	CHECK_INT_EQ(cap_count(path), 0);
+	cap_rmdir(dir);
+}
+
+static void
+test_missing_file(void)
+{
+	struct yml_doc d;
+
+	CHECK_ERR(yml_load_file(&d, "/nonexistent/x.yaml"),
+		  "pd2bw: cannot open '/nonexistent/x.yaml': No such file "
+		  "or directory");
+	yml_release(&d);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	(void)h_skip;
+	(void)h_skip_all;
+	cap_find_top(argv[0]);
+	test_map();
+	test_format();
+	test_write();
+	test_missing_file();
+	return h_done();
+}
