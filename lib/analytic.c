@@ -1,0 +1,500 @@
+/*
+ * analytic.c - the analytic profile backend: a per-layer profile (embedding,
+ * transformer block x layers, final norm + head + loss) estimated from the
+ * FLOPs and bytes of every op against a catalog GPU's peak rates.
+ *
+ * Time of one op (one kernel) = max(FLOPs / (peak x efficiency),
+ * bytes moved / (bandwidth x mem_eff)) + kernel_us.  GEMMs use gemm_eff,
+ * attention's matmuls (batched QK^T and P V, or one fused flash kernel)
+ * attn_eff, both against the dense 16-bit tensor peak (the fp32 peak for
+ * fp32 models: TF32 is not assumed); elementwise ops count their FLOPs
+ * against the fp32 peak and are bound by their bytes in practice.
+ * Backward of a GEMM is two GEMMs (dgrad and wgrad) of the forward's
+ * FLOPs each; wgrad accumulates into fp32 main gradients (read + write,
+ * 8 bytes per weight, Megatron's gradient-accumulation fusion).
+ *
+ * Tensor parallelism t divides heads, the QKV, projection and MLP widths
+ * and the vocabulary (Megatron's column/row-parallel layers, vocabulary-
+ * parallel embedding and loss); norms, dropout and residual activations
+ * stay whole (Korthikanti et al. 2022, Table 2, no sequence parallelism).
+ * The tensor-parallel all-reduces are not in the layer times: the planner
+ * charges them against its links.  With GQA and t > kv_heads, each GPU
+ * keeps one (replicated) KV head.
+ *
+ * Stashed bytes are counted tensor by tensor (see block_stash()); for the
+ * GPT block with dropout and unfused attention they are Korthikanti's
+ * s b h (34 + 5 a s / h) plus the per-token statistics of the two
+ * LayerNorms (mean and 1/std in fp32, 16 bytes per token) that the paper
+ * leaves out.  Fused (flash) attention stores no s x s tensor, only the
+ * output (kept anyway as the projection's input) and a fp32 log-sum-exp
+ * per row and head; its backward recomputes QK^T (2.5x the forward's
+ * attention FLOPs) and, for causal models, skips the masked half of the
+ * s x s blocks, as FlashAttention does.  fwd_flops counts matmul FLOPs with
+ * the full s x s (the model-FLOPs convention), whatever the kernel skips.
+ *
+ * NEEDSWORK: efficiencies do not depend on the GEMM shape (small, skinny
+ * GEMMs at small microbatches or large t run below gemm_eff); only the
+ * roofline's byte term slows them.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "pd2bw/analytic.h"
+#include "pd2bw/error.h"
+
+const int analytic_default_mb[] = {1, 2, 4, 8, 16, 32, 64};
+const int analytic_default_nmb =
+	(int)(sizeof(analytic_default_mb) / sizeof(analytic_default_mb[0]));
+
+enum op_class { OP_GEMM, OP_ATTN, OP_VEC };
+
+/* Shapes of one layer on one GPU at one microbatch size. */
+struct shape {
+	const struct gpu_spec *g;
+	double tensor_tflops;
+	double b, s, n;     /* microbatch, sequence, tokens n = b s */
+	double h, e;        /* hidden, bytes per element */
+	double at, kvt, dh; /* query and KV heads per GPU, head size */
+	double ht, qt;      /* attention width at dh, QKV width (at+2kvt) dh */
+	double ft, vt;      /* MLP width and vocabulary per GPU */
+	double statb;       /* norm statistics per token, bytes */
+	double normf;       /* elementwise FLOPs per element of the norm */
+	int swiglu, drop, flash, causal, rotary, bert, bias, tied;
+};
+
+/* Milliseconds of one kernel. */
+static double
+op_ms(const struct shape *sh, int cls, double flops, double bytes)
+{
+	const struct gpu_spec *g = sh->g;
+	double rate, t;
+
+	if (cls == OP_GEMM)
+		rate = sh->tensor_tflops * 1e12 * g->gemm_eff;
+	else if (cls == OP_ATTN)
+		rate = sh->tensor_tflops * 1e12 * g->attn_eff;
+	else
+		rate = g->tflops32 * 1e12;
+	t = fmax(flops / rate, bytes / (g->mem_gb_s * 1e9 * g->mem_eff));
+	return (t + g->kernel_us * 1e-6) * 1e3;
+}
+
+/* Forward GEMM [m x k] x [k x c]. */
+static double
+gemm_ms(const struct shape *sh, double m, double k, double c)
+{
+	return op_ms(sh, OP_GEMM, 2 * m * k * c, (m * k + k * c + m * c) * sh->e);
+}
+
+/* Its backward: dgrad, and wgrad accumulated into fp32 main gradients. */
+static double
+gemm_bwd_ms(const struct shape *sh, double m, double k, double c)
+{
+	return op_ms(sh, OP_GEMM, 2 * m * k * c,
+		     (m * c + k * c + m * k) * sh->e) +
+	       op_ms(sh, OP_GEMM, 2 * m * k * c,
+		     (m * c + m * k) * sh->e + 8 * k * c);
+}
+
+static double
+norm_ms(const struct shape *sh)
+{
+	return op_ms(sh, OP_VEC, sh->normf * sh->n * sh->h,
+		     2 * sh->n * sh->h * sh->e + sh->n * sh->statb);
+}
+
+static double
+norm_bwd_ms(const struct shape *sh)
+{
+	return op_ms(sh, OP_VEC, 2 * sh->normf * sh->n * sh->h,
+		     3 * sh->n * sh->h * sh->e + sh->n * sh->statb);
+}
+
+/* (Bias-)dropout-add of the residual branch, forward. */
+static double
+dropadd_ms(const struct shape *sh)
+{
+	double nh = sh->n * sh->h;
+
+	return op_ms(sh, OP_VEC, 3 * nh,
+		     sh->drop ? nh * (3 * sh->e + 1) : 3 * nh * sh->e);
+}
+
+/* Its backward, plus summing the two gradients at the residual fork. */
+static double
+dropadd_bwd_ms(const struct shape *sh)
+{
+	double nh = sh->n * sh->h, t = 0;
+
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, nh, nh * (2 * sh->e + 1));
+	return t + op_ms(sh, OP_VEC, nh, 3 * nh * sh->e);
+}
+
+/* Attention core forward: scores, softmax, dropout, probabilities x V. */
+static double
+core_ms(const struct shape *sh)
+{
+	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
+	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
+	double t;
+
+	if (sh->flash)
+		return op_ms(sh, OP_ATTN, 2 * mm * (sh->causal ? 0.5 : 1),
+			     (2 * q + 2 * kv) * sh->e +
+				     4 * sh->b * sh->at * sh->s);
+	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
+	t += op_ms(sh, OP_VEC, 5 * bas, 2 * bas * sh->e);
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, 2 * bas, bas * (2 * sh->e + 1));
+	return t + op_ms(sh, OP_ATTN, mm, (bas + kv + q) * sh->e);
+}
+
+static double
+core_bwd_ms(const struct shape *sh)
+{
+	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
+	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
+	double t;
+
+	if (sh->flash)
+		/* Row sums of dO * O, then recompute QK^T and P; dV, dP,
+		 * dQ, dK: five matmuls. */
+		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
+		       op_ms(sh, OP_ATTN, 5 * mm * (sh->causal ? 0.5 : 1),
+			     (4 * q + 4 * kv) * sh->e +
+				     8 * sh->b * sh->at * sh->s);
+	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
+	t += op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e);    /* dV */
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, bas, bas * (2 * sh->e + 1));
+	t += op_ms(sh, OP_VEC, 4 * bas, 3 * bas * sh->e);       /* softmax */
+	t += op_ms(sh, OP_ATTN, mm, (bas + kv + q) * sh->e);    /* dQ */
+	return t + op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e); /* dK */
+}
+
+/* Stashed bytes of the attention core (dropped by selective recompute). */
+static double
+core_stash(const struct shape *sh)
+{
+	double bas = sh->b * sh->at * sh->s * sh->s;
+
+	if (sh->flash)
+		return 4 * sh->b * sh->at * sh->s; /* log-sum-exp, fp32 */
+	/* Softmax output; with dropout also its mask and output. */
+	return bas * sh->e + (sh->drop ? bas * (1 + sh->e) : 0);
+}
+
+/*
+ * Everything a block keeps for backward with no recomputation:
+ *   norm 1 input and statistics        n h e + n statb
+ *   QKV GEMM input (norm 1 output)     n h e
+ *   Q, K, V (after rotary, if any)     n qt e
+ *   attention core                     core_stash()
+ *   projection input (context)         n ht e
+ *   dropout mask after the projection  n h       (with dropout)
+ *   norm 2 input and statistics        n h e + n statb
+ *   MLP up GEMM input (norm 2 output)  n h e
+ *   GELU input and output              2 n ft e
+ *   (SwiGLU: gate, up and product      3 n ft e)
+ *   dropout mask after the MLP         n h       (with dropout)
+ * For GPT (qt = 3h, ft = 4h, t = 1) that is 34 n h + 5 a s n + 16 n
+ * bytes in 16-bit.
+ */
+static double
+block_stash(const struct shape *sh)
+{
+	double n = sh->n, h = sh->h, e = sh->e;
+	double st;
+
+	st = 2 * (n * h * e + n * sh->statb) + 2 * n * h * e;
+	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
+	st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
+	if (sh->drop)
+		st += 2 * n * h;
+	return st;
+}
+
+static void
+block_point(const struct shape *sh, struct prof_point *pt)
+{
+	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
+	double rope = n * (sh->at + sh->kvt) * sh->dh;
+	double f = 0, bw = 0, core, bas;
+	double mats = sh->swiglu ? 3 : 2;
+
+	/* Forward. */
+	f += norm_ms(sh) + gemm_ms(sh, n, h, sh->qt);
+	if (sh->rotary)
+		f += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
+	core = core_ms(sh);
+	f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
+	f += norm_ms(sh);
+	if (sh->swiglu) {
+		f += gemm_ms(sh, n, h, 2 * ft);
+		f += op_ms(sh, OP_VEC, 6 * n * ft, 3 * n * ft * e);
+	} else {
+		f += gemm_ms(sh, n, h, ft);
+		f += op_ms(sh, OP_VEC, 8 * n * ft, 2 * n * ft * e);
+	}
+	f += gemm_ms(sh, n, ft, h) + dropadd_ms(sh);
+
+	/* Backward, in reverse. */
+	bw += dropadd_bwd_ms(sh) + gemm_bwd_ms(sh, n, ft, h);
+	if (sh->swiglu) {
+		bw += op_ms(sh, OP_VEC, 12 * n * ft, 5 * n * ft * e);
+		bw += gemm_bwd_ms(sh, n, h, 2 * ft);
+	} else {
+		bw += op_ms(sh, OP_VEC, 16 * n * ft, 3 * n * ft * e);
+		bw += gemm_bwd_ms(sh, n, h, ft);
+	}
+	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
+	bw += gemm_bwd_ms(sh, n, sh->ht, h) + core_bwd_ms(sh);
+	if (sh->rotary)
+		bw += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
+	bw += gemm_bwd_ms(sh, n, h, sh->qt) + norm_bwd_ms(sh);
+
+	pt->fwd_ms = f;
+	pt->bwd_ms = bw;
+	pt->recomp_ms[PROF_RC_NONE] = 0;
+	pt->recomp_ms[PROF_RC_SELECTIVE] = core;
+	pt->recomp_ms[PROF_RC_FULL] = f;
+	pt->out_bytes = (int64_t)(n * h * e);
+	pt->stash_bytes[PROF_RC_NONE] = (int64_t)block_stash(sh);
+	pt->stash_bytes[PROF_RC_SELECTIVE] =
+		(int64_t)(block_stash(sh) - core_stash(sh));
+	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(n * h * e);
+	/* Largest transient: the gradient of the MLP's inner activation(s)
+	 * or, unfused, dP and dS of the s x s scores side by side. */
+	bas = sh->b * sh->at * sh->s * sh->s;
+	pt->work_bytes = (int64_t)fmax((sh->swiglu ? 2 : 1) * n * ft * e,
+				       sh->flash ? 0 : 2 * bas * e);
+	pt->fwd_flops = 2 * n * h * sh->qt + 4 * n * sh->s * sh->ht +
+			2 * n * sh->ht * h + mats * 2 * n * h * ft;
+}
+
+/*
+ * Embedding: token lookup (vocabulary-parallel under t), learned positions
+ * added, BERT's token types and LayerNorm, dropout.  Backward scatter-adds
+ * into a dense V/t x h gradient (PyTorch's embedding backward: zero it,
+ * index-add, then accumulate into the fp32 main gradient: 2e + 8 bytes per
+ * weight) and reduces the position gradient over the batch.  It keeps the
+ * token ids (int64) and, with dropout, the mask.
+ */
+static void
+embed_point(const struct shape *sh, struct prof_point *pt)
+{
+	double n = sh->n, h = sh->h, e = sh->e, nh = n * h;
+	double f, bw = 0, st = 8 * n;
+
+	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
+	if (!sh->rotary) {
+		f += op_ms(sh, OP_VEC, nh, (2 * nh + sh->s * h) * e);
+		bw += op_ms(sh, OP_VEC, nh, nh * e + 4 * sh->s * h);
+	}
+	if (sh->bert) {
+		f += op_ms(sh, OP_VEC, nh, 2 * nh * e) + norm_ms(sh);
+		bw += op_ms(sh, OP_VEC, nh, nh * e) + norm_bwd_ms(sh);
+		st += nh * e + n * sh->statb;
+	}
+	if (sh->drop) {
+		f += op_ms(sh, OP_VEC, 2 * nh, nh * (2 * e + 1));
+		bw += op_ms(sh, OP_VEC, nh, nh * (2 * e + 1));
+		st += nh;
+	}
+	bw += op_ms(sh, OP_VEC, nh, 8 * n + nh * e + 8 * nh);
+	bw += op_ms(sh, OP_VEC, sh->vt * h, sh->vt * h * (2 * e + 8));
+
+	pt->fwd_ms = f;
+	pt->bwd_ms = bw;
+	pt->recomp_ms[PROF_RC_NONE] = 0;
+	pt->recomp_ms[PROF_RC_SELECTIVE] = 0;
+	pt->recomp_ms[PROF_RC_FULL] = f;
+	pt->out_bytes = (int64_t)(nh * e);
+	pt->stash_bytes[PROF_RC_NONE] = (int64_t)st;
+	pt->stash_bytes[PROF_RC_SELECTIVE] = (int64_t)st;
+	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(8 * n);
+	pt->work_bytes = (int64_t)(nh * e);
+	pt->fwd_flops = 0;
+}
+
+/*
+ * Head: final norm (BERT: the masked-LM transform, dense + GELU + norm),
+ * the output projection to V/t logits, cross-entropy.  The GEMM writes
+ * 16-bit logits; the loss upcasts them and keeps the fp32 softmax for
+ * backward (Megatron's vocabulary-parallel cross-entropy, PyTorch's
+ * cross_entropy on logits.float()), so the stash holds n V/t x 4 bytes and
+ * the 16-bit logits (and in backward their gradient) are the transient.
+ * Its output is the per-token fp32 loss.
+ */
+static void
+head_point(const struct shape *sh, struct prof_point *pt)
+{
+	double n = sh->n, h = sh->h, e = sh->e, vt = sh->vt, nh = n * h;
+	double f = 0, bw = 0, st = 0, flops = 0;
+
+	if (sh->bert) {
+		f += gemm_ms(sh, n, h, h) +
+		     op_ms(sh, OP_VEC, 8 * nh, 2 * nh * e);
+		bw += gemm_bwd_ms(sh, n, h, h) +
+		      op_ms(sh, OP_VEC, 16 * nh, 3 * nh * e);
+		st += 2 * nh * e;
+		flops += 2 * nh * h;
+	}
+	f += norm_ms(sh) + gemm_ms(sh, n, h, vt);
+	f += op_ms(sh, OP_VEC, 5 * n * vt, n * vt * (e + 4) + 8 * n);
+	bw += op_ms(sh, OP_VEC, n * vt, n * vt * (4 + e) + 8 * n);
+	bw += gemm_bwd_ms(sh, n, h, vt) + norm_bwd_ms(sh);
+	st += nh * e + n * sh->statb + nh * e + 4 * n * vt;
+	flops += 2 * nh * vt;
+
+	pt->fwd_ms = f;
+	pt->bwd_ms = bw;
+	pt->recomp_ms[PROF_RC_NONE] = 0;
+	pt->recomp_ms[PROF_RC_SELECTIVE] = 0;
+	pt->recomp_ms[PROF_RC_FULL] = f;
+	pt->out_bytes = (int64_t)(4 * n);
+	pt->stash_bytes[PROF_RC_NONE] = (int64_t)st;
+	pt->stash_bytes[PROF_RC_SELECTIVE] = (int64_t)st;
+	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(nh * e);
+	pt->work_bytes = (int64_t)(n * vt * e);
+	pt->fwd_flops = flops;
+}
+
+static int64_t
+norm_params(const struct model *m)
+{
+	return m->norm == MODEL_RMSNORM ? m->hidden : 2 * m->hidden;
+}
+
+static int
+check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
+	     int nmb, int tp)
+{
+	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int i;
+
+	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 ||
+	    m->ffn_hidden < 1 || m->seq_len < 1 || m->vocab < 1)
+		return pd2bw_error("model '%s': sizes must be positive",
+				   m->name ? m->name : "");
+	if (m->hidden % m->heads)
+		return pd2bw_error("model '%s': heads (%lld) do not divide "
+				   "hidden (%lld)", m->name ? m->name : "",
+				   (long long)m->heads,
+				   (long long)m->hidden);
+	if (g->tflops16 <= 0 || g->tflops32 <= 0 || g->mem_gb_s <= 0 ||
+	    g->gemm_eff <= 0 || g->attn_eff <= 0 || g->mem_eff <= 0 ||
+	    g->kernel_us < 0)
+		return pd2bw_error("GPU '%s': rates and efficiencies must be "
+				   "positive", g->name);
+	if (tp < 1)
+		return pd2bw_error("tensor-parallel degree %d must be "
+				   "positive", tp);
+	if (m->heads % tp || m->ffn_hidden % tp ||
+	    (kv % tp && tp % kv))
+		return pd2bw_error("tensor-parallel degree %d does not divide "
+				   "the heads (%lld), KV heads (%lld) and "
+				   "ffn_hidden (%lld) of '%s'", tp,
+				   (long long)m->heads, (long long)kv,
+				   (long long)m->ffn_hidden,
+				   m->name ? m->name : "");
+	if (nmb < 1)
+		return pd2bw_error("no microbatch sizes");
+	for (i = 0; i < nmb; i++)
+		if (mb[i] < 1 || (i && mb[i] <= mb[i - 1]))
+			return pd2bw_error("microbatch sizes must be positive "
+					   "and increasing");
+	return 0;
+}
+
+int
+analytic_profile(struct profile *p, const struct model *m,
+		 const struct gpu_spec *g, const int *mb, int nmb, int tp)
+{
+	struct shape sh;
+	struct prof_layer *L;
+	int64_t h = m->hidden, kv, q, vt, ht, ft, mats;
+	int i;
+
+	if (check_inputs(m, g, mb, nmb, tp))
+		return -1;
+	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.g = g;
+	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
+						      : g->tflops16;
+	sh.s = (double)m->seq_len;
+	sh.h = (double)h;
+	sh.e = model_dtype_bytes(m);
+	sh.dh = (double)(h / m->heads);
+	sh.at = (double)(m->heads / tp);
+	sh.kvt = (double)(kv >= tp ? kv / tp : 1);
+	sh.ht = sh.at * sh.dh;
+	sh.qt = (sh.at + 2 * sh.kvt) * sh.dh;
+	sh.ft = (double)(m->ffn_hidden / tp);
+	/* Megatron pads the vocabulary so every shard is equal. */
+	vt = (m->vocab + tp - 1) / tp;
+	sh.vt = (double)vt;
+	sh.statb = m->norm == MODEL_RMSNORM ? 4 : 8;
+	sh.normf = m->norm == MODEL_RMSNORM ? 4 : 8;
+	sh.swiglu = m->activation == MODEL_SWIGLU;
+	sh.drop = m->dropout;
+	sh.flash = m->flash_attention;
+	sh.causal = m->causal;
+	sh.rotary = m->positions == MODEL_ROTARY;
+	sh.bert = m->family == MODEL_BERT;
+	sh.bias = m->bias;
+	sh.tied = m->tied_embeddings;
+
+	p->model = xstrdup(m->name ? m->name : "unnamed");
+	p->device = xstrdup(g->name);
+	p->backend = xstrdup("analytic");
+	p->device_mem_bytes = g->mem_bytes;
+	p->precision = xstrdup(model_prec_names[m->precision]);
+	p->tp = tp;
+	p->seq_len = m->seq_len;
+	p->hidden = h;
+	profile_alloc(p, nmb, 3);
+	memcpy(p->mb, mb, (size_t)nmb * sizeof(*mb));
+
+	/* Parameters held by one GPU: matrices and vocabulary split by t. */
+	q = (int64_t)sh.qt;
+	ht = (int64_t)sh.ht;
+	ft = (int64_t)sh.ft;
+	mats = sh.swiglu ? 3 : 2;
+	L = &p->layers[0];
+	L->name = xstrdup("embedding");
+	L->kind = PROF_EMBED;
+	L->params = vt * h;
+	if (!sh.rotary)
+		L->params += m->seq_len * h;
+	if (sh.bert)
+		L->params += 2 * h + norm_params(m);
+	L = &p->layers[1];
+	L->name = xstrdup("block");
+	L->kind = PROF_BLOCK;
+	L->repeat = m->layers;
+	L->params = h * q + ht * h + mats * h * ft + 2 * norm_params(m);
+	if (m->bias)
+		L->params += q + h + (mats - 1) * ft + h;
+	L = &p->layers[2];
+	L->name = xstrdup("head");
+	L->kind = PROF_HEAD;
+	L->params = norm_params(m);
+	if (sh.bert)
+		L->params += h * h + (m->bias ? h : 0) + vt;
+	if (!m->tied_embeddings)
+		L->params += vt * h;
+
+	for (i = 0; i < nmb; i++) {
+		sh.b = mb[i];
+		sh.n = sh.b * sh.s;
+		embed_point(&sh, &p->layers[0].pt[i]);
+		block_point(&sh, &p->layers[1].pt[i]);
+		head_point(&sh, &p->layers[2].pt[i]);
+	}
+	return 0;
+}
