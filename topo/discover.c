@@ -14,6 +14,7 @@
 
 #include <hwloc.h>
 
+#include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
 #include "discover.h"
 #include "nvml.h"
@@ -25,31 +26,25 @@
  * (MB/s) for NVLink 2 to 4; used to turn bandwidth into link counts. */
 #define HWLOC_LINK_MB_S 25000.0
 
-struct gpu_id {
+/* Catalog names (catalog.h) of the NVIDIA parts pd2bw knows. */
+static const struct {
 	unsigned id;
 	const char *name;
-	int64_t mem_gib;
-};
-
-static const struct gpu_id gpu_ids[] = {
-	{0x1db1, "V100-SXM2", 16}, {0x1db5, "V100-SXM2", 32},
-	{0x1db4, "V100-PCIe", 16}, {0x1db6, "V100-PCIe", 32},
-	{0x1db8, "V100-SXM3", 32}, {0x20b0, "A100-SXM4", 40},
-	{0x20b2, "A100-SXM4", 80}, {0x20f1, "A100-PCIe", 40},
-	{0x20b5, "A100-PCIe", 80}, {0x2330, "H100-SXM", 80},
-	{0x2331, "H100-PCIe", 80}, {0x2335, "H200-SXM", 141},
+} gpu_ids[] = {
+	{0x1db1, "V100-16GB"}, {0x1db4, "V100-16GB"}, {0x1db5, "V100-32GB"},
+	{0x1db6, "V100-32GB"}, {0x1db8, "V100-32GB"}, {0x20b0, "A100-40GB"},
+	{0x20f1, "A100-40GB"}, {0x20b2, "A100-80GB"}, {0x20b5, "A100-80GB"},
+	{0x2330, "H100-SXM"},  {0x2335, "H200"},      {0x26b9, "L40S"},
 };
 
 const char *
-topo_gpu_guess(unsigned device_id, int64_t *mem_bytes)
+topo_gpu_guess(unsigned device_id)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(gpu_ids) / sizeof(gpu_ids[0]); i++)
-		if (gpu_ids[i].id == device_id) {
-			*mem_bytes = gpu_ids[i].mem_gib << 30;
+		if (gpu_ids[i].id == device_id)
 			return gpu_ids[i].name;
-		}
 	return NULL;
 }
 
@@ -574,6 +569,29 @@ fill_devices(struct ctx *c, struct topo_node *n, const char *sysfs)
 	return 0;
 }
 
+/*
+ * GPU memory: what NVML measured, else the catalog's figure for the GPU
+ * type, else 0 (unknown).
+ */
+static void
+set_memory(struct topo_node *n)
+{
+	struct gpu_catalog cat;
+	const struct gpu_spec *g;
+
+	if (n->ngpus && n->gpus[0].mem_bytes) {
+		n->gpu_mem_bytes = n->gpus[0].mem_bytes;
+		return;
+	}
+	if (!n->gpu)
+		return;
+	catalog_init(&cat);
+	g = catalog_find(&cat, n->gpu);
+	if (g)
+		n->gpu_mem_bytes = g->mem_bytes;
+	catalog_release(&cat);
+}
+
 int
 topo_discover(struct topo_node *n, const struct topo_discover_opts *o)
 {
@@ -581,7 +599,6 @@ topo_discover(struct topo_node *n, const struct topo_discover_opts *o)
 	hwloc_obj_t *gpus = NULL, *nics = NULL;
 	int ng = 0, nn = 0, i, j, nd, ret = -1, found;
 	const char *sysfs = o->sysfs ? o->sysfs : o->xml ? NULL : "/sys";
-	int64_t mem = 0;
 
 	topo_node_init(n);
 	memset(&c, 0, sizeof(c));
@@ -624,14 +641,12 @@ topo_discover(struct topo_node *n, const struct topo_discover_opts *o)
 	if (o->gpu) {
 		n->gpu = xstrdup(o->gpu);
 	} else if (ng) {
-		const char *guess = topo_gpu_guess(n->gpus[0].device_id, &mem);
+		const char *guess = topo_gpu_guess(n->gpus[0].device_id);
 
 		if (guess)
 			n->gpu = xstrdup(guess);
-		n->gpu_mem_bytes = mem;
 	}
-	if (ng && n->gpus[0].mem_bytes)
-		n->gpu_mem_bytes = n->gpus[0].mem_bytes;
+	set_memory(n);
 	ret = 0;
 out:
 	free(gpus);

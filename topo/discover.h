@@ -30,10 +30,9 @@ struct topo_discover_opts {
 int topo_discover(struct topo_node *n, const struct topo_discover_opts *o);
 
 /*
- * Guess the catalog name and memory of an NVIDIA GPU from its PCI device
- * id.  Returns the name (static) and stores the memory in *mem_bytes, or
- * NULL when the id is not known.
+ * Catalog name (catalog.h) of an NVIDIA GPU from its PCI device id: a
+ * static string, or NULL when the id is not known.
  */
-const char *topo_gpu_guess(unsigned device_id, int64_t *mem_bytes);
+const char *topo_gpu_guess(unsigned device_id);
 
 #endif

@@ -1,12 +1,397 @@
-/* main.c - pd2bw-topo: placeholder entry point (being written). */
+/*
+ * main.c - pd2bw-topo: options, usage and exit status.  Maps this machine
+ * or an hwloc XML export into node and cluster files, merges node files,
+ * prints the connection matrix, writes built-in cluster presets.
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
+#include "discover.h"
+#include "matrix.h"
+#include "merge.h"
+#include "nccl_xml.h"
+#include "node.h"
+
+enum {
+	OPT_SYSFS = 256,
+	OPT_NVML,
+	OPT_NO_NVML,
+	OPT_GPU_MEM,
+	OPT_NAME,
+	OPT_NET_GBIT,
+	OPT_NET_LAT,
+	OPT_INTRA_LAT,
+	OPT_PER_LEAF,
+	OPT_OVERSUB,
+};
+
+static const struct option options[] = {
+	{"input", required_argument, NULL, 'i'},
+	{"output", required_argument, NULL, 'o'},
+	{"node", required_argument, NULL, 'n'},
+	{"matrix", no_argument, NULL, 'm'},
+	{"nccl-xml", required_argument, NULL, 'x'},
+	{"sysfs", required_argument, NULL, OPT_SYSFS},
+	{"nvml", required_argument, NULL, OPT_NVML},
+	{"no-nvml", no_argument, NULL, OPT_NO_NVML},
+	{"gpu", required_argument, NULL, 'g'},
+	{"gpu-mem", required_argument, NULL, OPT_GPU_MEM},
+	{"nodes", required_argument, NULL, 'N'},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"net-gbit", required_argument, NULL, OPT_NET_GBIT},
+	{"net-latency-us", required_argument, NULL, OPT_NET_LAT},
+	{"intra-latency-us", required_argument, NULL, OPT_INTRA_LAT},
+	{"nodes-per-leaf", required_argument, NULL, OPT_PER_LEAF},
+	{"oversubscription", required_argument, NULL, OPT_OVERSUB},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: %s [options]\n"
+		"       %s merge [options] NODEFILE...\n"
+		"       %s preset NAME[:NODES] [-o FILE]\n"
+		"\n"
+		"Map this machine's GPUs, NVLinks, PCIe and NICs (or those of "
+		"an hwloc\nXML export) into a cluster file for pd2bw-plan.\n"
+		"\n"
+		"  -i, --input FILE          hwloc 2.x XML or pd2bw-node/1 "
+		"file, not this machine\n"
+		"  -o, --output FILE         write the cluster file here "
+		"(default: stdout)\n"
+		"  -n, --node FILE           write the node file "
+		"(pd2bw-node/1)\n"
+		"  -m, --matrix              print the connection matrix "
+		"(nvidia-smi topo -m)\n"
+		"  -x, --nccl-xml FILE       write NCCL's topology XML "
+		"(NCCL_TOPO_FILE)\n"
+		"      --sysfs DIR           sysfs root (default /sys; none "
+		"for XML input)\n"
+		"      --nvml LIB            read NVLinks with this NVML "
+		"library, also for XML\n"
+		"      --no-nvml             never load NVML\n"
+		"  -g, --gpu NAME            GPU type (catalog name) instead "
+		"of the guess\n"
+		"      --gpu-mem BYTES       GPU memory instead of the "
+		"catalog's\n"
+		"  -N, --nodes N             nodes in the cluster (copies of "
+		"one node)\n"
+		"      --name NAME           cluster name (default: host "
+		"name)\n"
+		"      --net-gbit RATE       network rate per GPU in Gbit/s "
+		"(default: NICs)\n"
+		"      --net-latency-us US   network latency (default 5 "
+		"InfiniBand, 30 Ethernet)\n"
+		"      --intra-latency-us US GPU-GPU latency (default 3 "
+		"NVSwitch, 5 NVLink, 8 PCIe)\n"
+		"      --nodes-per-leaf N    nodes under one leaf switch "
+		"(default 0: flat)\n"
+		"      --oversubscription X  oversubscription above the leaf "
+		"(default 1)\n"
+		"  -h, --help                print this help and exit\n"
+		"  -V, --version             print the version and exit\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname);
+}
+
+static _Noreturn void
+bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", pd2bw_progname);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
+	exit(2);
+}
+
+static long
+parse_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "invalid %s '%%s' (expected %ld..%ld)", opt, lo, hi);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+static double
+parse_double(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+struct args {
+	struct topo_discover_opts disc;
+	struct topo_net net;
+	const char *input, *output, *node, *nccl;
+	int matrix, nodes;
+};
+
+static void
+parse(int argc, char **argv, struct args *a)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:n:mx:g:N:hV", options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->input = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'n':
+			a->node = optarg;
+			break;
+		case 'm':
+			a->matrix = 1;
+			break;
+		case 'x':
+			a->nccl = optarg;
+			break;
+		case OPT_SYSFS:
+			a->disc.sysfs = optarg;
+			break;
+		case OPT_NVML:
+			a->disc.nvml = optarg;
+			a->disc.nvml_use = TOPO_NVML_ALWAYS;
+			break;
+		case OPT_NO_NVML:
+			a->disc.nvml_use = TOPO_NVML_NEVER;
+			break;
+		case 'g':
+			a->disc.gpu = a->net.gpu = optarg;
+			break;
+		case OPT_GPU_MEM:
+			a->net.gpu_mem_bytes = (int64_t)parse_double(
+				"--gpu-mem", optarg, 1, 1e15);
+			break;
+		case 'N':
+			a->nodes = (int)parse_long("--nodes", optarg, 1,
+						   1000000);
+			break;
+		case OPT_NAME:
+			a->net.name = optarg;
+			break;
+		case OPT_NET_GBIT:
+			a->net.net_gbit_s = parse_double("--net-gbit", optarg,
+							 1e-3, 1e7);
+			break;
+		case OPT_NET_LAT:
+			a->net.net_latency_us = parse_double(
+				"--net-latency-us", optarg, 0, 1e7);
+			break;
+		case OPT_INTRA_LAT:
+			a->net.intra_latency_us = parse_double(
+				"--intra-latency-us", optarg, 0, 1e7);
+			break;
+		case OPT_PER_LEAF:
+			a->net.nodes_per_leaf = (int)parse_long(
+				"--nodes-per-leaf", optarg, 0, 1000000);
+			break;
+		case OPT_OVERSUB:
+			a->net.oversubscription = parse_double(
+				"--oversubscription", optarg, 1, 1000);
+			break;
+		case 'h':
+			usage(stdout);
+			if (fflush(stdout) || ferror(stdout))
+				exit(1);
+			exit(0);
+		case 'V':
+			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
+			if (fflush(stdout) || ferror(stdout))
+				exit(1);
+			exit(0);
+		case ':':
+			bad_usage("option '%s' needs a value",
+				  argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256) {
+				char opt[3] = {'-', (char)optopt, 0};
+
+				bad_usage("unknown option '%s'", opt);
+			}
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+}
+
+/* An hwloc XML file starts with '<'; anything else is taken for a node
+ * file. */
+static int
+is_xml(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int c = EOF;
+
+	if (!fp)
+		return 1; /* discovery says why it cannot open it */
+	do
+		c = getc(fp);
+	while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+	fclose(fp);
+	return c == '<' || c == EOF;
+}
+
+static int
+write_cluster(const struct topo_node *n, const struct args *a)
+{
+	struct cluster c;
+	int ret;
+
+	if (topo_cluster_from_node(&c, n, a->nodes ? a->nodes : 1, &a->net))
+		return -1;
+	ret = cluster_write(&c, a->output ? a->output : "-");
+	cluster_release(&c);
+	return ret;
+}
+
+static int
+cmd_map(const struct args *a)
+{
+	struct topo_node n;
+	struct topo_discover_opts d = a->disc;
+	int ret = 0;
+
+	if (a->input && !is_xml(a->input)) {
+		if (topo_node_load(&n, a->input))
+			return 1;
+	} else {
+		d.xml = a->input;
+		if (topo_discover(&n, &d))
+			return 1;
+	}
+	if (a->node && topo_node_write(&n, a->node))
+		ret = 1;
+	if (!ret && a->nccl && topo_nccl_xml_write(&n, a->nccl))
+		ret = 1;
+	if (!ret && a->matrix && topo_matrix_print(&n, stdout))
+		ret = pd2bw_error("write error on standard output") ? 1 : 1;
+	if (!ret && (a->output || (!a->node && !a->matrix && !a->nccl)) &&
+	    write_cluster(&n, a))
+		ret = 1;
+	topo_node_release(&n);
+	return ret;
+}
+
+static int
+cmd_merge(const struct args *a, int nfiles, char **files)
+{
+	struct topo_node *nodes;
+	const char **names;
+	struct cluster c;
+	int i, loaded = 0, ret = 1;
+
+	if (nfiles < 1)
+		bad_usage("%s", "missing NODEFILE");
+	if (a->nodes && nfiles > 1)
+		bad_usage("%s", "--nodes takes one NODEFILE (copies of it)");
+	if (a->input || a->node || a->matrix || a->nccl)
+		bad_usage("%s", "merge takes only cluster options");
+	nodes = xcalloc((size_t)nfiles, sizeof(*nodes));
+	names = xcalloc((size_t)nfiles, sizeof(*names));
+	for (i = 0; i < nfiles; i++, loaded++) {
+		if (topo_node_load(&nodes[i], files[i]))
+			goto out;
+		names[i] = nodes[i].host ? nodes[i].host : files[i];
+	}
+	if (nfiles == 1) {
+		if (topo_cluster_from_node(&c, &nodes[0],
+					   a->nodes ? a->nodes : 1, &a->net))
+			goto out;
+	} else if (topo_merge(&c, nodes, names, nfiles, &a->net)) {
+		goto out;
+	}
+	ret = cluster_write(&c, a->output ? a->output : "-") ? 1 : 0;
+	cluster_release(&c);
+out:
+	for (i = 0; i < loaded; i++)
+		topo_node_release(&nodes[i]);
+	free(nodes);
+	free(names);
+	return ret;
+}
+
+static int
+cmd_preset(const struct args *a, int nargs, char **args)
+{
+	struct cluster c;
+	int ret;
+
+	if (nargs != 1)
+		bad_usage("%s", nargs ? "give one preset NAME[:NODES]"
+				      : "missing preset NAME[:NODES]");
+	if (a->input || a->node || a->matrix || a->nccl || a->nodes)
+		bad_usage("%s", "preset takes only -o FILE");
+	cluster_init(&c);
+	if (cluster_preset(&c, args[0])) {
+		cluster_release(&c);
+		return 1;
+	}
+	ret = cluster_write(&c, a->output ? a->output : "-") ? 1 : 0;
+	cluster_release(&c);
+	return ret;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
+	struct args a;
+	const char *cmd = NULL;
+	int ret;
+
 	pd2bw_set_progname(argv[0]);
-	return pd2bw_error("not implemented yet") ? 1 : 0;
+	memset(&a, 0, sizeof(a));
+	topo_net_init(&a.net);
+	if (argc > 1 && (!strcmp(argv[1], "merge") ||
+			 !strcmp(argv[1], "preset"))) {
+		cmd = argv[1];
+		argv++;
+		argc--;
+	}
+	parse(argc, argv, &a);
+	if (!cmd) {
+		if (optind < argc)
+			bad_usage("unexpected argument '%s'", argv[optind]);
+		ret = cmd_map(&a);
+	} else if (!strcmp(cmd, "merge")) {
+		ret = cmd_merge(&a, argc - optind, argv + optind);
+	} else {
+		ret = cmd_preset(&a, argc - optind, argv + optind);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pd2bw_error("write error on standard output: %s",
+			    strerror(errno));
+		ret = 1;
+	}
+	return ret;
 }
