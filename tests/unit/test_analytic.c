@@ -1,0 +1,367 @@
+/*
+ * test_analytic.c - the analytic profile: FLOPs, parameters and stashed
+ * bytes per layer against hand counts and Korthikanti et al.'s formulas,
+ * times against the roofline, metadata and rejected inputs.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/error.h"
+
+static struct gpu_catalog cat;
+
+static void
+gpt22(struct model *m)
+{
+	model_init(m);
+	m->name = "gpt-2.2b";
+	m->layers = 32;
+	m->hidden = 2304;
+	m->heads = 32;
+	m->kv_heads = 32;
+	m->ffn_hidden = 4 * 2304;
+	m->seq_len = 512;
+	m->vocab = 50257;
+}
+
+static void
+llama8(struct model *m)
+{
+	model_init(m);
+	m->name = "llama-3-8b";
+	m->family = MODEL_LLAMA;
+	m->layers = 32;
+	m->hidden = 4096;
+	m->heads = 32;
+	m->kv_heads = 8;
+	m->ffn_hidden = 14336;
+	m->seq_len = 8192;
+	m->vocab = 128256;
+	m->activation = MODEL_SWIGLU;
+	m->norm = MODEL_RMSNORM;
+	m->positions = MODEL_ROTARY;
+	m->tied_embeddings = 0;
+	m->bias = 0;
+	m->dropout = 0;
+	m->flash_attention = 1;
+	m->precision = MODEL_BF16;
+}
+
+static int
+run(struct profile *p, const struct model *m, const char *gpu, const int *mb,
+    int nmb, int tp)
+{
+	profile_init(p);
+	return analytic_profile(p, m, catalog_find(&cat, gpu), mb, nmb, tp);
+}
+
+static void
+test_gpt_block(void)
+{
+	static const int mb[] = {1, 2, 4, 8};
+	struct profile p;
+	struct model m;
+	const struct prof_point *pt;
+	double s = 512, h = 2304, a = 32, sbh, formula;
+	int i;
+
+	gpt22(&m);
+	CHECK_INT_EQ(run(&p, &m, "V100-16GB", mb, 4, 1), 0);
+	CHECK_STR_EQ(p.model, "gpt-2.2b");
+	CHECK_STR_EQ(p.device, "V100-16GB");
+	CHECK_STR_EQ(p.backend, "analytic");
+	CHECK_STR_EQ(p.precision, "fp16");
+	CHECK_INT_EQ(p.device_mem_bytes, 16LL << 30);
+	CHECK_INT_EQ(p.tp, 1);
+	CHECK_INT_EQ(p.seq_len, 512);
+	CHECK_INT_EQ(p.hidden, 2304);
+	CHECK_INT_EQ(p.nmb, 4);
+	CHECK_INT_EQ(p.mb[3], 8);
+	CHECK_INT_EQ(p.nlayers, 3);
+	CHECK_INT_EQ(p.layers[0].kind, PROF_EMBED);
+	CHECK_INT_EQ(p.layers[1].kind, PROF_BLOCK);
+	CHECK_INT_EQ(p.layers[1].repeat, 32);
+	CHECK_INT_EQ(p.layers[2].kind, PROF_HEAD);
+	CHECK_STR_EQ(p.layers[1].name, "block");
+	CHECK_INT_EQ(p.layers[0].params, model_embed_params(&m));
+	CHECK_INT_EQ(p.layers[1].params, model_block_params(&m));
+	CHECK_INT_EQ(p.layers[2].params, model_head_params(&m));
+	CHECK_INT_EQ(profile_params(&p), model_params(&m));
+
+	for (i = 0; i < 4; i++) {
+		double b = mb[i];
+
+		pt = &p.layers[1].pt[i];
+		/* design.md section 8: 24 b s h^2 + 4 b s^2 h. */
+		CHECK_NEAR(pt->fwd_flops / (24 * b * s * h * h +
+					    4 * b * s * s * h),
+			   1.0, 1e-14);
+		CHECK_INT_EQ(pt->out_bytes, (int64_t)(2 * b * s * h));
+		CHECK_INT_EQ(pt->stash_bytes[PROF_RC_FULL],
+			     (int64_t)(2 * b * s * h));
+		/*
+		 * Korthikanti: s b h (34 + 5 a s / h); our count adds the
+		 * two LayerNorms' fp32 mean and 1/std, 16 bytes per token.
+		 */
+		sbh = s * b * h;
+		formula = sbh * (34 + 5 * a * s / h);
+		CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE],
+			     (int64_t)(formula + 16 * s * b));
+		CHECK_NEAR(pt->stash_bytes[PROF_RC_NONE] / formula,
+			   1 + 16 / (34 * h + 5 * a * s), 1e-12);
+		CHECK_INT_EQ(pt->stash_bytes[PROF_RC_SELECTIVE],
+			     (int64_t)(34 * sbh + 16 * s * b));
+		CHECK(pt->recomp_ms[PROF_RC_NONE] == 0);
+		CHECK(pt->recomp_ms[PROF_RC_SELECTIVE] > 0);
+		CHECK(pt->recomp_ms[PROF_RC_SELECTIVE] <
+		      pt->recomp_ms[PROF_RC_FULL]);
+		CHECK(pt->recomp_ms[PROF_RC_FULL] == pt->fwd_ms);
+		/*
+		 * Backward: twice the GEMM work; the elementwise kernels of
+		 * the s x s scores cost less backward than forward (1.88
+		 * here).
+		 */
+		CHECK(pt->bwd_ms > 1.8 * pt->fwd_ms &&
+		      pt->bwd_ms < 2.6 * pt->fwd_ms);
+		if (i) {
+			const struct prof_point *q = &p.layers[1].pt[i - 1];
+			int j;
+
+			CHECK(pt->fwd_ms > q->fwd_ms);
+			CHECK(pt->bwd_ms > q->bwd_ms);
+			for (j = 0; j < 3; j++) {
+				CHECK(p.layers[j].pt[i].fwd_ms >
+				      p.layers[j].pt[i - 1].fwd_ms);
+				CHECK(p.layers[j].pt[i].bwd_ms >
+				      p.layers[j].pt[i - 1].bwd_ms);
+			}
+		}
+	}
+	/* b = 1 by hand: 34 * 512 * 2304 + 5 * 32 * 512^2 + 16 * 512. */
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_NONE], 82059264);
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
+		     40116224);
+	/* Transient: dP and dS of the scores, 2 * 2 * 32 * 512^2. */
+	CHECK_INT_EQ(p.layers[1].pt[0].work_bytes, 33554432);
+
+	/*
+	 * Head (tied): no matrix parameters but the logits' FLOPs, 2 b s h V;
+	 * stash: norm input + statistics, GEMM input, fp32 softmax.
+	 */
+	pt = &p.layers[2].pt[0];
+	CHECK_NEAR(pt->fwd_flops, 2 * s * h * 50257, 0);
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE],
+		     (int64_t)(2 * 2 * s * h + 8 * s + 4 * s * 50257));
+	CHECK_INT_EQ(pt->work_bytes, (int64_t)(2 * s * 50257));
+	CHECK_INT_EQ(pt->out_bytes, (int64_t)(4 * s));
+	/* Embedding: ids (int64) and the dropout mask. */
+	pt = &p.layers[0].pt[0];
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE], (int64_t)(8 * s + s * h));
+	CHECK_INT_EQ(pt->out_bytes, (int64_t)(2 * s * h));
+	CHECK(pt->fwd_ms > 0 && pt->bwd_ms > 0);
+	profile_release(&p);
+
+	/*
+	 * Tensor parallel t = 2 (Korthikanti Table 2, no sequence
+	 * parallelism): s b h (10 + 24/t + 5 a s / (h t)), plus statistics.
+	 */
+	CHECK_INT_EQ(run(&p, &m, "V100-16GB", mb, 1, 2), 0);
+	pt = &p.layers[1].pt[0];
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE],
+		     (int64_t)(s * h * (10 + 24 / 2.0) + 5 * a * s * s / 2 +
+			       16 * s));
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_SELECTIVE],
+		     (int64_t)(s * h * (10 + 24 / 2.0) + 16 * s));
+	CHECK_NEAR(pt->fwd_flops, (24 * s * h * h + 4 * s * s * h) / 2, 0);
+	/*
+	 * Per GPU: half of the 12h^2 weights, half of the QKV (3h) and MLP
+	 * up (4h) biases; the projection and MLP down biases (h each) and
+	 * both LayerNorms (4h) whole: 6h^2 + 3.5h + 6h.
+	 */
+	CHECK_INT_EQ(p.layers[1].params, 6 * 2304LL * 2304 + 21888);
+	profile_release(&p);
+
+	/* Fused attention: the s x s stash becomes a fp32 LSE per row. */
+	m.flash_attention = 1;
+	CHECK_INT_EQ(run(&p, &m, "V100-16GB", mb, 1, 1), 0);
+	pt = &p.layers[1].pt[0];
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE],
+		     (int64_t)(34 * s * h + 16 * s + 4 * a * s));
+	CHECK_NEAR(pt->fwd_flops, 24 * s * h * h + 4 * s * s * h, 0);
+	CHECK_INT_EQ(pt->work_bytes, (int64_t)(2 * s * 4 * h));
+	profile_release(&p);
+
+	/*
+	 * No dropout: the masks (2 s b h + a s^2 b) and the dropped
+	 * probabilities (2 a s^2 b) go: 32 s b h + 2 a s^2 b.
+	 */
+	m.flash_attention = 0;
+	m.dropout = 0;
+	CHECK_INT_EQ(run(&p, &m, "V100-16GB", mb, 1, 1), 0);
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+		     (int64_t)(32 * s * h + 2 * a * s * s + 16 * s));
+	profile_release(&p);
+}
+
+static void
+test_llama(void)
+{
+	static const int mb[] = {1, 2};
+	struct profile p;
+	struct model m;
+	const struct prof_point *pt;
+	double n = 8192, h = 4096, f = 14336, s = 8192, st;
+
+	llama8(&m);
+	CHECK_INT_EQ(run(&p, &m, "h100", mb, 2, 1), 0);
+	CHECK_STR_EQ(p.device, "H100-SXM");
+	CHECK_STR_EQ(p.precision, "bf16");
+	CHECK_INT_EQ(p.layers[1].params, 218112000);
+	CHECK_INT_EQ(profile_params(&p), 8030261248LL);
+	pt = &p.layers[1].pt[0];
+	/*
+	 * b = 1: two RMSNorm inputs + 1/std, QKV and MLP inputs, Q K V
+	 * (6144 wide), LSE, context, gate, up and their product.
+	 */
+	st = 2 * (2 * n * h + 4 * n) + 2 * 2 * n * h + 2 * n * 6144 +
+	     4 * 32 * s + 2 * n * h + 3 * 2 * n * f;
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE], (int64_t)st);
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_SELECTIVE],
+		     (int64_t)(st - 4 * 32 * s));
+	CHECK_NEAR(pt->fwd_flops / (2 * n * h * 6144 + 4 * n * s * h +
+				    2 * n * h * h + 6 * n * h * f),
+		   1.0, 1e-14);
+	CHECK_INT_EQ(pt->work_bytes, (int64_t)(2 * 2 * n * f));
+	/* Untied head: the V x h matrix is its own. */
+	CHECK_INT_EQ(p.layers[2].params, 128256LL * 4096 + 4096);
+	profile_release(&p);
+
+	/* GQA with t = 8: one KV head per GPU, vocabulary split. */
+	CHECK_INT_EQ(run(&p, &m, "H100-SXM", mb, 1, 8), 0);
+	CHECK_INT_EQ(p.layers[1].params,
+		     4096LL * 768 + 512LL * 4096 + 3 * 4096LL * 1792 +
+			     2 * 4096);
+	CHECK_INT_EQ(p.layers[0].params, 16032LL * 4096);
+	profile_release(&p);
+}
+
+static void
+test_roofline(void)
+{
+	static const int mb[] = {1};
+	struct profile p;
+	struct model m;
+	const struct gpu_spec *g;
+	double gemm_ms;
+
+	/*
+	 * GPT-3 175B at b = 1 on A100-80GB is GEMM-bound: the forward
+	 * takes the FLOPs at 0.75 x 312 TFLOP/s plus the attention core,
+	 * the elementwise kernels and launches: a little more, not less.
+	 */
+	model_init(&m);
+	m.name = "gpt3";
+	m.layers = 96;
+	m.hidden = 12288;
+	m.heads = 96;
+	m.kv_heads = 96;
+	m.ffn_hidden = 4 * 12288;
+	m.seq_len = 2048;
+	m.vocab = 51200;
+	m.flash_attention = 1;
+	g = catalog_find(&cat, "A100-80GB");
+	CHECK_INT_EQ(run(&p, &m, "a100", mb, 1, 1), 0);
+	gemm_ms = 24.0 * 2048 * 12288.0 * 12288 / (312e12 * g->gemm_eff) *
+		  1e3;
+	CHECK(p.layers[1].pt[0].fwd_ms > gemm_ms);
+	CHECK(p.layers[1].pt[0].fwd_ms < 1.25 * gemm_ms);
+	profile_release(&p);
+
+	/* The same layer is faster on H100 and faster still on B200. */
+	{
+		double a100, h100, b200;
+
+		run(&p, &m, "A100-80GB", mb, 1, 1);
+		a100 = p.layers[1].pt[0].fwd_ms;
+		profile_release(&p);
+		run(&p, &m, "H100-SXM", mb, 1, 1);
+		h100 = p.layers[1].pt[0].fwd_ms;
+		profile_release(&p);
+		run(&p, &m, "B200", mb, 1, 1);
+		b200 = p.layers[1].pt[0].fwd_ms;
+		profile_release(&p);
+		CHECK(h100 < a100 && b200 < h100);
+	}
+}
+
+static char errbuf[1024];
+
+static int
+run_captured(struct profile *p, const struct model *m, const int *mb,
+	     int nmb, int tp)
+{
+	FILE *tmp = tmpfile();
+	int saved, ret;
+	size_t n;
+
+	if (!tmp)
+		pd2bw_die("tmpfile failed");
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(tmp), 2);
+	ret = run(p, m, "V100-16GB", mb, nmb, tp);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, tmp);
+	errbuf[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+static void
+test_errors(void)
+{
+	static const int bad_mb[] = {2, 2};
+	static const int mb[] = {1};
+	struct profile p;
+	struct model m;
+
+	gpt22(&m);
+	CHECK_INT_EQ(run_captured(&p, &m, mb, 1, 3), -1);
+	CHECK_STR_EQ(errbuf, "pd2bw: tensor-parallel degree 3 does not "
+			     "divide the heads (32), KV heads (32) and "
+			     "ffn_hidden (9216) of 'gpt-2.2b'\n");
+	profile_release(&p);
+	CHECK_INT_EQ(run_captured(&p, &m, bad_mb, 2, 1), -1);
+	CHECK_STR_EQ(errbuf, "pd2bw: microbatch sizes must be positive and "
+			     "increasing\n");
+	profile_release(&p);
+	m.heads = 7;
+	CHECK_INT_EQ(run_captured(&p, &m, mb, 1, 1), -1);
+	CHECK_STR_EQ(errbuf, "pd2bw: model 'gpt-2.2b': heads (7) do not "
+			     "divide hidden (2304)\n");
+	profile_release(&p);
+
+	CHECK_INT_EQ(analytic_default_nmb, 7);
+	CHECK_INT_EQ(analytic_default_mb[0], 1);
+	CHECK_INT_EQ(analytic_default_mb[6], 64);
+}
+
+int
+main(void)
+{
+	(void)h_skip;
+	(void)h_skip_all;
+	catalog_init(&cat);
+	test_gpt_block();
+	test_llama();
+	test_roofline();
+	test_errors();
+	catalog_release(&cat);
+	return h_done();
+}
