@@ -106,7 +106,7 @@ $(LIB_A) $(PLAN_A) $(PROF_A) $(TOPO_A):
 	ar rcs $@ $^
 
 ARCHIVES = $(PLAN_A) $(PROF_A) $(TOPO_A) $(LIB_A)
-LINK = $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+LINK = $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 $(B)/pd2bw-plan: $(B)/planner/main.o $(PLAN_A) $(LIB_A)
 	$(LINK)
@@ -116,7 +116,8 @@ $(B)/pd2bw-topo: $(B)/topo/main.o $(TOPO_A) $(LIB_A)
 	$(LINK) -ldl
 $(B)/tests/%: tests/unit/%.c $(ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $^ \
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
+		$(filter %.c %.a,$^) \
 		$(LIBS) $(CUDA_LIBS) -ldl
 
 tests-build: $(PROGS) $(TESTS)

@@ -1,7 +1,9 @@
 /*
- * place.c - rank placement rules and the bandwidth of the links they use.
+ * place.c - rank placement rules and the bandwidth of the links they use,
+ * with network flows sharing the NICs they cross.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
@@ -13,45 +15,34 @@ place_gpu(int rule, int w, int d, int s, int r)
 	return rule == PLAN_STAGES_IN_NODE ? r * d + s : s * w + r;
 }
 
-/* Network bandwidth between two nodes, reduced above the leaf switch. */
-static double
-net_bw(const struct cluster *c, int n1, int n2)
-{
-	double bw = c->net_gb_s;
-
-	if (c->nodes_per_leaf > 0 &&
-	    n1 / c->nodes_per_leaf != n2 / c->nodes_per_leaf &&
-	    c->oversubscription > 1)
-		bw /= c->oversubscription;
-	return bw;
-}
-
-double
-place_bw(const struct cluster *c, int g1, int g2)
-{
-	int gpn = c->gpus_per_node;
-	int n1 = g1 / gpn, n2 = g2 / gpn;
-
-	if (n1 == n2)
-		return cluster_intra(c, g1 % gpn, g2 % gpn);
-	return net_bw(c, n1, n2);
-}
-
-double
-place_lat(const struct cluster *c, int g1, int g2)
-{
-	int gpn = c->gpus_per_node;
-
-	return g1 / gpn == g2 / gpn ? c->intra_latency_us : c->net_latency_us;
-}
-
 void
-place_links_init(struct place_links *l, int d)
+place_links_init(struct place_links *l, const struct cluster *c, int d)
 {
+	int i, j, g, gpn = c->gpus_per_node;
+
+	memset(l, 0, sizeof(*l));
 	l->in_gb_s = xcalloc(d, sizeof(double));
 	l->in_lat_us = xcalloc(d, sizeof(double));
 	l->ring_gb_s = xcalloc(d, sizeof(double));
 	l->ring_lat_us = xcalloc(d, sizeof(double));
+	l->nic_of = xcalloc(gpn, sizeof(int));
+	l->nnics = c->nnics > 0 ? c->nnics : 1;
+	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
+	if (c->nnics > 0) {
+		for (i = 0; i < c->nnics; i++)
+			l->nic_gb_s[i] = c->nics[i].rate_gbit_s / 8;
+		/* A GPU no NIC lists uses the first NIC. */
+		for (g = 0; g < gpn; g++)
+			for (i = c->nnics - 1; i >= 0; i--)
+				for (j = 0; j < c->nics[i].ngpus; j++)
+					if (c->nics[i].gpus[j] == g)
+						l->nic_of[g] = i;
+	} else {
+		l->nic_gb_s[0] = c->net_gb_s * gpn;
+	}
+	l->nslots = c->nodes * l->nnics;
+	l->out = xcalloc(l->nslots, sizeof(int));
+	l->in = xcalloc(l->nslots, sizeof(int));
 }
 
 void
@@ -61,6 +52,67 @@ place_links_release(struct place_links *l)
 	free(l->in_lat_us);
 	free(l->ring_gb_s);
 	free(l->ring_lat_us);
+	free(l->out);
+	free(l->in);
+	free(l->nic_of);
+	free(l->nic_gb_s);
+	memset(l, 0, sizeof(*l));
+}
+
+static int
+slot(const struct place_links *l, const struct cluster *c, int g)
+{
+	int gpn = c->gpus_per_node;
+
+	return (g / gpn) * l->nnics + l->nic_of[g % gpn];
+}
+
+/* Count a flow g1 -> g2 when it crosses the network. */
+static void
+count(struct place_links *l, const struct cluster *c, int g1, int g2)
+{
+	int gpn = c->gpus_per_node;
+
+	if (g1 / gpn == g2 / gpn)
+		return;
+	l->out[slot(l, c, g1)]++;
+	l->in[slot(l, c, g2)]++;
+}
+
+/* Bandwidth of the flow g1 -> g2 given the counted flows. */
+static double
+flow_bw(const struct place_links *l, const struct cluster *c, int g1, int g2)
+{
+	int gpn = c->gpus_per_node, n1 = g1 / gpn, n2 = g2 / gpn;
+	int s1, s2;
+	double a, b, bw;
+
+	if (n1 == n2)
+		return cluster_intra(c, g1 % gpn, g2 % gpn);
+	s1 = slot(l, c, g1);
+	s2 = slot(l, c, g2);
+	a = l->nic_gb_s[s1 % l->nnics] / (l->out[s1] > 0 ? l->out[s1] : 1);
+	b = l->nic_gb_s[s2 % l->nnics] / (l->in[s2] > 0 ? l->in[s2] : 1);
+	bw = a < b ? a : b;
+	if (c->nodes_per_leaf > 0 && c->oversubscription > 1 &&
+	    n1 / c->nodes_per_leaf != n2 / c->nodes_per_leaf)
+		bw /= c->oversubscription;
+	return bw;
+}
+
+static double
+lat(const struct cluster *c, int g1, int g2)
+{
+	int gpn = c->gpus_per_node;
+
+	return g1 / gpn == g2 / gpn ? c->intra_latency_us : c->net_latency_us;
+}
+
+static void
+reset(struct place_links *l)
+{
+	memset(l->out, 0, l->nslots * sizeof(int));
+	memset(l->in, 0, l->nslots * sizeof(int));
 }
 
 void
@@ -69,40 +121,49 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 {
 	int s, r;
 
+	/* Stage boundaries: activations of every replica cross at once. */
+	reset(l);
+	for (s = 1; s < d; s++)
+		for (r = 0; r < w; r++)
+			count(l, c, place_gpu(rule, w, d, s - 1, r),
+			      place_gpu(rule, w, d, s, r));
 	for (s = 0; s < d; s++) {
-		double bw = 0, lat = 0;
+		double bw = 0, t = 0;
 
-		if (s > 0) {
-			for (r = 0; r < w; r++) {
-				int g1 = place_gpu(rule, w, d, s - 1, r);
-				int g2 = place_gpu(rule, w, d, s, r);
-				double b = place_bw(c, g1, g2);
-				double t = place_lat(c, g1, g2);
+		for (r = 0; s > 0 && r < w; r++) {
+			int g1 = place_gpu(rule, w, d, s - 1, r);
+			int g2 = place_gpu(rule, w, d, s, r);
+			double b = flow_bw(l, c, g1, g2);
 
-				if (r == 0 || b < bw)
-					bw = b;
-				if (t > lat)
-					lat = t;
-			}
+			if (r == 0 || b < bw)
+				bw = b;
+			if (lat(c, g1, g2) > t)
+				t = lat(c, g1, g2);
 		}
 		l->in_gb_s[s] = bw;
-		l->in_lat_us[s] = lat;
-		bw = 0;
-		lat = 0;
-		if (w > 1) {
-			for (r = 0; r < w; r++) {
-				int g1 = place_gpu(rule, w, d, s, r);
-				int g2 = place_gpu(rule, w, d, s, (r + 1) % w);
-				double b = place_bw(c, g1, g2);
-				double t = place_lat(c, g1, g2);
+		l->in_lat_us[s] = t;
+	}
 
-				if (r == 0 || b < bw)
-					bw = b;
-				if (t > lat)
-					lat = t;
-			}
+	/* All-reduce rings: every stage's ring runs at the update. */
+	reset(l);
+	for (s = 0; w > 1 && s < d; s++)
+		for (r = 0; r < w; r++)
+			count(l, c, place_gpu(rule, w, d, s, r),
+			      place_gpu(rule, w, d, s, (r + 1) % w));
+	for (s = 0; s < d; s++) {
+		double bw = 0, t = 0;
+
+		for (r = 0; w > 1 && r < w; r++) {
+			int g1 = place_gpu(rule, w, d, s, r);
+			int g2 = place_gpu(rule, w, d, s, (r + 1) % w);
+			double b = flow_bw(l, c, g1, g2);
+
+			if (r == 0 || b < bw)
+				bw = b;
+			if (lat(c, g1, g2) > t)
+				t = lat(c, g1, g2);
 		}
 		l->ring_gb_s[s] = bw;
-		l->ring_lat_us[s] = lat;
+		l->ring_lat_us[s] = t;
 	}
 }

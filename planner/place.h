@@ -6,6 +6,14 @@
  * PLAN_STAGES_IN_NODE numbers rank = replica * d + stage (a pipeline's
  * consecutive stages are neighbours), PLAN_REPLICAS_IN_NODE numbers
  * rank = stage * w + replica (a stage's replicas are neighbours).
+ *
+ * Inside a node a pair gets the cluster's intra-node bandwidth.  Between
+ * nodes, every flow leaves through the NIC serving its GPU and enters
+ * through the NIC serving its peer; flows of the same kind (all stage
+ * boundaries at once, or all stages' all-reduce rings at once) share a NIC
+ * equally, and traffic between leaf switches is divided by the
+ * oversubscription.  A cluster without NICs has one NIC per node carrying
+ * the node's whole network bandwidth.
  */
 #ifndef PD2BW_PLACE_H
 #define PD2BW_PLACE_H
@@ -15,19 +23,21 @@
 /* Global GPU of stage s, replica r. */
 int place_gpu(int rule, int w, int d, int s, int r);
 
-/* Bandwidth (GB/s per direction) and latency (us) between global GPUs. */
-double place_bw(const struct cluster *c, int g1, int g2);
-double place_lat(const struct cluster *c, int g1, int g2);
-
 struct place_links {
 	double *in_gb_s;   /* [d]: slowest replica's link from stage s-1 */
 	double *in_lat_us; /* [d] */
 	double *ring_gb_s; /* [d]: bottleneck of the replicas' ring */
 	double *ring_lat_us;
+	/* Scratch: flows out of / into each (node, NIC). */
+	int *out, *in;
+	int nslots;
+	int *nic_of;       /* [gpus_per_node] NIC index serving each GPU */
+	double *nic_gb_s;  /* [nics] rate in GB/s */
+	int nnics;
 };
 
-/* Allocate arrays for d stages. */
-void place_links_init(struct place_links *l, int d);
+/* Allocate arrays for up to d stages on cluster c. */
+void place_links_init(struct place_links *l, const struct cluster *c, int d);
 void place_links_release(struct place_links *l);
 /* Fill l for the grid (w, d) under rule. */
 void place_links_fill(struct place_links *l, const struct cluster *c,

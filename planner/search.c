@@ -353,11 +353,12 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 	int s, place;
 
 	nocap.cap_bytes = INFINITY;
-	for (i = 0; i < n && tried < 256 && v[i].lb < p->iter_ms; i++) {
+	for (i = 0; i < n && tried < 256 && v[i].lb < p->iter_ms * 0.99;
+	     i++) {
 		double t;
 
 		tried++;
-		t = solve_best(x, &nocap, so, &v[i], p->iter_ms * 0.999999,
+		t = solve_best(x, &nocap, so, &v[i], p->iter_ms * 0.99,
 			       &place);
 		if (isfinite(t)) {
 			struct plan_terms terms;
@@ -524,7 +525,7 @@ search_run(const struct chain *c, const struct cluster *cl,
 	x.c = c;
 	x.cl = cl;
 	x.o = o;
-	place_links_init(&x.links, c->L);
+	place_links_init(&x.links, cl, c->L);
 	x.st = xcalloc(c->L, sizeof(*x.st));
 	x.first = xcalloc(c->L, sizeof(int));
 

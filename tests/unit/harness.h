@@ -14,7 +14,7 @@
 
 static int h_n, h_failed, h_skipped;
 
-static int
+static inline int
 h_check(int ok, const char *what, const char *file, int line)
 {
 	h_n++;
@@ -27,7 +27,7 @@ h_check(int ok, const char *what, const char *file, int line)
 	return ok;
 }
 
-static void
+static inline void
 h_skip(const char *what, const char *why)
 {
 	h_n++;
@@ -35,14 +35,14 @@ h_skip(const char *what, const char *why)
 	printf("ok %d - %s # SKIP %s\n", h_n, what, why);
 }
 
-static void
+static inline void
 h_skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
 	exit(77);
 }
 
-static int
+static inline int
 h_done(void)
 {
 	printf("# %d checks, %d failed, %d skipped\n", h_n, h_failed,

@@ -1,0 +1,547 @@
+/*
+ * test_plan.c - the planner's cost model on hand-computed cases, the exact
+ * partition against brute force on random chains, deterministic ties, the
+ * search's invariants, and the plan format's round trip.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "capture.h"
+
+#include "../../planner/chain.h"
+#include "../../planner/cost.h"
+#include "../../planner/partition.h"
+#include "../../planner/place.h"
+#include "../../planner/search.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/error.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+
+/* L layers, one microbatch size b=1, all layers alike (see the cases). */
+static void
+uniform_profile(struct profile *p, int L)
+{
+	int j;
+
+	profile_init(p);
+	profile_alloc(p, 1, L);
+	p->mb[0] = 1;
+	p->model = xstrdup("uniform");
+	for (j = 0; j < L; j++) {
+		struct prof_layer *l = &p->layers[j];
+		struct prof_point *pt = &l->pt[0];
+
+		l->name = xstrdup("layer");
+		l->kind = PROF_BLOCK;
+		l->repeat = 1;
+		l->params = 1000000;
+		pt->fwd_ms = 3;
+		pt->bwd_ms = 7;
+		pt->recomp_ms[PROF_RC_FULL] = 4;
+		pt->out_bytes = 100000000;
+		pt->stash_bytes[PROF_RC_NONE] = 1000000000;
+		pt->stash_bytes[PROF_RC_SELECTIVE] = 500000000;
+		pt->stash_bytes[PROF_RC_FULL] = 100000000;
+		pt->fwd_flops = 1e12;
+	}
+}
+
+static void
+one_node(struct cluster *c, int gpn, double gb_s)
+{
+	cluster_init(c);
+	c->name = xstrdup("test");
+	c->gpu = xstrdup("TEST");
+	c->nodes = 1;
+	c->gpus_per_node = gpn;
+	c->gpu_mem_bytes = 80LL << 30;
+	c->net_gb_s = 10;
+	cluster_set_uniform(c, gpn, gb_s);
+}
+
+static void
+default_opts(struct cost_opts *o, double cap)
+{
+	o->weight_bytes = 2;
+	o->grad_bytes = 2;
+	o->opt_bytes = 12;
+	o->version_bytes = 4;
+	o->cap_bytes = cap;
+}
+
+/*
+ * Four layers of 10 ms (fwd 3 + bwd 7), 100 MB boundary, 1 M params, on
+ * one node at 100 GB/s: w=1, d=2, m=2 splits 2+2.  Each stage computes
+ * 20 ms and moves 2 x 100 MB / 100 GB/s = 2 ms: 22 ms per microbatch.
+ * 2BW: 2 x 22 = 44 ms; flush: (2 + 2 - 1) x 22 = 66 ms.  Memory of stage
+ * 0 under 2BW: 2 M params x (2+2+12+4) = 40 MB plus min(d-0, m) = 2
+ * microbatches x 2 layers x 1 GB = 4 GB.
+ */
+static void
+test_hand_cost(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 2, PROF_RC_NONE,
+			     PLAN_STAGES_IN_NODE};
+	struct place_links l;
+	struct part_ws ws = {0};
+	struct plan_stage st[2];
+	struct plan_terms t;
+	int first[2];
+	double v;
+
+	uniform_profile(&p, 4);
+	one_node(&cl, 4, 100);
+	default_opts(&o, 1e12);
+	CHECK(chain_build(&c, &p) == 0);
+	place_links_init(&l, &cl, 4);
+	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
+
+	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
+	CHECK_NEAR(v, 22, 1e-9);
+	CHECK_INT_EQ(first[0], 0);
+	CHECK_INT_EQ(first[1], 2);
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	cost_stage(&c, &o, &g, &l, 1, 2, 3, &st[1]);
+	CHECK_NEAR(st[0].compute_ms, 20, 1e-9);
+	CHECK_NEAR(st[0].p2p_ms, 2, 1e-9);
+	CHECK_INT_EQ(st[0].in_flight, 2);
+	CHECK_INT_EQ(st[1].in_flight, 1);
+	CHECK_INT_EQ(st[0].weight_bytes, 2000000LL * 6);
+	CHECK_INT_EQ(st[0].state_bytes, 2000000LL * 14);
+	CHECK_INT_EQ(st[0].mem_bytes, 40000000LL + 4000000000LL);
+	CHECK_INT_EQ(st[1].mem_bytes, 40000000LL + 2000000000LL);
+	CHECK_NEAR(cost_iteration(st, &g, &t), 44, 1e-9);
+	CHECK_NEAR(t.compute_ms, 40, 1e-9);
+	CHECK_NEAR(t.p2p_ms, 4, 1e-9);
+	CHECK_NEAR(t.bubble_ms, 0, 1e-12);
+
+	g.sched = PLAN_FLUSH;
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	cost_stage(&c, &o, &g, &l, 1, 2, 3, &st[1]);
+	CHECK_NEAR(cost_iteration(st, &g, &t), 66, 1e-9);
+	CHECK_NEAR(t.bubble_ms, 22, 1e-9);
+	CHECK_INT_EQ(st[0].weight_bytes, 2000000LL * 2);
+
+	/* GPipe keeps all m = 2 microbatches on every stage. */
+	g.sched = PLAN_GPIPE;
+	cost_stage(&c, &o, &g, &l, 1, 2, 3, &st[1]);
+	CHECK_INT_EQ(st[1].in_flight, 2);
+
+	/* Full recomputation: +4 ms per layer; each layer keeps 100 MB per
+	 * microbatch plus one layer's 1 GB rebuilt during backward. */
+	g.sched = PLAN_2BW;
+	g.r = PROF_RC_FULL;
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_NEAR(st[0].recompute_ms, 8, 1e-9);
+	CHECK_INT_EQ(st[0].stash_bytes, 2LL * 2 * 100000000 + 1000000000);
+
+	/* Two replicas, stages in node: stage 0 runs on GPUs 0 and 2; its
+	 * ring all-reduce moves 2 (w-1)/w x 2 M x 2 bytes = 4 MB at
+	 * 100 GB/s = 0.04 ms per update. */
+	g.w = 2;
+	g.r = PROF_RC_NONE;
+	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	CHECK_INT_EQ(place_gpu(PLAN_STAGES_IN_NODE, 2, 2, 0, 1), 2);
+	CHECK_INT_EQ(place_gpu(PLAN_REPLICAS_IN_NODE, 2, 2, 0, 1), 1);
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_NEAR(st[0].allreduce_ms, 0.04, 1e-12);
+
+	/* A memory cap of 3 GB forbids two layers on stage 0 (4.04 GB)
+	 * under 2BW: the partition must give stage 0 one layer, and with
+	 * d = 2 stage 1 then holds three (3.06 GB) which is also over: no
+	 * partition fits. */
+	g.w = 1;
+	o.cap_bytes = 3e9;
+	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
+	CHECK(isinf(v));
+	o.cap_bytes = 3.1e9;
+	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
+	CHECK_NEAR(v, 32, 1e-9); /* 3 layers: 30 ms + 2 ms transfer */
+	CHECK_INT_EQ(first[1], 1);
+	v = part_solve(&ws, &c, &o, &g, &l, PART_MEM, INFINITY, first);
+	/* 1+3 is best: stage 1 keeps 3 layers x 1 GB + 3 M x 20 bytes. */
+	CHECK_NEAR(v, 3.06e9, 1);
+
+	part_ws_release(&ws);
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
+/*
+ * Two nodes of two GPUs, one 80 Gbit/s NIC per node.  Stages in node with
+ * w = d = 2: pipelines stay inside nodes; both stages' rings cross, so the
+ * node's NIC carries two flows each way: 10 GB/s / 2 = 5 GB/s per ring.
+ * Replicas in node: rings stay inside (100 GB/s) and the two boundary
+ * flows share the NIC.
+ */
+static void
+test_network_sharing(void)
+{
+	struct cluster cl;
+	struct place_links l;
+	int g;
+
+	one_node(&cl, 2, 100);
+	cl.nodes = 2;
+	cl.nnics = 1;
+	cl.nics = xcalloc(1, sizeof(*cl.nics));
+	cl.nics[0].name = xstrdup("nic0");
+	cl.nics[0].rate_gbit_s = 80;
+	cl.nics[0].ngpus = 2;
+	cl.nics[0].gpus = xcalloc(2, sizeof(int));
+	for (g = 0; g < 2; g++)
+		cl.nics[0].gpus[g] = g;
+	place_links_init(&l, &cl, 4);
+	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 2, 2);
+	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
+	CHECK_NEAR(l.ring_gb_s[0], 5, 1e-12);
+	CHECK_NEAR(l.ring_gb_s[1], 5, 1e-12);
+	place_links_fill(&l, &cl, PLAN_REPLICAS_IN_NODE, 2, 2);
+	CHECK_NEAR(l.in_gb_s[1], 5, 1e-12);
+	CHECK_NEAR(l.ring_gb_s[0], 100, 1e-12);
+	/* One pipeline over both nodes: a lone flow gets the whole NIC. */
+	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 1, 4);
+	CHECK_NEAR(l.in_gb_s[2], 10, 1e-12);
+	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
+	place_links_release(&l);
+	cluster_release(&cl);
+}
+
+/* xorshift: a reproducible generator for the random chains. */
+static uint64_t rng = 88172645463325252ULL;
+
+static double
+urand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* Best max-stage cost over all compositions of L layers into d stages. */
+static double
+brute(const struct chain *c, const struct cost_opts *o,
+      const struct cost_cfg *g, const struct place_links *l, int s, int a,
+      double sofar)
+{
+	double best = INFINITY;
+	int e;
+
+	if (s == g->d - 1) {
+		struct plan_stage st;
+
+		cost_stage(c, o, g, l, s, a, c->L - 1, &st);
+		if (st.mem_bytes > o->cap_bytes)
+			return INFINITY;
+		{
+			double v = cost_stage_ms(&st, g->m);
+
+			return v > sofar ? v : sofar;
+		}
+	}
+	for (e = a; e <= c->L - (g->d - s); e++) {
+		struct plan_stage st;
+		double v;
+
+		cost_stage(c, o, g, l, s, a, e, &st);
+		if (st.mem_bytes > o->cap_bytes)
+			continue;
+		v = cost_stage_ms(&st, g->m);
+		v = brute(c, o, g, l, s + 1, e + 1, v > sofar ? v : sofar);
+		if (v < best)
+			best = v;
+	}
+	return best;
+}
+
+static void
+test_partition_brute(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, feasible = 0, trials = 300;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int L = 2 + (int)(urand() * 7), j, first[16];
+		double v, want;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = urand() * 10;
+			pt->bwd_ms = urand() * 20;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] = (int64_t)(urand() * 2e9);
+			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+			pt->work_bytes = (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 10 + urand() * 100);
+		default_opts(&o, 2e9 + urand() * 1.2e10);
+		chain_build(&c, &p);
+		g.sched = (int)(urand() * 3);
+		g.w = 1 + (int)(urand() * 2);
+		g.d = 1 + (int)(urand() * (L < 4 ? L : 4));
+		g.k = 0;
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d);
+		v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
+			       first);
+		want = brute(&c, &o, &g, &l, 0, 0, 0);
+		if ((isinf(v) && isinf(want)) || fabs(v - want) < 1e-9)
+			agree++;
+		else
+			printf("# trial %d: L=%d d=%d dp %.9g brute %.9g\n",
+			       trial, L, g.d, v, want);
+		if (isfinite(v)) {
+			/* The partition returned achieves the value. */
+			double worst = 0;
+			int s;
+
+			feasible++;
+			for (s = 0; s < g.d; s++) {
+				struct plan_stage st;
+				int e = s + 1 < g.d ? first[s + 1] - 1 : L - 1;
+
+				cost_stage(&c, &o, &g, &l, s, first[s], e, &st);
+				if (cost_stage_ms(&st, g.m) > worst)
+					worst = cost_stage_ms(&st, g.m);
+			}
+			if (fabs(worst - v) > 1e-9)
+				agree--;
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, trials);
+	CHECK(feasible > trials / 4);
+	CHECK(feasible < trials);
+	part_ws_release(&ws);
+}
+
+/*
+ * Ties: four equal layers into three stages can put the pair first,
+ * second or third; the rule gives the later stages the later starts.
+ */
+static void
+test_ties(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g = {PLAN_2BW, 1, 3, 0, 1, 3, PROF_RC_NONE,
+			     PLAN_STAGES_IN_NODE};
+	struct place_links l;
+	struct part_ws ws = {0};
+	int first[3];
+
+	uniform_profile(&p, 4);
+	one_node(&cl, 4, 1e9);
+	default_opts(&o, 1e13);
+	chain_build(&c, &p);
+	place_links_init(&l, &cl, 3);
+	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
+	CHECK_INT_EQ(first[0], 0);
+	CHECK_INT_EQ(first[1], 2);
+	CHECK_INT_EQ(first[2], 3);
+	part_ws_release(&ws);
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
+/*
+ * The search on 8 equal layers, one node of 4 GPUs at 1e9 GB/s (transfers
+ * free), batch 8: all 4 GPUs are used; under 2BW with no all-reduce cost
+ * w x d = 4 gives 80 ms per sample-pipeline / 4 GPUs.  Checks: the chosen
+ * configuration is first among alternatives, sorted, and evaluate mode on
+ * it predicts the same time; the search is deterministic.
+ */
+static void
+test_search(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats st;
+	struct plan a, b, e;
+	int i, sorted = 1;
+	char *err;
+
+	uniform_profile(&p, 8);
+	one_node(&cl, 4, 1e9);
+	default_opts(&o, 70e9);
+	chain_build(&c, &p);
+	search_opts_init(&so);
+	so.batch = 8;
+	plan_init(&a);
+	plan_init(&b);
+	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &a, &st), 0);
+	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &b, &st), 0);
+	CHECK_INT_EQ(a.w * a.d, 4);
+	/* 8 samples x 80 ms of work over 4 GPUs, no bubble under 2BW. */
+	CHECK_NEAR(a.iter_ms, 160, 1e-6);
+	CHECK_INT_EQ(a.alts[0].w, a.w);
+	CHECK_INT_EQ(a.nalts, 10);
+	for (i = 1; i < a.nalts; i++)
+		if (a.alts[i].iter_ms < a.alts[i - 1].iter_ms)
+			sorted = 0;
+	CHECK(sorted);
+	CHECK_INT_EQ(a.sched, b.sched);
+	CHECK_INT_EQ(a.w, b.w);
+	CHECK_INT_EQ(a.d, b.d);
+	CHECK_INT_EQ(a.b, b.b);
+	CHECK_INT_EQ(a.stages[0].last, b.stages[0].last);
+	CHECK_INT_EQ(a.nranks, 4);
+	CHECK_INT_EQ(plan_stage_of_rank(&a, 3), a.ranks[3].stage);
+	CHECK_INT_EQ(plan_stage_of_rank(&a, 4), -1);
+
+	search_opts_init(&so);
+	so.batch = 8;
+	so.fix_w = a.w;
+	so.fix_d = a.d;
+	so.fix_b = a.b;
+	so.fix_sched = a.sched;
+	so.fix_rc = a.recompute;
+	plan_init(&e);
+	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &e, &st), 0);
+	CHECK_NEAR(e.iter_ms, a.iter_ms, 1e-9);
+
+	/* Nothing fits in 1 GB: exit status 3 and the least memory. */
+	plan_release(&e);
+	search_opts_init(&so);
+	so.batch = 8;
+	o.cap_bytes = 1e9;
+	cap_begin();
+	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &e, &st), 3);
+	err = cap_end();
+	CHECK(strstr(err, "no configuration fits in memory: the smallest "
+			  "needs") != NULL);
+	free(err);
+
+	plan_release(&a);
+	plan_release(&b);
+	plan_release(&e);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
+static void
+test_plan_roundtrip(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats st;
+	struct plan a, b;
+	char dir[] = "/tmp/pd2bw-plan-XXXXXX", f1[64], f2[64], *err;
+	FILE *fp;
+
+	uniform_profile(&p, 6);
+	one_node(&cl, 4, 50);
+	default_opts(&o, 70e9);
+	chain_build(&c, &p);
+	search_opts_init(&so);
+	so.batch = 16;
+	plan_init(&a);
+	search_run(&c, &cl, &o, &so, &a, &st);
+	a.model = xstrdup("uniform");
+	a.gpu = xstrdup("TEST");
+	a.profile = xstrdup("p.yaml");
+	a.profile_hash = xstrdup("0123456789abcdef");
+	a.cluster = xstrdup("c.yaml");
+	a.cluster_hash = xstrdup("preset");
+	a.nodes = 1;
+	a.gpus_per_node = 4;
+	a.gpu_mem_bytes = 80LL << 30;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
+	snprintf(f2, sizeof(f2), "%s/b.yaml", dir);
+	CHECK_INT_EQ(plan_write(&a, f1), 0);
+	CHECK_INT_EQ(plan_load(&b, f1), 0);
+	CHECK_INT_EQ(plan_write(&b, f2), 0);
+	{
+		char *x1 = cap_slurp(f1), *x2 = cap_slurp(f2);
+
+		CHECK(x1 && x2 && !strcmp(x1, x2));
+		free(x1);
+		free(x2);
+	}
+	CHECK_INT_EQ(b.w, a.w);
+	CHECK_INT_EQ(b.nranks, a.nranks);
+	CHECK_NEAR(b.iter_ms, a.iter_ms, 1e-6 * a.iter_ms);
+	plan_release(&b);
+
+	/* A rank placed on a stage that does not exist is rejected. */
+	fp = fopen(f2, "w");
+	fprintf(fp, "format: pd2bw-plan/2\n");
+	fclose(fp);
+	cap_begin();
+	CHECK_INT_EQ(plan_load(&b, f2), -1);
+	err = cap_end();
+	CHECK(strstr(err, "b.yaml:1:9: format version 2 is newer") != NULL);
+	free(err);
+	/* Writing into a missing directory fails and leaves nothing. */
+	snprintf(f2, sizeof(f2), "%s/no/such.yaml", dir);
+	cap_begin();
+	CHECK_INT_EQ(plan_write(&a, f2), -1);
+	free(cap_end());
+	unlink(f1);
+	snprintf(f2, sizeof(f2), "%s/b.yaml", dir);
+	unlink(f2);
+	CHECK_INT_EQ(rmdir(dir), 0); /* empty: no temporary file left */
+
+	plan_release(&a);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
+int
+main(void)
+{
+	test_hand_cost();
+	test_partition_brute();
+	test_ties();
+	test_network_sharing();
+	test_search();
+	test_plan_roundtrip();
+	return h_done();
+}
