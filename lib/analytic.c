@@ -60,7 +60,7 @@ struct shape {
 	double ft, vt;      /* MLP width and vocabulary per GPU */
 	double statb;       /* norm statistics per token, bytes */
 	double normf;       /* elementwise FLOPs per element of the norm */
-	int swiglu, drop, flash, causal, rotary, bert, bias, tied;
+	int swiglu, drop, flash, causal, rotary, bert;
 };
 
 /* Milliseconds of one kernel. */
@@ -446,8 +446,6 @@ analytic_profile(struct profile *p, const struct model *m,
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;
 	sh.bert = m->family == MODEL_BERT;
-	sh.bias = m->bias;
-	sh.tied = m->tied_embeddings;
 
 	p->model = xstrdup(m->name ? m->name : "unnamed");
 	p->device = xstrdup(g->name);
