@@ -84,7 +84,8 @@ op_ms(const struct shape *sh, int cls, double flops, double bytes)
 static double
 gemm_ms(const struct shape *sh, double m, double k, double c)
 {
-	return op_ms(sh, OP_GEMM, 2 * m * k * c, (m * k + k * c + m * c) * sh->e);
+	return op_ms(sh, OP_GEMM, 2 * m * k * c,
+		     (m * k + k * c + m * c) * sh->e);
 }
 
 /* Its backward: dgrad, and wgrad accumulated into fp32 main gradients. */

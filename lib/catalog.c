@@ -423,7 +423,8 @@ load_doc(struct gpu_catalog *c, struct yml_doc *d)
 			normalise(tmp[j].name, b, sizeof(b));
 			if (!strcmp(a, b)) {
 				yml_err(d, yml_get(d, item, "name"),
-					"GPU '%s' is listed twice", tmp[i].name);
+					"GPU '%s' is listed twice",
+					tmp[i].name);
 				goto out;
 			}
 		}

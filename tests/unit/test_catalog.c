@@ -301,7 +301,8 @@ test_user_file(void)
 static void
 test_errors(void)
 {
-	expect_error(4, "    memry_gib: 16", NULL, "4:5: unknown key 'memry_gib'");
+	expect_error(4, "    memry_gib: 16", NULL,
+		     "4:5: unknown key 'memry_gib'");
 	expect_error(13, NULL, NULL, "3:5: missing key 'kernel_us'");
 	expect_error(4, "    memory_gib: 0", NULL,
 		     "4:17: 'memory_gib' must be positive");
