@@ -538,7 +538,8 @@ search_run(const struct chain *c, const struct cluster *cl,
 			    (long long)so->batch, N);
 		goto out;
 	}
-	qsort(v, n, sizeof(*v), cand_cmp);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cand_cmp);
 	for (i = 0; i < n; i++) {
 		double bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
 		double t;

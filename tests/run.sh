@@ -7,6 +7,8 @@
 # run in an empty temporary directory with the programs on PATH, $TOP set
 # to the source tree and PD2BW_DETERMINISTIC=1; stdout, stderr and the exit
 # status are compared with <case>.out, .err and .rc.  UPDATE=1 rewrites them.
+# CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
+# rewritten); UNIT=0 skips the unit tests.
 # Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
 set -u
 B=${1:-build}
@@ -21,7 +23,7 @@ note_fail() {
 }
 
 # --- unit tests ---
-for t in "$B"/tests/test_*; do
+[ "${UNIT:-1}" = 0 ] || for t in "$B"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	out=$("$t" 2>&1)
@@ -46,7 +48,7 @@ done
 # --- golden CLI tests ---
 export PATH="$B:$PATH" PD2BW_DETERMINISTIC=1 TOP LC_ALL=C
 export ASAN_OPTIONS=detect_leaks=1
-for cmd in "$TOP"/tests/cli/*/*.cmd; do
+for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
 	[ -f "$cmd" ] || continue
 	base=${cmd%.cmd}
 	name=${base#"$TOP"/tests/cli/}

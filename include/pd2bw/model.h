@@ -6,6 +6,7 @@
 #ifndef PD2BW_MODEL_H
 #define PD2BW_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };

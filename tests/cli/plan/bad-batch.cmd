@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/tests/data/plan/tiny-profile.yaml -c $TOP/tests/data/plan/tiny-cluster.yaml -B 12x
