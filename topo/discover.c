@@ -495,20 +495,19 @@ load_topology(hwloc_topology_t *t, const char *xml)
 				   strerror(errno));
 	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (xml && hwloc_topology_set_xml(*t, xml)) {
-		int e = errno;
-
 		hwloc_topology_destroy(*t);
-		return pd2bw_error("'%s': not a usable hwloc XML file: %s", xml,
-				   strerror(e));
+		return pd2bw_error("%s: not a valid hwloc XML topology "
+				   "(HWLOC_XML_VERBOSE=1 shows why)",
+				   xml);
 	}
 	if (hwloc_topology_load(*t)) {
 		int e = errno;
 
 		hwloc_topology_destroy(*t);
 		if (xml)
-			return pd2bw_error("%s: malformed hwloc XML topology "
-					   "(%s)",
-					   xml, strerror(e));
+			return pd2bw_error("%s: not a valid hwloc XML topology "
+					   "(HWLOC_XML_VERBOSE=1 shows why)",
+					   xml);
 		return pd2bw_error("cannot discover the topology: %s",
 				   strerror(e));
 	}
