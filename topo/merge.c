@@ -175,7 +175,11 @@ signature(const struct topo_node *n, const struct cluster *c, int which)
 	sb_add(&b, "%s", "");
 	switch (which) {
 	case S_GPUS:
-		sb_add(&b, "%dx%s", n->ngpus, c->gpu);
+		sb_add(&b, "%dx%s", n->ngpus,
+		       c->gpu			 ? c->gpu
+		       : n->gpu			 ? n->gpu
+		       : n->ngpus && n->gpus[0].name ? n->gpus[0].name
+						 : "none");
 		break;
 	case S_BW:
 		for (i = 0; i < n->ngpus; i++)
@@ -286,18 +290,25 @@ topo_merge(struct cluster *c, const struct topo_node *nodes,
 	each = xcalloc((size_t)count, sizeof(*each));
 	for (s = 0; s < NSIG; s++)
 		sig[s] = xcalloc((size_t)count, sizeof(char *));
+	/* GPU count and type first: nothing else compares without them. */
 	for (i = 0; i < count; i++) {
 		cluster_init(&each[i]);
-		if (fill_cluster(&each[i], &nodes[i], count, o, names[i]))
-			ok = 0;
+		each[i].gpu = o->gpu ? xstrdup(o->gpu) : NULL;
+		sig[S_GPUS][i] = signature(&nodes[i], &each[i], S_GPUS);
+		cluster_release(&each[i]);
 	}
-	if (!ok)
-		goto out;
-	for (s = 0; s < NSIG; s++)
-		for (i = 0; i < count; i++)
-			sig[s][i] = signature(&nodes[i], &each[i], s);
 	if (report(S_GPUS, sig[S_GPUS], names, count, 1) > 1)
 		goto out;
+	/* The first node that cannot make a cluster says why; one line
+	 * for 1000 nodes alike is enough. */
+	for (i = 0; i < count && ok; i++)
+		if (fill_cluster(&each[i], &nodes[i], count, o, names[i]))
+			ok = 0;
+	if (!ok)
+		goto out;
+	for (s = S_BW; s < NSIG; s++)
+		for (i = 0; i < count; i++)
+			sig[s][i] = signature(&nodes[i], &each[i], s);
 	for (s = S_BW; s < NSIG; s++)
 		report(s, sig[s], names, count, 0);
 

@@ -1,0 +1,1 @@
+ln -s "$TOP/tests/data/topo" d && pd2bw-topo -i d/pcie4.xml --sysfs d/sysfs-bad -o c.yaml; echo rc=$?; ls

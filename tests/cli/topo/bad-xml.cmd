@@ -1,0 +1,1 @@
+ln -s "$TOP/tests/data/topo" d && pd2bw-topo -i d/bad.xml

@@ -1,0 +1,1 @@
+pd2bw-topo -i $TOP/tests/data/topo/mesh8.xml --sysfs $TOP/tests/data/topo/sysfs-mesh8 -n a.yaml && cp a.yaml b.yaml && sed -e '0,/rate_gbit_s: 100/s//rate_gbit_s: 56/' -e 's/^- \[0, 50, 25, 25, 50, 15.7538462/- [0, 25, 25, 25, 50, 15.7538462/' a.yaml > c.yaml && pd2bw-topo merge a.yaml b.yaml c.yaml

@@ -1,0 +1,1 @@
+pd2bw-topo -i nothere.xml
