@@ -7,6 +7,7 @@
  * makes the stage unable to improve on the best found (or on the bound).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "partition.h"
@@ -30,12 +31,15 @@ part_solve(struct part_ws *ws, const struct chain *c,
 {
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
 	size_t need = (size_t)d * L;
-	double pb = o->weight_bytes + o->grad_bytes + o->opt_bytes +
-		    (g->sched == PLAN_2BW ? o->version_bytes : 0);
+	double pb = cost_param_bytes(o, g->sched);
 	const double *stash = c->stash[r] + (size_t)k * L;
 	const double *full = c->stash[PROF_RC_NONE] + (size_t)k * L;
 	const double *work = c->work + (size_t)k * L;
-	double *dp;
+	const double *out = c->out + (size_t)k * L;
+	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	double limit = mode == PART_TIME ? bound : INFINITY;
+	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
+	int64_t acc_params = 0;
 	int *arg;
 
 	if (d < 1 || d > L)
@@ -49,61 +53,107 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	arg = ws->arg;
 	for (s = 0; s < d; s++) {
 		int inflight = cost_in_flight(g, s);
-		int elo = s, ehi = L - d + s;
+		int elo = s, ehi = L - d + s, any = 0;
+		/* The terms of cost_p2p() and cost_allreduce(), hoisted. */
+		double in_coef = 0, in_lat = 0, ar_coef = 0, ar_lat = 0;
+		double *row = dp + (size_t)s * L;
 
-		for (e = 0; e < L; e++)
-			dp[(size_t)s * L + e] = INFINITY;
+		if (s > 0) {
+			in_coef = 2 / (l->in_gb_s[s] * 1e6);
+			in_lat = 2 * l->in_lat_us[s] * 1e-3;
+		}
+		if (g->w > 1) {
+			double wf = 2.0 * (g->w - 1) / g->w;
+
+			ar_coef = wf * o->grad_bytes /
+				  (l->ring_gb_s[s] * 1e6) / g->m;
+			ar_lat = 2.0 * (g->w - 1) * l->ring_lat_us[s] * 1e-3 /
+				 g->m;
+		}
+		if (s == d - 1)
+			elo = L - 1; /* only the whole chain matters */
+		for (a = 0; s == 0 && a < elo; a++) {
+			acc_params += c->params[a];
+			acc_stash += stash[a];
+			if (full[a] > acc_peak)
+				acc_peak = full[a];
+			if (work[a] > acc_work)
+				acc_work = work[a];
+		}
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, per_mb = 0, peak = 0, wk = 0;
-			double limit = mode == PART_TIME ? bound : INFINITY;
+			double out_t = 0;
 			int64_t params = 0;
-			int besta = -1;
+			int besta = -1, alo = s;
 
-			for (a = e; a >= s; a--) {
-				double mem, t, v, ar;
+			if (s < d - 1)
+				out_t = 2 * cost_xfer_ms(out[e],
+							 l->in_gb_s[s + 1],
+							 l->in_lat_us[s + 1]);
+			if (s == 0) {
+				/* Stage 0 starts at layer 0: the sums for
+				 * [0, e] extend those for [0, e - 1]. */
+				alo = e;
+				params = acc_params += c->params[e];
+				per_mb = acc_stash += stash[e];
+				if (full[e] > acc_peak)
+					acc_peak = full[e];
+				if (work[e] > acc_work)
+					acc_work = work[e];
+				peak = acc_peak;
+				wk = acc_work;
+			}
+			for (a = e; a >= alo; a--) {
+				double mem, t, v;
 
-				params += c->params[a];
-				per_mb += stash[a];
-				if (full[a] > peak)
-					peak = full[a];
-				if (work[a] > wk)
-					wk = work[a];
+				if (s > 0) {
+					params += c->params[a];
+					per_mb += stash[a];
+					if (full[a] > peak)
+						peak = full[a];
+					if (work[a] > wk)
+						wk = work[a];
+				} else {
+					a = 0;
+				}
 				mem = (double)params * pb + inflight * per_mb +
 				      (r == PROF_RC_FULL ? peak : 0) + wk;
-				if (s == 0 && a > 0)
-					continue;
 				if (mode == PART_MEM) {
 					if (mem >= best)
 						break;
 					v = mem;
 				} else {
+					double ar;
+
 					if (mem > o->cap_bytes)
 						break;
-					t = chain_time(c, k, r, a, e);
+					t = pre[e + 1] - pre[a];
 					if (t >= best || t >= limit)
 						break;
-					t += cost_p2p(c, g, l, s, a, e);
-					ar = cost_allreduce(g, o, l, s, params) /
-					     g->m;
+					t += out_t;
+					if (s > 0)
+						t += out[a - 1] * in_coef +
+						     in_lat;
+					ar = (double)params * ar_coef + ar_lat;
 					v = t > ar ? t : ar;
 					if (v >= limit)
 						continue;
 				}
-				if (s > 0) {
-					double prev = dp[(size_t)(s - 1) * L +
-							 a - 1];
-
-					if (prev > v)
-						v = prev;
-				}
+				if (s > 0 && row[(ptrdiff_t)a - 1 - L] > v)
+					v = row[(ptrdiff_t)a - 1 - L];
 				if (v < best) {
 					best = v;
 					besta = a;
 				}
 			}
-			dp[(size_t)s * L + e] = best;
+			row[e] = best;
 			arg[(size_t)s * L + e] = besta;
+			if (best < limit)
+				any = 1;
 		}
+		/* No prefix of stages can stay under the bound: give up. */
+		if (!any)
+			return INFINITY;
 	}
 	if (!isfinite(dp[(size_t)(d - 1) * L + L - 1]))
 		return INFINITY;
