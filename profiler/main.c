@@ -1,12 +1,424 @@
-/* main.c - pd2bw-profile: placeholder entry point (being written). */
+/*
+ * main.c - pd2bw-profile: options, usage and exit status of the per-layer
+ * profiler (backends cuda, cpu and analytic; --calibrate).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "pd2bw/analytic.h"
+#include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
+#include "pd2bw/model.h"
+#include "pd2bw/profile.h"
+#include "calibrate.h"
+#include "gpu.h"
+#include "measure.h"
+
+#define MAX_LIST 64
+
+enum {
+	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
+	OPT_KERNELS, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS
+};
+
+static const struct option options[] = {
+	{"backend", required_argument, NULL, 'b'},
+	{"gpu", required_argument, NULL, 'g'},
+	{"gpus", required_argument, NULL, OPT_GPUS},
+	{"list-gpus", no_argument, NULL, OPT_LIST_GPUS},
+	{"microbatches", required_argument, NULL, 'm'},
+	{"tp", required_argument, NULL, 't'},
+	{"precision", required_argument, NULL, 'p'},
+	{"device", required_argument, NULL, 'd'},
+	{"warmup", required_argument, NULL, 'w'},
+	{"repeats", required_argument, NULL, 'r'},
+	{"no-check", no_argument, NULL, OPT_NO_CHECK},
+	{"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
+	{"step", no_argument, NULL, OPT_STEP},
+	{"flush-l2", no_argument, NULL, OPT_FLUSH_L2},
+	{"kernels", required_argument, NULL, OPT_KERNELS},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"calibrate", required_argument, NULL, OPT_CALIBRATE},
+	{"output", required_argument, NULL, 'o'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char usage_line[] =
+	"usage: %s [-b cuda|cpu|analytic] [-g GPU] [-m LIST] [-t LIST] "
+	"[-o FILE] MODEL\n";
+
+static void
+usage(void)
+{
+	printf(usage_line, pd2bw_progname);
+	printf("Measure or estimate forward and backward time and memory of "
+	       "every layer of\nMODEL (pd2bw-model YAML or Hugging Face "
+	       "config.json) and write a profile.\n\n"
+	       "  -b, --backend=NAME     cuda (a GPU), cpu (reference C "
+	       "code) or analytic\n"
+	       "                         (default: analytic with --gpu, "
+	       "else cuda)\n"
+	       "  -g, --gpu=NAME         catalog GPU for analytic and "
+	       "--calibrate\n"
+	       "      --gpus=FILE        add the GPUs of a pd2bw-gpus/1 "
+	       "file to the catalog\n"
+	       "      --list-gpus        write the GPU catalog and exit\n"
+	       "  -m, --microbatches=LIST  sizes, e.g. 1,2,4 (default: "
+	       "1,2,4,...,64; cpu: 1,2)\n"
+	       "  -t, --tp=LIST          tensor-parallel degrees (default: "
+	       "1); several need -o\n"
+	       "  -p, --precision=P      bf16, fp16 or fp32 (default: the "
+	       "model's; cpu: fp32)\n"
+	       "  -d, --device=N         CUDA device index (default: 0)\n"
+	       "  -w, --warmup=N         untimed runs first (default: cuda "
+	       "3, cpu 1)\n"
+	       "  -r, --repeats=N        timed runs, median reported "
+	       "(default: cuda 10, cpu 3)\n"
+	       "      --no-check         skip the kernel checks against the "
+	       "CPU reference\n"
+	       "      --no-cupti         time with CUDA events alone\n"
+	       "      --step             also time whole training steps "
+	       "against the layer sum\n"
+	       "      --flush-l2         flush the L2 cache before each "
+	       "timed run\n"
+	       "      --kernels=FILE     write the per-kernel breakdown "
+	       "(CUPTI) to FILE\n"
+	       "      --name=NAME        device name written in the "
+	       "profile\n"
+	       "      --calibrate=PROFILE  compare a measured PROFILE with "
+	       "the analytic estimate\n"
+	       "                         for --gpu and write the "
+	       "calibration report\n"
+	       "  -o, --output=FILE      write to FILE (default: standard "
+	       "output)\n"
+	       "  -v, --verbose          per-layer times and spreads on "
+	       "standard error\n"
+	       "  -q, --quiet            no progress bar\n"
+	       "  -h, --help             show this help and exit\n"
+	       "  -V, --version          show the version and exit\n\n"
+	       "Exit status: 0 success, 1 error, 2 usage error.\n");
+}
+
+static _Noreturn void usage_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);
+
+static _Noreturn void
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", pd2bw_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fprintf(stderr, usage_line, pd2bw_progname);
+	fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
+	exit(2);
+}
+
+static int
+parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* "1,2,4": strictly increasing positive integers. */
+static int
+parse_list(const char *s, int *out, int *n, int hi)
+{
+	char *end;
+	long v;
+
+	*n = 0;
+	for (;;) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v < 1 || v > hi || *n >= MAX_LIST ||
+		    (*n && v <= out[*n - 1]))
+			return -1;
+		out[(*n)++] = (int)v;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/* path with "-tpN" before its extension, for several --tp values. */
+static char *
+tp_path(const char *path, int tp)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	size_t n = strlen(path) + 32, stem;
+	char *s = xmalloc(n);
+
+	if (!dot || (slash && dot < slash))
+		dot = path + strlen(path);
+	stem = (size_t)(dot - path);
+	snprintf(s, n, "%.*s-tp%d%s", (int)stem, path, tp, dot);
+	return s;
+}
+
+static int
+write_out(const struct profile *p, const char *out, int ntp)
+{
+	char *path;
+	int ret;
+
+	if (ntp == 1)
+		return profile_write(p, out);
+	path = tp_path(out, p->tp);
+	ret = profile_write(p, path);
+	free(path);
+	return ret;
+}
 
 int
 main(int argc, char **argv)
 {
-	(void)argc;
+	struct prof_opts o;
+	struct gpu_catalog cat;
+	struct model m;
+	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
+	const char *calibrate = NULL;
+	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
+	int list_gpus = 0, quiet = 0, c, i, ret = 1;
+	const struct gpu_spec *spec = NULL;
+
 	pd2bw_set_progname(argv[0]);
-	return pd2bw_error("not implemented yet") ? 1 : 0;
+	memset(&o, 0, sizeof(o));
+	o.warmup = o.repeats = -1;
+	o.check = o.cupti = 1;
+	tps[0] = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:g:m:t:p:d:w:r:o:vqhV",
+				options, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "cuda") && strcmp(optarg, "cpu") &&
+			    strcmp(optarg, "analytic"))
+				usage_error("unknown backend '%s' (expected "
+					    "cuda, cpu or analytic)", optarg);
+			backend = optarg;
+			break;
+		case 'g':
+			gpu = optarg;
+			break;
+		case OPT_GPUS:
+			gpus = optarg;
+			break;
+		case OPT_LIST_GPUS:
+			list_gpus = 1;
+			break;
+		case 'm':
+			if (parse_list(optarg, mb, &nmb, 1 << 20))
+				usage_error("invalid microbatch list '%s' "
+					    "(expected increasing sizes like "
+					    "1,2,4)", optarg);
+			break;
+		case 't':
+			if (parse_list(optarg, tps, &ntp, 1024))
+				usage_error("invalid tensor-parallel list "
+					    "'%s' (expected e.g. 1,2,4,8)",
+					    optarg);
+			break;
+		case 'p':
+			for (prec = 0; model_prec_names[prec]; prec++)
+				if (!strcmp(optarg, model_prec_names[prec]))
+					break;
+			if (!model_prec_names[prec])
+				usage_error("unknown precision '%s' (expected "
+					    "bf16, fp16 or fp32)", optarg);
+			break;
+		case 'd':
+			if (parse_int(optarg, 0, 1024, &o.device))
+				usage_error("invalid device index '%s'",
+					    optarg);
+			break;
+		case 'w':
+			if (parse_int(optarg, 0, 1000000, &o.warmup))
+				usage_error("invalid warm-up count '%s'",
+					    optarg);
+			break;
+		case 'r':
+			if (parse_int(optarg, 1, 1000000, &o.repeats))
+				usage_error("invalid repeat count '%s'",
+					    optarg);
+			break;
+		case OPT_NO_CHECK:
+			o.check = 0;
+			break;
+		case OPT_NO_CUPTI:
+			o.cupti = 0;
+			break;
+		case OPT_STEP:
+			o.step = 1;
+			break;
+		case OPT_FLUSH_L2:
+			o.flush_l2 = 1;
+			break;
+		case OPT_KERNELS:
+			o.kernels_path = optarg;
+			break;
+		case OPT_NAME:
+			o.name = optarg;
+			break;
+		case OPT_CALIBRATE:
+			calibrate = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		case 'V':
+			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
+			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+		case ':':
+			if (optopt >= 256 || !optopt)
+				usage_error("option '%s' needs an argument",
+					    argv[optind - 1]);
+			{
+				char opt[3] = {'-', (char)optopt, '\0'};
+
+				usage_error("option '%s' needs an argument",
+					    opt);
+			}
+		default:
+			if (optopt && optopt < 256) {
+				char opt[3] = {'-', (char)optopt, '\0'};
+
+				usage_error("unknown option '%s'", opt);
+			}
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+
+	catalog_init(&cat);
+	model_init(&m);
+	if (gpus && catalog_load(&cat, gpus))
+		goto out;
+	if (list_gpus) {
+		ret = catalog_write(&cat, out) ? 1 : 0;
+		goto out;
+	}
+	if (optind != argc - 1)
+		usage_error("%s", optind < argc ? "too many arguments" :
+			    "missing MODEL");
+	if (!backend)
+		backend = gpu || calibrate ? "analytic" : "cuda";
+	if (ntp > 1 && !strcmp(out, "-"))
+		usage_error("%s", "several --tp values need -o FILE");
+	if ((!strcmp(backend, "analytic") || calibrate) && !gpu)
+		usage_error("%s", "the analytic backend needs --gpu NAME");
+	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
+		usage_error("%s", "the cpu backend computes in fp32");
+	if (model_load(&m, argv[optind]))
+		goto out;
+	if (gpu) {
+		spec = catalog_find(&cat, gpu);
+		if (!spec) {
+			pd2bw_error("unknown GPU '%s' (see %s --list-gpus)",
+				    gpu, pd2bw_progname);
+			goto out;
+		}
+	}
+
+	if (calibrate) {
+		struct profile meas;
+
+		profile_init(&meas);
+		ret = profile_load(&meas, calibrate) ||
+		      prof_calibrate(&meas, &m, spec, out) ? 1 : 0;
+		profile_release(&meas);
+		goto out;
+	}
+
+	if (!strcmp(backend, "analytic")) {
+		if (!nmb) {
+			for (nmb = 0; nmb < analytic_default_nmb &&
+				      nmb < MAX_LIST; nmb++)
+				mb[nmb] = analytic_default_mb[nmb];
+		}
+		for (i = 0; i < ntp; i++) {
+			struct profile p;
+			int r;
+
+			profile_init(&p);
+			r = analytic_profile(&p, &m, spec, mb, nmb, tps[i]) ||
+			    write_out(&p, out, ntp);
+			profile_release(&p);
+			if (r)
+				goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+
+	o.precision = prec >= 0 ? prec : m.precision;
+	if (!strcmp(backend, "cpu"))
+		o.precision = MODEL_FP32;
+	if (!nmb) {
+		if (!strcmp(backend, "cpu")) {
+			mb[0] = 1;
+			mb[1] = 2;
+			nmb = 2;
+		} else {
+			for (nmb = 0; nmb < 7; nmb++)
+				mb[nmb] = 1 << nmb;
+		}
+	}
+	o.mb = mb;
+	o.nmb = nmb;
+	if (o.warmup < 0)
+		o.warmup = strcmp(backend, "cpu") ? 3 : 1;
+	if (o.repeats < 0)
+		o.repeats = strcmp(backend, "cpu") ? 10 : 3;
+	o.progress = !quiet && !o.verbose && isatty(2);
+	for (i = 0; i < ntp; i++) {
+		struct profile p;
+		int r;
+
+		profile_init(&p);
+		r = prof_measure(strcmp(backend, "cpu") ? &prof_cuda_backend :
+				 &prof_cpu_backend, &o, &m, tps[i], &p) ||
+		    write_out(&p, out, ntp);
+		profile_release(&p);
+		if (r)
+			goto out;
+	}
+	ret = 0;
+out:
+	model_release(&m);
+	catalog_release(&cat);
+	if (fflush(stdout) || ferror(stdout)) {
+		pd2bw_error("cannot write standard output");
+		ret = 1;
+	}
+	return ret;
 }

@@ -1,0 +1,22 @@
+/*
+ * calibrate.h - compare a measured profile with the analytic estimate of
+ * the same model on a catalog GPU, layer by layer, and derive the
+ * achieved efficiency factors that would make the estimate match
+ * (pd2bw-profile --calibrate).
+ */
+#ifndef PD2BW_PROF_CALIBRATE_H
+#define PD2BW_PROF_CALIBRATE_H
+
+#include "pd2bw/catalog.h"
+#include "pd2bw/model.h"
+#include "pd2bw/profile.h"
+
+/*
+ * Estimate model m on g at the microbatch sizes and tensor-parallel degree
+ * of measured, compare per layer and point, and write a
+ * pd2bw-calibration/1 report to path ("-" = stdout).  Returns 0 or -1.
+ */
+int prof_calibrate(const struct profile *measured, const struct model *m,
+		   const struct gpu_spec *g, const char *path);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * gpu.h - the CUDA backend of pd2bw-profile (gpu.cu; gpu_stub.c when built
+ * without nvcc): 16-bit activations and weights with fp32 accumulation,
+ * cuBLASLt GEMMs, own kernels for the other ops, CUDA events as the timer,
+ * CUPTI kernel records attributed to layers, NVTX ranges, and a tagging
+ * device allocator.  The backend itself is prof_cuda_backend (measure.h).
+ */
+#ifndef PD2BW_PROF_GPU_H
+#define PD2BW_PROF_GPU_H
+
+#include <stddef.h>
+
+#include "measure.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the tagging allocator accounts bytes to. */
+enum prof_mem_tag {
+	PROF_MEM_WEIGHT,   /* 16-bit parameters */
+	PROF_MEM_GRAD,     /* fp32 parameter gradients */
+	PROF_MEM_OPTIM,    /* fp32 master weights, Adam m and v */
+	PROF_MEM_STASH,    /* kept from forward to backward */
+	PROF_MEM_WORK,     /* transient activations, gradients, scratch */
+	PROF_MEM_NTAGS
+};
+extern const char *const prof_mem_tag_names[];
+
+/*
+ * Whether a CUDA device can be used: 1, or 0 with the reason in why
+ * ("built without CUDA", "no CUDA device: ...").
+ */
+int prof_gpu_available(char *why, size_t n);
+
+/*
+ * Check every kernel of tiny gpt, bert and llama layers in bf16 and fp16
+ * against the CPU reference and time them once; report(ok, what, arg) is
+ * called once per check.  Returns the number of failed checks, or -1 on a
+ * CUDA error (after a message).
+ */
+int prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
+		      void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* Report a failed CUDA runtime call with file:line and return -1. */
+#define PD2BW_CUDA_CHECK(expr)                                               \
+	do {                                                                 \
+		cudaError_t e_ = (expr);                                     \
+		if (e_ != cudaSuccess)                                       \
+			return pd2bw_error("%s:%d: %s: %s", __FILE__,        \
+					   __LINE__, #expr,                  \
+					   cudaGetErrorString(e_));          \
+	} while (0)
+#endif
+
+#endif

@@ -1,0 +1,391 @@
+/*
+ * measure.c - the measurement driver (warm-up, median of repeats, spread,
+ * microbatch sweep stopping at the first size that does not fit, whole-step
+ * check) and the cpu backend, which runs the reference ops of cpu.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pd2bw/error.h"
+#include "cpu.h"
+#include "measure.h"
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double
+prof_median(double *x, int n, double *spread)
+{
+	double med;
+
+	if (n < 1) {
+		if (spread)
+			*spread = 0;
+		return 0;
+	}
+	qsort(x, n, sizeof(*x), cmp_dbl);
+	med = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+	if (spread)
+		*spread = med > 0 ? (x[n - 1] - x[0]) / med : 0;
+	return med;
+}
+
+/* ---- the cpu backend ---- */
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int
+cpu_open(void **ctx, const struct prof_opts *o, struct profile *p)
+{
+	char line[256], *name = NULL;
+	FILE *fp;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	*ctx = NULL;
+	fp = fopen("/proc/cpuinfo", "r");
+	while (fp && !name && fgets(line, sizeof(line), fp)) {
+		char *c = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && c) {
+			c += 1 + (c[1] == ' ');
+			c[strcspn(c, "\n")] = '\0';
+			name = xstrdup(c);
+		}
+	}
+	if (fp)
+		fclose(fp);
+	free(p->device);
+	p->device = o->name ? xstrdup(o->name) :
+		    name ? name : xstrdup("cpu");
+	if (o->name || !name)
+		free(name);
+	p->device_mem_bytes = pages > 0 && psize > 0 ?
+			      (int64_t)pages * psize : 0;
+	free(p->versions);
+	p->versions = xstrdup("cpu reference backend, fp32, one thread");
+	return 0;
+}
+
+static void
+cpu_close(void *ctx)
+{
+	(void)ctx;
+}
+
+static int
+cpu_layer_new(void *ctx, const struct prof_graph *g, int layer, int64_t b,
+	      void **inst)
+{
+	(void)ctx;
+	*inst = prof_cpu_layer_new(g, layer, b, 1 + layer);
+	return 0;
+}
+
+static void
+cpu_layer_free(void *ctx, void *inst)
+{
+	(void)ctx;
+	prof_cpu_layer_free(inst);
+}
+
+static int
+cpu_time(void *ctx, void *inst, struct prof_times *t)
+{
+	struct prof_cpu_layer *l = inst;
+	const struct prof_glayer *gl = &l->g->layers[l->layer];
+	double t0, t1;
+	int i;
+
+	(void)ctx;
+	t->attn_ms = 0;
+	t0 = now_ms();
+	for (i = 0; i < gl->nops; i++) {
+		double a = now_ms();
+
+		prof_cpu_op_fwd(l, i);
+		if (gl->ops[i].kind == PROF_OP_ATTN)
+			t->attn_ms += now_ms() - a;
+	}
+	t1 = now_ms();
+	prof_cpu_bwd(l);
+	t->fwd_ms = t1 - t0;
+	t->bwd_ms = now_ms() - t1;
+	return 0;
+}
+
+static int
+cpu_step(void *ctx, void **insts, int n, double *ms)
+{
+	struct prof_cpu_layer **l = (struct prof_cpu_layer **)insts;
+	double t0 = now_ms();
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++) {
+		const struct prof_glayer *gl = &l[i]->g->layers[l[i]->layer];
+
+		if (i > 0 && gl->kind != PROF_EMBED) {
+			const struct prof_glayer *pl =
+				&l[i - 1]->g->layers[l[i - 1]->layer];
+
+			memcpy(l[i]->t[0], l[i - 1]->t[pl->out],
+			       l[i]->T * gl->cols[0] * sizeof(float));
+		}
+		prof_cpu_fwd(l[i]);
+	}
+	for (i = n - 1; i >= 0; i--) {
+		const struct prof_glayer *gl = &l[i]->g->layers[l[i]->layer];
+
+		if (i < n - 1)
+			memcpy(l[i]->dout, l[i + 1]->dt[0],
+			       l[i]->T * gl->cols[gl->out] * sizeof(float));
+		prof_cpu_bwd(l[i]);
+	}
+	*ms = now_ms() - t0;
+	return 0;
+}
+
+static int64_t
+cpu_stash(void *ctx, void *inst)
+{
+	(void)ctx;
+	(void)inst;
+	return -1;
+}
+
+const struct prof_backend prof_cpu_backend = {
+	"cpu", cpu_open, cpu_close, NULL, cpu_layer_new, cpu_layer_free,
+	cpu_time, cpu_step, cpu_stash,
+};
+
+/* ---- the driver ---- */
+
+static void
+progress(const struct prof_opts *o, int done, int total, const char *what,
+	 int b)
+{
+	int i, w = 30, fill;
+
+	if (!o->progress || total < 1)
+		return;
+	fill = w * done / total;
+	fprintf(stderr, "\r%s: [", pd2bw_progname);
+	for (i = 0; i < w; i++)
+		fputc(i < fill ? '#' : ' ', stderr);
+	fprintf(stderr, "] %3d%% %-10s b=%-4d", 100 * done / total, what, b);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Warm up, then time o->repeats runs; fill point pt of layer li. */
+static int
+measure_layer(const struct prof_backend *be, void *ctx,
+	      const struct prof_opts *o, const struct prof_graph *g, int li,
+	      int64_t b, void *inst, struct prof_point *pt)
+{
+	int n = o->repeats, i, ret = -1;
+	double *f = xcalloc(3 * (size_t)n, sizeof(double)), *bw = f + n;
+	double *at = bw + n, sf, sb, sa;
+	struct prof_times t;
+	int64_t seen;
+
+	for (i = 0; i < o->warmup; i++)
+		if (be->time(ctx, inst, &t))
+			goto out;
+	for (i = 0; i < n; i++) {
+		if (be->time(ctx, inst, &t))
+			goto out;
+		f[i] = t.fwd_ms;
+		bw[i] = t.bwd_ms;
+		at[i] = t.attn_ms;
+	}
+	pt->fwd_ms = prof_median(f, n, &sf);
+	pt->bwd_ms = prof_median(bw, n, &sb);
+	pt->recomp_ms[PROF_RC_NONE] = 0;
+	pt->recomp_ms[PROF_RC_SELECTIVE] = prof_median(at, n, &sa);
+	pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+	pt->out_bytes = prof_layer_out_bytes(g, li, b);
+	for (i = 0; i < PROF_RC_N; i++)
+		pt->stash_bytes[i] = prof_layer_stash(g, li, b, i);
+	pt->work_bytes = prof_layer_work(g, li, b);
+	pt->fwd_flops = prof_layer_flops(g, li, b);
+	if (o->verbose) {
+		fprintf(stderr, "%s: %-9s b=%-3lld fwd %10.4f ms (spread "
+			"%5.2f%%)  bwd %10.4f ms (spread %5.2f%%)  "
+			"%8.3g TFLOP/s", pd2bw_progname, g->layers[li].name,
+			(long long)b, pt->fwd_ms, 100 * sf, pt->bwd_ms,
+			100 * sb, pt->fwd_ms + pt->bwd_ms > 0 ?
+			3 * pt->fwd_flops / (pt->fwd_ms + pt->bwd_ms) * 1e-9 :
+			0);
+		seen = be->stash ? be->stash(ctx, inst) : -1;
+		if (seen >= 0)
+			fprintf(stderr, "  stash allocated %lld, counted %lld",
+				(long long)seen,
+				(long long)pt->stash_bytes[PROF_RC_NONE]);
+		fputc('\n', stderr);
+	}
+	ret = 0;
+out:
+	free(f);
+	return ret;
+}
+
+/*
+ * Time whole training steps (every layer instantiated, forward then
+ * backward) at microbatch p->mb[k] and compare with the per-layer sum.
+ * Returns 0, 1 when the whole model does not fit, or -1.
+ */
+static int
+measure_step(const struct prof_backend *be, void *ctx,
+	     const struct prof_opts *o, const struct prof_graph *g,
+	     const struct profile *p, int k)
+{
+	int L = g->layers[1].repeat, n = L + 2, i, made = 0, ret = -1, r;
+	void **inst = xcalloc(n, sizeof(*inst));
+	double *ms = xcalloc(o->repeats, sizeof(double)), med, spread;
+	double sum = 0;
+	int64_t b = p->mb[k];
+
+	for (i = 0; i < n; i++, made++) {
+		int li = i == 0 ? 0 : i == n - 1 ? 2 : 1;
+
+		r = be->layer_new(ctx, g, li, b, &inst[i]);
+		if (r) {
+			if (r > 0)
+				ret = 1; /* try a smaller microbatch */
+			goto out;
+		}
+	}
+	for (i = 0; i < o->warmup + o->repeats; i++) {
+		double t;
+
+		if (be->step(ctx, inst, n, &t))
+			goto out;
+		if (i >= o->warmup)
+			ms[i - o->warmup] = t;
+	}
+	med = prof_median(ms, o->repeats, &spread);
+	for (i = 0; i < p->nlayers; i++)
+		sum += p->layers[i].repeat *
+		       (p->layers[i].pt[k].fwd_ms + p->layers[i].pt[k].bwd_ms);
+	fprintf(stderr, "%s: step b=%lld: measured %.4f ms (spread %.2f%%), "
+		"sum of layers %.4f ms, difference %+.2f%%\n",
+		pd2bw_progname, (long long)b, med, 100 * spread, sum,
+		med > 0 ? 100 * (sum - med) / med : 0);
+	ret = 0;
+out:
+	for (i = 0; i < made; i++)
+		be->layer_free(ctx, inst[i]);
+	free(inst);
+	free(ms);
+	return ret;
+}
+
+int
+prof_measure(const struct prof_backend *be, const struct prof_opts *o,
+	     const struct model *m, int tp, struct profile *p)
+{
+	struct prof_graph *g = xmalloc(sizeof(*g));
+	void *ctx = NULL;
+	int i, k, fit = 0, ret = -1, opened = 0;
+	int dtype = o->precision == MODEL_FP32 ? 4 : 2;
+
+	if (prof_graph_build(g, m, tp, dtype))
+		goto out;
+	if (be->open(&ctx, o, p))
+		goto out;
+	opened = 1;
+	if (o->check && be->check && be->check(ctx, m, g))
+		goto out;
+	free(p->model);
+	p->model = xstrdup(m->name ? m->name : "model");
+	free(p->backend);
+	p->backend = xstrdup(be->name);
+	free(p->precision);
+	p->precision = xstrdup(model_prec_names[o->precision]);
+	p->tp = tp;
+	p->seq_len = m->seq_len;
+	p->hidden = m->hidden;
+	profile_alloc(p, o->nmb, g->nlayers);
+	for (i = 0; i < g->nlayers; i++) {
+		p->layers[i].name = xstrdup(g->layers[i].name);
+		p->layers[i].kind = g->layers[i].kind;
+		p->layers[i].repeat = g->layers[i].repeat;
+		p->layers[i].params = g->layers[i].counted;
+	}
+	for (k = 0; k < o->nmb; k++) {
+		int stop = 0;
+
+		p->mb[k] = o->mb[k];
+		for (i = 0; i < g->nlayers && !stop; i++) {
+			void *inst;
+			int r;
+
+			progress(o, k * g->nlayers + i, o->nmb * g->nlayers,
+				 g->layers[i].name, o->mb[k]);
+			r = be->layer_new(ctx, g, i, o->mb[k], &inst);
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				stop = 1;
+				break;
+			}
+			r = measure_layer(be, ctx, o, g, i, o->mb[k], inst,
+					  &p->layers[i].pt[k]);
+			be->layer_free(ctx, inst);
+			if (r)
+				goto out;
+		}
+		if (stop) {
+			if (o->progress)
+				fputc('\n', stderr);
+			fprintf(stderr, "%s: microbatch %d does not fit in "
+				"memory; the sweep stops at %d\n",
+				pd2bw_progname, o->mb[k],
+				k ? o->mb[k - 1] : 0);
+			break;
+		}
+		fit++;
+	}
+	progress(o, o->nmb * g->nlayers, o->nmb * g->nlayers, "done",
+		 fit ? o->mb[fit - 1] : 0);
+	if (!fit) {
+		pd2bw_error("microbatch %d of %s does not fit on %s", o->mb[0],
+			    p->model, p->device);
+		goto out;
+	}
+	p->nmb = fit;
+	if (o->step) {
+		int r = 1;
+
+		for (k = fit - 1; k >= 0 && r > 0; k--)
+			r = measure_step(be, ctx, o, g, p, k);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			pd2bw_warn("no whole training step fits in memory; "
+				   "step check skipped");
+	}
+	ret = 0;
+out:
+	if (opened)
+		be->close(ctx);
+	free(g);
+	return ret;
+}

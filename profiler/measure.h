@@ -1,0 +1,83 @@
+/*
+ * measure.h - the measurement driver of pd2bw-profile and the interface its
+ * backends (cpu in measure.c, cuda in gpu.cu) implement: warm-up, median
+ * of repeats with the spread, a microbatch sweep that stops at the first
+ * size that does not fit, an optional whole training step as a check of
+ * the per-layer sum, all written into a struct profile.
+ */
+#ifndef PD2BW_PROF_MEASURE_H
+#define PD2BW_PROF_MEASURE_H
+
+#include <stdint.h>
+
+#include "pd2bw/model.h"
+#include "pd2bw/profile.h"
+#include "graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct prof_opts {
+	const int *mb;            /* microbatch sizes, increasing */
+	int nmb;
+	int warmup, repeats;
+	int device;               /* CUDA device index */
+	int precision;            /* enum model_prec of the measurement */
+	int check;                /* verify kernels against the CPU first */
+	int cupti;                /* attribute kernels to layers (CUPTI) */
+	int step;                 /* also time whole training steps */
+	int flush_l2;             /* flush the L2 cache before each timing */
+	int verbose;              /* per-layer table on stderr */
+	int progress;             /* progress bar on stderr */
+	const char *kernels_path; /* per-kernel breakdown (YAML) or NULL */
+	const char *name;         /* device name in the profile, or NULL */
+};
+
+/* Times of one repeat of one layer, milliseconds. */
+struct prof_times {
+	double fwd_ms, bwd_ms, attn_ms;
+};
+
+/*
+ * A backend.  Every function returns 0 or -1 after a message; layer_new
+ * returns 1 (after freeing what it took) when the layer does not fit in
+ * memory, so the sweep can stop there.
+ */
+struct prof_backend {
+	const char *name;
+	/* Start; fill p's device name, memory and versions. */
+	int (*open)(void **ctx, const struct prof_opts *o, struct profile *p);
+	void (*close)(void *ctx);
+	/* Verify every kernel of g against the CPU reference (may be NULL). */
+	int (*check)(void *ctx, const struct model *m,
+		     const struct prof_graph *g);
+	int (*layer_new)(void *ctx, const struct prof_graph *g, int layer,
+			 int64_t b, void **inst);
+	void (*layer_free)(void *ctx, void *inst);
+	/* One forward and one backward of inst (attn_ms: attention core). */
+	int (*time)(void *ctx, void *inst, struct prof_times *t);
+	/* Forward through insts[0..n), backward back: one training step. */
+	int (*step)(void *ctx, void **insts, int n, double *ms);
+	/* Bytes the backend's allocator saw kept for backward (or -1). */
+	int64_t (*stash)(void *ctx, void *inst);
+};
+
+extern const struct prof_backend prof_cpu_backend;
+extern const struct prof_backend prof_cuda_backend; /* gpu.cu or stub */
+
+/*
+ * Profile model m at tensor-parallel degree tp with backend be into p
+ * (profile_init'ed by the caller).  Returns 0 or -1.
+ */
+int prof_measure(const struct prof_backend *be, const struct prof_opts *o,
+		 const struct model *m, int tp, struct profile *p);
+
+/* Median of x[0..n) (reorders x); spread (max - min) / median in *spread. */
+double prof_median(double *x, int n, double *spread);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1 @@
+pd2bw-profile -b cpu -r 0 $TOP/tests/data/profile/tiny.yaml

@@ -1,0 +1,1 @@
+pd2bw-profile -b cpu -w 0 -r 1 -m 1 $TOP/tests/data/profile/tiny.yaml -o c.yaml && pd2bw-profile --calibrate c.yaml -g A100-80GB $TOP/tests/data/profile/tiny.yaml -o r.yaml && grep -c analytic_over_measured r.yaml && grep -E "^format|^gpu|^  (gemm|attn|mem)_eff" r.yaml | sed -E "s/: 0\.[0-9]+(e-?[0-9]+)?$/: X/"

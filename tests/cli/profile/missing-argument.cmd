@@ -1,0 +1,1 @@
+pd2bw-profile -b cpu -o
