@@ -111,6 +111,14 @@ const char *const cluster_preset_names[] = {
 	"l40s-pcie", NULL,
 };
 
+static double
+cube_mesh_gb_s(int i, int j)
+{
+	int links = cube_mesh_links[i][j];
+
+	return links ? NVLINK2_GB_S * links : CUBE_MESH_SYS_GB_S;
+}
+
 static void
 fill(struct cluster *c, const struct preset *p, int nodes)
 {
@@ -133,10 +141,7 @@ fill(struct cluster *c, const struct preset *p, int nodes)
 			for (j = 0; j < p->gpn; j++)
 				if (i != j)
 					c->intra_gb_s[i * p->gpn + j] =
-						cube_mesh_links[i][j]
-							? NVLINK2_GB_S *
-								  cube_mesh_links[i][j]
-							: CUBE_MESH_SYS_GB_S;
+						cube_mesh_gb_s(i, j);
 	c->intra_latency_us = p->intra_latency_us;
 	/* What one GPU gets when all of them talk at once. */
 	c->net_gb_s = p->nnics * p->nic_gbit_s / 8.0 / p->gpn;

@@ -474,7 +474,6 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	memset(&o, 0, sizeof(o));
 	o.d = d;
 	o.root = root;
-	/* Current runtimes use fused attention (PyTorch SDPA, FlashAttention). */
 	switch (hf_kinds[k].style) {
 	case HF_GPT2:
 		family_defaults(m, MODEL_GPT);
@@ -563,6 +562,7 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	    hf_precision(d, root, m))
 		return -1;
 	m->layers = (int)layers;
+	/* Current runtimes use fused attention (SDPA, FlashAttention). */
 	m->flash_attention = 1;
 	if (!m->kv_heads)
 		m->kv_heads = m->heads;

@@ -138,11 +138,13 @@ test_bad(void)
 	CHECK_ERR(load_t(&c, "4", "1000", BW "  speed: 3\n", "50", ""),
 		  "pd2bw: c.yaml:10:3: unknown key 'speed'");
 	CHECK_ERR(load_t(&c, "4", "1000", BW, "50",
-			 "  nics: [{name: a, rate_gbit_s: 100, gpus: [0, 2]}]\n"),
+			 "  nics: [{name: a, rate_gbit_s: 100, "
+			 "gpus: [0, 2]}]\n"),
 		  "pd2bw: c.yaml:12:48: GPU index 2 out of range (node has 2 "
 		  "GPUs)");
 	CHECK_ERR(load_t(&c, "4", "1000", BW, "50",
-			 "  nics: [{name: a, rate_gbit_s: 100, gpus: [1, 1]}]\n"),
+			 "  nics: [{name: a, rate_gbit_s: 100, "
+			 "gpus: [1, 1]}]\n"),
 		  "pd2bw: c.yaml:12:48: GPU 1 listed twice");
 	CHECK_ERR(load_t(&c, "4", "1000", BW, "50",
 			 "  nics: [{name: a, rate_gbit_s: 0, gpus: [0]}]\n"),

@@ -86,7 +86,8 @@ test_bad(void)
 	model_init(&m);
 	snprintf(buf, sizeof(buf), "%svocab: 100\nlayrs: 3\n", rest);
 	CHECK_ERR(load_with(&m, buf), "pd2bw: m.yaml:8:1: unknown key 'layrs'");
-	CHECK_ERR(load_with(&m, rest), "pd2bw: m.yaml:1:1: missing key 'vocab'");
+	CHECK_ERR(load_with(&m, rest),
+		  "pd2bw: m.yaml:1:1: missing key 'vocab'");
 	snprintf(buf, sizeof(buf), "%svocab: lots\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:7:8: expected a number, found 'lots'");

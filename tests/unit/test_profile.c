@@ -125,11 +125,13 @@ test_bad(void)
 		  "pd2bw: p.yaml:11:14: value -1 out of range [0, "
 		  "1000000000]");
 	CHECK_ERR(load_t(&p, "", "[1]", "",
-			 "  - {fwd_ms: .nan, bwd_ms: 2, recompute_ms: [0, 0, 1], "
+			 "  - {fwd_ms: .nan, bwd_ms: 2, "
+			 "recompute_ms: [0, 0, 1], "
 			 "out_bytes: 8, stash_bytes: [8, 8, 8]}\n"),
 		  "pd2bw: p.yaml:11:14: expected a number, found '.nan'");
 	CHECK_ERR(load_t(&p, "", "[1]", "",
-			 "  - {fwd_ms: 1, bwd_ms: .inf, recompute_ms: [0, 0, 1], "
+			 "  - {fwd_ms: 1, bwd_ms: .inf, "
+			 "recompute_ms: [0, 0, 1], "
 			 "out_bytes: 8, stash_bytes: [8, 8, 8]}\n"),
 		  "pd2bw: p.yaml:11:25: expected a number, found '.inf'");
 	CHECK_ERR(load_t(&p, "", "[1]", "",
@@ -221,7 +223,8 @@ test_write(void)
 			     "embed\n  repeat: 1\n  params: 7424\n  points:\n"
 			     "  - {fwd_ms: 0.01, bwd_ms: 0.02, recompute_ms: "
 			     "[0, 0, 0.01], out_bytes: 2048, stash_bytes: "
-			     "[2048, 2048, 0], work_bytes: 0, fwd_flops: 0}\n"));
+			     "[2048, 2048, 0], work_bytes: 0, "
+			     "fwd_flops: 0}\n"));
 	{
 		static const char top[] = "format: pd2bw-profile/1\nmodel: "
 			"tiny\ndevice:\n  name: V100-16GB\n  backend: cpu\n"
