@@ -32,8 +32,9 @@
  * - Input nodes: a source node whose description starts with "Input" is
  *   the data loader; its forward time is the host's loading time (636 ms in
  *   alexnet's profile), not GPU work, so its times are set to 0 as
- *   PipeDream's own optimizer does.  Its activation bytes are kept: the
- *   batch is memory and crosses cuts like any other tensor.
+ *   PipeDream's own optimizer does (optimizer_graph_hierarchical.py).  That
+ *   optimizer also zeroes the input's size; we keep it, since the batch is
+ *   memory the first stage holds and crosses any cut before its consumers.
  *
  * Per layer (chain position k, node v):
  *
@@ -55,6 +56,12 @@
  *   a position > k, which is what PipeDream's optimizer charges for a stage
  *   boundary in a branching graph (ResNet skips, GNMT's residuals and
  *   attention inputs).  For the last layer, its own activation_size.
+ *
+ * NEEDSWORK: views are counted as new memory, as PipeDream's own memory
+ * model counts them: "__getitem__" nodes pick a tensor out of their
+ * producer's list and "ReLU(inplace)" overwrites its input, yet each
+ * stashes its activation_size again.  Stashes are overestimated (about 2x
+ * for conv+ReLU chains); recognising views by description would fix it.
  */
 #include <errno.h>
 #include <math.h>
