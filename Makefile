@@ -150,10 +150,15 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 
+# libFuzzer targets of every reader, built with clang into build/fuzz/ and
+# run FUZZ_SECONDS each (default 600); not part of check.
+fuzz:
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 clean:
 	rm -rf build
 
-.PHONY: all check test check-fast tests-build install uninstall clean
+.PHONY: all check test check-fast tests-build install uninstall clean fuzz
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
