@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "chain.h"
@@ -397,6 +398,17 @@ main(int argc, char **argv)
 	}
 
 	ret = search_run(&ch, &cl, &co, &so, &plan, &st);
+	if (stats) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr,
+			"%s: searched %ld configurations (%ld screened out by "
+			"memory, %ld solved exactly) in %.1f ms; peak RSS "
+			"%.1f MiB\n",
+			pd2bw_progname, st.candidates, st.screened, st.solved,
+			st.ms, ru.ru_maxrss / 1024.0);
+	}
 	if (ret < 0) {
 		ret = 1;
 		goto out;
@@ -417,7 +429,7 @@ main(int argc, char **argv)
 	plan.reserve_bytes =
 		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
 	if (!quiet && !(output && !strcmp(output, "-")))
-		report_plan(stdout, &plan, &st, stats);
+		report_plan(stdout, &plan);
 	if (ret == 3)
 		goto out;
 	if (output && plan_write(&plan, output)) {

@@ -25,8 +25,7 @@ human_count(double v, char *buf, size_t n)
 }
 
 void
-report_plan(FILE *fp, const struct plan *p, const struct search_stats *st,
-	    int show_stats)
+report_plan(FILE *fp, const struct plan *p)
 {
 	const struct plan_terms *t = &p->terms;
 	char buf[32];
@@ -37,10 +36,6 @@ report_plan(FILE *fp, const struct plan *p, const struct search_stats *st,
 		p->model, p->cluster, p->nodes, p->nodes == 1 ? "" : "s",
 		p->gpus_per_node, p->gpu, p->gpu_mem_bytes / GIB,
 		(long long)p->global_batch);
-	if (show_stats && st)
-		fprintf(fp, "searched %ld configurations, %ld solved exactly, "
-			    "in %.1f ms\n",
-			st->candidates, st->solved, st->ms);
 	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep = %d GPUs, microbatch "
 		    "%d x %d per update, recompute %s\n",
 		plan_sched_names[p->sched], p->w, p->d, p->w * p->d, p->b,

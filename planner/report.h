@@ -7,10 +7,8 @@
 #include <stdio.h>
 
 #include "pd2bw/plan.h"
-#include "search.h"
 
 /* Print the choice, its breakdown, stages and alternatives to fp. */
-void report_plan(FILE *fp, const struct plan *p, const struct search_stats *st,
-		 int show_stats);
+void report_plan(FILE *fp, const struct plan *p);
 
 #endif

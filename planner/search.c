@@ -25,7 +25,16 @@ struct cand {
 	int sched, w, d, k, r, m;
 };
 
+/* Link bandwidths of a (w, d, rule) grid, computed once per grid. */
+struct lentry {
+	int w, d, rule;
+	double *v; /* 4 x d: in_gb_s, in_lat_us, ring_gb_s, ring_lat_us */
+};
+
+#define LCACHE_SIZE 8192
+
 struct ctx {
+	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
 	const struct chain *c;
 	const struct cluster *cl;
 	const struct cost_opts *o;
@@ -63,6 +72,44 @@ cand_cmp(const void *x, const void *y)
 	return a->r - b->r;
 }
 
+/* Fill x->links for the grid, from the cache when it is there. */
+static void
+links_for(struct ctx *x, int rule, int w, int d)
+{
+	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u) * 2 +
+		     (unsigned)rule;
+	size_t i, n = (size_t)d * sizeof(double);
+	struct lentry *e = NULL;
+	int probe;
+
+	for (probe = 0; probe < 8; probe++) {
+		e = &x->lc[(h + probe) % LCACHE_SIZE];
+		if (!e->v || (e->w == w && e->d == d && e->rule == rule))
+			break;
+		e = NULL;
+	}
+	if (e && e->v) {
+		memcpy(x->links.in_gb_s, e->v, n);
+		memcpy(x->links.in_lat_us, e->v + d, n);
+		memcpy(x->links.ring_gb_s, e->v + 2 * d, n);
+		memcpy(x->links.ring_lat_us, e->v + 3 * d, n);
+		return;
+	}
+	place_links_fill(&x->links, x->cl, rule, w, d);
+	if (!e)
+		return; /* neighbourhood full: compute without caching */
+	e->w = w;
+	e->d = d;
+	e->rule = rule;
+	e->v = xmalloc(4 * n);
+	for (i = 0; i < (size_t)d; i++) {
+		e->v[i] = x->links.in_gb_s[i];
+		e->v[d + i] = x->links.in_lat_us[i];
+		e->v[2 * d + i] = x->links.ring_gb_s[i];
+		e->v[3 * d + i] = x->links.ring_lat_us[i];
+	}
+}
+
 static void
 cfg_of(const struct ctx *x, const struct cand *cd, int place,
        struct cost_cfg *g)
@@ -91,7 +138,7 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	place_links_fill(&x->links, x->cl, place, g.w, g.d);
+	links_for(x, place, g.w, g.d);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
@@ -304,7 +351,7 @@ min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
 	o.cap_bytes = INFINITY;
 	for (i = 0; i < n; i++) {
 		cfg_of(x, &v[i], 0, &g);
-		place_links_fill(&x->links, x->cl, 0, g.w, g.d);
+		links_for(x, 0, g.w, g.d);
 		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
 				 INFINITY, x->first);
 		if (mem < best) {
@@ -526,6 +573,7 @@ search_run(const struct chain *c, const struct cluster *cl,
 	x.cl = cl;
 	x.o = o;
 	place_links_init(&x.links, cl, c->L);
+	x.lc = xcalloc(LCACHE_SIZE, sizeof(*x.lc));
 	x.st = xcalloc(c->L, sizeof(*x.st));
 	x.first = xcalloc(c->L, sizeof(int));
 
@@ -636,6 +684,9 @@ out:
 	free(x.st);
 	free(x.first);
 	place_links_release(&x.links);
+	for (i = 0; i < LCACHE_SIZE; i++)
+		free(x.lc[i].v);
+	free(x.lc);
 	part_ws_release(&x.ws);
 	return ret;
 }
