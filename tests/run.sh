@@ -6,7 +6,8 @@
 # Golden tests: tests/cli/<tool>/<case>.cmd holds one shell command line,
 # run in an empty temporary directory with the programs on PATH, $TOP set
 # to the source tree and PD2BW_DETERMINISTIC=1; stdout, stderr and the exit
-# status are compared with <case>.out, .err and .rc.  UPDATE=1 rewrites them.
+# status are compared with <case>.out, .err and .rc.  UPDATE=1 rewrites
+# those selected by CASES (required with UPDATE).
 # CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
 # rewritten); UNIT=0 skips the unit tests.
 # Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
@@ -14,6 +15,11 @@ set -u
 B=${1:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $B in /*) ;; *) B=$TOP/$B ;; esac
+if [ "${UPDATE:-0}" = 1 ] && [ -z "${CASES:-}" ]; then
+	echo "run.sh: UPDATE=1 needs CASES=tool/* (e.g. CASES='topo/*'), so" \
+		"one tool's run cannot rewrite another tool's expectations" >&2
+	exit 2
+fi
 pass=0 fail=0 skip=0
 failed_names=
 
