@@ -1,0 +1,1 @@
+mkdir nodes && pd2bw-topo -i "$TOP/tests/data/topo/mesh8.xml" --sysfs "$TOP/tests/data/topo/sysfs-mesh8" -n nodes/a.yaml && cp nodes/a.yaml nodes/b.yaml && pd2bw-topo merge nodes/*.yaml -o cluster.yaml && cat cluster.yaml
