@@ -7,6 +7,7 @@
 #ifndef PD2BW_CLUSTER_H
 #define PD2BW_CLUSTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum cluster_link { CLUSTER_NVSWITCH, CLUSTER_NVLINK, CLUSTER_PCIE };
