@@ -1,0 +1,1 @@
+pd2bw-topo -i "$TOP/tests/data/topo/nvswitch16.xml" --sysfs "$TOP/tests/data/topo/sysfs-mesh8" -N 2 -o c.yaml && pd2bw-plan "$TOP/models/gpt-2.2b.yaml" --cluster c.yaml --batch 64 | grep -o "^placement:  [a-z-]*"
