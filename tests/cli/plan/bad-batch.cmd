@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/tests/data/plan/tiny-profile.yaml -c $TOP/tests/data/plan/tiny-cluster.yaml -B 12x
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 12x

@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/tests/data/plan/tiny-profile.yaml -c no-such-preset -B 8
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c no-such-preset -B 8

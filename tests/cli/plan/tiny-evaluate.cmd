@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/tests/data/plan/tiny-profile.yaml -c $TOP/tests/data/plan/tiny-cluster.yaml -B 8 --reserve 0.5 -e --width 4 --depth 2 --microbatch 1 -s 2bw -r none -o plan.yaml && cat plan.yaml | sed -n '1,40p'
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --reserve 0.5 -e --width 4 --depth 2 --microbatch 1 -s 2bw -r none -o plan.yaml && cat plan.yaml | sed -n '1,40p'

@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/tests/data/plan/tiny-profile.yaml --cluster $TOP/tests/data/plan/tiny-cluster.yaml --batch 8 --reserve 0.5 --top 3 -o -
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml --cluster tiny-cluster.yaml --batch 8 --reserve 0.5 --top 3 -o -
