@@ -174,7 +174,7 @@ ib_rate(const char *root, const char *name, double *gbit_s)
 	char dir[4096], path[4400], buf[128];
 	struct dirent **ents = NULL;
 	int i, n, ret = 1;
-	double best = 0, v;
+	double best = 0, v = 0;
 
 	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", root,
 		 name);
