@@ -27,6 +27,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->params = xcalloc(L, sizeof(int64_t));
 	c->pre_params = xcalloc(L + 1, sizeof(int64_t));
 	c->fb = xcalloc(nk, sizeof(double));
+	c->fwd = xcalloc(nk, sizeof(double));
 	c->out = xcalloc(nk, sizeof(double));
 	c->work = xcalloc(nk, sizeof(double));
 	c->flops = xcalloc(nk, sizeof(double));
@@ -56,6 +57,7 @@ chain_build(struct chain *c, const struct profile *p)
 				size_t at = (size_t)k * L + j;
 
 				c->fb[at] = pt->fwd_ms + pt->bwd_ms;
+				c->fwd[at] = pt->fwd_ms;
 				c->out[at] = (double)pt->out_bytes;
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
@@ -92,6 +94,7 @@ chain_release(struct chain *c)
 	free(c->params);
 	free(c->pre_params);
 	free(c->fb);
+	free(c->fwd);
 	free(c->out);
 	free(c->work);
 	free(c->flops);

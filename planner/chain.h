@@ -18,6 +18,7 @@ struct chain {
 	int64_t *pre_params;  /* [L+1] prefix sums */
 	/* Per microbatch index k, arrays of L entries at offset k*L. */
 	double *fb;           /* forward + backward ms */
+	double *fwd;          /* forward ms alone */
 	double *rc[PROF_RC_N];    /* extra recomputation ms */
 	double *out;          /* boundary activation bytes after layer j */
 	double *stash[PROF_RC_N]; /* stashed bytes */

@@ -10,8 +10,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "capacity.h"
 #include "chain.h"
 #include "cost.h"
+#include "emit.h"
 #include "input.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/cluster.h"
@@ -20,6 +22,7 @@
 #include "pd2bw/profile.h"
 #include "report.h"
 #include "search.h"
+#include "simulate.h"
 
 #define MAX_MB 64
 
@@ -38,6 +41,11 @@ enum {
 	OPT_OPT_BYTES,
 	OPT_VERSION_BYTES,
 	OPT_STATS,
+	OPT_EMIT,
+	OPT_EMIT_OUTPUT,
+	OPT_TIMELINE,
+	OPT_MEMORY,
+	OPT_TRACE,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +69,11 @@ static const struct option longopts[] = {
 	{"optimizer-bytes", required_argument, NULL, OPT_OPT_BYTES},
 	{"version-bytes", required_argument, NULL, OPT_VERSION_BYTES},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"emit", required_argument, NULL, OPT_EMIT},
+	{"emit-output", required_argument, NULL, OPT_EMIT_OUTPUT},
+	{"timeline", required_argument, NULL, OPT_TIMELINE},
+	{"memory", required_argument, NULL, OPT_MEMORY},
+	{"trace", required_argument, NULL, OPT_TRACE},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -73,6 +86,8 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: %s [options] PROFILE|MODEL --cluster SPEC --batch N\n"
+		"       %s capacity [options] MODEL ...   (see %s capacity "
+		"--help)\n"
 		"\n"
 		"Search pipeline-parallel configurations (PipeDream-2BW) and "
 		"write a plan.\n"
@@ -113,12 +128,21 @@ usage(FILE *fp)
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n"
 		"      --stats              print search statistics\n"
+		"      --emit FORMAT        also write megatron arguments, a "
+		"deepspeed config\n"
+		"                           or a launch script for the plan\n"
+		"      --emit-output FILE   where --emit writes (default: "
+		"stdout)\n"
+		"      --timeline FILE      draw the simulated schedule as SVG\n"
+		"      --memory FILE        draw memory per stage as SVG\n"
+		"      --trace FILE         write the simulated schedule as a "
+		"Chrome trace\n"
 		"  -o, --output FILE        write the plan (YAML) to FILE; '-' "
 		"for stdout\n"
 		"  -q, --quiet              do not print the summary\n"
 		"  -h, --help               show this help\n"
 		"  -V, --version            show the version\n",
-		pd2bw_progname);
+		pd2bw_progname, pd2bw_progname, pd2bw_progname);
 }
 
 static _Noreturn void
@@ -221,6 +245,9 @@ main(int argc, char **argv)
 {
 	const char *cluster_spec = NULL, *gpu = NULL, *gpus_file = NULL;
 	const char *output = NULL, *input;
+	const char *emit_output = "-", *timeline = NULL, *memory = NULL;
+	const char *trace = NULL;
+	int emit = -1;
 	struct search_opts so;
 	struct search_stats st;
 	struct cost_opts co;
@@ -237,6 +264,8 @@ main(int argc, char **argv)
 	char hash[17];
 
 	pd2bw_set_progname(argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "capacity"))
+		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:eo:qhV", longopts,
@@ -319,6 +348,24 @@ main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = 1;
+			break;
+		case OPT_EMIT:
+			parse_names("--emit", optarg, emit_fmt_names, &emit);
+			if (emit < 0)
+				bad_usage("give one --emit format, not '%s'",
+					  optarg);
+			break;
+		case OPT_EMIT_OUTPUT:
+			emit_output = optarg;
+			break;
+		case OPT_TIMELINE:
+			timeline = optarg;
+			break;
+		case OPT_MEMORY:
+			memory = optarg;
+			break;
+		case OPT_TRACE:
+			trace = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -433,6 +480,15 @@ main(int argc, char **argv)
 	if (ret == 3)
 		goto out;
 	if (output && plan_write(&plan, output)) {
+		ret = 1;
+		goto out;
+	}
+	if (emit >= 0 && emit_write(&plan, &prof, emit, emit_output)) {
+		ret = 1;
+		goto out;
+	}
+	if ((timeline || memory || trace) &&
+	    sim_outputs(&plan, &ch, timeline, memory, trace)) {
 		ret = 1;
 		goto out;
 	}

@@ -6,6 +6,7 @@
 #ifndef PD2BW_PLAN_H
 #define PD2BW_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum plan_sched { PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE, PLAN_NONE, PLAN_NSCHED };

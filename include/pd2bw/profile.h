@@ -7,6 +7,7 @@
 #ifndef PD2BW_PROFILE_H
 #define PD2BW_PROFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum prof_kind { PROF_EMBED, PROF_BLOCK, PROF_HEAD, PROF_OTHER };
