@@ -355,10 +355,11 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *o,
 		if (stop) {
 			if (o->progress)
 				fputc('\n', stderr);
-			fprintf(stderr, "%s: microbatch %d does not fit in "
-				"memory; the sweep stops at %d\n",
-				pd2bw_progname, o->mb[k],
-				k ? o->mb[k - 1] : 0);
+			if (k)
+				fprintf(stderr, "%s: microbatch %d does not "
+					"fit in memory; the sweep stops at "
+					"%d\n", pd2bw_progname, o->mb[k],
+					o->mb[k - 1]);
 			break;
 		}
 		fit++;
