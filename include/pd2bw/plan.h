@@ -116,4 +116,72 @@ int plan_stage_of_rank(const struct plan *p, int r);
 /* 64-bit FNV-1a of a file's bytes as 16 hex digits into out[17]. 0 or -1. */
 int plan_hash_file(const char *path, char out[17]);
 
+/*
+ * Queries a runtime makes of a loaded plan (lib/plan_query.c).  None of
+ * them allocates; p is only read.
+ */
+
+/*
+ * Chain layers of stage s: *first and *last (0-based, inclusive, indices
+ * into p->layer_names).  Returns 0, or -1 when s is not a stage of p (then
+ * *first and *last are left alone).
+ */
+int plan_layers_of_stage(const struct plan *p, int s, int *first, int *last);
+
+/*
+ * Global ranks that run stage s, in increasing replica order, written to
+ * out[0..n-1] (out may be NULL when n is 0).  Returns how many ranks run
+ * the stage (p->w for a valid plan), which may exceed n: only the first n
+ * are written.  Returns -1 when s is not a stage of p.
+ */
+int plan_ranks_of_stage(const struct plan *p, int s, int *out, int n);
+
+/* Data-parallel replica of global rank r (0..w-1), or -1. */
+int plan_replica_of_rank(const struct plan *p, int r);
+
+/*
+ * The rank Megatron-LM and DeepSpeed give the process that runs rank r's
+ * stage and replica: stage x w + replica (pipeline-major, tensor parallel
+ * 1), or -1 when r is not in the plan.  It differs from r (the plan's
+ * global GPU number, node x gpus_per_node + gpu) whenever a node holds
+ * several stages of one replica; the launch script maps one to the other.
+ */
+int plan_runtime_rank(const struct plan *p, int r);
+
+enum plan_op_kind { PLAN_OP_FORWARD, PLAN_OP_BACKWARD, PLAN_OP_RECOMPUTE };
+extern const char *const plan_op_names[]; /* "F", "B", "R" */
+
+/* One operation of a stage's schedule: kind on microbatch mb. */
+struct plan_op {
+	int kind; /* enum plan_op_kind */
+	int mb;
+};
+
+/*
+ * The operations stage s runs in one iteration (one weight update), in
+ * order, written to out[0..n-1].  Returns their number (which may exceed
+ * n: only the first n are written), or -1 when s is not a stage of p.
+ * Microbatches are numbered 0..m-1 within the update, m = p->m; d = p->d.
+ *
+ * - gpipe: F 0, F 1, ..., F m-1, then B 0, B 1, ..., B m-1.
+ * - flush (1F1B, PipeDream-Flush) and none (d = 1): k = min(d-s-1, m)
+ *   warm-up forwards F 0..F k-1; then for j = 0..m-k-1 the pair
+ *   F k+j, B j; then the cool-down B m-k..B m-1.  Every backward of the
+ *   update ends before the next update's first forward.
+ * - 2bw: the steady state, with no flush: with k = d-s-1, for j =
+ *   0..m-1 the pair F j+k, B j.  Forward indices j+k >= m are
+ *   microbatches j+k-m of the next update (run with the next weight
+ *   version).  The very first update starts with the warm-up forwards
+ *   F 0..F k-1, which this list does not repeat.
+ *
+ * When stage s recomputes fully (its recompute is full), every B i is
+ * preceded by R i, the forward redone to rebuild its activations.
+ * Selective recomputation happens inside the backward and adds no op.
+ */
+int plan_stage_schedule(const struct plan *p, int s, struct plan_op *out,
+			int n);
+
+/* plan_stage_schedule() of the stage global rank r runs; -1 if none. */
+int plan_schedule(const struct plan *p, int r, struct plan_op *out, int n);
+
 #endif
