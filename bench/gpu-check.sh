@@ -142,8 +142,8 @@ profile() {
 	rc=$?
 	t=$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $t0 }")
 	say "exit $rc in $t s"
-	grep -E ": block +b=|step b=|does not fit|allocator|error|fail|cuda backend|CUPTI" \
-		"$OUT/$name.log" | tee -a "$SUM"
+	pat=": block +b=|step b=|does not fit|allocator|error|fail"
+	grep -E "$pat|cuda backend|CUPTI" "$OUT/$name.log" | tee -a "$SUM"
 }
 profile gpt-1.3b 1,2,4,8
 profile gpt2-xl 1,2,4,8,16

@@ -28,7 +28,8 @@ prof_cpu_fill(float *x, int64_t n, float scale, uint64_t *state)
 		s ^= s >> 27;
 		*state = s;
 		s *= 2685821657736338717ULL;
-		x[i] = scale * (float)((double)(s >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+		/* top 53 bits scaled to [-1, 1) */
+		x[i] = scale * (float)((double)(s >> 11) * 0x1p-52 - 1.0);
 	}
 }
 
@@ -282,9 +283,12 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 					float ds = p[j] * (dp[j] - (float)dot) *
 						   scale;
 
+					const float *kj = k + j * D;
+					const float *qi = q + i * D;
+
 					for (c = 0; c < D; c++) {
-						dq[i * D + c] += ds * k[j * D + c];
-						dk[j * D + c] += ds * q[i * D + c];
+						dq[i * D + c] += ds * kj[c];
+						dk[j * D + c] += ds * qi[c];
 					}
 				}
 			}
@@ -360,7 +364,8 @@ prof_cpu_swiglu_bwd(float *dx, const float *dy, const float *x, int64_t T,
 	for (t = 0; t < T; t++)
 		for (i = 0; i < f; i++) {
 			float g = x[t * 2 * f + i], u = x[t * 2 * f + f + i];
-			float sg = 1.0f / (1.0f + expf(-g)), dyv = dy[t * f + i];
+			float sg = 1.0f / (1.0f + expf(-g));
+			float dyv = dy[t * f + i];
 
 			dx[t * 2 * f + i] += dyv * u * sg *
 					     (1.0f + g * (1.0f - sg));

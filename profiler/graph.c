@@ -237,7 +237,7 @@ prof_op_flops(const struct prof_graph *g, const struct prof_op *op,
 	case PROF_OP_LINEAR:
 		return 2.0 * T * (double)op->n * (double)op->k;
 	case PROF_OP_ATTN:
-		/* QK^T and PV, the full square (causal kernels may skip half) */
+		/* QK^T and PV over the full square (causal may skip half) */
 		return 4.0 * (double)b * (double)d->heads * (double)d->s *
 		       (double)d->s * (double)d->head_dim;
 	case PROF_OP_NORM:
