@@ -61,6 +61,9 @@ struct shape {
 	double statb;       /* norm statistics per token, bytes */
 	double normf;       /* elementwise FLOPs per element of the norm */
 	int swiglu, drop, flash, causal, rotary, bert;
+	double t;           /* tensor-parallel degree */
+	int sp;             /* sequence parallelism: norm and dropout regions
+			       hold 1/t of the tokens */
 };
 
 /* Milliseconds of one kernel. */
@@ -209,11 +212,15 @@ block_stash(const struct shape *sh)
 	double n = sh->n, h = sh->h, e = sh->e;
 	double st;
 
+	/* The terms tensor parallelism does not split (Korthikanti et
+	 * al.'s 10 s b h): sequence parallelism splits them too. */
 	st = 2 * (n * h * e + n * sh->statb) + 2 * n * h * e;
-	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
-	st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
 	if (sh->drop)
 		st += 2 * n * h;
+	if (sh->sp)
+		st /= sh->t;
+	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
+	st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
 	return st;
 }
 
@@ -265,7 +272,8 @@ block_point(const struct shape *sh, struct prof_point *pt)
 	pt->stash_bytes[PROF_RC_NONE] = (int64_t)block_stash(sh);
 	pt->stash_bytes[PROF_RC_SELECTIVE] =
 		(int64_t)(block_stash(sh) - core_stash(sh));
-	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(n * h * e);
+	pt->stash_bytes[PROF_RC_FULL] =
+		(int64_t)(n * h * e / (sh->sp ? sh->t : 1));
 	/* Largest transient: the gradient of the MLP's inner activation(s)
 	 * or, unfused, dP and dS of the s x s scores side by side. */
 	bas = sh->b * sh->at * sh->s * sh->s;
@@ -414,6 +422,14 @@ int
 analytic_profile(struct profile *p, const struct model *m,
 		 const struct gpu_spec *g, const int *mb, int nmb, int tp)
 {
+	return analytic_profile_sp(p, m, g, mb, nmb, tp, 0);
+}
+
+int
+analytic_profile_sp(struct profile *p, const struct model *m,
+		    const struct gpu_spec *g, const int *mb, int nmb, int tp,
+		    int sp)
+{
 	struct shape sh;
 	struct prof_layer *L;
 	int64_t h = m->hidden, kv, q, vt, ht, ft, mats;
@@ -447,6 +463,8 @@ analytic_profile(struct profile *p, const struct model *m,
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;
 	sh.bert = m->family == MODEL_BERT;
+	sh.t = tp;
+	sh.sp = sp && tp > 1;
 
 	p->model = xstrdup(m->name ? m->name : "unnamed");
 	p->device = xstrdup(g->name);

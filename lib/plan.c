@@ -21,6 +21,8 @@ void
 plan_init(struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->t = 1;
+	p->v = 1;
 }
 
 void
@@ -91,6 +93,10 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 	yml_out_kint(o, "microbatch", a->b);
 	yml_out_kint(o, "accumulation", a->m);
 	yml_out_kstr(o, "recompute", prof_rc_names[a->recompute]);
+	yml_out_kint(o, "tensor_parallel", a->t);
+	yml_out_kbool(o, "sequence_parallel", a->sp);
+	yml_out_kint(o, "interleave", a->v);
+	yml_out_kbool(o, "optimizer_sharding", a->zero);
 	yml_out_kstr(o, "placement", plan_place_names[a->place]);
 	yml_out_kdbl(o, "iteration_ms", a->iter_ms);
 	yml_out_kdbl(o, "samples_per_s", a->samples_s);
@@ -109,6 +115,7 @@ write_stage(struct yml_out *o, const struct plan_stage *s)
 	yml_out_kint(o, "params", s->params);
 	yml_out_kdbl(o, "compute_ms", s->compute_ms);
 	yml_out_kdbl(o, "recompute_ms", s->recompute_ms);
+	yml_out_kdbl(o, "tp_ms", s->tp_ms);
 	yml_out_kdbl(o, "p2p_ms", s->p2p_ms);
 	yml_out_kdbl(o, "allreduce_ms", s->allreduce_ms);
 	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
@@ -155,6 +162,10 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kint(&o, "accumulation", p->m);
 	yml_out_kint(&o, "global_batch", p->global_batch);
 	yml_out_kstr(&o, "recompute", prof_rc_names[p->recompute]);
+	yml_out_kint(&o, "tensor_parallel", p->t);
+	yml_out_kbool(&o, "sequence_parallel", p->sp);
+	yml_out_kint(&o, "interleave", p->v);
+	yml_out_kbool(&o, "optimizer_sharding", p->zero);
 	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
 	yml_out_kstr(&o, "placement_reason", p->place_reason);
 	yml_out_end_map(&o);
@@ -172,6 +183,7 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_map(&o, 1);
 	yml_out_kdbl(&o, "compute", p->terms.compute_ms);
 	yml_out_kdbl(&o, "recompute", p->terms.recompute_ms);
+	yml_out_kdbl(&o, "tp", p->terms.tp_ms);
 	yml_out_kdbl(&o, "p2p", p->terms.p2p_ms);
 	yml_out_kdbl(&o, "allreduce", p->terms.allreduce_ms);
 	yml_out_kdbl(&o, "bubble", p->terms.bubble_ms);
@@ -199,6 +211,7 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "gpu", p->ranks[i].gpu);
 		yml_out_kint(&o, "stage", p->ranks[i].stage);
 		yml_out_kint(&o, "replica", p->ranks[i].replica);
+		yml_out_kint(&o, "tp", p->ranks[i].tp);
 		yml_out_end_map(&o);
 	}
 	yml_out_end_seq(&o);
@@ -228,6 +241,10 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_INT("microbatch", 1, &a->b, 1, HUGE_COUNT),
 		YK_INT("accumulation", 1, &a->m, 1, HUGE_COUNT),
 		YK_ENUM("recompute", 1, &a->recompute, prof_rc_names),
+		YK_INT("tensor_parallel", 1, &a->t, 1, 4096),
+		YK_BOOL("sequence_parallel", 1, &a->sp),
+		YK_INT("interleave", 1, &a->v, 1, 4096),
+		YK_BOOL("optimizer_sharding", 1, &a->zero),
 		YK_ENUM("placement", 1, &a->place, plan_place_names),
 		YK_DBL("iteration_ms", 1, &a->iter_ms, 0, BIG),
 		YK_DBL("samples_per_s", 1, &a->samples_s, 0, BIG),
@@ -248,6 +265,7 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_I64("params", 1, &s->params, 0, BIG),
 		YK_DBL("compute_ms", 1, &s->compute_ms, 0, BIG),
 		YK_DBL("recompute_ms", 1, &s->recompute_ms, 0, BIG),
+		YK_DBL("tp_ms", 1, &s->tp_ms, 0, BIG),
 		YK_DBL("p2p_ms", 1, &s->p2p_ms, 0, BIG),
 		YK_DBL("allreduce_ms", 1, &s->allreduce_ms, 0, BIG),
 		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
@@ -277,6 +295,7 @@ read_rank(struct yml_doc *d, yaml_node_t *n, struct plan_rank *r, int want,
 		YK_INT("gpu", 1, &r->gpu, 0, p->gpus_per_node - 1),
 		YK_INT("stage", 1, &r->stage, 0, p->d - 1),
 		YK_INT("replica", 1, &r->replica, 0, p->w - 1),
+		YK_INT("tp", 1, &r->tp, 0, p->t - 1),
 	};
 
 	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
@@ -325,6 +344,10 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("accumulation", 1, &p->m, 1, HUGE_COUNT),
 		YK_I64("global_batch", 1, &p->global_batch, 1, BIG),
 		YK_ENUM("recompute", 1, &p->recompute, prof_rc_names),
+		YK_INT("tensor_parallel", 1, &p->t, 1, 4096),
+		YK_BOOL("sequence_parallel", 1, &p->sp),
+		YK_INT("interleave", 1, &p->v, 1, 4096),
+		YK_BOOL("optimizer_sharding", 1, &p->zero),
 		YK_ENUM("placement", 1, &p->place, plan_place_names),
 		YK_STR("placement_reason", 1, &p->place_reason),
 	};
@@ -341,6 +364,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 	struct yml_key kbrk[] = {
 		YK_DBL("compute", 1, &p->terms.compute_ms, 0, BIG),
 		YK_DBL("recompute", 1, &p->terms.recompute_ms, 0, BIG),
+		YK_DBL("tp", 1, &p->terms.tp_ms, 0, BIG),
 		YK_DBL("p2p", 1, &p->terms.p2p_ms, 0, BIG),
 		YK_DBL("allreduce", 1, &p->terms.allreduce_ms, 0, BIG),
 		YK_DBL("bubble", 1, &p->terms.bubble_ms, 0, BIG),
@@ -396,9 +420,9 @@ read_plan(struct yml_doc *d, struct plan *p)
 		goto out;
 	}
 
-	if (yml_expect_seq(d, ranks, (long)p->w * p->d))
+	if (yml_expect_seq(d, ranks, (long)p->w * p->d * p->t))
 		goto out;
-	p->nranks = p->w * p->d;
+	p->nranks = p->w * p->d * p->t;
 	p->ranks = xcalloc((size_t)p->nranks, sizeof(*p->ranks));
 	for (i = 0; i < (size_t)p->nranks; i++)
 		if (read_rank(d, yml_seq_item(d, ranks, i), &p->ranks[i],

@@ -9,6 +9,28 @@
 #include "chain.h"
 #include "pd2bw/error.h"
 
+/*
+ * Megatron's tensor-parallel all-reduces per microbatch: a block has two
+ * forward (after attention and after the MLP) and two backward (their
+ * conjugates at the QKV and MLP inputs), and its forward pair again when
+ * fully recomputed; the vocabulary-parallel embedding reduces its output
+ * (again when recomputed), the head reduces its input gradient.
+ */
+static int
+tp_allreduces(int kind, int r)
+{
+	switch (kind) {
+	case PROF_BLOCK:
+		return 4 + (r == PROF_RC_FULL ? 2 : 0);
+	case PROF_EMBED:
+		return 1 + (r == PROF_RC_FULL ? 1 : 0);
+	case PROF_HEAD:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int
 chain_build(struct chain *c, const struct profile *p)
 {
@@ -37,6 +59,12 @@ chain_build(struct chain *c, const struct profile *p)
 	}
 	c->pre_t = xcalloc((size_t)p->nmb * PROF_RC_N * (L + 1),
 			   sizeof(double));
+	c->pre_tpn = xcalloc((size_t)p->nmb * PROF_RC_N * (L + 1),
+			     sizeof(double));
+	c->pre_tpx = xcalloc((size_t)p->nmb * PROF_RC_N * (L + 1),
+			     sizeof(double));
+	c->kind = xcalloc(L, sizeof(int));
+	c->tp = p->tp > 0 ? p->tp : 1;
 	c->names = xcalloc(L, sizeof(char *));
 	for (i = 0, j = 0; i < p->nlayers; i++) {
 		const struct prof_layer *ly = &p->layers[i];
@@ -52,6 +80,7 @@ chain_build(struct chain *c, const struct profile *p)
 			else
 				snprintf(c->names[j], len, "%s", ly->name);
 			c->params[j] = ly->params;
+			c->kind[j] = ly->kind;
 			for (k = 0; k < p->nmb; k++) {
 				const struct prof_point *pt = &ly->pt[k];
 				size_t at = (size_t)k * L + j;
@@ -72,14 +101,29 @@ chain_build(struct chain *c, const struct profile *p)
 	for (j = 0; j < L; j++)
 		c->pre_params[j + 1] = c->pre_params[j] + c->params[j];
 	n = L + 1;
-	for (k = 0; k < p->nmb; k++)
-		for (r = 0; r < PROF_RC_N; r++) {
-			double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * n;
+	for (k = 0; k < p->nmb; k++) {
+		/* The full activation a tensor-parallel layer reduces. */
+		double x = (double)p->mb[k] * (double)p->seq_len *
+			   (double)p->hidden *
+			   (p->precision && !strcmp(p->precision, "fp32") ? 4
+									  : 2);
 
-			for (j = 0; j < L; j++)
+		for (r = 0; r < PROF_RC_N; r++) {
+			size_t off = ((size_t)k * PROF_RC_N + r) * n;
+			double *pre = c->pre_t + off;
+
+			for (j = 0; j < L; j++) {
+				int na = tp_allreduces(c->kind[j], r);
+
 				pre[j + 1] = pre[j] + CHAIN_AT(c, c->fb, k, j) +
 					     CHAIN_AT(c, c->rc[r], k, j);
+				c->pre_tpn[off + j + 1] =
+					c->pre_tpn[off + j] + na;
+				c->pre_tpx[off + j + 1] =
+					c->pre_tpx[off + j] + na * x;
+			}
 		}
+	}
 	return 0;
 }
 
@@ -103,6 +147,9 @@ chain_release(struct chain *c)
 		free(c->stash[r]);
 	}
 	free(c->pre_t);
+	free(c->pre_tpn);
+	free(c->pre_tpx);
+	free(c->kind);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -110,6 +157,24 @@ double
 chain_time(const struct chain *c, int k, int r, int a, int e)
 {
 	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (c->L + 1);
+
+	return pre[e + 1] - pre[a];
+}
+
+double
+chain_tp_count(const struct chain *c, int k, int r, int a, int e)
+{
+	const double *pre =
+		c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (c->L + 1);
+
+	return pre[e + 1] - pre[a];
+}
+
+double
+chain_tp_bytes(const struct chain *c, int k, int r, int a, int e)
+{
+	const double *pre =
+		c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (c->L + 1);
 
 	return pre[e + 1] - pre[a];
 }

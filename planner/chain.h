@@ -26,6 +26,11 @@ struct chain {
 	double *flops;        /* forward FLOPs */
 	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */
 	double *pre_t;
+	/* Tensor-parallel all-reduces per microbatch, same indexing: their
+	 * count and the bytes of activation they reduce (see chain.c). */
+	double *pre_tpn, *pre_tpx;
+	int *kind;            /* [L] enum prof_kind */
+	int tp;               /* the profile's tensor-parallel degree */
 	char **names;         /* [L] "block.3" etc. (owned) */
 };
 
@@ -35,6 +40,9 @@ void chain_release(struct chain *c);
 
 /* Time (fb + rc[r]) of layers [a, e] at microbatch index k. */
 double chain_time(const struct chain *c, int k, int r, int a, int e);
+/* Tensor-parallel all-reduces of layers [a, e]: count and bytes. */
+double chain_tp_count(const struct chain *c, int k, int r, int a, int e);
+double chain_tp_bytes(const struct chain *c, int k, int r, int a, int e);
 /* Parameters of layers [a, e]. */
 int64_t chain_params(const struct chain *c, int a, int e);
 /* Per-layer value at microbatch index k. */

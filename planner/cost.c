@@ -6,10 +6,11 @@
 #include "cost.h"
 
 double
-cost_param_bytes(const struct cost_opts *o, int sched)
+cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	return o->weight_bytes + o->grad_bytes + o->opt_bytes +
-	       (sched == PLAN_2BW ? o->version_bytes : 0);
+	return o->weight_bytes + o->grad_bytes +
+	       (g->zero ? o->opt_bytes / g->w : o->opt_bytes) +
+	       (g->sched == PLAN_2BW ? o->version_bytes : 0);
 }
 
 void
@@ -28,6 +29,7 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	st->params = chain_params(c, a, e);
 	st->compute_ms = chain_time(c, g->k, PROF_RC_NONE, a, e);
 	st->recompute_ms = chain_time(c, g->k, r, a, e) - st->compute_ms;
+	st->tp_ms = cost_tp(c, g, l, s, a, e);
 	st->p2p_ms = cost_p2p(c, g, l, s, a, e);
 	st->allreduce_ms = cost_allreduce(g, o, l, s, st->params);
 	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;
@@ -46,11 +48,13 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 		(int64_t)((double)st->params *
 			  (o->weight_bytes +
 			   (g->sched == PLAN_2BW ? o->version_bytes : 0)));
-	st->state_bytes =
-		(int64_t)((double)st->params * (o->grad_bytes + o->opt_bytes));
+	st->state_bytes = (int64_t)((double)st->params *
+				    (o->grad_bytes +
+				     (g->zero ? o->opt_bytes / g->w : o->opt_bytes)));
 	/* Under full recomputation one layer's activations are rebuilt at a
 	 * time during backward: add the largest once. */
-	st->stash_bytes = (int64_t)(st->in_flight * per_mb +
+	st->stash_bytes = (int64_t)(st->in_flight * cost_interleave_factor(g) *
+					    per_mb +
 				    (r == PROF_RC_FULL ? peak_layer : 0));
 	st->work_bytes = (int64_t)work;
 	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
@@ -60,7 +64,8 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 double
 cost_stage_ms(const struct plan_stage *st, int m)
 {
-	double busy = st->compute_ms + st->recompute_ms + st->p2p_ms;
+	double busy = st->compute_ms + st->recompute_ms + st->tp_ms +
+		      st->p2p_ms;
 	double ar = st->allreduce_ms / m;
 
 	return busy > ar ? busy : ar;
@@ -80,11 +85,12 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		for (s = 0; s < g->d; s++) {
 			t->compute_ms += g->m * st[s].compute_ms;
 			t->recompute_ms += g->m * st[s].recompute_ms;
+			t->tp_ms += g->m * st[s].tp_ms;
 			t->p2p_ms += g->m * st[s].p2p_ms;
 			if (st[s].allreduce_ms > ar)
 				ar = st[s].allreduce_ms;
 		}
-		busy = t->compute_ms + t->recompute_ms + t->p2p_ms;
+		busy = t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms;
 		t->allreduce_ms = ar > busy ? ar - busy : 0;
 		return busy + t->allreduce_ms;
 	}
@@ -98,11 +104,12 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 	}
 	t->compute_ms = g->m * st[slow].compute_ms;
 	t->recompute_ms = g->m * st[slow].recompute_ms;
+	t->tp_ms = g->m * st[slow].tp_ms;
 	t->p2p_ms = g->m * st[slow].p2p_ms;
-	busy = t->compute_ms + t->recompute_ms + t->p2p_ms;
+	busy = t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms;
 	iter = g->m * tmb;
 	t->allreduce_ms = iter > busy ? iter - busy : 0;
 	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)
-		t->bubble_ms = (g->d - 1) * tmb;
+		t->bubble_ms = (g->d - 1) * tmb / g->v;
 	return iter + t->bubble_ms;
 }

@@ -31,7 +31,17 @@ struct cost_cfg {
 	int b, m;
 	int r;      /* enum prof_rc */
 	int place;  /* enum plan_place */
+	int t;      /* tensor-parallel degree (the chain's shard shapes) */
+	int v;      /* interleaved virtual stages per GPU (flush), 1 = off */
+	int zero;   /* optimizer state sharded over the w replicas */
 };
+
+/* Stash multiplier of interleaved 1F1B (Megatron's estimator). */
+static inline double
+cost_interleave_factor(const struct cost_cfg *g)
+{
+	return g->v > 1 ? 1 + (double)(g->d - 1) / ((double)g->d * g->v) : 1;
+}
 
 /* Microbatches whose stashes stage s keeps (design.md section 9). */
 static inline int
@@ -60,7 +70,9 @@ cost_xfer_ms(double bytes, double gb_s, double lat_us)
 /*
  * Point-to-point time per microbatch of stage s holding layers [a, e]: the
  * activation received from stage s-1 and its gradient sent back, the
- * activation sent to s+1 and its gradient received.
+ * activation sent to s+1 and its gradient received.  Under tensor
+ * parallelism each of the t GPUs sends its 1/t share (Megatron's
+ * scatter-gather); interleaving crosses v boundaries each way.
  */
 static inline double
 cost_p2p(const struct chain *c, const struct cost_cfg *g,
@@ -69,12 +81,31 @@ cost_p2p(const struct chain *c, const struct cost_cfg *g,
 	double t = 0;
 
 	if (s > 0)
-		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, a - 1),
+		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, a - 1) / g->t,
 				      l->in_gb_s[s], l->in_lat_us[s]);
 	if (s < g->d - 1)
-		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, e),
+		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, e) / g->t,
 				      l->in_gb_s[s + 1], l->in_lat_us[s + 1]);
-	return t;
+	return t * g->v;
+}
+
+/*
+ * Tensor-parallel all-reduces of layers [a, e] per microbatch: each moves
+ * 2 (t-1)/t of its activation over the group's ring (a reduce-scatter plus
+ * all-gather under sequence parallelism moves the same).
+ */
+static inline double
+cost_tp(const struct chain *c, const struct cost_cfg *g,
+	const struct place_links *l, int s, int a, int e)
+{
+	double x, n;
+
+	if (g->t < 2)
+		return 0;
+	x = chain_tp_bytes(c, g->k, g->r, a, e);
+	n = chain_tp_count(c, g->k, g->r, a, e);
+	return 2.0 * (g->t - 1) / g->t * x / (l->tp_gb_s[s] * 1e6) +
+	       n * l->tp_lat_us[s] * 1e-3;
 }
 
 /* Ring all-reduce of a stage's gradients across w replicas, per update. */
@@ -86,13 +117,15 @@ cost_allreduce(const struct cost_cfg *g, const struct cost_opts *o,
 
 	if (g->w < 2)
 		return 0;
+	/* params are per GPU (a tensor-parallel shard); the t rings of a
+	 * stage run side by side on different GPUs. */
 	return 2 * (w - 1) / w * (double)params * o->grad_bytes /
 		       (l->ring_gb_s[s] * 1e6) +
 	       2 * (w - 1) * l->ring_lat_us[s] * 1e-3;
 }
 
-/* Bytes per parameter held on a GPU under the schedule. */
-double cost_param_bytes(const struct cost_opts *o, int sched);
+/* Bytes per parameter held on a GPU under the configuration. */
+double cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
  * Fill st for stage s holding layers [a, e]: times, link bandwidths and

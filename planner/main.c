@@ -15,9 +15,11 @@
 #include "cost.h"
 #include "emit.h"
 #include "input.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
+#include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 #include "report.h"
@@ -46,6 +48,9 @@ enum {
 	OPT_TIMELINE,
 	OPT_MEMORY,
 	OPT_TRACE,
+	OPT_SP,
+	OPT_INTERLEAVE,
+	OPT_ZERO,
 };
 
 static const struct option longopts[] = {
@@ -56,6 +61,10 @@ static const struct option longopts[] = {
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
+	{"tp", required_argument, NULL, 't'},
+	{"sequence-parallel", required_argument, NULL, OPT_SP},
+	{"interleave", required_argument, NULL, OPT_INTERLEAVE},
+	{"optimizer-sharding", required_argument, NULL, OPT_ZERO},
 	{"evaluate", no_argument, NULL, 'e'},
 	{"width", required_argument, NULL, OPT_WIDTH},
 	{"depth", required_argument, NULL, OPT_DEPTH},
@@ -109,6 +118,16 @@ usage(FILE *fp)
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
 		"none,full)\n"
+		"  -t, --tp LIST            tensor-parallel degrees (default "
+		"for a MODEL: 1,2,4,8\n"
+		"                           where they divide the node and "
+		"the heads)\n"
+		"      --sequence-parallel MODE  off, on or both (default: "
+		"both)\n"
+		"      --interleave LIST    virtual stages per GPU for flush "
+		"(default: 1)\n"
+		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
+		"(default: off)\n"
 		"  -e, --evaluate           predict one configuration: needs "
 		"--width, --depth,\n"
 		"                           --microbatch, one --schedule and "
@@ -221,6 +240,32 @@ parse_names(const char *opt, const char *s, const char *const *names,
 	return mask;
 }
 
+static const char *const onoff_names[] = {"off", "on", "both", NULL};
+
+/* Parse "a,b,c" of distinct integers in [lo, hi] into v[0..max). */
+static int
+parse_int_list(const char *opt, const char *s, int *v, int max, long lo,
+	       long hi)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int n = 0, i;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			bad_usage("too many values in '%s'", s);
+		v[n] = (int)parse_long(opt, tok, lo, hi);
+		for (i = 0; i < n; i++)
+			if (v[i] == v[n])
+				bad_usage("repeated value in '%s'", s);
+		n++;
+	}
+	free(copy);
+	if (!n)
+		bad_usage("empty list for %s", opt);
+	return n;
+}
+
 static int
 parse_mb_list(const char *s, int *mb)
 {
@@ -238,6 +283,82 @@ parse_mb_list(const char *s, int *mb)
 	}
 	free(copy);
 	return n;
+}
+
+/*
+ * For a model: one chain per tensor-parallel degree t in tps that divides
+ * the node and the model's heads and MLP, with and without sequence
+ * parallelism as sp_mode says (0 off, 1 on, 2 both).  t = 1 always has
+ * sp off.
+ */
+static int
+build_tp_chains(const char *input, const struct gpu_catalog *cat,
+		const char *gpu, const struct cluster *cl, const int *mb,
+		int nmb, const int *tps, int ntp, int sp_mode,
+		struct profile *profs, struct chain *chains,
+		struct search_chain *sc, int *nsc)
+{
+	struct model m;
+	const struct gpu_spec *g = catalog_find(cat, gpu);
+	static const int dflt[] = {1, 2, 4, 8};
+	int i, sp, ret = -1;
+
+	if (!ntp) {
+		tps = dflt;
+		ntp = 4;
+	}
+	if (nmb <= 0) {
+		mb = analytic_default_mb;
+		nmb = analytic_default_nmb;
+	}
+	model_init(&m);
+	if (model_load(&m, input))
+		goto out;
+	*nsc = 0;
+	for (i = 0; i < ntp; i++) {
+		int t = tps[i];
+		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+
+		if (cl->gpus_per_node % t || m.heads % t ||
+		    m.ffn_hidden % t || (kv % t && t % kv))
+			continue;
+		for (sp = 0; sp < 2; sp++) {
+			struct profile *p = &profs[*nsc];
+
+			if (sp ? t == 1 || sp_mode == 0
+			       : t > 1 && sp_mode == 1)
+				continue;
+			if (analytic_profile_sp(p, &m, g, mb, nmb, t, sp) ||
+			    chain_build(&chains[*nsc], p))
+				goto out;
+			sc[*nsc].c = &chains[*nsc];
+			sc[*nsc].t = t;
+			sc[*nsc].sp = sp;
+			(*nsc)++;
+		}
+	}
+	if (!*nsc) {
+		pd2bw_error("no tensor-parallel degree of --tp divides the "
+			    "%d GPUs per node and the model",
+			    cl->gpus_per_node);
+		goto out;
+	}
+	ret = 0;
+out:
+	model_release(&m);
+	return ret;
+}
+
+/* The chain a plan was made from. */
+static const struct chain *
+chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < nsc; i++)
+		if (sc[i].t == p->t && sc[i].sp == p->sp)
+			return sc[i].c;
+	return sc[0].c;
 }
 
 int
@@ -261,6 +382,12 @@ main(int argc, char **argv)
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0;
+	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
+	int have_v = 0;
+	struct chain chains[16];
+	struct profile profs[16];
+	struct search_chain sc[16];
+	int nsc = 0, i;
 	char hash[17];
 
 	pd2bw_set_progname(argv[0]);
@@ -268,7 +395,7 @@ main(int argc, char **argv)
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:eo:qhV", longopts,
+	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:qhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -297,6 +424,29 @@ main(int argc, char **argv)
 			so.rc_mask = parse_names("--recompute", optarg,
 						 prof_rc_names, &rc_one);
 			have_rc = 1;
+			break;
+		case 't':
+			ntp = parse_int_list("--tp", optarg, tps, 8, 1, 64);
+			break;
+		case OPT_SP:
+			parse_names("--sequence-parallel", optarg, onoff_names,
+				    &sp_mode);
+			if (sp_mode < 0)
+				bad_usage("invalid --sequence-parallel '%s'",
+					  optarg);
+			break;
+		case OPT_INTERLEAVE:
+			so.nv = parse_int_list("--interleave", optarg, so.v,
+					       SEARCH_MAX_V, 1, 64);
+			have_v = 1;
+			break;
+		case OPT_ZERO:
+			parse_names("--optimizer-sharding", optarg, onoff_names,
+				    &zero_one);
+			if (zero_one < 0)
+				bad_usage("invalid --optimizer-sharding '%s'",
+					  optarg);
+			so.zero_mask = zero_one == 2 ? 3u : 1u << zero_one;
 			break;
 		case 'e':
 			evaluate = 1;
@@ -402,6 +552,13 @@ main(int argc, char **argv)
 					"one --recompute");
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
 		so.fix_rc = rc_one;
+		if (ntp > 1 || so.nv > 1 || zero_one == 2 ||
+		    (ntp == 1 && tps[0] > 1 && sp_mode == 2))
+			bad_usage("%s", "--evaluate needs one --tp, one "
+					"--interleave, one --sequence-parallel "
+					"and one --optimizer-sharding");
+		if (!ntp)
+			ntp = 1, tps[0] = 1;
 		if (so.batch % ((long)so.fix_w * so.fix_b))
 			bad_usage("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
@@ -412,6 +569,10 @@ main(int argc, char **argv)
 	profile_init(&prof);
 	plan_init(&plan);
 	memset(&ch, 0, sizeof(ch));
+	memset(chains, 0, sizeof(chains));
+	for (i = 0; i < 16; i++)
+		profile_init(&profs[i]);
+	(void)have_v;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
 	if (cluster_open(&cl, cluster_spec))
@@ -429,6 +590,20 @@ main(int argc, char **argv)
 	}
 	if (chain_build(&ch, &prof))
 		goto out;
+	if (is_model) {
+		if (build_tp_chains(input, &cat, gpu, &cl, mb, nmb, tps, ntp,
+				    sp_mode, profs, chains, sc, &nsc))
+			goto out;
+	} else {
+		if (ntp && (ntp > 1 || tps[0] != ch.tp))
+			pd2bw_warn("--tp applies to models; the profile was "
+				   "taken at t=%d",
+				   ch.tp);
+		sc[0].c = &ch;
+		sc[0].t = ch.tp;
+		sc[0].sp = 0;
+		nsc = 1;
+	}
 
 	co.weight_bytes = wb >= 0 ? wb : prof.weight_bytes;
 	co.grad_bytes = gb >= 0 ? gb : prof.grad_bytes;
@@ -444,7 +619,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	ret = search_run(&ch, &cl, &co, &so, &plan, &st);
+	ret = search_run_tp(sc, nsc, &cl, &co, &so, &plan, &st);
 	if (stats) {
 		struct rusage ru;
 
@@ -488,7 +663,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if ((timeline || memory || trace) &&
-	    sim_outputs(&plan, &ch, timeline, memory, trace)) {
+	    sim_outputs(&plan, chain_of(sc, nsc, &plan), timeline, memory,
+			trace)) {
 		ret = 1;
 		goto out;
 	}
@@ -497,6 +673,10 @@ out:
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);
+	for (i = 0; i < 16; i++) {
+		chain_release(&chains[i]);
+		profile_release(&profs[i]);
+	}
 	cluster_release(&cl);
 	catalog_release(&cat);
 	if (fflush(stdout) || ferror(stdout)) {

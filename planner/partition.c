@@ -31,12 +31,15 @@ part_solve(struct part_ws *ws, const struct chain *c,
 {
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
 	size_t need = (size_t)d * L;
-	double pb = cost_param_bytes(o, g->sched);
+	double pb = cost_param_bytes(o, g);
 	const double *stash = c->stash[r] + (size_t)k * L;
 	const double *full = c->stash[PROF_RC_NONE] + (size_t)k * L;
 	const double *work = c->work + (size_t)k * L;
 	const double *out = c->out + (size_t)k * L;
 	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	const double *tpn = c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	const double *tpx = c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	double inv_t = 1.0 / g->t;
 	double limit = mode == PART_TIME ? bound : INFINITY;
 	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
 	int64_t acc_params = 0;
@@ -52,15 +55,22 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	dp = ws->dp;
 	arg = ws->arg;
 	for (s = 0; s < d; s++) {
-		int inflight = cost_in_flight(g, s);
+		double inflight = cost_in_flight(g, s) *
+				  cost_interleave_factor(g);
 		int elo = s, ehi = L - d + s, any = 0;
 		/* The terms of cost_p2p() and cost_allreduce(), hoisted. */
 		double in_coef = 0, in_lat = 0, ar_coef = 0, ar_lat = 0;
+		double tp_coef = 0, tp_lat = 0;
 		double *row = dp + (size_t)s * L;
 
 		if (s > 0) {
-			in_coef = 2 / (l->in_gb_s[s] * 1e6);
-			in_lat = 2 * l->in_lat_us[s] * 1e-3;
+			in_coef = 2.0 * g->v * inv_t / (l->in_gb_s[s] * 1e6);
+			in_lat = 2.0 * g->v * l->in_lat_us[s] * 1e-3;
+		}
+		if (g->t > 1) {
+			tp_coef = 2.0 * (g->t - 1) / g->t /
+				  (l->tp_gb_s[s] * 1e6);
+			tp_lat = l->tp_lat_us[s] * 1e-3;
 		}
 		if (g->w > 1) {
 			double wf = 2.0 * (g->w - 1) / g->w;
@@ -87,9 +97,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			int besta = -1, alo = s;
 
 			if (s < d - 1)
-				out_t = 2 * cost_xfer_ms(out[e],
-							 l->in_gb_s[s + 1],
-							 l->in_lat_us[s + 1]);
+				out_t = 2.0 * g->v *
+					cost_xfer_ms(out[e] * inv_t,
+						     l->in_gb_s[s + 1],
+						     l->in_lat_us[s + 1]);
 			if (s == 0) {
 				/* Stage 0 starts at layer 0: the sums for
 				 * [0, e] extend those for [0, e - 1]. */
@@ -131,6 +142,11 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (t >= best || t >= limit)
 						break;
 					t += out_t;
+					if (g->t > 1)
+						t += tp_coef * (tpx[e + 1] -
+								tpx[a]) +
+						     tp_lat * (tpn[e + 1] -
+							       tpn[a]);
 					if (s > 0)
 						t += out[a - 1] * in_coef +
 						     in_lat;

@@ -25,6 +25,8 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	l->in_lat_us = xcalloc(d, sizeof(double));
 	l->ring_gb_s = xcalloc(d, sizeof(double));
 	l->ring_lat_us = xcalloc(d, sizeof(double));
+	l->tp_gb_s = xcalloc(d, sizeof(double));
+	l->tp_lat_us = xcalloc(d, sizeof(double));
 	l->nic_of = xcalloc(gpn, sizeof(int));
 	l->nnics = c->nnics > 0 ? c->nnics : 1;
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
@@ -52,6 +54,8 @@ place_links_release(struct place_links *l)
 	free(l->in_lat_us);
 	free(l->ring_gb_s);
 	free(l->ring_lat_us);
+	free(l->tp_gb_s);
+	free(l->tp_lat_us);
 	free(l->out);
 	free(l->in);
 	free(l->nic_of);
@@ -115,55 +119,94 @@ reset(struct place_links *l)
 	memset(l->in, 0, l->nslots * sizeof(int));
 }
 
+/*
+ * Slowest flow (bandwidth, and the largest latency) from group a to group
+ * b member by member, counted flows as they stand.
+ */
+static void
+group_link(const struct place_links *l, const struct cluster *c, int a,
+	   int b, int t, double *bw, double *lt, int *first)
+{
+	int j;
+
+	for (j = 0; j < t; j++) {
+		int g1 = a * t + j, g2 = b * t + j;
+		double x = flow_bw(l, c, g1, g2);
+
+		if (*first || x < *bw)
+			*bw = x;
+		if (lat(c, g1, g2) > *lt)
+			*lt = lat(c, g1, g2);
+		*first = 0;
+	}
+}
+
 void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
-		 int w, int d)
+		 int w, int d, int t)
 {
-	int s, r;
+	int s, r, j;
 
 	/* Stage boundaries: activations of every replica cross at once. */
 	reset(l);
 	for (s = 1; s < d; s++)
 		for (r = 0; r < w; r++)
-			count(l, c, place_gpu(rule, w, d, s - 1, r),
-			      place_gpu(rule, w, d, s, r));
+			for (j = 0; j < t; j++)
+				count(l, c,
+				      place_gpu(rule, w, d, s - 1, r) * t + j,
+				      place_gpu(rule, w, d, s, r) * t + j);
 	for (s = 0; s < d; s++) {
-		double bw = 0, t = 0;
+		double bw = 0, lt = 0;
+		int first = 1;
 
-		for (r = 0; s > 0 && r < w; r++) {
-			int g1 = place_gpu(rule, w, d, s - 1, r);
-			int g2 = place_gpu(rule, w, d, s, r);
-			double b = flow_bw(l, c, g1, g2);
-
-			if (r == 0 || b < bw)
-				bw = b;
-			if (lat(c, g1, g2) > t)
-				t = lat(c, g1, g2);
-		}
+		for (r = 0; s > 0 && r < w; r++)
+			group_link(l, c, place_gpu(rule, w, d, s - 1, r),
+				   place_gpu(rule, w, d, s, r), t, &bw, &lt,
+				   &first);
 		l->in_gb_s[s] = bw;
-		l->in_lat_us[s] = t;
+		l->in_lat_us[s] = lt;
 	}
 
-	/* All-reduce rings: every stage's ring runs at the update. */
+	/* All-reduce rings: every stage's rings (one per tensor-parallel
+	 * rank) run at the update. */
 	reset(l);
 	for (s = 0; w > 1 && s < d; s++)
 		for (r = 0; r < w; r++)
-			count(l, c, place_gpu(rule, w, d, s, r),
-			      place_gpu(rule, w, d, s, (r + 1) % w));
+			for (j = 0; j < t; j++)
+				count(l, c,
+				      place_gpu(rule, w, d, s, r) * t + j,
+				      place_gpu(rule, w, d, s, (r + 1) % w) * t +
+					      j);
 	for (s = 0; s < d; s++) {
-		double bw = 0, t = 0;
+		double bw = 0, lt = 0;
+		int first = 1;
 
-		for (r = 0; w > 1 && r < w; r++) {
-			int g1 = place_gpu(rule, w, d, s, r);
-			int g2 = place_gpu(rule, w, d, s, (r + 1) % w);
-			double b = flow_bw(l, c, g1, g2);
-
-			if (r == 0 || b < bw)
-				bw = b;
-			if (lat(c, g1, g2) > t)
-				t = lat(c, g1, g2);
-		}
+		for (r = 0; w > 1 && r < w; r++)
+			group_link(l, c, place_gpu(rule, w, d, s, r),
+				   place_gpu(rule, w, d, s, (r + 1) % w), t,
+				   &bw, &lt, &first);
 		l->ring_gb_s[s] = bw;
-		l->ring_lat_us[s] = t;
+		l->ring_lat_us[s] = lt;
+	}
+
+	/* Tensor-parallel rings stay inside a node. */
+	for (s = 0; s < d; s++) {
+		double bw = 0;
+		int first = 1;
+
+		for (r = 0; t > 1 && r < w; r++) {
+			int g = place_gpu(rule, w, d, s, r) * t;
+
+			for (j = 0; j < t; j++) {
+				double x = flow_bw(l, c, g + j,
+						   g + (j + 1) % t);
+
+				if (first || x < bw)
+					bw = x;
+				first = 0;
+			}
+		}
+		l->tp_gb_s[s] = bw;
+		l->tp_lat_us[s] = t > 1 ? c->intra_latency_us : 0;
 	}
 }

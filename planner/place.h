@@ -3,9 +3,11 @@
  * a cluster, and the link bandwidths that placement implies.
  *
  * Global GPU g sits on node g / gpus_per_node, local GPU g % gpus_per_node.
- * PLAN_STAGES_IN_NODE numbers rank = replica * d + stage (a pipeline's
- * consecutive stages are neighbours), PLAN_REPLICAS_IN_NODE numbers
- * rank = stage * w + replica (a stage's replicas are neighbours).
+ * Ranks come in tensor-parallel groups of t consecutive GPUs (t divides
+ * the GPUs of a node, so a group never leaves its node); group numbers
+ * follow the rule: PLAN_STAGES_IN_NODE numbers group = replica * d + stage
+ * (a pipeline's consecutive stages are neighbours), PLAN_REPLICAS_IN_NODE
+ * group = stage * w + replica (a stage's replicas are neighbours).
  *
  * Inside a node a pair gets the cluster's intra-node bandwidth.  Between
  * nodes, every flow leaves through the NIC serving its GPU and enters
@@ -20,7 +22,7 @@
 
 #include "pd2bw/cluster.h"
 
-/* Global GPU of stage s, replica r. */
+/* Tensor-parallel group of stage s, replica r (its GPUs: group*t + j). */
 int place_gpu(int rule, int w, int d, int s, int r);
 
 struct place_links {
@@ -28,6 +30,8 @@ struct place_links {
 	double *in_lat_us; /* [d] */
 	double *ring_gb_s; /* [d]: bottleneck of the replicas' ring */
 	double *ring_lat_us;
+	double *tp_gb_s;   /* [d]: bottleneck of the tensor-parallel ring */
+	double *tp_lat_us;
 	/* Scratch: flows out of / into each (node, NIC). */
 	int *out, *in;
 	int nslots;
@@ -39,8 +43,8 @@ struct place_links {
 /* Allocate arrays for up to d stages on cluster c. */
 void place_links_init(struct place_links *l, const struct cluster *c, int d);
 void place_links_release(struct place_links *l);
-/* Fill l for the grid (w, d) under rule. */
+/* Fill l for the grid (w, d) of groups of t GPUs under rule. */
 void place_links_fill(struct place_links *l, const struct cluster *c,
-		      int rule, int w, int d);
+		      int rule, int w, int d, int t);
 
 #endif

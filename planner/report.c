@@ -36,10 +36,18 @@ report_plan(FILE *fp, const struct plan *p)
 		p->model, p->cluster, p->nodes, p->nodes == 1 ? "" : "s",
 		p->gpus_per_node, p->gpu, p->gpu_mem_bytes / GIB,
 		(long long)p->global_batch);
-	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep = %d GPUs, microbatch "
-		    "%d x %d per update, recompute %s\n",
-		plan_sched_names[p->sched], p->w, p->d, p->w * p->d, p->b,
-		p->m, prof_rc_names[p->recompute]);
+	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep", plan_sched_names[p->sched],
+		p->w, p->d);
+	if (p->t > 1)
+		fprintf(fp, " x %d-way tensor%s", p->t,
+			p->sp ? " + sequence" : "");
+	fprintf(fp, " = %d GPUs, microbatch %d x %d per update, recompute %s",
+		p->w * p->d * p->t, p->b, p->m, prof_rc_names[p->recompute]);
+	if (p->v > 1)
+		fprintf(fp, ", %d virtual stages per GPU", p->v);
+	if (p->zero)
+		fprintf(fp, ", optimizer sharded");
+	fputc('\n', fp);
 	fprintf(fp, "placement:  %s\n", p->place_reason);
 	fprintf(fp, "predicted:  %.1f ms per iteration, %.1f samples/s, "
 		    "%.1f TFLOP/s per GPU, bubble %.1f%%, peak %.2f GiB\n",
@@ -47,15 +55,18 @@ report_plan(FILE *fp, const struct plan *p)
 		100 * p->bubble_frac, p->peak_mem_bytes / GIB);
 	fprintf(fp, "binding:    %s: %s\n", plan_bind_names[p->bind],
 		p->bind_reason);
-	fprintf(fp, "breakdown:  compute %.1f + recompute %.1f + p2p %.1f + "
-		    "all-reduce %.1f + bubble %.1f = %.1f ms\n",
-		t->compute_ms, t->recompute_ms, t->p2p_ms, t->allreduce_ms,
-		t->bubble_ms,
-		t->compute_ms + t->recompute_ms + t->p2p_ms + t->allreduce_ms +
-			t->bubble_ms);
+	fprintf(fp, "breakdown:  compute %.1f + recompute %.1f + ",
+		t->compute_ms, t->recompute_ms);
+	if (p->t > 1)
+		fprintf(fp, "tensor-parallel %.1f + ", t->tp_ms);
+	fprintf(fp, "p2p %.1f + all-reduce %.1f + bubble %.1f = %.1f ms\n",
+		t->p2p_ms, t->allreduce_ms, t->bubble_ms,
+		t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms +
+			t->allreduce_ms + t->bubble_ms);
 
-	fprintf(fp, "\nstage  layers     params  compute  recomp     p2p  "
-		    "allred/upd  in-flight  memory GiB\n");
+	fprintf(fp, "\nstage  layers     params  compute  recomp %s    p2p  "
+		    "allred/upd  in-flight  memory GiB\n",
+		p->t > 1 ? "     tp " : "");
 	for (s = 0; s < p->nstages; s++) {
 		const struct plan_stage *g = &p->stages[s];
 		char range[24];
@@ -67,24 +78,35 @@ report_plan(FILE *fp, const struct plan *p)
 			g = &p->stages[s];
 		}
 		snprintf(range, sizeof(range), "%d-%d", g->first, g->last);
-		fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f %7.2f %11.1f %10d "
-			    "%11.2f\n",
-			s, range, human_count((double)g->params, buf,
-					      sizeof(buf)),
-			g->compute_ms, g->recompute_ms, g->p2p_ms,
+		fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f", s, range,
+			human_count((double)g->params, buf, sizeof(buf)),
+			g->compute_ms, g->recompute_ms);
+		if (p->t > 1)
+			fprintf(fp, " %7.2f", g->tp_ms);
+		fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
 			g->allreduce_ms, g->in_flight, g->mem_bytes / GIB);
 	}
 
 	if (p->nalts > 1) {
-		fprintf(fp, "\n  #  schedule    w    d    b     m  recompute  "
+		fprintf(fp, "\n  #  schedule    w    d    t    b     m  recompute  "
 			    "placement           iter ms   samples/s  mem GiB\n");
 		for (i = 0; i < p->nalts; i++) {
 			const struct plan_alt *a = &p->alts[i];
 
-			fprintf(fp, "%3d  %-8s %4d %4d %4d %5d  %-9s  %-16s "
+			char sched[40], v[16] = "";
+
+			/* "flush/v2+z": interleaved twice, optimizer
+			 * sharded. */
+			if (a->v > 1)
+				snprintf(v, sizeof(v), "/v%d", a->v);
+			snprintf(sched, sizeof(sched), "%s%s%s",
+				 plan_sched_names[a->sched], v,
+				 a->zero ? "+z" : "");
+			fprintf(fp, "%3d  %-8s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
 				    "%10.1f %11.1f %8.2f\n",
-				i + 1, plan_sched_names[a->sched], a->w, a->d,
-				a->b, a->m, prof_rc_names[a->recompute],
+				i + 1, sched, a->w, a->d, a->t,
+				a->sp ? "s" : " ", a->b, a->m,
+				prof_rc_names[a->recompute],
 				plan_place_names[a->place], a->iter_ms,
 				a->samples_s, a->mem_bytes / GIB);
 		}

@@ -23,19 +23,24 @@
 struct cand {
 	double lb;
 	int sched, w, d, k, r, m;
+	int ti;   /* index of the tensor-parallel chain */
+	int v;    /* interleaving */
+	int zero; /* optimizer sharding */
 };
 
-/* Link bandwidths of a (w, d, rule) grid, computed once per grid. */
+/* Link bandwidths of a (w, d, t, rule) grid, computed once per grid. */
 struct lentry {
-	int w, d, rule;
-	double *v; /* 4 x d: in_gb_s, in_lat_us, ring_gb_s, ring_lat_us */
+	int w, d, t, rule;
+	double *v; /* 6 x d: in, in latency, ring, ring latency, tp, tp lat. */
 };
 
 #define LCACHE_SIZE 8192
 
 struct ctx {
 	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
-	const struct chain *c;
+	const struct search_chain *sc;
+	int nsc;
+	const struct chain *c; /* sc[current candidate].c */
 	const struct cluster *cl;
 	const struct cost_opts *o;
 	struct part_ws ws;
@@ -52,6 +57,9 @@ search_opts_init(struct search_opts *so)
 	so->rc_mask = (1u << PROF_RC_NONE) | (1u << PROF_RC_FULL);
 	so->topk = 10;
 	so->fix_sched = so->fix_rc = so->fix_place = -1;
+	so->zero_mask = 1;
+	so->nv = 1;
+	so->v[0] = 1;
 }
 
 static int
@@ -69,14 +77,22 @@ cand_cmp(const void *x, const void *y)
 		return a->w - b->w;
 	if (a->k != b->k)
 		return a->k - b->k;
+	if (a->ti != b->ti)
+		return a->ti - b->ti;
+	if (a->v != b->v)
+		return a->v - b->v;
+	if (a->zero != b->zero)
+		return a->zero - b->zero;
 	return a->r - b->r;
 }
 
 /* Fill x->links for the grid, from the cache when it is there. */
 static void
-links_for(struct ctx *x, int rule, int w, int d)
+links_for(struct ctx *x, int rule, int w, int d, int t)
 {
-	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u) * 2 +
+	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u ^
+		      (unsigned)t * 97u) *
+			     2 +
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
@@ -84,7 +100,8 @@ links_for(struct ctx *x, int rule, int w, int d)
 
 	for (probe = 0; probe < 8; probe++) {
 		e = &x->lc[(h + probe) % LCACHE_SIZE];
-		if (!e->v || (e->w == w && e->d == d && e->rule == rule))
+		if (!e->v || (e->w == w && e->d == d && e->t == t &&
+			      e->rule == rule))
 			break;
 		e = NULL;
 	}
@@ -93,27 +110,35 @@ links_for(struct ctx *x, int rule, int w, int d)
 		memcpy(x->links.in_lat_us, e->v + d, n);
 		memcpy(x->links.ring_gb_s, e->v + 2 * d, n);
 		memcpy(x->links.ring_lat_us, e->v + 3 * d, n);
+		memcpy(x->links.tp_gb_s, e->v + 4 * d, n);
+		memcpy(x->links.tp_lat_us, e->v + 5 * d, n);
 		return;
 	}
-	place_links_fill(&x->links, x->cl, rule, w, d);
+	place_links_fill(&x->links, x->cl, rule, w, d, t);
 	if (!e)
 		return; /* neighbourhood full: compute without caching */
 	e->w = w;
 	e->d = d;
+	e->t = t;
 	e->rule = rule;
-	e->v = xmalloc(4 * n);
+	e->v = xmalloc(6 * n);
 	for (i = 0; i < (size_t)d; i++) {
 		e->v[i] = x->links.in_gb_s[i];
 		e->v[d + i] = x->links.in_lat_us[i];
 		e->v[2 * d + i] = x->links.ring_gb_s[i];
 		e->v[3 * d + i] = x->links.ring_lat_us[i];
+		e->v[4 * d + i] = x->links.tp_gb_s[i];
+		e->v[5 * d + i] = x->links.tp_lat_us[i];
 	}
 }
 
 static void
-cfg_of(const struct ctx *x, const struct cand *cd, int place,
-       struct cost_cfg *g)
+cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 {
+	x->c = x->sc[cd->ti].c;
+	g->t = x->sc[cd->ti].t;
+	g->v = cd->v;
+	g->zero = cd->zero;
 	g->sched = cd->sched;
 	g->w = cd->w;
 	g->d = cd->d;
@@ -138,12 +163,12 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d);
+	links_for(x, place, g.w, g.d, g.t);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
 		else if (g.sched != PLAN_NONE)
-			tb = bound / (g.m + g.d - 1);
+			tb = bound / (g.m + (double)(g.d - 1) / g.v);
 	}
 	t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 		       x->first);
@@ -195,9 +220,10 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	return best;
 }
 
+/* Keep the k best in alts (sorted), with their candidates in ac. */
 static void
-insert_alt(struct plan_alt *alts, int *n, int k, const struct cand *cd,
-	   int b, int place, double iter)
+insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
+	   int *n, int k, const struct cand *cd, int place, double iter)
 {
 	int i;
 	struct plan_alt a;
@@ -208,17 +234,23 @@ insert_alt(struct plan_alt *alts, int *n, int k, const struct cand *cd,
 	a.sched = cd->sched;
 	a.w = cd->w;
 	a.d = cd->d;
-	a.b = b;
+	a.b = x->sc[cd->ti].c->mb[cd->k];
 	a.m = cd->m;
 	a.recompute = cd->r;
+	a.t = x->sc[cd->ti].t;
+	a.sp = x->sc[cd->ti].sp;
+	a.v = cd->v;
+	a.zero = cd->zero;
 	a.place = place;
 	a.iter_ms = iter;
 	i = *n < k ? (*n)++ : k - 1;
 	while (i > 0 && iter < alts[i - 1].iter_ms) {
 		alts[i] = alts[i - 1];
+		ac[i] = ac[i - 1];
 		i--;
 	}
 	alts[i] = a;
+	ac[i] = *cd;
 }
 
 static double
@@ -236,105 +268,157 @@ fixed(int v, int want)
 	return want <= 0 || v == want;
 }
 
-/* Enumerate the candidates; returns their number (array in *out). */
-static long
-enumerate(const struct chain *c, const struct cost_opts *o,
-	  const struct search_opts *so, int N, struct cand **out,
-	  long *screened)
+/* Per chain: slowest single layer per (microbatch, recomputation). */
+static double *
+max_layers(const struct chain *c)
 {
-	struct cand *v = NULL;
-	size_t n = 0, alloc = 0;
-	int64_t B = so->batch, w;
-	int d, k, r, sched, L = c->L;
-	double P = (double)chain_params(c, 0, L - 1);
 	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N, sizeof(double));
-	int j;
+	int k, r, j;
 
 	for (k = 0; k < c->nmb; k++)
 		for (r = 0; r < PROF_RC_N; r++)
-			for (j = 0; j < L; j++) {
+			for (j = 0; j < c->L; j++) {
 				double t = chain_time(c, k, r, j, j);
 
 				if (t > maxl[k * PROF_RC_N + r])
 					maxl[k * PROF_RC_N + r] = t;
 			}
-	*screened = 0;
-	for (sched = 0; sched < PLAN_NSCHED; sched++) {
-		if (!(so->sched_mask & (1u << sched)))
+	return maxl;
+}
+
+/* Append the candidates of one (chain, schedule, d, w, b, m). */
+static void
+add_cands(const struct search_chain *sc, int ti, const double *maxl,
+	  const struct cost_opts *o, const struct search_opts *so, int sched,
+	  int d, int w, int k, int m, struct cand **v, size_t *n,
+	  size_t *alloc, long *screened)
+{
+	const struct chain *c = sc[ti].c;
+	double P = (double)chain_params(c, 0, c->L - 1);
+	int r, vi, z;
+
+	for (r = 0; r < PROF_RC_N; r++) {
+		double all, t;
+
+		if (so->fix_rc >= 0 ? r != so->fix_rc
+				    : !(so->rc_mask & (1u << r)))
 			continue;
-		if (so->fix_sched >= 0 && sched != so->fix_sched)
-			continue;
-		for (d = 1; d <= L && d <= N; d++) {
-			/* One stage is plain data parallelism: schedule
-			 * "none" stands for it unless it is excluded. */
-			if (d == 1 && sched != PLAN_NONE &&
-			    ((so->sched_mask & (1u << PLAN_NONE)) ||
-			     so->fix_sched >= 0 ||
-			     (so->sched_mask & ((1u << sched) - 1))))
+		all = chain_time(c, k, r, 0, c->L - 1);
+		t = all / d;
+		if (maxl[k * PROF_RC_N + r] > t)
+			t = maxl[k * PROF_RC_N + r];
+		for (vi = 0; vi < so->nv; vi++) {
+			int iv = so->v[vi];
+
+			/* Interleaving is a flush schedule with d > 1. */
+			if (iv > 1 && (sched != PLAN_FLUSH || d == 1 ||
+				       iv * d > c->L))
 				continue;
-			if (d > 1 && sched == PLAN_NONE && so->fix_d <= 0 &&
-			    (so->sched_mask & ~(1u << PLAN_NONE)))
-				continue;
-			if (!fixed(d, so->fix_d))
-				continue;
-			for (w = 1; w * d <= N && w <= B; w++) {
-				if (B % w || !fixed((int)w, so->fix_w))
+			for (z = 0; z < 2; z++) {
+				struct cost_cfg g;
+				struct cand cd;
+
+				if (!(so->zero_mask & (1u << z)) ||
+				    (z && w == 1 && (so->zero_mask & 1)))
 					continue;
-				for (k = 0; k < c->nmb; k++) {
-					int b = c->mb[k];
-					int64_t m;
+				memset(&g, 0, sizeof(g));
+				g.sched = sched;
+				g.w = w;
+				g.zero = z;
+				if (P * cost_param_bytes(o, &g) / d >
+					    o->cap_bytes &&
+				    !(so->fix_w > 0 && so->fix_d > 0)) {
+					(*screened)++;
+					continue;
+				}
+				memset(&cd, 0, sizeof(cd));
+				cd.sched = sched;
+				cd.w = w;
+				cd.d = d;
+				cd.k = k;
+				cd.r = r;
+				cd.m = m;
+				cd.ti = ti;
+				cd.v = iv;
+				cd.zero = z;
+				if (sched == PLAN_NONE)
+					cd.lb = m * all;
+				else if (sched == PLAN_2BW)
+					cd.lb = m * t;
+				else
+					cd.lb = (m + (double)(d - 1) / iv) * t;
+				xgrow((void **)v, alloc, *n + 1, sizeof(**v));
+				(*v)[(*n)++] = cd;
+			}
+		}
+	}
+}
 
-					if ((B / w) % b || !fixed(b, so->fix_b))
-						continue;
-					m = B / w / b;
-					if (m > 1000000000)
-						continue;
-					if (sched == PLAN_2BW && m < d)
-						continue;
-					for (r = 0; r < PROF_RC_N; r++) {
-						struct cand cd;
-						double all, t;
-						int fixr = so->fix_rc;
+/* Enumerate the candidates; returns their number (array in *out). */
+static long
+enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
+	  const struct cost_opts *o, const struct search_opts *so, int N,
+	  struct cand **out, long *screened)
+{
+	struct cand *v = NULL;
+	size_t n = 0, alloc = 0;
+	int64_t B = so->batch, w;
+	int d, k, sched, ti;
 
-						if (fixr >= 0 ? r != fixr
-							      : !(so->rc_mask &
-								  (1u << r)))
+	*screened = 0;
+	for (ti = 0; ti < nsc; ti++) {
+		const struct chain *c = sc[ti].c;
+		int t = sc[ti].t, L = c->L;
+		double *maxl;
+
+		/* A tensor-parallel group stays inside one node. */
+		if (t < 1 || cl->gpus_per_node % t || t > N)
+			continue;
+		maxl = max_layers(c);
+		for (sched = 0; sched < PLAN_NSCHED; sched++) {
+			if (!(so->sched_mask & (1u << sched)))
+				continue;
+			if (so->fix_sched >= 0 && sched != so->fix_sched)
+				continue;
+			for (d = 1; d <= L && (int64_t)d * t <= N; d++) {
+				/* One stage is plain data parallelism:
+				 * schedule "none" stands for it unless it is
+				 * excluded. */
+				if (d == 1 && sched != PLAN_NONE &&
+				    ((so->sched_mask & (1u << PLAN_NONE)) ||
+				     so->fix_sched >= 0 ||
+				     (so->sched_mask & ((1u << sched) - 1))))
+					continue;
+				if (d > 1 && sched == PLAN_NONE &&
+				    so->fix_d <= 0 &&
+				    (so->sched_mask & ~(1u << PLAN_NONE)))
+					continue;
+				if (!fixed(d, so->fix_d))
+					continue;
+				for (w = 1; w * d * t <= N && w <= B; w++) {
+					if (B % w || !fixed((int)w, so->fix_w))
+						continue;
+					for (k = 0; k < c->nmb; k++) {
+						int b = c->mb[k];
+						int64_t m;
+
+						if ((B / w) % b ||
+						    !fixed(b, so->fix_b))
 							continue;
-						if (P * cost_param_bytes(o, sched) /
-							    d >
-						    o->cap_bytes &&
-						    !(so->fix_w > 0 &&
-						      so->fix_d > 0)) {
-							(*screened)++;
+						m = B / w / b;
+						if (m > 1000000000 ||
+						    (sched == PLAN_2BW && m < d))
 							continue;
-						}
-						all = chain_time(c, k, r, 0,
-								 L - 1);
-						t = all / d;
-						if (maxl[k * PROF_RC_N + r] > t)
-							t = maxl[k * PROF_RC_N +
-								 r];
-						cd.sched = sched;
-						cd.w = (int)w;
-						cd.d = d;
-						cd.k = k;
-						cd.r = r;
-						cd.m = (int)m;
-						if (sched == PLAN_NONE)
-							cd.lb = m * all;
-						else if (sched == PLAN_2BW)
-							cd.lb = m * t;
-						else
-							cd.lb = (m + d - 1) * t;
-						xgrow((void **)&v, &alloc, n + 1,
-						      sizeof(*v));
-						v[n++] = cd;
+						add_cands(sc, ti, maxl, o, so,
+							  sched, d, (int)w, k,
+							  (int)m, &v, &n,
+							  &alloc, screened);
 					}
 				}
 			}
 		}
+		free(maxl);
 	}
-	free(maxl);
 	*out = v;
 	return (long)n;
 }
@@ -351,7 +435,7 @@ min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
 	o.cap_bytes = INFINITY;
 	for (i = 0; i < n; i++) {
 		cfg_of(x, &v[i], 0, &g);
-		links_for(x, 0, g.w, g.d);
+		links_for(x, 0, g.w, g.d, g.t);
 		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
 				 INFINITY, x->first);
 		if (mem < best) {
@@ -415,12 +499,13 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			mem = stages_peak(x->st, v[i].d);
 			p->bind = PLAN_BIND_MEMORY;
 			p->bind_reason = fmt(
-				"%s w=%d d=%d b=%d recompute=%s would take "
-				"%.1f ms per iteration but needs %.2f GiB per "
-				"GPU (limit %.2f GiB)",
+				"%s w=%d d=%d t=%d b=%d recompute=%s would "
+				"take %.1f ms per iteration but needs %.2f GiB "
+				"per GPU (limit %.2f GiB)",
 				plan_sched_names[v[i].sched], v[i].w, v[i].d,
-				x->c->mb[v[i].k], prof_rc_names[v[i].r], t,
-				mem / GIB, x->o->cap_bytes / GIB);
+				x->sc[v[i].ti].t, x->c->mb[v[i].k],
+				prof_rc_names[v[i].r], t, mem / GIB,
+				x->o->cap_bytes / GIB);
 			return;
 		}
 	}
@@ -432,22 +517,24 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			slow = &p->stages[s];
 		}
 	}
-	if (p->sched != PLAN_NONE && slow->allreduce_ms / p->m >
-					     slow->compute_ms +
-						     slow->recompute_ms +
-						     slow->p2p_ms) {
+	if (p->sched != PLAN_NONE &&
+	    slow->allreduce_ms / p->m > slow->compute_ms + slow->recompute_ms +
+						slow->tp_ms + slow->p2p_ms) {
 		p->bind = PLAN_BIND_ALLREDUCE;
 		p->bind_reason = fmt(
 			"stage %d's gradient all-reduce (%.1f ms per update "
 			"at %.1f GB/s) exceeds its %d microbatches of work",
 			(int)(slow - p->stages), slow->allreduce_ms,
 			slow->ring_gb_s, p->m);
-	} else if (slow->p2p_ms > slow->compute_ms + slow->recompute_ms) {
+	} else if (slow->p2p_ms + slow->tp_ms >
+		   slow->compute_ms + slow->recompute_ms) {
 		p->bind = PLAN_BIND_P2P;
 		p->bind_reason = fmt(
-			"stage %d spends %.2f ms per microbatch on transfers, "
-			"more than its %.2f ms of compute",
-			(int)(slow - p->stages), slow->p2p_ms,
+			"stage %d spends %.2f ms per microbatch on transfers "
+			"(%.2f ms tensor-parallel), more than its %.2f ms of "
+			"compute",
+			(int)(slow - p->stages), slow->p2p_ms + slow->tp_ms,
+			slow->tp_ms,
 			slow->compute_ms + slow->recompute_ms);
 	} else {
 		p->bind = PLAN_BIND_COMPUTE;
@@ -456,7 +543,7 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			"%d-%d); transfers add %.2f ms",
 			(int)(slow - p->stages),
 			slow->compute_ms + slow->recompute_ms, slow->first,
-			slow->last, slow->p2p_ms);
+			slow->last, slow->p2p_ms + slow->tp_ms);
 	}
 }
 
@@ -484,6 +571,10 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->m = cd->m;
 	p->global_batch = (int64_t)p->w * p->b * p->m;
 	p->recompute = cd->r;
+	p->t = x->sc[cd->ti].t;
+	p->sp = x->sc[cd->ti].sp;
+	p->v = cd->v;
+	p->zero = cd->zero;
 	p->place = place;
 	p->iter_ms = iter;
 	p->samples_s = p->global_batch / (iter / 1e3);
@@ -495,19 +586,22 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->peak_mem_bytes = (int64_t)stages_peak(p->stages, p->d);
 	for (j = 0; j < x->c->L; j++)
 		flops += CHAIN_AT(x->c, x->c->flops, cd->k, j);
-	/* Model FLOPs: forward + backward = 3 x forward, per sample. */
+	/* Model FLOPs: forward + backward = 3 x forward, per sample; the
+	 * chain's FLOPs are one GPU's shard, so t cancels. */
 	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
 			    (iter / 1e3) / (p->w * p->d) / 1e12;
-	n = p->w * p->d;
+	n = p->w * p->d * p->t;
 	p->nranks = n;
 	p->ranks = xcalloc(n, sizeof(*p->ranks));
 	for (g = 0; g < n; g++) {
 		struct plan_rank *rk = &p->ranks[g];
+		int grp = g / p->t;
 
-		rk->stage = place == PLAN_STAGES_IN_NODE ? g % p->d
-							 : g / p->w;
-		rk->replica = place == PLAN_STAGES_IN_NODE ? g / p->d
-							   : g % p->w;
+		rk->stage = place == PLAN_STAGES_IN_NODE ? grp % p->d
+							 : grp / p->w;
+		rk->replica = place == PLAN_STAGES_IN_NODE ? grp / p->d
+							   : grp % p->w;
+		rk->tp = g % p->t;
 		rk->node = g / gpn;
 		rk->gpu = g % gpn;
 	}
@@ -555,29 +649,46 @@ search_run(const struct chain *c, const struct cluster *cl,
 	   const struct cost_opts *o, const struct search_opts *so,
 	   struct plan *p, struct search_stats *st)
 {
+	struct search_chain sc;
+
+	sc.c = c;
+	sc.t = c->tp;
+	sc.sp = 0;
+	return search_run_tp(&sc, 1, cl, o, so, p, st);
+}
+
+int
+search_run_tp(const struct search_chain *sc, int nsc,
+	      const struct cluster *cl, const struct cost_opts *o,
+	      const struct search_opts *so, struct plan *p,
+	      struct search_stats *st)
+{
 	struct ctx x;
-	struct cand *v = NULL, best;
+	struct cand *v = NULL, *ac;
 	long n, i;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
-	int k = so->topk > 0 ? so->topk : 1;
+	int k = so->topk > 0 ? so->topk : 1, L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
 
 	memset(st, 0, sizeof(*st));
+	ac = xcalloc(k, sizeof(*ac));
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	memset(&x, 0, sizeof(x));
-	x.c = c;
+	x.sc = sc;
+	x.nsc = nsc;
+	x.c = sc[0].c;
 	x.cl = cl;
 	x.o = o;
-	place_links_init(&x.links, cl, c->L);
+	place_links_init(&x.links, cl, L);
 	x.lc = xcalloc(LCACHE_SIZE, sizeof(*x.lc));
-	x.st = xcalloc(c->L, sizeof(*x.st));
-	x.first = xcalloc(c->L, sizeof(int));
+	x.st = xcalloc(L, sizeof(*x.st));
+	x.first = xcalloc(L, sizeof(int));
 
-	n = enumerate(c, o, so, N, &v, &st->screened);
+	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened);
 	st->candidates = n + st->screened;
 	if (n == 0 && st->screened == 0) {
 		pd2bw_error("no configuration splits a global batch of %lld "
@@ -596,10 +707,8 @@ search_run(const struct chain *c, const struct cluster *cl,
 			break;
 		st->solved++;
 		t = solve_best(&x, o, so, &v[i], bound, &place);
-		if (isfinite(t)) {
-			insert_alt(alts, &nalt, k, &v[i], c->mb[v[i].k], place,
-				   t);
-		}
+		if (isfinite(t))
+			insert_alt(&x, alts, ac, &nalt, k, &v[i], place, t);
 	}
 	for (i = 0; i < nalt; i++)
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
@@ -627,50 +736,30 @@ search_run(const struct chain *c, const struct cluster *cl,
 			free(v);
 			o2.cap_bytes = INFINITY;
 			so2.fix_place = -1;
-			n = enumerate(c, &o2, &so2, N, &v, &dummy);
+			n = enumerate(sc, nsc, cl, &o2, &so2, N, &v, &dummy);
 		}
 		mem = min_memory(&x, v, n, &arg);
 		if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
 				    "smallest needs %.2f GiB per GPU (%s w=%d "
-				    "d=%d b=%d recompute=%s), %.2f GiB are "
-				    "available",
+				    "d=%d t=%d b=%d recompute=%s), %.2f GiB "
+				    "are available",
 				    mem / GIB, plan_sched_names[arg.sched],
-				    arg.w, arg.d, c->mb[arg.k],
+				    arg.w, arg.d, sc[arg.ti].t,
+				    sc[arg.ti].c->mb[arg.k],
 				    prof_rc_names[arg.r], o->cap_bytes / GIB);
 		else
 			pd2bw_error("no configuration fits in memory");
 		ret = 3;
 		goto out;
 	}
-	memset(&best, 0, sizeof(best));
-	best.sched = alts[0].sched;
-	best.w = alts[0].w;
-	best.d = alts[0].d;
-	best.m = alts[0].m;
-	best.r = alts[0].recompute;
-	for (i = 0; i < c->nmb; i++)
-		if (c->mb[i] == alts[0].b)
-			best.k = (int)i;
-	fill_plan(&x, so, &best, alts[0].place, p);
-	for (i = 0; i < nalt; i++)
-		alts[i].mem_bytes = 0;
+	fill_plan(&x, so, &ac[0], alts[0].place, p);
 	/* Peak memory of each alternative. */
 	for (i = 0; i < nalt; i++) {
-		struct cand cd = best;
 		struct plan_terms t;
-		int j;
 
-		cd.sched = alts[i].sched;
-		cd.w = alts[i].w;
-		cd.d = alts[i].d;
-		cd.m = alts[i].m;
-		cd.r = alts[i].recompute;
-		for (j = 0; j < c->nmb; j++)
-			if (c->mb[j] == alts[i].b)
-				cd.k = j;
-		solve(&x, o, &cd, alts[i].place, INFINITY, &t);
-		alts[i].mem_bytes = (int64_t)stages_peak(x.st, cd.d);
+		solve(&x, o, &ac[i], alts[i].place, INFINITY, &t);
+		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 	}
 	p->alts = alts;
 	p->nalts = nalt;
@@ -680,6 +769,7 @@ search_run(const struct chain *c, const struct cluster *cl,
 out:
 	st->ms = now_ms() - t0;
 	free(alts);
+	free(ac);
 	free(v);
 	free(x.st);
 	free(x.first);

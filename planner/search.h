@@ -1,7 +1,8 @@
 /*
  * search.h - the planner's search over (schedule, width w, depth d,
- * microbatch b, recomputation) with w*d <= N, w*b*m = global batch, and the
- * best placement of each; exact partition of every promising candidate.
+ * tensor-parallel degree t, microbatch b, recomputation, interleaving,
+ * optimizer sharding) with w*d*t <= N, w*b*m = global batch, and the best
+ * placement of each; exact partition of every promising candidate.
  */
 #ifndef PD2BW_SEARCH_H
 #define PD2BW_SEARCH_H
@@ -13,14 +14,27 @@
 #include "pd2bw/cluster.h"
 #include "pd2bw/plan.h"
 
+#define SEARCH_MAX_V 8
+
 struct search_opts {
 	int64_t batch;        /* global batch B */
 	unsigned sched_mask;  /* bits 1 << PLAN_* */
 	unsigned rc_mask;     /* bits 1 << PROF_RC_* */
+	unsigned zero_mask;   /* bit 0: unsharded optimizer, bit 1: ZeRO-1 */
+	int nv;               /* interleaving degrees tried for flush */
+	int v[SEARCH_MAX_V];  /* (1 = none) */
 	int topk;             /* alternatives kept (>= 1) */
 	int max_gpus;         /* 0: all GPUs of the cluster */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
+};
+
+/* A chain at one tensor-parallel shape: t-way shards, with or without
+ * sequence parallelism. */
+struct search_chain {
+	const struct chain *c;
+	int t;
+	int sp;
 };
 
 struct search_stats {
@@ -44,5 +58,15 @@ void search_opts_init(struct search_opts *so);
 int search_run(const struct chain *c, const struct cluster *cl,
 	       const struct cost_opts *o, const struct search_opts *so,
 	       struct plan *p, struct search_stats *st);
+
+/*
+ * The same over several tensor-parallel shapes sc[0..n) (all chains of
+ * equal length): the search covers (w, d, t) with w*d*t <= N, t dividing
+ * the GPUs per node.
+ */
+int search_run_tp(const struct search_chain *sc, int n,
+		  const struct cluster *cl, const struct cost_opts *o,
+		  const struct search_opts *so, struct plan *p,
+		  struct search_stats *st);
 
 #endif

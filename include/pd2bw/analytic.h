@@ -19,6 +19,16 @@
 int analytic_profile(struct profile *p, const struct model *m,
 		     const struct gpu_spec *g, const int *mb, int nmb, int tp);
 
+/*
+ * The same with sequence parallelism when sp != 0 and tp > 1: the norm and
+ * dropout activations (Korthikanti et al.'s 10 s b h) and a fully
+ * recomputed layer's input are split t ways too.  Their kernels' time is
+ * left as without (a small overestimate).
+ */
+int analytic_profile_sp(struct profile *p, const struct model *m,
+			const struct gpu_spec *g, const int *mb, int nmb,
+			int tp, int sp);
+
 /* Default microbatch sizes: 1, 2, 4, ... up to 64. */
 extern const int analytic_default_mb[];
 extern const int analytic_default_nmb;

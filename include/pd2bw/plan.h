@@ -27,6 +27,7 @@ extern const char *const plan_bind_names[];
 struct plan_terms {
 	double compute_ms;   /* forward + backward of the slowest stage */
 	double recompute_ms; /* extra forward passes */
+	double tp_ms;        /* tensor-parallel all-reduces */
 	double p2p_ms;       /* inter-stage activation/gradient transfers */
 	double allreduce_ms; /* exposed data-parallel gradient all-reduce */
 	double bubble_ms;    /* pipeline fill and drain (flush, gpipe) */
@@ -39,6 +40,7 @@ struct plan_stage {
 	int64_t params;
 	double compute_ms;      /* fwd + bwd per microbatch */
 	double recompute_ms;    /* per microbatch */
+	double tp_ms;           /* tensor-parallel all-reduces, per microbatch */
 	double p2p_ms;          /* per microbatch, both boundaries */
 	double allreduce_ms;    /* per update */
 	double in_gb_s;         /* link to the previous stage; 0 for first */
@@ -53,11 +55,13 @@ struct plan_stage {
 struct plan_rank {
 	int node, gpu;          /* where global rank r runs */
 	int stage, replica;
+	int tp;                 /* rank inside its tensor-parallel group */
 };
 
 /* One evaluated configuration (the chosen one is alts[0]). */
 struct plan_alt {
 	int sched, w, d, b, m, recompute, place;
+	int t, sp, v, zero;     /* as in struct plan */
 	double iter_ms;
 	double samples_s;
 	int64_t mem_bytes;      /* peak over stages */
@@ -78,6 +82,10 @@ struct plan {
 	int w, d, b, m;
 	int64_t global_batch;
 	int recompute;          /* enum prof_rc, all stages */
+	int t;                  /* tensor-parallel degree */
+	int sp;                 /* sequence parallelism (with t > 1) */
+	int v;                  /* interleaved virtual stages per GPU */
+	int zero;               /* optimizer state sharded over replicas */
 	int place;              /* enum plan_place */
 	char *place_reason;
 

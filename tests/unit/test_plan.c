@@ -87,7 +87,7 @@ test_hand_cost(void)
 	struct chain c;
 	struct cost_opts o;
 	struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 2, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE};
+			     PLAN_STAGES_IN_NODE, 1, 1, 0};
 	struct place_links l;
 	struct part_ws ws = {0};
 	struct plan_stage st[2];
@@ -100,7 +100,7 @@ test_hand_cost(void)
 	default_opts(&o, 1e12);
 	CHECK(chain_build(&c, &p) == 0);
 	place_links_init(&l, &cl, 4);
-	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
 
 	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
@@ -147,7 +147,7 @@ test_hand_cost(void)
 	 * 100 GB/s = 0.04 ms per update. */
 	g.w = 2;
 	g.r = PROF_RC_NONE;
-	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 	CHECK_INT_EQ(place_gpu(PLAN_STAGES_IN_NODE, 2, 2, 0, 1), 2);
 	CHECK_INT_EQ(place_gpu(PLAN_REPLICAS_IN_NODE, 2, 2, 0, 1), 1);
 	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
@@ -159,7 +159,7 @@ test_hand_cost(void)
 	 * partition fits. */
 	g.w = 1;
 	o.cap_bytes = 3e9;
-	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
 	CHECK(isinf(v));
 	o.cap_bytes = 3.1e9;
@@ -202,15 +202,15 @@ test_network_sharing(void)
 	for (g = 0; g < 2; g++)
 		cl.nics[0].gpus[g] = g;
 	place_links_init(&l, &cl, 4);
-	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 2, 2);
+	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 2, 2, 1);
 	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
 	CHECK_NEAR(l.ring_gb_s[0], 5, 1e-12);
 	CHECK_NEAR(l.ring_gb_s[1], 5, 1e-12);
-	place_links_fill(&l, &cl, PLAN_REPLICAS_IN_NODE, 2, 2);
+	place_links_fill(&l, &cl, PLAN_REPLICAS_IN_NODE, 2, 2, 1);
 	CHECK_NEAR(l.in_gb_s[1], 5, 1e-12);
 	CHECK_NEAR(l.ring_gb_s[0], 100, 1e-12);
 	/* One pipeline over both nodes: a lone flow gets the whole NIC. */
-	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 1, 4);
+	place_links_fill(&l, &cl, PLAN_STAGES_IN_NODE, 1, 4, 1);
 	CHECK_NEAR(l.in_gb_s[2], 10, 1e-12);
 	CHECK_NEAR(l.in_gb_s[1], 100, 1e-12);
 	place_links_release(&l);
@@ -310,8 +310,11 @@ test_partition_brute(void)
 		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
 		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
 					: PLAN_REPLICAS_IN_NODE;
+		g.t = 1;
+		g.v = 1;
+		g.zero = 0;
 		place_links_init(&l, &cl, g.d);
-		place_links_fill(&l, &cl, g.place, g.w, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 		v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
 			       first);
 		want = brute(&c, &o, &g, &l, 0, 0, 0);
@@ -360,7 +363,7 @@ test_ties(void)
 	struct chain c;
 	struct cost_opts o;
 	struct cost_cfg g = {PLAN_2BW, 1, 3, 0, 1, 3, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE};
+			     PLAN_STAGES_IN_NODE, 1, 1, 0};
 	struct place_links l;
 	struct part_ws ws = {0};
 	int first[3];
@@ -370,7 +373,7 @@ test_ties(void)
 	default_opts(&o, 1e13);
 	chain_build(&c, &p);
 	place_links_init(&l, &cl, 3);
-	place_links_fill(&l, &cl, g.place, g.w, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 	part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY, first);
 	CHECK_INT_EQ(first[0], 0);
 	CHECK_INT_EQ(first[1], 2);
