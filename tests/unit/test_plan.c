@@ -217,6 +217,70 @@ test_network_sharing(void)
 	cluster_release(&cl);
 }
 
+/*
+ * Tensor parallelism on two blocks of a 128 x 256 fp16 model at b = 1: a
+ * block's activation is 128 x 256 x 2 = 65536 bytes and it all-reduces it
+ * four times per microbatch (six under full recomputation); at t = 2 over
+ * 100 GB/s each moves 2 (t-1)/t x 65536 bytes = 0.00065536 ms.  p2p sends
+ * 1/t of the boundary.  Interleaving (v = 2) divides flush's bubble by v
+ * and multiplies p2p by v; ZeRO-1 divides optimizer state by w.
+ */
+static void
+test_tp_interleave_zero(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g = {PLAN_FLUSH, 2, 2, 0, 1, 4, PROF_RC_NONE,
+			     PLAN_STAGES_IN_NODE, 2, 1, 0};
+	struct place_links l;
+	struct plan_stage st[2];
+	struct plan_terms terms;
+	double it1, it2;
+
+	uniform_profile(&p, 4);
+	p.seq_len = 128;
+	p.hidden = 256;
+	p.precision = xstrdup("fp16");
+	one_node(&cl, 8, 100);
+	default_opts(&o, 1e12);
+	chain_build(&c, &p);
+	place_links_init(&l, &cl, 4);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+	CHECK_NEAR(l.tp_gb_s[0], 100, 1e-12);
+	CHECK_NEAR(chain_tp_bytes(&c, 0, PROF_RC_NONE, 0, 1), 8 * 65536.0,
+		   1e-9);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 0, 0), 6, 1e-12);
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_NEAR(st[0].tp_ms, 8 * 0.00065536, 1e-12);
+	/* 100 MB boundary, half per GPU, both ways at 100 GB/s: 1 ms. */
+	CHECK_NEAR(st[0].p2p_ms, 1, 1e-9);
+	cost_stage(&c, &o, &g, &l, 1, 2, 3, &st[1]);
+	it1 = cost_iteration(st, &g, &terms);
+	CHECK_NEAR(terms.bubble_ms, (20 + 1 + 8 * 0.00065536), 1e-9);
+
+	g.v = 2;
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	cost_stage(&c, &o, &g, &l, 1, 2, 3, &st[1]);
+	CHECK_NEAR(st[0].p2p_ms, 2, 1e-9);
+	it2 = cost_iteration(st, &g, &terms);
+	CHECK_NEAR(terms.bubble_ms, (20 + 2 + 8 * 0.00065536) / 2, 1e-9);
+	CHECK(it2 < it1);
+	/* Stage 0 keeps min(d, m) = 2 microbatches x (1 + 1/4) of 2 GB. */
+	CHECK_INT_EQ(st[0].stash_bytes, 5000000000LL);
+
+	g.v = 1;
+	g.zero = 1;
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_INT_EQ(st[0].state_bytes, 2000000LL * (2 + 12 / 2));
+
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
 /* xorshift: a reproducible generator for the random chains. */
 static uint64_t rng = 88172645463325252ULL;
 
@@ -544,6 +608,7 @@ main(void)
 	test_partition_brute();
 	test_ties();
 	test_network_sharing();
+	test_tp_interleave_zero();
 	test_search();
 	test_plan_roundtrip();
 	return h_done();
