@@ -55,7 +55,9 @@ layout(FILE *fp, const struct plan *p, const struct emit_shape *sh)
 				break;
 		}
 		if (k >= 3) {
-			fprintf(fp, "(%s|)*%d", cur, k);
+			/* The comma only separates, as in Megatron's docs. */
+			fprintf(fp, "(%s|)*%d%s", cur, k,
+				s + k < p->nstages ? "," : "");
 		} else {
 			fprintf(fp, "%s", cur);
 			if (k == 2)
@@ -183,9 +185,9 @@ emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 	}
 
 	fprintf(fp,
-		"\n# Batch: %d samples per microbatch, %lld per update: "
-		"%lld / (%d x %d) = %d\n"
-		"# microbatches per pipeline per update.\n",
+		"\n# Batch: microbatch %d, global batch %lld: "
+		"%lld / (%d x %d) = %d microbatches\n"
+		"# per pipeline per update.\n",
 		p->b, (long long)p->global_batch,
 		(long long)p->global_batch, p->b, p->w, p->m);
 	{

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && sed 's/repeat: 4/repeat: 11/' tiny-profile.yaml > p.yaml && pd2bw-plan p.yaml -c tiny-cluster.yaml -B 8 --reserve 0.5 -q -e --width 1 --depth 6 --microbatch 1 -s flush -r full --emit megatron

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --reserve 0.5 -q -e --width 2 --depth 4 --microbatch 1 -s flush -r full --emit megatron --emit-output m.sh && cat m.sh
