@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <cublasLt.h>
@@ -555,6 +556,17 @@ k_add(T *y, const T *a, const T *b, int64_t n)
 		y[i] = fromf<T>(tof(a[i]) + tof(b[i]));
 }
 
+/* y[r, c] += bias[c] (when the bias is too misaligned for the epilogue) */
+template <typename T>
+__global__ void
+k_bias_add(T *y, const T *bias, int64_t rows, int64_t n)
+{
+	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < rows * n)
+		y[i] = fromf<T>(tof(y[i]) + tof(bias[i % n]));
+}
+
 /* dx += dy */
 template <typename T>
 __global__ void
@@ -637,6 +649,7 @@ k_xent_bwd(T *dz, const T *dloss, const T *logits, const int *tgt,
 struct gemm_key {
 	int tx, tw, batch, ytype, bias;
 	int64_t M, N, K, sX, sW, sY;
+	uint32_t align[3];   /* bytes: W (A), X (B), Y (C and D) */
 };
 
 struct gemm_plan {
@@ -834,6 +847,23 @@ download(gctx *c, float *dst, const void *src, int64_t n)
  * Y^T = op(W)^T op(X)^T with W as its A and X as its B.  batch > 1 runs
  * strided batches (element strides sX, sW, sY).
  */
+/*
+ * Alignment in bytes (at most 256) of p and of every batch after it: the
+ * heuristic assumes 256 unless told, and a less aligned pointer then fails.
+ */
+static uint32_t
+align_of(const void *p, int64_t stride_bytes)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p | 256;
+
+	if (stride_bytes > 0)
+		a |= (uint64_t)stride_bytes;
+	return (uint32_t)(a & (~a + 1));
+}
+
+static int bias_add(gctx *c, void *y, const void *bias, int64_t rows,
+		    int64_t n);
+
 static int
 gemm(gctx *c, int tx, int tw, int64_t M, int64_t N, int64_t K,
      const void *X, const void *W, void *Y, cudaDataType_t ytype,
@@ -842,8 +872,19 @@ gemm(gctx *c, int tx, int tw, int64_t M, int64_t N, int64_t K,
 {
 	gemm_key key;
 	gemm_plan *pl = NULL;
+	int64_t es = c->prec == MODEL_FP32 ? 4 : 2;
+	int64_t ys = ytype == CUDA_R_32F ? 4 : es;
 
+	/* the bias epilogue wants a 16-byte aligned vector */
+	if (bias && align_of(bias, 0) < 16) {
+		TRY(gemm(c, tx, tw, M, N, K, X, W, Y, ytype, alpha, beta,
+			 NULL, batch, sX, sW, sY));
+		return bias_add(c, Y, bias, M, N);
+	}
 	memset(&key, 0, sizeof(key));
+	key.align[0] = align_of(W, batch > 1 ? sW * es : 0);
+	key.align[1] = align_of(X, batch > 1 ? sX * es : 0);
+	key.align[2] = align_of(Y, batch > 1 ? sY * ys : 0);
 	key.tx = tx;
 	key.tw = tw;
 	key.batch = batch;
@@ -914,6 +955,18 @@ gemm(gctx *c, int tx, int tw, int64_t M, int64_t N, int64_t K,
 		LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref,
 			CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb,
 			sizeof(wsb)));
+		LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref,
+			CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+			&key.align[0], sizeof(key.align[0])));
+		LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref,
+			CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+			&key.align[1], sizeof(key.align[1])));
+		LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref,
+			CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+			&key.align[2], sizeof(key.align[2])));
+		LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref,
+			CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+			&key.align[2], sizeof(key.align[2])));
 		LT_CHECK(cublasLtMatmulAlgoGetHeuristic(c->lt, np.op, np.a,
 			np.b, np.c, np.c, pref, 1, &h, &found));
 		cublasLtMatmulPreferenceDestroy(pref);
@@ -933,6 +986,27 @@ gemm(gctx *c, int tx, int tw, int64_t M, int64_t N, int64_t K,
 	LT_CHECK(cublasLtMatmul(c->lt, pl->op, &alpha, W, pl->a, X, pl->b,
 				&beta, Y, pl->c, Y, pl->c, &pl->algo, c->ws,
 				WORKSPACE_BYTES, c->st));
+	return 0;
+}
+
+static int
+bias_add(gctx *c, void *y, const void *bias, int64_t rows, int64_t n)
+{
+	switch (c->prec) {
+	case MODEL_BF16:
+		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
+			(__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, rows,
+			n);
+		break;
+	case MODEL_FP16:
+		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
+			(__half *)y, (const __half *)bias, rows, n);
+		break;
+	default:
+		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
+			(float *)y, (const float *)bias, rows, n);
+	}
+	PD2BW_CUDA_CHECK(cudaGetLastError());
 	return 0;
 }
 
@@ -1228,17 +1302,17 @@ write_kernels(gctx *c, const char *path)
 		uint64_t n, ns;
 	};
 	std::vector<agg> rows;
+	std::unordered_map<uint32_t, uint64_t> ext_of;
 	yml_out o;
 
+	for (size_t j = 0; j < c->ext.size(); j++)
+		ext_of[c->ext[j].first] = c->ext[j].second;
 	for (size_t i = 0; i < c->kernels.size(); i++) {
-		uint64_t ext = 0;
-
-		for (size_t j = 0; j < c->ext.size(); j++)
-			if (c->ext[j].first == c->kernels[i].corr) {
-				ext = c->ext[j].second;
-				break;
-			}
+		std::unordered_map<uint32_t, uint64_t>::const_iterator it =
+			ext_of.find(c->kernels[i].corr);
+		uint64_t ext = it == ext_of.end() ? 0 : it->second;
 		size_t j;
+
 		for (j = 0; j < rows.size(); j++)
 			if (rows[j].ext == ext &&
 			    rows[j].name == c->kernels[i].name)
