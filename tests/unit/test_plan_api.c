@@ -1,0 +1,284 @@
+/*
+ * test_plan_api.c - the plan query API (lib/plan_query.c): layers and
+ * ranks of a stage, replicas and runtime ranks, the per-iteration schedule
+ * of every schedule kind; and the two examples, tests/api/plan_example.c
+ * (compiled in here) and tests/api/read_plan.py (run when python3 has
+ * PyYAML, else skipped), on a plan written by plan_write().
+ */
+#include "harness.h"
+#include "capture.h"
+
+#include "pd2bw/error.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+
+int plan_example_main(int argc, char **argv);
+#define main plan_example_main
+#include "../api/plan_example.c"
+#undef main
+
+/* 2 nodes x 4 GPUs, w = 2, d = 4, stages-in-node, chain of 6 layers. */
+static void
+make_plan(struct plan *p, int sched, int m, int rc)
+{
+	static const char *names[] = {"embedding", "block.0", "block.1",
+				      "block.2", "block.3", "head"};
+	static const int first[] = {0, 2, 3, 4}, last[] = {1, 2, 3, 5};
+	int i;
+
+	plan_init(p);
+	p->model = xstrdup("tiny");
+	p->gpu = xstrdup("TEST-GPU");
+	p->profile = xstrdup("p.yaml");
+	p->profile_hash = xstrdup("0000000000000000");
+	p->cluster = xstrdup("c.yaml");
+	p->cluster_hash = xstrdup("0000000000000000");
+	p->place_reason = xstrdup("test");
+	p->bind_reason = xstrdup("test");
+	p->nodes = 2;
+	p->gpus_per_node = 4;
+	p->gpu_mem_bytes = 1LL << 32;
+	p->sched = sched;
+	p->w = 2;
+	p->d = 4;
+	p->b = 1;
+	p->m = m;
+	p->global_batch = 2 * m;
+	p->recompute = rc;
+	p->nlayers = 6;
+	p->layer_names = xcalloc(6, sizeof(char *));
+	for (i = 0; i < 6; i++)
+		p->layer_names[i] = xstrdup(names[i]);
+	p->nstages = 4;
+	p->stages = xcalloc(4, sizeof(*p->stages));
+	for (i = 0; i < 4; i++) {
+		p->stages[i].first = first[i];
+		p->stages[i].last = last[i];
+		p->stages[i].recompute = rc;
+		p->stages[i].in_flight = 4 - i;
+	}
+	p->nranks = 8;
+	p->ranks = xcalloc(8, sizeof(*p->ranks));
+	for (i = 0; i < 8; i++) {
+		p->ranks[i].node = i / 4;
+		p->ranks[i].gpu = i % 4;
+		p->ranks[i].stage = i % 4;
+		p->ranks[i].replica = i / 4;
+	}
+}
+
+/* The schedule of stage s as "F0 F1 B0 ..." in a static buffer. */
+static const char *
+sched_str(const struct plan *p, int s)
+{
+	static char buf[4096];
+	struct plan_op ops[256];
+	int n = plan_stage_schedule(p, s, ops, 256), i;
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && i < 256; i++)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s%d",
+				      i ? " " : "", plan_op_names[ops[i].kind],
+				      ops[i].mb);
+	return buf;
+}
+
+static void
+test_queries(void)
+{
+	struct plan p;
+	int first = -7, last = -7, out[4] = {-1, -1, -1, -1};
+
+	make_plan(&p, PLAN_2BW, 4, PROF_RC_NONE);
+	CHECK_INT_EQ(plan_layers_of_stage(&p, 0, &first, &last), 0);
+	CHECK_INT_EQ(first, 0);
+	CHECK_INT_EQ(last, 1);
+	CHECK_INT_EQ(plan_layers_of_stage(&p, 3, &first, &last), 0);
+	CHECK_INT_EQ(first, 4);
+	CHECK_INT_EQ(last, 5);
+	first = last = -7;
+	CHECK_INT_EQ(plan_layers_of_stage(&p, 4, &first, &last), -1);
+	CHECK_INT_EQ(first, -7);
+	CHECK_INT_EQ(plan_layers_of_stage(&p, -1, &first, &last), -1);
+
+	CHECK_INT_EQ(plan_ranks_of_stage(&p, 1, out, 4), 2);
+	CHECK_INT_EQ(out[0], 1);
+	CHECK_INT_EQ(out[1], 5);
+	CHECK_INT_EQ(out[2], -1);
+	out[0] = -1;
+	CHECK_INT_EQ(plan_ranks_of_stage(&p, 3, out, 1), 2);
+	CHECK_INT_EQ(out[0], 3);
+	CHECK_INT_EQ(out[1], 5);
+	CHECK_INT_EQ(plan_ranks_of_stage(&p, 2, NULL, 0), 2);
+	CHECK_INT_EQ(plan_ranks_of_stage(&p, 4, out, 4), -1);
+
+	CHECK_INT_EQ(plan_replica_of_rank(&p, 6), 1);
+	CHECK_INT_EQ(plan_replica_of_rank(&p, 8), -1);
+	/* Pipeline-major: stage s, replica r -> s x w + r. */
+	CHECK_INT_EQ(plan_runtime_rank(&p, 0), 0);
+	CHECK_INT_EQ(plan_runtime_rank(&p, 1), 2);
+	CHECK_INT_EQ(plan_runtime_rank(&p, 4), 1);
+	CHECK_INT_EQ(plan_runtime_rank(&p, 7), 7);
+	CHECK_INT_EQ(plan_runtime_rank(&p, -1), -1);
+	plan_release(&p);
+}
+
+static void
+test_schedules(void)
+{
+	struct plan p;
+	struct plan_op two[2];
+	int s, sched, i, n, f, b;
+
+	make_plan(&p, PLAN_FLUSH, 4, PROF_RC_NONE);
+	CHECK_STR_EQ(sched_str(&p, 0), "F0 F1 F2 F3 B0 B1 B2 B3");
+	CHECK_STR_EQ(sched_str(&p, 1), "F0 F1 F2 B0 F3 B1 B2 B3");
+	CHECK_STR_EQ(sched_str(&p, 2), "F0 F1 B0 F2 B1 F3 B2 B3");
+	CHECK_STR_EQ(sched_str(&p, 3), "F0 B0 F1 B1 F2 B2 F3 B3");
+	CHECK_INT_EQ(plan_stage_schedule(&p, 4, two, 2), -1);
+	/* Fewer microbatches than warm-up slots: all forwards first. */
+	p.m = 2;
+	CHECK_STR_EQ(sched_str(&p, 0), "F0 F1 B0 B1");
+	CHECK_STR_EQ(sched_str(&p, 2), "F0 F1 B0 B1");
+	CHECK_STR_EQ(sched_str(&p, 3), "F0 B0 F1 B1");
+	/* Only the first n are written; the count is the whole list. */
+	CHECK_INT_EQ(plan_schedule(&p, 4, two, 1), 4);
+	CHECK_INT_EQ(two[0].kind, PLAN_OP_FORWARD);
+	CHECK_INT_EQ(two[0].mb, 0);
+	CHECK_INT_EQ(plan_schedule(&p, 8, two, 2), -1);
+	plan_release(&p);
+
+	make_plan(&p, PLAN_2BW, 4, PROF_RC_NONE);
+	CHECK_STR_EQ(sched_str(&p, 0), "F3 B0 F4 B1 F5 B2 F6 B3");
+	CHECK_STR_EQ(sched_str(&p, 2), "F1 B0 F2 B1 F3 B2 F4 B3");
+	CHECK_STR_EQ(sched_str(&p, 3), "F0 B0 F1 B1 F2 B2 F3 B3");
+	plan_release(&p);
+
+	make_plan(&p, PLAN_GPIPE, 3, PROF_RC_FULL);
+	CHECK_STR_EQ(sched_str(&p, 1), "F0 F1 F2 R0 B0 R1 B1 R2 B2");
+	plan_release(&p);
+
+	make_plan(&p, PLAN_FLUSH, 3, PROF_RC_FULL);
+	CHECK_STR_EQ(sched_str(&p, 2), "F0 F1 R0 B0 F2 R1 B1 R2 B2");
+	p.stages[2].recompute = PROF_RC_SELECTIVE;
+	CHECK_STR_EQ(sched_str(&p, 2), "F0 F1 B0 F2 B1 B2");
+	plan_release(&p);
+
+	/* Every schedule runs m forwards and m backwards per stage. */
+	for (sched = 0; sched < PLAN_NSCHED; sched++) {
+		int ok = 1;
+
+		make_plan(&p, sched, 5, PROF_RC_NONE);
+		for (s = 0; s < 4; s++) {
+			struct plan_op ops[64];
+
+			n = plan_stage_schedule(&p, s, ops, 64);
+			f = b = 0;
+			for (i = 0; i < n; i++) {
+				f += ops[i].kind == PLAN_OP_FORWARD;
+				b += ops[i].kind == PLAN_OP_BACKWARD;
+			}
+			if (n != 10 || f != 5 || b != 5)
+				ok = 0;
+		}
+		CHECK_MSG(ok, plan_sched_names[sched]);
+		plan_release(&p);
+	}
+}
+
+/* Run plan_example on path with stdout in a file; its output or NULL. */
+static char *
+run_example(const char *path)
+{
+	char *argv[3], *out;
+	FILE *fp = tmpfile();
+	int saved, rc;
+
+	if (!fp)
+		return NULL;
+	argv[0] = "plan_example";
+	argv[1] = (char *)path;
+	argv[2] = NULL;
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fileno(fp), 1);
+	rc = plan_example_main(2, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	out = NULL;
+	if (rc == 0) {
+		long n = ftell(fp);
+
+		out = calloc(1, (size_t)n + 1);
+		rewind(fp);
+		if (fread(out, 1, (size_t)n, fp) != (size_t)n)
+			out[0] = 0;
+	}
+	fclose(fp);
+	return out;
+}
+
+static const char want_example[] =
+	"tiny: schedule 2bw, width 2, depth 4, microbatch 1, accumulation 4\n"
+	"rank 0: node 0 gpu 0 stage 0 replica 0 runtime-rank 0 layers "
+	"embedding..block.0 ops F3 R0 B0 F4 R1 B1 F5 R2 ...\n"
+	"rank 1: node 0 gpu 1 stage 1 replica 0 runtime-rank 2 layers "
+	"block.1..block.1 ops F2 R0 B0 F3 R1 B1 F4 R2 ...\n"
+	"rank 2: node 0 gpu 2 stage 2 replica 0 runtime-rank 4 layers "
+	"block.2..block.2 ops F1 R0 B0 F2 R1 B1 F3 R2 ...\n"
+	"rank 3: node 0 gpu 3 stage 3 replica 0 runtime-rank 6 layers "
+	"block.3..head ops F0 R0 B0 F1 R1 B1 F2 R2 ...\n"
+	"rank 4: node 1 gpu 0 stage 0 replica 1 runtime-rank 1 layers "
+	"embedding..block.0 ops F3 R0 B0 F4 R1 B1 F5 R2 ...\n"
+	"rank 5: node 1 gpu 1 stage 1 replica 1 runtime-rank 3 layers "
+	"block.1..block.1 ops F2 R0 B0 F3 R1 B1 F4 R2 ...\n"
+	"rank 6: node 1 gpu 2 stage 2 replica 1 runtime-rank 5 layers "
+	"block.2..block.2 ops F1 R0 B0 F2 R1 B1 F3 R2 ...\n"
+	"rank 7: node 1 gpu 3 stage 3 replica 1 runtime-rank 7 layers "
+	"block.3..head ops F0 R0 B0 F1 R1 B1 F2 R2 ...\n";
+
+static void
+test_examples(void)
+{
+	struct plan p;
+	char *dir = cap_mkdtemp(), path[4300], cmd[13000], *got, *py;
+	int have_py;
+
+	snprintf(path, sizeof(path), "%s/plan.yaml", dir);
+	make_plan(&p, PLAN_2BW, 4, PROF_RC_FULL);
+	CHECK_INT_EQ(plan_write(&p, path), 0);
+	plan_release(&p);
+
+	got = run_example(path);
+	CHECK_STR_EQ(got, want_example);
+
+	have_py = system("python3 -c 'import yaml' >/dev/null 2>&1") == 0;
+	if (!have_py) {
+		h_skip("read_plan.py prints what plan_example prints",
+		       "python3 with PyYAML not found");
+	} else {
+		snprintf(cmd, sizeof(cmd),
+			 "python3 '%s' '%s' >'%s/py.out' 2>&1",
+			 cap_path("tests/api/read_plan.py"), path, dir);
+		CHECK_INT_EQ(system(cmd), 0);
+		snprintf(cmd, sizeof(cmd), "%s/py.out", dir);
+		py = cap_slurp(cmd);
+		CHECK_STR_EQ(py, want_example);
+		free(py);
+	}
+	free(got);
+	cap_rmdir(dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	cap_find_top(argv[0]);
+	test_queries();
+	test_schedules();
+	test_examples();
+	return h_done();
+}
