@@ -71,7 +71,7 @@ check_values(struct prof_cpu_layer *l, float *v, const float *grad,
 }
 
 static void
-check_model(int family, const char *what)
+check_model(int family, int tp, const char *what)
 {
 	struct model m;
 	struct prof_graph g;
@@ -79,7 +79,7 @@ check_model(int family, const char *what)
 	char name[128];
 
 	tiny(&m, family);
-	if (!CHECK(prof_graph_build(&g, &m, 1, 4) == 0))
+	if (!CHECK(prof_graph_build(&g, &m, tp, 4) == 0))
 		return;
 	for (li = 0; li < g.nlayers; li++) {
 		const struct prof_glayer *gl = &g.layers[li];
@@ -139,8 +139,10 @@ main(void)
 	(void)h_skip;
 	(void)h_skip_all;
 	check_ops();
-	check_model(MODEL_GPT, "gpt");
-	check_model(MODEL_BERT, "bert");
-	check_model(MODEL_LLAMA, "llama");
+	check_model(MODEL_GPT, 1, "gpt");
+	check_model(MODEL_BERT, 1, "bert");
+	check_model(MODEL_LLAMA, 1, "llama");
+	/* a tensor-parallel shard: 2 query heads sharing 1 kv head */
+	check_model(MODEL_LLAMA, 2, "llama tp=2");
 	return h_done();
 }
