@@ -1,14 +1,1120 @@
 /*
- * capacity.c - the capacity subcommand (being written).
+ * capacity.c - the capacity subcommand: for a model, a number of training
+ * tokens and one or more GPU types with their node shapes, plan every
+ * cluster size of a sweep and derive time to train, GPU-hours, cost,
+ * scaling efficiency and the sizes worth buying.
+ *
+ * The model is estimated once per GPU type (or a measured profile is
+ * read) and its chain reused for every size; each size is one search_run
+ * keeping only the best configuration.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
 #include "capacity.h"
+#include "input.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/afile.h"
+#include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
+#include "pd2bw/model.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MAX_MB 64
+#define MAX_SIZES 4096
+#define MAX_TP 8
+
+/* ---- the data ---- */
+
+void
+capacity_init(struct capacity *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->eff_threshold = 0.5;
+	c->small_t = c->small_r = -1;
+	c->fast_t = c->fast_r = -1;
+	c->cheap_t = c->cheap_r = -1;
+}
+
+void
+capacity_release(struct capacity *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->ntypes; i++) {
+		struct capacity_type *t = &c->types[i];
+
+		for (j = 0; j < t->nrows; j++)
+			free(t->rows[j].why);
+		free(t->rows);
+		free(t->gpu);
+		free(t->node);
+		free(t->profile);
+	}
+	free(c->types);
+	free(c->model);
+	capacity_init(c);
+}
+
+struct capacity_type *
+capacity_add_type(struct capacity *c, const char *gpu, const char *node)
+{
+	struct capacity_type *t;
+
+	c->types = xrealloc(c->types,
+			    (size_t)(c->ntypes + 1) * sizeof(*c->types));
+	t = &c->types[c->ntypes++];
+	memset(t, 0, sizeof(*t));
+	t->gpu = xstrdup(gpu);
+	t->node = xstrdup(node);
+	t->usd_per_gpu_hour = -1;
+	t->smallest = t->fastest = t->efficient = t->cheapest = -1;
+	return t;
+}
+
+int
+capacity_sizes(int max_nodes, int steps, int *out)
+{
+	int i, n;
+
+	if (max_nodes < 1 || steps < 1)
+		return 0;
+	if (max_nodes <= steps || steps == 1) {
+		n = max_nodes <= steps ? max_nodes : 1;
+		for (i = 0; i < n; i++)
+			out[i] = n == 1 && max_nodes > 1 ? max_nodes : i + 1;
+		return n;
+	}
+	for (i = 0; i < steps; i++) {
+		double g = pow((double)max_nodes, (double)i / (steps - 1));
+		long v = lround(g);
+
+		/* Distinct and leaving room for the sizes still to come. */
+		if (i > 0 && v <= out[i - 1])
+			v = out[i - 1] + 1;
+		if (v > max_nodes - (steps - 1 - i))
+			v = max_nodes - (steps - 1 - i);
+		out[i] = (int)v;
+	}
+	return steps;
+}
+
+/* ---- planning ---- */
+
+/*
+ * The planner explains on stderr why a size does not fit; in a sweep that
+ * is one message per row, so it goes into a temporary file and the row
+ * keeps it.  fd 2 points at the file between quiet_begin and quiet_end.
+ */
+struct quiet {
+	FILE *tmp;
+	int saved;
+};
+
+static int
+quiet_begin(struct quiet *q)
+{
+	fflush(stderr);
+	q->tmp = tmpfile();
+	if (!q->tmp)
+		return pd2bw_error("cannot create a temporary file: %s",
+				   strerror(errno));
+	q->saved = dup(2);
+	if (q->saved < 0 || dup2(fileno(q->tmp), 2) < 0) {
+		int e = errno;
+
+		if (q->saved >= 0)
+			close(q->saved);
+		fclose(q->tmp);
+		return pd2bw_error("cannot redirect standard error: %s",
+				   strerror(e));
+	}
+	return 0;
+}
+
+/* What was written since the last call (caller frees), then rewind. */
+static char *
+quiet_take(struct quiet *q)
+{
+	off_t n = lseek(2, 0, SEEK_CUR);
+	char *buf;
+	ssize_t got;
+
+	fflush(stderr);
+	if (n <= 0)
+		return NULL;
+	buf = xmalloc((size_t)n + 1);
+	got = pread(fileno(q->tmp), buf, (size_t)n, 0);
+	buf[got > 0 ? got : 0] = 0;
+	if (ftruncate(fileno(q->tmp), 0) == 0)
+		lseek(2, 0, SEEK_SET);
+	return buf;
+}
+
+static void
+quiet_end(struct quiet *q)
+{
+	fflush(stderr);
+	dup2(q->saved, 2);
+	close(q->saved);
+	fclose(q->tmp);
+}
+
+/*
+ * The planner's message without "progname: " and the final newline; only
+ * its first line.
+ */
+static char *
+tidy_reason(char *msg)
+{
+	size_t n = strlen(pd2bw_progname);
+	char *s = msg, *nl;
+
+	if (!msg)
+		return xstrdup("no configuration fits");
+	if (!strncmp(s, pd2bw_progname, n) && !strncmp(s + n, ": ", 2))
+		s += n + 2;
+	nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0;
+	s = xstrdup(s);
+	free(msg);
+	return s;
+}
+
+int
+capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
+		   int nsc, struct cluster *cl, const struct cost_opts *co,
+		   const struct search_opts *so)
+{
+	struct quiet q;
+	int i, ret = 0;
+
+	if (quiet_begin(&q))
+		return -1;
+	for (i = 0; i < t->nrows; i++) {
+		struct capacity_row *r = &t->rows[i];
+		struct search_stats st;
+		struct plan p;
+		int rc;
+
+		cl->nodes = r->nodes;
+		r->gpus = r->nodes * cl->gpus_per_node;
+		plan_init(&p);
+		rc = search_run_tp(sc, nsc, cl, co, so, &p, &st);
+		if (rc == 0) {
+			r->fits = 1;
+			r->sched = p.sched;
+			r->w = p.w;
+			r->d = p.d;
+			r->t = p.t;
+			r->sp = p.sp;
+			r->b = p.b;
+			r->m = p.m;
+			r->recompute = p.recompute;
+			r->place = p.place;
+			r->iter_ms = p.iter_ms;
+			r->samples_s = p.samples_s;
+			r->tflops_per_gpu = p.tflops_per_gpu;
+			r->peak_mem_bytes = p.peak_mem_bytes;
+			free(quiet_take(&q));
+		} else {
+			/* 3: nothing fits; -1: the batch cannot be split
+			 * over this size.  Either way, no plan here. */
+			r->fits = 0;
+			free(r->why);
+			r->why = tidy_reason(quiet_take(&q));
+		}
+		plan_release(&p);
+	}
+	quiet_end(&q);
+	return ret;
+}
+
+/* ---- derived figures ---- */
+
+void
+capacity_row_finish(const struct capacity *c, const struct capacity_type *t,
+		    struct capacity_row *r)
+{
+	double secs;
+
+	r->tokens_s = r->train_days = r->gpu_hours = 0;
+	r->cost_usd = -1;
+	r->meets_deadline = 0;
+	if (!r->fits || !(r->samples_s > 0))
+		return;
+	r->tokens_s = r->samples_s * (double)c->seq_len;
+	secs = c->tokens / r->tokens_s;
+	r->train_days = secs / 86400.0;
+	r->gpu_hours = r->gpus * secs / 3600.0;
+	if (t->usd_per_gpu_hour >= 0)
+		r->cost_usd = r->gpu_hours * t->usd_per_gpu_hour;
+	r->meets_deadline = c->deadline_days <= 0 ||
+			    r->train_days <= c->deadline_days;
+}
+
+/* What "cheapest" compares within and across types. */
+static double
+price_of(const struct capacity_row *r, int by_hours)
+{
+	return by_hours ? r->gpu_hours : r->cost_usd;
+}
+
+static void
+summarise_type(struct capacity *c, struct capacity_type *t, int by_hours)
+{
+	double per0 = 0;
+	int i;
+
+	t->smallest = t->fastest = t->efficient = t->cheapest = -1;
+	for (i = 0; i < t->nrows; i++) {
+		struct capacity_row *r = &t->rows[i];
+
+		capacity_row_finish(c, t, r);
+		r->efficiency = 0;
+		if (!r->fits)
+			continue;
+		if (t->smallest < 0) {
+			t->smallest = i;
+			per0 = r->samples_s / r->gpus;
+		}
+		r->efficiency = r->samples_s / r->gpus / per0;
+		if (t->fastest < 0 ||
+		    r->samples_s > t->rows[t->fastest].samples_s)
+			t->fastest = i;
+		if (r->efficiency >= c->eff_threshold)
+			t->efficient = i;
+		if (r->meets_deadline &&
+		    (by_hours || t->usd_per_gpu_hour >= 0) &&
+		    (t->cheapest < 0 ||
+		     price_of(r, by_hours) <
+			     price_of(&t->rows[t->cheapest], by_hours)))
+			t->cheapest = i;
+	}
+}
+
+void
+capacity_summarise(struct capacity *c)
+{
+	int i, by_hours = 1;
+
+	for (i = 0; i < c->ntypes; i++)
+		if (c->types[i].usd_per_gpu_hour >= 0)
+			by_hours = 0;
+	c->cheap_by_hours = by_hours;
+	c->small_t = c->small_r = c->fast_t = c->fast_r = -1;
+	c->cheap_t = c->cheap_r = -1;
+	for (i = 0; i < c->ntypes; i++) {
+		struct capacity_type *t = &c->types[i];
+		const struct capacity_row *r;
+
+		/* A type without a price has no cost to compare when others
+		 * have one; its own choice is then by GPU-hours. */
+		summarise_type(c, t, by_hours || t->usd_per_gpu_hour < 0);
+		if (t->smallest >= 0 &&
+		    (c->small_t < 0 ||
+		     t->rows[t->smallest].gpus <
+			     c->types[c->small_t].rows[c->small_r].gpus)) {
+			c->small_t = i;
+			c->small_r = t->smallest;
+		}
+		if (t->fastest >= 0 &&
+		    (c->fast_t < 0 ||
+		     t->rows[t->fastest].train_days <
+			     c->types[c->fast_t].rows[c->fast_r].train_days)) {
+			c->fast_t = i;
+			c->fast_r = t->fastest;
+		}
+		if (t->cheapest < 0 || (!by_hours && t->usd_per_gpu_hour < 0))
+			continue;
+		r = &t->rows[t->cheapest];
+		if (c->cheap_t < 0 ||
+		    price_of(r, by_hours) <
+			    price_of(&c->types[c->cheap_t].rows[c->cheap_r],
+				     by_hours)) {
+			c->cheap_t = i;
+			c->cheap_r = t->cheapest;
+		}
+	}
+}
+
+/* ---- options ---- */
+
+enum {
+	OPT_BATCH_TOKENS = 256,
+	OPT_SEQ_LEN,
+	OPT_PROFILE,
+	OPT_STEPS,
+	OPT_NODES,
+	OPT_EFFICIENCY,
+	OPT_MICROBATCHES,
+	OPT_RESERVE,
+	OPT_GPUS_FILE,
+	OPT_SVG,
+	OPT_TP,
+};
+
+static const struct option longopts[] = {
+	{"tokens", required_argument, NULL, 't'},
+	{"gpu", required_argument, NULL, 'g'},
+	{"profile", required_argument, NULL, OPT_PROFILE},
+	{"deadline", required_argument, NULL, 'd'},
+	{"price", required_argument, NULL, 'p'},
+	{"max-nodes", required_argument, NULL, 'n'},
+	{"steps", required_argument, NULL, OPT_STEPS},
+	{"nodes", required_argument, NULL, OPT_NODES},
+	{"batch", required_argument, NULL, 'B'},
+	{"batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS},
+	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
+	{"efficiency", required_argument, NULL, OPT_EFFICIENCY},
+	{"tp", required_argument, NULL, OPT_TP},
+	{"schedule", required_argument, NULL, 's'},
+	{"recompute", required_argument, NULL, 'r'},
+	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
+	{"reserve", required_argument, NULL, OPT_RESERVE},
+	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
+	{"format", required_argument, NULL, 'f'},
+	{"output", required_argument, NULL, 'o'},
+	{"svg", required_argument, NULL, OPT_SVG},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: %s capacity [options] MODEL --tokens N --gpu TYPE "
+		"[--gpu TYPE ...]\n"
+		"\n"
+		"Plan MODEL on a sweep of cluster sizes for each GPU type and "
+		"report\nthroughput, time to train, GPU-hours and cost; the "
+		"smallest cluster that\nfits, the cheapest that meets the "
+		"deadline, where scaling stops paying.\n"
+		"MODEL is a pd2bw model or Hugging Face config.json "
+		"(estimated for each\nGPU type) or a profile.\n"
+		"\n"
+		"  -t, --tokens N           tokens to train on; suffix k, M, "
+		"G or B, T (1e3..1e12)\n"
+		"  -g, --gpu TYPE[:NODE]    a GPU type and its node (preset or "
+		"cluster file);\n"
+		"                           default node: dgx-h100 for "
+		"H100-SXM, dgx-h200,\n"
+		"                           dgx-a100, p3.16xlarge (V100-16GB), "
+		"l40s-pcie\n"
+		"      --profile TYPE:FILE  a measured profile for TYPE instead "
+		"of the estimate\n"
+		"  -d, --deadline DAYS      time to train allowed\n"
+		"  -p, --price [TYPE:]USD   price per GPU-hour (of TYPE, or of "
+		"every type)\n"
+		"  -n, --max-nodes K        largest cluster in nodes (default "
+		"128)\n"
+		"      --steps N            cluster sizes at most (default 64): "
+		"every node count\n"
+		"                           up to K, or N geometric steps from 1 "
+		"to K\n"
+		"      --nodes LIST         node counts to plan instead "
+		"(1,2,4,...)\n"
+		"  -B, --batch N            global batch in samples\n"
+		"      --batch-tokens T     global batch in tokens (default "
+		"4194304)\n"
+		"      --seq-len S          tokens per sample (default: the "
+		"model's)\n"
+		"      --efficiency PCT     scaling efficiency still worth "
+		"paying for (default 50)\n"
+		"      --tp LIST            tensor-parallel degrees for a "
+		"model (default 1,2,4,8)\n"
+		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
+		"2bw,flush,none)\n"
+		"  -r, --recompute LIST     none,selective,full (default: "
+		"none,full)\n"
+		"      --microbatches LIST  microbatch sizes to estimate "
+		"(default 1,2,4,...,64)\n"
+		"      --reserve GIB        memory kept free per GPU (default "
+		"1)\n"
+		"      --gpus-file FILE     add GPU types from a pd2bw-gpus "
+		"file\n"
+		"  -f, --format FMT         table, csv or yaml (default: from "
+		"-o's name, or table)\n"
+		"  -o, --output FILE        write the report there; the table "
+		"still goes to stdout\n"
+		"      --svg FILE           plot time to train and cost against "
+		"GPUs\n"
+		"  -q, --quiet              no table on stdout when -o is "
+		"given\n"
+		"  -h, --help               show this help\n"
+		"  -V, --version            show the version\n",
+		pd2bw_progname);
+}
+
+static _Noreturn void
+bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", pd2bw_progname);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s capacity --help'.\n", pd2bw_progname);
+	exit(2);
+}
+
+static _Noreturn void
+bad_value(const char *opt, const char *s)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
+	bad_usage(msg, s);
+}
+
+static long
+parse_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "invalid %s '%%s' (expected "
+			 "%ld..%ld)", opt, lo, hi);
+		bad_usage(msg, s);
+	}
+	return v;
+}
+
+/* A number > lo and <= hi (>= lo when lo_ok), with an optional decimal
+ * suffix k, M, G or B, T when suffix is set. */
+static double
+parse_num(const char *opt, const char *s, double lo, int lo_ok, double hi,
+	  int suffix)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		bad_value(opt, s);
+	if (suffix && *end && !end[1]) {
+		switch (*end) {
+		case 'k':
+		case 'K':
+			v *= 1e3;
+			end++;
+			break;
+		case 'M':
+			v *= 1e6;
+			end++;
+			break;
+		case 'G':
+		case 'B':
+			v *= 1e9;
+			end++;
+			break;
+		case 'T':
+			v *= 1e12;
+			end++;
+			break;
+		}
+	}
+	if (*end || !(lo_ok ? v >= lo : v > lo) || !(v <= hi))
+		bad_value(opt, s);
+	return v;
+}
+
+/* Parse "a,b,c" of names into a bit mask. */
+static unsigned
+parse_names(const char *opt, const char *s, const char *const *names)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	unsigned mask = 0;
+	int i;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; names[i]; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (!names[i])
+			bad_value(opt, tok);
+		mask |= 1u << i;
+	}
+	free(copy);
+	if (!mask)
+		bad_value(opt, s);
+	return mask;
+}
+
+/* An increasing list of positive integers; returns its length. */
+static int
+parse_list(const char *opt, const char *s, int *out, int max, long hi)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			bad_value(opt, s);
+		out[n] = (int)parse_long(opt, tok, 1, hi);
+		if (n > 0 && out[n] <= out[n - 1]) {
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "%s must increase: '%%s'",
+				 opt);
+			bad_usage(msg, s);
+		}
+		n++;
+	}
+	free(copy);
+	if (!n)
+		bad_value(opt, s);
+	return n;
+}
+
+/* "TYPE:REST" options, collected for later. */
+struct pair {
+	char *key;   /* owned; NULL for a plain value */
+	char *val;   /* owned */
+};
+
+struct pairs {
+	struct pair *v;
+	size_t n, alloc;
+};
+
+static void
+pairs_add(struct pairs *p, const char *s, int need_key)
+{
+	const char *colon = strchr(s, ':');
+	struct pair *e;
+
+	xgrow((void **)&p->v, &p->alloc, p->n + 1, sizeof(*p->v));
+	e = &p->v[p->n++];
+	if (colon) {
+		e->key = xmalloc((size_t)(colon - s) + 1);
+		memcpy(e->key, s, (size_t)(colon - s));
+		e->key[colon - s] = 0;
+		e->val = xstrdup(colon + 1);
+	} else {
+		e->key = NULL;
+		e->val = xstrdup(s);
+	}
+	if ((need_key && !e->key) || (e->key && !*e->key) || !*e->val)
+		bad_usage(need_key == 2 ? "invalid --profile '%s' (expected "
+					  "TYPE:FILE)"
+					: "invalid value '%s'", s);
+}
+
+static void
+pairs_release(struct pairs *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].key);
+		free(p->v[i].val);
+	}
+	free(p->v);
+}
+
+/* Two GPU names are the same type: catalog aliases, else case-blind. */
+static int
+same_gpu(const struct gpu_catalog *cat, const char *a, const char *b)
+{
+	const struct gpu_spec *x = catalog_find(cat, a),
+			      *y = catalog_find(cat, b);
+
+	if (x || y)
+		return x == y;
+	return !strcasecmp(a, b);
+}
+
+/* The first preset whose nodes hold GPUs of type gpu, or NULL. */
+static const char *
+default_node(const struct gpu_catalog *cat, const char *gpu)
+{
+	const char *found = NULL;
+	struct cluster cl;
+	int i;
+
+	cluster_init(&cl);
+	for (i = 0; !found && cluster_preset_names[i]; i++)
+		if (!cluster_preset(&cl, cluster_preset_names[i]) &&
+		    same_gpu(cat, cl.gpu, gpu))
+			found = cluster_preset_names[i];
+	cluster_release(&cl);
+	return found;
+}
+
+struct copts {
+	const char *model;
+	struct pairs gpus, prices, profiles;
+	int nodes[MAX_SIZES], nnodes;
+	int max_nodes, steps;
+	int64_t batch;
+	double batch_tokens;
+	int64_t seq_len;
+	int mb[MAX_MB], nmb;
+	int tps[MAX_TP], ntp;
+	double reserve_gib;
+	const char *gpus_file;
+	struct search_opts so;
+};
+
+/*
+ * Set up one type: node shape, memory, price and profile name; the sweep
+ * sizes as rows.  Returns 0 or -1.
+ */
+static int
+setup_type(struct capacity *c, const struct copts *o,
+	   const struct gpu_catalog *cat, const struct pair *g,
+	   struct cluster *cl)
+{
+	const char *name = g->key ? g->key : g->val;
+	const char *node = g->key ? g->val : NULL;
+	const struct gpu_spec *spec = catalog_find(cat, name);
+	struct capacity_type *t;
+	size_t i;
+	int j;
+
+	if (spec)
+		name = spec->name;
+	if (!node) {
+		node = default_node(cat, name);
+		if (!node)
+			return pd2bw_error("no preset has %s nodes; give "
+					   "--gpu %s:PRESET or :CLUSTER_FILE",
+					   name, name);
+	}
+	for (j = 0; j < c->ntypes; j++)
+		if (!strcmp(c->types[j].gpu, name) &&
+		    !strcmp(c->types[j].node, node))
+			return pd2bw_error("%s on %s is given twice", name,
+					   node);
+	if (cluster_open(cl, node))
+		return -1;
+	t = capacity_add_type(c, name, node);
+	t->gpus_per_node = cl->gpus_per_node;
+	t->gpu_mem_bytes = cl->gpu_mem_bytes;
+	/* A node shape borrowed from another GPU type: its memory is the
+	 * catalog's figure for this type. */
+	if (spec && !same_gpu(cat, cl->gpu, name))
+		t->gpu_mem_bytes = spec->mem_bytes;
+	for (i = 0; i < o->prices.n; i++) {
+		const struct pair *p = &o->prices.v[i];
+
+		if (!p->key || same_gpu(cat, p->key, name))
+			t->usd_per_gpu_hour = strtod(p->val, NULL);
+	}
+	for (i = 0; i < o->profiles.n; i++)
+		if (same_gpu(cat, o->profiles.v[i].key, name)) {
+			free(t->profile);
+			t->profile = xstrdup(o->profiles.v[i].val);
+		}
+	t->nrows = o->nnodes;
+	t->rows = xcalloc((size_t)t->nrows, sizeof(*t->rows));
+	for (j = 0; j < t->nrows; j++) {
+		t->rows[j].nodes = o->nodes[j];
+		t->rows[j].gpus = o->nodes[j] * t->gpus_per_node;
+	}
+	return 0;
+}
+
+#define MAX_CHAINS (2 * MAX_TP)
+
+/* The chains of one type: one per tensor-parallel shape. */
+struct tchains {
+	struct profile prof[MAX_CHAINS];
+	struct chain ch[MAX_CHAINS];
+	struct search_chain sc[MAX_CHAINS];
+	int n;
+};
+
+static void
+tchains_release(struct tchains *x)
+{
+	int i;
+
+	for (i = 0; i < x->n; i++) {
+		chain_release(&x->ch[i]);
+		profile_release(&x->prof[i]);
+	}
+	x->n = 0;
+}
+
+/*
+ * For a model: a chain per degree t of --tp that divides the node, the
+ * heads and the MLP, without and (t > 1) with sequence parallelism, as
+ * pd2bw-plan searches them.  Returns 0 or -1.
+ */
+static int
+model_chains(const struct copts *o, const struct gpu_catalog *cat,
+	     const struct capacity_type *t, struct tchains *x)
+{
+	const struct gpu_spec *g = catalog_find(cat, t->gpu);
+	const int *mb = o->nmb ? o->mb : analytic_default_mb;
+	int nmb = o->nmb ? o->nmb : analytic_default_nmb;
+	struct model m;
+	int i, sp, ret = -1;
+
+	model_init(&m);
+	if (model_load(&m, o->model))
+		goto out;
+	for (i = 0; i < o->ntp; i++) {
+		int tp = o->tps[i];
+		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+
+		if (t->gpus_per_node % tp || m.heads % tp ||
+		    m.ffn_hidden % tp || (kv % tp && tp % kv))
+			continue;
+		for (sp = 0; sp < (tp > 1 ? 2 : 1); sp++) {
+			profile_init(&x->prof[x->n]);
+			memset(&x->ch[x->n], 0, sizeof(x->ch[x->n]));
+			x->n++;
+			if (analytic_profile_sp(&x->prof[x->n - 1], &m, g, mb,
+						nmb, tp, sp) ||
+			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
+				goto out;
+			x->sc[x->n - 1].c = &x->ch[x->n - 1];
+			x->sc[x->n - 1].t = tp;
+			x->sc[x->n - 1].sp = sp;
+		}
+	}
+	if (!x->n) {
+		pd2bw_error("no tensor-parallel degree of --tp divides the %d "
+			    "GPUs per node of %s and the model",
+			    t->gpus_per_node, t->node);
+		goto out;
+	}
+	ret = 0;
+out:
+	model_release(&m);
+	return ret;
+}
+
+/* Estimate or load the type's profile, then plan every size. */
+static int
+run_type(struct capacity *c, const struct copts *o,
+	 const struct gpu_catalog *cat, struct capacity_type *t,
+	 struct cluster *cl)
+{
+	const char *path = t->profile ? t->profile : o->model;
+	struct tchains x;
+	struct profile *prof = &x.prof[0];
+	struct cost_opts co;
+	struct search_opts so = o->so;
+	int is_model = 0, ret = -1;
+	int64_t seq;
+
+	x.n = 1;
+	profile_init(prof);
+	memset(&x.ch[0], 0, sizeof(x.ch[0]));
+	if (input_load(prof, path, cat, t->gpu, o->mb, o->nmb, &is_model))
+		goto out;
+	if (!is_model && prof->device && !same_gpu(cat, prof->device, t->gpu))
+		pd2bw_warn("'%s' was measured on %s, not %s", path,
+			   prof->device, t->gpu);
+	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
+	if (seq <= 0) {
+		pd2bw_error("'%s' gives no sequence length; use --seq-len",
+			    path);
+		goto out;
+	}
+	if (!c->seq_len) {
+		c->seq_len = seq;
+		c->model = xstrdup(prof->model ? prof->model : "unknown");
+		c->batch = o->batch;
+		if (!c->batch) {
+			c->batch = llround(o->batch_tokens / (double)seq);
+			if (c->batch < 1)
+				c->batch = 1;
+		}
+	} else if (seq != c->seq_len) {
+		pd2bw_error("'%s' has sequence length %lld, not %lld as "
+			    "for %s",
+			    path, (long long)seq, (long long)c->seq_len,
+			    c->types[0].gpu);
+		goto out;
+	}
+	co.weight_bytes = prof->weight_bytes;
+	co.grad_bytes = prof->grad_bytes;
+	co.opt_bytes = prof->optimizer_bytes;
+	co.version_bytes = prof->version_bytes;
+	co.cap_bytes = (double)t->gpu_mem_bytes - o->reserve_gib * GIB;
+	if (co.cap_bytes <= 0) {
+		pd2bw_error("--reserve %.3g GiB leaves no memory on a %.3g "
+			    "GiB %s",
+			    o->reserve_gib, t->gpu_mem_bytes / GIB, t->gpu);
+		goto out;
+	}
+	if (is_model) {
+		/* The estimate at t = 1 gave the figures above; the
+		 * search takes every tensor-parallel shape. */
+		tchains_release(&x);
+		if (model_chains(o, cat, t, &x))
+			goto out;
+	} else {
+		if (chain_build(&x.ch[0], prof))
+			goto out;
+		x.sc[0].c = &x.ch[0];
+		x.sc[0].t = x.ch[0].tp;
+		x.sc[0].sp = 0;
+	}
+	cl->gpu_mem_bytes = t->gpu_mem_bytes;
+	so.batch = c->batch;
+	so.topk = 1;
+	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
+out:
+	tchains_release(&x);
+	return ret;
+}
+
+/* The format a name asks for, or -1. */
+static int
+format_of(const char *s)
+{
+	static const char *const names[] = {"table", "csv", "yaml", NULL};
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int
+format_from_name(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".csv"))
+		return 1;
+	if (dot && (!strcasecmp(dot, ".yaml") || !strcasecmp(dot, ".yml")))
+		return 2;
+	return 0;
+}
+
+static int
+write_report(const struct capacity *c, int fmt, const char *path)
+{
+	struct afile f;
+
+	if (fmt == 1)
+		return capacity_write_csv(c, path);
+	if (fmt == 2)
+		return capacity_write_yaml(c, path);
+	if (afile_open(&f, path))
+		return -1;
+	capacity_write_table(f.fp, c);
+	return afile_commit(&f);
+}
 
 int
 capacity_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pd2bw_error("capacity is not implemented yet");
-	return 1;
+	struct copts o;
+	struct capacity cap;
+	struct gpu_catalog cat;
+	struct cluster cl;
+	const char *output = NULL, *svg = NULL;
+	double tokens = 0, deadline = 0, eff = 50;
+	int fmt = -1, quiet = 0, ch, ret = 1, i, any = 0;
+	size_t k;
+
+	memset(&o, 0, sizeof(o));
+	o.max_nodes = 128;
+	o.steps = 64;
+	o.batch_tokens = 4194304;
+	o.reserve_gib = 1.0;
+	o.ntp = 4;
+	o.tps[0] = 1;
+	o.tps[1] = 2;
+	o.tps[2] = 4;
+	o.tps[3] = 8;
+	search_opts_init(&o.so);
+	/* GPipe has flush's bubble and keeps more stashes (m against
+	 * min(d - s, m)): it never wins, so it is not searched unless
+	 * asked for. */
+	o.so.sched_mask &= ~(1u << PLAN_GPIPE);
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":t:g:d:p:n:B:s:r:f:o:qhV",
+				 longopts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			tokens = parse_num("--tokens", optarg, 0, 0, 1e18, 1);
+			break;
+		case 'g':
+			pairs_add(&o.gpus, optarg, 0);
+			break;
+		case OPT_PROFILE:
+			pairs_add(&o.profiles, optarg, 2);
+			break;
+		case 'd':
+			deadline = parse_num("--deadline", optarg, 0, 0, 1e9,
+					     0);
+			break;
+		case 'p':
+			pairs_add(&o.prices, optarg, 0);
+			parse_num("--price", o.prices.v[o.prices.n - 1].val,
+				  0, 1, 1e9, 0);
+			break;
+		case 'n':
+			o.max_nodes = (int)parse_long("--max-nodes", optarg, 1,
+						      1000000);
+			break;
+		case OPT_STEPS:
+			o.steps = (int)parse_long("--steps", optarg, 1,
+						  MAX_SIZES);
+			break;
+		case OPT_NODES:
+			o.nnodes = parse_list("--nodes", optarg, o.nodes,
+					      MAX_SIZES, 1000000);
+			break;
+		case 'B':
+			o.batch = parse_long("--batch", optarg, 1, 1L << 40);
+			break;
+		case OPT_BATCH_TOKENS:
+			o.batch_tokens = parse_num("--batch-tokens", optarg, 0,
+						   0, 1e15, 1);
+			break;
+		case OPT_SEQ_LEN:
+			o.seq_len = parse_long("--seq-len", optarg, 1,
+					       1L << 30);
+			break;
+		case OPT_EFFICIENCY:
+			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);
+			break;
+		case OPT_TP:
+			o.ntp = parse_list("--tp", optarg, o.tps, MAX_TP, 64);
+			break;
+		case 's':
+			o.so.sched_mask = parse_names("--schedule", optarg,
+						      plan_sched_names);
+			break;
+		case 'r':
+			o.so.rc_mask = parse_names("--recompute", optarg,
+						   prof_rc_names);
+			break;
+		case OPT_MICROBATCHES:
+			o.nmb = parse_list("--microbatches", optarg, o.mb,
+					   MAX_MB, 1 << 20);
+			break;
+		case OPT_RESERVE:
+			o.reserve_gib = parse_num("--reserve", optarg, 0, 1,
+						  1e6, 0);
+			break;
+		case OPT_GPUS_FILE:
+			o.gpus_file = optarg;
+			break;
+		case 'f':
+			fmt = format_of(optarg);
+			if (fmt < 0)
+				bad_value("--format", optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_SVG:
+			svg = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			ret = 0;
+			goto out_opts;
+		case 'V':
+			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
+			ret = 0;
+			goto out_opts;
+		case ':':
+			bad_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		bad_usage("%s", optind < argc ? "give one MODEL"
+					      : "missing MODEL");
+	o.model = argv[optind];
+	if (!(tokens > 0))
+		bad_usage("%s", "missing --tokens");
+	if (!o.gpus.n)
+		bad_usage("%s", "missing --gpu");
+	if (fmt < 0)
+		fmt = output ? format_from_name(output) : 0;
+	if (!o.nnodes)
+		o.nnodes = capacity_sizes(o.max_nodes, o.steps, o.nodes);
+	capacity_init(&cap);
+	cap.tokens = tokens;
+	cap.deadline_days = deadline;
+	cap.eff_threshold = eff / 100.0;
+	catalog_init(&cat);
+	cluster_init(&cl);
+	if (o.gpus_file && catalog_load(&cat, o.gpus_file))
+		goto out;
+	for (k = 0; k < o.prices.n; k++) {
+		const char *key = o.prices.v[k].key;
+		size_t j;
+		int hit = !key;
+
+		for (j = 0; !hit && j < o.gpus.n; j++)
+			hit = same_gpu(&cat, key,
+				       o.gpus.v[j].key ? o.gpus.v[j].key
+						       : o.gpus.v[j].val);
+		if (!hit) {
+			fprintf(stderr, "%s: --price for '%s', which no --gpu "
+				"names\nTry '%s capacity --help'.\n",
+				pd2bw_progname, key, pd2bw_progname);
+			ret = 2;
+			goto out;
+		}
+	}
+	for (k = 0; k < o.gpus.n; k++) {
+		if (setup_type(&cap, &o, &cat, &o.gpus.v[k], &cl))
+			goto out;
+		if (run_type(&cap, &o, &cat, &cap.types[cap.ntypes - 1], &cl))
+			goto out;
+	}
+	capacity_summarise(&cap);
+	for (i = 0; i < cap.ntypes; i++)
+		any |= cap.types[i].smallest >= 0;
+	if (write_report(&cap, fmt, output ? output : "-"))
+		goto out;
+	if (output && !quiet && strcmp(output, "-"))
+		capacity_write_table(stdout, &cap);
+	if (svg && capacity_write_svg(&cap, svg))
+		goto out;
+	ret = any ? 0 : 3;
+	if (!any)
+		pd2bw_error("no cluster size of any GPU type fits the model");
+out:
+	capacity_release(&cap);
+	cluster_release(&cl);
+	catalog_release(&cat);
+	if (fflush(stdout) || ferror(stdout)) {
+		pd2bw_error("write error on standard output");
+		ret = 1;
+	}
+out_opts:
+	pairs_release(&o.gpus);
+	pairs_release(&o.prices);
+	pairs_release(&o.profiles);
+	return ret;
 }
