@@ -14,6 +14,8 @@
 const char *const plan_sched_names[] = {"2bw", "flush", "gpipe", "none", NULL};
 const char *const plan_place_names[] = {"stages-in-node", "replicas-in-node",
 					NULL};
+const char *const plan_rc_names[] = {"none", "selective", "full", "mixed",
+				     NULL};
 const char *const plan_bind_names[] = {"compute", "p2p", "allreduce",
 				       "memory", NULL};
 
@@ -41,6 +43,8 @@ plan_release(struct plan *p)
 	for (i = 0; i < p->nlayers; i++)
 		free(p->layer_names[i]);
 	free(p->layer_names);
+	free(p->layer_rc);
+	free(p->lp_status);
 	free(p->stages);
 	free(p->ranks);
 	free(p->alts);
@@ -92,7 +96,7 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 	yml_out_kint(o, "depth", a->d);
 	yml_out_kint(o, "microbatch", a->b);
 	yml_out_kint(o, "accumulation", a->m);
-	yml_out_kstr(o, "recompute", prof_rc_names[a->recompute]);
+	yml_out_kstr(o, "recompute", plan_rc_names[a->recompute]);
 	yml_out_kint(o, "tensor_parallel", a->t);
 	yml_out_kbool(o, "sequence_parallel", a->sp);
 	yml_out_kint(o, "interleave", a->v);
@@ -110,7 +114,7 @@ write_stage(struct yml_out *o, const struct plan_stage *s)
 	yml_out_map(o, 1);
 	yml_out_kint(o, "first", s->first);
 	yml_out_kint(o, "last", s->last);
-	yml_out_kstr(o, "recompute", prof_rc_names[s->recompute]);
+	yml_out_kstr(o, "recompute", plan_rc_names[s->recompute]);
 	yml_out_kint(o, "in_flight", s->in_flight);
 	yml_out_kint(o, "params", s->params);
 	yml_out_kdbl(o, "compute_ms", s->compute_ms);
@@ -161,7 +165,7 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kint(&o, "microbatch", p->b);
 	yml_out_kint(&o, "accumulation", p->m);
 	yml_out_kint(&o, "global_batch", p->global_batch);
-	yml_out_kstr(&o, "recompute", prof_rc_names[p->recompute]);
+	yml_out_kstr(&o, "recompute", plan_rc_names[p->recompute]);
 	yml_out_kint(&o, "tensor_parallel", p->t);
 	yml_out_kbool(&o, "sequence_parallel", p->sp);
 	yml_out_kint(&o, "interleave", p->v);
@@ -195,6 +199,15 @@ plan_write(const struct plan *p, const char *path)
 	for (i = 0; i < p->nlayers; i++)
 		yml_out_str(&o, p->layer_names[i]);
 	yml_out_end_seq(&o);
+
+	yml_out_str(&o, "layer_recompute");
+	yml_out_seq(&o, 1);
+	for (i = 0; i < p->nlayers; i++)
+		yml_out_str(&o, prof_rc_names[p->layer_rc ? p->layer_rc[i]
+							   : p->recompute]);
+	yml_out_end_seq(&o);
+	yml_out_kstr(&o, "layer_recompute_solver",
+		     p->lp_status ? p->lp_status : "not run");
 
 	yml_out_str(&o, "stages");
 	yml_out_seq(&o, 0);
@@ -240,7 +253,7 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_INT("depth", 1, &a->d, 1, HUGE_COUNT),
 		YK_INT("microbatch", 1, &a->b, 1, HUGE_COUNT),
 		YK_INT("accumulation", 1, &a->m, 1, HUGE_COUNT),
-		YK_ENUM("recompute", 1, &a->recompute, prof_rc_names),
+		YK_ENUM("recompute", 1, &a->recompute, plan_rc_names),
 		YK_INT("tensor_parallel", 1, &a->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &a->sp),
 		YK_INT("interleave", 1, &a->v, 1, 4096),
@@ -260,7 +273,7 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 	struct yml_key keys[] = {
 		YK_INT("first", 1, &s->first, 0, HUGE_COUNT),
 		YK_INT("last", 1, &s->last, 0, HUGE_COUNT),
-		YK_ENUM("recompute", 1, &s->recompute, prof_rc_names),
+		YK_ENUM("recompute", 1, &s->recompute, plan_rc_names),
 		YK_INT("in_flight", 1, &s->in_flight, 0, HUGE_COUNT),
 		YK_I64("params", 1, &s->params, 0, BIG),
 		YK_DBL("compute_ms", 1, &s->compute_ms, 0, BIG),
@@ -310,6 +323,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 {
 	yaml_node_t *root, *inputs = NULL, *config = NULL, *pred = NULL;
 	yaml_node_t *layers = NULL, *stages = NULL, *ranks = NULL;
+	yaml_node_t *lrc = NULL;
 	yaml_node_t *alts = NULL, *brk = NULL;
 	char *format = NULL;
 	size_t i, n;
@@ -320,6 +334,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_MAP("config", 1, &config),
 		YK_MAP("prediction", 1, &pred),
 		YK_SEQ("layers", 1, &layers),
+		YK_SEQ("layer_recompute", 1, &lrc),
+		YK_STR("layer_recompute_solver", 1, &p->lp_status),
 		YK_SEQ("stages", 1, &stages),
 		YK_SEQ("ranks", 1, &ranks),
 		YK_SEQ("alternatives", 1, &alts),
@@ -343,7 +359,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("microbatch", 1, &p->b, 1, HUGE_COUNT),
 		YK_INT("accumulation", 1, &p->m, 1, HUGE_COUNT),
 		YK_I64("global_batch", 1, &p->global_batch, 1, BIG),
-		YK_ENUM("recompute", 1, &p->recompute, prof_rc_names),
+		YK_ENUM("recompute", 1, &p->recompute, plan_rc_names),
 		YK_INT("tensor_parallel", 1, &p->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &p->sp),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
@@ -397,6 +413,24 @@ read_plan(struct yml_doc *d, struct plan *p)
 			       &p->layer_names[i]))
 			goto out;
 
+	if (yml_expect_seq(d, lrc, p->nlayers))
+		goto out;
+	p->layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
+	for (i = 0; i < (size_t)p->nlayers; i++) {
+		yaml_node_t *item = yml_seq_item(d, lrc, i);
+		const char *v = yml_scalar(item);
+		int k;
+
+		for (k = 0; v && prof_rc_names[k]; k++)
+			if (!strcmp(v, prof_rc_names[k]))
+				break;
+		if (!v || !prof_rc_names[k]) {
+			yml_err(d, item, "invalid layer_recompute '%s'",
+				v ? v : "(non-scalar)");
+			goto out;
+		}
+		p->layer_rc[i] = k;
+	}
 	if (yml_expect_seq(d, stages, p->d))
 		goto out;
 	p->stages = xcalloc((size_t)p->d, sizeof(*p->stages));

@@ -248,7 +248,7 @@ emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 			prof->precision ? prof->precision : "fp32");
 	}
 
-	fprintf(fp, "\n# Recomputation: %s", prof_rc_names[p->recompute]);
+	fprintf(fp, "\n# Recomputation: %s", plan_rc_names[p->recompute]);
 	if (p->recompute == PROF_RC_FULL) {
 		const char *w[] = {"--recompute-granularity", "full",
 				   "--recompute-method", "uniform",

@@ -51,6 +51,9 @@ enum {
 	OPT_SP,
 	OPT_INTERLEAVE,
 	OPT_ZERO,
+	OPT_LP_K,
+	OPT_LP_GAP,
+	OPT_LP_TIME,
 };
 
 static const struct option longopts[] = {
@@ -78,6 +81,9 @@ static const struct option longopts[] = {
 	{"optimizer-bytes", required_argument, NULL, OPT_OPT_BYTES},
 	{"version-bytes", required_argument, NULL, OPT_VERSION_BYTES},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"lp-candidates", required_argument, NULL, OPT_LP_K},
+	{"lp-gap", required_argument, NULL, OPT_LP_GAP},
+	{"lp-time", required_argument, NULL, OPT_LP_TIME},
 	{"emit", required_argument, NULL, OPT_EMIT},
 	{"emit-output", required_argument, NULL, OPT_EMIT_OUTPUT},
 	{"timeline", required_argument, NULL, OPT_TIMELINE},
@@ -146,6 +152,13 @@ usage(FILE *fp)
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --lp-candidates K    best configurations whose "
+		"recomputation GLPK chooses\n"
+		"                           per layer (default 10; 0: off)\n"
+		"      --lp-gap X           GLPK's relative MIP gap (default "
+		"1e-4)\n"
+		"      --lp-time MS         GLPK's time limit per stage "
+		"(default 2000)\n"
 		"      --stats              print search statistics\n"
 		"      --emit FORMAT        also write megatron arguments, a "
 		"deepspeed config\n"
@@ -499,6 +512,17 @@ main(int argc, char **argv)
 		case OPT_STATS:
 			stats = 1;
 			break;
+		case OPT_LP_K:
+			so.lp_k = (int)parse_long("--lp-candidates", optarg, 0,
+						  1000);
+			break;
+		case OPT_LP_GAP:
+			so.lp_gap = parse_double("--lp-gap", optarg, 0, 1);
+			break;
+		case OPT_LP_TIME:
+			so.lp_ms = (int)parse_long("--lp-time", optarg, 1,
+						   3600000);
+			break;
 		case OPT_EMIT:
 			parse_names("--emit", optarg, emit_fmt_names, &emit);
 			if (emit < 0)
@@ -626,10 +650,10 @@ main(int argc, char **argv)
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr,
 			"%s: searched %ld configurations (%ld screened out by "
-			"memory, %ld solved exactly) in %.1f ms; peak RSS "
-			"%.1f MiB\n",
+			"memory, %ld solved exactly) in %.1f ms, of which GLPK "
+			"%.1f ms (%ld stage problems); peak RSS %.1f MiB\n",
 			pd2bw_progname, st.candidates, st.screened, st.solved,
-			st.ms, ru.ru_maxrss / 1024.0);
+			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
 	}
 	if (ret < 0) {
 		ret = 1;

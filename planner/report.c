@@ -42,7 +42,7 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, " x %d-way tensor%s", p->t,
 			p->sp ? " + sequence" : "");
 	fprintf(fp, " = %d GPUs, microbatch %d x %d per update, recompute %s",
-		p->w * p->d * p->t, p->b, p->m, prof_rc_names[p->recompute]);
+		p->w * p->d * p->t, p->b, p->m, plan_rc_names[p->recompute]);
 	if (p->v > 1)
 		fprintf(fp, ", %d virtual stages per GPU", p->v);
 	if (p->zero)
@@ -106,7 +106,7 @@ report_plan(FILE *fp, const struct plan *p)
 				    "%10.1f %11.1f %8.2f\n",
 				i + 1, sched, a->w, a->d, a->t,
 				a->sp ? "s" : " ", a->b, a->m,
-				prof_rc_names[a->recompute],
+				plan_rc_names[a->recompute],
 				plan_place_names[a->place], a->iter_ms,
 				a->samples_s, a->mem_bytes / GIB);
 		}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lp.h"
 #include "partition.h"
 #include "pd2bw/error.h"
 #include "search.h"
@@ -26,6 +27,7 @@ struct cand {
 	int ti;   /* index of the tensor-parallel chain */
 	int v;    /* interleaving */
 	int zero; /* optimizer sharding */
+	int lp;   /* recomputation chosen per layer by GLPK */
 };
 
 /* Link bandwidths of a (w, d, t, rule) grid, computed once per grid. */
@@ -47,6 +49,11 @@ struct ctx {
 	struct place_links links;
 	struct plan_stage *st; /* [L] */
 	int *first;            /* [L] */
+	int *rc;               /* [L] per-layer recomputation of the last
+				  apply_lp() */
+	int lp_status;         /* worst enum lp_status of that call */
+	const struct search_opts *so;
+	struct search_stats *stats;
 };
 
 void
@@ -58,6 +65,9 @@ search_opts_init(struct search_opts *so)
 	so->topk = 10;
 	so->fix_sched = so->fix_rc = so->fix_place = -1;
 	so->zero_mask = 1;
+	so->lp_k = 10;
+	so->lp_gap = 1e-4;
+	so->lp_ms = 2000;
 	so->nv = 1;
 	so->v[0] = 1;
 }
@@ -84,6 +94,15 @@ cand_cmp(const void *x, const void *y)
 	if (a->zero != b->zero)
 		return a->zero - b->zero;
 	return a->r - b->r;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Fill x->links for the grid, from the cache when it is there. */
@@ -184,6 +203,110 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	return t < bound ? t : INFINITY;
 }
 
+/*
+ * Refine the stages in x->st (just solved for cd under place) with a
+ * per-layer recomputation choice from GLPK; returns the new iteration
+ * time (INFINITY if a stage has no feasible choice) and leaves the choices
+ * in x->rc.
+ */
+static double
+apply_lp(struct ctx *x, const struct cand *cd, int place,
+	 struct plan_terms *terms)
+{
+	struct lp_opts lo;
+	struct cost_cfg g;
+	double t0 = now_ms();
+	int s, j;
+
+	cfg_of(x, cd, place, &g);
+	links_for(x, place, g.w, g.d, g.t);
+	lo.rc_mask = x->so->rc_mask;
+	lo.mip_gap = x->so->lp_gap;
+	lo.time_limit_ms = x->so->lp_ms;
+	x->lp_status = LP_OPTIMAL;
+	for (s = 0; s < g.d; s++) {
+		struct plan_stage *st = &x->st[s];
+		int a = st->first, e = st->last, rc0, st_lp;
+		double extra = 0, mem;
+
+		st_lp = lp_stage(x->c, x->o, &g, &x->links, s, a, e, &lo,
+				 x->rc + a, &extra);
+		/* Among equally good choices prefer the simpler: a layer
+		 * whose lighter option is as fast and as small (an
+		 * embedding has nothing to recompute selectively) takes
+		 * it. */
+		for (j = a; st_lp <= LP_FEASIBLE && j <= e; j++) {
+			int r;
+
+			for (r = 0; r < x->rc[j]; r++)
+				if ((lo.rc_mask & (1u << r)) &&
+				    CHAIN_AT(x->c, x->c->rc[r], g.k, j) <=
+					    CHAIN_AT(x->c, x->c->rc[x->rc[j]],
+						     g.k, j) &&
+				    CHAIN_AT(x->c, x->c->stash[r], g.k, j) <=
+					    CHAIN_AT(x->c,
+						     x->c->stash[x->rc[j]],
+						     g.k, j) &&
+				    (r == PROF_RC_FULL ||
+				     x->rc[j] != PROF_RC_FULL ||
+				     g.t == 1)) {
+					extra -= CHAIN_AT(x->c,
+							  x->c->rc[x->rc[j]],
+							  g.k, j) -
+						 CHAIN_AT(x->c, x->c->rc[r],
+							  g.k, j);
+					x->rc[j] = r;
+					break;
+				}
+		}
+		x->stats->lp_solves++;
+		if (st_lp > x->lp_status)
+			x->lp_status = st_lp;
+		if (st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) {
+			x->stats->lp_ms += now_ms() - t0;
+			return INFINITY;
+		}
+		g.r = PROF_RC_NONE;
+		cost_stage(x->c, x->o, &g, &x->links, s, a, e, st);
+		rc0 = x->rc[a];
+		st->recompute = rc0;
+		for (j = a; j <= e; j++) {
+			st->recompute_ms += CHAIN_AT(x->c, x->c->rc[x->rc[j]],
+						     g.k, j);
+			if (x->rc[j] != rc0)
+				st->recompute = PLAN_RC_MIXED;
+		}
+		st->tp_ms += extra - st->recompute_ms;
+		mem = lp_stage_mem(x->c, x->o, &g, s, a, e, x->rc + a);
+		st->stash_bytes = (int64_t)mem - st->weight_bytes -
+				  st->state_bytes - st->work_bytes;
+		st->mem_bytes = (int64_t)mem;
+	}
+	x->stats->lp_ms += now_ms() - t0;
+	return cost_iteration(x->st, &g, terms);
+}
+
+static int
+same_alt(const struct plan_alt *a, const struct plan_alt *b)
+{
+	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
+	       a->b == b->b && a->m == b->m && a->recompute == b->recompute &&
+	       a->t == b->t && a->sp == b->sp && a->v == b->v &&
+	       a->zero == b->zero;
+}
+
+/* Recomputation of a whole configuration: uniform or mixed. */
+static int
+overall_rc(const struct ctx *x, int L)
+{
+	int j;
+
+	for (j = 1; j < L; j++)
+		if (x->rc[j] != x->rc[0])
+			return PLAN_RC_MIXED;
+	return x->rc[0];
+}
+
 /* Number of placements worth trying: they coincide when w or d is 1. */
 static int
 place_lo(const struct search_opts *so)
@@ -251,15 +374,6 @@ insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
 	}
 	alts[i] = a;
 	ac[i] = *cd;
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int
@@ -564,13 +678,25 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	iter = solve(x, x->o, cd, place, INFINITY, &terms);
 	if (!isfinite(iter)) /* evaluate mode over the cap */
 		iter = solve(x, &nocap, cd, place, INFINITY, &terms);
+	p->layer_rc = xcalloc(x->c->L, sizeof(int));
+	if (cd->lp) {
+		iter = apply_lp(x, cd, place, &terms);
+		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
+		p->lp_status = xstrdup(lp_status_names[x->lp_status]);
+	} else {
+		for (j = 0; j < x->c->L; j++)
+			p->layer_rc[j] = cd->r;
+		p->lp_status = xstrdup(x->so->lp_k > 0 && cd->r != PROF_RC_NONE
+					       ? "no gain over uniform"
+					       : "not run");
+	}
 	p->sched = cd->sched;
 	p->w = cd->w;
 	p->d = cd->d;
 	p->b = x->c->mb[cd->k];
 	p->m = cd->m;
 	p->global_batch = (int64_t)p->w * p->b * p->m;
-	p->recompute = cd->r;
+	p->recompute = cd->lp ? overall_rc(x, x->c->L) : cd->r;
 	p->t = x->sc[cd->ti].t;
 	p->sp = x->sc[cd->ti].sp;
 	p->v = cd->v;
@@ -687,6 +813,9 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	x.lc = xcalloc(LCACHE_SIZE, sizeof(*x.lc));
 	x.st = xcalloc(L, sizeof(*x.st));
 	x.first = xcalloc(L, sizeof(int));
+	x.rc = xcalloc(L, sizeof(int));
+	x.so = so;
+	x.stats = st;
 
 	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened);
 	st->candidates = n + st->screened;
@@ -709,6 +838,54 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		t = solve_best(&x, o, so, &v[i], bound, &place);
 		if (isfinite(t))
 			insert_alt(&x, alts, ac, &nalt, k, &v[i], place, t);
+	}
+	/* GLPK: per-layer recomputation for the best candidates that
+	 * recompute at all; keep it where it is faster, then re-rank. */
+	for (i = 0; i < nalt && i < so->lp_k; i++) {
+		struct plan_terms terms;
+		struct cand cd = ac[i];
+		double t;
+
+		if (cd.r == PROF_RC_NONE)
+			continue;
+		cd.lp = 1;
+		solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
+		t = apply_lp(&x, &cd, alts[i].place, &terms);
+		if (t < alts[i].iter_ms * (1 - 1e-9)) {
+			alts[i].iter_ms = t;
+			alts[i].recompute = overall_rc(&x, L);
+			ac[i] = cd;
+		}
+	}
+	for (i = 1; i < nalt; i++) {
+		long j2;
+
+		for (j2 = i; j2 > 0 &&
+			     alts[j2].iter_ms < alts[j2 - 1].iter_ms;
+		     j2--) {
+			struct plan_alt ta = alts[j2];
+			struct cand tc = ac[j2];
+
+			alts[j2] = alts[j2 - 1];
+			ac[j2] = ac[j2 - 1];
+			alts[j2 - 1] = ta;
+			ac[j2 - 1] = tc;
+		}
+	}
+	/* A refinement that came back uniform may repeat an alternative. */
+	for (i = 1; i < nalt; i++) {
+		long j2;
+
+		for (j2 = 0; j2 < i; j2++)
+			if (same_alt(&alts[i], &alts[j2]))
+				break;
+		if (j2 < i) {
+			memmove(&alts[i], &alts[i + 1],
+				(nalt - i - 1) * sizeof(*alts));
+			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
+			nalt--;
+			i--;
+		}
 	}
 	for (i = 0; i < nalt; i++)
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
@@ -759,6 +936,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		struct plan_terms t;
 
 		solve(&x, o, &ac[i], alts[i].place, INFINITY, &t);
+		if (ac[i].lp)
+			apply_lp(&x, &ac[i], alts[i].place, &t);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 	}
 	p->alts = alts;
@@ -773,6 +952,7 @@ out:
 	free(v);
 	free(x.st);
 	free(x.first);
+	free(x.rc);
 	place_links_release(&x.links);
 	for (i = 0; i < LCACHE_SIZE; i++)
 		free(x.lc[i].v);

@@ -24,6 +24,9 @@ struct search_opts {
 	int nv;               /* interleaving degrees tried for flush */
 	int v[SEARCH_MAX_V];  /* (1 = none) */
 	int topk;             /* alternatives kept (>= 1) */
+	int lp_k;             /* best candidates refined per layer by GLPK */
+	double lp_gap;        /* GLPK's relative MIP gap */
+	int lp_ms;            /* GLPK's time limit per stage, ms */
 	int max_gpus;         /* 0: all GPUs of the cluster */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
@@ -41,6 +44,8 @@ struct search_stats {
 	long candidates;   /* configurations enumerated */
 	long screened;     /* dropped by the memory lower bound */
 	long solved;       /* exact partitions run */
+	long lp_solves;    /* GLPK stage problems */
+	double lp_ms;      /* time spent in them */
 	double ms;         /* wall time of the search */
 };
 

@@ -12,6 +12,11 @@
 enum plan_sched { PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE, PLAN_NONE, PLAN_NSCHED };
 extern const char *const plan_sched_names[];
 
+/* Recomputation of a plan, a stage or an alternative: a prof_rc value, or
+ * PLAN_RC_MIXED when layers differ (see layer_recompute). */
+#define PLAN_RC_MIXED 3
+extern const char *const plan_rc_names[]; /* none ... mixed, NULL */
+
 enum plan_place { PLAN_STAGES_IN_NODE, PLAN_REPLICAS_IN_NODE };
 extern const char *const plan_place_names[];
 
@@ -100,6 +105,9 @@ struct plan {
 
 	int nlayers;            /* chain length */
 	char **layer_names;     /* [nlayers] */
+	int *layer_rc;          /* [nlayers] enum prof_rc of every layer */
+	char *lp_status;        /* GLPK's per-layer choice: "not run",
+				   "optimal", "feasible", ... (owned) */
 	int nstages;
 	struct plan_stage *stages;
 	int nranks;

@@ -1,0 +1,196 @@
+/*
+ * lp.c - per-layer recomputation as a multiple-choice knapsack, solved
+ * exactly with GLPK's branch and cut.
+ *
+ * Variables x[j][r] in {0, 1}: layer j recomputes with option r; one per
+ * layer.  y in {0, 1}: some layer recomputes fully, so one layer's whole
+ * activations are rebuilt during backward (the largest, as cost_stage()
+ * counts it).  Memory:
+ *   weights + state + work + inflight * sum x[j][r] stash[j][r] + y peak
+ *     <= cap
+ * and x[j][full] <= y.  Objective: sum x[j][r] (rc[j][r] + tp[j][r]), the
+ * recomputation time plus the tensor-parallel all-reduces full
+ * recomputation repeats.
+ */
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+#include "pd2bw/error.h"
+
+const char *const lp_status_names[] = {"optimal", "feasible", "infeasible",
+				       "error", NULL};
+
+/* Fixed memory of the stage: weights, state, workspace. */
+static double
+fixed_mem(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, int a, int e)
+{
+	double wk = 0;
+	int j;
+
+	for (j = a; j <= e; j++)
+		if (CHAIN_AT(c, c->work, g->k, j) > wk)
+			wk = CHAIN_AT(c, c->work, g->k, j);
+	return (double)chain_params(c, a, e) * cost_param_bytes(o, g) + wk;
+}
+
+static double
+peak_layer(const struct chain *c, const struct cost_cfg *g, int a, int e)
+{
+	double pk = 0;
+	int j;
+
+	for (j = a; j <= e; j++)
+		if (CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j) > pk)
+			pk = CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j);
+	return pk;
+}
+
+double
+lp_stage_mem(const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g, int s, int a, int e, const int *rc)
+{
+	double per_mb = 0, inflight;
+	int j, any_full = 0;
+
+	inflight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	for (j = a; j <= e; j++) {
+		per_mb += CHAIN_AT(c, c->stash[rc[j - a]], g->k, j);
+		any_full |= rc[j - a] == PROF_RC_FULL;
+	}
+	return fixed_mem(c, o, g, a, e) + inflight * per_mb +
+	       (any_full ? peak_layer(c, g, a, e) : 0);
+}
+
+/* Extra time of layer j under option r, per microbatch. */
+static double
+extra_ms(const struct chain *c, const struct cost_cfg *g,
+	 const struct place_links *l, int s, int j, int r)
+{
+	double t = CHAIN_AT(c, c->rc[r], g->k, j);
+
+	if (g->t > 1) {
+		double n = chain_tp_count(c, g->k, r, j, j) -
+			   chain_tp_count(c, g->k, PROF_RC_NONE, j, j);
+		double x = chain_tp_bytes(c, g->k, r, j, j) -
+			   chain_tp_bytes(c, g->k, PROF_RC_NONE, j, j);
+
+		t += 2.0 * (g->t - 1) / g->t * x / (l->tp_gb_s[s] * 1e6) +
+		     n * l->tp_lat_us[s] * 1e-3;
+	}
+	return t;
+}
+
+int
+lp_stage(const struct chain *c, const struct cost_opts *o,
+	 const struct cost_cfg *g, const struct place_links *l, int s, int a,
+	 int e, const struct lp_opts *lo, int *rc, double *extra)
+{
+	glp_prob *lp;
+	glp_iocp parm;
+	int n = e - a + 1, nr = 0, opts[PROF_RC_N], j, r, col, row, ret;
+	int *ia = NULL, *ja = NULL, nz = 0, cap_nz, ycol, st, err;
+	double *ar = NULL, inflight, budget;
+
+	for (r = 0; r < PROF_RC_N; r++)
+		if (lo->rc_mask & (1u << r))
+			opts[nr++] = r;
+	if (!nr)
+		return LP_INFEASIBLE;
+	inflight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
+
+	glp_term_out(GLP_OFF);
+	lp = glp_create_prob();
+	glp_set_obj_dir(lp, GLP_MIN);
+	/* Columns: x[j][opt] then y. */
+	glp_add_cols(lp, n * nr + 1);
+	for (j = 0; j < n; j++)
+		for (r = 0; r < nr; r++) {
+			col = 1 + j * nr + r;
+			glp_set_col_kind(lp, col, GLP_BV);
+			glp_set_obj_coef(lp, col,
+					 extra_ms(c, g, l, s, a + j, opts[r]));
+		}
+	ycol = n * nr + 1;
+	glp_set_col_kind(lp, ycol, GLP_BV);
+
+	/* Rows: one choice per layer (n), memory (1), x_full <= y (n). */
+	glp_add_rows(lp, 2 * n + 1);
+	cap_nz = 4 * n * nr + 4;
+	ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
+	for (j = 0; j < n; j++) {
+		row = 1 + j;
+		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
+		for (r = 0; r < nr; r++) {
+			nz++;
+			ia[nz] = row;
+			ja[nz] = 1 + j * nr + r;
+			ar[nz] = 1;
+		}
+	}
+	row = n + 1;
+	/* Memory in GB keeps the coefficients well scaled. */
+	glp_set_row_bnds(lp, row, GLP_UP, 0, budget / 1e9);
+	for (j = 0; j < n; j++)
+		for (r = 0; r < nr; r++) {
+			nz++;
+			ia[nz] = row;
+			ja[nz] = 1 + j * nr + r;
+			ar[nz] = inflight *
+				 CHAIN_AT(c, c->stash[opts[r]], g->k, a + j) /
+				 1e9;
+		}
+	nz++;
+	ia[nz] = row;
+	ja[nz] = ycol;
+	ar[nz] = peak_layer(c, g, a, e) / 1e9;
+	for (j = 0; j < n; j++) {
+		row = n + 2 + j;
+		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
+		nz++;
+		ia[nz] = row;
+		ja[nz] = ycol;
+		ar[nz] = -1;
+		for (r = 0; r < nr; r++)
+			if (opts[r] == PROF_RC_FULL) {
+				nz++;
+				ia[nz] = row;
+				ja[nz] = 1 + j * nr + r;
+				ar[nz] = 1;
+			}
+	}
+	glp_load_matrix(lp, nz, ia, ja, ar);
+
+	glp_init_iocp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.presolve = GLP_ON;
+	parm.mip_gap = lo->mip_gap;
+	parm.tm_lim = lo->time_limit_ms;
+	err = glp_intopt(lp, &parm);
+	st = glp_mip_status(lp);
+	if ((err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
+	    (st == GLP_OPT || st == GLP_FEAS)) {
+		for (j = 0; j < n; j++)
+			for (r = 0; r < nr; r++)
+				if (glp_mip_col_val(lp, 1 + j * nr + r) > 0.5)
+					rc[j] = opts[r];
+		*extra = glp_mip_obj_val(lp);
+		ret = st == GLP_OPT && err == 0 ? LP_OPTIMAL : LP_FEASIBLE;
+	} else if (err == GLP_ENOPFS || st == GLP_NOFEAS ||
+		   (err == 0 && st != GLP_OPT && st != GLP_FEAS)) {
+		ret = LP_INFEASIBLE;
+	} else {
+		ret = LP_ERROR;
+	}
+	glp_delete_prob(lp);
+	free(ia);
+	free(ja);
+	free(ar);
+	return ret;
+}
