@@ -1,0 +1,391 @@
+/*
+ * sim.c - the discrete-event schedule simulator of sim.h: builds each
+ * stage's operation order for the schedule, then advances every stage as
+ * far as its inputs allow until all operations have run, and derives the
+ * iteration time, bubble, stashes and weight versions from the result.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd2bw/error.h"
+#include "sim.h"
+
+const char *const sim_kind_names[] = {
+	"forward", "recompute", "backward", "send", "send", "all-reduce",
+};
+
+/* One entry of a stage's operation order. */
+struct step {
+	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
+	int mb;
+};
+
+struct run {
+	const struct sim_cfg *cfg;
+	int d, m, M;           /* M: microbatches over all iterations */
+	struct step **order;   /* [d][len[s]] */
+	int *len, *pos, *warm;
+	double *act;           /* [s*M + i]: activation i available at s */
+	double *grad;          /* [s*M + i]: gradient i available at s */
+	double *ar_end;        /* [s*iters + k] */
+	double *stage_free, *link_fwd, *link_bwd, *ar_free;
+	size_t alloc;
+};
+
+static void
+push_op(struct sim *s, struct run *r, int kind, int stage, int mb,
+	double start, double end)
+{
+	struct sim_op *o;
+
+	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
+	o = &s->ops[s->nops++];
+	o->kind = kind;
+	o->stage = stage;
+	o->mb = mb;
+	o->iter = mb / r->m;
+	o->start_ms = start;
+	o->end_ms = end;
+}
+
+static void
+add_step(struct run *r, int s, int kind, int mb)
+{
+	struct step *st = &r->order[s][r->len[s]++];
+
+	st->kind = kind;
+	st->mb = mb;
+}
+
+/* A backward, preceded by its recomputation when there is one. */
+static void
+add_backward(struct run *r, int s, int mb)
+{
+	if (r->cfg->st[s].rc_ms > 0)
+		add_step(r, s, SIM_RC, mb);
+	add_step(r, s, SIM_BWD, mb);
+}
+
+/* Fill each stage's operation order for the schedule. */
+static void
+build_orders(struct run *r)
+{
+	int s, i, w, M = r->M;
+
+	for (s = 0; s < r->d; s++) {
+		r->order[s] = xcalloc((size_t)3 * M, sizeof(struct step));
+		switch (r->cfg->sched) {
+		case PLAN_NONE:
+			for (i = 0; i < M; i++) {
+				add_step(r, s, SIM_FWD, i);
+				add_backward(r, s, i);
+			}
+			break;
+		case PLAN_GPIPE:
+			for (i = 0; i < M; i++)
+				add_step(r, s, SIM_FWD, i);
+			for (i = 0; i < M; i++)
+				add_backward(r, s, i);
+			break;
+		default: /* 1F1B: flush, and 2bw over all iterations */
+			w = r->d - s - 1 < M ? r->d - s - 1 : M;
+			r->warm[s] = w;
+			for (i = 0; i < w; i++)
+				add_step(r, s, SIM_FWD, i);
+			for (i = 0; i < M - w; i++) {
+				add_step(r, s, SIM_FWD, w + i);
+				add_backward(r, s, i);
+			}
+			for (i = M - w; i < M; i++)
+				add_backward(r, s, i);
+			break;
+		}
+	}
+}
+
+/*
+ * When the operation at the head of stage s's order may start, or -1 when
+ * an input is not known yet.
+ */
+static double
+ready_at(const struct run *r, int s, const struct step *st)
+{
+	double t = r->stage_free[s], x;
+	int j, i = st->mb;
+
+	if (st->kind == SIM_FWD) {
+		if (s > 0) {
+			x = r->act[(size_t)s * r->M + i];
+			if (x < 0)
+				return -1;
+			t = fmax(t, x);
+		}
+		/* 2bw: the first forward after update k+1 uses version k+2,
+		 * which holds iteration k's all-reduced gradients. */
+		j = i - r->warm[s];
+		if (r->cfg->sched == PLAN_2BW && j >= 2 * r->m &&
+		    j % r->m == 0) {
+			x = r->ar_end[(size_t)s * r->cfg->iters + j / r->m - 2];
+			if (x < 0)
+				return -1;
+			t = fmax(t, x);
+		}
+		return t;
+	}
+	if (s < r->d - 1) {
+		x = r->grad[(size_t)s * r->M + i];
+		if (x < 0)
+			return -1;
+		t = fmax(t, x);
+	}
+	return t;
+}
+
+/* Run the operation at the head of stage s's order from time t. */
+static void
+execute(struct sim *sm, struct run *r, int s, const struct step *st,
+	double t)
+{
+	const struct sim_stage_in *in = &r->cfg->st[s];
+	double dur, end, a, e;
+	int i = st->mb, k;
+
+	dur = st->kind == SIM_FWD ? in->fwd_ms
+	      : st->kind == SIM_RC ? in->rc_ms : in->bwd_ms;
+	end = t + dur;
+	push_op(sm, r, st->kind, s, i, t, end);
+	r->stage_free[s] = end;
+	if (st->kind == SIM_FWD && s < r->d - 1) {
+		a = fmax(end, r->link_fwd[s]);
+		e = a + in->send_ms;
+		r->link_fwd[s] = e;
+		r->act[(size_t)(s + 1) * r->M + i] = e;
+		if (in->send_ms > 0)
+			push_op(sm, r, SIM_SEND_ACT, s, i, a, e);
+	}
+	if (st->kind != SIM_BWD)
+		return;
+	if (s > 0) {
+		double x = r->cfg->st[s - 1].send_ms;
+
+		a = fmax(end, r->link_bwd[s]);
+		e = a + x;
+		r->link_bwd[s] = e;
+		r->grad[(size_t)(s - 1) * r->M + i] = e;
+		if (x > 0)
+			push_op(sm, r, SIM_SEND_GRAD, s, i, a, e);
+	}
+	if (i % r->m == r->m - 1) {
+		k = i / r->m;
+		a = fmax(end, r->ar_free[s]);
+		e = a + in->allreduce_ms;
+		r->ar_free[s] = e;
+		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
+		if (in->allreduce_ms > 0)
+			push_op(sm, r, SIM_ALLREDUCE, s, i, a, e);
+		if (s == 0)
+			sm->update_ms[k] = end;
+	}
+}
+
+/* Peak stashes and weight versions of stage s, walking its order. */
+static void
+stage_peaks(struct sim *sm, const struct run *r, int s)
+{
+	struct sim_stage_out *o = &sm->stages[s];
+	const struct sim_stage_in *in = &r->cfg->st[s];
+	int *ver = xcalloc((size_t)r->M, sizeof(int));
+	int *live = xcalloc((size_t)r->cfg->iters + 1, sizeof(int));
+	int n, cur = 0, cnt = 0, v, held;
+
+	for (n = 0; n < r->len[s]; n++) {
+		const struct step *st = &r->order[s][n];
+
+		if (st->kind == SIM_FWD) {
+			ver[st->mb] = cur;
+			live[cur]++;
+			if (++cnt > o->peak_in_flight)
+				o->peak_in_flight = cnt;
+		} else if (st->kind == SIM_BWD) {
+			cnt--;
+			live[ver[st->mb]]--;
+			if (st->mb % r->m == r->m - 1)
+				cur++;
+		}
+		/* The current version plus older ones still stashed. */
+		held = 1;
+		for (v = 0; v < cur; v++)
+			held += live[v] > 0;
+		if (held > o->peak_versions)
+			o->peak_versions = held;
+	}
+	o->peak_stash_bytes =
+		o->peak_in_flight * in->stash_bytes + in->stash_extra_bytes;
+	o->busy_ms = r->m * (in->fwd_ms + in->rc_ms + in->bwd_ms);
+	free(ver);
+	free(live);
+}
+
+static int
+check_cfg(const struct sim_cfg *c)
+{
+	int s;
+
+	if (c->d < 1 || c->m < 1)
+		return pd2bw_error("simulation needs d >= 1 and m >= 1 "
+				   "(got d=%d, m=%d)", c->d, c->m);
+	if (c->sched < 0 || c->sched >= PLAN_NSCHED)
+		return pd2bw_error("simulation: unknown schedule %d",
+				   c->sched);
+	if (c->sched == PLAN_2BW && c->iters == 1)
+		return pd2bw_error("simulation of 2bw needs 2 iterations or "
+				   "more");
+	for (s = 0; s < c->d; s++) {
+		const struct sim_stage_in *t = &c->st[s];
+		double v[] = {t->fwd_ms, t->bwd_ms, t->rc_ms, t->send_ms,
+			      t->allreduce_ms, t->stash_bytes,
+			      t->stash_extra_bytes};
+		size_t j;
+
+		for (j = 0; j < sizeof(v) / sizeof(v[0]); j++)
+			if (!isfinite(v[j]) || v[j] < 0)
+				return pd2bw_error("simulation: stage %d has "
+						   "a negative or non-finite "
+						   "time or size", s);
+	}
+	return 0;
+}
+
+int
+sim_run(struct sim *sm, const struct sim_cfg *cfg)
+{
+	struct sim_cfg c = *cfg;
+	struct run r;
+	size_t n;
+	int s, done, progress, ret = -1, P;
+	double busy = 0;
+
+	memset(sm, 0, sizeof(*sm));
+	memset(&r, 0, sizeof(r));
+	if (c.sched != PLAN_2BW)
+		c.iters = 1;
+	else if (c.iters <= 0)
+		c.iters = 8;
+	if (check_cfg(&c))
+		return -1;
+	sm->sched = c.sched;
+	sm->d = c.d;
+	sm->m = c.m;
+	sm->iters = c.iters;
+	sm->update_ms = xcalloc((size_t)c.iters, sizeof(double));
+	sm->stages = xcalloc((size_t)c.d, sizeof(*sm->stages));
+	r.cfg = &c;
+	r.d = c.d;
+	r.m = c.m;
+	r.M = c.m * c.iters;
+	r.order = xcalloc((size_t)c.d, sizeof(*r.order));
+	r.len = xcalloc((size_t)c.d, sizeof(int));
+	r.pos = xcalloc((size_t)c.d, sizeof(int));
+	r.warm = xcalloc((size_t)c.d, sizeof(int));
+	n = (size_t)c.d * r.M;
+	r.act = xmalloc(n * sizeof(double));
+	r.grad = xmalloc(n * sizeof(double));
+	for (n = 0; n < (size_t)c.d * r.M; n++)
+		r.act[n] = r.grad[n] = -1;
+	r.ar_end = xmalloc((size_t)c.d * c.iters * sizeof(double));
+	for (n = 0; n < (size_t)c.d * c.iters; n++)
+		r.ar_end[n] = -1;
+	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
+	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
+	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
+	r.ar_free = xcalloc((size_t)c.d, sizeof(double));
+	build_orders(&r);
+
+	/* Advance every stage as far as its inputs allow, until done.  The
+	 * orders are those of real schedules, so some stage always moves. */
+	do {
+		progress = 0;
+		done = 1;
+		for (s = 0; s < c.d; s++) {
+			while (r.pos[s] < r.len[s]) {
+				const struct step *st = &r.order[s][r.pos[s]];
+				double t = ready_at(&r, s, st);
+
+				if (t < 0)
+					break;
+				execute(sm, &r, s, st, t);
+				r.pos[s]++;
+				progress = 1;
+			}
+			if (r.pos[s] < r.len[s])
+				done = 0;
+		}
+	} while (!done && progress);
+	if (!done) {
+		pd2bw_error("simulation: the schedule deadlocked");
+		goto out;
+	}
+
+	for (n = 0; n < sm->nops; n++)
+		if (sm->ops[n].end_ms > sm->end_ms)
+			sm->end_ms = sm->ops[n].end_ms;
+	for (s = 0; s < c.d; s++) {
+		stage_peaks(sm, &r, s);
+		busy += sm->stages[s].busy_ms;
+	}
+	if (c.sched == PLAN_2BW) {
+		/* Average over the second half of the run: the fill is over
+		 * and a periodic steady state has set in. */
+		P = c.iters / 2;
+		sm->measure_from_ms = sm->update_ms[c.iters - 1 - P];
+		sm->iter_ms = (sm->update_ms[c.iters - 1] -
+			       sm->measure_from_ms) / P;
+	} else {
+		sm->iter_ms = sm->end_ms;
+		sm->update_ms[0] = sm->end_ms;
+	}
+	sm->bubble_frac =
+		sm->iter_ms > 0 ? fmax(0, 1 - busy / (c.d * sm->iter_ms)) : 0;
+	ret = 0;
+out:
+	for (s = 0; s < c.d; s++)
+		free(r.order[s]);
+	free(r.order);
+	free(r.len);
+	free(r.pos);
+	free(r.warm);
+	free(r.act);
+	free(r.grad);
+	free(r.ar_end);
+	free(r.stage_free);
+	free(r.link_fwd);
+	free(r.link_bwd);
+	free(r.ar_free);
+	return ret;
+}
+
+void
+sim_release(struct sim *s)
+{
+	free(s->ops);
+	free(s->update_ms);
+	free(s->stages);
+	memset(s, 0, sizeof(*s));
+}
+
+double
+sim_stage_idle(const struct sim *s, int stage)
+{
+	if (s->iter_ms <= 0)
+		return 0;
+	return fmax(0, 1 - s->stages[stage].busy_ms / s->iter_ms);
+}
+
+double
+sim_show_until(const struct sim *s)
+{
+	if (s->sched == PLAN_2BW && s->iters >= 2)
+		return s->update_ms[1];
+	return s->end_ms;
+}

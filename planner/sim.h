@@ -1,0 +1,119 @@
+/*
+ * sim.h - discrete-event simulation of one pipeline's schedule: given each
+ * stage's forward, backward and recomputation times, the point-to-point
+ * delay to the next stage and the all-reduce per update, run the schedule
+ * (2bw, flush, gpipe or none) and report every operation's start and end,
+ * the iteration time, the bubble, and the stashes and weight versions each
+ * stage holds at its peak.
+ *
+ * What is modelled (design.md sections 5 and 9):
+ *
+ * - Each stage runs its compute operations one at a time in a fixed order
+ *   (the schedule's), each starting as soon as the previous one ended and
+ *   its input arrived.  Forward of microbatch i on stage s needs stage s-1's
+ *   forward of i plus the transfer; backward needs stage s+1's backward of
+ *   i plus the transfer.  Recomputation is a separate operation right
+ *   before each backward, started (like Megatron's checkpointing) only
+ *   when the gradient has arrived.
+ * - Transfers run on their own stream, overlapped with compute: one link
+ *   per boundary and direction, carrying one transfer at a time (FIFO).
+ * - 2bw: 1F1B without flushes over several iterations; weights change at
+ *   each stage's last backward of an iteration (a new version).  The
+ *   all-reduce of iteration k starts after that backward on its own stream
+ *   and must end before the stage first uses version k+2 (the delayed
+ *   update W(t+1) = W(t) - lr grad(W(t-1))), so it is overlapped with
+ *   compute as the closed form assumes.  The iteration time is measured in
+ *   steady state, averaged over the last iterations.
+ * - flush: 1F1B with min(d-s-1, m) warm-up forwards, steady 1F1B and
+ *   cool-down backwards; gpipe: all forwards, then all backwards (in
+ *   microbatch order); none: one microbatch at a time through the whole
+ *   pipeline.  For these the all-reduce runs after the stage's last
+ *   backward, not overlapped, and the iteration ends when every stage's
+ *   all-reduce has ended.
+ *
+ * Units: ms and bytes.
+ */
+#ifndef PD2BW_SIM_H
+#define PD2BW_SIM_H
+
+#include <stddef.h>
+
+#include "pd2bw/plan.h"
+
+enum sim_kind {
+	SIM_FWD,       /* forward of one microbatch */
+	SIM_RC,        /* recomputation before its backward */
+	SIM_BWD,       /* backward */
+	SIM_SEND_ACT,  /* activation from stage s to s+1 */
+	SIM_SEND_GRAD, /* gradient from stage s to s-1 */
+	SIM_ALLREDUCE, /* data-parallel gradient all-reduce of an update */
+	SIM_NKIND
+};
+extern const char *const sim_kind_names[];
+
+/* Times and sizes of one stage, per microbatch unless said otherwise. */
+struct sim_stage_in {
+	double fwd_ms;
+	double bwd_ms;
+	double rc_ms;          /* 0: no recomputation operations */
+	double send_ms;        /* one transfer to stage s+1 (either way) */
+	double allreduce_ms;   /* per update; 0 when w = 1 */
+	double stash_bytes;    /* activations kept per microbatch in flight */
+	double stash_extra_bytes; /* held once (full recompute's one layer) */
+};
+
+struct sim_cfg {
+	int sched;     /* enum plan_sched */
+	int d, m;      /* stages, microbatches per update */
+	int iters;     /* 2bw: iterations to run (0: 8); others run one */
+	const struct sim_stage_in *st; /* [d], borrowed */
+};
+
+struct sim_op {
+	int kind;      /* enum sim_kind */
+	int stage;
+	int mb;        /* microbatch, counted from 0 over all iterations */
+	int iter;      /* iteration (update) it belongs to */
+	double start_ms, end_ms;
+};
+
+struct sim_stage_out {
+	int peak_in_flight;      /* microbatches stashed at once */
+	double peak_stash_bytes; /* peak_in_flight * stash + extra */
+	int peak_versions;       /* weight versions held at once */
+	double busy_ms;          /* compute (F + R + B) per iteration */
+};
+
+struct sim {
+	int sched, d, m, iters;
+	struct sim_op *ops;      /* in the order they were scheduled */
+	size_t nops;
+	double iter_ms;          /* steady state (2bw) or the one iteration */
+	double measure_from_ms;  /* 2bw: start of the measured iterations */
+	double bubble_frac;      /* idle share of stage compute time */
+	double end_ms;           /* last operation's end */
+	double *update_ms;       /* [iters]: stage 0's update k (2bw), or end */
+	struct sim_stage_out *stages; /* [d] */
+};
+
+/*
+ * Run cfg into s (which the caller passes uninitialised and later hands
+ * to sim_release).  Returns 0, or -1 with a message when the configuration
+ * is invalid (d < 1, m < 1, an unknown schedule, a negative or non-finite
+ * time).
+ */
+int sim_run(struct sim *s, const struct sim_cfg *cfg);
+
+/* Free what sim_run allocated; safe after a failed run. */
+void sim_release(struct sim *s);
+
+/*
+ * End of what the pictures and the trace show: 2bw the second update of
+ * stage 0 (the fill and two iterations, no flush), else the iteration.
+ */
+double sim_show_until(const struct sim *s);
+
+/* Idle share of the stage's compute time over one iteration. */
+double sim_stage_idle(const struct sim *s, int stage);
+
+#endif

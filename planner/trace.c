@@ -1,0 +1,145 @@
+/*
+ * trace.c - a simulated schedule as Chrome trace-event JSON: metadata
+ * events naming each stage (process) and stream (thread), then one
+ * complete event per operation, times in microseconds with three decimals
+ * so the file is byte-stable.
+ */
+#include <stdio.h>
+
+#include "pd2bw/afile.h"
+#include "pd2bw/error.h"
+#include "pd2bw/profile.h"
+#include "trace.h"
+
+/* A JSON string, quoted and escaped. */
+static void
+put_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static void
+put_meta(FILE *fp, const char *what, int pid, int tid, const char *name,
+	 int layer_a, int layer_b)
+{
+	fprintf(fp,
+		"{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, "
+		"\"args\": {\"name\": \"",
+		what, pid, tid);
+	if (layer_a >= 0)
+		fprintf(fp, "stage %d (layers %d-%d)", pid, layer_a, layer_b);
+	else
+		fputs(name, fp);
+	fputs("\"}},\n", fp);
+}
+
+int
+trace_write(const char *path, const struct plan *p, const struct sim *s)
+{
+	static const char *const name[] = {"F", "R", "B", "send", "send",
+					   "all-reduce"};
+	static const char *const cat[] = {"forward", "recompute", "backward",
+					  "p2p", "p2p", "allreduce"};
+	double until = sim_show_until(s);
+	struct afile f;
+	FILE *fp;
+	size_t i;
+	int st;
+
+	if (afile_open(&f, path))
+		return -1;
+	fp = f.fp;
+	fputs("{\"traceEvents\": [\n", fp);
+	for (st = 0; st < s->d; st++) {
+		const struct plan_stage *ps =
+			st < p->nstages ? &p->stages[st] : NULL;
+
+		put_meta(fp, "process_name", st, 0, NULL, ps ? ps->first : 0,
+			 ps ? ps->last : -1);
+		fprintf(fp,
+			"{\"name\": \"process_sort_index\", \"ph\": \"M\", "
+			"\"pid\": %d, \"tid\": 0, \"args\": {\"sort_index\": "
+			"%d}},\n",
+			st, st);
+		put_meta(fp, "thread_name", st, 0, "compute", -1, 0);
+		put_meta(fp, "thread_name", st, 1, "p2p", -1, 0);
+		put_meta(fp, "thread_name", st, 2, "all-reduce", -1, 0);
+	}
+	for (i = 0; i < s->nops; i++) {
+		const struct sim_op *o = &s->ops[i];
+		const struct plan_stage *ps =
+			o->stage < p->nstages ? &p->stages[o->stage] : NULL;
+		int tid = o->kind <= SIM_BWD ? 0
+			  : o->kind == SIM_ALLREDUCE ? 2 : 1;
+
+		if (o->start_ms >= until && until > 0)
+			continue;
+		fprintf(fp, "{\"name\": \"%s", name[o->kind]);
+		if (o->kind <= SIM_BWD)
+			fprintf(fp, "%d", o->mb);
+		fprintf(fp,
+			"\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
+			"\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {",
+			cat[o->kind], o->stage, tid, o->start_ms * 1e3,
+			(o->end_ms - o->start_ms) * 1e3);
+		if (o->kind == SIM_ALLREDUCE)
+			fprintf(fp, "\"iteration\": %d, \"replicas\": %d",
+				o->iter, p->w);
+		else
+			fprintf(fp, "\"microbatch\": %d, \"iteration\": %d",
+				o->mb, o->iter);
+		if (o->kind == SIM_SEND_ACT)
+			fprintf(fp, ", \"to_stage\": %d, \"what\": "
+				"\"activation\"", o->stage + 1);
+		if (o->kind == SIM_SEND_GRAD)
+			fprintf(fp, ", \"to_stage\": %d, \"what\": "
+				"\"gradient\"", o->stage - 1);
+		if (ps)
+			fprintf(fp, ", \"layers\": \"%d-%d\"", ps->first,
+				ps->last);
+		fputs("}},\n", fp);
+	}
+	/* The last event: a marker at the end of what is shown, so every
+	 * other line can end with a comma. */
+	fprintf(fp,
+		"{\"name\": \"end\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 0, "
+		"\"tid\": 0, \"ts\": %.3f}\n],\n",
+		until * 1e3);
+	fputs("\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"model\": ", fp);
+	put_str(fp, p->model ? p->model : "");
+	fputs(", \"gpu\": ", fp);
+	put_str(fp, p->gpu ? p->gpu : "");
+	fprintf(fp,
+		", \"schedule\": \"%s\", \"w\": %d, \"d\": %d, \"b\": %d, "
+		"\"m\": %d, \"t\": %d, \"v\": %d, \"recompute\": \"%s\",\n"
+		"  \"simulated_iteration_ms\": %.6f, "
+		"\"closed_form_iteration_ms\": %.6f, \"bubble\": %.6f,\n"
+		"  \"stages\": [",
+		s->sched >= 0 && s->sched < PLAN_NSCHED
+			? plan_sched_names[s->sched] : "?",
+		p->w, p->d, p->b, p->m, p->t, p->v,
+		p->recompute >= 0 && p->recompute < PROF_RC_N
+			? prof_rc_names[p->recompute] : "?",
+		s->iter_ms, p->iter_ms, s->bubble_frac);
+	for (st = 0; st < s->d; st++)
+		fprintf(fp,
+			"%s\n    {\"stage\": %d, \"in_flight\": %d, "
+			"\"stash_bytes\": %.0f, \"weight_versions\": %d, "
+			"\"idle\": %.6f}",
+			st ? "," : "", st, s->stages[st].peak_in_flight,
+			s->stages[st].peak_stash_bytes,
+			s->stages[st].peak_versions, sim_stage_idle(s, st));
+	fputs("]}\n}\n", fp);
+	return afile_commit(&f);
+}
