@@ -81,7 +81,8 @@ struct capacity {
 void capacity_init(struct capacity *c);
 /* Free what c owns. */
 void capacity_release(struct capacity *c);
-/* Append a type with the given names (copied); returns it, zeroed. */
+/* Append a type with the given names (copied); returns it, zeroed.  It
+ * moves c->types: earlier pointers into it are then stale. */
 struct capacity_type *capacity_add_type(struct capacity *c, const char *gpu,
 					const char *node);
 
