@@ -793,7 +793,9 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	struct cand *v = NULL, *ac;
 	long n, i;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
-	int k = so->topk > 0 ? so->topk : 1, L = sc[0].c->L;
+	/* Keep spares: a per-layer refinement that comes back uniform
+	 * duplicates another alternative and is dropped. */
+	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
@@ -887,6 +889,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			i--;
 		}
 	}
+	if (nalt > so->topk)
+		nalt = so->topk > 0 ? so->topk : 1;
 	for (i = 0; i < nalt; i++)
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
