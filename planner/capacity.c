@@ -825,6 +825,8 @@ run_type(struct capacity *c, const struct copts *o,
 	memset(&x.ch[0], 0, sizeof(x.ch[0]));
 	if (input_load(prof, path, cat, t->gpu, o->mb, o->nmb, &is_model))
 		goto out;
+	if (!is_model && !t->profile)
+		t->profile = xstrdup(path);
 	if (!is_model && prof->device && !same_gpu(cat, prof->device, t->gpu))
 		pd2bw_warn("'%s' was measured on %s, not %s", path,
 			   prof->device, t->gpu);

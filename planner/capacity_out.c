@@ -70,23 +70,23 @@ notes(const struct capacity *c, const struct capacity_type *t, int i,
 	return buf;
 }
 
-/* The planner's reason, shortened for a table row. */
+/* The planner's reason for a table row: without its prefix and without
+ * the parenthesised configuration. */
 static void
 short_why(const char *why, char *buf, size_t n)
 {
 	static const char pre[] = "no configuration fits in memory: ";
 	const char *s = why ? why : "";
-	const char *paren;
-	size_t len;
+	const char *open, *close;
 
 	if (!strncmp(s, pre, sizeof(pre) - 1))
 		s += sizeof(pre) - 1;
-	paren = strstr(s, " (");
-	len = paren ? (size_t)(paren - s) : strlen(s);
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
+	open = strstr(s, " (");
+	close = open ? strchr(open, ')') : NULL;
+	if (close)
+		snprintf(buf, n, "%.*s%s", (int)(open - s), s, close + 1);
+	else
+		snprintf(buf, n, "%s", s);
 }
 
 static void

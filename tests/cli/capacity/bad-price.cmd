@@ -1,0 +1,1 @@
+pd2bw-plan capacity model.yaml --tokens 1T --gpu H100-SXM --price H200:3

@@ -1,0 +1,1 @@
+pd2bw-plan capacity model.yaml --tokens 2X --gpu H100-SXM
