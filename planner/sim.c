@@ -238,8 +238,8 @@ check_cfg(const struct sim_cfg *c)
 	if (c->sched < 0 || c->sched >= PLAN_NSCHED)
 		return pd2bw_error("simulation: unknown schedule %d",
 				   c->sched);
-	if (c->sched == PLAN_2BW && c->iters == 1)
-		return pd2bw_error("simulation of 2bw needs 2 iterations or "
+	if (c->sched == PLAN_2BW && c->iters < 4)
+		return pd2bw_error("simulation of 2bw needs 4 iterations or "
 				   "more");
 	for (s = 0; s < c->d; s++) {
 		const struct sim_stage_in *t = &c->st[s];
@@ -335,11 +335,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		busy += sm->stages[s].busy_ms;
 	}
 	if (c.sched == PLAN_2BW) {
-		/* Average over the second half of the run: the fill is over
-		 * and a periodic steady state has set in. */
-		P = c.iters / 2;
-		sm->measure_from_ms = sm->update_ms[c.iters - 1 - P];
-		sm->iter_ms = (sm->update_ms[c.iters - 1] -
+		/* Average over the second half of the run, where the fill is
+		 * over and a periodic steady state has set in, leaving out
+		 * the last iteration: its cool-down has no forwards left to
+		 * interleave and runs faster than the steady state. */
+		P = (c.iters - 2) / 2;
+		sm->measure_from_ms = sm->update_ms[c.iters - 2 - P];
+		sm->iter_ms = (sm->update_ms[c.iters - 2] -
 			       sm->measure_from_ms) / P;
 	} else {
 		sm->iter_ms = sm->end_ms;

@@ -23,7 +23,8 @@
  *   and must end before the stage first uses version k+2 (the delayed
  *   update W(t+1) = W(t) - lr grad(W(t-1))), so it is overlapped with
  *   compute as the closed form assumes.  The iteration time is measured in
- *   steady state, averaged over the last iterations.
+ *   steady state: the mean time between stage 0's updates over the second
+ *   half of the run, leaving out the last iteration (its cool-down).
  * - flush: 1F1B with min(d-s-1, m) warm-up forwards, steady 1F1B and
  *   cool-down backwards; gpipe: all forwards, then all backwards (in
  *   microbatch order); none: one microbatch at a time through the whole
@@ -65,7 +66,7 @@ struct sim_stage_in {
 struct sim_cfg {
 	int sched;     /* enum plan_sched */
 	int d, m;      /* stages, microbatches per update */
-	int iters;     /* 2bw: iterations to run (0: 8); others run one */
+	int iters;     /* 2bw: iterations to run, >= 4 (0: 8); others 1 */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };
 

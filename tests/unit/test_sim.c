@@ -6,8 +6,11 @@
 #include "harness.h"
 #include "capture.h"
 
+#include "pd2bw/yml.h"
 #include "../../planner/cost.h"
 #include "../../planner/sim.h"
+#include "../../planner/svg.h"
+#include "../../planner/trace.h"
 
 /* Stage s of uniform stages: forward f, backward b, no transfers. */
 static void
@@ -240,6 +243,326 @@ test_balanced_sweep(void)
 	CHECK_INT_EQ(bad_n, 0);
 }
 
+/*
+ * Unbalanced stages (stage 1 twice as slow), flush, d = 2, m = 4.  By hand:
+ * stage 1 runs F0 1-3, B0 3-7, then F(i)/B(i) back to back until B3 ends
+ * at 25; stage 0's B3 runs 25-27.  The closed form charges each of the
+ * d - 1 fill/drain slots at the slowest stage's 6 ms, (m + d - 1) 6 = 30;
+ * the fill and drain really pass through the faster stage 0 (3 ms), so
+ * the simulation gives m 6 + 3 = 27.  GPipe gives 27 the same way.
+ */
+static void
+test_unbalanced_flush(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+
+	uniform(st, 2, 1, 2);
+	st[1].fwd_ms = 2;
+	st[1].bwd_ms = 4;
+	CHECK_INT_EQ(run(&sm, PLAN_FLUSH, 2, 4, st), 0);
+	CHECK_NEAR(start_of(&sm, SIM_BWD, 1, 3), 21, 0);
+	CHECK_NEAR(start_of(&sm, SIM_BWD, 0, 3), 25, 0);
+	CHECK_NEAR(sm.iter_ms, 27, 0);
+	CHECK_NEAR(closed_form(PLAN_FLUSH, 2, 4, st), 30, 0);
+	/* Idle: (27 - 12) + (27 - 24) of 54 stage-ms. */
+	CHECK_NEAR(sm.bubble_frac, 18.0 / 54, 1e-15);
+	sim_release(&sm);
+	CHECK_INT_EQ(run(&sm, PLAN_GPIPE, 2, 4, st), 0);
+	CHECK_NEAR(sm.iter_ms, 27, 0);
+	CHECK_NEAR(closed_form(PLAN_GPIPE, 2, 4, st), 30, 0);
+	sim_release(&sm);
+}
+
+/*
+ * Unbalanced 2bw, d = 3, m = 3, stage times 3, 6 and 2 ms: the slowest
+ * stage never waits, so the steady iteration is m 6 = 18 as the closed
+ * form says; but the other stages idle (3 of 6 and 4 of 6 ms per
+ * microbatch), which the closed form, having no bubble for 2bw, does not
+ * report: idle share 1 - 33/54.
+ */
+static void
+test_unbalanced_2bw(void)
+{
+	struct sim_stage_in st[3];
+	struct sim sm;
+
+	uniform(st, 3, 1, 2);
+	st[1].fwd_ms = 2;
+	st[1].bwd_ms = 4;
+	st[2].fwd_ms = 0.5;
+	st[2].bwd_ms = 1.5;
+	CHECK_INT_EQ(run(&sm, PLAN_2BW, 3, 3, st), 0);
+	CHECK_NEAR(sm.iter_ms, 18, 0);
+	CHECK_NEAR(closed_form(PLAN_2BW, 3, 3, st), 18, 0);
+	CHECK_NEAR(sm.bubble_frac, 1 - 33.0 / 54, 1e-15);
+	CHECK_NEAR(sim_stage_idle(&sm, 1), 0, 0);
+	CHECK_NEAR(sim_stage_idle(&sm, 0), 0.5, 0);
+	CHECK_INT_EQ(sm.stages[0].peak_in_flight, 3);
+	CHECK_INT_EQ(sm.stages[2].peak_in_flight, 1);
+	CHECK_INT_EQ(sm.stages[0].peak_versions, 2);
+	CHECK_INT_EQ(sm.stages[1].peak_versions, 2);
+	CHECK_INT_EQ(sm.stages[2].peak_versions, 1);
+	sim_release(&sm);
+}
+
+/*
+ * Transfers, 2bw, d = 2, m = 2, f = 1, b = 2, 0.5 ms each way.  The
+ * closed form adds both transfers to each stage's time: m (3 + 1) = 8.
+ * The simulator runs them on their own stream, overlapped with compute;
+ * what remains is stage 0's round trip: in steady state F(i+2) follows
+ * B(i), and B(i) waits for F(i) -> send -> stage 1 F, B -> send, so two
+ * microbatches take f0 + 0.5 + f1 + b1 + 0.5 + b0 = 7 ms: the iteration
+ * is 7 ms, not 8.
+ */
+static void
+test_p2p_2bw(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+	size_t i;
+	int sends = 0;
+
+	uniform(st, 2, 1, 2);
+	st[0].send_ms = 0.5;
+	CHECK_INT_EQ(run(&sm, PLAN_2BW, 2, 2, st), 0);
+	CHECK_NEAR(sm.iter_ms, 7, 0);
+	CHECK_NEAR(closed_form(PLAN_2BW, 2, 2, st), 8, 0);
+	/* Hand-checked start: F0 0-1, send 1-1.5, stage 1 F0 1.5-2.5,
+	 * B0 2.5-4.5, send 4.5-5, stage 0 B0 5-7. */
+	CHECK_NEAR(start_of(&sm, SIM_FWD, 1, 0), 1.5, 0);
+	CHECK_NEAR(start_of(&sm, SIM_BWD, 0, 0), 5, 0);
+	CHECK_NEAR(start_of(&sm, SIM_SEND_GRAD, 1, 0), 4.5, 0);
+	for (i = 0; i < sm.nops; i++)
+		sends += sm.ops[i].kind == SIM_SEND_ACT ||
+			 sm.ops[i].kind == SIM_SEND_GRAD;
+	CHECK_INT_EQ(sends, 2 * 2 * 8);
+	sim_release(&sm);
+}
+
+/*
+ * No pipelining, d = 2, m = 2, f = 1, b = 2, 0.5 ms transfers: one
+ * microbatch at a time, 3 + 0.5 + 3 + 0.5 = 7 ms each, 14 in all.  The
+ * closed form sums the stages' p2p_ms, which count each transfer on both
+ * of its ends: 2 (3 + 1) + 2 (3 + 1) = 16.
+ */
+static void
+test_none(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+
+	uniform(st, 2, 1, 2);
+	st[0].send_ms = 0.5;
+	CHECK_INT_EQ(run(&sm, PLAN_NONE, 2, 2, st), 0);
+	CHECK_NEAR(start_of(&sm, SIM_FWD, 0, 1), 7, 0);
+	CHECK_NEAR(sm.iter_ms, 14, 0);
+	CHECK_NEAR(closed_form(PLAN_NONE, 2, 2, st), 16, 0);
+	CHECK_INT_EQ(sm.stages[0].peak_in_flight, 1);
+	sim_release(&sm);
+}
+
+/*
+ * All-reduce.  flush, d = 2, m = 3, f = 1, b = 2, 2 ms per update: the
+ * simulator starts it after the stage's last backward and does not
+ * overlap it (no bucketing), so stage 0's runs 12-14 and the iteration
+ * is 14; the closed form hides it (2/3 ms per microbatch < 3): 12.
+ * 2bw, d = 2, m = 2, 10 ms per update (more than m (f + b) = 6): the
+ * all-reduces run back to back on their own stream and bind, 10 ms per
+ * iteration, as the closed form's max(6, 10) says.
+ */
+static void
+test_allreduce(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+
+	uniform(st, 2, 1, 2);
+	st[0].allreduce_ms = st[1].allreduce_ms = 2;
+	CHECK_INT_EQ(run(&sm, PLAN_FLUSH, 2, 3, st), 0);
+	CHECK_NEAR(sm.iter_ms, 14, 0);
+	CHECK_NEAR(closed_form(PLAN_FLUSH, 2, 3, st), 12, 0);
+	CHECK_NEAR(start_of(&sm, SIM_ALLREDUCE, 0, 2), 12, 0);
+	CHECK_NEAR(start_of(&sm, SIM_ALLREDUCE, 1, 2), 10, 0);
+	sim_release(&sm);
+	st[0].allreduce_ms = st[1].allreduce_ms = 10;
+	CHECK_INT_EQ(run(&sm, PLAN_2BW, 2, 2, st), 0);
+	CHECK_NEAR(sm.iter_ms, 10, 0);
+	CHECK_NEAR(closed_form(PLAN_2BW, 2, 2, st), 10, 0);
+	CHECK_INT_EQ(sm.stages[0].peak_versions, 2);
+	sim_release(&sm);
+}
+
+/*
+ * Recomputation: an R before each B, after the gradient arrived.  Flush,
+ * d = 2, m = 3, f = 1, r = 1, b = 2: balanced, (m + d - 1) 4 = 16 as the
+ * closed form; stage 1 runs F0 1-2, R0 2-3, B0 3-5; stage 0 R0 at 5.
+ */
+static void
+test_recompute(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+	char buf[256];
+
+	uniform(st, 2, 1, 2);
+	st[0].rc_ms = st[1].rc_ms = 1;
+	CHECK_INT_EQ(run(&sm, PLAN_FLUSH, 2, 3, st), 0);
+	CHECK_STR_EQ(order_of(&sm, 0, 99, buf, sizeof(buf)),
+		     "F0 F1 R0 B0 F2 R1 B1 R2 B2");
+	CHECK_NEAR(start_of(&sm, SIM_RC, 1, 0), 2, 0);
+	CHECK_NEAR(start_of(&sm, SIM_BWD, 1, 0), 3, 0);
+	CHECK_NEAR(start_of(&sm, SIM_RC, 0, 0), 5, 0);
+	CHECK_NEAR(sm.iter_ms, 16, 0);
+	CHECK_NEAR(sm.iter_ms, closed_form(PLAN_FLUSH, 2, 3, st), 0);
+	sim_release(&sm);
+}
+
+static void
+test_bad_config(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+	struct sim_cfg c;
+
+	uniform(st, 2, 1, 2);
+	CHECK_ERR(run(&sm, PLAN_FLUSH, 0, 3, st),
+		  "pd2bw: simulation needs d >= 1 and m >= 1 (got d=0, m=3)");
+	sim_release(&sm);
+	CHECK_ERR(run(&sm, PLAN_NSCHED, 2, 3, st),
+		  "pd2bw: simulation: unknown schedule 4");
+	sim_release(&sm);
+	st[1].bwd_ms = -1;
+	CHECK_ERR(run(&sm, PLAN_FLUSH, 2, 3, st),
+		  "pd2bw: simulation: stage 1 has a negative or non-finite "
+		  "time or size");
+	sim_release(&sm);
+	uniform(st, 2, 1, 2);
+	memset(&c, 0, sizeof(c));
+	c.sched = PLAN_2BW;
+	c.d = 2;
+	c.m = 2;
+	c.iters = 3;
+	c.st = st;
+	CHECK_ERR(sim_run(&sm, &c),
+		  "pd2bw: simulation of 2bw needs 4 iterations or more");
+	sim_release(&sm);
+}
+
+/* Items of the sequence under key in mapping root, or -1. */
+static int
+seq_len(yaml_document_t *doc, yaml_node_t *root, const char *key)
+{
+	yaml_node_pair_t *pr;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return -1;
+	for (pr = root->data.mapping.pairs.start;
+	     pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp((char *)k->data.scalar.value, key) && v &&
+		    v->type == YAML_SEQUENCE_NODE)
+			return (int)(v->data.sequence.items.top -
+				     v->data.sequence.items.start);
+	}
+	return -1;
+}
+
+/*
+ * The writers on a hand-made plan whose names need escaping: the trace
+ * parses as JSON (libyaml reads JSON's flow style) with one event per
+ * operation plus five metadata events per stage and the end marker; the
+ * SVGs carry the escaped name; a bad path fails with nothing left behind.
+ */
+static void
+test_writers(void)
+{
+	struct sim_stage_in st[2];
+	struct plan_stage ps[2];
+	struct plan p;
+	struct sim sm;
+	struct yml_doc doc;
+	char *dir = cap_mkdtemp(), path[4400], *txt;
+
+	memset(&p, 0, sizeof(p));
+	memset(ps, 0, sizeof(ps));
+	p.model = "ti\"ny<&>";
+	p.gpu = "G";
+	p.sched = PLAN_FLUSH;
+	p.w = 2;
+	p.d = 2;
+	p.b = 1;
+	p.m = 3;
+	p.t = 1;
+	p.v = 1;
+	p.iter_ms = 14;
+	p.gpu_mem_bytes = 4LL << 30;
+	p.reserve_bytes = 1LL << 29;
+	p.nstages = 2;
+	p.stages = ps;
+	ps[0].last = 2;
+	ps[1].first = 3;
+	ps[1].last = 5;
+	ps[0].in_flight = 2;
+	ps[1].in_flight = 1;
+	ps[0].weight_bytes = ps[1].weight_bytes = 1LL << 29;
+	ps[0].stash_bytes = 1LL << 30;
+	ps[1].mem_bytes = 1LL << 29;
+	ps[0].mem_bytes = 3LL << 29;
+	uniform(st, 2, 1, 2);
+	st[0].send_ms = 0.25;
+	st[0].allreduce_ms = st[1].allreduce_ms = 2;
+	if (run(&sm, PLAN_FLUSH, 2, 3, st))
+		return;
+	/*
+	 * 12 compute, 6 transfers, 2 all-reduces.  By hand: stage 1 runs
+	 * B2 8.75-10.75 (F2 arrived at 7.75), its gradient reaches stage 0
+	 * at 11, stage 0's B2 runs 11-13 and its all-reduce 13-15.
+	 */
+	CHECK_INT_EQ(sm.nops, 20);
+	CHECK_NEAR(sm.iter_ms, 15, 0);
+	snprintf(path, sizeof(path), "%s/t.json", dir);
+	CHECK_INT_EQ(trace_write(path, &p, &sm), 0);
+	memset(&doc, 0, sizeof(doc));
+	if (CHECK(yml_load_file(&doc, path) == 0))
+		CHECK_INT_EQ(seq_len(&doc.doc, yml_root(&doc), "traceEvents"),
+			     20 + 5 * 2 + 1);
+	yml_release(&doc);
+	txt = cap_slurp(path);
+	CHECK(txt && strstr(txt, "\"model\": \"ti\\\"ny<&>\""));
+	CHECK(txt && strstr(txt, "{\"name\": \"B2\", \"cat\": \"backward\", "
+			       "\"ph\": \"X\", \"pid\": 0, \"tid\": 0, "
+			       "\"ts\": 11000.000, \"dur\": 2000.000, "
+			       "\"args\": {\"microbatch\": 2, \"iteration\": "
+			       "0, \"layers\": \"0-2\"}}"));
+	free(txt);
+	snprintf(path, sizeof(path), "%s/t.svg", dir);
+	CHECK_INT_EQ(svg_timeline(path, &p, &sm), 0);
+	txt = cap_slurp(path);
+	CHECK(txt && !strncmp(txt, "<?xml version=\"1.0\"", 19));
+	CHECK(txt && strstr(txt, "<title>ti&quot;ny&lt;&amp;&gt;: flush, "
+			       "w=2 d=2 b=1 m=3, recompute none</title>"));
+	CHECK(txt && strstr(txt, ">B2</text>"));
+	free(txt);
+	snprintf(path, sizeof(path), "%s/m.svg", dir);
+	CHECK_INT_EQ(svg_memory(path, &p, &sm), 0);
+	txt = cap_slurp(path);
+	CHECK(txt && strstr(txt, ">usable 3.50 GiB</text>"));
+	CHECK(txt && strstr(txt, ">1.50</text>"));
+	free(txt);
+	CHECK_INT_EQ(cap_count(dir), 3);
+	snprintf(path, sizeof(path), "%s/no/t.svg", dir);
+	cap_begin();
+	CHECK_INT_EQ(svg_timeline(path, &p, &sm), -1);
+	free(cap_end());
+	CHECK_INT_EQ(cap_count(dir), 3);
+	sim_release(&sm);
+	cap_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -249,5 +572,13 @@ main(int argc, char **argv)
 	test_gpipe_d2_m3();
 	test_2bw_d2_m2();
 	test_balanced_sweep();
+	test_unbalanced_flush();
+	test_unbalanced_2bw();
+	test_p2p_2bw();
+	test_none();
+	test_allreduce();
+	test_recompute();
+	test_bad_config();
+	test_writers();
 	return h_done();
 }
