@@ -30,18 +30,12 @@ put_str(FILE *fp, const char *s)
 }
 
 static void
-put_meta(FILE *fp, const char *what, int pid, int tid, const char *name,
-	 int layer_a, int layer_b)
+put_meta(FILE *fp, const char *what, int pid, int tid, const char *name)
 {
 	fprintf(fp,
 		"{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, "
-		"\"args\": {\"name\": \"",
-		what, pid, tid);
-	if (layer_a >= 0)
-		fprintf(fp, "stage %d (layers %d-%d)", pid, layer_a, layer_b);
-	else
-		fputs(name, fp);
-	fputs("\"}},\n", fp);
+		"\"args\": {\"name\": \"%s\"}},\n",
+		what, pid, tid, name);
 }
 
 int
@@ -64,17 +58,22 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 	for (st = 0; st < s->d; st++) {
 		const struct plan_stage *ps =
 			st < p->nstages ? &p->stages[st] : NULL;
+		char pname[64];
 
-		put_meta(fp, "process_name", st, 0, NULL, ps ? ps->first : 0,
-			 ps ? ps->last : -1);
+		if (ps)
+			snprintf(pname, sizeof(pname), "stage %d (layers %d-%d)",
+				 st, ps->first, ps->last);
+		else
+			snprintf(pname, sizeof(pname), "stage %d", st);
+		put_meta(fp, "process_name", st, 0, pname);
 		fprintf(fp,
 			"{\"name\": \"process_sort_index\", \"ph\": \"M\", "
 			"\"pid\": %d, \"tid\": 0, \"args\": {\"sort_index\": "
 			"%d}},\n",
 			st, st);
-		put_meta(fp, "thread_name", st, 0, "compute", -1, 0);
-		put_meta(fp, "thread_name", st, 1, "p2p", -1, 0);
-		put_meta(fp, "thread_name", st, 2, "all-reduce", -1, 0);
+		put_meta(fp, "thread_name", st, 0, "compute");
+		put_meta(fp, "thread_name", st, 1, "p2p");
+		put_meta(fp, "thread_name", st, 2, "all-reduce");
 	}
 	for (i = 0; i < s->nops; i++) {
 		const struct sim_op *o = &s->ops[i];
