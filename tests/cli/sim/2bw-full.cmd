@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml --reserve 0.5 -e --width 2 --microbatch 1 -q -B 16 --depth 4 -s 2bw -r full --trace t.json && if command -v python3 >/dev/null; then python3 -c 'import json,sys; json.load(open(sys.argv[1]))' t.json; fi && grep -c '"ph": "X"' t.json && sed -n '/"otherData"/,$p' t.json

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml --reserve 0.5 -e --width 2 --microbatch 1 -q -B 16 --depth 4 -s 2bw -r full --timeline t.svg && grep -c '<rect' t.svg && grep -c 'stroke="#d62728"' t.svg && sed -n '/<desc>/p' t.svg

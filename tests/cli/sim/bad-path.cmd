@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml --reserve 0.5 -e --width 2 --microbatch 1 -q -B 8 --depth 4 -s flush -r none --timeline t.svg --trace nodir/t.json; echo "rc $?"; ls

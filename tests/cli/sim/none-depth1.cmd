@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml --reserve 0.5 -e --width 2 --microbatch 1 -q -B 4 --depth 1 -s flush -r none --trace t.json --timeline t.svg && if command -v python3 >/dev/null; then python3 -c 'import json,sys; json.load(open(sys.argv[1]))' t.json; fi && sed -n '/"otherData"/,$p' t.json && sed -n '/<desc>/p' t.svg
