@@ -62,12 +62,14 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 }
 
 double
-cost_stage_ms(const struct plan_stage *st, int m)
+cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 {
 	double busy = st->compute_ms + st->recompute_ms + st->tp_ms +
 		      st->p2p_ms;
-	double ar = st->allreduce_ms / m;
+	double ar = st->allreduce_ms / cost_ar_div(g);
 
+	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)
+		return busy + ar;
 	return busy > ar ? busy : ar;
 }
 
@@ -94,8 +96,32 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		t->allreduce_ms = ar > busy ? ar - busy : 0;
 		return busy + t->allreduce_ms;
 	}
+	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE) {
+		double ar = 0;
+
+		/* The slowest stage sets the pace; the all-reduces start
+		 * after the flush and the longest ends the iteration. */
+		for (s = 0; s < g->d; s++) {
+			double x = st[s].compute_ms + st[s].recompute_ms +
+				   st[s].tp_ms + st[s].p2p_ms;
+
+			if (x > tmb) {
+				tmb = x;
+				slow = s;
+			}
+			if (st[s].allreduce_ms > ar)
+				ar = st[s].allreduce_ms;
+		}
+		t->compute_ms = g->m * st[slow].compute_ms;
+		t->recompute_ms = g->m * st[slow].recompute_ms;
+		t->tp_ms = g->m * st[slow].tp_ms;
+		t->p2p_ms = g->m * st[slow].p2p_ms;
+		t->allreduce_ms = ar;
+		t->bubble_ms = (g->d - 1) * tmb / g->v;
+		return g->m * tmb + t->bubble_ms + ar;
+	}
 	for (s = 0; s < g->d; s++) {
-		double x = cost_stage_ms(&st[s], g->m);
+		double x = cost_stage_ms(&st[s], g);
 
 		if (x > tmb) {
 			tmb = x;
@@ -109,7 +135,5 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 	busy = t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms;
 	iter = g->m * tmb;
 	t->allreduce_ms = iter > busy ? iter - busy : 0;
-	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)
-		t->bubble_ms = (g->d - 1) * tmb / g->v;
-	return iter + t->bubble_ms;
+	return iter;
 }

@@ -135,8 +135,23 @@ void cost_stage(const struct chain *c, const struct cost_opts *o,
 		const struct cost_cfg *g, const struct place_links *l, int s,
 		int a, int e, struct plan_stage *st);
 
-/* Steady-state time per microbatch of one stage: max(work, all-reduce/m). */
-double cost_stage_ms(const struct plan_stage *st, int m);
+/*
+ * The partition's objective for one stage, per microbatch.  2bw (and
+ * none) overlap the all-reduce with the next update's work: max(busy,
+ * all-reduce / m).  flush and gpipe all-reduce after the flush, when the
+ * last backward is done: busy + all-reduce / (m + (d-1)/v), whose maximum
+ * bounds their iteration time / (m + (d-1)/v) from above.
+ */
+double cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g);
+
+/* The divisor of the all-reduce in cost_stage_ms(). */
+static inline double
+cost_ar_div(const struct cost_cfg *g)
+{
+	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)
+		return g->m + (double)(g->d - 1) / g->v;
+	return g->m;
+}
 
 /*
  * Iteration time of the configuration whose stages are st[0..d), with the

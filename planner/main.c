@@ -51,6 +51,7 @@ enum {
 	OPT_SP,
 	OPT_INTERLEAVE,
 	OPT_ZERO,
+	OPT_PARTITION,
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
@@ -81,6 +82,7 @@ static const struct option longopts[] = {
 	{"optimizer-bytes", required_argument, NULL, OPT_OPT_BYTES},
 	{"version-bytes", required_argument, NULL, OPT_VERSION_BYTES},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"partition", required_argument, NULL, OPT_PARTITION},
 	{"lp-candidates", required_argument, NULL, OPT_LP_K},
 	{"lp-gap", required_argument, NULL, OPT_LP_GAP},
 	{"lp-time", required_argument, NULL, OPT_LP_TIME},
@@ -152,6 +154,10 @@ usage(FILE *fp)
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --partition RULE     balanced (exact min-max, default) "
+		"or uniform\n"
+		"                           (blocks split evenly, as "
+		"Megatron-LM does)\n"
 		"      --lp-candidates K    best configurations whose "
 		"recomputation GLPK chooses\n"
 		"                           per layer (default 10; 0: off)\n"
@@ -512,6 +518,18 @@ main(int argc, char **argv)
 		case OPT_STATS:
 			stats = 1;
 			break;
+		case OPT_PARTITION: {
+			static const char *const names[] = {"balanced",
+							    "uniform", NULL};
+			int one = -1;
+
+			parse_names("--partition", optarg, names, &one);
+			if (one < 0)
+				bad_usage("give one --partition, not '%s'",
+					  optarg);
+			so.uniform = one;
+			break;
+		}
 		case OPT_LP_K:
 			so.lp_k = (int)parse_long("--lp-candidates", optarg, 0,
 						  1000);
@@ -574,7 +592,10 @@ main(int argc, char **argv)
 		if (!have_sched || sched_one < 0 || !have_rc || rc_one < 0)
 			bad_usage("%s", "--evaluate needs one --schedule and "
 					"one --recompute");
+		/* One stage is plain data parallelism, whatever the
+		 * schedule. */
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
+		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
 		if (ntp > 1 || so.nv > 1 || zero_one == 2 ||
 		    (ntp == 1 && tps[0] > 1 && sp_mode == 2))
@@ -676,12 +697,14 @@ main(int argc, char **argv)
 		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
 	if (!quiet && !(output && !strcmp(output, "-")))
 		report_plan(stdout, &plan);
-	if (ret == 3)
-		goto out;
+	/* Evaluate mode writes its prediction even over the memory limit
+	 * (exit status 3 says so). */
 	if (output && plan_write(&plan, output)) {
 		ret = 1;
 		goto out;
 	}
+	if (ret == 3)
+		goto out;
 	if (emit >= 0 && emit_write(&plan, &prof, emit, emit_output)) {
 		ret = 1;
 		goto out;

@@ -40,6 +40,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	const double *tpn = c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (L + 1);
 	const double *tpx = c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (L + 1);
 	double inv_t = 1.0 / g->t;
+	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
 	double limit = mode == PART_TIME ? bound : INFINITY;
 	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
 	int64_t acc_params = 0;
@@ -76,9 +77,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			double wf = 2.0 * (g->w - 1) / g->w;
 
 			ar_coef = wf * o->grad_bytes /
-				  (l->ring_gb_s[s] * 1e6) / g->m;
+				  (l->ring_gb_s[s] * 1e6) / cost_ar_div(g);
 			ar_lat = 2.0 * (g->w - 1) * l->ring_lat_us[s] * 1e-3 /
-				 g->m;
+				 cost_ar_div(g);
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -151,7 +152,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						t += out[a - 1] * in_coef +
 						     in_lat;
 					ar = (double)params * ar_coef + ar_lat;
-					v = t > ar ? t : ar;
+					if (add_ar)
+						v = t + ar;
+					else
+						v = t > ar ? t : ar;
 					if (v >= limit)
 						continue;
 				}

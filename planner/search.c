@@ -169,6 +169,40 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 }
 
 /*
+ * Megatron's split: the transformer blocks evenly over the d stages (the
+ * first stages take one more when they do not divide), layers before the
+ * first block on stage 0 and after the last block on stage d - 1.  A chain
+ * without blocks splits its layers evenly.  Returns -1 when a stage would
+ * be empty.
+ */
+static int
+uniform_split(const struct chain *c, int d, int *first)
+{
+	int lo = 0, hi = c->L - 1, j, s, nb, pos;
+
+	for (j = 0; j < c->L && c->kind[j] != PROF_BLOCK; j++)
+		;
+	if (j == c->L) {
+		lo = 0;
+		hi = c->L - 1;
+	} else {
+		lo = j;
+		for (hi = c->L - 1; c->kind[hi] != PROF_BLOCK; hi--)
+			;
+	}
+	nb = hi - lo + 1;
+	if (nb < d)
+		return -1;
+	first[0] = 0;
+	pos = lo;
+	for (s = 0; s + 1 < d; s++) {
+		pos += nb / d + (s < nb % d);
+		first[s + 1] = pos;
+	}
+	return 0;
+}
+
+/*
  * Solve candidate cd under placement rule place; returns its iteration
  * time, or INFINITY when it does not fit or cannot beat bound.  On success
  * x->st[0..d) hold its stages.
@@ -189,15 +223,22 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		else if (g.sched != PLAN_NONE)
 			tb = bound / (g.m + (double)(g.d - 1) / g.v);
 	}
-	t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
-		       x->first);
-	if (!isfinite(t))
-		return INFINITY;
+	if (x->so->uniform) {
+		if (uniform_split(x->c, g.d, x->first))
+			return INFINITY;
+	} else {
+		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
+			       x->first);
+		if (!isfinite(t))
+			return INFINITY;
+	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 
 		cost_stage(x->c, o, &g, &x->links, s, x->first[s], e,
 			   &x->st[s]);
+		if (x->st[s].mem_bytes > o->cap_bytes)
+			return INFINITY;
 	}
 	t = cost_iteration(x->st, &g, terms);
 	return t < bound ? t : INFINITY;
@@ -624,20 +665,37 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 		}
 	}
 	for (s = 0; s < p->d; s++) {
-		double t = cost_stage_ms(&p->stages[s], p->m);
+		struct cost_cfg g;
+		double t;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = p->sched;
+		g.w = p->w;
+		g.d = p->d;
+		g.m = p->m;
+		g.v = p->v;
+		t = cost_stage_ms(&p->stages[s], &g);
 
 		if (t > tmb) {
 			tmb = t;
 			slow = &p->stages[s];
 		}
 	}
-	if (p->sched != PLAN_NONE &&
-	    slow->allreduce_ms / p->m > slow->compute_ms + slow->recompute_ms +
-						slow->tp_ms + slow->p2p_ms) {
+	if ((p->sched == PLAN_2BW &&
+	     slow->allreduce_ms / p->m > slow->compute_ms + slow->recompute_ms +
+						 slow->tp_ms + slow->p2p_ms) ||
+	    ((p->sched == PLAN_FLUSH || p->sched == PLAN_GPIPE) &&
+	     p->terms.allreduce_ms > 0.2 * p->iter_ms)) {
 		p->bind = PLAN_BIND_ALLREDUCE;
 		p->bind_reason = fmt(
-			"stage %d's gradient all-reduce (%.1f ms per update "
-			"at %.1f GB/s) exceeds its %d microbatches of work",
+			p->sched == PLAN_2BW
+				? "stage %d's gradient all-reduce (%.1f ms per "
+				  "update at %.1f GB/s) exceeds its %d "
+				  "microbatches of work"
+				: "stage %d's gradient all-reduce (%.1f ms per "
+				  "update at %.1f GB/s) follows the flush of %d "
+				  "microbatches, a fifth of the iteration or "
+				  "more",
 			(int)(slow - p->stages), slow->allreduce_ms,
 			slow->ring_gb_s, p->m);
 	} else if (slow->p2p_ms + slow->tp_ms >
@@ -896,6 +954,11 @@ search_run_tp(const struct search_chain *sc, int nsc,
 				    (alts[i].iter_ms / 1e3);
 	if (nalt == 0 && evaluate && n > 0) {
 		fill_plan(&x, so, &v[0], place_lo(so), p);
+		p->bind = PLAN_BIND_MEMORY;
+		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
+				     "%.2f GiB are available",
+				     p->peak_mem_bytes / GIB,
+				     o->cap_bytes / GIB);
 		pd2bw_error("this configuration does not fit: it needs %.2f "
 			    "GiB per GPU, %.2f GiB are available",
 			    p->peak_mem_bytes / GIB, o->cap_bytes / GIB);

@@ -28,6 +28,8 @@ struct search_opts {
 	double lp_gap;        /* GLPK's relative MIP gap */
 	int lp_ms;            /* GLPK's time limit per stage, ms */
 	int max_gpus;         /* 0: all GPUs of the cluster */
+	int uniform;          /* split blocks evenly (Megatron) instead of
+				 the exact min-max partition */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
 };

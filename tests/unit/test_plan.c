@@ -309,7 +309,7 @@ brute(const struct chain *c, const struct cost_opts *o,
 		if (st.mem_bytes > o->cap_bytes)
 			return INFINITY;
 		{
-			double v = cost_stage_ms(&st, g->m);
+			double v = cost_stage_ms(&st, g);
 
 			return v > sofar ? v : sofar;
 		}
@@ -321,7 +321,7 @@ brute(const struct chain *c, const struct cost_opts *o,
 		cost_stage(c, o, g, l, s, a, e, &st);
 		if (st.mem_bytes > o->cap_bytes)
 			continue;
-		v = cost_stage_ms(&st, g->m);
+		v = cost_stage_ms(&st, g);
 		v = brute(c, o, g, l, s + 1, e + 1, v > sofar ? v : sofar);
 		if (v < best)
 			best = v;
@@ -398,8 +398,8 @@ test_partition_brute(void)
 				int e = s + 1 < g.d ? first[s + 1] - 1 : L - 1;
 
 				cost_stage(&c, &o, &g, &l, s, first[s], e, &st);
-				if (cost_stage_ms(&st, g.m) > worst)
-					worst = cost_stage_ms(&st, g.m);
+				if (cost_stage_ms(&st, &g) > worst)
+					worst = cost_stage_ms(&st, &g);
 			}
 			if (fabs(worst - v) > 1e-9)
 				agree--;
