@@ -432,22 +432,24 @@ svg_memory(const char *path, const struct plan *p, const struct sim *s)
 			fprintf(fp, " (sim %d)", s->stages[st].peak_in_flight);
 		fputs("</text>\n", fp);
 	}
+	/* The two lines' labels beside them, moved apart when close. */
 	y = top + ch - cap / top_v * ch;
+	v = top + ch - dev / top_v * ch;
 	fprintf(fp,
 		"<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
 		"stroke=\"#d62728\" stroke-width=\"2\"/>\n"
 		"<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" fill=\"#d62728\" "
 		FONT ">usable %.2f GiB</text>\n",
 		left, y, left + 40 + p->nstages * pitch, y,
-		left + 46 + p->nstages * pitch, y + 4, cap);
-	y = top + ch - dev / top_v * ch;
+		left + 46 + p->nstages * pitch, y - v < 14 ? y + 12 : y + 4,
+		cap);
 	fprintf(fp,
 		"<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
 		"stroke=\"#555555\" stroke-dasharray=\"6 4\"/>\n"
 		"<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" fill=\"#555555\" "
 		FONT ">device %.2f GiB</text>\n",
-		left, y, left + 40 + p->nstages * pitch, y,
-		left + 46 + p->nstages * pitch, y + 4, dev);
+		left, v, left + 40 + p->nstages * pitch, v,
+		left + 46 + p->nstages * pitch, y - v < 14 ? v - 3 : v + 4, dev);
 	fprintf(fp,
 		"<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
 		"stroke=\"#333333\"/>\n",
