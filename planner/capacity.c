@@ -879,6 +879,10 @@ run_type(struct capacity *c, const struct copts *o,
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;
 	so.topk = 1;
+	/* One recomputation choice for all layers: the per-layer
+	 * refinement (GLPK) can take seconds for one size, and plan of
+	 * the chosen size does it.  NEEDSWORK: an option to refine. */
+	so.lp_k = 0;
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
 out:
 	tchains_release(&x);
