@@ -48,7 +48,7 @@ struct search_stats {
 	long solved;       /* exact partitions run */
 	long lp_solves;    /* GLPK stage problems */
 	double lp_ms;      /* time spent in them */
-	double ms;         /* wall time of the search */
+	double ms;         /* CPU time of the search */
 };
 
 /* Defaults: all schedules, none + full recomputation, top 10, all free. */
