@@ -50,7 +50,8 @@ plan_runtime_rank(const struct plan *p, int r)
 {
 	if (r < 0 || r >= p->nranks)
 		return -1;
-	return p->ranks[r].stage * p->w + p->ranks[r].replica;
+	return (p->ranks[r].stage * p->w + p->ranks[r].replica) * p->t +
+	       p->ranks[r].tp;
 }
 
 /* Append op (kind, mb) at out[*k] when there is room; count it anyway. */

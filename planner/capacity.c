@@ -23,6 +23,7 @@
 #include "pd2bw/analytic.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/cli.h"
 #include "pd2bw/error.h"
 #include "pd2bw/model.h"
 #include "pd2bw/plan.h"
@@ -459,42 +460,6 @@ usage(FILE *fp)
 		pd2bw_progname);
 }
 
-static _Noreturn void
-bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", pd2bw_progname);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s capacity --help'.\n", pd2bw_progname);
-	exit(2);
-}
-
-static _Noreturn void
-bad_value(const char *opt, const char *s)
-{
-	char msg[128];
-
-	snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
-	bad_usage(msg, s);
-}
-
-static long
-parse_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "invalid %s '%%s' (expected "
-			 "%ld..%ld)", opt, lo, hi);
-		bad_usage(msg, s);
-	}
-	return v;
-}
-
 /* A number > lo and <= hi (>= lo when lo_ok), with an optional decimal
  * suffix k, M, G or B, T when suffix is set. */
 static double
@@ -507,7 +472,7 @@ parse_num(const char *opt, const char *s, double lo, int lo_ok, double hi,
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s)
-		bad_value(opt, s);
+		cli_usage_error("invalid %s '%s'", opt, s);
 	if (suffix && *end && !end[1]) {
 		switch (*end) {
 		case 'k':
@@ -531,58 +496,8 @@ parse_num(const char *opt, const char *s, double lo, int lo_ok, double hi,
 		}
 	}
 	if (*end || !(lo_ok ? v >= lo : v > lo) || !(v <= hi))
-		bad_value(opt, s);
+		cli_usage_error("invalid %s '%s'", opt, s);
 	return v;
-}
-
-/* Parse "a,b,c" of names into a bit mask. */
-static unsigned
-parse_names(const char *opt, const char *s, const char *const *names)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	unsigned mask = 0;
-	int i;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; names[i]; i++)
-			if (!strcmp(tok, names[i]))
-				break;
-		if (!names[i])
-			bad_value(opt, tok);
-		mask |= 1u << i;
-	}
-	free(copy);
-	if (!mask)
-		bad_value(opt, s);
-	return mask;
-}
-
-/* An increasing list of positive integers; returns its length. */
-static int
-parse_list(const char *opt, const char *s, int *out, int max, long hi)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	int n = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == max)
-			bad_value(opt, s);
-		out[n] = (int)parse_long(opt, tok, 1, hi);
-		if (n > 0 && out[n] <= out[n - 1]) {
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "%s must increase: '%%s'",
-				 opt);
-			bad_usage(msg, s);
-		}
-		n++;
-	}
-	free(copy);
-	if (!n)
-		bad_value(opt, s);
-	return n;
 }
 
 /* "TYPE:REST" options, collected for later. */
@@ -614,7 +529,7 @@ pairs_add(struct pairs *p, const char *s, int need_key)
 		e->val = xstrdup(s);
 	}
 	if ((need_key && !e->key) || (e->key && !*e->key) || !*e->val)
-		bad_usage(need_key == 2 ? "invalid --profile '%s' (expected "
+		cli_usage_error(need_key == 2 ? "invalid --profile '%s' (expected "
 					  "TYPE:FILE)"
 					: "invalid value '%s'", s);
 }
@@ -734,78 +649,6 @@ setup_type(struct capacity *c, const struct copts *o,
 	return 0;
 }
 
-#define MAX_CHAINS (2 * MAX_TP)
-
-/* The chains of one type: one per tensor-parallel shape. */
-struct tchains {
-	struct profile prof[MAX_CHAINS];
-	struct chain ch[MAX_CHAINS];
-	struct search_chain sc[MAX_CHAINS];
-	int n;
-};
-
-static void
-tchains_release(struct tchains *x)
-{
-	int i;
-
-	for (i = 0; i < x->n; i++) {
-		chain_release(&x->ch[i]);
-		profile_release(&x->prof[i]);
-	}
-	x->n = 0;
-}
-
-/*
- * For a model: a chain per degree t of --tp that divides the node, the
- * heads and the MLP, without and (t > 1) with sequence parallelism, as
- * pd2bw-plan searches them.  Returns 0 or -1.
- */
-static int
-model_chains(const struct copts *o, const struct gpu_catalog *cat,
-	     const struct capacity_type *t, struct tchains *x)
-{
-	const struct gpu_spec *g = catalog_find(cat, t->gpu);
-	const int *mb = o->nmb ? o->mb : analytic_default_mb;
-	int nmb = o->nmb ? o->nmb : analytic_default_nmb;
-	struct model m;
-	int i, sp, ret = -1;
-
-	model_init(&m);
-	if (model_load(&m, o->model))
-		goto out;
-	for (i = 0; i < o->ntp; i++) {
-		int tp = o->tps[i];
-		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-
-		if (t->gpus_per_node % tp || m.heads % tp ||
-		    m.ffn_hidden % tp || (kv % tp && tp % kv))
-			continue;
-		for (sp = 0; sp < (tp > 1 ? 2 : 1); sp++) {
-			profile_init(&x->prof[x->n]);
-			memset(&x->ch[x->n], 0, sizeof(x->ch[x->n]));
-			x->n++;
-			if (analytic_profile_sp(&x->prof[x->n - 1], &m, g, mb,
-						nmb, tp, sp) ||
-			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
-				goto out;
-			x->sc[x->n - 1].c = &x->ch[x->n - 1];
-			x->sc[x->n - 1].t = tp;
-			x->sc[x->n - 1].sp = sp;
-		}
-	}
-	if (!x->n) {
-		pd2bw_error("no tensor-parallel degree of --tp divides the %d "
-			    "GPUs per node of %s and the model",
-			    t->gpus_per_node, t->node);
-		goto out;
-	}
-	ret = 0;
-out:
-	model_release(&m);
-	return ret;
-}
-
 /* Estimate or load the type's profile, then plan every size. */
 static int
 run_type(struct capacity *c, const struct copts *o,
@@ -813,7 +656,7 @@ run_type(struct capacity *c, const struct copts *o,
 	 struct cluster *cl)
 {
 	const char *path = t->profile ? t->profile : o->model;
-	struct tchains x;
+	struct input_chains x;
 	struct profile *prof = &x.prof[0];
 	struct cost_opts co;
 	struct search_opts so = o->so;
@@ -866,8 +709,10 @@ run_type(struct capacity *c, const struct copts *o,
 	if (is_model) {
 		/* The estimate at t = 1 gave the figures above; the
 		 * search takes every tensor-parallel shape. */
-		tchains_release(&x);
-		if (model_chains(o, cat, t, &x))
+		input_chains_release(&x);
+		if (input_tp_chains(&x, o->model, catalog_find(cat, t->gpu),
+				    t->gpus_per_node, o->mb, o->nmb, o->tps,
+				    o->ntp, 2))
 			goto out;
 	} else {
 		if (chain_build(&x.ch[0], prof))
@@ -879,13 +724,12 @@ run_type(struct capacity *c, const struct copts *o,
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;
 	so.topk = 1;
-	/* One recomputation choice for all layers: the per-layer
-	 * refinement (GLPK) can take seconds for one size, and plan of
-	 * the chosen size does it.  NEEDSWORK: an option to refine. */
-	so.lp_k = 0;
+	/* GLPK refines the recomputation of each size's best plan per
+	 * layer, as pd2bw-plan does for its best candidates. */
+	so.lp_k = 1;
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
 out:
-	tchains_release(&x);
+	input_chains_release(&x);
 	return ret;
 }
 
@@ -941,6 +785,10 @@ capacity_main(int argc, char **argv)
 	int fmt = -1, quiet = 0, ch, ret = 1, i, any = 0;
 	size_t k;
 
+	static char hint[256];
+
+	snprintf(hint, sizeof(hint), "%s capacity --help", pd2bw_progname);
+	cli_help = hint;
 	memset(&o, 0, sizeof(o));
 	o.max_nodes = 128;
 	o.steps = 64;
@@ -980,45 +828,45 @@ capacity_main(int argc, char **argv)
 				  0, 1, 1e9, 0);
 			break;
 		case 'n':
-			o.max_nodes = (int)parse_long("--max-nodes", optarg, 1,
+			o.max_nodes = (int)cli_long("--max-nodes", optarg, 1,
 						      1000000);
 			break;
 		case OPT_STEPS:
-			o.steps = (int)parse_long("--steps", optarg, 1,
+			o.steps = (int)cli_long("--steps", optarg, 1,
 						  MAX_SIZES);
 			break;
 		case OPT_NODES:
-			o.nnodes = parse_list("--nodes", optarg, o.nodes,
-					      MAX_SIZES, 1000000);
+			o.nnodes = cli_ints("--nodes", optarg, o.nodes,
+					      MAX_SIZES, 1, 1000000, 1);
 			break;
 		case 'B':
-			o.batch = parse_long("--batch", optarg, 1, 1L << 40);
+			o.batch = cli_long("--batch", optarg, 1, 1L << 40);
 			break;
 		case OPT_BATCH_TOKENS:
 			o.batch_tokens = parse_num("--batch-tokens", optarg, 0,
 						   0, 1e15, 1);
 			break;
 		case OPT_SEQ_LEN:
-			o.seq_len = parse_long("--seq-len", optarg, 1,
+			o.seq_len = cli_long("--seq-len", optarg, 1,
 					       1L << 30);
 			break;
 		case OPT_EFFICIENCY:
 			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);
 			break;
 		case OPT_TP:
-			o.ntp = parse_list("--tp", optarg, o.tps, MAX_TP, 64);
+			o.ntp = cli_ints("--tp", optarg, o.tps, MAX_TP, 1, 64, 1);
 			break;
 		case 's':
-			o.so.sched_mask = parse_names("--schedule", optarg,
-						      plan_sched_names);
+			o.so.sched_mask = cli_names("--schedule", optarg,
+						      plan_sched_names, NULL);
 			break;
 		case 'r':
-			o.so.rc_mask = parse_names("--recompute", optarg,
-						   prof_rc_names);
+			o.so.rc_mask = cli_names("--recompute", optarg,
+						   prof_rc_names, NULL);
 			break;
 		case OPT_MICROBATCHES:
-			o.nmb = parse_list("--microbatches", optarg, o.mb,
-					   MAX_MB, 1 << 20);
+			o.nmb = cli_ints("--microbatches", optarg, o.mb,
+					 MAX_MB, 1, 1 << 20, 1);
 			break;
 		case OPT_RESERVE:
 			o.reserve_gib = parse_num("--reserve", optarg, 0, 1,
@@ -1030,7 +878,7 @@ capacity_main(int argc, char **argv)
 		case 'f':
 			fmt = format_of(optarg);
 			if (fmt < 0)
-				bad_value("--format", optarg);
+				cli_usage_error("invalid %s '%s'", "--format", optarg);
 			break;
 		case 'o':
 			output = optarg;
@@ -1050,19 +898,19 @@ capacity_main(int argc, char **argv)
 			ret = 0;
 			goto out_opts;
 		case ':':
-			bad_usage("option '%s' needs a value", argv[optind - 1]);
+			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		bad_usage("%s", optind < argc ? "give one MODEL"
+		cli_usage_error("%s", optind < argc ? "give one MODEL"
 					      : "missing MODEL");
 	o.model = argv[optind];
 	if (!(tokens > 0))
-		bad_usage("%s", "missing --tokens");
+		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)
-		bad_usage("%s", "missing --gpu");
+		cli_usage_error("%s", "missing --gpu");
 	if (fmt < 0)
 		fmt = output ? format_from_name(output) : 0;
 	if (!o.nnodes)

@@ -46,7 +46,8 @@ emit_deepspeed(FILE *fp, const struct plan *p, const struct profile *prof,
 		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
 	/* Pipeline parallelism takes ZeRO stage 0 or 1; the plan's memory
 	 * keeps optimizer state unsharded, which is stage 0. */
-	fprintf(fp, "  \"zero_optimization\": {\"stage\": 0},\n");
+	fprintf(fp, "  \"zero_optimization\": {\"stage\": %d},\n",
+		p->zero ? 1 : 0);
 	if (p->recompute == PROF_RC_FULL)
 		fprintf(fp, "  \"activation_checkpointing\": "
 			    "{\"partition_activations\": false, "

@@ -141,15 +141,64 @@ partition(FILE *fp, const struct plan *p, const struct emit_shape *sh)
 	fprintf(fp, "'\n");
 }
 
+/*
+ * Per-layer recomputation: Megatron recomputes either the attention core
+ * of every layer (selective) or the first N layers of every stage fully
+ * (method block).  Blocks are alike, so which layers does not matter, only
+ * how many per stage: take the largest count.
+ */
+static void
+mixed(FILE *fp, const struct plan *p)
+{
+	int s, j, maxfull = 0, sel = 0;
+	char n[32];
+
+	for (s = 0; s < p->nstages; s++) {
+		int full = 0;
+
+		for (j = p->stages[s].first; j <= p->stages[s].last; j++) {
+			full += p->layer_rc[j] == PROF_RC_FULL;
+			sel += p->layer_rc[j] == PROF_RC_SELECTIVE;
+		}
+		if (full > maxfull)
+			maxfull = full;
+	}
+	fprintf(fp, " up to %d fully recomputed layers per stage", maxfull);
+	if (sel)
+		fprintf(fp, ", %d selectively", sel);
+	fprintf(fp, ".\n");
+	if (maxfull) {
+		const char *w[] = {"--recompute-granularity", "full",
+				   "--recompute-method", "block",
+				   "--recompute-num-layers", n, NULL};
+
+		snprintf(n, sizeof(n), "%d", maxfull);
+		if (sel)
+			fprintf(fp, "# Megatron cannot mix selective and full "
+				    "recomputation: the selective\n"
+				    "# layers run without recomputation here "
+				    "(check the memory).\n");
+		args(fp, w);
+	} else {
+		const char *w[] = {"--recompute-granularity", "selective",
+				   NULL};
+
+		fprintf(fp, "# Megatron recomputes the attention core of "
+			    "every layer, not only those chosen.\n");
+		args(fp, w);
+	}
+}
+
 int
 emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 	      const struct emit_shape *sh)
 {
-	char ws[32], d[32], b[32], B[32], L[32], h[32], sq[32];
-	int world = p->w * p->d;
+	char ws[32], d[32], b[32], B[32], L[32], h[32], sq[32], t[32];
+	int world = p->w * p->d * p->t;
 
 	snprintf(ws, sizeof(ws), "%d", world);
 	snprintf(d, sizeof(d), "%d", p->d);
+	snprintf(t, sizeof(t), "%d", p->t);
 	snprintf(b, sizeof(b), "%d", p->b);
 	snprintf(B, sizeof(B), "%lld", (long long)p->global_batch);
 	snprintf(L, sizeof(L), "%d", sh->nblocks);
@@ -169,18 +218,48 @@ emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 		p->d, p->b, p->m);
 
 	fprintf(fp,
-		"\n# Parallelism: WORLD_SIZE = %d = 1 (tensor) x %d "
+		"\n# Parallelism: WORLD_SIZE = %d = %d (tensor) x %d "
 		"(pipeline) x %d (data).\n"
 		"# Megatron derives the data-parallel size from WORLD_SIZE "
 		"and numbers ranks\n"
-		"# pipeline-major (stage s, replica r: rank s x %d + r); "
-		"pd2bw-plan --emit launch\n"
-		"# starts them on the GPUs the plan chose.\n",
-		world, p->d, p->w, p->w);
+		"# tensor-fastest, pipeline-major (stage s, replica r, "
+		"tensor rank j:\n"
+		"# rank (s x %d + r) x %d + j); pd2bw-plan --emit launch "
+		"starts them on the\n"
+		"# GPUs the plan chose.\n",
+		world, p->t, p->d, p->w, p->w, p->t);
 	{
-		const char *w[] = {"--tensor-model-parallel-size", "1",
+		const char *w[] = {"--tensor-model-parallel-size", t,
 				   "--pipeline-model-parallel-size", d, NULL};
 
+		args(fp, w);
+	}
+	if (p->sp) {
+		const char *w[] = {"--sequence-parallel", NULL};
+
+		fprintf(fp, "# Sequence parallelism in the tensor-parallel "
+			    "regions.\n");
+		args(fp, w);
+	}
+	if (p->v > 1 && sh->nblocks % (p->d * p->v) == 0) {
+		char per[32];
+		const char *w[] = {"--num-layers-per-virtual-pipeline-stage",
+				   per, NULL};
+
+		snprintf(per, sizeof(per), "%d", sh->nblocks / (p->d * p->v));
+		fprintf(fp, "# Interleaved 1F1B: %d virtual stages per GPU.\n",
+			p->v);
+		args(fp, w);
+	} else if (p->v > 1) {
+		fprintf(fp, "# TODO: interleaving %d ways needs the %d blocks "
+			    "to divide by %d x %d.\n",
+			p->v, sh->nblocks, p->d, p->v);
+	}
+	if (p->zero) {
+		const char *w[] = {"--use-distributed-optimizer", NULL};
+
+		fprintf(fp, "# Optimizer state sharded over the data-parallel "
+			    "replicas (ZeRO-1).\n");
 		args(fp, w);
 	}
 
@@ -262,6 +341,9 @@ emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 
 		fprintf(fp, ", the attention core only.\n");
 		args(fp, w);
+	} else if (p->recompute == PLAN_RC_MIXED) {
+		fprintf(fp, ", chosen per layer:");
+		mixed(fp, p);
 	} else {
 		fprintf(fp, " (Megatron's default).\n");
 	}

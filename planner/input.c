@@ -91,3 +91,72 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 	free(buf);
 	return ret;
 }
+
+int
+input_tp_chains(struct input_chains *x, const char *path,
+		const struct gpu_spec *g, int gpus_per_node, const int *mb,
+		int nmb, const int *tps, int ntp, int sp_mode)
+{
+	static const int dflt[] = {1, 2, 4, 8};
+	struct model m;
+	int i, sp, ret = -1;
+
+	memset(x, 0, sizeof(*x));
+	if (!ntp) {
+		tps = dflt;
+		ntp = 4;
+	}
+	if (nmb <= 0) {
+		mb = analytic_default_mb;
+		nmb = analytic_default_nmb;
+	}
+	model_init(&m);
+	if (model_load(&m, path))
+		goto out;
+	for (i = 0; i < ntp; i++) {
+		int t = tps[i];
+		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+
+		if (gpus_per_node % t || m.heads % t || m.ffn_hidden % t ||
+		    (kv % t && t % kv))
+			continue;
+		for (sp = 0; sp < 2; sp++) {
+			if (sp ? t == 1 || sp_mode == 0
+			       : t > 1 && sp_mode == 1)
+				continue;
+			if (x->n == INPUT_MAX_CHAINS)
+				break;
+			profile_init(&x->prof[x->n]);
+			x->n++;
+			if (analytic_profile_sp(&x->prof[x->n - 1], &m, g, mb,
+						nmb, t, sp) ||
+			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
+				goto out;
+			x->sc[x->n - 1].c = &x->ch[x->n - 1];
+			x->sc[x->n - 1].t = t;
+			x->sc[x->n - 1].sp = sp;
+		}
+	}
+	if (!x->n) {
+		pd2bw_error("no tensor-parallel degree divides the %d GPUs per "
+			    "node and the model",
+			    gpus_per_node);
+		goto out;
+	}
+	ret = 0;
+out:
+	model_release(&m);
+	return ret;
+}
+
+void
+input_chains_release(struct input_chains *x)
+{
+	int i;
+
+	for (i = 0; i < x->n; i++) {
+		chain_release(&x->ch[i]);
+		profile_release(&x->prof[i]);
+	}
+	x->n = 0;
+}

@@ -6,8 +6,10 @@
 #ifndef PD2BW_INPUT_H
 #define PD2BW_INPUT_H
 
+#include "chain.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
+#include "search.h"
 
 /*
  * Load path into p (profile_init'ed).  For a model, gpu names the catalog
@@ -17,5 +19,28 @@
 int input_load(struct profile *p, const char *path,
 	       const struct gpu_catalog *cat, const char *gpu, const int *mb,
 	       int nmb, int *is_model);
+
+#define INPUT_MAX_CHAINS 16
+
+/* A model's chains at several tensor-parallel shapes, for the search. */
+struct input_chains {
+	struct profile prof[INPUT_MAX_CHAINS];
+	struct chain ch[INPUT_MAX_CHAINS];
+	struct search_chain sc[INPUT_MAX_CHAINS];
+	int n;
+};
+
+/*
+ * Estimate the model at path for GPU g at every degree t of tps[0..ntp)
+ * (default 1, 2, 4, 8) that divides gpus_per_node and the model's heads
+ * and MLP, without sequence parallelism (sp_mode 0), with it (1, t > 1) or
+ * both (2); t = 1 is always without.  Microbatch sizes mb[0..nmb) (nmb 0:
+ * the defaults).  x is zeroed first; release it with input_chains_release.
+ * Returns 0, or -1 (also when no degree qualifies).
+ */
+int input_tp_chains(struct input_chains *x, const char *path,
+		    const struct gpu_spec *g, int gpus_per_node, const int *mb,
+		    int nmb, const int *tps, int ntp, int sp_mode);
+void input_chains_release(struct input_chains *x);
 
 #endif

@@ -3,7 +3,8 @@
  * exactly with GLPK's branch and cut.
  *
  * Variables x[j][r] in {0, 1}: layer j recomputes with option r; one per
- * layer.  y in {0, 1}: some layer recomputes fully, so one layer's whole
+ * layer (identical layers are grouped, x then counts how many of the group
+ * take r).  y in {0, 1}: some layer recomputes fully, so one layer's whole
  * activations are rebuilt during backward (the largest, as cost_stage()
  * counts it).  Memory:
  *   weights + state + work + inflight * sum x[j][r] stash[j][r] + y peak
@@ -84,6 +85,23 @@ extra_ms(const struct chain *c, const struct cost_cfg *g,
 	return t;
 }
 
+/* Layers j and i behave alike under every option: one group. */
+static int
+alike(const struct chain *c, const struct cost_cfg *g, int i, int j)
+{
+	int r;
+
+	for (r = 0; r < PROF_RC_N; r++)
+		if (CHAIN_AT(c, c->rc[r], g->k, i) !=
+			    CHAIN_AT(c, c->rc[r], g->k, j) ||
+		    CHAIN_AT(c, c->stash[r], g->k, i) !=
+			    CHAIN_AT(c, c->stash[r], g->k, j) ||
+		    chain_tp_bytes(c, g->k, r, i, i) !=
+			    chain_tp_bytes(c, g->k, r, j, j))
+			return 0;
+	return 1;
+}
+
 int
 lp_stage(const struct chain *c, const struct cost_opts *o,
 	 const struct cost_cfg *g, const struct place_links *l, int s, int a,
@@ -93,6 +111,7 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	glp_iocp parm;
 	int n = e - a + 1, nr = 0, opts[PROF_RC_N], j, r, col, row, ret;
 	int *ia = NULL, *ja = NULL, nz = 0, cap_nz, ycol, st, err;
+	int *gof, *rep, *size, ng = 0, q;
 	double *ar = NULL, inflight, budget;
 
 	for (r = 0; r < PROF_RC_N; r++)
@@ -103,65 +122,86 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	inflight = cost_in_flight(g, s) * cost_interleave_factor(g);
 	budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
 
+	/*
+	 * Identical layers (a stage's transformer blocks) form one group
+	 * with an integer count per option: the same optimum without the
+	 * symmetric branch-and-bound tree of one binary per layer.
+	 */
+	gof = xcalloc(n, sizeof(int));
+	rep = xcalloc(n, sizeof(int));
+	size = xcalloc(n, sizeof(int));
+	for (j = 0; j < n; j++) {
+		for (q = 0; q < ng; q++)
+			if (alike(c, g, a + rep[q], a + j))
+				break;
+		if (q == ng)
+			rep[ng++] = j;
+		gof[j] = q;
+		size[q]++;
+	}
+
 	glp_term_out(GLP_OFF);
 	lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
-	/* Columns: x[j][opt] then y. */
-	glp_add_cols(lp, n * nr + 1);
-	for (j = 0; j < n; j++)
+	/* Columns: x[group][opt] (how many of the group take it), then y. */
+	glp_add_cols(lp, ng * nr + 1);
+	for (q = 0; q < ng; q++)
 		for (r = 0; r < nr; r++) {
-			col = 1 + j * nr + r;
-			glp_set_col_kind(lp, col, GLP_BV);
+			col = 1 + q * nr + r;
+			glp_set_col_kind(lp, col, GLP_IV);
+			glp_set_col_bnds(lp, col, GLP_DB, 0, size[q]);
 			glp_set_obj_coef(lp, col,
-					 extra_ms(c, g, l, s, a + j, opts[r]));
+					 extra_ms(c, g, l, s, a + rep[q],
+						  opts[r]));
 		}
-	ycol = n * nr + 1;
+	ycol = ng * nr + 1;
 	glp_set_col_kind(lp, ycol, GLP_BV);
 
-	/* Rows: one choice per layer (n), memory (1), x_full <= y (n). */
-	glp_add_rows(lp, 2 * n + 1);
-	cap_nz = 4 * n * nr + 4;
+	/* Rows: counts per group (ng), memory (1), x_full <= size y (ng). */
+	glp_add_rows(lp, 2 * ng + 1);
+	cap_nz = 4 * ng * nr + 4;
 	ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
 	ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
 	ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
-	for (j = 0; j < n; j++) {
-		row = 1 + j;
-		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
+	for (q = 0; q < ng; q++) {
+		row = 1 + q;
+		glp_set_row_bnds(lp, row, GLP_FX, size[q], size[q]);
 		for (r = 0; r < nr; r++) {
 			nz++;
 			ia[nz] = row;
-			ja[nz] = 1 + j * nr + r;
+			ja[nz] = 1 + q * nr + r;
 			ar[nz] = 1;
 		}
 	}
-	row = n + 1;
+	row = ng + 1;
 	/* Memory in GB keeps the coefficients well scaled. */
 	glp_set_row_bnds(lp, row, GLP_UP, 0, budget / 1e9);
-	for (j = 0; j < n; j++)
+	for (q = 0; q < ng; q++)
 		for (r = 0; r < nr; r++) {
 			nz++;
 			ia[nz] = row;
-			ja[nz] = 1 + j * nr + r;
+			ja[nz] = 1 + q * nr + r;
 			ar[nz] = inflight *
-				 CHAIN_AT(c, c->stash[opts[r]], g->k, a + j) /
+				 CHAIN_AT(c, c->stash[opts[r]], g->k,
+					  a + rep[q]) /
 				 1e9;
 		}
 	nz++;
 	ia[nz] = row;
 	ja[nz] = ycol;
 	ar[nz] = peak_layer(c, g, a, e) / 1e9;
-	for (j = 0; j < n; j++) {
-		row = n + 2 + j;
+	for (q = 0; q < ng; q++) {
+		row = ng + 2 + q;
 		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
 		nz++;
 		ia[nz] = row;
 		ja[nz] = ycol;
-		ar[nz] = -1;
+		ar[nz] = -size[q];
 		for (r = 0; r < nr; r++)
 			if (opts[r] == PROF_RC_FULL) {
 				nz++;
 				ia[nz] = row;
-				ja[nz] = 1 + j * nr + r;
+				ja[nz] = 1 + q * nr + r;
 				ar[nz] = 1;
 			}
 	}
@@ -176,10 +216,23 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	st = glp_mip_status(lp);
 	if ((err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
 	    (st == GLP_OPT || st == GLP_FEAS)) {
-		for (j = 0; j < n; j++)
+		/* Hand each group's counts out to its layers in order. */
+		for (q = 0; q < ng; q++) {
+			int left[PROF_RC_N];
+
 			for (r = 0; r < nr; r++)
-				if (glp_mip_col_val(lp, 1 + j * nr + r) > 0.5)
-					rc[j] = opts[r];
+				left[r] = (int)(glp_mip_col_val(
+							lp, 1 + q * nr + r) +
+						0.5);
+			for (j = 0, r = 0; j < n; j++) {
+				if (gof[j] != q)
+					continue;
+				while (r < nr - 1 && left[r] == 0)
+					r++;
+				rc[j] = opts[r];
+				left[r]--;
+			}
+		}
 		*extra = glp_mip_obj_val(lp);
 		ret = st == GLP_OPT && err == 0 ? LP_OPTIMAL : LP_FEASIBLE;
 	} else if (err == GLP_ENOPFS || st == GLP_NOFEAS ||
@@ -192,5 +245,8 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	free(ia);
 	free(ja);
 	free(ar);
+	free(gof);
+	free(rep);
+	free(size);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include "input.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/cli.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
 #include "pd2bw/model.h"
@@ -183,190 +184,7 @@ usage(FILE *fp)
 		pd2bw_progname, pd2bw_progname, pd2bw_progname);
 }
 
-static _Noreturn void
-bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", pd2bw_progname);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
-	exit(2);
-}
-
-static long
-parse_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "invalid %s '%%s' (expected %ld..%ld)",
-			 opt, lo, hi);
-		bad_usage(msg, s);
-	}
-	return v;
-}
-
-static double
-parse_double(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
-		bad_usage(msg, s);
-	}
-	return v;
-}
-
-/* Parse "a,b,c" of names into a bit mask; *one gets the single index. */
-static unsigned
-parse_names(const char *opt, const char *s, const char *const *names,
-	    int *one)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	unsigned mask = 0;
-	int n = 0, i;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; names[i]; i++)
-			if (!strcmp(tok, names[i]))
-				break;
-		if (!names[i]) {
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
-			bad_usage(msg, tok);
-		}
-		mask |= 1u << i;
-		*one = i;
-		n++;
-	}
-	free(copy);
-	if (!mask)
-		bad_usage("empty list for %s", opt);
-	if (n > 1)
-		*one = -1;
-	return mask;
-}
-
 static const char *const onoff_names[] = {"off", "on", "both", NULL};
-
-/* Parse "a,b,c" of distinct integers in [lo, hi] into v[0..max). */
-static int
-parse_int_list(const char *opt, const char *s, int *v, int max, long lo,
-	       long hi)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	int n = 0, i;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == max)
-			bad_usage("too many values in '%s'", s);
-		v[n] = (int)parse_long(opt, tok, lo, hi);
-		for (i = 0; i < n; i++)
-			if (v[i] == v[n])
-				bad_usage("repeated value in '%s'", s);
-		n++;
-	}
-	free(copy);
-	if (!n)
-		bad_usage("empty list for %s", opt);
-	return n;
-}
-
-static int
-parse_mb_list(const char *s, int *mb)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	int n = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_MB)
-			bad_usage("too many microbatch sizes in '%s'", s);
-		mb[n] = (int)parse_long("--microbatches", tok, 1, 1 << 20);
-		if (n > 0 && mb[n] <= mb[n - 1])
-			bad_usage("microbatch sizes must increase: '%s'", s);
-		n++;
-	}
-	free(copy);
-	return n;
-}
-
-/*
- * For a model: one chain per tensor-parallel degree t in tps that divides
- * the node and the model's heads and MLP, with and without sequence
- * parallelism as sp_mode says (0 off, 1 on, 2 both).  t = 1 always has
- * sp off.
- */
-static int
-build_tp_chains(const char *input, const struct gpu_catalog *cat,
-		const char *gpu, const struct cluster *cl, const int *mb,
-		int nmb, const int *tps, int ntp, int sp_mode,
-		struct profile *profs, struct chain *chains,
-		struct search_chain *sc, int *nsc)
-{
-	struct model m;
-	const struct gpu_spec *g = catalog_find(cat, gpu);
-	static const int dflt[] = {1, 2, 4, 8};
-	int i, sp, ret = -1;
-
-	if (!ntp) {
-		tps = dflt;
-		ntp = 4;
-	}
-	if (nmb <= 0) {
-		mb = analytic_default_mb;
-		nmb = analytic_default_nmb;
-	}
-	model_init(&m);
-	if (model_load(&m, input))
-		goto out;
-	*nsc = 0;
-	for (i = 0; i < ntp; i++) {
-		int t = tps[i];
-		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-
-		if (cl->gpus_per_node % t || m.heads % t ||
-		    m.ffn_hidden % t || (kv % t && t % kv))
-			continue;
-		for (sp = 0; sp < 2; sp++) {
-			struct profile *p = &profs[*nsc];
-
-			if (sp ? t == 1 || sp_mode == 0
-			       : t > 1 && sp_mode == 1)
-				continue;
-			if (analytic_profile_sp(p, &m, g, mb, nmb, t, sp) ||
-			    chain_build(&chains[*nsc], p))
-				goto out;
-			sc[*nsc].c = &chains[*nsc];
-			sc[*nsc].t = t;
-			sc[*nsc].sp = sp;
-			(*nsc)++;
-		}
-	}
-	if (!*nsc) {
-		pd2bw_error("no tensor-parallel degree of --tp divides the "
-			    "%d GPUs per node and the model",
-			    cl->gpus_per_node);
-		goto out;
-	}
-	ret = 0;
-out:
-	model_release(&m);
-	return ret;
-}
 
 /* The chain a plan was made from. */
 static const struct chain *
@@ -403,10 +221,10 @@ main(int argc, char **argv)
 	int have_sched = 0, have_rc = 0;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int have_v = 0;
-	struct chain chains[16];
-	struct profile profs[16];
-	struct search_chain sc[16];
-	int nsc = 0, i;
+	struct input_chains tc;
+	struct search_chain single;
+	const struct search_chain *sc = &single;
+	int nsc = 0;
 	char hash[17];
 
 	pd2bw_set_progname(argv[0]);
@@ -421,7 +239,7 @@ main(int argc, char **argv)
 			cluster_spec = optarg;
 			break;
 		case 'B':
-			so.batch = parse_long("--batch", optarg, 1,
+			so.batch = cli_long("--batch", optarg, 1,
 					      1L << 40);
 			break;
 		case 'g':
@@ -431,39 +249,40 @@ main(int argc, char **argv)
 			gpus_file = optarg;
 			break;
 		case OPT_MICROBATCHES:
-			nmb = parse_mb_list(optarg, mb);
+			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
+				       1 << 20, 1);
 			break;
 		case 's':
-			so.sched_mask = parse_names("--schedule", optarg,
+			so.sched_mask = cli_names("--schedule", optarg,
 						    plan_sched_names,
 						    &sched_one);
 			have_sched = 1;
 			break;
 		case 'r':
-			so.rc_mask = parse_names("--recompute", optarg,
+			so.rc_mask = cli_names("--recompute", optarg,
 						 prof_rc_names, &rc_one);
 			have_rc = 1;
 			break;
 		case 't':
-			ntp = parse_int_list("--tp", optarg, tps, 8, 1, 64);
+			ntp = cli_ints("--tp", optarg, tps, 8, 1, 64, 0);
 			break;
 		case OPT_SP:
-			parse_names("--sequence-parallel", optarg, onoff_names,
+			cli_names("--sequence-parallel", optarg, onoff_names,
 				    &sp_mode);
 			if (sp_mode < 0)
-				bad_usage("invalid --sequence-parallel '%s'",
+				cli_usage_error("invalid --sequence-parallel '%s'",
 					  optarg);
 			break;
 		case OPT_INTERLEAVE:
-			so.nv = parse_int_list("--interleave", optarg, so.v,
-					       SEARCH_MAX_V, 1, 64);
+			so.nv = cli_ints("--interleave", optarg, so.v,
+					       SEARCH_MAX_V, 1, 64, 0);
 			have_v = 1;
 			break;
 		case OPT_ZERO:
-			parse_names("--optimizer-sharding", optarg, onoff_names,
+			cli_names("--optimizer-sharding", optarg, onoff_names,
 				    &zero_one);
 			if (zero_one < 0)
-				bad_usage("invalid --optimizer-sharding '%s'",
+				cli_usage_error("invalid --optimizer-sharding '%s'",
 					  optarg);
 			so.zero_mask = zero_one == 2 ? 3u : 1u << zero_one;
 			break;
@@ -471,49 +290,49 @@ main(int argc, char **argv)
 			evaluate = 1;
 			break;
 		case OPT_WIDTH:
-			so.fix_w = (int)parse_long("--width", optarg, 1,
+			so.fix_w = (int)cli_long("--width", optarg, 1,
 						   INT_MAX);
 			break;
 		case OPT_DEPTH:
-			so.fix_d = (int)parse_long("--depth", optarg, 1,
+			so.fix_d = (int)cli_long("--depth", optarg, 1,
 						   INT_MAX);
 			break;
 		case OPT_MICROBATCH:
-			so.fix_b = (int)parse_long("--microbatch", optarg, 1,
+			so.fix_b = (int)cli_long("--microbatch", optarg, 1,
 						   INT_MAX);
 			break;
 		case OPT_PLACEMENT: {
 			int one = -1;
 
-			parse_names("--placement", optarg, plan_place_names,
+			cli_names("--placement", optarg, plan_place_names,
 				    &one);
 			if (one < 0)
-				bad_usage("give one --placement, not '%s'",
+				cli_usage_error("give one --placement, not '%s'",
 					  optarg);
 			so.fix_place = one;
 			break;
 		}
 		case OPT_RESERVE:
-			reserve_gib = parse_double("--reserve", optarg, 0, 1e6);
+			reserve_gib = cli_double("--reserve", optarg, 0, 1e6);
 			break;
 		case OPT_MAX_GPUS:
-			so.max_gpus = (int)parse_long("--max-gpus", optarg, 1,
+			so.max_gpus = (int)cli_long("--max-gpus", optarg, 1,
 						      INT_MAX);
 			break;
 		case OPT_TOP:
-			so.topk = (int)parse_long("--top", optarg, 1, 1000);
+			so.topk = (int)cli_long("--top", optarg, 1, 1000);
 			break;
 		case OPT_WEIGHT_BYTES:
-			wb = parse_double("--weight-bytes", optarg, 0, 64);
+			wb = cli_double("--weight-bytes", optarg, 0, 64);
 			break;
 		case OPT_GRAD_BYTES:
-			gb = parse_double("--grad-bytes", optarg, 0, 64);
+			gb = cli_double("--grad-bytes", optarg, 0, 64);
 			break;
 		case OPT_OPT_BYTES:
-			ob = parse_double("--optimizer-bytes", optarg, 0, 64);
+			ob = cli_double("--optimizer-bytes", optarg, 0, 64);
 			break;
 		case OPT_VERSION_BYTES:
-			vb = parse_double("--version-bytes", optarg, 0, 64);
+			vb = cli_double("--version-bytes", optarg, 0, 64);
 			break;
 		case OPT_STATS:
 			stats = 1;
@@ -523,28 +342,28 @@ main(int argc, char **argv)
 							    "uniform", NULL};
 			int one = -1;
 
-			parse_names("--partition", optarg, names, &one);
+			cli_names("--partition", optarg, names, &one);
 			if (one < 0)
-				bad_usage("give one --partition, not '%s'",
+				cli_usage_error("give one --partition, not '%s'",
 					  optarg);
 			so.uniform = one;
 			break;
 		}
 		case OPT_LP_K:
-			so.lp_k = (int)parse_long("--lp-candidates", optarg, 0,
+			so.lp_k = (int)cli_long("--lp-candidates", optarg, 0,
 						  1000);
 			break;
 		case OPT_LP_GAP:
-			so.lp_gap = parse_double("--lp-gap", optarg, 0, 1);
+			so.lp_gap = cli_double("--lp-gap", optarg, 0, 1);
 			break;
 		case OPT_LP_TIME:
-			so.lp_ms = (int)parse_long("--lp-time", optarg, 1,
+			so.lp_ms = (int)cli_long("--lp-time", optarg, 1,
 						   3600000);
 			break;
 		case OPT_EMIT:
-			parse_names("--emit", optarg, emit_fmt_names, &emit);
+			cli_names("--emit", optarg, emit_fmt_names, &emit);
 			if (emit < 0)
-				bad_usage("give one --emit format, not '%s'",
+				cli_usage_error("give one --emit format, not '%s'",
 					  optarg);
 			break;
 		case OPT_EMIT_OUTPUT:
@@ -572,25 +391,25 @@ main(int argc, char **argv)
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			return 0;
 		case ':':
-			bad_usage("option '%s' needs a value", argv[optind - 1]);
+			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		bad_usage("%s", optind < argc ? "give one PROFILE or MODEL"
+		cli_usage_error("%s", optind < argc ? "give one PROFILE or MODEL"
 					      : "missing PROFILE or MODEL");
 	input = argv[optind];
 	if (!cluster_spec)
-		bad_usage("%s", "missing --cluster");
+		cli_usage_error("%s", "missing --cluster");
 	if (!so.batch)
-		bad_usage("%s", "missing --batch");
+		cli_usage_error("%s", "missing --batch");
 	if (evaluate) {
 		if (so.fix_w <= 0 || so.fix_d <= 0 || so.fix_b <= 0)
-			bad_usage("%s", "--evaluate needs --width, --depth "
+			cli_usage_error("%s", "--evaluate needs --width, --depth "
 					"and --microbatch");
 		if (!have_sched || sched_one < 0 || !have_rc || rc_one < 0)
-			bad_usage("%s", "--evaluate needs one --schedule and "
+			cli_usage_error("%s", "--evaluate needs one --schedule and "
 					"one --recompute");
 		/* One stage is plain data parallelism, whatever the
 		 * schedule. */
@@ -599,13 +418,13 @@ main(int argc, char **argv)
 		so.fix_rc = rc_one;
 		if (ntp > 1 || so.nv > 1 || zero_one == 2 ||
 		    (ntp == 1 && tps[0] > 1 && sp_mode == 2))
-			bad_usage("%s", "--evaluate needs one --tp, one "
+			cli_usage_error("%s", "--evaluate needs one --tp, one "
 					"--interleave, one --sequence-parallel "
 					"and one --optimizer-sharding");
 		if (!ntp)
 			ntp = 1, tps[0] = 1;
 		if (so.batch % ((long)so.fix_w * so.fix_b))
-			bad_usage("%s", "--batch must be a multiple of "
+			cli_usage_error("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
 	}
 
@@ -614,9 +433,7 @@ main(int argc, char **argv)
 	profile_init(&prof);
 	plan_init(&plan);
 	memset(&ch, 0, sizeof(ch));
-	memset(chains, 0, sizeof(chains));
-	for (i = 0; i < 16; i++)
-		profile_init(&profs[i]);
+	memset(&tc, 0, sizeof(tc));
 	(void)have_v;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
@@ -636,17 +453,20 @@ main(int argc, char **argv)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		if (build_tp_chains(input, &cat, gpu, &cl, mb, nmb, tps, ntp,
-				    sp_mode, profs, chains, sc, &nsc))
+		if (input_tp_chains(&tc, input, catalog_find(&cat, gpu),
+				    cl.gpus_per_node, mb, nmb, tps, ntp,
+				    sp_mode))
 			goto out;
+		sc = tc.sc;
+		nsc = tc.n;
 	} else {
 		if (ntp && (ntp > 1 || tps[0] != ch.tp))
 			pd2bw_warn("--tp applies to models; the profile was "
 				   "taken at t=%d",
 				   ch.tp);
-		sc[0].c = &ch;
-		sc[0].t = ch.tp;
-		sc[0].sp = 0;
+		single.c = &ch;
+		single.t = ch.tp;
+		single.sp = 0;
 		nsc = 1;
 	}
 
@@ -720,10 +540,7 @@ out:
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);
-	for (i = 0; i < 16; i++) {
-		chain_release(&chains[i]);
-		profile_release(&profs[i]);
-	}
+	input_chains_release(&tc);
 	cluster_release(&cl);
 	catalog_release(&cat);
 	if (fflush(stdout) || ferror(stdout)) {

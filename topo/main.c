@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pd2bw/cluster.h"
+#include "pd2bw/cli.h"
 #include "pd2bw/error.h"
 #include "discover.h"
 #include "matrix.h"
@@ -102,50 +103,6 @@ usage(FILE *fp)
 		pd2bw_progname, pd2bw_progname, pd2bw_progname);
 }
 
-static _Noreturn void
-bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", pd2bw_progname);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
-	exit(2);
-}
-
-static long
-parse_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg),
-			 "invalid %s '%%s' (expected %ld..%ld)", opt, lo, hi);
-		bad_usage(msg, s);
-	}
-	return v;
-}
-
-static double
-parse_double(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "invalid %s '%%s'", opt);
-		bad_usage(msg, s);
-	}
-	return v;
-}
-
 struct args {
 	struct topo_discover_opts disc;
 	struct topo_net net;
@@ -191,34 +148,34 @@ parse(int argc, char **argv, struct args *a)
 			a->disc.gpu = a->net.gpu = optarg;
 			break;
 		case OPT_GPU_MEM:
-			a->net.gpu_mem_bytes = (int64_t)parse_double(
+			a->net.gpu_mem_bytes = (int64_t)cli_double(
 				"--gpu-mem", optarg, 1, 1e15);
 			break;
 		case 'N':
-			a->nodes = (int)parse_long("--nodes", optarg, 1,
+			a->nodes = (int)cli_long("--nodes", optarg, 1,
 						   1000000);
 			break;
 		case OPT_NAME:
 			a->net.name = optarg;
 			break;
 		case OPT_NET_GBIT:
-			a->net.net_gbit_s = parse_double("--net-gbit", optarg,
+			a->net.net_gbit_s = cli_double("--net-gbit", optarg,
 							 1e-3, 1e7);
 			break;
 		case OPT_NET_LAT:
-			a->net.net_latency_us = parse_double(
+			a->net.net_latency_us = cli_double(
 				"--net-latency-us", optarg, 0, 1e7);
 			break;
 		case OPT_INTRA_LAT:
-			a->net.intra_latency_us = parse_double(
+			a->net.intra_latency_us = cli_double(
 				"--intra-latency-us", optarg, 0, 1e7);
 			break;
 		case OPT_PER_LEAF:
-			a->net.nodes_per_leaf = (int)parse_long(
+			a->net.nodes_per_leaf = (int)cli_long(
 				"--nodes-per-leaf", optarg, 0, 1000000);
 			break;
 		case OPT_OVERSUB:
-			a->net.oversubscription = parse_double(
+			a->net.oversubscription = cli_double(
 				"--oversubscription", optarg, 1, 1000);
 			break;
 		case 'h':
@@ -232,15 +189,15 @@ parse(int argc, char **argv, struct args *a)
 				exit(1);
 			exit(0);
 		case ':':
-			bad_usage("option '%s' needs a value",
+			cli_usage_error("option '%s' needs a value",
 				  argv[optind - 1]);
 		default:
 			if (optopt && optopt < 256) {
 				char opt[3] = {'-', (char)optopt, 0};
 
-				bad_usage("unknown option '%s'", opt);
+				cli_usage_error("unknown option '%s'", opt);
 			}
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 }
@@ -312,11 +269,11 @@ cmd_merge(const struct args *a, int nfiles, char **files)
 	int i, loaded = 0, ret = 1;
 
 	if (nfiles < 1)
-		bad_usage("%s", "missing NODEFILE");
+		cli_usage_error("%s", "missing NODEFILE");
 	if (a->nodes && nfiles > 1)
-		bad_usage("%s", "--nodes takes one NODEFILE (copies of it)");
+		cli_usage_error("%s", "--nodes takes one NODEFILE (copies of it)");
 	if (a->input || a->node || a->matrix || a->nccl)
-		bad_usage("%s", "merge takes only cluster options");
+		cli_usage_error("%s", "merge takes only cluster options");
 	nodes = xcalloc((size_t)nfiles, sizeof(*nodes));
 	names = xcalloc((size_t)nfiles, sizeof(*names));
 	for (i = 0; i < nfiles; i++, loaded++) {
@@ -348,10 +305,10 @@ cmd_preset(const struct args *a, int nargs, char **args)
 	int ret;
 
 	if (nargs != 1)
-		bad_usage("%s", nargs ? "give one preset NAME[:NODES]"
+		cli_usage_error("%s", nargs ? "give one preset NAME[:NODES]"
 				      : "missing preset NAME[:NODES]");
 	if (a->input || a->node || a->matrix || a->nccl || a->nodes)
-		bad_usage("%s", "preset takes only -o FILE");
+		cli_usage_error("%s", "preset takes only -o FILE");
 	cluster_init(&c);
 	if (cluster_preset(&c, args[0])) {
 		cluster_release(&c);
@@ -381,7 +338,7 @@ main(int argc, char **argv)
 	parse(argc, argv, &a);
 	if (!cmd) {
 		if (optind < argc)
-			bad_usage("unexpected argument '%s'", argv[optind]);
+			cli_usage_error("unexpected argument '%s'", argv[optind]);
 		ret = cmd_map(&a);
 	} else if (!strcmp(cmd, "merge")) {
 		ret = cmd_merge(&a, argc - optind, argv + optind);

@@ -79,6 +79,15 @@ main(void)
 			struct prof_point *pt = &p.layers[j].pt[0];
 			double none = 1e8 + urand() * 2e9;
 
+			/* Every other trial: identical layers, which the
+			 * solver groups. */
+			if (trial % 2 && j > 0) {
+				p.layers[j].name = xstrdup("x");
+				p.layers[j].repeat = 1;
+				p.layers[j].params = p.layers[0].params;
+				*pt = p.layers[0].pt[0];
+				continue;
+			}
 			p.layers[j].name = xstrdup("x");
 			p.layers[j].repeat = 1;
 			p.layers[j].params = (int64_t)(urand() * 1e7);

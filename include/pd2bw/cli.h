@@ -1,0 +1,38 @@
+/*
+ * cli.h - what the programs' main.c files share for their command lines:
+ * the usage-error exit and checked number and list parsing.  Every
+ * function here reports a bad value as
+ *   progname: invalid --opt 'value' (...)
+ *   Try 'progname --help'.
+ * and exits with status 2.
+ */
+#ifndef PD2BW_CLI_H
+#define PD2BW_CLI_H
+
+#include "pd2bw/error.h"
+
+/* What "Try '...'." names; default "<progname> --help". */
+extern const char *cli_help;
+
+/* Print "progname: <message>" and the hint, exit 2. */
+_Noreturn void cli_usage_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);
+
+/* A whole decimal integer in [lo, hi]. */
+long cli_long(const char *opt, const char *s, long lo, long hi);
+/* A whole number in [lo, hi] (strtod syntax, finite). */
+double cli_double(const char *opt, const char *s, double lo, double hi);
+/*
+ * "a,b,c" of names from the NULL-terminated names: returns the bit mask
+ * (1 << index); *one gets the index when exactly one name was given, else
+ * -1 (one may be NULL).
+ */
+unsigned cli_names(const char *opt, const char *s, const char *const *names,
+		   int *one);
+/*
+ * "1,2,4" into out[0..max): integers in [lo, hi], strictly increasing when
+ * increasing != 0, else merely distinct.  Returns how many.
+ */
+int cli_ints(const char *opt, const char *s, int *out, int max, long lo,
+	     long hi, int increasing);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * cli.c - usage errors and checked option values for the programs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd2bw/cli.h"
+
+const char *cli_help;
+
+void
+cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", pd2bw_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (cli_help)
+		fprintf(stderr, "\nTry '%s'.\n", cli_help);
+	else
+		fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
+	exit(2);
+}
+
+long
+cli_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		cli_usage_error("invalid %s '%s' (expected %ld..%ld)", opt, s,
+				lo, hi);
+	return v;
+}
+
+double
+cli_double(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || !(v >= lo) ||
+	    !(v <= hi))
+		cli_usage_error("invalid %s '%s'", opt, s);
+	return v;
+}
+
+unsigned
+cli_names(const char *opt, const char *s, const char *const *names, int *one)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	unsigned mask = 0;
+	int n = 0, i, last = -1;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; names[i]; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (!names[i])
+			cli_usage_error("invalid %s '%s'", opt, tok);
+		mask |= 1u << i;
+		last = i;
+		n++;
+	}
+	free(copy);
+	if (!mask)
+		cli_usage_error("empty list for %s", opt);
+	if (one)
+		*one = n == 1 ? last : -1;
+	return mask;
+}
+
+int
+cli_ints(const char *opt, const char *s, int *out, int max, long lo,
+	 long hi, int increasing)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int n = 0, i;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			cli_usage_error("too many values for %s in '%s'", opt,
+					s);
+		out[n] = (int)cli_long(opt, tok, lo, hi);
+		if (increasing && n > 0 && out[n] <= out[n - 1])
+			cli_usage_error("%s must increase: '%s'", opt, s);
+		for (i = 0; !increasing && i < n; i++)
+			if (out[i] == out[n])
+				cli_usage_error("repeated value in %s '%s'",
+						opt, s);
+		n++;
+	}
+	free(copy);
+	if (!n)
+		cli_usage_error("empty list for %s", opt);
+	return n;
+}
