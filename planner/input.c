@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input.h"
 #include "pd2bw/analytic.h"
@@ -36,6 +37,22 @@ slurp(const char *path, size_t *len)
 	fclose(fp);
 	*len = n;
 	return buf;
+}
+
+const char *
+input_resolve(const char *path, char *buf, size_t n)
+{
+	const char *dirs[] = {"models", PD2BW_DATADIR "/models"};
+	size_t i;
+
+	if (strchr(path, '/') || access(path, F_OK) == 0)
+		return path;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(buf, n, "%s/%s.yaml", dirs[i], path);
+		if (access(buf, R_OK) == 0)
+			return buf;
+	}
+	return path;
 }
 
 /* A model is a pd2bw-model file or JSON (Hugging Face config). */

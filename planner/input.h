@@ -20,6 +20,14 @@ int input_load(struct profile *p, const char *path,
 	       const struct gpu_catalog *cat, const char *gpu, const int *mb,
 	       int nmb, int *is_model);
 
+/*
+ * The file a PROFILE|MODEL argument names: the path itself when it exists
+ * or contains '/', else a zoo model by name (models/NAME.yaml in the
+ * current directory, then the installed share/pd2bw/models/NAME.yaml).
+ * Returns path or buf.
+ */
+const char *input_resolve(const char *path, char *buf, size_t n);
+
 #define INPUT_MAX_CHAINS 16
 
 /* A model's chains at several tensor-parallel shapes, for the search. */

@@ -203,6 +203,7 @@ main(int argc, char **argv)
 {
 	const char *cluster_spec = NULL, *gpu = NULL, *gpus_file = NULL;
 	const char *output = NULL, *input;
+	char input_buf[4096];
 	const char *emit_output = "-", *timeline = NULL, *memory = NULL;
 	const char *trace = NULL;
 	int emit = -1;
@@ -399,7 +400,7 @@ main(int argc, char **argv)
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind < argc ? "give one PROFILE or MODEL"
 					      : "missing PROFILE or MODEL");
-	input = argv[optind];
+	input = input_resolve(argv[optind], input_buf, sizeof(input_buf));
 	if (!cluster_spec)
 		cli_usage_error("%s", "missing --cluster");
 	if (!so.batch)
