@@ -467,9 +467,10 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		for (vi = 0; vi < so->nv; vi++) {
 			int iv = so->v[vi];
 
-			/* Interleaving is a flush schedule with d > 1. */
+			/* Interleaving is a flush schedule with d > 1 whose
+			 * microbatches come in groups of d (Megatron). */
 			if (iv > 1 && (sched != PLAN_FLUSH || d == 1 ||
-				       iv * d > c->L))
+				       iv * d > c->L || m % d))
 				continue;
 			for (z = 0; z < 2; z++) {
 				struct cost_cfg g;
