@@ -37,7 +37,8 @@ PKG_LIBS=$(pkg-config --libs hwloc yaml-0.1 2>/dev/null) ||
 [ -n "$PKG_LIBS" ] || PKG_LIBS="-lhwloc -lyaml"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer \
- -Iinclude -DPD2BW_DATADIR=\"/usr/local/share/pd2bw\" $PKG_CFLAGS $SAN"
+ -Iinclude $PKG_CFLAGS $SAN"
+DATADIR='-DPD2BW_DATADIR="/usr/local/share/pd2bw"'
 LIBS="$PKG_LIBS -lglpk -lm -ldl"
 
 # --- build ---
@@ -45,12 +46,12 @@ mkdir -p "$B/obj"
 objs=
 for src in lib/*.c; do
 	obj=$B/obj/$(basename "$src" .c).o
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
-	   [ -n "$(find include -newer "$obj" -name '*.h' 2>/dev/null)" ]; then
+	if [ ! -f "$obj" ] ||
+	   [ -n "$(find "$src" include -newer "$obj" 2>/dev/null)" ]; then
 		echo "CC $src"
 		# shellcheck disable=SC2086
-		$CLANG $CFLAGS -fsanitize=fuzzer-no-link -c -o "$obj" "$src" ||
-			exit 2
+		$CLANG $CFLAGS "$DATADIR" -fsanitize=fuzzer-no-link -c \
+			-o "$obj" "$src" || exit 2
 	fi
 	objs="$objs $obj"
 done
