@@ -3,6 +3,8 @@
  * stage's operation order for the schedule, then advances every stage as
  * far as its inputs allow until all operations have run, and derives the
  * iteration time, bubble, stashes and weight versions from the result.
+ * Interleaved 1F1B runs on the same engine: a step names a model chunk as
+ * well as a microbatch, and inputs are kept per virtual stage.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,30 +21,37 @@ const char *const sim_kind_names[] = {
 struct step {
 	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
 	int mb;
+	int chunk;
 };
 
 struct run {
 	const struct sim_cfg *cfg;
 	int d, m, M;           /* M: microbatches over all iterations */
+	int v, V;              /* chunks per GPU; V = v d virtual stages */
 	struct step **order;   /* [d][len[s]] */
 	int *len, *pos, *warm;
-	double *act;           /* [s*M + i]: activation i available at s */
-	double *grad;          /* [s*M + i]: gradient i available at s */
+	double *act;           /* [u*M + i]: activation i at virtual stage u */
+	double *grad;          /* [u*M + i]: gradient i at virtual stage u */
 	double *ar_end;        /* [s*iters + k] */
+	/* link_fwd[s] carries GPU s to s+1, link_bwd[s] GPU s to s-1; with
+	 * v > 1, link_fwd[d-1] and link_bwd[0] are the wrap link between
+	 * GPU d-1 and GPU 0. */
 	double *stage_free, *link_fwd, *link_bwd, *ar_free;
 	size_t alloc;
 };
 
 static void
-push_op(struct sim *s, struct run *r, int kind, int stage, int mb,
-	double start, double end)
+push_op(struct sim *s, struct run *r, int kind, int stage,
+	const struct step *st, double start, double end)
 {
 	struct sim_op *o;
+	int mb = st->mb;
 
 	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
 	o = &s->ops[s->nops++];
 	o->kind = kind;
 	o->stage = stage;
+	o->chunk = st->chunk;
 	o->mb = mb;
 	o->iter = mb / r->m;
 	o->start_ms = start;
@@ -50,21 +59,74 @@ push_op(struct sim *s, struct run *r, int kind, int stage, int mb,
 }
 
 static void
-add_step(struct run *r, int s, int kind, int mb)
+add_chunk_step(struct run *r, int s, int kind, int mb, int chunk)
 {
 	struct step *st = &r->order[s][r->len[s]++];
 
 	st->kind = kind;
 	st->mb = mb;
+	st->chunk = chunk;
+}
+
+static void
+add_step(struct run *r, int s, int kind, int mb)
+{
+	add_chunk_step(r, s, kind, mb, 0);
 }
 
 /* A backward, preceded by its recomputation when there is one. */
 static void
-add_backward(struct run *r, int s, int mb)
+add_chunk_backward(struct run *r, int s, int mb, int chunk)
 {
 	if (r->cfg->st[s].rc_ms > 0)
-		add_step(r, s, SIM_RC, mb);
-	add_step(r, s, SIM_BWD, mb);
+		add_chunk_step(r, s, SIM_RC, mb, chunk);
+	add_chunk_step(r, s, SIM_BWD, mb, chunk);
+}
+
+static void
+add_backward(struct run *r, int s, int mb)
+{
+	add_chunk_backward(r, s, mb, 0);
+}
+
+/*
+ * Interleaved 1F1B (Megatron-LM's forward_backward_pipelining_with_
+ * interleaving) on GPU s.  tab lists the (microbatch, chunk) of each
+ * forward chunk-step: microbatches in groups of d, each group through
+ * chunk 0, then chunk 1, ...; the k-th backward chunk-step takes the k-th
+ * entry with the chunk mirrored (v-1-c), as gradients flow back.  The
+ * warm-up is Megatron's get_num_warmup_microbatches: 2 (d-s-1) forwards
+ * to fill the pipeline for the first chunk plus (v-1) d to reach the
+ * last chunk, at most all m v.  (Megatron runs every step as warm-up when
+ * m = d; the formula gives the same iteration time there.)  Megatron
+ * requires d to divide m; otherwise the last group is short, as newer
+ * Megatron-Core does with microbatch_group_size_per_vp_stage.
+ */
+static void
+build_interleaved(struct run *r, int s)
+{
+	int d = r->d, v = r->v, m = r->m, n = m * v, k, g, c, i, w, e = 0;
+	struct step *tab = xcalloc((size_t)n, sizeof(*tab));
+
+	for (g = 0; g < m; g += d)
+		for (c = 0; c < v; c++)
+			for (i = g; i < g + d && i < m; i++) {
+				tab[e].mb = i;
+				tab[e++].chunk = c;
+			}
+	w = 2 * (d - s - 1) + (v - 1) * d;
+	w = w < n ? w : n;
+	r->warm[s] = w;
+	for (k = 0; k < w; k++)
+		add_chunk_step(r, s, SIM_FWD, tab[k].mb, tab[k].chunk);
+	for (k = 0; k < n - w; k++) {
+		add_chunk_step(r, s, SIM_FWD, tab[k + w].mb,
+			       tab[k + w].chunk);
+		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
+	}
+	for (k = n - w; k < n; k++)
+		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
+	free(tab);
 }
 
 /* Fill each stage's operation order for the schedule. */
@@ -74,7 +136,12 @@ build_orders(struct run *r)
 	int s, i, w, M = r->M;
 
 	for (s = 0; s < r->d; s++) {
-		r->order[s] = xcalloc((size_t)3 * M, sizeof(struct step));
+		r->order[s] = xcalloc((size_t)3 * M * r->v,
+				      sizeof(struct step));
+		if (r->v > 1) {
+			build_interleaved(r, s);
+			continue;
+		}
 		switch (r->cfg->sched) {
 		case PLAN_NONE:
 			for (i = 0; i < M; i++) {
@@ -112,11 +179,11 @@ static double
 ready_at(const struct run *r, int s, const struct step *st)
 {
 	double t = r->stage_free[s], x;
-	int j, i = st->mb;
+	int j, i = st->mb, u = st->chunk * r->d + s;
 
 	if (st->kind == SIM_FWD) {
-		if (s > 0) {
-			x = r->act[(size_t)s * r->M + i];
+		if (u > 0) {
+			x = r->act[(size_t)u * r->M + i];
 			if (x < 0)
 				return -1;
 			t = fmax(t, x);
@@ -133,8 +200,8 @@ ready_at(const struct run *r, int s, const struct step *st)
 		}
 		return t;
 	}
-	if (s < r->d - 1) {
-		x = r->grad[(size_t)s * r->M + i];
+	if (u < r->V - 1) {
+		x = r->grad[(size_t)u * r->M + i];
 		if (x < 0)
 			return -1;
 		t = fmax(t, x);
@@ -148,69 +215,83 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	double t)
 {
 	const struct sim_stage_in *in = &r->cfg->st[s];
-	double dur, end, a, e;
-	int i = st->mb, k;
+	double dur, end, a, e, x;
+	int i = st->mb, k, u = st->chunk * r->d + s;
 
 	dur = st->kind == SIM_FWD ? in->fwd_ms
 	      : st->kind == SIM_RC ? in->rc_ms : in->bwd_ms;
-	end = t + dur;
-	push_op(sm, r, st->kind, s, i, t, end);
+	/* A chunk holds 1/v of the stage's layers: exact for v = 1. */
+	end = t + dur / r->v;
+	push_op(sm, r, st->kind, s, st, t, end);
 	r->stage_free[s] = end;
-	if (st->kind == SIM_FWD && s < r->d - 1) {
+	if (st->kind == SIM_FWD && u < r->V - 1) {
+		x = s < r->d - 1 ? in->send_ms : r->cfg->wrap_send_ms;
 		a = fmax(end, r->link_fwd[s]);
-		e = a + in->send_ms;
+		e = a + x;
 		r->link_fwd[s] = e;
-		r->act[(size_t)(s + 1) * r->M + i] = e;
-		if (in->send_ms > 0)
-			push_op(sm, r, SIM_SEND_ACT, s, i, a, e);
+		r->act[(size_t)(u + 1) * r->M + i] = e;
+		if (x > 0)
+			push_op(sm, r, SIM_SEND_ACT, s, st, a, e);
 	}
 	if (st->kind != SIM_BWD)
 		return;
-	if (s > 0) {
-		double x = r->cfg->st[s - 1].send_ms;
-
+	if (u > 0) {
+		x = s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
 		a = fmax(end, r->link_bwd[s]);
 		e = a + x;
 		r->link_bwd[s] = e;
-		r->grad[(size_t)(s - 1) * r->M + i] = e;
+		r->grad[(size_t)(u - 1) * r->M + i] = e;
 		if (x > 0)
-			push_op(sm, r, SIM_SEND_GRAD, s, i, a, e);
+			push_op(sm, r, SIM_SEND_GRAD, s, st, a, e);
 	}
-	if (i % r->m == r->m - 1) {
+	/* The update follows the GPU's last backward: chunk 0's of the
+	 * iteration's last microbatch. */
+	if (st->chunk == 0 && i % r->m == r->m - 1) {
 		k = i / r->m;
 		a = fmax(end, r->ar_free[s]);
 		e = a + in->allreduce_ms;
 		r->ar_free[s] = e;
 		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
 		if (in->allreduce_ms > 0)
-			push_op(sm, r, SIM_ALLREDUCE, s, i, a, e);
+			push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 		if (s == 0)
 			sm->update_ms[k] = end;
 	}
 }
 
-/* Peak stashes and weight versions of stage s, walking its order. */
+/*
+ * Peak stashes and weight versions of stage s, walking its order: a
+ * chunk's stash lives from its forward to its backward, a microbatch is
+ * in flight while any of its chunks has a stash.
+ */
 static void
 stage_peaks(struct sim *sm, const struct run *r, int s)
 {
 	struct sim_stage_out *o = &sm->stages[s];
 	const struct sim_stage_in *in = &r->cfg->st[s];
 	int *ver = xcalloc((size_t)r->M, sizeof(int));
+	int *chunks = xcalloc((size_t)r->M, sizeof(int));
 	int *live = xcalloc((size_t)r->cfg->iters + 1, sizeof(int));
-	int n, cur = 0, cnt = 0, v, held;
+	int n, cur = 0, cnt = 0, nch = 0, v, held;
 
 	for (n = 0; n < r->len[s]; n++) {
 		const struct step *st = &r->order[s][n];
 
 		if (st->kind == SIM_FWD) {
-			ver[st->mb] = cur;
-			live[cur]++;
-			if (++cnt > o->peak_in_flight)
-				o->peak_in_flight = cnt;
+			if (chunks[st->mb]++ == 0) {
+				ver[st->mb] = cur;
+				if (++cnt > o->peak_in_flight)
+					o->peak_in_flight = cnt;
+			}
+			live[ver[st->mb]]++;
+			if (++nch > o->peak_chunks)
+				o->peak_chunks = nch;
 		} else if (st->kind == SIM_BWD) {
-			cnt--;
+			nch--;
 			live[ver[st->mb]]--;
-			if (st->mb % r->m == r->m - 1)
+			if (--chunks[st->mb] == 0)
+				cnt--;
+			if (st->chunk == 0 && st->mb % r->m == r->m - 1)
 				cur++;
 		}
 		/* The current version plus older ones still stashed. */
@@ -220,10 +301,11 @@ stage_peaks(struct sim *sm, const struct run *r, int s)
 		if (held > o->peak_versions)
 			o->peak_versions = held;
 	}
-	o->peak_stash_bytes =
-		o->peak_in_flight * in->stash_bytes + in->stash_extra_bytes;
+	o->peak_stash_bytes = o->peak_chunks * in->stash_bytes / r->v +
+			      in->stash_extra_bytes;
 	o->busy_ms = r->m * (in->fwd_ms + in->rc_ms + in->bwd_ms);
 	free(ver);
+	free(chunks);
 	free(live);
 }
 
@@ -241,6 +323,13 @@ check_cfg(const struct sim_cfg *c)
 	if (c->sched == PLAN_2BW && c->iters < 4)
 		return pd2bw_error("simulation of 2bw needs 4 iterations or "
 				   "more");
+	if (c->v > 1 && c->sched != PLAN_FLUSH)
+		return pd2bw_error("simulation: interleaving (v=%d) needs the "
+				   "flush schedule", c->v);
+	if (!isfinite(c->wrap_send_ms) || c->wrap_send_ms < 0)
+		return pd2bw_error("simulation: a negative or non-finite "
+				   "transfer time from the last GPU to the "
+				   "first");
 	for (s = 0; s < c->d; s++) {
 		const struct sim_stage_in *t = &c->st[s];
 		double v[] = {t->fwd_ms, t->bwd_ms, t->rc_ms, t->send_ms,
@@ -272,26 +361,31 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		c.iters = 1;
 	else if (c.iters <= 0)
 		c.iters = 8;
+	if (c.v <= 0)
+		c.v = 1;
 	if (check_cfg(&c))
 		return -1;
 	sm->sched = c.sched;
 	sm->d = c.d;
 	sm->m = c.m;
 	sm->iters = c.iters;
+	sm->v = c.v;
 	sm->update_ms = xcalloc((size_t)c.iters, sizeof(double));
 	sm->stages = xcalloc((size_t)c.d, sizeof(*sm->stages));
 	r.cfg = &c;
 	r.d = c.d;
 	r.m = c.m;
 	r.M = c.m * c.iters;
+	r.v = c.v;
+	r.V = c.v * c.d;
 	r.order = xcalloc((size_t)c.d, sizeof(*r.order));
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	n = (size_t)c.d * r.M;
+	n = (size_t)r.V * r.M;
 	r.act = xmalloc(n * sizeof(double));
 	r.grad = xmalloc(n * sizeof(double));
-	for (n = 0; n < (size_t)c.d * r.M; n++)
+	for (n = 0; n < (size_t)r.V * r.M; n++)
 		r.act[n] = r.grad[n] = -1;
 	r.ar_end = xmalloc((size_t)c.d * c.iters * sizeof(double));
 	for (n = 0; n < (size_t)c.d * c.iters; n++)

@@ -31,6 +31,17 @@
  *   pipeline.  For these the all-reduce runs after the stage's last
  *   backward, not overlapped, and the iteration ends when every stage's
  *   all-reduce has ended.
+ * - flush with v > 1 virtual stages per GPU: Megatron-LM's interleaved
+ *   1F1B.  GPU s holds chunks 0..v-1, chunk c being virtual stage c d + s;
+ *   a microbatch runs through virtual stages 0..v d-1, so from GPU d-1's
+ *   chunk c it goes to GPU 0's chunk c+1 (over the "wrap" link).  Each
+ *   chunk's forward, recomputation and backward take the stage's times
+ *   divided by v.  GPU s runs min(2 (d-s-1) + (v-1) d, m v) warm-up
+ *   forward chunk-steps, then alternates forward and backward chunk-steps,
+ *   then drains; the k-th chunk-step takes the microbatches in groups of d
+ *   (the last group holds m mod d when d does not divide m, where Megatron
+ *   refuses to run and the simulator runs anyway), every chunk in turn
+ *   for a group, forwards in chunk order 0..v-1 and backwards in v-1..0.
  *
  * Units: ms and bytes.
  */
@@ -59,6 +70,9 @@ struct sim_stage_in {
 	double rc_ms;          /* 0: no recomputation operations */
 	double send_ms;        /* one transfer to stage s+1 (either way) */
 	double allreduce_ms;   /* per update; 0 when w = 1 */
+	/* Interleaved (v > 1): fwd_ms, bwd_ms and rc_ms are the whole
+	 * stage's per microbatch, send_ms one chunk's activation (the
+	 * caller divides), stash_bytes all chunks' per microbatch. */
 	double stash_bytes;    /* activations kept per microbatch in flight */
 	double stash_extra_bytes; /* held once (full recompute's one layer) */
 };
@@ -67,26 +81,30 @@ struct sim_cfg {
 	int sched;     /* enum plan_sched */
 	int d, m;      /* stages, microbatches per update */
 	int iters;     /* 2bw: iterations to run, >= 4 (0: 8); others 1 */
+	int v;         /* chunks (virtual stages) per GPU, flush only (0: 1) */
+	double wrap_send_ms; /* v > 1: GPU d-1 to GPU 0 (either way) */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };
 
 struct sim_op {
 	int kind;      /* enum sim_kind */
-	int stage;
+	int stage;     /* GPU (pipeline rank) */
+	int chunk;     /* model chunk on that GPU, 0 unless interleaved */
 	int mb;        /* microbatch, counted from 0 over all iterations */
 	int iter;      /* iteration (update) it belongs to */
 	double start_ms, end_ms;
 };
 
 struct sim_stage_out {
-	int peak_in_flight;      /* microbatches stashed at once */
-	double peak_stash_bytes; /* peak_in_flight * stash + extra */
+	int peak_in_flight;      /* microbatches with a stash at once */
+	int peak_chunks;         /* chunk stashes at once (v = 1: the same) */
+	double peak_stash_bytes; /* peak_chunks * stash / v + extra */
 	int peak_versions;       /* weight versions held at once */
 	double busy_ms;          /* compute (F + R + B) per iteration */
 };
 
 struct sim {
-	int sched, d, m, iters;
+	int sched, d, m, iters, v;
 	struct sim_op *ops;      /* in the order they were scheduled */
 	size_t nops;
 	double iter_ms;          /* steady state (2bw) or the one iteration */
@@ -100,8 +118,8 @@ struct sim {
 /*
  * Run cfg into s (which the caller passes uninitialised and later hands
  * to sim_release).  Returns 0, or -1 with a message when the configuration
- * is invalid (d < 1, m < 1, an unknown schedule, a negative or non-finite
- * time).
+ * is invalid (d < 1, m < 1, an unknown schedule, v > 1 with another
+ * schedule than flush, a negative or non-finite time).
  */
 int sim_run(struct sim *s, const struct sim_cfg *cfg);
 

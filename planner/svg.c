@@ -147,7 +147,7 @@ svg_timeline(const char *path, const struct plan *p, const struct sim *s)
 	FILE *fp;
 	double until = sim_show_until(s), left = 120, right = 30, top = 92;
 	double rowh = 26, lane = 0, gap = 8, chart_w, scale, h, y, x, step;
-	double t, w;
+	double t, w, shortest = 0;
 	int present[SIM_NKIND] = {0}, st, per_row = 0, dec;
 	size_t i;
 	char num[32];
@@ -158,14 +158,21 @@ svg_timeline(const char *path, const struct plan *p, const struct sim *s)
 		if (!shown(o, until))
 			continue;
 		present[o->kind] = 1;
-		if (o->stage == 0 && o->kind <= SIM_BWD)
+		if (o->stage == 0 && o->kind <= SIM_BWD) {
 			per_row++;
+			if (shortest <= 0 || o->end_ms - o->start_ms < shortest)
+				shortest = o->end_ms - o->start_ms;
+		}
 	}
 	if (present[SIM_SEND_ACT] || present[SIM_SEND_GRAD] ||
 	    present[SIM_ALLREDUCE])
 		lane = 9;
 	/* About 30 px per operation of the busiest row, within limits. */
 	chart_w = per_row * 30.0;
+	/* Interleaved chunks are short: room for "F3.1" on the shortest. */
+	if (s->v > 1 && shortest > 0 && until > 0 &&
+	    34 * until / shortest > chart_w)
+		chart_w = 34 * until / shortest;
 	chart_w = chart_w < 840 ? 840 : chart_w > 4000 ? 4000 : chart_w;
 	scale = until > 0 ? chart_w / until : 1;
 	h = top + s->d * (rowh + lane + gap) + 48;
@@ -178,10 +185,13 @@ svg_timeline(const char *path, const struct plan *p, const struct sim *s)
 	fputs("</title>\n<desc>pd2bw-plan simulated schedule", fp);
 	fprintf(fp, ": iteration %.6g ms, bubble %.6g", s->iter_ms,
 		s->bubble_frac);
-	for (st = 0; st < s->d; st++)
+	for (st = 0; st < s->d; st++) {
 		fprintf(fp, "; stage %d in flight %d, versions %d", st,
 			s->stages[st].peak_in_flight,
 			s->stages[st].peak_versions);
+		if (s->v > 1)
+			fprintf(fp, ", chunks %d", s->stages[st].peak_chunks);
+	}
 	fputs("</desc>\n", fp);
 
 	/* Title, figures, legend. */
@@ -262,14 +272,20 @@ svg_timeline(const char *path, const struct plan *p, const struct sim *s)
 				x, y + rowh + 1, w, lane - 2, fill[o->kind]);
 	}
 	fputs("</g>\n", fp);
-	/* Microbatch numbers where they fit (about 7 px a character). */
+	/* Microbatch numbers where they fit (about 7 px a character);
+	 * interleaved, F3.1 is microbatch 3's forward through chunk 1. */
 	fputs("<g font-size=\"11\" text-anchor=\"middle\" " FONT ">\n", fp);
 	for (i = 0; i < s->nops; i++) {
 		const struct sim_op *o = &s->ops[i];
 
 		if (!shown(o, until) || o->kind > SIM_BWD)
 			continue;
-		snprintf(num, sizeof(num), "%c%d", code[o->kind], o->mb);
+		if (s->v > 1)
+			snprintf(num, sizeof(num), "%c%d.%d", code[o->kind],
+				 o->mb, o->chunk);
+		else
+			snprintf(num, sizeof(num), "%c%d", code[o->kind],
+				 o->mb);
 		w = (fmin(o->end_ms, until) - o->start_ms) * scale;
 		if (w < 7.0 * (double)strlen(num) + 2)
 			continue;
@@ -425,11 +441,29 @@ svg_memory(const char *path, const struct plan *p, const struct sim *s)
 		fprintf(fp,
 			"<text x=\"%.2f\" y=\"%.2f\" font-size=\"10\" "
 			"text-anchor=\"middle\" fill=\"#555555\" " FONT
-			">%d in flight",
-			x + barw / 2, top + ch + 43, ps->in_flight);
-		if (s && st < s->d &&
-		    s->stages[st].peak_in_flight != ps->in_flight)
-			fprintf(fp, " (sim %d)", s->stages[st].peak_in_flight);
+			">",
+			x + barw / 2, top + ch + 43);
+		if (p->v > 1) {
+			/* In microbatches' worth of stashes: the plan's
+			 * in_flight (1 + (d-1)/(d v)), the simulator's chunk
+			 * stashes over v. */
+			double est = ps->in_flight *
+				     (1 + (double)(p->d - 1) / (p->d * p->v));
+
+			fprintf(fp, "%.3g in flight", est);
+			if (s && st < s->d && s->v == p->v &&
+			    fabs((double)s->stages[st].peak_chunks / s->v -
+				 est) > 1e-9)
+				fprintf(fp, " (sim %.3g)",
+					(double)s->stages[st].peak_chunks /
+						s->v);
+		} else {
+			fprintf(fp, "%d in flight", ps->in_flight);
+			if (s && st < s->d &&
+			    s->stages[st].peak_in_flight != ps->in_flight)
+				fprintf(fp, " (sim %d)",
+					s->stages[st].peak_in_flight);
+		}
 		fputs("</text>\n", fp);
 	}
 	/* The two lines' labels beside them, moved apart when close. */

@@ -87,6 +87,8 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 		fprintf(fp, "{\"name\": \"%s", name[o->kind]);
 		if (o->kind <= SIM_BWD)
 			fprintf(fp, "%d", o->mb);
+		if (o->kind <= SIM_BWD && s->v > 1)
+			fprintf(fp, ".%d", o->chunk);
 		fprintf(fp,
 			"\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
 			"\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {",
@@ -98,12 +100,16 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 		else
 			fprintf(fp, "\"microbatch\": %d, \"iteration\": %d",
 				o->mb, o->iter);
+		if (s->v > 1 && o->kind != SIM_ALLREDUCE)
+			fprintf(fp, ", \"chunk\": %d, \"virtual_stage\": %d",
+				o->chunk, o->chunk * s->d + o->stage);
+		/* Interleaved, GPU d-1 sends on to GPU 0 (the next chunk). */
 		if (o->kind == SIM_SEND_ACT)
 			fprintf(fp, ", \"to_stage\": %d, \"what\": "
-				"\"activation\"", o->stage + 1);
+				"\"activation\"", (o->stage + 1) % s->d);
 		if (o->kind == SIM_SEND_GRAD)
 			fprintf(fp, ", \"to_stage\": %d, \"what\": "
-				"\"gradient\"", o->stage - 1);
+				"\"gradient\"", (o->stage + s->d - 1) % s->d);
 		if (ps)
 			fprintf(fp, ", \"layers\": \"%d-%d\"", ps->first,
 				ps->last);
@@ -131,14 +137,19 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 		p->recompute >= 0 && p->recompute < PROF_RC_N
 			? prof_rc_names[p->recompute] : "?",
 		s->iter_ms, p->iter_ms, s->bubble_frac);
-	for (st = 0; st < s->d; st++)
+	for (st = 0; st < s->d; st++) {
 		fprintf(fp,
 			"%s\n    {\"stage\": %d, \"in_flight\": %d, "
 			"\"stash_bytes\": %.0f, \"weight_versions\": %d, "
-			"\"idle\": %.6f}",
+			"\"idle\": %.6f",
 			st ? "," : "", st, s->stages[st].peak_in_flight,
 			s->stages[st].peak_stash_bytes,
 			s->stages[st].peak_versions, sim_stage_idle(s, st));
+		if (s->v > 1)
+			fprintf(fp, ", \"chunks_in_flight\": %d",
+				s->stages[st].peak_chunks);
+		fputc('}', fp);
+	}
 	fputs("]}\n}\n", fp);
 	return afile_commit(&f);
 }

@@ -426,6 +426,299 @@ test_recompute(void)
 	sim_release(&sm);
 }
 
+static int
+run_v(struct sim *sm, int d, int v, int m, const struct sim_stage_in *st)
+{
+	struct sim_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.sched = PLAN_FLUSH;
+	c.d = d;
+	c.m = m;
+	c.v = v;
+	c.st = st;
+	return sim_run(sm, &c);
+}
+
+/* Start of the compute operation (kind, stage, mb, chunk), or -1. */
+static double
+start_chunk(const struct sim *sm, int kind, int stage, int mb, int chunk)
+{
+	size_t i;
+
+	for (i = 0; i < sm->nops; i++)
+		if (sm->ops[i].kind == kind && sm->ops[i].stage == stage &&
+		    sm->ops[i].mb == mb && sm->ops[i].chunk == chunk)
+			return sm->ops[i].start_ms;
+	return -1;
+}
+
+/* "F0.0 F1.0 F0.1 ..." of stage s's compute operations, into buf. */
+static const char *
+chunk_order(const struct sim *sm, int stage, char *buf, size_t n)
+{
+	static const char code[] = "FRB";
+	size_t i, k = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sm->nops && k + 16 < n; i++) {
+		const struct sim_op *o = &sm->ops[i];
+
+		if (o->stage != stage || o->kind > SIM_BWD)
+			continue;
+		k += (size_t)snprintf(buf + k, n - k, "%s%c%d.%d",
+				      k ? " " : "", code[o->kind], o->mb,
+				      o->chunk);
+	}
+	return buf;
+}
+
+/*
+ * Interleaved 1F1B, d = 2, v = 2, m = 2, stage forward 1 ms, backward
+ * 2 ms, so a chunk takes 0.5 and 1.  Virtual stages: GPU 0 chunk 0, GPU 1
+ * chunk 0, GPU 0 chunk 1, GPU 1 chunk 1.  Warm-up: GPU 0 2 + 2 = 4 (all
+ * of m v = 4), GPU 1 0 + 2 = 2.  By hand:
+ *   GPU 0: F0.0 0, F1.0 0.5, F0.1 1 (after GPU 1's F0.0), F1.1 1.5,
+ *          B0.1 3, B1.1 4.5, B0.0 5.5, B1.0 6.5, ends at 7.5
+ *   GPU 1: F0.0 0.5, F1.0 1, F0.1 1.5, B0.1 2, F1.1 3, B1.1 3.5,
+ *          B0.0 4.5 (after GPU 0's B0.1 at 4), B1.0 5.5
+ * The iteration is 7.5 = m t + (d-1) t / v with t = 3, the closed form's
+ * interleaved bubble.  GPU 0 holds all four chunk stashes at once, two
+ * microbatches' worth; the closed form's estimate is min(d, m)
+ * (1 + (d-1)/(d v)) = 2.5, half a microbatch more: with m = d the
+ * warm-up is cut short at m v.
+ */
+static void
+test_interleaved_d2_v2_m2(void)
+{
+	struct sim_stage_in st[2];
+	struct plan_stage ps[2];
+	struct cost_cfg g;
+	struct plan_terms t;
+	struct sim sm;
+	char buf[512];
+
+	uniform(st, 2, 1, 2);
+	CHECK_INT_EQ(run_v(&sm, 2, 2, 2, st), 0);
+	CHECK_INT_EQ(sm.v, 2);
+	CHECK_STR_EQ(chunk_order(&sm, 0, buf, sizeof(buf)),
+		     "F0.0 F1.0 F0.1 F1.1 B0.1 B1.1 B0.0 B1.0");
+	CHECK_STR_EQ(chunk_order(&sm, 1, buf, sizeof(buf)),
+		     "F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 B0.0 B1.0");
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 1, 0), 0.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 0, 1), 1, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 1, 1), 1.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 0, 1), 3, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 1, 1), 4.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 0, 0), 5.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 1, 0), 6.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 0, 0), 0.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 1, 0), 1, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 0, 1), 1.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 1, 0, 1), 2, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 1, 1), 3, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 1, 1, 1), 3.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 1, 0, 0), 4.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 1, 1, 0), 5.5, 0);
+	CHECK_NEAR(sm.iter_ms, 7.5, 0);
+	/* Idle: 1.5 of 7.5 ms on each GPU. */
+	CHECK_NEAR(sm.bubble_frac, 0.2, 1e-15);
+	CHECK_INT_EQ(sm.stages[0].peak_chunks, 4);
+	CHECK_INT_EQ(sm.stages[0].peak_in_flight, 2);
+	CHECK_NEAR(sm.stages[0].peak_stash_bytes, 200, 0);
+	CHECK_INT_EQ(sm.stages[1].peak_chunks, 3);
+	CHECK_INT_EQ(sm.stages[1].peak_in_flight, 2);
+	CHECK_NEAR(sm.stages[1].peak_stash_bytes, 150, 0);
+	CHECK_INT_EQ(sm.stages[0].peak_versions, 1);
+	/* The closed form agrees on time. */
+	memset(ps, 0, sizeof(ps));
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.d = 2;
+	g.m = 2;
+	g.w = 1;
+	g.t = 1;
+	g.v = 2;
+	ps[0].compute_ms = ps[1].compute_ms = 3;
+	CHECK_NEAR(cost_iteration(ps, &g, &t), 7.5, 0);
+	CHECK_NEAR(cost_in_flight(&g, 0) * cost_interleave_factor(&g), 2.5,
+		   0);
+	sim_release(&sm);
+}
+
+/*
+ * d = 2, v = 2, m = 4: GPU 0 warms up with 4 chunk-steps and then runs a
+ * forward before each backward, so 5 chunk stashes (2.5 microbatches)
+ * are live at its peak, which is exactly Megatron's estimate
+ * d (1 + (d-1)/(d v)) = 2.5; they belong to 4 microbatches (after B0.1
+ * and F3.0, microbatch 0 keeps its chunk 0 stash).  By hand, GPU 0: F0.0 0, F1.0 0.5, F0.1 1,
+ * F1.1 1.5, F2.0 2, B0.1 3, F3.0 4, B1.1 4.5, ...; the iteration is
+ * m t + (d-1) t / v = 13.5.
+ */
+static void
+test_interleaved_d2_v2_m4(void)
+{
+	struct sim_stage_in st[2];
+	struct sim sm;
+	char buf[512];
+
+	uniform(st, 2, 1, 2);
+	CHECK_INT_EQ(run_v(&sm, 2, 2, 4, st), 0);
+	CHECK_STR_EQ(chunk_order(&sm, 0, buf, sizeof(buf)),
+		     "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 "
+		     "F3.1 B1.0 B2.1 B3.1 B2.0 B3.0");
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 2, 0), 2, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 0, 1), 3, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 3, 0), 4, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 1, 1), 4.5, 0);
+	CHECK_NEAR(sm.iter_ms, 13.5, 0);
+	CHECK_INT_EQ(sm.stages[0].peak_chunks, 5);
+	CHECK_INT_EQ(sm.stages[0].peak_in_flight, 4);
+	CHECK_NEAR(sm.stages[0].peak_stash_bytes, 250, 0);
+	sim_release(&sm);
+}
+
+/*
+ * Balanced interleaved pipelines without transfers: the iteration is
+ * m t + (d-1) t / v exactly (d = 2..4, v = 2..3, m = d, 2d, 3d), the
+ * closed form's; chunk times are multiples of 0.5 so every sum is exact.
+ * GPU 0's peak chunk stashes are min(2 (d-1) + (v-1) d + 1, m v): the
+ * warm-up plus the forward before the first backward.  In microbatches
+ * (over v) that is d + (d-1)/v = Megatron's estimate d (1 + (d-1)/(d v))
+ * once m > d; at m = d the warm-up is cut at m v and the estimate is
+ * (d-1)/v too high.
+ */
+static void
+test_interleaved_balanced(void)
+{
+	struct sim_stage_in st[4];
+	struct sim sm;
+	int d, v, k, m, n = 0, bad_t = 0, bad_c = 0, bad_e = 0, s;
+
+	for (d = 2; d <= 4; d++)
+		for (v = 2; v <= 3; v++)
+			for (k = 1; k <= 3; k++) {
+				struct plan_stage ps[4];
+				struct cost_cfg g;
+				struct plan_terms t;
+				double tmb = 1.5 * v, est;
+				int want_c, w0;
+
+				m = k * d;
+				uniform(st, d, 0.5 * v, 1.0 * v);
+				if (run_v(&sm, d, v, m, st))
+					return;
+				bad_t += sm.iter_ms != m * tmb + (d - 1) * 1.5;
+				memset(ps, 0, sizeof(ps));
+				memset(&g, 0, sizeof(g));
+				g.sched = PLAN_FLUSH;
+				g.d = d;
+				g.m = m;
+				g.w = 1;
+				g.t = 1;
+				g.v = v;
+				for (s = 0; s < d; s++)
+					ps[s].compute_ms = tmb;
+				bad_t += sm.iter_ms !=
+					 cost_iteration(ps, &g, &t);
+				w0 = 2 * (d - 1) + (v - 1) * d + 1;
+				want_c = w0 < m * v ? w0 : m * v;
+				bad_c += sm.stages[0].peak_chunks != want_c;
+				est = cost_in_flight(&g, 0) *
+				      cost_interleave_factor(&g);
+				/* Megatron's estimate minus the simulator's. */
+				bad_e += fabs(est - (double)want_c / v -
+					      (m == d ? (d - 1.0) / v : 0)) >
+					 1e-12;
+				n++;
+				sim_release(&sm);
+			}
+	CHECK_INT_EQ(n, 18);
+	CHECK_INT_EQ(bad_t, 0);
+	CHECK_INT_EQ(bad_c, 0);
+	CHECK_INT_EQ(bad_e, 0);
+}
+
+/*
+ * m not a multiple of d (Megatron refuses these): d = 2, v = 2, m = 3 runs
+ * the groups {0, 1} and {2}.  Microbatch 2 goes through its chunks alone:
+ * GPU 0 waits for it 2.5-3 and 4-5 (F2.1 needs GPU 1's F2.0, which runs
+ * 4.5-5 after GPU 1's B1.1), and the drain B2.1, B2.0 ping-pongs between
+ * the GPUs, so the iteration is 11.5 ms, 1 ms above m t + (d-1) t / v =
+ * 10.5.  By hand, GPU 0: ... F2.1 5, B1.1 5.5, B0.0 6.5, B1.0 7.5,
+ * B2.1 8.5, B2.0 10.5.  m = 1 < d: every step is warm-up, a straight
+ * pass through the four virtual stages and back, 4 (0.5 + 1) = 6 ms.
+ */
+static void
+test_interleaved_uneven(void)
+{
+	struct sim_stage_in st[4];
+	struct sim sm;
+	char buf[512];
+
+	uniform(st, 2, 1, 2);
+	CHECK_INT_EQ(run_v(&sm, 2, 2, 3, st), 0);
+	CHECK_STR_EQ(chunk_order(&sm, 0, buf, sizeof(buf)),
+		     "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F2.1 B1.1 B0.0 B1.0 "
+		     "B2.1 B2.0");
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 2, 1), 5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 2, 0), 4.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 2, 1), 8.5, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_BWD, 0, 2, 0), 10.5, 0);
+	CHECK_NEAR(sm.iter_ms, 11.5, 0);
+	sim_release(&sm);
+	CHECK_INT_EQ(run_v(&sm, 2, 2, 1, st), 0);
+	CHECK_NEAR(sm.iter_ms, 6, 0);
+	sim_release(&sm);
+}
+
+/*
+ * Transfers, interleaved, d = 2, v = 2, m = 2, chunk forward 0.5 and
+ * backward 1 as above, 0.25 ms per chunk transfer across boundary 0 and
+ * 0.5 ms over the wrap link from GPU 1 back to GPU 0.  By hand: GPU 0
+ * F0.0 0-0.5, send 0.5-0.75, GPU 1 F0.0 0.75-1.25, wrap 1.25-1.75, GPU 0
+ * F0.1 1.75; the sends carry to_stage across the wrap.
+ */
+static void
+test_interleaved_p2p(void)
+{
+	struct sim_stage_in st[2];
+	struct sim_cfg c;
+	struct sim sm;
+	size_t i;
+	int wraps = 0, sends = 0;
+
+	uniform(st, 2, 1, 2);
+	st[0].send_ms = 0.25;
+	memset(&c, 0, sizeof(c));
+	c.sched = PLAN_FLUSH;
+	c.d = 2;
+	c.m = 2;
+	c.v = 2;
+	c.wrap_send_ms = 0.5;
+	c.st = st;
+	CHECK_INT_EQ(sim_run(&sm, &c), 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 1, 0, 0), 0.75, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_SEND_ACT, 1, 0, 0), 1.25, 0);
+	CHECK_NEAR(start_chunk(&sm, SIM_FWD, 0, 0, 1), 1.75, 0);
+	for (i = 0; i < sm.nops; i++) {
+		const struct sim_op *o = &sm.ops[i];
+
+		sends += o->kind == SIM_SEND_ACT || o->kind == SIM_SEND_GRAD;
+		wraps += (o->kind == SIM_SEND_ACT && o->stage == 1) ||
+			 (o->kind == SIM_SEND_GRAD && o->stage == 0);
+	}
+	/* Per microbatch 3 boundaries each way, one of them the wrap. */
+	CHECK_INT_EQ(sends, 2 * 3 * 2);
+	CHECK_INT_EQ(wraps, 2 * 1 * 2);
+	sim_release(&sm);
+	c.sched = PLAN_2BW;
+	CHECK_ERR(sim_run(&sm, &c),
+		  "pd2bw: simulation: interleaving (v=2) needs the flush "
+		  "schedule");
+	sim_release(&sm);
+}
+
 static void
 test_bad_config(void)
 {
@@ -586,6 +879,11 @@ main(int argc, char **argv)
 	test_none();
 	test_allreduce();
 	test_recompute();
+	test_interleaved_d2_v2_m2();
+	test_interleaved_d2_v2_m4();
+	test_interleaved_balanced();
+	test_interleaved_uneven();
+	test_interleaved_p2p();
 	test_bad_config();
 	test_writers();
 	return h_done();
