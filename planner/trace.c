@@ -2,41 +2,15 @@
  * trace.c - a simulated schedule as Chrome trace-event JSON: metadata
  * events naming each stage (process) and stream (thread), then one
  * complete event per operation, times in microseconds with three decimals
- * so the file is byte-stable.
+ * so the file is byte-stable (the format's pieces are lib/trace_json.c's).
  */
 #include <stdio.h>
 
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
+#include "pd2bw/trace_json.h"
 #include "trace.h"
-
-/* A JSON string, quoted and escaped. */
-static void
-put_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
-}
-
-static void
-put_meta(FILE *fp, const char *what, int pid, int tid, const char *name)
-{
-	fprintf(fp,
-		"{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, "
-		"\"args\": {\"name\": \"%s\"}},\n",
-		what, pid, tid, name);
-}
 
 int
 trace_write(const char *path, const struct plan *p, const struct sim *s)
@@ -50,11 +24,12 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 	FILE *fp;
 	size_t i;
 	int st;
+	char ename[64];
 
 	if (afile_open(&f, path))
 		return -1;
 	fp = f.fp;
-	fputs("{\"traceEvents\": [\n", fp);
+	tj_begin(fp);
 	for (st = 0; st < s->d; st++) {
 		const struct plan_stage *ps =
 			st < p->nstages ? &p->stages[st] : NULL;
@@ -65,15 +40,11 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 				 st, ps->first, ps->last);
 		else
 			snprintf(pname, sizeof(pname), "stage %d", st);
-		put_meta(fp, "process_name", st, 0, pname);
-		fprintf(fp,
-			"{\"name\": \"process_sort_index\", \"ph\": \"M\", "
-			"\"pid\": %d, \"tid\": 0, \"args\": {\"sort_index\": "
-			"%d}},\n",
-			st, st);
-		put_meta(fp, "thread_name", st, 0, "compute");
-		put_meta(fp, "thread_name", st, 1, "p2p");
-		put_meta(fp, "thread_name", st, 2, "all-reduce");
+		tj_meta(fp, "process_name", st, 0, pname);
+		tj_sort_index(fp, st, st);
+		tj_meta(fp, "thread_name", st, 0, "compute");
+		tj_meta(fp, "thread_name", st, 1, "p2p");
+		tj_meta(fp, "thread_name", st, 2, "all-reduce");
 	}
 	for (i = 0; i < s->nops; i++) {
 		const struct sim_op *o = &s->ops[i];
@@ -84,16 +55,16 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 
 		if (o->start_ms >= until && until > 0)
 			continue;
-		fprintf(fp, "{\"name\": \"%s", name[o->kind]);
-		if (o->kind <= SIM_BWD)
-			fprintf(fp, "%d", o->mb);
-		if (o->kind <= SIM_BWD && s->v > 1)
-			fprintf(fp, ".%d", o->chunk);
-		fprintf(fp,
-			"\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
-			"\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {",
-			cat[o->kind], o->stage, tid, o->start_ms * 1e3,
-			(o->end_ms - o->start_ms) * 1e3);
+		if (o->kind > SIM_BWD)
+			snprintf(ename, sizeof(ename), "%s", name[o->kind]);
+		else if (s->v > 1)
+			snprintf(ename, sizeof(ename), "%s%d.%d", name[o->kind],
+				 o->mb, o->chunk);
+		else
+			snprintf(ename, sizeof(ename), "%s%d", name[o->kind],
+				 o->mb);
+		tj_event(fp, ename, cat[o->kind], o->stage, tid,
+			 o->start_ms * 1e3, (o->end_ms - o->start_ms) * 1e3);
 		if (o->kind == SIM_ALLREDUCE)
 			fprintf(fp, "\"iteration\": %d, \"replicas\": %d",
 				o->iter, p->w);
@@ -113,18 +84,15 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 		if (ps)
 			fprintf(fp, ", \"layers\": \"%d-%d\"", ps->first,
 				ps->last);
-		fputs("}},\n", fp);
+		tj_event_end(fp);
 	}
 	/* The last event: a marker at the end of what is shown, so every
 	 * other line can end with a comma. */
-	fprintf(fp,
-		"{\"name\": \"end\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 0, "
-		"\"tid\": 0, \"ts\": %.3f}\n],\n",
-		until * 1e3);
+	tj_end_events(fp, until * 1e3);
 	fputs("\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"model\": ", fp);
-	put_str(fp, p->model ? p->model : "");
+	tj_str(fp, p->model ? p->model : "");
 	fputs(", \"gpu\": ", fp);
-	put_str(fp, p->gpu ? p->gpu : "");
+	tj_str(fp, p->gpu ? p->gpu : "");
 	fprintf(fp,
 		", \"schedule\": \"%s\", \"w\": %d, \"d\": %d, \"b\": %d, "
 		"\"m\": %d, \"t\": %d, \"v\": %d, \"recompute\": \"%s\",\n"
