@@ -23,7 +23,7 @@
 
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
-	OPT_KERNELS, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS
+	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS
 };
 
 static const struct option options[] = {
@@ -42,6 +42,7 @@ static const struct option options[] = {
 	{"step", no_argument, NULL, OPT_STEP},
 	{"flush-l2", no_argument, NULL, OPT_FLUSH_L2},
 	{"kernels", required_argument, NULL, OPT_KERNELS},
+	{"trace", required_argument, NULL, OPT_TRACE},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"calibrate", required_argument, NULL, OPT_CALIBRATE},
 	{"output", required_argument, NULL, 'o'},
@@ -92,6 +93,8 @@ usage(void)
 	       "timed run\n"
 	       "      --kernels=FILE     write the per-kernel breakdown "
 	       "(CUPTI) to FILE\n"
+	       "      --trace=FILE       write the measured timeline as "
+	       "Chrome trace JSON\n"
 	       "      --name=NAME        device name written in the "
 	       "profile\n"
 	       "      --calibrate=PROFILE  compare a measured PROFILE with "
@@ -198,7 +201,7 @@ main(int argc, char **argv)
 	struct gpu_catalog cat;
 	struct model m;
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
-	const char *calibrate = NULL;
+	const char *calibrate = NULL, *trace = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1;
 	const struct gpu_spec *spec = NULL;
@@ -278,6 +281,9 @@ main(int argc, char **argv)
 		case OPT_KERNELS:
 			o.kernels_path = optarg;
 			break;
+		case OPT_TRACE:
+			trace = optarg;
+			break;
 		case OPT_NAME:
 			o.name = optarg;
 			break;
@@ -334,6 +340,9 @@ main(int argc, char **argv)
 		backend = gpu || calibrate ? "analytic" : "cuda";
 	if (ntp > 1 && !strcmp(out, "-"))
 		usage_error("%s", "several --tp values need -o FILE");
+	if ((!strcmp(backend, "analytic") || calibrate) && trace)
+		usage_error("%s", "--trace needs a measuring backend (cuda "
+			    "or cpu)");
 	if ((!strcmp(backend, "analytic") || calibrate) && !gpu)
 		usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
@@ -402,13 +411,17 @@ main(int argc, char **argv)
 	o.progress = !quiet && !o.verbose && isatty(2);
 	for (i = 0; i < ntp; i++) {
 		struct profile p;
+		char *tpath = trace && ntp > 1 ? tp_path(trace, tps[i]) : NULL;
 		int r;
 
+		/* One timeline per tensor-parallel degree, named like -o's. */
+		o.trace_path = tpath ? tpath : trace;
 		profile_init(&p);
 		r = prof_measure(strcmp(backend, "cpu") ? &prof_cuda_backend :
 				 &prof_cpu_backend, &o, &m, tps[i], &p) ||
 		    write_out(&p, out, ntp);
 		profile_release(&p);
+		free(tpath);
 		if (r)
 			goto out;
 	}

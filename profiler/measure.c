@@ -1,7 +1,8 @@
 /*
  * measure.c - the measurement driver (warm-up, median of repeats, spread,
  * microbatch sweep stopping at the first size that does not fit, whole-step
- * check) and the cpu backend, which runs the reference ops of cpu.c.
+ * check) and the cpu backend, which runs the reference ops of cpu.c;
+ * with --trace it records every timed run as a trace event (trace.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "pd2bw/error.h"
 #include "cpu.h"
 #include "measure.h"
+#include "trace.h"
 
 static int
 cmp_dbl(const void *a, const void *b)
@@ -201,19 +203,34 @@ measure_layer(const struct prof_backend *be, void *ctx,
 {
 	int n = o->repeats, i, ret = -1;
 	double *f = xcalloc(3 * (size_t)n, sizeof(double)), *bw = f + n;
-	double *at = bw + n, sf, sb, sa;
+	double *at = bw + n, sf, sb, sa, t0 = 0;
 	struct prof_times t;
 	int64_t seen;
+	char name[96];
 
 	for (i = 0; i < o->warmup; i++)
 		if (be->time(ctx, inst, &t))
 			goto out;
 	for (i = 0; i < n; i++) {
+		if (o->trace)
+			t0 = prof_trace_now_us(o->trace);
 		if (be->time(ctx, inst, &t))
 			goto out;
 		f[i] = t.fwd_ms;
 		bw[i] = t.bwd_ms;
 		at[i] = t.attn_ms;
+		if (!o->trace)
+			continue;
+		/* The run began about when time() was called; the backward
+		 * follows the forward. */
+		snprintf(name, sizeof(name), "%s forward", g->layers[li].name);
+		prof_trace_add(o->trace, name, g->layers[li].name, 0,
+			       PROF_TID_FWD, 0, b, i, t0, t.fwd_ms * 1e3);
+		snprintf(name, sizeof(name), "%s backward",
+			 g->layers[li].name);
+		prof_trace_add(o->trace, name, g->layers[li].name, 1,
+			       PROF_TID_BWD, 0, b, i, t0 + t.fwd_ms * 1e3,
+			       t.bwd_ms * 1e3);
 	}
 	pt->fwd_ms = prof_median(f, n, &sf);
 	pt->bwd_ms = prof_median(bw, n, &sb);
@@ -273,12 +290,17 @@ measure_step(const struct prof_backend *be, void *ctx,
 		}
 	}
 	for (i = 0; i < o->warmup + o->repeats; i++) {
-		double t;
+		double t, t0 = o->trace ? prof_trace_now_us(o->trace) : 0;
 
 		if (be->step(ctx, inst, n, &t))
 			goto out;
-		if (i >= o->warmup)
-			ms[i - o->warmup] = t;
+		if (i < o->warmup)
+			continue;
+		ms[i - o->warmup] = t;
+		if (o->trace)
+			prof_trace_add(o->trace, "step", NULL, -1,
+				       PROF_TID_STEP, 0, b, i - o->warmup, t0,
+				       t * 1e3);
 	}
 	med = prof_median(ms, o->repeats, &spread);
 	for (i = 0; i < p->nlayers; i++)
@@ -298,13 +320,21 @@ out:
 }
 
 int
-prof_measure(const struct prof_backend *be, const struct prof_opts *o,
+prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 	     const struct model *m, int tp, struct profile *p)
 {
 	struct prof_graph *g = xmalloc(sizeof(*g));
+	struct prof_opts oo = *opts;
+	const struct prof_opts *o = &oo;
+	struct prof_trace tr;
 	void *ctx = NULL;
 	int i, k, fit = 0, ret = -1, opened = 0;
 	int dtype = o->precision == MODEL_FP32 ? 4 : 2;
+
+	/* The trace lives for this run: the backend sees it through o from
+	 * open to close, where the cuda backend adds its kernels. */
+	prof_trace_init(&tr, o->device);
+	oo.trace = o->trace_path ? &tr : NULL;
 
 	if (prof_graph_build(g, m, tp, dtype))
 		goto out;
@@ -387,6 +417,10 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *o,
 out:
 	if (opened)
 		be->close(ctx);
+	if (!ret && o->trace &&
+	    prof_trace_write(&tr, o->trace_path, p, o->warmup, o->repeats))
+		ret = -1;
+	prof_trace_release(&tr);
 	free(g);
 	return ret;
 }

@@ -18,6 +18,8 @@
 extern "C" {
 #endif
 
+struct prof_trace;
+
 struct prof_opts {
 	const int *mb;            /* microbatch sizes, increasing */
 	int nmb;
@@ -31,6 +33,10 @@ struct prof_opts {
 	int verbose;              /* per-layer table on stderr */
 	int progress;             /* progress bar on stderr */
 	const char *kernels_path; /* per-kernel breakdown (YAML) or NULL */
+	const char *trace_path;   /* measured timeline (JSON) or NULL */
+	/* Set by prof_measure while it runs, when trace_path is: backends
+	 * add their kernel events here (trace.h). */
+	struct prof_trace *trace;
 	const char *name;         /* device name in the profile, or NULL */
 };
 
@@ -68,7 +74,8 @@ extern const struct prof_backend prof_cuda_backend; /* gpu.cu or stub */
 
 /*
  * Profile model m at tensor-parallel degree tp with backend be into p
- * (profile_init'ed by the caller).  Returns 0 or -1.
+ * (profile_init'ed by the caller); with o->trace_path, also write the
+ * measured timeline there (trace.h).  Returns 0 or -1.
  */
 int prof_measure(const struct prof_backend *be, const struct prof_opts *o,
 		 const struct model *m, int tp, struct profile *p);

@@ -1,0 +1,1 @@
+pd2bw-profile -g H100-SXM $TOP/tests/data/profile/tiny.yaml --trace t.json; echo "rc $?"; ls
