@@ -40,6 +40,7 @@ extern "C" {
 }
 #undef _Noreturn
 #include "gpu.h"
+#include "trace.h"
 
 const char *const prof_mem_tag_names[] = {
 	"weights", "gradients", "optimizer", "stash", "workspace", NULL
@@ -662,6 +663,8 @@ struct gemm_plan {
 struct kernel_rec {
 	uint32_t corr;
 	uint64_t ns;
+	uint64_t start;           /* CUPTI timestamp, ns */
+	uint32_t stream;
 	std::string name;
 };
 
@@ -683,6 +686,12 @@ struct gctx {
 	std::vector<kernel_rec> kernels;
 	std::vector<std::pair<uint32_t, uint64_t> > ext;
 	uint64_t ext_id;          /* current external id, 0 = none */
+	/* --trace: layer name of each external id, and one moment on both
+	 * clocks, CUPTI's (ns) and the trace's (us), to map one onto the
+	 * other. */
+	std::unordered_map<uint64_t, std::string> ext_layer;
+	uint64_t cupti_t0_ns;
+	double trace_t0_us;
 };
 
 static gctx *the_ctx;         /* for the CUPTI buffer callback */
@@ -1220,6 +1229,8 @@ cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
 
 			kr.corr = k->correlationId;
 			kr.ns = k->end - k->start;
+			kr.start = k->start;
+			kr.stream = k->streamId;
 			kr.name = k->name ? k->name : "?";
 			the_ctx->kernels.push_back(kr);
 		} else if (rec->kind ==
@@ -1268,6 +1279,8 @@ ext_push(gctx *c, const ginst *in, int pass)
 		cuptiActivityPushExternalCorrelationId(
 			CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, c->ext_id);
 #endif
+	if (c->o->trace && !c->ext_layer.count(c->ext_id))
+		c->ext_layer[c->ext_id] = in->g->layers[in->layer].name;
 	{
 		char name[64];
 
@@ -1351,6 +1364,45 @@ write_kernels(gctx *c, const char *path)
 	return yml_out_close(&o);
 }
 
+/*
+ * --trace: every kernel CUPTI recorded as a complete event on its stream's
+ * thread, named after the kernel, with the layer, pass and microbatch
+ * size its external id gives (none for kernels outside a layer, such as
+ * the L2 flush).  Times move from CUPTI's clock to the trace's through the
+ * moment gpu_open read both.
+ */
+static void
+trace_kernels(gctx *c)
+{
+	std::unordered_map<uint32_t, uint64_t> ext_of;
+	prof_trace *t = c->o->trace;
+
+	for (size_t j = 0; j < c->ext.size(); j++)
+		ext_of[c->ext[j].first] = c->ext[j].second;
+	for (size_t i = 0; i < c->kernels.size(); i++) {
+		const kernel_rec &k = c->kernels[i];
+		std::unordered_map<uint32_t, uint64_t>::const_iterator it =
+			ext_of.find(k.corr);
+		uint64_t ext = it == ext_of.end() ? 0 : it->second;
+		std::unordered_map<uint64_t, std::string>::const_iterator ln =
+			c->ext_layer.find(ext);
+		const char *layer = ext && ln != c->ext_layer.end() ?
+				    ln->second.c_str() : NULL;
+		uint64_t e = ext ? ext - 1 : 0;
+		/* signed: a kernel queued before gpu_open read the clocks
+		 * would start before the trace's zero */
+		double ts = c->trace_t0_us +
+			    ((double)k.start - (double)c->cupti_t0_ns) * 1e-3;
+
+		prof_trace_add(t, k.name.c_str(), layer,
+			       layer ? (int)(e & 1) : -1,
+			       PROF_TID_STREAM + (int)k.stream, 1,
+			       layer ? (int64_t)(e >> 8) : 0, -1, ts,
+			       (double)k.ns * 1e-3);
+	}
+	t->kernels = 1;
+}
+
 /* ---- the backend ---- */
 
 extern "C" int
@@ -1422,6 +1474,14 @@ gpu_open_prec(void **ctxp, const prof_opts *o, profile *p, int prec)
 	if (o->cupti && cupti_start(c))
 		return -1;
 	cuptiGetVersion(&cupti_ver);
+	if (c->cupti && o->trace) {
+		if (cuptiGetTimestamp(&c->cupti_t0_ns) != CUPTI_SUCCESS) {
+			pd2bw_warn("cannot read CUPTI's clock; the trace "
+				   "has no kernels");
+			c->cupti_t0_ns = 0;
+		}
+		c->trace_t0_us = prof_trace_now_us(o->trace);
+	}
 #endif
 	snprintf(ver, sizeof(ver),
 		 "driver %d.%d, runtime %d.%d, cublasLt %zu, cupti %u%s, "
@@ -1469,6 +1529,8 @@ gpu_close(void *ctx)
 		else
 			write_kernels(c, c->o->kernels_path);
 	}
+	if (c->o->trace && c->cupti && c->cupti_t0_ns)
+		trace_kernels(c);
 	if (c->o->verbose) {
 		uint64_t high = 0;
 
