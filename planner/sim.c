@@ -98,7 +98,9 @@ add_backward(struct run *r, int s, int mb)
  * warm-up is Megatron's get_num_warmup_microbatches: 2 (d-s-1) forwards
  * to fill the pipeline for the first chunk plus (v-1) d to reach the
  * last chunk, at most all m v.  (Megatron runs every step as warm-up when
- * m = d; the formula gives the same iteration time there.)  Megatron
+ * m = d: the iteration time is the same, as simulated for d <= 6 and
+ * v <= 4 with transfers, but GPUs s > 0 then hold all m v chunk stashes
+ * at once, which the peaks here do not show.)  Megatron
  * requires d to divide m; otherwise the last group is short, as newer
  * Megatron-Core does with microbatch_group_size_per_vp_stage.
  */
