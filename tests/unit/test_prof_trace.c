@@ -124,9 +124,10 @@ test_cpu_trace(void)
 					dur = num_at(&doc, e, "dur");
 					/* %.3f: a backward starts within a
 					 * rounding step of its forward's end */
-					bad_time += ts < last_ts || dur < 0 ||
-						    (pass && (ts - fwd_end > 0.0015 ||
-							      fwd_end - ts > 0.0015));
+					bad_time +=
+						ts < last_ts || dur < 0 ||
+						(pass &&
+						 fabs(ts - fwd_end) > 0.0015);
 					last_ts = ts;
 					fwd_end = ts + dur;
 				}

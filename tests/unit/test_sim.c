@@ -551,9 +551,9 @@ test_interleaved_d2_v2_m2(void)
  * forward before each backward, so 5 chunk stashes (2.5 microbatches)
  * are live at its peak, which is exactly Megatron's estimate
  * d (1 + (d-1)/(d v)) = 2.5; they belong to 4 microbatches (after B0.1
- * and F3.0, microbatch 0 keeps its chunk 0 stash).  By hand, GPU 0: F0.0 0, F1.0 0.5, F0.1 1,
- * F1.1 1.5, F2.0 2, B0.1 3, F3.0 4, B1.1 4.5, ...; the iteration is
- * m t + (d-1) t / v = 13.5.
+ * and F3.0, microbatch 0 keeps its chunk 0 stash).  By hand, GPU 0:
+ * F0.0 0, F1.0 0.5, F0.1 1, F1.1 1.5, F2.0 2, B0.1 3, F3.0 4, B1.1 4.5,
+ * ...; the iteration is m t + (d-1) t / v = 13.5.
  */
 static void
 test_interleaved_d2_v2_m4(void)
