@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "svg.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 
@@ -39,29 +40,6 @@ ax_map(const struct axis *a, double v)
 {
 	return a->p0 + (a->p1 - a->p0) * (log(v) - log(a->lo)) /
 			       (log(a->hi) - log(a->lo));
-}
-
-static void
-xml_text(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		default:
-			fputc(*s, fp);
-		}
-	}
 }
 
 /* A value for a tick label: 0.5, 2, 50, 2k, 1.5M, ... */
@@ -291,11 +269,11 @@ legend(FILE *fp, const struct capacity *c)
 			    "stroke=\"%s\" stroke-width=\"3\"/>\n",
 			RIGHT + 16, y, RIGHT + 40, y, colours[i % NCOLOURS]);
 		fprintf(fp, "<text x=\"%d\" y=\"%d\">", RIGHT + 46, y + 4);
-		xml_text(fp, t->gpu);
+		svg_escape(fp, t->gpu);
 		fprintf(fp, "</text>\n<text x=\"%d\" y=\"%d\" "
 			    "fill=\"#555555\">",
 			RIGHT + 46, y + 19);
-		xml_text(fp, t->node);
+		svg_escape(fp, t->node);
 		if (t->usd_per_gpu_hour >= 0)
 			fprintf(fp, ", $%.2f/h", t->usd_per_gpu_hour);
 		fputs("</text>\n", fp);
@@ -357,7 +335,7 @@ capacity_write_svg(const struct capacity *c, const char *path)
 	fprintf(f.fp, "<text x=\"%d\" y=\"28\" font-size=\"16\" "
 		      "text-anchor=\"middle\">",
 		(LEFT + RIGHT) / 2);
-	xml_text(f.fp, c->model ? c->model : "unknown");
+	svg_escape(f.fp, c->model ? c->model : "unknown");
 	tick_label(c->tokens, "", buf, sizeof(buf));
 	fprintf(f.fp, ": %s tokens, global batch %lld x %lld</text>\n", buf,
 		(long long)c->batch, (long long)c->seq_len);

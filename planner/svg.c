@@ -29,9 +29,8 @@ static const char *const label[] = {
 static const char code[] = "FRB";
 #define IDLE "#e4e4e4"
 
-/* Text with &, <, > and " escaped. */
-static void
-put_esc(FILE *fp, const char *s)
+void
+svg_escape(FILE *fp, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -62,7 +61,7 @@ put_config(FILE *fp, const struct plan *p)
 	const char *rc = p->recompute >= 0 && p->recompute < PROF_RC_N
 				 ? prof_rc_names[p->recompute] : "?";
 
-	put_esc(fp, p->model ? p->model : "plan");
+	svg_escape(fp, p->model ? p->model : "plan");
 	fprintf(fp, ": %s, w=%d d=%d b=%d m=%d", sched, p->w, p->d, p->b,
 		p->m);
 	if (p->t > 1)
@@ -378,7 +377,7 @@ svg_memory(const char *path, const struct plan *p, const struct sim *s)
 	fprintf(fp,
 		"<text x=\"%.2f\" y=\"44\" font-size=\"12\" " FONT
 		">usable %.2f GiB of ", left, cap);
-	put_esc(fp, p->gpu ? p->gpu : "the GPU");
+	svg_escape(fp, p->gpu ? p->gpu : "the GPU");
 	fprintf(fp, "'s %.2f GiB (reserve %.2f GiB); peak %.2f GiB</text>\n",
 		dev, (double)p->reserve_bytes / GIB,
 		(double)p->peak_mem_bytes / GIB);

@@ -5,6 +5,8 @@
 #ifndef PD2BW_SVG_H
 #define PD2BW_SVG_H
 
+#include <stdio.h>
+
 #include "pd2bw/plan.h"
 #include "sim.h"
 
@@ -24,5 +26,9 @@ int svg_timeline(const char *path, const struct plan *p, const struct sim *s);
  * so.  Returns 0 or -1.
  */
 int svg_memory(const char *path, const struct plan *p, const struct sim *s);
+
+/* Write s with &, <, > and " escaped for SVG text or attributes (NULL
+ * writes nothing). */
+void svg_escape(FILE *fp, const char *s);
 
 #endif
