@@ -3,8 +3,9 @@
 # readers with clang into build/fuzz/ and run each for SECONDS (default
 # 600), then report what was found.
 #
-# Readers: pipedream model profile cluster catalog (default: all).  Each
-# target is tests/fuzz/fuzz_<reader>.c linked with every lib/*.c, all built
+# Readers: pipedream model profile cluster catalog plan node (default:
+# all).  Each target is tests/fuzz/fuzz_<reader>.c linked with every
+# lib/*.c (node also with topo/node.c), all built
 # with -fsanitize=fuzzer,address,undefined.  Seeds come from
 # tests/fuzz/corpus/<reader>/ (never written to); new inputs go to
 # build/fuzz/corpus/<reader>/, crashes to build/fuzz/artifacts/<reader>/.
@@ -21,7 +22,7 @@ SECS=600
 case ${1:-} in
 [0-9]*) SECS=$1; shift ;;
 esac
-READERS=${*:-pipedream model profile cluster catalog}
+READERS=${*:-pipedream model profile cluster catalog plan node}
 CLANG=${CLANG:-clang}
 JOBS=${FUZZ_JOBS:-1}
 NICE=${FUZZ_NICE:-10}
@@ -60,10 +61,12 @@ for r in $READERS; do
 		echo "run.sh: no target for '$r'" >&2
 		exit 2
 	}
+	extra=
+	[ "$r" = node ] && extra=topo/node.c
 	echo "LINK $B/fuzz_$r"
 	# shellcheck disable=SC2086
 	$CLANG $CFLAGS -fsanitize=fuzzer -o "$B/fuzz_$r" "tests/fuzz/fuzz_$r.c" \
-		$objs $LIBS || exit 2
+		$extra $objs $LIBS || exit 2
 done
 
 # --- run ---
