@@ -666,7 +666,8 @@ run_type(struct capacity *c, const struct copts *o,
 	x.n = 1;
 	profile_init(prof);
 	memset(&x.ch[0], 0, sizeof(x.ch[0]));
-	if (input_load(prof, path, cat, t->gpu, o->mb, o->nmb, &is_model))
+	if (input_load(prof, path, cat, t->gpu, o->mb, o->nmb, o->seq_len,
+		       &is_model))
 		goto out;
 	if (!is_model && !t->profile)
 		t->profile = xstrdup(path);
@@ -711,8 +712,8 @@ run_type(struct capacity *c, const struct copts *o,
 		 * search takes every tensor-parallel shape. */
 		input_chains_release(&x);
 		if (input_tp_chains(&x, o->model, catalog_find(cat, t->gpu),
-				    t->gpus_per_node, o->mb, o->nmb, o->tps,
-				    o->ntp, 2))
+				    t->gpus_per_node, o->mb, o->nmb,
+				    o->seq_len, o->tps, o->ntp, 2))
 			goto out;
 	} else {
 		if (chain_build(&x.ch[0], prof))

@@ -2,6 +2,7 @@
  * input.c - load the planner's input: profile, PipeDream graph, or model.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,18 @@ looks_like_model(const char *buf, size_t len)
 	return 0;
 }
 
+/* Train m at seq_len (> 0) instead of its own length. */
+static void
+set_seq(struct model *m, int64_t seq_len)
+{
+	if (seq_len > 0)
+		m->seq_len = seq_len;
+}
+
 int
 input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
-	   const char *gpu, const int *mb, int nmb, int *is_model)
+	   const char *gpu, const int *mb, int nmb, int64_t seq_len,
+	   int *is_model)
 {
 	size_t len = 0;
 	char *buf = slurp(path, &len);
@@ -90,6 +100,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		*is_model = 1;
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
+		set_seq(&m, seq_len);
 		if (!ret && !g)
 			ret = pd2bw_error("unknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",
@@ -112,7 +123,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 int
 input_tp_chains(struct input_chains *x, const char *path,
 		const struct gpu_spec *g, int gpus_per_node, const int *mb,
-		int nmb, const int *tps, int ntp, int sp_mode)
+		int nmb, int64_t seq_len, const int *tps, int ntp, int sp_mode)
 {
 	static const int dflt[] = {1, 2, 4, 8};
 	struct model m;
@@ -130,6 +141,7 @@ input_tp_chains(struct input_chains *x, const char *path,
 	model_init(&m);
 	if (model_load(&m, path))
 		goto out;
+	set_seq(&m, seq_len);
 	for (i = 0; i < ntp; i++) {
 		int t = tps[i];
 		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;

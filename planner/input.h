@@ -13,12 +13,14 @@
 
 /*
  * Load path into p (profile_init'ed).  For a model, gpu names the catalog
- * entry and mb[0..nmb) the microbatch sizes to estimate (nmb 0: defaults).
+ * entry, mb[0..nmb) the microbatch sizes to estimate (nmb 0: defaults)
+ * and seq_len > 0 the sequence length to train at instead of the model's
+ * (a Hugging Face config gives the longest it supports).
  * *is_model tells which it was.  Returns 0 or -1.
  */
 int input_load(struct profile *p, const char *path,
 	       const struct gpu_catalog *cat, const char *gpu, const int *mb,
-	       int nmb, int *is_model);
+	       int nmb, int64_t seq_len, int *is_model);
 
 /*
  * The file a PROFILE|MODEL argument names: the path itself when it exists
@@ -43,12 +45,13 @@ struct input_chains {
  * (default 1, 2, 4, 8) that divides gpus_per_node and the model's heads
  * and MLP, without sequence parallelism (sp_mode 0), with it (1, t > 1) or
  * both (2); t = 1 is always without.  Microbatch sizes mb[0..nmb) (nmb 0:
- * the defaults).  x is zeroed first; release it with input_chains_release.
+ * the defaults), sequence seq_len when > 0.  x is zeroed first; release it with input_chains_release.
  * Returns 0, or -1 (also when no degree qualifies).
  */
 int input_tp_chains(struct input_chains *x, const char *path,
 		    const struct gpu_spec *g, int gpus_per_node, const int *mb,
-		    int nmb, const int *tps, int ntp, int sp_mode);
+		    int nmb, int64_t seq_len, const int *tps, int ntp,
+		    int sp_mode);
 void input_chains_release(struct input_chains *x);
 
 #endif

@@ -53,6 +53,7 @@ enum {
 	OPT_INTERLEAVE,
 	OPT_ZERO,
 	OPT_PARTITION,
+	OPT_SEQ_LEN,
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
@@ -64,6 +65,7 @@ static const struct option longopts[] = {
 	{"gpu", required_argument, NULL, 'g'},
 	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
+	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -123,6 +125,8 @@ usage(FILE *fp)
 		"file\n"
 		"      --microbatches LIST  microbatch sizes to estimate for a "
 		"MODEL (1,2,4,...)\n"
+		"      --seq-len N          train a MODEL at sequence length N "
+		"(default: its own)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
@@ -222,6 +226,7 @@ main(int argc, char **argv)
 	int have_sched = 0, have_rc = 0;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int have_v = 0;
+	int64_t seq_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
 	const struct search_chain *sc = &single;
@@ -338,6 +343,9 @@ main(int argc, char **argv)
 		case OPT_STATS:
 			stats = 1;
 			break;
+		case OPT_SEQ_LEN:
+			seq_len = cli_long("--seq-len", optarg, 1, 1L << 24);
+			break;
 		case OPT_PARTITION: {
 			static const char *const names[] = {"balanced",
 							    "uniform", NULL};
@@ -442,11 +450,15 @@ main(int argc, char **argv)
 		goto out;
 	if (!gpu)
 		gpu = cl.gpu;
-	if (input_load(&prof, input, &cat, gpu, mb, nmb, &is_model))
+	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
 	if (!is_model && nmb)
 		pd2bw_warn("--microbatches applies to models only; using the "
 			   "profile's sizes");
+	if (!is_model && seq_len)
+		pd2bw_warn("--seq-len applies to models only; the profile was "
+			   "taken at %lld",
+			   (long long)prof.seq_len);
 	if (so.fix_b > 0 && profile_mb_index(&prof, so.fix_b) < 0) {
 		pd2bw_error("microbatch %d is not in the profile", so.fix_b);
 		goto out;
@@ -455,8 +467,8 @@ main(int argc, char **argv)
 		goto out;
 	if (is_model) {
 		if (input_tp_chains(&tc, input, catalog_find(&cat, gpu),
-				    cl.gpus_per_node, mb, nmb, tps, ntp,
-				    sp_mode))
+				    cl.gpus_per_node, mb, nmb, seq_len, tps,
+				    ntp, sp_mode))
 			goto out;
 		sc = tc.sc;
 		nsc = tc.n;
