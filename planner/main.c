@@ -225,7 +225,6 @@ main(int argc, char **argv)
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
-	int have_v = 0;
 	int64_t seq_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
@@ -282,7 +281,6 @@ main(int argc, char **argv)
 		case OPT_INTERLEAVE:
 			so.nv = cli_ints("--interleave", optarg, so.v,
 					       SEARCH_MAX_V, 1, 64, 0);
-			have_v = 1;
 			break;
 		case OPT_ZERO:
 			cli_names("--optimizer-sharding", optarg, onoff_names,
@@ -443,7 +441,6 @@ main(int argc, char **argv)
 	plan_init(&plan);
 	memset(&ch, 0, sizeof(ch));
 	memset(&tc, 0, sizeof(tc));
-	(void)have_v;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
 	if (cluster_open(&cl, cluster_spec))
