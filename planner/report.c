@@ -88,11 +88,10 @@ report_plan(FILE *fp, const struct plan *p)
 	}
 
 	if (p->nalts > 1) {
-		fprintf(fp, "\n  #  schedule    w    d    t    b     m  recompute  "
+		fprintf(fp, "\n  #  schedule       w    d    t    b     m  recompute  "
 			    "placement           iter ms   samples/s  mem GiB\n");
 		for (i = 0; i < p->nalts; i++) {
 			const struct plan_alt *a = &p->alts[i];
-
 			char sched[40], v[16] = "";
 
 			/* "flush/v2+z": interleaved twice, optimizer
@@ -102,7 +101,7 @@ report_plan(FILE *fp, const struct plan *p)
 			snprintf(sched, sizeof(sched), "%s%s%s",
 				 plan_sched_names[a->sched], v,
 				 a->zero ? "+z" : "");
-			fprintf(fp, "%3d  %-8s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
+			fprintf(fp, "%3d  %-11s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
 				    "%10.1f %11.1f %8.2f\n",
 				i + 1, sched, a->w, a->d, a->t,
 				a->sp ? "s" : " ", a->b, a->m,
