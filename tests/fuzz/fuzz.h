@@ -87,4 +87,14 @@ fz_same_files(void)
 	free(b);
 }
 
+/* Every target starts the same way: a private directory for round trips. */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fz_setup();
+	return 0;
+}
+
 #endif

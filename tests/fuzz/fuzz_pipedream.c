@@ -11,15 +11,6 @@
 #include "pd2bw/pipedream.h"
 #include "pd2bw/profile.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fz_setup();
-	return 0;
-}
-
 static void
 check_layers(const struct profile *p)
 {

@@ -8,15 +8,6 @@
 #include "pd2bw/profile.h"
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fz_setup();
-	return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct profile p, q;
