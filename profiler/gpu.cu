@@ -42,6 +42,14 @@ extern "C" {
 #include "gpu.h"
 #include "trace.h"
 
+#ifdef PD2BW_EMU
+/* the host emulation of tests/emu: kernels run as host fibers */
+#include "cuda_emu.h"
+#else
+#define LAUNCH(k, grid, block, st, ...)                                      \
+	k<<<(grid), (block), 0, (st)>>>(__VA_ARGS__)
+#endif
+
 const char *const prof_mem_tag_names[] = {
 	"weights", "gradients", "optimizer", "stash", "workspace", NULL
 };
@@ -776,8 +784,8 @@ launch_init(gctx *c, void *p, int64_t n, float scale, float offset,
 {
 	if (n <= 0)
 		return 0;
-	k_init<T><<<blocks(n, 256), 256, 0, c->st>>>((T *)p, n, scale, offset,
-						     seed);
+	LAUNCH(k_init<T>, blocks(n, 256), 256, c->st, (T *)p, n, scale,
+	       offset, seed);
 	PD2BW_CUDA_CHECK(cudaGetLastError());
 	return 0;
 }
@@ -809,12 +817,12 @@ upload(gctx *c, void *dst, const float *src, int64_t n)
 	PD2BW_CUDA_CHECK(cudaMemcpy(tmp, src, n * sizeof(float),
 				    cudaMemcpyHostToDevice));
 	if (c->prec == MODEL_BF16)
-		k_from_f32<<<blocks(n, 256), 256>>>((__nv_bfloat16 *)dst, tmp,
-						    n);
+		LAUNCH(k_from_f32, blocks(n, 256), 256, 0,
+		       (__nv_bfloat16 *)dst, tmp, n);
 	else if (c->prec == MODEL_FP16)
-		k_from_f32<<<blocks(n, 256), 256>>>((__half *)dst, tmp, n);
+		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (__half *)dst, tmp, n);
 	else
-		k_from_f32<<<blocks(n, 256), 256>>>((float *)dst, tmp, n);
+		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (float *)dst, tmp, n);
 	PD2BW_CUDA_CHECK(cudaGetLastError());
 	PD2BW_CUDA_CHECK(cudaDeviceSynchronize());
 	PD2BW_CUDA_CHECK(cudaFree(tmp));
@@ -831,13 +839,14 @@ download(gctx *c, float *dst, const void *src, int64_t n)
 	PD2BW_CUDA_CHECK(cudaDeviceSynchronize());
 	PD2BW_CUDA_CHECK(cudaMalloc(&tmp, n * sizeof(float)));
 	if (c->prec == MODEL_BF16)
-		k_to_f32<<<blocks(n, 256), 256>>>(tmp,
-						  (const __nv_bfloat16 *)src,
-						  n);
+		LAUNCH(k_to_f32, blocks(n, 256), 256, 0, tmp,
+		       (const __nv_bfloat16 *)src, n);
 	else if (c->prec == MODEL_FP16)
-		k_to_f32<<<blocks(n, 256), 256>>>(tmp, (const __half *)src, n);
+		LAUNCH(k_to_f32, blocks(n, 256), 256, 0, tmp,
+		       (const __half *)src, n);
 	else
-		k_to_f32<<<blocks(n, 256), 256>>>(tmp, (const float *)src, n);
+		LAUNCH(k_to_f32, blocks(n, 256), 256, 0, tmp,
+		       (const float *)src, n);
 	PD2BW_CUDA_CHECK(cudaGetLastError());
 	PD2BW_CUDA_CHECK(cudaMemcpy(dst, tmp, n * sizeof(float),
 				    cudaMemcpyDeviceToHost));
@@ -1003,17 +1012,17 @@ bias_add(gctx *c, void *y, const void *bias, int64_t rows, int64_t n)
 {
 	switch (c->prec) {
 	case MODEL_BF16:
-		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
-			(__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, rows,
-			n);
+		LAUNCH(k_bias_add, blocks(rows * n, 256), 256, c->st,
+		       (__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, rows,
+		       n);
 		break;
 	case MODEL_FP16:
-		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
-			(__half *)y, (const __half *)bias, rows, n);
+		LAUNCH(k_bias_add, blocks(rows * n, 256), 256, c->st,
+		       (__half *)y, (const __half *)bias, rows, n);
 		break;
 	default:
-		k_bias_add<<<blocks(rows * n, 256), 256, 0, c->st>>>(
-			(float *)y, (const float *)bias, rows, n);
+		LAUNCH(k_bias_add, blocks(rows * n, 256), 256, c->st,
+		       (float *)y, (const float *)bias, rows, n);
 	}
 	PD2BW_CUDA_CHECK(cudaGetLastError());
 	return 0;
@@ -1042,12 +1051,12 @@ op_fwd(gctx *c, ginst *in, int i)
 
 	switch (op->kind) {
 	case PROF_OP_EMBED:
-		k_embed_fwd<<<blocks(rows * d->h, 256), 256, 0, c->st>>>(y,
+		LAUNCH(k_embed_fwd, blocks(rows * d->h, 256), 256, c->st, y,
 			in->ids, p, d->rotary ? NULL : p + d->vocab * d->h,
 			rows, d->s, d->h);
 		break;
 	case PROF_OP_NORM:
-		k_norm_fwd<<<blocks(rows, 8), 256, 0, c->st>>>(y, in->stats[i],
+		LAUNCH(k_norm_fwd, blocks(rows, 8), 256, c->st, y, in->stats[i],
 			x, p, op->bias ? p + op->n : NULL, rows, op->n,
 			!op->bias);
 		break;
@@ -1060,33 +1069,33 @@ op_fwd(gctx *c, ginst *in, int i)
 		int64_t bh = in->b * a, nq = bh * s * hd;
 		float scale = 1.0f / sqrtf((float)hd);
 
-		k_attn_split<<<blocks(nq, 256), 256, 0, c->st>>>((T *)in->q,
+		LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st, (T *)in->q,
 			(T *)in->k, (T *)in->v, x, in->b, s, a, d->kv_heads,
 			hd, d->rotary);
 		/* S = q k^T (fp32), P = softmax, O = P v */
 		TRY(gemm(c, 0, 1, s, s, hd, in->q, in->k, in->S, CUDA_R_32F,
 			 1, 0, NULL, (int)bh, s * hd, s * hd, s * s));
-		k_softmax_fwd<<<blocks(bh * s, 8), 256, 0, c->st>>>(
-			(T *)in->P, in->S, bh * s, s, scale, d->causal);
+		LAUNCH(k_softmax_fwd, blocks(bh * s, 8), 256, c->st,
+		       (T *)in->P, in->S, bh * s, s, scale, d->causal);
 		TRY(gemm(c, 0, 0, s, hd, s, in->P, in->v, in->O, dt, 1, 0,
 			 NULL, (int)bh, s * s, s * hd, s * hd));
-		k_heads<<<blocks(nq, 256), 256, 0, c->st>>>(y, (T *)in->O,
+		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, y, (T *)in->O,
 			in->b, s, a, hd, 0);
 		break;
 	}
 	case PROF_OP_GELU:
-		k_gelu_fwd<<<blocks(n, 256), 256, 0, c->st>>>(y, x, n);
+		LAUNCH(k_gelu_fwd, blocks(n, 256), 256, c->st, y, x, n);
 		break;
 	case PROF_OP_SWIGLU:
-		k_swiglu_fwd<<<blocks(n, 256), 256, 0, c->st>>>(y, x, rows,
+		LAUNCH(k_swiglu_fwd, blocks(n, 256), 256, c->st, y, x, rows,
 			cols_of(in)[op->out]);
 		break;
 	case PROF_OP_ADD:
-		k_add<<<blocks(n, 256), 256, 0, c->st>>>(y, x,
+		LAUNCH(k_add, blocks(n, 256), 256, c->st, y, x,
 			(const T *)in->t[op->in[1]], n);
 		break;
 	case PROF_OP_XENT:
-		k_xent_fwd<<<(unsigned)rows, 256, 0, c->st>>>(y, x,
+		LAUNCH(k_xent_fwd, (unsigned)rows, 256, c->st, y, x,
 			in->targets, cols_of(in)[op->in[0]]);
 		break;
 	}
@@ -1114,14 +1123,14 @@ op_bwd(gctx *c, ginst *in, int i)
 
 	switch (op->kind) {
 	case PROF_OP_EMBED:
-		k_embed_bwd<<<blocks(rows * d->h, 256), 256, 0, c->st>>>(gp,
+		LAUNCH(k_embed_bwd, blocks(rows * d->h, 256), 256, c->st, gp,
 			d->rotary ? NULL : gp + d->vocab * d->h, in->ids, dy,
 			rows, d->s, d->h);
 		break;
 	case PROF_OP_NORM:
-		k_norm_bwd<<<blocks(rows, 8), 256, 0, c->st>>>(dx, dy, x,
+		LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st, dx, dy, x,
 			in->stats[i], p, rows, op->n, !op->bias);
-		k_colsum<<<cg, cb, 0, c->st>>>(gp, op->bias ? gp + op->n :
+		LAUNCH(k_colsum, cg, cb, c->st, gp, op->bias ? gp + op->n :
 			NULL, dy, x, in->stats[i], rows, op->n);
 		break;
 	case PROF_OP_LINEAR:
@@ -1131,7 +1140,7 @@ op_bwd(gctx *c, ginst *in, int i)
 		TRY(gemm(c, 1, 0, op->n, op->k, rows, dy, x, gp, CUDA_R_32F,
 			 1, 1, NULL, 1, 0, 0, 0));
 		if (op->bias)
-			k_colsum<<<cg, cb, 0, c->st>>>((float *)NULL,
+			LAUNCH(k_colsum, cg, cb, c->st, (float *)NULL,
 				gp + op->n * op->k, dy, (const T *)NULL,
 				(const float *)NULL, rows, op->n);
 		break;
@@ -1140,41 +1149,40 @@ op_bwd(gctx *c, ginst *in, int i)
 		int64_t bh = in->b * a, nq = bh * s * hd;
 		float scale = 1.0f / sqrtf((float)hd);
 
-		k_heads<<<blocks(nq, 256), 256, 0, c->st>>>((T *)dy,
+		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, (T *)dy,
 			(T *)in->dO, in->b, s, a, hd, 1);
 		/* dP = dO v^T (fp32, reusing S), dv = P^T dO */
 		TRY(gemm(c, 0, 1, s, s, hd, in->dO, in->v, in->S, CUDA_R_32F,
 			 1, 0, NULL, (int)bh, s * hd, s * hd, s * s));
 		TRY(gemm(c, 1, 0, s, hd, s, in->P, in->dO, in->dv, dt, 1, 0,
 			 NULL, (int)bh, s * s, s * hd, s * hd));
-		k_softmax_bwd<<<blocks(bh * s, 8), 256, 0, c->st>>>(
-			(T *)in->dS, (const T *)in->P, in->S, bh * s, s,
-			scale);
+		LAUNCH(k_softmax_bwd, blocks(bh * s, 8), 256, c->st,
+		       (T *)in->dS, (const T *)in->P, in->S, bh * s, s,
+		       scale);
 		/* dq = dS k, dk = dS^T q */
 		TRY(gemm(c, 0, 0, s, hd, s, in->dS, in->k, in->dq, dt, 1, 0,
 			 NULL, (int)bh, s * s, s * hd, s * hd));
 		TRY(gemm(c, 1, 0, s, hd, s, in->dS, in->q, in->dk, dt, 1, 0,
 			 NULL, (int)bh, s * s, s * hd, s * hd));
-		k_attn_unsplit<<<blocks(rows * cols_of(in)[op->in[0]], 256),
-			256, 0, c->st>>>(dx, (const T *)in->dq,
-			(const T *)in->dk, (const T *)in->dv, in->b, s, a,
-			d->kv_heads, hd, d->rotary);
+		LAUNCH(k_attn_unsplit, blocks(rows * cols_of(in)[op->in[0]],
+		       256), 256, c->st, dx, (const T *)in->dq,
+		       (const T *)in->dk, (const T *)in->dv, in->b, s, a,
+		       d->kv_heads, hd, d->rotary);
 		break;
 	}
 	case PROF_OP_GELU:
-		k_gelu_bwd<<<blocks(n, 256), 256, 0, c->st>>>(dx, dy, x, n);
+		LAUNCH(k_gelu_bwd, blocks(n, 256), 256, c->st, dx, dy, x, n);
 		break;
 	case PROF_OP_SWIGLU:
-		k_swiglu_bwd<<<blocks(n, 256), 256, 0, c->st>>>(dx, dy, x,
+		LAUNCH(k_swiglu_bwd, blocks(n, 256), 256, c->st, dx, dy, x,
 			rows, cols_of(in)[op->out]);
 		break;
 	case PROF_OP_ADD:
-		k_acc<<<blocks(n, 256), 256, 0, c->st>>>(dx, dy, n);
-		k_acc<<<blocks(n, 256), 256, 0, c->st>>>(
-			(T *)in->dt[op->in[1]], dy, n);
+		LAUNCH(k_acc, blocks(n, 256), 256, c->st, dx, dy, n);
+		LAUNCH(k_acc, blocks(n, 256), 256, c->st, (T *)in->dt[op->in[1]], dy, n);
 		break;
 	case PROF_OP_XENT:
-		k_xent_bwd<<<(unsigned)rows, 256, 0, c->st>>>(dx, dy, x,
+		LAUNCH(k_xent_bwd, (unsigned)rows, 256, c->st, dx, dy, x,
 			in->targets, cols_of(in)[op->in[0]]);
 		break;
 	}

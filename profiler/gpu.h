@@ -46,7 +46,7 @@ int prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 }
 #endif
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(PD2BW_EMU)
 /* Report a failed CUDA runtime call with file:line and return -1. */
 #define PD2BW_CUDA_CHECK(expr)                                               \
 	do {                                                                 \
