@@ -58,6 +58,20 @@ CUDA_CPPFLAGS += -I$(CUDA_HOME)/extras/CUPTI/include -DPD2BW_HAVE_CUPTI
 endif
 PROF_GPU_SRC = $(wildcard profiler/*.cu)
 PROF_STUB_SRC =
+# The same CUDA backend compiled as host C++ against the host emulation of
+# tests/emu (runtime, cuBLASLt, CUPTI), so its kernels, launches, GEMM
+# descriptors and CUPTI attribution are tested without a GPU.
+CXX ?= c++
+EMU_FLAGS = -std=c++17 -DPD2BW_EMU $(CUDA_CPPFLAGS) -Iinclude -Iprofiler \
+	-Itests/emu -Itests/unit $(PKG_CFLAGS) -Wall -Wextra -MMD -MP \
+	$(CFLAGS) $(SAN_FLAGS)
+ifeq ($(DEVELOPER),1)
+EMU_FLAGS += -Werror
+endif
+EMU_RT = $(B)/emu/cudart_emu.o $(B)/emu/cublaslt_emu.o $(B)/emu/cupti_emu.o
+EMU_TESTS = $(B)/tests/test_prof_gpu_emu \
+	$(patsubst tests/emu/%.cc,$(B)/tests/%,$(wildcard tests/emu/test_*.cc))
+EMU_PROGS = $(B)/pd2bw-profile-emu
 $(info pd2bw: profiler with CUDA ($(NVCC)))
 else
 PROF_GPU_SRC =
@@ -76,9 +90,10 @@ obj = $(patsubst %.c,$(B)/%.o,$(1))
 LIB_A = $(B)/libpd2bw.a
 PLAN_A = $(B)/libplan.a
 PROF_A = $(B)/libprof.a
+PROF_EMU_A = $(B)/libprof-emu.a
 TOPO_A = $(B)/libtopo.a
 PROGS = $(B)/pd2bw-plan $(B)/pd2bw-profile $(B)/pd2bw-topo
-TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC)) $(EMU_TESTS)
 PROF_GPU_OBJ = $(patsubst %.cu,$(B)/%.o,$(PROF_GPU_SRC))
 
 all: $(PROGS)
@@ -96,11 +111,20 @@ $(B)/profiler/%.o: profiler/%.cu
 	$(NVCC) $(NVCC_FLAGS) -Iinclude $(CUDA_CPPFLAGS) $(PKG_CFLAGS) \
 		-c -o $@ $<
 
+$(B)/emu/gpu.o: profiler/gpu.cu
+	@mkdir -p $(@D)
+	$(CXX) $(EMU_FLAGS) -x c++ -c -o $@ $<
+
+$(B)/emu/%.o: tests/emu/%.cc
+	@mkdir -p $(@D)
+	$(CXX) $(EMU_FLAGS) -c -o $@ $<
+
 $(LIB_A): $(call obj,$(LIB_SRC))
 $(PLAN_A): $(call obj,$(PLAN_SRC))
 $(PROF_A): $(call obj,$(PROF_SRC)) $(PROF_GPU_OBJ)
 $(TOPO_A): $(call obj,$(TOPO_SRC))
-$(LIB_A) $(PLAN_A) $(PROF_A) $(TOPO_A):
+$(PROF_EMU_A): $(call obj,$(PROF_SRC)) $(B)/emu/gpu.o $(EMU_RT)
+$(LIB_A) $(PLAN_A) $(PROF_A) $(PROF_EMU_A) $(TOPO_A):
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
@@ -120,7 +144,20 @@ $(B)/tests/%: tests/unit/%.c $(ARCHIVES)
 		$(filter %.c %.a,$^) \
 		$(LIBS) $(CUDA_LIBS) -ldl
 
-tests-build: $(PROGS) $(TESTS)
+EMU_LIBS = $(LIBS) -lstdc++ -ldl -lpthread
+$(B)/pd2bw-profile-emu: $(B)/profiler/main.o $(PROF_EMU_A) $(LIB_A)
+	$(LINK) -lstdc++ -ldl -lpthread
+$(B)/tests/test_prof_gpu_emu: tests/unit/test_prof_gpu.c $(PROF_EMU_A) \
+		$(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
+		$(filter %.c %.a,$^) $(EMU_LIBS)
+$(B)/tests/test_emu_%: tests/emu/test_emu_%.cc $(EMU_RT)
+	@mkdir -p $(@D)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
+		$(EMU_LIBS)
+
+tests-build: $(PROGS) $(EMU_PROGS) $(TESTS)
 
 # The test suite runs on the sanitizer build.
 check test:

@@ -6,7 +6,8 @@
 # Golden tests: tests/cli/<tool>/<case>.cmd holds one shell command line,
 # run in an empty temporary directory with the programs on PATH, $TOP set
 # to the source tree and PD2BW_DETERMINISTIC=1; stdout, stderr and the exit
-# status are compared with <case>.out, .err and .rc.  UPDATE=1 rewrites
+# status are compared with <case>.out, .err and .rc (skipped when the
+# program <case>.needs names was not built).  UPDATE=1 rewrites
 # those selected by CASES (required with UPDATE).
 # CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
 # rewritten); UNIT=0 skips the unit tests.
@@ -58,6 +59,13 @@ for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
 	[ -f "$cmd" ] || continue
 	base=${cmd%.cmd}
 	name=${base#"$TOP"/tests/cli/}
+	# <case>.needs names a program of $B the case runs (one built only
+	# with CUDA, say); without it the case is skipped
+	if [ -f "$base.needs" ] && [ ! -x "$B/$(cat "$base.needs")" ]; then
+		echo "SKIP cli/$name: no $(cat "$base.needs") in this build"
+		skip=$((skip + 1))
+		continue
+	fi
 	dir=$(mktemp -d)
 	(cd "$dir" && sh -c "$(cat "$cmd")" >"$dir/.stdout" 2>"$dir/.stderr"
 	 echo $? >"$dir/.rc")

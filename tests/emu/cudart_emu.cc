@@ -3,7 +3,8 @@
  * one device whose memory is host memory (capped by PD2BW_EMU_MEM), a
  * memory pool with its high-water mark, streams, events on a monotonic
  * clock, the sticky last error, and kernel launches that run each block's
- * threads as fibers (ucontext), switching at barriers and warp
+ * threads as fibers (a stack switch of a few instructions on x86-64,
+ * ucontext elsewhere), switching at barriers and warp
  * collectives (cuda_emu.h).  Everything is synchronous: a launch has
  * finished when it returns, so events measure host time.
  *
@@ -442,10 +443,8 @@ struct emu_event {
 
 static uint32_t next_stream = 13;
 
-uint32_t emu_stream_id(cudaStream_t st);
-
-uint32_t
-emu_stream_id(cudaStream_t st)
+extern "C" uint32_t
+emu_stream_id(void *st)
 {
 	return st ? ((emu_stream *)st)->id : 7;
 }
@@ -524,14 +523,42 @@ cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 
 /* ---- kernel launches ---- */
 
+/*
+ * Switching stacks.  swapcontext makes a system call per switch (the
+ * signal mask), which cost 85% of a kernel check; on x86-64 a switch
+ * saves the callee-saved registers on the old stack, swaps stack
+ * pointers and pops them from the new one.
+ */
+#if defined(__x86_64__) && !defined(PD2BW_EMU_UCONTEXT)
+#define EMU_FAST_SWITCH 1
+extern "C" void pd2bw_emu_switch(void **save_sp, void *to_sp);
+__asm__(".text\n"
+	".globl pd2bw_emu_switch\n"
+	".type pd2bw_emu_switch, @function\n"
+	"pd2bw_emu_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n"
+	"\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n"
+	"\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size pd2bw_emu_switch, .-pd2bw_emu_switch\n");
+#endif
+
 enum { T_READY, T_WARP, T_BLOCK, T_DONE };
 
 struct fiber {
+#ifdef EMU_FAST_SWITCH
+	void *sp;
+#else
 	ucontext_t ctx;
+#endif
 	char *stack;
 	int state;
 	void *fake;          /* AddressSanitizer's fake stack while away */
 	const void *site;    /* the __syncthreads it waits at */
+	unsigned nx;         /* warp collectives so far */
 	uint3 tid;
 };
 
@@ -549,7 +576,11 @@ static struct {
 	int cur;             /* running thread */
 	std::vector<fiber> th;
 	std::vector<uint64_t> slot;
+#ifdef EMU_FAST_SWITCH
+	void *sched_sp;
+#else
 	ucontext_t sched;
+#endif
 	void *sched_fake;
 	const void *sched_bottom;
 	size_t sched_size;
@@ -564,7 +595,11 @@ to_sched(int dying)
 	__sanitizer_start_switch_fiber(dying ? NULL : &f->fake,
 				       L.sched_bottom, L.sched_size);
 #endif
+#ifdef EMU_FAST_SWITCH
+	pd2bw_emu_switch(&f->sp, L.sched_sp);
+#else
 	swapcontext(&f->ctx, &L.sched);
+#endif
 #ifdef EMU_ASAN
 	__sanitizer_finish_switch_fiber(f->fake, &L.sched_bottom,
 					&L.sched_size);
@@ -616,7 +651,7 @@ emu_syncthreads(void)
 extern "C" uint64_t
 emu_warp_exchange(unsigned mask, uint64_t v, int src)
 {
-	int me = L.cur, w0 = me / 32 * 32;
+	int me = L.cur, w0 = me / 32 * 32, par;
 	uint64_t r;
 
 	if (mask != 0xffffffffu)
@@ -624,14 +659,18 @@ emu_warp_exchange(unsigned mask, uint64_t v, int src)
 			  "full warps are emulated)", L.name, mask);
 	if (src < 0 || src >= 32)
 		emu_fatal("kernel %s: shuffle from lane %d", L.name, src);
-	L.slot[me] = v;
+	/*
+	 * Two slots per thread, used in turn: a lane can write the same
+	 * slot again only two collectives later, after a barrier every
+	 * lane reaches after reading this one.
+	 */
+	par = L.th[me].nx++ & 1;
+	L.slot[2 * me + par] = v;
 	wait_at(T_WARP, "a warp collective");
 	if (w0 + src >= L.n)
 		emu_fatal("kernel %s: shuffle from lane %d of a partial warp",
 			  L.name, src);
-	r = L.slot[w0 + src];
-	/* nobody may overwrite a slot before the whole warp has read */
-	wait_at(T_WARP, "a warp collective");
+	r = L.slot[2 * (w0 + src) + par];
 	return r;
 }
 
@@ -711,7 +750,11 @@ resume(int t, dim3 block)
 #ifdef EMU_ASAN
 	__sanitizer_start_switch_fiber(&L.sched_fake, f->stack, STACK_BYTES);
 #endif
+#ifdef EMU_FAST_SWITCH
+	pd2bw_emu_switch(&L.sched_sp, f->sp);
+#else
 	swapcontext(&L.sched, &f->ctx);
+#endif
 #ifdef EMU_ASAN
 	__sanitizer_finish_switch_fiber(L.sched_fake, NULL, NULL);
 #endif
@@ -730,13 +773,31 @@ start(int t)
 		if (f->stack == MAP_FAILED)
 			emu_fatal("no memory for a thread's stack");
 	}
+#ifdef EMU_FAST_SWITCH
+	{
+		/* what pd2bw_emu_switch pops: six registers, then the
+		 * return address fiber_main, entered with the stack
+		 * aligned as after a call */
+		uintptr_t top = ((uintptr_t)f->stack + STACK_BYTES) &
+				~(uintptr_t)15;
+		void **sp = (void **)top;
+
+		*--sp = NULL;
+		*--sp = (void *)fiber_main;
+		for (int i = 0; i < 6; i++)
+			*--sp = NULL;
+		f->sp = sp;
+	}
+#else
 	getcontext(&f->ctx);
 	f->ctx.uc_stack.ss_sp = f->stack;
 	f->ctx.uc_stack.ss_size = STACK_BYTES;
 	f->ctx.uc_link = NULL;
 	makecontext(&f->ctx, fiber_main, 0);
+#endif
 	f->state = T_READY;
 	f->fake = NULL;
+	f->nx = 0;
 }
 
 static void
@@ -774,7 +835,7 @@ emu_launch_raw(const char *name, dim3 grid, dim3 block, cudaStream_t st,
 	L.n = (int)n;
 	if (L.th.size() < n) {
 		L.th.resize(n);
-		L.slot.resize(n);
+		L.slot.resize(2 * n);
 	}
 	emu_blockDim = block;
 	emu_gridDim = grid;

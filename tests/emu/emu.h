@@ -36,6 +36,9 @@ uint64_t emu_now_ns(void);
 uint32_t emu_kernel_done(const char *name, uint64_t start_ns,
 			 uint64_t end_ns, uint32_t stream);
 
+/* The id CUPTI reports for a stream (7 for the legacy default). */
+uint32_t emu_stream_id(void *stream);
+
 /* CUPTI's half of emu_kernel_done (cupti_emu.cc). */
 void emu_cupti_kernel(uint32_t corr, const char *name, uint64_t start_ns,
 		      uint64_t end_ns, uint32_t stream);

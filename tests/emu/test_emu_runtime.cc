@@ -76,15 +76,22 @@ k_half_barrier(int *out)
 		out[blockDim.x / 2 - 1 - threadIdx.x];
 }
 
-/* The two halves of the block wait at different barriers. */
+/*
+ * The two halves of the block wait at different barriers (the work
+ * around each keeps the compiler from merging the two calls).
+ */
 __global__ void
 k_divergent(int *out)
 {
-	if (threadIdx.x < blockDim.x / 2)
+	if (threadIdx.x < blockDim.x / 2) {
+		out[threadIdx.x] = 1;
 		__syncthreads();
-	else
+		out[threadIdx.x] += 10;
+	} else {
+		out[threadIdx.x] = 2;
 		__syncthreads();
-	out[threadIdx.x] = 1;
+		out[threadIdx.x] *= 20;
+	}
 }
 
 /* Half a warp at a barrier, the other half at a shuffle. */
