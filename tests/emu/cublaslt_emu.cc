@@ -33,8 +33,14 @@
  * refused; BGRADA/BGRADB sums are not scaled by alpha; a set
  * BIAS_DATA_TYPE may be D's type or, with fp32 D, the inputs' type.
  *
- * The stream id handed to emu_kernel_done is the stream pointer's low
- * 32 bits (0 for the NULL stream), which is what emu.h offers today.
+ * The stream id handed to emu_kernel_done is the runtime's
+ * (emu_stream_id), so GEMMs and kernels of one stream share it.
+ *
+ * Environment, for testing the caller's fallbacks and checks:
+ * PD2BW_EMU_NO_GELU_EPILOGUE=1 makes the heuristic find no algorithm for
+ * a GELU epilogue (as on a GPU or version without one);
+ * PD2BW_EMU_GEMM_SKEW=X multiplies every stored result by X (a wrong
+ * GEMM that the caller's comparison with a reference must catch).
  */
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -124,6 +130,15 @@ struct lt_problem {
 };
 
 /* ---- helpers ---- */
+
+/* An environment switch: set, not empty and not "0". */
+static int
+env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
 
 static lt_handle *
 get_handle(cublasLtHandle_t h)
@@ -1072,6 +1087,12 @@ cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle,
 		return CUBLAS_STATUS_NOT_SUPPORTED;
 	if (pr->max_waves != 0.0f && pr->max_waves < 1.0f)
 		return CUBLAS_STATUS_NOT_SUPPORTED;
+	/* the test knob: no algorithm for any GELU epilogue */
+	if (env_on("PD2BW_EMU_NO_GELU_EPILOGUE") &&
+	    (p.ep & CUBLASLT_EPILOGUE_GELU ||
+	     p.ep == CUBLASLT_EPILOGUE_DGELU ||
+	     p.ep == CUBLASLT_EPILOGUE_DGELU_BGRAD))
+		return CUBLAS_STATUS_SUCCESS;
 	r = &heuristicResultsArray[0];
 	memset(r, 0, sizeof(*r));
 	algo_make(&r->algo, pr, &p);
@@ -1137,6 +1158,8 @@ gemm_one(const lt_problem *p, float al, float be, const void *pa,
 	uint64_t m = p->m, n = p->n, k = p->k;
 	float *opa = w->opa.data(), *opb = w->opb.data();
 	float *acc = w->acc.data();
+	const char *sk = getenv("PD2BW_EMU_GEMM_SKEW");
+	float skew = sk && *sk ? strtof(sk, NULL) : 1.0f;
 
 	for (uint64_t i = 0; i < m; i++)
 		for (uint64_t q = 0; q < k; q++)
@@ -1249,6 +1272,9 @@ gemm_one(const lt_problem *p, float al, float be, const void *pa,
 			store_el(bias, p->bias_type, i, (float)w->grad[i]);
 	}
 
+	if (skew != 1.0f)
+		for (uint64_t i = 0; i < m * n; i++)
+			acc[i] *= skew;
 	for (uint64_t j = 0; j < n; j++)
 		for (uint64_t i = 0; i < m; i++)
 			store_el(pd, ld->type, (int64_t)(j * ld->ld + i),

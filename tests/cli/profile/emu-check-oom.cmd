@@ -1,0 +1,1 @@
+PD2BW_EMU_MEM=33800000 pd2bw-profile-emu -b cuda -q -m 1 $TOP/tests/data/profile/tiny.yaml -o p.yaml; echo "exit $?"; test -e p.yaml || echo 'no profile written'

@@ -1,0 +1,1 @@
+PD2BW_EMU_NO_CUPTI=1 pd2bw-profile-emu -b cuda -q -m 1 -w 1 -r 2 --kernels k.yaml $TOP/tests/data/profile/tiny.yaml -o p.yaml; echo "exit $?"; test -e p.yaml && echo 'profile written'; test -e k.yaml || echo 'no kernel breakdown'

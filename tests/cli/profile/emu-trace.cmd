@@ -1,0 +1,1 @@
+pd2bw-profile-emu -b cuda -q -m 1 -w 0 -r 1 --trace t.json $TOP/tests/data/profile/tiny.yaml -o p.yaml && grep '"cat": "kernel"' t.json | sed -E 's/.*"name": "([^"]*)".*"args": \{(.*)\}\},?$/\1 \2/' | sort | uniq -c
