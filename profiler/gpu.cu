@@ -48,6 +48,11 @@ extern "C" {
 #else
 #define LAUNCH(k, grid, block, st, ...)                                      \
 	k<<<(grid), (block), 0, (st)>>>(__VA_ARGS__)
+#define LAUNCH_SMEM(k, grid, block, smem, st, ...)                           \
+	k<<<(grid), (block), (smem), (st)>>>(__VA_ARGS__)
+#define PD2BW_DYNAMIC_SHARED(type, name)                                     \
+	extern __shared__ __align__(16) unsigned char pd2bw_smem_[];         \
+	type *name = (type *)pd2bw_smem_
 #endif
 
 const char *const prof_mem_tag_names[] = {

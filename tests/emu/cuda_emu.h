@@ -50,16 +50,23 @@ uint64_t emu_warp_exchange(unsigned mask, uint64_t v, int src);
 /* The running thread's lane (threadIdx linearised, modulo 32). */
 int emu_lane(void);
 /*
- * Run body(arg) for every thread of grid x block; name is the kernel's
+ * Run body(arg) for every thread of grid x block with smem bytes of
+ * dynamic shared memory (see PD2BW_DYNAMIC_SHARED); name is the kernel's
  * name for CUPTI; *mode is the launch site's memory of whether its
  * kernel ever used a barrier (0 unknown, 1 yes, 2 never: then threads
  * run one after the other, without fibers).  Sets the runtime's last
  * error on an invalid configuration, as the device would.
  */
-void emu_launch_raw(const char *name, dim3 grid, dim3 block,
+void emu_launch_raw(const char *name, dim3 grid, dim3 block, size_t smem,
 		    cudaStream_t st, int *mode, void (*body)(void *),
 		    void *arg);
+/* The running launch's dynamic shared memory (16-byte aligned). */
+void *emu_dynamic_shared(void);
 }
+
+/* A kernel's dynamic shared memory: extern __shared__ on the device. */
+#define PD2BW_DYNAMIC_SHARED(type, name)                                     \
+	type *name = (type *)emu_dynamic_shared()
 
 #define __syncthreads() emu_syncthreads()
 
@@ -100,16 +107,19 @@ emu_body(void *f)
 
 template <typename F>
 static void
-emu_launch(const char *name, dim3 grid, dim3 block, cudaStream_t st,
-	   F f)
+emu_launch(const char *name, dim3 grid, dim3 block, size_t smem,
+	   cudaStream_t st, F f)
 {
 	static int mode;
 
-	emu_launch_raw(name, grid, block, st, &mode, emu_body<F>, &f);
+	emu_launch_raw(name, grid, block, smem, st, &mode, emu_body<F>, &f);
 }
 
 #define LAUNCH(k, grid, block, st, ...)                                      \
-	emu_launch(#k, dim3(grid), dim3(block), (st),                        \
+	emu_launch(#k, dim3(grid), dim3(block), 0, (st),                     \
+		   [&]() { k(__VA_ARGS__); })
+#define LAUNCH_SMEM(k, grid, block, smem, st, ...)                           \
+	emu_launch(#k, dim3(grid), dim3(block), (smem), (st),                \
 		   [&]() { k(__VA_ARGS__); })
 
 #endif

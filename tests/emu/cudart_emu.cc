@@ -812,9 +812,24 @@ run_block_fibers(dim3 block)
 	} while (release());
 }
 
+/* Dynamic shared memory: what the largest launch asked for so far. */
+static std::vector<uint64_t> dyn_smem;
+static size_t dyn_bytes;
+
+extern "C" void *
+emu_dynamic_shared(void)
+{
+	if (!L.active)
+		emu_fatal("dynamic shared memory outside a kernel");
+	if (!dyn_bytes)
+		emu_fatal("kernel %s uses dynamic shared memory but was "
+			  "launched without any", L.name);
+	return dyn_smem.data();
+}
+
 extern "C" void
-emu_launch_raw(const char *name, dim3 grid, dim3 block, cudaStream_t st,
-	       int *mode, void (*body)(void *), void *arg)
+emu_launch_raw(const char *name, dim3 grid, dim3 block, size_t smem,
+	       cudaStream_t st, int *mode, void (*body)(void *), void *arg)
 {
 	uint64_t n = (uint64_t)block.x * block.y * block.z, t0;
 
@@ -825,6 +840,14 @@ emu_launch_raw(const char *name, dim3 grid, dim3 block, cudaStream_t st,
 		fail(cudaErrorInvalidConfiguration);
 		return;
 	}
+	/* the device's limit with the opt-in attribute (sm_90: 227 KiB) */
+	if (smem > 227 * 1024) {
+		fail(cudaErrorInvalidValue);
+		return;
+	}
+	if (dyn_smem.size() * 8 < smem)
+		dyn_smem.resize((smem + 7) / 8);
+	dyn_bytes = smem;
 	t0 = emu_now_ns();
 	L.active = 1;
 	L.fibers = *mode != 2;

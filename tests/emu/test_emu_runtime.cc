@@ -57,6 +57,18 @@ k_coords(int *out, int w)
 		out[y * w + x] = y * 1000 + x;
 }
 
+/* Reverse each block's values through dynamic shared memory. */
+__global__ void
+k_reverse(int *out, const int *in)
+{
+	PD2BW_DYNAMIC_SHARED(int, buf);
+	int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+
+	buf[t] = in[base + t];
+	__syncthreads();
+	out[base + t] = buf[blockDim.x - 1 - t];
+}
+
 __global__ void
 k_atomic(float *acc)
 {
@@ -219,11 +231,18 @@ main(void)
 	}
 	CHECK_MSG(ok, "warp butterfly: every lane holds its warp's sum");
 
-	CHECK(cudaMalloc((void **)&co, 6 * 40 * sizeof(int)) == cudaSuccess);
+	CHECK(cudaMalloc((void **)&co, 3 * 256 * sizeof(int)) == cudaSuccess);
 	LAUNCH(k_coords, dim3(3, 2), dim3(16, 3), 0, co, 40);
 	CHECK_INT_EQ(co[0], 0);
 	CHECK_INT_EQ(co[39], 39);
 	CHECK_INT_EQ(co[5 * 40 + 17], 5017);
+
+	LAUNCH_SMEM(k_reverse, 3, 256, 256 * sizeof(int), 0, co, in);
+	CHECK_INT_EQ(co[0], 255);
+	CHECK_INT_EQ(co[255], 0);
+	CHECK_INT_EQ(co[256], 511);
+	LAUNCH_SMEM(k_reverse, 1, 64, 300 * 1024, 0, co, in);
+	CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 
 	CHECK(cudaMalloc((void **)&acc, sizeof(float)) == cudaSuccess);
 	*acc = 0;
@@ -249,7 +268,7 @@ main(void)
 	CHECK(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess);
 	CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh,
 				      &high) == cudaSuccess);
-	CHECK_INT_EQ(high, 3072 + 256 + 512 + 512 + 1024 + 256);
+	CHECK_INT_EQ(high, 3072 + 256 + 512 + 512 + 3072 + 256);
 	CHECK(cudaFree(co) == cudaSuccess);
 	high = 0;
 	CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh,
