@@ -39,8 +39,12 @@ extern dim3 emu_blockDim, emu_gridDim;
 /* ---- barriers and collectives (cudart_emu.cc) ---- */
 
 extern "C" {
-/* __syncthreads: wait for every thread of the block that has not exited. */
-void emu_syncthreads(void);
+/*
+ * __syncthreads: wait for every thread of the block that has not exited.
+ * The site (file, line) tells barriers apart; a call's address would not,
+ * as the compiler may duplicate or merge calls.
+ */
+void emu_syncthreads(const char *file, int line);
 /*
  * A warp collective: publish v in this lane's slot, wait for the whole
  * warp (every lane must be alive and must name all of them in mask, as
@@ -68,7 +72,7 @@ void *emu_dynamic_shared(void);
 #define PD2BW_DYNAMIC_SHARED(type, name)                                     \
 	type *name = (type *)emu_dynamic_shared()
 
-#define __syncthreads() emu_syncthreads()
+#define __syncthreads() emu_syncthreads(__FILE__, __LINE__)
 
 template <typename V>
 static inline V

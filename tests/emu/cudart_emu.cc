@@ -300,6 +300,10 @@ cudaMalloc(void **p, size_t bytes)
 	*p = aligned_alloc(256, n);
 	if (!*p)
 		return fail(cudaErrorMemoryAllocation);
+	/* fresh device memory is not zero: all-ones bytes are NaN in
+	   every float type, so a kernel that reads what nobody wrote
+	   poisons its results and the checks see it */
+	memset(*p, 0xff, n);
 	live[(uintptr_t)*p] = bytes;
 	used += n;
 	if (used > used_high)
@@ -557,7 +561,8 @@ struct fiber {
 	char *stack;
 	int state;
 	void *fake;          /* AddressSanitizer's fake stack while away */
-	const void *site;    /* the __syncthreads it waits at */
+	const char *site_file;   /* the __syncthreads it waits at */
+	int site_line;
 	unsigned nx;         /* warp collectives so far */
 	uint3 tid;
 };
@@ -641,10 +646,12 @@ wait_at(int state, const char *what)
 }
 
 extern "C" void
-emu_syncthreads(void)
+emu_syncthreads(const char *file, int line)
 {
-	if (L.active && L.fibers)
-		L.th[L.cur].site = __builtin_return_address(0);
+	if (L.active && L.fibers) {
+		L.th[L.cur].site_file = file;
+		L.th[L.cur].site_line = line;
+	}
 	wait_at(T_BLOCK, "__syncthreads");
 }
 
@@ -718,18 +725,25 @@ release(void)
 	if (freed)
 		return 1;
 	if (at_block == L.n - done) {
-		const void *site = NULL;
+		const fiber *first = NULL;
 
 		for (int t = 0; t < L.n; t++) {
-			if (L.th[t].state != T_BLOCK)
+			fiber *f = &L.th[t];
+
+			if (f->state != T_BLOCK)
 				continue;
-			if (site && L.th[t].site != site)
+			if (first && (f->site_line != first->site_line ||
+				      strcmp(f->site_file, first->site_file)))
 				emu_fatal("kernel %s: block (%u,%u,%u): threads "
-					  "wait at different __syncthreads",
-					  L.name, emu_blockIdx.x,
-					  emu_blockIdx.y, emu_blockIdx.z);
-			site = L.th[t].site;
-			L.th[t].state = T_READY;
+					  "wait at different __syncthreads "
+					  "(%s:%d and %s:%d)", L.name,
+					  emu_blockIdx.x, emu_blockIdx.y,
+					  emu_blockIdx.z, first->site_file,
+					  first->site_line, f->site_file,
+					  f->site_line);
+			if (!first)
+				first = f;
+			f->state = T_READY;
 		}
 		return 1;
 	}

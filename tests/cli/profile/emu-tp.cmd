@@ -1,0 +1,1 @@
+pd2bw-profile-emu -b cuda -q -m 1 -w 0 -r 2 -t 1,2 $TOP/tests/data/profile/tiny.yaml -o p.yaml && ls p-*.yaml && sed -E 's/(fwd_ms|bwd_ms): [0-9.e+-]+/\1: N/g; s/[0-9]+\.[0-9]+(e-?[0-9]+)?/N/g' p-tp2.yaml
