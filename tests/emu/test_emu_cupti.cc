@@ -18,6 +18,7 @@
 #include <cupti.h>
 
 #include "emu.h"
+#include "dies.h"
 #include "harness.h"
 
 #define KREC sizeof(CUpti_ActivityKernel10)
@@ -531,21 +532,15 @@ test_no_cupti(void)
 
 /* A kernel that ends before it starts is the emulator's bug: fatal. */
 static void
+run_backwards(void *)
+{
+	emu_cupti_kernel(1, "k_backwards", 20, 10, 0);
+}
+
+static void
 test_fatal(void)
 {
-	int status = 0;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stderr))
-			_exit(3);
-		emu_cupti_kernel(1, "k_backwards", 20, 10, 0);
-		_exit(0);
-	}
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-	CHECK_MSG(!(WIFEXITED(status) && WEXITSTATUS(status) == 0),
+	CHECK_MSG(dies_with(run_backwards, NULL, "k_backwards"),
 		  "end before start is fatal");
 }
 

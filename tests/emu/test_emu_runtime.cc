@@ -5,15 +5,12 @@
  * launch shapes set the last error, memory is capped and accounted, and
  * events measure elapsed time.
  */
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "cuda_emu.h"
+#include "dies.h"
 #include "harness.h"
 
 /* Tree reduction in shared memory: out[block] = sum of in[block]. */
@@ -125,38 +122,8 @@ k_half_warp(float *out)
 	out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1.0f, 1);
 }
 
-/* Run fn in a child; 1 when it died of SIGABRT printing expect. */
-static int
-dies_with(void (*fn)(void), const char *expect)
-{
-	int fd[2], status;
-	char buf[1024] = {0};
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	if (pipe(fd))
-		return 0;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		close(fd[0]);
-		fn();
-		_exit(0);
-	}
-	close(fd[1]);
-	while ((n = read(fd[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += n;
-	close(fd[0]);
-	waitpid(pid, &status, 0);
-	if (!strstr(buf, expect))
-		printf("#   stderr was: %s\n", buf);
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT &&
-	       strstr(buf, expect) != NULL;
-}
-
 static void
-run_divergent(void)
+run_divergent(void *)
 {
 	int *out;
 
@@ -165,7 +132,7 @@ run_divergent(void)
 }
 
 static void
-run_deadlock(void)
+run_deadlock(void *)
 {
 	float *out;
 
@@ -174,7 +141,7 @@ run_deadlock(void)
 }
 
 static void
-run_half_warp(void)
+run_half_warp(void *)
 {
 	float *out;
 
@@ -183,7 +150,7 @@ run_half_warp(void)
 }
 
 static void
-run_copy_outside(void)
+run_copy_outside(void *)
 {
 	char *p, host[64];
 
@@ -293,17 +260,17 @@ main(void)
 	CHECK_INT_EQ(co[32], 31);
 	CHECK_INT_EQ(co[63], 31);
 	cudaFree(co);
-	CHECK_MSG(dies_with(run_divergent, "threads wait at different "
+	CHECK_MSG(dies_with(run_divergent, NULL, "threads wait at different "
 			    "__syncthreads"),
 		  "two barriers that split the block are reported");
-	CHECK_MSG(dies_with(run_deadlock, "deadlocks: 16 threads wait at "
+	CHECK_MSG(dies_with(run_deadlock, NULL, "deadlocks: 16 threads wait at "
 			    "__syncthreads, 16 at warp collectives, 0 "
 			    "exited"),
 		  "a barrier against a shuffle is reported");
-	CHECK_MSG(dies_with(run_half_warp, "full-mask collective after 16 "
+	CHECK_MSG(dies_with(run_half_warp, NULL, "full-mask collective after 16 "
 			    "of its lanes exited"),
 		  "a shuffle after lanes exited is reported");
-	CHECK_MSG(dies_with(run_copy_outside, "cudaMemcpy source of 32 "
+	CHECK_MSG(dies_with(run_copy_outside, NULL, "cudaMemcpy source of 32 "
 			    "bytes"),
 		  "a copy past an allocation is reported");
 
