@@ -41,6 +41,7 @@
  * a GELU epilogue (as on a GPU or version without one);
  * PD2BW_EMU_GEMM_SKEW=X multiplies every stored result by X (a wrong
  * GEMM that the caller's comparison with a reference must catch).
+ * In a dry run (emu_dry) everything is checked and nothing computed.
  */
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -1398,7 +1399,7 @@ cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
 	}
 
 	t0 = emu_now_ns();
-	{
+	if (!emu_dry()) {
 		lt_work w;
 
 		w.opa.resize(m * k);

@@ -152,6 +152,19 @@ cudaGetErrorName(cudaError_t e)
 	return cudaGetErrorString(e);
 }
 
+extern "C" int
+emu_dry(void)
+{
+	static int dry = -1;
+
+	if (dry < 0) {
+		const char *s = getenv("PD2BW_EMU_DRY");
+
+		dry = s && *s && strcmp(s, "0");
+	}
+	return dry;
+}
+
 /* ---- device ---- */
 
 static int
@@ -297,6 +310,20 @@ cudaMalloc(void **p, size_t bytes)
 		return fail(cudaErrorNoDevice);
 	if (used + n > mem_cap())
 		return fail(cudaErrorMemoryAllocation);
+	if (emu_dry()) {
+		/* addresses without pages: nothing touches them */
+		*p = mmap(NULL, n, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (*p == MAP_FAILED) {
+			*p = NULL;
+			return fail(cudaErrorMemoryAllocation);
+		}
+		live[(uintptr_t)*p] = bytes;
+		used += n;
+		if (used > used_high)
+			used_high = used;
+		return cudaSuccess;
+	}
 	*p = aligned_alloc(256, n);
 	if (!*p)
 		return fail(cudaErrorMemoryAllocation);
@@ -322,8 +349,11 @@ cudaFree(void *p)
 	if (it == live.end())
 		emu_fatal("cudaFree(%p): not a live allocation", p);
 	used -= granules(it->second);
+	if (emu_dry())
+		munmap(p, granules(it->second));
+	else
+		free(p);
 	live.erase(it);
-	free(p);
 	return cudaSuccess;
 }
 
@@ -406,6 +436,12 @@ cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k)
 		if (!emu_dev_range(dst, n) && !emu_dev_range(src, n))
 			emu_fatal("cudaMemcpyDefault between host pointers");
 	}
+	if (emu_dry()) {
+		/* the host reads zeros from the device */
+		if (n && k == cudaMemcpyDeviceToHost)
+			memset(dst, 0, n);
+		return cudaSuccess;
+	}
 	if (n)
 		memmove(dst, src, n);
 	return cudaSuccess;
@@ -423,7 +459,8 @@ cudaError_t
 cudaMemset(void *p, int v, size_t n)
 {
 	need_range("cudaMemset", p, n);
-	memset(p, v, n);
+	if (!emu_dry())
+		memset(p, v, n);
 	return cudaSuccess;
 }
 
@@ -876,6 +913,8 @@ emu_launch_raw(const char *name, dim3 grid, dim3 block, size_t smem,
 	}
 	emu_blockDim = block;
 	emu_gridDim = grid;
+	if (emu_dry())
+		grid = dim3(0, 0, 0);  /* checked, not run */
 	for (unsigned z = 0; z < grid.z; z++)
 		for (unsigned y = 0; y < grid.y; y++)
 			for (unsigned x = 0; x < grid.x; x++) {

@@ -49,6 +49,14 @@ void emu_cupti_kernel(uint32_t corr, const char *name, uint64_t start_ns,
  */
 int emu_dev_range(const void *p, size_t bytes);
 
+/*
+ * 1 when PD2BW_EMU_DRY is set: a dry run checks every launch, copy and
+ * GEMM (shapes, limits, alignment, ranges) but computes nothing, and
+ * device memory is address space without pages, so whole models at real
+ * sizes go through every path in moments.  Results are meaningless.
+ */
+int emu_dry(void);
+
 /* Abort with "pd2bw emulator: MESSAGE" (a bug in the emulated code). */
 #ifdef __GNUC__
 __attribute__((noreturn, format(printf, 1, 2)))

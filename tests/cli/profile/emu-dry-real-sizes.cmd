@@ -1,0 +1,1 @@
+export PD2BW_EMU_DRY=1 PD2BW_EMU_MEM=150000000000; for m in gpt2-xl:1 gpt3-175b:8 llama3-70b:8 bert-3.8b:1; do pd2bw-profile-emu -b cuda -q --no-check -w 0 -r 1 -t ${m#*:} -m 1,4,16,64,256 $TOP/models/${m%:*}.yaml -o p.yaml; echo "${m%:*} t=${m#*:}: exit $? $(grep microbatches p.yaml)"; done
