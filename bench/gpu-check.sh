@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu-check.sh - the GPU checks of pd2bw-profile, in one go, under 8 minutes:
 # build with CUDA, run the GPU kernel tests (every kernel against the CPU
-# reference), profile GPT 1.3B (the paper's, seq 512) and GPT-2 XL on the
+# reference), time square GEMMs against the peak, profile GPT 1.3B (the paper's, seq 512) and GPT-2 XL on the
 # GPU at hand, compare the per-layer sum with whole training steps, measure
 # what CUPTI costs, calibrate the analytic model, and time the same GPT
 # block in PyTorch when python3 has torch.  Everything goes under $OUT
@@ -128,6 +128,12 @@ say "test_prof_gpu: exit $rc, $(grep -c '^ok' "$OUT/test_prof_gpu.txt") ok," \
 grep '^not ok' "$OUT/test_prof_gpu.txt" | head -20 | tee -a "$SUM"
 limit 120 sh tests/run.sh "$B" >"$OUT/tests.txt" 2>&1
 say "test suite: $(tail -1 "$OUT/tests.txt")"
+
+# ---- the GEMM rate against the dense 16-bit peak ----
+say "== GEMM rate [$(elapsed) s]"
+for n in 4096 8192; do
+	limit 60 "$P" --gemm "$n" -g H200 -w 5 -r 20 2>&1 | tee -a "$SUM"
+done
 
 # ---- profiles ----
 profile() {

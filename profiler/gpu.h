@@ -42,6 +42,21 @@ int prof_gpu_available(char *why, size_t n);
 int prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 		      void *arg);
 
+/* The rate of one square GEMM, timed with CUDA events. */
+struct prof_gemm_rate {
+	double ms;         /* median of o->repeats after o->warmup */
+	double spread;     /* (max - min) / median */
+	double tflops;     /* 2 n^3 / ms */
+	char device[256];  /* the device's name */
+};
+
+/*
+ * Time Y = X W^T with X, W, Y n x n in o->precision on device o->device
+ * through the backend's cuBLASLt path.  Returns 0 or -1 after a message.
+ */
+int prof_gpu_gemm_bench(const struct prof_opts *o, int64_t n,
+			struct prof_gemm_rate *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,17 @@ prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 	return pd2bw_error("built without CUDA");
 }
 
+int
+prof_gpu_gemm_bench(const struct prof_opts *o, int64_t n,
+		    struct prof_gemm_rate *r)
+{
+	(void)o;
+	(void)n;
+	(void)r;
+	return pd2bw_error("--gemm: built without CUDA (rebuild with nvcc "
+			   "on PATH)");
+}
+
 static int
 stub_open(void **ctx, const struct prof_opts *o, struct profile *p)
 {

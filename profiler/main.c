@@ -23,7 +23,8 @@
 
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
-	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS
+	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
+	OPT_GEMM
 };
 
 static const struct option options[] = {
@@ -45,6 +46,7 @@ static const struct option options[] = {
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"calibrate", required_argument, NULL, OPT_CALIBRATE},
+	{"gemm", required_argument, NULL, OPT_GEMM},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -55,12 +57,13 @@ static const struct option options[] = {
 
 static const char usage_line[] =
 	"usage: %s [-b cuda|cpu|analytic] [-g GPU] [-m LIST] [-t LIST] "
-	"[-o FILE] MODEL\n";
+	"[-o FILE] MODEL\n"
+	"       %s --gemm=N [-p P] [-g GPU] [-d N] [-w N] [-r N]\n";
 
 static void
 usage(void)
 {
-	printf(usage_line, pd2bw_progname);
+	printf(usage_line, pd2bw_progname, pd2bw_progname);
 	printf("Measure or estimate forward and backward time and memory of "
 	       "every layer of\nMODEL (pd2bw-model YAML or Hugging Face "
 	       "config.json) and write a profile.\n\n"
@@ -101,6 +104,11 @@ usage(void)
 	       "the analytic estimate\n"
 	       "                         for --gpu and write the "
 	       "calibration report\n"
+	       "      --gemm=N           time one N x N x N GEMM on the GPU "
+	       "(no MODEL) and\n"
+	       "                         compare it with the catalog's peak "
+	       "(--gpu, or the\n"
+	       "                         device's name)\n"
 	       "  -o, --output=FILE      write to FILE (default: standard "
 	       "output)\n"
 	       "  -v, --verbose          per-layer times and spreads on "
@@ -123,7 +131,7 @@ usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	fprintf(stderr, usage_line, pd2bw_progname);
+	fprintf(stderr, usage_line, pd2bw_progname, pd2bw_progname);
 	fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
 	exit(2);
 }
@@ -180,6 +188,38 @@ tp_path(const char *path, int tp)
 	return s;
 }
 
+/*
+ * --gemm: the rate of one square GEMM against the catalog's peak of spec,
+ * or of the catalog entry the device's name ends with.
+ */
+static int
+gemm_rate(struct prof_opts *o, int64_t n, const struct gpu_catalog *cat,
+	  const struct gpu_spec *spec)
+{
+	struct prof_gemm_rate r;
+	double peak;
+	const char *sp;
+
+	if (prof_gpu_gemm_bench(o, n, &r))
+		return -1;
+	/* "NVIDIA H200" -> "H200", when -g did not say */
+	for (sp = r.device; !spec && sp; sp = strchr(sp + 1, ' '))
+		spec = catalog_find(cat, *sp == ' ' ? sp + 1 : sp);
+	printf("gemm %lldx%lldx%lld %s on %s: %.4f ms (spread %.2f%%), "
+	       "%.1f TFLOP/s", (long long)n, (long long)n, (long long)n,
+	       model_prec_names[o->precision], r.device, r.ms,
+	       100 * r.spread, r.tflops);
+	peak = !spec ? 0 : o->precision == MODEL_FP32 ? spec->tflops32 :
+	       spec->tflops16;
+	if (peak > 0)
+		printf(", %.1f%% of the %s's %s peak (%.0f TFLOP/s)",
+		       100 * r.tflops / peak, spec->name,
+		       o->precision == MODEL_FP32 ? "fp32" :
+		       "dense 16-bit", peak);
+	printf("\n");
+	return 0;
+}
+
 static int
 write_out(const struct profile *p, const char *out, int ntp)
 {
@@ -203,7 +243,7 @@ main(int argc, char **argv)
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
 	const char *calibrate = NULL, *trace = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
-	int list_gpus = 0, quiet = 0, c, i, ret = 1;
+	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0;
 	const struct gpu_spec *spec = NULL;
 
 	pd2bw_set_progname(argv[0]);
@@ -290,6 +330,11 @@ main(int argc, char **argv)
 		case OPT_CALIBRATE:
 			calibrate = optarg;
 			break;
+		case OPT_GEMM:
+			if (parse_int(optarg, 16, 65536, &gemm_n))
+				usage_error("invalid GEMM size '%s' (expected "
+					    "16 to 65536)", optarg);
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -331,6 +376,23 @@ main(int argc, char **argv)
 		goto out;
 	if (list_gpus) {
 		ret = catalog_write(&cat, out) ? 1 : 0;
+		goto out;
+	}
+	if (gemm_n) {
+		if (optind != argc)
+			usage_error("%s", "--gemm takes no MODEL");
+		if (backend && strcmp(backend, "cuda"))
+			usage_error("%s", "--gemm times the cuda backend's "
+				    "GEMM");
+		if (gpu && !(spec = catalog_find(&cat, gpu))) {
+			pd2bw_error("unknown GPU '%s' (see %s --list-gpus)",
+				    gpu, pd2bw_progname);
+			goto out;
+		}
+		o.precision = prec >= 0 ? prec : MODEL_BF16;
+		o.warmup = o.warmup < 0 ? 3 : o.warmup;
+		o.repeats = o.repeats < 0 ? 10 : o.repeats;
+		ret = gemm_rate(&o, gemm_n, &cat, spec) ? 1 : 0;
 		goto out;
 	}
 	if (optind != argc - 1)

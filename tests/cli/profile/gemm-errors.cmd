@@ -1,0 +1,1 @@
+pd2bw-profile --gemm 8; echo "exit $?"; pd2bw-profile --gemm 64 $TOP/tests/data/profile/tiny.yaml; echo "exit $?"; pd2bw-profile --gemm 64 -b cpu; echo "exit $?"; pd2bw-profile --gemm 64 -g NOPE; echo "exit $?"
