@@ -3,9 +3,11 @@
  * executed in bf16, fp16 or fp32 storage with fp32 accumulation; GEMMs
  * (linear layers and the batched attention products) through cuBLASLt with
  * the bias fused as an epilogue, own kernels for embedding, norms, softmax,
- * rotary/GQA packing, GELU, SwiGLU, residual and cross-entropy.  Every
- * kernel is checked against the CPU reference (cpu.c) on a reduced shape
- * before anything is timed.  CUDA events time each layer's forward and
+ * rotary/GQA packing, GELU, SwiGLU, residual and cross-entropy; with
+ * flash_attention in bf16/fp16 the fused tensor-core attention of
+ * flash.cuh instead of the score GEMMs and softmax.  Every kernel is
+ * checked against the CPU reference (cpu.c) on a reduced shape before
+ * anything is timed.  CUDA events time each layer's forward and
  * backward; CUPTI kernel records with external correlation ids attribute
  * every kernel (cuBLASLt's too) to a layer and pass; NVTX ranges name the
  * layers for Nsight; a tagging allocator on the stream-ordered pool counts
@@ -54,6 +56,8 @@ extern "C" {
 	extern __shared__ __align__(16) unsigned char pd2bw_smem_[];         \
 	type *name = (type *)pd2bw_smem_
 #endif
+/* fused attention on tensor cores (WMMA) */
+#include "flash.cuh"
 
 const char *const prof_mem_tag_names[] = {
 	"weights", "gradients", "optimizer", "stash", "workspace", NULL
@@ -204,7 +208,10 @@ k_embed_bwd(float *dtok, float *dpos, const int *ids, const T *dy,
 		atomicAdd(&dpos[(t % s) * h + c], g);
 }
 
-/* One warp per row; stats[2r] = mean (0 for RMSNorm), stats[2r+1] = rstd. */
+/*
+ * One warp per row.  Statistics kept for backward: LayerNorm stats[2r] =
+ * mean, stats[2r+1] = rstd; RMSNorm only stats[r] = rstd.
+ */
 template <typename T>
 __global__ void
 k_norm_fwd(T *y, float *stats, const T *x, const T *gamma, const T *beta,
@@ -235,7 +242,9 @@ k_norm_fwd(T *y, float *stats, const T *x, const T *gamma, const T *beta,
 
 		y[r * n + i] = fromf<T>(beta ? v + tof(beta[i]) : v);
 	}
-	if (lane == 0) {
+	if (lane == 0 && rms) {
+		stats[r] = rstd;
+	} else if (lane == 0) {
 		stats[2 * r] = mean;
 		stats[2 * r + 1] = rstd;
 	}
@@ -252,8 +261,8 @@ k_norm_bwd(T *dx, const T *dy, const T *x, const float *stats,
 
 	if (r >= rows)
 		return;
-	mean = stats[2 * r];
-	rstd = stats[2 * r + 1];
+	mean = rms ? 0.0f : stats[2 * r];
+	rstd = rms ? stats[r] : stats[2 * r + 1];
 	for (int64_t i = lane; i < n; i += 32) {
 		float g = tof(dy[r * n + i]) * tof(gamma[i]);
 
@@ -273,13 +282,14 @@ k_norm_bwd(T *dx, const T *dy, const T *x, const float *stats,
 
 /*
  * Column sums over rows: db[c] += sum dy (bias, LayerNorm beta) and, with
- * stats, dg[c] += sum dy * xhat (norm gain).  Block (32, 8): 32 columns,
- * 8 row lanes reduced in shared memory, one atomic per column per block.
+ * stats (laid out as k_norm_fwd's, rms saying which), dg[c] += sum dy *
+ * xhat (norm gain).  Block (32, 8): 32 columns, 8 row lanes reduced in
+ * shared memory, one atomic per column per block.
  */
 template <typename T>
 __global__ void
 k_colsum(float *dg, float *db, const T *dy, const T *x, const float *stats,
-	 int64_t rows, int64_t n)
+	 int rms, int64_t rows, int64_t n)
 {
 	__shared__ float sg[8][33], sb[8][33];
 	int64_t c = (int64_t)blockIdx.x * 32 + threadIdx.x;
@@ -295,7 +305,8 @@ k_colsum(float *dg, float *db, const T *dy, const T *x, const float *stats,
 
 			ab += g;
 			if (dg)
-				ag += g * (tof(x[r * n + c]) - stats[2 * r]) *
+				ag += rms ? g * tof(x[r * n + c]) * stats[r] :
+				      g * (tof(x[r * n + c]) - stats[2 * r]) *
 				      stats[2 * r + 1];
 		}
 	sg[threadIdx.y][threadIdx.x] = ag;
@@ -731,6 +742,7 @@ struct ginst {
 	int *ids, *targets;
 	void *q, *k, *v, *P, *O, *dq, *dk, *dv, *dO, *dS;
 	float *S;
+	float *lse, *dd, *dqacc;  /* fused attention (flash.cuh) */
 	std::vector<galloc> allocs;
 	int64_t tagged[PROF_MEM_NTAGS];
 	/* ops whose work a GEMM epilogue did: the GELU after fc1 in forward
@@ -1145,6 +1157,18 @@ cols_of(const ginst *in)
 	return in->g->layers[in->layer].cols;
 }
 
+/*
+ * Attention through the fused kernels of flash.cuh: what the graph counts
+ * when the model says flash, where they exist (WMMA takes 16-bit inputs;
+ * head_dim up to 128).  Elsewhere the unfused GEMM-softmax-GEMM path.
+ */
+static int
+attn_fused(const gctx *c, const prof_dims *d)
+{
+	return d->flash && c->prec != MODEL_FP32 &&
+	       flash_head_dim_ok(d->head_dim);
+}
+
 template <typename T>
 static int
 op_fwd(gctx *c, ginst *in, int i)
@@ -1201,13 +1225,23 @@ op_fwd(gctx *c, ginst *in, int i)
 		LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st, (T *)in->q,
 			(T *)in->k, (T *)in->v, x, in->b, s, a, d->kv_heads,
 			hd, d->rotary);
-		/* S = q k^T (fp32), P = softmax, O = P v */
-		TRY(gemm(c, 0, 1, s, s, hd, in->q, in->k, in->S, CUDA_R_32F,
-			 1, 0, NULL, (int)bh, s * hd, s * hd, s * s));
-		LAUNCH(k_softmax_fwd, blocks(bh * s, 8), 256, c->st,
-		       (T *)in->P, in->S, bh * s, s, scale, d->causal);
-		TRY(gemm(c, 0, 0, s, hd, s, in->P, in->v, in->O, dt, 1, 0,
-			 NULL, (int)bh, s * s, s * hd, s * hd));
+		if (attn_fused(c, d)) {
+			/* O and the row log-sum-exp; no s x s tensor */
+			PD2BW_CUDA_CHECK(flash_fwd((T *)in->O, in->lse,
+				(const T *)in->q, (const T *)in->k,
+				(const T *)in->v, bh, s, hd, d->causal,
+				c->st));
+		} else {
+			/* S = q k^T (fp32), P = softmax, O = P v */
+			TRY(gemm(c, 0, 1, s, s, hd, in->q, in->k, in->S,
+				 CUDA_R_32F, 1, 0, NULL, (int)bh, s * hd,
+				 s * hd, s * s));
+			LAUNCH(k_softmax_fwd, blocks(bh * s, 8), 256, c->st,
+			       (T *)in->P, in->S, bh * s, s, scale,
+			       d->causal);
+			TRY(gemm(c, 0, 0, s, hd, s, in->P, in->v, in->O, dt,
+				 1, 0, NULL, (int)bh, s * s, s * hd, s * hd));
+		}
 		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, y, (T *)in->O,
 			in->b, s, a, hd, 0);
 		break;
@@ -1262,7 +1296,7 @@ op_bwd(gctx *c, ginst *in, int i)
 		LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st, dx, dy, x,
 			in->stats[i], p, rows, op->n, !op->bias);
 		LAUNCH(k_colsum, cg, cb, c->st, gp, op->bias ? gp + op->n :
-			NULL, dy, x, in->stats[i], rows, op->n);
+			NULL, dy, x, in->stats[i], !op->bias, rows, op->n);
 		break;
 	case PROF_OP_LINEAR: {
 		/* dX += dY W; dW += dY^T X (fp32); db += colsum dY */
@@ -1291,7 +1325,7 @@ op_bwd(gctx *c, ginst *in, int i)
 		if (op->bias)
 			LAUNCH(k_colsum, cg, cb, c->st, (float *)NULL,
 				gp + op->n * op->k, dy, (const T *)NULL,
-				(const float *)NULL, rows, op->n);
+				(const float *)NULL, 0, rows, op->n);
 		break;
 	}
 	case PROF_OP_ATTN: {
@@ -1301,19 +1335,40 @@ op_bwd(gctx *c, ginst *in, int i)
 
 		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, (T *)dy,
 			(T *)in->dO, in->b, s, a, hd, 1);
-		/* dP = dO v^T (fp32, reusing S), dv = P^T dO */
-		TRY(gemm(c, 0, 1, s, s, hd, in->dO, in->v, in->S, CUDA_R_32F,
-			 1, 0, NULL, (int)bh, s * hd, s * hd, s * s));
-		TRY(gemm(c, 1, 0, s, hd, s, in->P, in->dO, in->dv, dt, 1, 0,
-			 NULL, (int)bh, s * s, s * hd, s * hd));
-		LAUNCH(k_softmax_bwd, blocks(bh * s, 8), 256, c->st,
-		       (T *)in->dS, (const T *)in->P, in->S, bh * s, s,
-		       scale);
-		/* dq = dS k, dk = dS^T q */
-		TRY(gemm(c, 0, 0, s, hd, s, in->dS, in->k, in->dq, dt, 1, 0,
-			 NULL, (int)bh, s * s, s * hd, s * hd));
-		TRY(gemm(c, 1, 0, s, hd, s, in->dS, in->q, in->dk, dt, 1, 0,
-			 NULL, (int)bh, s * s, s * hd, s * hd));
+		if (attn_fused(c, d)) {
+			/* nothing of q, k, v or O was kept but qkv and
+			   ctx: split q, k, v again, unpack O */
+			LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st,
+				(T *)in->q, (T *)in->k, (T *)in->v, x, in->b,
+				s, a, d->kv_heads, hd, d->rotary);
+			LAUNCH(k_heads, blocks(nq, 256), 256, c->st,
+				(T *)in->t[op->out], (T *)in->O, in->b, s, a,
+				hd, 1);
+			PD2BW_CUDA_CHECK(flash_bwd((T *)in->dq, (T *)in->dk,
+				(T *)in->dv, in->dqacc, in->dd,
+				(const T *)in->q, (const T *)in->k,
+				(const T *)in->v, (const T *)in->O,
+				(const T *)in->dO, in->lse, bh, s, hd,
+				d->causal, c->st));
+		} else {
+			/* dP = dO v^T (fp32, reusing S), dv = P^T dO */
+			TRY(gemm(c, 0, 1, s, s, hd, in->dO, in->v, in->S,
+				 CUDA_R_32F, 1, 0, NULL, (int)bh, s * hd,
+				 s * hd, s * s));
+			TRY(gemm(c, 1, 0, s, hd, s, in->P, in->dO, in->dv,
+				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
+				 s * hd));
+			LAUNCH(k_softmax_bwd, blocks(bh * s, 8), 256, c->st,
+			       (T *)in->dS, (const T *)in->P, in->S, bh * s,
+			       s, scale);
+			/* dq = dS k, dk = dS^T q */
+			TRY(gemm(c, 0, 0, s, hd, s, in->dS, in->k, in->dq,
+				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
+				 s * hd));
+			TRY(gemm(c, 1, 0, s, hd, s, in->dS, in->q, in->dk,
+				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
+				 s * hd));
+		}
 		LAUNCH(k_attn_unsplit, blocks(rows * cols_of(in)[op->in[0]],
 		       256), 256, c->st, dx, (const T *)in->dq,
 		       (const T *)in->dk, (const T *)in->dv, in->b, s, a,
@@ -1757,8 +1812,12 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 	for (int i = 0; i < gl->nops; i++) {
 		const prof_op *op = &gl->ops[i];
 
-		if (op->kind != PROF_OP_ADD)
+		/* what backward reads; the embedding reads the token ids
+		   (in->ids) rather than its input tensor */
+		if (op->kind != PROF_OP_ADD && op->kind != PROF_OP_EMBED)
 			kept[op->in[0]] = 1;
+		/* with flash the graph counts ctx as kept: the fused
+		   backward unpacks O from it */
 		if (op->kind == PROF_OP_ATTN && d->flash)
 			kept[op->out] = 1;
 	}
@@ -1772,20 +1831,46 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 		ALLOC(in->dt[j], T * gl->cols[j] * es, PROF_MEM_WORK);
 	}
 	ALLOC(in->dout, T * gl->cols[gl->out] * es, PROF_MEM_WORK);
-	ALLOC(in->ids, T * 4, PROF_MEM_STASH);
-	ALLOC(in->targets, T * 4, PROF_MEM_STASH);
+	/* token ids are kept by the embedding, targets by the loss */
+	ALLOC(in->ids, T * 4, prof_layer_find(gl, PROF_OP_EMBED) >= 0 ?
+	      PROF_MEM_STASH : PROF_MEM_WORK);
+	ALLOC(in->targets, T * 4, prof_layer_find(gl, PROF_OP_XENT) >= 0 ?
+	      PROF_MEM_STASH : PROF_MEM_WORK);
 	for (int i = 0; i < gl->nops; i++) {
 		const prof_op *op = &gl->ops[i];
 
+		/* fp32 statistics: mean and rstd, or rstd alone (RMSNorm) */
 		if (op->kind == PROF_OP_NORM)
-			ALLOC(in->stats[i], T * 8, PROF_MEM_STASH);
-		if (op->kind == PROF_OP_ATTN) {
+			ALLOC(in->stats[i], T * (op->bias ? 8 : 4),
+			      PROF_MEM_STASH);
+		if (op->kind == PROF_OP_ATTN && attn_fused(c, d)) {
+			int64_t nq = b * d->heads * d->s * d->head_dim;
+			int64_t nr = b * d->heads * d->s;
+
+			/* fused attention keeps what the graph counts: qkv
+			   and ctx (above) and the fp32 log-sum-exp of each
+			   score row; q, k, v and O are split and unpacked
+			   again in backward, so they are work, and no
+			   s x s tensor exists */
+			ALLOC(in->q, nq * es, PROF_MEM_WORK);
+			ALLOC(in->k, nq * es, PROF_MEM_WORK);
+			ALLOC(in->v, nq * es, PROF_MEM_WORK);
+			ALLOC(in->O, nq * es, PROF_MEM_WORK);
+			ALLOC(in->lse, nr * 4, PROF_MEM_STASH);
+			ALLOC(in->dq, nq * es, PROF_MEM_WORK);
+			ALLOC(in->dk, nq * es, PROF_MEM_WORK);
+			ALLOC(in->dv, nq * es, PROF_MEM_WORK);
+			ALLOC(in->dO, nq * es, PROF_MEM_WORK);
+			ALLOC(in->dd, nr * 4, PROF_MEM_WORK);
+			ALLOC(in->dqacc, nq * 4, PROF_MEM_WORK);
+		} else if (op->kind == PROF_OP_ATTN) {
 			int64_t nq = b * d->heads * d->s * d->head_dim;
 			int64_t ns = b * d->heads * d->s * d->s;
 
 			/* unfused attention: the expanded q, k, v and P
-			   are kept for backward even when the graph counts
-			   a fused kernel's stash */
+			   are kept for backward, more than the graph counts
+			   when the model says flash but the fused kernels
+			   do not apply (fp32, head_dim over 128) */
 			ALLOC(in->q, nq * es, PROF_MEM_STASH);
 			ALLOC(in->k, nq * es, PROF_MEM_STASH);
 			ALLOC(in->v, nq * es, PROF_MEM_STASH);

@@ -126,4 +126,7 @@ emu_launch(const char *name, dim3 grid, dim3 block, size_t smem,
 	emu_launch(#k, dim3(grid), dim3(block), (smem), (st),                \
 		   [&]() { k(__VA_ARGS__); })
 
+/* Tensor cores: the WMMA subset flash.cuh uses, and __syncwarp. */
+#include "wmma_emu.h"
+
 #endif

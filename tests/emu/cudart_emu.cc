@@ -562,6 +562,22 @@ cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 	return cudaSuccess;
 }
 
+/*
+ * Kernels opt in to more than 48 KiB of dynamic shared memory on the
+ * device; launches here allow the device's opt-in limit anyway, so this
+ * only checks the request.
+ */
+cudaError_t
+cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute a, int v)
+{
+	if (!func)
+		return fail(cudaErrorInvalidValue);
+	if (a == cudaFuncAttributeMaxDynamicSharedMemorySize &&
+	    (v < 0 || v > 227 * 1024))
+		return fail(cudaErrorInvalidValue);
+	return cudaSuccess;
+}
+
 /* ---- kernel launches ---- */
 
 /*
