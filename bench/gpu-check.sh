@@ -154,6 +154,14 @@ profile() {
 profile gpt-1.3b 1,2,4,8
 profile gpt2-xl 1,2,4,8,16
 
+# fused (flash) against unfused attention, GPT-2 XL being a flash model
+say "== gpt2-xl with unfused attention [$(elapsed) s]"
+limit 120 "$P" -b cuda -v --no-check --attention unfused -m 1,4,16 \
+	"$TOP/models/gpt2-xl.yaml" -o "$OUT/gpt2-xl.unfused.yaml" \
+	2>"$OUT/gpt2-xl.unfused.log"
+grep -E ": block +b=|does not fit|error" "$OUT/gpt2-xl.unfused.log" |
+	tee -a "$SUM"
+
 # CUPTI cost: the same block timings with events alone
 say "== gpt2-xl without CUPTI [$(elapsed) s]"
 limit 120 "$P" -b cuda -v --no-cupti --no-check -m 1,2,4,8,16 \

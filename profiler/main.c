@@ -24,7 +24,7 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM
+	OPT_GEMM, OPT_ATTENTION
 };
 
 static const struct option options[] = {
@@ -47,6 +47,7 @@ static const struct option options[] = {
 	{"name", required_argument, NULL, OPT_NAME},
 	{"calibrate", required_argument, NULL, OPT_CALIBRATE},
 	{"gemm", required_argument, NULL, OPT_GEMM},
+	{"attention", required_argument, NULL, OPT_ATTENTION},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -87,6 +88,8 @@ usage(void)
 	       "3, cpu 1)\n"
 	       "  -r, --repeats=N        timed runs, median reported "
 	       "(default: cuda 10, cpu 3)\n"
+	       "      --attention=KIND   fused (flash) or unfused attention "
+	       "(default: the model's)\n"
 	       "      --no-check         skip the kernel checks against the "
 	       "CPU reference\n"
 	       "      --no-cupti         time with CUDA events alone\n"
@@ -243,7 +246,7 @@ main(int argc, char **argv)
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
 	const char *calibrate = NULL, *trace = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
-	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0;
+	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	const struct gpu_spec *spec = NULL;
 
 	pd2bw_set_progname(argv[0]);
@@ -330,6 +333,15 @@ main(int argc, char **argv)
 		case OPT_CALIBRATE:
 			calibrate = optarg;
 			break;
+		case OPT_ATTENTION:
+			if (!strcmp(optarg, "fused"))
+				flash = 1;
+			else if (!strcmp(optarg, "unfused"))
+				flash = 0;
+			else
+				usage_error("unknown attention '%s' (expected "
+					    "fused or unfused)", optarg);
+			break;
 		case OPT_GEMM:
 			if (parse_int(optarg, 16, 65536, &gemm_n))
 				usage_error("invalid GEMM size '%s' (expected "
@@ -411,6 +423,9 @@ main(int argc, char **argv)
 		usage_error("%s", "the cpu backend computes in fp32");
 	if (model_load(&m, argv[optind]))
 		goto out;
+	/* what the profile counts and what the cuda backend runs */
+	if (flash >= 0)
+		m.flash_attention = flash;
 	if (gpu) {
 		spec = catalog_find(&cat, gpu);
 		if (!spec) {

@@ -1,0 +1,1 @@
+for a in fused unfused; do echo "$a:"; pd2bw-profile -g H200 -m 1 --attention $a $TOP/tests/data/profile/tiny-llama.yaml | grep -A5 "name: block" | tail -1 | grep -o "stash_bytes: [^]]*], work_bytes: [0-9]*"; done

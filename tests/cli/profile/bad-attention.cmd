@@ -1,0 +1,1 @@
+pd2bw-profile -g H200 --attention sdpa $TOP/tests/data/profile/tiny.yaml

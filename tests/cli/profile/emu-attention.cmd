@@ -1,0 +1,1 @@
+pd2bw-profile-emu -b cuda -q -m 1 -w 0 -r 1 --attention unfused --kernels k.yaml $TOP/tests/data/profile/tiny-llama.yaml -o p.yaml && grep -c k_flash k.yaml; pd2bw-profile-emu -b cuda -q -m 1 -w 0 -r 1 --kernels k.yaml $TOP/tests/data/profile/tiny-llama.yaml -o p.yaml && grep -o "name: k_flash_[a-z]*" k.yaml | sort -u
