@@ -1335,12 +1335,12 @@ op_bwd(gctx *c, ginst *in, int i)
 
 		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, (T *)dy,
 			(T *)in->dO, in->b, s, a, hd, 1);
+		/* q, k, v were not kept, qkv was: split them again */
+		LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st, (T *)in->q,
+			(T *)in->k, (T *)in->v, x, in->b, s, a, d->kv_heads,
+			hd, d->rotary);
 		if (attn_fused(c, d)) {
-			/* nothing of q, k, v or O was kept but qkv and
-			   ctx: split q, k, v again, unpack O */
-			LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st,
-				(T *)in->q, (T *)in->k, (T *)in->v, x, in->b,
-				s, a, d->kv_heads, hd, d->rotary);
+			/* and O from the kept ctx */
 			LAUNCH(k_heads, blocks(nq, 256), 256, c->st,
 				(T *)in->t[op->out], (T *)in->O, in->b, s, a,
 				hd, 1);
@@ -1867,13 +1867,14 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 			int64_t nq = b * d->heads * d->s * d->head_dim;
 			int64_t ns = b * d->heads * d->s * d->s;
 
-			/* unfused attention: the expanded q, k, v and P
-			   are kept for backward, more than the graph counts
-			   when the model says flash but the fused kernels
-			   do not apply (fp32, head_dim over 128) */
-			ALLOC(in->q, nq * es, PROF_MEM_STASH);
-			ALLOC(in->k, nq * es, PROF_MEM_STASH);
-			ALLOC(in->v, nq * es, PROF_MEM_STASH);
+			/* unfused attention keeps qkv (above) and P, the
+			   softmax output, as the graph counts; q, k, v are
+			   split again in backward, so they are work.  P is
+			   more than the graph counts when the model says
+			   flash but the fused kernels do not apply (fp32) */
+			ALLOC(in->q, nq * es, PROF_MEM_WORK);
+			ALLOC(in->k, nq * es, PROF_MEM_WORK);
+			ALLOC(in->v, nq * es, PROF_MEM_WORK);
 			ALLOC(in->P, ns * es, PROF_MEM_STASH);
 			ALLOC(in->O, nq * es, PROF_MEM_WORK);
 			ALLOC(in->S, ns * 4, PROF_MEM_WORK);
