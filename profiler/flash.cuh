@@ -350,6 +350,37 @@ fa_rows_out(T *dst, float *add, const float *scr, int ld, int w, int64_t r0,
  * dP = dO v^T, dS = P (dP - dd), dK += scale dS^T q, and adds
  * scale dS k to the fp32 dq accumulator.
  */
+/*
+ * One warp's 16 x FA_TILE block of a b^T in fp32: a holds 16 rows and b
+ * FA_TILE rows of D 16-bit values in shared memory, both with row stride
+ * ldt; the result goes to out with row stride lds.
+ */
+template <typename T, int D>
+__device__ __forceinline__ void
+fa_warp_abt(float *out, int lds, const T *a, const T *b, int ldt)
+{
+	namespace wm = nvcuda::wmma;
+
+	for (int n = 0; n < FA_TILE / 16; n++) {
+		wm::fragment<wm::accumulator, 16, 16, 16, float> acc;
+
+		wm::fill_fragment(acc, 0.0f);
+		for (int c = 0; c < D / 16; c++) {
+			wm::fragment<wm::matrix_a, 16, 16, 16, T,
+				     wm::row_major> af;
+			wm::fragment<wm::matrix_b, 16, 16, 16, T,
+				     wm::col_major> bf;
+
+			wm::load_matrix_sync(af, a + c * 16, ldt);
+			wm::load_matrix_sync(bf, b + n * 16 * ldt + c * 16,
+					     ldt);
+			wm::mma_sync(acc, af, bf, acc);
+		}
+		wm::store_matrix_sync(out + n * 16, acc, lds,
+				      wm::mem_row_major);
+	}
+}
+
 template <typename T, int D>
 __global__ void FA_BOUNDS
 k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
@@ -362,7 +393,6 @@ k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
 	typedef wm::fragment<wm::matrix_a, 16, 16, 16, T, wm::row_major> ar_t;
 	typedef wm::fragment<wm::matrix_a, 16, 16, 16, T, wm::col_major> ac_t;
 	typedef wm::fragment<wm::matrix_b, 16, 16, 16, T, wm::row_major> br_t;
-	typedef wm::fragment<wm::matrix_b, 16, 16, 16, T, wm::col_major> bc_t;
 	FA_SHARED(sm);
 	T *ks = (T *)(sm + L::K), *vs = (T *)(sm + L::V);
 	T *qs = (T *)(sm + L::Q), *dos = (T *)(sm + L::DO);
@@ -400,24 +430,8 @@ k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
 		}
 		__syncthreads();
 		/* S = q k^T for this warp's 16 queries */
-		for (int n = 0; n < FA_TILE / 16; n++) {
-			acc_t acc;
-
-			wm::fill_fragment(acc, 0.0f);
-			for (int c = 0; c < D / 16; c++) {
-				ar_t qf;
-				bc_t kf;
-
-				wm::load_matrix_sync(qf, qs + warp * 16 *
-						     L::LDT + c * 16,
-						     L::LDT);
-				wm::load_matrix_sync(kf, ks + n * 16 * L::LDT +
-						     c * 16, L::LDT);
-				wm::mma_sync(acc, qf, kf, acc);
-			}
-			wm::store_matrix_sync(sw + n * 16, acc, L::LDS,
-					      wm::mem_row_major);
-		}
+		fa_warp_abt<T, D>(sw, L::LDS, qs + warp * 16 * L::LDT, ks,
+				  L::LDT);
 		__syncwarp();
 		for (int j = half; j < FA_TILE; j += 2) {
 			int64_t kj = k0 + j;
@@ -428,24 +442,8 @@ k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
 		}
 		__syncwarp();           /* S is read: dP goes there */
 		/* dP = dO v^T */
-		for (int n = 0; n < FA_TILE / 16; n++) {
-			acc_t acc;
-
-			wm::fill_fragment(acc, 0.0f);
-			for (int c = 0; c < D / 16; c++) {
-				ar_t of;
-				bc_t vf;
-
-				wm::load_matrix_sync(of, dos + warp * 16 *
-						     L::LDT + c * 16,
-						     L::LDT);
-				wm::load_matrix_sync(vf, vs + n * 16 * L::LDT +
-						     c * 16, L::LDT);
-				wm::mma_sync(acc, of, vf, acc);
-			}
-			wm::store_matrix_sync(sw + n * 16, acc, L::LDS,
-					      wm::mem_row_major);
-		}
+		fa_warp_abt<T, D>(sw, L::LDS, dos + warp * 16 * L::LDT, vs,
+				  L::LDT);
 		__syncwarp();
 		for (int j = half; j < FA_TILE; j += 2)
 			dsr[j] = fa_t<T>(fa_f(pr[j]) * (sr[j] - dds[row]));
