@@ -10,6 +10,7 @@
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
 #include "cpu.h"
+#include "dropout.h"
 
 #define NORM_EPS 1e-5f
 #define ROPE_BASE 10000.0
@@ -217,9 +218,20 @@ softmax_row(float *p, const float *q, const float *k,
 	return n;
 }
 
+/* Element j of score row r (a probability or its gradient) through the
+ * attention dropout mask; unchanged without dropout. */
+static float
+attn_drop(float p, int drop, uint32_t key, int64_t r, int64_t s, int64_t j)
+{
+	if (!drop)
+		return p;
+	return prof_dropout_keep(key, r * s + j) ? p * PROF_DROPOUT_SCALE :
+	       0.0f;
+}
+
 void
 prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
-		  int64_t b)
+		  int64_t b, int drop, uint32_t key)
 {
 	int64_t D = d->head_dim, S = d->s, bi, hh, i, j, c;
 	float *q = xmalloc(3 * S * D * sizeof(float) + S * sizeof(float));
@@ -230,14 +242,19 @@ prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
 			gather_head(q, k, v, qkv, d, bi, hh);
 			for (i = 0; i < S; i++) {
 				int64_t n = softmax_row(p, q, k, d, i);
+				int64_t r = (bi * d->heads + hh) * S + i;
 				float *o = ctx + (bi * S + i) * d->heads * D +
 					   hh * D;
 
 				for (c = 0; c < D; c++)
 					o[c] = 0;
-				for (j = 0; j < n; j++)
+				for (j = 0; j < n; j++) {
+					float pj = attn_drop(p[j], drop, key,
+							     r, S, j);
+
 					for (c = 0; c < D; c++)
-						o[c] += p[j] * v[j * D + c];
+						o[c] += pj * v[j * D + c];
+				}
 			}
 		}
 	free(q);
@@ -245,7 +262,8 @@ prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
 
 void
 prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
-		  const struct prof_dims *d, int64_t b)
+		  const struct prof_dims *d, int64_t b, int drop,
+		  uint32_t key)
 {
 	int64_t D = d->head_dim, S = d->s, bi, hh, i, j, c;
 	int64_t cols = (d->heads + 2 * d->kv_heads) * D;
@@ -256,7 +274,8 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 	float *dk = dq + S * D, *dv = dk + S * D, *p = dv + S * D;
 	float *dp = p + S;
 
-	/* Scores are recomputed from q and k (as fused kernels do). */
+	/* Scores are recomputed from q and k (as fused kernels do), and so
+	 * is the dropout mask, from its hash. */
 	for (bi = 0; bi < b; bi++)
 		for (hh = 0; hh < d->heads; hh++) {
 			int64_t grp = hh / grp_size;
@@ -265,19 +284,26 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 			memset(dq, 0, 3 * S * D * sizeof(float));
 			for (i = 0; i < S; i++) {
 				int64_t n = softmax_row(p, q, k, d, i);
+				int64_t r = (bi * d->heads + hh) * S + i;
 				const float *go = dctx +
 					(bi * S + i) * d->heads * D + hh * D;
 				double dot = 0;
 
+				/* O = P' v, P' = mask * P / (1 - p): so
+				 * dv = P'^T dO and dP = mask * dP' / (1 - p)
+				 * with dP' = dO v^T; then softmax's */
 				for (j = 0; j < n; j++) {
+					float pj = attn_drop(p[j], drop, key,
+							     r, S, j);
 					float acc = 0;
 
 					for (c = 0; c < D; c++) {
 						acc += go[c] * v[j * D + c];
-						dv[j * D + c] += p[j] * go[c];
+						dv[j * D + c] += pj * go[c];
 					}
-					dp[j] = acc;
-					dot += (double)p[j] * acc;
+					dp[j] = attn_drop(acc, drop, key, r, S,
+							  j);
+					dot += (double)p[j] * dp[j];
 				}
 				for (j = 0; j < n; j++) {
 					float ds = p[j] * (dp[j] - (float)dot) *
@@ -472,6 +498,12 @@ prof_cpu_layer_new(const struct prof_graph *g, int layer, int64_t b,
 		}
 		if (gl->ops[j].kind == PROF_OP_NORM)
 			l->stats[j] = xcalloc(2 * T, sizeof(float));
+		/* the dropout masks backward reads, a byte an element */
+		if (g->d.dropout && (op->kind == PROF_OP_EMBED ||
+				     op->kind == PROF_OP_ADD)) {
+			l->mask[j] = xcalloc(T * gl->cols[op->out], 1);
+			l->bytes += T * gl->cols[op->out];
+		}
 	}
 	if (gl->kind != PROF_EMBED)
 		prof_cpu_fill(l->t[0], T * gl->cols[0], 1.0f, &st);
@@ -494,8 +526,10 @@ prof_cpu_layer_free(struct prof_cpu_layer *l)
 		free(l->t[j]);
 		free(l->dt[j]);
 	}
-	for (j = 0; j < PROF_MAX_OPS; j++)
+	for (j = 0; j < PROF_MAX_OPS; j++) {
 		free(l->stats[j]);
+		free(l->mask[j]);
+	}
 	free(l->params);
 	free(l->grads);
 	free(l->dout);
@@ -512,8 +546,14 @@ prof_cpu_op_fwd(struct prof_cpu_layer *l, int i)
 	const struct prof_dims *d = &l->g->d;
 	float *p = l->params + op->param_off, *y = l->t[op->out];
 	const float *x = l->t[op->in[0]];
+	uint8_t *mask = l->mask[i];
+	uint32_t key = prof_dropout_key((uint32_t)l->layer, (uint32_t)i);
 	int64_t T = l->T, t, c;
 
+	/* the masks: drawn here, read back by prof_cpu_op_bwd */
+	if (mask)
+		for (t = 0; t < T * gl->cols[op->out]; t++)
+			mask[t] = (uint8_t)prof_dropout_keep(key, t);
 	switch (op->kind) {
 	case PROF_OP_EMBED:
 		for (t = 0; t < T; t++)
@@ -523,6 +563,9 @@ prof_cpu_op_fwd(struct prof_cpu_layer *l, int i)
 				if (!d->rotary)
 					v += p[d->vocab * d->h +
 					       (t % d->s) * d->h + c];
+				if (mask)
+					v = mask[t * d->h + c] ?
+					    v * PROF_DROPOUT_SCALE : 0.0f;
 				y[t * d->h + c] = v;
 			}
 		break;
@@ -535,7 +578,7 @@ prof_cpu_op_fwd(struct prof_cpu_layer *l, int i)
 				    NULL, T, op->k, op->n);
 		break;
 	case PROF_OP_ATTN:
-		prof_cpu_attn_fwd(y, x, d, l->b);
+		prof_cpu_attn_fwd(y, x, d, l->b, prof_attn_dropout(d), key);
 		break;
 	case PROF_OP_GELU:
 		prof_cpu_gelu_fwd(y, x, T * gl->cols[op->in[0]]);
@@ -544,8 +587,14 @@ prof_cpu_op_fwd(struct prof_cpu_layer *l, int i)
 		prof_cpu_swiglu_fwd(y, x, T, gl->cols[op->out]);
 		break;
 	case PROF_OP_ADD:
-		for (t = 0; t < T * gl->cols[op->out]; t++)
-			y[t] = x[t] + l->t[op->in[1]][t];
+		/* in[0] is the residual stream, in[1] the branch dropped */
+		for (t = 0; t < T * gl->cols[op->out]; t++) {
+			float v = l->t[op->in[1]][t];
+
+			if (mask)
+				v = mask[t] ? v * PROF_DROPOUT_SCALE : 0.0f;
+			y[t] = x[t] + v;
+		}
 		break;
 	case PROF_OP_XENT:
 		prof_cpu_xent_fwd(y, x, l->targets, T, gl->cols[op->in[0]]);
@@ -561,6 +610,7 @@ prof_cpu_op_bwd(struct prof_cpu_layer *l, int i)
 	const struct prof_dims *d = &l->g->d;
 	float *p = l->params + op->param_off, *gp = l->grads + op->param_off;
 	const float *x = l->t[op->in[0]], *dy = l->dt[op->out];
+	const uint8_t *mask = l->mask[i];
 	float *dx = l->dt[op->in[0]];
 	int64_t T = l->T, t, c;
 
@@ -569,6 +619,10 @@ prof_cpu_op_bwd(struct prof_cpu_layer *l, int i)
 		for (t = 0; t < T; t++)
 			for (c = 0; c < d->h; c++) {
 				float g = dy[t * d->h + c];
+
+				if (mask)
+					g = mask[t * d->h + c] ?
+					    g * PROF_DROPOUT_SCALE : 0.0f;
 
 				gp[(int64_t)l->ids[t] * d->h + c] += g;
 				if (!d->rotary)
@@ -585,7 +639,9 @@ prof_cpu_op_bwd(struct prof_cpu_layer *l, int i)
 				    NULL, dy, x, p, T, op->k, op->n);
 		break;
 	case PROF_OP_ATTN:
-		prof_cpu_attn_bwd(dx, dy, x, d, l->b);
+		prof_cpu_attn_bwd(dx, dy, x, d, l->b, prof_attn_dropout(d),
+				  prof_dropout_key((uint32_t)l->layer,
+						   (uint32_t)i));
 		break;
 	case PROF_OP_GELU:
 		prof_cpu_gelu_bwd(dx, dy, x, T * gl->cols[op->in[0]]);
@@ -596,7 +652,9 @@ prof_cpu_op_bwd(struct prof_cpu_layer *l, int i)
 	case PROF_OP_ADD:
 		for (t = 0; t < T * gl->cols[op->out]; t++) {
 			dx[t] += dy[t];
-			l->dt[op->in[1]][t] += dy[t];
+			l->dt[op->in[1]][t] += !mask ? dy[t] : mask[t] ?
+					       dy[t] * PROF_DROPOUT_SCALE :
+					       0.0f;
 		}
 		break;
 	case PROF_OP_XENT:

@@ -23,6 +23,9 @@ struct prof_cpu_layer {
 	float *dt[PROF_MAX_TENSORS]; /* their gradients */
 	float *dout;                 /* gradient fed to the output */
 	float *stats[PROF_MAX_OPS];  /* NORM: mean and rstd, [2 * T] */
+	/* EMBED, ADD with dropout: the mask of the dropped tensor, [T *
+	 * cols of the output], 1 = kept; attention redraws its mask */
+	uint8_t *mask[PROF_MAX_OPS];
 	int *ids;                    /* [T] token ids (embedding) */
 	int *targets;                /* [T] next tokens (head) */
 	int64_t bytes;               /* allocated, for the memory report */
@@ -64,10 +67,17 @@ void prof_cpu_norm_fwd(float *y, float *stats, const float *x,
 void prof_cpu_norm_bwd(float *dx, float *dgamma, float *dbeta,
 		       const float *dy, const float *x, const float *stats,
 		       const float *gamma, int64_t T, int64_t n, int rms);
+/*
+ * With drop, attention dropout on the probabilities: element j of score
+ * row r (r = (sequence * heads + head) * s + query) is kept iff
+ * prof_dropout_keep(key, r * s + j), as the GPU's softmax draws it.
+ */
 void prof_cpu_attn_fwd(float *ctx, const float *qkv,
-		       const struct prof_dims *d, int64_t b);
+		       const struct prof_dims *d, int64_t b, int drop,
+		       uint32_t key);
 void prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
-		       const struct prof_dims *d, int64_t b);
+		       const struct prof_dims *d, int64_t b, int drop,
+		       uint32_t key);
 void prof_cpu_gelu_fwd(float *y, const float *x, int64_t n);
 void prof_cpu_gelu_bwd(float *dx, const float *dy, const float *x,
 		       int64_t n);

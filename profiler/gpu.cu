@@ -5,7 +5,9 @@
  * the bias fused as an epilogue, own kernels for embedding, norms, softmax,
  * rotary/GQA packing, GELU, SwiGLU, residual and cross-entropy; with
  * flash_attention in bf16/fp16 the fused tensor-core attention of
- * flash.cuh instead of the score GEMMs and softmax.  Every kernel is
+ * flash.cuh instead of the score GEMMs and softmax; dropout (graph.h)
+ * fused into the embedding, residual and softmax kernels, its masks drawn
+ * from the hash the CPU reference uses (dropout.h).  Every kernel is
  * checked against the CPU reference (cpu.c) on a reduced shape before
  * anything is timed.  CUDA events time each layer's forward and
  * backward; CUPTI kernel records with external correlation ids attribute
@@ -41,6 +43,7 @@ extern "C" {
 #include "graph.h"
 }
 #undef _Noreturn
+#include "dropout.h"
 #include "gpu.h"
 #include "trace.h"
 
@@ -172,10 +175,18 @@ k_init(T *dst, int64_t n, float scale, float offset, uint32_t seed)
 					    (1.0f / 16777216.0f) - 1.0f));
 }
 
+/* Element i of a tensor under dropout: keep (scaled) or zero. */
+__device__ __forceinline__ float
+drop(float v, int keep)
+{
+	return keep ? v * PROF_DROPOUT_SCALE : 0.0f;
+}
+
+/* With mask, dropout on the embedding: the mask drawn from key kept. */
 template <typename T>
 __global__ void
-k_embed_fwd(T *y, const int *ids, const T *tok, const T *pos, int64_t rows,
-	    int64_t s, int64_t h)
+k_embed_fwd(T *y, uint8_t *mask, const int *ids, const T *tok, const T *pos,
+	    int64_t rows, int64_t s, int64_t h, uint32_t key)
 {
 	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, t, c;
 	float v;
@@ -187,13 +198,19 @@ k_embed_fwd(T *y, const int *ids, const T *tok, const T *pos, int64_t rows,
 	v = tof(tok[(int64_t)ids[t] * h + c]);
 	if (pos)
 		v += tof(pos[(t % s) * h + c]);
+	if (mask) {
+		int keep = prof_dropout_keep(key, i);
+
+		mask[i] = (uint8_t)keep;
+		v = drop(v, keep);
+	}
 	y[i] = fromf<T>(v);
 }
 
 template <typename T>
 __global__ void
 k_embed_bwd(float *dtok, float *dpos, const int *ids, const T *dy,
-	    int64_t rows, int64_t s, int64_t h)
+	    const uint8_t *mask, int64_t rows, int64_t s, int64_t h)
 {
 	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, t, c;
 	float g;
@@ -203,6 +220,8 @@ k_embed_bwd(float *dtok, float *dpos, const int *ids, const T *dy,
 	t = i / h;
 	c = i % h;
 	g = tof(dy[i]);
+	if (mask)
+		g = drop(g, mask[i]);
 	atomicAdd(&dtok[(int64_t)ids[t] * h + c], g);
 	if (dpos)
 		atomicAdd(&dpos[(t % s) * h + c], g);
@@ -455,11 +474,16 @@ k_heads(T *ctx, T *o, int64_t b, int64_t s, int64_t a, int64_t d, int dir)
 		o[i] = ctx[j];
 }
 
-/* One warp per score row: P = softmax(scale * S) under the causal mask. */
+/*
+ * One warp per score row: P = softmax(scale * S) under the causal mask.
+ * With Pd, attention dropout as well: the mask drawn from key (element j
+ * of row r is r * s + j) into mask and P' = mask * P / (1 - p) into Pd,
+ * both kept for backward with P itself.
+ */
 template <typename T>
 __global__ void
-k_softmax_fwd(T *P, const float *S, int64_t rows, int64_t s, float scale,
-	      int causal)
+k_softmax_fwd(T *P, T *Pd, uint8_t *mask, const float *S, int64_t rows,
+	      int64_t s, float scale, int causal, uint32_t key)
 {
 	int64_t r = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
 	int lane = threadIdx.x % 32;
@@ -476,17 +500,28 @@ k_softmax_fwd(T *P, const float *S, int64_t rows, int64_t s, float scale,
 	for (int64_t j = lane; j < n; j += 32)
 		sum += __expf(S[r * s + j] * scale - mx);
 	sum = warp_sum(sum);
-	for (int64_t j = lane; j < s; j += 32)
-		P[r * s + j] = fromf<T>(j < n ?
-					__expf(S[r * s + j] * scale - mx) /
-					sum : 0.0f);
+	for (int64_t j = lane; j < s; j += 32) {
+		float p = j < n ? __expf(S[r * s + j] * scale - mx) / sum :
+			  0.0f;
+
+		P[r * s + j] = fromf<T>(p);
+		if (Pd) {
+			int keep = prof_dropout_keep(key, r * s + j);
+
+			mask[r * s + j] = (uint8_t)keep;
+			Pd[r * s + j] = fromf<T>(drop(p, keep));
+		}
+	}
 }
 
-/* dS = scale * P * (dP - rowsum(P * dP)). */
+/*
+ * dS = scale * P * (dP - rowsum(P * dP)).  With mask (attention dropout),
+ * dP is that of the dropped P' and becomes P's as mask * dP / (1 - p).
+ */
 template <typename T>
 __global__ void
-k_softmax_bwd(T *dS, const T *P, const float *dP, int64_t rows, int64_t s,
-	      float scale)
+k_softmax_bwd(T *dS, const T *P, const float *dP, const uint8_t *mask,
+	      int64_t rows, int64_t s, float scale)
 {
 	int64_t r = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
 	int lane = threadIdx.x % 32;
@@ -494,12 +529,21 @@ k_softmax_bwd(T *dS, const T *P, const float *dP, int64_t rows, int64_t s,
 
 	if (r >= rows)
 		return;
-	for (int64_t j = lane; j < s; j += 32)
-		dot += tof(P[r * s + j]) * dP[r * s + j];
+	for (int64_t j = lane; j < s; j += 32) {
+		float g = dP[r * s + j];
+
+		dot += tof(P[r * s + j]) * (mask ? drop(g, mask[r * s + j]) :
+					    g);
+	}
 	dot = warp_sum(dot);
-	for (int64_t j = lane; j < s; j += 32)
+	for (int64_t j = lane; j < s; j += 32) {
+		float g = dP[r * s + j];
+
+		if (mask)
+			g = drop(g, mask[r * s + j]);
 		dS[r * s + j] = fromf<T>(scale * tof(P[r * s + j]) *
-					 (dP[r * s + j] - dot));
+					 (g - dot));
+	}
 }
 
 #define GELU_C 0.7978845608028654f
@@ -579,6 +623,38 @@ k_add(T *y, const T *a, const T *b, int64_t n)
 
 	if (i < n)
 		y[i] = fromf<T>(tof(a[i]) + tof(b[i]));
+}
+
+/* y = a + mask * b / (1 - p): hidden dropout on the branch b, the mask
+ * drawn from key kept for backward */
+template <typename T>
+__global__ void
+k_add_drop(T *y, uint8_t *mask, const T *a, const T *b, int64_t n,
+	   uint32_t key)
+{
+	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	int keep;
+
+	if (i >= n)
+		return;
+	keep = prof_dropout_keep(key, i);
+	mask[i] = (uint8_t)keep;
+	y[i] = fromf<T>(tof(a[i]) + drop(tof(b[i]), keep));
+}
+
+/* k_add_drop's backward: da += dy, db += mask * dy / (1 - p) */
+template <typename T>
+__global__ void
+k_add_drop_bwd(T *da, T *db, const T *dy, const uint8_t *mask, int64_t n)
+{
+	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	float g;
+
+	if (i >= n)
+		return;
+	g = tof(dy[i]);
+	da[i] = fromf<T>(tof(da[i]) + g);
+	db[i] = fromf<T>(tof(db[i]) + drop(g, mask[i]));
 }
 
 /* y[r, c] += bias[c] (when the bias is too misaligned for the epilogue) */
@@ -742,6 +818,10 @@ struct ginst {
 	int *ids, *targets;
 	void *q, *k, *v, *P, *O, *dq, *dk, *dv, *dO, *dS;
 	float *S;
+	/* dropout: the masks of EMBED and ADD ops, attention's mask and
+	   dropped probabilities P' (unfused; prof_attn_dropout) */
+	uint8_t *mask[PROF_MAX_OPS], *amask;
+	void *Pd;
 	float *lse, *dd, *dqacc;  /* fused attention (flash.cuh) */
 	std::vector<galloc> allocs;
 	int64_t tagged[PROF_MEM_NTAGS];
@@ -844,9 +924,11 @@ upload(gctx *c, void *dst, const float *src, int64_t n)
 		LAUNCH(k_from_f32, blocks(n, 256), 256, 0,
 		       (__nv_bfloat16 *)dst, tmp, n);
 	else if (c->prec == MODEL_FP16)
-		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (__half *)dst, tmp, n);
+		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (__half *)dst,
+		       tmp, n);
 	else
-		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (float *)dst, tmp, n);
+		LAUNCH(k_from_f32, blocks(n, 256), 256, 0, (float *)dst,
+		       tmp, n);
 	PD2BW_CUDA_CHECK(cudaGetLastError());
 	PD2BW_CUDA_CHECK(cudaDeviceSynchronize());
 	PD2BW_CUDA_CHECK(cudaFree(tmp));
@@ -1181,12 +1263,13 @@ op_fwd(gctx *c, ginst *in, int i)
 	const T *x = (const T *)in->t[op->in[0]];
 	int64_t rows = in->T, n = rows * cols_of(in)[op->out];
 	cudaDataType_t dt = c->dt;
+	uint32_t key = prof_dropout_key((uint32_t)in->layer, (uint32_t)i);
 
 	switch (op->kind) {
 	case PROF_OP_EMBED:
 		LAUNCH(k_embed_fwd, blocks(rows * d->h, 256), 256, c->st, y,
-			in->ids, p, d->rotary ? NULL : p + d->vocab * d->h,
-			rows, d->s, d->h);
+			in->mask[i], in->ids, p, d->rotary ? NULL :
+			p + d->vocab * d->h, rows, d->s, d->h, key);
 		break;
 	case PROF_OP_NORM:
 		LAUNCH(k_norm_fwd, blocks(rows, 8), 256, c->st, y, in->stats[i],
@@ -1232,15 +1315,17 @@ op_fwd(gctx *c, ginst *in, int i)
 				(const T *)in->v, bh, s, hd, d->causal,
 				c->st));
 		} else {
-			/* S = q k^T (fp32), P = softmax, O = P v */
+			/* S = q k^T (fp32), P = softmax, O = P v; with
+			   dropout O = P' v, P' being P dropped */
 			TRY(gemm(c, 0, 1, s, s, hd, in->q, in->k, in->S,
 				 CUDA_R_32F, 1, 0, NULL, (int)bh, s * hd,
 				 s * hd, s * s));
 			LAUNCH(k_softmax_fwd, blocks(bh * s, 8), 256, c->st,
-			       (T *)in->P, in->S, bh * s, s, scale,
-			       d->causal);
-			TRY(gemm(c, 0, 0, s, hd, s, in->P, in->v, in->O, dt,
-				 1, 0, NULL, (int)bh, s * s, s * hd, s * hd));
+			       (T *)in->P, (T *)in->Pd, in->amask, in->S,
+			       bh * s, s, scale, d->causal, key);
+			TRY(gemm(c, 0, 0, s, hd, s, in->Pd ? in->Pd : in->P,
+				 in->v, in->O, dt, 1, 0, NULL, (int)bh, s * s,
+				 s * hd, s * hd));
 		}
 		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, y, (T *)in->O,
 			in->b, s, a, hd, 0);
@@ -1256,8 +1341,14 @@ op_fwd(gctx *c, ginst *in, int i)
 			cols_of(in)[op->out]);
 		break;
 	case PROF_OP_ADD:
-		LAUNCH(k_add, blocks(n, 256), 256, c->st, y, x,
-			(const T *)in->t[op->in[1]], n);
+		/* in[0] is the residual stream, in[1] the branch dropped */
+		if (in->mask[i])
+			LAUNCH(k_add_drop, blocks(n, 256), 256, c->st, y,
+			       in->mask[i], x, (const T *)in->t[op->in[1]], n,
+			       key);
+		else
+			LAUNCH(k_add, blocks(n, 256), 256, c->st, y, x,
+			       (const T *)in->t[op->in[1]], n);
 		break;
 	case PROF_OP_XENT:
 		LAUNCH(k_xent_fwd, (unsigned)rows, 256, c->st, y, x,
@@ -1290,7 +1381,7 @@ op_bwd(gctx *c, ginst *in, int i)
 	case PROF_OP_EMBED:
 		LAUNCH(k_embed_bwd, blocks(rows * d->h, 256), 256, c->st, gp,
 			d->rotary ? NULL : gp + d->vocab * d->h, in->ids, dy,
-			rows, d->s, d->h);
+			(const uint8_t *)in->mask[i], rows, d->s, d->h);
 		break;
 	case PROF_OP_NORM:
 		LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st, dx, dy, x,
@@ -1351,16 +1442,19 @@ op_bwd(gctx *c, ginst *in, int i)
 				(const T *)in->dO, in->lse, bh, s, hd,
 				d->causal, c->st));
 		} else {
-			/* dP = dO v^T (fp32, reusing S), dv = P^T dO */
+			/* dP = dO v^T (fp32, reusing S), dv = P^T dO;
+			   with dropout these are dP' and P'^T dO, and
+			   the softmax backward takes dP' through the
+			   mask */
 			TRY(gemm(c, 0, 1, s, s, hd, in->dO, in->v, in->S,
 				 CUDA_R_32F, 1, 0, NULL, (int)bh, s * hd,
 				 s * hd, s * s));
-			TRY(gemm(c, 1, 0, s, hd, s, in->P, in->dO, in->dv,
-				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
-				 s * hd));
+			TRY(gemm(c, 1, 0, s, hd, s, in->Pd ? in->Pd : in->P,
+				 in->dO, in->dv, dt, 1, 0, NULL, (int)bh,
+				 s * s, s * hd, s * hd));
 			LAUNCH(k_softmax_bwd, blocks(bh * s, 8), 256, c->st,
-			       (T *)in->dS, (const T *)in->P, in->S, bh * s,
-			       s, scale);
+			       (T *)in->dS, (const T *)in->P, in->S,
+			       (const uint8_t *)in->amask, bh * s, s, scale);
 			/* dq = dS k, dk = dS^T q */
 			TRY(gemm(c, 0, 0, s, hd, s, in->dS, in->k, in->dq,
 				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
@@ -1385,8 +1479,15 @@ op_bwd(gctx *c, ginst *in, int i)
 			rows, cols_of(in)[op->out]);
 		break;
 	case PROF_OP_ADD:
+		if (in->mask[i]) {
+			LAUNCH(k_add_drop_bwd, blocks(n, 256), 256, c->st, dx,
+			       (T *)in->dt[op->in[1]], dy,
+			       (const uint8_t *)in->mask[i], n);
+			break;
+		}
 		LAUNCH(k_acc, blocks(n, 256), 256, c->st, dx, dy, n);
-		LAUNCH(k_acc, blocks(n, 256), 256, c->st, (T *)in->dt[op->in[1]], dy, n);
+		LAUNCH(k_acc, blocks(n, 256), 256, c->st,
+		       (T *)in->dt[op->in[1]], dy, n);
 		break;
 	case PROF_OP_XENT:
 		LAUNCH(k_xent_bwd, (unsigned)rows, 256, c->st, dx, dy, x,
@@ -1843,6 +1944,12 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 		if (op->kind == PROF_OP_NORM)
 			ALLOC(in->stats[i], T * (op->bias ? 8 : 4),
 			      PROF_MEM_STASH);
+		/* a byte per element of the embedding or the residual
+		   branch it drops, as the graph counts */
+		if (d->dropout && (op->kind == PROF_OP_EMBED ||
+				   op->kind == PROF_OP_ADD))
+			ALLOC(in->mask[i], T * gl->cols[op->out],
+			      PROF_MEM_STASH);
 		if (op->kind == PROF_OP_ATTN && attn_fused(c, d)) {
 			int64_t nq = b * d->heads * d->s * d->head_dim;
 			int64_t nr = b * d->heads * d->s;
@@ -1883,6 +1990,13 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 			ALLOC(in->dv, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dO, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dS, ns * es, PROF_MEM_WORK);
+			/* attention dropout keeps its mask and P' (O's
+			   operand, dv's too) besides P, for the softmax
+			   backward: the graph's scores * (1 + es) */
+			if (prof_attn_dropout(d)) {
+				ALLOC(in->amask, ns, PROF_MEM_STASH);
+				ALLOC(in->Pd, ns * es, PROF_MEM_STASH);
+			}
 		}
 	}
 	/* values: weights ~ 1/sqrt(fan-in), norm gains ~ 1, inputs ~ 1 */
@@ -2283,6 +2397,10 @@ tiny_model(model *m, int family)
 	m->tied_embeddings = family == MODEL_GPT;
 	m->bias = family != MODEL_LLAMA;
 	m->flash_attention = family == MODEL_LLAMA;
+	/* all with dropout: gpt and bert drop attention probabilities on
+	   the unfused path, llama's flash attention drops none (nor does
+	   its fp32 run, unfused); all drop the embedding and branches */
+	m->dropout = 1;
 }
 
 extern "C" int

@@ -26,6 +26,25 @@ enum prof_op_kind {
 };
 extern const char *const prof_op_names[];
 
+/*
+ * Dropout probability where the model has dropout: Megatron's default for
+ * both hidden and attention dropout.  Where it applies (both backends alike;
+ * the masks and their hash are dropout.h's):
+ *   - EMBED: on the embedding output, y = mask * e / (1 - p);
+ *   - ADD: on its second input, the branch (in[1]: the attention
+ *     projection or the MLP output; in[0] is the residual stream), y = a +
+ *     mask * b / (1 - p);
+ *   - ATTN: on the softmax probabilities before they weigh v, only where
+ *     prof_attn_dropout() says so: not with flash attention, whose fused
+ *     kernel would regenerate the mask from its RNG state and keeps none.
+ *     The rule follows the model, not the kernels that run: an fp32 run of
+ *     a flash model takes the unfused path and still drops nothing there,
+ *     so the CPU reference and every GPU path agree.
+ * The graph stashes one byte per mask element (and, for attention, the
+ * dropped probabilities), as Megatron keeps them.
+ */
+#define PROF_DROPOUT_P 0.1
+
 #define PROF_MAX_TENSORS 16
 #define PROF_MAX_OPS 16
 
@@ -47,10 +66,18 @@ struct prof_dims {
 	int post_norm;      /* BERT: norm after the residual */
 	int bert_head;      /* dense + GELU + norm before the vocabulary */
 	int tied;           /* head matrix is the embedding's */
-	int dropout;        /* masks are stashed (accounting only) */
+	int dropout;        /* dropout after embedding, attention, residual
+			       branches (PROF_DROPOUT_P); masks stashed */
 	int flash;          /* fused attention: scores never stored */
 	int dtype_bytes;    /* activation and weight element size */
 };
+
+/* Attention dropout applies: dropout without flash attention (above). */
+static inline int
+prof_attn_dropout(const struct prof_dims *d)
+{
+	return d->dropout && !d->flash;
+}
 
 struct prof_op {
 	int kind;            /* enum prof_op_kind */

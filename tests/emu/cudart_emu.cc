@@ -785,8 +785,9 @@ release(void)
 
 			if (f->state != T_BLOCK)
 				continue;
-			if (first && (f->site_line != first->site_line ||
-				      strcmp(f->site_file, first->site_file)))
+			if (first &&
+			    (f->site_line != first->site_line ||
+			     strcmp(f->site_file, first->site_file)))
 				emu_fatal("kernel %s: block (%u,%u,%u): threads "
 					  "wait at different __syncthreads "
 					  "(%s:%d and %s:%d)", L.name,

@@ -267,8 +267,8 @@ main(void)
 			    "__syncthreads, 16 at warp collectives, 0 "
 			    "exited"),
 		  "a barrier against a shuffle is reported");
-	CHECK_MSG(dies_with(run_half_warp, NULL, "full-mask collective after 16 "
-			    "of its lanes exited"),
+	CHECK_MSG(dies_with(run_half_warp, NULL, "full-mask collective "
+			    "after 16 of its lanes exited"),
 		  "a shuffle after lanes exited is reported");
 	CHECK_MSG(dies_with(run_copy_outside, NULL, "cudaMemcpy source of 32 "
 			    "bytes"),

@@ -2,7 +2,10 @@
  * test_prof_cpu.c - finite-difference checks of every CPU backward op of
  * the profiler, through whole layers of tiny gpt, bert and llama models
  * (LayerNorm/RMSNorm, GELU/SwiGLU, MHA/GQA, causal or not, rotary or
- * learned positions, tied head, cross-entropy), plus a few direct op checks.
+ * learned positions, tied head, cross-entropy; with dropout on the
+ * embedding, the residual branches and, unfused, the attention
+ * probabilities: the masks are a hash, the same for every forward, so the
+ * finite differences see a smooth function), plus a few direct op checks.
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +22,7 @@
 #define RTOL 2e-2
 
 static void
-tiny(struct model *m, int family)
+tiny(struct model *m, int family, int dropout, int flash)
 {
 	memset(m, 0, sizeof(*m));
 	m->family = family;
@@ -37,6 +40,8 @@ tiny(struct model *m, int family)
 	m->tied_embeddings = family == MODEL_GPT;
 	m->bias = family != MODEL_LLAMA;
 	m->precision = MODEL_FP32;
+	m->dropout = dropout;
+	m->flash_attention = flash;
 }
 
 /* Worst |analytic - numeric| / (ATOL + RTOL |numeric|) over samples. */
@@ -71,14 +76,14 @@ check_values(struct prof_cpu_layer *l, float *v, const float *grad,
 }
 
 static void
-check_model(int family, int tp, const char *what)
+check_model(int family, int tp, int dropout, int flash, const char *what)
 {
 	struct model m;
 	struct prof_graph g;
 	int li;
 	char name[128];
 
-	tiny(&m, family);
+	tiny(&m, family, dropout, flash);
 	if (!CHECK(prof_graph_build(&g, &m, tp, 4) == 0))
 		return;
 	for (li = 0; li < g.nlayers; li++) {
@@ -139,10 +144,17 @@ main(void)
 	(void)h_skip;
 	(void)h_skip_all;
 	check_ops();
-	check_model(MODEL_GPT, 1, "gpt");
-	check_model(MODEL_BERT, 1, "bert");
-	check_model(MODEL_LLAMA, 1, "llama");
+	check_model(MODEL_GPT, 1, 0, 0, "gpt");
+	check_model(MODEL_BERT, 1, 0, 0, "bert");
+	check_model(MODEL_LLAMA, 1, 0, 0, "llama");
 	/* a tensor-parallel shard: 2 query heads sharing 1 kv head */
-	check_model(MODEL_LLAMA, 2, "llama tp=2");
+	check_model(MODEL_LLAMA, 2, 0, 0, "llama tp=2");
+	/* dropout: attention probabilities dropped (unfused), or not
+	 * (flash); embedding and residual branches dropped in all */
+	check_model(MODEL_GPT, 1, 1, 0, "gpt dropout");
+	check_model(MODEL_BERT, 1, 1, 0, "bert dropout");
+	check_model(MODEL_GPT, 1, 1, 1, "gpt dropout flash");
+	check_model(MODEL_LLAMA, 2, 1, 1, "llama tp=2 dropout flash");
+	check_model(MODEL_LLAMA, 1, 1, 0, "llama dropout");
 	return h_done();
 }
