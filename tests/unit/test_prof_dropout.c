@@ -86,11 +86,11 @@ check_masks(void)
 	free(b);
 }
 
+/* A tiny GPT (model_init's defaults) with or without dropout, flash. */
 static void
 tiny(struct model *m, int dropout, int flash)
 {
-	memset(m, 0, sizeof(*m));
-	m->family = MODEL_GPT;
+	model_init(m);
 	m->layers = 2;
 	m->hidden = 16;
 	m->heads = 4;
@@ -98,12 +98,6 @@ tiny(struct model *m, int dropout, int flash)
 	m->ffn_hidden = 64;
 	m->seq_len = 8;
 	m->vocab = 23;
-	m->activation = MODEL_GELU;
-	m->norm = MODEL_LAYERNORM;
-	m->positions = MODEL_LEARNED;
-	m->causal = 1;
-	m->tied_embeddings = 1;
-	m->bias = 1;
 	m->precision = MODEL_FP32;
 	m->dropout = dropout;
 	m->flash_attention = flash;
