@@ -880,9 +880,13 @@ run_block_fibers(dim3 block)
 	} while (release());
 }
 
-/* Dynamic shared memory: what the largest launch asked for so far. */
-static std::vector<uint64_t> dyn_smem;
-static size_t dyn_bytes;
+/*
+ * Dynamic shared memory: what the largest launch asked for so far,
+ * 128-byte aligned as kernels may declare it (__align__(128) in
+ * flash.cuh), so alignment rules on it can be checked.
+ */
+static unsigned char *dyn_smem;
+static size_t dyn_cap, dyn_bytes;
 
 extern "C" void *
 emu_dynamic_shared(void)
@@ -892,7 +896,7 @@ emu_dynamic_shared(void)
 	if (!dyn_bytes)
 		emu_fatal("kernel %s uses dynamic shared memory but was "
 			  "launched without any", L.name);
-	return dyn_smem.data();
+	return dyn_smem;
 }
 
 extern "C" void
@@ -913,8 +917,14 @@ emu_launch_raw(const char *name, dim3 grid, dim3 block, size_t smem,
 		fail(cudaErrorInvalidValue);
 		return;
 	}
-	if (dyn_smem.size() * 8 < smem)
-		dyn_smem.resize((smem + 7) / 8);
+	if (dyn_cap < smem) {
+		free(dyn_smem);
+		dyn_cap = (smem + 127) / 128 * 128;
+		dyn_smem = (unsigned char *)aligned_alloc(128, dyn_cap);
+		if (!dyn_smem)
+			emu_fatal("no memory for %zu bytes of shared memory",
+				  smem);
+	}
 	dyn_bytes = smem;
 	t0 = emu_now_ns();
 	L.active = 1;

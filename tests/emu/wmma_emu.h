@@ -82,14 +82,15 @@ public:
 	T x[M * N];
 };
 
-/* The device's rules: ldm a multiple of 16 bytes, the tile aligned. */
+/*
+ * The device's rules (CUDA C++ Programming Guide, WMMA): the tile pointer
+ * 256-bit (32-byte) aligned, ldm a multiple of 16 bytes.
+ */
 static inline void
 emu_check_tile(const void *p, unsigned ldm, size_t esize, const char *what)
 {
-	/* the device wants 32 bytes; dynamic shared memory here promises
-	   only 16, so that is what can be checked */
-	if ((uintptr_t)p % 16)
-		emu_fatal("%s: tile at %p is not aligned", what, p);
+	if ((uintptr_t)p % 32)
+		emu_fatal("%s: tile at %p is not 32-byte aligned", what, p);
 	if (ldm * esize % 16 || ldm < 16)
 		emu_fatal("%s: leading dimension %u is not a multiple of 16 "
 			  "bytes of at least 16 elements", what, ldm);
