@@ -1,0 +1,1 @@
+pd2bw-profile-emu -b cuda -q -m 1,2,4 -w 0 -r 1 $TOP/tests/data/profile/tiny.yaml -o tp.yaml && pd2bw-plan tp.yaml -c dgx-h200:1 -B 16 -o plan.yaml >/dev/null; echo "exit $?"; grep -E "^  (model|profile|cluster):|^  (width|depth|global_batch):" plan.yaml | sed -E "s/(width|depth): [0-9]+/\1: N/"
