@@ -62,10 +62,6 @@ extern "C" {
 /* fused attention on tensor cores (WMMA) */
 #include "flash.cuh"
 
-const char *const prof_mem_tag_names[] = {
-	"weights", "gradients", "optimizer", "stash", "workspace", NULL
-};
-
 #define LT_CHECK(expr)                                                       \
 	do {                                                                 \
 		cublasStatus_t s_ = (expr);                                  \
@@ -2373,9 +2369,30 @@ gpu_check(void *ctx, const model *m, const prof_graph *g)
 	return 0;
 }
 
+static void
+gpu_mem(void *ctx, int reset, int64_t *by_tag, int64_t *pool)
+{
+	gctx *c = (gctx *)ctx;
+	uint64_t high = 0;
+
+	if (reset) {
+		c->peak_all = c->cur_all;
+		for (int i = 0; i < PROF_MEM_NTAGS; i++)
+			c->peak[i] = c->cur[i];
+		(void)cudaMemPoolSetAttribute(c->pool,
+			cudaMemPoolAttrUsedMemHigh, &high);
+		return;
+	}
+	for (int i = 0; i < PROF_MEM_NTAGS; i++)
+		by_tag[i] = c->peak[i];
+	*pool = cudaMemPoolGetAttribute(c->pool, cudaMemPoolAttrUsedMemHigh,
+					&high) == cudaSuccess ?
+		(int64_t)high : -1;
+}
+
 extern "C" const struct prof_backend prof_cuda_backend = {
 	"cuda", gpu_open, gpu_close, gpu_check, gpu_layer_new,
-	gpu_layer_free, gpu_time, gpu_step, gpu_stash,
+	gpu_layer_free, gpu_time, gpu_step, gpu_stash, gpu_mem,
 };
 
 static void

@@ -16,17 +16,6 @@
 extern "C" {
 #endif
 
-/* What the tagging allocator accounts bytes to. */
-enum prof_mem_tag {
-	PROF_MEM_WEIGHT,   /* 16-bit parameters */
-	PROF_MEM_GRAD,     /* fp32 parameter gradients */
-	PROF_MEM_OPTIM,    /* fp32 master weights, Adam m and v */
-	PROF_MEM_STASH,    /* kept from forward to backward */
-	PROF_MEM_WORK,     /* transient activations, gradients, scratch */
-	PROF_MEM_NTAGS
-};
-extern const char *const prof_mem_tag_names[];
-
 /*
  * Whether a CUDA device can be used: 1, or 0 with the reason in why
  * ("built without CUDA", "no CUDA device: ...").

@@ -7,10 +7,6 @@
 #include "pd2bw/error.h"
 #include "gpu.h"
 
-const char *const prof_mem_tag_names[] = {
-	"weights", "gradients", "optimizer", "stash", "workspace", NULL
-};
-
 int
 prof_gpu_available(char *why, size_t n)
 {
@@ -49,5 +45,5 @@ stub_open(void **ctx, const struct prof_opts *o, struct profile *p)
 }
 
 const struct prof_backend prof_cuda_backend = {
-	"cuda", stub_open, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	"cuda", stub_open, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };

@@ -170,9 +170,13 @@ cpu_stash(void *ctx, void *inst)
 	return -1;
 }
 
+const char *const prof_mem_tag_names[] = {
+	"weights", "gradients", "optimizer", "stash", "workspace", NULL
+};
+
 const struct prof_backend prof_cpu_backend = {
 	"cpu", cpu_open, cpu_close, NULL, cpu_layer_new, cpu_layer_free,
-	cpu_time, cpu_step, cpu_stash,
+	cpu_time, cpu_step, cpu_stash, NULL,
 };
 
 /* ---- the driver ---- */
@@ -277,8 +281,10 @@ measure_step(const struct prof_backend *be, void *ctx,
 	void **inst = xcalloc(n, sizeof(*inst));
 	double *ms = xcalloc(o->repeats, sizeof(double)), med, spread;
 	double sum = 0;
-	int64_t b = p->mb[k];
+	int64_t b = p->mb[k], tag[PROF_MEM_NTAGS], pool = -1;
 
+	if (be->mem)
+		be->mem(ctx, 1, NULL, NULL);
 	for (i = 0; i < n; i++, made++) {
 		int li = i == 0 ? 0 : i == n - 1 ? 2 : 1;
 
@@ -302,6 +308,8 @@ measure_step(const struct prof_backend *be, void *ctx,
 				       PROF_TID_STEP, 0, b, i - o->warmup, t0,
 				       t * 1e3);
 	}
+	if (be->mem)
+		be->mem(ctx, 0, tag, &pool);
 	med = prof_median(ms, o->repeats, &spread);
 	for (i = 0; i < p->nlayers; i++)
 		sum += p->layers[i].repeat *
@@ -310,6 +318,28 @@ measure_step(const struct prof_backend *be, void *ctx,
 		"sum of layers %.4f ms, difference %+.2f%%\n",
 		pd2bw_progname, (long long)b, med, 100 * spread, sum,
 		med > 0 ? 100 * (sum - med) / med : 0);
+	/*
+	 * What the step held at its peak, by tag.  Every layer keeps its
+	 * workspace for the whole step here, where a framework would free
+	 * it between layers, so the training step itself needs about the
+	 * rest plus one layer's workspace.
+	 */
+	if (be->mem) {
+		int64_t all = 0;
+
+		for (i = 0; i < PROF_MEM_NTAGS; i++)
+			all += tag[i];
+		fprintf(stderr, "%s: step b=%lld: peak %.1f MiB:",
+			pd2bw_progname, (long long)b, (double)all / 1048576);
+		for (i = 0; i < PROF_MEM_NTAGS; i++)
+			fprintf(stderr, "%s %s %.1f", i ? "," : "",
+				prof_mem_tag_names[i],
+				(double)tag[i] / 1048576);
+		if (pool >= 0)
+			fprintf(stderr, "; pool high-water mark %.1f MiB",
+				(double)pool / 1048576);
+		fputc('\n', stderr);
+	}
 	ret = 0;
 out:
 	for (i = 0; i < made; i++)

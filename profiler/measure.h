@@ -20,6 +20,17 @@ extern "C" {
 
 struct prof_trace;
 
+/* What a backend's tagging allocator accounts bytes to. */
+enum prof_mem_tag {
+	PROF_MEM_WEIGHT,   /* 16-bit parameters */
+	PROF_MEM_GRAD,     /* fp32 parameter gradients */
+	PROF_MEM_OPTIM,    /* fp32 master weights, Adam m and v */
+	PROF_MEM_STASH,    /* kept from forward to backward */
+	PROF_MEM_WORK,     /* transient activations, gradients, scratch */
+	PROF_MEM_NTAGS
+};
+extern const char *const prof_mem_tag_names[];   /* NULL-terminated */
+
 struct prof_opts {
 	const int *mb;            /* microbatch sizes, increasing */
 	int nmb;
@@ -67,6 +78,10 @@ struct prof_backend {
 	int (*step)(void *ctx, void **insts, int n, double *ms);
 	/* Bytes the backend's allocator saw kept for backward (or -1). */
 	int64_t (*stash)(void *ctx, void *inst);
+	/* With reset, start counting peaks from now; else the allocator's
+	 * peak bytes of each tag since then (by_tag[PROF_MEM_NTAGS]) and
+	 * the memory pool's high-water mark or -1.  NULL: no allocator. */
+	void (*mem)(void *ctx, int reset, int64_t *by_tag, int64_t *pool);
 };
 
 extern const struct prof_backend prof_cpu_backend;

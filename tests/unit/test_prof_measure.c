@@ -87,6 +87,7 @@ f_step(void *ctx, void **insts, int n, double *ms)
 
 static const struct prof_backend fake_backend = {
 	"fake", f_open, f_close, NULL, f_new, f_free, f_time, f_step, NULL,
+	NULL,
 };
 
 static void
