@@ -69,7 +69,8 @@ ifeq ($(DEVELOPER),1)
 EMU_FLAGS += -Werror
 endif
 EMU_RT = $(B)/emu/cudart_emu.o $(B)/emu/cublaslt_emu.o $(B)/emu/cupti_emu.o
-EMU_TESTS = $(B)/tests/test_prof_gpu_emu \
+EMU_TESTS = $(B)/tests/test_prof_gpu_emu $(B)/tests/test_prof_gpu_emu_shuffled \
+	$(B)/tests/test_emu_flash_shuffled \
 	$(patsubst tests/emu/%.cc,$(B)/tests/%,$(wildcard tests/emu/test_*.cc))
 EMU_PROGS = $(B)/pd2bw-profile-emu
 $(info pd2bw: profiler with CUDA ($(NVCC)))
@@ -152,6 +153,20 @@ $(B)/tests/test_prof_gpu_emu: tests/unit/test_prof_gpu.c $(PROF_EMU_A) \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
 		$(filter %.c %.a,$^) $(EMU_LIBS)
+# The same checks with threads and blocks in a shuffled order: races fail.
+$(B)/emu/order_shuffle.o: tests/emu/order_shuffle.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -c -o $@ $<
+$(B)/tests/test_prof_gpu_emu_shuffled: tests/unit/test_prof_gpu.c \
+		$(B)/emu/order_shuffle.o $(PROF_EMU_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(EMU_LIBS)
+$(B)/tests/test_emu_flash_shuffled: tests/emu/test_emu_flash.cc \
+		$(B)/emu/order_shuffle.o $(EMU_RT)
+	@mkdir -p $(@D)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
+		$(EMU_LIBS)
 $(B)/tests/test_emu_%: tests/emu/test_emu_%.cc $(EMU_RT)
 	@mkdir -p $(@D)
 	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \

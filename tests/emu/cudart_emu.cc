@@ -21,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
@@ -868,15 +869,69 @@ start(int t)
 	f->nx = 0;
 }
 
+/*
+ * The order threads and blocks run in.  The device promises none, so a
+ * kernel whose result depends on it has a race: PD2BW_EMU_ORDER=reverse
+ * or shuffle (a fixed pseudo-random permutation per block and launch,
+ * PD2BW_EMU_SEED choosing it) runs them otherwise, and the checks that
+ * compare with a reference then fail where forward order hid the race.
+ */
+enum { ORDER_FORWARD, ORDER_REVERSE, ORDER_SHUFFLE };
+
+static int
+order_mode(void)
+{
+	const char *s = getenv("PD2BW_EMU_ORDER");
+
+	if (!s || !*s || !strcmp(s, "forward"))
+		return ORDER_FORWARD;
+	if (!strcmp(s, "reverse"))
+		return ORDER_REVERSE;
+	if (!strcmp(s, "shuffle"))
+		return ORDER_SHUFFLE;
+	emu_fatal("PD2BW_EMU_ORDER=%s: expected forward, reverse or "
+		  "shuffle", s);
+}
+
+static uint64_t order_state;
+
+/* perm[0..n) := 0..n-1 in the order of the mode */
 static void
-run_block_fibers(dim3 block)
+order_fill(std::vector<int> &perm, int n, int mode)
+{
+	perm.resize((size_t)n);
+	for (int i = 0; i < n; i++)
+		perm[(size_t)i] = mode == ORDER_REVERSE ? n - 1 - i : i;
+	if (mode != ORDER_SHUFFLE)
+		return;
+	if (!order_state) {
+		const char *s = getenv("PD2BW_EMU_SEED");
+
+		order_state = (s && *s ? strtoull(s, NULL, 10) : 0) * 2 + 1;
+	}
+	for (int i = n - 1; i > 0; i--) {
+		int j;
+
+		order_state ^= order_state << 13;
+		order_state ^= order_state >> 7;
+		order_state ^= order_state << 17;
+		j = (int)(order_state % (uint64_t)(i + 1));
+		std::swap(perm[(size_t)i], perm[(size_t)j]);
+	}
+}
+
+static void
+run_block_fibers(dim3 block, const std::vector<int> &perm)
 {
 	for (int t = 0; t < L.n; t++)
 		start(t);
 	do {
-		for (int t = 0; t < L.n; t++)
+		for (int i = 0; i < L.n; i++) {
+			int t = perm[(size_t)i];
+
 			if (L.th[t].state == T_READY)
 				resume(t, block);
+		}
 	} while (release());
 }
 
@@ -942,22 +997,34 @@ emu_launch_raw(const char *name, dim3 grid, dim3 block, size_t smem,
 	emu_gridDim = grid;
 	if (emu_dry())
 		grid = dim3(0, 0, 0);  /* checked, not run */
-	for (unsigned z = 0; z < grid.z; z++)
-		for (unsigned y = 0; y < grid.y; y++)
-			for (unsigned x = 0; x < grid.x; x++) {
-				emu_blockIdx.x = x;
-				emu_blockIdx.y = y;
-				emu_blockIdx.z = z;
-				if (L.fibers) {
-					run_block_fibers(block);
-					continue;
-				}
-				for (int i = 0; i < L.n; i++) {
-					L.cur = i;
-					set_ids(i, block);
-					body(arg);
-				}
+	{
+		static std::vector<int> blocks, threads;
+		uint64_t nb = (uint64_t)grid.x * grid.y * grid.z;
+		int mode_o = order_mode();
+
+		if (nb > (1u << 30))
+			emu_fatal("kernel %s: %llu blocks are more than the "
+				  "emulation runs", name,
+				  (unsigned long long)nb);
+		order_fill(blocks, (int)nb, mode_o);
+		for (uint64_t bi = 0; bi < nb; bi++) {
+			unsigned lin = (unsigned)blocks[(size_t)bi];
+
+			emu_blockIdx.x = lin % grid.x;
+			emu_blockIdx.y = lin / grid.x % grid.y;
+			emu_blockIdx.z = lin / grid.x / grid.y;
+			order_fill(threads, L.n, mode_o);
+			if (L.fibers) {
+				run_block_fibers(block, threads);
+				continue;
 			}
+			for (int i = 0; i < L.n; i++) {
+				L.cur = threads[(size_t)i];
+				set_ids(L.cur, block);
+				body(arg);
+			}
+		}
+	}
 	L.active = 0;
 	if (*mode == 0)
 		*mode = L.synced ? 1 : 2;

@@ -54,6 +54,42 @@ k_coords(int *out, int w)
 		out[y * w + x] = y * 1000 + x;
 }
 
+/*
+ * Each thread reads what its neighbour wrote to shared memory in this
+ * launch (v differs between launches); with barrier after a
+ * __syncthreads (correct), else without one (a race).
+ */
+__global__ void
+k_neighbour(int *out, int v, int barrier)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x;
+
+	s[t] = t + v;
+	if (barrier)
+		__syncthreads();
+	out[t] = s[(t + 1) % 64];
+}
+
+/* Whether every thread read its neighbour's value, in forward and in
+ * reverse order. */
+static int
+right_both_orders(int *out, int barrier)
+{
+	static int v;
+	int ok = 1;
+
+	for (int o = 0; o < 2; o++) {
+		v += 100;
+		setenv("PD2BW_EMU_ORDER", o ? "reverse" : "forward", 1);
+		LAUNCH(k_neighbour, 1, 64, 0, out, v, barrier);
+		for (int t = 0; t < 64; t++)
+			ok &= out[t] == (t + 1) % 64 + v;
+	}
+	setenv("PD2BW_EMU_ORDER", "forward", 1);
+	return ok;
+}
+
 /* Reverse each block's values through dynamic shared memory. */
 __global__ void
 k_reverse(int *out, const int *in)
@@ -210,6 +246,12 @@ main(void)
 	CHECK_INT_EQ(co[256], 511);
 	LAUNCH_SMEM(k_reverse, 1, 64, 300 * 1024, 0, co, in);
 	CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+
+	/* the order threads run in shows a race and only a race */
+	CHECK_MSG(right_both_orders(co, 1),
+		  "a kernel with its barriers: right in either order");
+	CHECK_MSG(!right_both_orders(co, 0),
+		  "a racing kernel: wrong in one order at least");
 
 	CHECK(cudaMalloc((void **)&acc, sizeof(float)) == cudaSuccess);
 	*acc = 0;
