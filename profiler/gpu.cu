@@ -2,7 +2,9 @@
  * gpu.cu - the cuda backend of pd2bw-profile: the layer graph of graph.h
  * executed in bf16, fp16 or fp32 storage with fp32 accumulation; GEMMs
  * (linear layers and the batched attention products) through cuBLASLt with
- * the bias fused as an epilogue, own kernels for embedding, norms, softmax,
+ * the bias fused as an epilogue, and the GELU after fc1 too (GELU_AUX_BIAS
+ * forward, DGELU in fc2's backward) where cuBLASLt has those epilogues;
+ * own kernels for embedding, norms, softmax,
  * rotary/GQA packing, GELU, SwiGLU, residual and cross-entropy; with
  * flash_attention in bf16/fp16 the fused tensor-core attention of
  * flash.cuh instead of the score GEMMs and softmax; dropout (graph.h)
