@@ -169,8 +169,8 @@ fa_load_tile(T *dst, int ld, const T *src, int64_t r0, int64_t s, int64_t d)
  * of each row's softmax denominator in units of scale q k^T.
  */
 template <typename T, int D>
-__global__ void FA_BOUNDS
-k_flash_fwd(fa_hd<D>, T *o, float *lse, const T *q, const T *k, const T *v,
+__device__ __forceinline__ void
+fa_fwd_body(fa_hd<D>, T *o, float *lse, const T *q, const T *k, const T *v,
 	    int64_t s, int64_t d, int causal, float scale)
 {
 	namespace wm = nvcuda::wmma;
@@ -382,8 +382,8 @@ fa_warp_abt(float *out, int lds, const T *a, const T *b, int ldt)
 }
 
 template <typename T, int D>
-__global__ void FA_BOUNDS
-k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
+__device__ __forceinline__ void
+fa_bwd_body(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
 	    const T *v, const T *dout, const float *lse, const float *dd,
 	    int64_t s, int64_t d, int causal, float scale)
 {
@@ -517,6 +517,44 @@ k_flash_bwd(fa_hd<D>, float *dqacc, T *dk, T *dv, const T *q, const T *k,
 			       k0 + warp * 16, n0 * 16, s, d, 1.0f);
 		__syncwarp();
 	}
+}
+
+/*
+ * The kernels.  Tensor cores take bf16 from sm_80 on: built for an older
+ * target, the bf16 kernels only trap (attn_fused() does not choose them
+ * on such a device), so that the fp16 ones still build there.
+ */
+template <typename T> struct fa_arch_ok {
+	enum { value = 1 };
+};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+template <> struct fa_arch_ok<__nv_bfloat16> {
+	enum { value = 0 };
+};
+#endif
+
+template <typename T, int D>
+__global__ void FA_BOUNDS
+k_flash_fwd(fa_hd<D> hd, T *o, float *lse, const T *q, const T *k,
+	    const T *v, int64_t s, int64_t d, int causal, float scale)
+{
+	if constexpr (fa_arch_ok<T>::value)
+		fa_fwd_body<T, D>(hd, o, lse, q, k, v, s, d, causal, scale);
+	else
+		__trap();
+}
+
+template <typename T, int D>
+__global__ void FA_BOUNDS
+k_flash_bwd(fa_hd<D> hd, float *dqacc, T *dk, T *dv, const T *q,
+	    const T *k, const T *v, const T *dout, const float *lse,
+	    const float *dd, int64_t s, int64_t d, int causal, float scale)
+{
+	if constexpr (fa_arch_ok<T>::value)
+		fa_bwd_body<T, D>(hd, dqacc, dk, dv, q, k, v, dout, lse, dd, s,
+				  d, causal, scale);
+	else
+		__trap();
 }
 
 /* ---- host side ---- */

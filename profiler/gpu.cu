@@ -785,6 +785,7 @@ struct gctx {
 	int cupti;                /* activity records on */
 	int no_gelu_ep;           /* cuBLASLt cannot fuse GELU here */
 	int checking;             /* kernel checks: not attributed */
+	int cc_major;             /* compute capability */
 	std::vector<kernel_rec> kernels;
 	std::vector<std::pair<uint32_t, uint64_t> > ext;
 	uint64_t ext_id;          /* current external id, 0 = none */
@@ -1245,7 +1246,9 @@ cols_of(const ginst *in)
 static int
 attn_fused(const gctx *c, const prof_dims *d)
 {
+	/* tensor cores take bf16 from sm_80 (flash.cuh) */
 	return d->flash && c->prec != MODEL_FP32 &&
+	       !(c->prec == MODEL_BF16 && c->cc_major < 8) &&
 	       flash_head_dim_ok(d->head_dim);
 }
 
@@ -1773,6 +1776,7 @@ gpu_open_prec(void **ctxp, const prof_opts *o, profile *p, int prec)
 	*ctxp = c;
 	c->o = o;
 	c->prec = prec;
+	c->cc_major = prop.major;
 	c->dt = prec == MODEL_BF16 ? CUDA_R_16BF :
 		prec == MODEL_FP16 ? CUDA_R_16F : CUDA_R_32F;
 	PD2BW_CUDA_CHECK(cudaStreamCreate(&c->st));

@@ -74,6 +74,13 @@ void *emu_dynamic_shared(void);
 
 #define __syncthreads() emu_syncthreads(__FILE__, __LINE__)
 
+/* The device's abort. */
+static inline void
+__trap(void)
+{
+	emu_fatal("a kernel called __trap()");
+}
+
 template <typename V>
 static inline V
 __shfl_xor_sync(unsigned mask, V v, int lanemask)
