@@ -47,7 +47,8 @@ const int analytic_default_mb[] = {1, 2, 4, 8, 16, 32, 64};
 const int analytic_default_nmb =
 	(int)(sizeof(analytic_default_mb) / sizeof(analytic_default_mb[0]));
 
-enum op_class { OP_GEMM, OP_ATTN, OP_VEC };
+enum op_class { OP_GEMM = ANALYTIC_GEMM, OP_ATTN = ANALYTIC_ATTN,
+	OP_VEC = ANALYTIC_VEC };
 
 /* Shapes of one layer on one GPU at one microbatch size. */
 struct shape {
@@ -64,6 +65,8 @@ struct shape {
 	double t;           /* tensor-parallel degree */
 	int sp;             /* sequence parallelism: norm and dropout regions
 			       hold 1/t of the tokens */
+	double *cls_ms;     /* when set, op_ms adds each kernel's time to
+			       cls_ms[its class] */
 };
 
 /* Milliseconds of one kernel. */
@@ -80,7 +83,10 @@ op_ms(const struct shape *sh, int cls, double flops, double bytes)
 	else
 		rate = g->tflops32 * 1e12;
 	t = fmax(flops / rate, bytes / (g->mem_gb_s * 1e9 * g->mem_eff));
-	return (t + g->kernel_us * 1e-6) * 1e3;
+	t = (t + g->kernel_us * 1e-6) * 1e3;
+	if (sh->cls_ms)
+		sh->cls_ms[cls] += t;
+	return t;
 }
 
 /* Forward GEMM [m x k] x [k x c]. */
@@ -425,10 +431,30 @@ analytic_profile(struct profile *p, const struct model *m,
 	return analytic_profile_sp(p, m, g, mb, nmb, tp, 0);
 }
 
+static int build(struct profile *p, const struct model *m,
+		 const struct gpu_spec *g, const int *mb, int nmb, int tp,
+		 int sp, double (*cls)[ANALYTIC_NCLASS]);
+
 int
 analytic_profile_sp(struct profile *p, const struct model *m,
 		    const struct gpu_spec *g, const int *mb, int nmb, int tp,
 		    int sp)
+{
+	return build(p, m, g, mb, nmb, tp, sp, NULL);
+}
+
+int
+analytic_profile_classes(struct profile *p, const struct model *m,
+			 const struct gpu_spec *g, const int *mb, int nmb,
+			 int tp, double (*cls)[ANALYTIC_NCLASS])
+{
+	return build(p, m, g, mb, nmb, tp, 0, cls);
+}
+
+static int
+build(struct profile *p, const struct model *m, const struct gpu_spec *g,
+      const int *mb, int nmb, int tp, int sp,
+      double (*cls)[ANALYTIC_NCLASS])
 {
 	struct shape sh;
 	struct prof_layer *L;
@@ -506,11 +532,16 @@ analytic_profile_sp(struct profile *p, const struct model *m,
 	if (!m->tied_embeddings)
 		L->params += vt * h;
 
+	if (cls)
+		memset(cls, 0, 3 * (size_t)nmb * sizeof(*cls));
 	for (i = 0; i < nmb; i++) {
 		sh.b = mb[i];
 		sh.n = sh.b * sh.s;
+		sh.cls_ms = cls ? cls[0 * nmb + i] : NULL;
 		embed_point(&sh, &p->layers[0].pt[i]);
+		sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
 		block_point(&sh, &p->layers[1].pt[i]);
+		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;
 		head_point(&sh, &p->layers[2].pt[i]);
 	}
 	return 0;

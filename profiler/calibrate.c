@@ -1,15 +1,105 @@
 /*
  * calibrate.c - analytic versus measured, per layer and microbatch, and
  * the efficiency factors of the analytic model that the measurement
- * implies (one common scale of compute and memory efficiencies, from the
- * repeat-weighted totals).
+ * implies: from the repeat-weighted totals, one common scale of compute
+ * and memory efficiencies; or, given the run's per-kernel breakdown, each
+ * factor from its own kernels (GEMMs, attention, memory-bound).
  */
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 #include "pd2bw/yml.h"
 #include "calibrate.h"
+
+int
+prof_kernel_class(const char *name)
+{
+	const char *p = name;
+
+	if (!strncmp(p, "void ", 5))
+		p += 5;
+	else if (!strncmp(p, "_Z", 2) && isdigit((unsigned char)p[2]))
+		for (p += 2; isdigit((unsigned char)*p); p++)
+			;
+	if (strncmp(p, "k_", 2))
+		return ANALYTIC_GEMM;
+	if (!strncmp(p, "k_flash_fwd", 11) || !strncmp(p, "k_flash_bwd", 11))
+		return ANALYTIC_ATTN;
+	return ANALYTIC_VEC;
+}
+
+/*
+ * Add the kernel times of a pd2bw-kernels/1 file to km[l * nmb + k][class]
+ * (microseconds) for the layers and microbatch sizes of meas; kernels of
+ * no layer (set-up, checks) and of sizes meas lacks are left out.
+ */
+static int
+load_kernels(const char *path, const struct profile *meas,
+	     double (*km)[ANALYTIC_NCLASS], int *flash)
+{
+	static const char *const passes[] = {"forward", "backward", NULL};
+	struct yml_doc d;
+	yaml_node_t *root, *seq = NULL;
+	char *fmt = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (yml_load_file(&d, path))
+		return -1;
+	root = yml_root(&d);
+	if (!root || yml_check_format(&d, root, "kernels", 1) < 0)
+		goto out;
+	{
+		const struct yml_key keys[] = {
+			YK_STR("format", 1, &fmt),
+			YK_SEQ("kernels", 1, &seq),
+		};
+
+		if (yml_map(&d, root, keys, sizeof(keys) / sizeof(keys[0])))
+			goto out;
+	}
+	for (i = 0; i < yml_seq_len(seq); i++) {
+		char *layer = NULL, *name = NULL;
+		int mb = 0, pass = 0, l, k, cls;
+		int64_t calls = 0;
+		double us = 0;
+		const struct yml_key keys[] = {
+			YK_STR("layer", 1, &layer),
+			YK_INT("microbatch", 1, &mb, 0, 1 << 30),
+			YK_ENUM("pass", 1, &pass, passes),
+			YK_STR("name", 1, &name),
+			YK_I64("calls", 1, &calls, 0, 9e18),
+			YK_DBL("total_us", 1, &us, 0, 1e300),
+		};
+		int r = yml_map(&d, yml_seq_item(&d, seq, i), keys,
+				sizeof(keys) / sizeof(keys[0]));
+
+		for (l = 0; !r && l < meas->nlayers; l++)
+			if (meas->layers[l].name &&
+			    !strcmp(meas->layers[l].name, layer))
+				break;
+		for (k = 0; !r && k < meas->nmb; k++)
+			if (meas->mb[k] == mb)
+				break;
+		if (!r && l < meas->nlayers && k < meas->nmb) {
+			cls = prof_kernel_class(name);
+			km[l * meas->nmb + k][cls] += us;
+			*flash |= cls == ANALYTIC_ATTN;
+		}
+		free(layer);
+		free(name);
+		if (r)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(fmt);
+	yml_release(&d);
+	return ret;
+}
 
 static double
 cap(double x)
@@ -34,20 +124,27 @@ find_layer(const struct profile *p, const char *name, int kind)
 
 int
 prof_calibrate(const struct profile *meas, const struct model *m,
-	       const struct gpu_spec *g, const char *path)
+	       const struct gpu_spec *g, const char *kernels,
+	       const char *path)
 {
 	struct profile est;
 	struct yml_out o;
 	double tm = 0, ta = 0, r;
-	int i, k, ret = -1;
+	double (*acls)[ANALYTIC_NCLASS] = NULL, (*km)[ANALYTIC_NCLASS] = NULL;
+	double sa[ANALYTIC_NCLASS] = {0}, sm[ANALYTIC_NCLASS] = {0};
+	int i, k, c, ret = -1, flash = 0;
 
 	profile_init(&est);
 	if (meas->nmb < 1 || meas->nlayers < 1) {
 		pd2bw_error("measured profile has no layers");
 		goto out;
 	}
-	if (analytic_profile(&est, m, g, meas->mb, meas->nmb,
-			     meas->tp > 0 ? meas->tp : 1))
+	acls = xcalloc(3 * (size_t)meas->nmb, sizeof(*acls));
+	km = xcalloc((size_t)meas->nlayers * (size_t)meas->nmb, sizeof(*km));
+	if (analytic_profile_classes(&est, m, g, meas->mb, meas->nmb,
+				     meas->tp > 0 ? meas->tp : 1, acls))
+		goto out;
+	if (kernels && load_kernels(kernels, meas, km, &flash))
 		goto out;
 	if (yml_out_open(&o, path))
 		goto out;
@@ -78,6 +175,21 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 			double mt = mp->fwd_ms + mp->bwd_ms;
 			double at = ap->fwd_ms + ap->bwd_ms;
 
+			/* the measured time split as the kernels split it,
+			   against the analytic classes of this layer */
+			{
+				const double *kk = km[i * meas->nmb + k];
+				const double *aa =
+					acls[(al - est.layers) * meas->nmb +
+					     k];
+				double kt = kk[0] + kk[1] + kk[2];
+
+				for (c = 0; kt > 0 && c < ANALYTIC_NCLASS;
+				     c++) {
+					sm[c] += ml->repeat * mt * kk[c] / kt;
+					sa[c] += ml->repeat * aa[c];
+				}
+			}
 			yml_out_map(&o, 1);
 			yml_out_kint(&o, "microbatch", meas->mb[k]);
 			yml_out_kdbl(&o, "measured_ms", mt);
@@ -95,22 +207,58 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 		yml_out_end_map(&o);
 	}
 	yml_out_end_seq(&o);
-	/*
-	 * NEEDSWORK: one common scale for all factors; a least-squares fit
-	 * of GEMM, attention and memory-bound time separately needs the
-	 * per-kernel breakdown (--kernels) as input.
-	 */
 	r = tm > 0 ? ta / tm : 1;
 	yml_out_str(&o, "efficiency");
 	yml_out_map(&o, 0);
 	yml_out_kdbl(&o, "scale", r);
-	yml_out_kdbl(&o, "gemm_eff", cap(g->gemm_eff * r));
-	yml_out_kdbl(&o, "attn_eff", cap(g->attn_eff * r));
-	yml_out_kdbl(&o, "mem_eff", cap(g->mem_eff * r));
+	if (!kernels) {
+		yml_out_kstr(&o, "method", "common scale");
+		yml_out_kdbl(&o, "gemm_eff", cap(g->gemm_eff * r));
+		yml_out_kdbl(&o, "attn_eff", cap(g->attn_eff * r));
+		yml_out_kdbl(&o, "mem_eff", cap(g->mem_eff * r));
+	} else {
+		/*
+		 * Each factor scaled by analytic over measured time of its
+		 * kernels.  Unfused attention's matmuls are cuBLASLt GEMMs
+		 * in the breakdown, so then they count as GEMMs on both
+		 * sides and attn_eff follows gemm_eff.  Approximate where
+		 * kernels are bound by the other resource (the roofline's
+		 * max) or by launch overhead.
+		 */
+		double f[ANALYTIC_NCLASS];
+
+		if (!flash) {
+			sa[ANALYTIC_GEMM] += sa[ANALYTIC_ATTN];
+			sm[ANALYTIC_GEMM] += sm[ANALYTIC_ATTN];
+			sa[ANALYTIC_ATTN] = sa[ANALYTIC_GEMM];
+			sm[ANALYTIC_ATTN] = sm[ANALYTIC_GEMM];
+		}
+		for (c = 0; c < ANALYTIC_NCLASS; c++)
+			f[c] = sm[c] > 0 ? sa[c] / sm[c] : r;
+		yml_out_kstr(&o, "method", flash ? "kernels" :
+			     "kernels (attention on cuBLASLt: as GEMMs)");
+		yml_out_kdbl(&o, "gemm_eff",
+			     cap(g->gemm_eff * f[ANALYTIC_GEMM]));
+		yml_out_kdbl(&o, "attn_eff",
+			     cap(g->attn_eff * f[ANALYTIC_ATTN]));
+		yml_out_kdbl(&o, "mem_eff", cap(g->mem_eff * f[ANALYTIC_VEC]));
+		yml_out_kdbl(&o, "gemm_measured_ms", sm[ANALYTIC_GEMM]);
+		yml_out_kdbl(&o, "gemm_analytic_ms", sa[ANALYTIC_GEMM]);
+		if (flash) {
+			yml_out_kdbl(&o, "attn_measured_ms",
+				     sm[ANALYTIC_ATTN]);
+			yml_out_kdbl(&o, "attn_analytic_ms",
+				     sa[ANALYTIC_ATTN]);
+		}
+		yml_out_kdbl(&o, "mem_measured_ms", sm[ANALYTIC_VEC]);
+		yml_out_kdbl(&o, "mem_analytic_ms", sa[ANALYTIC_VEC]);
+	}
 	yml_out_end_map(&o);
 	yml_out_end_map(&o);
 	ret = yml_out_close(&o);
 out:
+	free(acls);
+	free(km);
 	profile_release(&est);
 	return ret;
 }

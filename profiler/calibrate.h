@@ -14,9 +14,22 @@
 /*
  * Estimate model m on g at the microbatch sizes and tensor-parallel degree
  * of measured, compare per layer and point, and write a
- * pd2bw-calibration/1 report to path ("-" = stdout).  Returns 0 or -1.
+ * pd2bw-calibration/1 report to path ("-" = stdout).  With kernels (the
+ * pd2bw-kernels/1 breakdown of the same run, or NULL) the GEMM, attention
+ * and memory-bound efficiencies are fitted each to their own kernels'
+ * share of the measured time; without, one common scale.  Returns 0 or
+ * -1.
  */
 int prof_calibrate(const struct profile *measured, const struct model *m,
-		   const struct gpu_spec *g, const char *path);
+		   const struct gpu_spec *g, const char *kernels,
+		   const char *path);
+
+/*
+ * The analytic class (enum analytic_class) of a measured kernel, by name:
+ * pd2bw-profile's own kernels are k_* (also mangled, _Z<n>k_..., or
+ * demangled, "void k_..."), its fused attention k_flash_fwd and _bwd;
+ * anything else a layer runs is a cuBLASLt GEMM.
+ */
+int prof_kernel_class(const char *name);
 
 #endif

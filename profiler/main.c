@@ -98,7 +98,9 @@ usage(void)
 	       "      --flush-l2         flush the L2 cache before each "
 	       "timed run\n"
 	       "      --kernels=FILE     write the per-kernel breakdown "
-	       "(CUPTI) to FILE\n"
+	       "(CUPTI) to FILE; with\n"
+	       "                         --calibrate, read it to fit each "
+	       "efficiency apart\n"
 	       "      --trace=FILE       write the measured timeline as "
 	       "Chrome trace JSON\n"
 	       "      --name=NAME        device name written in the "
@@ -440,7 +442,8 @@ main(int argc, char **argv)
 
 		profile_init(&meas);
 		ret = profile_load(&meas, calibrate) ||
-		      prof_calibrate(&meas, &m, spec, out) ? 1 : 0;
+		      prof_calibrate(&meas, &m, spec, o.kernels_path, out) ?
+		      1 : 0;
 		profile_release(&meas);
 		goto out;
 	}

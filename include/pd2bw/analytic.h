@@ -29,6 +29,23 @@ int analytic_profile_sp(struct profile *p, const struct model *m,
 			const struct gpu_spec *g, const int *mb, int nmb,
 			int tp, int sp);
 
+/* The kinds of kernel the analytic model rates differently. */
+enum analytic_class {
+	ANALYTIC_GEMM,     /* linear layers, against gemm_eff */
+	ANALYTIC_ATTN,     /* attention's matmuls, against attn_eff */
+	ANALYTIC_VEC,      /* elementwise, norms, softmax: bytes, mem_eff */
+	ANALYTIC_NCLASS
+};
+
+/*
+ * analytic_profile() that also splits each point's forward + backward
+ * time by kind of kernel: cls[l * nmb + i][c] milliseconds for layer l
+ * (embedding, block, head) at microbatch mb[i].  Returns 0 or -1.
+ */
+int analytic_profile_classes(struct profile *p, const struct model *m,
+			     const struct gpu_spec *g, const int *mb, int nmb,
+			     int tp, double (*cls)[ANALYTIC_NCLASS]);
+
 /* Default microbatch sizes: 1, 2, 4, ... up to 64. */
 extern const int analytic_default_mb[];
 extern const int analytic_default_nmb;

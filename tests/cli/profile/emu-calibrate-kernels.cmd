@@ -1,0 +1,1 @@
+pd2bw-profile-emu -b cuda -q -m 1,2 -w 0 -r 2 --kernels k.yaml $TOP/tests/data/profile/tiny-llama.yaml -o p.yaml && pd2bw-profile-emu --calibrate p.yaml --kernels k.yaml -g H200 $TOP/tests/data/profile/tiny-llama.yaml -o c.yaml && sed -n "/^efficiency/,\$p" c.yaml | sed -E "s/: [0-9.e+-]+$/: X/"
