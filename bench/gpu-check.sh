@@ -182,9 +182,13 @@ awk '/: block +b=/ { f = $0; sub(/.*fwd +/, "", f); split(f, a, " ");
 # analytic versus measured
 for m in gpt-1.3b gpt2-xl; do
 	[ -s "$OUT/$m.profile.yaml" ] || continue
-	"$P" --calibrate "$OUT/$m.profile.yaml" -g H200 "$TOP/models/$m.yaml" \
-		-o "$OUT/$m.calibration.yaml" 2>>"$OUT/$m.log" &&
-		say "$m calibration (H200): $(grep -A4 '^efficiency' \
+	k=
+	[ -s "$OUT/$m.kernels.yaml" ] && k="--kernels $OUT/$m.kernels.yaml"
+	# shellcheck disable=SC2086
+	"$P" --calibrate "$OUT/$m.profile.yaml" $k -g H200 \
+		"$TOP/models/$m.yaml" -o "$OUT/$m.calibration.yaml" \
+		2>>"$OUT/$m.log" &&
+		say "$m calibration (H200): $(sed -n '/^efficiency/,$p' \
 			"$OUT/$m.calibration.yaml" | tr -s ' \n' ' ')"
 done
 
