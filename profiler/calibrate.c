@@ -125,7 +125,7 @@ find_layer(const struct profile *p, const char *name, int kind)
 int
 prof_calibrate(const struct profile *meas, const struct model *m,
 	       const struct gpu_spec *g, const char *kernels,
-	       const char *path)
+	       const char *path, struct gpu_spec *fitted)
 {
 	struct profile est;
 	struct yml_out o;
@@ -208,6 +208,12 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 	}
 	yml_out_end_seq(&o);
 	r = tm > 0 ? ta / tm : 1;
+	if (fitted) {
+		*fitted = *g;
+		fitted->gemm_eff = cap(g->gemm_eff * r);
+		fitted->attn_eff = cap(g->attn_eff * r);
+		fitted->mem_eff = cap(g->mem_eff * r);
+	}
 	yml_out_str(&o, "efficiency");
 	yml_out_map(&o, 0);
 	yml_out_kdbl(&o, "scale", r);
@@ -235,6 +241,11 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 		}
 		for (c = 0; c < ANALYTIC_NCLASS; c++)
 			f[c] = sm[c] > 0 ? sa[c] / sm[c] : r;
+		if (fitted) {
+			fitted->gemm_eff = cap(g->gemm_eff * f[ANALYTIC_GEMM]);
+			fitted->attn_eff = cap(g->attn_eff * f[ANALYTIC_ATTN]);
+			fitted->mem_eff = cap(g->mem_eff * f[ANALYTIC_VEC]);
+		}
 		yml_out_kstr(&o, "method", flash ? "kernels" :
 			     "kernels (attention on cuBLASLt: as GEMMs)");
 		yml_out_kdbl(&o, "gemm_eff",

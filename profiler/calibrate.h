@@ -22,7 +22,9 @@
  */
 int prof_calibrate(const struct profile *measured, const struct model *m,
 		   const struct gpu_spec *g, const char *kernels,
-		   const char *path);
+		   const char *path, struct gpu_spec *fitted);
+/* (fitted, when not NULL, becomes a copy of *g with the fitted factors;
+ * its strings are g's.) */
 
 /*
  * The analytic class (enum analytic_class) of a measured kernel, by name:

@@ -24,7 +24,7 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM, OPT_ATTENTION
+	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT
 };
 
 static const struct option options[] = {
@@ -46,6 +46,7 @@ static const struct option options[] = {
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"calibrate", required_argument, NULL, OPT_CALIBRATE},
+	{"gpus-out", required_argument, NULL, OPT_GPUS_OUT},
 	{"gemm", required_argument, NULL, OPT_GEMM},
 	{"attention", required_argument, NULL, OPT_ATTENTION},
 	{"output", required_argument, NULL, 'o'},
@@ -109,6 +110,10 @@ usage(void)
 	       "the analytic estimate\n"
 	       "                         for --gpu and write the "
 	       "calibration report\n"
+	       "      --gpus-out=FILE    with --calibrate, also write --gpu "
+	       "with the fitted\n"
+	       "                         factors as a pd2bw-gpus/1 file for "
+	       "--gpus and pd2bw-plan\n"
 	       "      --gemm=N           time one N x N x N GEMM on the GPU "
 	       "(no MODEL) and\n"
 	       "                         compare it with the catalog's peak "
@@ -246,7 +251,7 @@ main(int argc, char **argv)
 	struct gpu_catalog cat;
 	struct model m;
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
-	const char *calibrate = NULL, *trace = NULL;
+	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	const struct gpu_spec *spec = NULL;
@@ -344,6 +349,9 @@ main(int argc, char **argv)
 				usage_error("unknown attention '%s' (expected "
 					    "fused or unfused)", optarg);
 			break;
+		case OPT_GPUS_OUT:
+			gpus_out = optarg;
+			break;
 		case OPT_GEMM:
 			if (parse_int(optarg, 16, 65536, &gemm_n))
 				usage_error("invalid GEMM size '%s' (expected "
@@ -419,6 +427,8 @@ main(int argc, char **argv)
 	if ((!strcmp(backend, "analytic") || calibrate) && trace)
 		usage_error("%s", "--trace needs a measuring backend (cuda "
 			    "or cpu)");
+	if (gpus_out && !calibrate)
+		usage_error("%s", "--gpus-out goes with --calibrate");
 	if ((!strcmp(backend, "analytic") || calibrate) && !gpu)
 		usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
@@ -440,10 +450,26 @@ main(int argc, char **argv)
 	if (calibrate) {
 		struct profile meas;
 
+		struct gpu_spec fit;
+
 		profile_init(&meas);
 		ret = profile_load(&meas, calibrate) ||
-		      prof_calibrate(&meas, &m, spec, o.kernels_path, out) ?
-		      1 : 0;
+		      prof_calibrate(&meas, &m, spec, o.kernels_path, out,
+				     &fit) ? 1 : 0;
+		if (!ret && gpus_out) {
+			/* the same name, so loading it replaces the built-in
+			   entry for the planner's presets too */
+			struct gpu_catalog one = {&fit, 1, 1};
+			size_t n = strlen(calibrate) + strlen(spec->name) + 64;
+			char *src = xmalloc(n);
+
+			snprintf(src, n, "%s calibrated by pd2bw-profile from "
+				 "%s%s", spec->name, calibrate,
+				 o.kernels_path ? " and its kernels" : "");
+			fit.source = src;
+			ret = catalog_write(&one, gpus_out) ? 1 : 0;
+			free(src);
+		}
 		profile_release(&meas);
 		goto out;
 	}

@@ -163,7 +163,15 @@ round_trip(int flash)
 						names[c],
 						1e3 * cls[l * 3 + k][c]);
 	fclose(f);
-	CHECK(prof_calibrate(&meas, &m, &cat, kpath, rpath) == 0);
+	{
+		struct gpu_spec fit;
+
+		CHECK(prof_calibrate(&meas, &m, &cat, kpath, rpath, &fit) ==
+		      0);
+		CHECK(fabs(fit.gemm_eff - 0.4) < 1e-6 &&
+		      fabs(fit.mem_eff - 0.6) < 1e-6 &&
+		      fit.tflops16 == cat.tflops16);
+	}
 	snprintf(what, sizeof(what), "%s: gemm_eff 0.4 back",
 		 flash ? "flash" : "unfused");
 	CHECK_MSG(fabs(eff(rpath, "gemm_eff") - 0.4) < 1e-6, what);
@@ -174,7 +182,7 @@ round_trip(int flash)
 		CHECK_MSG(fabs(eff(rpath, "attn_eff") - 0.3) < 1e-6,
 			  "flash: attn_eff 0.3 back");
 	/* without the breakdown: one scale, between the true factors */
-	CHECK(prof_calibrate(&meas, &m, &cat, NULL, rpath) == 0);
+	CHECK(prof_calibrate(&meas, &m, &cat, NULL, rpath, NULL) == 0);
 	CHECK(eff(rpath, "gemm_eff") > 0.4 && eff(rpath, "mem_eff") < 0.6);
 	unlink(kpath);
 	unlink(rpath);
@@ -206,7 +214,7 @@ test_bad_file(void)
 		int r;
 
 		cap_begin();
-		r = prof_calibrate(&meas, &m, &g, kpath, "/dev/null");
+		r = prof_calibrate(&meas, &m, &g, kpath, "/dev/null", NULL);
 		got = cap_end();
 		CHECK_MSG(r == -1 && strstr(got, kpath) && strstr(got, ":3:") &&
 			  strstr(got, "sideways"),
