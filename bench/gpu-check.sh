@@ -186,6 +186,7 @@ for m in gpt-1.3b gpt2-xl; do
 	[ -s "$OUT/$m.kernels.yaml" ] && k="--kernels $OUT/$m.kernels.yaml"
 	# shellcheck disable=SC2086
 	"$P" --calibrate "$OUT/$m.profile.yaml" $k -g H200 \
+		--gpus-out "$OUT/$m.h200-gpus.yaml" \
 		"$TOP/models/$m.yaml" -o "$OUT/$m.calibration.yaml" \
 		2>>"$OUT/$m.log" &&
 		say "$m calibration (H200): $(sed -n '/^efficiency/,$p' \
