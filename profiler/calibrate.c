@@ -31,26 +31,19 @@ prof_kernel_class(const char *name)
 	return ANALYTIC_VEC;
 }
 
-/*
- * Add the kernel times of a pd2bw-kernels/1 file to km[l * nmb + k][class]
- * (microseconds) for the layers and microbatch sizes of meas; kernels of
- * no layer (set-up, checks) and of sizes meas lacks are left out.
- */
+/* The parsed document d; its release is the caller's. */
 static int
-load_kernels(const char *path, const struct profile *meas,
+read_kernels(struct yml_doc *d, const struct profile *meas,
 	     double (*km)[ANALYTIC_NCLASS], int *flash)
 {
 	static const char *const passes[] = {"forward", "backward", NULL};
-	struct yml_doc d;
 	yaml_node_t *root, *seq = NULL;
 	char *fmt = NULL;
 	size_t i;
 	int ret = -1;
 
-	if (yml_load_file(&d, path))
-		return -1;
-	root = yml_root(&d);
-	if (!root || yml_check_format(&d, root, "kernels", 1) < 0)
+	root = yml_root(d);
+	if (!root || yml_check_format(d, root, "kernels", 1) < 0)
 		goto out;
 	{
 		const struct yml_key keys[] = {
@@ -58,7 +51,7 @@ load_kernels(const char *path, const struct profile *meas,
 			YK_SEQ("kernels", 1, &seq),
 		};
 
-		if (yml_map(&d, root, keys, sizeof(keys) / sizeof(keys[0])))
+		if (yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0])))
 			goto out;
 	}
 	for (i = 0; i < yml_seq_len(seq); i++) {
@@ -74,7 +67,7 @@ load_kernels(const char *path, const struct profile *meas,
 			YK_I64("calls", 1, &calls, 0, 9e18),
 			YK_DBL("total_us", 1, &us, 0, 1e300),
 		};
-		int r = yml_map(&d, yml_seq_item(&d, seq, i), keys,
+		int r = yml_map(d, yml_seq_item(d, seq, i), keys,
 				sizeof(keys) / sizeof(keys[0]));
 
 		for (l = 0; !r && l < meas->nlayers; l++)
@@ -97,8 +90,37 @@ load_kernels(const char *path, const struct profile *meas,
 	ret = 0;
 out:
 	free(fmt);
-	yml_release(&d);
 	return ret;
+}
+
+int
+prof_kernels_load_string(const char *name, const char *buf, size_t len,
+			 const struct profile *meas,
+			 double (*km)[ANALYTIC_NCLASS], int *flash)
+{
+	struct yml_doc d;
+	int r;
+
+	/* released even when loading fails: it holds the name */
+	r = yml_load_string(&d, name, buf, len);
+	if (!r)
+		r = read_kernels(&d, meas, km, flash);
+	yml_release(&d);
+	return r;
+}
+
+static int
+load_kernels(const char *path, const struct profile *meas,
+	     double (*km)[ANALYTIC_NCLASS], int *flash)
+{
+	struct yml_doc d;
+	int r;
+
+	r = yml_load_file(&d, path);
+	if (!r)
+		r = read_kernels(&d, meas, km, flash);
+	yml_release(&d);
+	return r;
 }
 
 static double

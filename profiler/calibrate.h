@@ -7,6 +7,9 @@
 #ifndef PD2BW_PROF_CALIBRATE_H
 #define PD2BW_PROF_CALIBRATE_H
 
+#include <stddef.h>
+
+#include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
@@ -33,5 +36,15 @@ int prof_calibrate(const struct profile *measured, const struct model *m,
  * anything else a layer runs is a cuBLASLt GEMM.
  */
 int prof_kernel_class(const char *name);
+
+/*
+ * Read a pd2bw-kernels/1 breakdown from buf (name for messages) and add
+ * its kernel times to km[l * meas->nmb + k][class] (microseconds) for the
+ * layers and microbatch sizes of meas; *flash becomes 1 when a fused
+ * attention kernel is among them.  Returns 0 or -1 (file:line:col).
+ */
+int prof_kernels_load_string(const char *name, const char *buf, size_t len,
+			     const struct profile *meas,
+			     double (*km)[ANALYTIC_NCLASS], int *flash);
 
 #endif

@@ -3,9 +3,10 @@
 # readers with clang into build/fuzz/ and run each for SECONDS (default
 # 600), then report what was found.
 #
-# Readers: pipedream model profile cluster catalog plan node (default:
-# all).  Each target is tests/fuzz/fuzz_<reader>.c linked with every
-# lib/*.c (node also with topo/node.c), all built
+# Readers: pipedream model profile cluster catalog plan node kernels
+# (default: all).  Each target is tests/fuzz/fuzz_<reader>.c linked with
+# every lib/*.c (node also with topo/node.c, kernels with
+# profiler/calibrate.c), all built
 # with -fsanitize=fuzzer,address,undefined.  Seeds come from
 # tests/fuzz/corpus/<reader>/ (never written to); new inputs go to
 # build/fuzz/corpus/<reader>/, crashes to build/fuzz/artifacts/<reader>/.
@@ -22,7 +23,7 @@ SECS=600
 case ${1:-} in
 [0-9]*) SECS=$1; shift ;;
 esac
-READERS=${*:-pipedream model profile cluster catalog plan node}
+READERS=${*:-pipedream model profile cluster catalog plan node kernels}
 CLANG=${CLANG:-clang}
 JOBS=${FUZZ_JOBS:-1}
 NICE=${FUZZ_NICE:-10}
@@ -63,6 +64,7 @@ for r in $READERS; do
 	}
 	extra=
 	[ "$r" = node ] && extra=topo/node.c
+	[ "$r" = kernels ] && extra=profiler/calibrate.c
 	echo "LINK $B/fuzz_$r"
 	# shellcheck disable=SC2086
 	$CLANG $CFLAGS -fsanitize=fuzzer -o "$B/fuzz_$r" "tests/fuzz/fuzz_$r.c" \
