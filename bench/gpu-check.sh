@@ -1,13 +1,26 @@
 #!/bin/sh
 # gpu-check.sh - the GPU checks of pd2bw-profile, in one go, under 8 minutes:
 # build with CUDA, run the GPU kernel tests (every kernel against the CPU
-# reference), time square GEMMs against the peak, profile GPT 1.3B (the paper's, seq 512) and GPT-2 XL on the
-# GPU at hand, compare the per-layer sum with whole training steps, measure
-# what CUPTI costs, calibrate the analytic model, and time the same GPT
-# block in PyTorch when python3 has torch.  Everything goes under $OUT
-# (default output/gpu-check); summary.txt holds the figures.
+# reference), time square GEMMs against the peak, profile GPT 1.3B (the
+# paper's, seq 512) and GPT-2 XL (fused and unfused attention) on the GPU
+# at hand, compare the per-layer sum with whole training steps, measure
+# what CUPTI costs, calibrate the analytic model from the kernel
+# breakdown, and time the same GPT block in PyTorch when python3 has
+# torch.  Everything goes under $OUT (default output/gpu-check);
+# summary.txt holds the figures.
 #
 #   OUT=/tmp/x sh bench/gpu-check.sh
+#
+# EMU=1 runs the whole script here, without a GPU, on the emulated CUDA
+# backend (pd2bw-profile-emu, test_prof_gpu_emu) with small inputs: the
+# way to try the script before a GPU session spends its minutes on it,
+#
+#   EMU=1 MODEL_A=tests/data/profile/tiny.yaml MB_A=1,2 \
+#     MODEL_B=tests/data/profile/tiny-llama.yaml MB_B=1,2 MB_B_SHORT=1 \
+#     GEMMS=64 OUT=/tmp/x sh bench/gpu-check.sh
+#
+# (its figures are host times).  MODEL_A, MODEL_B (paths from the source
+# tree), MB_A, MB_B, MB_B_SHORT and GEMMS choose what is measured.
 #
 # Without nvcc on the machine, a build directory made elsewhere can be
 # used instead: make B=build/gpu tests-build, then carry build/gpu and set
@@ -22,6 +35,21 @@ OUT=${OUT:-$TOP/output/gpu-check}
 B=${B:-build/gpu}
 DEBS=${DEBS:-$TOP/shared/debs}
 GENCODE=${NVCC_GENCODE:--gencode arch=compute_90,code=sm_90}
+EMU=${EMU:-0}
+MODEL_A=${MODEL_A:-models/gpt-1.3b.yaml}
+MB_A=${MB_A:-1,2,4,8}
+MODEL_B=${MODEL_B:-models/gpt2-xl.yaml}
+MB_B=${MB_B:-1,2,4,8,16}
+MB_B_SHORT=${MB_B_SHORT:-1,4,16}
+GEMMS=${GEMMS:-4096 8192}
+A=$(basename "$MODEL_A" .yaml)
+XL=$(basename "$MODEL_B" .yaml)
+PROG=pd2bw-profile
+TEST=test_prof_gpu
+if [ "$EMU" = 1 ]; then
+	PROG=pd2bw-profile-emu
+	TEST=test_prof_gpu_emu
+fi
 mkdir -p "$OUT"
 SUM=$OUT/summary.txt
 : >"$SUM"
@@ -87,9 +115,9 @@ fi
 # ---- build ----
 if command -v nvcc >/dev/null 2>&1; then
 	J=-j$(nproc 2>/dev/null || echo 4)
-	say "build: make B=$B pd2bw-profile, then tests-build (sm_90)"
+	say "build: make B=$B $PROG, then tests-build (sm_90)"
 	if ! limit 240 make "$J" B="$B" NVCC_GENCODE="$GENCODE" \
-		"$B/pd2bw-profile" >"$OUT/build.log" 2>&1; then
+		"$B/$PROG" >"$OUT/build.log" 2>&1; then
 		say "BUILD FAILED; see build.log:"
 		grep -E "error|Error" "$OUT/build.log" | head -20 | tee -a "$SUM"
 		exit 1
@@ -98,14 +126,14 @@ if command -v nvcc >/dev/null 2>&1; then
 	limit 240 make "$J" -k B="$B" NVCC_GENCODE="$GENCODE" tests-build \
 		>>"$OUT/build.log" 2>&1 ||
 		say "tests-build failed in part (see build.log)"
-elif [ -x "$B/pd2bw-profile" ]; then
+elif [ -x "$B/$PROG" ]; then
 	say "no nvcc: using the prebuilt $B"
 else
-	say "no nvcc and no prebuilt $B/pd2bw-profile: nothing to run"
+	say "no nvcc and no prebuilt $B/$PROG: nothing to run"
 	exit 1
 fi
-P=$TOP/$B/pd2bw-profile
-case $B in /*) P=$B/pd2bw-profile ;; esac
+P=$TOP/$B/$PROG
+case $B in /*) P=$B/$PROG ;; esac
 if ldd "$P" 2>/dev/null | grep -q "not found"; then
 	say "pd2bw-profile cannot start, libraries missing:"
 	ldd "$P" | grep "not found" | tee -a "$SUM"
@@ -115,15 +143,15 @@ $P -V >>"$SUM" 2>&1
 
 # ---- kernel tests ----
 say "== GPU kernel tests [$(elapsed) s]"
-if [ -x "$(dirname "$P")/tests/test_prof_gpu" ]; then
-	limit 120 "$(dirname "$P")/tests/test_prof_gpu" \
+if [ -x "$(dirname "$P")/tests/$TEST" ]; then
+	limit 120 "$(dirname "$P")/tests/$TEST" \
 		>"$OUT/test_prof_gpu.txt" 2>&1
 	rc=$?
 else
 	echo "not built" >"$OUT/test_prof_gpu.txt"
 	rc=127
 fi
-say "test_prof_gpu: exit $rc, $(grep -c '^ok' "$OUT/test_prof_gpu.txt") ok," \
+say "$TEST: exit $rc, $(grep -c '^ok' "$OUT/test_prof_gpu.txt") ok," \
     "$(grep -c '^not ok' "$OUT/test_prof_gpu.txt") not ok"
 grep '^not ok' "$OUT/test_prof_gpu.txt" | head -20 | tee -a "$SUM"
 limit 120 sh tests/run.sh "$B" >"$OUT/tests.txt" 2>&1
@@ -131,19 +159,20 @@ say "test suite: $(tail -1 "$OUT/tests.txt")"
 
 # ---- the GEMM rate against the dense 16-bit peak ----
 say "== GEMM rate [$(elapsed) s]"
-for n in 4096 8192; do
+for n in $GEMMS; do
 	limit 60 "$P" --gemm "$n" -g H200 -w 5 -r 20 2>&1 | tee -a "$SUM"
 done
 
 # ---- profiles ----
 profile() {
-	name=$1 mb=$2
+	path=$1 mb=$2
+	name=$(basename "$path" .yaml)
 	shift 2
 	say "== $name, microbatches $mb [$(elapsed) s]"
 	t0=$(date +%s.%N)
 	limit 150 "$P" -b cuda -v --step -m "$mb" \
 		--kernels "$OUT/$name.kernels.yaml" "$@" \
-		"$TOP/models/$name.yaml" -o "$OUT/$name.profile.yaml" \
+		"$TOP/$path" -o "$OUT/$name.profile.yaml" \
 		2>"$OUT/$name.log"
 	rc=$?
 	t=$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $t0 }")
@@ -153,23 +182,23 @@ profile() {
 	grep -E "$pat|cuda backend|CUPTI" "$OUT/$name.log" |
 		grep -v ": ok " | tee -a "$SUM"
 }
-profile gpt-1.3b 1,2,4,8
-profile gpt2-xl 1,2,4,8,16
+profile "$MODEL_A" "$MB_A"
+profile "$MODEL_B" "$MB_B"
 
 # fused (flash) against unfused attention, GPT-2 XL being a flash model
-say "== gpt2-xl with unfused attention [$(elapsed) s]"
-limit 120 "$P" -b cuda -v --no-check --attention unfused -m 1,4,16 \
-	"$TOP/models/gpt2-xl.yaml" -o "$OUT/gpt2-xl.unfused.yaml" \
-	2>"$OUT/gpt2-xl.unfused.log"
-grep -E ": block +b=|does not fit|error" "$OUT/gpt2-xl.unfused.log" |
+say "== $XL with unfused attention [$(elapsed) s]"
+limit 120 "$P" -b cuda -v --no-check --attention unfused -m "$MB_B_SHORT" \
+	"$TOP/$MODEL_B" -o "$OUT/$XL.unfused.yaml" \
+	2>"$OUT/$XL.unfused.log"
+grep -E ": block +b=|does not fit|error" "$OUT/$XL.unfused.log" |
 	tee -a "$SUM"
 
 # CUPTI cost: the same block timings with events alone
-say "== gpt2-xl without CUPTI [$(elapsed) s]"
-limit 120 "$P" -b cuda -v --no-cupti --no-check -m 1,2,4,8,16 \
-	"$TOP/models/gpt2-xl.yaml" -o "$OUT/gpt2-xl.nocupti.yaml" \
-	2>"$OUT/gpt2-xl.nocupti.log"
-grep -E ": block +b=" "$OUT/gpt2-xl.nocupti.log" | tee -a "$SUM"
+say "== $XL without CUPTI [$(elapsed) s]"
+limit 120 "$P" -b cuda -v --no-cupti --no-check -m "$MB_B" \
+	"$TOP/$MODEL_B" -o "$OUT/$XL.nocupti.yaml" \
+	2>"$OUT/$XL.nocupti.log"
+grep -E ": block +b=" "$OUT/$XL.nocupti.log" | tee -a "$SUM"
 awk '/: block +b=/ { f = $0; sub(/.*fwd +/, "", f); split(f, a, " ");
 	g = $0; sub(/.*bwd +/, "", g); split(g, c, " ");
 	if (FILENAME ~ /nocupti/) off[++n] = a[1] + c[1];
@@ -177,17 +206,18 @@ awk '/: block +b=/ { f = $0; sub(/.*fwd +/, "", f); split(f, a, " ");
      END { for (i = 1; i <= n && i <= m; i++)
 	printf "CUPTI cost, block point %d: %+.2f%%\n", i,
 	       100 * (on[i] - off[i]) / off[i] }' \
-	"$OUT/gpt2-xl.log" "$OUT/gpt2-xl.nocupti.log" | tee -a "$SUM"
+	"$OUT/$XL.log" "$OUT/$XL.nocupti.log" | tee -a "$SUM"
 
 # analytic versus measured
-for m in gpt-1.3b gpt2-xl; do
+for path in "$MODEL_A" "$MODEL_B"; do
+	m=$(basename "$path" .yaml)
 	[ -s "$OUT/$m.profile.yaml" ] || continue
 	k=
 	[ -s "$OUT/$m.kernels.yaml" ] && k="--kernels $OUT/$m.kernels.yaml"
 	# shellcheck disable=SC2086
 	"$P" --calibrate "$OUT/$m.profile.yaml" $k -g H200 \
 		--gpus-out "$OUT/$m.h200-gpus.yaml" \
-		"$TOP/models/$m.yaml" -o "$OUT/$m.calibration.yaml" \
+		"$TOP/$path" -o "$OUT/$m.calibration.yaml" \
 		2>>"$OUT/$m.log" &&
 		say "$m calibration (H200): $(sed -n '/^efficiency/,$p' \
 			"$OUT/$m.calibration.yaml" | tr -s ' \n' ' ')"
