@@ -168,6 +168,18 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 		goto out;
 	if (kernels && load_kernels(kernels, meas, km, &flash))
 		goto out;
+	if (kernels) {
+		double any = 0;
+
+		for (i = 0; i < meas->nlayers * meas->nmb; i++)
+			any += km[i][0] + km[i][1] + km[i][2];
+		if (!(any > 0)) {
+			pd2bw_warn("%s: no kernel times for the layers and "
+				   "microbatch sizes of the profile; one "
+				   "common scale instead", kernels);
+			kernels = NULL;
+		}
+	}
 	if (yml_out_open(&o, path))
 		goto out;
 	yml_out_map(&o, 0);

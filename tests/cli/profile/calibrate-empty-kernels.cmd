@@ -1,0 +1,1 @@
+printf "format: pd2bw-kernels/1\nkernels: []\n" > k.yaml && pd2bw-profile -g H100-SXM -m 1 $TOP/tests/data/profile/tiny.yaml -o a.yaml && pd2bw-profile --calibrate a.yaml --kernels k.yaml -g H100-SXM $TOP/tests/data/profile/tiny.yaml -o c.yaml; echo "exit $?"; grep method c.yaml
