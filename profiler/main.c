@@ -24,7 +24,7 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT
+	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY
 };
 
 static const struct option options[] = {
@@ -39,6 +39,7 @@ static const struct option options[] = {
 	{"warmup", required_argument, NULL, 'w'},
 	{"repeats", required_argument, NULL, 'r'},
 	{"no-check", no_argument, NULL, OPT_NO_CHECK},
+	{"check-only", no_argument, NULL, OPT_CHECK_ONLY},
 	{"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
 	{"step", no_argument, NULL, OPT_STEP},
 	{"flush-l2", no_argument, NULL, OPT_FLUSH_L2},
@@ -93,6 +94,8 @@ usage(void)
 	       "(default: the model's)\n"
 	       "      --no-check         skip the kernel checks against the "
 	       "CPU reference\n"
+	       "      --check-only       run only those checks (-v lists "
+	       "them) and write nothing\n"
 	       "      --no-cupti         time with CUDA events alone\n"
 	       "      --step             also time whole training steps "
 	       "against the layer sum\n"
@@ -319,6 +322,9 @@ main(int argc, char **argv)
 		case OPT_NO_CHECK:
 			o.check = 0;
 			break;
+		case OPT_CHECK_ONLY:
+			o.check_only = 1;
+			break;
 		case OPT_NO_CUPTI:
 			o.cupti = 0;
 			break;
@@ -427,6 +433,9 @@ main(int argc, char **argv)
 	if ((!strcmp(backend, "analytic") || calibrate) && trace)
 		usage_error("%s", "--trace needs a measuring backend (cuda "
 			    "or cpu)");
+	if (o.check_only && (!o.check || strcmp(backend, "cuda")))
+		usage_error("%s", "--check-only checks the cuda backend's "
+			    "kernels (without --no-check)");
 	if (gpus_out && !calibrate)
 		usage_error("%s", "--gpus-out goes with --calibrate");
 	if ((!strcmp(backend, "analytic") || calibrate) && !gpu)
@@ -525,11 +534,14 @@ main(int argc, char **argv)
 		profile_init(&p);
 		r = prof_measure(strcmp(backend, "cpu") ? &prof_cuda_backend :
 				 &prof_cpu_backend, &o, &m, tps[i], &p) ||
-		    write_out(&p, out, ntp);
+		    (!o.check_only && write_out(&p, out, ntp));
 		profile_release(&p);
 		free(tpath);
 		if (r)
 			goto out;
+		/* the checks do not depend on the tensor-parallel degree */
+		if (o.check_only)
+			break;
 	}
 	ret = 0;
 out:

@@ -373,6 +373,13 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 	opened = 1;
 	if (o->check && be->check && be->check(ctx, m, g))
 		goto out;
+	if (o->check_only) {
+		if (!be->check)
+			pd2bw_warn("the %s backend has no kernel checks",
+				   be->name);
+		ret = 0;
+		goto out;
+	}
 	free(p->model);
 	p->model = xstrdup(m->name ? m->name : "model");
 	free(p->backend);

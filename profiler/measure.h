@@ -38,6 +38,7 @@ struct prof_opts {
 	int device;               /* CUDA device index */
 	int precision;            /* enum model_prec of the measurement */
 	int check;                /* verify kernels against the CPU first */
+	int check_only;           /* only that: measure nothing */
 	int cupti;                /* attribute kernels to layers (CUPTI) */
 	int step;                 /* also time whole training steps */
 	int flush_l2;             /* flush the L2 cache before each timing */

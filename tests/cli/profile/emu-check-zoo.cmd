@@ -1,0 +1,1 @@
+for m in gpt2-xl gpt3-175b llama3-8b bert-3.8b; do pd2bw-profile-emu -b cuda --check-only -v $TOP/models/$m.yaml 2>log; rc=$?; echo "$m: exit $rc, $(grep -c ": ok " log) kernel checks passed at the real head size"; done; pd2bw-profile-emu -b cpu --check-only $TOP/models/gpt2-xl.yaml; echo "exit $?"
