@@ -157,6 +157,15 @@ grep '^not ok' "$OUT/test_prof_gpu.txt" | head -20 | tee -a "$SUM"
 limit 120 sh tests/run.sh "$B" >"$OUT/tests.txt" 2>&1
 say "test suite: $(tail -1 "$OUT/tests.txt")"
 
+# ---- the kernels at the head sizes and groupings of other models ----
+say "== kernel checks at real head sizes [$(elapsed) s]"
+for m in ${CHECK_MODELS:-llama3-8b gpt3-175b}; do
+	limit 60 "$P" -b cuda --check-only -v "$TOP/models/$m.yaml" \
+		2>"$OUT/$m.check.log"
+	say "$m: exit $?, $(grep -c ': ok ' "$OUT/$m.check.log") checks" \
+	    "passed, $(grep -c 'check failed' "$OUT/$m.check.log") failed"
+done
+
 # ---- the GEMM rate against the dense 16-bit peak ----
 say "== GEMM rate [$(elapsed) s]"
 for n in $GEMMS; do
