@@ -110,6 +110,13 @@ family_defaults(struct model *m, int family)
 	}
 }
 
+void
+model_init_family(struct model *m, int family)
+{
+	model_init(m);
+	family_defaults(m, family);
+}
+
 /*
  * Llama's rule for the SwiGLU inner size: two thirds of 4h, rounded up to
  * a multiple of 256.

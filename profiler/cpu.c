@@ -399,22 +399,33 @@ prof_cpu_swiglu_bwd(float *dx, const float *dy, const float *x, int64_t T,
 		}
 }
 
+/* Max of row z[0..v) in *mx, and the sum of exp(z - max) (double). */
+static double
+row_sumexp(const float *z, int64_t v, float *mx)
+{
+	double sum = 0;
+	int64_t i;
+
+	*mx = -INFINITY;
+	for (i = 0; i < v; i++)
+		if (z[i] > *mx)
+			*mx = z[i];
+	for (i = 0; i < v; i++)
+		sum += exp((double)(z[i] - *mx));
+	return sum;
+}
+
 void
 prof_cpu_xent_fwd(float *loss, const float *logits, const int *target,
 		  int64_t T, int64_t v)
 {
-	int64_t t, i;
+	int64_t t;
 
 	for (t = 0; t < T; t++) {
 		const float *z = logits + t * v;
-		float mx = -INFINITY;
-		double sum = 0;
+		float mx;
+		double sum = row_sumexp(z, v, &mx);
 
-		for (i = 0; i < v; i++)
-			if (z[i] > mx)
-				mx = z[i];
-		for (i = 0; i < v; i++)
-			sum += exp((double)(z[i] - mx));
 		loss[t] = (float)(log(sum) + mx - z[target[t]]);
 	}
 }
@@ -427,14 +438,9 @@ prof_cpu_xent_bwd(float *dlogits, const float *dloss, const float *logits,
 
 	for (t = 0; t < T; t++) {
 		const float *z = logits + t * v;
-		float mx = -INFINITY;
-		double sum = 0;
+		float mx;
+		double sum = row_sumexp(z, v, &mx);
 
-		for (i = 0; i < v; i++)
-			if (z[i] > mx)
-				mx = z[i];
-		for (i = 0; i < v; i++)
-			sum += exp((double)(z[i] - mx));
 		for (i = 0; i < v; i++) {
 			float pr = (float)(exp((double)(z[i] - mx)) / sum);
 

@@ -1952,45 +1952,35 @@ gpu_layer_new(void *ctx, const prof_graph *g, int layer, int64_t b,
 				   op->kind == PROF_OP_ADD))
 			ALLOC(in->mask[i], T * gl->cols[op->out],
 			      PROF_MEM_STASH);
-		if (op->kind == PROF_OP_ATTN && attn_fused(c, d)) {
+		if (op->kind == PROF_OP_ATTN) {
 			int64_t nq = b * d->heads * d->s * d->head_dim;
 			int64_t nr = b * d->heads * d->s;
+			int64_t ns = nr * d->s;
 
-			/* fused attention keeps what the graph counts: qkv
-			   and ctx (above) and the fp32 log-sum-exp of each
-			   score row; q, k, v and O are split and unpacked
-			   again in backward, so they are work, and no
-			   s x s tensor exists */
+			/* Both kernels keep qkv and ctx (above); q, k, v
+			   are split again in backward, so they are work, as
+			   are O and the gradients of q, k, v and O. */
 			ALLOC(in->q, nq * es, PROF_MEM_WORK);
 			ALLOC(in->k, nq * es, PROF_MEM_WORK);
 			ALLOC(in->v, nq * es, PROF_MEM_WORK);
 			ALLOC(in->O, nq * es, PROF_MEM_WORK);
-			ALLOC(in->lse, nr * 4, PROF_MEM_STASH);
 			ALLOC(in->dq, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dk, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dv, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dO, nq * es, PROF_MEM_WORK);
-			ALLOC(in->dd, nr * 4, PROF_MEM_WORK);
-			ALLOC(in->dqacc, nq * 4, PROF_MEM_WORK);
-		} else if (op->kind == PROF_OP_ATTN) {
-			int64_t nq = b * d->heads * d->s * d->head_dim;
-			int64_t ns = b * d->heads * d->s * d->s;
-
-			/* unfused attention keeps qkv (above) and P, the
-			   softmax output, as the graph counts; q, k, v are
-			   split again in backward, so they are work.  P is
-			   more than the graph counts when the model says
-			   flash but the fused kernels do not apply (fp32) */
-			ALLOC(in->q, nq * es, PROF_MEM_WORK);
-			ALLOC(in->k, nq * es, PROF_MEM_WORK);
-			ALLOC(in->v, nq * es, PROF_MEM_WORK);
+			if (attn_fused(c, d)) {
+				/* fused: the fp32 log-sum-exp of each score
+				   row, as the graph counts; no s x s tensor */
+				ALLOC(in->lse, nr * 4, PROF_MEM_STASH);
+				ALLOC(in->dd, nr * 4, PROF_MEM_WORK);
+				ALLOC(in->dqacc, nq * 4, PROF_MEM_WORK);
+				continue;
+			}
+			/* unfused: P, the softmax output, as the graph
+			   counts (more than it counts when the model says
+			   flash but the fused kernels do not apply: fp32) */
 			ALLOC(in->P, ns * es, PROF_MEM_STASH);
-			ALLOC(in->O, nq * es, PROF_MEM_WORK);
 			ALLOC(in->S, ns * 4, PROF_MEM_WORK);
-			ALLOC(in->dq, nq * es, PROF_MEM_WORK);
-			ALLOC(in->dk, nq * es, PROF_MEM_WORK);
-			ALLOC(in->dv, nq * es, PROF_MEM_WORK);
-			ALLOC(in->dO, nq * es, PROF_MEM_WORK);
 			ALLOC(in->dS, ns * es, PROF_MEM_WORK);
 			/* attention dropout keeps its mask and P' (O's
 			   operand, dv's too) besides P, for the softmax
@@ -2401,11 +2391,12 @@ extern "C" const struct prof_backend prof_cuda_backend = {
 	gpu_layer_free, gpu_time, gpu_step, gpu_stash, gpu_mem,
 };
 
+/* A small model of the family: its defaults (flash attention for llama),
+ * BERT's embeddings untied. */
 static void
 tiny_model(model *m, int family)
 {
-	memset(m, 0, sizeof(*m));
-	m->family = family;
+	model_init_family(m, family);
 	m->layers = 2;
 	m->hidden = 128;
 	m->heads = 4;
@@ -2413,13 +2404,8 @@ tiny_model(model *m, int family)
 	m->ffn_hidden = family == MODEL_LLAMA ? 192 : 512;
 	m->seq_len = 64;
 	m->vocab = 300;
-	m->activation = family == MODEL_LLAMA ? MODEL_SWIGLU : MODEL_GELU;
-	m->norm = family == MODEL_LLAMA ? MODEL_RMSNORM : MODEL_LAYERNORM;
-	m->positions = family == MODEL_LLAMA ? MODEL_ROTARY : MODEL_LEARNED;
-	m->causal = family != MODEL_BERT;
 	m->tied_embeddings = family == MODEL_GPT;
-	m->bias = family != MODEL_LLAMA;
-	m->flash_attention = family == MODEL_LLAMA;
+	m->precision = MODEL_BF16;
 	/* all with dropout: gpt and bert drop attention probabilities on
 	   the unfused path, llama's flash attention drops none (nor does
 	   its fp32 run, unfused); all drop the embedding and branches */

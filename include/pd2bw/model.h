@@ -45,6 +45,9 @@ struct model {
 
 /* Set every field to the GPT defaults (name NULL). */
 void model_init(struct model *m);
+/* Set every field to the defaults of a family (enum model_family), as a
+ * model file naming only its family and sizes gets them. */
+void model_init_family(struct model *m, int family);
 /* Free owned strings; m may be reused after model_init. */
 void model_release(struct model *m);
 

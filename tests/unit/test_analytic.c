@@ -30,9 +30,8 @@ gpt22(struct model *m)
 static void
 llama8(struct model *m)
 {
-	model_init(m);
+	model_init_family(m, MODEL_LLAMA);
 	m->name = "llama-3-8b";
-	m->family = MODEL_LLAMA;
 	m->layers = 32;
 	m->hidden = 4096;
 	m->heads = 32;
@@ -40,14 +39,6 @@ llama8(struct model *m)
 	m->ffn_hidden = 14336;
 	m->seq_len = 8192;
 	m->vocab = 128256;
-	m->activation = MODEL_SWIGLU;
-	m->norm = MODEL_RMSNORM;
-	m->positions = MODEL_ROTARY;
-	m->tied_embeddings = 0;
-	m->bias = 0;
-	m->dropout = 0;
-	m->flash_attention = 1;
-	m->precision = MODEL_BF16;
 }
 
 static int

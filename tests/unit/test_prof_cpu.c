@@ -24,8 +24,7 @@
 static void
 tiny(struct model *m, int family, int dropout, int flash)
 {
-	memset(m, 0, sizeof(*m));
-	m->family = family;
+	model_init_family(m, family);
 	m->layers = 2;
 	m->hidden = 16;
 	m->heads = 4;
@@ -33,12 +32,7 @@ tiny(struct model *m, int family, int dropout, int flash)
 	m->ffn_hidden = family == MODEL_LLAMA ? 24 : 64;
 	m->seq_len = 6;
 	m->vocab = 23;
-	m->activation = family == MODEL_LLAMA ? MODEL_SWIGLU : MODEL_GELU;
-	m->norm = family == MODEL_LLAMA ? MODEL_RMSNORM : MODEL_LAYERNORM;
-	m->positions = family == MODEL_LLAMA ? MODEL_ROTARY : MODEL_LEARNED;
-	m->causal = family != MODEL_BERT;
 	m->tied_embeddings = family == MODEL_GPT;
-	m->bias = family != MODEL_LLAMA;
 	m->precision = MODEL_FP32;
 	m->dropout = dropout;
 	m->flash_attention = flash;
