@@ -422,9 +422,13 @@ yml_check_format(struct yml_doc *d, yaml_node_t *root, const char *kind,
 static int
 write_handler(void *data, unsigned char *buf, size_t size)
 {
-	FILE *fp = data;
+	struct yml_out *o = data;
 
-	return fwrite(buf, 1, size, fp) == size;
+	errno = 0;
+	if (fwrite(buf, 1, size, o->f.fp) == size)
+		return 1;
+	o->werr = errno ? errno : EIO;
+	return 0;
 }
 
 static void
@@ -437,7 +441,8 @@ emit(struct yml_out *o, yaml_event_t *ev)
 	if (!yaml_emitter_emit(&o->em, ev)) {
 		o->failed = 1;
 		pd2bw_error("cannot write '%s': %s", o->f.path,
-			    o->em.problem ? o->em.problem : "emitter error");
+			    o->werr ? strerror(o->werr)
+			    : o->em.problem ? o->em.problem : "emitter error");
 	}
 }
 
@@ -453,7 +458,7 @@ yml_out_open(struct yml_out *o, const char *path)
 		afile_abort(&o->f);
 		return pd2bw_error("out of memory");
 	}
-	yaml_emitter_set_output(&o->em, write_handler, o->f.fp);
+	yaml_emitter_set_output(&o->em, write_handler, o);
 	yaml_emitter_set_width(&o->em, -1);
 	yaml_emitter_set_unicode(&o->em, 1);
 	yaml_emitter_set_indent(&o->em, 2);
@@ -473,8 +478,11 @@ yml_out_close(struct yml_out *o)
 	emit(o, &ev);
 	yaml_stream_end_event_initialize(&ev);
 	emit(o, &ev);
-	if (!o->failed && !yaml_emitter_flush(&o->em))
+	if (!o->failed && !yaml_emitter_flush(&o->em)) {
 		o->failed = 1;
+		pd2bw_error("cannot write '%s': %s", o->f.path,
+			    strerror(o->werr ? o->werr : EIO));
+	}
 	yaml_emitter_delete(&o->em);
 	if (o->failed) {
 		afile_abort(&o->f);

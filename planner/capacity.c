@@ -950,11 +950,19 @@ capacity_main(int argc, char **argv)
 	capacity_summarise(&cap);
 	for (i = 0; i < cap.ntypes; i++)
 		any |= cap.types[i].smallest >= 0;
-	if (write_report(&cap, fmt, output ? output : "-"))
+	/* the report and the picture are renamed into place together */
+	afile_batch_begin();
+	if (write_report(&cap, fmt, output ? output : "-")) {
+		afile_batch_end(0);
 		goto out;
+	}
 	if (output && !quiet && strcmp(output, "-"))
 		capacity_write_table(stdout, &cap);
-	if (svg && capacity_write_svg(&cap, svg))
+	if (svg && capacity_write_svg(&cap, svg)) {
+		afile_batch_end(0);
+		goto out;
+	}
+	if (afile_batch_end(1))
 		goto out;
 	ret = any ? 0 : 3;
 	if (!any)
@@ -963,10 +971,8 @@ out:
 	capacity_release(&cap);
 	cluster_release(&cl);
 	catalog_release(&cat);
-	if (fflush(stdout) || ferror(stdout)) {
-		pd2bw_error("write error on standard output");
+	if (afile_close_stdout())
 		ret = 1;
-	}
 out_opts:
 	pairs_release(&o.gpus);
 	pairs_release(&o.prices);

@@ -15,6 +15,7 @@
 #include "cost.h"
 #include "emit.h"
 #include "input.h"
+#include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/cli.h"
@@ -223,7 +224,7 @@ main(int argc, char **argv)
 	double wb = -1, gb = -1, ob = -1, vb = -1;
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
-	int have_sched = 0, have_rc = 0;
+	int have_sched = 0, have_rc = 0, in_batch = 0;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int64_t seq_len = 0;
 	struct input_chains tc;
@@ -233,6 +234,7 @@ main(int argc, char **argv)
 	char hash[17];
 
 	pd2bw_set_progname(argv[0]);
+	atexit(afile_stdout_at_exit);
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
@@ -527,6 +529,9 @@ main(int argc, char **argv)
 		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
 	if (!quiet && !(output && !strcmp(output, "-")))
 		report_plan(stdout, &plan);
+	/* All outputs are renamed into place together, or none is. */
+	afile_batch_begin();
+	in_batch = 1;
 	/* Evaluate mode writes its prediction even over the memory limit
 	 * (exit status 3 says so). */
 	if (output && plan_write(&plan, output)) {
@@ -547,15 +552,15 @@ main(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
+		ret = 1;
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);
 	input_chains_release(&tc);
 	cluster_release(&cl);
 	catalog_release(&cat);
-	if (fflush(stdout) || ferror(stdout)) {
-		pd2bw_error("write error on standard output");
+	if (afile_close_stdout())
 		ret = 1;
-	}
 	return ret;
 }

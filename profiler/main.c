@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
@@ -260,6 +261,7 @@ main(int argc, char **argv)
 	const struct gpu_spec *spec = NULL;
 
 	pd2bw_set_progname(argv[0]);
+	atexit(afile_stdout_at_exit);
 	memset(&o, 0, sizeof(o));
 	o.warmup = o.repeats = -1;
 	o.check = o.cupti = 1;
@@ -374,10 +376,10 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage();
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+			return afile_close_stdout() ? 1 : 0;
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
-			return fflush(stdout) || ferror(stdout) ? 1 : 0;
+			return afile_close_stdout() ? 1 : 0;
 		case ':':
 			if (optopt >= 256 || !optopt)
 				usage_error("option '%s' needs an argument",
@@ -400,6 +402,8 @@ main(int argc, char **argv)
 
 	catalog_init(&cat);
 	model_init(&m);
+	/* every output of the run is renamed into place together */
+	afile_batch_begin();
 	if (gpus && catalog_load(&cat, gpus))
 		goto out;
 	if (list_gpus) {
@@ -545,11 +549,11 @@ main(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	if (afile_batch_end(ret == 0) && ret == 0)
+		ret = 1;
 	model_release(&m);
 	catalog_release(&cat);
-	if (fflush(stdout) || ferror(stdout)) {
-		pd2bw_error("cannot write standard output");
+	if (afile_close_stdout())
 		ret = 1;
-	}
 	return ret;
 }

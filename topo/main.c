@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd2bw/afile.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/cli.h"
 #include "pd2bw/error.h"
@@ -180,14 +181,10 @@ parse(int argc, char **argv, struct args *a)
 			break;
 		case 'h':
 			usage(stdout);
-			if (fflush(stdout) || ferror(stdout))
-				exit(1);
-			exit(0);
+			exit(afile_close_stdout() ? 1 : 0);
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
-			if (fflush(stdout) || ferror(stdout))
-				exit(1);
-			exit(0);
+			exit(afile_close_stdout() ? 1 : 0);
 		case ':':
 			cli_usage_error("option '%s' needs a value",
 				  argv[optind - 1]);
@@ -327,6 +324,7 @@ main(int argc, char **argv)
 	int ret;
 
 	pd2bw_set_progname(argv[0]);
+	atexit(afile_stdout_at_exit);
 	memset(&a, 0, sizeof(a));
 	topo_net_init(&a.net);
 	if (argc > 1 && (!strcmp(argv[1], "merge") ||
@@ -336,6 +334,8 @@ main(int argc, char **argv)
 		argc--;
 	}
 	parse(argc, argv, &a);
+	/* every output of the run is renamed into place together */
+	afile_batch_begin();
 	if (!cmd) {
 		if (optind < argc)
 			cli_usage_error("unexpected argument '%s'", argv[optind]);
@@ -345,10 +345,9 @@ main(int argc, char **argv)
 	} else {
 		ret = cmd_preset(&a, argc - optind, argv + optind);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		pd2bw_error("write error on standard output: %s",
-			    strerror(errno));
+	if (afile_batch_end(ret == 0) && ret == 0)
 		ret = 1;
-	}
+	if (afile_close_stdout())
+		ret = 1;
 	return ret;
 }

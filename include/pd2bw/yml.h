@@ -112,6 +112,7 @@ struct yml_out {
 	yaml_emitter_t em;
 	struct afile f;
 	int failed;
+	int werr;     /* errno of the first failed write, or 0 */
 };
 
 /* Start writing path ("-" is stdout).  Returns 0 or -1. */

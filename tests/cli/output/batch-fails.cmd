@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && echo old >plan.yaml && echo old >t.svg && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 -q -o plan.yaml --timeline t.svg --trace no/such/dir/trace.json; echo "rc $?"; cat plan.yaml t.svg; ls

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && mkfifo p && { cat p >got & } && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 -q -o p; echo "rc $?"; wait; test -p p && echo "still a FIFO"; head -3 got

@@ -1,0 +1,1 @@
+pd2bw-plan --help >/dev/full; echo "plan --help: rc $?"; pd2bw-plan --version >/dev/full; echo "plan --version: rc $?"; pd2bw-profile --help >/dev/full; echo "profile --help: rc $?"; pd2bw-topo --version >/dev/full; echo "topo --version: rc $?"; pd2bw-plan capacity --help >/dev/full; echo "capacity --help: rc $?"
