@@ -80,8 +80,12 @@ PROF_STUB_SRC = $(wildcard profiler/gpu_stub.c)
 $(info pd2bw: profiler built without CUDA)
 endif
 
-LIB_SRC = $(wildcard lib/*.c)
-PLAN_SRC = $(filter-out planner/main.c,$(wildcard planner/*.c))
+# libpd2bw in layers, each a folder: base (errors, options, output files)
+# <- formats (readers and writers) <- cost (compute, memory,
+# communication, schedule) <- search.  The planner's emitters and pictures
+# sit on top of the search.
+LIB_SRC = $(wildcard lib/*/*.c)
+PLAN_SRC = $(filter-out planner/main.c,$(wildcard planner/*.c planner/*/*.c))
 PROF_SRC = $(filter-out profiler/main.c profiler/gpu_stub.c,\
 	$(wildcard profiler/*.c)) $(PROF_STUB_SRC)
 TOPO_SRC = $(filter-out topo/main.c,$(wildcard topo/*.c))
@@ -103,9 +107,17 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
+$(B)/planner/%.o: planner/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Iplanner -c -o $@ $<
+
 $(B)/profiler/%.o: profiler/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(CUDA_CPPFLAGS) -c -o $@ $<
+
+$(B)/planner/%.o: planner/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Iplanner -c -o $@ $<
 
 $(B)/profiler/%.o: profiler/%.cu
 	@mkdir -p $(@D)
@@ -141,7 +153,7 @@ $(B)/pd2bw-topo: $(B)/topo/main.o $(TOPO_A) $(LIB_A)
 	$(LINK) -ldl
 $(B)/tests/%: tests/unit/%.c $(ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit -Iplanner $(LDFLAGS) -o $@ \
 		$(filter %.c %.a,$^) \
 		$(LIBS) $(CUDA_LIBS) -ldl
 

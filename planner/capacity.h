@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "chain.h"
-#include "cost.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
 #include "pd2bw/cluster.h"
-#include "search.h"
+#include "pd2bw/search.h"
 
 /* Entry point of the capacity subcommand (argv[0] is "capacity"). Returns
  * the exit status. */

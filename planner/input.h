@@ -6,10 +6,10 @@
 #ifndef PD2BW_INPUT_H
 #define PD2BW_INPUT_H
 
-#include "chain.h"
+#include "pd2bw/chain.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
-#include "search.h"
+#include "pd2bw/search.h"
 
 /*
  * Load path into p (profile_init'ed).  For a model, gpu names the catalog

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "capacity.h"
-#include "chain.h"
-#include "cost.h"
-#include "emit.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
+#include "emit/emit.h"
 #include "input.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
@@ -25,8 +25,8 @@
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 #include "report.h"
-#include "search.h"
-#include "simulate.h"
+#include "pd2bw/search.h"
+#include "pictures/simulate.h"
 
 #define MAX_MB 64
 

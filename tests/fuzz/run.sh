@@ -5,7 +5,7 @@
 #
 # Readers: pipedream model profile cluster catalog plan node kernels
 # (default: all).  Each target is tests/fuzz/fuzz_<reader>.c linked with
-# every lib/*.c (node also with topo/node.c, kernels with
+# every lib/*/*.c (node also with topo/node.c, kernels with
 # profiler/calibrate.c), all built
 # with -fsanitize=fuzzer,address,undefined.  Seeds come from
 # tests/fuzz/corpus/<reader>/ (never written to); new inputs go to
@@ -46,7 +46,7 @@ LIBS="$PKG_LIBS -lglpk -lm -ldl"
 # --- build ---
 mkdir -p "$B/obj"
 objs=
-for src in lib/*.c; do
+for src in lib/*/*.c; do
 	obj=$B/obj/$(basename "$src" .c).o
 	if [ ! -f "$obj" ] ||
 	   [ -n "$(find "$src" include -newer "$obj" 2>/dev/null)" ]; then

@@ -12,8 +12,8 @@
 #include "capture.h"
 
 #include "../../planner/capacity.h"
-#include "../../planner/chain.h"
-#include "../../planner/search.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/search.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"

@@ -7,10 +7,10 @@
 
 #include "harness.h"
 
-#include "../../planner/chain.h"
-#include "../../planner/cost.h"
-#include "../../planner/lp.h"
-#include "../../planner/place.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/lp.h"
+#include "pd2bw/place.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"

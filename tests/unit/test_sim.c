@@ -7,10 +7,10 @@
 #include "capture.h"
 
 #include "pd2bw/yml.h"
-#include "../../planner/cost.h"
-#include "../../planner/sim.h"
-#include "../../planner/svg.h"
-#include "../../planner/trace.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/sim.h"
+#include "../../planner/pictures/svg.h"
+#include "../../planner/pictures/trace.h"
 
 /* Stage s of uniform stages: forward f, backward b, no transfers. */
 static void

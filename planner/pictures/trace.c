@@ -10,7 +10,7 @@
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/trace_json.h"
-#include "trace.h"
+#include "pictures/trace.h"
 
 int
 trace_write(const char *path, const struct plan *p, const struct sim *s)

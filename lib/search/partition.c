@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "partition.h"
+#include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
 void

@@ -6,7 +6,7 @@
 #define PD2BW_TRACE_H
 
 #include "pd2bw/plan.h"
-#include "sim.h"
+#include "pd2bw/sim.h"
 
 /*
  * Write s (the simulation of plan p) to path as {"traceEvents": [...]}:

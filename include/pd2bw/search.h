@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "chain.h"
-#include "cost.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/plan.h"
 

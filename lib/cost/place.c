@@ -7,7 +7,7 @@
 
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
-#include "place.h"
+#include "pd2bw/place.h"
 
 int
 place_gpu(int rule, int w, int d, int s, int r)

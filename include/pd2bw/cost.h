@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-#include "chain.h"
+#include "pd2bw/chain.h"
 #include "pd2bw/plan.h"
-#include "place.h"
+#include "pd2bw/place.h"
 
 /* Bytes per parameter and the memory cap; see design.md section 9. */
 struct cost_opts {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "pd2bw/lp.h"
 #include "pd2bw/error.h"
 
 const char *const lp_status_names[] = {"optimal", "feasible", "infeasible",

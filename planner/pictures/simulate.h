@@ -6,9 +6,9 @@
 #ifndef PD2BW_SIMULATE_H
 #define PD2BW_SIMULATE_H
 
-#include "chain.h"
+#include "pd2bw/chain.h"
 #include "pd2bw/plan.h"
-#include "sim.h"
+#include "pd2bw/sim.h"
 
 /*
  * Simulate plan p (made from chain c) and write whichever of timeline_svg,

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "cost.h"
+#include "pd2bw/cost.h"
 
 double
 cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)

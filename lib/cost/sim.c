@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pd2bw/error.h"
-#include "sim.h"
+#include "pd2bw/sim.h"
 
 const char *const sim_kind_names[] = {
 	"forward", "recompute", "backward", "send", "send", "all-reduce",

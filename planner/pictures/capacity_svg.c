@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "capacity.h"
-#include "svg.h"
+#include "pictures/svg.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emit.h"
+#include "emit/emit.h"
 #include "pd2bw/error.h"
 
 /* One "set -- "$@" a b ..." line of words (NULL-terminated). */

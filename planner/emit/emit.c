@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "emit/emit.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "pd2bw/plan.h"
-#include "sim.h"
+#include "pd2bw/sim.h"
 
 /*
  * Gantt chart of s (the simulation of plan p) into path: one row per

@@ -8,9 +8,9 @@
 #ifndef PD2BW_LP_H
 #define PD2BW_LP_H
 
-#include "chain.h"
-#include "cost.h"
-#include "place.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/place.h"
 
 struct lp_opts {
 	unsigned rc_mask;  /* options allowed per layer, bits 1 << PROF_RC_* */

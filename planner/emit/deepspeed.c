@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emit.h"
+#include "emit/emit.h"
 #include "pd2bw/error.h"
 
 /* s as a JSON string; names and notes are plain text. */

@@ -9,10 +9,10 @@
 
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
-#include "sim.h"
-#include "simulate.h"
-#include "svg.h"
-#include "trace.h"
+#include "pd2bw/sim.h"
+#include "pictures/simulate.h"
+#include "pictures/svg.h"
+#include "pictures/trace.h"
 
 int
 sim_plan_inputs(const struct plan *p, const struct chain *c,

@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "chain.h"
-#include "cost.h"
-#include "place.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/place.h"
 
 enum part_mode {
 	PART_TIME, /* min over partitions of max stage time, memory capped */

@@ -11,7 +11,7 @@
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
-#include "svg.h"
+#include "pictures/svg.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""

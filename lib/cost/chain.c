@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain.h"
+#include "pd2bw/chain.h"
 #include "pd2bw/error.h"
 
 /*

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "lp.h"
-#include "partition.h"
+#include "pd2bw/lp.h"
+#include "pd2bw/partition.h"
 #include "pd2bw/error.h"
-#include "search.h"
+#include "pd2bw/search.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
