@@ -696,10 +696,8 @@ run_type(struct capacity *c, const struct copts *o,
 			    c->types[0].gpu);
 		goto out;
 	}
-	co.weight_bytes = prof->weight_bytes;
-	co.grad_bytes = prof->grad_bytes;
-	co.opt_bytes = prof->optimizer_bytes;
-	co.version_bytes = prof->version_bytes;
+	cost_opts_init(&co);
+	input_cost_opts(&co, prof, catalog_find(cat, t->gpu), NULL);
 	co.cap_bytes = (double)t->gpu_mem_bytes - o->reserve_gib * GIB;
 	if (co.cap_bytes <= 0) {
 		pd2bw_error("--reserve %.3g GiB leaves no memory on a %.3g "

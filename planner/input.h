@@ -7,6 +7,7 @@
 #define PD2BW_INPUT_H
 
 #include "pd2bw/chain.h"
+#include "pd2bw/cost.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/search.h"
@@ -53,5 +54,16 @@ int input_tp_chains(struct input_chains *x, const char *path,
 		    int nmb, int64_t seq_len, const int *tps, int ntp,
 		    int sp_mode);
 void input_chains_release(struct input_chains *x);
+
+/*
+ * Fill o (cost_opts_init'ed) for profile p planned on GPU g (NULL when
+ * not in the catalog): the model's precision, the GPU's memory rate for
+ * the optimizer step, and the profile's bytes per parameter where they
+ * differ from profile_init()'s defaults (a profile that says what its
+ * run keeps); the rest is derived per runtime.  rt, when not NULL, is
+ * the runtime every candidate runs on.
+ */
+void input_cost_opts(struct cost_opts *o, const struct profile *p,
+		     const struct gpu_spec *g, const struct runtime *rt);
 
 #endif

@@ -24,6 +24,7 @@
 #include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
+#include "pd2bw/runtime.h"
 #include "report.h"
 #include "pd2bw/search.h"
 #include "pictures/simulate.h"
@@ -58,6 +59,7 @@ enum {
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
+	OPT_RUNTIME,
 };
 
 static const struct option longopts[] = {
@@ -67,6 +69,7 @@ static const struct option longopts[] = {
 	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
+	{"runtime", required_argument, NULL, OPT_RUNTIME},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -160,6 +163,10 @@ usage(FILE *fp)
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --runtime NAME[:OPT,no-OPT,...]\n"
+		"                           what runs the plan: pipedream-2bw,\n"
+		"                           megatron-core, deepspeed, torchtitan,\n"
+		"                           pytorch-ddp (default: per schedule)\n"
 		"      --partition RULE     balanced (exact min-max, default) "
 		"or uniform\n"
 		"                           (blocks split evenly, as "
@@ -203,6 +210,52 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	return sc[0].c;
 }
 
+/*
+ * What the user asked for that the runtime cannot run is a usage error
+ * naming both; what was left to the search is narrowed to what it runs.
+ */
+static void
+check_runtime(const struct runtime *rt, struct search_opts *so,
+	      int have_sched, int have_rc, const int *tps, int ntp,
+	      int sp_mode, int zero_one)
+{
+	const char *name = runtime_names[rt->id];
+	int i, j;
+
+	for (i = 0; i < PLAN_NSCHED; i++)
+		if (have_sched && (so->sched_mask & (1u << i)) &&
+		    !(rt->sched_mask & (1u << i)) && so->fix_d != 1)
+			cli_usage_error("runtime %s cannot run the %s schedule",
+					name, plan_sched_names[i]);
+	so->sched_mask &= rt->sched_mask;
+	if (so->fix_d > 1 && !(so->sched_mask & ~(1u << PLAN_NONE)))
+		cli_usage_error("runtime %s cannot run a pipeline", name);
+	for (i = 0, j = 0; i < so->nv; i++) {
+		if (so->v[i] > 1 && !rt->interleave)
+			cli_usage_error("runtime %s cannot interleave stages "
+					"(--interleave %d)", name, so->v[i]);
+		so->v[j++] = so->v[i];
+	}
+	for (i = 0; i < ntp; i++)
+		if (tps[i] > 1 && !rt->tp)
+			cli_usage_error("runtime %s has no tensor parallelism "
+					"(--tp %d)", name, tps[i]);
+	if (zero_one >= 1 && !rt->zero1)
+		cli_usage_error("runtime %s cannot shard the optimizer state "
+				"(--optimizer-sharding %s)", name,
+				zero_one == 2 ? "both" : "on");
+	if (have_rc && (so->rc_mask & (1u << PROF_RC_SELECTIVE)) &&
+	    !rt->selective)
+		cli_usage_error("runtime %s has no selective recomputation",
+				name);
+	if (!have_rc && !rt->selective)
+		so->rc_mask &= ~(1u << PROF_RC_SELECTIVE);
+	if (runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) && sp_mode == 0)
+		/* megatron/training/arguments.py:1441-1442 */
+		cli_usage_error("runtime %s: tp-comm-overlap needs "
+				"--sequence-parallel on", name);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -224,7 +277,8 @@ main(int argc, char **argv)
 	double wb = -1, gb = -1, ob = -1, vb = -1;
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
-	int have_sched = 0, have_rc = 0, in_batch = 0;
+	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
+	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int64_t seq_len = 0;
 	struct input_chains tc;
@@ -258,6 +312,12 @@ main(int argc, char **argv)
 		case OPT_MICROBATCHES:
 			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
 				       1 << 20, 1);
+			break;
+		case OPT_RUNTIME:
+			if (runtime_parse(&rt_user, optarg))
+				cli_usage_error("invalid --runtime '%s'",
+						optarg);
+			have_rt = 1;
 			break;
 		case 's':
 			so.sched_mask = cli_names("--schedule", optarg,
@@ -437,6 +497,9 @@ main(int argc, char **argv)
 					"--width x --microbatch");
 	}
 
+	if (have_rt)
+		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
+			      sp_mode, zero_one);
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);
@@ -482,10 +545,17 @@ main(int argc, char **argv)
 		nsc = 1;
 	}
 
-	co.weight_bytes = wb >= 0 ? wb : prof.weight_bytes;
-	co.grad_bytes = gb >= 0 ? gb : prof.grad_bytes;
-	co.opt_bytes = ob >= 0 ? ob : prof.optimizer_bytes;
-	co.version_bytes = vb >= 0 ? vb : prof.version_bytes;
+	cost_opts_init(&co);
+	input_cost_opts(&co, &prof, catalog_find(&cat, gpu),
+			have_rt ? &rt_user : NULL);
+	if (wb >= 0)
+		co.weight_bytes = wb;
+	if (gb >= 0)
+		co.grad_bytes = gb;
+	if (ob >= 0)
+		co.opt_bytes = ob;
+	if (vb >= 0)
+		co.version_bytes = vb;
 	co.cap_bytes = (double)cl.gpu_mem_bytes -
 		       reserve_gib * 1024.0 * 1024.0 * 1024.0;
 	if (co.cap_bytes <= 0) {

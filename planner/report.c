@@ -59,10 +59,15 @@ report_plan(FILE *fp, const struct plan *p)
 		t->compute_ms, t->recompute_ms);
 	if (p->t > 1)
 		fprintf(fp, "tensor-parallel %.1f + ", t->tp_ms);
-	fprintf(fp, "p2p %.1f + all-reduce %.1f + bubble %.1f = %.1f ms\n",
-		t->p2p_ms, t->allreduce_ms, t->bubble_ms,
+	fprintf(fp, "p2p %.1f + host %.1f + bubble %.1f + sync %.1f + "
+		    "optimizer %.1f = %.1f ms\n",
+		t->p2p_ms, t->host_ms, t->bubble_ms, t->allreduce_ms,
+		t->optimizer_ms,
 		t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms +
-			t->allreduce_ms + t->bubble_ms);
+			t->host_ms + t->bubble_ms + t->allreduce_ms +
+			t->optimizer_ms);
+	if (p->runtime && *p->runtime)
+		fprintf(fp, "runtime:    %s\n", p->runtime);
 
 	fprintf(fp, "\nstage  layers     params  compute  recomp %s    p2p  "
 		    "allred/upd  in-flight  memory GiB\n",

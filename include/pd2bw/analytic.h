@@ -46,6 +46,13 @@ int analytic_profile_classes(struct profile *p, const struct model *m,
 			     const struct gpu_spec *g, const int *mb, int nmb,
 			     int tp, double (*cls)[ANALYTIC_NCLASS]);
 
+/*
+ * Share of the GPU's gemm_eff an [M x K] x [K x N] GEMM reaches on sms
+ * SMs (0: unknown, only the K term): tile padding, wave quantisation and
+ * the K loop's prologue, for the best of the usual tile shapes.
+ */
+double analytic_gemm_shape_eff(int sms, double M, double K, double N);
+
 /* Default microbatch sizes: 1, 2, 4, ... up to 64. */
 extern const int analytic_default_mb[];
 extern const int analytic_default_nmb;

@@ -21,6 +21,8 @@ struct gpu_spec {
 	double attn_eff;     /* achievable fraction for attention GEMMs */
 	double mem_eff;      /* achievable fraction of mem_gb_s */
 	double kernel_us;    /* fixed overhead per kernel launch */
+	double tflops8;      /* dense FP8 tensor-core peak; 0 = none */
+	int sms;             /* streaming multiprocessors; 0 = unknown */
 	char *source;        /* where the figures come from (owned) */
 };
 

@@ -24,6 +24,7 @@ struct chain {
 	double *stash[PROF_RC_N]; /* stashed bytes */
 	double *work;         /* workspace bytes */
 	double *flops;        /* forward FLOPs */
+	double *kern;         /* kernels launched forward + backward */
 	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */
 	double *pre_t;
 	/* Tensor-parallel all-reduces per microbatch, same indexing: their

@@ -1,6 +1,15 @@
 /*
- * cost.h - the cost model of design.md section 5: time and memory of one
- * pipeline stage, and the iteration time of a whole configuration.
+ * cost.h - the cost model: time and memory of one pipeline stage, the
+ * communication each configuration moves, and the iteration time of a
+ * whole configuration under the runtime that executes it (design.md
+ * sections 5, 9 and 10; pd2bw-plan(1), COST MODEL and RUNTIMES).
+ *
+ * The pieces live in files named by what they price: comm.c (collectives
+ * as NCCL runs them, p2p, tensor- and data-parallel traffic), compute.c
+ * (stage compute with host and launch costs), memory.c (bytes per
+ * parameter by precision and runtime, stage memory), schedule.c (the
+ * closed form of every schedule, and the event simulation that is its
+ * reference), runtime.c (what each runtime executes and overlaps).
  *
  * Units: times in ms, sizes in bytes, bandwidths in GB/s (1e9 bytes/s) per
  * direction, latencies in us.
@@ -13,15 +22,30 @@
 #include "pd2bw/chain.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/place.h"
+#include "pd2bw/runtime.h"
 
-/* Bytes per parameter and the memory cap; see design.md section 9. */
+/*
+ * Bytes per parameter, the memory cap, the precision and the runtimes.
+ * A bytes figure < 0 is derived from the precision and the runtime
+ * (cost_bytes()); cost_opts_init() sets every figure to "derive".
+ */
 struct cost_opts {
-	double weight_bytes;   /* 16-bit weights */
-	double grad_bytes;     /* gradients */
+	double weight_bytes;   /* model weights */
+	double grad_bytes;     /* gradient buffer (what is reduced) */
 	double opt_bytes;      /* optimizer state incl. fp32 master */
 	double version_bytes;  /* 2BW's second weight version */
 	double cap_bytes;      /* device memory minus the reserve */
+	int precision;         /* enum model_prec of the model */
+	/* enum runtime_id of every candidate, or -1: the default runtime
+	 * of each schedule (runtime_default_for) */
+	int runtime;
+	struct runtime rts[RUNTIME_N]; /* each runtime with its options */
+	double hbm_gb_s;       /* achievable memory bandwidth of the GPU, for
+				  the optimizer step; 0 leaves it out */
 };
+
+/* Every bytes figure derived, runtimes at their defaults, no cap. */
+void cost_opts_init(struct cost_opts *o);
 
 /* One configuration of the search. */
 struct cost_cfg {
@@ -34,7 +58,24 @@ struct cost_cfg {
 	int t;      /* tensor-parallel degree (the chain's shard shapes) */
 	int v;      /* interleaved virtual stages per GPU (flush), 1 = off */
 	int zero;   /* optimizer state sharded over the w replicas */
+	int sp;     /* sequence parallelism */
+	/* what runs it (cost_runtime()); NULL: o's runtime for sched.  A
+	 * zeroed struct runtime (sched_mask 0) is neutral: it runs anything,
+	 * adds no host cost or memory, and reduces after the last
+	 * backward. */
+	const struct runtime *rt;
 };
+
+/* The runtime that runs schedule sched at depth d under o. */
+const struct runtime *cost_runtime(const struct cost_opts *o, int sched,
+				   int d);
+
+/* Bytes per parameter under g (the runtime and precision rules). */
+struct cost_bytes {
+	double weight, grad, opt, version;
+};
+void cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
+		struct cost_bytes *b);
 
 /* Stash multiplier of interleaved 1F1B (Megatron's estimator). */
 static inline double
@@ -67,6 +108,28 @@ cost_xfer_ms(double bytes, double gb_s, double lat_us)
 	return bytes / (gb_s * 1e6) + lat_us * 1e-3;
 }
 
+/* ---- communication (comm.c) ---- */
+
+enum cost_coll {
+	COST_ALLREDUCE,
+	COST_REDUCE_SCATTER,
+	COST_ALLGATHER,
+	COST_ALLTOALL,
+	COST_SENDRECV
+};
+
+/*
+ * Time of one collective over n ranks of a buffer of bytes (all-reduce's
+ * input, reduce-scatter's input, all-gather's output, all-to-all's send
+ * buffer), on a ring whose slowest link runs at gb_s with lat_us per
+ * step: bytes per GPU as NCCL moves them (ring all-reduce 2 (n-1)/n,
+ * reduce-scatter and all-gather (n-1)/n, all-to-all (n-1)/n) plus a
+ * latency per ring step; all-reduce takes the faster of ring and tree
+ * (2 log2 n steps, twice the bytes).  0 when n < 2.
+ */
+double cost_coll_ms(int kind, double bytes, int n, double gb_s,
+		    double lat_us);
+
 /*
  * Point-to-point time per microbatch of stage s holding layers [a, e]: the
  * activation received from stage s-1 and its gradient sent back, the
@@ -74,58 +137,44 @@ cost_xfer_ms(double bytes, double gb_s, double lat_us)
  * parallelism each of the t GPUs sends its 1/t share (Megatron's
  * scatter-gather); interleaving crosses v boundaries each way.
  */
-static inline double
-cost_p2p(const struct chain *c, const struct cost_cfg *g,
-	 const struct place_links *l, int s, int a, int e)
-{
-	double t = 0;
-
-	if (s > 0)
-		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, a - 1) / g->t,
-				      l->in_gb_s[s], l->in_lat_us[s]);
-	if (s < g->d - 1)
-		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, e) / g->t,
-				      l->in_gb_s[s + 1], l->in_lat_us[s + 1]);
-	return t * g->v;
-}
+double cost_p2p(const struct chain *c, const struct cost_cfg *g,
+		const struct place_links *l, int s, int a, int e);
 
 /*
- * Tensor-parallel all-reduces of layers [a, e] per microbatch: each moves
- * 2 (t-1)/t of its activation over the group's ring (a reduce-scatter plus
- * all-gather under sequence parallelism moves the same).
+ * Tensor-parallel traffic of layers [a, e] per microbatch: all-reduces
+ * (or, with sequence parallelism, all-gathers and reduce-scatters of the
+ * same volume) of each layer's activation over the group, before any
+ * overlap.
  */
-static inline double
-cost_tp(const struct chain *c, const struct cost_cfg *g,
-	const struct place_links *l, int s, int a, int e)
-{
-	double x, n;
+double cost_tp(const struct chain *c, const struct cost_cfg *g,
+	       const struct place_links *l, int s, int a, int e);
 
-	if (g->t < 2)
-		return 0;
-	x = chain_tp_bytes(c, g->k, g->r, a, e);
-	n = chain_tp_count(c, g->k, g->r, a, e);
-	return 2.0 * (g->t - 1) / g->t * x / (l->tp_gb_s[s] * 1e6) +
-	       n * l->tp_lat_us[s] * 1e-3;
-}
+/*
+ * Data-parallel gradient synchronisation of a stage with params
+ * parameters (per GPU) across w replicas, per update: *reduce_ms the
+ * all-reduce of the gradient buffer, or with optimizer sharding its
+ * reduce-scatter, and *gather_ms the all-gather of the updated 16-bit
+ * weights that sharding adds (0 otherwise).
+ */
+void cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
+		  const struct place_links *l, int s, int64_t params,
+		  double *reduce_ms, double *gather_ms);
 
-/* Ring all-reduce of a stage's gradients across w replicas, per update. */
-static inline double
-cost_allreduce(const struct cost_cfg *g, const struct cost_opts *o,
-	       const struct place_links *l, int s, int64_t params)
-{
-	double w = g->w;
-
-	if (g->w < 2)
-		return 0;
-	/* params are per GPU (a tensor-parallel shard); the t rings of a
-	 * stage run side by side on different GPUs. */
-	return 2 * (w - 1) / w * (double)params * o->grad_bytes /
-		       (l->ring_gb_s[s] * 1e6) +
-	       2 * (w - 1) * l->ring_lat_us[s] * 1e-3;
-}
+/* ---- memory (memory.c) ---- */
 
 /* Bytes per parameter held on a GPU under the configuration. */
 double cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g);
+
+/*
+ * Memory of stage s = [a, e] into st (weight, state, stash, work, mem
+ * bytes), with per-layer recomputation rc[0..e-a] (NULL: g->r for all).
+ * Adds the runtime's context and allocator margin.
+ */
+void cost_stage_mem(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, int s, int a, int e,
+		    const int *rc, struct plan_stage *st);
+
+/* ---- compute and the stage (compute.c) ---- */
 
 /*
  * Fill st for stage s holding layers [a, e]: times, link bandwidths and
@@ -136,15 +185,25 @@ void cost_stage(const struct chain *c, const struct cost_opts *o,
 		int a, int e, struct plan_stage *st);
 
 /*
+ * Per-microbatch time the stage keeps its GPU busy: compute,
+ * recomputation, exposed tensor-parallel traffic, p2p and host costs.
+ */
+static inline double
+cost_stage_busy(const struct plan_stage *st)
+{
+	return st->compute_ms + st->recompute_ms + st->tp_ms + st->p2p_ms +
+	       st->host_ms;
+}
+
+/*
  * The partition's objective for one stage, per microbatch.  2bw (and
- * none) overlap the all-reduce with the next update's work: max(busy,
- * all-reduce / m).  flush and gpipe all-reduce after the flush, when the
- * last backward is done: busy + all-reduce / (m + (d-1)/v), whose maximum
- * bounds their iteration time / (m + (d-1)/v) from above.
+ * none) overlap the synchronisation with the next update's work: max(busy,
+ * sync / m).  The others add sync / (m + (d-1)/v), the bound of their
+ * iteration time / (m + (d-1)/v) when nothing hides it.
  */
 double cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g);
 
-/* The divisor of the all-reduce in cost_stage_ms(). */
+/* The divisor of the synchronisation in cost_stage_ms(). */
 static inline double
 cost_ar_div(const struct cost_cfg *g)
 {
@@ -153,12 +212,29 @@ cost_ar_div(const struct cost_cfg *g)
 	return g->m;
 }
 
+/* ---- schedule (schedule.c) ---- */
+
 /*
- * Iteration time of the configuration whose stages are st[0..d), with the
- * per-term breakdown of its slowest stage (or of all stages for PLAN_NONE).
- * Returns the iteration time in ms.
+ * Iteration time of the configuration whose stages are st[0..d) in closed
+ * form, with the per-term breakdown of its slowest stage (or of all stages
+ * for PLAN_NONE).  Exact against cost_simulate() when every stage has the
+ * same busy, forward and backward times (tests/unit/test_schedule.c);
+ * otherwise the screen the search ranks with.  Returns ms.
  */
 double cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		      struct plan_terms *terms);
+
+struct sim;
+/*
+ * Simulate the configuration event by event (sim.c) with the same
+ * semantics: per-stage forward and backward shares from the chain at
+ * microbatch index g->k, each stage's synchronisation overlapped as its
+ * runtime does.  Fills sm (sim_release() it) and, when terms is not NULL,
+ * the breakdown with the simulated bubble and exposed synchronisation.
+ * Returns the iteration time in ms, or -1 on error.
+ */
+double cost_simulate(const struct chain *c, const struct plan_stage *st,
+		     const struct cost_cfg *g, struct sim *sm,
+		     struct plan_terms *terms);
 
 #endif

@@ -13,7 +13,9 @@ enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };
 enum model_act { MODEL_GELU, MODEL_SWIGLU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };
 enum model_pos { MODEL_LEARNED, MODEL_ROTARY };
-enum model_prec { MODEL_BF16, MODEL_FP16, MODEL_FP32 };
+/* fp8: bf16 training whose linear layers run FP8 GEMMs (Transformer
+ * Engine); weights, gradients and activations stay 16-bit. */
+enum model_prec { MODEL_BF16, MODEL_FP16, MODEL_FP32, MODEL_FP8 };
 
 /* Names, indexed by the enums above, NULL-terminated (for YK_ENUM). */
 extern const char *const model_family_names[];

@@ -34,8 +34,10 @@ struct plan_terms {
 	double recompute_ms; /* extra forward passes */
 	double tp_ms;        /* tensor-parallel all-reduces */
 	double p2p_ms;       /* inter-stage activation/gradient transfers */
-	double allreduce_ms; /* exposed data-parallel gradient all-reduce */
+	double allreduce_ms; /* exposed data-parallel synchronisation */
 	double bubble_ms;    /* pipeline fill and drain (flush, gpipe) */
+	double host_ms;      /* host and launch costs left on the GPU */
+	double optimizer_ms; /* the optimizer step after the last backward */
 };
 
 struct plan_stage {
@@ -44,16 +46,25 @@ struct plan_stage {
 	int in_flight;          /* microbatches whose stashes are kept */
 	int64_t params;
 	double compute_ms;      /* fwd + bwd per microbatch */
+	double fwd_ms;          /* of which the forward */
 	double recompute_ms;    /* per microbatch */
 	double tp_ms;           /* tensor-parallel all-reduces, per microbatch */
 	double p2p_ms;          /* per microbatch, both boundaries */
-	double allreduce_ms;    /* per update */
+	double allreduce_ms;    /* per update: all-reduce, or with optimizer
+				   sharding reduce-scatter, of the gradients */
+	double gather_ms;       /* per update: all-gather of the sharded
+				   weights (0 without sharding) */
+	double optimizer_ms;    /* per update: the optimizer step */
+	double host_ms;         /* per microbatch: host and launch costs the
+				   GPU waits for */
 	double in_gb_s;         /* link to the previous stage; 0 for first */
 	double ring_gb_s;       /* bottleneck of its replicas' ring; 0 if w=1 */
 	int64_t weight_bytes;   /* weights (+ 2BW's second version) */
 	int64_t state_bytes;    /* gradients + optimizer state */
 	int64_t stash_bytes;    /* activations kept for backward */
 	int64_t work_bytes;     /* transient workspace */
+	int64_t runtime_bytes;  /* CUDA context, NCCL and cuBLAS buffers,
+				   allocator margin */
 	int64_t mem_bytes;      /* total per GPU */
 };
 
@@ -93,6 +104,7 @@ struct plan {
 	int zero;               /* optimizer state sharded over replicas */
 	int place;              /* enum plan_place */
 	char *place_reason;
+	char *runtime;          /* what runs it: "NAME[:OPT,...]" (owned) */
 
 	double iter_ms;
 	double samples_s;

@@ -27,6 +27,9 @@ struct prof_point {
 	int64_t stash_bytes[PROF_RC_N]; /* kept from forward to backward */
 	int64_t work_bytes;             /* transient peak during fwd/bwd */
 	double fwd_flops;               /* forward FLOPs; 0 when unknown */
+	double kernels;                 /* kernels forward + backward launch
+					   (what the host issues); 0 when
+					   unknown or already in the times */
 };
 
 struct prof_layer {

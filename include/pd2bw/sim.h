@@ -28,9 +28,15 @@
  * - flush: 1F1B with min(d-s-1, m) warm-up forwards, steady 1F1B and
  *   cool-down backwards; gpipe: all forwards, then all backwards (in
  *   microbatch order); none: one microbatch at a time through the whole
- *   pipeline.  For these the all-reduce runs after the stage's last
- *   backward, not overlapped, and the iteration ends when every stage's
- *   all-reduce has ended.
+ *   pipeline.  For these the gradient reduction runs as the runtime
+ *   runs it (sim_cfg.sync): after the stage's last backward, or, as
+ *   Megatron-Core's --overlap-grad-reduce and DDP's bucketed hooks do,
+ *   started with each model chunk's last backward (1/v of the gradients
+ *   each, the last bucket after the backward ends); then the optimizer
+ *   step on the compute stream, then with optimizer sharding the weights'
+ *   all-gather (only what one forward of the next iteration cannot
+ *   hide, when it is overlapped).  The iteration ends when every stage
+ *   has done all of that.
  * - flush with v > 1 virtual stages per GPU: Megatron-LM's interleaved
  *   1F1B.  GPU s holds chunks 0..v-1, chunk c being virtual stage c d + s;
  *   a microbatch runs through virtual stages 0..v d-1, so from GPU d-1's
@@ -59,6 +65,8 @@ enum sim_kind {
 	SIM_SEND_ACT,  /* activation from stage s to s+1 */
 	SIM_SEND_GRAD, /* gradient from stage s to s-1 */
 	SIM_ALLREDUCE, /* data-parallel gradient all-reduce of an update */
+	SIM_OPTIMIZER, /* the optimizer step after the reduction */
+	SIM_GATHER,    /* the all-gather of sharded weights (exposed part) */
 	SIM_NKIND
 };
 extern const char *const sim_kind_names[];
@@ -69,7 +77,12 @@ struct sim_stage_in {
 	double bwd_ms;
 	double rc_ms;          /* 0: no recomputation operations */
 	double send_ms;        /* one transfer to stage s+1 (either way) */
-	double allreduce_ms;   /* per update; 0 when w = 1 */
+	double allreduce_ms;   /* per update; 0 when w = 1: the all-reduce
+				  (or with sharding the reduce-scatter) */
+	double gather_ms;      /* per update: sharded weights' all-gather */
+	double opt_ms;         /* per update: the optimizer step */
+	double bucket_share;   /* share of a chunk's gradients in its last
+				  bucket (reduced after its backward) */
 	/* Interleaved (v > 1): fwd_ms, bwd_ms and rc_ms are the whole
 	 * stage's per microbatch, send_ms one chunk's activation (the
 	 * caller divides), stash_bytes all chunks' per microbatch. */
@@ -83,6 +96,9 @@ struct sim_cfg {
 	int iters;     /* 2bw: iterations to run, >= 4 (0: 8); others 1 */
 	int v;         /* chunks (virtual stages) per GPU, flush only (0: 1) */
 	double wrap_send_ms; /* v > 1: GPU d-1 to GPU 0 (either way) */
+	int sync;      /* flush, gpipe, none: enum runtime_sync (only
+			  RUNTIME_SYNC_LAST_BWD differs from "after") */
+	int gather_overlap; /* the all-gather hides behind one forward */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };
 

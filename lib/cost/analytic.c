@@ -32,9 +32,19 @@
  * s x s blocks, as FlashAttention does.  fwd_flops counts matmul FLOPs with
  * the full s x s (the model-FLOPs convention), whatever the kernel skips.
  *
- * NEEDSWORK: efficiencies do not depend on the GEMM shape (small, skinny
- * GEMMs at small microbatches or large t run below gemm_eff); only the
- * roofline's byte term slows them.
+ * GEMM efficiency depends on the shape (design.md section 10): the output
+ * is cut into tiles, and tiles run in waves over the GPU's SMs, so a GEMM
+ * runs at gemm_eff x (useful share of its padded tiles) x (share of its
+ * last wave that is full), for the best of cuBLAS's usual tile shapes
+ * (128x128, 128x256, 256x128, 64x128), times K / (K + 128) for the
+ * prologue and epilogue of each tile's K loop.  gemm_eff is what a large
+ * square GEMM reaches.  Without an SM count in the catalog only the K
+ * term applies.  FP8 models run their linear layers' GEMMs at the FP8
+ * peak (Transformer Engine); attention stays 16-bit.
+ *
+ * Every op is one kernel; each point counts its kernels (forward and
+ * backward) so the planner can put a runtime's host cost per launch
+ * against them.
  */
 #include <math.h>
 #include <stddef.h>
@@ -67,17 +77,19 @@ struct shape {
 			       hold 1/t of the tokens */
 	double *cls_ms;     /* when set, op_ms adds each kernel's time to
 			       cls_ms[its class] */
+	double gemm_tflops; /* the linear layers' rate (FP8 where used) */
+	double nk;          /* kernels counted since the point began */
 };
 
-/* Milliseconds of one kernel. */
+/* Milliseconds of one kernel running at eff of its class's rate. */
 static double
-op_ms(const struct shape *sh, int cls, double flops, double bytes)
+kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 {
 	const struct gpu_spec *g = sh->g;
 	double rate, t;
 
 	if (cls == OP_GEMM)
-		rate = sh->tensor_tflops * 1e12 * g->gemm_eff;
+		rate = sh->gemm_tflops * 1e12 * g->gemm_eff * eff;
 	else if (cls == OP_ATTN)
 		rate = sh->tensor_tflops * 1e12 * g->attn_eff;
 	else
@@ -86,36 +98,85 @@ op_ms(const struct shape *sh, int cls, double flops, double bytes)
 	t = (t + g->kernel_us * 1e-6) * 1e3;
 	if (sh->cls_ms)
 		sh->cls_ms[cls] += t;
+	sh->nk++;
 	return t;
+}
+
+static double
+op_ms(struct shape *sh, int cls, double flops, double bytes)
+{
+	return kernel_ms(sh, cls, flops, bytes, 1);
+}
+
+/*
+ * Share of gemm_eff an [M x K] x [K x N] GEMM reaches: tile padding and
+ * wave quantisation over the SMs for the best tile shape, and the K loop's
+ * prologue and epilogue.
+ */
+double
+analytic_gemm_shape_eff(int sms, double M, double K, double N)
+{
+	static const double tiles[][2] = {
+		{128, 128}, {128, 256}, {256, 128}, {64, 128},
+	};
+	double best = 0, ke = K / (K + 128);
+	size_t i;
+
+	if (M < 1 || N < 1 || K < 1)
+		return 1;
+	if (sms < 1)
+		return ke;
+	for (i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
+		double tm = tiles[i][0], tn = tiles[i][1];
+		double rm = ceil(M / tm), rn = ceil(N / tn), nt = rm * rn;
+		double pad = M * N / (rm * tm * rn * tn);
+		double wave = nt / (ceil(nt / sms) * sms);
+		/* a tile too large for the problem wastes the whole SM */
+		double e = pad * wave;
+
+		if (e > best)
+			best = e;
+	}
+	return best * ke;
+}
+
+/* One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation). */
+static double
+gemm_op(struct shape *sh, double M, double K, double N, double extra)
+{
+	return kernel_ms(sh, OP_GEMM, 2 * M * K * N,
+			 (M * K + K * N + M * N) * sh->e + extra,
+			 analytic_gemm_shape_eff(sh->g->sms, M, K, N));
 }
 
 /* Forward GEMM [m x k] x [k x c]. */
 static double
-gemm_ms(const struct shape *sh, double m, double k, double c)
+gemm_ms(struct shape *sh, double m, double k, double c)
 {
-	return op_ms(sh, OP_GEMM, 2 * m * k * c,
-		     (m * k + k * c + m * c) * sh->e);
+	return gemm_op(sh, m, k, c, 0);
 }
 
-/* Its backward: dgrad, and wgrad accumulated into fp32 main gradients. */
+/*
+ * Its backward: dgrad [m x c] x [c x k], and wgrad [k x m] x [m x c]
+ * accumulated into fp32 main gradients (read + write of k c fp32 values
+ * instead of a 16-bit output).
+ */
 static double
-gemm_bwd_ms(const struct shape *sh, double m, double k, double c)
+gemm_bwd_ms(struct shape *sh, double m, double k, double c)
 {
-	return op_ms(sh, OP_GEMM, 2 * m * k * c,
-		     (m * c + k * c + m * k) * sh->e) +
-	       op_ms(sh, OP_GEMM, 2 * m * k * c,
-		     (m * c + m * k) * sh->e + 8 * k * c);
+	return gemm_op(sh, m, c, k, 0) +
+	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e);
 }
 
 static double
-norm_ms(const struct shape *sh)
+norm_ms(struct shape *sh)
 {
 	return op_ms(sh, OP_VEC, sh->normf * sh->n * sh->h,
 		     2 * sh->n * sh->h * sh->e + sh->n * sh->statb);
 }
 
 static double
-norm_bwd_ms(const struct shape *sh)
+norm_bwd_ms(struct shape *sh)
 {
 	return op_ms(sh, OP_VEC, 2 * sh->normf * sh->n * sh->h,
 		     3 * sh->n * sh->h * sh->e + sh->n * sh->statb);
@@ -123,7 +184,7 @@ norm_bwd_ms(const struct shape *sh)
 
 /* (Bias-)dropout-add of the residual branch, forward. */
 static double
-dropadd_ms(const struct shape *sh)
+dropadd_ms(struct shape *sh)
 {
 	double nh = sh->n * sh->h;
 
@@ -133,7 +194,7 @@ dropadd_ms(const struct shape *sh)
 
 /* Its backward, plus summing the two gradients at the residual fork. */
 static double
-dropadd_bwd_ms(const struct shape *sh)
+dropadd_bwd_ms(struct shape *sh)
 {
 	double nh = sh->n * sh->h, t = 0;
 
@@ -144,7 +205,7 @@ dropadd_bwd_ms(const struct shape *sh)
 
 /* Attention core forward: scores, softmax, dropout, probabilities x V. */
 static double
-core_ms(const struct shape *sh)
+core_ms(struct shape *sh)
 {
 	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
@@ -162,7 +223,7 @@ core_ms(const struct shape *sh)
 }
 
 static double
-core_bwd_ms(const struct shape *sh)
+core_bwd_ms(struct shape *sh)
 {
 	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
@@ -186,7 +247,7 @@ core_bwd_ms(const struct shape *sh)
 
 /* Stashed bytes of the attention core (dropped by selective recompute). */
 static double
-core_stash(const struct shape *sh)
+core_stash(struct shape *sh)
 {
 	double bas = sh->b * sh->at * sh->s * sh->s;
 
@@ -213,7 +274,7 @@ core_stash(const struct shape *sh)
  * bytes in 16-bit.
  */
 static double
-block_stash(const struct shape *sh)
+block_stash(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e;
 	double st;
@@ -231,7 +292,7 @@ block_stash(const struct shape *sh)
 }
 
 static void
-block_point(const struct shape *sh, struct prof_point *pt)
+block_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
 	double rope = n * (sh->at + sh->kvt) * sh->dh;
@@ -298,7 +359,7 @@ block_point(const struct shape *sh, struct prof_point *pt)
  * token ids (int64) and, with dropout, the mask.
  */
 static void
-embed_point(const struct shape *sh, struct prof_point *pt)
+embed_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, nh = n * h;
 	double f, bw = 0, st = 8 * n;
@@ -344,7 +405,7 @@ embed_point(const struct shape *sh, struct prof_point *pt)
  * Its output is the per-token fp32 loss.
  */
 static void
-head_point(const struct shape *sh, struct prof_point *pt)
+head_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, vt = sh->vt, nh = n * h;
 	double f = 0, bw = 0, st = 0, flops = 0;
@@ -404,6 +465,10 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 	    g->kernel_us < 0)
 		return pd2bw_error("GPU '%s': rates and efficiencies must be "
 				   "positive", g->name);
+	if (m->precision == MODEL_FP8 && g->tflops8 <= 0)
+		return pd2bw_error("GPU '%s' has no FP8 tensor cores (model "
+				   "'%s' trains in fp8)", g->name,
+				   m->name ? m->name : "");
 	if (tp < 1)
 		return pd2bw_error("tensor-parallel degree %d must be "
 				   "positive", tp);
@@ -469,6 +534,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.g = g;
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
+	sh.gemm_tflops = m->precision == MODEL_FP8 ? g->tflops8
+						   : sh.tensor_tflops;
 	sh.s = (double)m->seq_len;
 	sh.h = (double)h;
 	sh.e = model_dtype_bytes(m);
@@ -538,11 +605,17 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.b = mb[i];
 		sh.n = sh.b * sh.s;
 		sh.cls_ms = cls ? cls[0 * nmb + i] : NULL;
+		sh.nk = 0;
 		embed_point(&sh, &p->layers[0].pt[i]);
+		p->layers[0].pt[i].kernels = sh.nk;
 		sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
+		sh.nk = 0;
 		block_point(&sh, &p->layers[1].pt[i]);
+		p->layers[1].pt[i].kernels = sh.nk;
 		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;
+		sh.nk = 0;
 		head_point(&sh, &p->layers[2].pt[i]);
+		p->layers[2].pt[i].kernels = sh.nk;
 	}
 	return 0;
 }

@@ -53,6 +53,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->out = xcalloc(nk, sizeof(double));
 	c->work = xcalloc(nk, sizeof(double));
 	c->flops = xcalloc(nk, sizeof(double));
+	c->kern = xcalloc(nk, sizeof(double));
 	for (r = 0; r < PROF_RC_N; r++) {
 		c->rc[r] = xcalloc(nk, sizeof(double));
 		c->stash[r] = xcalloc(nk, sizeof(double));
@@ -90,6 +91,7 @@ chain_build(struct chain *c, const struct profile *p)
 				c->out[at] = (double)pt->out_bytes;
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
+				c->kern[at] = pt->kernels;
 				for (r = 0; r < PROF_RC_N; r++) {
 					c->rc[r][at] = pt->recomp_ms[r];
 					c->stash[r][at] =
@@ -142,6 +144,7 @@ chain_release(struct chain *c)
 	free(c->out);
 	free(c->work);
 	free(c->flops);
+	free(c->kern);
 	for (r = 0; r < PROF_RC_N; r++) {
 		free(c->rc[r]);
 		free(c->stash[r]);

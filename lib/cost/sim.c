@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "pd2bw/error.h"
+#include "pd2bw/runtime.h"
 #include "pd2bw/sim.h"
 
 const char *const sim_kind_names[] = {
 	"forward", "recompute", "backward", "send", "send", "all-reduce",
+	"optimizer", "all-gather",
 };
 
 /* One entry of a stage's operation order. */
@@ -246,19 +248,57 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		if (x > 0)
 			push_op(sm, r, SIM_SEND_GRAD, s, st, a, e);
 	}
+	if (i % r->m != r->m - 1)
+		return;
+	/* Each chunk's last backward of the update: with bucketed
+	 * reduction its gradients go out while it runs, the last bucket
+	 * after it ends. */
+	if (r->cfg->sched != PLAN_2BW &&
+	    r->cfg->sync == RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
+		double red = in->allreduce_ms / r->v;
+
+		a = fmax(t, r->ar_free[s]);
+		e = fmax(a + red, end + in->bucket_share * red);
+		r->ar_free[s] = e;
+		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
+	}
 	/* The update follows the GPU's last backward: chunk 0's of the
 	 * iteration's last microbatch. */
-	if (st->chunk == 0 && i % r->m == r->m - 1) {
-		k = i / r->m;
+	if (st->chunk != 0)
+		return;
+	k = i / r->m;
+	if (s == 0)
+		sm->update_ms[k] = end;
+	if (r->cfg->sched == PLAN_2BW) {
+		/* overlapped with the next update's microbatches; the step
+		 * and the gather come with it */
+		x = in->allreduce_ms + in->gather_ms + in->opt_ms;
+		a = fmax(end, r->ar_free[s]);
+		e = a + x;
+		r->ar_free[s] = e;
+		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
+		if (x > 0)
+			push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
+		return;
+	}
+	if (r->cfg->sync != RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
 		a = fmax(end, r->ar_free[s]);
 		e = a + in->allreduce_ms;
 		r->ar_free[s] = e;
-		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
-		if (in->allreduce_ms > 0)
-			push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
-		if (s == 0)
-			sm->update_ms[k] = end;
+		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 	}
+	/* the optimizer step, on the compute stream once the gradients are
+	 * reduced; then the weights' all-gather */
+	a = fmax(end, r->ar_free[s]);
+	e = a + in->opt_ms;
+	if (in->opt_ms > 0)
+		push_op(sm, r, SIM_OPTIMIZER, s, st, a, e);
+	r->stage_free[s] = e;
+	x = r->cfg->gather_overlap ? fmax(0, in->gather_ms - in->fwd_ms)
+				   : in->gather_ms;
+	if (x > 0)
+		push_op(sm, r, SIM_GATHER, s, st, e, e + x);
+	r->ar_end[(size_t)s * r->cfg->iters + k] = e + x;
 }
 
 /*
@@ -336,7 +376,8 @@ check_cfg(const struct sim_cfg *c)
 		const struct sim_stage_in *t = &c->st[s];
 		double v[] = {t->fwd_ms, t->bwd_ms, t->rc_ms, t->send_ms,
 			      t->allreduce_ms, t->stash_bytes,
-			      t->stash_extra_bytes};
+			      t->stash_extra_bytes, t->gather_ms, t->opt_ms,
+			      t->bucket_share};
 		size_t j;
 
 		for (j = 0; j < sizeof(v) / sizeof(v[0]); j++)

@@ -19,6 +19,8 @@
  *       attn_eff: 0.45
  *       mem_eff: 0.8
  *       kernel_us: 3             fixed cost per kernel, >= 0
+ *       tflops8: 1978.9          optional: dense FP8 tensor peak, >= 0
+ *       sms: 132                 optional: streaming multiprocessors
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -53,6 +55,12 @@
  *  - kernel_us: fixed cost per kernel (launch, ramp-up and tail); NVIDIA's
  *    CUDA Graphs material quotes a few microseconds per launch: 4 us on
  *    V100/A100/L40S, 3 us on Hopper and Blackwell.
+ *  - tflops8: dense FP8 peak of the datasheets (half the "with
+ *    sparsity" figure): H100/H200 1978.9, B200 4500, L40S 733; none on
+ *    V100 and A100.
+ *  - sms: SM count of the part (NVIDIA architecture whitepapers: V100
+ *    80, A100 108, H100 SXM5 132, B200 148; L40S 142), for the GEMMs'
+ *    wave quantisation.
  */
 #include <ctype.h>
 #include <math.h>
@@ -70,6 +78,8 @@ struct builtin {
 	double mem_gib, tflops16, tflops32, mem_gb_s, nvlink_gb_s, pcie_gb_s;
 	double gemm_eff, attn_eff, mem_eff, kernel_us;
 	const char *source;
+	double tflops8;
+	int sms;
 };
 
 /*
@@ -87,10 +97,12 @@ static const struct builtin builtins[] = {
 	 */
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
-	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3"},
+	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
+	 0, 80},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
-	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3"},
+	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
+	 0, 80},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -98,10 +110,12 @@ static const struct builtin builtins[] = {
 	 */
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
-	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s"},
+	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
+	 0, 108},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
-	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s"},
+	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
+	 0, 108},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -110,10 +124,12 @@ static const struct builtin builtins[] = {
 	 */
 	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
-	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s"},
+	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
+	 1978.9, 132},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
-	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s"},
+	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
+	 1978.9, 132},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -121,14 +137,16 @@ static const struct builtin builtins[] = {
 	 */
 	{"B200", 180, 2250, 75, 7700, 900, 64, 0.7, 0.5, 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
-	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5"},
+	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
+	 4500, 148},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
 	 */
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
-	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s"},
+	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
+	 733, 142},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -244,6 +262,8 @@ catalog_init(struct gpu_catalog *c)
 		g.attn_eff = b->attn_eff;
 		g.mem_eff = b->mem_eff;
 		g.kernel_us = b->kernel_us;
+		g.tflops8 = b->tflops8;
+		g.sms = b->sms;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -360,6 +380,8 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("attn_eff", 1, &g->attn_eff, 0, 1),
 		YK_DBL("mem_eff", 1, &g->mem_eff, 0, 1),
 		YK_DBL("kernel_us", 1, &g->kernel_us, 0, 1e6),
+		YK_DBL("tflops8", 0, &g->tflops8, 0, 1e6),
+		YK_INT("sms", 0, &g->sms, 0, 100000),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -495,6 +517,10 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 		yml_out_kdbl(&o, "attn_eff", g->attn_eff);
 		yml_out_kdbl(&o, "mem_eff", g->mem_eff);
 		yml_out_kdbl(&o, "kernel_us", g->kernel_us);
+		if (g->tflops8 > 0)
+			yml_out_kdbl(&o, "tflops8", g->tflops8);
+		if (g->sms > 0)
+			yml_out_kint(&o, "sms", g->sms);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

@@ -16,7 +16,8 @@ const char *const model_family_names[] = {"gpt", "bert", "llama", NULL};
 const char *const model_act_names[] = {"gelu", "swiglu", NULL};
 const char *const model_norm_names[] = {"layernorm", "rmsnorm", NULL};
 const char *const model_pos_names[] = {"learned", "rotary", NULL};
-const char *const model_prec_names[] = {"bf16", "fp16", "fp32", NULL};
+const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
+					  NULL};
 
 /* Limits beyond which a description is surely a typo. */
 #define MAX_LAYERS 1e6
@@ -171,7 +172,7 @@ check(const struct model *m, const struct origin *o)
 	    m->activation < 0 || m->activation > MODEL_SWIGLU ||
 	    m->norm < 0 || m->norm > MODEL_RMSNORM || m->positions < 0 ||
 	    m->positions > MODEL_ROTARY || m->precision < 0 ||
-	    m->precision > MODEL_FP32)
+	    m->precision > MODEL_FP8)
 		return bad(o, F_NAME, "invalid enumeration value");
 	return 0;
 }

@@ -39,6 +39,7 @@ plan_release(struct plan *p)
 	free(p->cluster);
 	free(p->cluster_hash);
 	free(p->place_reason);
+	free(p->runtime);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
 		free(p->layer_names[i]);
@@ -118,16 +119,21 @@ write_stage(struct yml_out *o, const struct plan_stage *s)
 	yml_out_kint(o, "in_flight", s->in_flight);
 	yml_out_kint(o, "params", s->params);
 	yml_out_kdbl(o, "compute_ms", s->compute_ms);
+	yml_out_kdbl(o, "fwd_ms", s->fwd_ms);
 	yml_out_kdbl(o, "recompute_ms", s->recompute_ms);
 	yml_out_kdbl(o, "tp_ms", s->tp_ms);
 	yml_out_kdbl(o, "p2p_ms", s->p2p_ms);
 	yml_out_kdbl(o, "allreduce_ms", s->allreduce_ms);
+	yml_out_kdbl(o, "gather_ms", s->gather_ms);
+	yml_out_kdbl(o, "optimizer_ms", s->optimizer_ms);
+	yml_out_kdbl(o, "host_ms", s->host_ms);
 	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
 	yml_out_kdbl(o, "ring_gb_s", s->ring_gb_s);
 	yml_out_kint(o, "weight_bytes", s->weight_bytes);
 	yml_out_kint(o, "state_bytes", s->state_bytes);
 	yml_out_kint(o, "stash_bytes", s->stash_bytes);
 	yml_out_kint(o, "work_bytes", s->work_bytes);
+	yml_out_kint(o, "runtime_bytes", s->runtime_bytes);
 	yml_out_kint(o, "memory_bytes", s->mem_bytes);
 	yml_out_end_map(o);
 }
@@ -159,6 +165,7 @@ plan_write(const struct plan *p, const char *path)
 
 	yml_out_str(&o, "config");
 	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "runtime", p->runtime ? p->runtime : "");
 	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
 	yml_out_kint(&o, "width", p->w);
 	yml_out_kint(&o, "depth", p->d);
@@ -191,6 +198,8 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kdbl(&o, "p2p", p->terms.p2p_ms);
 	yml_out_kdbl(&o, "allreduce", p->terms.allreduce_ms);
 	yml_out_kdbl(&o, "bubble", p->terms.bubble_ms);
+	yml_out_kdbl(&o, "host", p->terms.host_ms);
+	yml_out_kdbl(&o, "optimizer", p->terms.optimizer_ms);
 	yml_out_end_map(&o);
 	yml_out_end_map(&o);
 
@@ -277,16 +286,21 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_INT("in_flight", 1, &s->in_flight, 0, HUGE_COUNT),
 		YK_I64("params", 1, &s->params, 0, BIG),
 		YK_DBL("compute_ms", 1, &s->compute_ms, 0, BIG),
+		YK_DBL("fwd_ms", 0, &s->fwd_ms, 0, BIG),
 		YK_DBL("recompute_ms", 1, &s->recompute_ms, 0, BIG),
 		YK_DBL("tp_ms", 1, &s->tp_ms, 0, BIG),
 		YK_DBL("p2p_ms", 1, &s->p2p_ms, 0, BIG),
 		YK_DBL("allreduce_ms", 1, &s->allreduce_ms, 0, BIG),
+		YK_DBL("gather_ms", 0, &s->gather_ms, 0, BIG),
+		YK_DBL("optimizer_ms", 0, &s->optimizer_ms, 0, BIG),
+		YK_DBL("host_ms", 0, &s->host_ms, 0, BIG),
 		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
 		YK_DBL("ring_gb_s", 1, &s->ring_gb_s, 0, BIG),
 		YK_I64("weight_bytes", 1, &s->weight_bytes, 0, BIG),
 		YK_I64("state_bytes", 1, &s->state_bytes, 0, BIG),
 		YK_I64("stash_bytes", 1, &s->stash_bytes, 0, BIG),
 		YK_I64("work_bytes", 1, &s->work_bytes, 0, BIG),
+		YK_I64("runtime_bytes", 0, &s->runtime_bytes, 0, BIG),
 		YK_I64("memory_bytes", 1, &s->mem_bytes, 0, BIG),
 	};
 
@@ -353,6 +367,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_I64("reserve_bytes", 1, &p->reserve_bytes, 0, BIG),
 	};
 	struct yml_key kcfg[] = {
+		YK_STR("runtime", 0, &p->runtime),
 		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
 		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),
 		YK_INT("depth", 1, &p->d, 1, HUGE_COUNT),
@@ -384,6 +399,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_DBL("p2p", 1, &p->terms.p2p_ms, 0, BIG),
 		YK_DBL("allreduce", 1, &p->terms.allreduce_ms, 0, BIG),
 		YK_DBL("bubble", 1, &p->terms.bubble_ms, 0, BIG),
+		YK_DBL("host", 0, &p->terms.host_ms, 0, BIG),
+		YK_DBL("optimizer", 0, &p->terms.optimizer_ms, 0, BIG),
 	};
 
 	root = yml_root(d);

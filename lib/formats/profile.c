@@ -147,6 +147,7 @@ read_point(struct yml_doc *d, yaml_node_t *n, struct prof_point *pt)
 		YK_SEQ("stash_bytes", 1, &st),
 		YK_I64("work_bytes", 0, &pt->work_bytes, 0, MAX_BYTES),
 		YK_DBL("fwd_flops", 0, &pt->fwd_flops, 0, 1e30),
+		YK_DBL("kernels", 0, &pt->kernels, 0, 1e9),
 	};
 
 	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])) ||
@@ -348,6 +349,8 @@ write_point(struct yml_out *o, const struct prof_point *pt)
 	yml_out_end_seq(o);
 	yml_out_kint(o, "work_bytes", pt->work_bytes);
 	yml_out_kdbl(o, "fwd_flops", pt->fwd_flops);
+	if (pt->kernels > 0)
+		yml_out_kdbl(o, "kernels", pt->kernels);
 	yml_out_end_map(o);
 }
 

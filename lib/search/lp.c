@@ -24,18 +24,34 @@
 const char *const lp_status_names[] = {"optimal", "feasible", "infeasible",
 				       "error", NULL};
 
-/* Fixed memory of the stage: weights, state, workspace. */
+/* The runtime's allocator margin on activations and workspace. */
+static double
+margin(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	const struct runtime *rt = g->rt ? g->rt
+				 : cost_runtime(o, g->sched, g->d);
+
+	return 1 + rt->frag;
+}
+
+/*
+ * Fixed memory of the stage: weights, state, workspace (with its margin)
+ * and the runtime's context.
+ */
 static double
 fixed_mem(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, int a, int e)
 {
+	const struct runtime *rt = g->rt ? g->rt
+				 : cost_runtime(o, g->sched, g->d);
 	double wk = 0;
 	int j;
 
 	for (j = a; j <= e; j++)
 		if (CHAIN_AT(c, c->work, g->k, j) > wk)
 			wk = CHAIN_AT(c, c->work, g->k, j);
-	return (double)chain_params(c, a, e) * cost_param_bytes(o, g) + wk;
+	return (double)chain_params(c, a, e) * cost_param_bytes(o, g) +
+	       wk * margin(o, g) + rt->context_bytes;
 }
 
 static double
@@ -54,16 +70,11 @@ double
 lp_stage_mem(const struct chain *c, const struct cost_opts *o,
 	     const struct cost_cfg *g, int s, int a, int e, const int *rc)
 {
-	double per_mb = 0, inflight;
-	int j, any_full = 0;
+	struct plan_stage st;
 
-	inflight = cost_in_flight(g, s) * cost_interleave_factor(g);
-	for (j = a; j <= e; j++) {
-		per_mb += CHAIN_AT(c, c->stash[rc[j - a]], g->k, j);
-		any_full |= rc[j - a] == PROF_RC_FULL;
-	}
-	return fixed_mem(c, o, g, a, e) + inflight * per_mb +
-	       (any_full ? peak_layer(c, g, a, e) : 0);
+	memset(&st, 0, sizeof(st));
+	cost_stage_mem(c, o, g, s, a, e, rc, &st);
+	return (double)st.mem_bytes;
 }
 
 /* Extra time of layer j under option r, per microbatch. */
@@ -119,7 +130,8 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 			opts[nr++] = r;
 	if (!nr)
 		return LP_INFEASIBLE;
-	inflight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	inflight = cost_in_flight(g, s) * cost_interleave_factor(g) *
+		   margin(o, g);
 	budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
 
 	/*
@@ -189,7 +201,7 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	nz++;
 	ia[nz] = row;
 	ja[nz] = ycol;
-	ar[nz] = peak_layer(c, g, a, e) / 1e9;
+	ar[nz] = peak_layer(c, g, a, e) * margin(o, g) / 1e9;
 	for (q = 0; q < ng; q++) {
 		row = ng + 2 + q;
 		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "pd2bw/model.h"
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
@@ -32,6 +33,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
 	size_t need = (size_t)d * L;
 	double pb = cost_param_bytes(o, g);
+	struct cost_bytes by;
 	const double *stash = c->stash[r] + (size_t)k * L;
 	const double *full = c->stash[PROF_RC_NONE] + (size_t)k * L;
 	const double *work = c->work + (size_t)k * L;
@@ -48,6 +50,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 	if (d < 1 || d > L)
 		return INFINITY;
+	cost_bytes(o, g, &by);
 	if (need > ws->alloc) {
 		ws->dp = xrealloc(ws->dp, need * sizeof(double));
 		ws->arg = xrealloc(ws->arg, need * sizeof(int));
@@ -74,10 +77,16 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			tp_lat = l->tp_lat_us[s] * 1e-3;
 		}
 		if (g->w > 1) {
-			double wf = 2.0 * (g->w - 1) / g->w;
+			double wf = (g->w - 1.0) / g->w, wire;
 
-			ar_coef = wf * o->grad_bytes /
-				  (l->ring_gb_s[s] * 1e6) / cost_ar_div(g);
+			/* cost_dp_sync()'s bytes per parameter: all-reduce of
+			 * the gradients, or their reduce-scatter plus the
+			 * 16-bit weights' all-gather */
+			wire = g->zero ? wf * (by.grad + (o->precision ==
+							  MODEL_FP32 ? 4 : 2))
+				       : 2 * wf * by.grad;
+			ar_coef = wire / (l->ring_gb_s[s] * 1e6) /
+				  cost_ar_div(g);
 			ar_lat = 2.0 * (g->w - 1) * l->ring_lat_us[s] * 1e-3 /
 				 cost_ar_div(g);
 		}

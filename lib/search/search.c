@@ -18,6 +18,7 @@
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 #include "pd2bw/search.h"
+#include "pd2bw/sim.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -168,6 +169,8 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 	g->m = cd->m;
 	g->r = cd->r;
 	g->place = place;
+	g->sp = x->sc[cd->ti].sp;
+	g->rt = cost_runtime(x->o, cd->sched, cd->d);
 }
 
 /*
@@ -329,6 +332,25 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 	return cost_iteration(x->st, &g, terms);
 }
 
+/*
+ * The event simulation of candidate cd under place, whose stages x->st
+ * hold (after solve() and, for a per-layer choice, apply_lp()): the time
+ * every figure reports.
+ */
+static double
+simulate_stages(struct ctx *x, const struct cand *cd, int place,
+		struct plan_terms *terms)
+{
+	struct cost_cfg g;
+	struct sim sm;
+	double t;
+
+	cfg_of(x, cd, place, &g);
+	t = cost_simulate(x->c, x->st, &g, &sm, terms);
+	sim_release(&sm);
+	return t < 0 ? INFINITY : t;
+}
+
 static int
 same_alt(const struct plan_alt *a, const struct plan_alt *b)
 {
@@ -453,6 +475,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	const struct chain *c = sc[ti].c;
 	double P = (double)chain_params(c, 0, c->L - 1);
 	int r, vi, z;
+	char why[256];
 
 	for (r = 0; r < PROF_RC_N; r++) {
 		double all, t;
@@ -479,9 +502,14 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				if (!(so->zero_mask & (1u << z)) ||
 				    (z && w == 1 && (so->zero_mask & 1)))
 					continue;
+				if (runtime_check(cost_runtime(o, sched, d),
+						  sched, d, sc[ti].t, iv, z, r,
+						  why, sizeof(why)))
+					continue;
 				memset(&g, 0, sizeof(g));
 				g.sched = sched;
 				g.w = w;
+				g.d = d;
 				g.zero = z;
 				if (P * cost_param_bytes(o, &g) / d >
 					    o->cap_bytes &&
@@ -741,7 +769,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 		iter = solve(x, &nocap, cd, place, INFINITY, &terms);
 	p->layer_rc = xcalloc(x->c->L, sizeof(int));
 	if (cd->lp) {
-		iter = apply_lp(x, cd, place, &terms);
+		apply_lp(x, cd, place, &terms);
 		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
 		p->lp_status = xstrdup(lp_status_names[x->lp_status]);
 	} else {
@@ -750,6 +778,15 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 		p->lp_status = xstrdup(x->so->lp_k > 0 && cd->r != PROF_RC_NONE
 					       ? "no gain over uniform"
 					       : "not run");
+	}
+	/* one number everywhere: the simulation's */
+	iter = simulate_stages(x, cd, place, &terms);
+	{
+		char rt[256];
+
+		runtime_format(cost_runtime(x->o, cd->sched, cd->d), rt,
+			       sizeof(rt));
+		p->runtime = xstrdup(rt);
 	}
 	p->sched = cd->sched;
 	p->w = cd->w;
@@ -799,10 +836,14 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	{
 		double ar = 0, pp = 0;
 
+		struct cost_cfg gc;
+		struct cost_bytes by;
+
+		cfg_of(x, cd, place, &gc);
+		cost_bytes(x->o, &gc, &by);
 		for (s = 0; s < p->d; s++) {
 			double g2 = 2.0 * (p->w - 1) / p->w *
-				    (double)p->stages[s].params *
-				    x->o->grad_bytes;
+				    (double)p->stages[s].params * by.grad;
 
 			if (g2 > ar)
 				ar = g2;
@@ -909,7 +950,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		struct cand cd = ac[i];
 		double t;
 
-		if (cd.r == PROF_RC_NONE)
+		if (cd.r == PROF_RC_NONE ||
+		    !cost_runtime(o, cd.sched, cd.d)->mixed_rc)
 			continue;
 		cd.lp = 1;
 		solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
@@ -919,6 +961,18 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			alts[i].recompute = overall_rc(&x, L);
 			ac[i] = cd;
 		}
+	}
+	/* The simulation re-scores what the closed form kept. */
+	for (i = 0; i < nalt; i++) {
+		struct plan_terms terms;
+		double t;
+
+		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
+		if (ac[i].lp)
+			apply_lp(&x, &ac[i], alts[i].place, &terms);
+		t = simulate_stages(&x, &ac[i], alts[i].place, &terms);
+		if (isfinite(t))
+			alts[i].iter_ms = t;
 	}
 	for (i = 1; i < nalt; i++) {
 		long j2;

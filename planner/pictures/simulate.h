@@ -18,14 +18,5 @@ int sim_outputs(const struct plan *p, const struct chain *c,
 		const char *timeline_svg, const char *memory_svg,
 		const char *trace_json);
 
-/*
- * Fill in[0..p->d) with the simulator's inputs for plan p's stages: the
- * forward share of compute_ms from chain c at the plan's microbatch, the
- * tensor-parallel time split between forward and backward, one transfer
- * per boundary recovered from the stages' p2p_ms, stashed bytes per
- * microbatch.  Returns 0 or -1 (microbatch or layers not in c).
- */
-int sim_plan_inputs(const struct plan *p, const struct chain *c,
-		    struct sim_stage_in *in);
 
 #endif

@@ -19,12 +19,15 @@
 /* Fill and text colours by sim_kind, then idle. */
 static const char *const fill[] = {
 	"#4e79a7", "#59a14f", "#f28e2b", "#9c755f", "#9c755f", "#b07aa1",
+	"#edc948", "#76b7b2",
 };
 static const char *const ink[] = {
 	"#ffffff", "#ffffff", "#1a1a1a", "#ffffff", "#ffffff", "#ffffff",
+	"#1a1a1a", "#1a1a1a",
 };
 static const char *const label[] = {
 	"forward", "recompute", "backward", "send (p2p)", "", "all-reduce",
+	"optimizer", "all-gather",
 };
 static const char code[] = "FRB";
 #define IDLE "#e4e4e4"
@@ -163,9 +166,9 @@ svg_timeline(const char *path, const struct plan *p, const struct sim *s)
 				shortest = o->end_ms - o->start_ms;
 		}
 	}
-	if (present[SIM_SEND_ACT] || present[SIM_SEND_GRAD] ||
-	    present[SIM_ALLREDUCE])
-		lane = 9;
+	for (st = SIM_SEND_ACT; st < SIM_NKIND; st++)
+		if (present[st])
+			lane = 9;
 	/* About 30 px per operation of the busiest row, within limits. */
 	chart_w = per_row * 30.0;
 	/* Interleaved chunks are short: room for "F3.1" on the shortest. */

@@ -16,9 +16,11 @@ int
 trace_write(const char *path, const struct plan *p, const struct sim *s)
 {
 	static const char *const name[] = {"F", "R", "B", "send", "send",
-					   "all-reduce"};
+					   "all-reduce", "optimizer",
+					   "all-gather"};
 	static const char *const cat[] = {"forward", "recompute", "backward",
-					  "p2p", "p2p", "allreduce"};
+					  "p2p", "p2p", "allreduce",
+					  "optimizer", "allgather"};
 	double until = sim_show_until(s);
 	struct afile f;
 	FILE *fp;
@@ -50,8 +52,9 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 		const struct sim_op *o = &s->ops[i];
 		const struct plan_stage *ps =
 			o->stage < p->nstages ? &p->stages[o->stage] : NULL;
-		int tid = o->kind <= SIM_BWD ? 0
-			  : o->kind == SIM_ALLREDUCE ? 2 : 1;
+		int tid = o->kind <= SIM_BWD || o->kind == SIM_OPTIMIZER ? 0
+			  : o->kind == SIM_ALLREDUCE || o->kind == SIM_GATHER
+				  ? 2 : 1;
 
 		if (o->start_ms >= until && until > 0)
 			continue;
@@ -65,13 +68,13 @@ trace_write(const char *path, const struct plan *p, const struct sim *s)
 				 o->mb);
 		tj_event(fp, ename, cat[o->kind], o->stage, tid,
 			 o->start_ms * 1e3, (o->end_ms - o->start_ms) * 1e3);
-		if (o->kind == SIM_ALLREDUCE)
+		if (o->kind >= SIM_ALLREDUCE)
 			fprintf(fp, "\"iteration\": %d, \"replicas\": %d",
 				o->iter, p->w);
 		else
 			fprintf(fp, "\"microbatch\": %d, \"iteration\": %d",
 				o->mb, o->iter);
-		if (s->v > 1 && o->kind != SIM_ALLREDUCE)
+		if (s->v > 1 && o->kind < SIM_ALLREDUCE)
 			fprintf(fp, ", \"chunk\": %d, \"virtual_stage\": %d",
 				o->chunk, o->chunk * s->d + o->stage);
 		/* Interleaved, GPU d-1 sends on to GPU 0 (the next chunk). */

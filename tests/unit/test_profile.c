@@ -169,9 +169,9 @@ test_bad(void)
 		  "pd2bw: p.yaml:9:3: duplicate key 'kind'");
 	CHECK_ERR(load_t(&p, "tp: 0\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:3:5: value 0 out of range [1, 65536]");
-	CHECK_ERR(load_t(&p, "precision: fp8\n", "[1]", "", pt1),
-		  "pd2bw: p.yaml:3:12: invalid precision 'fp8' (expected bf16, "
-		  "fp16, fp32)");
+	CHECK_ERR(load_t(&p, "precision: fp4\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:3:12: invalid precision 'fp4' (expected bf16, "
+		  "fp16, fp32, fp8)");
 	CHECK_ERR(load_t(&p, "bytes_per_param: {weight: -2}\n", "[1]", "",
 			 pt1),
 		  "pd2bw: p.yaml:3:27: value -2 out of range [0, 64]");

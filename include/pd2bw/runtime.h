@@ -1,0 +1,104 @@
+/*
+ * runtime.h - what actually runs a plan: Megatron-Core, DeepSpeed,
+ * torchtitan, PyTorch DDP or the PipeDream-2BW runtime.  A runtime fixes
+ * which schedules and options it can execute (the search considers only
+ * those), which communication it overlaps with which compute, the bytes
+ * its collectives move, and the host costs and memory it adds.  The rules
+ * and their upstream sources are in pd2bw-plan(1), RUNTIMES.
+ */
+#ifndef PD2BW_RUNTIME_H
+#define PD2BW_RUNTIME_H
+
+#include <stddef.h>
+
+enum runtime_id {
+	RUNTIME_PIPEDREAM_2BW,
+	RUNTIME_MEGATRON_CORE,
+	RUNTIME_DEEPSPEED,
+	RUNTIME_TORCHTITAN,
+	RUNTIME_PYTORCH_DDP,
+	RUNTIME_N
+};
+extern const char *const runtime_names[]; /* NULL-terminated */
+
+/* When a stage's data-parallel gradient reduction runs. */
+enum runtime_sync {
+	/* 2BW: over the next update's microbatches (delayed update) */
+	RUNTIME_SYNC_AMORTISED,
+	/* bucket by bucket during each model chunk's last backward */
+	RUNTIME_SYNC_LAST_BWD,
+	/* after the stage's last backward, nothing to hide behind */
+	RUNTIME_SYNC_AFTER,
+};
+
+/* Sub-options of --runtime NAME:OPT,OPT (a "no-" prefix turns one off). */
+enum runtime_opt {
+	RUNTIME_OPT_OVERLAP_GRAD_REDUCE,  /* megatron-core, deepspeed */
+	RUNTIME_OPT_OVERLAP_PARAM_GATHER, /* megatron-core */
+	RUNTIME_OPT_TP_COMM_OVERLAP,      /* megatron-core (TE userbuffers) */
+	RUNTIME_OPT_CUDA_GRAPHS,          /* megatron-core, torchtitan */
+	RUNTIME_OPT_GRAD_REDUCE_FP32,     /* megatron-core */
+	RUNTIME_NOPT
+};
+extern const char *const runtime_opt_names[]; /* NULL-terminated */
+
+struct runtime {
+	int id;                 /* enum runtime_id */
+	unsigned opts;          /* bits 1 << RUNTIME_OPT_* that are on */
+	unsigned allowed_opts;  /* the sub-options this runtime has */
+	unsigned sched_mask;    /* schedules it executes (1 << PLAN_*) */
+	int max_depth_none;     /* "none" needs d <= this (1: plain DP) */
+	int interleave;         /* runs interleaved 1F1B */
+	int zero1;              /* shards optimizer state over replicas */
+	int selective;          /* selective (attention-core) recomputation */
+	int mixed_rc;           /* a different recomputation per layer */
+	int tp;                 /* tensor parallelism */
+	/* Derived from id and opts by runtime_set(). */
+	int sync;               /* enum runtime_sync for flush/gpipe/none */
+	double tp_hidden;       /* share of tensor-parallel traffic hidden */
+	double host_us_per_kernel; /* CPU cost per kernel launch */
+	double host_ms_per_mb;  /* fixed host cost per microbatch per stage */
+	double bucket_params;   /* gradient bucket, parameters */
+	double context_bytes;   /* CUDA context, NCCL and cuBLAS buffers */
+	double frag;            /* allocator margin, share of activations */
+};
+
+/*
+ * Set rt to runtime id with its default options.  The defaults are the
+ * options a current recipe of that runtime uses (pd2bw-plan(1)).
+ */
+void runtime_init(struct runtime *rt, int id);
+
+/*
+ * Parse "NAME" or "NAME:OPT,no-OPT,..." into rt.  Returns 0, or -1 after
+ * printing a message listing the valid names or options (a usage error).
+ */
+int runtime_parse(struct runtime *rt, const char *spec);
+
+/* "NAME" or "NAME:OPT,OPT" of the options that are on, into buf. */
+void runtime_format(const struct runtime *rt, char *buf, size_t n);
+
+/* Whether option o is on. */
+static inline int
+runtime_has(const struct runtime *rt, int o)
+{
+	return (rt->opts >> o) & 1;
+}
+
+/*
+ * The runtime that runs schedule sched at depth d when none was asked
+ * for: pipedream-2bw for 2bw (and for "none" over several stages),
+ * megatron-core for flush, torchtitan for gpipe, pytorch-ddp for one
+ * stage without a pipeline.
+ */
+int runtime_default_for(int sched, int d);
+
+/*
+ * Whether rt can run a configuration; 0, or -1 with why in buf (which
+ * names the runtime and the option).  rc is enum prof_rc or
+ * PLAN_RC_MIXED.
+ */
+int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
+		  int zero, int rc, char *buf, size_t n);
+
+#endif

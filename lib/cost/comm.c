@@ -1,0 +1,110 @@
+/*
+ * comm.c - what communication costs: collectives as NCCL runs them, the
+ * pipeline's point-to-point transfers, tensor-parallel traffic, and the
+ * data-parallel synchronisation of a stage's gradients.
+ *
+ * A collective over n ranks of a buffer of X bytes moves, per GPU, what
+ * NCCL's ring moves (nccl-tests doc/PERFORMANCE.md: the bus bandwidth
+ * factors): all-reduce 2 (n-1)/n X, reduce-scatter and all-gather
+ * (n-1)/n X, all-to-all (n-1)/n X.  Time = a latency per algorithm step
+ * plus the bytes over the ring's slowest link, so the effective
+ * bandwidth grows with the message as nccl-tests' curves do: with the
+ * presets' few microseconds per step, an 8-GPU NVLink all-reduce reaches
+ * half its bus bandwidth near 16 MB.  For all-reduce NCCL also has a tree
+ * (2 log2 n steps, each GPU sending and receiving about 2 X), which wins
+ * for small messages on many ranks; the faster of the two is used, as
+ * NCCL's tuner picks.
+ */
+#include <math.h>
+
+#include "pd2bw/cost.h"
+#include "pd2bw/model.h"
+
+double
+cost_coll_ms(int kind, double bytes, int n, double gb_s, double lat_us)
+{
+	double f, bw = gb_s * 1e6, lat = lat_us * 1e-3, ring, tree;
+
+	if (n < 2 || bytes <= 0 || gb_s <= 0)
+		return 0;
+	f = (n - 1.0) / n;
+	switch (kind) {
+	case COST_ALLREDUCE:
+		ring = 2 * f * bytes / bw + 2 * (n - 1) * lat;
+		tree = 2 * bytes / bw + 2 * ceil(log2((double)n)) * lat;
+		return ring < tree ? ring : tree;
+	case COST_REDUCE_SCATTER:
+	case COST_ALLGATHER:
+		return f * bytes / bw + (n - 1) * lat;
+	case COST_ALLTOALL:
+		/* n - 1 concurrent exchanges */
+		return f * bytes / bw + lat;
+	default:
+		return bytes / bw + lat;
+	}
+}
+
+double
+cost_p2p(const struct chain *c, const struct cost_cfg *g,
+	 const struct place_links *l, int s, int a, int e)
+{
+	double t = 0;
+
+	if (s > 0)
+		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, a - 1) / g->t,
+				      l->in_gb_s[s], l->in_lat_us[s]);
+	if (s < g->d - 1)
+		t += 2 * cost_xfer_ms(CHAIN_AT(c, c->out, g->k, e) / g->t,
+				      l->in_gb_s[s + 1], l->in_lat_us[s + 1]);
+	return t * g->v;
+}
+
+double
+cost_tp(const struct chain *c, const struct cost_cfg *g,
+	const struct place_links *l, int s, int a, int e)
+{
+	double x, n;
+
+	if (g->t < 2)
+		return 0;
+	x = chain_tp_bytes(c, g->k, g->r, a, e);
+	n = chain_tp_count(c, g->k, g->r, a, e);
+	if (n <= 0)
+		return 0;
+	/* n collectives of x / n bytes each; sequence parallelism's
+	 * reduce-scatter + all-gather pair moves what one all-reduce does
+	 * (ring; the tree does not apply inside the small group) */
+	return n * (2.0 * (g->t - 1) / g->t * (x / n) / (l->tp_gb_s[s] * 1e6) +
+		    l->tp_lat_us[s] * 1e-3);
+}
+
+void
+cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
+	     const struct place_links *l, int s, int64_t params,
+	     double *reduce_ms, double *gather_ms)
+{
+	struct cost_bytes b;
+	double p = (double)params;
+
+	*reduce_ms = *gather_ms = 0;
+	if (g->w < 2)
+		return;
+	cost_bytes(o, g, &b);
+	/* params are per GPU (a tensor-parallel shard); the t rings of a
+	 * stage run side by side on different GPUs */
+	if (g->zero) {
+		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
+		 * scatter the gradient buffer, then all-gather the updated
+		 * 16-bit weights (weight bytes without FP8's copies) */
+		double wb = o->precision == MODEL_FP32 ? 4 : 2;
+
+		*reduce_ms = cost_coll_ms(COST_REDUCE_SCATTER, p * b.grad,
+					  g->w, l->ring_gb_s[s],
+					  l->ring_lat_us[s]);
+		*gather_ms = cost_coll_ms(COST_ALLGATHER, p * wb, g->w,
+					  l->ring_gb_s[s], l->ring_lat_us[s]);
+	} else {
+		*reduce_ms = cost_coll_ms(COST_ALLREDUCE, p * b.grad, g->w,
+					  l->ring_gb_s[s], l->ring_lat_us[s]);
+	}
+}

@@ -1,0 +1,77 @@
+/*
+ * compute.c - what a stage's GPU spends per microbatch and per update:
+ * forward and backward (from the profile), recomputation, the tensor-
+ * parallel traffic its runtime does not hide, point-to-point transfers,
+ * the host's launch and scheduling costs the GPU waits for, and per
+ * update the data-parallel synchronisation and the optimizer step.
+ *
+ * Host cost: eager PyTorch issues one kernel every host_us_per_kernel at
+ * best (framework dispatch plus launch); when a microbatch's kernels
+ * take less GPU time than the host needs to issue them the GPU waits for
+ * the difference.  A runtime adds a fixed cost per microbatch (schedule,
+ * p2p setup, loss).  CUDA graphs remove most of both.
+ *
+ * Optimizer step: Adam reads and writes its fp32 state, the master
+ * weights and the gradient (fused multi-tensor kernels, memory bound):
+ * about 30 bytes per parameter it updates, at the GPU's memory rate.
+ */
+#include <string.h>
+
+#include "pd2bw/cost.h"
+
+#define ADAM_BYTES_PER_PARAM 30.0
+
+void
+cost_stage(const struct chain *c, const struct cost_opts *o,
+	   const struct cost_cfg *g0, const struct place_links *l, int s,
+	   int a, int e, struct plan_stage *st)
+{
+	struct cost_cfg g = *g0;
+	const struct runtime *rt;
+	double gpu, kern = 0, host, upd;
+	int j;
+
+	if (!g.rt)
+		g.rt = cost_runtime(o, g.sched, g.d);
+	rt = g.rt;
+	memset(st, 0, sizeof(*st));
+	st->first = a;
+	st->last = e;
+	st->recompute = g.r;
+	st->in_flight = cost_in_flight(&g, s);
+	st->params = chain_params(c, a, e);
+	st->compute_ms = chain_time(c, g.k, PROF_RC_NONE, a, e);
+	st->recompute_ms = chain_time(c, g.k, g.r, a, e) - st->compute_ms;
+	for (j = a; j <= e; j++) {
+		st->fwd_ms += CHAIN_AT(c, c->fwd, g.k, j);
+		kern += CHAIN_AT(c, c->kern, g.k, j);
+	}
+	st->tp_ms = cost_tp(c, &g, l, s, a, e);
+	if (g.sp)
+		st->tp_ms *= 1 - rt->tp_hidden;
+	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
+	gpu = st->compute_ms + st->recompute_ms;
+	host = kern * rt->host_us_per_kernel * 1e-3;
+	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;
+	cost_dp_sync(o, &g, l, s, st->params, &st->allreduce_ms,
+		     &st->gather_ms);
+	upd = g.zero ? (double)st->params / g.w : (double)st->params;
+	st->optimizer_ms = o->hbm_gb_s > 0
+			   ? upd * ADAM_BYTES_PER_PARAM / (o->hbm_gb_s * 1e6)
+			   : 0;
+	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;
+	st->ring_gb_s = g.w > 1 ? l->ring_gb_s[s] : 0;
+	cost_stage_mem(c, o, &g, s, a, e, NULL, st);
+}
+
+double
+cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	double busy = cost_stage_busy(st);
+	double ar = (st->allreduce_ms + st->gather_ms + st->optimizer_ms) /
+		    cost_ar_div(g);
+
+	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)
+		return busy + ar;
+	return busy > ar ? busy : ar;
+}

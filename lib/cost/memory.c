@@ -1,0 +1,124 @@
+/*
+ * memory.c - what a GPU holds: bytes per parameter by precision and
+ * runtime, and a stage's weights, gradients, optimizer state, activation
+ * stash, workspace, and the runtime's own context and allocator margin.
+ *
+ * Bytes per parameter (design.md section 9), unless given:
+ *  - weights: 2 in 16-bit; 4 for fp32 models; FP8 models keep the 16-bit
+ *    weights plus an FP8 copy and its transpose (Transformer Engine caches
+ *    both across microbatches): 4.
+ *  - gradients: the buffer the runtime accumulates and reduces in.
+ *    Megatron-Core accumulates and reduces bf16 models' gradients in fp32
+ *    (megatron/training/arguments.py:1204-1216, grad-reduce-fp32 on) and
+ *    keeps fp16 models' in 16-bit; torchtitan reduces in fp32
+ *    (mixed_precision_reduce "float32"); PyTorch AMP (pytorch-ddp) keeps
+ *    fp32 parameters and gradients; fp32 models 4; otherwise 2.
+ *  - optimizer: Adam's fp32 m and v plus the fp32 master weights, 12; 8
+ *    when the weights themselves are fp32 (fp32 models, PyTorch AMP).
+ *  - 2BW's second weight version: 4 (the authors' runtime keeps an fp32
+ *    master copy).
+ */
+#include <string.h>
+
+#include "pd2bw/cost.h"
+#include "pd2bw/model.h"
+
+void
+cost_opts_init(struct cost_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->weight_bytes = o->grad_bytes = o->opt_bytes = o->version_bytes = -1;
+	o->cap_bytes = 1e300;
+	o->precision = MODEL_BF16;
+	o->runtime = -1;
+	for (i = 0; i < RUNTIME_N; i++)
+		runtime_init(&o->rts[i], i);
+}
+
+const struct runtime *
+cost_runtime(const struct cost_opts *o, int sched, int d)
+{
+	int id = o->runtime >= 0 ? o->runtime : runtime_default_for(sched, d);
+
+	return &o->rts[id];
+}
+
+void
+cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
+	   struct cost_bytes *b)
+{
+	const struct runtime *rt = g->rt ? g->rt
+				 : cost_runtime(o, g->sched, g->d);
+	int fp32 = o->precision == MODEL_FP32;
+	int amp = rt->id == RUNTIME_PYTORCH_DDP;
+	double grad = 2;
+
+	if (fp32 || amp)
+		grad = 4;
+	else if (rt->id == RUNTIME_MEGATRON_CORE &&
+		 o->precision != MODEL_FP16 &&
+		 runtime_has(rt, RUNTIME_OPT_GRAD_REDUCE_FP32))
+		grad = 4;
+	else if (rt->id == RUNTIME_TORCHTITAN)
+		grad = 4;
+	b->weight = o->weight_bytes >= 0 ? o->weight_bytes
+		    : fp32 || amp || o->precision == MODEL_FP8 ? 4 : 2;
+	b->grad = o->grad_bytes >= 0 ? o->grad_bytes : grad;
+	b->opt = o->opt_bytes >= 0 ? o->opt_bytes : fp32 || amp ? 8 : 12;
+	b->version = o->version_bytes >= 0 ? o->version_bytes : 4;
+}
+
+double
+cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	struct cost_bytes b;
+
+	cost_bytes(o, g, &b);
+	return b.weight + b.grad + (g->zero ? b.opt / g->w : b.opt) +
+	       (g->sched == PLAN_2BW ? b.version : 0);
+}
+
+void
+cost_stage_mem(const struct chain *c, const struct cost_opts *o,
+	       const struct cost_cfg *g, int s, int a, int e, const int *rc,
+	       struct plan_stage *st)
+{
+	const struct runtime *rt = g->rt ? g->rt
+				 : cost_runtime(o, g->sched, g->d);
+	double per_mb = 0, peak_layer = 0, work = 0, params;
+	int j, any_full = 0;
+	struct cost_bytes b;
+
+	cost_bytes(o, g, &b);
+	params = (double)chain_params(c, a, e);
+	for (j = a; j <= e; j++) {
+		int r = rc ? rc[j - a] : g->r;
+		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j);
+		double wk = CHAIN_AT(c, c->work, g->k, j);
+
+		per_mb += CHAIN_AT(c, c->stash[r], g->k, j);
+		any_full |= r == PROF_RC_FULL;
+		if (full > peak_layer)
+			peak_layer = full;
+		if (wk > work)
+			work = wk;
+	}
+	st->weight_bytes = (int64_t)(params *
+				     (b.weight +
+				      (g->sched == PLAN_2BW ? b.version : 0)));
+	st->state_bytes = (int64_t)(params *
+				    (b.grad + (g->zero ? b.opt / g->w : b.opt)));
+	/* Under full recomputation one layer's activations are rebuilt at a
+	 * time during backward: add the stage's largest once (lp.c's rule). */
+	st->stash_bytes = (int64_t)(cost_in_flight(g, s) *
+					    cost_interleave_factor(g) * per_mb +
+				    (any_full ? peak_layer : 0));
+	st->work_bytes = (int64_t)work;
+	st->runtime_bytes = (int64_t)(rt->context_bytes +
+				      rt->frag * (double)(st->stash_bytes +
+							  st->work_bytes));
+	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
+			st->work_bytes + st->runtime_bytes;
+}

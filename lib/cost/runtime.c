@@ -1,0 +1,284 @@
+/*
+ * runtime.c - the runtimes a plan can name, what each executes and how it
+ * overlaps communication with compute.  Every rule here is documented in
+ * pd2bw-plan(1), RUNTIMES, with the upstream file that shows it; the
+ * facts were read in NVIDIA/Megatron-LM (d98e8a6, 2026-08-22):
+ *
+ *  - megatron/core/pipeline_parallel/schedules.py: 1F1B warm-up
+ *    pp - rank - 1 (line 957), interleaved 2 (pp - rank - 1) + ...
+ *    (line 964); gradient sync disabled (no_sync_func) for all but the
+ *    last microbatch (line 768 on), enabled before the last backward of
+ *    each model chunk.
+ *  - megatron/core/distributed/distributed_data_parallel.py:133-134:
+ *    with --overlap-grad-reduce gradients are reduced in buckets of
+ *    max(40e6, 1e6 x dp) parameters as their backward completes.
+ *  - megatron/training/arguments.py:1024-1029: --overlap-param-gather
+ *    needs the distributed optimizer and --overlap-grad-reduce;
+ *    1204-1216: bf16 accumulates and reduces gradients in fp32;
+ *    1441-1442: --tp-comm-overlap needs sequence parallelism.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pd2bw/error.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/profile.h"
+#include "pd2bw/runtime.h"
+
+const char *const runtime_names[] = {
+	"pipedream-2bw", "megatron-core", "deepspeed", "torchtitan",
+	"pytorch-ddp", NULL,
+};
+
+const char *const runtime_opt_names[] = {
+	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
+	"cuda-graphs", "grad-reduce-fp32", NULL,
+};
+
+#define OPT(o) (1u << RUNTIME_OPT_##o)
+#define SCHED(s) (1u << PLAN_##s)
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void
+derive(struct runtime *rt)
+{
+	int cg = runtime_has(rt, RUNTIME_OPT_CUDA_GRAPHS);
+
+	switch (rt->id) {
+	case RUNTIME_PIPEDREAM_2BW:
+		rt->sync = RUNTIME_SYNC_AFTER;
+		break;
+	case RUNTIME_DEEPSPEED:
+		/* the pipeline engine reduces after its last microbatch
+		 * (ReduceGrads); without a pipeline overlap_comm buckets the
+		 * reduction into the last backward */
+		rt->sync = runtime_has(rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE)
+				   ? RUNTIME_SYNC_LAST_BWD
+				   : RUNTIME_SYNC_AFTER;
+		break;
+	case RUNTIME_MEGATRON_CORE:
+		rt->sync = runtime_has(rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE)
+				   ? RUNTIME_SYNC_LAST_BWD
+				   : RUNTIME_SYNC_AFTER;
+		break;
+	default: /* DDP's autograd hooks (torchtitan replicates the same) */
+		rt->sync = RUNTIME_SYNC_LAST_BWD;
+		break;
+	}
+	/* Transformer Engine's userbuffers overlap: most of the sequence-
+	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
+	 * they feed; the ring's first and last chunks do not. */
+	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ? 0.8 : 0;
+	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
+	 * plus framework dispatch); a GPU kernel shorter than that leaves
+	 * the GPU waiting.  CUDA graphs replay a whole pass at once. */
+	rt->host_us_per_kernel = cg ? 0 : 8;
+	rt->host_ms_per_mb = cg ? 0.05 : 0.5;
+	rt->bucket_params = 40e6;
+	/* CUDA context (~0.5 GiB), NCCL communicators and their buffers
+	 * (0.3-1 GiB with several groups), cuBLAS workspaces: what
+	 * nvidia-smi shows beyond PyTorch's allocator. */
+	rt->context_bytes = 1.25 * GIB;
+	/* PyTorch's caching allocator: blocks rounded and split, about
+	 * 5-10% of the activation high-water mark reserved beyond it. */
+	rt->frag = 0.07;
+}
+
+void
+runtime_init(struct runtime *rt, int id)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->id = id;
+	rt->max_depth_none = 1;
+	rt->tp = 1;
+	switch (id) {
+	case RUNTIME_PIPEDREAM_2BW:
+		rt->sched_mask = SCHED(2BW) | SCHED(FLUSH) | SCHED(GPIPE) |
+				 SCHED(NONE);
+		rt->max_depth_none = 1 << 30;
+		rt->selective = rt->mixed_rc = 1;
+		break;
+	case RUNTIME_MEGATRON_CORE:
+		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
+		rt->interleave = rt->zero1 = rt->selective = 1;
+		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
+				   OPT(OVERLAP_PARAM_GATHER) |
+				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
+				   OPT(GRAD_REDUCE_FP32);
+		/* what current Megatron-Core recipes switch on */
+		rt->opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(OVERLAP_PARAM_GATHER) |
+			   OPT(GRAD_REDUCE_FP32);
+		break;
+	case RUNTIME_DEEPSPEED:
+		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
+		rt->zero1 = 1;
+		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE);
+		break;
+	case RUNTIME_TORCHTITAN:
+		rt->sched_mask = SCHED(FLUSH) | SCHED(GPIPE) | SCHED(NONE);
+		rt->interleave = rt->selective = 1;
+		rt->allowed_opts = OPT(CUDA_GRAPHS);
+		break;
+	default:
+		rt->id = RUNTIME_PYTORCH_DDP;
+		rt->sched_mask = SCHED(NONE);
+		rt->zero1 = rt->selective = rt->mixed_rc = 1;
+		rt->tp = 0;
+		break;
+	}
+	if (id != RUNTIME_PYTORCH_DDP)
+		rt->tp = 1;
+	derive(rt);
+}
+
+static int
+find(const char *const *names, const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
+			return i;
+	return -1;
+}
+
+static void
+list(char *buf, size_t n, const char *const *names, unsigned mask)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; names[i]; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+					len ? ", " : "", names[i]);
+	}
+}
+
+int
+runtime_parse(struct runtime *rt, const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *p;
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	char valid[512];
+	int id = find(runtime_names, spec, n);
+
+	if (id < 0) {
+		list(valid, sizeof(valid), runtime_names, ~0u);
+		return pd2bw_error("unknown runtime '%.*s' (valid: %s)", (int)n,
+				   spec, valid);
+	}
+	runtime_init(rt, id);
+	for (p = colon; p && *p;) {
+		const char *s = p + 1, *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		int off = 0, o;
+
+		if (len > 3 && !strncmp(s, "no-", 3)) {
+			off = 1;
+			s += 3;
+			len -= 3;
+		}
+		o = find(runtime_opt_names, s, len);
+		if (o < 0 || !(rt->allowed_opts & (1u << o))) {
+			list(valid, sizeof(valid), runtime_opt_names,
+			     rt->allowed_opts);
+			return pd2bw_error("runtime %s has no option '%.*s' "
+					   "(valid: %s)",
+					   runtime_names[id], (int)len, s,
+					   *valid ? valid : "none");
+		}
+		if (off)
+			rt->opts &= ~(1u << o);
+		else
+			rt->opts |= 1u << o;
+		p = e;
+	}
+	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_PARAM_GATHER) &&
+	    !runtime_has(rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE))
+		/* arguments.py:1028 */
+		return pd2bw_error("runtime %s: overlap-param-gather needs "
+				   "overlap-grad-reduce", runtime_names[id]);
+	derive(rt);
+	return 0;
+}
+
+void
+runtime_format(const struct runtime *rt, char *buf, size_t n)
+{
+	size_t len;
+	int i, first = 1;
+
+	len = (size_t)snprintf(buf, n, "%s", runtime_names[rt->id]);
+	for (i = 0; runtime_opt_names[i]; i++) {
+		if (!(rt->allowed_opts & (1u << i)) || !runtime_has(rt, i))
+			continue;
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+					"%s%s", first ? ":" : ",",
+					runtime_opt_names[i]);
+		first = 0;
+	}
+}
+
+int
+runtime_default_for(int sched, int d)
+{
+	switch (sched) {
+	case PLAN_FLUSH:
+		return RUNTIME_MEGATRON_CORE;
+	case PLAN_GPIPE:
+		return RUNTIME_TORCHTITAN;
+	case PLAN_NONE:
+		return d == 1 ? RUNTIME_PYTORCH_DDP : RUNTIME_PIPEDREAM_2BW;
+	default:
+		return RUNTIME_PIPEDREAM_2BW;
+	}
+}
+
+int
+runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
+	      int zero, int rc, char *buf, size_t n)
+{
+	const char *name = runtime_names[rt->id];
+
+	if (!rt->sched_mask)
+		return 0; /* a zeroed, neutral runtime (cost.h) */
+	if (!(rt->sched_mask & (1u << sched))) {
+		snprintf(buf, n, "runtime %s cannot run the %s schedule", name,
+			 plan_sched_names[sched]);
+		return -1;
+	}
+	if (sched == PLAN_NONE && d > rt->max_depth_none) {
+		snprintf(buf, n, "runtime %s runs schedule none only without "
+			 "a pipeline (depth 1, not %d)", name, d);
+		return -1;
+	}
+	if (v > 1 && !rt->interleave) {
+		snprintf(buf, n, "runtime %s cannot interleave stages "
+			 "(--interleave %d)", name, v);
+		return -1;
+	}
+	if (t > 1 && !rt->tp) {
+		snprintf(buf, n, "runtime %s has no tensor parallelism "
+			 "(--tp %d)", name, t);
+		return -1;
+	}
+	if (zero && !rt->zero1) {
+		snprintf(buf, n, "runtime %s cannot shard the optimizer "
+			 "state (--optimizer-sharding on)", name);
+		return -1;
+	}
+	if (rc == PROF_RC_SELECTIVE && !rt->selective) {
+		snprintf(buf, n, "runtime %s has no selective recomputation",
+			 name);
+		return -1;
+	}
+	if (rc == PLAN_RC_MIXED && !rt->mixed_rc) {
+		snprintf(buf, n, "runtime %s cannot choose recomputation per "
+			 "layer", name);
+		return -1;
+	}
+	return 0;
+}

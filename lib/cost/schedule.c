@@ -1,0 +1,246 @@
+/*
+ * schedule.c - the iteration time of a configuration: the closed form the
+ * search screens with, and the event simulation (sim.c) that is the
+ * reference and gives every reported figure.
+ *
+ * Both share one semantics.  A stage runs, per microbatch, a forward F, a
+ * recomputation R (before each backward) and a backward B; exposed
+ * tensor-parallel traffic, point-to-point transfers and host costs block
+ * its stream (Megatron's p2p waits for its receives), half in the
+ * forward and half in the backward.  Per update each stage then
+ * synchronises its gradients as its runtime does (runtime.h): overlapped
+ * with the next update's microbatches (2BW), bucketed into each chunk's
+ * last backward, or after it; then the optimizer step; then, with
+ * optimizer sharding, the weights' all-gather, of which one forward of
+ * the next iteration hides what the runtime overlaps.
+ *
+ * Closed form, with T = F + R + B the slowest stage's busy time:
+ *  - 2bw: m max_s max(T_s, sync_s / m) (no flush, no bubble);
+ *  - flush, gpipe: the pipeline ends at P = m T + (d - 1) T / v; stage s's
+ *    last backward ends sum_{j<s} (R_j + B_j) / v before stage 0's (the
+ *    gradient reaches it first); the iteration ends when the last stage
+ *    has synchronised, stepped and gathered;
+ *  - none: P = m sum_s T_s, the stages' ends as above.
+ * For equal stages this is exact (tests/unit/test_schedule.c checks it
+ * against the simulation for every schedule and runtime); unequal
+ * stages wait for each other in ways only the simulation follows, which
+ * is why the search re-scores its best candidates with it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd2bw/cost.h"
+#include "pd2bw/error.h"
+#include "pd2bw/sim.h"
+
+/* The operations' durations of stage st per microbatch (v = 1). */
+static void
+durations(const struct plan_stage *st, double *f, double *r, double *b)
+{
+	double extra = (st->tp_ms + st->p2p_ms + st->host_ms) / 2;
+
+	*f = st->fwd_ms + extra;
+	*r = st->recompute_ms;
+	*b = st->compute_ms - st->fwd_ms + extra;
+}
+
+/* Share of one chunk's gradients in its last bucket. */
+static double
+bucket_share(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	double chunk = (double)st->params / g->v, bucket = 40e6;
+
+	if (g->rt)
+		bucket = g->rt->bucket_params;
+	return chunk > bucket ? bucket / chunk : 1;
+}
+
+static int
+sync_of(const struct cost_cfg *g)
+{
+	return g->rt ? g->rt->sync : RUNTIME_SYNC_AFTER;
+}
+
+static int
+gather_overlap(const struct cost_cfg *g)
+{
+	return g->rt && g->zero &&
+	       runtime_has(g->rt, RUNTIME_OPT_OVERLAP_PARAM_GATHER);
+}
+
+/* The per-microbatch terms of stage st, times m. */
+static void
+add_terms(struct plan_terms *t, const struct plan_stage *st, double m)
+{
+	t->compute_ms += m * st->compute_ms;
+	t->recompute_ms += m * st->recompute_ms;
+	t->tp_ms += m * st->tp_ms;
+	t->p2p_ms += m * st->p2p_ms;
+	t->host_ms += m * st->host_ms;
+}
+
+double
+cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
+	       struct plan_terms *t)
+{
+	double tmb = -1, P, iter, acc = 0, sum = 0;
+	int s, slow = 0, last = 0, v = g->v > 1 ? g->v : 1;
+
+	memset(t, 0, sizeof(*t));
+	if (g->sched == PLAN_2BW) {
+		for (s = 0; s < g->d; s++) {
+			double busy = cost_stage_busy(&st[s]);
+			double sync = (st[s].allreduce_ms + st[s].gather_ms +
+				       st[s].optimizer_ms) / g->m;
+			double x = busy > sync ? busy : sync;
+
+			if (x > tmb) {
+				tmb = x;
+				slow = s;
+			}
+		}
+		add_terms(t, &st[slow], g->m);
+		iter = g->m * tmb;
+		t->allreduce_ms = iter - g->m * cost_stage_busy(&st[slow]);
+		if (t->allreduce_ms < 0)
+			t->allreduce_ms = 0;
+		return iter;
+	}
+	for (s = 0; s < g->d; s++) {
+		double x = cost_stage_busy(&st[s]);
+
+		sum += x;
+		if (x > tmb) {
+			tmb = x;
+			slow = s;
+		}
+	}
+	if (g->sched == PLAN_NONE) {
+		P = g->m * sum;
+		for (s = 0; s < g->d; s++)
+			add_terms(t, &st[s], g->m);
+		v = 1;
+	} else {
+		P = g->m * tmb + (g->d - 1) * tmb / v;
+		add_terms(t, &st[slow], g->m);
+		t->bubble_ms = P - g->m * tmb;
+	}
+	iter = P;
+	for (s = 0; s < g->d; s++) {
+		double f, r, b, e, red = st[s].allreduce_ms, red_end, end, gx;
+
+		durations(&st[s], &f, &r, &b);
+		e = P - acc;
+		acc += (r + b) / v;
+		if (sync_of(g) == RUNTIME_SYNC_LAST_BWD && red > 0)
+			red_end = fmax(e + bucket_share(&st[s], g) * red / v,
+				       e - b / v + red / v);
+		else
+			red_end = e + red;
+		gx = gather_overlap(g) ? fmax(0, st[s].gather_ms - f)
+				       : st[s].gather_ms;
+		end = fmax(e, red_end) + st[s].optimizer_ms + gx;
+		if (end > iter) {
+			iter = end;
+			last = s;
+		}
+	}
+	t->optimizer_ms = st[last].optimizer_ms;
+	t->allreduce_ms = iter - P - t->optimizer_ms;
+	if (t->allreduce_ms < 0)
+		t->allreduce_ms = 0;
+	return iter;
+}
+
+double
+cost_simulate(const struct chain *c, const struct plan_stage *st,
+	      const struct cost_cfg *g, struct sim *sm,
+	      struct plan_terms *terms)
+{
+	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
+	struct sim_cfg cfg;
+	double ret = -1, tmb = -1, P = 0;
+	int s, slow = 0, j;
+	size_t i;
+
+	for (s = 0; s < g->d; s++) {
+		double f, r, b, nf = cost_in_flight(g, s) *
+				     cost_interleave_factor(g);
+
+		durations(&st[s], &f, &r, &b);
+		in[s].fwd_ms = f;
+		in[s].rc_ms = r;
+		in[s].bwd_ms = b;
+		in[s].allreduce_ms = st[s].allreduce_ms;
+		in[s].gather_ms = st[s].gather_ms;
+		in[s].opt_ms = st[s].optimizer_ms;
+		in[s].bucket_share = bucket_share(&st[s], g);
+		if (st[s].recompute >= 0 && st[s].recompute < PROF_RC_N &&
+		    c && st[s].last < c->L) {
+			double peak = 0;
+
+			for (j = st[s].first; j <= st[s].last; j++) {
+				double full = CHAIN_AT(c, c->stash[PROF_RC_NONE],
+						       g->k, j);
+
+				in[s].stash_bytes += CHAIN_AT(
+					c, c->stash[st[s].recompute], g->k, j);
+				if (full > peak)
+					peak = full;
+			}
+			if (st[s].recompute == PROF_RC_FULL)
+				in[s].stash_extra_bytes = peak;
+		} else if (nf > 0) {
+			in[s].stash_bytes = (double)st[s].stash_bytes / nf;
+		}
+		if (cost_stage_busy(&st[s]) > tmb) {
+			tmb = cost_stage_busy(&st[s]);
+			slow = s;
+		}
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.sched = g->sched;
+	cfg.d = g->d;
+	cfg.m = g->m;
+	cfg.v = g->v;
+	cfg.st = in;
+	cfg.sync = sync_of(g);
+	cfg.gather_overlap = gather_overlap(g);
+	/* enough iterations for 2BW's steady state, fewer when long */
+	cfg.iters = (double)g->m * g->d * g->v > 20000 ? 4 : 8;
+	if (sim_run(sm, &cfg))
+		goto out;
+	ret = sm->iter_ms;
+	if (terms) {
+		memset(terms, 0, sizeof(*terms));
+		if (g->sched == PLAN_NONE)
+			for (s = 0; s < g->d; s++)
+				add_terms(terms, &st[s], g->m);
+		else
+			add_terms(terms, &st[slow], g->m);
+		if (g->sched == PLAN_2BW) {
+			terms->allreduce_ms =
+				fmax(0, ret - g->m * cost_stage_busy(&st[slow]));
+		} else {
+			/* the pipeline's own end: its last compute */
+			for (i = 0; i < sm->nops; i++)
+				if (sm->ops[i].kind <= SIM_BWD &&
+				    sm->ops[i].end_ms > P)
+					P = sm->ops[i].end_ms;
+			if (g->sched != PLAN_NONE)
+				terms->bubble_ms = fmax(0, P - g->m * tmb);
+			for (i = 0; i < sm->nops; i++)
+				if (sm->ops[i].kind == SIM_OPTIMIZER &&
+				    sm->ops[i].end_ms >= ret - 1e-9)
+					terms->optimizer_ms =
+						sm->ops[i].end_ms -
+						sm->ops[i].start_ms;
+			terms->allreduce_ms =
+				fmax(0, ret - P - terms->optimizer_ms);
+		}
+	}
+out:
+	free(in);
+	return ret;
+}
