@@ -370,7 +370,8 @@ END {
 
 [ "$SEARCH" = 1 ] || exit 0
 echo
-echo "What pd2bw-plan would choose for the same GPUs and batch, sections A and B"
+echo "What pd2bw-plan would choose for the same GPUs and batch as the full-recompute"
+echo "runs of sections A and B"
 echo "(full search; 2bw trains with weights one update stale, so the best flush"
 echo "plan, with Megatron's semantics, is shown too):"
 cfg() {
@@ -378,7 +379,7 @@ cfg() {
 		sed 's/tensor_parallel/t/; s/sequence_parallel/sp/; s/microbatch/b/; s/recompute/rc/; s/interleave/v/; s/schedule=//; s/width/w/; s/depth/d/' |
 		tr '\n' ' '
 }
-awk -F'\t' '($2 == "A" || $2 == "B") && $4 == "run" && $1 !~ /-none$/' "$TMP/todo" |
+awk -F'\t' '($2 == "A" || $2 == "B") && $4 == "run" && $1 !~ /-(none|seqsel)$/' "$TMP/todo" |
 while IFS='	' read -r id _ _ _ _ _ _ _ cl nodes args; do
 	ref=$(awk -F'\t' -v id="$id" '$1 == id { print $2 }' "$TMP/pred")
 	m=${args%% *}
