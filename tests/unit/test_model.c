@@ -382,8 +382,8 @@ test_validate(void)
 
 static const char *const zoo[] = {
 	"gpt-1.3b", "gpt-2.2b", "gpt-3.8b", "bert-2.2b", "bert-3.8b",
-	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama3-8b",
-	"llama3-70b", NULL,
+	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama2-7b", "llama2-13b",
+	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b", NULL,
 };
 
 static void

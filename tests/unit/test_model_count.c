@@ -150,6 +150,21 @@ test_llama(void)
 	CHECK_INT_EQ(model_block_params(&m), 855654400);
 	CHECK_INT_EQ(model_params(&m), 70553706496LL);
 
+	/* Llama-3.1 405B: 126 layers, h 16384, 128/8 heads, ffn 53248. */
+	llama(&m, 126, 16384, 128, 8, 53248);
+	CHECK_INT_EQ(model_params(&m), 405853388800LL);
+
+	/* Llama 2 7B, 13B (no GQA) and 70B: vocabulary 32000. */
+	llama(&m, 32, 4096, 32, 32, 11008);
+	m.vocab = 32000;
+	CHECK_INT_EQ(model_params(&m), 6738415616LL);
+	llama(&m, 40, 5120, 40, 40, 13824);
+	m.vocab = 32000;
+	CHECK_INT_EQ(model_params(&m), 13015864320LL);
+	llama(&m, 80, 8192, 64, 8, 28672);
+	m.vocab = 32000;
+	CHECK_INT_EQ(model_params(&m), 68976648192LL);
+
 	/*
 	 * FLOPs from the matmuls, B = 2, Llama-3 8B: N = 16384 tokens;
 	 * block forward 2N h 6144 + 4 N s h + 2 N h^2 + 3 * 2 N h f.
