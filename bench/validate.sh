@@ -97,11 +97,25 @@ function runtime_name(r) {
 	if (r ~ /fsdp/) return "torchtitan"
 	return ""
 }
+# FP8 recipes differ in their scaling (per tensor, 32-element blocks,
+# 128 x 128 blocks), not in the GEMM peak pd2bw-plan rates them at.
 function precision_name(p) {
-	if (p == "fp8" || p == "fp8-cs") return "fp8"
-	if (p == "fp8-mx") return "mxfp8"
-	if (p == "fp8-block") return "fp8-block"
+	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block")
+		return "fp8"
 	return p
+}
+# The overlap column in --runtime megatron-core sub-options.
+function overlap_opts(ov,   n, i, k, out, o) {
+	n = split(ov, k, ",")
+	out = ""
+	for (i = 1; i <= n; i++) {
+		o = ""
+		if (k[i] == "grad-reduce") o = "overlap-grad-reduce"
+		if (k[i] == "param-gather") o = "overlap-param-gather"
+		if (k[i] == "tp-comm") o = "tp-comm-overlap"
+		if (o != "") out = out "," o
+	}
+	return out
 }
 {
 	sec = $1; id = $2; model = $4; gpu = $5; cl = $6; gpus = $7; gbs = $8
@@ -145,10 +159,19 @@ function precision_name(p) {
 		" --seq-len " seq " --reserve 0 --partition uniform"
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
+	# Megatron-LM as the 2021/2022 papers ran it: gradients reduced after
+	# the flush, none of Megatron-Core'"'"'s overlaps, fp32 main gradients.
+	# Megatron-Bridge and NeMo: the overlaps the row names, else the
+	# recipes'"'"' (the runtime'"'"'s defaults).
 	if (has_runtime) {
 		a = rname
-		if (rname == "megatron-core" && ov != "-" && ov != "") a = a ":" ov
+		if (rt == "megatron-lm")
+			a = a ":no-overlap-param-gather,no-overlap-grad-reduce"
+		else if (rname == "megatron-core" && ov != "-" && ov != "")
+			a = a ":no-overlap-param-gather,no-overlap-grad-reduce" overlap_opts(ov)
 		args = args " --runtime " a
+		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
+			args = args " --grad-bytes 4"
 	} else if (rt ~ /^(megatron|nemo)/)
 		args = args " --grad-bytes 4"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)

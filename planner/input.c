@@ -73,10 +73,22 @@ looks_like_model(const char *buf, size_t len)
 	return 0;
 }
 
-/* Train m at seq_len (> 0) instead of its own length. */
+/* --precision for every model this run reads; -1: the model's own. */
+static int override_prec = -1;
+
+void
+input_set_precision(int prec)
+{
+	override_prec = prec;
+}
+
+/* Train m at seq_len (> 0) instead of its own length, and in the
+ * precision asked for. */
 static void
 set_seq(struct model *m, int64_t seq_len)
 {
+	if (override_prec >= 0)
+		m->precision = override_prec;
 	if (seq_len > 0)
 		m->seq_len = seq_len;
 }

@@ -55,6 +55,10 @@ int input_tp_chains(struct input_chains *x, const char *path,
 		    int sp_mode);
 void input_chains_release(struct input_chains *x);
 
+/* Train every model read from now on in precision prec (enum
+ * model_prec), whatever the file says; -1 restores the files' own. */
+void input_set_precision(int prec);
+
 /*
  * Fill o (cost_opts_init'ed) for profile p planned on GPU g (NULL when
  * not in the catalog): the model's precision, the GPU's memory rate for

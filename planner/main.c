@@ -60,6 +60,7 @@ enum {
 	OPT_LP_GAP,
 	OPT_LP_TIME,
 	OPT_RUNTIME,
+	OPT_PRECISION,
 };
 
 static const struct option longopts[] = {
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"runtime", required_argument, NULL, OPT_RUNTIME},
+	{"precision", required_argument, NULL, OPT_PRECISION},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -163,6 +165,8 @@ usage(FILE *fp)
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --precision P        train a model in bf16, fp16, fp32 or fp8\n"
+		"                           (FP8 GEMMs, 16-bit elsewhere)\n"
 		"      --runtime NAME[:OPT,no-OPT,...]\n"
 		"                           what runs the plan: pipedream-2bw,\n"
 		"                           megatron-core, deepspeed, torchtitan,\n"
@@ -313,6 +317,16 @@ main(int argc, char **argv)
 			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
 				       1 << 20, 1);
 			break;
+		case OPT_PRECISION: {
+			int pr = -1;
+
+			cli_names("--precision", optarg, model_prec_names, &pr);
+			if (pr < 0)
+				cli_usage_error("%s", "--precision takes one of "
+						"bf16, fp16, fp32, fp8");
+			input_set_precision(pr);
+			break;
+		}
 		case OPT_RUNTIME:
 			if (runtime_parse(&rt_user, optarg))
 				cli_usage_error("invalid --runtime '%s'",

@@ -22,6 +22,7 @@ struct gpu_spec {
 	double mem_eff;      /* achievable fraction of mem_gb_s */
 	double kernel_us;    /* fixed overhead per kernel launch */
 	double tflops8;      /* dense FP8 tensor-core peak; 0 = none */
+	double gemm_eff8;    /* achievable fraction of tflops8 on large GEMMs */
 	int sms;             /* streaming multiprocessors; 0 = unknown */
 	char *source;        /* where the figures come from (owned) */
 };

@@ -78,6 +78,8 @@ struct shape {
 	double *cls_ms;     /* when set, op_ms adds each kernel's time to
 			       cls_ms[its class] */
 	double gemm_tflops; /* the linear layers' rate (FP8 where used) */
+	int fp8;            /* linear layers in FP8 (blocks only: Megatron
+			       keeps the output layer 16-bit) */
 	double nk;          /* kernels counted since the point began */
 };
 
@@ -140,13 +142,26 @@ analytic_gemm_shape_eff(int sms, double M, double K, double N)
 	return best * ke;
 }
 
-/* One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation). */
+/*
+ * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
+ * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
+ * amax and scale, then an FP8 copy and its transpose: read 16-bit, write
+ * two bytes), and the GEMM runs at the FP8 rate and efficiency.
+ */
 static double
 gemm_op(struct shape *sh, double M, double K, double N, double extra)
 {
-	return kernel_ms(sh, OP_GEMM, 2 * M * K * N,
-			 (M * K + K * N + M * N) * sh->e + extra,
-			 analytic_gemm_shape_eff(sh->g->sms, M, K, N));
+	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
+
+	if (sh->fp8) {
+		t += op_ms(sh, OP_VEC, 2 * M * K, M * K * (sh->e + 2));
+		if (sh->g->gemm_eff8 > 0)
+			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
+	}
+	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
+			     (M * K + K * N + M * N) * (sh->fp8 ? 1 : sh->e) +
+				     extra,
+			     eff);
 }
 
 /* Forward GEMM [m x k] x [k x c]. */
@@ -288,6 +303,12 @@ block_stash(struct shape *sh)
 		st /= sh->t;
 	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
 	st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
+	/* FP8 layers keep their GEMMs' inputs as the FP8 copies: the norm
+	 * outputs feeding QKV and the MLP, the context feeding the
+	 * projection, the activation feeding the second MLP GEMM */
+	if (sh->fp8)
+		st -= (e - 1) * (2 * n * h / (sh->sp ? sh->t : 1) +
+				 n * sh->ht + n * sh->ft);
 	return st;
 }
 
@@ -610,7 +631,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		p->layers[0].pt[i].kernels = sh.nk;
 		sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
 		sh.nk = 0;
+		sh.fp8 = m->precision == MODEL_FP8;
 		block_point(&sh, &p->layers[1].pt[i]);
+		sh.fp8 = 0;
 		p->layers[1].pt[i].kernels = sh.nk;
 		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;
 		sh.nk = 0;

@@ -141,6 +141,48 @@ group_link(const struct place_links *l, const struct cluster *c, int a,
 	}
 }
 
+/*
+ * Rate at which ring (stage s, tensor-parallel rank j) leaves its
+ * slowest node: the sum over its members there of their NIC's rate over
+ * the ring members that NIC serves (counted in l->out), less the
+ * oversubscription when the ring spans leaf switches.
+ */
+static double
+ring_cross_bw(const struct place_links *l, const struct cluster *c,
+	      int rule, int w, int d, int t, int s, int j)
+{
+	int gpn = c->gpus_per_node, r, leaf0 = -1, spans = 0;
+	double best = -1, sum = 0;
+	int node = -1;
+
+	/* members of one node are consecutive in both placement rules */
+	for (r = 0; r <= w; r++) {
+		int g = r < w ? place_gpu(rule, w, d, s, r) * t + j : -1;
+		int n = g >= 0 ? g / gpn : -2;
+
+		if (n != node) {
+			if (node >= 0 && (best < 0 || sum < best))
+				best = sum;
+			node = n;
+			sum = 0;
+		}
+		if (g < 0)
+			break;
+		if (c->nodes_per_leaf > 0) {
+			int leaf = n / c->nodes_per_leaf;
+
+			if (leaf0 < 0)
+				leaf0 = leaf;
+			spans |= leaf != leaf0;
+		}
+		sum += l->nic_gb_s[slot(l, c, g) % l->nnics] /
+		       (l->out[slot(l, c, g)] > 0 ? l->out[slot(l, c, g)] : 1);
+	}
+	if (spans && c->oversubscription > 1)
+		best /= c->oversubscription;
+	return best;
+}
+
 void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		 int w, int d, int t)
@@ -167,24 +209,59 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		l->in_lat_us[s] = lt;
 	}
 
-	/* All-reduce rings: every stage's rings (one per tensor-parallel
-	 * rank) run at the update. */
+	/*
+	 * Data-parallel rings: every stage's rings (one per tensor-parallel
+	 * rank) run at the update.  NCCL runs a ring over several nodes as
+	 * one channel per rail: each of the ring's GPUs in a node crosses to
+	 * the next node through its own NIC with its share of the data, so
+	 * the ring leaves a node at the sum of its members' NIC rates, each
+	 * NIC divided among the ring members it serves.
+	 */
 	reset(l);
 	for (s = 0; w > 1 && s < d; s++)
 		for (r = 0; r < w; r++)
-			for (j = 0; j < t; j++)
-				count(l, c,
-				      place_gpu(rule, w, d, s, r) * t + j,
-				      place_gpu(rule, w, d, s, (r + 1) % w) * t +
-					      j);
+			for (j = 0; j < t; j++) {
+				int g = place_gpu(rule, w, d, s, r) * t + j;
+
+				l->out[slot(l, c, g)]++;
+			}
 	for (s = 0; s < d; s++) {
 		double bw = 0, lt = 0;
 		int first = 1;
 
-		for (r = 0; w > 1 && r < w; r++)
-			group_link(l, c, place_gpu(rule, w, d, s, r),
-				   place_gpu(rule, w, d, s, (r + 1) % w), t,
-				   &bw, &lt, &first);
+		for (j = 0; w > 1 && j < t; j++) {
+			int n0 = -1, multi = 0;
+
+			for (r = 0; r < w; r++) {
+				int g1 = place_gpu(rule, w, d, s, r) * t + j;
+				int g2 = place_gpu(rule, w, d, s, (r + 1) % w) *
+					 t + j;
+
+				if (n0 < 0)
+					n0 = g1 / c->gpus_per_node;
+				multi |= g1 / c->gpus_per_node != n0;
+				if (g1 / c->gpus_per_node ==
+				    g2 / c->gpus_per_node) {
+					double x = cluster_intra(
+						c, g1 % c->gpus_per_node,
+						g2 % c->gpus_per_node);
+
+					if (first || x < bw)
+						bw = x;
+					first = 0;
+				}
+				if (lat(c, g1, g2) > lt)
+					lt = lat(c, g1, g2);
+			}
+			if (multi) {
+				double x = ring_cross_bw(l, c, rule, w, d, t, s,
+							 j);
+
+				if (first || x < bw)
+					bw = x;
+				first = 0;
+			}
+		}
 		l->ring_gb_s[s] = bw;
 		l->ring_lat_us[s] = lt;
 	}

@@ -133,10 +133,22 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		durations(&st[s], &f, &r, &b);
 		e = P - acc;
 		acc += (r + b) / v;
-		if (sync_of(g) == RUNTIME_SYNC_LAST_BWD && red > 0)
-			red_end = fmax(e + bucket_share(&st[s], g) * red / v,
-				       e - b / v + red / v);
-		else
+		if (sync_of(g) == RUNTIME_SYNC_LAST_BWD && red > 0) {
+			double q = bucket_share(&st[s], g), fr = -1e300;
+			int ch;
+
+			/* chunk c's last backward comes c groups of d
+			 * chunk-steps before chunk 0's; each queues 1/v of
+			 * the reduction behind the previous one */
+			for (ch = v - 1; ch >= 0; ch--) {
+				double bs = e - b / v -
+					    ch * (double)g->d * (r + b) / v;
+				double a = fmax(fr, bs);
+
+				fr = fmax(a + red / v, bs + b / v + q * red / v);
+			}
+			red_end = fr;
+		} else
 			red_end = e + red;
 		gx = gather_overlap(g) ? fmax(0, st[s].gather_ms - f)
 				       : st[s].gather_ms;

@@ -21,6 +21,7 @@
  *       kernel_us: 3             fixed cost per kernel, >= 0
  *       tflops8: 1978.9          optional: dense FP8 tensor peak, >= 0
  *       sms: 132                 optional: streaming multiprocessors
+ *       gemm_eff8: 0.6           optional: fraction of tflops8 reached
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -58,6 +59,10 @@
  *  - tflops8: dense FP8 peak of the datasheets (half the "with
  *    sparsity" figure): H100/H200 1978.9, B200 4500, L40S 733; none on
  *    V100 and A100.
+ *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
+ *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
+ *    transformer sizes, B200's about 2.7 of 4.5 PFLOP/s: 0.6 (the FP8
+ *    rows of bench/validate.sh's fit subset are consistent with it).
  *  - sms: SM count of the part (NVIDIA architecture whitepapers: V100
  *    80, A100 108, H100 SXM5 132, B200 148; L40S 142), for the GEMMs'
  *    wave quantisation.
@@ -80,6 +85,7 @@ struct builtin {
 	const char *source;
 	double tflops8;
 	int sms;
+	double gemm_eff8;
 };
 
 /*
@@ -98,11 +104,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80},
+	 0, 80, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80},
+	 0, 80, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -111,11 +117,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108},
+	 0, 108, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108},
+	 0, 108, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -125,11 +131,11 @@ static const struct builtin builtins[] = {
 	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132},
+	 1978.9, 132, 0.6},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132},
+	 1978.9, 132, 0.6},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -138,7 +144,7 @@ static const struct builtin builtins[] = {
 	{"B200", 180, 2250, 75, 7700, 900, 64, 0.7, 0.5, 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
-	 4500, 148},
+	 4500, 148, 0.6},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -146,7 +152,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142},
+	 733, 142, 0.6},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -264,6 +270,7 @@ catalog_init(struct gpu_catalog *c)
 		g.kernel_us = b->kernel_us;
 		g.tflops8 = b->tflops8;
 		g.sms = b->sms;
+		g.gemm_eff8 = b->gemm_eff8;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -382,6 +389,7 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("kernel_us", 1, &g->kernel_us, 0, 1e6),
 		YK_DBL("tflops8", 0, &g->tflops8, 0, 1e6),
 		YK_INT("sms", 0, &g->sms, 0, 100000),
+		YK_DBL("gemm_eff8", 0, &g->gemm_eff8, 0, 1),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -521,6 +529,8 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kdbl(&o, "tflops8", g->tflops8);
 		if (g->sms > 0)
 			yml_out_kint(&o, "sms", g->sms);
+		if (g->gemm_eff8 > 0)
+			yml_out_kdbl(&o, "gemm_eff8", g->gemm_eff8);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

@@ -1,0 +1,251 @@
+/*
+ * test_schedule.c - the closed form against the event simulation, which
+ * is its reference (lib/cost/schedule.c): random configurations of every
+ * schedule, with and without interleaving, with every synchronisation
+ * rule (after the last backward, bucketed into it, 2BW's overlap), with
+ * and without optimizer sharding and its overlapped all-gather, tensor-
+ * parallel and host costs.  For stages of equal times the two must agree
+ * to 0.1%; for unequal stages the planner reports the simulation, which
+ * an end-to-end search checks.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "capture.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/error.h"
+#include "pd2bw/search.h"
+#include "pd2bw/sim.h"
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+
+static double
+urand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static int
+irand(int lo, int hi)
+{
+	return lo + (int)(urand() * (hi - lo + 1));
+}
+
+/* One random stage; equal when proto is given. */
+static void
+random_stage(struct plan_stage *st, const struct plan_stage *proto)
+{
+	if (proto) {
+		*st = *proto;
+		return;
+	}
+	memset(st, 0, sizeof(*st));
+	st->fwd_ms = 1 + 9 * urand();
+	st->compute_ms = st->fwd_ms * (2.5 + urand());
+	st->recompute_ms = urand() < 0.3 ? st->fwd_ms : 0;
+	st->tp_ms = urand() < 0.5 ? 2 * urand() : 0;
+	st->p2p_ms = urand() < 0.7 ? urand() : 0;
+	st->host_ms = urand() < 0.5 ? 0.5 * urand() : 0;
+	st->params = (int64_t)(1e6 + 3e8 * urand());
+	st->allreduce_ms = urand() < 0.8 ? 60 * urand() : 0;
+	st->optimizer_ms = urand() < 0.5 ? 5 * urand() : 0;
+}
+
+static void
+test_equal_stages(void)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
+				     PLAN_NONE};
+	struct runtime rts[3];
+	int trial, worst_trial = -1, n = 0;
+	double worst = 0;
+	char msg[160];
+
+	runtime_init(&rts[0], RUNTIME_MEGATRON_CORE);
+	runtime_parse(&rts[1], "megatron-core:no-overlap-param-gather,"
+		      "no-overlap-grad-reduce");
+	runtime_init(&rts[2], RUNTIME_PIPEDREAM_2BW);
+	for (trial = 0; trial < 3000; trial++) {
+		struct plan_stage st[8], proto;
+		struct cost_cfg g;
+		struct plan_terms t;
+		struct sim sm;
+		double cf, sm_ms, err;
+		int s;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 4];
+		g.d = irand(1, 6);
+		g.v = 1;
+		if (g.sched == PLAN_FLUSH && g.d > 1 && urand() < 0.5)
+			g.v = irand(2, 3);
+		g.m = g.sched == PLAN_2BW ? irand(g.d, 3 * g.d)
+		      : g.v > 1 ? g.d * irand(1, 4) : irand(1, 12);
+		g.w = irand(2, 8);
+		g.t = 1;
+		g.zero = urand() < 0.5;
+		g.rt = &rts[irand(0, 2)];
+		random_stage(&proto, NULL);
+		if (g.zero)
+			proto.gather_ms = 20 * urand();
+		for (s = 0; s < g.d; s++)
+			random_stage(&st[s], &proto);
+		cf = cost_iteration(st, &g, &t);
+		sm_ms = cost_simulate(NULL, st, &g, &sm, NULL);
+		sim_release(&sm);
+		err = fabs(cf - sm_ms) / sm_ms;
+		n++;
+		if (err > worst) {
+			worst = err;
+			worst_trial = trial;
+		}
+	}
+	snprintf(msg, sizeof(msg),
+		 "closed form = simulation to 0.1%% on %d configurations of "
+		 "equal stages (worst %.2e, trial %d)", n, worst, worst_trial);
+	CHECK_MSG(worst < 1e-3, msg);
+}
+
+/*
+ * Unequal stages: the closed form is the screen; the plan the search
+ * returns carries the simulated time of its own stages, summary and
+ * plan file alike.
+ */
+static void
+test_search_reports_simulation(void)
+{
+	struct profile p;
+	struct chain c;
+	struct cluster cl;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats stats;
+	struct search_chain sc;
+	int trial, agree = 0, plans = 0;
+
+	for (trial = 0; trial < 30; trial++) {
+		struct plan plan;
+		struct cost_cfg g;
+		struct sim sm;
+		double t;
+		int k, L = irand(3, 10), j;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		p.seq_len = 128;
+		p.hidden = 64;
+		p.precision = xstrdup("bf16");
+		for (j = 0; j < L; j++) {
+			struct prof_layer *ly = &p.layers[j];
+
+			ly->name = xstrdup("layer");
+			ly->kind = PROF_BLOCK;
+			ly->repeat = 1;
+			ly->params = (int64_t)(1e6 + 1e8 * urand());
+			ly->pt[0].fwd_ms = 1 + 5 * urand();
+			ly->pt[0].bwd_ms = 2 * ly->pt[0].fwd_ms;
+			ly->pt[0].out_bytes = 1 << 20;
+		}
+		chain_build(&c, &p);
+		cluster_init(&cl);
+		cluster_preset(&cl, "dgx-a100:2");
+		cost_opts_init(&o);
+		o.cap_bytes = 70e9;
+		search_opts_init(&so);
+		so.batch = 8 * irand(1, 8);
+		so.topk = 3;
+		sc.c = &c;
+		sc.t = 1;
+		sc.sp = 0;
+		plan_init(&plan);
+		if (search_run_tp(&sc, 1, &cl, &o, &so, &plan, &stats) == 0) {
+			plans++;
+			memset(&g, 0, sizeof(g));
+			g.sched = plan.sched;
+			g.w = plan.w;
+			g.d = plan.d;
+			g.m = plan.m;
+			g.v = plan.v;
+			g.zero = plan.zero;
+			g.t = 1;
+			for (k = 0; k < c.nmb && c.mb[k] != plan.b; k++)
+				;
+			g.k = k;
+			g.rt = cost_runtime(&o, plan.sched, plan.d);
+			t = cost_simulate(&c, plan.stages, &g, &sm, NULL);
+			sim_release(&sm);
+			agree += fabs(t - plan.iter_ms) <= 1e-9 * t;
+		}
+		plan_release(&plan);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_MSG(plans > 20, "the random searches found plans");
+	CHECK_MSG(agree == plans,
+		  "every plan's time is the simulation of its own stages");
+}
+
+/*
+ * By hand: flush, d = 2, m = 2, F = 1, B = 2, all-reduce 4 per update.
+ * Stage 1: F0 1-2, B0 2-4, F1 4-5, B1 5-7; stage 0: F0 0-1, F1 1-2,
+ * B0 4-6, B1 7-9.  After the last backward (megatron-core without
+ * overlap): stage 0 reduces 9-13; bucketed (one bucket: the whole
+ * reduction waits for the end of B1): also 13; with a bucket of a
+ * quarter of the gradients, 7-11 overlapped and the last bucket after
+ * 9: max(7 + 4, 9 + 1) = 11.
+ */
+static void
+test_hand_checked(void)
+{
+	struct plan_stage st[2];
+	struct runtime after, bucketed;
+	struct cost_cfg g;
+	struct plan_terms t;
+	struct sim sm;
+	int s;
+
+	runtime_parse(&after, "megatron-core:no-overlap-param-gather,"
+		      "no-overlap-grad-reduce");
+	runtime_init(&bucketed, RUNTIME_MEGATRON_CORE);
+	memset(st, 0, sizeof(st));
+	for (s = 0; s < 2; s++) {
+		st[s].fwd_ms = 1;
+		st[s].compute_ms = 3;
+		st[s].allreduce_ms = 4;
+		st[s].params = 160000000;
+	}
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.d = 2;
+	g.m = 2;
+	g.w = 2;
+	g.t = 1;
+	g.v = 1;
+	g.rt = &after;
+	CHECK_NEAR(cost_iteration(st, &g, &t), 13, 1e-12);
+	CHECK_NEAR(t.bubble_ms, 3, 1e-12);
+	CHECK_NEAR(t.allreduce_ms, 4, 1e-12);
+	CHECK_NEAR(cost_simulate(NULL, st, &g, &sm, &t), 13, 1e-12);
+	sim_release(&sm);
+	g.rt = &bucketed;
+	/* 160 M parameters, 40 M per bucket: a quarter after the end */
+	CHECK_NEAR(cost_iteration(st, &g, &t), 11, 1e-12);
+	CHECK_NEAR(cost_simulate(NULL, st, &g, &sm, &t), 11, 1e-12);
+	CHECK_NEAR(t.allreduce_ms, 2, 1e-12);
+	sim_release(&sm);
+}
+
+int
+main(void)
+{
+	test_hand_checked();
+	test_equal_stages();
+	test_search_reports_simulation();
+	return h_done();
+}
