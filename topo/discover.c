@@ -159,6 +159,25 @@ count_bridges(hwloc_obj_t o, hwloc_obj_t stop)
 	return n;
 }
 
+/*
+ * The lowest object that is a or one of a's ancestors and also b or one of
+ * b's.  hwloc_get_common_ancestor_obj() compares depths, and I/O objects
+ * have negative virtual depths: when two devices hang at different numbers
+ * of bridges below different packages it walks past the root (a NULL
+ * dereference).  The parent chains are short, so walk them explicitly.
+ */
+static hwloc_obj_t
+common_ancestor(hwloc_obj_t a, hwloc_obj_t b)
+{
+	hwloc_obj_t x;
+
+	for (; a; a = a->parent)
+		for (x = b; x; x = x->parent)
+			if (x == a)
+				return a;
+	return NULL;
+}
+
 /* Path class between two PCI devices from their common ancestor. */
 static int
 pci_path(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b)
@@ -167,7 +186,7 @@ pci_path(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b)
 
 	if (a == b)
 		return TOPO_X;
-	anc = hwloc_get_common_ancestor_obj(t, a, b);
+	anc = common_ancestor(a, b);
 	if (anc && anc->type == HWLOC_OBJ_BRIDGE) {
 		if (anc->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
 			return TOPO_PHB;
