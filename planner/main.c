@@ -21,6 +21,7 @@
 #include "pd2bw/cli.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
@@ -235,6 +236,7 @@ main(int argc, char **argv)
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
+	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);

@@ -14,6 +14,7 @@
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
 #include "calibrate.h"
@@ -262,6 +263,7 @@ main(int argc, char **argv)
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
+	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&o, 0, sizeof(o));
 	o.warmup = o.repeats = -1;
 	o.check = o.cupti = 1;
