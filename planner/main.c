@@ -447,8 +447,16 @@ main(int argc, char **argv)
 	memset(&tc, 0, sizeof(tc));
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
-	if (cluster_open(&cl, cluster_spec))
+	switch (cluster_open(&cl, cluster_spec)) {
+	case 0:
+		break;
+	case -2: /* NAME:NODES with a bad NODES: a usage error */
+		fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
+		ret = 2;
 		goto out;
+	default:
+		goto out;
+	}
 	if (!gpu)
 		gpu = cl.gpu;
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))

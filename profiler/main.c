@@ -141,9 +141,8 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", pd2bw_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	pd2bw_vreport("", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	fprintf(stderr, usage_line, pd2bw_progname, pd2bw_progname);

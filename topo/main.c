@@ -318,9 +318,12 @@ cmd_preset(const struct args *a, int nargs, char **args)
 	if (a->input || a->node || a->matrix || a->nccl || a->nodes)
 		cli_usage_error("%s", "preset takes only -o FILE");
 	cluster_init(&c);
-	if (cluster_preset(&c, args[0])) {
+	ret = cluster_preset(&c, args[0]);
+	if (ret) {
 		cluster_release(&c);
-		return 1;
+		if (ret == -2)
+			fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
+		return ret == -2 ? 2 : 1;
 	}
 	ret = cluster_write(&c, a->output ? a->output : "-") ? 1 : 0;
 	cluster_release(&c);

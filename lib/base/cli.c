@@ -17,10 +17,8 @@ cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", pd2bw_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	pd2bw_vreport("", fmt, ap);
 	va_end(ap);
 	if (cli_help)
 		fprintf(stderr, "\nTry '%s'.\n", cli_help);

@@ -368,12 +368,18 @@ test_presets(void)
 		  "pd2bw: unknown cluster 'dgx-z' (presets: p3.16xlarge, "
 		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie; or a "
 		  "file)");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:0"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:0'");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:2x"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:2x'");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:'");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:0") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:0' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:2x") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:2x' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
 	cluster_release(&c);
 }
 
