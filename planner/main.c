@@ -438,6 +438,21 @@ main(int argc, char **argv)
 			cli_usage_error("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
 	}
+	{
+		/* an output over an input (or another output) would lose it */
+		const struct cli_path paths[] = {
+			{"input", input, 0},
+			{"--cluster", cluster_spec, 0},
+			{"--gpus-file", gpus_file, 0},
+			{"-o", output, 1},
+			{"--emit-output", emit >= 0 ? emit_output : NULL, 1},
+			{"--timeline", timeline, 1},
+			{"--memory", memory, 1},
+			{"--trace", trace, 1},
+		};
+
+		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
+	}
 
 	catalog_init(&cat);
 	cluster_init(&cl);

@@ -13,6 +13,7 @@
 #include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/cli.h"
 #include "pd2bw/error.h"
 #include "pd2bw/infile.h"
 #include "pd2bw/model.h"
@@ -399,6 +400,20 @@ main(int argc, char **argv)
 			}
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	{
+		/* an output over an input (or another output) would lose it */
+		const struct cli_path paths[] = {
+			{"MODEL", optind < argc ? argv[optind] : NULL, 0},
+			{"--gpus-file", gpus, 0},
+			{"--calibrate", calibrate, 0},
+			{"--kernels", o.kernels_path, !calibrate},
+			{"-o", out, 1},
+			{"--trace", trace, 1},
+			{"--gpus-out", gpus_out, 1},
+		};
+
+		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
 	}
 
 	catalog_init(&cat);

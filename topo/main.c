@@ -330,6 +330,23 @@ cmd_preset(const struct args *a, int nargs, char **args)
 	return ret;
 }
 
+/* No output over an input (a node file merged) or over another output. */
+static void
+check_paths(const struct args *a, int nfiles, char **files)
+{
+	struct cli_path *p = xcalloc((size_t)nfiles + 5, sizeof(*p));
+	int i, n = 0;
+
+	p[n++] = (struct cli_path){"--input", a->input, 0};
+	p[n++] = (struct cli_path){"--output", a->output, 1};
+	p[n++] = (struct cli_path){"--node", a->node, 1};
+	p[n++] = (struct cli_path){"--nccl-xml", a->nccl, 1};
+	for (i = 0; i < nfiles; i++)
+		p[n++] = (struct cli_path){"NODEFILE", files[i], 0};
+	cli_distinct_paths(p, n);
+	free(p);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -349,6 +366,8 @@ main(int argc, char **argv)
 		argc--;
 	}
 	parse(argc, argv, &a);
+	check_paths(&a, cmd && !strcmp(cmd, "merge") ? argc - optind : 0,
+		    argv + optind);
 	/* every output of the run is renamed into place together */
 	afile_batch_begin();
 	if (!cmd) {
