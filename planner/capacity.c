@@ -932,9 +932,10 @@ capacity_main(int argc, char **argv)
 				       o.gpus.v[j].key ? o.gpus.v[j].key
 						       : o.gpus.v[j].val);
 		if (!hit) {
-			fprintf(stderr, "%s: --price for '%s', which no --gpu "
-				"names\nTry '%s capacity --help'.\n",
-				pd2bw_progname, key, pd2bw_progname);
+			pd2bw_error("--price for '%s', which no --gpu names",
+				    key);
+			fprintf(stderr, "Try '%s capacity --help'.\n",
+				pd2bw_progname);
 			ret = 2;
 			goto out;
 		}

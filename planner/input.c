@@ -11,34 +11,8 @@
 #include "input.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
-
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, alloc = 0, got;
-
-	if (!fp) {
-		pd2bw_error("cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	do {
-		xgrow((void **)&buf, &alloc, n + 65536, 1);
-		got = fread(buf + n, 1, alloc - n, fp);
-		n += got;
-	} while (got > 0);
-	if (ferror(fp)) {
-		pd2bw_error("cannot read '%s': %s", path, strerror(errno));
-		fclose(fp);
-		free(buf);
-		return NULL;
-	}
-	fclose(fp);
-	*len = n;
-	return buf;
-}
 
 const char *
 input_resolve(const char *path, char *buf, size_t n)
@@ -99,13 +73,16 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 	   int *is_model)
 {
 	size_t len = 0;
-	char *buf = slurp(path, &len);
+	const char *file = infile_read(path, &len), *buf = file;
 	int ret;
 
 	*is_model = 0;
-	if (!buf)
+	if (!file)
 		return -1;
-	if (looks_like_model(buf, len)) {
+	/* a byte-order mark would hide the '{' of a JSON config */
+	if (infile_text(path, &buf, &len)) {
+		ret = -1;
+	} else if (looks_like_model(buf, len)) {
 		struct model m;
 		const struct gpu_spec *g = catalog_find(cat, gpu);
 
@@ -128,7 +105,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 	} else {
 		ret = profile_load_string(p, path, buf, len);
 	}
-	free(buf);
+	infile_release(file);
 	return ret;
 }
 

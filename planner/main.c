@@ -21,6 +21,7 @@
 #include "pd2bw/cli.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
@@ -293,6 +294,7 @@ main(int argc, char **argv)
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
+	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
@@ -510,6 +512,21 @@ main(int argc, char **argv)
 			cli_usage_error("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
 	}
+	{
+		/* an output over an input (or another output) would lose it */
+		const struct cli_path paths[] = {
+			{"input", input, 0},
+			{"--cluster", cluster_spec, 0},
+			{"--gpus-file", gpus_file, 0},
+			{"-o", output, 1},
+			{"--emit-output", emit >= 0 ? emit_output : NULL, 1},
+			{"--timeline", timeline, 1},
+			{"--memory", memory, 1},
+			{"--trace", trace, 1},
+		};
+
+		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
+	}
 
 	if (have_rt)
 		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
@@ -522,8 +539,16 @@ main(int argc, char **argv)
 	memset(&tc, 0, sizeof(tc));
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
-	if (cluster_open(&cl, cluster_spec))
+	switch (cluster_open(&cl, cluster_spec)) {
+	case 0:
+		break;
+	case -2: /* NAME:NODES with a bad NODES: a usage error */
+		fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
+		ret = 2;
 		goto out;
+	default:
+		goto out;
+	}
 	if (!gpu)
 		gpu = cl.gpu;
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))

@@ -13,7 +13,9 @@
 #include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/cli.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
 #include "calibrate.h"
@@ -140,9 +142,8 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", pd2bw_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	pd2bw_vreport("", fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	fprintf(stderr, usage_line, pd2bw_progname, pd2bw_progname);
@@ -262,6 +263,7 @@ main(int argc, char **argv)
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
+	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&o, 0, sizeof(o));
 	o.warmup = o.repeats = -1;
 	o.check = o.cupti = 1;
@@ -398,6 +400,20 @@ main(int argc, char **argv)
 			}
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	{
+		/* an output over an input (or another output) would lose it */
+		const struct cli_path paths[] = {
+			{"MODEL", optind < argc ? argv[optind] : NULL, 0},
+			{"--gpus-file", gpus, 0},
+			{"--calibrate", calibrate, 0},
+			{"--kernels", o.kernels_path, !calibrate},
+			{"-o", out, 1},
+			{"--trace", trace, 1},
+			{"--gpus-out", gpus_out, 1},
+		};
+
+		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
 	}
 
 	catalog_init(&cat);

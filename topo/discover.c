@@ -6,6 +6,7 @@
  * "NVLinkBandwidth" distances or else from NVML.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "discover.h"
 #include "nvml.h"
 #include "sysfs.h"
@@ -159,6 +161,25 @@ count_bridges(hwloc_obj_t o, hwloc_obj_t stop)
 	return n;
 }
 
+/*
+ * The lowest object that is a or one of a's ancestors and also b or one of
+ * b's.  hwloc_get_common_ancestor_obj() compares depths, and I/O objects
+ * have negative virtual depths: when two devices hang at different numbers
+ * of bridges below different packages it walks past the root (a NULL
+ * dereference).  The parent chains are short, so walk them explicitly.
+ */
+static hwloc_obj_t
+common_ancestor(hwloc_obj_t a, hwloc_obj_t b)
+{
+	hwloc_obj_t x;
+
+	for (; a; a = a->parent)
+		for (x = b; x; x = x->parent)
+			if (x == a)
+				return a;
+	return NULL;
+}
+
 /* Path class between two PCI devices from their common ancestor. */
 static int
 pci_path(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b)
@@ -167,7 +188,7 @@ pci_path(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b)
 
 	if (a == b)
 		return TOPO_X;
-	anc = hwloc_get_common_ancestor_obj(t, a, b);
+	anc = common_ancestor(a, b);
 	if (anc && anc->type == HWLOC_OBJ_BRIDGE) {
 		if (anc->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
 			return TOPO_PHB;
@@ -477,41 +498,67 @@ collect(struct ctx *c, hwloc_obj_t **gpus, int *ng, hwloc_obj_t **nics,
 	return 0;
 }
 
+/*
+ * hwloc's XML reader gives no line or column (its built-in parser reports
+ * none, and with libxml2 it silences libxml2's messages): say so, and
+ * where its own reason can be seen.
+ */
+static int
+bad_xml(const char *xml)
+{
+	return pd2bw_error("%s: not a valid hwloc XML topology (hwloc reports "
+			   "no line or column; HWLOC_XML_VERBOSE=1 shows its "
+			   "reason)",
+			   xml);
+}
+
 static int
 load_topology(hwloc_topology_t *t, const char *xml)
 {
-	FILE *fp;
+	const char *file = NULL, *buf = NULL;
+	size_t len = 0;
+	int ret = 0;
 
+	/* Read once (a FIFO works, an oversized file is refused) and hand
+	 * hwloc the bytes, so its vague message for a missing file never
+	 * shows. */
 	if (xml) {
-		/* hwloc's own message for a missing file is vague. */
-		fp = fopen(xml, "r");
-		if (!fp)
-			return pd2bw_error("cannot open '%s': %s", xml,
-					   strerror(errno));
-		fclose(fp);
+		file = buf = infile_read(xml, &len);
+		if (!file)
+			return -1;
+		if (infile_text(xml, &buf, &len))
+			goto fail;
+		if (len >= INT_MAX) {
+			ret = pd2bw_error("%s: too large for hwloc", xml);
+			goto fail;
+		}
 	}
-	if (hwloc_topology_init(t))
-		return pd2bw_error("cannot initialise hwloc: %s",
-				   strerror(errno));
+	if (hwloc_topology_init(t)) {
+		ret = pd2bw_error("cannot initialise hwloc: %s",
+				  strerror(errno));
+		goto fail;
+	}
 	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if (xml && hwloc_topology_set_xml(*t, xml)) {
+	/* the size hwloc wants counts the NUL infile_read() puts after */
+	if (xml && hwloc_topology_set_xmlbuffer(*t, buf, (int)len + 1)) {
 		hwloc_topology_destroy(*t);
-		return pd2bw_error("%s: not a valid hwloc XML topology "
-				   "(HWLOC_XML_VERBOSE=1 shows why)",
-				   xml);
+		ret = bad_xml(xml);
+		goto fail;
 	}
 	if (hwloc_topology_load(*t)) {
 		int e = errno;
 
 		hwloc_topology_destroy(*t);
-		if (xml)
-			return pd2bw_error("%s: not a valid hwloc XML topology "
-					   "(HWLOC_XML_VERBOSE=1 shows why)",
-					   xml);
-		return pd2bw_error("cannot discover the topology: %s",
-				   strerror(e));
+		ret = xml ? bad_xml(xml)
+			  : pd2bw_error("cannot discover the topology: %s",
+					strerror(e));
+		goto fail;
 	}
+	infile_release(file);
 	return 0;
+fail:
+	infile_release(file);
+	return ret ? ret : -1;
 }
 
 static void

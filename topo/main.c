@@ -13,6 +13,7 @@
 #include "pd2bw/cluster.h"
 #include "pd2bw/cli.h"
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "discover.h"
 #include "matrix.h"
 #include "merge.h"
@@ -199,21 +200,29 @@ parse(int argc, char **argv, struct args *a)
 	}
 }
 
-/* An hwloc XML file starts with '<'; anything else is taken for a node
- * file. */
+/* An hwloc XML file starts with '<' (after a UTF-8 byte-order mark);
+ * anything else is taken for a node file: 1, 0, or -1 after a message
+ * when path cannot be read.  The bytes are kept (infile_keep), so the
+ * reader that follows parses these very ones. */
 static int
 is_xml(const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	int c = EOF;
+	size_t len, i = 0;
+	const char *buf = infile_read(path, &len);
+	int ret;
 
-	if (!fp)
-		return 1; /* discovery says why it cannot open it */
-	do
-		c = getc(fp);
-	while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
-	fclose(fp);
-	return c == '<' || c == EOF;
+	if (!buf)
+		return -1;
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' ||
+			   buf[i] == '\r'))
+		i++;
+	/* UTF-16 and UTF-32 go to the XML reader, which names them */
+	ret = i == len || buf[i] == '<' || (len >= 2 && (!buf[0] || !buf[1])) ||
+	      (unsigned char)buf[0] == 0xff || (unsigned char)buf[0] == 0xfe;
+	infile_release(buf);
+	return ret;
 }
 
 static int
@@ -234,9 +243,11 @@ cmd_map(const struct args *a)
 {
 	struct topo_node n;
 	struct topo_discover_opts d = a->disc;
-	int ret = 0;
+	int ret = 0, xml = a->input ? is_xml(a->input) : 1;
 
-	if (a->input && !is_xml(a->input)) {
+	if (xml < 0)
+		return 1;
+	if (!xml) {
 		if (topo_node_load(&n, a->input))
 			return 1;
 	} else {
@@ -307,13 +318,33 @@ cmd_preset(const struct args *a, int nargs, char **args)
 	if (a->input || a->node || a->matrix || a->nccl || a->nodes)
 		cli_usage_error("%s", "preset takes only -o FILE");
 	cluster_init(&c);
-	if (cluster_preset(&c, args[0])) {
+	ret = cluster_preset(&c, args[0]);
+	if (ret) {
 		cluster_release(&c);
-		return 1;
+		if (ret == -2)
+			fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
+		return ret == -2 ? 2 : 1;
 	}
 	ret = cluster_write(&c, a->output ? a->output : "-") ? 1 : 0;
 	cluster_release(&c);
 	return ret;
+}
+
+/* No output over an input (a node file merged) or over another output. */
+static void
+check_paths(const struct args *a, int nfiles, char **files)
+{
+	struct cli_path *p = xcalloc((size_t)nfiles + 5, sizeof(*p));
+	int i, n = 0;
+
+	p[n++] = (struct cli_path){"--input", a->input, 0};
+	p[n++] = (struct cli_path){"--output", a->output, 1};
+	p[n++] = (struct cli_path){"--node", a->node, 1};
+	p[n++] = (struct cli_path){"--nccl-xml", a->nccl, 1};
+	for (i = 0; i < nfiles; i++)
+		p[n++] = (struct cli_path){"NODEFILE", files[i], 0};
+	cli_distinct_paths(p, n);
+	free(p);
 }
 
 int
@@ -325,6 +356,7 @@ main(int argc, char **argv)
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
+	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&a, 0, sizeof(a));
 	topo_net_init(&a.net);
 	if (argc > 1 && (!strcmp(argv[1], "merge") ||
@@ -334,6 +366,8 @@ main(int argc, char **argv)
 		argc--;
 	}
 	parse(argc, argv, &a);
+	check_paths(&a, cmd && !strcmp(cmd, "merge") ? argc - optind : 0,
+		    argv + optind);
 	/* every output of the run is renamed into place together */
 	afile_batch_begin();
 	if (!cmd) {

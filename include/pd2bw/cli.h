@@ -35,4 +35,23 @@ unsigned cli_names(const char *opt, const char *s, const char *const *names,
 int cli_ints(const char *opt, const char *s, int *out, int max, long lo,
 	     long hi, int increasing);
 
+/* One path named on the command line, for cli_distinct_paths(). */
+struct cli_path {
+	const char *opt;  /* how it was given: "-o", "--timeline", "MODEL" */
+	const char *path; /* NULL: not given (skipped) */
+	int output;       /* written by the program */
+};
+
+/*
+ * Refuse (usage error, exit 2) when an output names the same file as
+ * another output or as an input: "progname: -o 'x' and MODEL 'x' name the
+ * same file".  Existing files are compared by st_dev/st_ino (so a symbolic
+ * or hard link, or ./x against x, is caught); an output that does not
+ * exist yet by its directory's st_dev/st_ino and its last component (an
+ * input that does not exist is skipped).  "-" (standard output) and
+ * devices, FIFOs and sockets are never refused: writing them replaces
+ * nothing.
+ */
+void cli_distinct_paths(const struct cli_path *p, int n);
+
 #endif

@@ -52,8 +52,9 @@ int cluster_write(const struct cluster *c, const char *path);
 
 /*
  * Built-in presets: "p3.16xlarge", "dgx-a100", "dgx-h100", "dgx-h200",
- * ...; spec is NAME or NAME:NODES (e.g. "dgx-h100:4").  Returns 0, or -1
- * with a message listing the presets.
+ * ...; spec is NAME or NAME:NODES (e.g. "dgx-h100:4").  Returns 0, -1
+ * with a message listing the presets, or -2 with a message when NODES is
+ * not a whole number from 1 to 1000000 (a usage error: exit status 2).
  */
 int cluster_preset(struct cluster *c, const char *spec);
 /* NULL-terminated preset names. */
@@ -61,7 +62,7 @@ extern const char *const cluster_preset_names[];
 
 /*
  * Load spec: a file when it exists or contains '/' or ends in .yaml, else a
- * preset.  0 or -1.
+ * preset.  0, -1, or -2 as cluster_preset().
  */
 int cluster_open(struct cluster *c, const char *spec);
 

@@ -8,6 +8,7 @@
 #ifndef PD2BW_ERROR_H
 #define PD2BW_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define PD2BW_VERSION "0.1.0"
@@ -23,6 +24,14 @@ extern const char *pd2bw_progname;
 
 /* Set pd2bw_progname to the basename of argv0 (kept by pointer, not copied). */
 void pd2bw_set_progname(const char *argv0);
+
+/*
+ * Print "progname: <prefix><message>" to stderr without the newline, the
+ * message on one line: control characters in it (a newline in a name
+ * given on the command line or read from a file) are written as \n, \t
+ * or \xHH.  What the functions below and cli_usage_error() use.
+ */
+void pd2bw_vreport(const char *prefix, const char *fmt, va_list ap);
 
 /* Print "progname: <message>" to stderr; always returns -1. */
 int pd2bw_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);

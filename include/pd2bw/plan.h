@@ -141,7 +141,17 @@ int plan_load_string(struct plan *p, const char *name, const char *buf,
 /* Stage that global rank r runs, or -1 when r is not in the plan. */
 int plan_stage_of_rank(const struct plan *p, int r);
 
-/* 64-bit FNV-1a of a file's bytes as 16 hex digits into out[17]. 0 or -1. */
+/*
+ * Standard 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime
+ * 0x100000001b3) of buf[0..len) as 16 lowercase hex digits into out[17];
+ * "a" gives af63dc4c8601ec8c.
+ */
+void plan_hash_bytes(const char *buf, size_t len, char out[17]);
+/*
+ * The same of the bytes of path, read with infile_read() (so, under
+ * infile_keep(1), the very bytes a reader parsed).  0 or -1 after a
+ * message.
+ */
 int plan_hash_file(const char *path, char out[17]);
 
 /*

@@ -23,9 +23,19 @@ struct yml_doc {
 	yaml_document_t doc;
 	char *path; /* name used in messages (owned) */
 	int loaded;
+	size_t len; /* bytes parsed */
+	int cut;    /* they do not end with a newline (truncated?) */
 };
 
-/* Parse the first document of path.  Returns 0 or -1 (message printed). */
+/* Deepest nesting of flow collections ([ ] and { }) a file may have. */
+#define YML_MAX_DEPTH 64
+
+/*
+ * Parse path (read with infile_read(), so within its size limit) as
+ * UTF-8 YAML holding exactly one document: text after it, a mapping with
+ * a key twice, [ ] or { } nested deeper than YML_MAX_DEPTH, UTF-16 are
+ * errors with file:line:col.  Returns 0 or -1 (message printed).
+ */
 int yml_load_file(struct yml_doc *d, const char *path);
 /* Same, from memory; name is used in messages. */
 int yml_load_string(struct yml_doc *d, const char *name, const char *buf,

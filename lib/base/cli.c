@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pd2bw/cli.h"
 
@@ -17,10 +18,8 @@ cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", pd2bw_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	pd2bw_vreport("", fmt, ap);
 	va_end(ap);
 	if (cli_help)
 		fprintf(stderr, "\nTry '%s'.\n", cli_help);
@@ -108,4 +107,85 @@ cli_ints(const char *opt, const char *s, int *out, int max, long lo,
 	if (!n)
 		cli_usage_error("empty list for %s", opt);
 	return n;
+}
+
+/* What file path names: 0 and its identity, or -1 (nothing to compare). */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	const char *name; /* last component when the file does not exist */
+	size_t name_len;
+};
+
+static int
+file_id(const char *path, int output, struct file_id *id)
+{
+	struct stat st;
+	const char *slash;
+	char dir[4096];
+
+	memset(id, 0, sizeof(*id));
+	if (!strcmp(path, "-"))
+		return -1;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return -1;
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+		return 0;
+	}
+	if (!output) /* an input that is not there replaces nothing */
+		return -1;
+	/* not there yet: the directory it will be made in, and its name */
+	slash = strrchr(path, '/');
+	if (slash) {
+		size_t n = (size_t)(slash - path);
+
+		if (n >= sizeof(dir))
+			return -1;
+		memcpy(dir, path, n);
+		dir[n ? n : 1] = 0;
+		if (!n)
+			dir[0] = '/';
+	} else {
+		strcpy(dir, ".");
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return -1;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->name = slash ? slash + 1 : path;
+	id->name_len = strlen(id->name);
+	return 0;
+}
+
+static int
+same_file(const struct file_id *a, const struct file_id *b)
+{
+	if (a->dev != b->dev || a->ino != b->ino || !a->name != !b->name)
+		return 0;
+	return !a->name || (a->name_len == b->name_len &&
+			    !memcmp(a->name, b->name, a->name_len));
+}
+
+void
+cli_distinct_paths(const struct cli_path *p, int n)
+{
+	struct file_id *ids = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*ids));
+	int *ok = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*ok));
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		ok[i] = p[i].path &&
+			file_id(p[i].path, p[i].output, &ids[i]) == 0;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (ok[i] && ok[j] && (p[i].output || p[j].output) &&
+			    same_file(&ids[i], &ids[j]))
+				cli_usage_error("%s '%s' and %s '%s' name the "
+						"same file",
+						p[i].opt, p[i].path, p[j].opt,
+						p[j].path);
+	free(ids);
+	free(ok);
 }

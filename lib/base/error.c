@@ -21,12 +21,56 @@ pd2bw_set_progname(const char *argv0)
 	pd2bw_progname = slash ? slash + 1 : argv0;
 }
 
+/*
+ * Write s with every control character spelled out (\n, \t, \xHH), so
+ * that a name holding a newline cannot split a message into lines, nor an
+ * escape sequence reach the terminal.  Bytes >= 0x80 (UTF-8) pass.
+ */
+static void
+put_escaped(const char *s, FILE *fp)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", fp);
+		else if (c == '\t')
+			fputs("\\t", fp);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\x%02x", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+void
+pd2bw_vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char small[1024], *msg = small;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small)) {
+		msg = malloc((size_t)n + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, aq);
+		else
+			msg = small; /* cut short rather than lost */
+	}
+	va_end(aq);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", pd2bw_progname, prefix);
+	put_escaped(n < 0 ? fmt : msg, stderr);
+	if (msg != small)
+		free(msg);
+}
+
 static void
 vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	fflush(stdout);
-	fprintf(stderr, "%s: %s", pd2bw_progname, prefix);
-	vfprintf(stderr, fmt, ap);
+	pd2bw_vreport(prefix, fmt, ap);
 	fputc('\n', stderr);
 }
 

@@ -178,9 +178,12 @@ cluster_preset(struct cluster *c, const char *spec)
 		errno = 0;
 		nodes = strtol(colon + 1, &end, 10);
 		if (end == colon + 1 || *end || errno || nodes < 1 ||
-		    nodes > 1000000)
-			return pd2bw_error("invalid node count in cluster "
-					   "'%s'", spec);
+		    nodes > 1000000) {
+			pd2bw_error("invalid node count in cluster '%s' "
+				    "(NAME:NODES, NODES from 1 to 1000000)",
+				    spec);
+			return -2;
+		}
 	}
 	for (i = 0; i < NPRESETS; i++)
 		if (strlen(presets[i].name) == len &&

@@ -3,10 +3,12 @@
  * small queries a runtime needs (stage of a rank, input hashes).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd2bw/infile.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/yml.h"
@@ -60,29 +62,31 @@ plan_stage_of_rank(const struct plan *p, int r)
 	return p->ranks[r].stage;
 }
 
+void
+plan_hash_bytes(const char *buf, size_t len, char out[17])
+{
+	/* FNV-1a, 64 bits: offset basis and prime of the reference
+	 * (http://www.isthe.com/chongo/tech/comp/fnv/). */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 0x100000001b3ULL;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 int
 plan_hash_file(const char *path, char out[17])
 {
-	unsigned long long h = 1469598103934665603ULL;
-	unsigned char buf[65536];
-	size_t n, i;
-	FILE *fp = fopen(path, "rb");
+	size_t len;
+	const char *buf = infile_read(path, &len);
 
-	if (!fp)
-		return pd2bw_error("cannot open '%s': %s", path,
-				   strerror(errno));
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		for (i = 0; i < n; i++) {
-			h ^= buf[i];
-			h *= 1099511628211ULL;
-		}
-	if (ferror(fp)) {
-		fclose(fp);
-		return pd2bw_error("cannot read '%s': %s", path,
-				   strerror(errno));
-	}
-	fclose(fp);
-	snprintf(out, 17, "%016llx", h);
+	if (!buf)
+		return -1;
+	plan_hash_bytes(buf, len, out);
+	infile_release(buf);
 	return 0;
 }
 

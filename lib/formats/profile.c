@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd2bw/infile.h"
 #include "pd2bw/model.h"
 #include "pd2bw/pipedream.h"
 #include "pd2bw/profile.h"
@@ -288,6 +289,8 @@ profile_load_string(struct profile *p, const char *name, const char *buf,
 	int ret;
 
 	profile_release(p);
+	if (infile_text(name, &buf, &len))
+		return -1;
 	if (pipedream_sniff(buf, len))
 		return pipedream_load_string(p, name, buf, len);
 	ret = yml_load_string(&d, name, buf, len);
@@ -300,29 +303,14 @@ profile_load_string(struct profile *p, const char *name, const char *buf,
 int
 profile_load(struct profile *p, const char *path)
 {
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, alloc = 0, n;
+	size_t len;
+	const char *buf = infile_read(path, &len);
 	int ret;
 
-	if (!fp)
-		return pd2bw_error("cannot open '%s': %s", path,
-				   strerror(errno));
-	do {
-		xgrow((void **)&buf, &alloc, len + 65536, 1);
-		n = fread(buf + len, 1, alloc - len, fp);
-		len += n;
-	} while (n > 0);
-	if (ferror(fp)) {
-		ret = pd2bw_error("cannot read '%s': %s", path,
-				  strerror(errno));
-		fclose(fp);
-		free(buf);
-		return ret;
-	}
-	fclose(fp);
+	if (!buf)
+		return -1;
 	ret = profile_load_string(p, path, buf, len);
-	free(buf);
+	infile_release(buf);
 	return ret;
 }
 

@@ -9,53 +9,230 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd2bw/infile.h"
 #include "pd2bw/yml.h"
 
+/* Report libyaml's error: "file:line:col: problem context". */
 static int
-load(struct yml_doc *d, yaml_parser_t *p)
+parse_error(struct yml_doc *d, const yaml_parser_t *p)
 {
-	if (!yaml_parser_load(p, &d->doc)) {
-		const yaml_mark_t *m = &p->problem_mark;
+	const yaml_mark_t *m = &p->problem_mark;
+	const char *end = d->cut && m->index >= d->len
+				  ? " (the file ends here: truncated?)"
+				  : "";
 
-		if (p->error == YAML_MEMORY_ERROR)
-			return pd2bw_error("%s: out of memory", d->path);
-		if (p->context)
-			return pd2bw_error("%s:%zu:%zu: %s %s", d->path,
-					   m->line + 1, m->column + 1,
-					   p->problem ? p->problem : "error",
-					   p->context);
-		return pd2bw_error("%s:%zu:%zu: %s", d->path, m->line + 1,
+	if (p->error == YAML_MEMORY_ERROR)
+		return pd2bw_error("%s: out of memory", d->path);
+	if (p->context)
+		return pd2bw_error("%s:%zu:%zu: %s %s%s", d->path, m->line + 1,
 				   m->column + 1,
-				   p->problem ? p->problem : "syntax error");
+				   p->problem ? p->problem : "error",
+				   p->context, end);
+	return pd2bw_error("%s:%zu:%zu: %s%s", d->path, m->line + 1,
+			   m->column + 1,
+			   p->problem ? p->problem : "syntax error", end);
+}
+
+/*
+ * libyaml's scanner checks every pending simple key on every token, one
+ * per flow level: [[[[... nested 10^5 deep takes minutes.  A first pass
+ * over the events stops at YML_MAX_DEPTH flow levels, before the cost
+ * grows; a buffer with too few brackets to nest that deep skips it.
+ * (Block nesting costs only linear time: its indentation makes the file
+ * quadratic in the depth.)
+ */
+static int
+check_depth(struct yml_doc *d, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	size_t i, open = 0;
+	int depth = 0, ret = 0, done = 0;
+
+	for (i = 0; i < len && open <= YML_MAX_DEPTH; i++)
+		open += buf[i] == '[' || buf[i] == '{';
+	if (open <= YML_MAX_DEPTH)
+		return 0;
+	if (!yaml_parser_initialize(&p))
+		return pd2bw_error("%s: out of memory", d->path);
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			ret = parse_error(d, &p);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			/* block collections cannot sit inside flow ones */
+			if (ev.type == YAML_SEQUENCE_START_EVENT
+				    ? ev.data.sequence_start.style !=
+					      YAML_FLOW_SEQUENCE_STYLE
+				    : ev.data.mapping_start.style !=
+					      YAML_FLOW_MAPPING_STYLE)
+				break;
+			if (++depth > YML_MAX_DEPTH) {
+				ret = pd2bw_error("%s:%zu:%zu: [ ] and { } "
+						  "nested deeper than %d",
+						  d->path,
+						  ev.start_mark.line + 1,
+						  ev.start_mark.column + 1,
+						  YML_MAX_DEPTH);
+				done = 1;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return ret;
+}
+
+struct key_ref {
+	const char *s;
+	size_t len;
+	const yaml_node_t *node;
+	size_t pos;
+};
+
+static int
+cmp_key_ref(const void *a, const void *b)
+{
+	const struct key_ref *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * No mapping anywhere in the document has a scalar key twice (YAML
+ * forbids it; JSON leaves it open, and Hugging Face configs would let the
+ * first value win silently).  Sorting keeps big mappings near-linear.
+ */
+static int
+check_duplicates(struct yml_doc *d)
+{
+	yaml_node_t *n;
+	struct key_ref *refs = NULL;
+	size_t alloc = 0, k, i, j;
+	int ret = 0;
+
+	for (n = d->doc.nodes.start; n < d->doc.nodes.top && !ret; n++) {
+		yaml_node_pair_t *pr;
+
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		k = 0;
+		for (pr = n->data.mapping.pairs.start;
+		     pr < n->data.mapping.pairs.top; pr++) {
+			const yaml_node_t *kn =
+				yaml_document_get_node(&d->doc, pr->key);
+
+			if (!kn || kn->type != YAML_SCALAR_NODE)
+				continue;
+			xgrow((void **)&refs, &alloc, k + 1, sizeof(*refs));
+			refs[k].s = (const char *)kn->data.scalar.value;
+			refs[k].len = kn->data.scalar.length;
+			refs[k].node = kn;
+			refs[k].pos = k;
+			k++;
+		}
+		if (k < 2)
+			continue;
+		qsort(refs, k, sizeof(*refs), cmp_key_ref);
+		for (i = 1; i < k && !ret; i++) {
+			if (refs[i].len != refs[i - 1].len ||
+			    memcmp(refs[i].s, refs[i - 1].s, refs[i].len))
+				continue;
+			/* the first of the run is the first in the file */
+			for (j = i - 1; j > 0 && refs[j - 1].len == refs[i].len &&
+					!memcmp(refs[j - 1].s, refs[i].s,
+						refs[i].len);
+			     j--)
+				;
+			ret = yml_err(d, refs[i].node,
+				      "duplicate key '%.*s' (first at line %zu)",
+				      (int)(refs[i].len > 64 ? 64 : refs[i].len),
+				      refs[i].s,
+				      refs[j].node->start_mark.line + 1);
+		}
+	}
+	free(refs);
+	return ret;
+}
+
+/* Parse buf: exactly one document, within the depth, no duplicate keys. */
+static int
+load(struct yml_doc *d, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_document_t extra;
+	yaml_node_t *root;
+	int ret = 0;
+
+	if (infile_text(d->path, &buf, &len))
+		return -1;
+	d->len = len;
+	d->cut = len > 0 && buf[len - 1] != '\n';
+	if (check_depth(d, buf, len))
+		return -1;
+	if (!yaml_parser_initialize(&p))
+		return pd2bw_error("%s: out of memory", d->path);
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&p, &d->doc)) {
+		ret = parse_error(d, &p);
+		goto out;
 	}
 	d->loaded = 1;
-	return 0;
+	/* Text after the document is a second document or an error; both
+	 * used to be ignored. */
+	if (!yaml_parser_load(&p, &extra)) {
+		ret = parse_error(d, &p);
+		goto out;
+	}
+	root = yaml_document_get_root_node(&extra);
+	if (root)
+		ret = pd2bw_error("%s:%zu:%zu: a second document (a file holds "
+				  "one)",
+				  d->path, extra.start_mark.line + 1,
+				  extra.start_mark.column + 1);
+	yaml_document_delete(&extra);
+	if (!ret)
+		ret = check_duplicates(d);
+out:
+	yaml_parser_delete(&p);
+	return ret;
 }
 
 int
 yml_load_file(struct yml_doc *d, const char *path)
 {
-	yaml_parser_t p;
-	FILE *fp;
+	size_t len;
+	const char *buf;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
-	fp = fopen(path, "rb");
-	if (!fp)
-		return pd2bw_error("cannot open '%s': %s", path,
-				   strerror(errno));
-	if (!yaml_parser_initialize(&p)) {
-		fclose(fp);
-		return pd2bw_error("%s: out of memory", path);
-	}
-	yaml_parser_set_input_file(&p, fp);
-	ret = load(d, &p);
-	yaml_parser_delete(&p);
-	if (!ret && ferror(fp))
-		ret = pd2bw_error("cannot read '%s': %s", path,
-				  strerror(errno));
-	fclose(fp);
+	buf = infile_read(path, &len);
+	if (!buf)
+		return -1;
+	ret = load(d, buf, len);
+	infile_release(buf);
 	return ret;
 }
 
@@ -63,17 +240,9 @@ int
 yml_load_string(struct yml_doc *d, const char *name, const char *buf,
 		size_t len)
 {
-	yaml_parser_t p;
-	int ret;
-
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(name);
-	if (!yaml_parser_initialize(&p))
-		return pd2bw_error("%s: out of memory", name);
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	ret = load(d, &p);
-	yaml_parser_delete(&p);
-	return ret;
+	return load(d, buf, len);
 }
 
 void
@@ -93,7 +262,9 @@ yml_root(struct yml_doc *d)
 				   : NULL;
 
 	if (!n)
-		pd2bw_error("%s:1:1: empty document", d->path);
+		pd2bw_error("%s:1:1: empty document%s", d->path,
+			    d->cut ? " (no newline at the end: truncated?)"
+				   : "");
 	return n;
 }
 
@@ -402,6 +573,13 @@ yml_check_format(struct yml_doc *d, yaml_node_t *root, const char *kind,
 		return yml_err(d, root, "missing key 'format'");
 	s = yml_scalar(f);
 	n = (size_t)snprintf(want, sizeof(want), "pd2bw-%s/", kind);
+	/* "format: p" and nothing after is a file cut short, not a
+	 * file of another kind */
+	if (s && d->cut && f->end_mark.index >= d->len && !strchr(s, '/'))
+		return yml_err(d, f,
+			       "the file ends in the format name '%s' "
+			       "(truncated?)",
+			       s);
 	if (!s || strncmp(s, want, n) != 0)
 		return yml_err(d, f, "not a pd2bw %s file (format '%s')", kind,
 			       s ? s : "");

@@ -347,7 +347,7 @@ test_errors(void)
 		     "    mem_eff: 1\n    kernel_us: 0\n",
 		     "14:11: GPU 'x_1' is listed twice");
 	expect_error(13, "    kernel_us: 4\n    kernel_us: 5", NULL,
-		     "14:5: duplicate key 'kernel_us'");
+		     "14:5: duplicate key 'kernel_us' (first at line 13)");
 
 	{
 		struct gpu_catalog c;

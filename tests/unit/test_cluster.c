@@ -134,7 +134,7 @@ test_bad(void)
 		  "pd2bw: c.yaml:10:16: give bandwidth_gb_s or matrix_gb_s, "
 		  "not both");
 	CHECK_ERR(load_t(&c, "4", "1000", BW "  kind: nvlink\n", "50", ""),
-		  "pd2bw: c.yaml:10:3: duplicate key 'kind'");
+		  "pd2bw: c.yaml:10:3: duplicate key 'kind' (first at line 8)");
 	CHECK_ERR(load_t(&c, "4", "1000", BW "  speed: 3\n", "50", ""),
 		  "pd2bw: c.yaml:10:3: unknown key 'speed'");
 	CHECK_ERR(load_t(&c, "4", "1000", BW, "50",
@@ -162,7 +162,8 @@ test_bad(void)
 		  "pd2bw: c.yaml:1:1: expected a mapping, found a scalar");
 	CHECK_ERR(load_str(&c, "format: pd2bw-cluster/1\nintra: {kind: "),
 		  "pd2bw: c.yaml:3:1: did not find expected node content "
-		  "while parsing a flow node");
+		  "while parsing a flow node (the file ends here: "
+		  "truncated?)");
 	CHECK_ERR(cluster_load(&c, "/nonexistent/c.yaml"),
 		  "pd2bw: cannot open '/nonexistent/c.yaml': No such file or "
 		  "directory");
@@ -367,12 +368,18 @@ test_presets(void)
 		  "pd2bw: unknown cluster 'dgx-z' (presets: p3.16xlarge, "
 		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie; or a "
 		  "file)");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:0"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:0'");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:2x"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:2x'");
-	CHECK_ERR(cluster_preset(&c, "dgx-h100:"),
-		  "pd2bw: invalid node count in cluster 'dgx-h100:'");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:0") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:0' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:2x") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:2x' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
+	/* -2: a usage error for the programs (exit status 2) */
+	CHECK_ERR(cluster_preset(&c, "dgx-h100:") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:' (NAME:NODES, "
+		  "NODES from 1 to 1000000)");
 	cluster_release(&c);
 }
 

@@ -166,11 +166,17 @@ test_bad(void)
 	CHECK_ERR(load_t(&p, "", "[1]", "  repeat: 0\n", pt1),
 		  "pd2bw: p.yaml:9:11: value 0 out of range [1, 10000000]");
 	CHECK_ERR(load_t(&p, "", "[1]", "  kind: block\n", pt1),
-		  "pd2bw: p.yaml:9:3: duplicate key 'kind'");
+		  "pd2bw: p.yaml:9:3: duplicate key 'kind' (first at line 8)");
 	CHECK_ERR(load_t(&p, "tp: 0\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:3:5: value 0 out of range [1, 65536]");
-	CHECK_ERR(load_t(&p, "precision: fp4\n", "[1]", "", pt1),
-		  "pd2bw: p.yaml:3:12: invalid precision 'fp4' (expected bf16, "
+	/* a second precision used to lose silently to the first */
+	CHECK_ERR(load_t(&p, "precision: fp8\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:5:1: duplicate key 'precision' (first at "
+		  "line 3)");
+	snprintf(pts, sizeof(pts), tmpl, "", "[1]", "", pt1);
+	memcpy(strstr(pts, "bf16"), "fp4 ", 4);
+	CHECK_ERR(load_str(&p, pts),
+		  "pd2bw: p.yaml:4:12: invalid precision 'fp4' (expected bf16, "
 		  "fp16, fp32, fp8)");
 	CHECK_ERR(load_t(&p, "bytes_per_param: {weight: -2}\n", "[1]", "",
 			 pt1),

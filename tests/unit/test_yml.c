@@ -69,7 +69,7 @@ test_map(void)
 	CHECK_ERR(map_string("n: 1\n", &v),
 		  "pd2bw: t.yaml:1:1: missing key 'name'");
 	CHECK_ERR(map_string("name: a\nn: 1\nn: 2\n", &v),
-		  "pd2bw: t.yaml:3:1: duplicate key 'n'");
+		  "pd2bw: t.yaml:3:1: duplicate key 'n' (first at line 2)");
 	CHECK_ERR(map_string("name: a\nn: 1.5\n", &v),
 		  "pd2bw: t.yaml:2:4: expected an integer, found '1.5'");
 	CHECK_ERR(map_string("name: a\nn: 0\n", &v),
@@ -236,6 +236,94 @@ test_missing_file(void)
 	yml_release(&d);
 }
 
+/* Load buf as "t.yaml" and release it; 0 or -1 as yml_load_string. */
+static int
+load_only(const char *buf, size_t len)
+{
+	struct yml_doc d;
+	int ret = yml_load_string(&d, "t.yaml", buf, len);
+
+	yml_release(&d);
+	return ret;
+}
+
+#define LOAD(s) load_only((s), sizeof(s) - 1)
+
+/* What every reader refuses now and used to take in silence. */
+static void
+test_hostile(void)
+{
+	char *deep;
+	size_t i, n = 100000;
+	struct vals v;
+
+	/* text after the first document */
+	CHECK_ERR(LOAD("name: a\n---\nname: b\n"),
+		  "pd2bw: t.yaml:2:1: a second document (a file holds one)");
+	CHECK_ERR(LOAD("name: a\n...\njunk\n"),
+		  "pd2bw: t.yaml:3:1: did not find expected <document start>");
+	CHECK_ERR(LOAD("name: a\n...\n--- junk\n"),
+		  "pd2bw: t.yaml:3:1: a second document (a file holds one)");
+	CHECK_ERR(LOAD("{\"a\": 1}\n{\"b\": 2}\n"),
+		  "pd2bw: t.yaml:2:1: did not find expected <document start>");
+	CHECK(LOAD("name: a\n...\n# only a comment\n") == 0);
+	CHECK(LOAD("---\nname: a\n...\n") == 0);
+	/* a key twice anywhere, JSON included; the first one is named */
+	CHECK_ERR(LOAD("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}\n"),
+		  "pd2bw: t.yaml:1:24: duplicate key 'c' (first at line 1)");
+	CHECK_ERR(LOAD("a: 1\nb: 2\nc: 3\nb: 4\nb: 5\n"),
+		  "pd2bw: t.yaml:4:1: duplicate key 'b' (first at line 2)");
+	CHECK(map_string("name: a\nmap: {n: 1}\nseq: [{n: 1}, {n: 1}]\n",
+			 &v) == 0);
+	/* [[[[... 10^5 deep took libyaml half a minute; now the limit */
+	deep = malloc(2 * n + 2);
+	for (i = 0; i < n; i++) {
+		deep[i] = '[';
+		deep[2 * n - 1 - i] = ']';
+	}
+	memcpy(deep + 2 * n, "\n", 2);
+	CHECK_ERR(load_only(deep, 2 * n + 1),
+		  "pd2bw: t.yaml:1:65: [ ] and { } nested deeper than 64");
+	/* 64 is fine, and block nesting does not count */
+	CHECK(load_only(deep + n - 64, 128) == 0);
+	free(deep);
+	CHECK(LOAD("a:\n b:\n  c:\n   - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - 1\n") == 0);
+	/* truncation named as such */
+	CHECK_ERR(LOAD("a: [1,"),
+		  "pd2bw: t.yaml:2:1: did not find expected node content "
+		  "while parsing a flow node (the file ends here: truncated?)");
+	CHECK_ERR(LOAD("a: [1,\n"),
+		  "pd2bw: t.yaml:2:1: did not find expected node content "
+		  "while parsing a flow node");
+	/* UTF-16 named, a UTF-8 byte-order mark is fine */
+	CHECK_ERR(LOAD("\xff\xfen\0a\0m\0e\0:\0 \0a\0\n\0"),
+		  "pd2bw: t.yaml:1:1: UTF-16LE text (byte-order mark FF FE): "
+		  "pd2bw reads UTF-8");
+	CHECK(map_string("\xef\xbb\xbfname: a\n", &v) == 0);
+}
+
+static void
+test_truncated_format(void)
+{
+	struct yml_doc d;
+
+	if (CHECK(yml_load_string(&d, "t.yaml", "format: p", 9) == 0))
+		CHECK_ERR(yml_check_format(&d, yml_root(&d), "model", 1),
+			  "pd2bw: t.yaml:1:9: the file ends in the format name "
+			  "'p' (truncated?)");
+	yml_release(&d);
+	if (CHECK(yml_load_string(&d, "t.yaml", "format: p\n", 10) == 0))
+		CHECK_ERR(yml_check_format(&d, yml_root(&d), "model", 1),
+			  "pd2bw: t.yaml:1:9: not a pd2bw model file (format "
+			  "'p')");
+	yml_release(&d);
+	CHECK(yml_load_string(&d, "t.yaml", "# x", 3) == 0);
+	CHECK_ERR(yml_root(&d) ? 0 : -1,
+		  "pd2bw: t.yaml:1:1: empty document (no newline at the end: "
+		  "truncated?)");
+	yml_release(&d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -247,5 +335,7 @@ main(int argc, char **argv)
 	test_format();
 	test_write();
 	test_missing_file();
+	test_hostile();
+	test_truncated_format();
 	return h_done();
 }

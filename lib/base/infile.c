@@ -1,0 +1,185 @@
+/*
+ * infile.c - input files read whole and once: one open, reads to the end
+ * within INFILE_MAX_BYTES, optionally kept per path for the rest of the
+ * run; and the check that the bytes are UTF-8 text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pd2bw/error.h"
+#include "pd2bw/infile.h"
+
+/* Files kept by path (infile_keep); a run reads a handful. */
+struct kept {
+	struct kept *next;
+	char *path;
+	char *buf;
+	size_t len;
+};
+static struct kept *kept;
+static int keeping;
+
+void
+infile_keep(int keep)
+{
+	keeping = keep != 0;
+}
+
+static const struct kept *
+find_kept(const char *path)
+{
+	const struct kept *k;
+
+	for (k = kept; k; k = k->next)
+		if (!strcmp(k->path, path))
+			return k;
+	return NULL;
+}
+
+static int
+too_large(const char *path)
+{
+	return pd2bw_error("%s: larger than the %zu MiB input limit", path,
+			   INFILE_MAX_BYTES >> 20);
+}
+
+/* Read fd to its end into a new buffer; NULL after a message. */
+static char *
+read_all(int fd, const char *path, size_t *len)
+{
+	struct stat st;
+	size_t alloc = 65536, n = 0;
+	char *buf;
+	ssize_t got;
+
+	/* A regular file says its size: refuse a big one before reading,
+	 * and read a small one in one allocation. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > INFILE_MAX_BYTES) {
+			too_large(path);
+			return NULL;
+		}
+		alloc = (size_t)st.st_size + 1;
+	}
+	buf = xmalloc(alloc + 1);
+	for (;;) {
+		if (n == alloc) {
+			if (alloc > INFILE_MAX_BYTES) {
+				free(buf);
+				too_large(path);
+				return NULL;
+			}
+			alloc = alloc * 2 > INFILE_MAX_BYTES + 1
+					? INFILE_MAX_BYTES + 1
+					: alloc * 2;
+			buf = xrealloc(buf, alloc + 1);
+		}
+		got = read(fd, buf + n, alloc - n);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			pd2bw_error("cannot read '%s': %s", path,
+				    strerror(errno));
+			free(buf);
+			return NULL;
+		}
+		n += (size_t)got;
+	}
+	if (n > INFILE_MAX_BYTES) {
+		free(buf);
+		too_large(path);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+const char *
+infile_read(const char *path, size_t *len)
+{
+	const struct kept *k = find_kept(path);
+	struct kept *nk;
+	char *buf;
+	int fd;
+
+	if (k) {
+		*len = k->len;
+		return k->buf;
+	}
+	do
+		fd = open(path, O_RDONLY);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		pd2bw_error("cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = read_all(fd, path, len);
+	close(fd);
+	if (!buf || !keeping)
+		return buf;
+	nk = xmalloc(sizeof(*nk));
+	nk->path = xstrdup(path);
+	nk->buf = buf;
+	nk->len = *len;
+	nk->next = kept;
+	kept = nk;
+	return buf;
+}
+
+void
+infile_release(const char *buf)
+{
+	const struct kept *k;
+
+	if (!buf)
+		return;
+	for (k = kept; k; k = k->next)
+		if (k->buf == buf)
+			return;
+	free((char *)buf);
+}
+
+int
+infile_text(const char *name, const char **buf, size_t *len)
+{
+	const unsigned char *b = (const unsigned char *)*buf;
+	size_t n = *len;
+	const char *enc = NULL, *bom = NULL;
+
+	if (n >= 4 && !memcmp(b, "\xff\xfe\0\0", 4))
+		enc = "UTF-32LE", bom = "FF FE 00 00";
+	else if (n >= 4 && !memcmp(b, "\0\0\xfe\xff", 4))
+		enc = "UTF-32BE", bom = "00 00 FE FF";
+	else if (n >= 2 && b[0] == 0xff && b[1] == 0xfe)
+		enc = "UTF-16LE", bom = "FF FE";
+	else if (n >= 2 && b[0] == 0xfe && b[1] == 0xff)
+		enc = "UTF-16BE", bom = "FE FF";
+	else if (n >= 4 && b[0] && !b[1] && !b[2] && !b[3])
+		enc = "UTF-32LE";
+	else if (n >= 4 && !b[0] && !b[1] && !b[2] && b[3])
+		enc = "UTF-32BE";
+	else if (n >= 2 && b[0] && !b[1])
+		enc = "UTF-16LE";
+	else if (n >= 2 && !b[0] && b[1])
+		enc = "UTF-16BE";
+	if (enc && bom)
+		return pd2bw_error("%s:1:1: %s text (byte-order mark %s): "
+				   "pd2bw reads UTF-8",
+				   name, enc, bom);
+	if (enc)
+		return pd2bw_error("%s:1:1: %s text (no byte-order mark): "
+				   "pd2bw reads UTF-8",
+				   name, enc);
+	if (n >= 3 && !memcmp(b, "\xef\xbb\xbf", 3)) {
+		*buf += 3;
+		*len -= 3;
+	}
+	return 0;
+}

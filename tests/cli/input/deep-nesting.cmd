@@ -1,0 +1,1 @@
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; print "" }' > deep.yaml && pd2bw-plan deep.yaml -c dgx-a100:1 -B 64 -q; echo "exit $?"; awk 'BEGIN { printf "format: pd2bw-cluster/1\nx: "; for (i = 0; i < 100000; i++) printf "{a: "; print "" }' > deepc.yaml && pd2bw-plan $TOP/models/gpt-1.3b.yaml -c deepc.yaml -B 64 -q

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --reserve 0.5 -q -o ref.yaml && mkfifo p c && (cat tiny-profile.yaml > p &) && (cat tiny-cluster.yaml > c &) && pd2bw-plan p -c c -B 8 --reserve 0.5 -q -o fifo.yaml && grep _hash ref.yaml fifo.yaml

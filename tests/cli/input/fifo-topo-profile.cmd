@@ -1,0 +1,1 @@
+mkfifo m && (cat $TOP/tests/data/topo/hcm8.xml > m &) && pd2bw-topo -i m -m | head -2; mkfifo n && (pd2bw-topo -i $TOP/tests/data/topo/pcie4.xml -n - > n &) && pd2bw-topo -i n -m | head -2; mkfifo g && (cat $TOP/models/gpt-1.3b.yaml > g &) && pd2bw-profile g -g A100-80GB -m 1 -o - | sed -n 1,3p

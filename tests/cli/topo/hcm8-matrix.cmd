@@ -1,0 +1,1 @@
+pd2bw-topo -i $TOP/tests/data/topo/hcm8.xml -m

@@ -1,0 +1,1 @@
+pd2bw-topo preset dgx-h100:abc
