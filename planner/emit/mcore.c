@@ -111,11 +111,11 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 
 	memset(mc, 0, sizeof(*mc));
 	if (!sh->transformer)
-		return pd2bw_error("the plan's chain is not embedding, "
+		return pd2bw_error("--emit: the plan's chain is not embedding, "
 				   "blocks, head (a PipeDream graph?): "
 				   "Megatron builds only transformers");
 	if (!sh->embed[0] || !sh->head[d - 1])
-		return pd2bw_error("Megatron puts the embedding on the first "
+		return pd2bw_error("--emit: Megatron puts the embedding on the first "
 				   "stage and the head on the last");
 	for (s = 0; s < d; s++)
 		if (sh->blocks[s] != sh->blocks[0])
@@ -202,7 +202,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	if (emit_rc_eval(in, &mc->rc))
 		return -1;
 	if (mc->rc.evaluated && !mc->rc.fits) {
-		pd2bw_error("Megatron cannot run the plan's recomputation "
+		pd2bw_error("--emit: Megatron cannot run the plan's recomputation "
 			    "(it recomputes no embedding or head): what it "
 			    "would run needs %.2f GiB per GPU, over the "
 			    "limit",
