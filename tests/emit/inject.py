@@ -22,12 +22,14 @@ import yaml
 
 TOP = os.environ["TOP"]
 EVIL = "evil\n$(touch ran1); rm `touch ran2` 'q\" <a>&b"
-EVIL_YAML = json.dumps(EVIL)[:-1] + '\\0tail"'   # YAML double-quoted, NUL
-EVIL_JSON = json.dumps(EVIL)[:-1] + '\\u0000tail"'
+# YAML double-quoted and JSON strings of it, with and without a NUL.
+VARIANTS = [("", json.dumps(EVIL), json.dumps(EVIL)),
+            (" +NUL", json.dumps(EVIL)[:-1] + '\\0tail"',
+             json.dumps(EVIL)[:-1] + '\\u0000tail"')]
 
 
-def sources(d):
-    """(label, input argv, cluster, formats) for each source."""
+def sources(d, EVIL_YAML, EVIL_JSON, nul):
+    """(label, pd2bw-plan arguments) for each source."""
     out = []
     llama = open(os.path.join(TOP, "models", "llama3-8b.yaml")).read()
     p = os.path.join(d, "model.yaml")
@@ -46,7 +48,7 @@ def sources(d):
     out.append(("HF _name_or_path", [p, "-c", "dgx-h100:1", "-B", "64",
                                       "--seq-len", "2048", "--sequence-parallel", "off"]))
     hd = os.path.join(d, EVIL)
-    os.makedirs(hd)
+    os.makedirs(hd, exist_ok=True)
     hf.pop("_name_or_path", None)
     json.dump(hf, open(os.path.join(hd, "config.json"), "w"))
     out.append(("HF directory", [os.path.join(hd, "config.json"), "-c",
@@ -96,6 +98,8 @@ def run_source(d, label, argv):
             cwd=wd)
         if r.returncode:
             msg = r.stderr
+            print("  %s, %s: refused: %s" % (label, fmt, msg.strip().replace(
+                d, "DIR").replace("\n", "|")))
             # A refusal: one line, and for the name itself a location.
             if msg.count("\n") != 1:
                 bad.append("%s %s: message of %d lines: %r" % (
@@ -126,11 +130,14 @@ def main():
     failures = []
     total = 0
     with tempfile.TemporaryDirectory() as d:
-        for label, argv in sources(d):
-            bad, made = run_source(d, label, argv)
-            total += made
-            failures += bad
-            print("%s: %s" % (label, "ok" if not bad else "FAIL"))
+        for v, ey, ej in VARIANTS:
+            for label, argv in sources(d, ey, ej, v):
+                label += v
+                bad, made = run_source(d, label, argv)
+                total += made
+                failures += bad
+                print("%s: %d written, %s" % (label, made,
+                                              "ok" if not bad else "FAIL"))
     for f in failures:
         print("FAIL", f)
     print("%d outputs written and checked, %d failures" % (total,
