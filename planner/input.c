@@ -163,7 +163,12 @@ input_tp_chains(struct input_chains *x, const char *path,
 	}
 	ret = 0;
 out:
-	model_release(&m);
+	if (ret) {
+		model_release(&m);
+	} else {
+		x->model = m;
+		x->have_model = 1;
+	}
 	return ret;
 }
 
@@ -177,6 +182,9 @@ input_chains_release(struct input_chains *x)
 		profile_release(&x->prof[i]);
 	}
 	x->n = 0;
+	if (x->have_model)
+		model_release(&x->model);
+	x->have_model = 0;
 }
 
 void

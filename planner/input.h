@@ -8,6 +8,7 @@
 
 #include "pd2bw/chain.h"
 #include "pd2bw/cost.h"
+#include "pd2bw/model.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/search.h"
@@ -39,6 +40,8 @@ struct input_chains {
 	struct chain ch[INPUT_MAX_CHAINS];
 	struct search_chain sc[INPUT_MAX_CHAINS];
 	int n;
+	struct model model;     /* the model read (for the emitters) */
+	int have_model;
 };
 
 /*

@@ -49,6 +49,7 @@ enum {
 	OPT_STATS,
 	OPT_EMIT,
 	OPT_EMIT_OUTPUT,
+	OPT_FROM_PLAN,
 	OPT_TIMELINE,
 	OPT_MEMORY,
 	OPT_TRACE,
@@ -98,6 +99,7 @@ static const struct option longopts[] = {
 	{"lp-time", required_argument, NULL, OPT_LP_TIME},
 	{"emit", required_argument, NULL, OPT_EMIT},
 	{"emit-output", required_argument, NULL, OPT_EMIT_OUTPUT},
+	{"from-plan", required_argument, NULL, OPT_FROM_PLAN},
 	{"timeline", required_argument, NULL, OPT_TIMELINE},
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"trace", required_argument, NULL, OPT_TRACE},
@@ -113,6 +115,7 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: %s [options] PROFILE|MODEL --cluster SPEC --batch N\n"
+		"       %s --emit FORMAT --from-plan PLAN [--emit-output FILE]\n"
 		"       %s capacity [options] MODEL ...   (see %s capacity "
 		"--help)\n"
 		"\n"
@@ -184,11 +187,14 @@ usage(FILE *fp)
 		"      --lp-time MS         GLPK's time limit per stage "
 		"(default 2000)\n"
 		"      --stats              print search statistics\n"
-		"      --emit FORMAT        also write megatron arguments, a "
-		"deepspeed config\n"
-		"                           or a launch script for the plan\n"
+		"      --emit FORMAT        also write what a runtime launches: "
+		"megatron, deepspeed,\n"
+		"                           launch, torchtitan or "
+		"megatron-bridge\n"
 		"      --emit-output FILE   where --emit writes (default: "
 		"stdout)\n"
+		"      --from-plan PLAN     emit from a saved plan instead of "
+		"planning\n"
 		"      --timeline FILE      draw the simulated schedule as SVG\n"
 		"      --memory FILE        draw memory per stage as SVG\n"
 		"      --trace FILE         write the simulated schedule as a "
@@ -198,7 +204,8 @@ usage(FILE *fp)
 		"  -q, --quiet              do not print the summary\n"
 		"  -h, --help               show this help\n"
 		"  -V, --version            show the version\n",
-		pd2bw_progname, pd2bw_progname, pd2bw_progname);
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname);
 }
 
 static const char *const onoff_names[] = {"off", "on", "both", NULL};
@@ -268,7 +275,7 @@ main(int argc, char **argv)
 	const char *output = NULL, *input;
 	char input_buf[4096];
 	const char *emit_output = "-", *timeline = NULL, *memory = NULL;
-	const char *trace = NULL;
+	const char *trace = NULL, *from_plan = NULL;
 	int emit = -1;
 	struct search_opts so;
 	struct search_stats st;
@@ -446,10 +453,17 @@ main(int argc, char **argv)
 						   3600000);
 			break;
 		case OPT_EMIT:
-			cli_names("--emit", optarg, emit_fmt_names, &emit);
+			emit = -1;
+			for (c = 0; emit_fmt_names[c]; c++)
+				if (!strcmp(optarg, emit_fmt_names[c]))
+					emit = c;
 			if (emit < 0)
-				cli_usage_error("give one --emit format, not '%s'",
-					  optarg);
+				cli_usage_error("unknown --emit format '%s' "
+						"(formats: %s)",
+						optarg, emit_fmt_list());
+			break;
+		case OPT_FROM_PLAN:
+			from_plan = optarg;
 			break;
 		case OPT_EMIT_OUTPUT:
 			emit_output = optarg;
@@ -480,6 +494,17 @@ main(int argc, char **argv)
 		default:
 			cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (from_plan) {
+		if (emit < 0)
+			cli_usage_error("%s", "--from-plan needs --emit FORMAT");
+		if (optind != argc)
+			cli_usage_error("%s", "--from-plan takes no PROFILE or "
+					"MODEL");
+		ret = emit_from_plan(emit, from_plan, emit_output);
+		if (afile_close_stdout())
+			ret = 1;
+		return ret;
 	}
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind < argc ? "give one PROFILE or MODEL"
@@ -649,9 +674,20 @@ main(int argc, char **argv)
 	}
 	if (ret == 3)
 		goto out;
-	if (emit >= 0 && emit_write(&plan, &prof, emit, emit_output)) {
-		ret = 1;
-		goto out;
+	if (emit >= 0) {
+		struct emit_in ei;
+
+		memset(&ei, 0, sizeof(ei));
+		ei.p = &plan;
+		ei.prof = &prof;
+		ei.model = tc.have_model ? &tc.model : NULL;
+		ei.c = chain_of(sc, nsc, &plan);
+		ei.o = &co;
+		ei.cl = &cl;
+		if (emit_write(&ei, emit, emit_output)) {
+			ret = 1;
+			goto out;
+		}
 	}
 	if ((timeline || memory || trace) &&
 	    sim_outputs(&plan, chain_of(sc, nsc, &plan), timeline, memory,

@@ -255,6 +255,8 @@ cmd_map(const struct args *a)
 		if (topo_discover(&n, &d))
 			return 1;
 	}
+	/* All outputs are renamed into place together, or none is. */
+	afile_batch_begin();
 	if (a->node && topo_node_write(&n, a->node))
 		ret = 1;
 	if (!ret && a->nccl && topo_nccl_xml_write(&n, a->nccl))
@@ -263,6 +265,8 @@ cmd_map(const struct args *a)
 		ret = pd2bw_error("write error on standard output") ? 1 : 1;
 	if (!ret && (a->output || (!a->node && !a->matrix && !a->nccl)) &&
 	    write_cluster(&n, a))
+		ret = 1;
+	if (afile_batch_end(ret == 0))
 		ret = 1;
 	topo_node_release(&n);
 	return ret;

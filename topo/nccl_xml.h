@@ -8,9 +8,11 @@
 #include "node.h"
 
 /*
- * Write n atomically to path ("-" = stdout).  Devices hang directly below
- * the CPU of their NUMA node (the PCIe switch levels are not kept in node
- * files).  Returns 0 or -1.
+ * Write n atomically to path ("-" = stdout).  Devices hang below the CPU
+ * of their NUMA node through the PCIe switches their path classes imply
+ * (node files keep the classes, not the bridges: switches get addresses
+ * in PCI domain ffff).  Unknown values are left out for NCCL to detect.
+ * Returns 0, or -1 (nothing written).
  */
 int topo_nccl_xml_write(const struct topo_node *n, const char *path);
 

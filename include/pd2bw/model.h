@@ -37,6 +37,7 @@ struct model {
 	int activation;       /* enum model_act */
 	int norm;             /* enum model_norm */
 	int positions;        /* enum model_pos */
+	double rope_base;     /* rotary base (theta); 10000 unless given */
 	int causal;           /* causal attention mask (gpt, llama) */
 	int tied_embeddings;  /* head shares the embedding matrix */
 	int bias;             /* linear layers carry biases */

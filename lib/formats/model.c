@@ -74,6 +74,7 @@ model_init(struct model *m)
 	m->activation = MODEL_GELU;
 	m->norm = MODEL_LAYERNORM;
 	m->positions = MODEL_LEARNED;
+	m->rope_base = 10000;
 	m->causal = 1;
 	m->tied_embeddings = 1;
 	m->bias = 1;
@@ -233,6 +234,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_ENUM("norm", 0, &m->norm, model_norm_names),
 			YK_ENUM("positions", 0, &m->positions,
 				model_pos_names),
+			YK_DBL("rope_base", 0, &m->rope_base, 1, 1e12),
 			YK_BOOL("causal", 0, &m->causal),
 			YK_BOOL("tied_embeddings", 0, &m->tied_embeddings),
 			YK_BOOL("bias", 0, &m->bias),
@@ -564,6 +566,10 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 				       "(not supported)", (long long)head_dim);
 		break;
 	}
+	if (yml_get(d, root, "rope_theta") &&
+	    yml_to_dbl(d, yml_get(d, root, "rope_theta"), &m->rope_base, 1,
+		       1e12))
+		return -1;
 	if (hf_i64(d, root, "vocab_size", 1, &m->vocab, MAX_VOCAB,
 		   &o.at[F_VOCAB]) ||
 	    hf_bool(d, root, "tie_word_embeddings", &m->tied_embeddings) ||
@@ -651,6 +657,8 @@ model_write(const struct model *m, const char *path)
 	yml_out_kstr(&o, "activation", model_act_names[m->activation]);
 	yml_out_kstr(&o, "norm", model_norm_names[m->norm]);
 	yml_out_kstr(&o, "positions", model_pos_names[m->positions]);
+	if (m->positions == MODEL_ROTARY)
+		yml_out_kdbl(&o, "rope_base", m->rope_base);
 	yml_out_kbool(&o, "causal", m->causal);
 	yml_out_kbool(&o, "tied_embeddings", m->tied_embeddings);
 	yml_out_kbool(&o, "bias", m->bias);

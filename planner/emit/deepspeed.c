@@ -1,8 +1,21 @@
 /*
- * emit_deepspeed.c - --emit deepspeed: the plan as a DeepSpeed config
- * (JSON, keys as in deepspeed/runtime/config.py and its pipeline section),
- * with the pipeline partition and what DeepSpeed cannot run of the plan
- * under pipeline.pd2bw_*, which DeepSpeed passes through unread.
+ * deepspeed.c - --emit deepspeed: the plan as a DeepSpeed config (JSON,
+ * keys as in deepspeed/runtime/config.py, constants.py and
+ * activation_checkpointing/config.py) for its pipeline engine, with the
+ * partition and the Python recipe that builds the PipelineModule under
+ * pipeline.pd2bw_*, which DeepSpeed copies into its pipeline config
+ * unread.  Checked against DeepSpeed v0.14 to v0.16.4.
+ *
+ * Upstream facts (microsoft/DeepSpeed at 38327e0, v0.16.4-6; cited in
+ * tests/emit/upstream.py): train_batch_size = micro x accumulation x the
+ * data-parallel world size, which is the PipelineModule grid's
+ * (deepspeed.initialize passes model.mpu()); the pipeline engine takes
+ * ZeRO stage 0 or 1 only; PipeModelDataParallelTopology(num_pp, num_mp,
+ * num_dp) numbers ranks pipe, data, model (model fastest); a partition
+ * of one's own is set in _partition_layers, which must end with
+ * _set_bounds(start=parts[stage], stop=parts[stage + 1]), else every stage
+ * builds every layer; activation_checkpoint_interval k checkpoints every
+ * run of k layers, so it recomputes all layers or none.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,31 +23,63 @@
 #include "emit/emit.h"
 #include "pd2bw/error.h"
 
-/* s as a JSON string; names and notes are plain text. */
+#define DEEPSPEED_VERSIONS "DeepSpeed v0.14 to v0.16.4"
+
+/* One line of the recipe: a JSON string. */
 static void
-json_str(FILE *fp, const char *s)
+line(FILE *fp, int *n, const char *s)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(fp, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(fp, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, fp);
-	}
-	fputc('"', fp);
+	fprintf(fp, "%s      ", (*n)++ ? ",\n" : "");
+	emit_json_str(fp, s);
 }
 
 int
-emit_deepspeed(FILE *fp, const struct plan *p, const struct profile *prof,
-	       const struct emit_shape *sh)
+emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
-	const char *prec = prof->precision ? prof->precision : "fp32";
-	char note[512];
-	int s, nnotes = 0;
+	const struct plan *p = in->p;
+	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
+	struct emit_rc rc;
+	char note[1024];
+	int s, j, nnotes = 0, nrec = 0, any = 0, world = p->w * p->d * p->t;
+	int interval;
 
 	(void)sh;
+	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
+		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
+				   "engine has no %s schedule (only 1F1B with "
+				   "a flush); plan with -s flush",
+				   plan_sched_names[p->sched]);
+	if (p->v > 1)
+		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
+				   "engine does not interleave; plan with "
+				   "--interleave 1");
+	if (p->sp)
+		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
+				   "engine has no sequence parallelism; plan "
+				   "with --sequence-parallel off");
+
+	/* activation_checkpoint_interval recomputes all layers or none:
+	 * any recomputation becomes full for every layer. */
+	memset(&rc, 0, sizeof(rc));
+	rc.layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
+	for (j = 0; j < p->nlayers; j++)
+		any |= (p->layer_rc ? p->layer_rc[j] : p->recompute) !=
+		       PROF_RC_NONE;
+	for (j = 0; j < p->nlayers; j++)
+		rc.layer_rc[j] = any ? PROF_RC_FULL : PROF_RC_NONE;
+	interval = any ? 1 : 0;
+	if (emit_rc_eval(in, &rc)) {
+		emit_rc_release(&rc);
+		return -1;
+	}
+	if (rc.evaluated && !rc.fits) {
+		emit_rc_release(&rc);
+		return pd2bw_error("--emit deepspeed: what DeepSpeed would run "
+				   "(every layer recomputed) needs %.2f GiB "
+				   "per GPU, over the limit",
+				   rc.peak_bytes / 1073741824.0);
+	}
+
 	fprintf(fp, "{\n");
 	fprintf(fp, "  \"train_batch_size\": %lld,\n",
 		(long long)p->global_batch);
@@ -44,22 +89,26 @@ emit_deepspeed(FILE *fp, const struct plan *p, const struct profile *prof,
 		fprintf(fp, "  \"fp16\": {\"enabled\": true},\n");
 	else if (!strcmp(prec, "bf16"))
 		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
-	/* Pipeline parallelism takes ZeRO stage 0 or 1; the plan's memory
-	 * keeps optimizer state unsharded, which is stage 0. */
 	fprintf(fp, "  \"zero_optimization\": {\"stage\": %d},\n",
 		p->zero ? 1 : 0);
-	if (p->recompute == PROF_RC_FULL)
+	if (any)
 		fprintf(fp, "  \"activation_checkpointing\": "
 			    "{\"partition_activations\": false, "
 			    "\"contiguous_memory_optimization\": false, "
 			    "\"cpu_checkpointing\": false},\n");
 	fprintf(fp, "  \"pipeline\": {\n");
 	fprintf(fp, "    \"stages\": %d,\n", p->d);
-	fprintf(fp, "    \"activation_checkpoint_interval\": %d,\n",
-		p->recompute == PROF_RC_FULL ? 1 : 0);
-	fprintf(fp, "    \"pd2bw_schedule\": ");
-	json_str(fp, plan_sched_names[p->sched]);
-	fprintf(fp, ",\n    \"pd2bw_parts\": [");
+	fprintf(fp, "    \"activation_checkpoint_interval\": %d,\n", interval);
+	fprintf(fp, "    \"pd2bw_versions\": ");
+	emit_json_str(fp, DEEPSPEED_VERSIONS);
+	fprintf(fp, ",\n    \"pd2bw_model\": ");
+	emit_json_str(fp, p->model);
+	fprintf(fp, ",\n    \"pd2bw_schedule\": ");
+	emit_json_str(fp, plan_sched_names[p->sched]);
+	fprintf(fp, ",\n    \"pd2bw_topology\": {\"num_pp\": %d, \"num_mp\": "
+		    "%d, \"num_dp\": %d},\n",
+		p->d, p->t, p->w);
+	fprintf(fp, "    \"pd2bw_parts\": [");
 	for (s = 0; s < p->nstages; s++)
 		fprintf(fp, "%d, ", p->stages[s].first);
 	fprintf(fp, "%d],\n", p->nlayers);
@@ -67,63 +116,86 @@ emit_deepspeed(FILE *fp, const struct plan *p, const struct profile *prof,
 	for (s = 0; s < p->nstages; s++) {
 		const struct plan_stage *st = &p->stages[s];
 
-		snprintf(note, sizeof(note), "%s..%s",
-			 p->layer_names[st->first], p->layer_names[st->last]);
 		if (st->first == st->last)
 			snprintf(note, sizeof(note), "%s",
 				 p->layer_names[st->first]);
+		else
+			snprintf(note, sizeof(note), "%s..%s",
+				 p->layer_names[st->first],
+				 p->layer_names[st->last]);
 		fprintf(fp, "%s", s ? ", " : "");
-		json_str(fp, note);
+		emit_json_str(fp, note);
 	}
-	fprintf(fp, "],\n    \"pd2bw_notes\": [\n");
+	fprintf(fp, "],\n    \"pd2bw_recipe\": [\n");
+	line(fp, &nrec, "from deepspeed.pipe import PipelineModule, "
+			"PipeModelDataParallelTopology");
+	line(fp, &nrec, "class Pd2bwPipe(PipelineModule):");
+	line(fp, &nrec, "    def _partition_layers(self, method=None):");
+	snprintf(note, sizeof(note),
+		 "        self.parts = ds_config['pipeline']['pd2bw_parts']");
+	line(fp, &nrec, note);
+	line(fp, &nrec, "        stage_id = self._topo.get_coord("
+			"self.global_rank).pipe");
+	line(fp, &nrec, "        self._set_bounds(start=self.parts[stage_id], "
+			"stop=self.parts[stage_id + 1])");
+	snprintf(note, sizeof(note),
+		 "topo = PipeModelDataParallelTopology(num_pp=%d, num_mp=%d, "
+		 "num_dp=%d)",
+		 p->d, p->t, p->w);
+	line(fp, &nrec, note);
+	snprintf(note, sizeof(note),
+		 "model = Pd2bwPipe(layers=LAYERS, topology=topo, "
+		 "loss_fn=LOSS, activation_checkpoint_interval=%d)",
+		 interval);
+	line(fp, &nrec, note);
+	fprintf(fp, "\n    ],\n    \"pd2bw_notes\": [\n");
 
 #define NOTE(...)                                                             \
 	do {                                                                  \
 		snprintf(note, sizeof(note), __VA_ARGS__);                    \
 		fprintf(fp, "%s      ", nnotes++ ? ",\n" : "");               \
-		json_str(fp, note);                                           \
+		emit_json_str(fp, note);                                      \
 	} while (0)
 
-	NOTE("data parallelism: WORLD_SIZE = %d = %d stages x %d replicas; "
-	     "DeepSpeed's pipe-major topology gives stage s, replica r the "
-	     "rank s x %d + r: start ranks with pd2bw-plan --emit launch",
-	     p->w * p->d, p->d, p->w, p->w);
-	NOTE("partition: PipelineModule(layers, num_stages=%d) with layers "
-	     "the %d chain layers of the plan (%s first, %s last); "
-	     "partition_method takes uniform, parameters or type:REGEX, not "
-	     "a list, so set self.parts = pd2bw_parts (stage s runs layers "
-	     "parts[s] to parts[s+1]-1) in an override of "
-	     "_partition_layers",
-	     p->d, p->nlayers, p->layer_names[0],
-	     p->layer_names[p->nlayers - 1]);
-	if (p->recompute == PROF_RC_FULL)
-		NOTE("recompute full: pass activation_checkpoint_interval=1 "
-		     "to PipelineModule (every layer recomputes its forward)");
-	else if (p->recompute == PROF_RC_SELECTIVE)
-		NOTE("recompute selective: DeepSpeed has no attention-only "
-		     "recomputation; without it a stage keeps more "
-		     "activations than the plan predicts (run full, or "
-		     "recompute the attention core in the model's code)");
-	switch (p->sched) {
-	case PLAN_2BW:
-		NOTE("schedule 2bw: DeepSpeed's pipeline engine runs 1F1B "
-		     "with a flush per update (PipeDream-Flush), the same "
-		     "batch semantics plus a bubble of (d-1)/m = %d/%d of the "
-		     "ideal time that the 2BW prediction does not have",
-		     p->d - 1, p->m);
-		break;
-	case PLAN_GPIPE:
-		NOTE("schedule gpipe: DeepSpeed runs 1F1B (PipeDream-Flush): "
-		     "the same bubble, fewer stashed activations, so the "
-		     "plan's memory is an upper bound");
-		break;
-	default:
-		break;
-	}
-	NOTE("zero stage 0: the plan keeps optimizer state on every "
-	     "replica; stage 1 (the most pipeline parallelism allows) would "
-	     "shard it over the %d replicas", p->w);
+	NOTE("ranks: WORLD_SIZE = %d = %d stages x %d replicas x %d tensor "
+	     "ranks; PipeModelDataParallelTopology numbers stage s, replica "
+	     "r, tensor rank j as (s x %d + r) x %d + j: start ranks with "
+	     "pd2bw-plan --emit launch",
+	     world, p->d, p->w, p->t, p->w, p->t);
+	if (p->t > 1)
+		NOTE("tensor parallelism %d: DeepSpeed's pipeline engine "
+		     "only groups the ranks; the layers must shard "
+		     "themselves over the topology's model axis (as "
+		     "Megatron-DeepSpeed's do)",
+		     p->t);
+	NOTE("partition: LAYERS are the %d chain layers of the plan (%s "
+	     "first, %s last); the recipe's _partition_layers takes "
+	     "pd2bw_parts (stage s runs layers parts[s] to parts[s+1]-1) "
+	     "and must call _set_bounds, or every stage builds every "
+	     "layer",
+	     p->nlayers, p->layer_names[0], p->layer_names[p->nlayers - 1]);
+	if (any && rc.changed)
+		NOTE("recompute: the plan's is %s; DeepSpeed's "
+		     "activation_checkpoint_interval recomputes every layer "
+		     "or none, so every layer recomputes its forward "
+		     "(selective counted as full: no more memory, more "
+		     "time)",
+		     plan_rc_names[p->recompute]);
+	else if (any)
+		NOTE("recompute full: activation_checkpoint_interval 1, "
+		     "every layer recomputes its forward");
+	if (rc.changed && rc.evaluated)
+		NOTE("predicted: the plan %.1f ms per iteration, peak %.2f "
+		     "GiB per GPU; what runs %.1f ms, peak %.2f GiB",
+		     p->iter_ms, p->peak_mem_bytes / 1073741824.0, rc.iter_ms,
+		     rc.peak_bytes / 1073741824.0);
+	NOTE("zero stage %d: %s", p->zero ? 1 : 0,
+	     p->zero ? "optimizer state sharded over the data-parallel "
+		       "replicas, as planned (stage 1 is the most the "
+		       "pipeline engine allows)"
+		     : "optimizer state on every replica, as planned");
 #undef NOTE
 	fprintf(fp, "\n    ]\n  }\n}\n");
+	emit_rc_release(&rc);
 	return 0;
 }

@@ -1,28 +1,43 @@
 /*
  * emit.c - --emit: open the output atomically, work out the plan's
- * transformer shape (embedding, blocks, head per stage) and hand both to
- * the writer of the format (emit_megatron.c, emit_deepspeed.c,
- * emit_launch.c).
+ * transformer shape (embedding, blocks, head per stage and per virtual
+ * chunk) and hand both to the writer of the format; the helpers the
+ * writers share: escaping for every place a value lands (comments, shell
+ * words, JSON/TOML/YAML strings, XML) and the re-evaluation of the
+ * recomputation a runtime will actually run.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit/emit.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
+#include "pd2bw/runtime.h"
+#include "pd2bw/sim.h"
+#include "pd2bw/lp.h"
+#include "pd2bw/place.h"
 
-const char *const emit_fmt_names[] = {"megatron", "deepspeed", "launch",
-				      NULL};
+const char *const emit_fmt_names[] = {"megatron",   "deepspeed",
+				      "launch",     "torchtitan",
+				      "megatron-bridge", NULL};
+
+const char *
+emit_fmt_list(void)
+{
+	return "megatron, deepspeed, launch, torchtitan, megatron-bridge";
+}
 
 int
 emit_shape_init(struct emit_shape *sh, const struct plan *p,
 		const struct profile *prof)
 {
-	int *kind, n = 0, i, j, s;
+	int *kind, n = 0, i, j, s, k, v = p->v > 1 ? p->v : 1;
 
 	memset(sh, 0, sizeof(*sh));
-	if (p->nstages < 1)
-		return pd2bw_error("the plan has no stages");
+	if (p->nstages < 1 || p->nstages != p->d)
+		return pd2bw_error("the plan has %d stages for depth %d",
+				   p->nstages, p->d);
 	kind = xcalloc((size_t)profile_chain_len(prof) + 1, sizeof(*kind));
 	for (i = 0; i < prof->nlayers; i++)
 		for (j = 0; j < prof->layers[i].repeat; j++)
@@ -35,6 +50,8 @@ emit_shape_init(struct emit_shape *sh, const struct plan *p,
 	sh->blocks = xcalloc((size_t)p->nstages, sizeof(*sh->blocks));
 	sh->embed = xcalloc((size_t)p->nstages, sizeof(*sh->embed));
 	sh->head = xcalloc((size_t)p->nstages, sizeof(*sh->head));
+	sh->first_block = xcalloc((size_t)p->nstages,
+				  sizeof(*sh->first_block));
 	/* A transformer chain: at most one embedding first, blocks, at most
 	 * one head last (design.md section 4). */
 	sh->transformer = 1;
@@ -45,17 +62,26 @@ emit_shape_init(struct emit_shape *sh, const struct plan *p,
 			 !(kind[i] == PROF_HEAD && i == n - 1))
 			sh->transformer = 0;
 	}
-	for (s = 0; s < p->nstages; s++)
+	for (s = 0, k = 0; s < p->nstages; s++) {
+		sh->first_block[s] = k;
 		for (i = p->stages[s].first; i <= p->stages[s].last; i++) {
 			if (i < 0 || i >= n)
 				continue;
 			if (kind[i] == PROF_BLOCK)
-				sh->blocks[s]++;
+				sh->blocks[s]++, k++;
 			else if (kind[i] == PROF_EMBED)
 				sh->embed[s] = 1;
 			else if (kind[i] == PROF_HEAD)
 				sh->head[s] = 1;
 		}
+	}
+	sh->nchunks = p->d * v;
+	sh->chunk_blocks = xcalloc((size_t)sh->nchunks,
+				   sizeof(*sh->chunk_blocks));
+	for (s = 0; s < p->d; s++)
+		for (k = 0; k < v; k++)
+			sh->chunk_blocks[k * p->d + s] =
+				sh->blocks[s] / v + (k < sh->blocks[s] % v);
 	free(kind);
 	return 0;
 }
@@ -66,6 +92,8 @@ emit_shape_release(struct emit_shape *sh)
 	free(sh->blocks);
 	free(sh->embed);
 	free(sh->head);
+	free(sh->first_block);
+	free(sh->chunk_blocks);
 	memset(sh, 0, sizeof(*sh));
 }
 
@@ -99,27 +127,222 @@ emit_sh_word(FILE *fp, const char *s)
 	fputc('\'', fp);
 }
 
+void
+emit_text(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(fp, "\\x%02x", c);
+		else
+			fputc(c, fp);
+	}
+}
+
+void
+emit_json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+void
+emit_xml_text(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&':
+			fputs("&amp;", fp);
+			break;
+		case '<':
+			fputs("&lt;", fp);
+			break;
+		case '>':
+			fputs("&gt;", fp);
+			break;
+		case '"':
+			fputs("&quot;", fp);
+			break;
+		case '\'':
+			fputs("&apos;", fp);
+			break;
+		default:
+			fputc(c < 0x20 || c == 0x7f ? '?' : c, fp);
+		}
+	}
+}
+
 int
-emit_write(const struct plan *p, const struct profile *prof, int fmt,
-	   const char *path)
+emit_family(const struct emit_in *in)
+{
+	const char *name = in->prof->model;
+
+	if (in->model)
+		return in->model->family;
+	if (name && !strncmp(name, "bert", 4))
+		return MODEL_BERT;
+	return MODEL_GPT;
+}
+
+/* ---- re-evaluation of what a runtime runs ---- */
+
+int
+emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
+{
+	const struct plan *p = in->p;
+	const struct chain *c = in->c;
+	struct plan_stage *st;
+	struct place_links l;
+	struct plan_terms terms;
+	struct cost_cfg g;
+	struct runtime rt;
+	struct sim sm;
+	int s, j, k = -1;
+	double peak = 0;
+
+	rc->changed = 0;
+	for (j = 0; j < p->nlayers; j++)
+		if (rc->layer_rc[j] != (p->layer_rc ? p->layer_rc[j]
+						    : p->recompute))
+			rc->changed = 1;
+	rc->evaluated = 0;
+	if (!c || !in->o || !in->cl || c->L != p->nlayers)
+		return 0;
+	for (j = 0; j < c->nmb; j++)
+		if (c->mb[j] == p->b)
+			k = j;
+	if (k < 0)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.sched = p->sched;
+	g.w = p->w;
+	g.d = p->d;
+	g.k = k;
+	g.b = p->b;
+	g.m = p->m;
+	g.r = PROF_RC_NONE;
+	g.place = p->place;
+	g.t = p->t;
+	g.v = p->v > 1 ? p->v : 1;
+	g.zero = p->zero;
+	g.sp = p->sp;
+	if (p->runtime && *p->runtime && runtime_parse(&rt, p->runtime) == 0)
+		g.rt = &rt;
+	else
+		g.rt = cost_runtime(in->o, p->sched, p->d);
+	st = xcalloc((size_t)p->d, sizeof(*st));
+	place_links_init(&l, in->cl, p->d);
+	place_links_fill(&l, in->cl, p->place, p->w, p->d, p->t);
+	rc->fits = 1;
+	/* The rule of the search's per-layer refinement (search.c
+	 * apply_lp): the stage without recomputation, plus each layer's
+	 * extra forward and the tensor-parallel all-reduces it repeats. */
+	for (s = 0; s < p->d; s++) {
+		int a = p->stages[s].first, e = p->stages[s].last;
+		double tp = 0, mem;
+
+		cost_stage(c, in->o, &g, &l, s, a, e, &st[s]);
+		st[s].recompute_ms = 0;
+		for (j = a; j <= e; j++) {
+			struct cost_cfg gj = g;
+
+			gj.r = rc->layer_rc[j];
+			st[s].recompute_ms +=
+				CHAIN_AT(c, c->rc[rc->layer_rc[j]], k, j);
+			tp += cost_tp(c, &gj, &l, s, j, j);
+		}
+		st[s].tp_ms = g.sp ? tp * (1 - g.rt->tp_hidden) : tp;
+		mem = lp_stage_mem(c, in->o, &g, s, a, e, rc->layer_rc + a);
+		st[s].mem_bytes = (int64_t)mem;
+		if (mem > peak)
+			peak = mem;
+		if (mem > in->o->cap_bytes)
+			rc->fits = 0;
+	}
+	/* the simulation, as the plan's own figure */
+	rc->iter_ms = cost_simulate(c, st, &g, &sm, &terms);
+	sim_release(&sm);
+	rc->peak_bytes = (int64_t)peak;
+	rc->evaluated = 1;
+	place_links_release(&l);
+	free(st);
+	return 0;
+}
+
+void
+emit_rc_release(struct emit_rc *rc)
+{
+	free(rc->layer_rc);
+	memset(rc, 0, sizeof(*rc));
+}
+
+void
+emit_rc_note(FILE *fp, const char *prefix, const struct emit_in *in,
+	     const struct emit_rc *rc)
+{
+	const double gib = 1024.0 * 1024.0 * 1024.0;
+
+	if (!rc->changed) {
+		fprintf(fp, "%sThe recomputation runs as planned.\n", prefix);
+		return;
+	}
+	fprintf(fp,
+		"%sPredicted: the plan %.1f ms per iteration, peak %.2f GiB "
+		"per GPU;\n",
+		prefix, in->p->iter_ms, in->p->peak_mem_bytes / gib);
+	if (rc->evaluated)
+		fprintf(fp,
+			"%swhat runs %.1f ms per iteration, peak %.2f GiB "
+			"per GPU%s.\n",
+			prefix, rc->iter_ms, rc->peak_bytes / gib,
+			rc->fits ? "" : " (over the memory limit)");
+	else
+		fprintf(fp,
+			"%swhat runs not re-evaluated (no chain or cluster): "
+			"more recomputation, so\n%sno more memory and more "
+			"time than planned.\n",
+			prefix, prefix);
+}
+
+int
+emit_write(const struct emit_in *in, int fmt, const char *path)
 {
 	struct emit_shape sh;
 	struct afile f;
 	int ret = -1;
 
-	if (emit_shape_init(&sh, p, prof))
+	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;
 	if (afile_open(&f, path))
 		goto out;
 	switch (fmt) {
 	case EMIT_MEGATRON:
-		ret = emit_megatron(f.fp, p, prof, &sh);
+		ret = emit_megatron(f.fp, in, &sh);
 		break;
 	case EMIT_DEEPSPEED:
-		ret = emit_deepspeed(f.fp, p, prof, &sh);
+		ret = emit_deepspeed(f.fp, in, &sh);
 		break;
 	case EMIT_LAUNCH:
-		ret = emit_launch(f.fp, p, prof, &sh);
+		ret = emit_launch(f.fp, in, &sh);
+		break;
+	case EMIT_TORCHTITAN:
+		ret = emit_torchtitan(f.fp, in, &sh);
+		break;
+	case EMIT_BRIDGE:
+		ret = emit_bridge(f.fp, in, &sh);
 		break;
 	default:
 		ret = pd2bw_error("unknown --emit format %d", fmt);

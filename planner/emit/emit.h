@@ -1,29 +1,62 @@
 /*
  * emit.h - turn a plan into what a runtime launches: Megatron-LM command
- * line arguments, a DeepSpeed config and pipeline partition, or a
+ * line arguments, a DeepSpeed config and pipeline recipe, a torchtitan
+ * job-config TOML, a Megatron-Bridge (NeMo) recipe override, or a
  * Slurm/torchrun launch snippet whose rank order realises the placement.
+ *
+ * Every emitter states the upstream versions it was checked against and
+ * refuses, with a message naming the reason, a plan its runtime cannot
+ * run as planned; what the runtime runs differently (recomputation it
+ * cannot mix, a schedule it lacks) is said in the file, and the
+ * recomputation it will run is re-evaluated with the cost model.
  */
 #ifndef PD2BW_EMIT_H
 #define PD2BW_EMIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
+#include "pd2bw/chain.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 
-enum emit_fmt { EMIT_MEGATRON, EMIT_DEEPSPEED, EMIT_LAUNCH };
+enum emit_fmt {
+	EMIT_MEGATRON,
+	EMIT_DEEPSPEED,
+	EMIT_LAUNCH,
+	EMIT_TORCHTITAN,
+	EMIT_BRIDGE,
+};
 extern const char *const emit_fmt_names[]; /* NULL-terminated */
+/* "megatron, deepspeed, ..." for usage messages (static). */
+const char *emit_fmt_list(void);
 
 /*
- * Write plan p in format fmt to path ("-" = stdout), atomically.  prof is
- * the profile the plan was made from (model shape: seq_len, hidden, layer
- * kinds).  Returns 0 or -1.
+ * What an emitter reads.  p and prof are required; the rest may be NULL:
+ * model when the input was a profile (then what only a model knows is
+ * named as missing), c, o and cl when the recomputation the runtime will
+ * run cannot be re-evaluated (then the file says so).  All borrowed.
  */
-int emit_write(const struct plan *p, const struct profile *prof, int fmt,
-	       const char *path);
+struct emit_in {
+	const struct plan *p;
+	const struct profile *prof;
+	const struct model *model;
+	const struct chain *c;     /* the chain the plan was made from */
+	const struct cost_opts *o;
+	const struct cluster *cl;
+};
 
 /*
- * Shared by the emitters (planner/emit_*.c), not by main.c: the plan's
+ * Write in's plan in format fmt to path ("-" = stdout), atomically.
+ * Returns 0, or -1 after a message (nothing is written then).
+ */
+int emit_write(const struct emit_in *in, int fmt, const char *path);
+
+/*
+ * Shared by the emitters (planner/emit/ *.c), not by main.c: the plan's
  * chain seen as a transformer, embedding + blocks + head.
  */
 struct emit_shape {
@@ -32,6 +65,13 @@ struct emit_shape {
 	int *blocks;       /* [p->nstages] blocks per stage (owned) */
 	int *embed;        /* [p->nstages] 1 when the stage holds the embedding */
 	int *head;         /* [p->nstages] 1 when it holds the head */
+	int *first_block;  /* [p->nstages] index of its first block (owned) */
+	/* Virtual chunks (interleaving, v = p->v): chunk i = k * d + s is
+	 * the k-th chunk of stage s, in model order.  blocks of chunk i in
+	 * chunk_blocks[i] (owned, [d * v]); a stage's chunks share its
+	 * blocks as evenly as they can, the larger ones first. */
+	int nchunks;
+	int *chunk_blocks;
 };
 
 /* Fill sh from p and prof.  Returns 0, or -1 when they disagree. */
@@ -39,15 +79,82 @@ int emit_shape_init(struct emit_shape *sh, const struct plan *p,
 		    const struct profile *prof);
 void emit_shape_release(struct emit_shape *sh);
 
+/*
+ * The recomputation a runtime will run, per chain layer, and the cost
+ * model's prediction of it.
+ */
+struct emit_rc {
+	int *layer_rc;      /* [p->nlayers] enum prof_rc (owned) */
+	int changed;        /* differs from the plan's layer_recompute */
+	int evaluated;      /* iter_ms and peak are filled */
+	double iter_ms;
+	int64_t peak_bytes;
+	int fits;           /* every stage under the memory cap */
+};
+
+/*
+ * Re-evaluate rc->layer_rc with the cost model (in->c, o, cl needed;
+ * else rc->evaluated stays 0).  Never more memory than the plan when every
+ * layer's option saves at least as much as the planned one.  0 or -1.
+ */
+int emit_rc_eval(const struct emit_in *in, struct emit_rc *rc);
+void emit_rc_release(struct emit_rc *rc);
+/* "# The plan predicts ...; what runs: ..." lines with prefix (e.g.
+ * "# ") to fp. */
+void emit_rc_note(FILE *fp, const char *prefix, const struct emit_in *in,
+		  const struct emit_rc *rc);
+
 /* Write s to fp quoted for the shell when it needs quoting. */
 void emit_sh_word(FILE *fp, const char *s);
+/* Write s for the inside of a comment or a message: control characters
+ * (newline, carriage return, ...) as \xNN, so it cannot end the line. */
+void emit_text(FILE *fp, const char *s);
+/* s as a JSON string, quotes included (also valid TOML and YAML
+ * double-quoted strings: only \" \\ and \uXXXX escapes). */
+void emit_json_str(FILE *fp, const char *s);
+/* s with XML's five special characters as entities and control
+ * characters (not allowed in XML 1.0) as '?'. */
+void emit_xml_text(FILE *fp, const char *s);
+
+/* The model's family as far as it is known: from the model, else from
+ * the profile's model name (bert...).  enum model_family. */
+int emit_family(const struct emit_in *in);
 
 /* One writer per format; fp is open, the caller commits it.  0 or -1. */
-int emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
+int emit_megatron(FILE *fp, const struct emit_in *in,
 		  const struct emit_shape *sh);
-int emit_deepspeed(FILE *fp, const struct plan *p, const struct profile *prof,
+int emit_deepspeed(FILE *fp, const struct emit_in *in,
 		   const struct emit_shape *sh);
-int emit_launch(FILE *fp, const struct plan *p, const struct profile *prof,
+int emit_launch(FILE *fp, const struct emit_in *in,
 		const struct emit_shape *sh);
+int emit_torchtitan(FILE *fp, const struct emit_in *in,
+		    const struct emit_shape *sh);
+int emit_bridge(FILE *fp, const struct emit_in *in,
+		const struct emit_shape *sh);
+
+/*
+ * Megatron Core's partition of sh: the recomputation (granularity,
+ * method block + layers) and the layout string, shared by the Megatron-LM
+ * and Megatron-Bridge emitters.
+ */
+struct emit_mcore {
+	int granularity;    /* PROF_RC_NONE, _SELECTIVE or _FULL */
+	int block_layers;   /* with _FULL: --recompute-num-layers (block) */
+	int uniform;        /* with _FULL: method uniform, 1 layer */
+	int first, last;    /* decoder first/last stage layers, 0: unset */
+	int use_layout;     /* the layout string is needed */
+	char *layout;       /* owned */
+	struct emit_rc rc;  /* what runs */
+};
+int emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
+		    const struct emit_shape *sh);
+void emit_mcore_release(struct emit_mcore *mc);
+
+/*
+ * Emit from a saved plan: read plan_path, reload the input and cluster it
+ * names (for the model's shape and the re-evaluation), and write format
+ * fmt to out.  Returns the exit status (0 or 1).
+ */
+int emit_from_plan(int fmt, const char *plan_path, const char *out);
 
 #endif

@@ -42,13 +42,14 @@ node_order(const struct plan *p, int nodes, int per, int *order)
 }
 
 int
-emit_launch(FILE *fp, const struct plan *p, const struct profile *prof,
-	    const struct emit_shape *sh)
+emit_launch(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
+	const struct plan *p = in->p;
 	int nodes = 0, per = 0, r, n, l, ident = 1, ret = -1, rank0 = -1;
 	int *order;
 
-	(void)prof;
+	const char *c;
+
 	(void)sh;
 	for (r = 0; r < p->nranks; r++)
 		if (p->ranks[r].node + 1 > nodes)
@@ -72,14 +73,28 @@ emit_launch(FILE *fp, const struct plan *p, const struct profile *prof,
 				rank0 = n;
 		}
 
+	/* Slurm's job name: only characters that cannot end the
+	 * directive or mean anything to a shell. */
+	fprintf(fp, "#!/bin/bash\n#SBATCH --job-name=pd2bw-");
+	for (c = p->model; c && *c; c++)
+		fputc(strchr("abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c)
+			      ? *c
+			      : '_',
+		      fp);
 	fprintf(fp,
-		"#!/bin/bash\n"
-		"#SBATCH --job-name=pd2bw-%s\n"
+		"\n"
 		"#SBATCH --nodes=%d\n"
 		"#SBATCH --ntasks-per-node=1\n"
 		"#SBATCH --gpus-per-node=%d\n"
 		"#\n"
-		"# Launch for the pd2bw plan of %s on %d nodes x %d %s:\n"
+		"# Launch for the pd2bw plan of ",
+		nodes, per);
+	emit_text(fp, p->model);
+	fprintf(fp, " on %d nodes x %d ", nodes, per);
+	emit_text(fp, p->gpu);
+	fprintf(fp,
+		":\n"
 		"# schedule %s, width %d, depth %d, %s.\n"
 		"# Use: sbatch THIS_FILE TRAIN.py [ARGS...], e.g. "
 		"pretrain_gpt.py with the\n"
@@ -99,7 +114,6 @@ emit_launch(FILE *fp, const struct plan *p, const struct profile *prof,
 		"# job's n-th node (SLURM_NODEID n).\n"
 		"#\n"
 		"#   node gpu  RANK stage replica\n",
-		p->model, nodes, per, p->model, nodes, per, p->gpu,
 		plan_sched_names[p->sched], p->w, p->d,
 		plan_place_names[p->place], p->w, per);
 	for (n = 0; n < nodes; n++)

@@ -1,14 +1,20 @@
 /*
- * emit_megatron.c - --emit megatron: the plan as Megatron-LM command line
+ * megatron.c - --emit megatron: the plan as Megatron-LM command line
  * arguments, a POSIX shell fragment of "set -- "$@" ..." lines with the
- * reasons in comments, to be sourced before running pretrain_gpt.py "$@".
- * Flag names as in Megatron-LM's megatron/training/arguments.py.
+ * reasons in comments, to be sourced before running pretrain_gpt.py (or
+ * examples/bert/pretrain_bert.py) "$@".  Flag names as in Megatron-LM's
+ * megatron/training/arguments.py and the TransformerConfig fields it turns
+ * into flags; checked against Megatron-LM core_v0.12 to core_v0.15 (the
+ * pipeline layout needs Megatron Core 0.13 or newer).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "emit/emit.h"
 #include "pd2bw/error.h"
+
+#define MEGATRON_VERSIONS "Megatron-LM core_v0.13.0 to core_v0.15 (main " \
+			  "d98e8a6)"
 
 /* One "set -- "$@" a b ..." line of words (NULL-terminated). */
 static void
@@ -22,200 +28,195 @@ args(FILE *fp, const char *const *w)
 	fputc('\n', fp);
 }
 
-/* The stage's part of a --pipeline-model-parallel-layout string. */
+/* "set -- "$@" FLAG N". */
 static void
-stage_layout(char *buf, size_t n, const struct emit_shape *sh, int s)
+arg_int(FILE *fp, const char *flag, long long n)
 {
-	char t[32] = "";
+	char v[32];
+	const char *w[] = {flag, v, NULL};
 
-	if (sh->blocks[s] == 1)
-		snprintf(t, sizeof(t), "t");
-	else if (sh->blocks[s] > 1)
-		snprintf(t, sizeof(t), "t*%d", sh->blocks[s]);
-	snprintf(buf, n, "%s%s%s", sh->embed[s] ? "E" : "", t,
-		 sh->head[s] ? "L" : "");
+	snprintf(v, sizeof(v), "%lld", n);
+	args(fp, w);
 }
 
-/*
- * Megatron Core's layout string for the partition: stages split by "|",
- * E embedding, t a block, L the loss (with the output layer); three or
- * more identical stages in a row written "(stage|)*k".
- */
 static void
-layout(FILE *fp, const struct plan *p, const struct emit_shape *sh)
+arg1(FILE *fp, const char *flag)
 {
-	char cur[64], next[64];
-	int s = 0, k;
+	const char *w[] = {flag, NULL};
 
-	while (s < p->nstages) {
-		stage_layout(cur, sizeof(cur), sh, s);
-		for (k = 1; s + k < p->nstages; k++) {
-			stage_layout(next, sizeof(next), sh, s + k);
-			if (strcmp(cur, next))
-				break;
+	args(fp, w);
+}
+
+static void
+arg_str(FILE *fp, const char *flag, const char *s)
+{
+	const char *w[] = {flag, s, NULL};
+
+	args(fp, w);
+}
+
+static void
+model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
+{
+	const struct model *m = in->model;
+	const struct profile *prof = in->prof;
+
+	fprintf(fp, "\n# Model shape and architecture from the %s.\n",
+		m ? "model" : "profile");
+	arg_int(fp, "--num-layers", sh->nblocks);
+	if (m) {
+		char base[32];
+
+		arg_int(fp, "--hidden-size", m->hidden);
+		arg_int(fp, "--num-attention-heads", m->heads);
+		/* Megatron's default FFN differs (4h, or 8h/3 rounded to
+		 * 64 with --swiglu): always give the model's. */
+		arg_int(fp, "--ffn-hidden-size", m->ffn_hidden);
+		if (m->kv_heads > 0 && m->kv_heads != m->heads) {
+			arg1(fp, "--group-query-attention");
+			arg_int(fp, "--num-query-groups", m->kv_heads);
 		}
-		if (k >= 3) {
-			/* The comma only separates, as in Megatron's docs. */
-			fprintf(fp, "(%s|)*%d%s", cur, k,
-				s + k < p->nstages ? "," : "");
+		arg_int(fp, "--seq-length", prof->seq_len > 0 ? prof->seq_len
+							      : m->seq_len);
+		arg_int(fp, "--max-position-embeddings",
+			m->seq_len > prof->seq_len ? m->seq_len
+						   : prof->seq_len);
+		if (m->activation == MODEL_SWIGLU)
+			arg1(fp, "--swiglu");
+		arg_str(fp, "--normalization",
+			m->norm == MODEL_RMSNORM ? "RMSNorm" : "LayerNorm");
+		if (m->positions == MODEL_ROTARY) {
+			arg_str(fp, "--position-embedding-type", "rope");
+			snprintf(base, sizeof(base), "%.0f", m->rope_base);
+			arg_str(fp, "--rotary-base", base);
 		} else {
-			fprintf(fp, "%s", cur);
-			if (k == 2)
-				fprintf(fp, "|%s", cur);
-			if (s + k < p->nstages)
-				fputc('|', fp);
+			arg_str(fp, "--position-embedding-type",
+				"learned_absolute");
 		}
-		s += k;
-	}
-}
-
-static void
-partition(FILE *fp, const struct plan *p, const struct emit_shape *sh)
-{
-	int d = p->nstages, s, mid = -1, even = 1, fl = 1, zero = 0;
-	int first, last;
-	char a[32], b[32];
-
-	fprintf(fp, "\n# Partition: the embedding on the first stage, the head "
-		    "on the last, and\n# blocks per stage:");
-	for (s = 0; s < d; s++)
-		fprintf(fp, "%s%d", s && s % 24 == 0 ? "\n#" : " ",
-			sh->blocks[s]);
-	fprintf(fp, ".\n");
-	for (s = 0; s < d; s++) {
-		if (sh->blocks[s] != sh->blocks[0])
-			even = 0;
-		if (sh->blocks[s] < 1)
-			zero = 1;
-		if (s > 0 && s < d - 1) {
-			if (mid < 0)
-				mid = sh->blocks[s];
-			else if (sh->blocks[s] != mid)
-				fl = 0;
+		if (!m->tied_embeddings)
+			arg1(fp, "--untie-embeddings-and-output-weights");
+		if (!m->bias)
+			arg1(fp, "--disable-bias-linear");
+		if (!m->dropout) {
+			arg_str(fp, "--attention-dropout", "0");
+			arg_str(fp, "--hidden-dropout", "0");
 		}
-	}
-	if (zero)
-		fl = 0;
-	if (even) {
-		fprintf(fp, "# Even: Megatron's default split.\n");
-		return;
-	}
-	first = sh->blocks[0];
-	last = sh->blocks[d - 1];
-	snprintf(a, sizeof(a), "%d", first);
-	snprintf(b, sizeof(b), "%d", last);
-	if (fl) {
 		fprintf(fp,
-			"# Uneven first or last stage: Megatron's "
-			"--decoder-first/last-pipeline-num-layers\n"
-			"# (the middle stages split the rest evenly).  The "
-			"same partition as an\n"
-			"# experimental layout (Megatron Core 0.15; use one or "
-			"the other):\n"
-			"#   --pipeline-model-parallel-layout '");
-		layout(fp, p, sh);
-		fprintf(fp, "'\n");
-		if (d == 2 || first != mid) {
-			const char *w[] = {"--decoder-first-pipeline-num-layers",
-					   a, NULL};
-
-			args(fp, w);
+			"# Vocabulary %lld: Megatron takes it from the "
+			"tokenizer (pad with\n"
+			"# --make-vocab-size-divisible-by; --vocab-size %lld "
+			"with --tokenizer-type NullTokenizer).\n",
+			(long long)m->vocab, (long long)m->vocab);
+	} else {
+		if (prof->hidden > 0)
+			arg_int(fp, "--hidden-size", prof->hidden);
+		if (prof->seq_len > 0) {
+			arg_int(fp, "--seq-length", prof->seq_len);
+			arg_int(fp, "--max-position-embeddings",
+				prof->seq_len);
 		}
-		if (d > 2 && last != mid) {
-			const char *w[] = {"--decoder-last-pipeline-num-layers",
-					   b, NULL};
-
-			args(fp, w);
-		}
-		return;
+		fprintf(fp,
+			"# The input was a profile, which does not give the "
+			"heads, FFN size or\n"
+			"# architecture: add --num-attention-heads (required), "
+			"--ffn-hidden-size and the\n"
+			"# architecture flags of the model it was taken "
+			"from.\n");
 	}
-	fprintf(fp,
-		"# %s, which --decoder-first/last-pipeline-num-layers\n"
-		"# cannot express: Megatron Core's experimental layout "
-		"(documented from 0.15)\n"
-		"# gives every stage its own blocks; older Megatron-LM "
-		"cannot run this partition.\n",
-		zero ? "A stage has no block" : "The middle stages differ");
-	fprintf(fp, "set -- \"$@\" --pipeline-model-parallel-layout '");
-	layout(fp, p, sh);
-	fprintf(fp, "'\n");
 }
 
-/*
- * Per-layer recomputation: Megatron recomputes either the attention core
- * of every layer (selective) or the first N layers of every stage fully
- * (method block).  Blocks are alike, so which layers does not matter, only
- * how many per stage: take the largest count.
- */
 static void
-mixed(FILE *fp, const struct plan *p)
+recompute_args(FILE *fp, const struct emit_in *in,
+	       const struct emit_mcore *mc)
 {
-	int s, j, maxfull = 0, sel = 0;
-	char n[32];
+	const struct plan *p = in->p;
 
-	for (s = 0; s < p->nstages; s++) {
-		int full = 0;
-
-		for (j = p->stages[s].first; j <= p->stages[s].last; j++) {
-			full += p->layer_rc[j] == PROF_RC_FULL;
-			sel += p->layer_rc[j] == PROF_RC_SELECTIVE;
-		}
-		if (full > maxfull)
-			maxfull = full;
-	}
-	fprintf(fp, " up to %d fully recomputed layers per stage", maxfull);
-	if (sel)
-		fprintf(fp, ", %d selectively", sel);
+	fprintf(fp, "\n# Recomputation: the plan's is %s",
+		plan_rc_names[p->recompute]);
+	if (p->recompute == PLAN_RC_MIXED)
+		fprintf(fp, " (chosen per layer)");
 	fprintf(fp, ".\n");
-	if (maxfull) {
-		const char *w[] = {"--recompute-granularity", "full",
-				   "--recompute-method", "block",
-				   "--recompute-num-layers", n, NULL};
-
-		snprintf(n, sizeof(n), "%d", maxfull);
-		if (sel)
-			fprintf(fp, "# Megatron cannot mix selective and full "
-				    "recomputation: the selective\n"
-				    "# layers run without recomputation here "
-				    "(check the memory).\n");
-		args(fp, w);
-	} else {
+	switch (mc->granularity) {
+	case PROF_RC_NONE:
+		fprintf(fp, "# None (Megatron's default).\n");
+		break;
+	case PROF_RC_SELECTIVE: {
 		const char *w[] = {"--recompute-granularity", "selective",
 				   NULL};
 
-		fprintf(fp, "# Megatron recomputes the attention core of "
-			    "every layer, not only those chosen.\n");
+		fprintf(fp, "# Selective: the attention core of every "
+			    "layer.\n");
 		args(fp, w);
+		break;
 	}
+	default:
+		if (mc->uniform) {
+			const char *w[] = {"--recompute-granularity", "full",
+					   "--recompute-method", "uniform",
+					   "--recompute-num-layers", "1",
+					   NULL};
+
+			fprintf(fp, "# Full: every layer recomputes its "
+				    "forward.\n");
+			args(fp, w);
+		} else {
+			char n[32];
+			const char *w[] = {"--recompute-granularity", "full",
+					   "--recompute-method", "block",
+					   "--recompute-num-layers", n, NULL};
+
+			snprintf(n, sizeof(n), "%d", mc->block_layers);
+			fprintf(fp,
+				"# Full for the first %d layers of every "
+				"model chunk, the rest none.  Megatron\n"
+				"# cannot mix selective and full, nor give "
+				"stages different counts, so this\n"
+				"# recomputes at least the layers the plan "
+				"recomputes on every stage\n"
+				"# (selective counted as full).\n",
+				mc->block_layers);
+			args(fp, w);
+		}
+		break;
+	}
+	emit_rc_note(fp, "# ", in, &mc->rc);
 }
 
 int
-emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
-	      const struct emit_shape *sh)
+emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
-	char ws[32], d[32], b[32], B[32], L[32], h[32], sq[32], t[32];
-	int world = p->w * p->d * p->t;
+	const struct plan *p = in->p;
+	int world = p->w * p->d * p->t, s, k;
+	int bert = emit_family(in) == MODEL_BERT;
+	const char *script = bert ? "examples/bert/pretrain_bert.py"
+				  : "pretrain_gpt.py";
+	struct emit_mcore mc;
 
-	snprintf(ws, sizeof(ws), "%d", world);
-	snprintf(d, sizeof(d), "%d", p->d);
-	snprintf(t, sizeof(t), "%d", p->t);
-	snprintf(b, sizeof(b), "%d", p->b);
-	snprintf(B, sizeof(B), "%lld", (long long)p->global_batch);
-	snprintf(L, sizeof(L), "%d", sh->nblocks);
-	snprintf(h, sizeof(h), "%lld", (long long)prof->hidden);
-	snprintf(sq, sizeof(sq), "%lld", (long long)prof->seq_len);
+	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
+		return pd2bw_error("--emit megatron: Megatron-LM has no %s "
+				   "schedule (only 1F1B, with a flush); plan "
+				   "with -s flush",
+				   plan_sched_names[p->sched]);
+	if (p->v > 1 && p->d < 2)
+		return pd2bw_error("--emit megatron: interleaving needs two "
+				   "or more stages");
+	if (emit_mcore_init(&mc, in, sh))
+		return -1;
 
+	fprintf(fp, "# Megatron-LM arguments for the pd2bw plan of ");
+	emit_text(fp, p->model);
+	fprintf(fp, " on %d x ", world);
+	emit_text(fp, p->gpu);
 	fprintf(fp,
-		"# Megatron-LM arguments for the pd2bw plan of %s on %d x "
-		"%s\n"
-		"# (schedule %s, width %d, depth %d, microbatch %d, "
-		"accumulation %d).\n"
-		"# Source this file, then run pretrain_gpt.py \"$@\" "
-		"followed by the data,\n"
+		"\n# (schedule %s, width %d, depth %d, tensor %d, "
+		"microbatch %d, accumulation %d).\n"
+		"# For %s.\n"
+		"# Source this file, then run %s \"$@\" followed by the "
+		"data,\n"
 		"# tokenizer, optimizer and training-length arguments; "
 		"every line appends to \"$@\".\n",
-		p->model, world, p->gpu, plan_sched_names[p->sched], p->w,
-		p->d, p->b, p->m);
+		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
+		MEGATRON_VERSIONS, script);
 
 	fprintf(fp,
 		"\n# Parallelism: WORLD_SIZE = %d = %d (tensor) x %d "
@@ -228,164 +229,88 @@ emit_megatron(FILE *fp, const struct plan *p, const struct profile *prof,
 		"starts them on the\n"
 		"# GPUs the plan chose.\n",
 		world, p->t, p->d, p->w, p->w, p->t);
-	{
-		const char *w[] = {"--tensor-model-parallel-size", t,
-				   "--pipeline-model-parallel-size", d, NULL};
-
-		args(fp, w);
-	}
+	arg_int(fp, "--tensor-model-parallel-size", p->t);
+	arg_int(fp, "--pipeline-model-parallel-size", p->d);
 	if (p->sp) {
-		const char *w[] = {"--sequence-parallel", NULL};
-
 		fprintf(fp, "# Sequence parallelism in the tensor-parallel "
 			    "regions.\n");
-		args(fp, w);
-	}
-	if (p->v > 1 && sh->nblocks % (p->d * p->v) == 0) {
-		char per[32];
-		const char *w[] = {"--num-layers-per-virtual-pipeline-stage",
-				   per, NULL};
-
-		snprintf(per, sizeof(per), "%d", sh->nblocks / (p->d * p->v));
-		fprintf(fp, "# Interleaved 1F1B: %d virtual stages per GPU.\n",
-			p->v);
-		args(fp, w);
-	} else if (p->v > 1) {
-		fprintf(fp, "# TODO: interleaving %d ways needs the %d blocks "
-			    "to divide by %d x %d.\n",
-			p->v, sh->nblocks, p->d, p->v);
+		arg1(fp, "--sequence-parallel");
 	}
 	if (p->zero) {
-		const char *w[] = {"--use-distributed-optimizer", NULL};
-
 		fprintf(fp, "# Optimizer state sharded over the data-parallel "
 			    "replicas (ZeRO-1).\n");
-		args(fp, w);
+		arg1(fp, "--use-distributed-optimizer");
 	}
 
 	fprintf(fp,
-		"\n# Batch: microbatch %d, global batch %lld: "
-		"%lld / (%d x %d) = %d microbatches\n"
+		"\n# Batch: microbatch %d, global batch %lld = %d x %d "
+		"(data) x %d microbatches\n"
 		"# per pipeline per update.\n",
-		p->b, (long long)p->global_batch,
-		(long long)p->global_batch, p->b, p->w, p->m);
+		p->b, (long long)p->global_batch, p->b, p->w, p->m);
+	arg_int(fp, "--micro-batch-size", p->b);
+	arg_int(fp, "--global-batch-size", p->global_batch);
+
+	model_args(fp, in, sh);
 	{
-		const char *w[] = {"--micro-batch-size", b,
-				   "--global-batch-size", B, NULL};
+		const char *prec = in->prof->precision ? in->prof->precision
+						      : "fp32";
 
-		args(fp, w);
-	}
-
-	fprintf(fp, "\n# Model shape from the profile.\n");
-	if (!sh->transformer) {
-		fprintf(fp,
-			"# TODO: the profile's chain is not embedding, "
-			"blocks, head (a PipeDream graph?):\n"
-			"# give --num-layers, --hidden-size, "
-			"--num-attention-heads and --seq-length\n"
-			"# of the model, and check that Megatron's partition "
-			"matches the plan's stages.\n");
-	} else {
-		const char *w[] = {"--num-layers", L, NULL, NULL, NULL, NULL,
-				   NULL};
-		int k = 2;
-
-		if (prof->hidden > 0) {
-			w[k++] = "--hidden-size";
-			w[k++] = h;
+		if (!strcmp(prec, "fp16")) {
+			fprintf(fp, "# Precision: fp16.\n");
+			arg1(fp, "--fp16");
+		} else if (!strcmp(prec, "bf16")) {
+			fprintf(fp, "# Precision: bf16.\n");
+			arg1(fp, "--bf16");
+		} else {
+			fprintf(fp, "# Precision: fp32 (Megatron's default, "
+				    "no flag).\n");
 		}
-		if (prof->seq_len > 0) {
-			w[k++] = "--seq-length";
-			w[k++] = sq;
-		}
-		args(fp, w);
-		if (prof->hidden <= 0 || prof->seq_len <= 0)
-			fprintf(fp, "# TODO: the profile gives no %s: take it "
-				    "from the model.\n",
-				prof->hidden <= 0 ? "--hidden-size"
-						  : "--seq-length");
+	}
+
+	recompute_args(fp, in, &mc);
+
+	fprintf(fp, "\n# Partition: the embedding on the first stage, the "
+		    "head on the last, and\n# blocks per stage:");
+	for (s = 0; s < p->d; s++)
+		fprintf(fp, "%s%d", s && s % 24 == 0 ? "\n#" : " ",
+			sh->blocks[s]);
+	fprintf(fp, ".\n");
+	if (p->v > 1) {
 		fprintf(fp,
-			"# TODO: --num-attention-heads (and --ffn-hidden-size, "
-			"--max-position-embeddings,\n"
-			"# the vocabulary and the architecture flags) are not "
-			"in the profile: take them\n"
-			"# from the model.\n");
+			"# Interleaved 1F1B, %d virtual stages per GPU: "
+			"the layout has %d x %d entries,\n"
+			"# entry i the model chunk i / %d of stage i %% %d "
+			"(blocks per chunk:",
+			p->v, p->d, p->v, p->d, p->d);
+		for (k = 0; k < sh->nchunks; k++)
+			fprintf(fp, "%s%d", k && k % 24 == 0 ? "\n#" : " ",
+				sh->chunk_blocks[k]);
+		fprintf(fp, ").\n");
 	}
-	if (prof->precision && !strcmp(prof->precision, "fp16")) {
-		const char *w[] = {"--fp16", NULL};
-
-		fprintf(fp, "# Precision of the profile: fp16.\n");
-		args(fp, w);
-	} else if (prof->precision && !strcmp(prof->precision, "bf16")) {
-		const char *w[] = {"--bf16", NULL};
-
-		fprintf(fp, "# Precision of the profile: bf16.\n");
-		args(fp, w);
+	if (mc.use_layout) {
+		fprintf(fp, "# Megatron Core's layout (E embedding, t a "
+			    "block, L the loss with the\n# output layer; "
+			    "no other partition or VPP flag with it).\n");
+		arg_str(fp, "--pipeline-model-parallel-layout", mc.layout);
+	} else if (mc.first || mc.last) {
+		fprintf(fp, "# Uneven first or last stage; the middle stages "
+			    "split the rest evenly.\n");
+		if (mc.first)
+			arg_int(fp, "--decoder-first-pipeline-num-layers",
+				mc.first);
+		if (mc.last)
+			arg_int(fp, "--decoder-last-pipeline-num-layers",
+				mc.last);
 	} else {
-		fprintf(fp, "# Precision of the profile: %s (Megatron's "
-			    "default, no flag).\n",
-			prof->precision ? prof->precision : "fp32");
+		fprintf(fp, "# Even: Megatron's default split.\n");
 	}
-
-	fprintf(fp, "\n# Recomputation: %s", plan_rc_names[p->recompute]);
-	if (p->recompute == PROF_RC_FULL) {
-		const char *w[] = {"--recompute-granularity", "full",
-				   "--recompute-method", "uniform",
-				   "--recompute-num-layers", "1", NULL};
-
-		fprintf(fp, ", every block recomputes its forward.\n");
-		args(fp, w);
-	} else if (p->recompute == PROF_RC_SELECTIVE) {
-		const char *w[] = {"--recompute-granularity", "selective",
-				   NULL};
-
-		fprintf(fp, ", the attention core only.\n");
-		args(fp, w);
-	} else if (p->recompute == PLAN_RC_MIXED) {
-		fprintf(fp, ", chosen per layer:");
-		mixed(fp, p);
-	} else {
-		fprintf(fp, " (Megatron's default).\n");
-	}
-
-	if (sh->transformer)
-		partition(fp, p, sh);
 
 	fprintf(fp, "\n# Schedule %s.  ", plan_sched_names[p->sched]);
-	switch (p->sched) {
-	case PLAN_2BW:
-		fprintf(fp,
-			"Megatron-LM has no 2BW schedule: with the arguments "
-			"above it\n"
-			"# runs 1F1B with a flush per update (PipeDream-Flush), "
-			"the same batch semantics\n"
-			"# plus a bubble of (d-1)/m = %d/%d of the ideal time "
-			"that the 2BW prediction\n"
-			"# does not have.  The PipeDream-2BW authors' Megatron "
-			"fork (msr-fiddle/pipedream,\n"
-			"# directory megatron/) runs 2BW with "
-			"--pipeline-no-flushes; it predates the\n"
-			"# uneven-partition and --recompute-* flags (it has "
-			"--checkpoint-activations).\n",
-			p->d - 1, p->m);
-		break;
-	case PLAN_GPIPE:
-		fprintf(fp,
-			"Megatron-LM has no GPipe schedule: it runs 1F1B "
-			"(PipeDream-Flush),\n"
-			"# with the same bubble and fewer stashed activations "
-			"(at most d-s\n"
-			"# microbatches on stage s instead of m), so the plan's "
-			"memory is an upper bound.\n"
-			"# The PipeDream-2BW authors' fork has --gpipe.\n");
-		break;
-	case PLAN_FLUSH:
+	if (p->sched == PLAN_FLUSH)
 		fprintf(fp, "Megatron-LM's default 1F1B schedule is "
 			    "PipeDream-Flush: no flag.\n");
-		break;
-	default:
+	else
 		fprintf(fp, "One stage: no pipelining.\n");
-		break;
-	}
+	emit_mcore_release(&mc);
 	return 0;
 }

@@ -49,8 +49,17 @@ svg_escape(FILE *fp, const char *s)
 		case '"':
 			fputs("&quot;", fp);
 			break;
+		case '\'':
+			fputs("&apos;", fp);
+			break;
 		default:
-			fputc(*s, fp);
+			/* XML 1.0 allows no control character but tab, newline
+			 * and carriage return, not even as a reference. */
+			fputc((unsigned char)*s < 0x20 && *s != '\t' &&
+					      *s != '\n' && *s != '\r'
+				      ? '?'
+				      : *s,
+			      fp);
 		}
 	}
 }

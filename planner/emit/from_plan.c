@@ -1,0 +1,107 @@
+/*
+ * from_plan.c - pd2bw-plan --emit FORMAT --from-plan PLAN: emit from a
+ * saved plan without planning again.  The plan names its input (model or
+ * profile) and cluster; both are read again for what the plan does not
+ * keep (the model's architecture, the layer kinds, the chain for the
+ * re-evaluation), and the plan's own prediction is re-evaluated first to
+ * catch inputs that changed since.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "emit/emit.h"
+#include "input.h"
+#include "pd2bw/catalog.h"
+#include "pd2bw/error.h"
+
+int
+emit_from_plan(int fmt, const char *plan_path, const char *out)
+{
+	struct plan p;
+	struct gpu_catalog cat;
+	struct cluster cl;
+	struct profile prof;
+	struct input_chains tc;
+	struct chain ch;
+	struct cost_opts co;
+	struct emit_in ei;
+	struct emit_rc self;
+	char hash[17];
+	int is_model = 0, ret = 1, mb[1], tps[1];
+
+	plan_init(&p);
+	catalog_init(&cat);
+	cluster_init(&cl);
+	profile_init(&prof);
+	memset(&tc, 0, sizeof(tc));
+	memset(&ch, 0, sizeof(ch));
+	memset(&self, 0, sizeof(self));
+	if (plan_load(&p, plan_path))
+		goto out;
+	if (!p.profile || !*p.profile || !p.cluster || !*p.cluster) {
+		pd2bw_error("%s: the plan names no input or cluster", plan_path);
+		goto out;
+	}
+	if (!plan_hash_file(p.profile, hash) && p.profile_hash &&
+	    *p.profile_hash && strcmp(hash, p.profile_hash))
+		pd2bw_warn("'%s' changed since the plan was made (hash %s, "
+			   "the plan's %s)",
+			   p.profile, hash, p.profile_hash);
+	if (cluster_open(&cl, p.cluster))
+		goto out;
+	mb[0] = p.b;
+	tps[0] = p.t;
+	if (input_load(&prof, p.profile, &cat, p.gpu, mb, 1, 0, &is_model))
+		goto out;
+	if (chain_build(&ch, &prof))
+		goto out;
+	if (is_model &&
+	    input_tp_chains(&tc, p.profile, catalog_find(&cat, p.gpu),
+			    cl.gpus_per_node, mb, 1, 0, tps, 1, p.sp ? 1 : 0))
+		goto out;
+	cost_opts_init(&co);
+	{
+		struct runtime rt;
+		int have = p.runtime && *p.runtime &&
+			   runtime_parse(&rt, p.runtime) == 0;
+
+		input_cost_opts(&co, &prof, catalog_find(&cat, p.gpu),
+				have ? &rt : NULL);
+	}
+	co.cap_bytes = (double)p.gpu_mem_bytes - (double)p.reserve_bytes;
+
+	memset(&ei, 0, sizeof(ei));
+	ei.p = &p;
+	ei.prof = &prof;
+	ei.model = tc.have_model ? &tc.model : NULL;
+	ei.c = is_model ? (tc.n ? tc.sc[0].c : NULL) : &ch;
+	ei.o = &co;
+	ei.cl = &cl;
+	/* The plan's own recomputation must give the plan's prediction, or
+	 * the re-evaluation of what runs would compare unlike things. */
+	self.layer_rc = xcalloc((size_t)p.nlayers, sizeof(int));
+	if (p.layer_rc)
+		memcpy(self.layer_rc, p.layer_rc,
+		       (size_t)p.nlayers * sizeof(int));
+	if (emit_rc_eval(&ei, &self))
+		goto out;
+	if (!self.evaluated ||
+	    fabs(self.iter_ms - p.iter_ms) > 1e-3 * p.iter_ms + 1e-6) {
+		pd2bw_warn("%s: the inputs no longer give the plan's "
+			   "prediction (options such as --seq-len, "
+			   "--reserve or bytes per parameter are not kept in "
+			   "a plan): not re-evaluating",
+			   plan_path);
+		ei.c = NULL;
+	}
+	ret = emit_write(&ei, fmt, out) ? 1 : 0;
+out:
+	emit_rc_release(&self);
+	input_chains_release(&tc);
+	chain_release(&ch);
+	profile_release(&prof);
+	cluster_release(&cl);
+	catalog_release(&cat);
+	plan_release(&p);
+	return ret;
+}

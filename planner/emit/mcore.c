@@ -1,0 +1,222 @@
+/*
+ * mcore.c - what Megatron Core can run of a plan, shared by the
+ * Megatron-LM and Megatron-Bridge emitters: the partition (even,
+ * first/last stage layers, or a pipeline layout string with d x v
+ * entries) and the recomputation (selective for all layers, or full for
+ * the first N layers of every model chunk), never holding more memory
+ * than the plan.
+ *
+ * Upstream facts (NVIDIA/Megatron-LM at d98e8a6, core_v0.15.0rc7-2333;
+ * tests/emit/upstream.py cites the lines):
+ * - layout: stages split by '|', E embedding, t decoder layer, L loss;
+ *   "(x|)*n" and "x*n" repeat; commas are cosmetic; entry i is virtual
+ *   stage i / pp of pipeline rank i % pp; E first, L last, once each;
+ *   the count of t equals --num-layers; empty stages are allowed;
+ * - the layout excludes first/last-stage layers and VPP arguments;
+ * - recompute method block recomputes the first N layers of every
+ *   model chunk (TransformerBlock), and selective applies to all layers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/emit.h"
+#include "pd2bw/error.h"
+
+/* Chunk i of the layout as a string into buf. */
+static void
+chunk_str(char *buf, size_t n, const struct emit_shape *sh, int i)
+{
+	int b = sh->chunk_blocks[i];
+	char t[32] = "";
+
+	if (b == 1)
+		snprintf(t, sizeof(t), "t");
+	else if (b > 1)
+		snprintf(t, sizeof(t), "t*%d", b);
+	snprintf(buf, n, "%s%s%s", i == 0 ? "E" : "", t,
+		 i == sh->nchunks - 1 ? "L" : "");
+}
+
+/*
+ * The layout: chunks joined by '|'; three or more equal chunks in a row
+ * (never the last) written "(x|)*k", which Megatron unrolls to "x|x|...x|"
+ * before the next chunk.
+ */
+static char *
+layout_str(const struct emit_shape *sh)
+{
+	size_t cap = (size_t)sh->nchunks * 48 + 16, len = 0;
+	char *out = xmalloc(cap), cur[40], next[40];
+	int i = 0, k;
+
+	out[0] = 0;
+	while (i < sh->nchunks) {
+		chunk_str(cur, sizeof(cur), sh, i);
+		for (k = 1; i + k < sh->nchunks - 1; k++) {
+			chunk_str(next, sizeof(next), sh, i + k);
+			if (strcmp(cur, next))
+				break;
+		}
+		if (k >= 3 && i + k < sh->nchunks) {
+			len += (size_t)snprintf(out + len, cap - len,
+						"(%s|)*%d", cur, k);
+			i += k;
+			continue;
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", cur,
+					i + 1 < sh->nchunks ? "|" : "");
+		i++;
+	}
+	return out;
+}
+
+/* Stage layers for --decoder-first/last-pipeline-num-layers, if they
+ * express the partition (v = 1).  Returns 1 and sets *first, *last (0:
+ * unset), or 0. */
+static int
+first_last(const struct plan *p, const struct emit_shape *sh, int *first,
+	   int *last)
+{
+	int d = p->d, s, mid = -1;
+
+	*first = *last = 0;
+	for (s = 0; s < d; s++)
+		if (sh->blocks[s] < 1)
+			return 0;
+	for (s = 1; s < d - 1; s++) {
+		if (mid < 0)
+			mid = sh->blocks[s];
+		else if (sh->blocks[s] != mid)
+			return 0;
+	}
+	if (d == 2) {
+		if (sh->blocks[0] != sh->blocks[1])
+			*first = sh->blocks[0];
+		return 1;
+	}
+	if (sh->blocks[0] != mid)
+		*first = sh->blocks[0];
+	if (sh->blocks[d - 1] != mid)
+		*last = sh->blocks[d - 1];
+	return 1;
+}
+
+int
+emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
+		const struct emit_shape *sh)
+{
+	const struct plan *p = in->p;
+	int d = p->d, v = p->v > 1 ? p->v : 1, s, k, j, even = 1;
+	int any = 0, full = 0, n = 0;
+
+	memset(mc, 0, sizeof(*mc));
+	if (!sh->transformer)
+		return pd2bw_error("--emit: the plan's chain is not embedding, "
+				   "blocks, head (a PipeDream graph?): "
+				   "Megatron builds only transformers");
+	if (!sh->embed[0] || !sh->head[d - 1])
+		return pd2bw_error("--emit: Megatron puts the embedding on the first "
+				   "stage and the head on the last");
+	for (s = 0; s < d; s++)
+		if (sh->blocks[s] != sh->blocks[0])
+			even = 0;
+	if (v > 1 || (!even && !first_last(p, sh, &mc->first, &mc->last))) {
+		mc->use_layout = 1;
+		mc->layout = layout_str(sh);
+	} else if (!even) {
+		first_last(p, sh, &mc->first, &mc->last);
+	}
+
+	/* Recomputation of the blocks; Megatron recomputes no embedding or
+	 * head. */
+	mc->rc.layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
+	for (s = 0; s < d; s++)
+		for (j = p->stages[s].first; j <= p->stages[s].last; j++) {
+			int r = p->layer_rc ? p->layer_rc[j] : p->recompute;
+			int blk = j > p->stages[s].first || !sh->embed[s];
+
+			if (j == p->stages[s].last && sh->head[s])
+				blk = 0;
+			if (!blk)
+				continue;
+			any |= r != PROF_RC_NONE;
+			full |= r == PROF_RC_FULL;
+		}
+	if (!any) {
+		mc->granularity = PROF_RC_NONE;
+	} else if (!full) {
+		/* Selective everywhere saves at least what was planned. */
+		mc->granularity = PROF_RC_SELECTIVE;
+		for (s = 0; s < d; s++)
+			for (j = p->stages[s].first + sh->embed[s];
+			     j <= p->stages[s].last - sh->head[s]; j++)
+				mc->rc.layer_rc[j] = PROF_RC_SELECTIVE;
+	} else {
+		int maxc = 0;
+
+		/* Full for the first N blocks of every chunk: the least N
+		 * that recomputes, on every stage, at least the blocks the
+		 * plan recomputes in any way (selective counted as full). */
+		mc->granularity = PROF_RC_FULL;
+		for (k = 0; k < sh->nchunks; k++)
+			if (sh->chunk_blocks[k] > maxc)
+				maxc = sh->chunk_blocks[k];
+		for (n = 1; n < maxc; n++) {
+			int ok = 1;
+
+			for (s = 0; s < d && ok; s++) {
+				int need = 0, got = 0;
+
+				for (j = p->stages[s].first + sh->embed[s];
+				     j <= p->stages[s].last - sh->head[s]; j++)
+					need += (p->layer_rc ? p->layer_rc[j]
+							     : p->recompute) !=
+						PROF_RC_NONE;
+				for (k = 0; k < v; k++) {
+					int c = sh->chunk_blocks[k * d + s];
+
+					got += c < n ? c : n;
+				}
+				ok = got >= need;
+			}
+			if (ok)
+				break;
+		}
+		if (n >= maxc)
+			mc->uniform = 1;
+		else
+			mc->block_layers = n;
+		for (s = 0; s < d; s++) {
+			j = p->stages[s].first + sh->embed[s];
+			for (k = 0; k < v; k++) {
+				int c = sh->chunk_blocks[k * d + s], i;
+
+				for (i = 0; i < c; i++, j++)
+					mc->rc.layer_rc[j] =
+						mc->uniform || i < n
+							? PROF_RC_FULL
+							: PROF_RC_NONE;
+			}
+		}
+	}
+	if (emit_rc_eval(in, &mc->rc))
+		return -1;
+	if (mc->rc.evaluated && !mc->rc.fits) {
+		pd2bw_error("--emit: Megatron cannot run the plan's recomputation "
+			    "(it recomputes no embedding or head): what it "
+			    "would run needs %.2f GiB per GPU, over the "
+			    "limit",
+			    mc->rc.peak_bytes / (1024.0 * 1024.0 * 1024.0));
+		emit_mcore_release(mc);
+		return -1;
+	}
+	return 0;
+}
+
+void
+emit_mcore_release(struct emit_mcore *mc)
+{
+	free(mc->layout);
+	emit_rc_release(&mc->rc);
+	memset(mc, 0, sizeof(*mc));
+}

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-70b.yaml -c dgx-a100:2 -B 256 -s flush --interleave 1,2 -r none,selective,full -q -o plan.yaml --emit megatron-bridge --emit-output b.yaml && cat b.yaml && python3 $TOP/tests/emit/check.py one megatron-bridge plan.yaml b.yaml

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/gpt-3.8b.yaml -c dgx-a100:2 -B 512 -s flush -t 2 --sequence-parallel off -r none,full -q -o plan.yaml --emit deepspeed --emit-output d.json && cat d.json && python3 $TOP/tests/emit/check.py one deepspeed plan.yaml d.json

@@ -1,0 +1,1 @@
+pd2bw-plan --from-plan plan.yaml

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/bert-3.8b.yaml -c p3.16xlarge:8 -B 512 -s flush -t 1 -q -o plan.yaml --emit megatron --emit-output m.sh && cat m.sh && python3 $TOP/tests/emit/check.py one megatron plan.yaml m.sh

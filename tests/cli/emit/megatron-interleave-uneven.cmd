@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 256 -s flush --interleave 1,2,4 -q -o plan.yaml --emit megatron --emit-output m.sh && cat m.sh && python3 $TOP/tests/emit/check.py one megatron plan.yaml m.sh

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-70b.yaml -c dgx-a100:2 -B 256 -s flush --interleave 1,2 -r none,selective,full -q -o plan.yaml --emit megatron --emit-output m.sh && cat m.sh && python3 $TOP/tests/emit/check.py one megatron plan.yaml m.sh

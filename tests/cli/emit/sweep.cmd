@@ -1,0 +1,1 @@
+python3 $TOP/tests/emit/check.py sweep

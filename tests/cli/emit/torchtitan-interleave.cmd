@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-70b.yaml -c dgx-h100:4 -B 512 -s flush --interleave 1,2 -t 8 -q -o plan.yaml --emit torchtitan --emit-output t.toml && cat t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+# check.py - hold pd2bw-plan's emitters to the plan and to upstream.
+#
+#   check.py one FORMAT PLAN FILE   check one emitted file against its plan
+#   check.py sweep [QUICK]          plan the zoo x presets x tensor degrees
+#                                   (-s flush --interleave 1,2,3,4 -r
+#                                   none,selective,full --optimizer-sharding
+#                                   both), emit every format, check each
+#
+# Each checker re-reads the emitted file the way its runtime does and
+# rebuilds the plan from it: blocks per stage, virtual stages, t/p/d,
+# microbatch, accumulation and global batch, recomputation per layer,
+# ranks; it must equal the plan (recomputation: hold no more memory, and
+# equal it where the runtime can express it).  The upstream rules it
+# applies are in upstream.py, each with its upstream file and line.
+# pd2bw-plan is taken from PATH (tests/run.sh puts the build there).
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import upstream as U  # noqa: E402
+
+TOP = os.environ.get("TOP", os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))))
+RC = {"none": 0, "selective": 1, "full": 2}
+
+
+class Plan:
+    def __init__(self, path):
+        with open(path) as f:
+            y = yaml.safe_load(f)
+        c = y["config"]
+        self.w, self.d, self.b, self.m = (c["width"], c["depth"],
+                                          c["microbatch"], c["accumulation"])
+        self.B = c["global_batch"]
+        self.t, self.sp, self.v = (c["tensor_parallel"],
+                                   c["sequence_parallel"], c["interleave"])
+        self.zero, self.sched = c["optimizer_sharding"], c["schedule"]
+        self.layers = y["layers"]
+        self.rc = [RC[r] for r in y["layer_recompute"]]
+        self.stages = [(s["first"], s["last"]) for s in y["stages"]]
+        self.ranks = y["ranks"]
+        self.world = len(self.ranks)
+        self.blocks = [sum(1 for j in range(a, e + 1)
+                           if self.layers[j].startswith("block"))
+                       for a, e in self.stages]
+        self.embed0 = self.layers[self.stages[0][0]] == "embedding"
+        self.head = self.layers[-1] == "head"
+
+    def block_rc(self, s):
+        a, e = self.stages[s]
+        return [self.rc[j] for j in range(a, e + 1)
+                if self.layers[j].startswith("block")]
+
+
+def expect(bad, cond, msg):
+    if not cond:
+        bad.append(msg)
+
+
+def check_rc(bad, p, per_stage, exact):
+    """per_stage[s]: the runtime's recomputation of stage s's blocks, in
+    order.  Never less saved than planned: a block the plan recomputes is
+    recomputed (full, or selective when the plan's is selective) at least
+    as often per stage; equal where exact."""
+    for s in range(p.d):
+        want = p.block_rc(s)
+        got = per_stage[s]
+        expect(bad, len(got) == len(want), "stage %d: %d blocks recomputed-"
+               "or-not, plan %d" % (s, len(got), len(want)))
+        if exact:
+            expect(bad, sorted(got) == sorted(want),
+                   "stage %d recomputation %s, plan %s" % (s, got, want))
+        else:
+            for lvl in (1, 2):
+                expect(bad, sum(1 for r in got if r >= lvl) >=
+                       sum(1 for r in want if r >= lvl) or
+                       (lvl == 1 and sum(1 for r in got if r == 2) >=
+                        sum(1 for r in want if r >= 1)),
+                       "stage %d recomputes less than planned (%s < %s)"
+                       % (s, got, want))
+
+
+def uniform_plan(p):
+    return len(set(p.rc[j] for j in range(len(p.layers))
+                   if p.layers[j].startswith("block"))) <= 1
+
+
+# ---- Megatron-LM ----
+
+def megatron_args(path):
+    """Source the file the way a user does and read "$@" back."""
+    out = subprocess.run(
+        ["bash", "-c", 'set --; . "$0"; printf "%s\\0" "$@"', path],
+        check=True, capture_output=True).stdout.decode()
+    words = out.split("\0")[:-1]
+    a, i = {}, 0
+    while i < len(words):
+        f = words[i]
+        vals = []
+        i += 1
+        while i < len(words) and not words[i].startswith("--"):
+            vals.append(words[i])
+            i += 1
+        a[f] = vals
+    return a
+
+
+def megatron_chunks(bad, p, a):
+    """Blocks per (pipeline rank, virtual stage) from the partition
+    flags."""
+    pp = int(U.one(a, "--pipeline-model-parallel-size"))
+    L = int(U.one(a, "--num-layers"))
+    lay = U.one(a, "--pipeline-model-parallel-layout")
+    if lay:
+        st = U.layout_parse(lay)
+        rows = U.layout_check(st, pp, L)
+        vpp = len(st) // pp
+        chunks = {(r, k): s.count("t") for r, k, s in rows}
+        expect(bad, rows[0][2].startswith("E") and rows[0][0] == 0,
+               "embedding not on stage 0")
+        return pp, vpp, chunks
+    first = U.one(a, "--decoder-first-pipeline-num-layers")
+    last = U.one(a, "--decoder-last-pipeline-num-layers")
+    if first or last:
+        b2, per = U.megatron_first_last(L, pp, first and int(first),
+                                        last and int(last), 1)
+        bad.extend(b2)
+        per = per or [0] * pp
+    else:
+        # A:985-997: without them the layers divide evenly.
+        expect(bad, L % pp == 0, "even split needs L %% pp (A:997)")
+        per = [L // pp] * pp
+    return pp, 1, {(r, 0): per[r] for r in range(pp)}
+
+
+def check_megatron(p, path):
+    bad = []
+    a = megatron_args(path)
+    bad += U.megatron_rules(a, p.world)
+    t = int(U.one(a, "--tensor-model-parallel-size"))
+    pp, vpp, chunks = megatron_chunks(bad, p, a)
+    bad += U.megatron_vpp_rules(pp, vpp,
+                                "--no-overlap-p2p-communication" not in a)
+    dp = p.world // (t * pp)
+    expect(bad, (t, pp, dp) == (p.t, p.d, p.w), "t/p/d %s vs plan %s"
+           % ((t, pp, dp), (p.t, p.d, p.w)))
+    expect(bad, vpp == p.v, "virtual stages %d vs plan %d" % (vpp, p.v))
+    expect(bad, ("--sequence-parallel" in a) == bool(p.sp), "sequence "
+           "parallel differs")
+    expect(bad, ("--use-distributed-optimizer" in a) == bool(p.zero),
+           "optimizer sharding differs")
+    mb = int(U.one(a, "--micro-batch-size"))
+    gb = int(U.one(a, "--global-batch-size"))
+    expect(bad, (mb, gb, gb // (mb * dp)) == (p.b, p.B, p.m),
+           "batch %s vs plan %s" % ((mb, gb), (p.b, p.B, p.m)))
+    per = [sum(chunks[(s, k)] for k in range(vpp)) for s in range(pp)]
+    expect(bad, per == p.blocks, "blocks per stage %s vs plan %s"
+           % (per, p.blocks))
+    # Recomputation per stage as Megatron runs it (RC:156-180).
+    g = U.one(a, "--recompute-granularity")
+    meth = U.one(a, "--recompute-method")
+    n = int(U.one(a, "--recompute-num-layers") or 0)
+    rs = []
+    for s in range(pp):
+        got = []
+        for k in range(vpp):
+            c = chunks[(s, k)]
+            for i in range(c):
+                if g == "selective":
+                    got.append(1)
+                elif g == "full":
+                    got.append(2 if meth == "uniform" or i < n else 0)
+                else:
+                    got.append(0)
+        rs.append(got)
+    check_rc(bad, p, rs, uniform_plan(p))
+    if "--swiglu" in a and "--ffn-hidden-size" not in a:
+        bad.append("swiglu without --ffn-hidden-size takes Megatron's "
+                   "default (A:1320-1329)")
+    return bad
+
+
+# ---- DeepSpeed ----
+
+def check_deepspeed(p, path):
+    bad = []
+    with open(path) as f:
+        c = json.load(f)
+    bad += U.deepspeed_rules(c, p.world)
+    pl = c["pipeline"]
+    topo = pl["pd2bw_topology"]
+    expect(bad, (topo["num_mp"], topo["num_pp"], topo["num_dp"]) ==
+           (p.t, p.d, p.w), "topology %s vs plan" % topo)
+    expect(bad, pl["stages"] == p.d, "stages")
+    expect(bad, (c["train_micro_batch_size_per_gpu"],
+                 c["gradient_accumulation_steps"], c["train_batch_size"]) ==
+           (p.b, p.m, p.B), "batch")
+    expect(bad, c["zero_optimization"]["stage"] == (1 if p.zero else 0),
+           "zero stage")
+    parts = pl["pd2bw_parts"]
+    expect(bad, [(parts[s], parts[s + 1] - 1) for s in range(p.d)] ==
+           p.stages, "parts %s vs plan stages" % parts)
+    iv = pl["activation_checkpoint_interval"]
+    rs = [[2 if iv else 0] * p.blocks[s] for s in range(p.d)]
+    check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
+    for r in p.ranks:
+        expect(bad, U.deepspeed_rank(r["stage"], r["replica"], r["tp"], p.w,
+                                     p.t) < p.world, "rank out of range")
+    return bad
+
+
+# ---- torchtitan ----
+
+def check_torchtitan(p, path):
+    bad = []
+    with open(path, "rb") as f:
+        c = tomllib.load(f)
+    bad += U.torchtitan_rules(c, p.world)
+    q = c["parallelism"]
+    pp = q["pipeline_parallel_degree"]
+    dp = q["data_parallel_replicate_degree"] * q["data_parallel_shard_degree"]
+    expect(bad, (q["tensor_parallel_degree"], pp, dp) == (p.t, p.d, p.w),
+           "t/p/d")
+    t = c["training"]
+    acc = t["global_batch_size"] // (t["local_batch_size"] * dp)
+    if pp > 1:
+        mb = q["pipeline_parallel_microbatch_size"]
+        m = t["local_batch_size"] // mb * acc
+        parts = q["module_fqns_per_model_part"]
+        vpp = len(parts) // pp
+        per = [0] * pp
+        order = []
+        for i, part in enumerate(parts):
+            per[U.torchtitan_stage_rank(i, pp)] += sum(
+                1 for x in part if x.startswith("layers."))
+            order += part
+        nb = sum(p.blocks)
+        expect(bad, order == ["tok_embeddings"] +
+               ["layers.%d" % i for i in range(nb)] + ["norm", "output"],
+               "modules out of model order")
+        sched = q["pipeline_parallel_schedule"]
+        expect(bad, sched == {"flush": "Interleaved1F1B" if vpp > 1
+                              else "1F1B", "gpipe": "GPipe"}[p.sched],
+               "schedule %s" % sched)
+    else:
+        mb, m, vpp, per = t["local_batch_size"], acc, 1, [sum(p.blocks)]
+    expect(bad, (mb, m, t["global_batch_size"]) == (p.b, p.m, p.B),
+           "batch %s vs plan" % ((mb, m, t["global_batch_size"]),))
+    expect(bad, vpp == p.v, "virtual stages %d vs %d" % (vpp, p.v))
+    expect(bad, per == p.blocks, "blocks per stage %s vs %s"
+           % (per, p.blocks))
+    mode = c["activation_checkpoint"]["mode"]
+    rs = [[2 if mode == "full" else 0] * p.blocks[s] for s in range(p.d)]
+    check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
+    expect(bad, U.TORCHTITAN_FLAVORS[c["model"]["flavor"]] == sum(p.blocks),
+           "flavor's layers")
+    return bad
+
+
+# ---- Megatron-Bridge ----
+
+def check_bridge(p, path):
+    bad = []
+    with open(path) as f:
+        c = yaml.safe_load(f)
+    bad += U.bridge_rules(c)
+    mdl = c["model"]
+    a = {"--pipeline-model-parallel-size":
+         [str(mdl["pipeline_model_parallel_size"])],
+         "--num-layers": [str(mdl["num_layers"])]}
+    if mdl.get("pipeline_model_parallel_layout"):
+        a["--pipeline-model-parallel-layout"] = [
+            mdl["pipeline_model_parallel_layout"]]
+    for k, f in (("num_layers_in_first_pipeline_stage",
+                  "--decoder-first-pipeline-num-layers"),
+                 ("num_layers_in_last_pipeline_stage",
+                  "--decoder-last-pipeline-num-layers")):
+        if k in mdl:
+            a[f] = [str(mdl[k])]
+    pp, vpp, chunks = megatron_chunks(bad, p, a)
+    v = mdl.get("virtual_pipeline_model_parallel_size")
+    expect(bad, (v or 1) == vpp, "vpp %s vs layout %d (TC:2276-2284)"
+           % (v, vpp))
+    t = mdl["tensor_model_parallel_size"]
+    expect(bad, (t, pp, p.world // (t * pp)) == (p.t, p.d, p.w), "t/p/d")
+    expect(bad, vpp == p.v, "virtual stages")
+    expect(bad, bool(mdl["sequence_parallel"]) == bool(p.sp), "sp")
+    expect(bad, (c["train"]["micro_batch_size"],
+                 c["train"]["global_batch_size"]) == (p.b, p.B), "batch")
+    expect(bad, c["ddp"]["use_distributed_optimizer"] == bool(p.zero),
+           "zero")
+    per = [sum(chunks[(s, k)] for k in range(vpp)) for s in range(pp)]
+    expect(bad, per == p.blocks, "blocks per stage %s vs %s"
+           % (per, p.blocks))
+    g = mdl.get("recompute_granularity")
+    n = mdl.get("recompute_num_layers") or 0
+    rs = [[1 if g == "selective" else
+           2 if g == "full" and (mdl["recompute_method"] == "uniform"
+                                 or i < n) else 0
+           for k in range(vpp) for i in range(chunks[(s, k)])]
+          for s in range(pp)]
+    check_rc(bad, p, rs, uniform_plan(p))
+    return bad
+
+
+# ---- launch ----
+
+def check_launch(p, path):
+    """The rank each worker gets must run the stage, replica and tensor
+    rank the plan placed on that node and GPU, in the runtimes' order
+    (upstream.deepspeed_rank, Megatron's the same)."""
+    bad = []
+    text = open(path).read()
+    subprocess.run(["bash", "-n", path], check=True)
+    ranks = text.split("PD2BW_RANKS='")[1].split("'")[0].split("\n")
+    gpus = None
+    if "PD2BW_GPUS='" in text:
+        gpus = text.split("PD2BW_GPUS='")[1].split("'")[0].split("\n")
+    where = {(r["node"], r["gpu"]): r for r in p.ranks}
+    for n, line in enumerate(ranks):
+        for l, rk in enumerate(line.split()):
+            g = int(gpus[n].split(",")[l]) if gpus else l
+            r = where[(n, g)]
+            expect(bad, int(rk) == U.deepspeed_rank(
+                r["stage"], r["replica"], r["tp"], p.w, p.t),
+                "node %d gpu %d gets rank %s" % (n, g, rk))
+    return bad
+
+
+CHECKERS = {"megatron": check_megatron, "deepspeed": check_deepspeed,
+            "torchtitan": check_torchtitan, "megatron-bridge": check_bridge,
+            "launch": check_launch}
+
+PRESETS = ["p3.16xlarge:2", "dgx-a100:2", "dgx-h100:4", "dgx-h200:2",
+           "l40s-pcie:2", "dgx-1-v100:2"]
+BATCH = {"gpt3-175b": 256, "llama3-70b": 256}
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def sweep(quick):
+    models = sorted(f[:-5] for f in os.listdir(os.path.join(TOP, "models"))
+                    if f.endswith(".yaml"))
+    presets = PRESETS[:2] if quick else PRESETS
+    tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
+    counts = {f: 0 for f in CHECKERS}
+    refused = plans = 0
+    failures = []
+    with tempfile.TemporaryDirectory() as d:
+        for m in models:
+            for c in presets:
+                for t in tps:
+                    plan = os.path.join(d, "plan.yaml")
+                    r = run(["pd2bw-plan", os.path.join(TOP, "models",
+                                                        m + ".yaml"),
+                             "-c", c, "-B", str(BATCH.get(m, 512)),
+                             "-s", "flush", "--interleave", "1,2,3,4",
+                             "-r", "none,selective,full",
+                             "--optimizer-sharding", "both", "-t", t,
+                             "-q", "-o", plan])
+                    if r.returncode == 3 or "no tensor-parallel" in r.stderr:
+                        continue
+                    if r.returncode:
+                        failures.append("%s %s t%s: %s" % (m, c, t,
+                                                          r.stderr.strip()))
+                        continue
+                    plans += 1
+                    p = Plan(plan)
+                    for f, chk in CHECKERS.items():
+                        out = os.path.join(d, "out." + f)
+                        r = run(["pd2bw-plan", "--emit", f, "--from-plan",
+                                 plan, "--emit-output", out])
+                        if r.returncode == 1 and "pd2bw-plan: --emit" in \
+                                r.stderr and not os.path.exists(out):
+                            refused += 1
+                            continue
+                        if r.returncode or r.stderr:
+                            failures.append("%s %s t%s %s: rc %d %s" % (
+                                m, c, t, f, r.returncode, r.stderr.strip()))
+                            continue
+                        try:
+                            bad = chk(p, out)
+                        except Exception as e:  # a parse error is a failure
+                            bad = ["%s: %s" % (type(e).__name__, e)]
+                        counts[f] += 1
+                        if bad:
+                            failures.append("%s %s t%s %s: %s" % (
+                                m, c, t, f, "; ".join(bad)))
+                        os.unlink(out)
+    for x in failures:
+        print("FAIL", x)
+    print("%d plans; checked %d emitted files (%s); %d refused with a "
+          "message; %d failures" % (
+              plans, sum(counts.values()),
+              ", ".join("%s %d" % kv for kv in counts.items()), refused,
+              len(failures)))
+    return 1 if failures else 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "sweep":
+        return sweep(len(argv) > 2 and argv[2] == "quick")
+    if len(argv) == 5 and argv[1] == "one":
+        bad = CHECKERS[argv[2]](Plan(argv[3]), argv[4])
+        for b in bad:
+            print("FAIL", b)
+        print("%s: %s" % (argv[2], "ok" if not bad else
+                          "%d failures" % len(bad)))
+        return 1 if bad else 0
+    print(__doc__ or "usage: check.py one FORMAT PLAN FILE | sweep [quick]")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

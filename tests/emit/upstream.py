@@ -1,0 +1,420 @@
+# upstream.py - what the runtimes accept, as facts read from their code.
+# Each fact cites the upstream file and line at the commit named; the
+# checkers (check.py) hold every emitted file to them.  Facts, not code:
+# nothing here is copied from upstream.
+import re
+
+# ---------------------------------------------------------------------
+# NVIDIA/Megatron-LM d98e8a64dd (core_v0.15.0rc7-2333), files:
+#   A  = megatron/training/arguments.py
+#   TC = megatron/core/transformer/transformer_config.py
+#   MP = megatron/core/model_parallel_config.py
+#   LY = megatron/core/transformer/pipeline_parallel_layer_layout.py
+#   TR = megatron/training/config/training_config.py
+#   NM = megatron/core/num_microbatches_calculator.py
+#   RC = megatron/core/recompute.py
+# Flags are add_argument names in A, or TransformerConfig (and its base
+# ModelParallelConfig) fields turned into --field-name by
+# ArgumentGroupFactory (A:2373; megatron/training/argument_utils.py:93-104,
+# bool fields defaulting to True become --no-/--disable- flags,
+# argument_utils.py:176-181) and TrainingConfig fields (A:2863).
+MEGATRON_FLAGS = {
+    "--tensor-model-parallel-size": "MP:55",
+    "--pipeline-model-parallel-size": "MP:83",
+    "--sequence-parallel": "MP:94",
+    "--fp16": "MP:177",
+    "--bf16": "MP:180",
+    "--num-layers": "TC:65",
+    "--hidden-size": "TC:145",
+    "--num-attention-heads": "TC:148",
+    "--num-query-groups": "TC:175",
+    "--ffn-hidden-size": "TC:180",
+    "--hidden-dropout": "TC:188",
+    "--attention-dropout": "TC:191",
+    "--disable-bias-linear": "TC:212 (arg_names)",
+    "--normalization": "TC:256 (LayerNorm | RMSNorm)",
+    "--recompute-granularity": "TC:532 (full | selective)",
+    "--recompute-method": "TC:543 (uniform | block)",
+    "--recompute-num-layers": "TC:551",
+    "--group-query-attention": "A:2382",
+    "--max-position-embeddings": "A:2394",
+    "--position-embedding-type": "A:2397",
+    "--rotary-base": "A:2418",
+    "--swiglu": "A:2450",
+    "--untie-embeddings-and-output-weights": "A:2460",
+    "--decoder-first-pipeline-num-layers": "A:3095",
+    "--decoder-last-pipeline-num-layers": "A:3099",
+    "--pipeline-model-parallel-layout": "A:3103",
+    "--num-layers-per-virtual-pipeline-stage": "A:3114",
+    "--num-virtual-stages-per-pipeline-rank": "A:3116",
+    "--no-overlap-p2p-communication": "A:3118 (store_false: overlap on)",
+    "--use-distributed-optimizer": "A:3156",
+    "--seq-length": "A:3305",
+    "--micro-batch-size": "TR:11",
+    "--global-batch-size": "TR:15",
+}
+# A:1314-1317: these must be given.
+MEGATRON_REQUIRED = ["--num-layers", "--hidden-size", "--num-attention-heads",
+                     "--max-position-embeddings"]
+# A:1320-1329: without --ffn-hidden-size Megatron takes 4h, or with
+# --swiglu int(8h/3 / 64) * 64 (21824 for h 8192, not Llama-3-70B's 28672).
+MEGATRON_POSITIONS = ["learned_absolute", "rope", "yarn", "mrope", "relative",
+                      "none"]  # A:2397-2399
+
+
+def megatron_default_ffn(h, swiglu):
+    return int((4 * h * 2 / 3) / 64) * 64 if swiglu else 4 * h
+
+
+def layout_parse(s):
+    """LY:291-318: commas removed, "(x)*n" then "x*n" unrolled, stages
+    split by '|', characters E embedding, L loss, t decoder, m mtp."""
+    s = s.replace(",", "")
+    s = re.sub(r"\(([^)]+)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), s)
+    s = re.sub(r"(.)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), s)
+    out = []
+    for st in s.split("|"):
+        for c in st:
+            if c not in "ELtm":
+                raise ValueError("invalid layer character %r (LY:310-315)" % c)
+        out.append(st)
+    return out
+
+
+def layout_check(stages, pp, num_layers):
+    """Megatron's rules for a parsed layout; returns [(pp_rank, vpp,
+    stage)] in model order or raises."""
+    # A:941-948 and LY:41-45: the number of stages divides by pp.
+    if len(stages) % pp:
+        raise ValueError("layout has %d stages, not a multiple of pp %d"
+                         % (len(stages), pp))
+    flat = "".join(stages)
+    # LY:96-102: the first layer is E, the last L; LY:105-111: once each,
+    # and the t count equals num_layers.
+    if not flat.startswith("E") or not flat.endswith("L"):
+        raise ValueError("layout must start with E and end with L")
+    if flat.count("E") != 1 or flat.count("L") != 1:
+        raise ValueError("E and L must appear once")
+    if flat.count("t") != num_layers:
+        raise ValueError("layout has %d t, --num-layers %d"
+                         % (flat.count("t"), num_layers))
+    # LY:48-55: entry i is virtual stage i // pp of pipeline rank i % pp.
+    return [(i % pp, i // pp, st) for i, st in enumerate(stages)]
+
+
+def megatron_rules(a, world):
+    """a: flag -> list of values (None for switches).  Returns a list of
+    violations."""
+    bad = []
+    for f in a:
+        if f not in MEGATRON_FLAGS:
+            bad.append("unknown flag %s" % f)
+    for f in MEGATRON_REQUIRED:
+        if f not in a:
+            bad.append("missing required %s (A:1314-1317)" % f)
+    # A:928-939: at most one of VPP layers / virtual stages / layout.
+    n = sum(f in a for f in ("--num-layers-per-virtual-pipeline-stage",
+                             "--num-virtual-stages-per-pipeline-rank",
+                             "--pipeline-model-parallel-layout"))
+    if n > 1:
+        bad.append("more than one of VPP/virtual stages/layout (A:928-939)")
+    # TC:2242-2258: no first/last-stage layers with a layout.
+    if "--pipeline-model-parallel-layout" in a and (
+            "--decoder-first-pipeline-num-layers" in a
+            or "--decoder-last-pipeline-num-layers" in a):
+        bad.append("layout with first/last stage layers (TC:2242-2258)")
+    # A:953-956: VPP layers exclude first/last stage layers.
+    if "--num-layers-per-virtual-pipeline-stage" in a and (
+            "--decoder-first-pipeline-num-layers" in a
+            or "--decoder-last-pipeline-num-layers" in a):
+        bad.append("VPP layers with first/last (A:953-956)")
+    g = one(a, "--recompute-granularity")
+    meth = one(a, "--recompute-method")
+    nl = one(a, "--recompute-num-layers")
+    if g is not None:
+        if g not in ("full", "selective"):
+            bad.append("granularity %s (TC:1902-1906)" % g)
+        if g == "full" and (meth not in ("uniform", "block") or nl is None):
+            bad.append("full needs method and layers (TC:1913-1925)")
+        if g == "selective" and (meth is not None or nl is not None):
+            bad.append("selective takes no method/layers (A:1425-1428, "
+                       "TC:1926-1931)")
+    elif meth is not None or nl is not None:
+        bad.append("recompute method without granularity")
+    norm = one(a, "--normalization")
+    if norm is not None and norm not in ("LayerNorm", "RMSNorm"):
+        bad.append("normalization %s (TC:256)" % norm)
+    pos = one(a, "--position-embedding-type")
+    if pos is not None and pos not in MEGATRON_POSITIONS:
+        bad.append("position embedding %s (A:2397-2399)" % pos)
+    t = int(one(a, "--tensor-model-parallel-size") or 1)
+    pp = int(one(a, "--pipeline-model-parallel-size") or 1)
+    if world % (t * pp):
+        bad.append("WORLD_SIZE %d not a multiple of t x pp" % world)
+    dp = world // (t * pp) if t * pp else 0
+    mb = int(one(a, "--micro-batch-size") or 1)
+    gb = int(one(a, "--global-batch-size") or mb * dp)
+    # NM:381: global batch divides by micro batch x data parallel.
+    if gb % (mb * dp):
+        bad.append("global batch %d %% (micro %d x dp %d) (NM:381)"
+                   % (gb, mb, dp))
+    return bad
+
+
+def megatron_vpp_rules(pp, vpp, overlap_p2p):
+    # A:1000-1009: the interleaved schedule needs pp > 2 unless p2p
+    # overlap is on (its default, A:3118-3120), and pp > 1 anyway.
+    if vpp > 1 and (pp < 2 or (not overlap_p2p and pp < 3)):
+        return ["interleaving with pp %d (A:1000-1009)" % pp]
+    return []
+
+
+def megatron_first_last(num_layers, pp, first, last, vpp):
+    """TC:2296-2360: stage layer counts under first/last."""
+    bad = []
+    mid_pp, rest = pp, num_layers
+    if first is not None:
+        if first <= 0:
+            bad.append("first <= 0 (TC:2303-2304)")
+        if vpp > 1 and first % vpp:
+            bad.append("first %% vpp (TC:2306-2316)")
+        rest -= first
+        mid_pp -= 1
+    if last is not None:
+        if last <= 0:
+            bad.append("last <= 0 (TC:2322-2323)")
+        if vpp > 1 and last % vpp:
+            bad.append("last %% vpp (TC:2325-2335)")
+        rest -= last
+        mid_pp -= 1
+    if bool(rest) != bool(mid_pp):
+        bad.append("middle layers/stages mismatch (TC:2340-2345)")
+    if mid_pp and rest % mid_pp:
+        bad.append("middle layers %% middle stages (TC:2349-2353)")
+    if bad:
+        return bad, None
+    mid = rest // mid_pp if mid_pp else 0
+    per = [mid] * pp
+    if first is not None:
+        per[0] = first
+    if last is not None:
+        per[-1] = last
+    return [], per
+
+
+def one(a, f):
+    v = a.get(f)
+    if v is None:
+        return None
+    return v[0] if v else True
+
+
+# RC:156-180 (recompute.py): method uniform checkpoints runs of N layers
+# (all layers); block checkpoints the first N layers of every model chunk
+# (TransformerBlock, so each virtual stage) and none of the rest.
+
+# ---------------------------------------------------------------------
+# microsoft/DeepSpeed 38327e07f6 (v0.16.4-6), files:
+#   C  = deepspeed/runtime/config.py
+#   K  = deepspeed/runtime/constants.py
+#   AC = deepspeed/runtime/activation_checkpointing/config.py
+#   Z  = deepspeed/runtime/zero/config.py
+#   CU = deepspeed/runtime/config_utils.py
+#   E  = deepspeed/runtime/pipe/engine.py
+#   M  = deepspeed/runtime/pipe/module.py
+#   T  = deepspeed/runtime/pipe/topology.py
+#   I  = deepspeed/__init__.py
+DEEPSPEED_KEYS = {
+    "train_batch_size": "K:17",
+    "train_micro_batch_size_per_gpu": "K:93",
+    "gradient_accumulation_steps": "K:105",
+    "bf16": "K:123 (enabled K:126)",
+    "fp16": "K:151 (enabled K:153)",
+    "zero_optimization": "Z:86-91 (pydantic, extra=forbid CU:110)",
+    "activation_checkpointing": "AC:45",
+    "pipeline": "C:460-473 (every key copied)",
+}
+# Z:91 stage; CU:110 extra="forbid": no other key in zero_optimization.
+DEEPSPEED_ZERO_KEYS = {"stage"}
+# AC:27-42.
+DEEPSPEED_ACT_KEYS = {"partition_activations", "number_checkpoints",
+                      "contiguous_memory_optimization",
+                      "synchronize_checkpoint_boundary", "profile",
+                      "cpu_checkpointing"}
+# C:460-469: the pipeline section's own keys; C:471-472 copies any other.
+DEEPSPEED_PIPELINE_KEYS = {"stages", "partition", "seed_layers",
+                           "activation_checkpoint_interval",
+                           "pipe_partitioned", "grad_partitioned"}
+
+
+def deepspeed_rules(cfg, world):
+    bad = []
+    for k in cfg:
+        if k not in DEEPSPEED_KEYS:
+            bad.append("unknown key %s" % k)
+    z = cfg.get("zero_optimization", {})
+    for k in z:
+        if k not in DEEPSPEED_ZERO_KEYS:
+            bad.append("zero key %s (CU:110 extra=forbid)" % k)
+    # E:77-78: ZeRO-2 and -3 are incompatible with pipeline parallelism.
+    if z.get("stage", 0) not in (0, 1):
+        bad.append("zero stage %s with the pipeline engine (E:77-78)"
+                   % z.get("stage"))
+    for k in cfg.get("activation_checkpointing", {}):
+        if k not in DEEPSPEED_ACT_KEYS:
+            bad.append("activation_checkpointing key %s (AC:27-42)" % k)
+    topo = cfg["pipeline"]["pd2bw_topology"]
+    # T:244-248: PipeModelDataParallelTopology(num_pp, num_mp, num_dp),
+    # axes pipe, data, model.
+    if topo["num_pp"] * topo["num_mp"] * topo["num_dp"] != world:
+        bad.append("topology %s does not cover %d ranks" % (topo, world))
+    # C:931 with C:726 and I:207: train_batch_size = micro x accumulation x
+    # the data-parallel world size of the PipelineModule's grid.
+    tb = cfg["train_batch_size"]
+    if tb != (cfg["train_micro_batch_size_per_gpu"]
+              * cfg["gradient_accumulation_steps"] * topo["num_dp"]):
+        bad.append("train_batch_size != micro x gas x dp (C:931)")
+    # M:444, M:531: a partition of one's own must call _set_bounds.
+    if not any("_set_bounds(start=self.parts[stage_id], "
+               "stop=self.parts[stage_id + 1])" in x
+               for x in cfg["pipeline"]["pd2bw_recipe"]):
+        bad.append("recipe without _set_bounds (M:444)")
+    return bad
+
+
+def deepspeed_rank(s, r, j, w, t):
+    # T:244-248 with ProcessTopology's row-major axes (T:26-40): pipe,
+    # data, model with model fastest.
+    return (s * w + r) * t + j
+
+
+# ---------------------------------------------------------------------
+# pytorch/torchtitan v0.2.2, files:
+#   J  = torchtitan/config/job_config.py
+#   PP = torchtitan/distributed/pipeline_parallel.py
+#   TN = torchtitan/train.py
+#   PD = torchtitan/distributed/parallel_dims.py
+#   PL = torchtitan/models/llama3/infra/parallelize.py
+#   L3 = torchtitan/models/llama3/__init__.py
+TORCHTITAN_KEYS = {
+    "job": {"description": "J:25"},
+    "model": {"name": "J:101", "flavor": "J:104"},
+    "training": {"local_batch_size": "J:253", "global_batch_size": "J:256",
+                 "seq_len": "J:261", "mixed_precision_param": "J:282"},
+    "parallelism": {"data_parallel_replicate_degree": "J:313",
+                    "data_parallel_shard_degree": "J:324",
+                    "tensor_parallel_degree": "J:351",
+                    "pipeline_parallel_degree": "J:360",
+                    "module_fqns_per_model_part": "J:367",
+                    "pipeline_parallel_schedule": "J:396",
+                    "pipeline_parallel_microbatch_size": "J:412"},
+    "activation_checkpoint": {"mode": "J:652"},
+}
+TORCHTITAN_AC_MODES = {"selective", "full", "memory_budget", "none"}  # J:652
+TORCHTITAN_PRECISIONS = {"bfloat16", "float32"}  # J:282
+TORCHTITAN_FLAVORS = {"8B": 32, "70B": 80, "405B": 126}  # L3:51-95 layers
+
+
+def torchtitan_rules(c, world):
+    bad = []
+    for sec, keys in c.items():
+        if sec not in TORCHTITAN_KEYS:
+            bad.append("unknown section %s" % sec)
+            continue
+        for k in keys:
+            if k not in TORCHTITAN_KEYS[sec]:
+                bad.append("unknown key %s.%s" % (sec, k))
+    p = c["parallelism"]
+    rep = p.get("data_parallel_replicate_degree", 1)
+    shard = p.get("data_parallel_shard_degree", -1)
+    tp = p.get("tensor_parallel_degree", 1)
+    pp = p.get("pipeline_parallel_degree", 1)
+    # PD:53: the degrees multiply to the world size.
+    if rep * shard * tp * pp != world:
+        bad.append("degrees do not multiply to %d (PD:53)" % world)
+    # PL:148-151: DDP (replicate without shard) only as the sole
+    # parallelism.
+    if rep > 1 and shard == 1 and rep != world:
+        bad.append("DDP with other parallelism (PL:150-151)")
+    t = c["training"]
+    dp = rep * shard
+    # TN:196-213: global = local x dp x accumulation.
+    if t["global_batch_size"] % (t["local_batch_size"] * dp):
+        bad.append("global %% (local x dp) (TN:203)")
+    if pp > 1:
+        mb = p.get("pipeline_parallel_microbatch_size", 1)
+        # PP:189: local batch divides by the microbatch size.
+        if t["local_batch_size"] % mb:
+            bad.append("local %% microbatch (PP:189)")
+        parts = p.get("module_fqns_per_model_part")
+        # PP:456-458: the parts divide by the pipeline degree.
+        if parts is None or len(parts) % pp:
+            bad.append("parts %% pp (PP:456-458)")
+    if c["activation_checkpoint"]["mode"] not in TORCHTITAN_AC_MODES:
+        bad.append("mode (J:652)")
+    if t.get("mixed_precision_param", "bfloat16") not in TORCHTITAN_PRECISIONS:
+        bad.append("precision (J:282)")
+    if c["model"]["flavor"] not in TORCHTITAN_FLAVORS:
+        bad.append("flavor (L3)")
+    return bad
+
+
+def torchtitan_stage_rank(i, pp):
+    # PP:460-461: looped schedules put stage i on pipeline rank i % pp.
+    return i % pp
+
+
+# ---------------------------------------------------------------------
+# NVIDIA-NeMo/Megatron-Bridge 067f987 (v0.2.0rc6-2335), files:
+#   B  = src/megatron/bridge/training/config.py
+#   G  = src/megatron/bridge/models/gpt_provider.py
+# B:974-1001: ConfigContainer sections; overrides match its structure.
+BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer"}
+# model: TransformerConfig (TC, MP above) and GPTModelProvider (G) fields.
+BRIDGE_MODEL_KEYS = {
+    "tensor_model_parallel_size": "MP:55", "pipeline_model_parallel_size":
+    "MP:83", "virtual_pipeline_model_parallel_size": "MP:86",
+    "sequence_parallel": "MP:94", "pipeline_model_parallel_layout":
+    "TC:111", "num_layers_in_first_pipeline_stage": "TC:103",
+    "num_layers_in_last_pipeline_stage": "TC:107", "num_layers": "TC:65",
+    "hidden_size": "TC:145", "num_attention_heads": "TC:148",
+    "num_query_groups": "TC:175", "ffn_hidden_size": "TC:180",
+    "hidden_dropout": "TC:188", "attention_dropout": "TC:191",
+    "add_bias_linear": "TC:212", "gated_linear_unit": "TC:221",
+    "normalization": "G:191", "recompute_granularity": "TC:532",
+    "recompute_method": "TC:543", "recompute_num_layers": "TC:551",
+    "fp16": "MP:177", "bf16": "MP:180",
+    "share_embeddings_and_output_weights": "G:140",
+    "position_embedding_type": "G:142", "rotary_base": "G:143",
+    "seq_length": "G:160", "vocab_size": "G:181",
+}
+BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
+                     "ddp": {"use_distributed_optimizer"},
+                     "optimizer": {"use_distributed_optimizer"}}
+
+
+def bridge_rules(c):
+    bad = []
+    for sec in c:
+        if sec not in BRIDGE_SECTIONS:
+            bad.append("unknown section %s" % sec)
+    for k in c["model"]:
+        if k not in BRIDGE_MODEL_KEYS:
+            bad.append("unknown model key %s" % k)
+    for sec, keys in BRIDGE_OTHER_KEYS.items():
+        for k in c.get(sec, {}):
+            if k not in keys:
+                bad.append("unknown key %s.%s" % (sec, k))
+    # B:2111-2123: the two distributed-optimizer settings agree (else both
+    # are switched on).
+    if c["ddp"]["use_distributed_optimizer"] != \
+            c["optimizer"]["use_distributed_optimizer"]:
+        bad.append("ddp/optimizer distributed optimizer differ (B:2111)")
+    m = c["model"]
+    # TC:2242-2258 again, and TC:2276-2284: a VPP size given with a layout
+    # equals the layout's.
+    if m.get("pipeline_model_parallel_layout") and (
+            "num_layers_in_first_pipeline_stage" in m
+            or "num_layers_in_last_pipeline_stage" in m):
+        bad.append("layout with first/last (TC:2242-2258)")
+    return bad
