@@ -787,6 +787,7 @@ capacity_main(int argc, char **argv)
 	size_t k;
 
 	static char hint[256];
+	char model_buf[4096];
 
 	snprintf(hint, sizeof(hint), "%s capacity --help", pd2bw_progname);
 	cli_help = hint;
@@ -907,7 +908,7 @@ capacity_main(int argc, char **argv)
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind < argc ? "give one MODEL"
 					      : "missing MODEL");
-	o.model = argv[optind];
+	o.model = input_resolve(argv[optind], model_buf, sizeof(model_buf));
 	if (!(tokens > 0))
 		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)

@@ -10,6 +10,7 @@
 
 #include "input.h"
 #include "pd2bw/analytic.h"
+#include "pd2bw/datadir.h"
 #include "pd2bw/error.h"
 #include "pd2bw/model.h"
 
@@ -43,17 +44,7 @@ slurp(const char *path, size_t *len)
 const char *
 input_resolve(const char *path, char *buf, size_t n)
 {
-	const char *dirs[] = {"models", PD2BW_DATADIR "/models"};
-	size_t i;
-
-	if (strchr(path, '/') || access(path, F_OK) == 0)
-		return path;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(buf, n, "%s/%s.yaml", dirs[i], path);
-		if (access(buf, R_OK) == 0)
-			return buf;
-	}
-	return path;
+	return pd2bw_resolve_model(path, buf, n);
 }
 
 /* A model is a pd2bw-model file or JSON (Hugging Face config). */

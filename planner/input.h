@@ -23,9 +23,10 @@ int input_load(struct profile *p, const char *path,
 	       int nmb, int64_t seq_len, int *is_model);
 
 /*
- * The file a PROFILE|MODEL argument names: the path itself when it exists
- * or contains '/', else a zoo model by name (models/NAME.yaml in the
- * current directory, then the installed share/pd2bw/models/NAME.yaml).
+ * The file a PROFILE|MODEL argument names (pd2bw_resolve_model): a
+ * Hugging Face model directory's config.json, the path itself when it
+ * exists or contains '/', else a zoo model by name (models/NAME.yaml in
+ * the current directory, then the installed share/pd2bw/models/NAME.yaml).
  * Returns path or buf.
  */
 const char *input_resolve(const char *path, char *buf, size_t n);

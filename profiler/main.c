@@ -13,6 +13,7 @@
 #include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/datadir.h"
 #include "pd2bw/error.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
@@ -259,6 +260,7 @@ main(int argc, char **argv)
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	const struct gpu_spec *spec = NULL;
+	char model_buf[4096];
 
 	pd2bw_set_progname(argv[0]);
 	atexit(afile_stdout_at_exit);
@@ -446,7 +448,8 @@ main(int argc, char **argv)
 		usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
 		usage_error("%s", "the cpu backend computes in fp32");
-	if (model_load(&m, argv[optind]))
+	if (model_load(&m, pd2bw_resolve_model(argv[optind], model_buf,
+					       sizeof(model_buf))))
 		goto out;
 	/* what the profile counts and what the cuda backend runs */
 	if (flash >= 0)
