@@ -624,11 +624,10 @@ setup_type(struct capacity *c, const struct copts *o,
 		return -1;
 	t = capacity_add_type(c, name, node);
 	t->gpus_per_node = cl->gpus_per_node;
+	/* A node shape borrowed from another GPU type: memory and links
+	 * are the catalog's for this type, as in plain pd2bw-plan. */
+	input_gpu_on_nodes(cl, cat, spec, node);
 	t->gpu_mem_bytes = cl->gpu_mem_bytes;
-	/* A node shape borrowed from another GPU type: its memory is the
-	 * catalog's figure for this type. */
-	if (spec && !same_gpu(cat, cl->gpu, name))
-		t->gpu_mem_bytes = spec->mem_bytes;
 	for (i = 0; i < o->prices.n; i++) {
 		const struct pair *p = &o->prices.v[i];
 

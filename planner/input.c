@@ -10,6 +10,7 @@
 
 #include "input.h"
 #include "pd2bw/analytic.h"
+#include "pd2bw/cluster.h"
 #include "pd2bw/datadir.h"
 #include "pd2bw/error.h"
 #include "pd2bw/model.h"
@@ -179,4 +180,34 @@ input_chains_release(struct input_chains *x)
 		profile_release(&x->prof[i]);
 	}
 	x->n = 0;
+}
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+int
+input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
+		   const struct gpu_spec *g, const char *where)
+{
+	const struct gpu_spec *had = catalog_find(cat, cl->gpu);
+	double link;
+	int kind, i, j, n = cl->gpus_per_node;
+
+	if (!g || had == g)
+		return 0;
+	kind = g->nvlink_gb_s > 0 ? CLUSTER_NVSWITCH : CLUSTER_PCIE;
+	link = g->nvlink_gb_s > 0 ? g->nvlink_gb_s : g->pcie_gb_s;
+	pd2bw_warn("planning %s on %s's nodes, which hold %s: memory "
+		   "(%.0f GiB) and links (%s, %.0f GB/s per GPU) from the "
+		   "GPU catalog; %d GPUs per node and the network (%.1f GB/s "
+		   "per GPU) kept from %s",
+		   g->name, where, cl->gpu, g->mem_bytes / GIB,
+		   cluster_link_names[kind], link, n, cl->net_gb_s, where);
+	free(cl->gpu);
+	cl->gpu = xstrdup(g->name);
+	cl->gpu_mem_bytes = g->mem_bytes;
+	cl->intra_kind = kind;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			cl->intra_gb_s[i * n + j] = i == j ? 0 : link;
+	return 1;
 }

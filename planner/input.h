@@ -31,6 +31,17 @@ int input_load(struct profile *p, const char *path,
  */
 const char *input_resolve(const char *path, char *buf, size_t n);
 
+/*
+ * Plan GPUs of type g on cl's nodes.  When cl holds another type (a
+ * preset or a cluster file for other GPUs), g's memory and intra-node
+ * links come from the catalog (NVLink as all-to-all at its per-GPU rate,
+ * or PCIe when g has none) and cl->gpu becomes g's name; the node shape
+ * and the network stay, and a warning naming where (the cluster spec)
+ * says all of that.  g NULL: nothing.  Returns 1 when cl changed, else 0.
+ */
+int input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
+		       const struct gpu_spec *g, const char *where);
+
 #define INPUT_MAX_CHAINS 16
 
 /* A model's chains at several tensor-parallel shapes, for the search. */

@@ -447,7 +447,10 @@ main(int argc, char **argv)
 		goto out;
 	if (cluster_open(&cl, cluster_spec))
 		goto out;
-	if (!gpu)
+	if (gpu)
+		input_gpu_on_nodes(&cl, &cat, catalog_find(&cat, gpu),
+				   cluster_spec);
+	else
 		gpu = cl.gpu;
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
