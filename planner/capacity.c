@@ -898,10 +898,8 @@ capacity_main(int argc, char **argv)
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			ret = 0;
 			goto out_opts;
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(ch == ':' ? ':' : '?', argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -399,10 +399,8 @@ main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			return 0;
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
 	if (optind != argc - 1)

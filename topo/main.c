@@ -185,16 +185,8 @@ parse(int argc, char **argv, struct args *a)
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			exit(afile_close_stdout() ? 1 : 0);
-		case ':':
-			cli_usage_error("option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256) {
-				char opt[3] = {'-', (char)optopt, 0};
-
-				cli_usage_error("unknown option '%s'", opt);
-			}
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
 }
