@@ -362,11 +362,11 @@ enum {
 	OPT_RESERVE,
 	OPT_GPUS_FILE,
 	OPT_SVG,
-	OPT_TP,
+	OPT_TOKENS,
 };
 
 static const struct option longopts[] = {
-	{"tokens", required_argument, NULL, 't'},
+	{"tokens", required_argument, NULL, OPT_TOKENS},
 	{"gpu", required_argument, NULL, 'g'},
 	{"profile", required_argument, NULL, OPT_PROFILE},
 	{"deadline", required_argument, NULL, 'd'},
@@ -378,7 +378,7 @@ static const struct option longopts[] = {
 	{"batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"efficiency", required_argument, NULL, OPT_EFFICIENCY},
-	{"tp", required_argument, NULL, OPT_TP},
+	{"tp", required_argument, NULL, 't'},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
@@ -407,7 +407,7 @@ usage(FILE *fp)
 		"MODEL is a pd2bw model or Hugging Face config.json "
 		"(estimated for each\nGPU type) or a profile.\n"
 		"\n"
-		"  -t, --tokens N           tokens to train on; suffix k, M, "
+		"      --tokens N           tokens to train on; suffix k, M, "
 		"G or B, T (1e3..1e12)\n"
 		"  -g, --gpu TYPE[:NODE]    a GPU type and its node (preset or "
 		"cluster file);\n"
@@ -435,7 +435,7 @@ usage(FILE *fp)
 		"model's)\n"
 		"      --efficiency PCT     scaling efficiency still worth "
 		"paying for (default 50)\n"
-		"      --tp LIST            tensor-parallel degrees for a "
+		"  -t, --tp LIST            tensor-parallel degrees for a "
 		"model (default 1,2,4,8)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"2bw,flush,none)\n"
@@ -456,7 +456,17 @@ usage(FILE *fp)
 		"  -q, --quiet              no table on stdout when -o is "
 		"given\n"
 		"  -h, --help               show this help\n"
-		"  -V, --version            show the version\n",
+		"  -V, --version            show the version\n"
+		"\n"
+		"Examples:\n"
+		"  %s capacity llama3-70b --tokens 2T --gpu H100-SXM "
+		"--gpu H200 \\\n"
+		"      --price H100-SXM:2.5 --price H200:3.5 --deadline 90\n"
+		"  %s capacity gpt-2.2b --tokens 100G --gpu V100-16GB "
+		"--nodes 1,2,4,8 -f csv\n"
+		"  %s capacity gpt-3.8b --tokens 300G --gpu H200:dgx-a100 "
+		"-n 16   (H200s in DGX A100 nodes)\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
 		pd2bw_progname);
 }
 
@@ -810,7 +820,7 @@ capacity_main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":t:g:d:p:n:B:s:r:f:o:qhV",
 				 longopts, NULL)) != -1) {
 		switch (ch) {
-		case 't':
+		case OPT_TOKENS:
 			tokens = parse_num("--tokens", optarg, 0, 0, 1e18, 1);
 			break;
 		case 'g':
@@ -854,7 +864,7 @@ capacity_main(int argc, char **argv)
 		case OPT_EFFICIENCY:
 			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);
 			break;
-		case OPT_TP:
+		case 't':
 			o.ntp = cli_ints("--tp", optarg, o.tps, MAX_TP, 1, 64, 1);
 			break;
 		case 's':

@@ -185,8 +185,25 @@ usage(FILE *fp)
 		"for stdout\n"
 		"  -q, --quiet              do not print the summary\n"
 		"  -h, --help               show this help\n"
-		"  -V, --version            show the version\n",
-		pd2bw_progname, pd2bw_progname, pd2bw_progname);
+		"  -V, --version            show the version\n"
+		"\n"
+		"MODEL may be a zoo name (gpt-2.2b, llama3-70b, ...: "
+		"models/ or the installed zoo)\nor a Hugging Face model "
+		"directory holding config.json.\n"
+		"\n"
+		"Examples:\n"
+		"  %s gpt-2.2b -c p3.16xlarge:8 -B 512 -o plan.yaml\n"
+		"  %s models/hf/gpt2-xl -c dgx-a100:4 --gpu H200 -B 512\n"
+		"  %s gpt-2.2b -c p3.16xlarge:8 -B 512 -e --width 8 "
+		"--depth 8 \\\n"
+		"      --microbatch 4 -s 2bw -r full      "
+		"(evaluate one configuration)\n"
+		"  %s gpt-3.8b -c dgx-a100:2 -B 512 -o plan.yaml "
+		"--timeline t.svg \\\n"
+		"      --emit megatron --emit-output args.sh\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname);
 }
 
 static const char *const onoff_names[] = {"off", "on", "both", NULL};

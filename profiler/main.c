@@ -131,7 +131,18 @@ usage(void)
 	       "  -q, --quiet            no progress bar\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n\n"
-	       "Exit status: 0 success, 1 error, 2 usage error.\n");
+	       "MODEL may be a zoo name (gpt2-xl, llama3-8b, ...) or a "
+	       "Hugging Face model\ndirectory holding config.json.\n\n"
+	       "Examples:\n"
+	       "  %s -b analytic -g A100-80GB gpt-3.8b -o p.yaml\n"
+	       "  %s -b cuda -m 1,2,4,8 gpt2-xl -o gpt2-xl.yaml   "
+	       "(on the GPU)\n"
+	       "  %s -b cpu -m 1 gpt2-xl -o cpu.yaml              "
+	       "(this CPU)\n"
+	       "  %s --gemm 8192 -g H200\n\n"
+	       "Exit status: 0 success, 1 error, 2 usage error.\n",
+	       pd2bw_progname, pd2bw_progname, pd2bw_progname,
+	       pd2bw_progname);
 }
 
 static int
