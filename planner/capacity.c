@@ -925,11 +925,14 @@ capacity_main(int argc, char **argv)
 	if (!o.nnodes)
 		o.nnodes = capacity_sizes(o.max_nodes, o.steps, o.nodes);
 	capacity_init(&cap);
+	catalog_init(&cat);
+	cluster_init(&cl);
+	/* A bad output name is refused before the sweep. */
+	if ((output && afile_check(output)) || (svg && afile_check(svg)))
+		goto out;
 	cap.tokens = tokens;
 	cap.deadline_days = deadline;
 	cap.eff_threshold = eff / 100.0;
-	catalog_init(&cat);
-	cluster_init(&cl);
 	if (o.gpus_file && catalog_load(&cat, o.gpus_file))
 		goto out;
 	for (k = 0; k < o.prices.n; k++) {

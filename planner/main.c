@@ -220,6 +220,45 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	return sc[0].c;
 }
 
+/* After the summary: where the plan went and what to try next. */
+static void
+next_steps(const struct plan *p, const char *output, int evaluate,
+	   int emitted, const char *timeline)
+{
+	if (output)
+		fprintf(stderr, "%s: plan written to %s\n", pd2bw_progname,
+			output);
+	else
+		fprintf(stderr, "%s: no plan file written (-o FILE writes "
+			"one)\n", pd2bw_progname);
+	if (!emitted)
+		fprintf(stderr, "%s: next: --emit megatron, deepspeed or "
+			"launch writes launch files for it\n",
+			pd2bw_progname);
+	if (!timeline)
+		fprintf(stderr, "%s: next: --timeline FILE.svg draws its "
+			"schedule, --memory FILE.svg its memory\n",
+			pd2bw_progname);
+	if (!evaluate) {
+		fprintf(stderr, "%s: next: -e --width %d --depth %d "
+			"--microbatch %d -s %s -r %s --tp %d",
+			pd2bw_progname, p->w, p->d, p->b,
+			plan_sched_names[p->sched],
+			prof_rc_names[p->recompute < PROF_RC_N ? p->recompute
+							       : PROF_RC_FULL],
+			p->t);
+		if (p->t > 1)
+			fprintf(stderr, " --sequence-parallel %s",
+				p->sp ? "on" : "off");
+		if (p->v > 1)
+			fprintf(stderr, " --interleave %d", p->v);
+		if (p->zero)
+			fprintf(stderr, " --optimizer-sharding on");
+		fprintf(stderr, " predicts one configuration; change a value "
+			"to see what it costs\n");
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -458,6 +497,12 @@ main(int argc, char **argv)
 	plan_init(&plan);
 	memset(&ch, 0, sizeof(ch));
 	memset(&tc, 0, sizeof(tc));
+	/* A bad output name is refused before the search, not after. */
+	if ((output && afile_check(output)) ||
+	    (emit >= 0 && afile_check(emit_output)) ||
+	    (timeline && afile_check(timeline)) ||
+	    (memory && afile_check(memory)) || (trace && afile_check(trace)))
+		goto out;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
 	if (cluster_open(&cl, cluster_spec))
@@ -572,6 +617,8 @@ main(int argc, char **argv)
 out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
+	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
+		next_steps(&plan, output, evaluate, emit >= 0, timeline);
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);

@@ -400,6 +400,14 @@ main(int argc, char **argv)
 
 	catalog_init(&cat);
 	model_init(&m);
+	/* A bad output name is refused before a long measurement. */
+	if (afile_check(out) || (trace && afile_check(trace)) ||
+	    (gpus_out && afile_check(gpus_out)) ||
+	    (o.kernels_path && !calibrate && afile_check(o.kernels_path))) {
+		model_release(&m);
+		catalog_release(&cat);
+		return 1;
+	}
 	/* every output of the run is renamed into place together */
 	afile_batch_begin();
 	if (gpus && catalog_load(&cat, gpus))

@@ -33,6 +33,14 @@ struct afile {
 int afile_open(struct afile *f, const char *path);
 
 /*
+ * Whether path can be written, checked the way afile_open would write it
+ * (a temporary file in its directory, removed at once), so a long run
+ * can refuse a bad output name before it starts.  "-", devices and FIFOs
+ * are not opened.  Returns 0, or -1 after afile_open's message.
+ */
+int afile_check(const char *path);
+
+/*
  * Flush, check for write errors and close; then rename into place, or,
  * inside a batch, leave the rename to afile_batch_end().  Returns 0, or -1
  * after printing why and removing the temporary file.  Always releases f.

@@ -239,6 +239,22 @@ rename_into_place(const char *tmp, const char *dest, const char *path)
 }
 
 int
+afile_check(const char *path)
+{
+	struct afile f;
+	struct stat st;
+
+	if (!strcmp(path, "-") ||
+	    (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	     !S_ISDIR(st.st_mode)))
+		return 0;
+	if (afile_open(&f, path))
+		return -1;
+	afile_abort(&f);
+	return 0;
+}
+
+int
 afile_commit(struct afile *f)
 {
 	int ret;
