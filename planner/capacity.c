@@ -680,9 +680,8 @@ run_type(struct capacity *c, const struct copts *o,
 		goto out;
 	if (!is_model && !t->profile)
 		t->profile = xstrdup(path);
-	if (!is_model && prof->device && !same_gpu(cat, prof->device, t->gpu))
-		pd2bw_warn("'%s' was measured on %s, not %s", path,
-			   prof->device, t->gpu);
+	if (!is_model)
+		input_check_device(prof, path, cat, t->gpu);
 	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
 	if (seq <= 0) {
 		pd2bw_error("'%s' gives no sequence length; use --seq-len",

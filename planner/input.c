@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "input.h"
@@ -209,5 +210,39 @@ input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			cl->intra_gb_s[i * n + j] = i == j ? 0 : link;
+	return 1;
+}
+
+/* The catalog entry a device name denotes: the name itself, or its tail
+ * after a vendor word ("NVIDIA H100 80GB HBM3" -> "H100 80GB HBM3"). */
+static const struct gpu_spec *
+device_spec(const struct gpu_catalog *cat, const char *device)
+{
+	const struct gpu_spec *g = NULL;
+	const char *sp;
+
+	for (sp = device; !g && sp; sp = strchr(sp + 1, ' '))
+		g = catalog_find(cat, *sp == ' ' ? sp + 1 : sp);
+	return g;
+}
+
+int
+input_check_device(const struct profile *p, const char *path,
+		   const struct gpu_catalog *cat, const char *gpu)
+{
+	const struct gpu_spec *want = catalog_find(cat, gpu);
+	const struct gpu_spec *had;
+
+	if (!p->device || !*p->device || !gpu)
+		return 0;
+	had = device_spec(cat, p->device);
+	if (had && want ? had == want : !strcasecmp(p->device, gpu))
+		return 0;
+	pd2bw_warn("'%s' was measured on %s, not on the %s planned: its "
+		   "times are that device's; for %s plan the model itself "
+		   "(an analytic estimate), or calibrate the estimate to a "
+		   "measurement on one: pd2bw-profile --calibrate PROFILE -g "
+		   "%s --gpus-out gpus.yaml MODEL, then --gpus-file gpus.yaml",
+		   path, p->device, gpu, gpu, gpu);
 	return 1;
 }

@@ -42,6 +42,15 @@ const char *input_resolve(const char *path, char *buf, size_t n);
 int input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
 		       const struct gpu_spec *g, const char *where);
 
+/*
+ * Warn when the measured profile p (read from path) comes from another
+ * device than the GPU type gpu planned for, naming both and how to get
+ * figures for gpu.  A profile without a device name passes.  Returns 1
+ * when it warned, else 0.
+ */
+int input_check_device(const struct profile *p, const char *path,
+		       const struct gpu_catalog *cat, const char *gpu);
+
 #define INPUT_MAX_CHAINS 16
 
 /* A model's chains at several tensor-parallel shapes, for the search. */

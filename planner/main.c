@@ -514,6 +514,8 @@ main(int argc, char **argv)
 		gpu = cl.gpu;
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
+	if (!is_model)
+		input_check_device(&prof, input, &cat, gpu);
 	if (!is_model && nmb)
 		pd2bw_warn("--microbatches applies to models only; using the "
 			   "profile's sizes");
