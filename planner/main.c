@@ -489,6 +489,22 @@ main(int argc, char **argv)
 		if (so.batch % ((long)so.fix_w * so.fix_b))
 			cli_usage_error("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
+		/* 2BW keeps a stage's d - s microbatches in flight: an
+		 * update needs at least d of them (the search skips the
+		 * rest). */
+		if (so.fix_sched == PLAN_2BW &&
+		    so.batch / ((long)so.fix_w * so.fix_b) < so.fix_d)
+			cli_usage_error("2bw needs at least as many microbatches "
+					"per update as stages: --batch %ld / "
+					"(--width %d x --microbatch %d) = %ld, "
+					"fewer than --depth %d; use --batch %ld "
+					"or more, a smaller --microbatch or "
+					"--depth, or -s flush",
+					(long)so.batch, so.fix_w, so.fix_b,
+					(long)(so.batch / ((long)so.fix_w *
+							   so.fix_b)),
+					so.fix_d,
+					(long)so.fix_d * so.fix_w * so.fix_b);
 	}
 
 	catalog_init(&cat);
