@@ -14,15 +14,46 @@ INCDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share/pd2bw
 MANDIR ?= $(PREFIX)/share/man
 B ?= build
+comma := ,
 
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
-PKGS = hwloc yaml-0.1
+# CBLAS for the profiler's CPU backend: OpenBLAS, or any cblas.pc.
+BLAS_PC := $(firstword $(foreach p,openblas cblas,\
+	$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),$(p))))
+PKGS = hwloc yaml-0.1 $(BLAS_PC)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-ifeq ($(PKG_LIBS),)
-PKG_LIBS = -lhwloc -lyaml
+
+# Every library is checked before anything compiles, and one line names
+# all that are missing with the packages that bring them.
+ifneq ($(if $(MAKECMDGOALS),$(filter-out clean uninstall,$(MAKECMDGOALS)),all),)
+have_pc = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y)
+DEPS_MISSING :=
+ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
+DEPS_MISSING += pkg-config:pkg-config:pkgconf-pkg-config
+endif
+ifeq ($(call have_pc,hwloc),)
+DEPS_MISSING += hwloc:libhwloc-dev:hwloc-devel
+endif
+ifeq ($(call have_pc,yaml-0.1),)
+DEPS_MISSING += libyaml:libyaml-dev:libyaml-devel
+endif
+# GLPK ships no pkg-config file: look for its header.
+ifeq ($(shell printf '\043include <glpk.h>\n' | \
+	$(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo y),)
+DEPS_MISSING += GLPK:libglpk-dev:glpk-devel
+endif
+ifeq ($(BLAS_PC),)
+DEPS_MISSING += OpenBLAS:libopenblas-dev:openblas-devel
+endif
+ifneq ($(DEPS_MISSING),)
+dep_field = $(foreach d,$(DEPS_MISSING),$(word $(1),$(subst :, ,$(d))))
+$(error pd2bw: missing $(subst $() ,$(comma) ,$(strip $(call dep_field,1))); \
+install them with 'apt-get install $(call dep_field,2)' (Debian/Ubuntu) \
+or 'dnf install $(call dep_field,3)' (Fedora/RHEL))
+endif
 endif
 
 PD2BW_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic \

@@ -362,11 +362,11 @@ enum {
 	OPT_RESERVE,
 	OPT_GPUS_FILE,
 	OPT_SVG,
-	OPT_TP,
+	OPT_TOKENS,
 };
 
 static const struct option longopts[] = {
-	{"tokens", required_argument, NULL, 't'},
+	{"tokens", required_argument, NULL, OPT_TOKENS},
 	{"gpu", required_argument, NULL, 'g'},
 	{"profile", required_argument, NULL, OPT_PROFILE},
 	{"deadline", required_argument, NULL, 'd'},
@@ -378,7 +378,7 @@ static const struct option longopts[] = {
 	{"batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"efficiency", required_argument, NULL, OPT_EFFICIENCY},
-	{"tp", required_argument, NULL, OPT_TP},
+	{"tp", required_argument, NULL, 't'},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
@@ -407,7 +407,7 @@ usage(FILE *fp)
 		"MODEL is a pd2bw model or Hugging Face config.json "
 		"(estimated for each\nGPU type) or a profile.\n"
 		"\n"
-		"  -t, --tokens N           tokens to train on; suffix k, M, "
+		"      --tokens N           tokens to train on; suffix k, M, "
 		"G or B, T (1e3..1e12)\n"
 		"  -g, --gpu TYPE[:NODE]    a GPU type and its node (preset or "
 		"cluster file);\n"
@@ -435,7 +435,7 @@ usage(FILE *fp)
 		"model's)\n"
 		"      --efficiency PCT     scaling efficiency still worth "
 		"paying for (default 50)\n"
-		"      --tp LIST            tensor-parallel degrees for a "
+		"  -t, --tp LIST            tensor-parallel degrees for a "
 		"model (default 1,2,4,8)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"2bw,flush,none)\n"
@@ -456,7 +456,17 @@ usage(FILE *fp)
 		"  -q, --quiet              no table on stdout when -o is "
 		"given\n"
 		"  -h, --help               show this help\n"
-		"  -V, --version            show the version\n",
+		"  -V, --version            show the version\n"
+		"\n"
+		"Examples:\n"
+		"  %s capacity llama3-70b --tokens 2T --gpu H100-SXM "
+		"--gpu H200 \\\n"
+		"      --price H100-SXM:2.5 --price H200:3.5 --deadline 90\n"
+		"  %s capacity gpt-2.2b --tokens 100G --gpu V100-16GB "
+		"--nodes 1,2,4,8 -f csv\n"
+		"  %s capacity gpt-3.8b --tokens 300G --gpu H200:dgx-a100 "
+		"-n 16   (H200s in DGX A100 nodes)\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
 		pd2bw_progname);
 }
 
@@ -624,11 +634,10 @@ setup_type(struct capacity *c, const struct copts *o,
 		return -1;
 	t = capacity_add_type(c, name, node);
 	t->gpus_per_node = cl->gpus_per_node;
+	/* A node shape borrowed from another GPU type: memory and links
+	 * are the catalog's for this type, as in plain pd2bw-plan. */
+	input_gpu_on_nodes(cl, cat, spec, node);
 	t->gpu_mem_bytes = cl->gpu_mem_bytes;
-	/* A node shape borrowed from another GPU type: its memory is the
-	 * catalog's figure for this type. */
-	if (spec && !same_gpu(cat, cl->gpu, name))
-		t->gpu_mem_bytes = spec->mem_bytes;
 	for (i = 0; i < o->prices.n; i++) {
 		const struct pair *p = &o->prices.v[i];
 
@@ -671,9 +680,8 @@ run_type(struct capacity *c, const struct copts *o,
 		goto out;
 	if (!is_model && !t->profile)
 		t->profile = xstrdup(path);
-	if (!is_model && prof->device && !same_gpu(cat, prof->device, t->gpu))
-		pd2bw_warn("'%s' was measured on %s, not %s", path,
-			   prof->device, t->gpu);
+	if (!is_model)
+		input_check_device(prof, path, cat, t->gpu);
 	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
 	if (seq <= 0) {
 		pd2bw_error("'%s' gives no sequence length; use --seq-len",
@@ -785,6 +793,7 @@ capacity_main(int argc, char **argv)
 	size_t k;
 
 	static char hint[256];
+	char model_buf[4096];
 
 	snprintf(hint, sizeof(hint), "%s capacity --help", pd2bw_progname);
 	cli_help = hint;
@@ -808,7 +817,7 @@ capacity_main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":t:g:d:p:n:B:s:r:f:o:qhV",
 				 longopts, NULL)) != -1) {
 		switch (ch) {
-		case 't':
+		case OPT_TOKENS:
 			tokens = parse_num("--tokens", optarg, 0, 0, 1e18, 1);
 			break;
 		case 'g':
@@ -852,7 +861,7 @@ capacity_main(int argc, char **argv)
 		case OPT_EFFICIENCY:
 			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);
 			break;
-		case OPT_TP:
+		case 't':
 			o.ntp = cli_ints("--tp", optarg, o.tps, MAX_TP, 1, 64, 1);
 			break;
 		case 's':
@@ -896,16 +905,14 @@ capacity_main(int argc, char **argv)
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			ret = 0;
 			goto out_opts;
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(ch == ':' ? ':' : '?', argv);
 		}
 	}
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind < argc ? "give one MODEL"
 					      : "missing MODEL");
-	o.model = argv[optind];
+	o.model = input_resolve(argv[optind], model_buf, sizeof(model_buf));
 	if (!(tokens > 0))
 		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)
@@ -915,11 +922,14 @@ capacity_main(int argc, char **argv)
 	if (!o.nnodes)
 		o.nnodes = capacity_sizes(o.max_nodes, o.steps, o.nodes);
 	capacity_init(&cap);
+	catalog_init(&cat);
+	cluster_init(&cl);
+	/* A bad output name is refused before the sweep. */
+	if ((output && afile_check(output)) || (svg && afile_check(svg)))
+		goto out;
 	cap.tokens = tokens;
 	cap.deadline_days = deadline;
 	cap.eff_threshold = eff / 100.0;
-	catalog_init(&cat);
-	cluster_init(&cl);
 	if (o.gpus_file && catalog_load(&cat, o.gpus_file))
 		goto out;
 	for (k = 0; k < o.prices.n; k++) {

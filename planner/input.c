@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "input.h"
 #include "pd2bw/analytic.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/datadir.h"
 #include "pd2bw/error.h"
 #include "pd2bw/infile.h"
 #include "pd2bw/model.h"
@@ -17,17 +20,7 @@
 const char *
 input_resolve(const char *path, char *buf, size_t n)
 {
-	const char *dirs[] = {"models", PD2BW_DATADIR "/models"};
-	size_t i;
-
-	if (strchr(path, '/') || access(path, F_OK) == 0)
-		return path;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(buf, n, "%s/%s.yaml", dirs[i], path);
-		if (access(buf, R_OK) == 0)
-			return buf;
-	}
-	return path;
+	return pd2bw_resolve_model(path, buf, n);
 }
 
 /* A model is a pd2bw-model file or JSON (Hugging Face config). */
@@ -213,4 +206,68 @@ input_cost_opts(struct cost_opts *o, const struct profile *p,
 		o->runtime = rt->id;
 		o->rts[rt->id] = *rt;
 	}
+}
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+int
+input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
+		   const struct gpu_spec *g, const char *where)
+{
+	const struct gpu_spec *had = catalog_find(cat, cl->gpu);
+	double link;
+	int kind, i, j, n = cl->gpus_per_node;
+
+	if (!g || had == g)
+		return 0;
+	kind = g->nvlink_gb_s > 0 ? CLUSTER_NVSWITCH : CLUSTER_PCIE;
+	link = g->nvlink_gb_s > 0 ? g->nvlink_gb_s : g->pcie_gb_s;
+	pd2bw_warn("planning %s on %s's nodes, which hold %s: memory "
+		   "(%.0f GiB) and links (%s, %.0f GB/s per GPU) from the "
+		   "GPU catalog; %d GPUs per node and the network (%.1f GB/s "
+		   "per GPU) kept from %s",
+		   g->name, where, cl->gpu, g->mem_bytes / GIB,
+		   cluster_link_names[kind], link, n, cl->net_gb_s, where);
+	free(cl->gpu);
+	cl->gpu = xstrdup(g->name);
+	cl->gpu_mem_bytes = g->mem_bytes;
+	cl->intra_kind = kind;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			cl->intra_gb_s[i * n + j] = i == j ? 0 : link;
+	return 1;
+}
+
+/* The catalog entry a device name denotes: the name itself, or its tail
+ * after a vendor word ("NVIDIA H100 80GB HBM3" -> "H100 80GB HBM3"). */
+static const struct gpu_spec *
+device_spec(const struct gpu_catalog *cat, const char *device)
+{
+	const struct gpu_spec *g = NULL;
+	const char *sp;
+
+	for (sp = device; !g && sp; sp = strchr(sp + 1, ' '))
+		g = catalog_find(cat, *sp == ' ' ? sp + 1 : sp);
+	return g;
+}
+
+int
+input_check_device(const struct profile *p, const char *path,
+		   const struct gpu_catalog *cat, const char *gpu)
+{
+	const struct gpu_spec *want = catalog_find(cat, gpu);
+	const struct gpu_spec *had;
+
+	if (!p->device || !*p->device || !gpu)
+		return 0;
+	had = device_spec(cat, p->device);
+	if (had && want ? had == want : !strcasecmp(p->device, gpu))
+		return 0;
+	pd2bw_warn("'%s' was measured on %s, not on the %s planned: its "
+		   "times are that device's; for %s plan the model itself "
+		   "(an analytic estimate), or calibrate the estimate to a "
+		   "measurement on one: pd2bw-profile --calibrate PROFILE -g "
+		   "%s --gpus-out gpus.yaml MODEL, then --gpus-file gpus.yaml",
+		   path, p->device, gpu, gpu, gpu);
+	return 1;
 }

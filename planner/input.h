@@ -25,12 +25,33 @@ int input_load(struct profile *p, const char *path,
 	       int nmb, int64_t seq_len, int *is_model);
 
 /*
- * The file a PROFILE|MODEL argument names: the path itself when it exists
- * or contains '/', else a zoo model by name (models/NAME.yaml in the
- * current directory, then the installed share/pd2bw/models/NAME.yaml).
+ * The file a PROFILE|MODEL argument names (pd2bw_resolve_model): a
+ * Hugging Face model directory's config.json, the path itself when it
+ * exists or contains '/', else a zoo model by name (models/NAME.yaml in
+ * the current directory, then the installed share/pd2bw/models/NAME.yaml).
  * Returns path or buf.
  */
 const char *input_resolve(const char *path, char *buf, size_t n);
+
+/*
+ * Plan GPUs of type g on cl's nodes.  When cl holds another type (a
+ * preset or a cluster file for other GPUs), g's memory and intra-node
+ * links come from the catalog (NVLink as all-to-all at its per-GPU rate,
+ * or PCIe when g has none) and cl->gpu becomes g's name; the node shape
+ * and the network stay, and a warning naming where (the cluster spec)
+ * says all of that.  g NULL: nothing.  Returns 1 when cl changed, else 0.
+ */
+int input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
+		       const struct gpu_spec *g, const char *where);
+
+/*
+ * Warn when the measured profile p (read from path) comes from another
+ * device than the GPU type gpu planned for, naming both and how to get
+ * figures for gpu.  A profile without a device name passes.  Returns 1
+ * when it warned, else 0.
+ */
+int input_check_device(const struct profile *p, const char *path,
+		       const struct gpu_catalog *cat, const char *gpu);
 
 #define INPUT_MAX_CHAINS 16
 

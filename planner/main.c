@@ -168,7 +168,10 @@ usage(FILE *fp)
 		"      --grad-bytes X       gradients (2)\n"
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
-		"      --version-bytes X    2BW's second weight version (4)\n"
+		"      --version-bytes X    2BW's second weight version (4)\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname);
+	fprintf(fp,
 		"      --precision P        train a model in bf16, fp16, fp32 or fp8\n"
 		"                           (FP8 GEMMs, 16-bit elsewhere)\n"
 		"      --runtime NAME[:OPT,no-OPT,...]\n"
@@ -203,7 +206,22 @@ usage(FILE *fp)
 		"for stdout\n"
 		"  -q, --quiet              do not print the summary\n"
 		"  -h, --help               show this help\n"
-		"  -V, --version            show the version\n",
+		"  -V, --version            show the version\n"
+		"\n"
+		"MODEL may be a zoo name (gpt-2.2b, llama3-70b, ...: "
+		"models/ or the installed zoo)\nor a Hugging Face model "
+		"directory holding config.json.\n"
+		"\n"
+		"Examples:\n"
+		"  %s gpt-2.2b -c p3.16xlarge:8 -B 512 -o plan.yaml\n"
+		"  %s models/hf/gpt2-xl -c dgx-a100:4 --gpu H200 -B 512\n"
+		"  %s gpt-2.2b -c p3.16xlarge:8 -B 512 -e --width 8 "
+		"--depth 8 \\\n"
+		"      --microbatch 4 -s 2bw -r full      "
+		"(evaluate one configuration)\n"
+		"  %s gpt-3.8b -c dgx-a100:2 -B 512 -o plan.yaml "
+		"--timeline t.svg \\\n"
+		"      --emit megatron --emit-output args.sh\n",
 		pd2bw_progname, pd2bw_progname, pd2bw_progname,
 		pd2bw_progname);
 }
@@ -268,6 +286,45 @@ check_runtime(const struct runtime *rt, struct search_opts *so,
 				"--sequence-parallel on", name);
 }
 
+/* After the summary: where the plan went and what to try next. */
+static void
+next_steps(const struct plan *p, const char *output, int evaluate,
+	   int emitted, const char *timeline)
+{
+	if (output)
+		fprintf(stderr, "%s: plan written to %s\n", pd2bw_progname,
+			output);
+	else
+		fprintf(stderr, "%s: no plan file written (-o FILE writes "
+			"one)\n", pd2bw_progname);
+	if (!emitted)
+		fprintf(stderr, "%s: next: --emit megatron, deepspeed or "
+			"launch writes launch files for it\n",
+			pd2bw_progname);
+	if (!timeline)
+		fprintf(stderr, "%s: next: --timeline FILE.svg draws its "
+			"schedule, --memory FILE.svg its memory\n",
+			pd2bw_progname);
+	if (!evaluate) {
+		fprintf(stderr, "%s: next: -e --width %d --depth %d "
+			"--microbatch %d -s %s -r %s --tp %d",
+			pd2bw_progname, p->w, p->d, p->b,
+			plan_sched_names[p->sched],
+			prof_rc_names[p->recompute < PROF_RC_N ? p->recompute
+							       : PROF_RC_FULL],
+			p->t);
+		if (p->t > 1)
+			fprintf(stderr, " --sequence-parallel %s",
+				p->sp ? "on" : "off");
+		if (p->v > 1)
+			fprintf(stderr, " --interleave %d", p->v);
+		if (p->zero)
+			fprintf(stderr, " --optimizer-sharding on");
+		fprintf(stderr, " predicts one configuration; change a value "
+			"to see what it costs\n");
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -300,7 +357,7 @@ main(int argc, char **argv)
 	char hash[17];
 
 	pd2bw_set_progname(argv[0]);
-	atexit(afile_stdout_at_exit);
+	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
@@ -489,10 +546,8 @@ main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			return 0;
-		case ':':
-			cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
 	if (from_plan) {
@@ -536,6 +591,22 @@ main(int argc, char **argv)
 		if (so.batch % ((long)so.fix_w * so.fix_b))
 			cli_usage_error("%s", "--batch must be a multiple of "
 					"--width x --microbatch");
+		/* 2BW keeps a stage's d - s microbatches in flight: an
+		 * update needs at least d of them (the search skips the
+		 * rest). */
+		if (so.fix_sched == PLAN_2BW &&
+		    so.batch / ((long)so.fix_w * so.fix_b) < so.fix_d)
+			cli_usage_error("2bw needs at least as many microbatches "
+					"per update as stages: --batch %ld / "
+					"(--width %d x --microbatch %d) = %ld, "
+					"fewer than --depth %d; use --batch %ld "
+					"or more, a smaller --microbatch or "
+					"--depth, or -s flush",
+					(long)so.batch, so.fix_w, so.fix_b,
+					(long)(so.batch / ((long)so.fix_w *
+							   so.fix_b)),
+					so.fix_d,
+					(long)so.fix_d * so.fix_w * so.fix_b);
 	}
 	{
 		/* an output over an input (or another output) would lose it */
@@ -562,6 +633,12 @@ main(int argc, char **argv)
 	plan_init(&plan);
 	memset(&ch, 0, sizeof(ch));
 	memset(&tc, 0, sizeof(tc));
+	/* A bad output name is refused before the search, not after. */
+	if ((output && afile_check(output)) ||
+	    (emit >= 0 && afile_check(emit_output)) ||
+	    (timeline && afile_check(timeline)) ||
+	    (memory && afile_check(memory)) || (trace && afile_check(trace)))
+		goto out;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
 	switch (cluster_open(&cl, cluster_spec)) {
@@ -574,10 +651,15 @@ main(int argc, char **argv)
 	default:
 		goto out;
 	}
-	if (!gpu)
+	if (gpu)
+		input_gpu_on_nodes(&cl, &cat, catalog_find(&cat, gpu),
+				   cluster_spec);
+	else
 		gpu = cl.gpu;
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
+	if (!is_model)
+		input_check_device(&prof, input, &cat, gpu);
 	if (!is_model && nmb)
 		pd2bw_warn("--microbatches applies to models only; using the "
 			   "profile's sizes");
@@ -699,6 +781,8 @@ main(int argc, char **argv)
 out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
+	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
+		next_steps(&plan, output, evaluate, emit >= 0, timeline);
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);

@@ -91,6 +91,11 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
 			g->allreduce_ms, g->in_flight, g->mem_bytes / GIB);
 	}
+	fprintf(fp, "ms per microbatch: compute (forward + backward), "
+		    "recomp, %sp2p (both\nboundaries); allred/upd: the "
+		    "gradient all-reduce, ms per update; in-flight:\n"
+		    "microbatches whose activations a stage keeps\n",
+		p->t > 1 ? "tp, " : "");
 
 	if (p->nalts > 1) {
 		fprintf(fp, "\n  #  schedule       w    d    t    b     m  recompute  "
@@ -114,5 +119,10 @@ report_plan(FILE *fp, const struct plan *p)
 				plan_place_names[a->place], a->iter_ms,
 				a->samples_s, a->mem_bytes / GIB);
 		}
+		fprintf(fp, "w width, d depth, t tensor-parallel degree "
+			    "(2s: with sequence parallelism),\nb microbatch, "
+			    "m microbatches per update; flush/v3: 3 virtual "
+			    "stages per GPU,\n+z: optimizer sharded; mem: "
+			    "peak per GPU\n");
 	}
 }

@@ -1,11 +1,16 @@
 /*
  * cpu.c - the reference backend: forward and backward of every op of the
- * layer graph in plain C with fp32 values (double where a reduction would
- * otherwise lose the digits the finite-difference tests need).
+ * layer graph in C with fp32 values (double where a reduction would
+ * otherwise lose the digits the finite-difference tests need).  The
+ * GEMMs of the linear layers and of attention go through CBLAS
+ * (OpenBLAS); the hand-written loops they replace stay as *_ref, the
+ * independent reference the unit tests hold the BLAS calls to.
  */
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
@@ -35,7 +40,7 @@ prof_cpu_fill(float *x, int64_t n, float scale, uint64_t *state)
 }
 
 void
-prof_cpu_linear_fwd(float *y, const float *x, const float *w,
+prof_cpu_linear_fwd_ref(float *y, const float *x, const float *w,
 		    const float *bias, int64_t T, int64_t k, int64_t n)
 {
 	int64_t t, j, i;
@@ -55,7 +60,7 @@ prof_cpu_linear_fwd(float *y, const float *x, const float *w,
 }
 
 void
-prof_cpu_linear_bwd(float *dx, float *dw, float *dbias, const float *dy,
+prof_cpu_linear_bwd_ref(float *dx, float *dw, float *dbias, const float *dy,
 		    const float *x, const float *w, int64_t T, int64_t k,
 		    int64_t n)
 {
@@ -230,7 +235,7 @@ attn_drop(float p, int drop, uint32_t key, int64_t r, int64_t s, int64_t j)
 }
 
 void
-prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
+prof_cpu_attn_fwd_ref(float *ctx, const float *qkv, const struct prof_dims *d,
 		  int64_t b, int drop, uint32_t key)
 {
 	int64_t D = d->head_dim, S = d->s, bi, hh, i, j, c;
@@ -261,7 +266,7 @@ prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
 }
 
 void
-prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
+prof_cpu_attn_bwd_ref(float *dqkv, const float *dctx, const float *qkv,
 		  const struct prof_dims *d, int64_t b, int drop,
 		  uint32_t key)
 {
@@ -317,6 +322,244 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 						dk[j * D + c] += ds * qi[c];
 					}
 				}
+			}
+			for (i = 0; i < S; i++) {
+				float *row = dqkv + (bi * S + i) * cols;
+
+				if (d->rotary) {
+					rope(dq + i * D, D, i, 1);
+					rope(dk + i * D, D, i, 1);
+				}
+				for (c = 0; c < D; c++) {
+					row[hh * D + c] += dq[i * D + c];
+					row[(d->heads + grp) * D + c] +=
+						dk[i * D + c];
+					row[(d->heads + d->kv_heads + grp) * D +
+					    c] += dv[i * D + c];
+				}
+			}
+		}
+	free(q);
+}
+
+/* ---- the same through CBLAS ---- */
+
+void
+prof_cpu_linear_fwd(float *y, const float *x, const float *w,
+		    const float *bias, int64_t T, int64_t k, int64_t n)
+{
+	int64_t t;
+
+	if (bias)
+		for (t = 0; t < T; t++)
+			memcpy(y + t * n, bias, n * sizeof(float));
+	/* y[T x n] = x[T x k] w[n x k]^T (+ bias) */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)T, (int)n,
+		    (int)k, 1.0f, x, (int)k, w, (int)k, bias ? 1.0f : 0.0f, y,
+		    (int)n);
+}
+
+void
+prof_cpu_linear_bwd(float *dx, float *dw, float *dbias, const float *dy,
+		    const float *x, const float *w, int64_t T, int64_t k,
+		    int64_t n)
+{
+	int64_t t, j;
+
+	/* dx += dy w; dw += dy^T x */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, (int)k,
+		    (int)n, 1.0f, dy, (int)n, w, (int)k, 1.0f, dx, (int)k);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)k,
+		    (int)T, 1.0f, dy, (int)n, x, (int)k, 1.0f, dw, (int)k);
+	if (dbias)
+		for (t = 0; t < T; t++)
+			for (j = 0; j < n; j++)
+				dbias[j] += dy[t * n + j];
+}
+
+double
+prof_cpu_gflops(void)
+{
+	enum { N = 512 };
+	float *a = xmalloc(3 * N * N * sizeof(float)), *b = a + N * N;
+	float *c = b + N * N;
+	uint64_t st = 5;
+	double best = 0;
+	struct timespec t0, t1;
+	int i;
+
+	prof_cpu_fill(a, 2 * N * N, 1, &st);
+	for (i = 0; i < 4; i++) {
+		double s;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N,
+			    N, 1.0f, a, N, b, N, 0.0f, c, N);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		s = (double)(t1.tv_sec - t0.tv_sec) +
+		    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		/* the first run warms up OpenBLAS's threads */
+		if (i > 0 && s > 0 && 2.0 * N * N * N / s / 1e9 > best)
+			best = 2.0 * N * N * N / s / 1e9;
+	}
+	free(a);
+	return best > 0 ? best : 1;
+}
+
+/* Query rows per block: bounds the score buffers to ATTN_ROWS x s. */
+#define ATTN_ROWS 128
+
+/*
+ * Rows [i0, i0 + nr) of one head's probabilities into p[nr x nc] from
+ * the scaled scores already there: softmax over each row's first n
+ * columns (all nc, or i + 1 when causal), zero beyond.
+ */
+static void
+softmax_block(float *p, const struct prof_dims *d, int64_t i0, int64_t nr,
+	      int64_t nc)
+{
+	int64_t i, j;
+
+	for (i = 0; i < nr; i++) {
+		float *row = p + i * nc, mx = -INFINITY;
+		int64_t n = d->causal ? i0 + i + 1 : nc;
+		double sum = 0;
+
+		for (j = 0; j < n; j++)
+			if (row[j] > mx)
+				mx = row[j];
+		for (j = 0; j < n; j++) {
+			row[j] = expf(row[j] - mx);
+			sum += row[j];
+		}
+		for (j = 0; j < n; j++)
+			row[j] = (float)(row[j] / sum);
+		for (; j < nc; j++)
+			row[j] = 0;
+	}
+}
+
+void
+prof_cpu_attn_fwd(float *ctx, const float *qkv, const struct prof_dims *d,
+		  int64_t b, int drop, uint32_t key)
+{
+	int64_t D = d->head_dim, S = d->s, R = S < ATTN_ROWS ? S : ATTN_ROWS;
+	int64_t ldo = d->heads * D, bi, hh, i0, i, j;
+	float scale = 1.0f / sqrtf((float)D);
+	float *q = xmalloc((3 * S * D + R * S) * sizeof(float));
+	float *k = q + S * D, *v = k + S * D, *p = v + S * D;
+
+	for (bi = 0; bi < b; bi++)
+		for (hh = 0; hh < d->heads; hh++) {
+			gather_head(q, k, v, qkv, d, bi, hh);
+			for (i0 = 0; i0 < S; i0 += R) {
+				int64_t nr = S - i0 < R ? S - i0 : R;
+				int64_t nc = d->causal ? i0 + nr : S;
+
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    CblasTrans, (int)nr, (int)nc,
+					    (int)D, scale, q + i0 * D, (int)D,
+					    k, (int)D, 0.0f, p, (int)nc);
+				softmax_block(p, d, i0, nr, nc);
+				for (i = 0; drop && i < nr; i++) {
+					int64_t r = (bi * d->heads + hh) * S +
+						    i0 + i;
+
+					for (j = 0; j < nc; j++)
+						p[i * nc + j] = attn_drop(
+							p[i * nc + j], drop,
+							key, r, S, j);
+				}
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    CblasNoTrans, (int)nr, (int)D,
+					    (int)nc, 1.0f, p, (int)nc, v,
+					    (int)D, 0.0f,
+					    ctx + (bi * S + i0) * ldo + hh * D,
+					    (int)ldo);
+			}
+		}
+	free(q);
+}
+
+void
+prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
+		  const struct prof_dims *d, int64_t b, int drop,
+		  uint32_t key)
+{
+	int64_t D = d->head_dim, S = d->s, R = S < ATTN_ROWS ? S : ATTN_ROWS;
+	int64_t ldo = d->heads * D, cols = (d->heads + 2 * d->kv_heads) * D;
+	int64_t grp_size = d->heads / d->kv_heads, bi, hh, i0, i, j, c;
+	float scale = 1.0f / sqrtf((float)D);
+	float *q = xmalloc((6 * S * D + 2 * R * S) * sizeof(float));
+	float *k = q + S * D, *v = k + S * D, *dq = v + S * D;
+	float *dk = dq + S * D, *dv = dk + S * D, *p = dv + S * D;
+	float *g = p + R * S;
+
+	/* Scores are recomputed from q and k (as fused kernels do), and so
+	 * is the dropout mask, from its hash.  O = P' v with P' = mask * P
+	 * / (1 - p): dv = P'^T dO, dP = mask * (dO v^T) / (1 - p), then
+	 * softmax's dS = P (dP - rowsum(P dP)). */
+	for (bi = 0; bi < b; bi++)
+		for (hh = 0; hh < d->heads; hh++) {
+			int64_t grp = hh / grp_size;
+
+			gather_head(q, k, v, qkv, d, bi, hh);
+			memset(dq, 0, 3 * S * D * sizeof(float));
+			for (i0 = 0; i0 < S; i0 += R) {
+				int64_t nr = S - i0 < R ? S - i0 : R;
+				int64_t nc = d->causal ? i0 + nr : S;
+				const float *go = dctx + (bi * S + i0) * ldo +
+						  hh * D;
+
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    CblasTrans, (int)nr, (int)nc,
+					    (int)D, scale, q + i0 * D, (int)D,
+					    k, (int)D, 0.0f, p, (int)nc);
+				softmax_block(p, d, i0, nr, nc);
+				/* g = P' for dv */
+				for (i = 0; i < nr; i++) {
+					int64_t r = (bi * d->heads + hh) * S +
+						    i0 + i;
+
+					for (j = 0; j < nc; j++)
+						g[i * nc + j] = attn_drop(
+							p[i * nc + j], drop,
+							key, r, S, j);
+				}
+				cblas_sgemm(CblasRowMajor, CblasTrans,
+					    CblasNoTrans, (int)nc, (int)D,
+					    (int)nr, 1.0f, g, (int)nc, go,
+					    (int)ldo, 1.0f, dv, (int)D);
+				/* g = dO v^T, then dP, then dS */
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    CblasTrans, (int)nr, (int)nc,
+					    (int)D, 1.0f, go, (int)ldo, v,
+					    (int)D, 0.0f, g, (int)nc);
+				for (i = 0; i < nr; i++) {
+					int64_t r = (bi * d->heads + hh) * S +
+						    i0 + i;
+					float *pr = p + i * nc, *gr = g + i * nc;
+					double dot = 0;
+
+					for (j = 0; j < nc; j++) {
+						gr[j] = attn_drop(gr[j], drop,
+								  key, r, S, j);
+						dot += (double)pr[j] * gr[j];
+					}
+					for (j = 0; j < nc; j++)
+						gr[j] = pr[j] *
+							(gr[j] - (float)dot) *
+							scale;
+				}
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    CblasNoTrans, (int)nr, (int)D,
+					    (int)nc, 1.0f, g, (int)nc, k,
+					    (int)D, 1.0f, dq + i0 * D, (int)D);
+				cblas_sgemm(CblasRowMajor, CblasTrans,
+					    CblasNoTrans, (int)nc, (int)D,
+					    (int)nr, 1.0f, g, (int)nc,
+					    q + i0 * D, (int)D, 1.0f, dk,
+					    (int)D);
 			}
 			for (i = 0; i < S; i++) {
 				float *row = dqkv + (bi * S + i) * cols;

@@ -52,15 +52,34 @@ void prof_cpu_bwd(struct prof_cpu_layer *l);
 /* Sum of dout * output, the scalar whose gradient prof_cpu_bwd computes. */
 double prof_cpu_objective(const struct prof_cpu_layer *l);
 
+/*
+ * The rate of this machine's CBLAS at a mid-sized fp32 GEMM, GFLOP/s
+ * (best of a few runs, about 50 ms in all): what the cpu backend's
+ * duration estimate divides by.
+ */
+double prof_cpu_gflops(void);
+
 /* Deterministic uniform values in [-scale, scale). */
 void prof_cpu_fill(float *x, int64_t n, float scale, uint64_t *state);
 
-/* The op kernels, exported for unit tests. */
+/*
+ * The op kernels, exported for unit tests.  Linear: y[T x n] = x[T x k]
+ * w[n x k]^T + bias; its backward accumulates into dx, dw and dbias.
+ * Linear and attention run their GEMMs through CBLAS; the *_ref
+ * versions are the plain loops, the same arithmetic, kept as the
+ * reference the BLAS calls are tested against.
+ */
 void prof_cpu_linear_fwd(float *y, const float *x, const float *w,
 			 const float *bias, int64_t T, int64_t k, int64_t n);
 void prof_cpu_linear_bwd(float *dx, float *dw, float *dbias,
 			 const float *dy, const float *x, const float *w,
 			 int64_t T, int64_t k, int64_t n);
+void prof_cpu_linear_fwd_ref(float *y, const float *x, const float *w,
+			     const float *bias, int64_t T, int64_t k,
+			     int64_t n);
+void prof_cpu_linear_bwd_ref(float *dx, float *dw, float *dbias,
+			     const float *dy, const float *x, const float *w,
+			     int64_t T, int64_t k, int64_t n);
 void prof_cpu_norm_fwd(float *y, float *stats, const float *x,
 		       const float *gamma, const float *beta, int64_t T,
 		       int64_t n, int rms);
@@ -78,6 +97,12 @@ void prof_cpu_attn_fwd(float *ctx, const float *qkv,
 void prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 		       const struct prof_dims *d, int64_t b, int drop,
 		       uint32_t key);
+void prof_cpu_attn_fwd_ref(float *ctx, const float *qkv,
+			   const struct prof_dims *d, int64_t b, int drop,
+			   uint32_t key);
+void prof_cpu_attn_bwd_ref(float *dqkv, const float *dctx,
+			   const float *qkv, const struct prof_dims *d,
+			   int64_t b, int drop, uint32_t key);
 void prof_cpu_gelu_fwd(float *y, const float *x, int64_t n);
 void prof_cpu_gelu_bwd(float *dx, const float *dy, const float *x,
 		       int64_t n);

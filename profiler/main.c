@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/cli.h"
+#include "pd2bw/datadir.h"
 #include "pd2bw/error.h"
 #include "pd2bw/infile.h"
 #include "pd2bw/model.h"
@@ -132,23 +132,18 @@ usage(void)
 	       "  -q, --quiet            no progress bar\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n\n"
-	       "Exit status: 0 success, 1 error, 2 usage error.\n");
-}
-
-static _Noreturn void usage_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);
-
-static _Noreturn void
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pd2bw_vreport("", fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fprintf(stderr, usage_line, pd2bw_progname, pd2bw_progname);
-	fprintf(stderr, "Try '%s --help'.\n", pd2bw_progname);
-	exit(2);
+	       "MODEL may be a zoo name (gpt2-xl, llama3-8b, ...) or a "
+	       "Hugging Face model\ndirectory holding config.json.\n\n"
+	       "Examples:\n"
+	       "  %s -b analytic -g A100-80GB gpt-3.8b -o p.yaml\n"
+	       "  %s -b cuda -m 1,2,4,8 gpt2-xl -o gpt2-xl.yaml   "
+	       "(on the GPU)\n"
+	       "  %s -b cpu -m 1 gpt2-xl -o cpu.yaml              "
+	       "(this CPU)\n"
+	       "  %s --gemm 8192 -g H200\n\n"
+	       "Exit status: 0 success, 1 error, 2 usage error.\n",
+	       pd2bw_progname, pd2bw_progname, pd2bw_progname,
+	       pd2bw_progname);
 }
 
 static int
@@ -235,6 +230,23 @@ gemm_rate(struct prof_opts *o, int64_t n, const struct gpu_catalog *cat,
 	return 0;
 }
 
+/*
+ * The cuda backend needs a device: without one, say which backends work
+ * on this machine instead.  Returns 0 or -1.
+ */
+static int
+cuda_here(const char *what)
+{
+	char why[256];
+
+	if (prof_gpu_available(why, sizeof(why)))
+		return 0;
+	return pd2bw_error("%s: %s; backends that work on this machine: -b "
+			   "cpu (times this CPU) or -b analytic -g GPU (an "
+			   "estimate for a GPU of the catalog, see "
+			   "--list-gpus)", what, why);
+}
+
 static int
 write_out(const struct profile *p, const char *out, int ntp)
 {
@@ -260,9 +272,10 @@ main(int argc, char **argv)
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	const struct gpu_spec *spec = NULL;
+	char model_buf[4096], why[256];
 
 	pd2bw_set_progname(argv[0]);
-	atexit(afile_stdout_at_exit);
+	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&o, 0, sizeof(o));
 	o.warmup = o.repeats = -1;
@@ -275,7 +288,7 @@ main(int argc, char **argv)
 		case 'b':
 			if (strcmp(optarg, "cuda") && strcmp(optarg, "cpu") &&
 			    strcmp(optarg, "analytic"))
-				usage_error("unknown backend '%s' (expected "
+				cli_usage_error("unknown backend '%s' (expected "
 					    "cuda, cpu or analytic)", optarg);
 			backend = optarg;
 			break;
@@ -290,13 +303,13 @@ main(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_list(optarg, mb, &nmb, 1 << 20))
-				usage_error("invalid microbatch list '%s' "
+				cli_usage_error("invalid microbatch list '%s' "
 					    "(expected increasing sizes like "
 					    "1,2,4)", optarg);
 			break;
 		case 't':
 			if (parse_list(optarg, tps, &ntp, 1024))
-				usage_error("invalid tensor-parallel list "
+				cli_usage_error("invalid tensor-parallel list "
 					    "'%s' (expected e.g. 1,2,4,8)",
 					    optarg);
 			break;
@@ -305,22 +318,22 @@ main(int argc, char **argv)
 				if (!strcmp(optarg, model_prec_names[prec]))
 					break;
 			if (!model_prec_names[prec])
-				usage_error("unknown precision '%s' (expected "
+				cli_usage_error("unknown precision '%s' (expected "
 					    "bf16, fp16 or fp32)", optarg);
 			break;
 		case 'd':
 			if (parse_int(optarg, 0, 1024, &o.device))
-				usage_error("invalid device index '%s'",
+				cli_usage_error("invalid device index '%s'",
 					    optarg);
 			break;
 		case 'w':
 			if (parse_int(optarg, 0, 1000000, &o.warmup))
-				usage_error("invalid warm-up count '%s'",
+				cli_usage_error("invalid warm-up count '%s'",
 					    optarg);
 			break;
 		case 'r':
 			if (parse_int(optarg, 1, 1000000, &o.repeats))
-				usage_error("invalid repeat count '%s'",
+				cli_usage_error("invalid repeat count '%s'",
 					    optarg);
 			break;
 		case OPT_NO_CHECK:
@@ -356,7 +369,7 @@ main(int argc, char **argv)
 			else if (!strcmp(optarg, "unfused"))
 				flash = 0;
 			else
-				usage_error("unknown attention '%s' (expected "
+				cli_usage_error("unknown attention '%s' (expected "
 					    "fused or unfused)", optarg);
 			break;
 		case OPT_GPUS_OUT:
@@ -364,7 +377,7 @@ main(int argc, char **argv)
 			break;
 		case OPT_GEMM:
 			if (parse_int(optarg, 16, 65536, &gemm_n))
-				usage_error("invalid GEMM size '%s' (expected "
+				cli_usage_error("invalid GEMM size '%s' (expected "
 					    "16 to 65536)", optarg);
 			break;
 		case 'o':
@@ -382,23 +395,8 @@ main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			return afile_close_stdout() ? 1 : 0;
-		case ':':
-			if (optopt >= 256 || !optopt)
-				usage_error("option '%s' needs an argument",
-					    argv[optind - 1]);
-			{
-				char opt[3] = {'-', (char)optopt, '\0'};
-
-				usage_error("option '%s' needs an argument",
-					    opt);
-			}
 		default:
-			if (optopt && optopt < 256) {
-				char opt[3] = {'-', (char)optopt, '\0'};
-
-				usage_error("unknown option '%s'", opt);
-			}
-			usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
 	{
@@ -418,6 +416,14 @@ main(int argc, char **argv)
 
 	catalog_init(&cat);
 	model_init(&m);
+	/* A bad output name is refused before a long measurement. */
+	if (afile_check(out) || (trace && afile_check(trace)) ||
+	    (gpus_out && afile_check(gpus_out)) ||
+	    (o.kernels_path && !calibrate && afile_check(o.kernels_path))) {
+		model_release(&m);
+		catalog_release(&cat);
+		return 1;
+	}
 	/* every output of the run is renamed into place together */
 	afile_batch_begin();
 	if (gpus && catalog_load(&cat, gpus))
@@ -428,13 +434,19 @@ main(int argc, char **argv)
 	}
 	if (gemm_n) {
 		if (optind != argc)
-			usage_error("%s", "--gemm takes no MODEL");
+			cli_usage_error("%s", "--gemm takes no MODEL");
 		if (backend && strcmp(backend, "cuda"))
-			usage_error("%s", "--gemm times the cuda backend's "
+			cli_usage_error("%s", "--gemm times the cuda backend's "
 				    "GEMM");
 		if (gpu && !(spec = catalog_find(&cat, gpu))) {
 			pd2bw_error("unknown GPU '%s' (see %s --list-gpus)",
 				    gpu, pd2bw_progname);
+			goto out;
+		}
+		if (!prof_gpu_available(why, sizeof(why))) {
+			pd2bw_error("--gemm times a GPU's GEMM: %s; the "
+				    "catalog's peak rates are in --list-gpus",
+				    why);
 			goto out;
 		}
 		o.precision = prec >= 0 ? prec : MODEL_BF16;
@@ -444,25 +456,26 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (optind != argc - 1)
-		usage_error("%s", optind < argc ? "too many arguments" :
+		cli_usage_error("%s", optind < argc ? "too many arguments" :
 			    "missing MODEL");
 	if (!backend)
 		backend = gpu || calibrate ? "analytic" : "cuda";
 	if (ntp > 1 && !strcmp(out, "-"))
-		usage_error("%s", "several --tp values need -o FILE");
+		cli_usage_error("%s", "several --tp values need -o FILE");
 	if ((!strcmp(backend, "analytic") || calibrate) && trace)
-		usage_error("%s", "--trace needs a measuring backend (cuda "
+		cli_usage_error("%s", "--trace needs a measuring backend (cuda "
 			    "or cpu)");
 	if (o.check_only && (!o.check || strcmp(backend, "cuda")))
-		usage_error("%s", "--check-only checks the cuda backend's "
+		cli_usage_error("%s", "--check-only checks the cuda backend's "
 			    "kernels (without --no-check)");
 	if (gpus_out && !calibrate)
-		usage_error("%s", "--gpus-out goes with --calibrate");
+		cli_usage_error("%s", "--gpus-out goes with --calibrate");
 	if ((!strcmp(backend, "analytic") || calibrate) && !gpu)
-		usage_error("%s", "the analytic backend needs --gpu NAME");
+		cli_usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
-		usage_error("%s", "the cpu backend computes in fp32");
-	if (model_load(&m, argv[optind]))
+		cli_usage_error("%s", "the cpu backend computes in fp32");
+	if (model_load(&m, pd2bw_resolve_model(argv[optind], model_buf,
+					       sizeof(model_buf))))
 		goto out;
 	/* what the profile counts and what the cuda backend runs */
 	if (flash >= 0)
@@ -524,6 +537,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 
+	if (!strcmp(backend, "cuda") && cuda_here("cuda backend"))
+		goto out;
 	o.precision = prec >= 0 ? prec : m.precision;
 	if (!strcmp(backend, "cpu"))
 		o.precision = MODEL_FP32;

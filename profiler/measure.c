@@ -79,7 +79,8 @@ cpu_open(void **ctx, const struct prof_opts *o, struct profile *p)
 	p->device_mem_bytes = pages > 0 && psize > 0 ?
 			      (int64_t)pages * psize : 0;
 	free(p->versions);
-	p->versions = xstrdup("cpu reference backend, fp32, one thread");
+	p->versions = xstrdup("cpu reference backend, fp32, GEMMs through "
+			      "CBLAS");
 	return 0;
 }
 
@@ -181,20 +182,66 @@ const struct prof_backend prof_cpu_backend = {
 
 /* ---- the driver ---- */
 
+double
+prof_estimate_ms(const struct prof_graph *g, const int *mb, int nmb,
+		 int runs, double gflops)
+{
+	double flops = 0;
+	int i, k;
+
+	for (k = 0; k < nmb; k++)
+		for (i = 0; i < g->nlayers; i++)
+			flops += 3 * prof_layer_flops(g, i, mb[k]);
+	return gflops > 0 ? runs * flops / (gflops * 1e9) * 1e3 : 0;
+}
+
+char *
+prof_duration_str(double ms, char *buf, size_t n)
+{
+	long s = (long)(ms / 1e3 + 0.5);
+
+	if (s >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, n, "%lds", s);
+	return buf;
+}
+
+/*
+ * The bar: done of total work (FLOPs measured so far), the layer now
+ * measured, and the time left: from the rate so far, or before any work
+ * is done from est_ms (0: none).
+ */
 static void
-progress(const struct prof_opts *o, int done, int total, const char *what,
-	 int b)
+progress(const struct prof_opts *o, double done, double total,
+	 const char *what, int b, double t0_ms, double est_ms)
 {
 	int i, w = 30, fill;
+	double f = total > 0 ? done / total : 1, el = now_ms() - t0_ms;
+	char eta[32] = "", d[16];
 
-	if (!o->progress || total < 1)
+	if (!o->progress)
 		return;
-	fill = w * done / total;
+	if (f > 1)
+		f = 1;
+	fill = (int)(w * f);
+	if (f >= 1)
+		snprintf(eta, sizeof(eta), "in %s",
+			 prof_duration_str(el, d, sizeof(d)));
+	else if (done > 0)
+		snprintf(eta, sizeof(eta), "ETA %s",
+			 prof_duration_str(el * (1 - f) / f, d, sizeof(d)));
+	else if (est_ms > 0)
+		snprintf(eta, sizeof(eta), "ETA ~%s",
+			 prof_duration_str(est_ms, d, sizeof(d)));
 	fprintf(stderr, "\r%s: [", pd2bw_progname);
 	for (i = 0; i < w; i++)
 		fputc(i < fill ? '#' : ' ', stderr);
-	fprintf(stderr, "] %3d%% %-10s b=%-4d", 100 * done / total, what, b);
-	if (done == total)
+	fprintf(stderr, "] %3d%% %-10s b=%-4d %-12s", (int)(100 * f), what, b,
+		eta);
+	if (f >= 1)
 		fputc('\n', stderr);
 	fflush(stderr);
 }
@@ -359,6 +406,7 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 	struct prof_trace tr;
 	void *ctx = NULL;
 	int i, k, fit = 0, ret = -1, opened = 0;
+	double t0, total, done = 0, est = 0;
 	int dtype = o->precision == MODEL_FP32 ? 4 : 2;
 
 	/* The trace lives for this run: the backend sees it through o from
@@ -396,6 +444,29 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 		p->layers[i].repeat = g->layers[i].repeat;
 		p->layers[i].params = g->layers[i].counted;
 	}
+	/* The cpu backend can take hours on a large model: say how long
+	 * before starting.  The bar weighs every layer by its FLOPs (done
+	 * and total in MFLOP). */
+	t0 = now_ms();
+	total = prof_estimate_ms(g, o->mb, o->nmb, 1, 1);
+	if (!strcmp(be->name, "cpu")) {
+		double rate = o->cpu_gflops > 0 ? o->cpu_gflops :
+			      prof_cpu_gflops();
+		char dur[32];
+
+		est = prof_estimate_ms(g, o->mb, o->nmb,
+				       o->warmup + o->repeats, rate);
+		if (est > 60e3)
+			pd2bw_warn("measuring %s on the cpu backend takes "
+				   "about %s (%d layer kinds, %d microbatch "
+				   "size%s, %d runs each at %.0f GFLOP/s); "
+				   "-m 1, -w 0 -r 1, or an estimate in a second "
+				   "(-b analytic -g GPU) are quicker",
+				   p->model, prof_duration_str(est, dur,
+							      sizeof(dur)),
+				   g->nlayers, o->nmb, o->nmb == 1 ? "" : "s",
+				   o->warmup + o->repeats, rate);
+	}
 	for (k = 0; k < o->nmb; k++) {
 		int stop = 0;
 
@@ -404,8 +475,8 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 			void *inst;
 			int r;
 
-			progress(o, k * g->nlayers + i, o->nmb * g->nlayers,
-				 g->layers[i].name, o->mb[k]);
+			progress(o, done, total, g->layers[i].name, o->mb[k],
+				 t0, est);
 			r = be->layer_new(ctx, g, i, o->mb[k], &inst);
 			if (r < 0)
 				goto out;
@@ -418,6 +489,7 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 			be->layer_free(ctx, inst);
 			if (r)
 				goto out;
+			done += 3 * prof_layer_flops(g, i, o->mb[k]) / 1e6;
 		}
 		if (stop) {
 			if (o->progress)
@@ -431,8 +503,7 @@ prof_measure(const struct prof_backend *be, const struct prof_opts *opts,
 		}
 		fit++;
 	}
-	progress(o, o->nmb * g->nlayers, o->nmb * g->nlayers, "done",
-		 fit ? o->mb[fit - 1] : 0);
+	progress(o, total, total, "done", fit ? o->mb[fit - 1] : 0, t0, est);
 	if (!fit) {
 		pd2bw_error("microbatch %d of %s does not fit on %s", o->mb[0],
 			    p->model, p->device);

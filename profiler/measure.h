@@ -16,6 +16,17 @@
 
 #ifdef __cplusplus
 extern "C" {
+/*
+ * How long measuring g takes, in ms: every layer at every microbatch
+ * mb[0..nmb), runs times (warm-ups + repeats) forward and backward
+ * (3 x the forward FLOPs), at gflops GFLOP/s.
+ */
+double prof_estimate_ms(const struct prof_graph *g, const int *mb, int nmb,
+			int runs, double gflops);
+
+/* ms as "1h05m", "4m10s" or "42s" into buf (n bytes); returns buf. */
+char *prof_duration_str(double ms, char *buf, size_t n);
+
 #endif
 
 struct prof_trace;
@@ -50,6 +61,9 @@ struct prof_opts {
 	 * add their kernel events here (trace.h). */
 	struct prof_trace *trace;
 	const char *name;         /* device name in the profile, or NULL */
+	/* The cpu backend's GEMM rate for the duration estimate; 0: time
+	 * a GEMM to find it (tests set it). */
+	double cpu_gflops;
 };
 
 /* Times of one repeat of one layer, milliseconds. */
@@ -101,6 +115,28 @@ double prof_median(double *x, int n, double *spread);
 
 #ifdef __cplusplus
 }
+/*
+ * How long measuring g takes, in ms: every layer at every microbatch
+ * mb[0..nmb), runs times (warm-ups + repeats) forward and backward
+ * (3 x the forward FLOPs), at gflops GFLOP/s.
+ */
+double prof_estimate_ms(const struct prof_graph *g, const int *mb, int nmb,
+			int runs, double gflops);
+
+/* ms as "1h05m", "4m10s" or "42s" into buf (n bytes); returns buf. */
+char *prof_duration_str(double ms, char *buf, size_t n);
+
 #endif
+
+/*
+ * How long measuring g takes, in ms: every layer at every microbatch
+ * mb[0..nmb), runs times (warm-ups + repeats) forward and backward
+ * (3 x the forward FLOPs), at gflops GFLOP/s.
+ */
+double prof_estimate_ms(const struct prof_graph *g, const int *mb, int nmb,
+			int runs, double gflops);
+
+/* ms as "1h05m", "4m10s" or "42s" into buf (n bytes); returns buf. */
+char *prof_duration_str(double ms, char *buf, size_t n);
 
 #endif

@@ -92,10 +92,15 @@ for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
 done
 
 # --- man pages ---
+# All of mandoc -Tlint, style suggestions included.  mandoc looks up .Xr
+# references in /usr/share/man only, so before installation it cannot
+# find our own pages, nor lstopo(1) and hwloc(7) where hwloc's pages are
+# not installed: those "not found" lines alone are forgiven.
+xr_ok='referenced manual not found: Xr \(pd2bw\(-plan\|-profile\|-topo\)\? [15]\|lstopo 1\|hwloc 7\)'
 for page in "$TOP"/man/*.[15]; do
 	[ -f "$page" ] || continue
 	if command -v mandoc >/dev/null 2>&1; then
-		msg=$(mandoc -Tlint -Wwarning "$page" 2>&1)
+		msg=$(mandoc -Tlint "$page" 2>&1 | grep -v "$xr_ok")
 	else
 		msg=$(groff -mdoc -ww -Tutf8 -z "$page" 2>&1)
 	fi

@@ -56,13 +56,70 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* The subcommand being run (NULL: mapping), for --help and the hint. */
+static const char *topo_cmd;
+
 static void
 usage(FILE *fp)
 {
+	if (topo_cmd && !strcmp(topo_cmd, "preset")) {
+		fprintf(fp,
+			"usage: %s preset NAME[:NODES] [-o FILE]\n"
+			"\n"
+			"Write a built-in cluster description (NODES nodes, "
+			"default 1) as a\npd2bw-cluster/1 file, to edit or "
+			"to plan on without measuring.\n"
+			"Presets: p3.16xlarge, dgx-1-v100, dgx-a100, "
+			"dgx-h100, dgx-h200, l40s-pcie.\n"
+			"\n"
+			"  -o, --output FILE         write the cluster file "
+			"here (default: stdout)\n"
+			"  -h, --help                print this help and exit\n"
+			"\n"
+			"Examples:\n"
+			"  %s preset dgx-h100:4 -o cluster.yaml\n"
+			"  pd2bw-plan gpt-2.2b -c cluster.yaml -B 512\n",
+			pd2bw_progname, pd2bw_progname);
+		return;
+	}
+	if (topo_cmd && !strcmp(topo_cmd, "merge")) {
+		fprintf(fp,
+			"usage: %s merge [options] NODEFILE...\n"
+			"\n"
+			"Combine the node files of the cluster's nodes "
+			"(pd2bw-topo -n FILE on each)\ninto one cluster "
+			"file; one NODEFILE with --nodes N stands for N "
+			"copies.\n"
+			"\n"
+			"  -o, --output FILE         write the cluster file "
+			"here (default: stdout)\n"
+			"  -N, --nodes N             copies of the one "
+			"NODEFILE\n"
+			"      --name NAME           cluster name\n"
+			"      --net-gbit RATE       network rate per GPU in "
+			"Gbit/s (default: NICs)\n"
+			"      --net-latency-us US   network latency\n"
+			"      --intra-latency-us US GPU-GPU latency\n"
+			"      --nodes-per-leaf N    nodes under one leaf "
+			"switch (default 0: flat)\n"
+			"      --oversubscription X  oversubscription above "
+			"the leaf (default 1)\n"
+			"  -h, --help                print this help and exit\n"
+			"\n"
+			"Examples:\n"
+			"  %s -n node-$(hostname).yaml     on every node\n"
+			"  %s merge node-*.yaml -o cluster.yaml\n"
+			"  %s merge node-a.yaml -N 16 -o cluster.yaml\n",
+			pd2bw_progname, pd2bw_progname, pd2bw_progname,
+			pd2bw_progname);
+		return;
+	}
 	fprintf(fp,
 		"usage: %s [options]\n"
-		"       %s merge [options] NODEFILE...\n"
-		"       %s preset NAME[:NODES] [-o FILE]\n"
+		"       %s merge [options] NODEFILE...   (see %s merge "
+		"--help)\n"
+		"       %s preset NAME[:NODES] [-o FILE] (see %s preset "
+		"--help)\n"
 		"\n"
 		"Map this machine's GPUs, NVLinks, PCIe and NICs (or those of "
 		"an hwloc\nXML export) into a cluster file for pd2bw-plan.\n"
@@ -101,8 +158,16 @@ usage(FILE *fp)
 		"      --oversubscription X  oversubscription above the leaf "
 		"(default 1)\n"
 		"  -h, --help                print this help and exit\n"
-		"  -V, --version             print the version and exit\n",
-		pd2bw_progname, pd2bw_progname, pd2bw_progname);
+		"  -V, --version             print the version and exit\n"
+		"\n"
+		"Examples:\n"
+		"  %s -o cluster.yaml -N 4       this node, four of them\n"
+		"  %s -i node.xml -o cluster.yaml   from 'lstopo --of xml "
+		"node.xml' on a node\n"
+		"  %s preset dgx-h100:4 -o cluster.yaml   no node at hand\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname, pd2bw_progname);
 }
 
 struct args {
@@ -186,16 +251,8 @@ parse(int argc, char **argv, struct args *a)
 		case 'V':
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			exit(afile_close_stdout() ? 1 : 0);
-		case ':':
-			cli_usage_error("option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256) {
-				char opt[3] = {'-', (char)optopt, 0};
-
-				cli_usage_error("unknown option '%s'", opt);
-			}
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
 }
@@ -264,8 +321,19 @@ cmd_map(const struct args *a)
 	if (!ret && a->matrix && topo_matrix_print(&n, stdout))
 		ret = pd2bw_error("write error on standard output") ? 1 : 1;
 	if (!ret && (a->output || (!a->node && !a->matrix && !a->nccl)) &&
-	    write_cluster(&n, a))
+	    write_cluster(&n, a)) {
 		ret = 1;
+		/* Planning is often done away from the GPUs. */
+		if (!n.ngpus)
+			fprintf(stderr, "%s: describe the cluster from here "
+				"instead: '%s preset NAME:NODES' (presets: "
+				"p3.16xlarge, dgx-1-v100, dgx-a100, dgx-h100, "
+				"dgx-h200, l40s-pcie), or an hwloc export of a "
+				"target node: 'lstopo --of xml node.xml' there, "
+				"then '%s -i node.xml -N NODES'\n",
+				pd2bw_progname, pd2bw_progname,
+				pd2bw_progname);
+	}
 	if (afile_batch_end(ret == 0))
 		ret = 1;
 	topo_node_release(&n);
@@ -359,15 +427,20 @@ main(int argc, char **argv)
 	int ret;
 
 	pd2bw_set_progname(argv[0]);
-	atexit(afile_stdout_at_exit);
+	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&a, 0, sizeof(a));
 	topo_net_init(&a.net);
 	if (argc > 1 && (!strcmp(argv[1], "merge") ||
 			 !strcmp(argv[1], "preset"))) {
-		cmd = argv[1];
+		static char hint[64];
+
+		cmd = topo_cmd = argv[1];
 		argv++;
 		argc--;
+		snprintf(hint, sizeof(hint), "%s %s --help", pd2bw_progname,
+			 cmd);
+		cli_help = hint;
 	}
 	parse(argc, argv, &a);
 	check_paths(&a, cmd && !strcmp(cmd, "merge") ? argc - optind : 0,

@@ -33,6 +33,14 @@ struct afile {
 int afile_open(struct afile *f, const char *path);
 
 /*
+ * Whether path can be written, checked the way afile_open would write it
+ * (a temporary file in its directory, removed at once), so a long run
+ * can refuse a bad output name before it starts.  "-", devices and FIFOs
+ * are not opened.  Returns 0, or -1 after afile_open's message.
+ */
+int afile_check(const char *path);
+
+/*
  * Flush, check for write errors and close; then rename into place, or,
  * inside a batch, leave the rename to afile_batch_end().  Returns 0, or -1
  * after printing why and removing the temporary file.  Always releases f.
@@ -44,7 +52,8 @@ void afile_abort(struct afile *f);
 
 /*
  * Start a batch: from now on committed temporary files wait for
- * afile_batch_end().  Batches do not nest.
+ * afile_batch_end().  Batches nest: an inner end only reports whether
+ * anything failed so far; the outermost renames all or nothing.
  */
 void afile_batch_begin(void);
 
@@ -69,5 +78,11 @@ int afile_close_stdout(void);
  * reports a lost standard output.  A second call does nothing.
  */
 void afile_stdout_at_exit(void);
+
+/*
+ * Call first in main: buffers standard output in 64 KiB when it is not a
+ * terminal and registers afile_stdout_at_exit().
+ */
+void afile_stdout_setup(void);
 
 #endif

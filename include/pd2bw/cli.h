@@ -17,6 +17,14 @@ extern const char *cli_help;
 /* Print "progname: <message>" and the hint, exit 2. */
 _Noreturn void cli_usage_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);
 
+/*
+ * After getopt_long returned c ':' (a missing value) or '?' (an unknown
+ * option, opterr 0): "option '-o' needs a value" or "unknown option
+ * '--x'", naming the short option itself when it was one (even inside
+ * a group like -qZ), then the hint; exit 2.
+ */
+_Noreturn void cli_option_error(int c, char *const *argv);
+
 /* A whole decimal integer in [lo, hi]. */
 long cli_long(const char *opt, const char *s, long lo, long hi);
 /* A whole number in [lo, hi] (strtod syntax, finite). */

@@ -76,4 +76,15 @@ int search_run_tp(const struct search_chain *sc, int n,
 		  const struct search_opts *so, struct plan *p,
 		  struct search_stats *st);
 
+/*
+ * The order of alternatives (negative: a first), the tie-breaking rule
+ * of pd2bw-plan(1): the faster iteration; at the same time (within a
+ * relative 1e-9) the less peak memory; then fewer GPUs (w x d x t); then
+ * the simpler configuration: not interleaved, optimizer not sharded, the
+ * simpler schedule (none, gpipe, flush, 2bw), fewer stages, less tensor
+ * parallelism, no sequence parallelism, less recomputation.  0 when all
+ * of that is equal.
+ */
+int search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b);
+
 #endif

@@ -239,6 +239,22 @@ rename_into_place(const char *tmp, const char *dest, const char *path)
 }
 
 int
+afile_check(const char *path)
+{
+	struct afile f;
+	struct stat st;
+
+	if (!strcmp(path, "-") ||
+	    (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	     !S_ISDIR(st.st_mode)))
+		return 0;
+	if (afile_open(&f, path))
+		return -1;
+	afile_abort(&f);
+	return 0;
+}
+
+int
 afile_commit(struct afile *f)
 {
 	int ret;
@@ -302,9 +318,10 @@ afile_abort(struct afile *f)
 void
 afile_batch_begin(void)
 {
-	in_batch = 1;
-	batch_failed = 0;
-	nqueued = 0;
+	if (in_batch++ == 0) {
+		batch_failed = 0;
+		nqueued = 0;
+	}
 }
 
 int
@@ -312,6 +329,13 @@ afile_batch_end(int ok)
 {
 	int i, ret = 0;
 
+	if (!ok)
+		batch_failed = 1;
+	if (in_batch > 1) {
+		/* an inner batch: the outermost one renames */
+		in_batch--;
+		return batch_failed ? -1 : 0;
+	}
 	ok = ok && !batch_failed;
 	for (i = 0; i < nqueued; i++) {
 		if (ok && ret == 0)
@@ -335,13 +359,17 @@ static int stdout_closed;
 int
 afile_close_stdout(void)
 {
-	int e;
+	int e, had;
 
 	if (stdout_closed)
 		return 0;
 	stdout_closed = 1;
+	/* a write that failed earlier left no errno: retry what is still
+	 * buffered to learn why */
+	had = ferror(stdout);
+	clearerr(stdout);
 	errno = 0;
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(stdout) || ferror(stdout) || had) {
 		e = errno ? errno : EIO;
 		return pd2bw_error("write error on standard output: %s",
 				   strerror(e));
@@ -359,4 +387,16 @@ afile_stdout_at_exit(void)
 {
 	if (afile_close_stdout())
 		_exit(1);
+}
+
+void
+afile_stdout_setup(void)
+{
+	static char buf[1 << 16];
+
+	/* Help texts and summaries fit whole: a full device fails them at
+	 * the final flush, where the reason is still known. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	atexit(afile_stdout_at_exit);
 }

@@ -2,6 +2,7 @@
  * cli.c - usage errors and checked option values for the programs.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,27 @@ cli_usage_error(const char *fmt, ...)
 	else
 		fprintf(stderr, "\nTry '%s --help'.\n", pd2bw_progname);
 	exit(2);
+}
+
+void
+cli_option_error(int c, char *const *argv)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = {'-', (char)optopt, 0};
+	char longopt[128];
+
+	/* optopt is the letter of a short option, 0 or a long option's
+	 * value for a long one; argv[optind - 1] may hold "--opt=x". */
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
+		arg = shortopt;
+	else if (!strncmp(arg, "--", 2)) {
+		snprintf(longopt, sizeof(longopt), "%.*s",
+			 (int)strcspn(arg, "="), arg);
+		arg = longopt;
+	}
+	if (c == ':')
+		cli_usage_error("option '%s' needs a value", arg);
+	cli_usage_error("unknown option '%s'", arg);
 }
 
 long

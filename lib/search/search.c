@@ -97,6 +97,49 @@ cand_cmp(const void *x, const void *y)
 	return a->r - b->r;
 }
 
+/* Simplicity rank of a schedule: none, gpipe, flush, 2bw. */
+static int
+sched_rank(int sched)
+{
+	switch (sched) {
+	case PLAN_NONE:
+		return 0;
+	case PLAN_GPIPE:
+		return 1;
+	case PLAN_FLUSH:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+int
+search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b)
+{
+	double big = a->iter_ms > b->iter_ms ? a->iter_ms : b->iter_ms;
+	long ga = (long)a->w * a->d * a->t, gb = (long)b->w * b->d * b->t;
+
+	if (fabs(a->iter_ms - b->iter_ms) > 1e-9 * big)
+		return a->iter_ms < b->iter_ms ? -1 : 1;
+	if (a->mem_bytes != b->mem_bytes)
+		return a->mem_bytes < b->mem_bytes ? -1 : 1;
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (a->v != b->v)
+		return a->v - b->v;
+	if (a->zero != b->zero)
+		return a->zero - b->zero;
+	if (sched_rank(a->sched) != sched_rank(b->sched))
+		return sched_rank(a->sched) - sched_rank(b->sched);
+	if (a->d != b->d)
+		return a->d - b->d;
+	if (a->t != b->t)
+		return a->t - b->t;
+	if (a->sp != b->sp)
+		return a->sp - b->sp;
+	return a->recompute - b->recompute;
+}
+
 /* CPU time of the process: the search is single-threaded, and CPU time
  * does not count what other processes on a busy machine take. */
 static double
@@ -962,7 +1005,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			ac[i] = cd;
 		}
 	}
-	/* The simulation re-scores what the closed form kept. */
+	/* The simulation re-scores what the closed form kept; each
+	 * alternative's peak memory is kept for the tie-breaking order. */
 	for (i = 0; i < nalt; i++) {
 		struct plan_terms terms;
 		double t;
@@ -970,6 +1014,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		if (ac[i].lp)
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
+		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		t = simulate_stages(&x, &ac[i], alts[i].place, &terms);
 		if (isfinite(t))
 			alts[i].iter_ms = t;
@@ -978,7 +1023,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		long j2;
 
 		for (j2 = i; j2 > 0 &&
-			     alts[j2].iter_ms < alts[j2 - 1].iter_ms;
+			     search_alt_cmp(&alts[j2], &alts[j2 - 1]) < 0;
 		     j2--) {
 			struct plan_alt ta = alts[j2];
 			struct cand tc = ac[j2];
@@ -1055,15 +1100,6 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		goto out;
 	}
 	fill_plan(&x, so, &ac[0], alts[0].place, p);
-	/* Peak memory of each alternative. */
-	for (i = 0; i < nalt; i++) {
-		struct plan_terms t;
-
-		solve(&x, o, &ac[i], alts[i].place, INFINITY, &t);
-		if (ac[i].lp)
-			apply_lp(&x, &ac[i], alts[i].place, &t);
-		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
-	}
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;

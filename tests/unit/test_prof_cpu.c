@@ -132,12 +132,134 @@ check_ops(void)
 	CHECK_NEAR(y[0], 0.841192, 1e-5);
 }
 
+/* Largest |a - b| over n values, relative to the largest |b|. */
+static double
+max_rel(const float *a, const float *b, int64_t n)
+{
+	double err = 0, big = 1e-30;
+	int64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fabs(a[i] - b[i]) > err)
+			err = fabs(a[i] - b[i]);
+		if (fabs(b[i]) > big)
+			big = fabs(b[i]);
+	}
+	return err / big;
+}
+
+/* The CBLAS linear layer against the hand-written loops. */
+static void
+check_linear_blas(void)
+{
+	int64_t T = 37, k = 29, n = 19;
+	float *x = malloc(T * k * sizeof(float)), *w = malloc(n * k * 4);
+	float *bias = malloc(n * 4), *dy = malloc(T * n * 4);
+	float *y[2], *dx[2], *dw[2], *db[2];
+	uint64_t st = 7;
+	int i;
+
+	prof_cpu_fill(x, T * k, 1, &st);
+	prof_cpu_fill(w, n * k, 1, &st);
+	prof_cpu_fill(bias, n, 1, &st);
+	prof_cpu_fill(dy, T * n, 1, &st);
+	for (i = 0; i < 2; i++) {
+		y[i] = malloc(T * n * 4);
+		dx[i] = malloc(T * k * 4);
+		dw[i] = malloc(n * k * 4);
+		db[i] = malloc(n * 4);
+		/* backward accumulates: start from the same non-zero values */
+		st = 11;
+		prof_cpu_fill(dx[i], T * k, 1, &st);
+		prof_cpu_fill(dw[i], n * k, 1, &st);
+		prof_cpu_fill(db[i], n, 1, &st);
+	}
+	prof_cpu_linear_fwd(y[0], x, w, bias, T, k, n);
+	prof_cpu_linear_fwd_ref(y[1], x, w, bias, T, k, n);
+	CHECK_MSG(max_rel(y[0], y[1], T * n) < 1e-5, "blas linear forward");
+	prof_cpu_linear_fwd(y[0], x, w, NULL, T, k, n);
+	prof_cpu_linear_fwd_ref(y[1], x, w, NULL, T, k, n);
+	CHECK_MSG(max_rel(y[0], y[1], T * n) < 1e-5,
+		  "blas linear forward, no bias");
+	prof_cpu_linear_bwd(dx[0], dw[0], db[0], dy, x, w, T, k, n);
+	prof_cpu_linear_bwd_ref(dx[1], dw[1], db[1], dy, x, w, T, k, n);
+	CHECK_MSG(max_rel(dx[0], dx[1], T * k) < 1e-5, "blas linear dx");
+	CHECK_MSG(max_rel(dw[0], dw[1], n * k) < 1e-5, "blas linear dw");
+	CHECK_MSG(max_rel(db[0], db[1], n) < 1e-5, "blas linear dbias");
+	for (i = 0; i < 2; i++) {
+		free(y[i]);
+		free(dx[i]);
+		free(dw[i]);
+		free(db[i]);
+	}
+	free(x);
+	free(w);
+	free(bias);
+	free(dy);
+}
+
+/*
+ * Blocked CBLAS attention against the row-by-row loops: causal or not,
+ * grouped heads, rotary, dropout, and a sequence longer than one block
+ * of query rows.
+ */
+static void
+check_attn_blas(int64_t s, int causal, int rotary, int64_t kv, int drop,
+		const char *name)
+{
+	struct prof_dims d;
+	int64_t b = 2, cols, n, nc;
+	float *qkv, *dctx, *ctx[2], *dqkv[2];
+	uint64_t st = 3;
+	char what[128];
+	int i;
+
+	memset(&d, 0, sizeof(d));
+	d.s = s;
+	d.heads = 4;
+	d.kv_heads = kv;
+	d.head_dim = 8;
+	d.causal = causal;
+	d.rotary = rotary;
+	cols = (d.heads + 2 * kv) * d.head_dim;
+	n = b * s * cols;
+	nc = b * s * d.heads * d.head_dim;
+	qkv = malloc(n * sizeof(float));
+	dctx = malloc(nc * sizeof(float));
+	prof_cpu_fill(qkv, n, 1, &st);
+	prof_cpu_fill(dctx, nc, 1, &st);
+	for (i = 0; i < 2; i++) {
+		ctx[i] = malloc(nc * sizeof(float));
+		dqkv[i] = calloc(n, sizeof(float));
+	}
+	prof_cpu_attn_fwd(ctx[0], qkv, &d, b, drop, 42);
+	prof_cpu_attn_fwd_ref(ctx[1], qkv, &d, b, drop, 42);
+	snprintf(what, sizeof(what), "blas attention forward, %s", name);
+	CHECK_MSG(max_rel(ctx[0], ctx[1], nc) < 1e-5, what);
+	prof_cpu_attn_bwd(dqkv[0], dctx, qkv, &d, b, drop, 42);
+	prof_cpu_attn_bwd_ref(dqkv[1], dctx, qkv, &d, b, drop, 42);
+	snprintf(what, sizeof(what), "blas attention backward, %s", name);
+	CHECK_MSG(max_rel(dqkv[0], dqkv[1], n) < 1e-5, what);
+	for (i = 0; i < 2; i++) {
+		free(ctx[i]);
+		free(dqkv[i]);
+	}
+	free(qkv);
+	free(dctx);
+}
+
 int
 main(void)
 {
 	(void)h_skip;
 	(void)h_skip_all;
 	check_ops();
+	check_linear_blas();
+	check_attn_blas(6, 1, 0, 4, 0, "causal");
+	check_attn_blas(6, 0, 0, 4, 0, "bidirectional");
+	check_attn_blas(300, 1, 1, 2, 0, "causal, rotary, grouped, 3 blocks");
+	check_attn_blas(300, 0, 0, 4, 1, "bidirectional, dropout, 3 blocks");
+	check_attn_blas(200, 1, 1, 1, 1, "causal, rotary, one kv head, dropout");
 	check_model(MODEL_GPT, 1, 0, 0, "gpt");
 	check_model(MODEL_BERT, 1, 0, 0, "bert");
 	check_model(MODEL_LLAMA, 1, 0, 0, "llama");

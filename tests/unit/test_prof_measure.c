@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "capture.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
 #include "../../profiler/measure.h"
@@ -176,5 +177,45 @@ main(void)
 	CHECK(p.layers[2].pt[0].fwd_ms > 0);
 	CHECK(p.layers[1].pt[1].fwd_flops > p.layers[1].pt[0].fwd_flops);
 	profile_release(&p);
+
+	/* the duration: said before starting when over a minute, then an
+	 * ETA in the bar */
+	{
+		char buf[32], *err;
+
+		CHECK_STR_EQ(prof_duration_str(42.4e3, buf, sizeof(buf)),
+			     "42s");
+		CHECK_STR_EQ(prof_duration_str(250e3, buf, sizeof(buf)),
+			     "4m10s");
+		CHECK_STR_EQ(prof_duration_str(3900e3, buf, sizeof(buf)),
+			     "1h05m");
+		o.step = 0;
+		o.nmb = 1;
+		o.warmup = 0;
+		o.repeats = 1;
+		o.progress = 1;
+		/* a machine that slow makes the tiny model take long */
+		o.cpu_gflops = 1e-6;
+		profile_init(&p);
+		cap_begin();
+		CHECK(prof_measure(&prof_cpu_backend, &o, &m, 1, &p) == 0);
+		err = cap_end();
+		CHECK_MSG(strstr(err, "warning: measuring tiny on the cpu "
+				 "backend takes about ") != NULL,
+			  "cpu backend warns of a long run");
+		CHECK_MSG(strstr(err, "ETA ~") != NULL, "estimate at 0%");
+		CHECK_MSG(strstr(err, "ETA ") && strstr(err, "] 100% done"),
+			  "ETA in the bar, total at the end");
+		free(err);
+		profile_release(&p);
+		o.cpu_gflops = 1e6;
+		profile_init(&p);
+		cap_begin();
+		CHECK(prof_measure(&prof_cpu_backend, &o, &m, 1, &p) == 0);
+		err = cap_end();
+		CHECK_MSG(!strstr(err, "warning"), "no warning for a short run");
+		free(err);
+		profile_release(&p);
+	}
 	return h_done();
 }

@@ -1,0 +1,1 @@
+pd2bw-plan capacity $TOP/models/gpt-1.3b.yaml -t 4 --gpu A100-80GB --nodes 1; echo "exit $?"; pd2bw-plan capacity $TOP/models/gpt-1.3b.yaml -t 2 --tokens 1G --gpu A100-80GB --nodes 1 -f csv | cut -d, -f1,3,9

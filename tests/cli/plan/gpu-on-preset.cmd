@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/gpt-2.2b.yaml -c dgx-a100:4 --gpu H200 -B 512 -q -o - | grep -E '^  (gpu|gpu_memory_bytes|iteration_ms):'; pd2bw-plan capacity $TOP/models/gpt-2.2b.yaml --gpu H200:dgx-a100 --nodes 4 --tokens 1G -B 512 -s 2bw,flush,gpipe,none -f csv | cut -d, -f1,2,15

@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && for o in "-o no/such/dir/plan.yaml" "--timeline no/t.svg" "--emit launch --emit-output no/l.sh" "-o ."; do pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --stats $o; echo "rc=$?"; done; ls

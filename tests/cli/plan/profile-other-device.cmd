@@ -1,0 +1,1 @@
+pd2bw-profile -b cpu --name "AMD EPYC 7B13" -m 1 -w 0 -r 1 $TOP/tests/data/profile/tiny.yaml -o cpu.yaml && pd2bw-profile -b analytic -g H100 $TOP/tests/data/profile/tiny.yaml -o h100.yaml && for p in cpu.yaml h100.yaml; do pd2bw-plan $p -c dgx-h100:1 -B 8 -q -o plan.yaml; pd2bw-plan capacity $p --tokens 1G --gpu H100-SXM --nodes 1 -B 8 -q -o r.csv; done

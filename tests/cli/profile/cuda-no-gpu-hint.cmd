@@ -1,0 +1,1 @@
+for a in "-b cuda $TOP/tests/data/profile/tiny.yaml" "$TOP/tests/data/profile/tiny.yaml" "--gemm 256"; do { CUDA_VISIBLE_DEVICES= pd2bw-profile $a -o p.yaml; echo "exit $?"; } 2>&1 | sed 's/\(backend\|GEMM\): [^;]*;/\1: (why);/'; done; test -e p.yaml || echo "no profile written"

@@ -1,0 +1,1 @@
+pd2bw-topo merge --help
