@@ -56,6 +56,7 @@ struct runtime {
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
+	int p2p_hidden_v;       /* interleaved, p2p overlaps the chunks */
 	double host_us_per_kernel; /* CPU cost per kernel launch */
 	double host_ms_per_mb;  /* fixed host cost per microbatch per stage */
 	double bucket_params;   /* gradient bucket, parameters */

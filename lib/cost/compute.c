@@ -50,6 +50,11 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	if (g.sp)
 		st->tp_ms *= 1 - rt->tp_hidden;
 	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
+	/* Megatron's interleaved schedule overlaps p2p with the chunks
+	 * around it: nothing left to wait for while compute is longer */
+	if (rt->p2p_hidden_v && g.v > 1 &&
+	    st->p2p_ms < chain_time(c, g.k, g.r, a, e))
+		st->p2p_ms = 0;
 	gpu = st->compute_ms + st->recompute_ms;
 	host = kern * rt->host_us_per_kernel * 1e-3;
 	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;

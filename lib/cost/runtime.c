@@ -12,6 +12,10 @@
  *  - megatron/core/distributed/distributed_data_parallel.py:133-134:
  *    with --overlap-grad-reduce gradients are reduced in buckets of
  *    max(40e6, 1e6 x dp) parameters as their backward completes.
+ *  - megatron/training/arguments.py:3118-3120 (--no-overlap-p2p-
+ *    communication, so on by default) with schedules.py:1086: the
+ *    interleaved schedule overlaps its sends and receives with the
+ *    neighbouring chunks' compute.
  *  - megatron/training/arguments.py:1024-1029: --overlap-param-gather
  *    needs the distributed optimizer and --overlap-grad-reduce;
  *    1204-1216: bf16 accumulates and reduces gradients in fp32;
@@ -101,13 +105,16 @@ runtime_init(struct runtime *rt, int id)
 	case RUNTIME_MEGATRON_CORE:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
 		rt->interleave = rt->zero1 = rt->selective = 1;
+		rt->p2p_hidden_v = 1;
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
 				   OPT(GRAD_REDUCE_FP32);
-		/* what current Megatron-Core recipes switch on */
+		/* what current Megatron-Core recipes (Megatron-Bridge,
+		 * NeMo) switch on; tp-comm-overlap acts only with sequence
+		 * parallelism, which Megatron requires for it */
 		rt->opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(OVERLAP_PARAM_GATHER) |
-			   OPT(GRAD_REDUCE_FP32);
+			   OPT(TP_COMM_OVERLAP) | OPT(GRAD_REDUCE_FP32);
 		break;
 	case RUNTIME_DEEPSPEED:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);

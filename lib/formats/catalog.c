@@ -61,8 +61,9 @@
  *    V100 and A100.
  *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
  *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
- *    transformer sizes, B200's about 2.7 of 4.5 PFLOP/s: 0.6 (the FP8
- *    rows of bench/validate.sh's fit subset are consistent with it).
+ *    transformer sizes: 0.6 (the H100 FP8 rows of bench/validate.sh's fit
+ *    subset are consistent with it); B200 0.55, fitted on that subset's
+ *    one B200 FP8 row (NeMo 25.02 GPT-3 175B), about 2.5 of 4.5 PFLOP/s.
  *  - sms: SM count of the part (NVIDIA architecture whitepapers: V100
  *    80, A100 108, H100 SXM5 132, B200 148; L40S 142), for the GEMMs'
  *    wave quantisation.
@@ -144,7 +145,7 @@ static const struct builtin builtins[] = {
 	{"B200", 180, 2250, 75, 7700, 900, 64, 0.7, 0.5, 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
-	 4500, 148, 0.6},
+	 4500, 148, 0.55},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
