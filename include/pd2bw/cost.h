@@ -226,6 +226,13 @@ double cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 
 struct sim;
 /*
+ * Past cost_sim_long x d microbatches (default 64) cost_simulate() runs
+ * 32 d and 33 d microbatches and extrapolates the steady state; tests
+ * set it higher to compare with the whole run.
+ */
+extern int cost_sim_long;
+
+/*
  * Simulate the configuration event by event (sim.c) with the same
  * semantics: per-stage forward and backward shares from the chain at
  * microbatch index g->k, each stage's synchronisation overlapped as its

@@ -34,6 +34,9 @@
 #include "pd2bw/error.h"
 #include "pd2bw/sim.h"
 
+int cost_sim_long = 64;
+#define SIM_LONG cost_sim_long
+
 /* The operations' durations of stage st per microbatch (v = 1). */
 static void
 durations(const struct plan_stage *st, double *f, double *r, double *b)
@@ -172,7 +175,7 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 {
 	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
 	struct sim_cfg cfg;
-	double ret = -1, tmb = -1, P = 0;
+	double ret = -1, tmb = -1, P = 0, slope = 0, extra = 0;
 	int s, slow = 0, j;
 	size_t i;
 
@@ -221,8 +224,29 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 	cfg.gather_overlap = gather_overlap(g);
 	/* enough iterations for 2BW's steady state, fewer when long */
 	cfg.iters = (double)g->m * g->d * g->v > 20000 ? 4 : 8;
-	if (sim_run(sm, &cfg))
+	/*
+	 * Many more microbatches than stages: past the fill the schedule
+	 * repeats every d microbatches, so two runs at 32 d and 33 d give
+	 * the time each further microbatch adds, and the rest follows
+	 * without simulating thousands of identical steps.
+	 */
+	if (g->m > SIM_LONG * g->d) {
+		struct sim probe;
+
+		cfg.m = SIM_LONG / 2 * g->d;
+		if (sim_run(&probe, &cfg))
+			goto out;
+		slope = probe.iter_ms;
+		sim_release(&probe);
+		cfg.m += g->d;
+		if (sim_run(sm, &cfg))
+			goto out;
+		slope = (sm->iter_ms - slope) / g->d;
+		extra = (g->m - cfg.m) * slope;
+		sm->iter_ms += extra;
+	} else if (sim_run(sm, &cfg)) {
 		goto out;
+	}
 	ret = sm->iter_ms;
 	if (terms) {
 		memset(terms, 0, sizeof(*terms));
@@ -241,15 +265,16 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 				    sm->ops[i].end_ms > P)
 					P = sm->ops[i].end_ms;
 			if (g->sched != PLAN_NONE)
-				terms->bubble_ms = fmax(0, P - g->m * tmb);
+				terms->bubble_ms =
+					fmax(0, P + extra - g->m * tmb);
 			for (i = 0; i < sm->nops; i++)
 				if (sm->ops[i].kind == SIM_OPTIMIZER &&
-				    sm->ops[i].end_ms >= ret - 1e-9)
+				    sm->ops[i].end_ms >= ret - extra - 1e-9)
 					terms->optimizer_ms =
 						sm->ops[i].end_ms -
 						sm->ops[i].start_ms;
 			terms->allreduce_ms =
-				fmax(0, ret - P - terms->optimizer_ms);
+				fmax(0, ret - P - extra - terms->optimizer_ms);
 		}
 	}
 out:

@@ -241,9 +241,59 @@ test_hand_checked(void)
 	sim_release(&sm);
 }
 
+/* Long runs extrapolate from 32 d and 33 d microbatches: the same time
+ * as simulating them all, for unequal stages too. */
+static void
+test_long_runs(void)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE};
+	struct runtime rt;
+	int trial, ok = 0, n = 0;
+	double worst = 0;
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	for (trial = 0; trial < 60; trial++) {
+		struct plan_stage st[4];
+		struct cost_cfg g;
+		struct sim sm;
+		double a, b;
+		int s;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 3];
+		g.d = irand(2, 4);
+		g.v = g.sched == PLAN_FLUSH && trial % 2 ? 2 : 1;
+		g.m = g.d * irand(70, 90);
+		g.w = 4;
+		g.t = 1;
+		g.rt = &rt;
+		for (s = 0; s < g.d; s++)
+			random_stage(&st[s], NULL);
+		a = cost_simulate(NULL, st, &g, &sm, NULL);
+		sim_release(&sm);
+		cost_sim_long = 1 << 20;
+		b = cost_simulate(NULL, st, &g, &sm, NULL);
+		sim_release(&sm);
+		cost_sim_long = 64;
+		n++;
+		if (fabs(a - b) / b > worst)
+			worst = fabs(a - b) / b;
+		ok += fabs(a - b) <= 1e-6 * b;
+	}
+	{
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "extrapolated long runs equal the "
+			 "whole simulation (%d of %d, worst %.2e)", ok, n,
+			 worst);
+		CHECK_MSG(ok == n, msg);
+	}
+}
+
 int
 main(void)
 {
+	test_long_runs();
 	test_hand_checked();
 	test_equal_stages();
 	test_search_reports_simulation();
