@@ -184,24 +184,7 @@ void
 input_cost_opts(struct cost_opts *o, const struct profile *p,
 		const struct gpu_spec *g, const struct runtime *rt)
 {
-	struct profile def;
-	int i;
-
-	profile_init(&def);
-	for (i = 0; model_prec_names[i]; i++)
-		if (p->precision && !strcmp(p->precision, model_prec_names[i]))
-			o->precision = i;
-	if (p->weight_bytes != def.weight_bytes)
-		o->weight_bytes = p->weight_bytes;
-	if (p->grad_bytes != def.grad_bytes)
-		o->grad_bytes = p->grad_bytes;
-	if (p->optimizer_bytes != def.optimizer_bytes)
-		o->opt_bytes = p->optimizer_bytes;
-	if (p->version_bytes != def.version_bytes)
-		o->version_bytes = p->version_bytes;
-	profile_release(&def);
-	if (g)
-		o->hbm_gb_s = g->mem_gb_s * g->mem_eff;
+	cost_opts_from_profile(o, p, g);
 	if (rt) {
 		o->runtime = rt->id;
 		o->rts[rt->id] = *rt;

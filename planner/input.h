@@ -84,12 +84,8 @@ void input_chains_release(struct input_chains *x);
 void input_set_precision(int prec);
 
 /*
- * Fill o (cost_opts_init'ed) for profile p planned on GPU g (NULL when
- * not in the catalog): the model's precision, the GPU's memory rate for
- * the optimizer step, and the profile's bytes per parameter where they
- * differ from profile_init()'s defaults (a profile that says what its
- * run keeps); the rest is derived per runtime.  rt, when not NULL, is
- * the runtime every candidate runs on.
+ * cost_opts_from_profile(), and rt, when not NULL, as the runtime every
+ * candidate runs on.
  */
 void input_cost_opts(struct cost_opts *o, const struct profile *p,
 		     const struct gpu_spec *g, const struct runtime *rt);

@@ -47,6 +47,18 @@ struct cost_opts {
 /* Every bytes figure derived, runtimes at their defaults, no cap. */
 void cost_opts_init(struct cost_opts *o);
 
+struct profile;
+struct gpu_spec;
+/*
+ * Fill o (cost_opts_init'ed) for profile p planned on GPU g (NULL when
+ * not in the catalog): the model's precision, the GPU's memory rate for
+ * the optimizer step, and the profile's bytes per parameter where they
+ * differ from profile_init()'s defaults (a profile that says what its
+ * run keeps); the rest is derived per runtime.
+ */
+void cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
+			    const struct gpu_spec *g);
+
 /* One configuration of the search. */
 struct cost_cfg {
 	int sched;  /* enum plan_sched */

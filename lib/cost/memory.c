@@ -20,6 +20,9 @@
  */
 #include <string.h>
 
+#include "pd2bw/catalog.h"
+#include "pd2bw/profile.h"
+
 #include "pd2bw/cost.h"
 #include "pd2bw/model.h"
 
@@ -121,4 +124,28 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 							  st->work_bytes));
 	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
 			st->work_bytes + st->runtime_bytes;
+}
+
+void
+cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
+		       const struct gpu_spec *g)
+{
+	struct profile def;
+	int i;
+
+	profile_init(&def);
+	for (i = 0; model_prec_names[i]; i++)
+		if (p->precision && !strcmp(p->precision, model_prec_names[i]))
+			o->precision = i;
+	if (p->weight_bytes != def.weight_bytes)
+		o->weight_bytes = p->weight_bytes;
+	if (p->grad_bytes != def.grad_bytes)
+		o->grad_bytes = p->grad_bytes;
+	if (p->optimizer_bytes != def.optimizer_bytes)
+		o->opt_bytes = p->optimizer_bytes;
+	if (p->version_bytes != def.version_bytes)
+		o->version_bytes = p->version_bytes;
+	profile_release(&def);
+	if (g)
+		o->hbm_gb_s = g->mem_gb_s * g->mem_eff;
 }

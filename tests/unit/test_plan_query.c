@@ -278,6 +278,59 @@ test_examples(void)
 	cap_rmdir(dir);
 }
 
+/*
+ * tests/api/plan_model.c, built as a user would against libpd2bw.a,
+ * plans GPT 1.3B on one DGX A100 in-process: the same plan and time as
+ * pd2bw-plan gives on the command line.
+ */
+static void
+test_plan_in_process(void)
+{
+	const char *cc = getenv("CC");
+	char *dir = cap_mkdtemp(), cmd[40000], inc[8200], model[8200];
+	char want[256], path[4400], *got;
+	struct plan p;
+	int i;
+
+	snprintf(inc, sizeof(inc), "%s", cap_path("include"));
+	snprintf(model, sizeof(model), "%s", cap_path("models/gpt-1.3b.yaml"));
+	if (!cc || !*cc)
+		cc = "cc";
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s -std=c11 -D_POSIX_C_SOURCE=200809L -I'%s' -o "
+			 "'%s/plan_model' '%s' '%s/libpd2bw.a' -lyaml -lglpk "
+			 "-lm%s >/dev/null 2>&1",
+			 cc, inc, dir, cap_path("tests/api/plan_model.c"),
+			 build_dir, i ? " -fsanitize=address,undefined" : "");
+		if (system(cmd) == 0)
+			break;
+	}
+	if (i == 2) {
+		h_skip("plan_model plans in-process", "cannot compile it");
+		cap_rmdir(dir);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "'%s/plan_model' '%s' dgx-a100:1 64 >'%s/c.out' && "
+		 "'%s/pd2bw-plan' '%s' -c dgx-a100:1 -B 64 --tp 1 -q -o "
+		 "'%s/cli.yaml' 2>/dev/null",
+		 dir, model, dir, build_dir, model, dir);
+	CHECK_INT_EQ(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/cli.yaml", dir);
+	plan_init(&p);
+	if (CHECK(plan_load(&p, path) == 0)) {
+		snprintf(want, sizeof(want), "%s w=%d d=%d b=%d: %.1f ms\n",
+			 plan_sched_names[p.sched], p.w, p.d, p.b, p.iter_ms);
+		snprintf(path, sizeof(path), "%s/c.out", dir);
+		got = cap_slurp(path);
+		CHECK_STR_EQ(got, want);
+		free(got);
+	}
+	plan_release(&p);
+	cap_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -291,5 +344,6 @@ main(int argc, char **argv)
 	test_queries();
 	test_schedules();
 	test_examples();
+	test_plan_in_process();
 	return h_done();
 }

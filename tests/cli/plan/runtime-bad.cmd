@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --runtime nosuch; echo "rc $?"; pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --runtime megatron-core:bogus; echo "rc $?"; pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --runtime megatron-core:no-overlap-grad-reduce,overlap-param-gather; echo "rc $?"

@@ -1,0 +1,1 @@
+for rt in megatron-core:no-overlap-grad-reduce,no-overlap-param-gather megatron-core pytorch-ddp deepspeed:overlap-grad-reduce; do pd2bw-plan $TOP/models/gpt-1.3b.yaml -c dgx-a100:2 -B 64 --reserve 0 -e --width 16 --depth 1 --microbatch 4 -s flush -r none --tp 1 --precision bf16 --runtime $rt 2>/dev/null | grep -E "^(predicted|breakdown|runtime):"; echo "rc $?"; done
