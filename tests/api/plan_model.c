@@ -15,18 +15,14 @@ main(int argc, char **argv)
 	struct cluster cl;
 	struct profile prof;
 	struct chain c;
-	struct cost_opts co;
+	struct cost_opts co; /* bytes, runtimes, memory cap */
 	struct search_opts so;
 	struct search_stats st;
 	struct plan p;
 
-	model_init(&m);
-	catalog_init(&cat);
-	cluster_init(&cl);
-	profile_init(&prof);
-	plan_init(&p);
-	cost_opts_init(&co);
-	search_opts_init(&so);
+	model_init(&m), catalog_init(&cat), cluster_init(&cl);
+	profile_init(&prof), plan_init(&p);
+	cost_opts_init(&co), search_opts_init(&so);
 	if (argc != 4 || model_load(&m, argv[1]) || cluster_preset(&cl, argv[2]) ||
 	    analytic_profile(&prof, &m, catalog_find(&cat, cl.gpu),
 			     analytic_default_mb, analytic_default_nmb, 1) ||
