@@ -512,6 +512,76 @@ bad_xml(const char *xml)
 			   xml);
 }
 
+/* Does the tag text t[0..n) have the attribute name (name="...")? */
+static int
+has_attr(const char *t, size_t n, const char *name)
+{
+	size_t k = strlen(name), i;
+	char q = 0;
+
+	for (i = 1; i + k < n; i++) {
+		if (q) {
+			q = t[i] == q ? 0 : q;
+			continue;
+		}
+		if (t[i] == '"' || t[i] == '\'') {
+			q = t[i];
+			continue;
+		}
+		if ((t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n' ||
+		     t[i - 1] == '\r') &&
+		    !memcmp(t + i, name, k) && t[i + k] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * hwloc 2.9 dereferences NULL importing an object that has a cpuset or
+ * nodeset without its complete_ counterpart (the root, a NUMA node):
+ * refuse such a file first.  hwloc's own exports always write the pairs.
+ */
+static int
+check_xml_sets(const char *xml, const char *buf, size_t len)
+{
+	static const char *const pairs[][2] = {
+		{"cpuset", "complete_cpuset"},
+		{"nodeset", "complete_nodeset"},
+	};
+	size_t i = 0, line = 1, col0 = 0, end;
+	char q;
+	int k;
+
+	for (; i < len; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col0 = i + 1;
+			continue;
+		}
+		if (buf[i] != '<' || len - i < 8 || memcmp(buf + i, "<object", 7) ||
+		    !strchr(" \t\r\n", buf[i + 7]))
+			continue;
+		/* the tag ends at the first '>' outside quotes, or at EOF */
+		for (end = i + 7, q = 0; end < len; end++) {
+			if (q)
+				q = buf[end] == q ? 0 : q;
+			else if (buf[end] == '"' || buf[end] == '\'')
+				q = buf[end];
+			else if (buf[end] == '>')
+				break;
+		}
+		for (k = 0; k < 2; k++)
+			if (has_attr(buf + i, end - i, pairs[k][0]) &&
+			    !has_attr(buf + i, end - i, pairs[k][1]))
+				return pd2bw_error("%s:%zu:%zu: object with "
+						   "%s but no %s (hwloc "
+						   "cannot import it)",
+						   xml, line, i - col0 + 1,
+						   pairs[k][0], pairs[k][1]);
+	}
+	return 0;
+}
+
 static int
 load_topology(hwloc_topology_t *t, const char *xml)
 {
@@ -526,7 +596,8 @@ load_topology(hwloc_topology_t *t, const char *xml)
 		file = buf = infile_read(xml, &len);
 		if (!file)
 			return -1;
-		if (infile_text(xml, &buf, &len))
+		if (infile_text(xml, &buf, &len) ||
+		    check_xml_sets(xml, buf, len))
 			goto fail;
 		if (len >= INT_MAX) {
 			ret = pd2bw_error("%s: too large for hwloc", xml);
