@@ -11,8 +11,9 @@
  * which tests/fuzz/run.sh makes a scratch jail (build/fuzz/jail-NAME/)
  * holding the corpus, a few small input files and nothing else; it
  * refuses to run when it cannot chroot.  Arguments with a long run of
- * digits are skipped (FZ_MAX_DIGITS): they reach searches and
- * measurements whose cost grows with the number, not the parser.
+ * digits (FZ_MAX_DIGITS), or holding FZ_SKIP, are skipped: they reach
+ * searches and measurements whose cost grows with the number, not the
+ * parser.
  */
 #ifndef PD2BW_FUZZ_CLI_H
 #define PD2BW_FUZZ_CLI_H
@@ -125,7 +126,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	argv[argc] = NULL;
 	for (i = 1; i < (size_t)argc; i++)
-		if (fz_too_big(argv[i])) {
+		if (fz_too_big(argv[i])
+#ifdef FZ_SKIP
+		    || strstr(argv[i], FZ_SKIP)
+#endif
+		) {
 			free(buf);
 			return 0;
 		}

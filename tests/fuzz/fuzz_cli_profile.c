@@ -7,4 +7,6 @@
  */
 #define FZ_PROG "pd2bw-profile"
 #define FZ_MAX_DIGITS 3
+/* the cpu backend measures for real: microbatch 82 took over 30 s */
+#define FZ_SKIP "cpu"
 #include "fuzz_cli.h"
