@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,6 +602,14 @@ import_survives(const char *xml, const char *buf, size_t len)
 	if (pid < 0)
 		return 0; /* no guard, but no reason to refuse either */
 	if (pid == 0) {
+		/* a crash here just ends the child: no sanitizer or fuzzer
+		 * handler inherited from the parent runs in it */
+		static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+					   SIGILL};
+		size_t k;
+
+		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+			signal(sigs[k], SIG_DFL);
 		close(2); /* the parent's import says what hwloc says */
 		if (hwloc_topology_init(&t))
 			_exit(2);
