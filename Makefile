@@ -77,7 +77,8 @@ NVCC_GENCODE ?= -gencode arch=compute_80,code=sm_80 \
 	-gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 NVCC_FLAGS ?= -O2 -std=c++17 $(NVCC_GENCODE)
-CUDA_CPPFLAGS = -DPD2BW_HAVE_CUDA -I$(CUDA_HOME)/include
+CUDA_CPPFLAGS = -DPD2BW_HAVE_CUDA -I$(CUDA_HOME)/include \
+	-DPD2BW_LIBDIR='"$(LIBDIR)/pd2bw"'
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	-lcublasLt -lcudart_static -lstdc++ -ldl -lrt -lpthread
 CUDA_CUPTI = $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64 \
@@ -88,7 +89,13 @@ CUDA_LIBS += -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 CUDA_CPPFLAGS += -I$(CUDA_HOME)/extras/CUPTI/include -DPD2BW_HAVE_CUPTI
 endif
 PROF_GPU_SRC = $(wildcard profiler/*.cu)
-PROF_STUB_SRC =
+# The backend is a shared object the program loads only for --backend
+# cuda and --gemm (profiler/gpu_dl.c): the analytic and cpu paths never
+# map cuBLASLt, so they start under a small `ulimit -v`.  The object
+# resolves libpd2bw's and the profiler's functions in the program.
+CUDA_SO = $(B)/pd2bw-cuda.so
+PROF_PROG_LINK = -rdynamic $(B)/profiler/main.o -Wl,--whole-archive \
+	$(PROF_A) $(LIB_A) -Wl,--no-whole-archive $(LIBS) -ldl
 # The same CUDA backend compiled as host C++ against the host emulation of
 # tests/emu (runtime, cuBLASLt, CUPTI), so its kernels, launches, GEMM
 # descriptors and CUPTI attribution are tested without a GPU.
@@ -104,10 +111,11 @@ EMU_TESTS = $(B)/tests/test_prof_gpu_emu $(B)/tests/test_prof_gpu_emu_shuffled \
 	$(B)/tests/test_emu_flash_shuffled \
 	$(patsubst tests/emu/%.cc,$(B)/tests/%,$(wildcard tests/emu/test_*.cc))
 EMU_PROGS = $(B)/pd2bw-profile-emu
-$(info pd2bw: profiler with CUDA ($(NVCC)))
+$(info pd2bw: profiler with CUDA ($(NVCC)), loaded from $(CUDA_SO))
 else
 PROF_GPU_SRC =
-PROF_STUB_SRC = $(wildcard profiler/gpu_stub.c)
+CUDA_SO =
+PROF_PROG_LINK = $(B)/profiler/main.o $(PROF_A) $(LIB_A) $(LIBS) -ldl
 $(info pd2bw: profiler built without CUDA)
 endif
 
@@ -117,8 +125,10 @@ endif
 # sit on top of the search.
 LIB_SRC = $(wildcard lib/*/*.c)
 PLAN_SRC = $(filter-out planner/main.c,$(wildcard planner/*.c planner/*/*.c))
-PROF_SRC = $(filter-out profiler/main.c profiler/gpu_stub.c,\
-	$(wildcard profiler/*.c)) $(PROF_STUB_SRC)
+# profiler/gpu_dl.c, the loader of the cuda backend, is the program's
+# side only: the tests and the emulation link the backend itself.
+PROF_SRC = $(filter-out profiler/main.c profiler/gpu_dl.c,\
+	$(wildcard profiler/*.c))
 TOPO_SRC = $(filter-out topo/main.c,$(wildcard topo/*.c))
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 
@@ -128,7 +138,7 @@ PLAN_A = $(B)/libplan.a
 PROF_A = $(B)/libprof.a
 PROF_EMU_A = $(B)/libprof-emu.a
 TOPO_A = $(B)/libtopo.a
-PROGS = $(B)/pd2bw-plan $(B)/pd2bw-profile $(B)/pd2bw-topo
+PROGS = $(B)/pd2bw-plan $(B)/pd2bw-profile $(B)/pd2bw-topo $(CUDA_SO)
 TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC)) $(EMU_TESTS)
 PROF_GPU_OBJ = $(patsubst %.cu,$(B)/%.o,$(PROF_GPU_SRC))
 
@@ -152,8 +162,13 @@ $(B)/planner/%.o: planner/%.c
 
 $(B)/profiler/%.o: profiler/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -Iinclude $(CUDA_CPPFLAGS) $(PKG_CFLAGS) \
-		-c -o $@ $<
+	$(NVCC) $(NVCC_FLAGS) -Xcompiler -fPIC -Iinclude $(CUDA_CPPFLAGS) \
+		$(PKG_CFLAGS) -c -o $@ $<
+
+# -Bsymbolic: the object's own calls to prof_gpu_* stay inside it, though
+# the program (gpu_dl.c) defines the same names.
+$(CUDA_SO): $(PROF_GPU_OBJ)
+	$(CXX) -shared -Wl,-Bsymbolic $(LDFLAGS) -o $@ $^ $(CUDA_LIBS)
 
 $(B)/emu/gpu.o: profiler/gpu.cu
 	@mkdir -p $(@D)
@@ -165,7 +180,7 @@ $(B)/emu/%.o: tests/emu/%.cc
 
 $(LIB_A): $(call obj,$(LIB_SRC))
 $(PLAN_A): $(call obj,$(PLAN_SRC))
-$(PROF_A): $(call obj,$(PROF_SRC)) $(PROF_GPU_OBJ)
+$(PROF_A): $(call obj,$(PROF_SRC) profiler/gpu_dl.c)
 $(TOPO_A): $(call obj,$(TOPO_SRC))
 $(PROF_EMU_A): $(call obj,$(PROF_SRC)) $(B)/emu/gpu.o $(EMU_RT)
 $(LIB_A) $(PLAN_A) $(PROF_A) $(PROF_EMU_A) $(TOPO_A):
@@ -179,13 +194,15 @@ LINK = $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 $(B)/pd2bw-plan: $(B)/planner/main.o $(PLAN_A) $(LIB_A)
 	$(LINK)
 $(B)/pd2bw-profile: $(B)/profiler/main.o $(PROF_A) $(LIB_A)
-	$(LINK) $(CUDA_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(PROF_PROG_LINK)
 $(B)/pd2bw-topo: $(B)/topo/main.o $(TOPO_A) $(LIB_A)
 	$(LINK) -ldl
-$(B)/tests/%: tests/unit/%.c $(ARCHIVES)
+# The backend itself (gpu.o) comes before the archives, so that its
+# definitions win over the loader's in libprof.a.
+$(B)/tests/%: tests/unit/%.c $(PROF_GPU_OBJ) $(ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit -Iplanner $(LDFLAGS) -o $@ \
-		$(filter %.c %.a,$^) \
+		$(filter %.c %.o %.a,$^) \
 		$(LIBS) $(CUDA_LIBS) -ldl
 
 EMU_LIBS = $(LIBS) -lstdc++ -ldl -lpthread
@@ -231,7 +248,9 @@ install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/models \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/pd2bw
-	cp $(PROGS) $(DESTDIR)$(BINDIR)/
+	cp $(filter-out %.so,$(PROGS)) $(DESTDIR)$(BINDIR)/
+	$(if $(CUDA_SO),mkdir -p $(DESTDIR)$(LIBDIR)/pd2bw && \
+		cp $(CUDA_SO) $(DESTDIR)$(LIBDIR)/pd2bw/)
 	cp $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	cp include/pd2bw/*.h $(DESTDIR)$(INCDIR)/pd2bw/
 	cp models/*.yaml $(DESTDIR)$(DATADIR)/models/
@@ -239,7 +258,8 @@ install: all
 	cp man/*.5 $(DESTDIR)$(MANDIR)/man5/
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(filter-out %.so,$(PROGS))))
+	rm -rf $(DESTDIR)$(LIBDIR)/pd2bw
 	rm -f $(DESTDIR)$(LIBDIR)/libpd2bw.a
 	rm -rf $(DESTDIR)$(INCDIR)/pd2bw $(DESTDIR)$(DATADIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))

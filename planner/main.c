@@ -744,6 +744,18 @@ main(int argc, char **argv)
 		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
 	if (!quiet && !(output && !strcmp(output, "-")))
 		report_plan(stdout, &plan);
+	/* The pictures draw every microbatch on every stage: refuse sizes
+	 * that would take minutes and gigabytes (2^20 makes 20 MB of
+	 * trace), before anything is written. */
+	if ((timeline || memory || trace) &&
+	    (int64_t)plan.m * plan.d * (plan.v > 0 ? plan.v : 1) > 1 << 20) {
+		pd2bw_error("--timeline, --memory and --trace draw every "
+			    "microbatch: %d microbatches on %d stages (x%d) "
+			    "are more than 1048576; give a smaller --batch",
+			    plan.m, plan.d, plan.v > 0 ? plan.v : 1);
+		ret = 1;
+		goto out;
+	}
 	/* All outputs are renamed into place together, or none is. */
 	afile_batch_begin();
 	in_batch = 1;

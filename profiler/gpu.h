@@ -1,6 +1,7 @@
 /*
- * gpu.h - the CUDA backend of pd2bw-profile (gpu.cu; gpu_stub.c when built
- * without nvcc): 16-bit activations and weights with fp32 accumulation,
+ * gpu.h - the CUDA backend of pd2bw-profile (gpu.cu, built into the shared
+ * object pd2bw-cuda.so that gpu_dl.c loads at run time; gpu_dl.c alone,
+ * saying "built without CUDA", without nvcc): 16-bit activations and weights with fp32 accumulation,
  * cuBLASLt GEMMs, own kernels for the other ops, CUDA events as the timer,
  * CUPTI kernel records attributed to layers, NVTX ranges, and a tagging
  * device allocator.  The backend itself is prof_cuda_backend (measure.h).

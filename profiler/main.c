@@ -403,7 +403,7 @@ main(int argc, char **argv)
 		/* an output over an input (or another output) would lose it */
 		const struct cli_path paths[] = {
 			{"MODEL", optind < argc ? argv[optind] : NULL, 0},
-			{"--gpus-file", gpus, 0},
+			{"--gpus", gpus, 0},
 			{"--calibrate", calibrate, 0},
 			{"--kernels", o.kernels_path, !calibrate},
 			{"-o", out, 1},

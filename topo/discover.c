@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwloc.h>
@@ -512,6 +514,125 @@ bad_xml(const char *xml)
 			   xml);
 }
 
+/* Does the tag text t[0..n) have the attribute name (name="...")? */
+static int
+has_attr(const char *t, size_t n, const char *name)
+{
+	size_t k = strlen(name), i;
+	char q = 0;
+
+	for (i = 1; i + k < n; i++) {
+		if (q) {
+			q = t[i] == q ? 0 : q;
+			continue;
+		}
+		if (t[i] == '"' || t[i] == '\'') {
+			q = t[i];
+			continue;
+		}
+		if ((t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n' ||
+		     t[i - 1] == '\r') &&
+		    !memcmp(t + i, name, k) && t[i + k] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * hwloc 2.9 dereferences NULL importing an object that has a cpuset or
+ * nodeset without its complete_ counterpart (the root, a NUMA node):
+ * refuse such a file first.  hwloc's own exports always write the pairs.
+ */
+static int
+check_xml_sets(const char *xml, const char *buf, size_t len)
+{
+	static const char *const pairs[][2] = {
+		{"cpuset", "complete_cpuset"},
+		{"nodeset", "complete_nodeset"},
+	};
+	size_t i = 0, line = 1, col0 = 0, end;
+	char q;
+	int k;
+
+	for (; i < len; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col0 = i + 1;
+			continue;
+		}
+		if (buf[i] != '<' || len - i < 8 || memcmp(buf + i, "<object", 7) ||
+		    !strchr(" \t\r\n", buf[i + 7]))
+			continue;
+		/* the tag ends at the first '>' outside quotes, or at EOF */
+		for (end = i + 7, q = 0; end < len; end++) {
+			if (q)
+				q = buf[end] == q ? 0 : q;
+			else if (buf[end] == '"' || buf[end] == '\'')
+				q = buf[end];
+			else if (buf[end] == '>')
+				break;
+		}
+		for (k = 0; k < 2; k++)
+			if (has_attr(buf + i, end - i, pairs[k][0]) &&
+			    !has_attr(buf + i, end - i, pairs[k][1]))
+				return pd2bw_error("%s:%zu:%zu: object with "
+						   "%s but no %s (hwloc "
+						   "cannot import it)",
+						   xml, line, i - col0 + 1,
+						   pairs[k][0], pairs[k][1]);
+	}
+	return 0;
+}
+
+/*
+ * hwloc's XML import dereferences NULL on some malformed files that
+ * check_xml_sets() cannot foresee (attributes it splits its own way).
+ * Import buf once in a child first: if that child dies, say so instead of
+ * crashing.  0 when the import is safe to do here, -1 after a message.
+ */
+static int
+import_survives(const char *xml, const char *buf, size_t len)
+{
+	hwloc_topology_t t;
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0; /* no guard, but no reason to refuse either */
+	if (pid == 0) {
+		/* a crash here just ends the child: no sanitizer or fuzzer
+		 * handler inherited from the parent runs in it */
+		static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+					   SIGILL};
+		size_t k;
+
+		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+			signal(sigs[k], SIG_DFL);
+		close(2); /* the parent's import says what hwloc says */
+		if (hwloc_topology_init(&t))
+			_exit(2);
+		hwloc_topology_set_io_types_filter(t,
+						   HWLOC_TYPE_FILTER_KEEP_ALL);
+		if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) ||
+		    hwloc_topology_load(t))
+			_exit(2);
+		hwloc_topology_destroy(t);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	/* 0: imported, 2: refused cleanly (the import here says why);
+	 * anything else is a crash (a signal, or the sanitizers' exit) */
+	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 2))
+		return 0;
+	return pd2bw_error("%s: not a valid hwloc XML topology (hwloc crashed "
+			   "reading it and reports no line or column)",
+			   xml);
+}
+
 static int
 load_topology(hwloc_topology_t *t, const char *xml)
 {
@@ -526,12 +647,15 @@ load_topology(hwloc_topology_t *t, const char *xml)
 		file = buf = infile_read(xml, &len);
 		if (!file)
 			return -1;
-		if (infile_text(xml, &buf, &len))
+		if (infile_text(xml, &buf, &len) ||
+		    check_xml_sets(xml, buf, len))
 			goto fail;
 		if (len >= INT_MAX) {
 			ret = pd2bw_error("%s: too large for hwloc", xml);
 			goto fail;
 		}
+		if (import_survives(xml, buf, len))
+			goto fail;
 	}
 	if (hwloc_topology_init(t)) {
 		ret = pd2bw_error("cannot initialise hwloc: %s",

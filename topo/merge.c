@@ -48,6 +48,11 @@ fill_cluster(struct cluster *c, const struct topo_node *n, int nodes,
 	if (!g)
 		return pd2bw_error("%s: no GPUs found: cannot make a cluster",
 				   what);
+	if (g > CLUSTER_MAX_GPN || (int64_t)nodes * g > CLUSTER_MAX_GPUS)
+		return pd2bw_error("%s: %d nodes of %d GPUs: more than pd2bw "
+				   "plans for (%d GPUs, %d per node)",
+				   what, nodes, g, CLUSTER_MAX_GPUS,
+				   CLUSTER_MAX_GPN);
 	c->gpu = xstrdup(o->gpu ? o->gpu : n->gpu ? n->gpu : "");
 	if (!*c->gpu)
 		return pd2bw_error("%s: unknown GPU type '%s' (PCI id "

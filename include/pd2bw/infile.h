@@ -31,6 +31,9 @@
  */
 void infile_keep(int keep);
 
+/* Free every kept file; buffers handed out for them become invalid. */
+void infile_forget(void);
+
 /*
  * The whole of path: *len bytes, followed by a NUL that *len does not
  * count.  Returns a buffer to give back with infile_release(), or NULL

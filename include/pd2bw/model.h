@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most transformer layers a model may have (its profile then stays
+ * within PROFILE_MAX_LAYERS with embeddings and head). */
+#define MODEL_MAX_LAYERS 1000
+
 enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };
 enum model_act { MODEL_GELU, MODEL_SWIGLU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };

@@ -10,6 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The most layers a profile may have after expanding 'repeat' (a model:
+ * MODEL_MAX_LAYERS transformer layers; a PipeDream graph: nodes).  The
+ * planner's search takes time quadratic in layers (1,000 layers on 512
+ * GPUs: about 13 s), so the readers refuse more, at once.
+ */
+#define PROFILE_MAX_LAYERS 1024
+
 enum prof_kind { PROF_EMBED, PROF_BLOCK, PROF_HEAD, PROF_OTHER };
 extern const char *const prof_kind_names[];
 

@@ -29,6 +29,20 @@ infile_keep(int keep)
 	keeping = keep != 0;
 }
 
+void
+infile_forget(void)
+{
+	struct kept *k, *next;
+
+	for (k = kept; k; k = next) {
+		next = k->next;
+		free(k->path);
+		free(k->buf);
+		free(k);
+	}
+	kept = NULL;
+}
+
 static const struct kept *
 find_kept(const char *path)
 {

@@ -14,7 +14,7 @@
 const char *const cluster_link_names[] = {"nvswitch", "nvlink", "pcie",
 					  NULL};
 
-#define MAX_GPN 4096
+#define MAX_GPN CLUSTER_MAX_GPN
 #define MAX_NODES 1000000
 #define MAX_GB_S 1e6
 #define MAX_US 1e7
@@ -225,6 +225,11 @@ load_doc(struct cluster *c, struct yml_doc *d)
 		if (ret)
 			return -1;
 	}
+	if ((int64_t)c->nodes * c->gpus_per_node > CLUSTER_MAX_GPUS)
+		return yml_err(d, yml_get(d, root, "nodes"),
+			       "%d nodes of %d GPUs: more than the %d GPUs "
+			       "pd2bw plans for",
+			       c->nodes, c->gpus_per_node, CLUSTER_MAX_GPUS);
 	mem = yml_get(d, root, "gpu_memory_bytes");
 	if (c->gpu_mem_bytes <= 0)
 		return yml_err(d, mem, "zero GPU memory");

@@ -188,6 +188,15 @@ cluster_preset(struct cluster *c, const char *spec)
 	for (i = 0; i < NPRESETS; i++)
 		if (strlen(presets[i].name) == len &&
 		    !strncasecmp(spec, presets[i].name, len)) {
+			long most = CLUSTER_MAX_GPUS / presets[i].gpn;
+
+			if (nodes > most) {
+				pd2bw_error("invalid node count in cluster "
+					    "'%s' (at most %ld nodes: %d "
+					    "GPUs)",
+					    spec, most, CLUSTER_MAX_GPUS);
+				return -2;
+			}
 			fill(c, &presets[i], (int)nodes);
 			return 0;
 		}

@@ -20,7 +20,7 @@ const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
 					  NULL};
 
 /* Limits beyond which a description is surely a typo. */
-#define MAX_LAYERS 1e6
+#define MAX_LAYERS ((double)MODEL_MAX_LAYERS) /* profile.h says why */
 #define MAX_HIDDEN 1048576.0
 #define MAX_HEADS 65536.0
 #define MAX_SEQ 1e8

@@ -962,8 +962,11 @@ pipedream_load_string(struct profile *p, const char *name, const char *buf,
 		pd_err(&g, 1, 1, "no nodes");
 		goto out;
 	}
-	if (g.nnodes > INT32_MAX / 2) {
-		pd_err(&g, 1, 1, "too many nodes");
+	if (g.nnodes > PROFILE_MAX_LAYERS) {
+		pd_err(&g, g.nodes[PROFILE_MAX_LAYERS].line, 1,
+		       "more than %d nodes (layers; the limit of pd2bw-plan's "
+		       "search)",
+		       PROFILE_MAX_LAYERS);
 		goto out;
 	}
 	if (build_index(&g) || resolve_edges(&g))

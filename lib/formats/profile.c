@@ -22,7 +22,7 @@ static const char *const backend_names[] = {"cuda", "cpu", "analytic",
 					    "pipedream", NULL};
 
 #define MAX_MB 64           /* microbatch sizes in one profile */
-#define MAX_LAYERS 10000000 /* layers after expanding nothing */
+#define MAX_LAYERS PROFILE_MAX_LAYERS /* after repeats: profile.h */
 #define MAX_MS 1e9
 #define MAX_BYTES 1e18
 
@@ -259,8 +259,13 @@ load_doc(struct profile *p, struct yml_doc *d)
 	if (nmb < 1 || nmb > MAX_MB)
 		return yml_err(d, mbs, "expected 1 to %d microbatch sizes, "
 			       "found %d", MAX_MB, nmb);
-	if (nl < 1 || nl > MAX_LAYERS)
+	if (nl < 1)
 		return yml_err(d, lys, "expected at least one layer");
+	if (nl > MAX_LAYERS)
+		return yml_err(d, yml_seq_item(d, lys, MAX_LAYERS),
+			       "more than %d layers (the limit of pd2bw-plan's "
+			       "search)",
+			       MAX_LAYERS);
 	profile_alloc(p, nmb, nl);
 	for (i = 0; i < nmb; i++) {
 		yaml_node_t *it = yml_seq_item(d, mbs, (size_t)i);
@@ -276,7 +281,8 @@ load_doc(struct profile *p, struct yml_doc *d)
 			       &p->layers[i], nmb))
 			return -1;
 	if ((int64_t)profile_chain_len(p) > MAX_LAYERS)
-		return yml_err(d, lys, "more than %d layers after repeats",
+		return yml_err(d, lys, "more than %d layers after repeats "
+			       "(the limit of pd2bw-plan's search)",
 			       MAX_LAYERS);
 	return 0;
 }

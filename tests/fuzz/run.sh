@@ -3,13 +3,18 @@
 # readers with clang into build/fuzz/ and run each for SECONDS (default
 # 600), then report what was found.
 #
-# Readers: pipedream model profile cluster catalog plan node kernels
-# (default: all).  Each target is tests/fuzz/fuzz_<reader>.c linked with
-# every lib/*/*.c (node also with topo/node.c, kernels with
-# profiler/calibrate.c), all built
+# Targets: the readers pipedream model profile cluster catalog plan node
+# kernels, the hwloc XML path topo_xml (pd2bw-topo --input), and the
+# command lines cli_plan cli_profile cli_topo (default: all).  Each target
+# is tests/fuzz/fuzz_<target>.c linked with every lib/*/*.c (node also
+# with topo/node.c, kernels with profiler/calibrate.c, topo_xml with
+# topo/*.c, cli_<prog> with that program's main.c and modules), all built
 # with -fsanitize=fuzzer,address,undefined.  Seeds come from
-# tests/fuzz/corpus/<reader>/ (never written to); new inputs go to
-# build/fuzz/corpus/<reader>/, crashes to build/fuzz/artifacts/<reader>/.
+# tests/fuzz/corpus/<target>/ (never written to); new inputs go to
+# build/fuzz/corpus/<target>/, crashes to build/fuzz/artifacts/<target>/.
+# The cli_* targets run chrooted (as root) in build/fuzz/jail-<target>/,
+# which holds their corpus, artifacts and a few small input files
+# (fuzz_cli.h says why).
 #
 # Environment: CLANG (default clang), FUZZ_JOBS (targets run at once,
 # default 1), FUZZ_NICE (niceness, default 10), FUZZ_FLAGS (more libFuzzer
@@ -23,7 +28,8 @@ SECS=600
 case ${1:-} in
 [0-9]*) SECS=$1; shift ;;
 esac
-READERS=${*:-pipedream model profile cluster catalog plan node kernels}
+READERS=${*:-pipedream model profile cluster catalog plan node kernels \
+	topo_xml cli_plan cli_profile cli_topo}
 CLANG=${CLANG:-clang}
 JOBS=${FUZZ_JOBS:-1}
 NICE=${FUZZ_NICE:-10}
@@ -63,26 +69,76 @@ for r in $READERS; do
 		exit 2
 	}
 	extra=
-	[ "$r" = node ] && extra=topo/node.c
-	[ "$r" = kernels ] && extra=profiler/calibrate.c
+	cli="-Dmain=fz_prog_main -Wl,--wrap=exit,--wrap=atexit,--wrap=fclose"
+	case $r in
+	node) extra=topo/node.c ;;
+	kernels) extra=profiler/calibrate.c ;;
+	topo_xml) extra=$(ls topo/*.c | grep -v '^topo/main.c$') ;;
+	cli_plan) extra="-Iplanner $cli $(ls planner/*.c planner/*/*.c)" ;;
+	cli_profile) extra="-Iprofiler $cli $(ls profiler/*.c)" ;;
+	cli_topo) extra="-Itopo $cli $(ls topo/*.c)" ;;
+	esac
 	echo "LINK $B/fuzz_$r"
 	# shellcheck disable=SC2086
-	$CLANG $CFLAGS -fsanitize=fuzzer -o "$B/fuzz_$r" "tests/fuzz/fuzz_$r.c" \
-		$extra $objs $LIBS || exit 2
+	$CLANG $CFLAGS "$DATADIR" -fsanitize=fuzzer -o "$B/fuzz_$r" \
+		"tests/fuzz/fuzz_$r.c" $extra $objs $LIBS || exit 2
 done
 
 # --- run ---
+# The jail of a cli_* target: its corpus, seeds, dictionary and the small
+# files the seeds name (p.yaml profile, c.yaml cluster, m.yaml model,
+# x.xml hwloc XML, n.yaml node file, g.yaml GPU catalog).
+make_jail() {
+	j=$B/jail-$1
+	mkdir -p "$j/corpus" "$j/artifacts" "$j/seeds"
+	cp tests/fuzz/corpus/"$1"/* "$j/seeds/" 2>/dev/null
+	[ -f "tests/fuzz/$1.dict" ] && cp "tests/fuzz/$1.dict" "$j/dict"
+	cp tests/data/plan/tiny-profile.yaml "$j/p.yaml"
+	cp tests/data/plan/tiny-cluster.yaml "$j/c.yaml"
+	cp tests/data/profile/tiny.yaml "$j/m.yaml"
+	cp tests/data/topo/pcie4.xml "$j/x.xml"
+	cp tests/fuzz/corpus/node/pcie4.yaml "$j/n.yaml"
+	cp tests/data/catalog/user-gpus.yaml "$j/g.yaml"
+}
+
 run_one() {
 	r=$1
 	mkdir -p "$B/corpus/$r" "$B/artifacts/$r"
 	touch "$B/$r.stamp"
 	dict=
 	[ -f "tests/fuzz/$r.dict" ] && dict="-dict=tests/fuzz/$r.dict"
+	case $r in
+	cli_*)
+		make_jail "$r"
+		rm -rf "$B/jail-$r/artifacts" && mkdir "$B/jail-$r/artifacts"
+		dict=
+		[ -f "$B/jail-$r/dict" ] && dict=-dict=dict
+		# leaks: main() is left half-way by its exits
+		# shellcheck disable=SC2086
+		# (no /proc in the jail for LeakSanitizer's exit check, no
+		# symbolizer: the report's binary+offset lines symbolize
+		# with llvm-symbolizer --obj=build/fuzz/fuzz_$r outside)
+		(cd "$B/jail-$r" && ASAN_OPTIONS=detect_leaks=0 \
+			nice -n "$NICE" "$TOP/$B/fuzz_$r" \
+			-max_total_time="$SECS" -timeout=30 -detect_leaks=0 \
+			-rss_limit_mb=2048 -max_len=4096 -close_fd_mask=2 \
+			-print_final_stats=1 -artifact_prefix=artifacts/ \
+			$dict ${FUZZ_FLAGS:-} corpus seeds) >"$B/$r.log" 2>&1
+		echo $? >"$B/$r.rc"
+		cp "$B/jail-$r"/artifacts/* "$B/artifacts/$r/" 2>/dev/null
+		return
+		;;
+	esac
 	# -close_fd_mask=2: the readers' messages for rejected input are
 	# noise; libFuzzer and the sanitizers keep their own stderr.
+	# topo_xml forks (hwloc's import is tried in a child first): no
+	# RSS thread, which a child could inherit holding malloc's lock.
+	rss=2048
+	[ "$r" = topo_xml ] && rss=0
 	# shellcheck disable=SC2086
+	LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp \
 	nice -n "$NICE" "$B/fuzz_$r" -max_total_time="$SECS" -timeout=10 \
-		-rss_limit_mb=2048 -max_len=16384 -close_fd_mask=2 \
+		-rss_limit_mb=$rss -max_len=16384 -close_fd_mask=2 \
 		-print_final_stats=1 -artifact_prefix="$B/artifacts/$r/" \
 		$dict ${FUZZ_FLAGS:-} "$B/corpus/$r" "tests/fuzz/corpus/$r" \
 		>"$B/$r.log" 2>&1

@@ -99,11 +99,15 @@ test_bad(void)
 		  "pd2bw: m.yaml:7:8: value -5 out of range [1, 1000000000]");
 	CHECK_ERR(load_with(&m, "layers: 0\nhidden: 64\nheads: 4\n"
 			    "seq_len: 16\nvocab: 100\n"),
-		  "pd2bw: m.yaml:3:9: value 0 out of range [1, 1000000]");
+		  "pd2bw: m.yaml:3:9: value 0 out of range [1, 1000]");
 	CHECK_ERR(load_with(&m, "layers: 2000000\nhidden: 64\nheads: 4\n"
 			    "seq_len: 16\nvocab: 100\n"),
 		  "pd2bw: m.yaml:3:9: value 2000000 out of range [1, "
-		  "1000000]");
+		  "1000]");
+	/* the search is quadratic in layers: 1001 refused at the reader */
+	CHECK_ERR(load_with(&m, "layers: 1001\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\n"),
+		  "pd2bw: m.yaml:3:9: value 1001 out of range [1, 1000]");
 	snprintf(buf, sizeof(buf), "%svocab: 100\ncausal: 1\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:8:9: expected true or false for 'causal'");
@@ -372,7 +376,7 @@ test_validate(void)
 	m.seq_len = 16;
 	m.layers = 0;
 	CHECK_ERR(model_validate(&m, "v"),
-		  "pd2bw: v: layers 0 out of range [1, 1000000]");
+		  "pd2bw: v: layers 0 out of range [1, 1000]");
 	m.layers = 2;
 	m.precision = 7;
 	CHECK_ERR(model_validate(&m, "v"),

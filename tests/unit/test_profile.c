@@ -164,7 +164,23 @@ test_bad(void)
 	CHECK_ERR(load_t(&p, "", "[1]", "", "  - 3\n"),
 		  "pd2bw: p.yaml:11:5: expected a mapping, found a scalar");
 	CHECK_ERR(load_t(&p, "", "[1]", "  repeat: 0\n", pt1),
-		  "pd2bw: p.yaml:9:11: value 0 out of range [1, 10000000]");
+		  "pd2bw: p.yaml:9:11: value 0 out of range [1, 1024]");
+	/* the search is quadratic in layers: refused at the reader */
+	CHECK_ERR(load_t(&p, "", "[1]", "  repeat: 1025\n", pt1),
+		  "pd2bw: p.yaml:9:11: value 1025 out of range [1, 1024]");
+	{
+		char big[4096];
+		const char *two = "  repeat: 600\n";
+
+		snprintf(big, sizeof(big), tmpl, "", "[1]", two, pt1);
+		/* a second layer of 600: 1200 after repeats */
+		strcat(big, "- name: c\n  kind: block\n  repeat: 600\n"
+			    "  params: 10\n  points:\n");
+		strcat(big, pt1);
+		CHECK_ERR(load_str(&p, big),
+			  "pd2bw: p.yaml:7:1: more than 1024 layers after "
+			  "repeats (the limit of pd2bw-plan's search)");
+	}
 	CHECK_ERR(load_t(&p, "", "[1]", "  kind: block\n", pt1),
 		  "pd2bw: p.yaml:9:3: duplicate key 'kind' (first at line 8)");
 	CHECK_ERR(load_t(&p, "tp: 0\n", "[1]", "", pt1),

@@ -1,0 +1,1 @@
+p=$(command -v pd2bw-profile); readelf -d "$p" | grep NEEDED | grep -ci 'cublas\|cudart\|cupti\|libcuda\|nvrtc'; if ldd "$p" | grep -q libasan; then v=unlimited; else v=500000; fi; (ulimit -v $v && pd2bw-profile -b analytic -g A100-80GB -m 1 $TOP/models/gpt-1.3b.yaml -o - | sed -n 1,2p && pd2bw-profile -b cpu -m 1 -w 0 -r 1 $TOP/tests/data/profile/tiny.yaml -q -o - | sed -n 1,2p)

@@ -1,0 +1,12 @@
+/*
+ * fuzz_cli_profile.c - libFuzzer target for pd2bw-profile's command line: its
+ * main() run on argument vectors from the fuzzer, chrooted into a scratch
+ * jail (fuzz_cli.h).  Every usage error must exit 2 with a message, every
+ * other outcome exit cleanly; a crash, a sanitizer report or a hang is a
+ * finding.
+ */
+#define FZ_PROG "pd2bw-profile"
+#define FZ_MAX_DIGITS 3
+/* the cpu backend measures for real: microbatch 82 took over 30 s */
+#define FZ_SKIP "cpu"
+#include "fuzz_cli.h"
