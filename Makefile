@@ -227,6 +227,11 @@ check-fast:
 	$(MAKE) tests-build
 	sh tests/run.sh $(B)
 
+# Every command of README.md, as written, in a fresh clone (tests/readme.sh;
+# README_QUICK=1 skips the slow ones: make check itself, the CPU profile).
+check-readme:
+	sh tests/readme.sh
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/models \
@@ -253,7 +258,8 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all check test check-fast tests-build install uninstall clean fuzz
+.PHONY: all check test check-fast check-readme tests-build install uninstall \
+	clean fuzz
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
