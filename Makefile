@@ -215,17 +215,30 @@ $(B)/tests/test_emu_%: tests/emu/test_emu_%.cc $(EMU_RT)
 	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
 		$(EMU_LIBS)
 
-tests-build: $(PROGS) $(EMU_PROGS) $(TESTS)
+# The emulated CUDA backend is the longest compile: started first, it
+# runs beside everything else under -j.
+tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o) $(PROGS) $(EMU_PROGS) $(TESTS)
 
-# The test suite runs on the sanitizer build.
+# The test suite runs on the sanitizer build, built one job a core (unless
+# make was given -j) and run the same way.  nvcc compiles the real CUDA
+# backend there for one PTX target only, which the driver compiles for
+# any GPU from sm_80 on: the tests need no more, and CI builds every
+# target.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_GENCODE = -gencode arch=compute_80,code=compute_80
 check test:
-	$(MAKE) B=build/san SAN=1 tests-build
-	sh tests/run.sh build/san
+	@echo "pd2bw: building the tests into build/san (sanitizers, $(JOBS) jobs)"
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
+		B=build/san SAN=1 $(if $(filter command line,\
+		$(origin NVCC_GENCODE)),,NVCC_GENCODE='$(CHECK_GENCODE)') \
+		tests-build
+	@echo "pd2bw: running the tests ($(JOBS) at a time)"
+	JOBS=$(JOBS) sh tests/run.sh build/san
 
 # The same suite on the plain optimised build (faster; no sanitizers).
 check-fast:
-	$(MAKE) tests-build
-	sh tests/run.sh $(B)
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) tests-build
+	JOBS=$(JOBS) sh tests/run.sh $(B)
 
 # Every command of README.md, as written, in a fresh clone (tests/readme.sh;
 # README_QUICK=1 skips the slow ones: make check itself, the CPU profile).
