@@ -2,7 +2,9 @@
 #
 #   make                 build the three programs into $(B)/ (default build/)
 #   make check           build with AddressSanitizer + UBSan into build/san/
-#                        and run every test (unit, golden CLI, man lint)
+#                        (one job a core) and run every test (unit, golden
+#                        CLI, man lint), JOBS at a time
+#   make check-readme    run every command of README.md in a fresh clone
 #   make install         PREFIX=/usr/local DESTDIR= MANDIR=$(PREFIX)/share/man
 #   make NVCC=           build the profiler without CUDA even if nvcc exists
 #   make DEVELOPER=1     warnings are errors (CI sets it)
