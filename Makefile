@@ -207,19 +207,19 @@ $(B)/tests/test_prof_gpu_emu_shuffled: tests/unit/test_prof_gpu.c \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(EMU_LIBS)
-$(B)/tests/test_emu_flash_shuffled: tests/emu/test_emu_flash.cc \
+# Compiled once (the flash kernels take long), linked twice.
+$(B)/tests/test_emu_flash_shuffled: $(B)/emu/test_emu_flash.o \
 		$(B)/emu/order_shuffle.o $(EMU_RT)
 	@mkdir -p $(@D)
-	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
-		$(EMU_LIBS)
-$(B)/tests/test_emu_%: tests/emu/test_emu_%.cc $(EMU_RT)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(EMU_LIBS)
+$(B)/tests/test_emu_%: $(B)/emu/test_emu_%.o $(EMU_RT)
 	@mkdir -p $(@D)
-	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
-		$(EMU_LIBS)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(EMU_LIBS)
 
-# The emulated CUDA backend is the longest compile: started first, it
-# runs beside everything else under -j.
-tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o) $(PROGS) $(EMU_PROGS) $(TESTS)
+# The emulated CUDA backend and flash kernels are the longest compiles:
+# started first, they run beside everything else under -j.
+tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o $(B)/emu/test_emu_flash.o) \
+	$(PROGS) $(EMU_PROGS) $(TESTS)
 
 # The test suite runs on the sanitizer build, built one job a core (unless
 # make was given -j) and run the same way.  nvcc compiles the real CUDA
