@@ -2,7 +2,9 @@
 #
 #   make                 build the three programs into $(B)/ (default build/)
 #   make check           build with AddressSanitizer + UBSan into build/san/
-#                        and run every test (unit, golden CLI, man lint)
+#                        (one job a core) and run every test (unit, golden
+#                        CLI, man lint), JOBS at a time
+#   make check-readme    run every command of README.md in a fresh clone
 #   make install         PREFIX=/usr/local DESTDIR= MANDIR=$(PREFIX)/share/man
 #   make NVCC=           build the profiler without CUDA even if nvcc exists
 #   make DEVELOPER=1     warnings are errors (CI sets it)
@@ -222,27 +224,45 @@ $(B)/tests/test_prof_gpu_emu_shuffled: tests/unit/test_prof_gpu.c \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(EMU_LIBS)
-$(B)/tests/test_emu_flash_shuffled: tests/emu/test_emu_flash.cc \
+# Compiled once (the flash kernels take long), linked twice.
+$(B)/tests/test_emu_flash_shuffled: $(B)/emu/test_emu_flash.o \
 		$(B)/emu/order_shuffle.o $(EMU_RT)
 	@mkdir -p $(@D)
-	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
-		$(EMU_LIBS)
-$(B)/tests/test_emu_%: tests/emu/test_emu_%.cc $(EMU_RT)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(EMU_LIBS)
+$(B)/tests/test_emu_%: $(B)/emu/test_emu_%.o $(EMU_RT)
 	@mkdir -p $(@D)
-	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.cc %.o,$^) \
-		$(EMU_LIBS)
+	$(CXX) $(EMU_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(EMU_LIBS)
 
-tests-build: $(PROGS) $(EMU_PROGS) $(TESTS)
+# The emulated CUDA backend and flash kernels are the longest compiles:
+# started first, they run beside everything else under -j.
+tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o $(B)/emu/test_emu_flash.o) \
+	$(PROGS) $(EMU_PROGS) $(TESTS)
 
-# The test suite runs on the sanitizer build.
+# The test suite runs on the sanitizer build, built one job a core (unless
+# make was given -j) and run the same way.  nvcc compiles the real CUDA
+# backend there for one PTX target only, which the driver compiles for
+# any GPU from sm_80 on: the tests need no more, and CI builds every
+# target.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_GENCODE = -gencode arch=compute_80,code=compute_80
 check test:
-	$(MAKE) B=build/san SAN=1 tests-build
-	sh tests/run.sh build/san
+	@echo "pd2bw: building the tests into build/san (sanitizers, $(JOBS) jobs)"
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
+		B=build/san SAN=1 $(if $(filter command line,\
+		$(origin NVCC_GENCODE)),,NVCC_GENCODE='$(CHECK_GENCODE)') \
+		tests-build
+	@echo "pd2bw: running the tests ($(JOBS) at a time)"
+	JOBS=$(JOBS) sh tests/run.sh build/san
 
 # The same suite on the plain optimised build (faster; no sanitizers).
 check-fast:
-	$(MAKE) tests-build
-	sh tests/run.sh $(B)
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) tests-build
+	JOBS=$(JOBS) sh tests/run.sh $(B)
+
+# Every command of README.md, as written, in a fresh clone (tests/readme.sh;
+# README_QUICK=1 skips the slow ones: make check itself, the CPU profile).
+check-readme:
+	sh tests/readme.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -273,7 +293,8 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all check test check-fast tests-build install uninstall clean fuzz
+.PHONY: all check test check-fast check-readme tests-build install uninstall \
+	clean fuzz
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

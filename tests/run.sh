@@ -11,60 +11,60 @@
 # those selected by CASES (required with UPDATE).
 # CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
 # rewritten); UNIT=0 skips the unit tests.
+# Unit programs and golden cases run JOBS at a time (default: one a core),
+# the slow emulation ones first; each says when it ends.
 # Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
 set -u
 B=${1:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $B in /*) ;; *) B=$TOP/$B ;; esac
-if [ "${UPDATE:-0}" = 1 ] && [ -z "${CASES:-}" ]; then
-	echo "run.sh: UPDATE=1 needs CASES=tool/* (e.g. CASES='topo/*'), so" \
-		"one tool's run cannot rewrite another tool's expectations" >&2
-	exit 2
-fi
-pass=0 fail=0 skip=0
-failed_names=
 
-note_fail() {
-	fail=$((fail + 1))
-	failed_names="$failed_names $1"
-}
-
-# --- unit tests ---
-[ "${UNIT:-1}" = 0 ] || for t in "$B"/tests/test_*; do
-	[ -x "$t" ] || continue
-	name=$(basename "$t")
-	out=$("$t" 2>&1)
-	rc=$?
-	if [ $rc -eq 77 ]; then
-		echo "SKIP $name: $(printf '%s\n' "$out" | sed -n 's/.*# SKIP //p' | head -1)"
-		skip=$((skip + 1))
-		continue
+# One job, run by xargs below: "unit PROGRAM" or "cli CASE.cmd"; the
+# result goes to $RES/<id>.res as "pass N", "fail N" or "skip N", what
+# to show to $RES/<id>.log.
+if [ "${1:-}" = --one ]; then
+	kind=$2 what=$3
+	id=$(printf '%s' "$what" | tr '/' '_')
+	start=$(date +%s)
+	if [ "$kind" = unit ]; then
+		name=$(basename "$what")
+		out=$("$what" 2>&1)
+		rc=$?
+		if [ $rc -eq 77 ]; then
+			echo "SKIP $name: $(printf '%s\n' "$out" | sed -n 's/.*# SKIP //p' | head -1)" >"$RES/$id.log"
+			echo "skip 1" >"$RES/$id.res"
+			cat "$RES/$id.log"
+			exit 0
+		fi
+		p=$(printf '%s\n' "$out" | grep '^ok ' | grep -vc '# SKIP')
+		s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP')
+		f=$(printf '%s\n' "$out" | grep -c '^not ok')
+		{
+			[ "$s" -eq 0 ] || echo "skip $s"
+			if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
+				echo "fail $((f > 0 ? f : 1)) $name"
+			fi
+			echo "pass $p"
+		} >"$RES/$id.res"
+		if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
+			{
+				printf '%s\n' "$out" | grep -A3 '^not ok' | sed "s/^/$name: /"
+				[ "$f" -gt 0 ] || { echo "$name: exited $rc"; printf '%s\n' "$out" | tail -5; }
+			} >"$RES/$id.log"
+			cat "$RES/$id.log"
+		fi
+		echo "  unit $name: $p ok, $f failed ($(($(date +%s) - start)) s)"
+		exit 0
 	fi
-	p=$(printf '%s\n' "$out" | grep '^ok ' | grep -vc '# SKIP')
-	s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok')
-	pass=$((pass + p)) skip=$((skip + s))
-	if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
-		printf '%s\n' "$out" | grep -A3 '^not ok' | sed "s/^/$name: /"
-		[ "$f" -gt 0 ] || { echo "$name: exited $rc"; printf '%s\n' "$out" | tail -5; }
-		fail=$((fail + (f > 0 ? f : 1)))
-		failed_names="$failed_names $name"
-	fi
-done
-
-# --- golden CLI tests ---
-export PATH="$B:$PATH" PD2BW_DETERMINISTIC=1 TOP LC_ALL=C
-export ASAN_OPTIONS=detect_leaks=1
-for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
-	[ -f "$cmd" ] || continue
+	cmd=$what
 	base=${cmd%.cmd}
 	name=${base#"$TOP"/tests/cli/}
 	# <case>.needs names a program of $B the case runs (one built only
 	# with CUDA, say); without it the case is skipped
 	if [ -f "$base.needs" ] && [ ! -x "$B/$(cat "$base.needs")" ]; then
 		echo "SKIP cli/$name: no $(cat "$base.needs") in this build"
-		skip=$((skip + 1))
-		continue
+		echo "skip 1" >"$RES/$id.res"
+		exit 0
 	fi
 	dir=$(mktemp -d)
 	(cd "$dir" && sh -c "$(cat "$cmd")" >"$dir/.stdout" 2>"$dir/.stderr"
@@ -82,14 +82,78 @@ for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
 		diff -u "$exp" "$dir/${k#*:}" >>"$dir/.diff" 2>&1 || ok=0
 	done
 	if [ $ok = 1 ]; then
-		pass=$((pass + 1))
+		echo "pass 1" >"$RES/$id.res"
 	else
-		echo "FAIL cli/$name"
-		head -40 "$dir/.diff"
-		note_fail "cli/$name"
+		echo "fail 1 cli/$name" >"$RES/$id.res"
+		{ echo "FAIL cli/$name"; head -40 "$dir/.diff"; } >"$RES/$id.log"
+		cat "$RES/$id.log"
 	fi
+	secs=$(($(date +%s) - start))
+	[ $secs -lt 5 ] || echo "  cli/$name ($secs s)"
 	rm -rf "$dir"
+	exit 0
+fi
+
+if [ "${UPDATE:-0}" = 1 ] && [ -z "${CASES:-}" ]; then
+	echo "run.sh: UPDATE=1 needs CASES=tool/* (e.g. CASES='topo/*'), so" \
+		"one tool's run cannot rewrite another tool's expectations" >&2
+	exit 2
+fi
+pass=0 fail=0 skip=0
+failed_names=
+
+note_fail() {
+	fail=$((fail + 1))
+	failed_names="$failed_names $1"
+}
+
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+RES=$(mktemp -d)
+export RES B TOP
+trap 'rm -rf "$RES"' EXIT INT TERM
+# The golden cases' environment; OpenBLAS on one thread, as jobs run side
+# by side.
+export PATH="$B:$PATH" PD2BW_DETERMINISTIC=1 LC_ALL=C
+export ASAN_OPTIONS=detect_leaks=1 OPENBLAS_NUM_THREADS=1
+
+# The job list: emulation first (they take longest), then the rest.
+{
+	if [ "${UNIT:-1}" != 0 ]; then
+		for t in "$B"/tests/test_*; do
+			[ -x "$t" ] || continue
+			case $t in *emu*) echo "unit $t" ;; esac
+		done
+	fi
+	for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
+		[ -f "$cmd" ] || continue
+		case $cmd in */emu-*) echo "cli $cmd" ;; esac
+	done
+	if [ "${UNIT:-1}" != 0 ]; then
+		for t in "$B"/tests/test_*; do
+			[ -x "$t" ] || continue
+			case $t in *emu*) ;; *) echo "unit $t" ;; esac
+		done
+	fi
+	for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
+		[ -f "$cmd" ] || continue
+		case $cmd in */emu-*) ;; *) echo "cli $cmd" ;; esac
+	done
+} >"$RES/jobs"
+njobs=$(wc -l <"$RES/jobs")
+echo "run.sh: $njobs test programs and golden cases, $JOBS at a time"
+start=$(date +%s)
+xargs -P "$JOBS" -L 1 sh "$0" --one <"$RES/jobs"
+for r in "$RES"/*.res; do
+	[ -f "$r" ] || continue
+	while read -r what n name; do
+		case $what in
+		pass) pass=$((pass + n)) ;;
+		skip) skip=$((skip + n)) ;;
+		fail) fail=$((fail + n)) failed_names="$failed_names $name" ;;
+		esac
+	done <"$r"
 done
+echo "run.sh: tests done in $(($(date +%s) - start)) s; man page lint"
 
 # --- man pages ---
 # All of mandoc -Tlint, style suggestions included.  mandoc looks up .Xr

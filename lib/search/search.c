@@ -713,27 +713,52 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 	int s, place;
 
 	nocap.cap_bytes = INFINITY;
-	for (i = 0; i < n && tried < 256 && v[i].lb < p->iter_ms * 0.99;
-	     i++) {
-		double t;
+	/* Of the faster configurations that do not fit, name the one that
+	 * needs the least memory: the nearest within reach, and how much
+	 * more memory per GPU it takes. */
+	{
+		double best_mem = INFINITY, best_t = 0, fastest = INFINITY;
+		long best = -1;
 
-		tried++;
-		t = solve_best(x, &nocap, so, &v[i], p->iter_ms * 0.99,
-			       &place);
-		if (isfinite(t)) {
+		for (i = 0; i < n && tried < 256 &&
+			    v[i].lb < p->iter_ms * 0.99;
+		     i++) {
 			struct plan_terms terms;
-			double mem;
+			double t, mem;
 
+			tried++;
+			t = solve_best(x, &nocap, so, &v[i],
+				       p->iter_ms * 0.99, &place);
+			if (!isfinite(t))
+				continue;
+			if (t < fastest)
+				fastest = t;
 			solve(x, &nocap, &v[i], place, INFINITY, &terms);
 			mem = stages_peak(x->st, v[i].d);
+			if (mem < best_mem) {
+				best_mem = mem;
+				best_t = t;
+				best = i;
+			}
+		}
+		if (best >= 0) {
+			const struct cand *b = &v[best];
+
 			p->bind = PLAN_BIND_MEMORY;
 			p->bind_reason = fmt(
-				"%s w=%d d=%d t=%d b=%d recompute=%s would "
-				"take %.1f ms per iteration but needs %.2f GiB "
-				"per GPU (limit %.2f GiB)",
-				plan_sched_names[v[i].sched], v[i].w, v[i].d,
-				x->sc[v[i].ti].t, x->c->mb[v[i].k],
-				prof_rc_names[v[i].r], t, mem / GIB,
+				"faster configurations need more memory per "
+				"GPU: the nearest, %s w=%d d=%d t=%d b=%d "
+				"recompute=%s, would take %.1f ms (%.0f%% "
+				"faster; the fastest %.0f%%) with %.2f GiB, "
+				"%.2f GiB over the %.2f GiB limit (GPUs with "
+				"more memory, or a smaller --reserve)",
+				plan_sched_names[b->sched], b->w, b->d,
+				x->sc[b->ti].t, x->c->mb[b->k],
+				prof_rc_names[b->r], best_t,
+				100 * (1 - best_t / p->iter_ms),
+				100 * (1 - fastest / p->iter_ms),
+				best_mem / GIB,
+				(best_mem - x->o->cap_bytes) / GIB,
 				x->o->cap_bytes / GIB);
 			return;
 		}

@@ -9,7 +9,8 @@
  * matrices, D = epilogue(alpha op(A) op(B) + beta C), op() being N or T,
  * strided batches, compute type CUBLAS_COMPUTE_32F with scale type
  * CUDA_R_32F, A/B/C/D of CUDA_R_16F, CUDA_R_16BF or CUDA_R_32F in the
- * combinations the library supports.  Products are accumulated in double,
+ * combinations the library supports.  Products are accumulated in double
+ * (by the host's CBLAS dgemm, for speed: the same sums in another order),
  * rounded to float (the compute type) and scaled in float; what is stored
  * is rounded to nearest even into the destination type.
  *
@@ -43,6 +44,7 @@
  * GEMM that the caller's comparison with a reference must catch).
  * In a dry run (emu_dry) everything is checked and nothing computed.
  */
+#include <cblas.h>
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -1145,6 +1147,7 @@ aligned(const void *ptr, uint32_t a)
 struct lt_work {
 	std::vector<float> opa, opb, acc;
 	std::vector<double> grad;
+	std::vector<double> da, db, sum; /* op(A), op(B), their product */
 };
 
 /* One matmul of a batch: D = epilogue(alpha op(A) op(B) + beta C). */
@@ -1162,26 +1165,31 @@ gemm_one(const lt_problem *p, float al, float be, const void *pa,
 	const char *sk = getenv("PD2BW_EMU_GEMM_SKEW");
 	float skew = sk && *sk ? strtof(sk, NULL) : 1.0f;
 
+	double *da = w->da.data(), *db = w->db.data(), *ds = w->sum.data();
+
 	for (uint64_t i = 0; i < m; i++)
-		for (uint64_t q = 0; q < k; q++)
+		for (uint64_t q = 0; q < k; q++) {
 			opa[i * k + q] = load_el(pa, la->type, (int64_t)(p->ta ?
 				i * la->ld + q : q * la->ld + i));
+			da[i * k + q] = opa[i * k + q];
+		}
 	for (uint64_t j = 0; j < n; j++)
-		for (uint64_t q = 0; q < k; q++)
+		for (uint64_t q = 0; q < k; q++) {
 			opb[j * k + q] = load_el(pb, lb->type, (int64_t)(p->tb ?
 				q * lb->ld + j : j * lb->ld + q));
+			db[j * k + q] = opb[j * k + q];
+		}
+	/* sum[j][i] = sum over q of op(A)[i][q] op(B)[q][j], in double */
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)m,
+		    (int)k, 1.0, db, (int)k, da, (int)k, 0.0, ds, (int)m);
 
 	/* alpha op(A) op(B) + beta C, in the compute type; beta 0 reads
 	 * no C */
 	for (uint64_t j = 0; j < n; j++) {
 		for (uint64_t i = 0; i < m; i++) {
-			const float *ra = opa + i * k, *rb = opb + j * k;
-			double sum = 0.0;
 			float v;
 
-			for (uint64_t q = 0; q < k; q++)
-				sum += (double)ra[q] * rb[q];
-			v = al * (float)sum;
+			v = al * (float)ds[j * m + i];
 			if (be != 0.0f)
 				v += be * load_el(pc, lc->type,
 						  (int64_t)(j * lc->ld + i));
@@ -1405,6 +1413,9 @@ cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
 		w.opa.resize(m * k);
 		w.opb.resize(n * k);
 		w.acc.resize(m * n);
+		w.da.resize(m * k);
+		w.db.resize(n * k);
+		w.sum.resize(m * n);
 		for (int b = 0; b < p.batch; b++) {
 			void *bias = p.uses_bias ? (void *)offset(d->bias,
 				b * d->bias_stride, bes) : NULL;

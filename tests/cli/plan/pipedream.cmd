@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/tests/data/pipedream/diamond.txt -c dgx-a100:1 -B 16
+cd $TOP/tests/data/pipedream && pd2bw-plan diamond.txt -c dgx-a100:1 -B 16
