@@ -65,6 +65,11 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	size_t i;
 	int j, any = 0, k, fsdp;
 
+	if (!strcmp(prec, "fp8"))
+		return pd2bw_error("--emit torchtitan: the plan trains in fp8, "
+				   "and this emitter does not write "
+				   "torchtitan's float8 converter yet; plan "
+				   "with --precision bf16");
 	if (!m || m->family != MODEL_LLAMA)
 		return pd2bw_error("--emit torchtitan: torchtitan's llama3 "
 				   "is the only dense model it builds; the "
