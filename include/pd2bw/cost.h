@@ -256,4 +256,14 @@ double cost_simulate(const struct chain *c, const struct plan_stage *st,
 		     const struct cost_cfg *g, struct sim *sm,
 		     struct plan_terms *terms);
 
+/*
+ * The configuration plan p (made from chain c) runs: its shape, the index
+ * of its microbatch in c, and its runtime, parsed from the plan into rt
+ * (o's default for the schedule when the plan names none).  Returns 0, or
+ * -1 when the plan's microbatch is not in c.
+ */
+int cost_cfg_of_plan(const struct plan *p, const struct chain *c,
+		     const struct cost_opts *o, struct runtime *rt,
+		     struct cost_cfg *g);
+
 #endif

@@ -281,3 +281,34 @@ out:
 	free(in);
 	return ret;
 }
+
+int
+cost_cfg_of_plan(const struct plan *p, const struct chain *c,
+		 const struct cost_opts *o, struct runtime *rt,
+		 struct cost_cfg *g)
+{
+	int k;
+
+	for (k = 0; k < c->nmb && c->mb[k] != p->b; k++)
+		;
+	if (k == c->nmb)
+		return -1;
+	memset(g, 0, sizeof(*g));
+	g->sched = p->sched;
+	g->w = p->w;
+	g->d = p->d;
+	g->k = k;
+	g->b = p->b;
+	g->m = p->m;
+	g->r = p->recompute;
+	g->place = p->place;
+	g->t = p->t;
+	g->v = p->v > 1 ? p->v : 1;
+	g->zero = p->zero;
+	g->sp = p->sp;
+	if (p->runtime && *p->runtime && runtime_parse(rt, p->runtime) == 0)
+		g->rt = rt;
+	else
+		g->rt = cost_runtime(o, p->sched, p->d);
+	return 0;
+}

@@ -221,28 +221,10 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 	rc->evaluated = 0;
 	if (!c || !in->o || !in->cl || c->L != p->nlayers)
 		return 0;
-	for (j = 0; j < c->nmb; j++)
-		if (c->mb[j] == p->b)
-			k = j;
-	if (k < 0)
+	if (cost_cfg_of_plan(p, c, in->o, &rt, &g))
 		return 0;
-	memset(&g, 0, sizeof(g));
-	g.sched = p->sched;
-	g.w = p->w;
-	g.d = p->d;
-	g.k = k;
-	g.b = p->b;
-	g.m = p->m;
+	k = g.k;
 	g.r = PROF_RC_NONE;
-	g.place = p->place;
-	g.t = p->t;
-	g.v = p->v > 1 ? p->v : 1;
-	g.zero = p->zero;
-	g.sp = p->sp;
-	if (p->runtime && *p->runtime && runtime_parse(&rt, p->runtime) == 0)
-		g.rt = &rt;
-	else
-		g.rt = cost_runtime(in->o, p->sched, p->d);
 	st = xcalloc((size_t)p->d, sizeof(*st));
 	place_links_init(&l, in->cl, p->d);
 	place_links_fill(&l, in->cl, p->place, p->w, p->d, p->t);

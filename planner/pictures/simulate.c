@@ -24,16 +24,11 @@ sim_outputs(const struct plan *p, const struct chain *c,
 	struct cost_cfg g;
 	struct runtime rt;
 	struct sim sm;
-	int ret = -1, k, s;
+	int ret = -1, s;
 
 	if (p->d < 1 || p->nstages != p->d)
 		return pd2bw_error("the plan has %d stages for depth %d",
 				   p->nstages, p->d);
-	for (k = 0; k < c->nmb && c->mb[k] != p->b; k++)
-		;
-	if (k == c->nmb)
-		return pd2bw_error("microbatch %d is not in the profile",
-				   p->b);
 	for (s = 0; s < p->d; s++)
 		if (p->stages[s].first < 0 || p->stages[s].last >= c->L ||
 		    p->stages[s].first > p->stages[s].last)
@@ -42,23 +37,9 @@ sim_outputs(const struct plan *p, const struct chain *c,
 					   s, p->stages[s].first,
 					   p->stages[s].last, c->L);
 	cost_opts_init(&o);
-	memset(&g, 0, sizeof(g));
-	g.sched = p->sched;
-	g.w = p->w;
-	g.d = p->d;
-	g.k = k;
-	g.b = p->b;
-	g.m = p->m;
-	g.r = p->recompute;
-	g.t = p->t;
-	g.sp = p->sp;
-	g.v = p->v > 1 ? p->v : 1;
-	g.zero = p->zero;
-	g.place = p->place;
-	if (p->runtime && *p->runtime && runtime_parse(&rt, p->runtime) == 0)
-		g.rt = &rt;
-	else
-		g.rt = cost_runtime(&o, p->sched, p->d);
+	if (cost_cfg_of_plan(p, c, &o, &rt, &g))
+		return pd2bw_error("microbatch %d is not in the profile",
+				   p->b);
 	memset(&sm, 0, sizeof(sm));
 	if (cost_simulate(c, p->stages, &g, &sm, NULL) < 0)
 		goto out;
