@@ -63,6 +63,8 @@ enum {
 	OPT_LP_TIME,
 	OPT_RUNTIME,
 	OPT_PRECISION,
+	OPT_CONTEXT_MEM,
+	OPT_FRAG,
 };
 
 static const struct option longopts[] = {
@@ -74,6 +76,8 @@ static const struct option longopts[] = {
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"runtime", required_argument, NULL, OPT_RUNTIME},
 	{"precision", required_argument, NULL, OPT_PRECISION},
+	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
+	{"fragmentation", required_argument, NULL, OPT_FRAG},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -174,6 +178,10 @@ usage(FILE *fp)
 	fprintf(fp,
 		"      --precision P        train a model in bf16, fp16, fp32 or fp8\n"
 		"                           (FP8 GEMMs, 16-bit elsewhere)\n"
+		"      --context-memory GIB CUDA context, NCCL and cuBLAS buffers\n"
+		"                           per GPU (default 1.25)\n"
+		"      --fragmentation F    allocator margin, share of activations\n"
+		"                           and workspace (default 0.07)\n"
 		"      --runtime NAME[:OPT,no-OPT,...]\n"
 		"                           what runs the plan: pipedream-2bw,\n"
 		"                           megatron-core, deepspeed, torchtitan,\n"
@@ -342,7 +350,7 @@ main(int argc, char **argv)
 	struct chain ch;
 	struct plan plan;
 	double reserve_gib = 1.0;
-	double wb = -1, gb = -1, ob = -1, vb = -1;
+	double wb = -1, gb = -1, ob = -1, vb = -1, ctx_gib = -1, frag = -1;
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
@@ -392,6 +400,12 @@ main(int argc, char **argv)
 			input_set_precision(pr);
 			break;
 		}
+		case OPT_CONTEXT_MEM:
+			ctx_gib = cli_double("--context-memory", optarg, 0, 1024);
+			break;
+		case OPT_FRAG:
+			frag = cli_double("--fragmentation", optarg, 0, 1);
+			break;
 		case OPT_RUNTIME:
 			if (runtime_parse(&rt_user, optarg))
 				cli_usage_error("invalid --runtime '%s'",
@@ -701,6 +715,13 @@ main(int argc, char **argv)
 		co.opt_bytes = ob;
 	if (vb >= 0)
 		co.version_bytes = vb;
+	for (c = 0; c < RUNTIME_N; c++) {
+		if (ctx_gib >= 0)
+			co.rts[c].context_bytes =
+				ctx_gib * 1024.0 * 1024.0 * 1024.0;
+		if (frag >= 0)
+			co.rts[c].frag = frag;
+	}
 	co.cap_bytes = (double)cl.gpu_mem_bytes -
 		       reserve_gib * 1024.0 * 1024.0 * 1024.0;
 	if (co.cap_bytes <= 0) {

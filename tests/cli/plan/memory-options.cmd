@@ -1,0 +1,1 @@
+cp $TOP/tests/data/plan/tiny-*.yaml . && for a in "" "--context-memory 0 --fragmentation 0" "--context-memory 2 --fragmentation 0.5"; do pd2bw-plan tiny-profile.yaml -c tiny-cluster.yaml -B 8 --reserve 0.5 -e --width 4 --depth 2 --microbatch 1 -s 2bw -r none $a -q -o p.yaml; grep -E "^  peak_memory_bytes|runtime_bytes" p.yaml | head -2; done
