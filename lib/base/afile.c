@@ -28,7 +28,7 @@ static char *volatile live[AFILE_MAX];
 static struct {
 	char *tmp, *dest, *path;
 } queued[AFILE_MAX];
-static int nqueued, in_batch, batch_failed, handlers_set;
+static int nqueued, in_batch, batch_failed;
 
 static void
 on_signal(int sig)
@@ -49,16 +49,14 @@ set_handlers(void)
 	struct sigaction sa, old;
 	size_t i;
 
-	if (handlers_set)
-		return;
-	handlers_set = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* a signal the caller ignores (nohup) stays ignored */
+		/* a signal the caller ignores (nohup) stays ignored, one it
+		 * handles itself stays its own */
 		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
+		    old.sa_handler != SIG_DFL)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}

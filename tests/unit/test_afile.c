@@ -222,6 +222,11 @@ test_signal(const char *dir)
 		if (pid == 0) {
 			struct afile f;
 
+			/* as a program started normally has them, even when
+			 * the suite runs under nohup or in the background;
+			 * and never wait forever */
+			signal(sigs[sig], SIG_DFL);
+			alarm(20);
 			close(fds[0]);
 			if (afile_open(&f, p))
 				_exit(3);
