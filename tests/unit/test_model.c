@@ -110,7 +110,7 @@ test_bad(void)
 	snprintf(buf, sizeof(buf), "%svocab: 100\nactivation: relu\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:8:13: invalid activation 'relu' (expected "
-		  "gelu, swiglu)");
+		  "gelu, swiglu, geglu)");
 	snprintf(buf, sizeof(buf), "family: t5\n%svocab: 100\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:3:9: invalid family 't5' (expected gpt, "
@@ -133,9 +133,9 @@ test_bad(void)
 		  "pd2bw: m.yaml:1:1: expected a mapping, found a sequence");
 	CHECK_ERR(load_str(&m, "just text\n"),
 		  "pd2bw: m.yaml:1:1: expected a mapping, found a scalar");
-	CHECK_ERR(load_str(&m, "format: pd2bw-model/2\n"),
-		  "pd2bw: m.yaml:1:9: format version 2 is newer than this "
-		  "program reads (1)");
+	CHECK_ERR(load_str(&m, "format: pd2bw-model/3\n"),
+		  "pd2bw: m.yaml:1:9: format version 3 is newer than this "
+		  "program reads (2)");
 	CHECK_ERR(load_str(&m, "name: x\n"),
 		  "pd2bw: m.yaml:1:1: missing key 'format'");
 	CHECK_ERR(model_load(&m, "/nonexistent/m.yaml"),
@@ -221,11 +221,14 @@ test_hf(void)
 	CHECK_ERR(load_json(&m,
 			    "{\"model_type\": \"t5\"}"),
 		  "pd2bw: c.json:1:16: unsupported model_type 't5' (expected "
-		  "gpt2, bert, llama, mistral or qwen2)");
+		  "gpt2, bert, llama, mistral, mixtral, qwen2, qwen2_moe, "
+		  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gemma, gemma2, "
+		  "gemma3, gemma3_text, phi3 or gpt_oss)");
 	CHECK_ERR(load_json(&m,
 			    "{\"architectures\": [\"T5Model\"]}"),
 		  "pd2bw: c.json:1:19: unsupported architectures (expected "
-		  "GPT2*, Bert*, Llama*, Mistral* or Qwen2*)");
+		  "GPT2*, Bert*, Llama*, Mistral*, Mixtral*, Qwen2*, Qwen3*, "
+		  "DeepseekV2*, DeepseekV3*, Gemma*, Phi3* or GptOss*)");
 	CHECK_ERR(load_json(&m,
 			    "{\"model_type\": \"llama\",\n"
 			    " \"num_hidden_layers\": 2, "
