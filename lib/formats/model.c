@@ -5,6 +5,8 @@
  * variants, DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS), writing, and the
  * consistency checks.  The closed-form counts live in model_count.c.
  */
+#include <sys/stat.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1244,12 +1246,23 @@ int
 model_load(struct model *m, const char *path)
 {
 	struct yml_doc d;
+	struct stat st;
+	char *cfg = NULL;
 	int ret;
 
+	/* a Hugging Face model directory */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path) + sizeof("/config.json");
+
+		cfg = xmalloc(n);
+		snprintf(cfg, n, "%s/config.json", path);
+		path = cfg;
+	}
 	ret = yml_load_file(&d, path);
 	if (!ret)
 		ret = load_doc(m, &d);
 	yml_release(&d);
+	free(cfg);
 	return ret;
 }
 
