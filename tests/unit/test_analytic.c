@@ -405,7 +405,7 @@ test_v2(void)
 	CHECK_INT_EQ(p.nlayers, 4);
 	CHECK_STR_EQ(p.layers[1].name, "block");
 	CHECK_INT_EQ(p.layers[1].repeat, 3);
-	CHECK_STR_EQ(p.layers[2].name, "moe");
+	CHECK_STR_EQ(p.layers[2].name, "block_moe");
 	CHECK_INT_EQ(p.layers[2].repeat, 58);
 	CHECK_INT_EQ(p.layers[2].params, 11507286272LL);
 	/* a MoE block's FLOPs are near a dense one's (8 + 1 experts of
