@@ -131,6 +131,10 @@ input_tp_chains(struct input_chains *x, const char *path,
 		if (gpus_per_node % t || m.heads % t || m.ffn_hidden % t ||
 		    (kv % t && t % kv))
 			continue;
+		/* experts are split t ways too (expert tensor parallelism) */
+		if (m.moe.experts &&
+		    (m.moe.expert_ffn % t || m.moe.shared_ffn % t))
+			continue;
 		for (sp = 0; sp < 2; sp++) {
 			if (sp ? t == 1 || sp_mode == 0
 			       : t > 1 && sp_mode == 1)

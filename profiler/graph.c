@@ -182,6 +182,18 @@ prof_graph_build(struct prof_graph *g, const struct model *m, int tp,
 	if (tp < 1)
 		return pd2bw_error("tensor-parallel degree %d is not positive",
 				   tp);
+	/* NEEDSWORK: the measured backends have no kernels for these yet;
+	 * a dense stand-in would be a silent approximation */
+	if (model_is_v2(m))
+		return pd2bw_error("model '%s' uses %s, which only the "
+				   "analytic backend prices",
+				   m->name ? m->name : "",
+				   m->moe.experts ? "experts (moe)"
+				   : m->attention == MODEL_MLA ? "attention mla"
+				   : m->window ? "a sliding window"
+				   : m->activation == MODEL_GEGLU ? "geglu"
+				   : m->head_dim ? "head_dim"
+				   : "format-2 keys");
 	if (m->heads < 1 || m->hidden % m->heads)
 		return pd2bw_error("%lld heads do not divide hidden size %lld",
 				   (long long)m->heads, (long long)m->hidden);

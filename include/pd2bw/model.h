@@ -14,12 +14,17 @@
 #define MODEL_MAX_LAYERS 1000
 
 enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };
-enum model_act { MODEL_GELU, MODEL_SWIGLU };
+/* geglu: the gated MLP of swiglu with a GELU gate (Gemma): three matrices
+ * of ffn_hidden, priced like swiglu. */
+enum model_act { MODEL_GELU, MODEL_SWIGLU, MODEL_GEGLU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };
 enum model_pos { MODEL_LEARNED, MODEL_ROTARY };
 /* fp8: bf16 training whose linear layers run FP8 GEMMs (Transformer
  * Engine); weights, gradients and activations stay 16-bit. */
 enum model_prec { MODEL_BF16, MODEL_FP16, MODEL_FP32, MODEL_FP8 };
+/* Attention: multi-head (MHA, GQA and MQA through kv_heads) or DeepSeek's
+ * multi-head latent attention. */
+enum model_attn { MODEL_MHA, MODEL_MLA };
 
 /* Names, indexed by the enums above, NULL-terminated (for YK_ENUM). */
 extern const char *const model_family_names[];
@@ -27,6 +32,43 @@ extern const char *const model_act_names[];
 extern const char *const model_norm_names[];
 extern const char *const model_pos_names[];
 extern const char *const model_prec_names[];
+extern const char *const model_attn_names[];
+
+/*
+ * Mixture of experts (experts == 0: every MLP is dense).  Layer i (from 0)
+ * is a MoE layer when i >= first_dense and (i - first_dense) % every == 0,
+ * as Megatron's and DeepSeek's moe_layer_freq; the other layers keep the
+ * dense MLP of ffn_hidden.
+ */
+struct model_moe {
+	int64_t experts;        /* routed experts per MoE layer */
+	int64_t top_k;          /* routed experts per token */
+	int64_t expert_ffn;     /* inner size of one routed expert */
+	int64_t shared_experts; /* always-active experts */
+	int64_t shared_ffn;     /* inner size of one shared expert */
+	int shared_gate;        /* sigmoid gate (h -> 1) on the shared experts
+				   (Qwen2-MoE) */
+	int router_bias;        /* per-expert bias of the router (DeepSeek-V3's
+				   score correction; GPT-OSS through bias) */
+	int first_dense;        /* leading dense layers */
+	int every;              /* MoE every n-th layer after them (>= 1) */
+	double capacity_factor; /* tokens per expert padded to this multiple of
+				   the balanced share; 0: dropless */
+};
+
+/*
+ * Multi-head latent attention (attention mla): queries through a q_rank
+ * latent (0: a plain h x heads (nope + rope) projection), keys and values
+ * through a kv_rank latent plus a shared rope_dim key, heads of nope_dim +
+ * rope_dim for scores and v_dim for values.
+ */
+struct model_mla {
+	int64_t q_rank;
+	int64_t kv_rank;
+	int64_t nope_dim;
+	int64_t rope_dim;
+	int64_t v_dim;
+};
 
 struct model {
 	char *name;           /* owned */
@@ -48,6 +90,30 @@ struct model {
 	int dropout;          /* dropout masks are stashed */
 	int flash_attention;  /* fused attention: s x s scores never stored */
 	int precision;        /* enum model_prec of activations and weights */
+	/* Format 2 (all zero / off for the models of format 1). */
+	int64_t head_dim;     /* size of one head; 0: hidden / heads */
+	int attention;        /* enum model_attn */
+	struct model_mla mla; /* when attention is MODEL_MLA */
+	struct model_moe moe; /* when moe.experts > 0 */
+	int qkv_bias;         /* q, k, v projections carry biases (Qwen2),
+				   whatever bias says */
+	int qk_norm;          /* RMSNorm of each query and key head (Qwen3,
+				   Gemma 3): 2 head_dim weights per layer */
+	int post_norms;       /* a second norm on the attention and MLP
+				   outputs before the residual add (Gemma 2,
+				   3): 2 more norms per layer */
+	int attn_sinks;       /* a learned softmax sink per head (GPT-OSS) */
+	int64_t window;       /* sliding-window attention span in tokens;
+				   0: every layer attends to the whole
+				   sequence */
+	int global_every;     /* with window: layer i attends globally when
+				   (i + 1) % global_every == 0; 0: every layer
+				   is windowed */
+	double attn_softcap;  /* tanh soft-capping of attention scores; 0 */
+	double logit_softcap; /* and of the output logits (Gemma 2); 0 */
+	int mtp_layers;       /* multi-token-prediction modules (DeepSeek-V3):
+				   each a block and a projection sharing the
+				   embedding and output head */
 };
 
 /* Set every field to the GPT defaults (name NULL). */
@@ -60,32 +126,62 @@ void model_release(struct model *m);
 
 /*
  * Read a model: a pd2bw-model YAML file, or a Hugging Face config.json
- * (GPT-2, BERT, Llama/Mistral/Qwen2 style; recognised by "model_type" or
- * "architectures").  Returns 0, or -1 after a file:line:col message.
+ * (GPT-2, BERT, Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE,
+ * DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS; recognised by "model_type" or
+ * "architectures"), or a directory holding config.json.  Returns 0, or -1 after a file:line:col message.
  */
 int model_load(struct model *m, const char *path);
 /* Same, from memory (fuzzing, tests). */
 int model_load_string(struct model *m, const char *name, const char *buf,
 		      size_t len);
-/* Write m as pd2bw-model/1 atomically ("-" = stdout).  Returns 0 or -1. */
+/* Write m as pd2bw-model/1 (pd2bw-model/2 when model_is_v2) atomically ("-" = stdout).  Returns 0 or -1. */
 int model_write(const struct model *m, const char *path);
 /* Check cross-field consistency (heads divide hidden, ...). 0 or -1. */
 int model_validate(const struct model *m, const char *path);
 
+/* Non-zero when m uses a key of format 2 (model_write names that version). */
+int model_is_v2(const struct model *m);
+
 /* Bytes per element of activations and 16-bit weights (2 or 4). */
 int model_dtype_bytes(const struct model *m);
-/* Parameters of one transformer block. */
+/* Size of one head (head_dim, or hidden / heads); for MLA the value head. */
+int64_t model_head_dim(const struct model *m);
+/* Non-zero when block i (0-based) has a MoE MLP. */
+int model_layer_is_moe(const struct model *m, int i);
+/* Attention span of block i in tokens: window or seq_len. */
+int64_t model_layer_span(const struct model *m, int i);
+/* Parameters of block i (all experts). */
+int64_t model_layer_params(const struct model *m, int i);
+/* Parameters block i uses for one token: top_k routed and the shared
+ * experts, the router, attention and norms. */
+int64_t model_layer_active_params(const struct model *m, int i);
+/* Parameters of the routed experts of block i (0 when dense): what expert
+ * parallelism shards. */
+int64_t model_layer_expert_params(const struct model *m, int i);
+/* Parameters of one multi-token-prediction module beyond its block: two
+ * norms of h, the 2h x h projection and the shared head's norm. */
+int64_t model_mtp_extra_params(const struct model *m);
+/* Parameters of block 0 (of every block when they are alike). */
 int64_t model_block_params(const struct model *m);
 /* Parameters of the embedding layer (token + learned positions). */
 int64_t model_embed_params(const struct model *m);
 /* Parameters of final norm + head (0 for the matrix when tied). */
 int64_t model_head_params(const struct model *m);
-/* All parameters. */
+/* All parameters, the multi-token-prediction modules included (they share
+ * the embedding and the output head). */
 int64_t model_params(const struct model *m);
+/* The same without the multi-token-prediction modules. */
+int64_t model_params_no_mtp(const struct model *m);
+/* Parameters one token uses (model_layer_active_params over the blocks,
+ * embedding, head; no multi-token prediction). */
+int64_t model_active_params(const struct model *m);
 /*
  * Model FLOPs of one training iteration of B samples (Narayanan et al.
  * 2021): 72 B s l h^2 (1 + s/6h + V/12lh), and with recompute != 0 the
- * 96 B s l h^2 (...) form.  For GQA/SwiGLU models the exact per-op count.
+ * 96 B s l h^2 (...) form.  For GQA/SwiGLU models the exact per-op count;
+ * MoE layers count the router and the active experts (top_k + shared),
+ * MLA its projections, windowed layers their span instead of s, and the
+ * multi-token-prediction modules their block, projection and head.
  */
 double model_flops_per_iter(const struct model *m, int64_t B, int recompute);
 

@@ -48,6 +48,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pd2bw/analytic.h"
@@ -81,6 +82,21 @@ struct shape {
 	int fp8;            /* linear layers in FP8 (blocks only: Megatron
 			       keeps the output layer 16-bit) */
 	double nk;          /* kernels counted since the point began */
+	/* Format 2 parts (all zero for the models of format 1). */
+	double afrac;       /* share of the s x s blocks a fused attention
+			       kernel computes: 1/2 causal, less in a window */
+	double span;        /* keys per query of this layer: s or window */
+	int mla;            /* multi-head latent attention */
+	double dqk, dv;     /* MLA: score and value head sizes */
+	double qr, kvr, rd; /* MLA: query and KV latents, shared rope key */
+	int moe;            /* this block's MLP is a mixture of experts */
+	double ne, ntok;    /* experts, expert-token rows (n top_k, padded
+			       to the capacity factor) */
+	double fe, sf;      /* expert and shared-expert width per GPU */
+	int qk_norm, post_norms;
+	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
+	double topk;        /* routed experts per token */
+	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
 };
 
 /* Milliseconds of one kernel running at eff of its class's rate. */
@@ -218,6 +234,60 @@ dropadd_bwd_ms(struct shape *sh)
 	return t + op_ms(sh, OP_VEC, nh, 3 * nh * sh->e);
 }
 
+/*
+ * MLA's attention core: heads of dqk (nope + rope) for the scores and dv
+ * for the values, all at = heads / t of them (no grouping).  The same
+ * kernels as core_ms() and core_bwd_ms() with the two head sizes apart.
+ */
+static double
+mla_core_ms(struct shape *sh)
+{
+	double bas = sh->b * sh->at * sh->s * sh->s;
+	double q = sh->n * sh->at * sh->dqk, v = sh->n * sh->at * sh->dv;
+	double t;
+
+	if (sh->flash)
+		return op_ms(sh, OP_ATTN,
+			     (2 * bas * sh->dqk + 2 * bas * sh->dv) *
+				     sh->afrac,
+			     (2 * q + 2 * v) * sh->e +
+				     4 * sh->b * sh->at * sh->s);
+	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dqk, (2 * q + bas) * sh->e);
+	if (sh->attn_cap)
+		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
+	t += op_ms(sh, OP_VEC, 5 * bas, 2 * bas * sh->e);
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, 2 * bas, bas * (2 * sh->e + 1));
+	return t + op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (bas + 2 * v) * sh->e);
+}
+
+static double
+mla_core_bwd_ms(struct shape *sh)
+{
+	double bas = sh->b * sh->at * sh->s * sh->s;
+	double q = sh->n * sh->at * sh->dqk, v = sh->n * sh->at * sh->dv;
+	double t;
+
+	if (sh->flash)
+		/* recomputed QK^T, dQ, dK at dqk; dV, dP at dv */
+		return op_ms(sh, OP_VEC, 2 * v, 2 * v * sh->e) +
+		       op_ms(sh, OP_ATTN,
+			     (6 * bas * sh->dqk + 4 * bas * sh->dv) *
+				     sh->afrac,
+			     (4 * q + 4 * v) * sh->e +
+				     8 * sh->b * sh->at * sh->s);
+	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (2 * v + bas) * sh->e);
+	t += op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (bas + 2 * v) * sh->e);
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, bas, bas * (2 * sh->e + 1));
+	t += op_ms(sh, OP_VEC, 4 * bas, 3 * bas * sh->e);
+	if (sh->attn_cap)
+		t += op_ms(sh, OP_VEC, 3 * bas, 3 * bas * sh->e);
+	t += op_ms(sh, OP_ATTN, 2 * bas * sh->dqk, (bas + 2 * q) * sh->e);
+	return t + op_ms(sh, OP_ATTN, 2 * bas * sh->dqk,
+			 (bas + 2 * q) * sh->e);
+}
+
 /* Attention core forward: scores, softmax, dropout, probabilities x V. */
 static double
 core_ms(struct shape *sh)
@@ -226,11 +296,15 @@ core_ms(struct shape *sh)
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
 	double t;
 
+	if (sh->mla)
+		return mla_core_ms(sh);
 	if (sh->flash)
-		return op_ms(sh, OP_ATTN, 2 * mm * (sh->causal ? 0.5 : 1),
+		return op_ms(sh, OP_ATTN, 2 * mm * sh->afrac,
 			     (2 * q + 2 * kv) * sh->e +
 				     4 * sh->b * sh->at * sh->s);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
+	if (sh->attn_cap)
+		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
 	t += op_ms(sh, OP_VEC, 5 * bas, 2 * bas * sh->e);
 	if (sh->drop)
 		t += op_ms(sh, OP_VEC, 2 * bas, bas * (2 * sh->e + 1));
@@ -244,11 +318,13 @@ core_bwd_ms(struct shape *sh)
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
 	double t;
 
+	if (sh->mla)
+		return mla_core_bwd_ms(sh);
 	if (sh->flash)
 		/* Row sums of dO * O, then recompute QK^T and P; dV, dP,
 		 * dQ, dK: five matmuls. */
 		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
-		       op_ms(sh, OP_ATTN, 5 * mm * (sh->causal ? 0.5 : 1),
+		       op_ms(sh, OP_ATTN, 5 * mm * sh->afrac,
 			     (4 * q + 4 * kv) * sh->e +
 				     8 * sh->b * sh->at * sh->s);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
@@ -256,6 +332,8 @@ core_bwd_ms(struct shape *sh)
 	if (sh->drop)
 		t += op_ms(sh, OP_VEC, bas, bas * (2 * sh->e + 1));
 	t += op_ms(sh, OP_VEC, 4 * bas, 3 * bas * sh->e);       /* softmax */
+	if (sh->attn_cap)
+		t += op_ms(sh, OP_VEC, 3 * bas, 3 * bas * sh->e);
 	t += op_ms(sh, OP_ATTN, mm, (bas + kv + q) * sh->e);    /* dQ */
 	return t + op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e); /* dK */
 }
@@ -272,6 +350,202 @@ core_stash(struct shape *sh)
 	return bas * sh->e + (sh->drop ? bas * (1 + sh->e) : 0);
 }
 
+/* A norm over w elements per token (MLA's latents, QK-norm's heads). */
+static double
+wnorm_ms(struct shape *sh, double w)
+{
+	return op_ms(sh, OP_VEC, sh->normf * sh->n * w,
+		     2 * sh->n * w * sh->e + sh->n * sh->statb);
+}
+
+static double
+wnorm_bwd_ms(struct shape *sh, double w)
+{
+	return op_ms(sh, OP_VEC, 2 * sh->normf * sh->n * w,
+		     3 * sh->n * w * sh->e + sh->n * sh->statb);
+}
+
+/*
+ * MLA's projections (forward): the query latent (h x q_rank), its norm,
+ * its up-projection to at heads of dqk (or h x at dqk directly), the KV
+ * latent with the shared rope key (h x (kv_rank + rope)), its norm and
+ * the up-projection to at heads of nope + v.  The latents are whole on
+ * every tensor-parallel rank (Megatron's MLA duplicates the down
+ * projections), the up-projections are column-parallel.
+ */
+static double
+mla_proj_ms(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, at = sh->at, t;
+
+	if (sh->qr)
+		t = gemm_ms(sh, n, h, sh->qr) + wnorm_ms(sh, sh->qr) +
+		    gemm_ms(sh, n, sh->qr, at * sh->dqk);
+	else
+		t = gemm_ms(sh, n, h, at * sh->dqk);
+	return t + gemm_ms(sh, n, h, sh->kvr + sh->rd) +
+	       wnorm_ms(sh, sh->kvr) +
+	       gemm_ms(sh, n, sh->kvr, at * (sh->dqk - sh->rd + sh->dv));
+}
+
+static double
+mla_proj_bwd_ms(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, at = sh->at, t;
+
+	t = gemm_bwd_ms(sh, n, sh->kvr, at * (sh->dqk - sh->rd + sh->dv)) +
+	    wnorm_bwd_ms(sh, sh->kvr) + gemm_bwd_ms(sh, n, h, sh->kvr + sh->rd);
+	if (sh->qr)
+		return t + gemm_bwd_ms(sh, n, sh->qr, at * sh->dqk) +
+		       wnorm_bwd_ms(sh, sh->qr) + gemm_bwd_ms(sh, n, h, sh->qr);
+	return t + gemm_bwd_ms(sh, n, h, at * sh->dqk);
+}
+
+/* MLA's latents and their norms' outputs and statistics, stashed. */
+static double
+mla_stash(struct shape *sh)
+{
+	double n = sh->n, e = sh->e;
+
+	return (sh->qr ? 2 * n * sh->qr * e + n * sh->statb : 0) +
+	       n * (sh->kvr + sh->rd) * e + n * sh->kvr * e + n * sh->statb;
+}
+
+/*
+ * One grouped GEMM over the experts (Megatron's grouped GEMM: one kernel
+ * for every expert): flops in all, the a_elems operand quantised first in
+ * FP8 layers, other_elems the rest it reads and writes, at the efficiency
+ * of one expert's shape.
+ */
+static double
+group_op(struct shape *sh, double flops, double a_elems, double other_elems,
+	 double extra, double eff)
+{
+	double t = 0;
+
+	if (sh->fp8) {
+		t += op_ms(sh, OP_VEC, 2 * a_elems, a_elems * (sh->e + 2));
+		if (sh->g->gemm_eff8 > 0)
+			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
+	}
+	return t + kernel_ms(sh, OP_GEMM, flops,
+			     (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) +
+				     extra,
+			     eff);
+}
+
+/* The experts' [M x K] x [K x N] forward, M rows spread evenly. */
+static double
+expert_ms(struct shape *sh, double M, double K, double N)
+{
+	double E = sh->ne, me = fmax(1, M / E), used = fmin(E, M);
+
+	return group_op(sh, 2 * M * K * N, M * K, used * K * N + M * N, 0,
+			analytic_gemm_shape_eff(sh->g->sms, me, K, N * E));
+}
+
+/* Its dgrad and wgrad (fp32 main gradients, as gemm_bwd_ms()). */
+static double
+expert_bwd_ms(struct shape *sh, double M, double K, double N)
+{
+	double E = sh->ne, me = fmax(1, M / E), used = fmin(E, M);
+	int sms = sh->g->sms;
+
+	return group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
+			analytic_gemm_shape_eff(sms, me, N, K * E)) +
+	       group_op(sh, 2 * M * K * N, K * M, M * N, 8 * used * K * N,
+			analytic_gemm_shape_eff(sms, K, me, N * E));
+}
+
+/*
+ * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
+ * permutation of each token to its experts (rows = n top_k, padded to the
+ * capacity factor), the experts' up GEMM, activation and down GEMM, the
+ * weighted un-permutation, and the shared experts as one dense MLP of
+ * their summed width.  Tokens are assumed balanced over the experts
+ * (Megatron-Bridge's benchmarks force it; the load-imbalance factor
+ * belongs to expert parallelism).
+ */
+static double
+moe_ms(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
+	double E = sh->ne, sf = sh->sf, t;
+
+	t = gemm_ms(sh, n, h, E);
+	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
+	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	if (sh->swiglu) {
+		t += expert_ms(sh, M, h, 2 * fe);
+		t += op_ms(sh, OP_VEC, 6 * M * fe, 3 * M * fe * e);
+	} else {
+		t += expert_ms(sh, M, h, fe);
+		t += op_ms(sh, OP_VEC, 8 * M * fe, 2 * M * fe * e);
+	}
+	t += expert_ms(sh, M, fe, h);
+	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
+	if (sf) {
+		if (sh->swiglu) {
+			t += gemm_ms(sh, n, h, 2 * sf);
+			t += op_ms(sh, OP_VEC, 6 * n * sf, 3 * n * sf * e);
+		} else {
+			t += gemm_ms(sh, n, h, sf);
+			t += op_ms(sh, OP_VEC, 8 * n * sf, 2 * n * sf * e);
+		}
+		t += gemm_ms(sh, n, sf, h);
+		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
+	}
+	return t;
+}
+
+static double
+moe_bwd_ms(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
+	double E = sh->ne, sf = sh->sf, t = 0;
+
+	if (sf) {
+		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
+		t += gemm_bwd_ms(sh, n, sf, h);
+		if (sh->swiglu) {
+			t += op_ms(sh, OP_VEC, 12 * n * sf, 5 * n * sf * e);
+			t += gemm_bwd_ms(sh, n, h, 2 * sf);
+		} else {
+			t += op_ms(sh, OP_VEC, 16 * n * sf, 3 * n * sf * e);
+			t += gemm_bwd_ms(sh, n, h, sf);
+		}
+	}
+	/* un-permutation: gradients of the rows and of the probabilities */
+	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
+	t += expert_bwd_ms(sh, M, fe, h);
+	if (sh->swiglu) {
+		t += op_ms(sh, OP_VEC, 12 * M * fe, 5 * M * fe * e);
+		t += expert_bwd_ms(sh, M, h, 2 * fe);
+	} else {
+		t += op_ms(sh, OP_VEC, 16 * M * fe, 3 * M * fe * e);
+		t += expert_bwd_ms(sh, M, h, fe);
+	}
+	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
+	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
+	return t + gemm_bwd_ms(sh, n, h, E);
+}
+
+/*
+ * What a MoE MLP keeps: the router's fp32 scores and the chosen experts'
+ * indices and weights, the permuted rows (the up GEMM's input), the gate
+ * and up outputs and their product (or GELU's input and output), the
+ * expert outputs (for the weights' gradient), the shared experts' inner
+ * activations.
+ */
+static double
+moe_stash(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
+
+	return 4 * n * sh->ne + 12 * M + 2 * M * h * e +
+	       (sh->swiglu ? 3 : 2) * (M * sh->fe + n * sh->sf) * e;
+}
+
 /*
  * Everything a block keeps for backward with no recomputation:
  *   norm 1 input and statistics        n h e + n statb
@@ -286,7 +560,10 @@ core_stash(struct shape *sh)
  *   (SwiGLU: gate, up and product      3 n ft e)
  *   dropout mask after the MLP         n h       (with dropout)
  * For GPT (qt = 3h, ft = 4h, t = 1) that is 34 n h + 5 a s n + 16 n
- * bytes in 16-bit.
+ * bytes in 16-bit.  MLA adds its latents (mla_stash()), QK-norm the
+ * queries and keys before it with statistics, post-norms their two
+ * inputs and statistics, and a MoE layer keeps moe_stash() instead of the
+ * MLP's inner activations.
  */
 static double
 block_stash(struct shape *sh)
@@ -299,17 +576,53 @@ block_stash(struct shape *sh)
 	st = 2 * (n * h * e + n * sh->statb) + 2 * n * h * e;
 	if (sh->drop)
 		st += 2 * n * h;
+	if (sh->post_norms)
+		st += 2 * (n * h * e + n * sh->statb);
 	if (sh->sp)
 		st /= sh->t;
 	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
-	st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
+	if (sh->moe)
+		st += moe_stash(sh);
+	else
+		st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
+	if (sh->mla)
+		st += mla_stash(sh);
+	if (sh->qk_norm)
+		st += n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh) *
+			      e +
+		      2 * n * sh->statb;
 	/* FP8 layers keep their GEMMs' inputs as the FP8 copies: the norm
 	 * outputs feeding QKV and the MLP, the context feeding the
 	 * projection, the activation feeding the second MLP GEMM */
 	if (sh->fp8)
 		st -= (e - 1) * (2 * n * h / (sh->sp ? sh->t : 1) +
-				 n * sh->ht + n * sh->ft);
+				 n * sh->ht +
+				 (sh->moe ? sh->ntok * (h + sh->fe) +
+						    n * sh->sf
+					  : n * sh->ft));
 	return st;
+}
+
+/* Forward matmul FLOPs of a format-2 block (model_count.c's rules). */
+static double
+block_flops_v2(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, at = sh->at, f;
+	double mats = sh->swiglu ? 3 : 2;
+
+	if (sh->mla)
+		f = 2 * n * ((sh->qr ? h * sh->qr + sh->qr * at * sh->dqk
+				     : h * at * sh->dqk) +
+			     h * (sh->kvr + sh->rd) +
+			     sh->kvr * at * (sh->dqk - sh->rd + sh->dv)) +
+		    2 * n * sh->span * at * (sh->dqk + sh->dv);
+	else
+		f = 2 * n * h * sh->qt + 4 * n * sh->span * sh->ht;
+	f += 2 * n * sh->ht * h;
+	if (!sh->moe)
+		return f + mats * 2 * n * h * sh->ft;
+	return f + 2 * n * h * sh->ne +
+	       mats * 2 * h * (n * sh->topk * sh->fe + n * sh->sf);
 }
 
 static void
@@ -317,28 +630,55 @@ block_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
 	double rope = n * (sh->at + sh->kvt) * sh->dh;
+	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
 	double f = 0, bw = 0, core, bas;
 	double mats = sh->swiglu ? 3 : 2;
 
+	if (sh->mla)
+		rope = n * (sh->at + 1) * sh->rd;
 	/* Forward. */
-	f += norm_ms(sh) + gemm_ms(sh, n, h, sh->qt);
+	if (sh->mla)
+		f += norm_ms(sh) + mla_proj_ms(sh);
+	else
+		f += norm_ms(sh) + gemm_ms(sh, n, h, sh->qt);
+	if (sh->qk_norm)
+		f += op_ms(sh, OP_VEC, sh->normf * qkn,
+			   2 * qkn * e + 2 * n * sh->statb);
 	if (sh->rotary)
 		f += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
 	core = core_ms(sh);
-	f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
+	if (sh->post_norms)
+		f += core + gemm_ms(sh, n, sh->ht, h) + norm_ms(sh) +
+		     dropadd_ms(sh);
+	else
+		f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
 	f += norm_ms(sh);
-	if (sh->swiglu) {
+	if (sh->moe) {
+		f += moe_ms(sh);
+	} else if (sh->swiglu) {
 		f += gemm_ms(sh, n, h, 2 * ft);
 		f += op_ms(sh, OP_VEC, 6 * n * ft, 3 * n * ft * e);
 	} else {
 		f += gemm_ms(sh, n, h, ft);
 		f += op_ms(sh, OP_VEC, 8 * n * ft, 2 * n * ft * e);
 	}
-	f += gemm_ms(sh, n, ft, h) + dropadd_ms(sh);
+	if (sh->moe)
+		f += dropadd_ms(sh);
+	else
+		f += gemm_ms(sh, n, ft, h) + dropadd_ms(sh);
+	if (sh->post_norms)
+		f += norm_ms(sh);
 
 	/* Backward, in reverse. */
-	bw += dropadd_bwd_ms(sh) + gemm_bwd_ms(sh, n, ft, h);
-	if (sh->swiglu) {
+	if (sh->post_norms)
+		bw += norm_bwd_ms(sh);
+	if (sh->moe)
+		bw += dropadd_bwd_ms(sh) + moe_bwd_ms(sh);
+	else
+		bw += dropadd_bwd_ms(sh) + gemm_bwd_ms(sh, n, ft, h);
+	if (sh->moe) {
+		/* in moe_bwd_ms() */
+	} else if (sh->swiglu) {
 		bw += op_ms(sh, OP_VEC, 12 * n * ft, 5 * n * ft * e);
 		bw += gemm_bwd_ms(sh, n, h, 2 * ft);
 	} else {
@@ -346,10 +686,18 @@ block_point(struct shape *sh, struct prof_point *pt)
 		bw += gemm_bwd_ms(sh, n, h, ft);
 	}
 	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
+	if (sh->post_norms)
+		bw += norm_bwd_ms(sh);
 	bw += gemm_bwd_ms(sh, n, sh->ht, h) + core_bwd_ms(sh);
 	if (sh->rotary)
 		bw += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
-	bw += gemm_bwd_ms(sh, n, h, sh->qt) + norm_bwd_ms(sh);
+	if (sh->qk_norm)
+		bw += op_ms(sh, OP_VEC, 2 * sh->normf * qkn,
+			    3 * qkn * e + 2 * n * sh->statb);
+	if (sh->mla)
+		bw += mla_proj_bwd_ms(sh) + norm_bwd_ms(sh);
+	else
+		bw += gemm_bwd_ms(sh, n, h, sh->qt) + norm_bwd_ms(sh);
 
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
@@ -367,8 +715,16 @@ block_point(struct shape *sh, struct prof_point *pt)
 	bas = sh->b * sh->at * sh->s * sh->s;
 	pt->work_bytes = (int64_t)fmax((sh->swiglu ? 2 : 1) * n * ft * e,
 				       sh->flash ? 0 : 2 * bas * e);
-	pt->fwd_flops = 2 * n * h * sh->qt + 4 * n * sh->s * sh->ht +
-			2 * n * sh->ht * h + mats * 2 * n * h * ft;
+	if (sh->moe)
+		pt->work_bytes = (int64_t)fmax(
+			fmax((sh->swiglu ? 2 : 1) * sh->ntok * sh->fe * e,
+			     2 * sh->ntok * h * e),
+			sh->flash ? 0 : 2 * bas * e);
+	if (sh->v2)
+		pt->fwd_flops = block_flops_v2(sh);
+	else
+		pt->fwd_flops = 2 * n * h * sh->qt + 4 * n * sh->s * sh->ht +
+				2 * n * sh->ht * h + mats * 2 * n * h * ft;
 }
 
 /*
@@ -440,6 +796,12 @@ head_point(struct shape *sh, struct prof_point *pt)
 		flops += 2 * nh * h;
 	}
 	f += norm_ms(sh) + gemm_ms(sh, n, h, vt);
+	if (sh->logit_cap) {
+		/* tanh soft-capping of the logits (Gemma 2) */
+		f += op_ms(sh, OP_VEC, 3 * n * vt, 2 * n * vt * e);
+		bw += op_ms(sh, OP_VEC, 3 * n * vt, 3 * n * vt * e);
+		st += n * vt * e;
+	}
 	f += op_ms(sh, OP_VEC, 5 * n * vt, n * vt * (e + 4) + 8 * n);
 	bw += op_ms(sh, OP_VEC, n * vt, n * vt * (4 + e) + 8 * n);
 	bw += gemm_bwd_ms(sh, n, h, vt) + norm_bwd_ms(sh);
@@ -476,11 +838,19 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 	    m->ffn_hidden < 1 || m->seq_len < 1 || m->vocab < 1)
 		return pd2bw_error("model '%s': sizes must be positive",
 				   m->name ? m->name : "");
-	if (m->hidden % m->heads)
+	if (!m->head_dim && m->attention == MODEL_MHA &&
+	    m->hidden % m->heads)
 		return pd2bw_error("model '%s': heads (%lld) do not divide "
 				   "hidden (%lld)", m->name ? m->name : "",
 				   (long long)m->heads,
 				   (long long)m->hidden);
+	if (m->moe.experts &&
+	    (m->moe.expert_ffn % tp || m->moe.shared_ffn % tp))
+		return pd2bw_error("tensor-parallel degree %d does not divide "
+				   "the expert sizes (%lld, %lld) of '%s'",
+				   tp, (long long)m->moe.expert_ffn,
+				   (long long)m->moe.shared_ffn,
+				   m->name ? m->name : "");
 	if (g->tflops16 <= 0 || g->tflops32 <= 0 || g->mem_gb_s <= 0 ||
 	    g->gemm_eff <= 0 || g->attn_eff <= 0 || g->mem_eff <= 0 ||
 	    g->kernel_us < 0)
@@ -537,6 +907,131 @@ analytic_profile_classes(struct profile *p, const struct model *m,
 	return build(p, m, g, mb, nmb, tp, 0, cls);
 }
 
+/*
+ * The per-layer parts of the shape: whether block i's MLP is a mixture of
+ * experts, and the keys per query of its attention.  A fused kernel with
+ * a window of w < s computes the w s - w^2 / 2 pairs of the causal band
+ * (2 w s without the mask); unfused attention still forms the whole s x s
+ * scores and masks them.
+ */
+static void
+layer_shape(struct shape *sh, const struct model *m, int i)
+{
+	double w = (double)model_layer_span(m, i), s = sh->s;
+
+	sh->moe = model_layer_is_moe(m, i);
+	sh->span = w;
+	if (w >= s)
+		sh->afrac = sh->causal ? 0.5 : 1;
+	else
+		sh->afrac = sh->causal ? w / s * (1 - w / (2 * s))
+				       : fmin(1, 2 * w / s);
+}
+
+/* Two blocks priced alike. */
+static int
+same_block(const struct model *m, int i, int j)
+{
+	return model_layer_is_moe(m, i) == model_layer_is_moe(m, j) &&
+	       model_layer_span(m, i) == model_layer_span(m, j);
+}
+
+/* Parameters of block i held by one GPU at tensor-parallel degree tp. */
+static int64_t
+block_params_tp(const struct model *m, const struct shape *sh, int i)
+{
+	int64_t h = m->hidden, q = (int64_t)sh->qt, ht = (int64_t)sh->ht;
+	int64_t ft = (int64_t)sh->ft, mats = sh->swiglu ? 3 : 2;
+	int64_t at = (int64_t)sh->at, n;
+
+	if (m->attention == MODEL_MLA) {
+		const struct model_mla *a = &m->mla;
+		int64_t qd = a->nope_dim + a->rope_dim;
+
+		n = (a->q_rank ? h * a->q_rank + a->q_rank +
+					 a->q_rank * at * qd
+			       : h * at * qd) +
+		    h * (a->kv_rank + a->rope_dim) + a->kv_rank +
+		    a->kv_rank * at * (a->nope_dim + a->v_dim) + ht * h;
+		if (m->bias)
+			n += at * qd + a->kv_rank + a->rope_dim +
+			     at * (a->nope_dim + a->v_dim) + h;
+	} else {
+		n = h * q + ht * h;
+		if (m->bias)
+			n += q + h;
+		else if (m->qkv_bias)
+			n += q;
+	}
+	n += (m->post_norms ? 4 : 2) * norm_params(m);
+	if (m->qk_norm)
+		n += 2 * (m->attention == MODEL_MLA
+				  ? m->mla.nope_dim + m->mla.rope_dim
+				  : (int64_t)sh->dh);
+	if (m->attn_sinks)
+		n += at;
+	if (!model_layer_is_moe(m, i)) {
+		n += mats * h * ft;
+		if (m->bias)
+			n += (mats - 1) * ft + h;
+		return n;
+	}
+	{
+		int64_t fe = (int64_t)sh->fe, sf = (int64_t)sh->sf;
+		int64_t E = m->moe.experts;
+
+		n += E * mats * h * fe + mats * h * sf + h * E;
+		if (m->bias)
+			n += E * ((mats - 1) * fe + h) +
+			     (sf ? (mats - 1) * sf + h : 0);
+		if (m->bias || m->moe.router_bias)
+			n += E;
+		if (m->moe.shared_gate)
+			n += h;
+	}
+	return n;
+}
+
+/*
+ * The multi-token-prediction modules, priced with the head they follow
+ * (Megatron runs them on the last stage, after the output layer): per
+ * module the next tokens' embedding lookup, two norms, the 2h x h
+ * projection, one block like the last, and the shared head again.
+ * NEEDSWORK: a module cannot be a pipeline stage of its own.
+ */
+static void
+mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
+{
+	struct prof_point b, hd;
+	double n = sh->n, h = sh->h, e = sh->e, f, bw;
+	int k, r;
+
+	for (k = 0; k < m->mtp_layers; k++) {
+		layer_shape(sh, m, m->layers - 1);
+		memset(&b, 0, sizeof(b));
+		memset(&hd, 0, sizeof(hd));
+		f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * n * h * e) +
+		    2 * norm_ms(sh) + gemm_ms(sh, n, 2 * h, h);
+		bw = gemm_bwd_ms(sh, n, 2 * h, h) + 2 * norm_bwd_ms(sh);
+		/* the module's block is FP8 like the others */
+		sh->fp8 = m->precision == MODEL_FP8;
+		block_point(sh, &b);
+		sh->fp8 = 0;
+		head_point(sh, &hd);
+		pt->fwd_ms += f + b.fwd_ms + hd.fwd_ms;
+		pt->bwd_ms += bw + b.bwd_ms + hd.bwd_ms;
+		pt->recomp_ms[PROF_RC_FULL] += f + b.fwd_ms + hd.fwd_ms;
+		for (r = 0; r < PROF_RC_N; r++)
+			pt->stash_bytes[r] +=
+				(int64_t)(4 * n * h * e + 2 * n * sh->statb) +
+				b.stash_bytes[PROF_RC_NONE] +
+				hd.stash_bytes[PROF_RC_NONE];
+		if (b.work_bytes > pt->work_bytes)
+			pt->work_bytes = b.work_bytes;
+		pt->fwd_flops += 4 * n * h * h + b.fwd_flops + hd.fwd_flops;
+	}
+}
+
 static int
 build(struct profile *p, const struct model *m, const struct gpu_spec *g,
       const int *mb, int nmb, int tp, int sp,
@@ -544,8 +1039,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 {
 	struct shape sh;
 	struct prof_layer *L;
-	int64_t h = m->hidden, kv, q, vt, ht, ft, mats;
-	int i;
+	int64_t h = m->hidden, kv, vt;
+	int i, r, nruns, *first;
 
 	if (check_inputs(m, g, mb, nmb, tp))
 		return -1;
@@ -560,7 +1055,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.s = (double)m->seq_len;
 	sh.h = (double)h;
 	sh.e = model_dtype_bytes(m);
-	sh.dh = (double)(h / m->heads);
+	sh.dh = (double)model_head_dim(m);
 	sh.at = (double)(m->heads / tp);
 	sh.kvt = (double)(kv >= tp ? kv / tp : 1);
 	sh.ht = sh.at * sh.dh;
@@ -571,7 +1066,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.vt = (double)vt;
 	sh.statb = m->norm == MODEL_RMSNORM ? 4 : 8;
 	sh.normf = m->norm == MODEL_RMSNORM ? 4 : 8;
-	sh.swiglu = m->activation == MODEL_SWIGLU;
+	sh.swiglu = m->activation != MODEL_GELU;
 	sh.drop = m->dropout;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
@@ -579,6 +1074,42 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.bert = m->family == MODEL_BERT;
 	sh.t = tp;
 	sh.sp = sp && tp > 1;
+
+	if (m->attention == MODEL_MLA) {
+		sh.mla = 1;
+		sh.dqk = (double)(m->mla.nope_dim + m->mla.rope_dim);
+		sh.dv = (double)m->mla.v_dim;
+		sh.qr = (double)m->mla.q_rank;
+		sh.kvr = (double)m->mla.kv_rank;
+		sh.rd = (double)m->mla.rope_dim;
+		sh.dh = sh.dv;
+		sh.kvt = sh.at;
+		sh.ht = sh.at * sh.dv;
+		sh.qt = sh.at * (2 * sh.dqk + sh.dv);
+	}
+	if (m->moe.experts) {
+		sh.ne = (double)m->moe.experts;
+		sh.topk = (double)m->moe.top_k;
+		sh.fe = (double)(m->moe.expert_ffn / tp);
+		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
+				 tp);
+	}
+	sh.qk_norm = m->qk_norm;
+	sh.post_norms = m->post_norms;
+	sh.attn_cap = m->attn_softcap;
+	sh.logit_cap = m->logit_softcap;
+	sh.v2 = model_is_v2(m);
+	sh.afrac = sh.causal ? 0.5 : 1;
+	sh.span = sh.s;
+
+	/* Runs of blocks priced alike: one for the models of format 1. */
+	for (i = 1, nruns = 1; i < m->layers; i++)
+		if (!same_block(m, i, i - 1))
+			nruns++;
+	if (cls && nruns > 1)
+		return pd2bw_error("model '%s': per-class times need blocks "
+				   "that are all alike",
+				   m->name ? m->name : "");
 
 	p->model = xstrdup(m->name ? m->name : "unnamed");
 	p->device = xstrdup(g->name);
@@ -588,14 +1119,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->tp = tp;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
-	profile_alloc(p, nmb, 3);
+	profile_alloc(p, nmb, 2 + nruns);
 	memcpy(p->mb, mb, (size_t)nmb * sizeof(*mb));
 
 	/* Parameters held by one GPU: matrices and vocabulary split by t. */
-	q = (int64_t)sh.qt;
-	ht = (int64_t)sh.ht;
-	ft = (int64_t)sh.ft;
-	mats = sh.swiglu ? 3 : 2;
 	L = &p->layers[0];
 	L->name = xstrdup("embedding");
 	L->kind = PROF_EMBED;
@@ -604,14 +1131,28 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += m->seq_len * h;
 	if (sh.bert)
 		L->params += 2 * h + norm_params(m);
-	L = &p->layers[1];
-	L->name = xstrdup("block");
-	L->kind = PROF_BLOCK;
-	L->repeat = m->layers;
-	L->params = h * q + ht * h + mats * h * ft + 2 * norm_params(m);
-	if (m->bias)
-		L->params += q + h + (mats - 1) * ft + h;
-	L = &p->layers[2];
+	first = xcalloc((size_t)nruns, sizeof(*first));
+	for (i = 0, r = 0; i < m->layers; i++) {
+		if (i && same_block(m, i, i - 1)) {
+			p->layers[r].repeat++;
+			continue;
+		}
+		L = &p->layers[++r];
+		first[r - 1] = i;
+		/* "block" for the blocks of format 1; every name starts
+		 * with it (tests/emit/check.py counts blocks so) */
+		L->name = xstrdup(model_layer_is_moe(m, i)
+					  ? (model_layer_span(m, i) < m->seq_len
+						     ? "block_moe_local"
+						     : "block_moe")
+					  : (model_layer_span(m, i) < m->seq_len
+						     ? "block_local"
+						     : "block"));
+		L->kind = PROF_BLOCK;
+		L->repeat = 1;
+		L->params = block_params_tp(m, &sh, i);
+	}
+	L = &p->layers[nruns + 1];
 	L->name = xstrdup("head");
 	L->kind = PROF_HEAD;
 	L->params = norm_params(m);
@@ -619,6 +1160,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += h * h + (m->bias ? h : 0) + vt;
 	if (!m->tied_embeddings)
 		L->params += vt * h;
+	if (m->mtp_layers)
+		L->params += m->mtp_layers *
+			     (block_params_tp(m, &sh, m->layers - 1) +
+			      3 * norm_params(m) + 2 * h * h);
 
 	if (cls)
 		memset(cls, 0, 3 * (size_t)nmb * sizeof(*cls));
@@ -629,16 +1174,27 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.nk = 0;
 		embed_point(&sh, &p->layers[0].pt[i]);
 		p->layers[0].pt[i].kernels = sh.nk;
-		sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
-		sh.nk = 0;
-		sh.fp8 = m->precision == MODEL_FP8;
-		block_point(&sh, &p->layers[1].pt[i]);
-		sh.fp8 = 0;
-		p->layers[1].pt[i].kernels = sh.nk;
+		for (r = 0; r < nruns; r++) {
+			sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
+			sh.nk = 0;
+			sh.fp8 = m->precision == MODEL_FP8;
+			layer_shape(&sh, m, first[r]);
+			if (m->moe.capacity_factor > 0)
+				sh.ntok = sh.n * sh.topk *
+					  m->moe.capacity_factor;
+			else
+				sh.ntok = sh.n * sh.topk;
+			block_point(&sh, &p->layers[1 + r].pt[i]);
+			sh.fp8 = 0;
+			p->layers[1 + r].pt[i].kernels = sh.nk;
+		}
 		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;
 		sh.nk = 0;
-		head_point(&sh, &p->layers[2].pt[i]);
-		p->layers[2].pt[i].kernels = sh.nk;
+		head_point(&sh, &p->layers[nruns + 1].pt[i]);
+		if (m->mtp_layers)
+			mtp_point(&sh, m, &p->layers[nruns + 1].pt[i]);
+		p->layers[nruns + 1].pt[i].kernels = sh.nk;
 	}
+	free(first);
 	return 0;
 }

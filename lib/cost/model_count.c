@@ -3,11 +3,29 @@
  * description (the counting half of model.h; loading lives in model.c).
  *
  * Parameters are exact for every variant the format describes: multi-head
- * or grouped-query attention, GELU MLP (two matrices) or SwiGLU (three
- * matrices of ffn_hidden), LayerNorm (weight and bias, 2h) or RMSNorm
- * (weight, h), with or without linear biases, learned (seq_len x h) or
- * rotary (no parameters) positions, tied or untied output head.  For the
- * plain GPT block this is 12h^2 + 13h (design.md section 8).
+ * or grouped-query attention, GELU MLP (two matrices) or SwiGLU/GeGLU
+ * (three matrices of ffn_hidden), LayerNorm (weight and bias, 2h) or
+ * RMSNorm (weight, h), with or without linear biases, learned (seq_len x h)
+ * or rotary (no parameters) positions, tied or untied output head.  For
+ * the plain GPT block this is 12h^2 + 13h (design.md section 8).
+ *
+ * Format 2 adds, per block:
+ *   head_dim d: the query and output projections are h x heads d, K and V
+ *     h x kv_heads d each (Gemma's 16 x 256 heads on h = 3072);
+ *   qkv_bias: q, k, v biases only (Qwen2); qk_norm: one RMSNorm of d for
+ *     queries and one for keys (Qwen3, Gemma 3); post_norms: two more
+ *     norms of h (Gemma 2, 3); attn_sinks: one logit per head (GPT-OSS);
+ *   MLA (DeepSeek-V2/V3): q_a h x q_rank, its RMSNorm, q_b q_rank x heads
+ *     (nope + rope) (or one h x heads (nope + rope) without q_rank),
+ *     kv_a h x (kv_rank + rope), its RMSNorm, kv_b kv_rank x heads (nope +
+ *     v), o heads v x h;
+ *   MoE layers: experts x one gated MLP of expert_ffn (with biases when
+ *     bias is on: GPT-OSS), shared_experts x one of shared_ffn, the router
+ *     h x experts (plus a bias of experts with router_bias or bias), the
+ *     shared-expert gate h (Qwen2-MoE);
+ * and each multi-token-prediction module (DeepSeek-V3) one more block of
+ * the last layer's kind, two RMSNorms of h, a 2h x h projection and the
+ * shared head's RMSNorm; the embedding and the output head are shared.
  *
  * BERT adds what the BERT paper's model has beyond GPT: token-type
  * embeddings (2 x h) and a LayerNorm on the embedding output, and a
@@ -32,34 +50,177 @@ norm_params(const struct model *m)
 	return m->norm == MODEL_RMSNORM ? m->hidden : 2 * m->hidden;
 }
 
+int64_t
+model_head_dim(const struct model *m)
+{
+	if (m->attention == MODEL_MLA)
+		return m->mla.v_dim;
+	if (m->head_dim)
+		return m->head_dim;
+	return m->heads > 0 ? m->hidden / m->heads : 0;
+}
+
+int
+model_layer_is_moe(const struct model *m, int i)
+{
+	int every = m->moe.every > 0 ? m->moe.every : 1;
+
+	return m->moe.experts > 0 && i >= m->moe.first_dense &&
+	       (i - m->moe.first_dense) % every == 0;
+}
+
+int64_t
+model_layer_span(const struct model *m, int i)
+{
+	if (!m->window || m->window >= m->seq_len)
+		return m->seq_len;
+	if (m->global_every > 0 && (i + 1) % m->global_every == 0)
+		return m->seq_len;
+	return m->window;
+}
+
 /* Width of the fused QKV projection's output: h + 2 kv_heads head_dim. */
 static int64_t
 qkv_width(const struct model *m)
 {
-	int64_t dh = m->hidden / m->heads;
+	int64_t dh = model_head_dim(m);
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
-	return m->hidden + 2 * kv * dh;
+	if (!m->head_dim)
+		return m->hidden + 2 * kv * dh;
+	return (m->heads + 2 * kv) * dh;
 }
 
 /* Matrices of the MLP that have ffn_hidden on one side. */
 static int64_t
 mlp_mats(const struct model *m)
 {
-	return m->activation == MODEL_SWIGLU ? 3 : 2;
+	return m->activation == MODEL_GELU ? 2 : 3;
+}
+
+/* The weights of MLA's five (or four) matrices. */
+static int64_t
+mla_matrices(const struct model *m)
+{
+	const struct model_mla *a = &m->mla;
+	int64_t h = m->hidden, qd = a->nope_dim + a->rope_dim;
+
+	return (a->q_rank ? h * a->q_rank + a->q_rank * m->heads * qd
+			  : h * m->heads * qd) +
+	       h * (a->kv_rank + a->rope_dim) +
+	       a->kv_rank * m->heads * (a->nope_dim + a->v_dim) +
+	       m->heads * a->v_dim * h;
+}
+
+/* Parameters of the attention half: projections, biases, extra norms. */
+static int64_t
+attn_params(const struct model *m)
+{
+	int64_t h = m->hidden, n, dh = model_head_dim(m);
+
+	if (m->attention == MODEL_MLA) {
+		const struct model_mla *a = &m->mla;
+		int64_t qd = a->nope_dim + a->rope_dim;
+
+		/* and the RMSNorms of the two latents */
+		n = mla_matrices(m) + a->q_rank + a->kv_rank;
+		if (m->bias)
+			n += m->heads * qd + a->kv_rank + a->rope_dim +
+			     m->heads * (a->nope_dim + a->v_dim) + h;
+	} else {
+		int64_t q = qkv_width(m), ctx = m->heads * dh;
+
+		n = h * q + ctx * h;
+		if (m->bias)
+			n += q + h;
+		else if (m->qkv_bias)
+			n += q;
+	}
+	if (m->qk_norm)
+		n += 2 * (m->attention == MODEL_MLA
+				  ? m->mla.nope_dim + m->mla.rope_dim
+				  : dh);
+	if (m->attn_sinks)
+		n += m->heads;
+	return n;
+}
+
+/* One gated or plain MLP of inner size f. */
+static int64_t
+mlp_params(const struct model *m, int64_t f)
+{
+	int64_t h = m->hidden, n = mlp_mats(m) * h * f;
+
+	if (m->bias)
+		/* up (x2 when gated), down */
+		n += (mlp_mats(m) - 1) * f + h;
+	return n;
+}
+
+/* Router and shared-expert gate of a MoE layer. */
+static int64_t
+router_params(const struct model *m)
+{
+	int64_t n = m->hidden * m->moe.experts;
+
+	if (m->bias || m->moe.router_bias)
+		n += m->moe.experts;
+	if (m->moe.shared_gate)
+		n += m->hidden;
+	return n;
+}
+
+static int64_t
+block_norms(const struct model *m)
+{
+	return (m->post_norms ? 4 : 2) * norm_params(m);
+}
+
+/* Parameters of block i with `routed` of its routed experts counted. */
+static int64_t
+layer_params(const struct model *m, int i, int64_t routed)
+{
+	int64_t n = attn_params(m) + block_norms(m);
+
+	if (!model_layer_is_moe(m, i))
+		return n + mlp_params(m, m->ffn_hidden);
+	return n + routed * mlp_params(m, m->moe.expert_ffn) +
+	       m->moe.shared_experts * mlp_params(m, m->moe.shared_ffn) +
+	       router_params(m);
+}
+
+int64_t
+model_layer_params(const struct model *m, int i)
+{
+	return layer_params(m, i, m->moe.experts);
+}
+
+int64_t
+model_layer_active_params(const struct model *m, int i)
+{
+	return layer_params(m, i, m->moe.top_k);
+}
+
+int64_t
+model_layer_expert_params(const struct model *m, int i)
+{
+	if (!model_layer_is_moe(m, i))
+		return 0;
+	return m->moe.experts * mlp_params(m, m->moe.expert_ffn);
 }
 
 int64_t
 model_block_params(const struct model *m)
 {
-	int64_t h = m->hidden, f = m->ffn_hidden, q = qkv_width(m);
-	int64_t n;
+	return model_layer_params(m, 0);
+}
 
-	n = h * q + h * h + mlp_mats(m) * h * f + 2 * norm_params(m);
-	if (m->bias)
-		/* QKV, output projection, MLP up (x2 for SwiGLU), down. */
-		n += q + h + (mlp_mats(m) - 1) * f + h;
-	return n;
+int64_t
+model_mtp_extra_params(const struct model *m)
+{
+	int64_t h = m->hidden;
+
+	return 2 * norm_params(m) + 2 * h * h + norm_params(m);
 }
 
 int64_t
@@ -92,11 +253,77 @@ model_head_params(const struct model *m)
 	return n;
 }
 
+/* Sum of the blocks: every block alike unless MoE placement says not. */
+static int64_t
+blocks_params(const struct model *m, int active)
+{
+	int64_t n = 0;
+	int i;
+
+	if (!m->moe.experts)
+		return (int64_t)m->layers * model_layer_params(m, 0);
+	for (i = 0; i < m->layers; i++)
+		n += active ? model_layer_active_params(m, i)
+			    : model_layer_params(m, i);
+	return n;
+}
+
+int64_t
+model_params_no_mtp(const struct model *m)
+{
+	return model_embed_params(m) + blocks_params(m, 0) +
+	       model_head_params(m);
+}
+
 int64_t
 model_params(const struct model *m)
 {
-	return model_embed_params(m) + (int64_t)m->layers *
-		model_block_params(m) + model_head_params(m);
+	return model_params_no_mtp(m) +
+	       m->mtp_layers * (model_layer_params(m, m->layers - 1) +
+				model_mtp_extra_params(m));
+}
+
+int64_t
+model_active_params(const struct model *m)
+{
+	return model_embed_params(m) + blocks_params(m, 1) +
+	       model_head_params(m);
+}
+
+/*
+ * Forward matmul FLOPs of block i for n tokens of sequences of s: the
+ * projections, scores and probabilities x V over the layer's span (the
+ * whole s x s, causal masking not subtracted), and the MLP: dense, or the
+ * router, top_k routed and the shared experts per token.
+ */
+static double
+block_flops(const struct model *m, int i, double n)
+{
+	double h = (double)m->hidden, span = (double)model_layer_span(m, i);
+	double a = (double)m->heads, f, mats = (double)mlp_mats(m);
+
+	if (m->attention == MODEL_MLA) {
+		const struct model_mla *l = &m->mla;
+		double qd = (double)(l->nope_dim + l->rope_dim);
+
+		f = 2 * n * (double)mla_matrices(m) +
+		    2 * n * span * a * (qd + (double)l->v_dim);
+	} else if (!m->head_dim) {
+		f = 2 * n * h * (double)qkv_width(m) + 4 * n * span * h +
+		    2 * n * h * h;
+	} else {
+		double ctx = a * (double)model_head_dim(m);
+
+		f = 2 * n * h * (double)qkv_width(m) + 4 * n * span * ctx +
+		    2 * n * ctx * h;
+	}
+	if (!model_layer_is_moe(m, i))
+		return f + mats * 2 * n * h * (double)m->ffn_hidden;
+	return f + 2 * n * h * (double)m->moe.experts +
+	       mats * 2 * n * h *
+		       ((double)m->moe.top_k * (double)m->moe.expert_ffn +
+			(double)m->moe.shared_experts *
+				(double)m->moe.shared_ffn);
 }
 
 /*
@@ -110,19 +337,31 @@ model_params(const struct model *m)
  * loss).  Causal masking is not subtracted, as in the paper.  For the GPT
  * shape (kv = a, f = 4h, GELU) this reduces exactly to Narayanan et al.'s
  * 72 B s l h^2 (1 + s/6h + V/12lh), and with recomputation to their
- * equation 3, 96 B s l h^2 (1 + s/6h + V/16lh).
+ * equation 3, 96 B s l h^2 (1 + s/6h + V/16lh).  MLA's projections cost
+ * 2 N per weight of its matrices, its scores 2 N s heads (nope + rope)
+ * and probabilities x V 2 N s heads v; a multi-token-prediction module
+ * adds a block, its 2h x h projection and another head.
  */
 double
 model_flops_per_iter(const struct model *m, int64_t B, int recompute)
 {
 	double n = (double)B * (double)m->seq_len;
 	double h = (double)m->hidden, s = (double)m->seq_len;
-	double block, head;
+	double block, head, blocks = 0, mtp;
+	int i;
 
-	block = 2 * n * h * (double)qkv_width(m) + 4 * n * s * h +
-		2 * n * h * h +
-		(double)mlp_mats(m) * 2 * n * h * (double)m->ffn_hidden;
 	head = 2 * n * h * (double)m->vocab;
-	return (recompute ? 4.0 : 3.0) * (double)m->layers * block +
-		3.0 * head;
+	if (!model_is_v2(m)) {
+		block = 2 * n * h * (double)qkv_width(m) + 4 * n * s * h +
+			2 * n * h * h +
+			(double)mlp_mats(m) * 2 * n * h *
+				(double)m->ffn_hidden;
+		return (recompute ? 4.0 : 3.0) * (double)m->layers * block +
+		       3.0 * head;
+	}
+	for (i = 0; i < m->layers; i++)
+		blocks += block_flops(m, i, n);
+	mtp = m->mtp_layers * (block_flops(m, m->layers - 1, n) +
+			       2 * n * 2 * h * h + head);
+	return (recompute ? 4.0 : 3.0) * blocks + 3.0 * head + 3.0 * mtp;
 }

@@ -1,9 +1,12 @@
 /*
  * model.c - the model description: name tables, reading pd2bw-model/1 and
- * Hugging Face config.json files (GPT-2, BERT, Llama/Mistral/Qwen2 style),
- * writing pd2bw-model/1, and the consistency checks.  The closed-form
- * counts live in model_count.c.
+ * /2 and Hugging Face config.json files (hf.c-like readers for GPT-2, BERT
+ * and the Llama family: Llama, Mistral, Mixtral, Qwen2/3 and their MoE
+ * variants, DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS), writing, and the
+ * consistency checks.  The closed-form counts live in model_count.c.
  */
+#include <sys/stat.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +16,12 @@
 #include "pd2bw/yml.h"
 
 const char *const model_family_names[] = {"gpt", "bert", "llama", NULL};
-const char *const model_act_names[] = {"gelu", "swiglu", NULL};
+const char *const model_act_names[] = {"gelu", "swiglu", "geglu", NULL};
 const char *const model_norm_names[] = {"layernorm", "rmsnorm", NULL};
 const char *const model_pos_names[] = {"learned", "rotary", NULL};
 const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
 					  NULL};
+const char *const model_attn_names[] = {"mha", "mla", NULL};
 
 /* Limits beyond which a description is surely a typo. */
 #define MAX_LAYERS ((double)MODEL_MAX_LAYERS) /* profile.h says why */
@@ -25,6 +29,8 @@ const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
 #define MAX_HEADS 65536.0
 #define MAX_SEQ 1e8
 #define MAX_VOCAB 1e9
+#define MAX_EXPERTS 1048576.0
+#define MAX_FFN (64 * MAX_HIDDEN)
 
 /*
  * Where each checked field came from, so validation can point at the line
@@ -32,7 +38,8 @@ const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
  */
 enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
-	F_NAME, F_N
+	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
+	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT, F_N
 };
 
 struct origin {
@@ -42,9 +49,12 @@ struct origin {
 	const char *path; /* when there is no document */
 };
 
+/* Keys of pd2bw-model/2 files, "map.key" inside the moe and mla maps. */
 static const char *const field_names[F_N] = {
 	"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len",
-	"vocab", "name",
+	"vocab", "name", "head_dim", "attention", "mla.kv_rank", "mla.v_dim",
+	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
+	"moe.first_dense", "window", "global_every", "activation",
 };
 
 static int
@@ -81,6 +91,8 @@ model_init(struct model *m)
 	m->dropout = 1;
 	m->flash_attention = 0;
 	m->precision = MODEL_FP16;
+	m->attention = MODEL_MHA;
+	m->moe.every = 1;
 }
 
 void
@@ -119,6 +131,16 @@ model_init_family(struct model *m, int family)
 	family_defaults(m, family);
 }
 
+int
+model_is_v2(const struct model *m)
+{
+	return m->head_dim || m->attention != MODEL_MHA ||
+	       m->moe.experts || m->qkv_bias || m->qk_norm ||
+	       m->post_norms || m->attn_sinks || m->window ||
+	       m->global_every || m->attn_softcap || m->logit_softcap ||
+	       m->mtp_layers || m->activation == MODEL_GEGLU;
+}
+
 /*
  * Llama's rule for the SwiGLU inner size: two thirds of 4h, rounded up to
  * a multiple of 256.
@@ -128,10 +150,85 @@ default_ffn(const struct model *m)
 {
 	int64_t f;
 
-	if (m->activation != MODEL_SWIGLU)
+	if (m->activation == MODEL_GELU)
 		return 4 * m->hidden;
 	f = (8 * m->hidden + 2) / 3;
 	return (f + 255) / 256 * 256;
+}
+
+static int
+check_moe(const struct model *m, const struct origin *o)
+{
+	const struct model_moe *e = &m->moe;
+
+	if (e->experts < 0 || e->experts > MAX_EXPERTS)
+		return bad(o, F_EXPERTS, "experts %lld out of range",
+			   (long long)e->experts);
+	if (!e->experts)
+		return 0;
+	if (e->top_k < 1 || e->top_k > e->experts)
+		return bad(o, F_TOPK, "top_k %lld out of range [1, experts]",
+			   (long long)e->top_k);
+	if (e->expert_ffn < 1 || e->expert_ffn > MAX_FFN)
+		return bad(o, F_EXPERT_FFN, "expert_ffn %lld out of range",
+			   (long long)e->expert_ffn);
+	if (e->shared_experts < 0 || e->shared_experts > MAX_EXPERTS ||
+	    e->shared_ffn < 0 || e->shared_ffn > MAX_FFN ||
+	    (e->shared_experts && e->shared_ffn < 1))
+		return bad(o, F_EXPERTS, "shared experts out of range");
+	if (e->every < 1 || e->every > m->layers)
+		return bad(o, F_FIRST_DENSE, "every %d out of range [1, "
+			   "layers]", e->every);
+	if (e->first_dense < 0 || e->first_dense >= m->layers)
+		return bad(o, F_FIRST_DENSE, "first_dense %d leaves no MoE "
+			   "layer of %d", e->first_dense, m->layers);
+	if (e->capacity_factor < 0 || e->capacity_factor > 1024 ||
+	    (e->capacity_factor && e->capacity_factor < 0.01))
+		return bad(o, F_EXPERTS, "capacity_factor %g out of range "
+			   "(0 for dropless, else [0.01, 1024])",
+			   e->capacity_factor);
+	return 0;
+}
+
+static int
+check_attention(const struct model *m, const struct origin *o)
+{
+	const struct model_mla *a = &m->mla;
+
+	if (m->head_dim < 0 || m->head_dim > MAX_HIDDEN)
+		return bad(o, F_HEAD_DIM, "head_dim %lld out of range",
+			   (long long)m->head_dim);
+	if (m->attention == MODEL_MLA) {
+		if (m->kv_heads != m->heads)
+			return bad(o, F_KV_HEADS, "kv_heads (%lld) must "
+				   "equal heads with mla",
+				   (long long)m->kv_heads);
+		if (a->kv_rank < 1 || a->kv_rank > MAX_HIDDEN)
+			return bad(o, F_KV_RANK, "kv_rank %lld out of range",
+				   (long long)a->kv_rank);
+		if (a->v_dim < 1 || a->v_dim > MAX_HIDDEN)
+			return bad(o, F_V_DIM, "v_dim %lld out of range",
+				   (long long)a->v_dim);
+		if (a->nope_dim < 0 || a->rope_dim < 0 || a->q_rank < 0 ||
+		    a->nope_dim + a->rope_dim < 1 ||
+		    a->nope_dim > MAX_HIDDEN || a->rope_dim > MAX_HIDDEN ||
+		    a->q_rank > MAX_HIDDEN)
+			return bad(o, F_NOPE, "mla head sizes out of range");
+	} else if (m->attention != MODEL_MHA) {
+		return bad(o, F_ATTN, "invalid enumeration value");
+	}
+	if (m->window < 0 || m->window > MAX_SEQ)
+		return bad(o, F_WINDOW, "window %lld out of range",
+			   (long long)m->window);
+	if (m->global_every < 0 || m->global_every > m->layers ||
+	    (m->global_every && !m->window))
+		return bad(o, F_GLOBAL, "global_every %d needs a window and "
+			   "at most layers", m->global_every);
+	if (m->mtp_layers < 0 || m->mtp_layers > 64 ||
+	    m->attn_softcap < 0 || m->logit_softcap < 0)
+		return bad(o, F_NAME, "mtp_layers or soft-capping out of "
+			   "range");
+	return 0;
 }
 
 static int
@@ -145,10 +242,11 @@ check(const struct model *m, const struct origin *o)
 	if (m->hidden < 1 || m->hidden > MAX_HIDDEN)
 		return bad(o, F_HIDDEN, "hidden %lld out of range [1, %.0f]",
 			   (long long)m->hidden, MAX_HIDDEN);
-	if (m->heads < 1 || m->heads > m->hidden)
+	if (m->heads < 1 || m->heads > (m->head_dim ? MAX_HEADS : m->hidden))
 		return bad(o, F_HEADS, "heads %lld out of range [1, hidden]",
 			   (long long)m->heads);
-	if (m->hidden % m->heads)
+	if (!m->head_dim && m->attention == MODEL_MHA &&
+	    m->hidden % m->heads)
 		return bad(o, F_HEADS, "heads (%lld) do not divide hidden "
 			   "(%lld)", (long long)m->heads,
 			   (long long)m->hidden);
@@ -160,7 +258,7 @@ check(const struct model *m, const struct origin *o)
 		return bad(o, F_KV_HEADS, "kv_heads (%lld) do not divide "
 			   "heads (%lld)", (long long)m->kv_heads,
 			   (long long)m->heads);
-	if (m->ffn_hidden < 1 || m->ffn_hidden > 64 * MAX_HIDDEN)
+	if (m->ffn_hidden < 1 || m->ffn_hidden > MAX_FFN)
 		return bad(o, F_FFN, "ffn_hidden %lld out of range",
 			   (long long)m->ffn_hidden);
 	if (m->seq_len < 1 || m->seq_len > MAX_SEQ)
@@ -170,12 +268,12 @@ check(const struct model *m, const struct origin *o)
 		return bad(o, F_VOCAB, "vocab %lld out of range [1, %.0f]",
 			   (long long)m->vocab, MAX_VOCAB);
 	if (m->family < 0 || m->family > MODEL_LLAMA ||
-	    m->activation < 0 || m->activation > MODEL_SWIGLU ||
+	    m->activation < 0 || m->activation > MODEL_GEGLU ||
 	    m->norm < 0 || m->norm > MODEL_RMSNORM || m->positions < 0 ||
 	    m->positions > MODEL_ROTARY || m->precision < 0 ||
 	    m->precision > MODEL_FP8)
 		return bad(o, F_NAME, "invalid enumeration value");
-	return 0;
+	return check_attention(m, o) || check_moe(m, o) ? -1 : 0;
 }
 
 int
@@ -188,7 +286,87 @@ model_validate(const struct model *m, const char *path)
 	return check(m, &o);
 }
 
-/* ---- pd2bw-model/1 ---- */
+/* ---- pd2bw-model/1 and /2 ---- */
+
+/* Point o at every field's node, nested "map.key" ones included. */
+static void
+native_origins(struct origin *o)
+{
+	size_t i;
+
+	for (i = 0; i < F_N; i++) {
+		const char *dot = strchr(field_names[i], '.');
+
+		if (dot) {
+			char map[8];
+			size_t n = (size_t)(dot - field_names[i]);
+
+			memcpy(map, field_names[i], n);
+			map[n] = 0;
+			o->at[i] = yml_get(o->d, yml_get(o->d, o->root, map),
+					   dot + 1);
+			if (!o->at[i])
+				o->at[i] = yml_get(o->d, o->root, map);
+		} else {
+			o->at[i] = yml_get(o->d, o->root, field_names[i]);
+		}
+	}
+	if (!o->at[F_KV_HEADS])
+		o->at[F_KV_HEADS] = o->at[F_HEADS];
+}
+
+/* The mla and moe maps of format 2. */
+static int
+load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
+	  yaml_node_t *moe)
+{
+	if (mla) {
+		const struct yml_key keys[] = {
+			YK_I64("q_rank", 0, &m->mla.q_rank, 0, MAX_HIDDEN),
+			YK_I64("kv_rank", 1, &m->mla.kv_rank, 1, MAX_HIDDEN),
+			YK_I64("nope_dim", 1, &m->mla.nope_dim, 0,
+			       MAX_HIDDEN),
+			YK_I64("rope_dim", 1, &m->mla.rope_dim, 0,
+			       MAX_HIDDEN),
+			YK_I64("v_dim", 1, &m->mla.v_dim, 1, MAX_HIDDEN),
+		};
+
+		if (yml_map(d, mla, keys, sizeof(keys) / sizeof(keys[0])))
+			return -1;
+	}
+	if (moe) {
+		const struct yml_key keys[] = {
+			YK_I64("experts", 1, &m->moe.experts, 1, MAX_EXPERTS),
+			YK_I64("top_k", 1, &m->moe.top_k, 1, MAX_EXPERTS),
+			YK_I64("expert_ffn", 1, &m->moe.expert_ffn, 1,
+			       MAX_FFN),
+			YK_I64("shared_experts", 0, &m->moe.shared_experts, 0,
+			       MAX_EXPERTS),
+			YK_I64("shared_ffn", 0, &m->moe.shared_ffn, 1,
+			       MAX_FFN),
+			YK_BOOL("shared_gate", 0, &m->moe.shared_gate),
+			YK_BOOL("router_bias", 0, &m->moe.router_bias),
+			YK_INT("first_dense", 0, &m->moe.first_dense, 0,
+			       MAX_LAYERS),
+			YK_INT("every", 0, &m->moe.every, 1, MAX_LAYERS),
+			YK_DBL("capacity_factor", 0, &m->moe.capacity_factor,
+			       0, 1024),
+		};
+
+		if (yml_map(d, moe, keys, sizeof(keys) / sizeof(keys[0])))
+			return -1;
+		if (m->moe.shared_experts && !m->moe.shared_ffn)
+			m->moe.shared_ffn = m->moe.expert_ffn;
+	}
+	return 0;
+}
+
+/* Keys that only format 2 knows. */
+static const char *const v2_keys[] = {
+	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
+	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
+	"logit_softcap", "mtp_layers", NULL,
+};
 
 static int
 load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
@@ -196,12 +374,22 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	struct origin o;
 	char *fmt = NULL;
 	int64_t kv = 0, ffn = 0;
-	int family = MODEL_GPT, ret;
-	yaml_node_t *fam;
+	int family = MODEL_GPT, ret, version;
+	yaml_node_t *fam, *mla = NULL, *moe = NULL, *n;
 	size_t i;
 
-	if (yml_check_format(d, root, "model", 1) < 0)
+	version = yml_check_format(d, root, "model", 2);
+	if (version < 0)
 		return -1;
+	for (i = 0; version == 1 && v2_keys[i]; i++)
+		if (yml_get(d, root, v2_keys[i]))
+			return yml_err(d, root, "key '%s' needs format "
+				       "pd2bw-model/2", v2_keys[i]);
+	n = yml_get(d, root, "activation");
+	if (version == 1 && n && yml_scalar(n) &&
+	    !strcmp(yml_scalar(n), "geglu"))
+		return yml_err(d, n, "activation geglu needs format "
+			       "pd2bw-model/2");
 	/* The family decides the defaults of the other keys. */
 	fam = yml_get(d, root, "family");
 	if (fam) {
@@ -226,7 +414,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_I64("hidden", 1, &m->hidden, 1, MAX_HIDDEN),
 			YK_I64("heads", 1, &m->heads, 1, MAX_HEADS),
 			YK_I64("kv_heads", 0, &kv, 1, MAX_HEADS),
-			YK_I64("ffn_hidden", 0, &ffn, 1, 64 * MAX_HIDDEN),
+			YK_I64("ffn_hidden", 0, &ffn, 1, MAX_FFN),
 			YK_I64("seq_len", 1, &m->seq_len, 1, MAX_SEQ),
 			YK_I64("vocab", 1, &m->vocab, 1, MAX_VOCAB),
 			YK_ENUM("activation", 0, &m->activation,
@@ -242,29 +430,55 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_BOOL("flash_attention", 0, &m->flash_attention),
 			YK_ENUM("precision", 0, &m->precision,
 				model_prec_names),
+			YK_I64("head_dim", 0, &m->head_dim, 1, MAX_HIDDEN),
+			YK_ENUM("attention", 0, &m->attention,
+				model_attn_names),
+			YK_MAP("mla", 0, &mla),
+			YK_MAP("moe", 0, &moe),
+			YK_BOOL("qkv_bias", 0, &m->qkv_bias),
+			YK_BOOL("qk_norm", 0, &m->qk_norm),
+			YK_BOOL("post_norms", 0, &m->post_norms),
+			YK_BOOL("attn_sinks", 0, &m->attn_sinks),
+			YK_I64("window", 0, &m->window, 1, MAX_SEQ),
+			YK_INT("global_every", 0, &m->global_every, 1,
+			       MAX_LAYERS),
+			YK_DBL("attn_softcap", 0, &m->attn_softcap, 0, 1e6),
+			YK_DBL("logit_softcap", 0, &m->logit_softcap, 0, 1e6),
+			YK_INT("mtp_layers", 0, &m->mtp_layers, 0, 64),
 		};
 
 		ret = yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0]));
 	}
 	free(fmt);
-	if (ret)
+	if (ret || load_maps(m, d, mla, moe))
 		return -1;
-	m->kv_heads = kv ? kv : m->heads;
-	m->ffn_hidden = ffn ? ffn : default_ffn(m);
 	memset(&o, 0, sizeof(o));
 	o.d = d;
 	o.root = root;
-	for (i = 0; i < F_N; i++)
-		o.at[i] = yml_get(d, root, field_names[i]);
-	if (!o.at[F_KV_HEADS])
-		o.at[F_KV_HEADS] = o.at[F_HEADS];
+	native_origins(&o);
+	if (m->attention == MODEL_MLA && !mla)
+		return yml_err(d, o.at[F_ATTN], "attention mla needs the mla "
+			       "map");
+	if (m->attention != MODEL_MLA && mla)
+		return yml_err(d, mla, "mla map without attention: mla");
+	m->kv_heads = kv ? kv : m->heads;
+	m->ffn_hidden = ffn ? ffn : default_ffn(m);
 	return check(m, &o);
 }
 
 /* ---- Hugging Face config.json ---- */
 
-enum hf_style { HF_GPT2, HF_BERT, HF_LLAMA, HF_QWEN2 };
+/*
+ * The readers.  GPT-2 and BERT have their own keys; every other style
+ * reads the Llama keys and then its own (hf_extra()).
+ */
+enum hf_style {
+	HF_GPT2, HF_BERT, HF_LLAMA, HF_MISTRAL, HF_MIXTRAL, HF_QWEN2,
+	HF_QWEN2_MOE, HF_QWEN3, HF_QWEN3_MOE, HF_DEEPSEEK_V2, HF_DEEPSEEK_V3,
+	HF_GEMMA, HF_GEMMA2, HF_GEMMA3, HF_GEMMA3_TEXT, HF_PHI3, HF_GPT_OSS
+};
 
+/* Longer architecture prefixes first: "Qwen2Moe" before "Qwen2". */
 static const struct {
 	const char *model_type;  /* exact "model_type" */
 	const char *arch_prefix; /* prefix of an "architectures" entry */
@@ -273,17 +487,50 @@ static const struct {
 	{"gpt2", "GPT2", HF_GPT2},
 	{"bert", "Bert", HF_BERT},
 	{"llama", "Llama", HF_LLAMA},
-	{"mistral", "Mistral", HF_LLAMA},
+	{"mistral", "Mistral", HF_MISTRAL},
+	{"mixtral", "Mixtral", HF_MIXTRAL},
+	{"qwen2_moe", "Qwen2Moe", HF_QWEN2_MOE},
 	{"qwen2", "Qwen2", HF_QWEN2},
+	{"qwen3_moe", "Qwen3Moe", HF_QWEN3_MOE},
+	{"qwen3", "Qwen3", HF_QWEN3},
+	{"deepseek_v2", "DeepseekV2", HF_DEEPSEEK_V2},
+	{"deepseek_v3", "DeepseekV3", HF_DEEPSEEK_V3},
+	{"gemma3_text", "Gemma3ForCausalLM", HF_GEMMA3_TEXT},
+	{"gemma3", "Gemma3", HF_GEMMA3},
+	{"gemma2", "Gemma2", HF_GEMMA2},
+	{"gemma", "Gemma", HF_GEMMA},
+	{"phi3", "Phi3", HF_PHI3},
+	{"gpt_oss", "GptOss", HF_GPT_OSS},
 };
 #define HF_NKINDS (sizeof(hf_kinds) / sizeof(hf_kinds[0]))
+#define HF_TYPES "gpt2, bert, llama, mistral, mixtral, qwen2, qwen2_moe, " \
+	"qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gemma, gemma2, gemma3, " \
+	"gemma3_text, phi3 or gpt_oss"
+
+/* JSON null: an optional key given as null is absent. */
+static int
+hf_null(const yaml_node_t *n)
+{
+	return n && yml_scalar(n) &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       !strcmp(yml_scalar(n), "null");
+}
+
+/* Key of the config, NULL when absent or null. */
+static yaml_node_t *
+hf_get(struct yml_doc *d, yaml_node_t *root, const char *key)
+{
+	yaml_node_t *n = yml_get(d, root, key);
+
+	return hf_null(n) ? NULL : n;
+}
 
 /* Fetch key of the config as an integer; required ones must exist. */
 static int
 hf_i64(struct yml_doc *d, yaml_node_t *root, const char *key, int required,
        int64_t *out, double hi, yaml_node_t **at)
 {
-	yaml_node_t *n = yml_get(d, root, key);
+	yaml_node_t *n = hf_get(d, root, key);
 
 	if (!n) {
 		if (required)
@@ -295,10 +542,24 @@ hf_i64(struct yml_doc *d, yaml_node_t *root, const char *key, int required,
 	return yml_to_i64(d, n, out, 1, hi);
 }
 
+/* The same, 0 allowed (counts of optional parts). */
+static int
+hf_i64z(struct yml_doc *d, yaml_node_t *root, const char *key, int64_t *out,
+	double hi, yaml_node_t **at)
+{
+	yaml_node_t *n = hf_get(d, root, key);
+
+	if (!n)
+		return 0;
+	if (at)
+		*at = n;
+	return yml_to_i64(d, n, out, 0, hi);
+}
+
 static int
 hf_bool(struct yml_doc *d, yaml_node_t *root, const char *key, int *out)
 {
-	yaml_node_t *n = yml_get(d, root, key);
+	yaml_node_t *n = hf_get(d, root, key);
 	const char *s = yml_scalar(n);
 
 	if (!n)
@@ -309,6 +570,14 @@ hf_bool(struct yml_doc *d, yaml_node_t *root, const char *key, int *out)
 		return 0;
 	}
 	return yml_err(d, n, "expected true or false for '%s'", key);
+}
+
+static int
+hf_dbl(struct yml_doc *d, yaml_node_t *root, const char *key, double *out)
+{
+	yaml_node_t *n = hf_get(d, root, key);
+
+	return n ? yml_to_dbl(d, n, out, 0, 1e12) : 0;
 }
 
 /* A string-valued key, or NULL when absent; wrong types are errors. */
@@ -338,7 +607,7 @@ hf_dropout(struct yml_doc *d, yaml_node_t *root, const char *const *keys,
 	size_t i;
 
 	for (i = 0; keys[i]; i++) {
-		yaml_node_t *n = yml_get(d, root, keys[i]);
+		yaml_node_t *n = hf_get(d, root, keys[i]);
 
 		if (!n)
 			continue;
@@ -371,7 +640,7 @@ hf_kind(struct yml_doc *d, yaml_node_t *root)
 			if (!strcmp(s, hf_kinds[i].model_type))
 				return (int)i;
 		return yml_err(d, mt, "unsupported model_type '%s' (expected "
-			       "gpt2, bert, llama, mistral or qwen2)", s);
+			       HF_TYPES ")", s);
 	}
 	if (ar->type != YAML_SEQUENCE_NODE)
 		return yml_err(d, ar, "expected a sequence for "
@@ -384,7 +653,20 @@ hf_kind(struct yml_doc *d, yaml_node_t *root)
 				return (int)i;
 	}
 	return yml_err(d, ar, "unsupported architectures (expected GPT2*, "
-		       "Bert*, Llama*, Mistral* or Qwen2*)");
+		       "Bert*, Llama*, Mistral*, Mixtral*, Qwen2*, Qwen3*, "
+		       "DeepseekV2*, DeepseekV3*, Gemma*, Phi3* or GptOss*)");
+}
+
+/* Index of a style in hf_kinds. */
+static int
+hf_index(enum hf_style st)
+{
+	size_t i;
+
+	for (i = 0; i < HF_NKINDS; i++)
+		if (hf_kinds[i].style == st)
+			break;
+	return (int)i;
 }
 
 /*
@@ -418,16 +700,18 @@ hf_default_name(const char *path)
 	return s;
 }
 
+/* "dtype" (newer transformers) or "torch_dtype". */
 static int
 hf_precision(struct yml_doc *d, yaml_node_t *root, struct model *m)
 {
+	const char *key = hf_get(d, root, "dtype") ? "dtype" : "torch_dtype";
 	yaml_node_t *at = NULL;
 	const char *s;
 
-	if (hf_str(d, root, "torch_dtype", &s, &at))
-		return -1;
-	if (!s)
+	if (!hf_get(d, root, key))
 		return 0;
+	if (hf_str(d, root, key, &s, &at))
+		return -1;
 	if (!strcmp(s, "bfloat16"))
 		m->precision = MODEL_BF16;
 	else if (!strcmp(s, "float16"))
@@ -435,7 +719,7 @@ hf_precision(struct yml_doc *d, yaml_node_t *root, struct model *m)
 	else if (!strcmp(s, "float32"))
 		m->precision = MODEL_FP32;
 	else
-		return yml_err(d, at, "unsupported torch_dtype '%s'", s);
+		return yml_err(d, at, "unsupported %s '%s'", key, s);
 	return 0;
 }
 
@@ -451,13 +735,365 @@ hf_act(struct yml_doc *d, yaml_node_t *root, const char *key, int want,
 	if (!s)
 		return required ? yml_err(d, root, "missing key '%s'", key)
 				: 0;
-	if (want == MODEL_GELU && !strncmp(s, "gelu", 4))
+	if ((want == MODEL_GELU || want == MODEL_GEGLU) &&
+	    !strncmp(s, "gelu", 4))
 		return 0;
 	if (want == MODEL_SWIGLU && (!strcmp(s, "silu") ||
 				     !strcmp(s, "swish")))
 		return 0;
 	return yml_err(d, at, "unsupported %s '%s' (expected %s)", key, s,
-		       want == MODEL_GELU ? "gelu*" : "silu");
+		       want == MODEL_SWIGLU ? "silu" : "gelu*");
+}
+
+/*
+ * Sliding-window layers from "layer_types" ("sliding_attention" or
+ * "full_attention" per layer): all full (no window), all sliding
+ * (global_every 0), or full exactly where (i + 1) % k == 0.
+ */
+static int
+hf_layer_types(struct yml_doc *d, yaml_node_t *lt, struct model *m,
+	       int *windowed)
+{
+	size_t n = yml_seq_len(lt), i, full = 0, k = 0;
+
+	if (lt->type != YAML_SEQUENCE_NODE || (int)n != m->layers)
+		return yml_err(d, lt, "expected a sequence of %d layer types "
+			       "for 'layer_types'", m->layers);
+	for (i = 0; i < n; i++) {
+		const char *s = yml_scalar(yml_seq_item(d, lt, i));
+
+		if (s && !strcmp(s, "full_attention")) {
+			if (!k)
+				k = i + 1;
+			full++;
+		} else if (!s || strcmp(s, "sliding_attention")) {
+			return yml_err(d, yml_seq_item(d, lt, i),
+				       "unsupported layer type '%s'",
+				       s ? s : "(non-scalar)");
+		}
+	}
+	*windowed = full < n;
+	if (full == n || !full) {
+		m->global_every = 0;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *s = yml_scalar(yml_seq_item(d, lt, i));
+
+		if (!strcmp(s, "full_attention") != ((i + 1) % k == 0))
+			return yml_err(d, lt, "layer_types: full attention "
+				       "every %zu-th layer and sliding "
+				       "otherwise is the only mix supported",
+				       k);
+	}
+	m->global_every = (int)k;
+	return 0;
+}
+
+/* Sliding window of the config ("sliding_window", null = none). */
+static int
+hf_window(struct yml_doc *d, yaml_node_t *root, struct model *m,
+	  struct origin *o)
+{
+	return hf_i64(d, root, "sliding_window", 0, &m->window, MAX_SEQ,
+		      &o->at[F_WINDOW]);
+}
+
+/* A key this reader cannot price: an error naming it. */
+static int
+hf_refuse(struct yml_doc *d, yaml_node_t *n, const char *key, const char *why)
+{
+	return yml_err(d, n, "%s %s (not supported)", key, why);
+}
+
+/* Qwen's MoE layer placement: every layer, nothing dense. */
+static int
+hf_qwen_moe(struct yml_doc *d, yaml_node_t *root, struct model *m,
+	    struct origin *o)
+{
+	yaml_node_t *n = NULL;
+	int64_t step = 1;
+
+	if (hf_i64(d, root, "num_experts", 1, &m->moe.experts, MAX_EXPERTS,
+		   &o->at[F_EXPERTS]) ||
+	    hf_i64(d, root, "num_experts_per_tok", 1, &m->moe.top_k,
+		   MAX_EXPERTS, &o->at[F_TOPK]) ||
+	    hf_i64(d, root, "moe_intermediate_size", 1, &m->moe.expert_ffn,
+		   MAX_FFN, &o->at[F_EXPERT_FFN]) ||
+	    hf_i64(d, root, "decoder_sparse_step", 0, &step, MAX_LAYERS, &n))
+		return -1;
+	if (step != 1)
+		return hf_refuse(d, n, "decoder_sparse_step",
+				 "other than 1");
+	n = hf_get(d, root, "mlp_only_layers");
+	if (n && (n->type != YAML_SEQUENCE_NODE || yml_seq_len(n)))
+		return hf_refuse(d, n, "mlp_only_layers", "not empty");
+	return 0;
+}
+
+/* Qwen's sliding window applies from max_window_layers on. */
+static int
+hf_qwen_window(struct yml_doc *d, yaml_node_t *root)
+{
+	int on = 0;
+
+	if (hf_bool(d, root, "use_sliding_window", &on))
+		return -1;
+	if (on)
+		return hf_refuse(d, yml_get(d, root, "use_sliding_window"),
+				 "use_sliding_window", "true");
+	return 0;
+}
+
+/* What each style reads beyond the Llama keys. */
+static int
+hf_extra(struct model *m, struct yml_doc *d, yaml_node_t *root,
+	 enum hf_style st, struct origin *o)
+{
+	int64_t v = 0;
+	const char *s;
+
+	switch (st) {
+	case HF_MISTRAL:
+	case HF_PHI3:
+		return hf_window(d, root, m, o);
+	case HF_MIXTRAL:
+		m->moe.expert_ffn = m->ffn_hidden;
+		o->at[F_EXPERT_FFN] = o->at[F_FFN];
+		return hf_i64(d, root, "num_local_experts", 1, &m->moe.experts,
+			      MAX_EXPERTS, &o->at[F_EXPERTS]) ||
+		       hf_i64(d, root, "num_experts_per_tok", 1,
+			      &m->moe.top_k, MAX_EXPERTS, &o->at[F_TOPK]) ||
+		       hf_window(d, root, m, o);
+	case HF_QWEN2:
+		m->qkv_bias = 1;
+		return hf_qwen_window(d, root);
+	case HF_QWEN2_MOE:
+		m->qkv_bias = 1;
+		if (hf_qwen_moe(d, root, m, o) ||
+		    hf_i64z(d, root, "shared_expert_intermediate_size",
+			    &m->moe.shared_ffn, MAX_FFN, NULL))
+			return -1;
+		if (m->moe.shared_ffn) {
+			m->moe.shared_experts = 1;
+			m->moe.shared_gate = 1;
+		}
+		return hf_qwen_window(d, root);
+	case HF_QWEN3:
+		m->qk_norm = 1;
+		return hf_qwen_window(d, root);
+	case HF_QWEN3_MOE:
+		m->qk_norm = 1;
+		return hf_qwen_moe(d, root, m, o) || hf_qwen_window(d, root);
+	case HF_DEEPSEEK_V2:
+	case HF_DEEPSEEK_V3:
+		m->attention = MODEL_MLA;
+		m->kv_heads = m->heads;
+		o->at[F_ATTN] = o->at[F_HEADS];
+		if (hf_i64z(d, root, "q_lora_rank", &m->mla.q_rank,
+			    MAX_HIDDEN, NULL) ||
+		    hf_i64(d, root, "kv_lora_rank", 1, &m->mla.kv_rank,
+			   MAX_HIDDEN, &o->at[F_KV_RANK]) ||
+		    hf_i64(d, root, "qk_nope_head_dim", 1, &m->mla.nope_dim,
+			   MAX_HIDDEN, &o->at[F_NOPE]) ||
+		    hf_i64z(d, root, "qk_rope_head_dim", &m->mla.rope_dim,
+			    MAX_HIDDEN, NULL) ||
+		    hf_i64(d, root, "v_head_dim", 1, &m->mla.v_dim,
+			   MAX_HIDDEN, &o->at[F_V_DIM]) ||
+		    hf_i64z(d, root, "n_routed_experts", &m->moe.experts,
+			    MAX_EXPERTS, &o->at[F_EXPERTS]))
+			return -1;
+		if (!m->moe.experts)
+			return 0;
+		v = 1;
+		if (hf_i64(d, root, "num_experts_per_tok", 1, &m->moe.top_k,
+			   MAX_EXPERTS, &o->at[F_TOPK]) ||
+		    hf_i64(d, root, "moe_intermediate_size", 1,
+			   &m->moe.expert_ffn, MAX_FFN,
+			   &o->at[F_EXPERT_FFN]) ||
+		    hf_i64z(d, root, "n_shared_experts",
+			    &m->moe.shared_experts, MAX_EXPERTS, NULL) ||
+		    hf_i64z(d, root, "first_k_dense_replace", &v,
+			    MAX_LAYERS, &o->at[F_FIRST_DENSE]))
+			return -1;
+		m->moe.first_dense = (int)v;
+		v = 1;
+		if (hf_i64(d, root, "moe_layer_freq", 0, &v, MAX_LAYERS, NULL))
+			return -1;
+		m->moe.every = (int)v;
+		m->moe.shared_ffn = m->moe.shared_experts ? m->moe.expert_ffn
+							  : 0;
+		if (hf_str(d, root, "topk_method", &s, NULL))
+			return -1;
+		/* V3's aux-loss-free balancing adds a bias per expert */
+		m->moe.router_bias = s && !strcmp(s, "noaux_tc");
+		v = 0;
+		if (hf_i64z(d, root, "num_nextn_predict_layers", &v, 64, NULL))
+			return -1;
+		m->mtp_layers = (int)v;
+		return 0;
+	case HF_GEMMA2:
+	case HF_GEMMA3:
+	case HF_GEMMA3_TEXT:
+		m->post_norms = 1;
+		m->qk_norm = st != HF_GEMMA2;
+		if (hf_window(d, root, m, o) ||
+		    hf_dbl(d, root, "attn_logit_softcapping",
+			   &m->attn_softcap) ||
+		    hf_dbl(d, root, "final_logit_softcapping",
+			   &m->logit_softcap))
+			return -1;
+		if (!m->window)
+			return 0;
+		m->global_every = 2;
+		if (st == HF_GEMMA2)
+			return 0;
+		m->global_every = 6;
+		if (hf_i64(d, root, "sliding_window_pattern", 0, &v,
+			   MAX_LAYERS, &o->at[F_GLOBAL]))
+			return -1;
+		if (v)
+			m->global_every = (int)v;
+		return 0;
+	case HF_GPT_OSS:
+		m->attn_sinks = 1;
+		if (hf_get(d, root, "num_experts_per_tok")) {
+			if (hf_i64(d, root, "num_experts_per_tok", 1,
+				   &m->moe.top_k, MAX_EXPERTS,
+				   &o->at[F_TOPK]))
+				return -1;
+		} else if (hf_i64(d, root, "experts_per_token", 1,
+				  &m->moe.top_k, MAX_EXPERTS,
+				  &o->at[F_TOPK])) {
+			return -1;
+		}
+		m->moe.expert_ffn = m->ffn_hidden;
+		o->at[F_EXPERT_FFN] = o->at[F_FFN];
+		return hf_i64(d, root, "num_local_experts", 1, &m->moe.experts,
+			      MAX_EXPERTS, &o->at[F_EXPERTS]) ||
+		       hf_window(d, root, m, o);
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Gemma 3's text_config lists only what differs from Gemma3TextConfig's
+ * defaults (transformers 4.50): those are filled in first.
+ */
+static void
+gemma3_defaults(struct model *m)
+{
+	m->layers = 26;
+	m->hidden = 2304;
+	m->ffn_hidden = 9216;
+	m->heads = 8;
+	m->kv_heads = 4;
+	m->head_dim = 256;
+	m->vocab = 262208;
+	m->seq_len = 131072;
+	m->rope_base = 1e6;
+	m->window = 4096;
+	m->tied_embeddings = 1;
+}
+
+/* The Llama family's common keys. */
+static int
+hf_llama(struct model *m, struct yml_doc *d, yaml_node_t *root,
+	 enum hf_style st, struct origin *o)
+{
+	static const char *const llama_drop[] = {
+		"attention_dropout", "hidden_dropout", NULL,
+	};
+	int req = st != HF_GEMMA3 && st != HF_GEMMA3_TEXT;
+	int gemma = st == HF_GEMMA || st == HF_GEMMA2 || req == 0;
+	int64_t layers = m->layers;
+	yaml_node_t *lt;
+	int windowed = 0;
+
+	family_defaults(m, MODEL_LLAMA);
+	if (gemma) {
+		m->activation = MODEL_GEGLU;
+		m->tied_embeddings = 1;
+	}
+	if (!req)
+		gemma3_defaults(m);
+	layers = m->layers;
+	if (hf_i64(d, root, "num_hidden_layers", req, &layers, MAX_LAYERS,
+		   &o->at[F_LAYERS]) ||
+	    hf_i64(d, root, "hidden_size", req, &m->hidden, MAX_HIDDEN,
+		   &o->at[F_HIDDEN]) ||
+	    hf_i64(d, root, "num_attention_heads", req, &m->heads, MAX_HEADS,
+		   &o->at[F_HEADS]) ||
+	    hf_i64(d, root, "num_key_value_heads", 0, &m->kv_heads,
+		   MAX_HEADS, &o->at[F_KV_HEADS]) ||
+	    hf_i64(d, root, "intermediate_size", req, &m->ffn_hidden,
+		   MAX_FFN, &o->at[F_FFN]) ||
+	    hf_i64(d, root, "max_position_embeddings", req, &m->seq_len,
+		   MAX_SEQ, &o->at[F_SEQ]) ||
+	    hf_i64(d, root, "vocab_size", req, &m->vocab, MAX_VOCAB,
+		   &o->at[F_VOCAB]) ||
+	    hf_i64(d, root, "head_dim", 0, &m->head_dim, MAX_HIDDEN,
+		   &o->at[F_HEAD_DIM]) ||
+	    hf_bool(d, root, "attention_bias", &m->bias) ||
+	    hf_dropout(d, root, llama_drop, &m->dropout))
+		return -1;
+	m->layers = (int)layers;
+	if (gemma) {
+		/* Gemma names it hidden_activation, older files hidden_act */
+		if (hf_act(d, root, hf_get(d, root, "hidden_activation")
+					    ? "hidden_activation"
+					    : "hidden_act",
+			   MODEL_GEGLU, 0))
+			return -1;
+	} else if (hf_act(d, root, "hidden_act", MODEL_SWIGLU, 0)) {
+		return -1;
+	}
+	if (st != HF_DEEPSEEK_V2 && st != HF_DEEPSEEK_V3 &&
+	    st != HF_QWEN2_MOE && st != HF_QWEN3_MOE &&
+	    st != HF_MIXTRAL && st != HF_GPT_OSS) {
+		static const char *const moe_keys[] = {
+			"num_experts", "num_local_experts", "n_routed_experts",
+			NULL,
+		};
+		size_t i;
+
+		for (i = 0; moe_keys[i]; i++) {
+			yaml_node_t *n = hf_get(d, root, moe_keys[i]);
+			int64_t e = 0;
+
+			if (n && (yml_to_i64(d, n, &e, 0, MAX_EXPERTS) || e))
+				return yml_err(d, n, "'%s' in a %s config "
+					       "(a dense model_type)",
+					       moe_keys[i],
+					       hf_kinds[hf_index(st)]
+						       .model_type);
+		}
+	}
+	/* head_dim equal to hidden / heads is the coupled default */
+	if (m->head_dim && !(m->hidden % m->heads) &&
+	    m->head_dim == m->hidden / m->heads)
+		m->head_dim = 0;
+	if (hf_extra(m, d, root, st, o))
+		return -1;
+	lt = hf_get(d, root, "layer_types");
+	if (lt) {
+		if (hf_layer_types(d, lt, m, &windowed))
+			return -1;
+		if (!windowed)
+			m->window = 0;
+		else if (!m->window)
+			return yml_err(d, lt, "sliding layers without "
+				       "'sliding_window'");
+	}
+	/* a window at least as long as the sequence changes nothing */
+	if (m->window >= m->seq_len) {
+		m->window = 0;
+		m->global_every = 0;
+	}
+	o->at[F_GLOBAL] = o->at[F_GLOBAL] ? o->at[F_GLOBAL] : lt;
+	return 0;
 }
 
 static int
@@ -469,22 +1105,42 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	static const char *const bert_drop[] = {
 		"hidden_dropout_prob", "attention_probs_dropout_prob", NULL,
 	};
-	static const char *const llama_drop[] = {
-		"attention_dropout", "hidden_dropout", NULL,
-	};
 	struct origin o;
-	int64_t layers = 0, head_dim = 0;
-	yaml_node_t *n, *hd = NULL;
+	int64_t layers = 0;
+	yaml_node_t *n, *top = root;
 	const char *name;
 	int k;
+	enum hf_style st;
 
 	k = hf_kind(d, root);
 	if (k < 0)
 		return -1;
+	st = hf_kinds[k].style;
+	/* Without model_type, an MoE key tells the MoE variant. */
+	if (!yml_get(d, root, "model_type")) {
+		if (st == HF_QWEN2 && hf_get(d, root, "num_experts"))
+			st = HF_QWEN2_MOE;
+		else if (st == HF_QWEN3 && hf_get(d, root, "num_experts"))
+			st = HF_QWEN3_MOE;
+		else if ((st == HF_LLAMA || st == HF_MISTRAL) &&
+			 hf_get(d, root, "num_local_experts"))
+			st = HF_MIXTRAL;
+	}
 	memset(&o, 0, sizeof(o));
 	o.d = d;
 	o.root = root;
-	switch (hf_kinds[k].style) {
+	if (st == HF_GEMMA3) {
+		/* the multimodal config: plan its language model */
+		n = yml_get(d, root, "text_config");
+		if (n && n->type != YAML_MAPPING_NODE)
+			return yml_err(d, n, "expected a mapping for "
+				       "'text_config'");
+		if (n) {
+			root = n;
+			o.root = n;
+		}
+	}
+	switch (st) {
 	case HF_GPT2:
 		family_defaults(m, MODEL_GPT);
 		m->dropout = 0;
@@ -507,16 +1163,17 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			return yml_err(d, root, "missing key 'n_positions'");
 		}
 		n = yml_get(d, root, "n_inner");
-		if (n && !(yml_scalar(n) &&
-			   n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-			   !strcmp(yml_scalar(n), "null"))) {
+		if (n && !hf_null(n)) {
 			if (hf_i64(d, root, "n_inner", 1, &m->ffn_hidden,
-				   64 * MAX_HIDDEN, &o.at[F_FFN]))
+				   MAX_FFN, &o.at[F_FFN]))
 				return -1;
 		}
 		if (hf_dropout(d, root, gpt2_drop, &m->dropout) ||
-		    hf_act(d, root, "activation_function", MODEL_GELU, 0))
+		    hf_act(d, root, "activation_function", MODEL_GELU, 0) ||
+		    hf_i64(d, root, "vocab_size", 1, &m->vocab, MAX_VOCAB,
+			   &o.at[F_VOCAB]))
 			return -1;
+		m->layers = (int)layers;
 		break;
 	case HF_BERT:
 		family_defaults(m, MODEL_BERT);
@@ -528,54 +1185,32 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 		    hf_i64(d, root, "num_attention_heads", 1, &m->heads,
 			   MAX_HEADS, &o.at[F_HEADS]) ||
 		    hf_i64(d, root, "intermediate_size", 1, &m->ffn_hidden,
-			   64 * MAX_HIDDEN, &o.at[F_FFN]) ||
+			   MAX_FFN, &o.at[F_FFN]) ||
 		    hf_i64(d, root, "max_position_embeddings", 1, &m->seq_len,
 			   MAX_SEQ, &o.at[F_SEQ]) ||
 		    hf_dropout(d, root, bert_drop, &m->dropout) ||
-		    hf_act(d, root, "hidden_act", MODEL_GELU, 0))
+		    hf_act(d, root, "hidden_act", MODEL_GELU, 0) ||
+		    hf_i64(d, root, "vocab_size", 1, &m->vocab, MAX_VOCAB,
+			   &o.at[F_VOCAB]))
 			return -1;
+		m->layers = (int)layers;
 		break;
-	case HF_LLAMA:
-	case HF_QWEN2:
-		family_defaults(m, MODEL_LLAMA);
-		if (hf_i64(d, root, "num_hidden_layers", 1, &layers,
-			   MAX_LAYERS, &o.at[F_LAYERS]) ||
-		    hf_i64(d, root, "hidden_size", 1, &m->hidden, MAX_HIDDEN,
-			   &o.at[F_HIDDEN]) ||
-		    hf_i64(d, root, "num_attention_heads", 1, &m->heads,
-			   MAX_HEADS, &o.at[F_HEADS]) ||
-		    hf_i64(d, root, "num_key_value_heads", 0, &m->kv_heads,
-			   MAX_HEADS, &o.at[F_KV_HEADS]) ||
-		    hf_i64(d, root, "intermediate_size", 1, &m->ffn_hidden,
-			   64 * MAX_HIDDEN, &o.at[F_FFN]) ||
-		    hf_i64(d, root, "max_position_embeddings", 1, &m->seq_len,
-			   MAX_SEQ, &o.at[F_SEQ]) ||
-		    hf_i64(d, root, "head_dim", 0, &head_dim, MAX_HIDDEN,
-			   &hd) ||
-		    hf_bool(d, root, "attention_bias", &m->bias) ||
-		    hf_dropout(d, root, llama_drop, &m->dropout) ||
-		    hf_act(d, root, "hidden_act", MODEL_SWIGLU, 0))
+	default:
+		if (hf_llama(m, d, root, st, &o))
 			return -1;
-		/*
-		 * Qwen2's q, k, v projections carry biases and nothing else
-		 * does: under 0.01% of the parameters, so bias stays false.
-		 */
-		if (head_dim && m->heads * head_dim != m->hidden)
-			return yml_err(d, hd, "head_dim %lld times "
-				       "num_attention_heads is not hidden_size "
-				       "(not supported)", (long long)head_dim);
 		break;
 	}
-	if (yml_get(d, root, "rope_theta") &&
+	if (hf_get(d, root, "rope_theta") &&
 	    yml_to_dbl(d, yml_get(d, root, "rope_theta"), &m->rope_base, 1,
 		       1e12))
 		return -1;
-	if (hf_i64(d, root, "vocab_size", 1, &m->vocab, MAX_VOCAB,
-		   &o.at[F_VOCAB]) ||
-	    hf_bool(d, root, "tie_word_embeddings", &m->tied_embeddings) ||
-	    hf_precision(d, root, m))
+	/* The multimodal Gemma 3 keeps these at the top. */
+	if (hf_bool(d, top, "tie_word_embeddings", &m->tied_embeddings) ||
+	    (root != top &&
+	     hf_bool(d, root, "tie_word_embeddings", &m->tied_embeddings)) ||
+	    hf_precision(d, top, m) ||
+	    (root != top && hf_precision(d, root, m)))
 		return -1;
-	m->layers = (int)layers;
 	/* Current runtimes use fused attention (SDPA, FlashAttention). */
 	m->flash_attention = 1;
 	if (!m->kv_heads)
@@ -584,7 +1219,7 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 		o.at[F_KV_HEADS] = o.at[F_HEADS];
 	if (!m->ffn_hidden)
 		m->ffn_hidden = default_ffn(m);
-	if (hf_str(d, root, "_name_or_path", &name, &o.at[F_NAME]))
+	if (hf_str(d, top, "_name_or_path", &name, &o.at[F_NAME]))
 		return -1;
 	free(m->name);
 	m->name = name && *name ? xstrdup(name) : hf_default_name(d->path);
@@ -611,12 +1246,23 @@ int
 model_load(struct model *m, const char *path)
 {
 	struct yml_doc d;
+	struct stat st;
+	char *cfg = NULL;
 	int ret;
 
+	/* a Hugging Face model directory */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path) + sizeof("/config.json");
+
+		cfg = xmalloc(n);
+		snprintf(cfg, n, "%s/config.json", path);
+		path = cfg;
+	}
 	ret = yml_load_file(&d, path);
 	if (!ret)
 		ret = load_doc(m, &d);
 	yml_release(&d);
+	free(cfg);
 	return ret;
 }
 
@@ -634,17 +1280,71 @@ model_load_string(struct model *m, const char *name, const char *buf,
 	return ret;
 }
 
+/* The keys of format 2, after those of format 1, each only when set. */
+static void
+write_v2(struct yml_out *o, const struct model *m)
+{
+	if (m->head_dim)
+		yml_out_kint(o, "head_dim", m->head_dim);
+	if (m->attention == MODEL_MLA) {
+		yml_out_kstr(o, "attention", "mla");
+		yml_out_str(o, "mla");
+		yml_out_map(o, 1);
+		yml_out_kint(o, "q_rank", m->mla.q_rank);
+		yml_out_kint(o, "kv_rank", m->mla.kv_rank);
+		yml_out_kint(o, "nope_dim", m->mla.nope_dim);
+		yml_out_kint(o, "rope_dim", m->mla.rope_dim);
+		yml_out_kint(o, "v_dim", m->mla.v_dim);
+		yml_out_end_map(o);
+	}
+	if (m->moe.experts) {
+		yml_out_str(o, "moe");
+		yml_out_map(o, 0);
+		yml_out_kint(o, "experts", m->moe.experts);
+		yml_out_kint(o, "top_k", m->moe.top_k);
+		yml_out_kint(o, "expert_ffn", m->moe.expert_ffn);
+		yml_out_kint(o, "shared_experts", m->moe.shared_experts);
+		if (m->moe.shared_experts)
+			yml_out_kint(o, "shared_ffn", m->moe.shared_ffn);
+		yml_out_kbool(o, "shared_gate", m->moe.shared_gate);
+		yml_out_kbool(o, "router_bias", m->moe.router_bias);
+		yml_out_kint(o, "first_dense", m->moe.first_dense);
+		yml_out_kint(o, "every", m->moe.every);
+		yml_out_kdbl(o, "capacity_factor", m->moe.capacity_factor);
+		yml_out_end_map(o);
+	}
+	if (m->qkv_bias)
+		yml_out_kbool(o, "qkv_bias", 1);
+	if (m->qk_norm)
+		yml_out_kbool(o, "qk_norm", 1);
+	if (m->post_norms)
+		yml_out_kbool(o, "post_norms", 1);
+	if (m->attn_sinks)
+		yml_out_kbool(o, "attn_sinks", 1);
+	if (m->window)
+		yml_out_kint(o, "window", m->window);
+	if (m->global_every)
+		yml_out_kint(o, "global_every", m->global_every);
+	if (m->attn_softcap)
+		yml_out_kdbl(o, "attn_softcap", m->attn_softcap);
+	if (m->logit_softcap)
+		yml_out_kdbl(o, "logit_softcap", m->logit_softcap);
+	if (m->mtp_layers)
+		yml_out_kint(o, "mtp_layers", m->mtp_layers);
+}
+
 int
 model_write(const struct model *m, const char *path)
 {
 	struct yml_out o;
+	int v2 = model_is_v2(m);
 
 	if (model_validate(m, path))
 		return -1;
 	if (yml_out_open(&o, path))
 		return -1;
 	yml_out_map(&o, 0);
-	yml_out_kstr(&o, "format", "pd2bw-model/1");
+	yml_out_kstr(&o, "format", v2 ? "pd2bw-model/2" : "pd2bw-model/1");
 	yml_out_kstr(&o, "name", m->name);
 	yml_out_kstr(&o, "family", model_family_names[m->family]);
 	yml_out_kint(&o, "layers", m->layers);
@@ -665,6 +1365,8 @@ model_write(const struct model *m, const char *path)
 	yml_out_kbool(&o, "dropout", m->dropout);
 	yml_out_kbool(&o, "flash_attention", m->flash_attention);
 	yml_out_kstr(&o, "precision", model_prec_names[m->precision]);
+	if (v2)
+		write_v2(&o, m);
 	yml_out_end_map(&o);
 	return yml_out_close(&o);
 }

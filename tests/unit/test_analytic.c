@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "capture.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 
@@ -343,16 +344,136 @@ test_errors(void)
 	CHECK_INT_EQ(analytic_default_mb[6], 64);
 }
 
-int
-main(void)
+/* Sum of a profile's forward FLOPs over its expanded chain. */
+static double
+chain_flops(const struct profile *p, int k)
 {
+	double f = 0;
+	int i;
+
+	for (i = 0; i < p->nlayers; i++)
+		f += p->layers[i].repeat * p->layers[i].pt[k].fwd_flops;
+	return f;
+}
+
+/*
+ * Format-2 models: every parameter counted once (all experts, MTP with
+ * the head), forward FLOPs that agree with model_flops_per_iter() (the
+ * active experts only), blocks that differ split into runs.
+ */
+static void
+test_v2(void)
+{
+	static const char *const files[] = {
+		"mixtral-8x7b", "deepseek-v3.json", "deepseek-v2-lite.json",
+		"qwen3-30b-a3b.json", "qwen2-moe-a2.7b.json", "gemma-7b.json",
+		"gemma2-9b.json", "gemma3-4b.json", "phi3-mini.json",
+		"gpt-oss-120b.json", "qwen3-8b.json", NULL,
+	};
+	static const int mb[] = {1, 2};
+	char rel[128];
+	struct profile p;
+	struct model m;
+	int i;
+
+	for (i = 0; files[i]; i++) {
+		snprintf(rel, sizeof(rel), "tests/data/hf/%s", files[i]);
+		model_init(&m);
+		CHECK_MSG(model_load(&m, cap_path(rel)) == 0, rel);
+		/* keep the s x s work small */
+		m.seq_len = 4096;
+		CHECK_MSG(run(&p, &m, "H100-SXM", mb, 2, 1) == 0, rel);
+		CHECK_MSG(profile_params(&p) == model_params(&m), rel);
+		CHECK_MSG(fabs(3 * chain_flops(&p, 1) /
+				       model_flops_per_iter(&m, 2, 0) -
+			       1) < 1e-12,
+			  rel);
+		CHECK_MSG(p.layers[1].pt[0].fwd_ms > 0 &&
+				  p.layers[1].pt[0].bwd_ms >
+					  p.layers[1].pt[0].fwd_ms,
+			  rel);
+		profile_release(&p);
+		model_release(&m);
+	}
+
+	/* DeepSeek-V3: 3 dense blocks, 58 MoE blocks, MTP in the head. */
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/deepseek-v3.json")) ==
+	      0);
+	m.seq_len = 4096;
+	CHECK(run(&p, &m, "H100-SXM", mb, 2, 1) == 0);
+	CHECK_INT_EQ(p.nlayers, 4);
+	CHECK_STR_EQ(p.layers[1].name, "block");
+	CHECK_INT_EQ(p.layers[1].repeat, 3);
+	CHECK_STR_EQ(p.layers[2].name, "block_moe");
+	CHECK_INT_EQ(p.layers[2].repeat, 58);
+	CHECK_INT_EQ(p.layers[2].params, 11507286272LL);
+	/* a MoE block's FLOPs are near a dense one's (8 + 1 experts of
+	 * 2048 against 18432), its parameters 20 times as many */
+	CHECK(p.layers[2].pt[0].fwd_flops < 1.01 * p.layers[1].pt[0].fwd_flops);
+	CHECK(p.layers[2].params > 19 * p.layers[1].params);
+	CHECK_INT_EQ(p.layers[3].params,
+		     129280LL * 7168 + 7168 + model_layer_params(&m, 60) +
+			     model_mtp_extra_params(&m));
+	profile_release(&p);
+	/* tensor parallelism must divide the experts' width */
+	m.moe.expert_ffn = 2050;
+	CHECK_ERR(run(&p, &m, "H100-SXM", mb, 2, 4),
+		  "pd2bw: tensor-parallel degree 4 does not divide the expert "
+		  "sizes (2050, 2048) of 'deepseek-v3'");
+	profile_release(&p);
+	model_release(&m);
+
+	/* Sliding windows: Gemma 2's local layers do less attention work
+	 * than its global ones, by the band of 4096 in 8192. */
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/gemma2-9b.json")) == 0);
+	CHECK(run(&p, &m, "H100-SXM", mb, 2, 1) == 0);
+	CHECK_INT_EQ(p.nlayers, 2 + 42);
+	CHECK_STR_EQ(p.layers[1].name, "block_local");
+	CHECK_STR_EQ(p.layers[2].name, "block");
+	CHECK(p.layers[1].pt[0].recomp_ms[PROF_RC_SELECTIVE] <
+	      0.8 * p.layers[2].pt[0].recomp_ms[PROF_RC_SELECTIVE]);
+	CHECK(p.layers[1].params == p.layers[2].params);
+	profile_release(&p);
+	/* without fused attention a window saves nothing */
+	m.flash_attention = 0;
+	CHECK(run(&p, &m, "H100-SXM", mb, 2, 1) == 0);
+	CHECK_NEAR(p.layers[1].pt[0].recomp_ms[PROF_RC_SELECTIVE],
+		   p.layers[2].pt[0].recomp_ms[PROF_RC_SELECTIVE], 1e-9);
+	profile_release(&p);
+	model_release(&m);
+
+	/* Per-class times need alike blocks. */
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/gemma2-9b.json")) == 0);
+	{
+		double cls[3 * 2][ANALYTIC_NCLASS];
+
+		profile_init(&p);
+		CHECK_ERR(analytic_profile_classes(
+				  &p, &m, catalog_find(&cat, "H100-SXM"), mb,
+				  2, 1, cls),
+			  "pd2bw: model 'gemma2-9b': per-class times need "
+			  "blocks that are all alike");
+		profile_release(&p);
+	}
+	model_release(&m);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
 	(void)h_skip;
 	(void)h_skip_all;
+	cap_find_top(argv[0]);
 	catalog_init(&cat);
 	test_gpt_block();
 	test_llama();
 	test_roofline();
 	test_errors();
+	test_v2();
 	catalog_release(&cat);
 	return h_done();
 }

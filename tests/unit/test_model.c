@@ -114,7 +114,7 @@ test_bad(void)
 	snprintf(buf, sizeof(buf), "%svocab: 100\nactivation: relu\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:8:13: invalid activation 'relu' (expected "
-		  "gelu, swiglu)");
+		  "gelu, swiglu, geglu)");
 	snprintf(buf, sizeof(buf), "family: t5\n%svocab: 100\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:3:9: invalid family 't5' (expected gpt, "
@@ -137,9 +137,9 @@ test_bad(void)
 		  "pd2bw: m.yaml:1:1: expected a mapping, found a sequence");
 	CHECK_ERR(load_str(&m, "just text\n"),
 		  "pd2bw: m.yaml:1:1: expected a mapping, found a scalar");
-	CHECK_ERR(load_str(&m, "format: pd2bw-model/2\n"),
-		  "pd2bw: m.yaml:1:9: format version 2 is newer than this "
-		  "program reads (1)");
+	CHECK_ERR(load_str(&m, "format: pd2bw-model/3\n"),
+		  "pd2bw: m.yaml:1:9: format version 3 is newer than this "
+		  "program reads (2)");
 	CHECK_ERR(load_str(&m, "name: x\n"),
 		  "pd2bw: m.yaml:1:1: missing key 'format'");
 	CHECK_ERR(model_load(&m, "/nonexistent/m.yaml"),
@@ -225,11 +225,14 @@ test_hf(void)
 	CHECK_ERR(load_json(&m,
 			    "{\"model_type\": \"t5\"}"),
 		  "pd2bw: c.json:1:16: unsupported model_type 't5' (expected "
-		  "gpt2, bert, llama, mistral or qwen2)");
+		  "gpt2, bert, llama, mistral, mixtral, qwen2, qwen2_moe, "
+		  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gemma, gemma2, "
+		  "gemma3, gemma3_text, phi3 or gpt_oss)");
 	CHECK_ERR(load_json(&m,
 			    "{\"architectures\": [\"T5Model\"]}"),
 		  "pd2bw: c.json:1:19: unsupported architectures (expected "
-		  "GPT2*, Bert*, Llama*, Mistral* or Qwen2*)");
+		  "GPT2*, Bert*, Llama*, Mistral*, Mixtral*, Qwen2*, Qwen3*, "
+		  "DeepseekV2*, DeepseekV3*, Gemma*, Phi3* or GptOss*)");
 	CHECK_ERR(load_json(&m,
 			    "{\"model_type\": \"llama\",\n"
 			    " \"num_hidden_layers\": 2, "
@@ -351,6 +354,173 @@ test_write(void)
 	cap_rmdir(dir);
 }
 
+/* Format 2: its keys, their checks, format 1 refusing them. */
+static void
+test_v2(void)
+{
+	static const char v2[] =
+		"format: pd2bw-model/2\nname: t\nfamily: llama\nlayers: 4\n"
+		"hidden: 64\nheads: 4\nseq_len: 16\nvocab: 100\n";
+	char buf[2048], *dir = cap_mkdtemp();
+	struct model m;
+
+	model_init(&m);
+	snprintf(buf, sizeof(buf), "%shead_dim: 32\nqk_norm: true\n"
+		 "post_norms: true\nactivation: geglu\nwindow: 8\n"
+		 "global_every: 2\nattn_softcap: 50\nlogit_softcap: 30\n"
+		 "moe: {experts: 8, top_k: 2, expert_ffn: 32, "
+		 "shared_experts: 1, first_dense: 1, every: 1, "
+		 "capacity_factor: 1.25}\nmtp_layers: 1\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_INT_EQ(m.head_dim, 32);
+	CHECK_INT_EQ(m.activation, MODEL_GEGLU);
+	CHECK_INT_EQ(m.moe.shared_ffn, 32);
+	CHECK_INT_EQ(model_layer_is_moe(&m, 0), 0);
+	CHECK_INT_EQ(model_layer_is_moe(&m, 1), 1);
+	CHECK_INT_EQ(model_layer_span(&m, 0), 8);
+	CHECK_INT_EQ(model_layer_span(&m, 1), 16);
+	CHECK(model_is_v2(&m));
+	round_trip(&m, dir);
+	snprintf(buf, sizeof(buf), "%sattention: mla\nmla: {q_rank: 0, "
+		 "kv_rank: 16, nope_dim: 16, rope_dim: 8, v_dim: 16}\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_INT_EQ(m.attention, MODEL_MLA);
+	CHECK_INT_EQ(model_head_dim(&m), 16);
+	round_trip(&m, dir);
+
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\nmoe: {}\n"),
+		  "pd2bw: m.yaml:1:1: key 'moe' needs format pd2bw-model/2");
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\nactivation: geglu\n"),
+		  "pd2bw: m.yaml:8:13: activation geglu needs format "
+		  "pd2bw-model/2");
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 9, "
+		 "expert_ffn: 32}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:26: top_k 9 out of range [1, experts]");
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 2, "
+		 "expert_ffn: 32, first_dense: 4}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:58: first_dense 4 leaves no MoE layer of 4");
+	snprintf(buf, sizeof(buf), "%sglobal_every: 2\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:15: global_every 2 needs a window and at "
+		  "most layers");
+	snprintf(buf, sizeof(buf), "%sattention: mla\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:12: attention mla needs the mla map");
+	model_release(&m);
+	cap_rmdir(dir);
+}
+
+/* The new Hugging Face readers: what they take, what they refuse. */
+static void
+test_hf_v2(void)
+{
+	struct model m;
+	static const char q3[] =
+		"{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 2,\n"
+		" \"hidden_size\": 64, \"num_attention_heads\": 4,\n"
+		" \"intermediate_size\": 8, \"max_position_embeddings\": 8,\n"
+		" \"vocab_size\": 9, \"num_experts\": 4, "
+		"\"num_experts_per_tok\": 2,\n"
+		" \"moe_intermediate_size\": 8";
+	char buf[1024];
+
+	model_init(&m);
+	/* A model directory holding config.json. */
+	CHECK(model_load(&m, cap_path("tests/data/hf/mixtral-8x7b")) == 0);
+	CHECK_STR_EQ(m.name, "mixtral-8x7b");
+	/* Qwen2-MoE without model_type is not a dense Qwen2. */
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen2-moe-a2.7b.json")) ==
+	      0);
+	CHECK_INT_EQ(m.moe.experts, 60);
+	CHECK_INT_EQ(m.moe.shared_experts, 1);
+	CHECK_INT_EQ(m.moe.shared_ffn, 5632);
+	CHECK_INT_EQ(m.qkv_bias, 1);
+	CHECK(load_json(&m, "{\"architectures\": [\"Qwen2ForCausalLM\"],\n"
+			    " \"num_hidden_layers\": 2, \"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"intermediate_size\": 8,\n"
+			    " \"max_position_embeddings\": 8, "
+			    "\"vocab_size\": 9,\n \"num_experts\": 4, "
+			    "\"num_experts_per_tok\": 2, "
+			    "\"moe_intermediate_size\": 8}") == 0);
+	CHECK_INT_EQ(m.moe.experts, 4);
+	/* The newer dtype key. */
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-8b.json")) == 0);
+	CHECK_INT_EQ(m.precision, MODEL_BF16);
+	CHECK_INT_EQ(m.qk_norm, 1);
+	CHECK_INT_EQ(m.head_dim, 0);
+	/* Gemma 3's sparse text_config over Gemma3TextConfig's defaults. */
+	CHECK(model_load(&m, cap_path("tests/data/hf/gemma3-4b.json")) == 0);
+	CHECK(m.layers == 34 && m.hidden == 2560 && m.heads == 8 &&
+	      m.kv_heads == 4 && m.head_dim == 256 && m.vocab == 262208 &&
+	      m.window == 1024 && m.global_every == 6 && m.qk_norm &&
+	      m.post_norms && m.tied_embeddings &&
+	      m.activation == MODEL_GEGLU);
+	CHECK(model_load(&m, cap_path("tests/data/hf/gemma2-9b.json")) == 0);
+	CHECK(m.window == 4096 && m.global_every == 2 &&
+	      m.attn_softcap == 50 && m.logit_softcap == 30 &&
+	      m.precision == MODEL_FP32);
+	CHECK(model_load(&m, cap_path("tests/data/hf/phi3-mini.json")) == 0);
+	CHECK(m.window == 2047 && m.global_every == 0);
+	CHECK(model_load(&m, cap_path("tests/data/hf/deepseek-v2-lite.json")) ==
+	      0);
+	CHECK(m.attention == MODEL_MLA && m.mla.q_rank == 0 &&
+	      m.moe.shared_experts == 2 && m.moe.first_dense == 1 &&
+	      !m.moe.router_bias && m.mtp_layers == 0);
+
+	/* What cannot be priced is refused, naming the key. */
+	snprintf(buf, sizeof(buf), "%s,\n \"decoder_sparse_step\": 2}", q3);
+	CHECK_ERR(load_json(&m, buf),
+		  "pd2bw: c.json:6:25: decoder_sparse_step other than 1 (not "
+		  "supported)");
+	snprintf(buf, sizeof(buf), "%s,\n \"mlp_only_layers\": [0]}", q3);
+	CHECK_ERR(load_json(&m, buf),
+		  "pd2bw: c.json:6:21: mlp_only_layers not empty (not "
+		  "supported)");
+	snprintf(buf, sizeof(buf), "%s,\n \"use_sliding_window\": true}",
+		 q3);
+	CHECK_ERR(load_json(&m, buf),
+		  "pd2bw: c.json:6:24: use_sliding_window true (not "
+		  "supported)");
+	snprintf(buf, sizeof(buf), "%s,\n \"sliding_window\": 4,\n"
+		 " \"layer_types\": [\"full_attention\", "
+		 "\"sliding_attention\"]}", q3);
+	CHECK_ERR(load_json(&m, buf),
+		  "pd2bw: c.json:7:17: layer_types: full attention every 1-th "
+		  "layer and sliding otherwise is the only mix supported");
+	snprintf(buf, sizeof(buf), "%s,\n \"layer_types\": [\"x\", "
+		 "\"y\"]}", q3);
+	CHECK_ERR(load_json(&m, buf),
+		  "pd2bw: c.json:6:18: unsupported layer type 'x'");
+	CHECK_ERR(load_json(&m, "{\"model_type\": \"gemma\",\n"
+			    " \"num_hidden_layers\": 2, \"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"intermediate_size\": 8,\n"
+			    " \"max_position_embeddings\": 8, "
+			    "\"vocab_size\": 9,\n \"num_experts\": 4}"),
+		  "pd2bw: c.json:5:17: 'num_experts' in a gemma config (a "
+		  "dense model_type)");
+	CHECK_ERR(load_json(&m, "{\"model_type\": \"mixtral\",\n"
+			    " \"num_hidden_layers\": 2, \"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"intermediate_size\": 8,\n"
+			    " \"max_position_embeddings\": 8, "
+			    "\"vocab_size\": 9}"),
+		  "pd2bw: c.json:1:1: missing key 'num_local_experts'");
+	CHECK_ERR(load_json(&m, "{\"model_type\": \"llama\",\n"
+			    " \"num_hidden_layers\": 2, \"hidden_size\": 64,\n"
+			    " \"num_attention_heads\": 4, "
+			    "\"intermediate_size\": 8,\n"
+			    " \"max_position_embeddings\": 8, "
+			    "\"vocab_size\": 9, \"dtype\": \"int8\"}"),
+		  "pd2bw: c.json:4:58: unsupported dtype 'int8'");
+	model_release(&m);
+}
+
 static void
 test_validate(void)
 {
@@ -387,7 +557,9 @@ test_validate(void)
 static const char *const zoo[] = {
 	"gpt-1.3b", "gpt-2.2b", "gpt-3.8b", "bert-2.2b", "bert-3.8b",
 	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama2-7b", "llama2-13b",
-	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b", NULL,
+	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b",
+	"deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
+	"mixtral-8x7b", "mixtral-8x22b", NULL,
 };
 
 static void
@@ -421,6 +593,20 @@ test_zoo(void)
 	CHECK(model_load(&m, cap_path("models/gpt3-175b.yaml")) == 0);
 	CHECK(m.layers == 96 && m.hidden == 12288 && m.heads == 96 &&
 	      m.seq_len == 2048);
+	/* The MoE zoo against the model cards (half a unit of the last
+	 * printed digit for totals, one unit for active counts). */
+	CHECK(model_load(&m, cap_path("models/deepseek-v3.yaml")) == 0);
+	CHECK_NEAR(model_params_no_mtp(&m) / 1e9, 671, 0.5);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 37, 1);
+	CHECK(model_load(&m, cap_path("models/qwen3-235b-a22b.yaml")) == 0);
+	CHECK_NEAR(model_params(&m) / 1e9, 235, 0.5);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 22, 1);
+	CHECK(model_load(&m, cap_path("models/mixtral-8x22b.yaml")) == 0);
+	CHECK_NEAR(model_params(&m) / 1e9, 141, 0.5);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 39, 1);
+	CHECK(model_load(&m, cap_path("models/gpt-oss-120b.yaml")) == 0);
+	CHECK(m.window == 128 && m.global_every == 2 && m.attn_sinks &&
+	      m.bias && m.head_dim == 64);
 	model_release(&m);
 	cap_rmdir(dir);
 }
@@ -437,6 +623,8 @@ main(int argc, char **argv)
 	test_hf();
 	test_write();
 	test_validate();
+	test_v2();
+	test_hf_v2();
 	test_zoo();
 	return h_done();
 }

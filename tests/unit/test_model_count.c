@@ -6,7 +6,10 @@
 #include <stdint.h>
 
 #include "harness.h"
+#include "capture.h"
 #include "pd2bw/model.h"
+
+#define HF "tests/data/hf/"
 
 static void
 gpt(struct model *m, int layers, int64_t h, int64_t a, int64_t s, int64_t v)
@@ -181,13 +184,172 @@ test_llama(void)
 		   1.0, 1e-12);
 }
 
-int
-main(void)
+static void
+load(struct model *m, const char *rel)
 {
+	model_init(m);
+	CHECK_MSG(model_load(m, cap_path(rel)) == 0, rel);
+}
+
+/*
+ * The published counts of today's models, from Hugging Face config.json
+ * fixtures (tests/data/hf/README.md), each within the rounding of the
+ * model card (half a unit of its last printed digit for totals, one unit
+ * for active counts, which cards truncate or round), and the exact value
+ * pinned so that a change of the formulas shows.
+ */
+static void
+test_cards(void)
+{
+	struct model m;
+
+	/* Mixtral-8x7B: 46.7B total, 12.9B active (Mistral AI's post):
+	 * attention 41.9M, 8 experts of 3 x 4096 x 14336, router 8h */
+	load(&m, HF "mixtral-8x7b");
+	CHECK_INT_EQ(m.moe.experts, 8);
+	CHECK_INT_EQ(m.moe.top_k, 2);
+	CHECK_INT_EQ(model_params(&m), 46702792704LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 46.7, 0.05);
+	CHECK_INT_EQ(model_active_params(&m), 12879925248LL);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 12.9, 0.1);
+	model_release(&m);
+
+	/*
+	 * DeepSeek-V3: 671B without its MTP module, 37B active (report
+	 * Table 1 and section 4.2).  MLA per layer 187107328 (q_a 7168 x
+	 * 1536, q_b 1536 x 128 x 192, kv_a 7168 x 576, kv_b 512 x 128 x
+	 * 256, o 16384 x 7168, two latent norms); 3 dense layers of 18432,
+	 * 58 MoE layers of 256 + 1 experts of 2048, router and its bias.
+	 * The card's 685B counts the Hugging Face checkpoint, whose MTP
+	 * layer stores its own copies of the embedding and the output head
+	 * (2 x 129280 x 7168); training shares them, so they are counted
+	 * once here: 682.6B, plus the copies 684.49B; the Hub's 684.53B
+	 * ("685B") also counts the checkpoint's FP8 scale tensors, one
+	 * per 128 x 128 block (about 41M), hence the card's 0.5%.
+	 */
+	load(&m, HF "deepseek-v3.json");
+	CHECK_INT_EQ(m.attention, MODEL_MLA);
+	CHECK_INT_EQ(m.moe.first_dense, 3);
+	CHECK_INT_EQ(m.mtp_layers, 1);
+	CHECK_INT_EQ(model_layer_params(&m, 0), 583483392);
+	CHECK_INT_EQ(model_layer_params(&m, 3), 11507286272LL);
+	CHECK_INT_EQ(model_params_no_mtp(&m), 671026419200LL);
+	CHECK_NEAR(model_params_no_mtp(&m) / 1e9, 671, 0.5);
+	CHECK_INT_EQ(model_params(&m), 682636487424LL);
+	CHECK_NEAR((model_params(&m) + 2 * 129280LL * 7168) / 685e9, 1, 0.005);
+	CHECK_INT_EQ(model_active_params(&m), 37552297472LL);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 37, 1);
+	model_release(&m);
+
+	/* Qwen3-30B-A3B: 30.5B total, 3.3B active (Qwen's card). */
+	load(&m, HF "qwen3-30b-a3b.json");
+	CHECK_INT_EQ(m.qk_norm, 1);
+	CHECK_INT_EQ(model_params(&m), 30532122624LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 30.5, 0.05);
+	CHECK_INT_EQ(model_active_params(&m), 3353032704LL);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 3.3, 0.1);
+	model_release(&m);
+
+	/* Gemma 7B: 8.54B (Google's card), head_dim 256 > h / heads. */
+	load(&m, HF "gemma-7b.json");
+	CHECK_INT_EQ(m.activation, MODEL_GEGLU);
+	CHECK_INT_EQ(m.head_dim, 256);
+	CHECK_INT_EQ(m.tied_embeddings, 1);
+	CHECK_INT_EQ(model_params(&m), 8537680896LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 8.54, 0.005);
+	model_release(&m);
+
+	/* Phi-3-mini: 3.8B (card), 3.82B (technical report's table). */
+	load(&m, HF "phi3-mini.json");
+	CHECK_INT_EQ(model_params(&m), 3821079552LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 3.82, 0.005);
+	model_release(&m);
+
+	/* Beyond the list, the same way. */
+	/* Qwen3-8B: 8.2B. */
+	load(&m, HF "qwen3-8b.json");
+	CHECK_INT_EQ(model_params(&m), 8190735360LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 8.2, 0.05);
+	model_release(&m);
+	/* Qwen1.5-MoE-A2.7B: 14.3B total, 2.7B active. */
+	load(&m, HF "qwen2-moe-a2.7b.json");
+	CHECK_INT_EQ(model_params(&m), 14315784192LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 14.3, 0.05);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 2.7, 0.1);
+	model_release(&m);
+	/* DeepSeek-V2-Lite: 15.7B (no query latent). */
+	load(&m, HF "deepseek-v2-lite.json");
+	CHECK_INT_EQ(m.mla.q_rank, 0);
+	CHECK_NEAR(model_params(&m) / 1e9, 15.7, 0.05);
+	model_release(&m);
+	/* Gemma 2 9B: 9.24B. */
+	load(&m, HF "gemma2-9b.json");
+	CHECK_NEAR(model_params(&m) / 1e9, 9.24, 0.005);
+	model_release(&m);
+	/* Gemma 3 4B: the 4.3B of the card less its 0.4B SigLIP vision
+	 * tower, which is not counted. */
+	load(&m, HF "gemma3-4b.json");
+	CHECK_NEAR(model_params(&m) / 1e9, 3.88, 0.005);
+	model_release(&m);
+	/* GPT-OSS-120B: 116.83B total and 5.13B active without the
+	 * embedding (OpenAI's model card): 5.71B with it. */
+	load(&m, HF "gpt-oss-120b.json");
+	CHECK_INT_EQ(model_params(&m), 116829156672LL);
+	CHECK_NEAR(model_params(&m) / 1e9, 116.83, 0.005);
+	CHECK_NEAR((model_active_params(&m) - 201088LL * 2880) / 1e9, 5.13,
+		   0.005);
+	model_release(&m);
+}
+
+/* Active FLOPs: the router and top_k + shared experts, MLA, windows. */
+static void
+test_flops_v2(void)
+{
+	struct model m;
+	double n, blk, head;
+
+	load(&m, HF "mixtral-8x7b");
+	m.seq_len = 4096;
+	n = 4096;
+	blk = 2 * n * 4096 * 6144 + 4 * n * 4096 * 4096 +
+	      2 * n * 4096 * 4096 + 2 * n * 4096 * 8 +
+	      3 * 2 * n * 4096 * 2.0 * 14336;
+	head = 2 * n * 4096 * 32000;
+	CHECK_NEAR(model_flops_per_iter(&m, 1, 0) / (3 * 32 * blk + 3 * head),
+		   1.0, 1e-12);
+	/* A window of 1024 on every other layer. */
+	m.window = 1024;
+	m.global_every = 2;
+	CHECK_INT_EQ(model_layer_span(&m, 0), 1024);
+	CHECK_INT_EQ(model_layer_span(&m, 1), 4096);
+	CHECK_NEAR(model_flops_per_iter(&m, 1, 0) /
+			   (3 * 32 * blk - 3 * 16 * 4 * n * 3072 * 4096 +
+			    3 * head),
+		   1.0, 1e-12);
+	model_release(&m);
+
+	/* DeepSeek-V3 at s = 4096: about 6 x 37B per token plus attention
+	 * and MTP. */
+	load(&m, HF "deepseek-v3.json");
+	m.seq_len = 4096;
+	m.mtp_layers = 0;
+	CHECK_NEAR(model_flops_per_iter(&m, 1, 0) / 4096 /
+			   (6 * (37552297472.0 - 129280.0 * 7168)),
+		   1.0, 0.35);
+	model_release(&m);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
 	(void)h_skip;
 	(void)h_skip_all;
+	cap_find_top(argv[0]);
 	test_gpt();
 	test_bert();
 	test_llama();
+	test_cards();
+	test_flops_v2();
 	return h_done();
 }

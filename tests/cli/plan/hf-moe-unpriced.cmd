@@ -1,0 +1,1 @@
+printf '{"model_type": "qwen2_moe", "num_hidden_layers": 2, "hidden_size": 64,\n "num_attention_heads": 4, "intermediate_size": 8,\n "max_position_embeddings": 8, "vocab_size": 9, "num_experts": 4,\n "num_experts_per_tok": 2, "moe_intermediate_size": 8,\n "decoder_sparse_step": 2}\n' > c.json && pd2bw-plan c.json -c dgx-h100:1 -B 8
