@@ -99,7 +99,8 @@ def run_source(d, label, argv):
         if r.returncode:
             msg = r.stderr
             print("  %s, %s: refused: %s" % (label, fmt, msg.strip().replace(
-                d, "DIR").replace("\n", "|")))
+                d, "DIR").replace(os.environ.get("TOP", d), "TOP").replace(
+                "\n", "|")))
             # A refusal: one line (besides warnings, such as the one for
             # a profile measured on another GPU), and for the name itself
             # a location.
