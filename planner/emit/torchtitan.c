@@ -61,15 +61,11 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	const struct model *m = in->model;
 	const struct flavor *fl = NULL;
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
+	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
 	size_t i;
 	int j, any = 0, k, fsdp;
 
-	if (!strcmp(prec, "fp8"))
-		return pd2bw_error("--emit torchtitan: the plan trains in fp8, "
-				   "and this emitter does not write "
-				   "torchtitan's float8 converter yet; plan "
-				   "with --precision bf16");
 	if (!m || m->family != MODEL_LLAMA)
 		return pd2bw_error("--emit torchtitan: torchtitan's llama3 "
 				   "is the only dense model it builds; the "
@@ -130,6 +126,14 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	emit_json_str(fp, p->model);
 	fprintf(fp, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n",
 		fl->name);
+	/* FP8: torchao's Float8Linear through the converter torchtitan
+	 * v0.2 registers as "quantize.linear.float8" (components/
+	 * quantization/float8.py:238; job_config.py:118, 731-745), the
+	 * output layer kept 16-bit as planned */
+	if (fp8)
+		fprintf(fp, "# FP8 linear layers (torchtitan v0.2.x naming; "
+			    "needs torchao).\nconverters = "
+			    "[\"quantize.linear.float8\"]\n");
 
 	fprintf(fp, "\n[training]\n");
 	fprintf(fp, "# Per data-parallel rank and step: %s.\n",
@@ -141,7 +145,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	fprintf(fp, "global_batch_size = %lld\n", (long long)p->global_batch);
 	fprintf(fp, "seq_len = %lld\n", (long long)in->prof->seq_len);
 	fprintf(fp, "mixed_precision_param = \"%s\"\n",
-		!strcmp(prec, "bf16") ? "bfloat16" : "float32");
+		!strcmp(prec, "bf16") || fp8 ? "bfloat16" : "float32");
 
 	fprintf(fp, "\n[parallelism]\n");
 	if (fsdp)
@@ -174,6 +178,10 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		}
 		fprintf(fp, "]\n");
 	}
+
+	if (fp8)
+		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "
+			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
 	fprintf(fp, "# The plan's recomputation is %s; torchtitan's mode "

@@ -298,7 +298,9 @@ def deepspeed_rank(s, r, j, w, t):
 #   L3 = torchtitan/models/llama3/__init__.py
 TORCHTITAN_KEYS = {
     "job": {"description": "J:25"},
-    "model": {"name": "J:101", "flavor": "J:104"},
+    "model": {"name": "J:101", "flavor": "J:104", "converters": "J:118"},
+    # J:731-745 Float8Linear, reached as quantize.linear.float8 (J:813, 831)
+    "quantize": {"linear": "J:831"},
     "training": {"local_batch_size": "J:253", "global_batch_size": "J:256",
                  "seq_len": "J:261", "mixed_precision_param": "J:282"},
     "parallelism": {"data_parallel_replicate_degree": "J:313",
@@ -356,6 +358,18 @@ def torchtitan_rules(c, world):
         bad.append("precision (J:282)")
     if c["model"]["flavor"] not in TORCHTITAN_FLAVORS:
         bad.append("flavor (L3)")
+    # components/quantization/float8.py:238: the converter's name; J:738
+    # the recipes, J:740 the modules left out.
+    for conv in c["model"].get("converters", []):
+        if conv != "quantize.linear.float8":
+            bad.append("unknown converter %s (float8.py:238)" % conv)
+        f8 = c.get("quantize", {}).get("linear", {}).get("float8", {})
+        for k in f8:
+            if k not in ("recipe_name", "filter_fqns"):
+                bad.append("unknown key quantize.linear.float8.%s (J:731)" % k)
+        if f8.get("recipe_name") not in ("tensorwise", "rowwise",
+                                         "rowwise_with_gw_hp"):
+            bad.append("float8 recipe (J:738)")
     return bad
 
 
