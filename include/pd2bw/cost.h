@@ -82,6 +82,19 @@ struct cost_cfg {
 const struct runtime *cost_runtime(const struct cost_opts *o, int sched,
 				   int d);
 
+/* The runtime g names, or o's for g's schedule and depth. */
+static inline const struct runtime *
+cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	return g->rt ? g->rt : cost_runtime(o, g->sched, g->d);
+}
+
+/*
+ * Bytes per parameter the optimizer-sharding all-gather moves: the
+ * 16-bit weights (fp32 for fp32 models), without FP8's copies.
+ */
+double cost_gather_bytes(const struct cost_opts *o);
+
 /* Bytes per parameter under g (the runtime and precision rules). */
 struct cost_bytes {
 	double weight, grad, opt, version;

@@ -18,7 +18,6 @@
 #include <math.h>
 
 #include "pd2bw/cost.h"
-#include "pd2bw/model.h"
 
 double
 cost_coll_ms(int kind, double bytes, int n, double gb_s, double lat_us)
@@ -96,7 +95,7 @@ cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
 		 * scatter the gradient buffer, then all-gather the updated
 		 * 16-bit weights (weight bytes without FP8's copies) */
-		double wb = o->precision == MODEL_FP32 ? 4 : 2;
+		double wb = cost_gather_bytes(o);
 
 		*reduce_ms = cost_coll_ms(COST_REDUCE_SCATTER, p * b.grad,
 					  g->w, l->ring_gb_s[s],

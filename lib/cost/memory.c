@@ -52,8 +52,7 @@ void
 cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	   struct cost_bytes *b)
 {
-	const struct runtime *rt = g->rt ? g->rt
-				 : cost_runtime(o, g->sched, g->d);
+	const struct runtime *rt = cost_cfg_runtime(o, g);
 	int fp32 = o->precision == MODEL_FP32;
 	int amp = rt->id == RUNTIME_PYTORCH_DDP;
 	double grad = 2;
@@ -74,6 +73,12 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 }
 
 double
+cost_gather_bytes(const struct cost_opts *o)
+{
+	return o->precision == MODEL_FP32 ? 4 : 2;
+}
+
+double
 cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	struct cost_bytes b;
@@ -88,8 +93,7 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 	       const struct cost_cfg *g, int s, int a, int e, const int *rc,
 	       struct plan_stage *st)
 {
-	const struct runtime *rt = g->rt ? g->rt
-				 : cost_runtime(o, g->sched, g->d);
+	const struct runtime *rt = cost_cfg_runtime(o, g);
 	double per_mb = 0, peak_layer = 0, work = 0, params;
 	int j, any_full = 0;
 	struct cost_bytes b;

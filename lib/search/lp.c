@@ -28,8 +28,7 @@ const char *const lp_status_names[] = {"optimal", "feasible", "infeasible",
 static double
 margin(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	const struct runtime *rt = g->rt ? g->rt
-				 : cost_runtime(o, g->sched, g->d);
+	const struct runtime *rt = cost_cfg_runtime(o, g);
 
 	return 1 + rt->frag;
 }
@@ -42,8 +41,7 @@ static double
 fixed_mem(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, int a, int e)
 {
-	const struct runtime *rt = g->rt ? g->rt
-				 : cost_runtime(o, g->sched, g->d);
+	const struct runtime *rt = cost_cfg_runtime(o, g);
 	double wk = 0;
 	int j;
 

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "pd2bw/model.h"
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
@@ -82,8 +81,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			/* cost_dp_sync()'s bytes per parameter: all-reduce of
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
-			wire = g->zero ? wf * (by.grad + (o->precision ==
-							  MODEL_FP32 ? 4 : 2))
+			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o))
 				       : 2 * wf * by.grad;
 			ar_coef = wire / (l->ring_gb_s[s] * 1e6) /
 				  cost_ar_div(g);
