@@ -136,6 +136,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_flag("offload") && !has_offload) hard = add(hard, "offload=CPU activation offload")
 	if (cl == "-") hard = add(hard, "gpu=GPU " gpu)
 	if (has_flag("layout-unknown")) hard = add(hard, "layout=parallel layout not stated")
+	if (has_flag("packed")) hard = add(hard, "packed=packed sequences, attention per document")
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
@@ -262,10 +263,11 @@ BEGIN {
 	why["offload"] = "CPU activation offload: needs --offload"
 	why["nostep"] = "no step time: TFLOP/s or MFU only, FLOP formula not stated"
 	why["layout"] = "parallel layout not stated by the source"
+	why["packed"] = "packed SFT sequences: attention runs per document, whose lengths the source does not state"
 	why["model"] = "model shape not stated, or no model file"
 	why["runtime"] = "runtime with no pd2bw profile (meta-internal, hai-llm)"
 	why["mbs"] = "microbatch size not stated by the source"
-	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout model runtime mbs", keys, " ")
+	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed model runtime mbs", keys, " ")
 }
 FILENAME == ARGV[1] { P[$1] = $0; next }
 FILENAME == ARGV[2] { T[$1] = $0; next }

@@ -78,9 +78,9 @@ struct shape {
 			       hold 1/t of the tokens */
 	double *cls_ms;     /* when set, op_ms adds each kernel's time to
 			       cls_ms[its class] */
-	double gemm_tflops; /* the linear layers' rate (FP8 where used) */
-	int fp8;            /* linear layers in FP8 (blocks only: Megatron
-			       keeps the output layer 16-bit) */
+	int fp8;            /* linear layers in FP8, at the FP8 peak (blocks
+			       only: Megatron keeps the embedding and the
+			       output layer 16-bit) */
 	double nk;          /* kernels counted since the point began */
 	/* Format 2 parts (all zero for the models of format 1). */
 	double afrac;       /* share of the s x s blocks a fused attention
@@ -107,7 +107,8 @@ kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 	double rate, t;
 
 	if (cls == OP_GEMM)
-		rate = sh->gemm_tflops * 1e12 * g->gemm_eff * eff;
+		rate = (sh->fp8 ? g->tflops8 : sh->tensor_tflops) * 1e12 *
+		       g->gemm_eff * eff;
 	else if (cls == OP_ATTN)
 		rate = sh->tensor_tflops * 1e12 * g->attn_eff;
 	else
@@ -162,7 +163,8 @@ analytic_gemm_shape_eff(int sms, double M, double K, double N)
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
  * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
  * amax and scale, then an FP8 copy and its transpose: read 16-bit, write
- * two bytes), and the GEMM runs at the FP8 rate and efficiency.
+ * two bytes), and the GEMM runs at the FP8 rate and efficiency; its
+ * output stays 16-bit.
  */
 static double
 gemm_op(struct shape *sh, double M, double K, double N, double extra)
@@ -175,8 +177,8 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra)
 			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
 	}
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
-			     (M * K + K * N + M * N) * (sh->fp8 ? 1 : sh->e) +
-				     extra,
+			     (M * K + K * N) * (sh->fp8 ? 1 : sh->e) +
+				     M * N * sh->e + extra,
 			     eff);
 }
 
@@ -1050,8 +1052,6 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.g = g;
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
-	sh.gemm_tflops = m->precision == MODEL_FP8 ? g->tflops8
-						   : sh.tensor_tflops;
 	sh.s = (double)m->seq_len;
 	sh.h = (double)h;
 	sh.e = model_dtype_bytes(m);

@@ -240,6 +240,34 @@ test_llama(void)
 	profile_release(&p);
 }
 
+/*
+ * FP8 runs the blocks' linear layers at the FP8 peak; the embedding and
+ * the output layer stay 16-bit (Megatron keeps them out of TE's FP8), so
+ * their times equal the bf16 model's exactly, and the head's GEMM is at
+ * least its 16-bit roofline (it once ran at the FP8 peak).
+ */
+static void
+test_fp8_parts(void)
+{
+	static const int mb[] = {1};
+	struct profile p16, p8;
+	struct model m;
+	double n = 8192, h = 4096, V = 128256;
+
+	llama8(&m);
+	CHECK_INT_EQ(run(&p16, &m, "H100-SXM", mb, 1, 1), 0);
+	m.precision = MODEL_FP8;
+	CHECK_INT_EQ(run(&p8, &m, "H100-SXM", mb, 1, 1), 0);
+	CHECK_NEAR(p8.layers[0].pt[0].fwd_ms, p16.layers[0].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p8.layers[0].pt[0].bwd_ms, p16.layers[0].pt[0].bwd_ms, 0);
+	CHECK_NEAR(p8.layers[2].pt[0].fwd_ms, p16.layers[2].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p8.layers[2].pt[0].bwd_ms, p16.layers[2].pt[0].bwd_ms, 0);
+	CHECK(p8.layers[2].pt[0].fwd_ms > 2 * n * h * V / (989.4e12 * 0.7) * 1e3);
+	CHECK(p8.layers[1].pt[0].fwd_ms < 0.75 * p16.layers[1].pt[0].fwd_ms);
+	profile_release(&p16);
+	profile_release(&p8);
+}
+
 static void
 test_roofline(void)
 {
@@ -471,6 +499,7 @@ main(int argc, char **argv)
 	catalog_init(&cat);
 	test_gpt_block();
 	test_llama();
+	test_fp8_parts();
 	test_roofline();
 	test_errors();
 	test_v2();
