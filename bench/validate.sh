@@ -68,6 +68,7 @@ cd "$TOP"
 HELP=$("$PLAN" --help 2>&1 || true)
 has() { printf '%s\n' "$HELP" | grep -q -e "$1" && echo 1 || echo 0; }
 HAS_RUNTIME=$(has '--runtime')
+HAS_FUSIONS=$(has '--fusions')
 HAS_PRECISION=$(has '--precision')
 HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
@@ -86,7 +87,8 @@ set -f
 # parallelism as run, cluster spec, nodes, args.
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
-	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" '
+	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
+	-v has_fusions="$HAS_FUSIONS" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
 function has_flag(f) { return index("," $33 ",", "," f ",") > 0 }
@@ -174,6 +176,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
+		# the command lines of Megatron-LM and Megatron-DeepSpeed fuse
+		# bias-GeLU, bias-dropout-add and rope by default but not the
+		# cross-entropy (Megatron-LM arguments.py:2892-2905,
+		# core/model_parallel_config.py:320); NeMo and Bridge recipes
+		# fuse it too, as the runtime does by default
+		if (has_fusions && (rt == "megatron-lm" || rt == "megatron-deepspeed"))
+			args = args " --fusions act,dropadd,rope"
 	} else if (rt ~ /^(megatron|nemo)/)
 		args = args " --grad-bytes 4"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)

@@ -49,6 +49,15 @@ input_set_precision(int prec)
 	override_prec = prec;
 }
 
+/* The kernels fused in every estimate this run makes (--fusions). */
+static unsigned fusions = ANALYTIC_FUSE_ALL;
+
+void
+input_set_fusions(unsigned f)
+{
+	fusions = f;
+}
+
 /* Train m at seq_len (> 0) instead of its own length, and in the
  * precision asked for. */
 static void
@@ -92,7 +101,8 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 				mb = analytic_default_mb;
 				nmb = analytic_default_nmb;
 			}
-			ret = analytic_profile(p, &m, g, mb, nmb, 1);
+			ret = analytic_profile_fused(p, &m, g, mb, nmb, 1, 0,
+						     fusions);
 		}
 		model_release(&m);
 	} else {
@@ -143,8 +153,8 @@ input_tp_chains(struct input_chains *x, const char *path,
 				break;
 			profile_init(&x->prof[x->n]);
 			x->n++;
-			if (analytic_profile_sp(&x->prof[x->n - 1], &m, g, mb,
-						nmb, t, sp) ||
+			if (analytic_profile_fused(&x->prof[x->n - 1], &m, g,
+						   mb, nmb, t, sp, fusions) ||
 			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
 				goto out;
 			x->sc[x->n - 1].c = &x->ch[x->n - 1];

@@ -83,6 +83,10 @@ void input_chains_release(struct input_chains *x);
  * model_prec), whatever the file says; -1 restores the files' own. */
 void input_set_precision(int prec);
 
+/* Estimate every model read from now on with fusions f (ANALYTIC_FUSE_*
+ * bits); the default is all of them. */
+void input_set_fusions(unsigned f);
+
 /*
  * cost_opts_from_profile(), and rt, when not NULL, as the runtime every
  * candidate runs on.

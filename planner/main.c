@@ -65,6 +65,7 @@ enum {
 	OPT_PRECISION,
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
+	OPT_FUSIONS,
 };
 
 static const struct option longopts[] = {
@@ -78,6 +79,7 @@ static const struct option longopts[] = {
 	{"precision", required_argument, NULL, OPT_PRECISION},
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
 	{"fragmentation", required_argument, NULL, OPT_FRAG},
+	{"fusions", required_argument, NULL, OPT_FUSIONS},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -186,6 +188,9 @@ usage(FILE *fp)
 		"                           what runs the plan: pipedream-2bw,\n"
 		"                           megatron-core, deepspeed, torchtitan,\n"
 		"                           pytorch-ddp (default: per schedule)\n"
+		"      --fusions LIST       kernels a model's estimate fuses: act,\n"
+		"                           dropadd, rope, xent, all or none\n"
+		"                           (default: the --runtime's, else all)\n"
 		"      --partition RULE     balanced (exact min-max, default) "
 		"or uniform\n"
 		"                           (blocks split evenly, as "
@@ -354,6 +359,8 @@ main(int argc, char **argv)
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
+	int have_fusions = 0;
+	unsigned fusions = ANALYTIC_FUSE_ALL;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int64_t seq_len = 0;
@@ -411,6 +418,11 @@ main(int argc, char **argv)
 				cli_usage_error("invalid --runtime '%s'",
 						optarg);
 			have_rt = 1;
+			break;
+		case OPT_FUSIONS:
+			if (analytic_fusions_parse(optarg, &fusions))
+				cli_usage_error("invalid --fusions '%s'", optarg);
+			have_fusions = 1;
 			break;
 		case 's':
 			so.sched_mask = cli_names("--schedule", optarg,
@@ -669,8 +681,13 @@ main(int argc, char **argv)
 				   cluster_spec);
 	else
 		gpu = cl.gpu;
+	input_set_fusions(have_fusions ? fusions
+			  : have_rt ? rt_user.fusions : ANALYTIC_FUSE_ALL);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
+	if (!is_model && have_fusions)
+		pd2bw_warn("--fusions applies to models only; the profile's "
+			   "times are kept");
 	if (!is_model)
 		input_check_device(&prof, input, &cat, gpu);
 	if (!is_model && nmb)

@@ -27,7 +27,7 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY
+	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY, OPT_FUSIONS
 };
 
 static const struct option options[] = {
@@ -53,6 +53,7 @@ static const struct option options[] = {
 	{"gpus-out", required_argument, NULL, OPT_GPUS_OUT},
 	{"gemm", required_argument, NULL, OPT_GEMM},
 	{"attention", required_argument, NULL, OPT_ATTENTION},
+	{"fusions", required_argument, NULL, OPT_FUSIONS},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -95,6 +96,9 @@ usage(void)
 	       "(default: cuda 10, cpu 3)\n"
 	       "      --attention=KIND   fused (flash) or unfused attention "
 	       "(default: the model's)\n"
+	       "      --fusions=LIST     analytic: kernels fused, of act, "
+	       "dropadd, rope, xent;\n"
+	       "                         all or none (default: all)\n"
 	       "      --no-check         skip the kernel checks against the "
 	       "CPU reference\n"
 	       "      --check-only       run only those checks (-v lists "
@@ -271,6 +275,7 @@ main(int argc, char **argv)
 	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
+	unsigned fusions = ANALYTIC_FUSE_ALL;
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 
@@ -371,6 +376,10 @@ main(int argc, char **argv)
 			else
 				cli_usage_error("unknown attention '%s' (expected "
 					    "fused or unfused)", optarg);
+			break;
+		case OPT_FUSIONS:
+			if (analytic_fusions_parse(optarg, &fusions))
+				cli_usage_error("invalid --fusions '%s'", optarg);
 			break;
 		case OPT_GPUS_OUT:
 			gpus_out = optarg;
@@ -527,7 +536,8 @@ main(int argc, char **argv)
 			int r;
 
 			profile_init(&p);
-			r = analytic_profile(&p, &m, spec, mb, nmb, tps[i]) ||
+			r = analytic_profile_fused(&p, &m, spec, mb, nmb,
+						   tps[i], 0, fusions) ||
 			    write_out(&p, out, ntp);
 			profile_release(&p);
 			if (r)

@@ -29,6 +29,36 @@ int analytic_profile_sp(struct profile *p, const struct model *m,
 			const struct gpu_spec *g, const int *mb, int nmb,
 			int tp, int sp);
 
+/*
+ * Fusions: which memory-bound chains of a block run as one kernel (on)
+ * or as eager PyTorch's one kernel per operator (off); analytic.c says
+ * what each costs unfused.
+ */
+enum analytic_fusion {
+	ANALYTIC_FUSE_ACT = 1,     /* bias + GeLU, SwiGLU */
+	ANALYTIC_FUSE_DROPADD = 2, /* bias + dropout + residual add */
+	ANALYTIC_FUSE_ROPE = 4,    /* rotary embedding */
+	ANALYTIC_FUSE_XENT = 8,    /* vocabulary-parallel cross-entropy */
+	ANALYTIC_FUSE_ALL = 15
+};
+
+/* "act", "dropadd", "rope", "xent", in bit order; NULL-terminated. */
+extern const char *const analytic_fusion_names[];
+
+/*
+ * Parse "all", "none" or a comma list of fusion names into *out.  Returns
+ * 0, or -1 after printing a message naming the valid ones.
+ */
+int analytic_fusions_parse(const char *s, unsigned *out);
+
+/* "all", "none" or the comma list of the fusions on, into buf. */
+void analytic_fusions_format(unsigned f, char *buf, size_t n);
+
+/* analytic_profile_sp() with the fusions given (the others: all). */
+int analytic_profile_fused(struct profile *p, const struct model *m,
+			   const struct gpu_spec *g, const int *mb, int nmb,
+			   int tp, int sp, unsigned fusions);
+
 /* The kinds of kernel the analytic model rates differently. */
 enum analytic_class {
 	ANALYTIC_GEMM,     /* linear layers, against gemm_eff */

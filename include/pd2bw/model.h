@@ -15,8 +15,9 @@
 
 enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };
 /* geglu: the gated MLP of swiglu with a GELU gate (Gemma): three matrices
- * of ffn_hidden, priced like swiglu. */
-enum model_act { MODEL_GELU, MODEL_SWIGLU, MODEL_GEGLU };
+ * of ffn_hidden, priced like swiglu.  squared-relu: relu(x)^2 (Nemotron),
+ * two matrices like gelu, and no fused kernel in Megatron-Core. */
+enum model_act { MODEL_GELU, MODEL_SWIGLU, MODEL_GEGLU, MODEL_SQRELU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };
 enum model_pos { MODEL_LEARNED, MODEL_ROTARY };
 /* fp8: bf16 training whose linear layers run FP8 GEMMs (Transformer

@@ -62,6 +62,8 @@ struct runtime {
 	double bucket_params;   /* gradient bucket, parameters */
 	double context_bytes;   /* CUDA context, NCCL and cuBLAS buffers */
 	double frag;            /* allocator margin, share of activations */
+	unsigned fusions;       /* kernels its model code fuses: the
+				   ANALYTIC_FUSE_* bits (analytic.h) */
 };
 
 /*

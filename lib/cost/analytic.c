@@ -45,9 +45,31 @@
  * Every op is one kernel; each point counts its kernels (forward and
  * backward) so the planner can put a runtime's host cost per launch
  * against them.
+ *
+ * Fusions (analytic.h, ANALYTIC_FUSE_*) say which memory-bound chains run
+ * as one kernel.  Fused, each is one pass over its tensors; unfused, it
+ * runs as the eager PyTorch code of Megatron-Core does it, a pass per
+ * operator:
+ *  - act: bias + GeLU is two passes (bias add, GeLU), and SwiGLU's
+ *    silu(x0) * x1 two forward (silu, mul) and four backward (two muls,
+ *    silu's backward, the cat of the two halves' gradients), keeping
+ *    silu(x0) for the backward (megatron/core/transformer/mlp.py);
+ *    squared ReLU is relu then pow, always (mlp.py fuses only GeLU and
+ *    SwiGLU, "Only support fusion of gelu and swiglu");
+ *  - dropadd: bias add, dropout and the residual add are one pass each
+ *    (megatron/core/fusions/fused_bias_dropout.py);
+ *  - rope: x cos + rotate_half(x) sin, with rotate_half's negation and
+ *    concatenation and the final concatenation, six passes forward and
+ *    five backward for each of Q and K (megatron/core/models/common/
+ *    embeddings/rope_utils.py, _apply_rotary_pos_emb_bshd);
+ *  - xent: the vocabulary-parallel cross-entropy upcasts the logits, then
+ *    max, subtract, exp, sum and divide are a pass each over n V/t fp32
+ *    values, and the backward a multiply and the downcast
+ *    (megatron/core/tensor_parallel/cross_entropy.py).
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +94,9 @@ struct shape {
 	double ft, vt;      /* MLP width and vocabulary per GPU */
 	double statb;       /* norm statistics per token, bytes */
 	double normf;       /* elementwise FLOPs per element of the norm */
-	int swiglu, drop, flash, causal, rotary, bert;
+	int swiglu, drop, flash, causal, rotary, bert, bias;
+	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
+	unsigned fuse;      /* ANALYTIC_FUSE_* bits: chains run as one kernel */
 	double t;           /* tensor-parallel degree */
 	int sp;             /* sequence parallelism: norm and dropout regions
 			       hold 1/t of the tokens */
@@ -125,6 +149,24 @@ static double
 op_ms(struct shape *sh, int cls, double flops, double bytes)
 {
 	return kernel_ms(sh, cls, flops, bytes, 1);
+}
+
+/* k elementwise kernels sharing flops and bytes evenly. */
+static double
+passes_ms(struct shape *sh, int k, double flops, double bytes)
+{
+	double t = 0;
+	int i;
+
+	for (i = 0; i < k; i++)
+		t += op_ms(sh, OP_VEC, flops / k, bytes / k);
+	return t;
+}
+
+static int
+fused(const struct shape *sh, unsigned f)
+{
+	return (sh->fuse & f) != 0;
 }
 
 /*
@@ -219,10 +261,16 @@ norm_bwd_ms(struct shape *sh)
 static double
 dropadd_ms(struct shape *sh)
 {
-	double nh = sh->n * sh->h;
+	double nh = sh->n * sh->h, e = sh->e, t = 0;
 
-	return op_ms(sh, OP_VEC, 3 * nh,
-		     sh->drop ? nh * (3 * sh->e + 1) : 3 * nh * sh->e);
+	if (fused(sh, ANALYTIC_FUSE_DROPADD))
+		return op_ms(sh, OP_VEC, 3 * nh,
+			     sh->drop ? nh * (3 * e + 1) : 3 * nh * e);
+	if (sh->bias)
+		t += op_ms(sh, OP_VEC, nh, 2 * nh * e);
+	if (sh->drop)
+		t += op_ms(sh, OP_VEC, nh, nh * (2 * e + 1));
+	return t + op_ms(sh, OP_VEC, nh, 3 * nh * e);
 }
 
 /* Its backward, plus summing the two gradients at the residual fork. */
@@ -234,6 +282,70 @@ dropadd_bwd_ms(struct shape *sh)
 	if (sh->drop)
 		t += op_ms(sh, OP_VEC, nh, nh * (2 * sh->e + 1));
 	return t + op_ms(sh, OP_VEC, nh, 3 * nh * sh->e);
+}
+
+/*
+ * The MLP's activation over x = rows x width elements of its output
+ * (SwiGLU: the product, from 2x inputs): forward and backward.
+ */
+static double
+act_ms(struct shape *sh, double x)
+{
+	double e = sh->e;
+
+	if (sh->sqrelu) /* relu, then pow: megatron/core/activations.py */
+		return (sh->bias ? op_ms(sh, OP_VEC, x, 3 * x * e) : 0) +
+		       op_ms(sh, OP_VEC, x, 2 * x * e) +
+		       op_ms(sh, OP_VEC, x, 2 * x * e);
+	if (fused(sh, ANALYTIC_FUSE_ACT))
+		return op_ms(sh, OP_VEC, (sh->swiglu ? 6 : 8) * x,
+			     (sh->swiglu ? 3 : 2) * x * e);
+	if (sh->swiglu) /* silu(x0), then its product with x1 */
+		return op_ms(sh, OP_VEC, 5 * x, 2 * x * e) +
+		       op_ms(sh, OP_VEC, x, 3 * x * e);
+	return (sh->bias ? op_ms(sh, OP_VEC, x, 2 * x * e) : 0) +
+	       op_ms(sh, OP_VEC, 8 * x, 2 * x * e);
+}
+
+static double
+act_bwd_ms(struct shape *sh, double x)
+{
+	double e = sh->e;
+
+	if (sh->sqrelu) /* pow's 2 x grad (two multiplies), relu's */
+		return (sh->bias ? op_ms(sh, OP_VEC, x, x * e) : 0) +
+		       op_ms(sh, OP_VEC, x, 2 * x * e) +
+		       op_ms(sh, OP_VEC, x, 3 * x * e) +
+		       op_ms(sh, OP_VEC, x, 3 * x * e);
+	if (fused(sh, ANALYTIC_FUSE_ACT))
+		return op_ms(sh, OP_VEC, (sh->swiglu ? 12 : 16) * x,
+			     (sh->swiglu ? 5 : 3) * x * e);
+	if (sh->swiglu) /* d x1, d silu, silu's backward, cat */
+		return op_ms(sh, OP_VEC, x, 3 * x * e) +
+		       op_ms(sh, OP_VEC, x, 3 * x * e) +
+		       op_ms(sh, OP_VEC, 10 * x, 3 * x * e) +
+		       op_ms(sh, OP_VEC, 0, 4 * x * e);
+	return (sh->bias ? op_ms(sh, OP_VEC, x, x * e) : 0) +
+	       op_ms(sh, OP_VEC, 16 * x, 3 * x * e);
+}
+
+/* Unfused SwiGLU keeps silu(x0) for its product's backward too. */
+static int
+unfused_glu(const struct shape *sh)
+{
+	return sh->swiglu && !fused(sh, ANALYTIC_FUSE_ACT);
+}
+
+/* Rotary embedding of q + k elements (q + k: both), forward or backward. */
+static double
+rope_ms(struct shape *sh, double q, double k, int bwd)
+{
+	double e = sh->e;
+
+	if (fused(sh, ANALYTIC_FUSE_ROPE))
+		return op_ms(sh, OP_VEC, 3 * (q + k), 2 * (q + k) * e);
+	return passes_ms(sh, bwd ? 5 : 6, 3 * q, (bwd ? 10 : 12) * q * e) +
+	       passes_ms(sh, bwd ? 5 : 6, 3 * k, (bwd ? 10 : 12) * k * e);
 }
 
 /*
@@ -479,20 +591,20 @@ moe_ms(struct shape *sh)
 	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
 	if (sh->swiglu) {
 		t += expert_ms(sh, M, h, 2 * fe);
-		t += op_ms(sh, OP_VEC, 6 * M * fe, 3 * M * fe * e);
+		t += act_ms(sh, M * fe);
 	} else {
 		t += expert_ms(sh, M, h, fe);
-		t += op_ms(sh, OP_VEC, 8 * M * fe, 2 * M * fe * e);
+		t += act_ms(sh, M * fe);
 	}
 	t += expert_ms(sh, M, fe, h);
 	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
 	if (sf) {
 		if (sh->swiglu) {
 			t += gemm_ms(sh, n, h, 2 * sf);
-			t += op_ms(sh, OP_VEC, 6 * n * sf, 3 * n * sf * e);
+			t += act_ms(sh, n * sf);
 		} else {
 			t += gemm_ms(sh, n, h, sf);
-			t += op_ms(sh, OP_VEC, 8 * n * sf, 2 * n * sf * e);
+			t += act_ms(sh, n * sf);
 		}
 		t += gemm_ms(sh, n, sf, h);
 		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
@@ -510,10 +622,10 @@ moe_bwd_ms(struct shape *sh)
 		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
 		t += gemm_bwd_ms(sh, n, sf, h);
 		if (sh->swiglu) {
-			t += op_ms(sh, OP_VEC, 12 * n * sf, 5 * n * sf * e);
+			t += act_bwd_ms(sh, n * sf);
 			t += gemm_bwd_ms(sh, n, h, 2 * sf);
 		} else {
-			t += op_ms(sh, OP_VEC, 16 * n * sf, 3 * n * sf * e);
+			t += act_bwd_ms(sh, n * sf);
 			t += gemm_bwd_ms(sh, n, h, sf);
 		}
 	}
@@ -521,10 +633,10 @@ moe_bwd_ms(struct shape *sh)
 	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
-		t += op_ms(sh, OP_VEC, 12 * M * fe, 5 * M * fe * e);
+		t += act_bwd_ms(sh, M * fe);
 		t += expert_bwd_ms(sh, M, h, 2 * fe);
 	} else {
-		t += op_ms(sh, OP_VEC, 16 * M * fe, 3 * M * fe * e);
+		t += act_bwd_ms(sh, M * fe);
 		t += expert_bwd_ms(sh, M, h, fe);
 	}
 	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
@@ -545,7 +657,8 @@ moe_stash(struct shape *sh)
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
 
 	return 4 * n * sh->ne + 12 * M + 2 * M * h * e +
-	       (sh->swiglu ? 3 : 2) * (M * sh->fe + n * sh->sf) * e;
+	       (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
+		       (M * sh->fe + n * sh->sf) * e;
 }
 
 /*
@@ -586,7 +699,7 @@ block_stash(struct shape *sh)
 	if (sh->moe)
 		st += moe_stash(sh);
 	else
-		st += (sh->swiglu ? 3 : 2) * n * sh->ft * e;
+		st += (sh->swiglu ? 3 + unfused_glu(sh) : 2) * n * sh->ft * e;
 	if (sh->mla)
 		st += mla_stash(sh);
 	if (sh->qk_norm)
@@ -631,13 +744,15 @@ static void
 block_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
-	double rope = n * (sh->at + sh->kvt) * sh->dh;
+	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
 	double f = 0, bw = 0, core, bas;
 	double mats = sh->swiglu ? 3 : 2;
 
-	if (sh->mla)
-		rope = n * (sh->at + 1) * sh->rd;
+	if (sh->mla) {
+		rq = n * sh->at * sh->rd;
+		rk = n * sh->rd;
+	}
 	/* Forward. */
 	if (sh->mla)
 		f += norm_ms(sh) + mla_proj_ms(sh);
@@ -647,7 +762,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += op_ms(sh, OP_VEC, sh->normf * qkn,
 			   2 * qkn * e + 2 * n * sh->statb);
 	if (sh->rotary)
-		f += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
+		f += rope_ms(sh, rq, rk, 0);
 	core = core_ms(sh);
 	if (sh->post_norms)
 		f += core + gemm_ms(sh, n, sh->ht, h) + norm_ms(sh) +
@@ -659,10 +774,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += moe_ms(sh);
 	} else if (sh->swiglu) {
 		f += gemm_ms(sh, n, h, 2 * ft);
-		f += op_ms(sh, OP_VEC, 6 * n * ft, 3 * n * ft * e);
+		f += act_ms(sh, n * ft);
 	} else {
 		f += gemm_ms(sh, n, h, ft);
-		f += op_ms(sh, OP_VEC, 8 * n * ft, 2 * n * ft * e);
+		f += act_ms(sh, n * ft);
 	}
 	if (sh->moe)
 		f += dropadd_ms(sh);
@@ -681,10 +796,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->moe) {
 		/* in moe_bwd_ms() */
 	} else if (sh->swiglu) {
-		bw += op_ms(sh, OP_VEC, 12 * n * ft, 5 * n * ft * e);
+		bw += act_bwd_ms(sh, n * ft);
 		bw += gemm_bwd_ms(sh, n, h, 2 * ft);
 	} else {
-		bw += op_ms(sh, OP_VEC, 16 * n * ft, 3 * n * ft * e);
+		bw += act_bwd_ms(sh, n * ft);
 		bw += gemm_bwd_ms(sh, n, h, ft);
 	}
 	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
@@ -692,7 +807,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		bw += norm_bwd_ms(sh);
 	bw += gemm_bwd_ms(sh, n, sh->ht, h) + core_bwd_ms(sh);
 	if (sh->rotary)
-		bw += op_ms(sh, OP_VEC, 3 * rope, 2 * rope * e);
+		bw += rope_ms(sh, rq, rk, 1);
 	if (sh->qk_norm)
 		bw += op_ms(sh, OP_VEC, 2 * sh->normf * qkn,
 			    3 * qkn * e + 2 * n * sh->statb);
@@ -791,9 +906,9 @@ head_point(struct shape *sh, struct prof_point *pt)
 
 	if (sh->bert) {
 		f += gemm_ms(sh, n, h, h) +
-		     op_ms(sh, OP_VEC, 8 * nh, 2 * nh * e);
+		     act_ms(sh, nh);
 		bw += gemm_bwd_ms(sh, n, h, h) +
-		      op_ms(sh, OP_VEC, 16 * nh, 3 * nh * e);
+		      act_bwd_ms(sh, nh);
 		st += 2 * nh * e;
 		flops += 2 * nh * h;
 	}
@@ -804,8 +919,21 @@ head_point(struct shape *sh, struct prof_point *pt)
 		bw += op_ms(sh, OP_VEC, 3 * n * vt, 3 * n * vt * e);
 		st += n * vt * e;
 	}
-	f += op_ms(sh, OP_VEC, 5 * n * vt, n * vt * (e + 4) + 8 * n);
-	bw += op_ms(sh, OP_VEC, n * vt, n * vt * (4 + e) + 8 * n);
+	if (fused(sh, ANALYTIC_FUSE_XENT)) {
+		f += op_ms(sh, OP_VEC, 5 * n * vt, n * vt * (e + 4) + 8 * n);
+		bw += op_ms(sh, OP_VEC, n * vt, n * vt * (4 + e) + 8 * n);
+	} else {
+		/* upcast; max; subtract; exp; sum; divide.  Backward: the
+		 * target's entry, the multiply, the downcast. */
+		f += op_ms(sh, OP_VEC, n * vt, n * vt * (e + 4)) +
+		     op_ms(sh, OP_VEC, n * vt, 4 * n * vt) +
+		     passes_ms(sh, 2, 2 * n * vt, 16 * n * vt) +
+		     op_ms(sh, OP_VEC, n * vt, 4 * n * vt) +
+		     op_ms(sh, OP_VEC, n * vt, 8 * n * vt + 8 * n);
+		bw += op_ms(sh, OP_VEC, n, 16 * n) +
+		      op_ms(sh, OP_VEC, n * vt, 8 * n * vt) +
+		      op_ms(sh, OP_VEC, 0, n * vt * (4 + e));
+	}
 	bw += gemm_bwd_ms(sh, n, h, vt) + norm_bwd_ms(sh);
 	st += nh * e + n * sh->statb + nh * e + 4 * n * vt;
 	flops += 2 * nh * vt;
@@ -891,14 +1019,76 @@ analytic_profile(struct profile *p, const struct model *m,
 
 static int build(struct profile *p, const struct model *m,
 		 const struct gpu_spec *g, const int *mb, int nmb, int tp,
-		 int sp, double (*cls)[ANALYTIC_NCLASS]);
+		 int sp, unsigned fuse, double (*cls)[ANALYTIC_NCLASS]);
 
 int
 analytic_profile_sp(struct profile *p, const struct model *m,
 		    const struct gpu_spec *g, const int *mb, int nmb, int tp,
 		    int sp)
 {
-	return build(p, m, g, mb, nmb, tp, sp, NULL);
+	return build(p, m, g, mb, nmb, tp, sp, ANALYTIC_FUSE_ALL, NULL);
+}
+
+int
+analytic_profile_fused(struct profile *p, const struct model *m,
+		       const struct gpu_spec *g, const int *mb, int nmb,
+		       int tp, int sp, unsigned fusions)
+{
+	return build(p, m, g, mb, nmb, tp, sp, fusions & ANALYTIC_FUSE_ALL,
+		     NULL);
+}
+
+const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
+					     "xent", NULL};
+
+int
+analytic_fusions_parse(const char *s, unsigned *out)
+{
+	unsigned f = 0;
+	int i;
+
+	if (!strcmp(s, "all") || !strcmp(s, "none")) {
+		*out = *s == 'a' ? ANALYTIC_FUSE_ALL : 0;
+		return 0;
+	}
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		for (i = 0; analytic_fusion_names[i]; i++)
+			if (strlen(analytic_fusion_names[i]) == n &&
+			    !strncmp(analytic_fusion_names[i], s, n))
+				break;
+		if (!analytic_fusion_names[i])
+			return pd2bw_error("unknown fusion '%.*s' (valid: act, "
+					   "dropadd, rope, xent, all, none)",
+					   (int)n, s);
+		f |= 1u << i;
+		s += n;
+		if (*s == ',' && !*++s)
+			return pd2bw_error("empty fusion name after ','");
+	}
+	*out = f;
+	return 0;
+}
+
+void
+analytic_fusions_format(unsigned f, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n)
+		buf[0] = 0;
+	if ((f & ANALYTIC_FUSE_ALL) == ANALYTIC_FUSE_ALL || !(f & ANALYTIC_FUSE_ALL)) {
+		snprintf(buf, n, "%s", f ? "all" : "none");
+		return;
+	}
+	for (i = 0; analytic_fusion_names[i]; i++)
+		if (f & (1u << i))
+			len += (size_t)snprintf(buf + len,
+						len < n ? n - len : 0, "%s%s",
+						len ? "," : "",
+						analytic_fusion_names[i]);
 }
 
 int
@@ -906,7 +1096,7 @@ analytic_profile_classes(struct profile *p, const struct model *m,
 			 const struct gpu_spec *g, const int *mb, int nmb,
 			 int tp, double (*cls)[ANALYTIC_NCLASS])
 {
-	return build(p, m, g, mb, nmb, tp, 0, cls);
+	return build(p, m, g, mb, nmb, tp, 0, ANALYTIC_FUSE_ALL, cls);
 }
 
 /*
@@ -1036,7 +1226,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 
 static int
 build(struct profile *p, const struct model *m, const struct gpu_spec *g,
-      const int *mb, int nmb, int tp, int sp,
+      const int *mb, int nmb, int tp, int sp, unsigned fuse,
       double (*cls)[ANALYTIC_NCLASS])
 {
 	struct shape sh;
@@ -1066,8 +1256,12 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.vt = (double)vt;
 	sh.statb = m->norm == MODEL_RMSNORM ? 4 : 8;
 	sh.normf = m->norm == MODEL_RMSNORM ? 4 : 8;
-	sh.swiglu = m->activation != MODEL_GELU;
+	sh.swiglu = m->activation == MODEL_SWIGLU ||
+		    m->activation == MODEL_GEGLU;
+	sh.sqrelu = m->activation == MODEL_SQRELU;
 	sh.drop = m->dropout;
+	sh.bias = m->bias;
+	sh.fuse = fuse;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;

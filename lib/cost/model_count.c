@@ -95,7 +95,9 @@ qkv_width(const struct model *m)
 static int64_t
 mlp_mats(const struct model *m)
 {
-	return m->activation == MODEL_GELU ? 2 : 3;
+	return m->activation == MODEL_GELU || m->activation == MODEL_SQRELU
+		       ? 2
+		       : 3;
 }
 
 /* The weights of MLA's five (or four) matrices. */

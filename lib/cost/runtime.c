@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
@@ -88,6 +89,30 @@ derive(struct runtime *rt)
 	rt->frag = 0.07;
 }
 
+/*
+ * The kernels each runtime's model code fuses.  Megatron-Core: bias-GeLU
+ * and bias-SwiGLU, bias-dropout-add and rope fused by default
+ * (megatron/training/arguments.py:2892-2905, --no-*-fusion switches
+ * them off), the cross-entropy fusion on in the recipes (Megatron-Bridge
+ * src/megatron/bridge/models/gpt_provider.py:205; Megatron-LM's own
+ * default is off, megatron/core/model_parallel_config.py:320: give
+ * --fusions act,dropadd,rope for a Megatron-LM command line).  The
+ * PyTorch-native runtimes (torchtitan, DeepSpeed, DDP) run their models'
+ * eager code: one kernel per operator.  pipedream-2bw keeps the fused
+ * estimate its earlier releases used.
+ */
+static unsigned
+fusions_of(int id)
+{
+	switch (id) {
+	case RUNTIME_MEGATRON_CORE:
+	case RUNTIME_PIPEDREAM_2BW:
+		return ANALYTIC_FUSE_ALL;
+	default:
+		return 0;
+	}
+}
+
 void
 runtime_init(struct runtime *rt, int id)
 {
@@ -135,6 +160,7 @@ runtime_init(struct runtime *rt, int id)
 	}
 	if (id != RUNTIME_PYTORCH_DDP)
 		rt->tp = 1;
+	rt->fusions = fusions_of(rt->id);
 	derive(rt);
 }
 

@@ -16,7 +16,8 @@
 #include "pd2bw/yml.h"
 
 const char *const model_family_names[] = {"gpt", "bert", "llama", NULL};
-const char *const model_act_names[] = {"gelu", "swiglu", "geglu", NULL};
+const char *const model_act_names[] = {"gelu", "swiglu", "geglu",
+				       "squared-relu", NULL};
 const char *const model_norm_names[] = {"layernorm", "rmsnorm", NULL};
 const char *const model_pos_names[] = {"learned", "rotary", NULL};
 const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
@@ -138,7 +139,8 @@ model_is_v2(const struct model *m)
 	       m->moe.experts || m->qkv_bias || m->qk_norm ||
 	       m->post_norms || m->attn_sinks || m->window ||
 	       m->global_every || m->attn_softcap || m->logit_softcap ||
-	       m->mtp_layers || m->activation == MODEL_GEGLU;
+	       m->mtp_layers || m->activation == MODEL_GEGLU ||
+	       m->activation == MODEL_SQRELU;
 }
 
 /*
@@ -150,7 +152,7 @@ default_ffn(const struct model *m)
 {
 	int64_t f;
 
-	if (m->activation == MODEL_GELU)
+	if (m->activation == MODEL_GELU || m->activation == MODEL_SQRELU)
 		return 4 * m->hidden;
 	f = (8 * m->hidden + 2) / 3;
 	return (f + 255) / 256 * 256;
@@ -268,7 +270,7 @@ check(const struct model *m, const struct origin *o)
 		return bad(o, F_VOCAB, "vocab %lld out of range [1, %.0f]",
 			   (long long)m->vocab, MAX_VOCAB);
 	if (m->family < 0 || m->family > MODEL_LLAMA ||
-	    m->activation < 0 || m->activation > MODEL_GEGLU ||
+	    m->activation < 0 || m->activation > MODEL_SQRELU ||
 	    m->norm < 0 || m->norm > MODEL_RMSNORM || m->positions < 0 ||
 	    m->positions > MODEL_ROTARY || m->precision < 0 ||
 	    m->precision > MODEL_FP8)
@@ -387,9 +389,10 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 				       "pd2bw-model/2", v2_keys[i]);
 	n = yml_get(d, root, "activation");
 	if (version == 1 && n && yml_scalar(n) &&
-	    !strcmp(yml_scalar(n), "geglu"))
-		return yml_err(d, n, "activation geglu needs format "
-			       "pd2bw-model/2");
+	    (!strcmp(yml_scalar(n), "geglu") ||
+	     !strcmp(yml_scalar(n), "squared-relu")))
+		return yml_err(d, n, "activation %s needs format "
+			       "pd2bw-model/2", yml_scalar(n));
 	/* The family decides the defaults of the other keys. */
 	fam = yml_get(d, root, "family");
 	if (fam) {

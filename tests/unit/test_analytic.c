@@ -5,6 +5,8 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -268,6 +270,95 @@ test_fp8_parts(void)
 	profile_release(&p8);
 }
 
+static int
+run_fused(struct profile *p, const struct model *m, const int *mb, unsigned f)
+{
+	profile_init(p);
+	return analytic_profile_fused(p, m, catalog_find(&cat, "H100-SXM"), mb,
+				      1, 1, 0, f);
+}
+
+/*
+ * Fusions, by hand on Llama 3 8B at b = 1 on H100 (every kernel involved
+ * is memory-bound: 3350 GB/s x 0.8, 3 us a kernel).  Unfused, SwiGLU adds
+ * one kernel and 2 n f e bytes forward (three kernels backward), rope ten
+ * (q + k) e bytes and 11 kernels (9 backward), the cross-entropy 32 n V bytes and 5 kernels; dropout-add has
+ * nothing to fuse without bias and dropout.  Squared ReLU is never fused:
+ * against fused GeLU, 2 n f e bytes and one kernel more forward.
+ */
+static void
+test_fusions(void)
+{
+	static const int mb[] = {1};
+	struct profile pa, pn, pr;
+	struct model m;
+	double bw = 3350e9 * 0.8, n = 8192, f = 14336, e = 2, V = 128256;
+	double q = n * 32 * 128, k = n * 8 * 128, d;
+	unsigned x = 0;
+	char buf[64];
+
+	llama8(&m);
+	CHECK_INT_EQ(run_fused(&pa, &m, mb, ANALYTIC_FUSE_ALL), 0);
+	CHECK_INT_EQ(run_fused(&pn, &m, mb, 0), 0);
+	CHECK_INT_EQ(run_fused(&pr, &m, mb, ANALYTIC_FUSE_ALL &
+						~ANALYTIC_FUSE_ROPE), 0);
+	d = pn.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms;
+	CHECK_NEAR(d, ((2 * n * f * e + 10 * (q + k) * e) / bw +
+		       12 * 3e-6) * 1e3, 1e-9);
+	d = pr.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms;
+	CHECK_NEAR(d, (10 * (q + k) * e / bw + 11 * 3e-6) * 1e3, 1e-9);
+	d = pn.layers[2].pt[0].fwd_ms - pa.layers[2].pt[0].fwd_ms;
+	CHECK_NEAR(d, (32 * n * V / bw + 5 * 3e-6) * 1e3, 1e-9);
+	CHECK_NEAR(pn.layers[1].pt[0].kernels - pa.layers[1].pt[0].kernels,
+		   (1 + 11) + (3 + 9), 0);
+	CHECK_INT_EQ(pn.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			     pa.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+		     (int64_t)(n * f * e));
+	/* the embedding has nothing fused */
+	CHECK_NEAR(pn.layers[0].pt[0].fwd_ms, pa.layers[0].pt[0].fwd_ms, 0);
+	profile_release(&pa);
+	profile_release(&pn);
+	profile_release(&pr);
+
+	m.activation = MODEL_SQRELU;
+	m.ffn_hidden = 16384;
+	m.positions = MODEL_LEARNED;
+	CHECK_INT_EQ(run_fused(&pa, &m, mb, ANALYTIC_FUSE_ALL), 0);
+	CHECK_INT_EQ(run_fused(&pn, &m, mb, ANALYTIC_FUSE_ALL & ~ANALYTIC_FUSE_XENT), 0);
+	CHECK_NEAR(pn.layers[1].pt[0].fwd_ms, pa.layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(pn.layers[1].pt[0].bwd_ms, pa.layers[1].pt[0].bwd_ms, 0);
+	m.activation = MODEL_GELU;
+	CHECK_INT_EQ(run_fused(&pr, &m, mb, ANALYTIC_FUSE_ALL), 0);
+	d = pa.layers[1].pt[0].fwd_ms - pr.layers[1].pt[0].fwd_ms;
+	CHECK_NEAR(d, (2 * n * 16384 * e / bw + 3e-6) * 1e3, 1e-9);
+	CHECK_INT_EQ(pa.layers[1].params, pr.layers[1].params);
+	profile_release(&pa);
+	profile_release(&pn);
+	profile_release(&pr);
+
+	/* names */
+	CHECK_INT_EQ(analytic_fusions_parse("rope,xent", &x), 0);
+	CHECK_INT_EQ(x, ANALYTIC_FUSE_ROPE | ANALYTIC_FUSE_XENT);
+	analytic_fusions_format(x, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "rope,xent");
+	CHECK_INT_EQ(analytic_fusions_parse("none", &x), 0);
+	CHECK_INT_EQ(x, 0);
+	analytic_fusions_format(ANALYTIC_FUSE_ALL, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "all");
+	{
+		char *msg;
+
+		cap_begin();
+		CHECK_INT_EQ(analytic_fusions_parse("rope,", &x), -1);
+		CHECK_INT_EQ(analytic_fusions_parse("gelu", &x), -1);
+		msg = cap_end();
+		CHECK(strstr(msg, "empty fusion name") != NULL);
+		CHECK(strstr(msg, "unknown fusion 'gelu' (valid: act, dropadd, "
+				  "rope, xent, all, none)") != NULL);
+		free(msg);
+	}
+}
+
 static void
 test_roofline(void)
 {
@@ -500,6 +591,7 @@ main(int argc, char **argv)
 	test_gpt_block();
 	test_llama();
 	test_fp8_parts();
+	test_fusions();
 	test_roofline();
 	test_errors();
 	test_v2();

@@ -114,7 +114,7 @@ test_bad(void)
 	snprintf(buf, sizeof(buf), "%svocab: 100\nactivation: relu\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:8:13: invalid activation 'relu' (expected "
-		  "gelu, swiglu, geglu)");
+		  "gelu, swiglu, geglu, squared-relu)");
 	snprintf(buf, sizeof(buf), "family: t5\n%svocab: 100\n", rest);
 	CHECK_ERR(load_with(&m, buf),
 		  "pd2bw: m.yaml:3:9: invalid family 't5' (expected gpt, "
@@ -395,6 +395,18 @@ test_v2(void)
 			    "seq_len: 16\nvocab: 100\nactivation: geglu\n"),
 		  "pd2bw: m.yaml:8:13: activation geglu needs format "
 		  "pd2bw-model/2");
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\n"
+			    "activation: squared-relu\n"),
+		  "pd2bw: m.yaml:8:13: activation squared-relu needs format "
+		  "pd2bw-model/2");
+	/* squared ReLU: two matrices of 4h, like GeLU */
+	snprintf(buf, sizeof(buf), "%sactivation: squared-relu\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_INT_EQ(m.activation, MODEL_SQRELU);
+	CHECK_INT_EQ(m.ffn_hidden, 256);
+	CHECK(model_is_v2(&m));
+	round_trip(&m, dir);
 	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 9, "
 		 "expert_ffn: 32}\n", v2);
 	CHECK_ERR(load_str(&m, buf),
