@@ -91,6 +91,8 @@ awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_fusions="$HAS_FUSIONS" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
+# GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
+function gpn(c) { return c ~ /nvl72/ ? 72 : 8 }
 function has_flag(f) { return index("," $33 ",", "," f ",") > 0 }
 # The option spellings assumed for what pd2bw-plan lacks today (issue 12):
 # change them here when the options land under other names.
@@ -105,6 +107,8 @@ function runtime_name(r) {
 function precision_name(p) {
 	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block")
 		return "fp8"
+	if (p == "nvfp4")
+		return ""
 	return p
 }
 # The overlap column in --runtime megatron-core sub-options.
@@ -121,7 +125,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	return out
 }
 {
-	sec = $1; id = $2; model = $4; gpu = $5; cl = $6; gpus = $7; gbs = $8
+	sec = $1; id = $2; rel = $3; model = $4; gpu = $5; cl = $6; gpus = $7; gbs = $8
 	mbs = $9; seq = $10; tp = $11; pp = $12; dp = $13; cp = $14; ep = $15
 	vp = $16; rc = $18; sp = $19; dop = $20; fsdp = $21; prec = $22
 	rt = $23; ov = $24; step = $25; mstate = $30; mact = $31; fit = $32
@@ -145,6 +149,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	p16 = prec == "bf16" || prec == "fp16" || prec == "fp32"
 	rname = runtime_name(rt)
 	if (rname == "" && rt != "-") hard = add(hard, "runtime=runtime " rt)
+	# a precision pd2bw-plan has no pricing for (NVFP4)
+	if (!p16 && has_precision && precision_name(prec) == "")
+		hard = add(hard, "precision=" prec)
 	status = "run"
 	if (hard != "") status = "skip"
 	else if (!p16 && !has_precision) status = approx ? "approx" : "skip"
@@ -173,6 +180,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap"
 		else if (rname == "megatron-core" && ov != "-" && ov != "")
 			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap" overlap_opts(ov)
+		# NeMo'"'"'s performance scripts (from 2025-01, the 25.02
+		# pages on) and Megatron-Bridge'"'"'s performance recipes reduce
+		# 16-bit gradients: NVIDIA/NeMo scripts/performance/helpers.py
+		# set_precision_configs, Megatron-Bridge src/megatron/bridge/
+		# perf_recipes/_common.py _benchmark_common
+		if (rt == "megatron-bridge" || (rt == "nemo" && rel !~ /^24\./))
+			a = a (index(a, ":") ? "," : ":") "no-grad-reduce-fp32"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
@@ -189,7 +203,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_cp && cp > 1) args = args " --context-parallel " cp
 	if (has_fsdp && fsdp != "off" && fsdp != "-") args = args " --fsdp " fsdp
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \
-		rc, sp, cl, int((gpus + 7) / 8), args
+		rc, sp, cl, int((gpus + gpn(cl) - 1) / gpn(cl)), args
 }' "$TMP/rows" >"$TMP/todo"
 
 # cluster SPEC NODES -> the -c argument: a preset, or a copy of a cluster
@@ -263,7 +277,7 @@ BEGIN {
 	title["M"] = "OPT-175B (Zhang et al. 2022)"
 	title["N"] = "DeepSeek-V3 (technical report)"
 	dense["A"] = dense["B"] = dense["C"] = dense["D"] = dense["F"] = 1
-	why["precision"] = "FP8 / NVFP4 precision: needs --precision"
+	why["precision"] = "NVFP4 precision: not priced (--precision has bf16, fp16, fp32, fp8)"
 	why["moe"] = "MoE: experts and expert parallelism (a later issue)"
 	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --fsdp (a later issue)"
 	why["cp"] = "context parallelism: needs --context-parallel (a later issue)"

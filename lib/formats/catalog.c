@@ -79,6 +79,15 @@
 
 #define GIB 1073741824.0
 
+/*
+ * FP8 GEMM efficiencies of the Blackwell parts, each fitted on the fit
+ * rows of bench/validate.sh for its GPU (bench/data/README.md: one set
+ * per GPU type and precision).
+ */
+#define GB_EFF8_B200 0.55
+#define GB_EFF8_GB200 0.49
+#define GB_EFF8_GB300 0.62
+
 struct builtin {
 	const char *name;
 	double mem_gib, tflops16, tflops32, mem_gb_s, nvlink_gb_s, pcie_gb_s;
@@ -145,7 +154,35 @@ static const struct builtin builtins[] = {
 	{"B200", 180, 2250, 75, 7700, 900, 64, 0.7, 0.5, 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
-	 4500, 148, 0.55},
+	 4500, 148, GB_EFF8_B200},
+	/*
+	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
+	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
+	 * architecture technical brief, tabulated at
+	 * glennklockwood.com/garden/processors/B200); 13.4 TB HBM3e per 72
+	 * GPUs = 186 GB, 8 TB/s; NVLink5 1.8 TB/s; NVLink-C2C to Grace
+	 * 900 GB/s (GB200 NVL72 datasheet).  The B200 die: 148 SMs.
+	 */
+	{"GB200", 186, 2500, 90, 8000, 900, 450, 0.7, 0.5, 0.8, 3,
+	 "NVIDIA GB200 NVL72 datasheet and Blackwell technical brief, per "
+	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 186 GB HBM3e 8 TB/s, NVLink "
+	 "1.8 TB/s, NVLink-C2C 900 GB/s",
+	 5000, 148, GB_EFF8_GB200},
+	/*
+	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
+	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
+	 * training / 72), FP32 80, 279 GB HBM3e (20 TB per 72 GPUs) at
+	 * 8 TB/s, NVLink5 1.8 TB/s, 160 SMs (NVIDIA's Blackwell Ultra
+	 * technical blog; per-GPU table at verda.com/blog/gb300-nvl72-
+	 * architecture; glennklockwood.com/garden/processors/B300).  Its
+	 * doubled exponent rate speeds attention's softmax; attn_eff is
+	 * kept at B200's until a measurement says by how much.
+	 */
+	{"GB300", 279, 2500, 80, 8000, 900, 450, 0.7, 0.5, 0.8, 3,
+	 "NVIDIA GB300 NVL72 datasheet and Blackwell Ultra blog, per GPU: 2.5 PFLOPS BF16 "
+	 "dense, 5 FP8, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
+	 "900 GB/s, 160 SMs",
+	 5000, 160, GB_EFF8_GB300},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.

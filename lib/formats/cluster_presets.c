@@ -1,7 +1,8 @@
 /*
  * cluster_presets.c - built-in cluster descriptions for planning before a
  * topology is measured: AWS p3.16xlarge, DGX-1 (V100), DGX A100, DGX H100,
- * DGX H200 and an 8 x L40S PCIe server, each as NAME or NAME:NODES.
+ * DGX H200, an 8 x L40S PCIe server, DGX B200, and GB200 and GB300 NVL72
+ * racks (one 72-GPU NVLink domain each), each as NAME or NAME:NODES.
  *
  * Bandwidths are GB/s per direction, NIC rates Gbit/s; memory sizes are
  * the marketed capacities taken as GiB.  Latencies are typical NCCL
@@ -103,12 +104,35 @@ static const struct preset presets[] = {
 	 * traffic across the two sockets is slower; measure with pd2bw-topo.
 	 */
 	{"l40s-pcie", "L40S", 48, 8, CLUSTER_PCIE, 25, 8, 4, 200, "mlx5_", 5},
+	/*
+	 * NVIDIA DGX B200: 8 x B200 180 GB, fifth-generation NVSwitch, 18
+	 * NVLinks = 900 GB/s per GPU per direction; 8 x 400 Gbit/s
+	 * ConnectX-7 for compute, one per GPU (DGX B200 datasheet).
+	 */
+	{"dgx-b200", "B200", 180, 8, CLUSTER_NVSWITCH, 900, 3, 8, 400,
+	 "mlx5_", 5},
+	/*
+	 * NVIDIA GB200 NVL72: one NVLink domain of 72 GPUs (18 compute
+	 * trays of 2 GB200 superchips, 9 NVLink switch trays), 900 GB/s per
+	 * GPU per direction; a 400 Gbit/s ConnectX-7 per GPU for the
+	 * scale-out network (GB200 NVL72 datasheet and reference
+	 * architecture).  A node here is the NVLink domain (the rack).
+	 */
+	{"gb200-nvl72", "GB200", 186, 72, CLUSTER_NVSWITCH, 900, 3, 72, 400,
+	 "mlx5_", 5},
+	/*
+	 * NVIDIA GB300 NVL72: as GB200 NVL72 with Blackwell Ultra GPUs of
+	 * 279 GB and an 800 Gbit/s ConnectX-8 per GPU (GB300 NVL72
+	 * datasheet).
+	 */
+	{"gb300-nvl72", "GB300", 279, 72, CLUSTER_NVSWITCH, 900, 3, 72, 800,
+	 "mlx5_", 5},
 };
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
 const char *const cluster_preset_names[] = {
 	"p3.16xlarge", "dgx-1-v100", "dgx-a100", "dgx-h100", "dgx-h200",
-	"l40s-pcie", NULL,
+	"l40s-pcie", "dgx-b200", "gb200-nvl72", "gb300-nvl72", NULL,
 };
 
 static double
@@ -202,5 +226,6 @@ cluster_preset(struct cluster *c, const char *spec)
 		}
 	return pd2bw_error("unknown cluster '%s' (presets: p3.16xlarge, "
 			   "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, "
-			   "l40s-pcie; or a file)", spec);
+			   "l40s-pcie, dgx-b200, gb200-nvl72, gb300-nvl72; or a "
+			   "file)", spec);
 }

@@ -116,12 +116,13 @@ test_builtin(void)
 	static const char *const names[] = {
 		"V100-16GB", "V100-32GB", "A100-40GB", "A100-80GB",
 		"H100-SXM",  "H200",      "B200",      "L40S",
+		"GB200",     "GB300",
 	};
 	size_t i;
 
 	catalog_init(&c);
-	CHECK_INT_EQ(c.n, 8);
-	for (i = 0; i < 8; i++) {
+	CHECK_INT_EQ(c.n, 10);
+	for (i = 0; i < 10; i++) {
 		g = catalog_find(&c, names[i]);
 		CHECK_MSG(g && !strcmp(g->name, names[i]), names[i]);
 		CHECK_MSG(g && g->source && strstr(g->source, "datasheet"),
@@ -159,6 +160,17 @@ test_builtin(void)
 	g = catalog_find(&c, "L40S");
 	CHECK_NEAR(g->nvlink_gb_s, 0, 0);
 	CHECK_INT_EQ(g->mem_bytes, 48 * GIB);
+	/* GB200 NVL72's GPU at 1200 W; GB300's Blackwell Ultra */
+	g = catalog_find(&c, "gb200");
+	CHECK_INT_EQ(g->mem_bytes, 186 * GIB);
+	CHECK_NEAR(g->tflops16, 2500, 0);
+	CHECK_NEAR(g->tflops8, 5000, 0);
+	CHECK_NEAR(g->mem_gb_s, 8000, 0);
+	CHECK_INT_EQ(g->sms, 148);
+	g = catalog_find(&c, "GB300");
+	CHECK_INT_EQ(g->mem_bytes, 279 * GIB);
+	CHECK_NEAR(g->tflops8, 5000, 0);
+	CHECK_INT_EQ(g->sms, 160);
 
 	/* Forgiving names and aliases. */
 	g = catalog_find(&c, "h100sxm");
@@ -240,7 +252,7 @@ test_user_file(void)
 	catalog_init(&c);
 	data_path(path, sizeof(path), "user-gpus.yaml");
 	CHECK_INT_EQ(catalog_load(&c, path), 0);
-	CHECK_INT_EQ(c.n, 10);
+	CHECK_INT_EQ(c.n, 12);
 	g = catalog_find(&c, "gh200 96gb");
 	CHECK_STR_EQ(g ? g->name : NULL, "GH200-96GB");
 	CHECK_INT_EQ(g ? g->mem_bytes : 0, 96 * GIB);
@@ -254,7 +266,7 @@ test_user_file(void)
 	/* Same normalised name replaces in place; source defaults to "". */
 	CHECK_INT_EQ(catalog_load_string(&c, "over.yaml", over, strlen(over)),
 		     0);
-	CHECK_INT_EQ(c.n, 10);
+	CHECK_INT_EQ(c.n, 12);
 	g = catalog_find(&c, "A100-80GB");
 	CHECK_STR_EQ(g ? g->name : NULL, "a100_80gb");
 	CHECK_NEAR(g ? g->gemm_eff : 0, 0.6, 0);
@@ -294,7 +306,7 @@ test_user_file(void)
 	/* The template of the error cases is itself good. */
 	catalog_init(&c);
 	CHECK_INT_EQ(load_captured(&c, doc(0, NULL, NULL)), 0);
-	CHECK_INT_EQ(c.n, 9);
+	CHECK_INT_EQ(c.n, 11);
 	catalog_release(&c);
 }
 
@@ -366,7 +378,7 @@ test_errors(void)
 		CHECK_STR_EQ(stderr_buf, "pd2bw: bad.yaml:2:7: expected a "
 					 "sequence for 'gpus'\n");
 		CHECK_INT_EQ(catalog_load(&c, "/nonexistent/g.yaml"), -1);
-		CHECK_INT_EQ(c.n, 8);
+		CHECK_INT_EQ(c.n, 10);
 		catalog_release(&c);
 	}
 }

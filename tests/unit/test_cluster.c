@@ -365,10 +365,26 @@ test_presets(void)
 	CHECK_NEAR(cluster_intra(&c, 0, 1), 25, 0);
 	CHECK_NEAR(c.net_gb_s, 12.5, 0);
 
+	/* an NVL72 rack is one node of 72 GPUs, a NIC each */
+	CHECK(cluster_preset(&c, "gb200-nvl72:2") == 0);
+	CHECK_STR_EQ(c.gpu, "GB200");
+	CHECK_INT_EQ(c.gpus_per_node, 72);
+	CHECK_INT_EQ(c.nodes, 2);
+	CHECK_INT_EQ(c.gpu_mem_bytes, 186 * GIB);
+	CHECK_NEAR(cluster_intra(&c, 0, 71), 900, 0);
+	CHECK_NEAR(c.net_gb_s, 50, 0);
+	CHECK_INT_EQ(c.nnics, 72);
+	CHECK(cluster_preset(&c, "gb300-nvl72") == 0);
+	CHECK_STR_EQ(c.gpu, "GB300");
+	CHECK_NEAR(c.net_gb_s, 100, 0);
+	CHECK(cluster_preset(&c, "dgx-b200") == 0);
+	CHECK_INT_EQ(c.gpu_mem_bytes, 180 * GIB);
+	CHECK_NEAR(cluster_intra(&c, 1, 2), 900, 0);
+
 	CHECK_ERR(cluster_preset(&c, "dgx-z"),
 		  "pd2bw: unknown cluster 'dgx-z' (presets: p3.16xlarge, "
-		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie; or a "
-		  "file)");
+		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie, "
+		  "dgx-b200, gb200-nvl72, gb300-nvl72; or a file)");
 	/* -2: a usage error for the programs (exit status 2) */
 	CHECK_ERR(cluster_preset(&c, "dgx-h100:0") == -2 ? -1 : 0,
 		  "pd2bw: invalid node count in cluster 'dgx-h100:0' (NAME:NODES, "
