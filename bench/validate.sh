@@ -69,6 +69,7 @@ HELP=$("$PLAN" --help 2>&1 || true)
 has() { printf '%s\n' "$HELP" | grep -q -e "$1" && echo 1 || echo 0; }
 HAS_RUNTIME=$(has '--runtime')
 HAS_FUSIONS=$(has '--fusions')
+HAS_FP8_RECIPE=$(has '--fp8-recipe')
 HAS_PRECISION=$(has '--precision')
 HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
@@ -88,7 +89,7 @@ set -f
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
-	-v has_fusions="$HAS_FUSIONS" '
+	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
 # GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
@@ -104,6 +105,16 @@ function runtime_name(r) {
 }
 # FP8 recipes differ in their scaling (per tensor, 32-element blocks,
 # 128 x 128 blocks), not in the GEMM peak pd2bw-plan rates them at.
+# "fp8" alone: the 26.x Megatron-Bridge tables (section C) scale by the
+# current amax (bench/data/README.md); NeMo 24.07 (the launcher'"'"'s
+# amax history of 1024) and the 25.02 perf scripts ("ds" by default,
+# NVIDIA/NeMo scripts/performance/helpers.py) use delayed scaling.
+function fp8_recipe(p, sec) {
+	if (p == "fp8-cs") return "tensorwise"
+	if (p == "fp8-mx") return "mxfp8"
+	if (p == "fp8-block") return "blockwise"
+	return sec == "C" ? "tensorwise" : "delayed"
+}
 function precision_name(p) {
 	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block")
 		return "fp8"
@@ -200,6 +211,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	} else if (rt ~ /^(megatron|nemo)/)
 		args = args " --grad-bytes 4"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
+	if (has_fp8_recipe && precision_name(prec) == "fp8")
+		args = args " --fp8-recipe " fp8_recipe(prec, sec)
 	if (has_cp && cp > 1) args = args " --context-parallel " cp
 	if (has_fsdp && fsdp != "off" && fsdp != "-") args = args " --fsdp " fsdp
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \

@@ -49,13 +49,26 @@ input_set_precision(int prec)
 	override_prec = prec;
 }
 
-/* The kernels fused in every estimate this run makes (--fusions). */
-static unsigned fusions = ANALYTIC_FUSE_ALL;
+/* How every estimate this run makes runs its kernels (--fusions,
+ * --fp8-recipe). */
+static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED};
 
 void
 input_set_fusions(unsigned f)
 {
-	fusions = f;
+	est.fusions = f;
+}
+
+void
+input_set_fp8_recipe(int r)
+{
+	est.fp8_recipe = r;
+}
+
+unsigned
+input_fusions(void)
+{
+	return est.fusions;
 }
 
 /* Train m at seq_len (> 0) instead of its own length, and in the
@@ -101,8 +114,8 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 				mb = analytic_default_mb;
 				nmb = analytic_default_nmb;
 			}
-			ret = analytic_profile_fused(p, &m, g, mb, nmb, 1, 0,
-						     fusions);
+			ret = analytic_profile_opts(p, &m, g, mb, nmb, 1, 0,
+						    &est);
 		}
 		model_release(&m);
 	} else {
@@ -153,8 +166,8 @@ input_tp_chains(struct input_chains *x, const char *path,
 				break;
 			profile_init(&x->prof[x->n]);
 			x->n++;
-			if (analytic_profile_fused(&x->prof[x->n - 1], &m, g,
-						   mb, nmb, t, sp, fusions) ||
+			if (analytic_profile_opts(&x->prof[x->n - 1], &m, g,
+						  mb, nmb, t, sp, &est) ||
 			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
 				goto out;
 			x->sc[x->n - 1].c = &x->ch[x->n - 1];

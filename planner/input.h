@@ -87,6 +87,12 @@ void input_set_precision(int prec);
  * bits); the default is all of them. */
 void input_set_fusions(unsigned f);
 
+/* The FP8 recipe (enum model_fp8) of every fp8 model read from now on. */
+void input_set_fp8_recipe(int r);
+
+/* The fusions set by input_set_fusions(). */
+unsigned input_fusions(void);
+
 /*
  * cost_opts_from_profile(), and rt, when not NULL, as the runtime every
  * candidate runs on.

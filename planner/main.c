@@ -66,6 +66,7 @@ enum {
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
 	OPT_FUSIONS,
+	OPT_FP8_RECIPE,
 };
 
 static const struct option longopts[] = {
@@ -80,6 +81,7 @@ static const struct option longopts[] = {
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
 	{"fragmentation", required_argument, NULL, OPT_FRAG},
 	{"fusions", required_argument, NULL, OPT_FUSIONS},
+	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
@@ -188,6 +190,8 @@ usage(FILE *fp)
 		"                           what runs the plan: pipedream-2bw,\n"
 		"                           megatron-core, deepspeed, torchtitan,\n"
 		"                           pytorch-ddp (default: per schedule)\n"
+		"      --fp8-recipe R       with fp8: delayed (default), tensorwise,\n"
+		"                           blockwise or mxfp8 (Blackwell)\n"
 		"      --fusions LIST       kernels a model's estimate fuses: act,\n"
 		"                           dropadd, rope, xent, all or none\n"
 		"                           (default: the --runtime's, else all)\n"
@@ -359,7 +363,7 @@ main(int argc, char **argv)
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
-	int have_fusions = 0;
+	int have_fusions = 0, fp8_recipe = -1;
 	unsigned fusions = ANALYTIC_FUSE_ALL;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
@@ -418,6 +422,14 @@ main(int argc, char **argv)
 				cli_usage_error("invalid --runtime '%s'",
 						optarg);
 			have_rt = 1;
+			break;
+		case OPT_FP8_RECIPE:
+			cli_names("--fp8-recipe", optarg, model_fp8_names,
+				  &fp8_recipe);
+			if (fp8_recipe < 0)
+				cli_usage_error("%s", "--fp8-recipe takes one of "
+						"delayed, tensorwise, blockwise, "
+						"mxfp8");
 			break;
 		case OPT_FUSIONS:
 			if (analytic_fusions_parse(optarg, &fusions))
@@ -683,6 +695,14 @@ main(int argc, char **argv)
 		gpu = cl.gpu;
 	input_set_fusions(have_fusions ? fusions
 			  : have_rt ? rt_user.fusions : ANALYTIC_FUSE_ALL);
+	/* Megatron-Core's default recipe is delayed scaling
+	 * (transformer_config.py:594); torchtitan's torchao converter
+	 * scales tensorwise */
+	if (fp8_recipe < 0)
+		fp8_recipe = have_rt && rt_user.id == RUNTIME_TORCHTITAN
+				     ? FP8_TENSORWISE
+				     : FP8_DELAYED;
+	input_set_fp8_recipe(fp8_recipe);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
 	if (!is_model && have_fusions)
@@ -724,6 +744,7 @@ main(int argc, char **argv)
 	cost_opts_init(&co);
 	input_cost_opts(&co, &prof, catalog_find(&cat, gpu),
 			have_rt ? &rt_user : NULL);
+	co.fp8_recipe = fp8_recipe;
 	if (wb >= 0)
 		co.weight_bytes = wb;
 	if (gb >= 0)
@@ -768,6 +789,15 @@ main(int argc, char **argv)
 	if (ret == 3 && !evaluate)
 		goto out;
 	plan.model = xstrdup(prof.model ? prof.model : "unknown");
+	if (is_model) {
+		char fb[64];
+
+		analytic_fusions_format(input_fusions(), fb, sizeof(fb));
+		plan.precision = xstrdup(prof.precision ? prof.precision : "");
+		if (co.precision == MODEL_FP8)
+			plan.fp8_recipe = xstrdup(model_fp8_names[fp8_recipe]);
+		plan.fusions = xstrdup(fb);
+	}
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);
 	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);

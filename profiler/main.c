@@ -275,7 +275,7 @@ main(int argc, char **argv)
 	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
-	unsigned fusions = ANALYTIC_FUSE_ALL;
+	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED};
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 
@@ -378,7 +378,7 @@ main(int argc, char **argv)
 					    "fused or unfused)", optarg);
 			break;
 		case OPT_FUSIONS:
-			if (analytic_fusions_parse(optarg, &fusions))
+			if (analytic_fusions_parse(optarg, &ao.fusions))
 				cli_usage_error("invalid --fusions '%s'", optarg);
 			break;
 		case OPT_GPUS_OUT:
@@ -536,8 +536,8 @@ main(int argc, char **argv)
 			int r;
 
 			profile_init(&p);
-			r = analytic_profile_fused(&p, &m, spec, mb, nmb,
-						   tps[i], 0, fusions) ||
+			r = analytic_profile_opts(&p, &m, spec, mb, nmb,
+						  tps[i], 0, &ao) ||
 			    write_out(&p, out, ntp);
 			profile_release(&p);
 			if (r)

@@ -54,10 +54,20 @@ int analytic_fusions_parse(const char *s, unsigned *out);
 /* "all", "none" or the comma list of the fusions on, into buf. */
 void analytic_fusions_format(unsigned f, char *buf, size_t n);
 
-/* analytic_profile_sp() with the fusions given (the others: all). */
-int analytic_profile_fused(struct profile *p, const struct model *m,
-			   const struct gpu_spec *g, const int *mb, int nmb,
-			   int tp, int sp, unsigned fusions);
+/* How the kernels run: what analytic_profile_sp() takes as given. */
+struct analytic_opts {
+	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */
+	int fp8_recipe;     /* enum model_fp8 of an fp8 model (default:
+			       delayed, Megatron-Core's) */
+};
+
+/* The defaults: every fusion, delayed scaling. */
+void analytic_opts_init(struct analytic_opts *o);
+
+/* analytic_profile_sp() with the options o. */
+int analytic_profile_opts(struct profile *p, const struct model *m,
+			  const struct gpu_spec *g, const int *mb, int nmb,
+			  int tp, int sp, const struct analytic_opts *o);
 
 /* The kinds of kernel the analytic model rates differently. */
 enum analytic_class {

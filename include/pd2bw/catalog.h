@@ -24,6 +24,7 @@ struct gpu_spec {
 	double tflops8;      /* dense FP8 tensor-core peak; 0 = none */
 	double gemm_eff8;    /* achievable fraction of tflops8 on large GEMMs */
 	int sms;             /* streaming multiprocessors; 0 = unknown */
+	int mxfp8;           /* MXFP8 block-scaled tensor cores (Blackwell) */
 	char *source;        /* where the figures come from (owned) */
 };
 

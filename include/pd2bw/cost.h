@@ -36,6 +36,7 @@ struct cost_opts {
 	double version_bytes;  /* 2BW's second weight version */
 	double cap_bytes;      /* device memory minus the reserve */
 	int precision;         /* enum model_prec of the model */
+	int fp8_recipe;        /* enum model_fp8 when precision is fp8 */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;

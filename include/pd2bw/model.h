@@ -33,6 +33,14 @@ extern const char *const model_act_names[];
 extern const char *const model_norm_names[];
 extern const char *const model_pos_names[];
 extern const char *const model_prec_names[];
+/*
+ * FP8 scaling recipes (Transformer Engine, Megatron-Core's --fp8-recipe):
+ * delayed (per tensor, from an amax history), tensorwise (per tensor, the
+ * current amax), blockwise (1 x 128 and 128 x 128 blocks), mxfp8 (1 x 32
+ * blocks with E8M0 scales, Blackwell).
+ */
+enum model_fp8 { FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8 };
+extern const char *const model_fp8_names[];
 extern const char *const model_attn_names[];
 
 /*

@@ -105,6 +105,10 @@ struct plan {
 	int place;              /* enum plan_place */
 	char *place_reason;
 	char *runtime;          /* what runs it: "NAME[:OPT,...]" (owned) */
+	/* How a model's estimate ran its kernels (owned; NULL when the plan
+	 * does not say: a profile's own, or an older plan): the precision
+	 * trained ("bf16", "fp8", ...), the FP8 recipe and the fusions. */
+	char *precision, *fp8_recipe, *fusions;
 
 	double iter_ms;
 	double samples_s;

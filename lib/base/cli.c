@@ -90,8 +90,19 @@ cli_names(const char *opt, const char *s, const char *const *names, int *one)
 		for (i = 0; names[i]; i++)
 			if (!strcmp(tok, names[i]))
 				break;
-		if (!names[i])
-			cli_usage_error("invalid %s '%s'", opt, tok);
+		if (!names[i]) {
+			char valid[512];
+			size_t len = 0;
+
+			valid[0] = 0;
+			for (i = 0; names[i] && len < sizeof(valid); i++)
+				len += (size_t)snprintf(valid + len,
+							sizeof(valid) - len,
+							"%s%s", i ? ", " : "",
+							names[i]);
+			cli_usage_error("invalid %s '%s' (valid: %s)", opt, tok,
+					valid);
+		}
 		mask |= 1u << i;
 		last = i;
 		n++;

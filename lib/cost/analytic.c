@@ -97,6 +97,7 @@ struct shape {
 	int swiglu, drop, flash, causal, rotary, bert, bias;
 	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
 	unsigned fuse;      /* ANALYTIC_FUSE_* bits: chains run as one kernel */
+	int fp8r;           /* enum model_fp8: how FP8 operands are scaled */
 	double t;           /* tensor-parallel degree */
 	int sp;             /* sequence parallelism: norm and dropout regions
 			       hold 1/t of the tokens */
@@ -202,6 +203,29 @@ analytic_gemm_shape_eff(int sms, double M, double K, double N)
 }
 
 /*
+ * Quantising x elements of a 16-bit GEMM operand to FP8 (Transformer
+ * Engine's cast-transpose: one read, the FP8 copy and its transpose
+ * written, or for mxfp8 the rowwise and columnwise copies with an E8M0
+ * scale per 32 values; blockwise adds an fp32 scale per 128).  The
+ * delayed recipe takes its scale from the amax history and records the
+ * new amax in the same pass; tensorwise (current scaling) needs the
+ * tensor's amax first, a pass of its own.
+ */
+static double
+quant_ms(struct shape *sh, double x)
+{
+	double e = sh->e, t = 0, scales = 0;
+
+	if (sh->fp8r == FP8_TENSORWISE)
+		t += op_ms(sh, OP_VEC, x, x * e);
+	else if (sh->fp8r == FP8_MXFP8)
+		scales = 2 * x / 32;
+	else if (sh->fp8r == FP8_BLOCKWISE)
+		scales = 2 * 4 * x / 128;
+	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + 2) + scales);
+}
+
+/*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
  * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
  * amax and scale, then an FP8 copy and its transpose: read 16-bit, write
@@ -214,7 +238,7 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra)
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
 
 	if (sh->fp8) {
-		t += op_ms(sh, OP_VEC, 2 * M * K, M * K * (sh->e + 2));
+		t += quant_ms(sh, M * K);
 		if (sh->g->gemm_eff8 > 0)
 			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
 	}
@@ -538,7 +562,7 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	double t = 0;
 
 	if (sh->fp8) {
-		t += op_ms(sh, OP_VEC, 2 * a_elems, a_elems * (sh->e + 2));
+		t += quant_ms(sh, a_elems);
 		if (sh->g->gemm_eff8 > 0)
 			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
 	}
@@ -1019,23 +1043,37 @@ analytic_profile(struct profile *p, const struct model *m,
 
 static int build(struct profile *p, const struct model *m,
 		 const struct gpu_spec *g, const int *mb, int nmb, int tp,
-		 int sp, unsigned fuse, double (*cls)[ANALYTIC_NCLASS]);
+		 int sp, unsigned fuse, int fp8r,
+		 double (*cls)[ANALYTIC_NCLASS]);
 
 int
 analytic_profile_sp(struct profile *p, const struct model *m,
 		    const struct gpu_spec *g, const int *mb, int nmb, int tp,
 		    int sp)
 {
-	return build(p, m, g, mb, nmb, tp, sp, ANALYTIC_FUSE_ALL, NULL);
+	return build(p, m, g, mb, nmb, tp, sp, ANALYTIC_FUSE_ALL, FP8_DELAYED,
+		     NULL);
+}
+
+void
+analytic_opts_init(struct analytic_opts *o)
+{
+	o->fusions = ANALYTIC_FUSE_ALL;
+	o->fp8_recipe = FP8_DELAYED;
 }
 
 int
-analytic_profile_fused(struct profile *p, const struct model *m,
-		       const struct gpu_spec *g, const int *mb, int nmb,
-		       int tp, int sp, unsigned fusions)
+analytic_profile_opts(struct profile *p, const struct model *m,
+		      const struct gpu_spec *g, const int *mb, int nmb,
+		      int tp, int sp, const struct analytic_opts *o)
 {
-	return build(p, m, g, mb, nmb, tp, sp, fusions & ANALYTIC_FUSE_ALL,
-		     NULL);
+	if (m->precision == MODEL_FP8 && o->fp8_recipe == FP8_MXFP8 && g &&
+	    !g->mxfp8)
+		return pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
+				   "(Blackwell); choose --fp8-recipe delayed, "
+				   "tensorwise or blockwise", g->name);
+	return build(p, m, g, mb, nmb, tp, sp, o->fusions & ANALYTIC_FUSE_ALL,
+		     o->fp8_recipe, NULL);
 }
 
 const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
@@ -1096,7 +1134,8 @@ analytic_profile_classes(struct profile *p, const struct model *m,
 			 const struct gpu_spec *g, const int *mb, int nmb,
 			 int tp, double (*cls)[ANALYTIC_NCLASS])
 {
-	return build(p, m, g, mb, nmb, tp, 0, ANALYTIC_FUSE_ALL, cls);
+	return build(p, m, g, mb, nmb, tp, 0, ANALYTIC_FUSE_ALL, FP8_DELAYED,
+		     cls);
 }
 
 /*
@@ -1226,7 +1265,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 
 static int
 build(struct profile *p, const struct model *m, const struct gpu_spec *g,
-      const int *mb, int nmb, int tp, int sp, unsigned fuse,
+      const int *mb, int nmb, int tp, int sp, unsigned fuse, int fp8r,
       double (*cls)[ANALYTIC_NCLASS])
 {
 	struct shape sh;
@@ -1262,6 +1301,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.drop = m->dropout;
 	sh.bias = m->bias;
 	sh.fuse = fuse;
+	sh.fp8r = fp8r;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;

@@ -35,6 +35,7 @@ cost_opts_init(struct cost_opts *o)
 	o->weight_bytes = o->grad_bytes = o->opt_bytes = o->version_bytes = -1;
 	o->cap_bytes = 1e300;
 	o->precision = MODEL_BF16;
+	o->fp8_recipe = FP8_DELAYED;
 	o->runtime = -1;
 	for (i = 0; i < RUNTIME_N; i++)
 		runtime_init(&o->rts[i], i);

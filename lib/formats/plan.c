@@ -42,6 +42,9 @@ plan_release(struct plan *p)
 	free(p->cluster_hash);
 	free(p->place_reason);
 	free(p->runtime);
+	free(p->precision);
+	free(p->fp8_recipe);
+	free(p->fusions);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
 		free(p->layer_names[i]);
@@ -170,6 +173,12 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_str(&o, "config");
 	yml_out_map(&o, 0);
 	yml_out_kstr(&o, "runtime", p->runtime ? p->runtime : "");
+	if (p->precision)
+		yml_out_kstr(&o, "precision", p->precision);
+	if (p->fp8_recipe)
+		yml_out_kstr(&o, "fp8_recipe", p->fp8_recipe);
+	if (p->fusions)
+		yml_out_kstr(&o, "fusions", p->fusions);
 	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
 	yml_out_kint(&o, "width", p->w);
 	yml_out_kint(&o, "depth", p->d);
@@ -372,6 +381,9 @@ read_plan(struct yml_doc *d, struct plan *p)
 	};
 	struct yml_key kcfg[] = {
 		YK_STR("runtime", 0, &p->runtime),
+		YK_STR("precision", 0, &p->precision),
+		YK_STR("fp8_recipe", 0, &p->fp8_recipe),
+		YK_STR("fusions", 0, &p->fusions),
 		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
 		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),
 		YK_INT("depth", 1, &p->d, 1, HUGE_COUNT),

@@ -111,7 +111,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "  hidden_dropout: 0.0\n");
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
-	kbool(fp, "bf16", !strcmp(prec, "bf16"));
+	kbool(fp, "bf16", !strcmp(prec, "bf16") || !strcmp(prec, "fp8"));
 	kbool(fp, "fp16", !strcmp(prec, "fp16"));
 	fprintf(fp, "  # Recomputation: the plan's is %s.\n",
 		plan_rc_names[p->recompute]);
@@ -138,6 +138,23 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	kbool(fp, "use_distributed_optimizer", p->zero);
 	fprintf(fp, "optimizer:\n");
 	kbool(fp, "use_distributed_optimizer", p->zero);
+	if (!strcmp(prec, "fp8")) {
+		/* the registered presets of src/megatron/bridge/training/
+		 * mixed_precision.py (lines 217, 285, 373, 255) */
+		static const char *const preset[] = {
+			"bf16_with_fp8_delayed_scaling_mixed",
+			"bf16_with_fp8_current_scaling_mixed",
+			"bf16_with_fp8_subchannel_scaling_mixed",
+			"bf16_with_mxfp8_mixed",
+		};
+		int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+
+		fprintf(fp, "# FP8 GEMMs, %s scaling; the current-scaling and "
+			    "subchannel presets keep the\n# first and last "
+			    "layers in bf16, which pd2bw priced in FP8.\n",
+			model_fp8_names[r]);
+		fprintf(fp, "mixed_precision: \"%s\"\n", preset[r]);
+	}
 	emit_mcore_release(&mc);
 	return 0;
 }

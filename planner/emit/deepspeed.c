@@ -57,6 +57,11 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
 				   "engine has no sequence parallelism; plan "
 				   "with --sequence-parallel off");
+	if (!strcmp(prec, "fp8"))
+		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
+				   "no FP8 training (only fp16 and bf16 "
+				   "sections); plan with --precision bf16, or "
+				   "emit megatron or torchtitan");
 
 	/* activation_checkpoint_interval recomputes all layers or none:
 	 * any recomputation becomes full for every layer. */

@@ -11,6 +11,7 @@
 
 #include "emit/emit.h"
 #include "input.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
 
@@ -27,7 +28,7 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 	struct emit_in ei;
 	struct emit_rc self;
 	char hash[17];
-	int is_model = 0, ret = 1, mb[1], tps[1];
+	int is_model = 0, ret = 1, mb[1], tps[1], r8 = FP8_DELAYED;
 
 	plan_init(&p);
 	catalog_init(&cat);
@@ -51,6 +52,41 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 		goto out;
 	mb[0] = p.b;
 	tps[0] = p.t;
+	/* what the plan's estimate ran: its precision, FP8 recipe, fusions */
+	if (p.precision && *p.precision) {
+		int i;
+
+		for (i = 0; model_prec_names[i] &&
+			    strcmp(model_prec_names[i], p.precision); i++)
+			;
+		if (!model_prec_names[i]) {
+			pd2bw_error("%s: unknown precision '%s'", plan_path,
+				    p.precision);
+			goto out;
+		}
+		input_set_precision(i);
+	}
+	if (p.fp8_recipe) {
+		for (r8 = 0; model_fp8_names[r8] &&
+			     strcmp(model_fp8_names[r8], p.fp8_recipe); r8++)
+			;
+		if (!model_fp8_names[r8]) {
+			pd2bw_error("%s: unknown fp8_recipe '%s'", plan_path,
+				    p.fp8_recipe);
+			goto out;
+		}
+		input_set_fp8_recipe(r8);
+	}
+	if (p.fusions) {
+		unsigned f;
+
+		if (analytic_fusions_parse(p.fusions, &f)) {
+			pd2bw_error("%s: bad fusions '%s'", plan_path,
+				    p.fusions);
+			goto out;
+		}
+		input_set_fusions(f);
+	}
 	if (input_load(&prof, p.profile, &cat, p.gpu, mb, 1, 0, &is_model))
 		goto out;
 	if (chain_build(&ch, &prof))
@@ -69,6 +105,7 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 				have ? &rt : NULL);
 	}
 	co.cap_bytes = (double)p.gpu_mem_bytes - (double)p.reserve_bytes;
+	co.fp8_recipe = r8;
 
 	memset(&ei, 0, sizeof(ei));
 	ei.p = &p;

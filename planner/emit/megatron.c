@@ -261,6 +261,19 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		} else if (!strcmp(prec, "bf16")) {
 			fprintf(fp, "# Precision: bf16.\n");
 			arg1(fp, "--bf16");
+		} else if (!strcmp(prec, "fp8")) {
+			int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+
+			/* e4m3 throughout for MXFP8, E5M2 gradients
+			 * (hybrid) otherwise, as Megatron-Bridge's
+			 * mixed-precision recipes set them */
+			fprintf(fp, "# Precision: bf16 with FP8 GEMMs "
+				    "(Transformer Engine), %s scaling.\n",
+				model_fp8_names[r]);
+			arg1(fp, "--bf16");
+			arg_str(fp, "--fp8-format",
+				r == FP8_MXFP8 ? "e4m3" : "hybrid");
+			arg_str(fp, "--fp8-recipe", model_fp8_names[r]);
 		} else {
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");

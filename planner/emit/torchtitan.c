@@ -66,6 +66,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	size_t i;
 	int j, any = 0, k, fsdp;
 
+	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
+		return pd2bw_error("--emit torchtitan: torchao's float8 "
+				   "converter scales tensorwise (or rowwise); "
+				   "the plan priced %s scaling: plan with "
+				   "--fp8-recipe tensorwise or --runtime "
+				   "torchtitan",
+				   model_fp8_names[in->o->fp8_recipe]);
 	if (!m || m->family != MODEL_LLAMA)
 		return pd2bw_error("--emit torchtitan: torchtitan's llama3 "
 				   "is the only dense model it builds; the "

@@ -24,6 +24,8 @@ MEGATRON_FLAGS = {
     "--sequence-parallel": "MP:94",
     "--fp16": "MP:177",
     "--bf16": "MP:180",
+    "--fp8-format": "TC:587-588 (arg_names; e4m3 | hybrid)",
+    "--fp8-recipe": "TC:594 (tensorwise | delayed | mxfp8 | blockwise)",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
     "--num-attention-heads": "TC:148",
@@ -141,6 +143,16 @@ def megatron_rules(a, world):
                        "TC:1926-1931)")
     elif meth is not None or nl is not None:
         bad.append("recompute method without granularity")
+    f8 = one(a, "--fp8-format")
+    if f8 is not None and f8 not in ("e4m3", "hybrid"):
+        bad.append("fp8 format %s (TC:587)" % f8)
+    r8 = one(a, "--fp8-recipe")
+    if r8 is not None and r8 not in ("tensorwise", "delayed", "mxfp8",
+                                     "blockwise", "custom"):
+        bad.append("fp8 recipe %s (TC:594)" % r8)
+    if r8 is not None and f8 is None:
+        bad.append("--fp8-recipe without --fp8-format (TC:587-594: the "
+                   "format switches FP8 on)")
     norm = one(a, "--normalization")
     if norm is not None and norm not in ("LayerNorm", "RMSNorm"):
         bad.append("normalization %s (TC:256)" % norm)
@@ -382,6 +394,7 @@ def torchtitan_stage_rank(i, pp):
 # NVIDIA-NeMo/Megatron-Bridge 067f987 (v0.2.0rc6-2335), files:
 #   B  = src/megatron/bridge/training/config.py
 #   G  = src/megatron/bridge/models/gpt_provider.py
+#   MX = src/megatron/bridge/training/mixed_precision.py
 # B:974-1001: ConfigContainer sections; overrides match its structure.
 BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer"}
 # model: TransformerConfig (TC, MP above) and GPTModelProvider (G) fields.
@@ -402,6 +415,15 @@ BRIDGE_MODEL_KEYS = {
     "position_embedding_type": "G:142", "rotary_base": "G:143",
     "seq_length": "G:160", "vocab_size": "G:181",
 }
+# B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
+# registered preset (MX:167-182 register both spellings; MX:440-447 look
+# the name up); the FP8 presets pd2bw names:
+BRIDGE_MP_PRESETS = {
+    "bf16_with_fp8_delayed_scaling_mixed": "MX:217",
+    "bf16_with_fp8_current_scaling_mixed": "MX:285",
+    "bf16_with_fp8_subchannel_scaling_mixed": "MX:373",
+    "bf16_with_mxfp8_mixed": "MX:255",
+}
 BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
                      "ddp": {"use_distributed_optimizer"},
                      "optimizer": {"use_distributed_optimizer"}}
@@ -410,7 +432,10 @@ BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
 def bridge_rules(c):
     bad = []
     for sec in c:
-        if sec not in BRIDGE_SECTIONS:
+        if sec == "mixed_precision":
+            if c[sec] not in BRIDGE_MP_PRESETS:
+                bad.append("mixed_precision %s is no preset (MX)" % c[sec])
+        elif sec not in BRIDGE_SECTIONS:
             bad.append("unknown section %s" % sec)
     for k in c["model"]:
         if k not in BRIDGE_MODEL_KEYS:

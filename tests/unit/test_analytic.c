@@ -273,9 +273,13 @@ test_fp8_parts(void)
 static int
 run_fused(struct profile *p, const struct model *m, const int *mb, unsigned f)
 {
+	struct analytic_opts o;
+
 	profile_init(p);
-	return analytic_profile_fused(p, m, catalog_find(&cat, "H100-SXM"), mb,
-				      1, 1, 0, f);
+	analytic_opts_init(&o);
+	o.fusions = f;
+	return analytic_profile_opts(p, m, catalog_find(&cat, "H100-SXM"), mb,
+				     1, 1, 0, &o);
 }
 
 /*

@@ -560,11 +560,17 @@ test_plan_roundtrip(void)
 	a.nodes = 1;
 	a.gpus_per_node = 4;
 	a.gpu_mem_bytes = 80LL << 30;
+	a.precision = xstrdup("fp8");
+	a.fp8_recipe = xstrdup("mxfp8");
+	a.fusions = xstrdup("act,rope");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
 	snprintf(f2, sizeof(f2), "%s/b.yaml", dir);
 	CHECK_INT_EQ(plan_write(&a, f1), 0);
 	CHECK_INT_EQ(plan_load(&b, f1), 0);
+	CHECK_STR_EQ(b.precision, "fp8");
+	CHECK_STR_EQ(b.fp8_recipe, "mxfp8");
+	CHECK_STR_EQ(b.fusions, "act,rope");
 	CHECK_INT_EQ(plan_write(&b, f2), 0);
 	{
 		char *x1 = cap_slurp(f1), *x2 = cap_slurp(f2);
