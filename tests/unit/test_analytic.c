@@ -363,6 +363,52 @@ test_fusions(void)
 	}
 }
 
+/*
+ * FP8 recipes on B200 (3 us a kernel, 7700 GB/s x 0.8), Llama 3 8B block
+ * at b = 1: tensorwise adds an amax pass over each quantised operand, the
+ * forward's four (QKV, projection, MLP in and out inputs: n (2h + h + f)
+ * elements) at 2 bytes each, four kernels; mxfp8 adds only its scales,
+ * 2/32 byte per element; mxfp8 needs a GPU that has it.
+ */
+static void
+test_fp8_recipes(void)
+{
+	static const int mb[] = {1};
+	struct profile pd, pt, px;
+	struct model m;
+	struct analytic_opts o;
+	const struct gpu_spec *b200 = catalog_find(&cat, "B200");
+	double bw = 7700e9 * 0.8, n = 8192, h = 4096, f = 14336;
+	double x = n * (3 * h + f);
+
+	llama8(&m);
+	m.precision = MODEL_FP8;
+	analytic_opts_init(&o);
+	profile_init(&pd);
+	profile_init(&pt);
+	profile_init(&px);
+	CHECK_INT_EQ(analytic_profile_opts(&pd, &m, b200, mb, 1, 1, 0, &o), 0);
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_INT_EQ(analytic_profile_opts(&pt, &m, b200, mb, 1, 1, 0, &o), 0);
+	o.fp8_recipe = FP8_MXFP8;
+	CHECK_INT_EQ(analytic_profile_opts(&px, &m, b200, mb, 1, 1, 0, &o), 0);
+	CHECK_NEAR(pt.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
+		   (2 * x / bw + 4 * 3e-6) * 1e3, 1e-9);
+	CHECK_NEAR(px.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
+		   x * 2 / 32 / bw * 1e3, 1e-9);
+	/* the head is 16-bit: no recipe touches it */
+	CHECK_NEAR(pt.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
+	profile_release(&pd);
+	profile_release(&pt);
+	profile_release(&px);
+	profile_init(&px);
+	cap_begin();
+	CHECK_INT_EQ(analytic_profile_opts(&px, &m, catalog_find(&cat, "H100-SXM"),
+					   mb, 1, 1, 0, &o), -1);
+	free(cap_end());
+	profile_release(&px);
+}
+
 static void
 test_roofline(void)
 {
@@ -596,6 +642,7 @@ main(int argc, char **argv)
 	test_llama();
 	test_fp8_parts();
 	test_fusions();
+	test_fp8_recipes();
 	test_roofline();
 	test_errors();
 	test_v2();
