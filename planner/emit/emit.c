@@ -306,13 +306,16 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	struct afile f;
 	int ret = -1;
 
-	/* NEEDSWORK: issue 13 item 4 (--num-experts, MLA, windows, ...);
-	 * until then a dense file for such a model would be silently wrong */
-	if (in->model && model_is_v2(in->model) && fmt >= 0 &&
-	    fmt <= EMIT_BRIDGE)
+	/* Megatron writes the parts of pd2bw-model/2 it has flags for
+	 * (megatron.c); the others' files would be silently dense.
+	 * NEEDSWORK: DeepSpeed, torchtitan and Megatron-Bridge. */
+	if (in->model && model_is_v2(in->model) &&
+	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_TORCHTITAN ||
+	     fmt == EMIT_BRIDGE))
 		return pd2bw_error("--emit %s: model '%s' uses parts of "
 				   "pd2bw-model/2 (experts, MLA, windows, "
-				   "head_dim, ...) that no emitter writes yet",
+				   "head_dim, ...) that this emitter does not "
+				   "write yet (--emit megatron does)",
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
 	if (emit_shape_init(&sh, in->p, in->prof))

@@ -55,7 +55,118 @@ arg_str(FILE *fp, const char *flag, const char *s)
 	args(fp, w);
 }
 
-static void
+/*
+ * The parts of pd2bw-model/2 as Megatron-LM's flags (NVIDIA/Megatron-LM
+ * d98e8a6: TransformerConfig fields become --field-name, arguments.py
+ * :2373; tests/emit/upstream.py cites each).  Returns -1 after a message
+ * for a part Megatron-LM's command line cannot express.
+ */
+static int
+v2_args(FILE *fp, const struct model *m)
+{
+	const struct model_moe *e = &m->moe;
+	char buf[64];
+	int i, run, n;
+
+	if (m->post_norms || m->attn_softcap > 0 || m->logit_softcap > 0 ||
+	    m->activation == MODEL_GEGLU)
+		return pd2bw_error("--emit megatron: model '%s' has %s, which "
+				   "Megatron-LM's command line does not "
+				   "express",
+				   m->name ? m->name : "",
+				   m->post_norms ? "post-norms"
+				   : m->activation == MODEL_GEGLU
+					   ? "a GeGLU MLP"
+					   : "soft-capping");
+	fprintf(fp, "# pd2bw-model/2 parts.\n");
+	if (m->head_dim && m->head_dim * m->heads != m->hidden)
+		arg_int(fp, "--kv-channels", m->head_dim);
+	if (m->activation == MODEL_SQRELU)
+		arg1(fp, "--squared-relu");
+	if (m->qkv_bias)
+		arg1(fp, "--add-qkv-bias");
+	if (m->qk_norm)
+		arg1(fp, "--qk-layernorm");
+	if (m->attn_sinks)
+		arg_str(fp, "--softmax-type", "learnable");
+	if (m->window > 0) {
+		/* TE's (left, right): the query and w - 1 before it, as
+		 * Megatron-Bridge's Gemma 2 bridge converts sliding_window */
+		snprintf(buf, sizeof(buf), "(%lld,0)",
+			 (long long)m->window - 1);
+		arg_str(fp, "--window-size", buf);
+		if (m->global_every > 0)
+			arg_int(fp, "--window-attn-skip-freq", m->global_every);
+	}
+	if (m->attention == MODEL_MLA) {
+		arg1(fp, "--multi-latent-attention");
+		if (m->mla.q_rank > 0)
+			arg_int(fp, "--q-lora-rank", m->mla.q_rank);
+		arg_int(fp, "--kv-lora-rank", m->mla.kv_rank);
+		arg_int(fp, "--qk-head-dim", m->mla.nope_dim);
+		arg_int(fp, "--qk-pos-emb-head-dim", m->mla.rope_dim);
+		arg_int(fp, "--v-head-dim", m->mla.v_dim);
+	}
+	if (e->experts > 0) {
+		arg_int(fp, "--num-experts", e->experts);
+		arg_int(fp, "--moe-router-topk", e->top_k);
+		arg_int(fp, "--moe-ffn-hidden-size", e->expert_ffn);
+		if (e->shared_experts > 0)
+			arg_int(fp, "--moe-shared-expert-intermediate-size",
+				e->shared_experts * e->shared_ffn);
+		if (e->shared_gate)
+			arg1(fp, "--moe-shared-expert-gate");
+		/* DeepSeek-V3's router: sigmoid scores and the score-
+		 * correction bias of aux-loss-free balancing; GPT-OSS's
+		 * router bias is a linear bias Megatron's router lacks */
+		if (e->router_bias && m->attention == MODEL_MLA) {
+			arg_str(fp, "--moe-router-score-function", "sigmoid");
+			arg1(fp, "--moe-router-enable-expert-bias");
+		} else if (e->router_bias) {
+			fprintf(fp, "# The router's bias (%lld per MoE layer) "
+				    "has no Megatron-LM flag.\n",
+				(long long)e->experts);
+		}
+		/* which layers are MoE, as a run-length list expression */
+		if (e->first_dense > 0 || e->every > 1) {
+			size_t len = 0;
+			char pat[256];
+
+			pat[0] = 0;
+			for (i = 0; i < m->layers; i += run) {
+				int moe = model_layer_is_moe(m, i);
+
+				for (run = 1; i + run < m->layers &&
+					      model_layer_is_moe(m, i + run) ==
+						      moe;
+				     run++)
+					;
+				n = snprintf(pat + len, sizeof(pat) - len,
+					     "%s[%d]*%d", len ? "+" : "", moe,
+					     run);
+				if (n < 0 || (size_t)n >= sizeof(pat) - len)
+					return pd2bw_error("--emit megatron: "
+							   "MoE layer pattern "
+							   "too long");
+				len += (size_t)n;
+			}
+			arg_str(fp, "--moe-layer-freq", pat);
+		}
+		if (e->capacity_factor > 0) {
+			snprintf(buf, sizeof(buf), "%g", e->capacity_factor);
+			arg_str(fp, "--moe-expert-capacity-factor", buf);
+		}
+		/* what pd2bw priced: one grouped GEMM over the experts, the
+		 * all-to-all dispatcher */
+		arg1(fp, "--moe-grouped-gemm");
+		arg_str(fp, "--moe-token-dispatcher-type", "alltoall");
+	}
+	if (m->mtp_layers > 0)
+		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
+	return 0;
+}
+
+static int
 model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
 	const struct model *m = in->model;
@@ -107,6 +218,8 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			"# --make-vocab-size-divisible-by; --vocab-size %lld "
 			"with --tokenizer-type NullTokenizer).\n",
 			(long long)m->vocab, (long long)m->vocab);
+		if (model_is_v2(m) && v2_args(fp, m))
+			return -1;
 	} else {
 		if (prof->hidden > 0)
 			arg_int(fp, "--hidden-size", prof->hidden);
@@ -123,6 +236,7 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			"# architecture flags of the model it was taken "
 			"from.\n");
 	}
+	return 0;
 }
 
 static void
@@ -250,7 +364,10 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	arg_int(fp, "--micro-batch-size", p->b);
 	arg_int(fp, "--global-batch-size", p->global_batch);
 
-	model_args(fp, in, sh);
+	if (model_args(fp, in, sh)) {
+		emit_mcore_release(&mc);
+		return -1;
+	}
 	{
 		const char *prec = in->prof->precision ? in->prof->precision
 						      : "fp32";

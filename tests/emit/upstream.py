@@ -53,6 +53,32 @@ MEGATRON_FLAGS = {
     "--use-distributed-optimizer": "A:3156",
     "--seq-length": "A:3305",
     "--micro-batch-size": "TR:11",
+    # pd2bw-model/2 parts (planner/emit/megatron.c v2_args)
+    "--kv-channels": "TC:184",
+    "--squared-relu": "A:2448",
+    "--add-qkv-bias": "TC:218",
+    "--qk-layernorm": "TC:259",
+    "--softmax-type": "TC:170 (vanilla | off-by-one | learnable)",
+    "--window-size": "A:2384 (tuple)",
+    "--window-attn-skip-freq": "A:2387",
+    "--multi-latent-attention": "TC:288",
+    "--q-lora-rank": "A:3548",
+    "--kv-lora-rank": "A:3550",
+    "--qk-head-dim": "A:3552",
+    "--qk-pos-emb-head-dim": "A:3554",
+    "--v-head-dim": "A:3556",
+    "--num-experts": "A:3518",
+    "--moe-layer-freq": "A:3520 (int or a Python list expression)",
+    "--moe-router-topk": "TC:760",
+    "--moe-ffn-hidden-size": "TC:740",
+    "--moe-shared-expert-intermediate-size": "TC:701",
+    "--moe-shared-expert-gate": "TC:713",
+    "--moe-router-score-function": "TC:808 (softmax | sigmoid | ...)",
+    "--moe-router-enable-expert-bias": "TC:816",
+    "--moe-expert-capacity-factor": "TC:917",
+    "--moe-grouped-gemm": "TC:850",
+    "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
+    "--mtp-num-layers": "TC:68",
     "--global-batch-size": "TR:15",
 }
 # A:1314-1317: these must be given.
@@ -153,6 +179,40 @@ def megatron_rules(a, world):
     if r8 is not None and f8 is None:
         bad.append("--fp8-recipe without --fp8-format (TC:587-594: the "
                    "format switches FP8 on)")
+    # A:1973-1974: multi-latent attention excludes group-query attention
+    if "--multi-latent-attention" in a and "--group-query-attention" in a:
+        bad.append("MLA with GQA (A:1973-1974)")
+    d = one(a, "--moe-token-dispatcher-type")
+    if d is not None and d not in ("allgather", "alltoall", "flex"):
+        bad.append("dispatcher %s (TC:891)" % d)
+    sf = one(a, "--moe-router-score-function")
+    if sf is not None and sf not in ("softmax", "sigmoid", "sqrtsoftplus"):
+        bad.append("router score %s (TC:808)" % sf)
+    st = one(a, "--softmax-type")
+    if st is not None and st not in ("vanilla", "off-by-one", "learnable"):
+        bad.append("softmax type %s (TC:170)" % st)
+    lf = one(a, "--moe-layer-freq")
+    if lf is not None:
+        # A:3520 moe_freq_type: an int, or a list expression of 0/1 with
+        # one entry per layer
+        if not re.fullmatch(r"\d+", lf):
+            if not re.fullmatch(r"\[[01]\]\*\d+(\+\[[01]\]\*\d+)*", lf):
+                bad.append("moe layer pattern %s (A:3520)" % lf)
+            else:
+                n = sum(int(x) for x in re.findall(r"\*(\d+)", lf))
+                nl = one(a, "--num-layers")
+                if nl is not None and n != int(nl):
+                    bad.append("moe layer pattern of %d layers, not %s"
+                               % (n, nl))
+        if "--num-experts" not in a:
+            bad.append("--moe-layer-freq without --num-experts")
+    for f in ("--moe-router-topk", "--moe-ffn-hidden-size",
+              "--moe-grouped-gemm", "--moe-token-dispatcher-type"):
+        if f in a and "--num-experts" not in a:
+            bad.append("%s without --num-experts" % f)
+    if "--num-experts" in a and "--moe-router-topk" in a and \
+            int(one(a, "--moe-router-topk")) > int(one(a, "--num-experts")):
+        bad.append("top-k above the experts")
     norm = one(a, "--normalization")
     if norm is not None and norm not in ("LayerNorm", "RMSNorm"):
         bad.append("normalization %s (TC:256)" % norm)
