@@ -672,6 +672,9 @@ xml_quote_len(const char *v, const char *end)
  *    values than it could hold (each takes two bytes or more): hwloc
  *    allocates nbobjs * nbobjs values before it reads one (nbobjs="100000"
  *    in a 12 kB file: 11 GB, which the sanitizers take 30 s to poison).
+ *  - Bytes that are not UTF-8, and control characters other than tab, CR
+ *    and LF: not XML (the file says it is UTF-8), and hwloc hands them on
+ *    in names that no YAML or XML writer can take.
  */
 static int
 check_xml(const char *xml, const char *buf, size_t len)
@@ -735,6 +738,22 @@ check_xml(const char *xml, const char *buf, size_t len)
 				   "need %llu values, more than the file holds",
 				   xml, line, col, most,
 				   (unsigned long long)most * most);
+	}
+	/* buf[len] is the NUL infile_read() adds: no sequence runs past it */
+	for (i = 0; i < len; i += n) {
+		const unsigned char *p = (const unsigned char *)buf + i;
+
+		n = infile_utf8_len(p);
+		if (n && (*p >= 0x20 || *p == '\t' || *p == '\n' ||
+			  *p == '\r'))
+			continue;
+		xml_where(buf, i, &line, &col);
+		if (n)
+			return pd2bw_error("%s:%zu:%zu: control character "
+					   "0x%02x, which XML does not allow",
+					   xml, line, col, *p);
+		return pd2bw_error("%s:%zu:%zu: not UTF-8 (byte 0x%02x)", xml,
+				   line, col, *p);
 	}
 	return 0;
 }
