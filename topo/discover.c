@@ -653,6 +653,77 @@ xml_quote_len(const char *v, const char *end)
 }
 
 /*
+ * Does hwloc's own parser reach attribute name in the object tag t[0..n)
+ * ("<object ...", up to its '>')?  It reads name="value" pairs one after
+ * another from a space after the tag name, and stops at the first one that
+ * is not such a pair or whose value holds an escape it does not know.
+ */
+static int
+xml_reaches(const char *t, size_t n, const char *name)
+{
+	static const char *const esc[] = {"#10;", "#13;", "#9;", "quot;",
+					  "lt;", "gt;", "amp;"};
+	size_t i = 7, k = strlen(name), m, e, j;
+	const char *q;
+
+	if (i >= n || t[i] != ' ')
+		return 0;
+	for (;;) {
+		while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n'))
+			i++;
+		for (m = i; m < n && ((t[m] >= 'a' && t[m] <= 'z') ||
+				      t[m] == '_');
+		     m++)
+			;
+		if (m + 1 >= n || t[m] != '=' || t[m + 1] != '"')
+			return 0;
+		if (m - i == k && !memcmp(t + i, name, k))
+			return 1;
+		q = memchr(t + m + 2, '"', n - m - 2);
+		if (!q)
+			return 0;
+		for (j = m + 2; j < (size_t)(q - t); j++) {
+			if (t[j] != '&')
+				continue;
+			for (e = 0; e < sizeof(esc) / sizeof(esc[0]); e++)
+				if ((size_t)(q - t) - j - 1 >= strlen(esc[e]) &&
+				    !memcmp(t + j + 1, esc[e], strlen(esc[e])))
+					break;
+			if (e == sizeof(esc) / sizeof(esc[0]))
+				return 0;
+		}
+		i = (size_t)(q - t) + 1;
+	}
+}
+
+/*
+ * Does some type="..." in the object tag t[0..n) make it a PU or a NUMA
+ * node to hwloc_type_sscanf(), as hwloc reads it?  1 and that type in
+ * *type, or 0.
+ */
+static int
+xml_pu_or_numa(const char *t, size_t n, hwloc_obj_type_t *type)
+{
+	const char *v;
+	char val[64];
+	size_t from = 0, m;
+	long a;
+
+	while ((a = xml_attr(t, n, "type", from, &v)) >= 0) {
+		from = (size_t)a + 1;
+		for (m = 0; m < sizeof(val) - 1 && v + m < t + n &&
+			    v[m] != '"' && v[m] != '\'' && v[m];
+		     m++)
+			val[m] = v[m];
+		val[m] = 0;
+		if (hwloc_type_sscanf(val, type, NULL, 0) == 0 &&
+		    (*type == HWLOC_OBJ_PU || *type == HWLOC_OBJ_NUMANODE))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The largest os_index taken.  hwloc 2.9 sets bit os_index of a PU's cpuset
  * or a NUMA node's nodeset: os_index="4000000000" makes it build and walk
  * half-gigabyte bitmaps (4 s and 490 MB an import).  Linux numbers CPUs
@@ -667,7 +738,8 @@ xml_quote_len(const char *v, const char *end)
  *    root, a NUMA node): hwloc dereferences NULL.  hwloc's own exports
  *    always write the pairs.  Tags end at their first '>', as hwloc's
  *    parser has it, and the next starts after it.
- *  - An os_index above XML_MAX_OS_INDEX.
+ *  - An os_index above XML_MAX_OS_INDEX, or a PU or NUMA node without one:
+ *    hwloc then takes 4294967295 (unknown) as the bit to set.
  *  - A distances matrix over more objects than the file has, or with more
  *    values than it could hold (each takes two bytes or more): hwloc
  *    allocates nbobjs * nbobjs values before it reads one (nbobjs="100000"
@@ -686,6 +758,7 @@ check_xml(const char *xml, const char *buf, size_t len)
 	size_t i, n, nobj = 0, line, col, most_at = 0;
 	unsigned long most = 0, x;
 	const char *lt, *gt, *v;
+	hwloc_obj_type_t type;
 	long a;
 	int k;
 
@@ -708,6 +781,14 @@ check_xml(const char *xml, const char *buf, size_t len)
 						   xml, line, col, pairs[k][0],
 						   pairs[k][1]);
 			}
+		if (xml_pu_or_numa(lt, n, &type) &&
+		    !xml_reaches(lt, n, "os_index")) {
+			xml_where(buf, i, &line, &col);
+			return pd2bw_error("%s:%zu:%zu: %s object without "
+					   "os_index",
+					   xml, line, col,
+					   hwloc_obj_type_string(type));
+		}
 	}
 	for (i = 0; (a = xml_attr(buf, len, "os_index", i, &v)) >= 0;
 	     i = (size_t)a + 1)
