@@ -782,6 +782,33 @@ write_report(const struct capacity *c, int fmt, const char *path)
 	return afile_commit(&f);
 }
 
+/*
+ * Refuse (exit 2) an output that names the same file as an input or as
+ * the other output, as pd2bw-plan does: the model, the cluster files of
+ * --gpu TYPE:FILE, the --profile files and --gpus-file against -o and
+ * --svg.
+ */
+static void
+check_paths(const struct copts *o, const char *output, const char *svg)
+{
+	size_t n = 0, k, max = o->gpus.n + o->profiles.n + 4;
+	struct cli_path *p = xcalloc(max, sizeof(*p));
+
+	p[n++] = (struct cli_path){"MODEL", o->model, 0};
+	for (k = 0; k < o->gpus.n; k++)
+		if (o->gpus.v[k].key) /* TYPE:NODE, a preset or a file */
+			p[n++] = (struct cli_path){"--gpu", o->gpus.v[k].val,
+						   0};
+	for (k = 0; k < o->profiles.n; k++)
+		p[n++] = (struct cli_path){"--profile", o->profiles.v[k].val,
+					   0};
+	p[n++] = (struct cli_path){"--gpus-file", o->gpus_file, 0};
+	p[n++] = (struct cli_path){"-o", output, 1};
+	p[n++] = (struct cli_path){"--svg", svg, 1};
+	cli_distinct_paths(p, (int)n);
+	free(p);
+}
+
 int
 capacity_main(int argc, char **argv)
 {
@@ -919,6 +946,8 @@ capacity_main(int argc, char **argv)
 		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)
 		cli_usage_error("%s", "missing --gpu");
+	/* an output over an input (or the other output) would lose it */
+	check_paths(&o, output, svg);
 	if (fmt < 0)
 		fmt = output ? format_from_name(output) : 0;
 	if (!o.nnodes)

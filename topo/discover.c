@@ -514,7 +514,34 @@ bad_xml(const char *xml)
 			   xml);
 }
 
-/* Does the tag text t[0..n) have the attribute name (name="...")? */
+/* A space to hwloc's XML parsers (and to strtoul). */
+static int
+xml_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f';
+}
+
+/* Where buf[off] is, 1-based, for a message. */
+static void
+xml_where(const char *buf, size_t off, size_t *line, size_t *col)
+{
+	size_t i, col0 = 0;
+
+	*line = 1;
+	for (i = 0; i < off; i++)
+		if (buf[i] == '\n') {
+			++*line;
+			col0 = i + 1;
+		}
+	*col = off - col0 + 1;
+}
+
+/*
+ * Does the tag text t[0..n) have the attribute name (name="...")?  A name
+ * inside a quoted value does not count; one right after the closing quote
+ * of the value before does, as hwloc's parser reads it.
+ */
 static int
 has_attr(const char *t, size_t n, const char *name)
 {
@@ -530,8 +557,8 @@ has_attr(const char *t, size_t n, const char *name)
 			q = t[i];
 			continue;
 		}
-		if ((t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n' ||
-		     t[i - 1] == '\r') &&
+		if ((xml_space(t[i - 1]) || t[i - 1] == '"' ||
+		     t[i - 1] == '\'') &&
 		    !memcmp(t + i, name, k) && t[i + k] == '=')
 			return 1;
 	}
@@ -539,54 +566,282 @@ has_attr(const char *t, size_t n, const char *name)
 }
 
 /*
- * hwloc 2.9 dereferences NULL importing an object that has a cpuset or
- * nodeset without its complete_ counterpart (the root, a NUMA node):
- * refuse such a file first.  hwloc's own exports always write the pairs.
+ * The next attribute name="value" in buf from offset from on, anywhere
+ * (inside or outside tags, in values too): name after a space, a quote or
+ * a namespace colon, then '=' and a quote, with the spaces libxml2 allows
+ * around '='.  Returns the offset of the name and its value's start in *v,
+ * or -1.  This finds every attribute hwloc's parser or libxml2 would, and
+ * more: checks built on it are stricter than hwloc, never looser (hwloc's
+ * exports escape the quotes a value would need to fake one).
+ */
+static long
+xml_attr(const char *buf, size_t len, const char *name, size_t from,
+	 const char **v)
+{
+	size_t k = strlen(name), i, j;
+	const char *p;
+
+	for (i = from; i < len && (p = memchr(buf + i, name[0], len - i));
+	     i = (size_t)(p - buf) + 1) {
+		size_t at = (size_t)(p - buf);
+
+		if (len - at < k || memcmp(p, name, k) ||
+		    (at > 0 && !xml_space(buf[at - 1]) &&
+		     !strchr("\"':", buf[at - 1])))
+			continue;
+		for (j = at + k; j < len && xml_space(buf[j]); j++)
+			;
+		if (j >= len || buf[j] != '=')
+			continue;
+		for (j++; j < len && xml_space(buf[j]); j++)
+			;
+		if (j >= len || (buf[j] != '"' && buf[j] != '\''))
+			continue;
+		*v = buf + j + 1;
+		return (long)at;
+	}
+	return -1;
+}
+
+/*
+ * The number an attribute value at v (buf ends at end) stands for to
+ * hwloc, which reads it with strtoul(v, NULL, 10) after unescaping (&#9;,
+ * &#10;, &#13; are spaces); saturated at ULONG_MAX.  A minus sign before
+ * anything but zero (strtoul wraps it) and any other character reference
+ * near the digits (libxml2 would make digits of it) give ULONG_MAX.
+ */
+static unsigned long
+xml_number(const char *v, const char *end)
+{
+	unsigned long x = 0;
+	int neg = 0, any = 0;
+
+	for (;;) {
+		if (v < end && xml_space(*v))
+			v++;
+		else if (end - v >= 4 && !memcmp(v, "&#9;", 4))
+			v += 4;
+		else if (end - v >= 5 && (!memcmp(v, "&#10;", 5) ||
+					  !memcmp(v, "&#13;", 5)))
+			v += 5;
+		else
+			break;
+	}
+	if (v < end && (*v == '+' || *v == '-'))
+		neg = *v++ == '-';
+	for (; v < end && *v >= '0' && *v <= '9'; v++) {
+		unsigned d = (unsigned)(*v - '0');
+
+		x = x > (ULONG_MAX - d) / 10 ? ULONG_MAX : x * 10 + d;
+		any |= d != 0;
+	}
+	if (v < end && *v == '&')
+		return ULONG_MAX;
+	return neg && any ? ULONG_MAX : x;
+}
+
+/* How much of a value at v to quote in a message: printable, at most 24. */
+static int
+xml_quote_len(const char *v, const char *end)
+{
+	int m = 0;
+
+	while (m < 24 && v + m < end && v[m] >= 0x20 && v[m] < 0x7f &&
+	       v[m] != '"' && v[m] != '\'')
+		m++;
+	return m;
+}
+
+/*
+ * Does hwloc's own parser reach attribute name in the object tag t[0..n)
+ * ("<object ...", up to its '>')?  It reads name="value" pairs one after
+ * another from a space after the tag name, and stops at the first one that
+ * is not such a pair or whose value holds an escape it does not know.
  */
 static int
-check_xml_sets(const char *xml, const char *buf, size_t len)
+xml_reaches(const char *t, size_t n, const char *name)
+{
+	static const char *const esc[] = {"#10;", "#13;", "#9;", "quot;",
+					  "lt;", "gt;", "amp;"};
+	size_t i = 7, k = strlen(name), m, e, j;
+	const char *q;
+
+	if (i >= n || t[i] != ' ')
+		return 0;
+	for (;;) {
+		while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n'))
+			i++;
+		for (m = i; m < n && ((t[m] >= 'a' && t[m] <= 'z') ||
+				      t[m] == '_');
+		     m++)
+			;
+		if (m + 1 >= n || t[m] != '=' || t[m + 1] != '"')
+			return 0;
+		if (m - i == k && !memcmp(t + i, name, k))
+			return 1;
+		q = memchr(t + m + 2, '"', n - m - 2);
+		if (!q)
+			return 0;
+		for (j = m + 2; j < (size_t)(q - t); j++) {
+			if (t[j] != '&')
+				continue;
+			for (e = 0; e < sizeof(esc) / sizeof(esc[0]); e++)
+				if ((size_t)(q - t) - j - 1 >= strlen(esc[e]) &&
+				    !memcmp(t + j + 1, esc[e], strlen(esc[e])))
+					break;
+			if (e == sizeof(esc) / sizeof(esc[0]))
+				return 0;
+		}
+		i = (size_t)(q - t) + 1;
+	}
+}
+
+/*
+ * Does some type="..." in the object tag t[0..n) make it a PU or a NUMA
+ * node to hwloc_type_sscanf(), as hwloc reads it?  1 and that type in
+ * *type, or 0.
+ */
+static int
+xml_pu_or_numa(const char *t, size_t n, hwloc_obj_type_t *type)
+{
+	const char *v;
+	char val[64];
+	size_t from = 0, m;
+	long a;
+
+	while ((a = xml_attr(t, n, "type", from, &v)) >= 0) {
+		from = (size_t)a + 1;
+		for (m = 0; m < sizeof(val) - 1 && v + m < t + n &&
+			    v[m] != '"' && v[m] != '\'' && v[m];
+		     m++)
+			val[m] = v[m];
+		val[m] = 0;
+		if (hwloc_type_sscanf(val, type, NULL, 0) == 0 &&
+		    (*type == HWLOC_OBJ_PU || *type == HWLOC_OBJ_NUMANODE))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The largest os_index taken.  hwloc 2.9 sets bit os_index of a PU's cpuset
+ * or a NUMA node's nodeset: os_index="4000000000" makes it build and walk
+ * half-gigabyte bitmaps (4 s and 490 MB an import).  Linux numbers CPUs
+ * below 8192 and NUMA nodes below 1024.
+ */
+#define XML_MAX_OS_INDEX 1048575UL
+
+/*
+ * What hwloc 2.9 cannot import safely or quickly, refused first with
+ * file:line:col; each check is one pass over buf.
+ *  - An object with a cpuset or nodeset but no complete_ counterpart (the
+ *    root, a NUMA node): hwloc dereferences NULL.  hwloc's own exports
+ *    always write the pairs.  Tags end at their first '>', as hwloc's
+ *    parser has it, and the next starts after it.
+ *  - An os_index above XML_MAX_OS_INDEX, or a PU or NUMA node without one:
+ *    hwloc then takes 4294967295 (unknown) as the bit to set.
+ *  - A distances matrix over more objects than the file has, or with more
+ *    values than it could hold (each takes two bytes or more): hwloc
+ *    allocates nbobjs * nbobjs values before it reads one (nbobjs="100000"
+ *    in a 12 kB file: 11 GB, which the sanitizers take 30 s to poison).
+ *  - Bytes that are not UTF-8, and control characters other than tab, CR
+ *    and LF: not XML (the file says it is UTF-8), and hwloc hands them on
+ *    in names that no YAML or XML writer can take.
+ */
+static int
+check_xml(const char *xml, const char *buf, size_t len)
 {
 	static const char *const pairs[][2] = {
 		{"cpuset", "complete_cpuset"},
 		{"nodeset", "complete_nodeset"},
 	};
-	size_t i = 0, line = 1, col0 = 0, end;
-	char q;
+	size_t i, n, nobj = 0, line, col, most_at = 0;
+	unsigned long most = 0, x;
+	const char *lt, *gt, *v;
+	hwloc_obj_type_t type;
+	long a;
 	int k;
 
-	for (; i < len; i++) {
-		if (buf[i] == '\n') {
-			line++;
-			col0 = i + 1;
+	for (i = 0; i < len && (lt = memchr(buf + i, '<', len - i));
+	     i = gt ? (size_t)(gt - buf) + 1 : len) {
+		i = (size_t)(lt - buf);
+		gt = memchr(lt, '>', len - i);
+		n = gt ? (size_t)(gt - lt) : len - i;
+		if (n < 7 || memcmp(lt, "<object", 7) ||
+		    (n > 7 && !xml_space(lt[7]) && lt[7] != '/'))
 			continue;
-		}
-		if (buf[i] != '<' || len - i < 8 || memcmp(buf + i, "<object", 7) ||
-		    !strchr(" \t\r\n", buf[i + 7]))
-			continue;
-		/* the tag ends at the first '>' outside quotes, or at EOF */
-		for (end = i + 7, q = 0; end < len; end++) {
-			if (q)
-				q = buf[end] == q ? 0 : q;
-			else if (buf[end] == '"' || buf[end] == '\'')
-				q = buf[end];
-			else if (buf[end] == '>')
-				break;
-		}
+		nobj++;
 		for (k = 0; k < 2; k++)
-			if (has_attr(buf + i, end - i, pairs[k][0]) &&
-			    !has_attr(buf + i, end - i, pairs[k][1]))
+			if (has_attr(lt, n, pairs[k][0]) &&
+			    !has_attr(lt, n, pairs[k][1])) {
+				xml_where(buf, i, &line, &col);
 				return pd2bw_error("%s:%zu:%zu: object with "
 						   "%s but no %s (hwloc "
 						   "cannot import it)",
-						   xml, line, i - col0 + 1,
-						   pairs[k][0], pairs[k][1]);
+						   xml, line, col, pairs[k][0],
+						   pairs[k][1]);
+			}
+		if (xml_pu_or_numa(lt, n, &type) &&
+		    !xml_reaches(lt, n, "os_index")) {
+			xml_where(buf, i, &line, &col);
+			return pd2bw_error("%s:%zu:%zu: %s object without "
+					   "os_index",
+					   xml, line, col,
+					   hwloc_obj_type_string(type));
+		}
+	}
+	for (i = 0; (a = xml_attr(buf, len, "os_index", i, &v)) >= 0;
+	     i = (size_t)a + 1)
+		if (xml_number(v, buf + len) > XML_MAX_OS_INDEX) {
+			xml_where(buf, (size_t)a, &line, &col);
+			return pd2bw_error("%s:%zu:%zu: os_index \"%.*s\" is "
+					   "not a number from 0 to %lu",
+					   xml, line, col,
+					   xml_quote_len(v, buf + len), v,
+					   XML_MAX_OS_INDEX);
+		}
+	for (i = 0; (a = xml_attr(buf, len, "nbobjs", i, &v)) >= 0;
+	     i = (size_t)a + 1) {
+		x = xml_number(v, buf + len);
+		if (x > most) {
+			most = x;
+			most_at = (size_t)a;
+		}
+	}
+	if (most > nobj || (most > 1 && 2 * (unsigned long long)most * most -
+						 1 > len)) {
+		xml_where(buf, most_at, &line, &col);
+		if (most > nobj)
+			return pd2bw_error("%s:%zu:%zu: distances over %lu "
+					   "objects, but the file has %zu",
+					   xml, line, col, most, nobj);
+		return pd2bw_error("%s:%zu:%zu: distances over %lu objects "
+				   "need %llu values, more than the file holds",
+				   xml, line, col, most,
+				   (unsigned long long)most * most);
+	}
+	/* buf[len] is the NUL infile_read() adds: no sequence runs past it */
+	for (i = 0; i < len; i += n) {
+		const unsigned char *p = (const unsigned char *)buf + i;
+
+		n = infile_utf8_len(p);
+		if (n && (*p >= 0x20 || *p == '\t' || *p == '\n' ||
+			  *p == '\r'))
+			continue;
+		xml_where(buf, i, &line, &col);
+		if (n)
+			return pd2bw_error("%s:%zu:%zu: control character "
+					   "0x%02x, which XML does not allow",
+					   xml, line, col, *p);
+		return pd2bw_error("%s:%zu:%zu: not UTF-8 (byte 0x%02x)", xml,
+				   line, col, *p);
 	}
 	return 0;
 }
 
 /*
  * hwloc's XML import dereferences NULL on some malformed files that
- * check_xml_sets() cannot foresee (attributes it splits its own way).
+ * check_xml() cannot foresee (attributes it splits its own way).
  * Import buf once in a child first: if that child dies, say so instead of
  * crashing.  0 when the import is safe to do here, -1 after a message.
  */
@@ -648,7 +903,7 @@ load_topology(hwloc_topology_t *t, const char *xml)
 		if (!file)
 			return -1;
 		if (infile_text(xml, &buf, &len) ||
-		    check_xml_sets(xml, buf, len))
+		    check_xml(xml, buf, len))
 			goto fail;
 		if (len >= INT_MAX) {
 			ret = pd2bw_error("%s: too large for hwloc", xml);

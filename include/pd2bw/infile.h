@@ -54,4 +54,11 @@ void infile_release(const char *buf);
  */
 int infile_text(const char *name, const char **buf, size_t *len);
 
+/*
+ * Length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not
+ * one: a bad lead byte, a missing continuation byte (the NUL ending a
+ * string is one), an overlong form, a surrogate, above U+10FFFF.
+ */
+size_t infile_utf8_len(const unsigned char *s);
+
 #endif

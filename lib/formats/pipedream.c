@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "pd2bw/error.h"
+#include "pd2bw/infile.h"
 #include "pd2bw/pipedream.h"
 
 /* Ranges beyond which a figure is rejected as absurd. */
@@ -153,42 +154,6 @@ is_blank(int c)
 }
 
 /*
- * Length of the valid UTF-8 sequence at s, or 0 when it is not one (bad
- * lead byte, missing continuation, overlong form, surrogate, > U+10FFFF).
- */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/*
  * Check that the text of a line is printable UTF-8 (tabs allowed), so that
  * a layer name always survives the YAML writer.  Returns 0 or -1.
  */
@@ -202,7 +167,7 @@ check_text(const struct pd_graph *g, const struct pd_line *l)
 		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
 			return pd_err(g, l->no, (int)(p - s) + 1,
 				      "control character 0x%02x", *p);
-		n = utf8_len(p);
+		n = infile_utf8_len(p);
 		if (!n)
 			return pd_err(g, l->no, (int)(p - s) + 1,
 				      "invalid UTF-8");
@@ -764,7 +729,7 @@ layer_name(const struct pd_graph *g, const struct pd_node *n)
 	char *s;
 
 	while (cut < dlen) {
-		k = utf8_len((const unsigned char *)n->desc + cut);
+		k = infile_utf8_len((const unsigned char *)n->desc + cut);
 		if (!k || cut + k > PD_NAME_MAX)
 			break;
 		cut += k;

@@ -716,16 +716,32 @@ yml_out_end_seq(struct yml_out *o)
 	emit(o, &ev);
 }
 
+/*
+ * A scalar libyaml would not take (not UTF-8, or no memory): its event is
+ * left unset, so emitting it would send garbage.  Fail the file instead.
+ */
+static void
+bad_scalar(struct yml_out *o)
+{
+	if (!o->failed)
+		pd2bw_error("cannot write '%s': a value is not UTF-8 text",
+			    o->f.path);
+	o->failed = 1;
+}
+
 static void
 scalar(struct yml_out *o, const char *s, int plain)
 {
 	yaml_event_t ev;
 
-	yaml_scalar_event_initialize(&ev, NULL, NULL,
-				     (yaml_char_t *)(uintptr_t)s, -1, plain,
-				     !plain,
-				     plain ? YAML_PLAIN_SCALAR_STYLE
-					   : YAML_ANY_SCALAR_STYLE);
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
+					  (yaml_char_t *)(uintptr_t)s, -1,
+					  plain, !plain,
+					  plain ? YAML_PLAIN_SCALAR_STYLE
+						: YAML_ANY_SCALAR_STYLE)) {
+		bad_scalar(o);
+		return;
+	}
 	emit(o, &ev);
 }
 
@@ -744,11 +760,14 @@ yml_out_str(struct yml_out *o, const char *s)
 	looks_typed = (*s && !*end) || !strcmp(s, "true") ||
 		      !strcmp(s, "false") || !strcmp(s, "null") || !*s ||
 		      !strcmp(s, "~");
-	yaml_scalar_event_initialize(
-		&ev, NULL, NULL, (yaml_char_t *)(uintptr_t)s, -1,
-		!looks_typed, 1,
-		looks_typed ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-			    : YAML_ANY_SCALAR_STYLE);
+	if (!yaml_scalar_event_initialize(
+		    &ev, NULL, NULL, (yaml_char_t *)(uintptr_t)s, -1,
+		    !looks_typed, 1,
+		    looks_typed ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+				: YAML_ANY_SCALAR_STYLE)) {
+		bad_scalar(o);
+		return;
+	}
 	emit(o, &ev);
 }
 

@@ -164,6 +164,21 @@ write_sample(struct yml_out *o)
 	yml_out_end_map(o);
 }
 
+/* Write a value that is not UTF-8 to path; yml_out_close()'s result. */
+static int
+write_not_utf8(const char *path)
+{
+	struct yml_out o;
+
+	if (yml_out_open(&o, path))
+		return -2;
+	yml_out_map(&o, 0);
+	yml_out_kstr(&o, "name", "GV100GL [Tes\x94\x95 V100]");
+	yml_out_kstr(&o, "k\xff", "v");
+	yml_out_end_map(&o);
+	return yml_out_close(&o);
+}
+
 static void
 test_write(void)
 {
@@ -222,6 +237,19 @@ test_write(void)
 	}
 	CHECK_INT_EQ(cap_count(dir), 2);
 	CHECK_INT_EQ(cap_count(path), 0);
+
+	/* A value libyaml will not take (not UTF-8) fails the file once,
+	 * leaving nothing: its event used to be emitted unset. */
+	snprintf(path, sizeof(path), "%s/bad.yaml", dir);
+	{
+		char want_err[4600];
+
+		snprintf(want_err, sizeof(want_err),
+			 "pd2bw: cannot write '%s': a value is not UTF-8 text",
+			 path);
+		CHECK_ERR(write_not_utf8(path), want_err);
+	}
+	CHECK_INT_EQ(cap_count(dir), 2);
 	cap_rmdir(dir);
 }
 
