@@ -15,6 +15,18 @@
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
 
+/* Index of s in the NULL-terminated names, or -1. */
+static int
+name_index(const char *const *names, const char *s)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
 int
 emit_from_plan(int fmt, const char *plan_path, const char *out)
 {
@@ -54,12 +66,9 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 	tps[0] = p.t;
 	/* what the plan's estimate ran: its precision, FP8 recipe, fusions */
 	if (p.precision && *p.precision) {
-		int i;
+		int i = name_index(model_prec_names, p.precision);
 
-		for (i = 0; model_prec_names[i] &&
-			    strcmp(model_prec_names[i], p.precision); i++)
-			;
-		if (!model_prec_names[i]) {
+		if (i < 0) {
 			pd2bw_error("%s: unknown precision '%s'", plan_path,
 				    p.precision);
 			goto out;
@@ -67,10 +76,8 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 		input_set_precision(i);
 	}
 	if (p.fp8_recipe) {
-		for (r8 = 0; model_fp8_names[r8] &&
-			     strcmp(model_fp8_names[r8], p.fp8_recipe); r8++)
-			;
-		if (!model_fp8_names[r8]) {
+		r8 = name_index(model_fp8_names, p.fp8_recipe);
+		if (r8 < 0) {
 			pd2bw_error("%s: unknown fp8_recipe '%s'", plan_path,
 				    p.fp8_recipe);
 			goto out;
