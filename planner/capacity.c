@@ -727,6 +727,7 @@ run_type(struct capacity *c, const struct copts *o,
 		x.sc[0].c = &x.ch[0];
 		x.sc[0].t = x.ch[0].tp;
 		x.sc[0].sp = 0;
+		x.sc[0].cp = 1;
 	}
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;

@@ -107,11 +107,74 @@ input_tp_chains(struct input_chains *x, const char *path,
 		const struct gpu_spec *g, int gpus_per_node, const int *mb,
 		int nmb, int64_t seq_len, const int *tps, int ntp, int sp_mode)
 {
-	static const int dflt[] = {1, 2, 4, 8};
+	return input_par_chains(x, path, g, gpus_per_node, mb, nmb, seq_len,
+				tps, ntp, sp_mode, NULL, 0, 0);
+}
+
+/* Add m's chains at context-parallel degree cp over the degrees tps. */
+static int
+add_chains(struct input_chains *x, const struct model *m,
+	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
+	   int nmb, const int *tps, int ntp, int sp_mode, int cp)
+{
+	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int i, sp;
+
+	for (i = 0; i < ntp; i++) {
+		int t = tps[i];
+
+		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
+		    (kv % t && t % kv))
+			continue;
+		/* experts are split t ways too (expert tensor parallelism) */
+		if (m->moe.experts &&
+		    (m->moe.expert_ffn % t || m->moe.shared_ffn % t))
+			continue;
+		for (sp = 0; sp < 2; sp++) {
+			struct analytic_par par;
+			int n = x->n;
+
+			memset(&par, 0, sizeof(par));
+			par.ep = 1;
+			par.imbalance = 1;
+			if (sp ? t == 1 || sp_mode == 0
+			       : t > 1 && sp_mode == 1)
+				continue;
+			if (n == INPUT_MAX_CHAINS)
+				return 0;
+			profile_init(&x->prof[n]);
+			x->n++;
+			par.tp = t;
+			par.sp = sp;
+			par.cp = cp;
+			if (analytic_profile_par(&x->prof[n], m, g, mb, nmb,
+						 &par) ||
+			    chain_build(&x->ch[n], &x->prof[n]))
+				return -1;
+			x->sc[n].c = &x->ch[n];
+			x->sc[n].t = t;
+			x->sc[n].sp = sp;
+			x->sc[n].cp = cp;
+		}
+	}
+	return 0;
+}
+
+int
+input_par_chains(struct input_chains *x, const char *path,
+		 const struct gpu_spec *g, int gpus_per_node, const int *mb,
+		 int nmb, int64_t seq_len, const int *tps, int ntp,
+		 int sp_mode, const int *cps, int ncp, int strict)
+{
+	static const int dflt[] = {1, 2, 4, 8}, one[] = {1};
 	struct model m;
-	int i, sp, ret = -1;
+	int ci, ret = -1;
 
 	memset(x, 0, sizeof(*x));
+	if (!ncp) {
+		cps = one;
+		ncp = 1;
+	}
 	if (!ntp) {
 		tps = dflt;
 		ntp = 4;
@@ -124,33 +187,26 @@ input_tp_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	set_seq(&m, seq_len);
-	for (i = 0; i < ntp; i++) {
-		int t = tps[i];
-		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+	for (ci = 0; ci < ncp; ci++) {
+		char why[256];
 
-		if (gpus_per_node % t || m.heads % t || m.ffn_hidden % t ||
-		    (kv % t && t % kv))
-			continue;
-		/* experts are split t ways too (expert tensor parallelism) */
-		if (m.moe.experts &&
-		    (m.moe.expert_ffn % t || m.moe.shared_ffn % t))
-			continue;
-		for (sp = 0; sp < 2; sp++) {
-			if (sp ? t == 1 || sp_mode == 0
-			       : t > 1 && sp_mode == 1)
-				continue;
-			if (x->n == INPUT_MAX_CHAINS)
-				break;
-			profile_init(&x->prof[x->n]);
-			x->n++;
-			if (analytic_profile_sp(&x->prof[x->n - 1], &m, g, mb,
-						nmb, t, sp) ||
-			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
+		if (analytic_cp_check(&m, cps[ci], why, sizeof(why))) {
+			if (strict) {
+				pd2bw_error("%s", why);
 				goto out;
-			x->sc[x->n - 1].c = &x->ch[x->n - 1];
-			x->sc[x->n - 1].t = t;
-			x->sc[x->n - 1].sp = sp;
+			}
+			if (x->nskip < INPUT_MAX_SKIPS)
+				snprintf(x->skip_why[x->nskip++],
+					 sizeof(x->skip_why[0]), "%s", why);
+			continue;
 		}
+		if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps, ntp,
+			       sp_mode, cps[ci]))
+			goto out;
+	}
+	if (!x->n && x->nskip) {
+		pd2bw_error("%s", x->skip_why[0]);
+		goto out;
 	}
 	if (!x->n) {
 		pd2bw_error("no tensor-parallel degree divides the %d GPUs per "

@@ -65,6 +65,7 @@ enum {
 	OPT_PRECISION,
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
+	OPT_CP,
 };
 
 static const struct option longopts[] = {
@@ -82,6 +83,7 @@ static const struct option longopts[] = {
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
 	{"sequence-parallel", required_argument, NULL, OPT_SP},
+	{"context-parallel", required_argument, NULL, OPT_CP},
 	{"interleave", required_argument, NULL, OPT_INTERLEAVE},
 	{"optimizer-sharding", required_argument, NULL, OPT_ZERO},
 	{"evaluate", no_argument, NULL, 'e'},
@@ -151,6 +153,10 @@ usage(FILE *fp)
 		"the heads)\n"
 		"      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
+		"      --context-parallel LIST  context-parallel degrees for a "
+		"MODEL (default 1):\n"
+		"                           each rank holds seq/N tokens, K/V "
+		"ring in attention\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
 		"(default: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
@@ -243,7 +249,8 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	int i;
 
 	for (i = 0; i < nsc; i++)
-		if (sc[i].t == p->t && sc[i].sp == p->sp)
+		if (sc[i].t == p->t && sc[i].sp == p->sp &&
+		    (sc[i].cp > 1 ? sc[i].cp : 1) == p->c)
 			return sc[i].c;
 	return sc[0].c;
 }
@@ -255,11 +262,15 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 static void
 check_runtime(const struct runtime *rt, struct search_opts *so,
 	      int have_sched, int have_rc, const int *tps, int ntp,
-	      int sp_mode, int zero_one)
+	      int sp_mode, int zero_one, const int *cps, int ncp)
 {
 	const char *name = runtime_names[rt->id];
+	char why[256];
 	int i, j;
 
+	for (i = 0; i < ncp; i++)
+		if (runtime_check_par(rt, cps[i], why, sizeof(why)))
+			cli_usage_error("%s", why);
 	for (i = 0; i < PLAN_NSCHED; i++)
 		if (have_sched && (so->sched_mask & (1u << i)) &&
 		    !(rt->sched_mask & (1u << i)) && so->fix_d != 1)
@@ -323,6 +334,8 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		if (p->t > 1)
 			fprintf(stderr, " --sequence-parallel %s",
 				p->sp ? "on" : "off");
+		if (p->c > 1)
+			fprintf(stderr, " --context-parallel %d", p->c);
 		if (p->v > 1)
 			fprintf(stderr, " --interleave %d", p->v);
 		if (p->zero)
@@ -356,6 +369,7 @@ main(int argc, char **argv)
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
+	int cps[8] = {1}, ncp = 0;
 	int64_t seq_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
@@ -432,6 +446,10 @@ main(int argc, char **argv)
 			if (sp_mode < 0)
 				cli_usage_error("invalid --sequence-parallel '%s'",
 					  optarg);
+			break;
+		case OPT_CP:
+			ncp = cli_ints("--context-parallel", optarg, cps, 8, 1,
+				       4096, 0);
 			break;
 		case OPT_INTERLEAVE:
 			so.nv = cli_ints("--interleave", optarg, so.v,
@@ -594,11 +612,12 @@ main(int argc, char **argv)
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
-		if (ntp > 1 || so.nv > 1 || zero_one == 2 ||
+		if (ntp > 1 || so.nv > 1 || zero_one == 2 || ncp > 1 ||
 		    (ntp == 1 && tps[0] > 1 && sp_mode == 2))
 			cli_usage_error("%s", "--evaluate needs one --tp, one "
-					"--interleave, one --sequence-parallel "
-					"and one --optimizer-sharding");
+					"--interleave, one --sequence-parallel, "
+					"one --context-parallel and one "
+					"--optimizer-sharding");
 		if (!ntp)
 			ntp = 1, tps[0] = 1;
 		if (so.batch % ((long)so.fix_w * so.fix_b))
@@ -639,7 +658,7 @@ main(int argc, char **argv)
 
 	if (have_rt)
 		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
-			      sp_mode, zero_one);
+			      sp_mode, zero_one, cps, ncp);
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);
@@ -687,9 +706,9 @@ main(int argc, char **argv)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		if (input_tp_chains(&tc, input, catalog_find(&cat, gpu),
-				    cl.gpus_per_node, mb, nmb, seq_len, tps,
-				    ntp, sp_mode))
+		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
+				     cl.gpus_per_node, mb, nmb, seq_len, tps,
+				     ntp, sp_mode, cps, ncp, evaluate))
 			goto out;
 		sc = tc.sc;
 		nsc = tc.n;
@@ -698,9 +717,17 @@ main(int argc, char **argv)
 			pd2bw_warn("--tp applies to models; the profile was "
 				   "taken at t=%d",
 				   ch.tp);
+		for (c = 0; c < ncp; c++)
+			if (cps[c] > 1) {
+				pd2bw_error("--context-parallel applies to "
+					    "models: a profile holds one "
+					    "sequence split");
+				goto out;
+			}
 		single.c = &ch;
 		single.t = ch.tp;
 		single.sp = 0;
+		single.cp = 1;
 		nsc = 1;
 	}
 
@@ -743,6 +770,12 @@ main(int argc, char **argv)
 			"%.1f ms (%ld stage problems); peak RSS %.1f MiB\n",
 			pd2bw_progname, st.candidates, st.screened, st.solved,
 			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
+		for (c = 0; c < tc.nskip; c++)
+			fprintf(stderr, "%s: skipped: %s\n", pd2bw_progname,
+				tc.skip_why[c]);
+		if (st.skipped_rt)
+			fprintf(stderr, "%s: skipped %ld configurations: %s\n",
+				pd2bw_progname, st.skipped_rt, st.skip_why);
 	}
 	if (ret < 0) {
 		ret = 1;

@@ -32,6 +32,11 @@ struct chain {
 	double *pre_tpn, *pre_tpx;
 	int *kind;            /* [L] enum prof_kind */
 	int tp;               /* the profile's tensor-parallel degree */
+	int cp;               /* its context-parallel degree (1: none) */
+	/* With cp > 1, per microbatch index and layer as fb: the K and V
+	 * bytes a rank sends per ring step, and the attention passes
+	 * (forward, backward) the steps overlap; NULL otherwise. */
+	double *cpx, *cpf, *cpb;
 	char **names;         /* [L] "block.3" etc. (owned) */
 };
 

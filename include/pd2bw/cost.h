@@ -76,6 +76,9 @@ struct cost_cfg {
 	 * adds no host cost or memory, and reduces after the last
 	 * backward. */
 	const struct runtime *rt;
+	int c;      /* context-parallel degree (0 or 1: none); the chain
+		       holds one rank's s / c tokens */
+	int e;      /* expert-parallel degree (0 or 1: none) */
 };
 
 /* The runtime that runs schedule sched at depth d under o. */
@@ -174,6 +177,27 @@ double cost_p2p(const struct chain *c, const struct cost_cfg *g,
 double cost_tp(const struct chain *c, const struct cost_cfg *g,
 	       const struct place_links *l, int s, int a, int e);
 
+/* Context-parallel degree of g, at least 1. */
+static inline int
+cost_cp_deg(const struct cost_cfg *g)
+{
+	return g->c > 1 ? g->c : 1;
+}
+
+/*
+ * Context parallelism's K/V ring of layers [a, e] per microbatch, the
+ * part its attention does not hide (Transformer Engine's
+ * AttnFuncWithCPAndKVP2P; pd2bw-plan(1), RUNTIMES).  Each ring step sends
+ * the K/V chunk X to the next rank and receives one from the previous,
+ * while the attention of the chunk in hand runs (1/c of the layer's
+ * attention pass): forward c - 1 steps of X; backward c steps, of X (K/V),
+ * 2 X (K/V and the dK/dV travelling back), ..., X (dK/dV); each step
+ * exposes max(0, transfer - attention / c).  Recomputing the attention
+ * runs the forward ring again.
+ */
+double cost_cp(const struct chain *c, const struct cost_cfg *g,
+	       const struct place_links *l, int s, int a, int e);
+
 /*
  * Data-parallel gradient synchronisation of a stage with params
  * parameters (per GPU) across w replicas, per update: *reduce_ms the
@@ -217,7 +241,7 @@ static inline double
 cost_stage_busy(const struct plan_stage *st)
 {
 	return st->compute_ms + st->recompute_ms + st->tp_ms + st->p2p_ms +
-	       st->host_ms;
+	       st->host_ms + st->cp_ms;
 }
 
 /*

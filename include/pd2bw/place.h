@@ -32,6 +32,8 @@ struct place_links {
 	double *ring_lat_us;
 	double *tp_gb_s;   /* [d]: bottleneck of the tensor-parallel ring */
 	double *tp_lat_us;
+	double *cp_gb_s;   /* [d]: bottleneck of the context-parallel rings */
+	double *cp_lat_us;
 	/* Scratch: flows out of / into each (node, NIC). */
 	int *out, *in;
 	int nslots;
@@ -46,5 +48,13 @@ void place_links_release(struct place_links *l);
 /* Fill l for the grid (w, d) of groups of t GPUs under rule. */
 void place_links_fill(struct place_links *l, const struct cluster *c,
 		      int rule, int w, int d, int t);
+/*
+ * The same for groups of tp x cp consecutive GPUs: cp blocks of tp, the
+ * tensor-parallel groups, whose GPUs of equal rank form the
+ * context-parallel rings (Megatron's tp-cp-ep-dp-pp order); the
+ * data-parallel rings join the groups' GPUs of equal position.
+ */
+void place_links_fill_par(struct place_links *l, const struct cluster *c,
+			  int rule, int w, int d, int tp, int cp);
 
 #endif

@@ -54,6 +54,12 @@ chain_build(struct chain *c, const struct profile *p)
 	c->work = xcalloc(nk, sizeof(double));
 	c->flops = xcalloc(nk, sizeof(double));
 	c->kern = xcalloc(nk, sizeof(double));
+	c->cp = p->cp > 1 ? p->cp : 1;
+	if (c->cp > 1) {
+		c->cpx = xcalloc(nk, sizeof(double));
+		c->cpf = xcalloc(nk, sizeof(double));
+		c->cpb = xcalloc(nk, sizeof(double));
+	}
 	for (r = 0; r < PROF_RC_N; r++) {
 		c->rc[r] = xcalloc(nk, sizeof(double));
 		c->stash[r] = xcalloc(nk, sizeof(double));
@@ -92,6 +98,11 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
+				if (c->cp > 1) {
+					c->cpx[at] = pt->cp_kv_bytes;
+					c->cpf[at] = pt->attn_fwd_ms;
+					c->cpb[at] = pt->attn_bwd_ms;
+				}
 				for (r = 0; r < PROF_RC_N; r++) {
 					c->rc[r][at] = pt->recomp_ms[r];
 					c->stash[r][at] =
@@ -104,11 +115,13 @@ chain_build(struct chain *c, const struct profile *p)
 		c->pre_params[j + 1] = c->pre_params[j] + c->params[j];
 	n = L + 1;
 	for (k = 0; k < p->nmb; k++) {
-		/* The full activation a tensor-parallel layer reduces. */
+		/* The full activation a tensor-parallel layer reduces (one
+		 * rank's s / cp tokens under context parallelism). */
 		double x = (double)p->mb[k] * (double)p->seq_len *
 			   (double)p->hidden *
 			   (p->precision && !strcmp(p->precision, "fp32") ? 4
-									  : 2);
+									  : 2) /
+			   c->cp;
 
 		for (r = 0; r < PROF_RC_N; r++) {
 			size_t off = ((size_t)k * PROF_RC_N + r) * n;
@@ -145,6 +158,9 @@ chain_release(struct chain *c)
 	free(c->work);
 	free(c->flops);
 	free(c->kern);
+	free(c->cpx);
+	free(c->cpf);
+	free(c->cpb);
 	for (r = 0; r < PROF_RC_N; r++) {
 		free(c->rc[r]);
 		free(c->stash[r]);

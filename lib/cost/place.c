@@ -27,6 +27,8 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	l->ring_lat_us = xcalloc(d, sizeof(double));
 	l->tp_gb_s = xcalloc(d, sizeof(double));
 	l->tp_lat_us = xcalloc(d, sizeof(double));
+	l->cp_gb_s = xcalloc(d, sizeof(double));
+	l->cp_lat_us = xcalloc(d, sizeof(double));
 	l->nic_of = xcalloc(gpn, sizeof(int));
 	l->nnics = c->nnics > 0 ? c->nnics : 1;
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
@@ -56,6 +58,8 @@ place_links_release(struct place_links *l)
 	free(l->ring_lat_us);
 	free(l->tp_gb_s);
 	free(l->tp_lat_us);
+	free(l->cp_gb_s);
+	free(l->cp_lat_us);
 	free(l->out);
 	free(l->in);
 	free(l->nic_of);
@@ -187,7 +191,14 @@ void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		 int w, int d, int t)
 {
-	int s, r, j;
+	place_links_fill_par(l, c, rule, w, d, t, 1);
+}
+
+void
+place_links_fill_par(struct place_links *l, const struct cluster *c,
+		     int rule, int w, int d, int tp, int cp)
+{
+	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
 
 	/* Stage boundaries: activations of every replica cross at once. */
 	reset(l);
@@ -266,17 +277,18 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		l->ring_lat_us[s] = lt;
 	}
 
-	/* Tensor-parallel rings stay inside a node. */
+	/* Tensor-parallel rings stay inside a node: the first tp GPUs of
+	 * a group, and each of its cp blocks of tp. */
 	for (s = 0; s < d; s++) {
 		double bw = 0;
 		int first = 1;
 
-		for (r = 0; t > 1 && r < w; r++) {
+		for (r = 0; tp > 1 && r < w; r++) {
 			int g = place_gpu(rule, w, d, s, r) * t;
 
-			for (j = 0; j < t; j++) {
+			for (j = 0; j < tp; j++) {
 				double x = flow_bw(l, c, g + j,
-						   g + (j + 1) % t);
+						   g + (j + 1) % tp);
 
 				if (first || x < bw)
 					bw = x;
@@ -284,6 +296,45 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 			}
 		}
 		l->tp_gb_s[s] = bw;
-		l->tp_lat_us[s] = t > 1 ? c->intra_latency_us : 0;
+		l->tp_lat_us[s] = tp > 1 ? c->intra_latency_us : 0;
+	}
+
+	/*
+	 * Context-parallel rings (Megatron's order tp-cp-ep-dp-pp,
+	 * parallel_state.py:617): the cp ranks holding tensor-parallel
+	 * rank j of a group, tp GPUs apart, inside a node while tp x cp
+	 * fits in it.  Every ring sends at once (each layer's K/V exchange
+	 * runs on all of them together).
+	 */
+	reset(l);
+	for (s = 0; cp > 1 && s < d; s++)
+		for (r = 0; r < w; r++)
+			for (j = 0; j < tp; j++)
+				for (i = 0; i < cp; i++) {
+					int g = place_gpu(rule, w, d, s, r) * t;
+
+					count(l, c, g + i * tp + j,
+					      g + (i + 1) % cp * tp + j);
+				}
+	for (s = 0; s < d; s++) {
+		double bw = 0, lt = 0;
+		int first = 1;
+
+		for (r = 0; cp > 1 && r < w; r++)
+			for (j = 0; j < tp; j++)
+				for (i = 0; i < cp; i++) {
+					int g = place_gpu(rule, w, d, s, r) * t;
+					int g1 = g + i * tp + j;
+					int g2 = g + (i + 1) % cp * tp + j;
+					double x = flow_bw(l, c, g1, g2);
+
+					if (first || x < bw)
+						bw = x;
+					if (lat(c, g1, g2) > lt)
+						lt = lat(c, g1, g2);
+					first = 0;
+				}
+		l->cp_gb_s[s] = bw;
+		l->cp_lat_us[s] = lt;
 	}
 }

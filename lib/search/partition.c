@@ -18,6 +18,9 @@ part_ws_release(struct part_ws *ws)
 {
 	free(ws->dp);
 	free(ws->arg);
+	free(ws->cpre);
+	ws->cpre = NULL;
+	ws->cpre_alloc = 0;
 	ws->dp = NULL;
 	ws->arg = NULL;
 	ws->alloc = 0;
@@ -45,7 +48,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	double limit = mode == PART_TIME ? bound : INFINITY;
 	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
 	int64_t acc_params = 0;
-	int *arg;
+	int *arg, nr = g->w * cost_cp_deg(g);
+	double cp_bw = -1;
+	const double *cpre = NULL;
 
 	if (d < 1 || d > L)
 		return INFINITY;
@@ -75,18 +80,40 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				  (l->tp_gb_s[s] * 1e6);
 			tp_lat = l->tp_lat_us[s] * 1e-3;
 		}
-		if (g->w > 1) {
-			double wf = (g->w - 1.0) / g->w, wire;
+		if (nr > 1) {
+			double wf = (nr - 1.0) / nr, wire;
+			double bw = l->ring_gb_s[s], lt = l->ring_lat_us[s];
 
+			/* cost_dp_sync()'s ring of w x c ranks */
+			if (g->c > 1) {
+				if (g->w < 2 || l->cp_gb_s[s] < bw)
+					bw = l->cp_gb_s[s];
+				if (g->w < 2 || l->cp_lat_us[s] > lt)
+					lt = l->cp_lat_us[s];
+			}
 			/* cost_dp_sync()'s bytes per parameter: all-reduce of
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
 			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o))
 				       : 2 * wf * by.grad;
-			ar_coef = wire / (l->ring_gb_s[s] * 1e6) /
-				  cost_ar_div(g);
-			ar_lat = 2.0 * (g->w - 1) * l->ring_lat_us[s] * 1e-3 /
-				 cost_ar_div(g);
+			ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
+			ar_lat = 2.0 * (nr - 1) * lt * 1e-3 / cost_ar_div(g);
+		}
+		/* cost_cp() layer by layer, summed once per link rate */
+		if (g->c > 1 && l->cp_gb_s[s] != cp_bw) {
+			double *p;
+
+			if ((size_t)L + 1 > ws->cpre_alloc) {
+				ws->cpre = xrealloc(ws->cpre, ((size_t)L + 1) *
+							      sizeof(double));
+				ws->cpre_alloc = (size_t)L + 1;
+			}
+			p = ws->cpre;
+			p[0] = 0;
+			for (a = 0; a < L; a++)
+				p[a + 1] = p[a] + cost_cp(c, g, l, s, a, a);
+			cpre = p;
+			cp_bw = l->cp_gb_s[s];
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -158,6 +185,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (s > 0)
 						t += out[a - 1] * in_coef +
 						     in_lat;
+					if (cpre)
+						t += cpre[e + 1] - cpre[a];
 					ar = (double)params * ar_coef + ar_lat;
 					if (add_ar)
 						v = t + ar;
