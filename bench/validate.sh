@@ -130,7 +130,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	mfile = "models/" model ".yaml"
 	if (!exists(mfile)) mfile = "bench/data/models/" model ".yaml"
 	# Blockers, as "key=detail" (the report groups them by key).
-	if (has_flag("moe")) hard = add(hard, "moe=MoE " model " (EP " ep ")")
+	if (has_flag("moe") && !has_ep) hard = add(hard, "moe=MoE " model " (EP " ep ")")
+	else if (has_flag("moe") && has_flag("no-model-shape")) hard = add(hard, "model=shape of " model " not stated")
+	else if (has_flag("moe") && !exists(mfile)) hard = add(hard, "moe=MoE " model ": no model file")
 	else if (has_flag("no-model-shape")) hard = add(hard, "model=shape of " model " not stated")
 	else if (!exists(mfile)) hard = add(hard, "model=no model file for " model)
 	if (cp > 1 && !has_cp) hard = add(hard, "cp=CP " cp)
@@ -180,6 +182,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --grad-bytes 4"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
 	if (has_cp && cp > 1) args = args " --context-parallel " cp
+	# experts split over EP ranks, whole (expert tensor parallelism 1,
+	# as the Megatron-Bridge MoE recipes set it: recipes/qwen/h100/
+	# qwen3_moe.py:60, deepseek/h100/deepseek_v3.py:132, gpt_oss/h100/
+	# gpt_oss.py:65); routing balanced (dropless runs force it,
+	# scripts/performance/utils/overrides.py:458-462)
+	if (has_ep && ep > 1) args = args " --expert-parallel " ep " --expert-tensor-parallel 1"
 	if (has_fsdp && fsdp != "off" && fsdp != "-") args = args " --fsdp " fsdp
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \
 		rc, sp, cl, int((gpus + 7) / 8), args
@@ -232,7 +240,7 @@ awk -F'\t' -v OFS='\t' -v quiet="$QUIET" -v listrows="$ROWS" -v check="$CHECK" \
 	-v cmean="${CHECK_MEAN:-5}" -v cmax="${CHECK_MAX:-12}" -v cmem="${CHECK_MEM:-5}" \
 	-v cmean16="${CHECK_MEAN16:-5}" -v cmax16="${CHECK_MAX16:-12}" \
 	-v cmeanpar="${CHECK_MEAN_PAR:-8}" \
-	-v tsv="$TSV" -v has_runtime="$HAS_RUNTIME" '
+	-v tsv="$TSV" -v has_runtime="$HAS_RUNTIME" -v has_ep="$HAS_EP" '
 function abs(x) { return x < 0 ? -x : x }
 function err(p, m) { return (p - m) / m * 100 }
 function stat(key, e) { n[key]++; s[key] += abs(e); if (abs(e) > mx[key]) mx[key] = abs(e) }
@@ -258,7 +266,7 @@ BEGIN {
 	title["N"] = "DeepSeek-V3 (technical report)"
 	dense["A"] = dense["B"] = dense["C"] = dense["D"] = dense["F"] = 1
 	why["precision"] = "FP8 / NVFP4 precision: needs --precision"
-	why["moe"] = "MoE: experts and expert parallelism (a later issue)"
+	why["moe"] = has_ep ? "MoE model without a model file" : "MoE: experts and expert parallelism (a later issue)"
 	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --fsdp (a later issue)"
 	why["cp"] = "context parallelism: needs --context-parallel (a later issue)"
 	why["ep"] = "expert parallelism: needs --expert-parallel"

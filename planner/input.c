@@ -107,15 +107,20 @@ input_tp_chains(struct input_chains *x, const char *path,
 		const struct gpu_spec *g, int gpus_per_node, const int *mb,
 		int nmb, int64_t seq_len, const int *tps, int ntp, int sp_mode)
 {
+	struct input_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.imbalance = 1;
 	return input_par_chains(x, path, g, gpus_per_node, mb, nmb, seq_len,
-				tps, ntp, sp_mode, NULL, 0, 0);
+				tps, ntp, sp_mode, &par);
 }
 
 /* Add m's chains at context-parallel degree cp over the degrees tps. */
 static int
 add_chains(struct input_chains *x, const struct model *m,
 	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
-	   int nmb, const int *tps, int ntp, int sp_mode, int cp)
+	   int nmb, const int *tps, int ntp, int sp_mode, int cp, int ep,
+	   double imb, int etp_one)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i, sp;
@@ -126,17 +131,20 @@ add_chains(struct input_chains *x, const struct model *m,
 		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
 		    (kv % t && t % kv))
 			continue;
-		/* experts are split t ways too (expert tensor parallelism) */
+		/* experts are split t ways too (expert tensor parallelism t),
+		 * or whole (1) */
 		if (m->moe.experts &&
-		    (m->moe.expert_ffn % t || m->moe.shared_ffn % t))
+		    ((!etp_one && m->moe.expert_ffn % t) ||
+		     m->moe.shared_ffn % t))
 			continue;
 		for (sp = 0; sp < 2; sp++) {
 			struct analytic_par par;
 			int n = x->n;
 
 			memset(&par, 0, sizeof(par));
-			par.ep = 1;
-			par.imbalance = 1;
+			par.ep = ep;
+			par.imbalance = imb;
+			par.etp = etp_one ? 1 : t;
 			if (sp ? t == 1 || sp_mode == 0
 			       : t > 1 && sp_mode == 1)
 				continue;
@@ -155,6 +163,8 @@ add_chains(struct input_chains *x, const struct model *m,
 			x->sc[n].t = t;
 			x->sc[n].sp = sp;
 			x->sc[n].cp = cp;
+			x->sc[n].ep = ep;
+			x->sc[n].etp = m->moe.experts && etp_one ? 1 : t;
 		}
 	}
 	return 0;
@@ -164,17 +174,17 @@ int
 input_par_chains(struct input_chains *x, const char *path,
 		 const struct gpu_spec *g, int gpus_per_node, const int *mb,
 		 int nmb, int64_t seq_len, const int *tps, int ntp,
-		 int sp_mode, const int *cps, int ncp, int strict)
+		 int sp_mode, const struct input_par *par)
 {
 	static const int dflt[] = {1, 2, 4, 8}, one[] = {1};
+	const int *cps = par->ncp ? par->cps : one;
+	const int *eps = par->nep ? par->eps : one;
+	int ncp = par->ncp ? par->ncp : 1, nep = par->nep ? par->nep : 1;
+	int strict = par->strict;
 	struct model m;
-	int ci, ret = -1;
+	int ci, ei, ret = -1;
 
 	memset(x, 0, sizeof(*x));
-	if (!ncp) {
-		cps = one;
-		ncp = 1;
-	}
 	if (!ntp) {
 		tps = dflt;
 		ntp = 4;
@@ -187,23 +197,36 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	set_seq(&m, seq_len);
-	for (ci = 0; ci < ncp; ci++) {
+	for (ci = 0; ci < ncp + nep; ci++) {
 		char why[256];
+		int bad = ci < ncp
+				  ? analytic_cp_check(&m, cps[ci], why,
+						      sizeof(why))
+				  : analytic_ep_check(&m, eps[ci - ncp], why,
+						      sizeof(why));
 
-		if (analytic_cp_check(&m, cps[ci], why, sizeof(why))) {
-			if (strict) {
-				pd2bw_error("%s", why);
-				goto out;
-			}
-			if (x->nskip < INPUT_MAX_SKIPS)
-				snprintf(x->skip_why[x->nskip++],
-					 sizeof(x->skip_why[0]), "%s", why);
+		if (!bad)
 			continue;
-		}
-		if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps, ntp,
-			       sp_mode, cps[ci]))
+		if (strict) {
+			pd2bw_error("%s", why);
 			goto out;
+		}
+		if (x->nskip < INPUT_MAX_SKIPS)
+			snprintf(x->skip_why[x->nskip++],
+				 sizeof(x->skip_why[0]), "%s", why);
 	}
+	for (ci = 0; ci < ncp; ci++)
+		for (ei = 0; ei < nep; ei++) {
+			char why[256];
+
+			if (analytic_cp_check(&m, cps[ci], why, sizeof(why)) ||
+			    analytic_ep_check(&m, eps[ei], why, sizeof(why)))
+				continue;
+			if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps,
+				       ntp, sp_mode, cps[ci], eps[ei],
+				       par->imbalance, par->etp_one))
+				goto out;
+		}
 	if (!x->n && x->nskip) {
 		pd2bw_error("%s", x->skip_why[0]);
 		goto out;

@@ -83,17 +83,30 @@ int input_tp_chains(struct input_chains *x, const char *path,
 		    int sp_mode);
 void input_chains_release(struct input_chains *x);
 
+/* The context- and expert-parallel degrees to estimate a model at. */
+struct input_par {
+	const int *cps;   /* [ncp]; ncp 0: 1 alone */
+	int ncp;
+	const int *eps;   /* [nep]; nep 0: 1 alone */
+	int nep;
+	double imbalance; /* expert load imbalance (>= 1) */
+	int etp_one;      /* expert tensor parallelism 1, not t */
+	int strict;       /* evaluate mode: a degree that cannot run is an
+			     error */
+};
+
 /*
- * input_tp_chains() at every context-parallel degree of cps[0..ncp) (ncp
- * 0: 1 alone) as well.  A degree the model cannot run (the sequence not
- * in equal chunks, attention not fused, a sliding window) is an error
- * when strict (evaluate mode), else left out with the reason in
- * x->skip_why.  Returns 0, or -1.
+ * input_tp_chains() at every context-parallel degree of par->cps and
+ * expert-parallel degree of par->eps as well.  A degree the model cannot
+ * run (the sequence not in equal chunks, attention not fused, a sliding
+ * window; a dense model, experts not divisible) is an error when
+ * par->strict, else left out with the reason in x->skip_why.  Returns 0,
+ * or -1.
  */
 int input_par_chains(struct input_chains *x, const char *path,
 		     const struct gpu_spec *g, int gpus_per_node, const int *mb,
 		     int nmb, int64_t seq_len, const int *tps, int ntp,
-		     int sp_mode, const int *cps, int ncp, int strict);
+		     int sp_mode, const struct input_par *par);
 
 /* Train every model read from now on in precision prec (enum
  * model_prec), whatever the file says; -1 restores the files' own. */

@@ -47,6 +47,8 @@ struct analytic_par {
 			     dispatch all-to-all */
 	double imbalance; /* the busiest GPU's expert rows over the
 			     balanced share (>= 1; 1: balanced) */
+	int etp;          /* expert tensor parallelism: 1 (whole experts)
+			     or tp (0: tp, Megatron's default) */
 };
 
 /*

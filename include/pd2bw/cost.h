@@ -79,6 +79,7 @@ struct cost_cfg {
 	int c;      /* context-parallel degree (0 or 1: none); the chain
 		       holds one rank's s / c tokens */
 	int e;      /* expert-parallel degree (0 or 1: none) */
+	int etp;    /* expert tensor parallelism: 1 or t (0: t) */
 };
 
 /* The runtime that runs schedule sched at depth d under o. */
@@ -184,6 +185,36 @@ cost_cp_deg(const struct cost_cfg *g)
 	return g->c > 1 ? g->c : 1;
 }
 
+/* Expert-parallel degree of g, at least 1. */
+static inline int
+cost_ep_deg(const struct cost_cfg *g)
+{
+	return g->e > 1 ? g->e : 1;
+}
+
+/*
+ * Ranks holding the same experts, whose expert gradients are reduced
+ * together: w c t / (etp e) (Megatron's expert data parallelism).
+ */
+static inline int
+cost_edp(const struct cost_cfg *g)
+{
+	int etp = g->etp > 0 ? g->etp : g->t;
+
+	return g->w * cost_cp_deg(g) * (g->t / etp) / cost_ep_deg(g);
+}
+
+/*
+ * Expert parallelism's all-to-alls of layers [a, e] per microbatch
+ * (Megatron-Core's alltoall token dispatcher; pd2bw-plan(1), RUNTIMES):
+ * per MoE block a dispatch and a combine forward, their two conjugates
+ * backward, and the forward pair again under full recomputation, each
+ * over the e ranks of the expert-parallel group moving (e - 1) / e of
+ * the chain's send buffer per GPU; not overlapped.
+ */
+double cost_ep(const struct chain *c, const struct cost_cfg *g,
+	       const struct place_links *l, int s, int a, int e);
+
 /*
  * Context parallelism's K/V ring of layers [a, e] per microbatch, the
  * part its attention does not hide (Transformer Engine's
@@ -208,6 +239,16 @@ double cost_cp(const struct chain *c, const struct cost_cfg *g,
 void cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 		  const struct place_links *l, int s, int64_t params,
 		  double *reduce_ms, double *gather_ms);
+/*
+ * The same when eparams of the params are routed experts' under expert
+ * parallelism e: their gradients are reduced (and with sharding their
+ * state sharded) over the w c / e expert-data-parallel ranks, the rest
+ * over the w c data x context-parallel ranks, each in its own buffer
+ * (distributed_data_parallel.py:286-291); the times add.
+ */
+void cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
+		     const struct place_links *l, int s, int64_t params,
+		     int64_t eparams, double *reduce_ms, double *gather_ms);
 
 /* ---- memory (memory.c) ---- */
 
@@ -241,7 +282,7 @@ static inline double
 cost_stage_busy(const struct plan_stage *st)
 {
 	return st->compute_ms + st->recompute_ms + st->tp_ms + st->p2p_ms +
-	       st->host_ms + st->cp_ms;
+	       st->host_ms + st->cp_ms + st->ep_ms;
 }
 
 /*

@@ -72,6 +72,7 @@ struct profile {
 	int cp;                  /* context-parallel degree (0 or 1: none;
 				    in memory only, never written) */
 	int ep;                  /* expert-parallel degree (likewise) */
+	int etp;                 /* expert tensor parallelism: 1 or tp */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */

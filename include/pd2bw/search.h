@@ -41,6 +41,8 @@ struct search_chain {
 	int t;
 	int sp;
 	int cp;     /* context-parallel degree (0 or 1: none) */
+	int ep;     /* expert-parallel degree (0 or 1: none) */
+	int etp;    /* expert tensor parallelism, 1 or t (0: t) */
 };
 
 struct search_stats {
@@ -51,7 +53,8 @@ struct search_stats {
 	double lp_ms;      /* time spent in them */
 	double ms;         /* CPU time of the search */
 	long skipped_rt;   /* configurations the runtime cannot run for a
-			      dimension it lacks (context parallelism) */
+			      dimension it lacks (context or expert
+			      parallelism) */
 	char skip_why[256]; /* the first such reason */
 };
 

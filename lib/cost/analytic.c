@@ -97,6 +97,9 @@ struct shape {
 	double ne, ntok;    /* experts, expert-token rows (n top_k, padded
 			       to the capacity factor) */
 	double ep, nel;     /* expert-parallel degree, experts per GPU */
+	double etp;         /* expert tensor parallelism: t (the experts
+			       split t ways, all rows on every GPU) or 1
+			       (whole experts, 1/t of the rows) */
 	double imb;         /* load imbalance: the busiest GPU's rows over
 			       the balanced share */
 	double fe, sf;      /* expert and shared-expert width per GPU */
@@ -747,8 +750,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * combine brings them back (token_dispatcher.py:705, 864); the
 	 * busiest rank receives imbalance x the balanced share. */
 	if (sh->moe && sh->ep > 1)
-		pt->ep_a2a_bytes = sh->ntok / (sh->sp ? sh->t : 1) * h * e *
-				   sh->imb;
+		pt->ep_a2a_bytes = sh->ntok /
+				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
+				   h * e * sh->imb;
 	if (sh->c > 1) {
 		/* the ring moves each rank's K and V (MLA: the heads' keys
 		 * and values after the up-projection) */
@@ -885,7 +889,7 @@ norm_params(const struct model *m)
 
 static int
 check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
-	     int nmb, int tp)
+	     int nmb, int tp, int etp)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i;
@@ -901,7 +905,7 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 				   (long long)m->heads,
 				   (long long)m->hidden);
 	if (m->moe.experts &&
-	    (m->moe.expert_ffn % tp || m->moe.shared_ffn % tp))
+	    (m->moe.expert_ffn % etp || m->moe.shared_ffn % tp))
 		return pd2bw_error("tensor-parallel degree %d does not divide "
 				   "the expert sizes (%lld, %lld) of '%s'",
 				   tp, (long long)m->moe.expert_ffn,
@@ -956,6 +960,7 @@ par_tp(struct analytic_par *par, int tp, int sp)
 	par->tp = tp;
 	par->sp = sp;
 	par->cp = par->ep = 1;
+	par->etp = tp;
 	par->imbalance = 1;
 }
 
@@ -1215,7 +1220,11 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
 	int ep = par->ep > 1 ? par->ep : 1;
 
-	if (check_inputs(m, g, mb, nmb, tp))
+	if (par->etp > 1 && par->etp != tp)
+		return pd2bw_error("expert tensor parallelism %d must be 1 or "
+				   "the tensor-parallel degree %d", par->etp,
+				   tp);
+	if (check_inputs(m, g, mb, nmb, tp, par->etp == 1 ? 1 : tp))
 		return -1;
 	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
@@ -1267,7 +1276,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.ep = ep;
 		sh.nel = sh.ne / ep;
 		sh.topk = (double)m->moe.top_k;
-		sh.fe = (double)(m->moe.expert_ffn / tp);
+		sh.etp = par->etp == 1 ? 1 : tp;
+		sh.fe = (double)(m->moe.expert_ffn / sh.etp);
 		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
 				 tp);
 	}
@@ -1297,6 +1307,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->tp = tp;
 	p->cp = cp > 1 ? cp : 1;
 	p->ep = ep;
+	p->etp = m->moe.experts && par->etp == 1 ? 1 : tp;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);
@@ -1368,6 +1379,11 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 					  m->moe.capacity_factor;
 			else
 				sh.ntok = sh.n * sh.topk;
+			/* whole experts under expert tensor parallelism 1:
+			 * each GPU of the tensor-parallel group computes
+			 * 1/t of the rows (its sequence-parallel tokens) */
+			if (m->moe.experts && sh.etp < tp)
+				sh.ntok /= tp;
 			block_point(&sh, &p->layers[1 + r].pt[i]);
 			sh.fp8 = 0;
 			p->layers[1 + r].pt[i].kernels = sh.nk;

@@ -105,17 +105,69 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
 	return t;
 }
 
+double
+cost_ep(const struct chain *c, const struct cost_cfg *g,
+	const struct place_links *l, int s, int a, int e)
+{
+	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4;
+	int j, n = g->e;
+
+	if (n < 2 || !c->epx)
+		return 0;
+	for (j = a; j <= e; j++) {
+		double x = CHAIN_AT(c, c->epx, g->k, j);
+
+		if (x > 0)
+			t += k * cost_coll_ms(COST_ALLTOALL, x, n,
+					      l->ep_gb_s[s], l->ep_lat_us[s]);
+	}
+	return t;
+}
+
 void
 cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 	     const struct place_links *l, int s, int64_t params,
 	     double *reduce_ms, double *gather_ms)
 {
+	cost_dp_sync_ep(o, g, l, s, params, 0, reduce_ms, gather_ms);
+}
+
+/* One gradient buffer of params parameters reduced over n ranks. */
+static void
+dp_buffer(const struct cost_opts *o, const struct cost_cfg *g,
+	  const struct cost_bytes *b, double p, int n, double bw, double lt,
+	  double *reduce_ms, double *gather_ms)
+{
+	if (n < 2 || p <= 0)
+		return;
+	/* params are per GPU (a tensor-parallel shard); the t rings of a
+	 * stage run side by side on different GPUs */
+	if (g->zero) {
+		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
+		 * scatter the gradient buffer, then all-gather the updated
+		 * 16-bit weights (weight bytes without FP8's copies) */
+		double wb = cost_gather_bytes(o);
+
+		*reduce_ms += cost_coll_ms(COST_REDUCE_SCATTER, p * b->grad,
+					   n, bw, lt);
+		*gather_ms += cost_coll_ms(COST_ALLGATHER, p * wb, n, bw, lt);
+	} else {
+		*reduce_ms += cost_coll_ms(COST_ALLREDUCE, p * b->grad, n, bw,
+					   lt);
+	}
+}
+
+void
+cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
+		const struct place_links *l, int s, int64_t params,
+		int64_t eparams, double *reduce_ms, double *gather_ms)
+{
 	struct cost_bytes b;
 	double p = (double)params, bw, lt;
-	int n = g->w * cost_cp_deg(g);
+	int n = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
 
 	*reduce_ms = *gather_ms = 0;
-	if (n < 2)
+	if (n < 2 && cost_edp(g) < 2)
 		return;
 	cost_bytes(o, g, &b);
 	/* Megatron reduces the gradients over data x context parallelism
@@ -131,19 +183,14 @@ cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 		if (g->w < 2 || l->cp_lat_us[s] > lt)
 			lt = l->cp_lat_us[s];
 	}
-	/* params are per GPU (a tensor-parallel shard); the t rings of a
-	 * stage run side by side on different GPUs */
-	if (g->zero) {
-		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
-		 * scatter the gradient buffer, then all-gather the updated
-		 * 16-bit weights (weight bytes without FP8's copies) */
-		double wb = cost_gather_bytes(o);
-
-		*reduce_ms = cost_coll_ms(COST_REDUCE_SCATTER, p * b.grad,
-					  n, bw, lt);
-		*gather_ms = cost_coll_ms(COST_ALLGATHER, p * wb, n, bw, lt);
-	} else {
-		*reduce_ms = cost_coll_ms(COST_ALLREDUCE, p * b.grad, n, bw,
-					  lt);
+	if (ne > 1 && eparams > 0) {
+		/* experts: their own buffer over the w c t / (etp e) ranks
+		 * holding the same experts (intra_expt_dp_group); with one
+		 * data x context rank those are tensor-parallel neighbours */
+		p -= (double)eparams;
+		dp_buffer(o, g, &b, (double)eparams, cost_edp(g),
+			  n < 2 ? l->tp_gb_s[s] : bw,
+			  n < 2 ? l->tp_lat_us[s] : lt, reduce_ms, gather_ms);
 	}
+	dp_buffer(o, g, &b, p, n, bw, lt, reduce_ms, gather_ms);
 }

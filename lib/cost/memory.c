@@ -126,6 +126,13 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 	st->state_bytes = (int64_t)(params *
 				    (b.grad + (g->zero ? b.opt / zero_ranks(g)
 							: b.opt)));
+	/* the routed experts' optimizer state is sharded over the w c / e
+	 * ranks that hold the same experts */
+	if (g->zero && cost_ep_deg(g) > 1)
+		st->state_bytes += (int64_t)((double)chain_eparams(c, a, e) *
+					     b.opt *
+					     (1.0 / cost_edp(g) -
+					      1.0 / zero_ranks(g)));
 	/* Under full recomputation one layer's activations are rebuilt at a
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(cost_in_flight(g, s) *

@@ -2,6 +2,7 @@
  * place.c - rank placement rules and the bandwidth of the links they use,
  * with network flows sharing the NICs they cross.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	l->tp_lat_us = xcalloc(d, sizeof(double));
 	l->cp_gb_s = xcalloc(d, sizeof(double));
 	l->cp_lat_us = xcalloc(d, sizeof(double));
+	l->ep_gb_s = xcalloc(d, sizeof(double));
+	l->ep_lat_us = xcalloc(d, sizeof(double));
 	l->nic_of = xcalloc(gpn, sizeof(int));
 	l->nnics = c->nnics > 0 ? c->nnics : 1;
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
@@ -60,6 +63,8 @@ place_links_release(struct place_links *l)
 	free(l->tp_lat_us);
 	free(l->cp_gb_s);
 	free(l->cp_lat_us);
+	free(l->ep_gb_s);
+	free(l->ep_lat_us);
 	free(l->out);
 	free(l->in);
 	free(l->nic_of);
@@ -191,12 +196,111 @@ void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		 int w, int d, int t)
 {
-	place_links_fill_par(l, c, rule, w, d, t, 1);
+	place_links_fill_par(l, c, rule, w, d, t, 1, 1, t);
+}
+
+/*
+ * GPU of expert unit u of stage s, rank j of its expert-tensor-parallel
+ * group of etp: units number the stage's w cp tp / etp blocks of etp GPUs,
+ * tensor-parallel rank fastest, then context-parallel rank, then replica
+ * (Megatron's expert grid, parallel_state.py:880-895).
+ */
+static int
+unit_gpu(int rule, int w, int d, int tp, int cp, int etp, int s, int u,
+	 int j)
+{
+	int q = tp / etp;
+
+	return place_gpu(rule, w, d, s, u / (cp * q)) * tp * cp +
+	       u / q % cp * tp + u % q * etp + j;
+}
+
+/*
+ * Expert-parallel all-to-alls: every GPU sends 1/ep of its buffer to
+ * each peer; the k - 1 peers in its node over NVLink and the ep - k
+ * others through its NIC, both at once, so (ep - 1) / ep of the buffer
+ * moves at (ep - 1) / max((k - 1) / nvlink, (ep - k) / nic).
+ */
+static void
+fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
+	int d, int tp, int cp, int etp, int ep)
+{
+	int gpn = c->gpus_per_node, s, u0, u, v, j, n = w * cp * (tp / etp);
+
+	/* every GPU with peers in other nodes sends through its NIC,
+	 * shared with the other such GPUs it serves */
+	reset(l);
+	for (s = 0; s < d; s++)
+		for (u = 0; u < n; u++)
+			for (j = 0; j < etp; j++) {
+				int g = unit_gpu(rule, w, d, tp, cp, etp, s, u, j);
+
+				for (v = u / ep * ep; v < u / ep * ep + ep; v++) {
+					int h = unit_gpu(rule, w, d, tp, cp, etp,
+							 s, v, j);
+
+					if (h / gpn != g / gpn) {
+						l->out[slot(l, c, g)]++;
+						break;
+					}
+				}
+			}
+	for (s = 0; s < d; s++) {
+		double bw = -1, lt = 0;
+
+		for (u0 = 0; u0 + ep <= n; u0 += ep)
+			for (j = 0; j < etp; j++)
+				for (u = u0; u < u0 + ep; u++) {
+					int g = unit_gpu(rule, w, d, tp, cp, etp,
+							 s, u, j);
+					double in = 0, out = 0, nv = 0, nic = 0;
+					double x;
+
+					for (v = u0; v < u0 + ep; v++) {
+						int h = unit_gpu(rule, w, d, tp,
+								 cp, etp, s, v,
+								 j);
+
+						if (h == g)
+							continue;
+						if (h / gpn == g / gpn) {
+							x = cluster_intra(
+								c, g % gpn,
+								h % gpn);
+							if (!nv || x < nv)
+								nv = x;
+							in++;
+						} else {
+							int sl = slot(l, c, g);
+
+							x = l->nic_gb_s[sl % l->nnics] /
+							    l->out[sl];
+							if (c->nodes_per_leaf > 0 &&
+							    c->oversubscription > 1 &&
+							    g / gpn / c->nodes_per_leaf !=
+								    h / gpn / c->nodes_per_leaf)
+								x /= c->oversubscription;
+							if (!nic || x < nic)
+								nic = x;
+							out++;
+						}
+						if (lat(c, g, h) > lt)
+							lt = lat(c, g, h);
+					}
+					x = fmax(in ? in / nv : 0,
+						 out ? out / nic : 0);
+					x = x > 0 ? (ep - 1) / x : 0;
+					if (bw < 0 || x < bw)
+						bw = x;
+				}
+		l->ep_gb_s[s] = bw > 0 ? bw : 0;
+		l->ep_lat_us[s] = lt;
+	}
 }
 
 void
 place_links_fill_par(struct place_links *l, const struct cluster *c,
-		     int rule, int w, int d, int tp, int cp)
+		     int rule, int w, int d, int tp, int cp, int ep, int etp)
 {
 	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
 
@@ -337,4 +441,7 @@ place_links_fill_par(struct place_links *l, const struct cluster *c,
 		l->cp_gb_s[s] = bw;
 		l->cp_lat_us[s] = lt;
 	}
+	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
+	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0)
+		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
 }

@@ -109,6 +109,9 @@ runtime_init(struct runtime *rt, int id)
 		/* --context-parallel-size: Transformer Engine's ring
 		 * (cp_comm_type p2p, the default) */
 		rt->cp = 1;
+		/* --expert-model-parallel-size with the alltoall token
+		 * dispatcher (moe_token_dispatcher_type, the recipes') */
+		rt->ep = 1;
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
@@ -248,8 +251,16 @@ runtime_default_for(int sched, int d)
 }
 
 int
-runtime_check_par(const struct runtime *rt, int cp, char *buf, size_t n)
+runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
+		  size_t n)
 {
+	if (ep > 1 && rt->sched_mask && !rt->ep) {
+		/* NEEDSWORK: DeepSpeed-MoE and torchtitan have expert
+		 * parallelism too; their rules are not priced yet */
+		snprintf(buf, n, "runtime %s has no expert parallelism "
+			 "(--expert-parallel %d)", runtime_names[rt->id], ep);
+		return -1;
+	}
 	if (!rt->sched_mask || cp <= 1 || rt->cp)
 		return 0;
 	/* NEEDSWORK: torchtitan has context parallelism too (PyTorch's

@@ -27,6 +27,7 @@ plan_init(struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->t = 1;
 	p->c = 1;
+	p->e = 1;
 	p->v = 1;
 }
 
@@ -107,6 +108,8 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 	yml_out_kbool(o, "sequence_parallel", a->sp);
 	if (a->c > 1)
 		yml_out_kint(o, "context_parallel", a->c);
+	if (a->e > 1)
+		yml_out_kint(o, "expert_parallel", a->e);
 	yml_out_kint(o, "interleave", a->v);
 	yml_out_kbool(o, "optimizer_sharding", a->zero);
 	yml_out_kstr(o, "placement", plan_place_names[a->place]);
@@ -117,7 +120,7 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 }
 
 static void
-write_stage(struct yml_out *o, const struct plan_stage *s, int cp)
+write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep)
 {
 	yml_out_map(o, 1);
 	yml_out_kint(o, "first", s->first);
@@ -136,6 +139,8 @@ write_stage(struct yml_out *o, const struct plan_stage *s, int cp)
 	yml_out_kdbl(o, "host_ms", s->host_ms);
 	if (cp > 1)
 		yml_out_kdbl(o, "cp_ms", s->cp_ms);
+	if (ep > 1)
+		yml_out_kdbl(o, "ep_ms", s->ep_ms);
 	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
 	yml_out_kdbl(o, "ring_gb_s", s->ring_gb_s);
 	yml_out_kint(o, "weight_bytes", s->weight_bytes);
@@ -186,6 +191,10 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kbool(&o, "sequence_parallel", p->sp);
 	if (p->c > 1)
 		yml_out_kint(&o, "context_parallel", p->c);
+	if (p->e > 1)
+		yml_out_kint(&o, "expert_parallel", p->e);
+	if (p->e > 1 && p->etp > 0 && p->etp != p->t)
+		yml_out_kint(&o, "expert_tensor_parallel", p->etp);
 	yml_out_kint(&o, "interleave", p->v);
 	yml_out_kbool(&o, "optimizer_sharding", p->zero);
 	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
@@ -213,6 +222,8 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kdbl(&o, "optimizer", p->terms.optimizer_ms);
 	if (p->c > 1)
 		yml_out_kdbl(&o, "cp", p->terms.cp_ms);
+	if (p->e > 1)
+		yml_out_kdbl(&o, "ep", p->terms.ep_ms);
 	yml_out_end_map(&o);
 	yml_out_end_map(&o);
 
@@ -234,7 +245,7 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_str(&o, "stages");
 	yml_out_seq(&o, 0);
 	for (i = 0; i < p->nstages; i++)
-		write_stage(&o, &p->stages[i], p->c);
+		write_stage(&o, &p->stages[i], p->c, p->e);
 	yml_out_end_seq(&o);
 
 	yml_out_str(&o, "ranks");
@@ -281,6 +292,7 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_INT("tensor_parallel", 1, &a->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &a->sp),
 		YK_INT("context_parallel", 0, &a->c, 1, 4096),
+		YK_INT("expert_parallel", 0, &a->e, 1, 1 << 20),
 		YK_INT("interleave", 1, &a->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &a->zero),
 		YK_ENUM("placement", 1, &a->place, plan_place_names),
@@ -289,7 +301,7 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_I64("memory_bytes", 1, &a->mem_bytes, 0, BIG),
 	};
 
-	a->c = 1;
+	a->c = a->e = 1;
 	return yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
@@ -312,6 +324,7 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_DBL("optimizer_ms", 0, &s->optimizer_ms, 0, BIG),
 		YK_DBL("host_ms", 0, &s->host_ms, 0, BIG),
 		YK_DBL("cp_ms", 0, &s->cp_ms, 0, BIG),
+		YK_DBL("ep_ms", 0, &s->ep_ms, 0, BIG),
 		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
 		YK_DBL("ring_gb_s", 1, &s->ring_gb_s, 0, BIG),
 		YK_I64("weight_bytes", 1, &s->weight_bytes, 0, BIG),
@@ -397,6 +410,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("tensor_parallel", 1, &p->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &p->sp),
 		YK_INT("context_parallel", 0, &p->c, 1, 4096),
+		YK_INT("expert_parallel", 0, &p->e, 1, 1 << 20),
+		YK_INT("expert_tensor_parallel", 0, &p->etp, 1, 4096),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &p->zero),
 		YK_ENUM("placement", 1, &p->place, plan_place_names),
@@ -422,6 +437,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_DBL("host", 0, &p->terms.host_ms, 0, BIG),
 		YK_DBL("optimizer", 0, &p->terms.optimizer_ms, 0, BIG),
 		YK_DBL("cp", 0, &p->terms.cp_ms, 0, BIG),
+		YK_DBL("ep", 0, &p->terms.ep_ms, 0, BIG),
 	};
 
 	root = yml_root(d);

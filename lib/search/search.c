@@ -33,9 +33,9 @@ struct cand {
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
 struct lentry {
-	int w, d, t, c, rule;
-	double *v; /* 8 x d: in, in latency, ring, ring latency, tp, tp lat.,
-		      cp, cp latency */
+	int w, d, t, c, e, etp, rule;
+	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
+		      cp, cp latency, ep, ep latency */
 };
 
 #define LCACHE_SIZE 8192
@@ -141,6 +141,8 @@ search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b)
 		return a->sp - b->sp;
 	if (a->c != b->c)
 		return a->c - b->c;
+	if (a->e != b->e)
+		return a->e - b->e;
 	return a->recompute - b->recompute;
 }
 
@@ -157,10 +159,12 @@ now_ms(void)
 
 /* Fill x->links for the grid, from the cache when it is there. */
 static void
-links_for(struct ctx *x, int rule, int w, int d, int t, int c)
+links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
+	  int etp)
 {
 	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u ^
-		      (unsigned)t * 97u ^ (unsigned)c * 7919u) *
+		      (unsigned)t * 97u ^ (unsigned)c * 7919u ^
+		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u) *
 			     2 +
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
@@ -170,7 +174,8 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c)
 	for (probe = 0; probe < 8; probe++) {
 		e = &x->lc[(h + probe) % LCACHE_SIZE];
 		if (!e->v || (e->w == w && e->d == d && e->t == t &&
-			      e->c == c && e->rule == rule))
+			      e->c == c && e->e == ep && e->etp == etp &&
+			      e->rule == rule))
 			break;
 		e = NULL;
 	}
@@ -183,17 +188,21 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c)
 		memcpy(x->links.tp_lat_us, e->v + 5 * d, n);
 		memcpy(x->links.cp_gb_s, e->v + 6 * d, n);
 		memcpy(x->links.cp_lat_us, e->v + 7 * d, n);
+		memcpy(x->links.ep_gb_s, e->v + 8 * d, n);
+		memcpy(x->links.ep_lat_us, e->v + 9 * d, n);
 		return;
 	}
-	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c);
+	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
 	if (!e)
 		return; /* neighbourhood full: compute without caching */
 	e->w = w;
 	e->d = d;
 	e->t = t;
 	e->c = c;
+	e->e = ep;
+	e->etp = etp;
 	e->rule = rule;
-	e->v = xmalloc(8 * n);
+	e->v = xmalloc(10 * n);
 	for (i = 0; i < (size_t)d; i++) {
 		e->v[i] = x->links.in_gb_s[i];
 		e->v[d + i] = x->links.in_lat_us[i];
@@ -203,6 +212,8 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c)
 		e->v[5 * d + i] = x->links.tp_lat_us[i];
 		e->v[6 * d + i] = x->links.cp_gb_s[i];
 		e->v[7 * d + i] = x->links.cp_lat_us[i];
+		e->v[8 * d + i] = x->links.ep_gb_s[i];
+		e->v[9 * d + i] = x->links.ep_lat_us[i];
 	}
 }
 
@@ -223,6 +234,8 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 	g->place = place;
 	g->sp = x->sc[cd->ti].sp;
 	g->c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	g->e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
+	g->etp = x->sc[cd->ti].etp > 0 ? x->sc[cd->ti].etp : g->t;
 	g->rt = cost_runtime(x->o, cd->sched, cd->d);
 }
 
@@ -274,7 +287,7 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
@@ -318,7 +331,7 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 	int s, j;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	lo.rc_mask = x->so->rc_mask;
 	lo.mip_gap = x->so->lp_gap;
 	lo.time_limit_ms = x->so->lp_ms;
@@ -410,7 +423,7 @@ same_alt(const struct plan_alt *a, const struct plan_alt *b)
 	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
 	       a->b == b->b && a->m == b->m && a->recompute == b->recompute &&
 	       a->t == b->t && a->sp == b->sp && a->v == b->v &&
-	       a->zero == b->zero && a->c == b->c;
+	       a->zero == b->zero && a->c == b->c && a->e == b->e;
 }
 
 /* Recomputation of a whole configuration: uniform or mixed. */
@@ -481,6 +494,7 @@ insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
 	a.t = x->sc[cd->ti].t;
 	a.sp = x->sc[cd->ti].sp;
 	a.c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	a.e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
 	a.v = cd->v;
 	a.zero = cd->zero;
 	a.place = place;
@@ -528,6 +542,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 {
 	const struct chain *c = sc[ti].c;
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	double P = (double)chain_params(c, 0, c->L - 1);
 	int r, vi, z;
 	char why[256];
@@ -562,7 +577,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 						  why, sizeof(why)))
 					continue;
 				if (runtime_check_par(cost_runtime(o, sched, d),
-						      cp, why, sizeof(why))) {
+						      cp, ep, why,
+						      sizeof(why))) {
 					if (stats) {
 						stats->skipped_rt++;
 						if (!stats->skip_why[0])
@@ -577,6 +593,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				g.w = w;
 				g.d = d;
 				g.c = cp;
+				g.e = ep;
 				g.zero = z;
 				if (P * cost_param_bytes(o, &g) / d >
 					    o->cap_bytes &&
@@ -616,7 +633,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	struct cand *v = NULL;
 	size_t n = 0, alloc = 0;
 	int64_t B = so->batch, w;
-	int d, k, sched, ti;
+	int d, k, sched, ti, cp, ep, etp;
 
 	*screened = 0;
 	for (ti = 0; ti < nsc; ti++) {
@@ -629,7 +646,12 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		 * GPUs below. */
 		if (t < 1 || cl->gpus_per_node % t || t > N)
 			continue;
-		t *= sc[ti].cp > 1 ? sc[ti].cp : 1;
+		cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+		ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+		etp = sc[ti].etp > 0 ? sc[ti].etp : sc[ti].t;
+		if (sc[ti].t % etp)
+			continue;
+		t *= cp;
 		if (t > N)
 			continue;
 		maxl = max_layers(c);
@@ -655,6 +677,10 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 					continue;
 				for (w = 1; w * d * t <= N && w <= B; w++) {
 					if (B % w || !fixed((int)w, so->fix_w))
+						continue;
+					/* an expert-parallel group is ep of
+					 * the w c t / etp blocks of etp */
+					if (w * cp * (sc[ti].t / etp) % ep)
 						continue;
 					for (k = 0; k < c->nmb; k++) {
 						int b = c->mb[k];
@@ -694,7 +720,7 @@ min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
 	o.cap_bytes = INFINITY;
 	for (i = 0; i < n; i++) {
 		cfg_of(x, &v[i], 0, &g);
-		links_for(x, 0, g.w, g.d, g.t, g.c);
+		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
 		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
 				 INFINITY, x->first);
 		if (mem < best) {
@@ -896,6 +922,8 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->t = x->sc[cd->ti].t;
 	p->sp = x->sc[cd->ti].sp;
 	p->c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	p->e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
+	p->etp = x->sc[cd->ti].etp > 0 ? x->sc[cd->ti].etp : p->t;
 	p->v = cd->v;
 	p->zero = cd->zero;
 	p->place = place;
@@ -983,6 +1011,8 @@ search_run(const struct chain *c, const struct cluster *cl,
 	sc.t = c->tp;
 	sc.sp = 0;
 	sc.cp = c->cp;
+	sc.ep = c->ep;
+	sc.etp = c->etp;
 	return search_run_tp(&sc, 1, cl, o, so, p, st);
 }
 

@@ -322,6 +322,10 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "(%d ranks per sequence), which no emitter "
 				   "writes yet",
 				   emit_fmt_names[fmt], in->p->c);
+	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE)
+		return pd2bw_error("--emit %s: the plan is expert-parallel "
+				   "(%d), which no emitter writes yet",
+				   emit_fmt_names[fmt], in->p->e);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;
 	if (afile_open(&f, path))

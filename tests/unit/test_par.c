@@ -4,7 +4,10 @@
  * ring its attention does not hide (comm.c cost_cp()), the per-rank
  * shapes (tokens, attention pairs, stash), the data x context-parallel
  * gradient ring (cost_dp_sync()) and the optimizer state sharded over it,
- * the placement of the ring (place.c), and the degrees refused.
+ * the placement of the ring (place.c), and the degrees refused; expert
+ * parallelism likewise: the dispatch all-to-all's bytes and the experts
+ * per GPU (analytic.c), the all-to-alls' time (cost_ep()), the experts'
+ * own gradient ring, the group's links, the degrees refused.
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,12 +38,51 @@ llama8(struct model *m)
 	m->vocab = 128256;
 }
 
+/* A small Qwen3-30B-A3B: 128 experts of 768, top 8, hidden 2048. */
+static void
+moe30(struct model *m)
+{
+	llama8(m);
+	m->name = "moe-30";
+	m->layers = 2;
+	m->hidden = 2048;
+	m->heads = 32;
+	m->kv_heads = 4;
+	m->ffn_hidden = 6144;
+	m->seq_len = 4096;
+	m->vocab = 151936;
+	m->moe.experts = 128;
+	m->moe.top_k = 8;
+	m->moe.expert_ffn = 768;
+	m->moe.every = 1;
+}
+
+static int
+run_ep(struct profile *p, const struct model *m, int tp, int ep, int etp,
+       double imb)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.tp = tp;
+	par.sp = tp > 1;
+	par.cp = 1;
+	par.ep = ep;
+	par.etp = etp;
+	par.imbalance = imb;
+	profile_init(p);
+	return analytic_profile_par(p, m, catalog_find(&cat, "H100-SXM"), mb,
+				    1, &par);
+}
+
 static int
 run(struct profile *p, const struct model *m, int tp, int cp)
 {
 	static const int mb[] = {1, 2};
 	struct analytic_par par;
 
+	memset(&par, 0, sizeof(par));
 	par.tp = tp;
 	par.sp = tp > 1;
 	par.cp = cp;
@@ -218,12 +260,12 @@ test_place(void)
 	cluster_init(&cl);
 	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
 	place_links_init(&l, &cl, 1);
-	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 2, 1, 4, 2);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 2, 1, 4, 2, 1, 4);
 	CHECK_NEAR(l.cp_gb_s[0], cluster_intra(&cl, 0, 4), 1e-9);
 	CHECK_NEAR(l.cp_lat_us[0], cl.intra_latency_us, 1e-9);
 	/* the data-parallel ring joins the two groups through the NICs */
 	CHECK(l.ring_gb_s[0] < l.cp_gb_s[0]);
-	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 1, 1, 4, 4);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 1, 1, 4, 4, 1, 4);
 	CHECK(l.cp_gb_s[0] < cluster_intra(&cl, 0, 4));
 	CHECK_NEAR(l.cp_lat_us[0], cl.net_latency_us, 1e-9);
 	/* tensor-parallel rings stay within each block of 4 */
@@ -266,6 +308,158 @@ test_refused(void)
 	profile_release(&p);
 }
 
+static void
+test_ep_shapes(void)
+{
+	struct profile p1, p8, pt, p1t, pi;
+	struct model m;
+	const struct prof_point *b1, *b8;
+	char why[256];
+
+	moe30(&m);
+	CHECK(run_ep(&p1, &m, 1, 1, 0, 1) == 0);
+	CHECK(run_ep(&p8, &m, 1, 8, 0, 1) == 0);
+	b1 = &p1.layers[1].pt[0];
+	b8 = &p8.layers[1].pt[0];
+	CHECK(b1->ep_a2a_bytes == 0);
+	/* dispatch buffer: 4096 tokens x top 8 rows of 2048 bf16 values */
+	CHECK_NEAR(b8->ep_a2a_bytes, 4096.0 * 8 * 2048 * 2, 0);
+	/* 16 of the 128 experts per GPU: 16 x 3 x 2048 x 768 */
+	CHECK_INT_EQ(p8.layers[1].expert_params, 16LL * 3 * 2048 * 768);
+	CHECK_INT_EQ(p1.layers[1].expert_params, 128LL * 3 * 2048 * 768);
+	CHECK_INT_EQ(p1.layers[1].params - p8.layers[1].params,
+		     112LL * 3 * 2048 * 768);
+	/* the same rows on fewer experts: the same FLOPs, no more time */
+	CHECK_NEAR(b8->fwd_flops, b1->fwd_flops, 0);
+	CHECK(b8->fwd_ms <= b1->fwd_ms * 1.0001);
+	/* t = 2 with sequence parallelism: experts split two ways (the
+	 * default), each GPU sends its 2048 tokens' rows */
+	CHECK(run_ep(&pt, &m, 2, 8, 0, 1) == 0);
+	CHECK_NEAR(pt.layers[1].pt[0].ep_a2a_bytes, 2048.0 * 8 * 2048 * 2,
+		   0);
+	CHECK_INT_EQ(pt.layers[1].expert_params, 16LL * 3 * 2048 * 384);
+	/* expert tensor parallelism 1: whole experts, the same rows */
+	CHECK(run_ep(&p1t, &m, 2, 8, 1, 1) == 0);
+	CHECK_INT_EQ(p1t.etp, 1);
+	CHECK_NEAR(p1t.layers[1].pt[0].ep_a2a_bytes, 2048.0 * 8 * 2048 * 2,
+		   0);
+	CHECK_INT_EQ(p1t.layers[1].expert_params, 16LL * 3 * 2048 * 768);
+	/* imbalance 1.5: the busiest GPU receives half as much again */
+	CHECK(run_ep(&pi, &m, 1, 8, 0, 1.5) == 0);
+	CHECK_NEAR(pi.layers[1].pt[0].ep_a2a_bytes,
+		   1.5 * 4096 * 8 * 2048 * 2, 0);
+	CHECK(pi.layers[1].pt[0].bwd_ms > b8->bwd_ms);
+	/* refused: 3 does not divide 128 experts; a dense model */
+	CHECK(analytic_ep_check(&m, 3, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "does not divide the 128 experts") != NULL);
+	CHECK(analytic_ep_check(&m, 128, why, sizeof(why)) == 0);
+	llama8(&m);
+	CHECK(analytic_ep_check(&m, 2, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "dense") != NULL);
+	profile_release(&p1);
+	profile_release(&p8);
+	profile_release(&pt);
+	profile_release(&p1t);
+	profile_release(&pi);
+}
+
+static void
+test_ep_cost(void)
+{
+	struct profile p;
+	struct chain c;
+	struct place_links l;
+	struct cost_opts o;
+	struct cost_cfg g;
+	double v[12], red, gat;
+
+	/* Two MoE blocks by hand: a 100 MB dispatch buffer, 1e9 of each
+	 * block's 1.5e9 parameters routed experts. */
+	profile_init(&p);
+	profile_alloc(&p, 1, 1);
+	p.mb[0] = 1;
+	p.ep = 8;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	p.layers[0].name = xstrdup("block_moe");
+	p.layers[0].kind = PROF_BLOCK;
+	p.layers[0].repeat = 2;
+	p.layers[0].params = 1500000000;
+	p.layers[0].expert_params = 1000000000;
+	p.layers[0].pt[0].fwd_ms = 4;
+	p.layers[0].pt[0].bwd_ms = 8;
+	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
+	CHECK(chain_build(&c, &p) == 0);
+	CHECK_INT_EQ(chain_eparams(&c, 0, 1), 2000000000LL);
+	links(&l, v, 100);
+	memset(v + 8, 0, 4 * sizeof(*v));
+	l.ep_gb_s = v + 8;
+	l.ep_lat_us = v + 9;
+	v[8] = 70;
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = 8;
+	g.d = g.t = g.v = 1;
+	g.e = 8;
+	/* four all-to-alls per layer, each 7/8 x 100 MB at 70 GB/s:
+	 * 1.25 ms; 5 ms a layer */
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 1), 10, 1e-12);
+	/* full recomputation repeats the forward pair */
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 7.5, 1e-12);
+	g.r = PROF_RC_NONE;
+	/* gradients: 0.5e9 dense over the 8 replicas, 1e9 of experts over
+	 * 8 / 8 = 1 rank (nothing); fp32 gradients at 50 GB/s, ring */
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_MEGATRON_CORE;
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	v[0] = 50;
+	cost_dp_sync_ep(&o, &g, &l, 0, 1500000000, 1000000000, &red, &gat);
+	CHECK_NEAR(red, 2 * 7.0 / 8 * 0.5e9 * 4 / 50e6, 1e-9);
+	/* e = 2: the experts over 4 ranks too, in a buffer of their own */
+	g.e = 2;
+	cost_dp_sync_ep(&o, &g, &l, 0, 1500000000, 1000000000, &red, &gat);
+	CHECK_NEAR(red,
+		   2 * 7.0 / 8 * 0.5e9 * 4 / 50e6 + 2 * 3.0 / 4 * 1e9 * 4 / 50e6,
+		   1e-9);
+	/* expert tensor parallelism 1 with t = 2: 8 x 2 / 2 = 8 ranks */
+	g.t = 2;
+	g.etp = 1;
+	CHECK_INT_EQ(cost_edp(&g), 8);
+	chain_release(&c);
+	profile_release(&p);
+}
+
+static void
+test_ep_place(void)
+{
+	struct cluster cl;
+	struct place_links l;
+
+	/* 2 nodes of 8: e = 8 inside a node runs at NVLink; e = 16 sends
+	 * 8 of its 15 peers' shares through the NIC: (16 - 1) /
+	 * max(7 / NVLink, 8 / 50 GB/s) */
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	place_links_init(&l, &cl, 1);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
+	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 16,
+			     1);
+	CHECK_NEAR(l.ep_gb_s[0],
+		   15 / fmax(7 / cluster_intra(&cl, 0, 1), 8 / 50.0), 1e-9);
+	CHECK_NEAR(l.ep_lat_us[0], cl.net_latency_us, 1e-9);
+	/* t = 2, expert tensor parallelism 1: 8 consecutive GPUs */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 1);
+	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	/* expert tensor parallelism 2: 8 blocks of 2 span both nodes */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
+	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
+	place_links_release(&l);
+	cluster_release(&cl);
+}
+
 int
 main(void)
 {
@@ -277,6 +471,9 @@ main(void)
 	test_dp_ring();
 	test_place();
 	test_refused();
+	test_ep_shapes();
+	test_ep_cost();
+	test_ep_place();
 	catalog_release(&cat);
 	return h_done();
 }

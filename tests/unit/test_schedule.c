@@ -165,6 +165,8 @@ test_search_reports_simulation(void)
 		sc.t = 1;
 		sc.sp = 0;
 		sc.cp = 1;
+		sc.ep = 1;
+		sc.etp = 0;
 		plan_init(&plan);
 		if (search_run_tp(&sc, 1, &cl, &o, &so, &plan, &stats) == 0) {
 			plans++;
