@@ -729,6 +729,9 @@ run_type(struct capacity *c, const struct copts *o,
 		x.sc[0].c = &x.ch[0];
 		x.sc[0].t = x.ch[0].tp;
 		x.sc[0].sp = 0;
+		x.sc[0].cp = 1;
+		x.sc[0].ep = 1;
+		x.sc[0].etp = 0;
 	}
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;

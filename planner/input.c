@@ -130,9 +130,82 @@ input_tp_chains(struct input_chains *x, const char *path,
 		const struct gpu_spec *g, int gpus_per_node, const int *mb,
 		int nmb, int64_t seq_len, const int *tps, int ntp, int sp_mode)
 {
-	static const int dflt[] = {1, 2, 4, 8};
+	struct input_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.imbalance = 1;
+	return input_par_chains(x, path, g, gpus_per_node, mb, nmb, seq_len,
+				tps, ntp, sp_mode, &par);
+}
+
+/* Add m's chains at context-parallel degree cp over the degrees tps. */
+static int
+add_chains(struct input_chains *x, const struct model *m,
+	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
+	   int nmb, const int *tps, int ntp, int sp_mode, int cp, int ep,
+	   double imb, int etp_one)
+{
+	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int i, sp;
+
+	for (i = 0; i < ntp; i++) {
+		int t = tps[i];
+
+		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
+		    (kv % t && t % kv))
+			continue;
+		/* experts are split t ways too (expert tensor parallelism t),
+		 * or whole (1) */
+		if (m->moe.experts &&
+		    ((!etp_one && m->moe.expert_ffn % t) ||
+		     m->moe.shared_ffn % t))
+			continue;
+		for (sp = 0; sp < 2; sp++) {
+			struct analytic_par par;
+			int n = x->n;
+
+			memset(&par, 0, sizeof(par));
+			par.ep = ep;
+			par.imbalance = imb;
+			par.etp = etp_one ? 1 : t;
+			if (sp ? t == 1 || sp_mode == 0
+			       : t > 1 && sp_mode == 1)
+				continue;
+			if (n == INPUT_MAX_CHAINS)
+				return 0;
+			profile_init(&x->prof[n]);
+			x->n++;
+			par.tp = t;
+			par.sp = sp;
+			par.cp = cp;
+			if (analytic_profile_par(&x->prof[n], m, g, mb, nmb,
+						 &par, &est) ||
+			    chain_build(&x->ch[n], &x->prof[n]))
+				return -1;
+			x->sc[n].c = &x->ch[n];
+			x->sc[n].t = t;
+			x->sc[n].sp = sp;
+			x->sc[n].cp = cp;
+			x->sc[n].ep = ep;
+			x->sc[n].etp = m->moe.experts && etp_one ? 1 : t;
+		}
+	}
+	return 0;
+}
+
+int
+input_par_chains(struct input_chains *x, const char *path,
+		 const struct gpu_spec *g, int gpus_per_node, const int *mb,
+		 int nmb, int64_t seq_len, const int *tps, int ntp,
+		 int sp_mode, const struct input_par *par)
+{
+	static const int dflt[] = {1, 2, 4, 8}, one[] = {1};
+	const int *cps = par->ncp ? par->cps : one;
+	const int *eps = par->nep ? par->eps : one;
+	int ncp = par->ncp ? par->ncp : 1, nep = par->nep ? par->nep : 1;
+	int strict = par->strict;
 	struct model m;
-	int i, sp, ret = -1;
+	int ci, ei, ret = -1;
 
 	memset(x, 0, sizeof(*x));
 	if (!ntp) {
@@ -147,33 +220,39 @@ input_tp_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	set_seq(&m, seq_len);
-	for (i = 0; i < ntp; i++) {
-		int t = tps[i];
-		int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+	for (ci = 0; ci < ncp + nep; ci++) {
+		char why[256];
+		int bad = ci < ncp
+				  ? analytic_cp_check(&m, cps[ci], why,
+						      sizeof(why))
+				  : analytic_ep_check(&m, eps[ci - ncp], why,
+						      sizeof(why));
 
-		if (gpus_per_node % t || m.heads % t || m.ffn_hidden % t ||
-		    (kv % t && t % kv))
+		if (!bad)
 			continue;
-		/* experts are split t ways too (expert tensor parallelism) */
-		if (m.moe.experts &&
-		    (m.moe.expert_ffn % t || m.moe.shared_ffn % t))
-			continue;
-		for (sp = 0; sp < 2; sp++) {
-			if (sp ? t == 1 || sp_mode == 0
-			       : t > 1 && sp_mode == 1)
-				continue;
-			if (x->n == INPUT_MAX_CHAINS)
-				break;
-			profile_init(&x->prof[x->n]);
-			x->n++;
-			if (analytic_profile_opts(&x->prof[x->n - 1], &m, g,
-						  mb, nmb, t, sp, &est) ||
-			    chain_build(&x->ch[x->n - 1], &x->prof[x->n - 1]))
-				goto out;
-			x->sc[x->n - 1].c = &x->ch[x->n - 1];
-			x->sc[x->n - 1].t = t;
-			x->sc[x->n - 1].sp = sp;
+		if (strict) {
+			pd2bw_error("%s", why);
+			goto out;
 		}
+		if (x->nskip < INPUT_MAX_SKIPS)
+			snprintf(x->skip_why[x->nskip++],
+				 sizeof(x->skip_why[0]), "%s", why);
+	}
+	for (ci = 0; ci < ncp; ci++)
+		for (ei = 0; ei < nep; ei++) {
+			char why[256];
+
+			if (analytic_cp_check(&m, cps[ci], why, sizeof(why)) ||
+			    analytic_ep_check(&m, eps[ei], why, sizeof(why)))
+				continue;
+			if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps,
+				       ntp, sp_mode, cps[ci], eps[ei],
+				       par->imbalance, par->etp_one))
+				goto out;
+		}
+	if (!x->n && x->nskip) {
+		pd2bw_error("%s", x->skip_why[0]);
+		goto out;
 	}
 	if (!x->n) {
 		pd2bw_error("no tensor-parallel degree divides the %d GPUs per "

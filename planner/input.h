@@ -53,7 +53,8 @@ int input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
 int input_check_device(const struct profile *p, const char *path,
 		       const struct gpu_catalog *cat, const char *gpu);
 
-#define INPUT_MAX_CHAINS 16
+#define INPUT_MAX_CHAINS 64
+#define INPUT_MAX_SKIPS 8
 
 /* A model's chains at several tensor-parallel shapes, for the search. */
 struct input_chains {
@@ -63,6 +64,9 @@ struct input_chains {
 	int n;
 	struct model model;     /* the model read (for the emitters) */
 	int have_model;
+	/* Context-parallel degrees left out, and why (for --stats). */
+	char skip_why[INPUT_MAX_SKIPS][256];
+	int nskip;
 };
 
 /*
@@ -78,6 +82,31 @@ int input_tp_chains(struct input_chains *x, const char *path,
 		    int nmb, int64_t seq_len, const int *tps, int ntp,
 		    int sp_mode);
 void input_chains_release(struct input_chains *x);
+
+/* The context- and expert-parallel degrees to estimate a model at. */
+struct input_par {
+	const int *cps;   /* [ncp]; ncp 0: 1 alone */
+	int ncp;
+	const int *eps;   /* [nep]; nep 0: 1 alone */
+	int nep;
+	double imbalance; /* expert load imbalance (>= 1) */
+	int etp_one;      /* expert tensor parallelism 1, not t */
+	int strict;       /* evaluate mode: a degree that cannot run is an
+			     error */
+};
+
+/*
+ * input_tp_chains() at every context-parallel degree of par->cps and
+ * expert-parallel degree of par->eps as well.  A degree the model cannot
+ * run (the sequence not in equal chunks, attention not fused, a sliding
+ * window; a dense model, experts not divisible) is an error when
+ * par->strict, else left out with the reason in x->skip_why.  Returns 0,
+ * or -1.
+ */
+int input_par_chains(struct input_chains *x, const char *path,
+		     const struct gpu_spec *g, int gpus_per_node, const int *mb,
+		     int nmb, int64_t seq_len, const int *tps, int ntp,
+		     int sp_mode, const struct input_par *par);
 
 /* Train every model read from now on in precision prec (enum
  * model_prec), whatever the file says; -1 restores the files' own. */

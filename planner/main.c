@@ -67,6 +67,10 @@ enum {
 	OPT_FRAG,
 	OPT_FUSIONS,
 	OPT_FP8_RECIPE,
+	OPT_CP,
+	OPT_EP,
+	OPT_IMBALANCE,
+	OPT_ETP,
 };
 
 static const struct option longopts[] = {
@@ -86,6 +90,10 @@ static const struct option longopts[] = {
 	{"recompute", required_argument, NULL, 'r'},
 	{"tp", required_argument, NULL, 't'},
 	{"sequence-parallel", required_argument, NULL, OPT_SP},
+	{"context-parallel", required_argument, NULL, OPT_CP},
+	{"expert-parallel", required_argument, NULL, OPT_EP},
+	{"expert-tensor-parallel", required_argument, NULL, OPT_ETP},
+	{"moe-imbalance", required_argument, NULL, OPT_IMBALANCE},
 	{"interleave", required_argument, NULL, OPT_INTERLEAVE},
 	{"optimizer-sharding", required_argument, NULL, OPT_ZERO},
 	{"evaluate", no_argument, NULL, 'e'},
@@ -155,6 +163,21 @@ usage(FILE *fp)
 		"the heads)\n"
 		"      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
+		"      --context-parallel LIST  context-parallel degrees for a "
+		"MODEL (default 1):\n"
+		"                           each rank holds seq/N tokens, K/V "
+		"ring in attention\n"
+		"      --expert-parallel LIST  expert-parallel degrees for a MoE "
+		"MODEL (default 1):\n"
+		"                           experts split N ways, all-to-alls "
+		"per MoE layer\n"
+		"      --expert-tensor-parallel MODE  tp (experts split like "
+		"the tensor-parallel\n"
+		"                           layers, default) or 1 (whole "
+		"experts)\n"
+		"      --moe-imbalance F    busiest GPU's expert tokens over the "
+		"balanced share\n"
+		"                           (default 1: dropless, balanced)\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
 		"(default: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
@@ -252,7 +275,9 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	int i;
 
 	for (i = 0; i < nsc; i++)
-		if (sc[i].t == p->t && sc[i].sp == p->sp)
+		if (sc[i].t == p->t && sc[i].sp == p->sp &&
+		    (sc[i].cp > 1 ? sc[i].cp : 1) == p->c &&
+		    (sc[i].ep > 1 ? sc[i].ep : 1) == p->e)
 			return sc[i].c;
 	return sc[0].c;
 }
@@ -264,11 +289,19 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 static void
 check_runtime(const struct runtime *rt, struct search_opts *so,
 	      int have_sched, int have_rc, const int *tps, int ntp,
-	      int sp_mode, int zero_one)
+	      int sp_mode, int zero_one, const int *cps, int ncp,
+	      const int *eps, int nep)
 {
 	const char *name = runtime_names[rt->id];
+	char why[256];
 	int i, j;
 
+	for (i = 0; i < ncp; i++)
+		if (runtime_check_par(rt, cps[i], 1, why, sizeof(why)))
+			cli_usage_error("%s", why);
+	for (i = 0; i < nep; i++)
+		if (runtime_check_par(rt, 1, eps[i], why, sizeof(why)))
+			cli_usage_error("%s", why);
 	for (i = 0; i < PLAN_NSCHED; i++)
 		if (have_sched && (so->sched_mask & (1u << i)) &&
 		    !(rt->sched_mask & (1u << i)) && so->fix_d != 1)
@@ -332,6 +365,10 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		if (p->t > 1)
 			fprintf(stderr, " --sequence-parallel %s",
 				p->sp ? "on" : "off");
+		if (p->c > 1)
+			fprintf(stderr, " --context-parallel %d", p->c);
+		if (p->e > 1)
+			fprintf(stderr, " --expert-parallel %d", p->e);
 		if (p->v > 1)
 			fprintf(stderr, " --interleave %d", p->v);
 		if (p->zero)
@@ -367,6 +404,10 @@ main(int argc, char **argv)
 	unsigned fusions = ANALYTIC_FUSE_ALL;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
+	int cps[8] = {1}, ncp = 0, eps[8] = {1}, nep = 0;
+	double imbalance = 1;
+	int etp_one = 0;
+	struct input_par ipar;
 	int64_t seq_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
@@ -456,6 +497,29 @@ main(int argc, char **argv)
 			if (sp_mode < 0)
 				cli_usage_error("invalid --sequence-parallel '%s'",
 					  optarg);
+			break;
+		case OPT_CP:
+			ncp = cli_ints("--context-parallel", optarg, cps, 8, 1,
+				       4096, 0);
+			break;
+		case OPT_EP:
+			nep = cli_ints("--expert-parallel", optarg, eps, 8, 1,
+				       1 << 20, 0);
+			break;
+		case OPT_ETP: {
+			static const char *const names[] = {"tp", "1", NULL};
+			int one = -1;
+
+			cli_names("--expert-tensor-parallel", optarg, names,
+				  &one);
+			if (one < 0)
+				cli_usage_error("give one --expert-tensor-parallel"
+						", tp or 1, not '%s'", optarg);
+			etp_one = one;
+			break;
+		}
+		case OPT_IMBALANCE:
+			imbalance = cli_double("--moe-imbalance", optarg, 1, 64);
 			break;
 		case OPT_INTERLEAVE:
 			so.nv = cli_ints("--interleave", optarg, so.v,
@@ -618,11 +682,24 @@ main(int argc, char **argv)
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
-		if (ntp > 1 || so.nv > 1 || zero_one == 2 ||
-		    (ntp == 1 && tps[0] > 1 && sp_mode == 2))
+		if (ntp > 1 || so.nv > 1 || zero_one == 2 || ncp > 1 ||
+		    nep > 1 || (ntp == 1 && tps[0] > 1 && sp_mode == 2))
 			cli_usage_error("%s", "--evaluate needs one --tp, one "
-					"--interleave, one --sequence-parallel "
-					"and one --optimizer-sharding");
+					"--interleave, one --sequence-parallel, "
+					"one --context-parallel, one "
+					"--expert-parallel and one "
+					"--optimizer-sharding");
+		if (((long)so.fix_w * cps[0] * (etp_one ? tps[0] : 1)) %
+		    eps[0])
+			cli_usage_error("--expert-parallel %d must divide "
+					"--width %d x --context-parallel %d%s "
+					"(an expert-parallel group is data- and "
+					"context-parallel ranks%s)",
+					eps[0], so.fix_w, cps[0],
+					etp_one ? " x --tp" : "",
+					etp_one ? ", and tensor-parallel ones "
+						  "under --expert-tensor-parallel 1"
+						: "");
 		if (!ntp)
 			ntp = 1, tps[0] = 1;
 		if (so.batch % ((long)so.fix_w * so.fix_b))
@@ -663,7 +740,7 @@ main(int argc, char **argv)
 
 	if (have_rt)
 		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
-			      sp_mode, zero_one);
+			      sp_mode, zero_one, cps, ncp, eps, nep);
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);
@@ -724,9 +801,17 @@ main(int argc, char **argv)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		if (input_tp_chains(&tc, input, catalog_find(&cat, gpu),
-				    cl.gpus_per_node, mb, nmb, seq_len, tps,
-				    ntp, sp_mode))
+		memset(&ipar, 0, sizeof(ipar));
+		ipar.cps = cps;
+		ipar.ncp = ncp;
+		ipar.eps = eps;
+		ipar.nep = nep;
+		ipar.imbalance = imbalance;
+		ipar.etp_one = etp_one;
+		ipar.strict = evaluate;
+		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
+				     cl.gpus_per_node, mb, nmb, seq_len, tps,
+				     ntp, sp_mode, &ipar))
 			goto out;
 		sc = tc.sc;
 		nsc = tc.n;
@@ -735,9 +820,26 @@ main(int argc, char **argv)
 			pd2bw_warn("--tp applies to models; the profile was "
 				   "taken at t=%d",
 				   ch.tp);
+		for (c = 0; c < ncp; c++)
+			if (cps[c] > 1) {
+				pd2bw_error("--context-parallel applies to "
+					    "models: a profile holds one "
+					    "sequence split");
+				goto out;
+			}
+		for (c = 0; c < nep; c++)
+			if (eps[c] > 1) {
+				pd2bw_error("--expert-parallel applies to "
+					    "models: a profile holds one "
+					    "split of the experts");
+				goto out;
+			}
 		single.c = &ch;
 		single.t = ch.tp;
 		single.sp = 0;
+		single.cp = 1;
+		single.ep = 1;
+		single.etp = 0;
 		nsc = 1;
 	}
 
@@ -781,6 +883,12 @@ main(int argc, char **argv)
 			"%.1f ms (%ld stage problems); peak RSS %.1f MiB\n",
 			pd2bw_progname, st.candidates, st.screened, st.solved,
 			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
+		for (c = 0; c < tc.nskip; c++)
+			fprintf(stderr, "%s: skipped: %s\n", pd2bw_progname,
+				tc.skip_why[c]);
+		if (st.skipped_rt)
+			fprintf(stderr, "%s: skipped %ld configurations: %s\n",
+				pd2bw_progname, st.skipped_rt, st.skip_why);
 	}
 	if (ret < 0) {
 		ret = 1;

@@ -3,6 +3,7 @@
  * where the time goes, what each stage holds, and what came close.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "pd2bw/profile.h"
 #include "report.h"
@@ -41,8 +42,13 @@ report_plan(FILE *fp, const struct plan *p)
 	if (p->t > 1)
 		fprintf(fp, " x %d-way tensor%s", p->t,
 			p->sp ? " + sequence" : "");
+	if (p->c > 1)
+		fprintf(fp, " x %d-way context", p->c);
+	if (p->e > 1)
+		fprintf(fp, ", experts over %d", p->e);
 	fprintf(fp, " = %d GPUs, microbatch %d x %d per update, recompute %s",
-		p->w * p->d * p->t, p->b, p->m, plan_rc_names[p->recompute]);
+		p->w * p->d * p->t * p->c, p->b, p->m,
+		plan_rc_names[p->recompute]);
 	if (p->v > 1)
 		fprintf(fp, ", %d virtual stages per GPU", p->v);
 	if (p->zero)
@@ -59,13 +65,17 @@ report_plan(FILE *fp, const struct plan *p)
 		t->compute_ms, t->recompute_ms);
 	if (p->t > 1)
 		fprintf(fp, "tensor-parallel %.1f + ", t->tp_ms);
+	if (p->c > 1)
+		fprintf(fp, "context-parallel %.1f + ", t->cp_ms);
+	if (p->e > 1)
+		fprintf(fp, "expert all-to-all %.1f + ", t->ep_ms);
 	fprintf(fp, "p2p %.1f + host %.1f + bubble %.1f + sync %.1f + "
 		    "optimizer %.1f = %.1f ms\n",
 		t->p2p_ms, t->host_ms, t->bubble_ms, t->allreduce_ms,
 		t->optimizer_ms,
 		t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms +
 			t->host_ms + t->bubble_ms + t->allreduce_ms +
-			t->optimizer_ms);
+			t->optimizer_ms + t->cp_ms + t->ep_ms);
 	if (p->runtime && *p->runtime)
 		fprintf(fp, "runtime:    %s\n", p->runtime);
 
@@ -108,6 +118,12 @@ report_plan(FILE *fp, const struct plan *p)
 			 * sharded. */
 			if (a->v > 1)
 				snprintf(v, sizeof(v), "/v%d", a->v);
+			if (a->c > 1)
+				snprintf(v + strlen(v), sizeof(v) - strlen(v),
+					 "/c%d", a->c);
+			if (a->e > 1)
+				snprintf(v + strlen(v), sizeof(v) - strlen(v),
+					 "/e%d", a->e);
 			snprintf(sched, sizeof(sched), "%s%s%s",
 				 plan_sched_names[a->sched], v,
 				 a->zero ? "+z" : "");

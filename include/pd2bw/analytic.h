@@ -7,6 +7,8 @@
 #ifndef PD2BW_ANALYTIC_H
 #define PD2BW_ANALYTIC_H
 
+#include <stddef.h>
+
 #include "pd2bw/catalog.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
@@ -68,6 +70,48 @@ void analytic_opts_init(struct analytic_opts *o);
 int analytic_profile_opts(struct profile *p, const struct model *m,
 			  const struct gpu_spec *g, const int *mb, int nmb,
 			  int tp, int sp, const struct analytic_opts *o);
+
+/*
+ * How a profile's shapes are split: tensor parallelism tp (with sequence
+ * parallelism sp) and context parallelism cp, under which each rank holds
+ * s / cp of every sequence (Megatron's zigzag split into 2 cp chunks for
+ * a causal mask) and attention runs Transformer Engine's K/V ring: each
+ * block point then carries the bytes of K and V a rank sends per ring
+ * step and its attention passes (struct prof_point), for the planner to
+ * price against the ring's links.
+ */
+struct analytic_par {
+	int tp, sp, cp;
+	int ep;           /* expert parallelism: experts / ep per GPU, and
+			     each MoE block carries the bytes of its
+			     dispatch all-to-all */
+	double imbalance; /* the busiest GPU's expert rows over the
+			     balanced share (>= 1; 1: balanced) */
+	int etp;          /* expert tensor parallelism: 1 (whole experts)
+			     or tp (0: tp, Megatron's default) */
+};
+
+/*
+ * Whether model m can run context-parallel degree cp: 0, or -1 with why
+ * in why (the sequence not in equal chunks, attention not fused, a
+ * sliding window).
+ */
+int analytic_cp_check(const struct model *m, int cp, char *why, size_t n);
+
+/*
+ * Whether model m can run expert-parallel degree ep: 0, or -1 with why
+ * (a dense model, ep not dividing the experts).
+ */
+int analytic_ep_check(const struct model *m, int ep, char *why, size_t n);
+
+/*
+ * analytic_profile_sp() with the split par and the options o (NULL: the
+ * defaults).  Returns 0 or -1.
+ */
+int analytic_profile_par(struct profile *p, const struct model *m,
+			 const struct gpu_spec *g, const int *mb, int nmb,
+			 const struct analytic_par *par,
+			 const struct analytic_opts *o);
 
 /* The kinds of kernel the analytic model rates differently. */
 enum analytic_class {

@@ -32,6 +32,18 @@ struct chain {
 	double *pre_tpn, *pre_tpx;
 	int *kind;            /* [L] enum prof_kind */
 	int tp;               /* the profile's tensor-parallel degree */
+	int cp;               /* its context-parallel degree (1: none) */
+	/* With cp > 1, per microbatch index and layer as fb: the K and V
+	 * bytes a rank sends per ring step, and the attention passes
+	 * (forward, backward) the steps overlap; NULL otherwise. */
+	double *cpx, *cpf, *cpb;
+	int ep;               /* its expert-parallel degree (1: none) */
+	int etp;              /* expert tensor parallelism: 1 or tp */
+	int64_t *eparams;     /* [L] routed experts' parameters (of params) */
+	int64_t *pre_eparams; /* [L+1] prefix sums */
+	/* With ep > 1, per microbatch index and layer: the bytes of one
+	 * dispatch all-to-all's send buffer; NULL otherwise. */
+	double *epx;
 	char **names;         /* [L] "block.3" etc. (owned) */
 };
 
@@ -46,6 +58,8 @@ double chain_tp_count(const struct chain *c, int k, int r, int a, int e);
 double chain_tp_bytes(const struct chain *c, int k, int r, int a, int e);
 /* Parameters of layers [a, e]. */
 int64_t chain_params(const struct chain *c, int a, int e);
+/* Of which the routed experts'. */
+int64_t chain_eparams(const struct chain *c, int a, int e);
 /* Per-layer value at microbatch index k. */
 #define CHAIN_AT(c, arr, k, j) ((arr)[(size_t)(k) * (c)->L + (j)])
 

@@ -77,6 +77,10 @@ struct cost_cfg {
 	 * adds no host cost or memory, and reduces after the last
 	 * backward. */
 	const struct runtime *rt;
+	int c;      /* context-parallel degree (0 or 1: none); the chain
+		       holds one rank's s / c tokens */
+	int e;      /* expert-parallel degree (0 or 1: none) */
+	int etp;    /* expert tensor parallelism: 1 or t (0: t) */
 };
 
 /* The runtime that runs schedule sched at depth d under o. */
@@ -175,6 +179,57 @@ double cost_p2p(const struct chain *c, const struct cost_cfg *g,
 double cost_tp(const struct chain *c, const struct cost_cfg *g,
 	       const struct place_links *l, int s, int a, int e);
 
+/* Context-parallel degree of g, at least 1. */
+static inline int
+cost_cp_deg(const struct cost_cfg *g)
+{
+	return g->c > 1 ? g->c : 1;
+}
+
+/* Expert-parallel degree of g, at least 1. */
+static inline int
+cost_ep_deg(const struct cost_cfg *g)
+{
+	return g->e > 1 ? g->e : 1;
+}
+
+/*
+ * Ranks holding the same experts, whose expert gradients are reduced
+ * together: w c t / (etp e) (Megatron's expert data parallelism).
+ */
+static inline int
+cost_edp(const struct cost_cfg *g)
+{
+	int etp = g->etp > 0 ? g->etp : g->t;
+
+	return g->w * cost_cp_deg(g) * (g->t / etp) / cost_ep_deg(g);
+}
+
+/*
+ * Expert parallelism's all-to-alls of layers [a, e] per microbatch
+ * (Megatron-Core's alltoall token dispatcher; pd2bw-plan(1), RUNTIMES):
+ * per MoE block a dispatch and a combine forward, their two conjugates
+ * backward, and the forward pair again under full recomputation, each
+ * over the e ranks of the expert-parallel group moving (e - 1) / e of
+ * the chain's send buffer per GPU; not overlapped.
+ */
+double cost_ep(const struct chain *c, const struct cost_cfg *g,
+	       const struct place_links *l, int s, int a, int e);
+
+/*
+ * Context parallelism's K/V ring of layers [a, e] per microbatch, the
+ * part its attention does not hide (Transformer Engine's
+ * AttnFuncWithCPAndKVP2P; pd2bw-plan(1), RUNTIMES).  Each ring step sends
+ * the K/V chunk X to the next rank and receives one from the previous,
+ * while the attention of the chunk in hand runs (1/c of the layer's
+ * attention pass): forward c - 1 steps of X; backward c steps, of X (K/V),
+ * 2 X (K/V and the dK/dV travelling back), ..., X (dK/dV); each step
+ * exposes max(0, transfer - attention / c).  Recomputing the attention
+ * runs the forward ring again.
+ */
+double cost_cp(const struct chain *c, const struct cost_cfg *g,
+	       const struct place_links *l, int s, int a, int e);
+
 /*
  * Data-parallel gradient synchronisation of a stage with params
  * parameters (per GPU) across w replicas, per update: *reduce_ms the
@@ -185,6 +240,16 @@ double cost_tp(const struct chain *c, const struct cost_cfg *g,
 void cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 		  const struct place_links *l, int s, int64_t params,
 		  double *reduce_ms, double *gather_ms);
+/*
+ * The same when eparams of the params are routed experts' under expert
+ * parallelism e: their gradients are reduced (and with sharding their
+ * state sharded) over the w c / e expert-data-parallel ranks, the rest
+ * over the w c data x context-parallel ranks, each in its own buffer
+ * (distributed_data_parallel.py:286-291); the times add.
+ */
+void cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
+		     const struct place_links *l, int s, int64_t params,
+		     int64_t eparams, double *reduce_ms, double *gather_ms);
 
 /* ---- memory (memory.c) ---- */
 
@@ -218,7 +283,7 @@ static inline double
 cost_stage_busy(const struct plan_stage *st)
 {
 	return st->compute_ms + st->recompute_ms + st->tp_ms + st->p2p_ms +
-	       st->host_ms;
+	       st->host_ms + st->cp_ms + st->ep_ms;
 }
 
 /*

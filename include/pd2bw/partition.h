@@ -22,6 +22,8 @@ struct part_ws {
 	double *dp;
 	int *arg;
 	size_t alloc;
+	double *cpre;     /* [L + 1] prefix sums of cost_cp() per layer */
+	size_t cpre_alloc;
 };
 
 void part_ws_release(struct part_ws *ws);

@@ -32,6 +32,11 @@ struct place_links {
 	double *ring_lat_us;
 	double *tp_gb_s;   /* [d]: bottleneck of the tensor-parallel ring */
 	double *tp_lat_us;
+	double *cp_gb_s;   /* [d]: bottleneck of the context-parallel rings */
+	double *cp_lat_us;
+	double *ep_gb_s;   /* [d]: effective rate of the expert-parallel
+			      all-to-all (see place_links_fill_par) */
+	double *ep_lat_us;
 	/* Scratch: flows out of / into each (node, NIC). */
 	int *out, *in;
 	int nslots;
@@ -46,5 +51,20 @@ void place_links_release(struct place_links *l);
 /* Fill l for the grid (w, d) of groups of t GPUs under rule. */
 void place_links_fill(struct place_links *l, const struct cluster *c,
 		      int rule, int w, int d, int t);
+/*
+ * The same for groups of tp x cp consecutive GPUs: cp blocks of tp, the
+ * tensor-parallel groups, whose GPUs of equal rank form the
+ * context-parallel rings (Megatron's tp-cp-ep-dp-pp order); the
+ * data-parallel rings join the groups' GPUs of equal position.  With ep
+ * > 1 the expert-parallel groups are ep consecutive units of the w cp tp
+ * / etp blocks of etp GPUs of a stage (tensor-parallel rank fastest,
+ * then context-parallel, then replica; etp 1 or tp), GPUs of equal rank
+ * in their block; their all-to-all runs
+ * over NVLink inside a node and the NICs across nodes at once, and
+ * ep_gb_s is the rate that (ep - 1) / ep of a buffer moves at.
+ */
+void place_links_fill_par(struct place_links *l, const struct cluster *c,
+			  int rule, int w, int d, int tp, int cp, int ep,
+			  int etp);
 
 #endif

@@ -37,6 +37,8 @@ struct plan_terms {
 	double allreduce_ms; /* exposed data-parallel synchronisation */
 	double bubble_ms;    /* pipeline fill and drain (flush, gpipe) */
 	double host_ms;      /* host and launch costs left on the GPU */
+	double cp_ms;        /* context parallelism's exposed K/V ring */
+	double ep_ms;        /* expert parallelism's all-to-alls */
 	double optimizer_ms; /* the optimizer step after the last backward */
 };
 
@@ -57,6 +59,10 @@ struct plan_stage {
 	double optimizer_ms;    /* per update: the optimizer step */
 	double host_ms;         /* per microbatch: host and launch costs the
 				   GPU waits for */
+	double cp_ms;           /* per microbatch: the context-parallel K/V
+				   ring its attention does not hide */
+	double ep_ms;           /* per microbatch: the expert-parallel
+				   all-to-alls */
 	double in_gb_s;         /* link to the previous stage; 0 for first */
 	double ring_gb_s;       /* bottleneck of its replicas' ring; 0 if w=1 */
 	int64_t weight_bytes;   /* weights (+ 2BW's second version) */
@@ -72,12 +78,15 @@ struct plan_rank {
 	int node, gpu;          /* where global rank r runs */
 	int stage, replica;
 	int tp;                 /* rank inside its tensor-parallel group */
+	int cp;                 /* rank inside its context-parallel group */
 };
 
 /* One evaluated configuration (the chosen one is alts[0]). */
 struct plan_alt {
 	int sched, w, d, b, m, recompute, place;
 	int t, sp, v, zero;     /* as in struct plan */
+	int c;                  /* context-parallel degree (0 read as 1) */
+	int e;                  /* expert-parallel degree (0 read as 1) */
 	double iter_ms;
 	double samples_s;
 	int64_t mem_bytes;      /* peak over stages */
@@ -99,6 +108,14 @@ struct plan {
 	int64_t global_batch;
 	int recompute;          /* enum prof_rc, all stages */
 	int t;                  /* tensor-parallel degree */
+	int c;                  /* context-parallel degree: each rank of a
+				   group of c holds 1/c of every sequence
+				   (0 in plans that predate it: read as 1) */
+	int e;                  /* expert-parallel degree: the routed experts
+				   of each MoE layer split over groups of e
+				   data x context-parallel ranks (1: none) */
+	int etp;                /* expert tensor parallelism, 1 or t (0 in
+				   plans that predate it: t) */
 	int sp;                 /* sequence parallelism (with t > 1) */
 	int v;                  /* interleaved virtual stages per GPU */
 	int zero;               /* optimizer state sharded over replicas */

@@ -38,6 +38,16 @@ struct prof_point {
 	double kernels;                 /* kernels forward + backward launch
 					   (what the host issues); 0 when
 					   unknown or already in the times */
+	/* In memory only (never written): what the planner prices against
+	 * its links for an analytic profile under context parallelism. */
+	double cp_kv_bytes;             /* K and V one rank sends per ring
+					   step */
+	double attn_fwd_ms, attn_bwd_ms; /* the attention core's passes
+					   that the ring steps overlap */
+	double ep_a2a_bytes;            /* under expert parallelism: one
+					   all-to-all's send buffer per GPU
+					   (4 per MoE block, forward and
+					   backward) */
 };
 
 struct prof_layer {
@@ -45,6 +55,8 @@ struct prof_layer {
 	int kind;               /* enum prof_kind */
 	int repeat;             /* consecutive identical copies (>= 1) */
 	int64_t params;         /* parameters of one copy */
+	int64_t expert_params;  /* of which routed experts' (in memory only:
+				   reduced over expert data parallelism) */
 	struct prof_point *pt;  /* [nmb], owned */
 };
 
@@ -57,6 +69,10 @@ struct profile {
 	int64_t device_mem_bytes;
 	char *precision;         /* bf16 | fp16 | fp32 (owned) */
 	int tp;                  /* tensor-parallel degree of these shapes */
+	int cp;                  /* context-parallel degree (0 or 1: none;
+				    in memory only, never written) */
+	int ep;                  /* expert-parallel degree (likewise) */
+	int etp;                 /* expert tensor parallelism: 1 or tp */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */

@@ -53,6 +53,10 @@ struct runtime {
 	int selective;          /* selective (attention-core) recomputation */
 	int mixed_rc;           /* a different recomputation per layer */
 	int tp;                 /* tensor parallelism */
+	int cp;                 /* context parallelism (Transformer Engine's
+				   K/V ring) */
+	int ep;                 /* expert parallelism (all-to-all token
+				   dispatcher) */
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
@@ -103,5 +107,12 @@ int runtime_default_for(int sched, int d);
  */
 int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 		  int zero, int rc, char *buf, size_t n);
+
+/*
+ * Whether rt can run context-parallel degree cp and expert-parallel
+ * degree ep: 0, or -1 with why in buf.
+ */
+int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
+		      size_t n);
 
 #endif

@@ -40,6 +40,9 @@ struct search_chain {
 	const struct chain *c;
 	int t;
 	int sp;
+	int cp;     /* context-parallel degree (0 or 1: none) */
+	int ep;     /* expert-parallel degree (0 or 1: none) */
+	int etp;    /* expert tensor parallelism, 1 or t (0: t) */
 };
 
 struct search_stats {
@@ -49,6 +52,10 @@ struct search_stats {
 	long lp_solves;    /* GLPK stage problems */
 	double lp_ms;      /* time spent in them */
 	double ms;         /* CPU time of the search */
+	long skipped_rt;   /* configurations the runtime cannot run for a
+			      dimension it lacks (context or expert
+			      parallelism) */
+	char skip_why[256]; /* the first such reason */
 };
 
 /* Defaults: all schedules, none + full recomputation, top 10, all free. */

@@ -87,7 +87,10 @@ enum op_class { OP_GEMM = ANALYTIC_GEMM, OP_ATTN = ANALYTIC_ATTN,
 struct shape {
 	const struct gpu_spec *g;
 	double tensor_tflops;
-	double b, s, n;     /* microbatch, sequence, tokens n = b s */
+	double b, s, n;     /* microbatch, sequence, tokens n = b sq */
+	double c, sq;       /* context-parallel degree; queries (tokens) per
+			       rank, s / c: each rank's queries meet all s
+			       keys over the ring's c steps */
 	double h, e;        /* hidden, bytes per element */
 	double at, kvt, dh; /* query and KV heads per GPU, head size */
 	double ht, qt;      /* attention width at dh, QKV width (at+2kvt) dh */
@@ -117,6 +120,12 @@ struct shape {
 	int moe;            /* this block's MLP is a mixture of experts */
 	double ne, ntok;    /* experts, expert-token rows (n top_k, padded
 			       to the capacity factor) */
+	double ep, nel;     /* expert-parallel degree, experts per GPU */
+	double etp;         /* expert tensor parallelism: t (the experts
+			       split t ways, all rows on every GPU) or 1
+			       (whole experts, 1/t of the rows) */
+	double imb;         /* load imbalance: the busiest GPU's rows over
+			       the balanced share */
 	double fe, sf;      /* expert and shared-expert width per GPU */
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
@@ -373,6 +382,33 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
 }
 
 /*
+ * A fused attention pass, forward (bwd 0) or backward, of flops in all,
+ * moving bytes plus the fp32 log-sum-exp (read, and in backward its
+ * gradient's row sums too): one kernel.  Under context parallelism c
+ * (Transformer Engine's AttnFuncWithCPAndKVP2P, context_parallel.py:
+ * 1698-1710 forward, 2459-2495 backward) it is c kernels, one per ring
+ * step, each on one rank's K/V chunk and 1/c of the pairs (the zigzag
+ * split into 2c chunks gives every step of a causal mask 2 (s/2c)^2
+ * pairs), each reading the queries again; after every step but the
+ * first a correction of corr elements: forward rescales the output by the
+ * log-sum-exps, backward accumulates dQ and dK/dV.
+ */
+static double
+ring_ms(struct shape *sh, double flops, double bytes, double corr, int bwd)
+{
+	double lse = (bwd ? 8 : 4) * sh->b * sh->at * sh->sq, t = 0;
+	int i, c = (int)sh->c;
+
+	for (i = 0; i < c; i++) {
+		t += op_ms(sh, OP_ATTN, flops / sh->c, bytes + lse);
+		if (i > 0)
+			t += op_ms(sh, OP_VEC, 4 * corr,
+				   3 * corr * sh->e + 2 * lse);
+	}
+	return t;
+}
+
+/*
  * MLA's attention core: heads of dqk (nope + rope) for the scores and dv
  * for the values, all at = heads / t of them (no grouping).  The same
  * kernels as core_ms() and core_bwd_ms() with the two head sizes apart.
@@ -380,16 +416,14 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
 static double
 mla_core_ms(struct shape *sh)
 {
-	double bas = sh->b * sh->at * sh->s * sh->s;
+	double bas = sh->b * sh->at * sh->sq * sh->s;
 	double q = sh->n * sh->at * sh->dqk, v = sh->n * sh->at * sh->dv;
 	double t;
 
 	if (sh->flash)
-		return op_ms(sh, OP_ATTN,
-			     (2 * bas * sh->dqk + 2 * bas * sh->dv) *
-				     sh->afrac,
-			     (2 * q + 2 * v) * sh->e +
-				     4 * sh->b * sh->at * sh->s);
+		return ring_ms(sh, (2 * bas * sh->dqk + 2 * bas * sh->dv) *
+					   sh->afrac,
+			       (2 * q + 2 * v) * sh->e, v, 0);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dqk, (2 * q + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -402,18 +436,16 @@ mla_core_ms(struct shape *sh)
 static double
 mla_core_bwd_ms(struct shape *sh)
 {
-	double bas = sh->b * sh->at * sh->s * sh->s;
+	double bas = sh->b * sh->at * sh->sq * sh->s;
 	double q = sh->n * sh->at * sh->dqk, v = sh->n * sh->at * sh->dv;
 	double t;
 
 	if (sh->flash)
 		/* recomputed QK^T, dQ, dK at dqk; dV, dP at dv */
 		return op_ms(sh, OP_VEC, 2 * v, 2 * v * sh->e) +
-		       op_ms(sh, OP_ATTN,
-			     (6 * bas * sh->dqk + 4 * bas * sh->dv) *
-				     sh->afrac,
-			     (4 * q + 4 * v) * sh->e +
-				     8 * sh->b * sh->at * sh->s);
+		       ring_ms(sh, (6 * bas * sh->dqk + 4 * bas * sh->dv) *
+					   sh->afrac,
+			       (4 * q + 4 * v) * sh->e, q + v, 1);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (2 * v + bas) * sh->e);
 	t += op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (bas + 2 * v) * sh->e);
 	if (sh->drop)
@@ -430,16 +462,15 @@ mla_core_bwd_ms(struct shape *sh)
 static double
 core_ms(struct shape *sh)
 {
-	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
+	double bas = sh->b * sh->at * sh->sq * sh->s, mm = 2 * bas * sh->dh;
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
 	double t;
 
 	if (sh->mla)
 		return mla_core_ms(sh);
 	if (sh->flash)
-		return op_ms(sh, OP_ATTN, 2 * mm * sh->afrac,
-			     (2 * q + 2 * kv) * sh->e +
-				     4 * sh->b * sh->at * sh->s);
+		return ring_ms(sh, 2 * mm * sh->afrac, (2 * q + 2 * kv) * sh->e,
+			       q, 0);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -452,7 +483,7 @@ core_ms(struct shape *sh)
 static double
 core_bwd_ms(struct shape *sh)
 {
-	double bas = sh->b * sh->at * sh->s * sh->s, mm = 2 * bas * sh->dh;
+	double bas = sh->b * sh->at * sh->sq * sh->s, mm = 2 * bas * sh->dh;
 	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
 	double t;
 
@@ -462,9 +493,8 @@ core_bwd_ms(struct shape *sh)
 		/* Row sums of dO * O, then recompute QK^T and P; dV, dP,
 		 * dQ, dK: five matmuls. */
 		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
-		       op_ms(sh, OP_ATTN, 5 * mm * sh->afrac,
-			     (4 * q + 4 * kv) * sh->e +
-				     8 * sh->b * sh->at * sh->s);
+		       ring_ms(sh, 5 * mm * sh->afrac, (4 * q + 4 * kv) * sh->e,
+			       q + 2 * kv, 1);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
 	t += op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e);    /* dV */
 	if (sh->drop)
@@ -480,10 +510,10 @@ core_bwd_ms(struct shape *sh)
 static double
 core_stash(struct shape *sh)
 {
-	double bas = sh->b * sh->at * sh->s * sh->s;
+	double bas = sh->b * sh->at * sh->sq * sh->s;
 
 	if (sh->flash)
-		return 4 * sh->b * sh->at * sh->s; /* log-sum-exp, fp32 */
+		return 4 * sh->b * sh->at * sh->sq; /* log-sum-exp, fp32 */
 	/* Softmax output; with dropout also its mask and output. */
 	return bas * sh->e + (sh->drop ? bas * (1 + sh->e) : 0);
 }
@@ -576,7 +606,13 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 static double
 expert_ms(struct shape *sh, double M, double K, double N)
 {
-	double E = sh->ne, me = fmax(1, M / E), used = fmin(E, M);
+	double E = sh->nel, me, used;
+
+	/* under expert parallelism the GPU's E / ep experts receive the
+	 * rows the ep ranks route to them: as many in all, in balance */
+	M *= sh->imb;
+	me = fmax(1, M / E);
+	used = fmin(E, M);
 
 	return group_op(sh, 2 * M * K * N, M * K, used * K * N + M * N, 0,
 			analytic_gemm_shape_eff(sh->g->sms, me, K, N * E));
@@ -586,8 +622,12 @@ expert_ms(struct shape *sh, double M, double K, double N)
 static double
 expert_bwd_ms(struct shape *sh, double M, double K, double N)
 {
-	double E = sh->ne, me = fmax(1, M / E), used = fmin(E, M);
+	double E = sh->nel, me, used;
 	int sms = sh->g->sms;
+
+	M *= sh->imb;
+	me = fmax(1, M / E);
+	used = fmin(E, M);
 
 	return group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
 			analytic_gemm_shape_eff(sms, me, N, K * E)) +
@@ -770,7 +810,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
 	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
-	double f = 0, bw = 0, core, bas;
+	double f = 0, bw = 0, core, core_b, g2, bas;
 	double mats = sh->swiglu ? 3 : 2;
 
 	if (sh->mla) {
@@ -829,7 +869,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
-	bw += gemm_bwd_ms(sh, n, sh->ht, h) + core_bwd_ms(sh);
+	g2 = gemm_bwd_ms(sh, n, sh->ht, h);
+	core_b = core_bwd_ms(sh);
+	bw += g2 + core_b;
 	if (sh->rotary)
 		bw += rope_ms(sh, rq, rk, 1);
 	if (sh->qk_norm)
@@ -842,6 +884,23 @@ block_point(struct shape *sh, struct prof_point *pt)
 
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
+	/* Expert parallelism: the dispatch all-to-all sends each of the
+	 * GPU's rows (its tokens, 1/t of them under sequence parallelism,
+	 * times top-k) of h elements to the rank holding its expert; the
+	 * combine brings them back (token_dispatcher.py:705, 864); the
+	 * busiest rank receives imbalance x the balanced share. */
+	if (sh->moe && sh->ep > 1)
+		pt->ep_a2a_bytes = sh->ntok /
+				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
+				   h * e * sh->imb;
+	if (sh->c > 1) {
+		/* the ring moves each rank's K and V (MLA: the heads' keys
+		 * and values after the up-projection) */
+		pt->cp_kv_bytes = sh->mla ? n * sh->at * (sh->dqk + sh->dv) * e
+					  : 2 * n * sh->kvt * sh->dh * e;
+		pt->attn_fwd_ms = core;
+		pt->attn_bwd_ms = core_b;
+	}
 	pt->recomp_ms[PROF_RC_NONE] = 0;
 	pt->recomp_ms[PROF_RC_SELECTIVE] = core;
 	pt->recomp_ms[PROF_RC_FULL] = f;
@@ -853,7 +912,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		(int64_t)(n * h * e / (sh->sp ? sh->t : 1));
 	/* Largest transient: the gradient of the MLP's inner activation(s)
 	 * or, unfused, dP and dS of the s x s scores side by side. */
-	bas = sh->b * sh->at * sh->s * sh->s;
+	bas = sh->b * sh->at * sh->sq * sh->s;
 	pt->work_bytes = (int64_t)fmax((sh->swiglu ? 2 : 1) * n * ft * e,
 				       sh->flash ? 0 : 2 * bas * e);
 	if (sh->moe)
@@ -884,8 +943,8 @@ embed_point(struct shape *sh, struct prof_point *pt)
 
 	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
 	if (!sh->rotary) {
-		f += op_ms(sh, OP_VEC, nh, (2 * nh + sh->s * h) * e);
-		bw += op_ms(sh, OP_VEC, nh, nh * e + 4 * sh->s * h);
+		f += op_ms(sh, OP_VEC, nh, (2 * nh + sh->sq * h) * e);
+		bw += op_ms(sh, OP_VEC, nh, nh * e + 4 * sh->sq * h);
 	}
 	if (sh->bert) {
 		f += op_ms(sh, OP_VEC, nh, 2 * nh * e) + norm_ms(sh);
@@ -983,7 +1042,7 @@ norm_params(const struct model *m)
 
 static int
 check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
-	     int nmb, int tp)
+	     int nmb, int tp, int etp)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i;
@@ -999,7 +1058,7 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 				   (long long)m->heads,
 				   (long long)m->hidden);
 	if (m->moe.experts &&
-	    (m->moe.expert_ffn % tp || m->moe.shared_ffn % tp))
+	    (m->moe.expert_ffn % etp || m->moe.shared_ffn % tp))
 		return pd2bw_error("tensor-parallel degree %d does not divide "
 				   "the expert sizes (%lld, %lld) of '%s'",
 				   tp, (long long)m->moe.expert_ffn,
@@ -1042,17 +1101,32 @@ analytic_profile(struct profile *p, const struct model *m,
 }
 
 static int build(struct profile *p, const struct model *m,
-		 const struct gpu_spec *g, const int *mb, int nmb, int tp,
-		 int sp, unsigned fuse, int fp8r,
+		 const struct gpu_spec *g, const int *mb, int nmb,
+		 const struct analytic_par *par,
+		 const struct analytic_opts *o,
 		 double (*cls)[ANALYTIC_NCLASS]);
+
+/* The split par of tensor parallelism tp alone. */
+static void
+par_tp(struct analytic_par *par, int tp, int sp)
+{
+	memset(par, 0, sizeof(*par));
+	par->tp = tp;
+	par->sp = sp;
+	par->cp = par->ep = 1;
+	par->etp = tp;
+	par->imbalance = 1;
+}
 
 int
 analytic_profile_sp(struct profile *p, const struct model *m,
 		    const struct gpu_spec *g, const int *mb, int nmb, int tp,
 		    int sp)
 {
-	return build(p, m, g, mb, nmb, tp, sp, ANALYTIC_FUSE_ALL, FP8_DELAYED,
-		     NULL);
+	struct analytic_par par;
+
+	par_tp(&par, tp, sp);
+	return build(p, m, g, mb, nmb, &par, NULL, NULL);
 }
 
 void
@@ -1067,13 +1141,10 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 		      const struct gpu_spec *g, const int *mb, int nmb,
 		      int tp, int sp, const struct analytic_opts *o)
 {
-	if (m->precision == MODEL_FP8 && o->fp8_recipe == FP8_MXFP8 && g &&
-	    !g->mxfp8)
-		return pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
-				   "(Blackwell); choose --fp8-recipe delayed, "
-				   "tensorwise or blockwise", g->name);
-	return build(p, m, g, mb, nmb, tp, sp, o->fusions & ANALYTIC_FUSE_ALL,
-		     o->fp8_recipe, NULL);
+	struct analytic_par par;
+
+	par_tp(&par, tp, sp);
+	return analytic_profile_par(p, m, g, mb, nmb, &par, o);
 }
 
 const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
@@ -1130,12 +1201,99 @@ analytic_fusions_format(unsigned f, char *buf, size_t n)
 }
 
 int
+analytic_ep_check(const struct model *m, int ep, char *why, size_t n)
+{
+	if (ep < 1) {
+		snprintf(why, n, "expert-parallel degree %d must be positive",
+			 ep);
+		return -1;
+	}
+	if (ep == 1)
+		return 0;
+	if (!m->moe.experts) {
+		snprintf(why, n, "expert parallelism %d needs a mixture of "
+			 "experts; '%s' is dense", ep, m->name ? m->name : "");
+		return -1;
+	}
+	if (m->moe.experts % ep) {
+		snprintf(why, n, "expert-parallel degree %d does not divide "
+			 "the %lld experts of '%s'", ep,
+			 (long long)m->moe.experts, m->name ? m->name : "");
+		return -1;
+	}
+	return 0;
+}
+
+int
+analytic_cp_check(const struct model *m, int cp, char *why, size_t n)
+{
+	int64_t chunks = m->causal ? 2 * (int64_t)cp : cp;
+	int i;
+
+	if (cp < 1) {
+		snprintf(why, n, "context-parallel degree %d must be positive",
+			 cp);
+		return -1;
+	}
+	if (cp == 1)
+		return 0;
+	if (m->seq_len % chunks) {
+		snprintf(why, n, "context-parallel degree %d does not divide "
+			 "the sequence: %lld tokens are not %lld equal "
+			 "chunks%s", cp, (long long)m->seq_len,
+			 (long long)chunks,
+			 m->causal ? " (2 per rank, causal load balancing)"
+				   : "");
+		return -1;
+	}
+	if (!m->flash_attention) {
+		snprintf(why, n, "context parallelism %d needs fused attention "
+			 "(Transformer Engine's); the model has it off", cp);
+		return -1;
+	}
+	for (i = 0; i < m->layers; i++)
+		if (model_layer_span(m, i) < m->seq_len) {
+			snprintf(why, n, "context parallelism %d: Transformer "
+				 "Engine's K/V ring has no sliding-window "
+				 "attention (layer %d)", cp, i);
+			return -1;
+		}
+	return 0;
+}
+
+int
+analytic_profile_par(struct profile *p, const struct model *m,
+		     const struct gpu_spec *g, const int *mb, int nmb,
+		     const struct analytic_par *par,
+		     const struct analytic_opts *o)
+{
+	char why[256];
+
+	if (o && m->precision == MODEL_FP8 && o->fp8_recipe == FP8_MXFP8 &&
+	    g && !g->mxfp8)
+		return pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
+				   "(Blackwell); choose --fp8-recipe delayed, "
+				   "tensorwise or blockwise", g->name);
+	if (analytic_cp_check(m, par->cp, why, sizeof(why)))
+		return pd2bw_error("model '%s': %s", m->name ? m->name : "",
+				   why);
+	if (analytic_ep_check(m, par->ep, why, sizeof(why)))
+		return pd2bw_error("%s", why);
+	if (!(par->imbalance >= 1 && par->imbalance <= 64))
+		return pd2bw_error("load imbalance %g must be between 1 and 64",
+				   par->imbalance);
+	return build(p, m, g, mb, nmb, par, o, NULL);
+}
+
+int
 analytic_profile_classes(struct profile *p, const struct model *m,
 			 const struct gpu_spec *g, const int *mb, int nmb,
 			 int tp, double (*cls)[ANALYTIC_NCLASS])
 {
-	return build(p, m, g, mb, nmb, tp, 0, ANALYTIC_FUSE_ALL, FP8_DELAYED,
-		     cls);
+	struct analytic_par par;
+
+	par_tp(&par, tp, 0);
+	return build(p, m, g, mb, nmb, &par, NULL, cls);
 }
 
 /*
@@ -1165,6 +1323,25 @@ same_block(const struct model *m, int i, int j)
 {
 	return model_layer_is_moe(m, i) == model_layer_is_moe(m, j) &&
 	       model_layer_span(m, i) == model_layer_span(m, j);
+}
+
+/*
+ * Parameters of block i's routed experts held by one GPU: E / ep experts
+ * split t ways (0 for a dense block).  Their gradients are reduced over
+ * the expert-data-parallel ranks, not over all replicas.
+ */
+static int64_t
+expert_params_tp(const struct model *m, const struct shape *sh, int i)
+{
+	int64_t h = m->hidden, fe = (int64_t)sh->fe, mats = sh->swiglu ? 3 : 2;
+	int64_t E = (int64_t)sh->nel, n;
+
+	if (!model_layer_is_moe(m, i))
+		return 0;
+	n = E * mats * h * fe;
+	if (m->bias)
+		n += E * ((mats - 1) * fe + h);
+	return n;
 }
 
 /* Parameters of block i held by one GPU at tensor-parallel degree tp. */
@@ -1208,13 +1385,12 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 		return n;
 	}
 	{
-		int64_t fe = (int64_t)sh->fe, sf = (int64_t)sh->sf;
+		int64_t sf = (int64_t)sh->sf;
 		int64_t E = m->moe.experts;
 
-		n += E * mats * h * fe + mats * h * sf + h * E;
+		n += expert_params_tp(m, sh, i) + mats * h * sf + h * E;
 		if (m->bias)
-			n += E * ((mats - 1) * fe + h) +
-			     (sf ? (mats - 1) * sf + h : 0);
+			n += sf ? (mats - 1) * sf + h : 0;
 		if (m->bias || m->moe.router_bias)
 			n += E;
 		if (m->moe.shared_gate)
@@ -1260,20 +1436,27 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		if (b.work_bytes > pt->work_bytes)
 			pt->work_bytes = b.work_bytes;
 		pt->fwd_flops += 4 * n * h * h + b.fwd_flops + hd.fwd_flops;
+		pt->ep_a2a_bytes += b.ep_a2a_bytes;
 	}
 }
 
 static int
 build(struct profile *p, const struct model *m, const struct gpu_spec *g,
-      const int *mb, int nmb, int tp, int sp, unsigned fuse, int fp8r,
+      const int *mb, int nmb, const struct analytic_par *par,
+      const struct analytic_opts *o,
       double (*cls)[ANALYTIC_NCLASS])
 {
 	struct shape sh;
 	struct prof_layer *L;
 	int64_t h = m->hidden, kv, vt;
-	int i, r, nruns, *first;
+	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
+	int ep = par->ep > 1 ? par->ep : 1;
 
-	if (check_inputs(m, g, mb, nmb, tp))
+	if (par->etp > 1 && par->etp != tp)
+		return pd2bw_error("expert tensor parallelism %d must be 1 or "
+				   "the tensor-parallel degree %d", par->etp,
+				   tp);
+	if (check_inputs(m, g, mb, nmb, tp, par->etp == 1 ? 1 : tp))
 		return -1;
 	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
@@ -1282,6 +1465,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
 	sh.s = (double)m->seq_len;
+	sh.c = cp > 1 ? cp : 1;
+	sh.sq = sh.s / sh.c;
 	sh.h = (double)h;
 	sh.e = model_dtype_bytes(m);
 	sh.dh = (double)model_head_dim(m);
@@ -1300,8 +1485,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.sqrelu = m->activation == MODEL_SQRELU;
 	sh.drop = m->dropout;
 	sh.bias = m->bias;
-	sh.fuse = fuse;
-	sh.fp8r = fp8r;
+	sh.fuse = o ? o->fusions & ANALYTIC_FUSE_ALL : ANALYTIC_FUSE_ALL;
+	sh.fp8r = o ? o->fp8_recipe : FP8_DELAYED;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;
@@ -1323,11 +1508,15 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	}
 	if (m->moe.experts) {
 		sh.ne = (double)m->moe.experts;
+		sh.ep = ep;
+		sh.nel = sh.ne / ep;
 		sh.topk = (double)m->moe.top_k;
-		sh.fe = (double)(m->moe.expert_ffn / tp);
+		sh.etp = par->etp == 1 ? 1 : tp;
+		sh.fe = (double)(m->moe.expert_ffn / sh.etp);
 		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
 				 tp);
 	}
+	sh.imb = par->imbalance > 1 ? par->imbalance : 1;
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;
 	sh.attn_cap = m->attn_softcap;
@@ -1351,6 +1540,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->device_mem_bytes = g->mem_bytes;
 	p->precision = xstrdup(model_prec_names[m->precision]);
 	p->tp = tp;
+	p->cp = cp > 1 ? cp : 1;
+	p->ep = ep;
+	p->etp = m->moe.experts && par->etp == 1 ? 1 : tp;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);
@@ -1385,6 +1577,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->kind = PROF_BLOCK;
 		L->repeat = 1;
 		L->params = block_params_tp(m, &sh, i);
+		L->expert_params = expert_params_tp(m, &sh, i);
 	}
 	L = &p->layers[nruns + 1];
 	L->name = xstrdup("head");
@@ -1394,16 +1587,19 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += h * h + (m->bias ? h : 0) + vt;
 	if (!m->tied_embeddings)
 		L->params += vt * h;
-	if (m->mtp_layers)
+	if (m->mtp_layers) {
 		L->params += m->mtp_layers *
 			     (block_params_tp(m, &sh, m->layers - 1) +
 			      3 * norm_params(m) + 2 * h * h);
+		L->expert_params = m->mtp_layers *
+				   expert_params_tp(m, &sh, m->layers - 1);
+	}
 
 	if (cls)
 		memset(cls, 0, 3 * (size_t)nmb * sizeof(*cls));
 	for (i = 0; i < nmb; i++) {
 		sh.b = mb[i];
-		sh.n = sh.b * sh.s;
+		sh.n = sh.b * sh.sq;
 		sh.cls_ms = cls ? cls[0 * nmb + i] : NULL;
 		sh.nk = 0;
 		embed_point(&sh, &p->layers[0].pt[i]);
@@ -1418,6 +1614,11 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 					  m->moe.capacity_factor;
 			else
 				sh.ntok = sh.n * sh.topk;
+			/* whole experts under expert tensor parallelism 1:
+			 * each GPU of the tensor-parallel group computes
+			 * 1/t of the rows (its sequence-parallel tokens) */
+			if (m->moe.experts && sh.etp < tp)
+				sh.ntok /= tp;
 			block_point(&sh, &p->layers[1 + r].pt[i]);
 			sh.fp8 = 0;
 			p->layers[1 + r].pt[i].kernels = sh.nk;

@@ -54,6 +54,18 @@ chain_build(struct chain *c, const struct profile *p)
 	c->work = xcalloc(nk, sizeof(double));
 	c->flops = xcalloc(nk, sizeof(double));
 	c->kern = xcalloc(nk, sizeof(double));
+	c->cp = p->cp > 1 ? p->cp : 1;
+	c->ep = p->ep > 1 ? p->ep : 1;
+	c->etp = p->etp > 0 ? p->etp : c->tp;
+	c->eparams = xcalloc(L, sizeof(int64_t));
+	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
+	if (c->ep > 1)
+		c->epx = xcalloc(nk, sizeof(double));
+	if (c->cp > 1) {
+		c->cpx = xcalloc(nk, sizeof(double));
+		c->cpf = xcalloc(nk, sizeof(double));
+		c->cpb = xcalloc(nk, sizeof(double));
+	}
 	for (r = 0; r < PROF_RC_N; r++) {
 		c->rc[r] = xcalloc(nk, sizeof(double));
 		c->stash[r] = xcalloc(nk, sizeof(double));
@@ -81,6 +93,7 @@ chain_build(struct chain *c, const struct profile *p)
 			else
 				snprintf(c->names[j], len, "%s", ly->name);
 			c->params[j] = ly->params;
+			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
 			for (k = 0; k < p->nmb; k++) {
 				const struct prof_point *pt = &ly->pt[k];
@@ -92,6 +105,13 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
+				if (c->ep > 1)
+					c->epx[at] = pt->ep_a2a_bytes;
+				if (c->cp > 1) {
+					c->cpx[at] = pt->cp_kv_bytes;
+					c->cpf[at] = pt->attn_fwd_ms;
+					c->cpb[at] = pt->attn_bwd_ms;
+				}
 				for (r = 0; r < PROF_RC_N; r++) {
 					c->rc[r][at] = pt->recomp_ms[r];
 					c->stash[r][at] =
@@ -100,15 +120,19 @@ chain_build(struct chain *c, const struct profile *p)
 			}
 		}
 	}
-	for (j = 0; j < L; j++)
+	for (j = 0; j < L; j++) {
 		c->pre_params[j + 1] = c->pre_params[j] + c->params[j];
+		c->pre_eparams[j + 1] = c->pre_eparams[j] + c->eparams[j];
+	}
 	n = L + 1;
 	for (k = 0; k < p->nmb; k++) {
-		/* The full activation a tensor-parallel layer reduces. */
+		/* The full activation a tensor-parallel layer reduces (one
+		 * rank's s / cp tokens under context parallelism). */
 		double x = (double)p->mb[k] * (double)p->seq_len *
 			   (double)p->hidden *
 			   (p->precision && !strcmp(p->precision, "fp32") ? 4
-									  : 2);
+									  : 2) /
+			   c->cp;
 
 		for (r = 0; r < PROF_RC_N; r++) {
 			size_t off = ((size_t)k * PROF_RC_N + r) * n;
@@ -145,6 +169,12 @@ chain_release(struct chain *c)
 	free(c->work);
 	free(c->flops);
 	free(c->kern);
+	free(c->cpx);
+	free(c->cpf);
+	free(c->cpb);
+	free(c->eparams);
+	free(c->pre_eparams);
+	free(c->epx);
 	for (r = 0; r < PROF_RC_N; r++) {
 		free(c->rc[r]);
 		free(c->stash[r]);
@@ -186,4 +216,10 @@ int64_t
 chain_params(const struct chain *c, int a, int e)
 {
 	return c->pre_params[e + 1] - c->pre_params[a];
+}
+
+int64_t
+chain_eparams(const struct chain *c, int a, int e)
+{
+	return c->pre_eparams ? c->pre_eparams[e + 1] - c->pre_eparams[a] : 0;
 }

@@ -50,6 +50,8 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	if (g.sp)
 		st->tp_ms *= 1 - rt->tp_hidden;
 	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
+	st->cp_ms = cost_cp(c, &g, l, s, a, e);
+	st->ep_ms = cost_ep(c, &g, l, s, a, e);
 	/* Megatron's interleaved schedule overlaps p2p with the chunks
 	 * around it: nothing left to wait for while compute is longer */
 	if (rt->p2p_hidden_v && g.v > 1 &&
@@ -58,9 +60,16 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	gpu = st->compute_ms + st->recompute_ms;
 	host = kern * rt->host_us_per_kernel * 1e-3;
 	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;
-	cost_dp_sync(o, &g, l, s, st->params, &st->allreduce_ms,
-		     &st->gather_ms);
-	upd = g.zero ? (double)st->params / g.w : (double)st->params;
+	cost_dp_sync_ep(o, &g, l, s, st->params, chain_eparams(c, a, e),
+			&st->allreduce_ms, &st->gather_ms);
+	upd = (double)st->params;
+	if (g.zero) {
+		double n = (double)g.w * cost_cp_deg(&g);
+		double ep = (double)chain_eparams(c, a, e);
+
+		/* the experts' state is sharded over their own ranks */
+		upd = (upd - ep) / n + ep / cost_edp(&g);
+	}
 	st->optimizer_ms = o->hbm_gb_s > 0
 			   ? upd * ADAM_BYTES_PER_PARAM / (o->hbm_gb_s * 1e6)
 			   : 0;

@@ -79,13 +79,21 @@ cost_gather_bytes(const struct cost_opts *o)
 	return o->precision == MODEL_FP32 ? 4 : 2;
 }
 
+/* The ranks the optimizer state is sharded over: data x context
+ * parallelism (Megatron's distributed optimizer, intra_dp_cp_group). */
+static double
+zero_ranks(const struct cost_cfg *g)
+{
+	return (double)g->w * cost_cp_deg(g);
+}
+
 double
 cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	struct cost_bytes b;
 
 	cost_bytes(o, g, &b);
-	return b.weight + b.grad + (g->zero ? b.opt / g->w : b.opt) +
+	return b.weight + b.grad + (g->zero ? b.opt / zero_ranks(g) : b.opt) +
 	       (g->sched == PLAN_2BW ? b.version : 0);
 }
 
@@ -117,7 +125,15 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 				     (b.weight +
 				      (g->sched == PLAN_2BW ? b.version : 0)));
 	st->state_bytes = (int64_t)(params *
-				    (b.grad + (g->zero ? b.opt / g->w : b.opt)));
+				    (b.grad + (g->zero ? b.opt / zero_ranks(g)
+							: b.opt)));
+	/* the routed experts' optimizer state is sharded over the w c / e
+	 * ranks that hold the same experts */
+	if (g->zero && cost_ep_deg(g) > 1)
+		st->state_bytes += (int64_t)((double)chain_eparams(c, a, e) *
+					     b.opt *
+					     (1.0 / cost_edp(g) -
+					      1.0 / zero_ranks(g)));
 	/* Under full recomputation one layer's activations are rebuilt at a
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(cost_in_flight(g, s) *

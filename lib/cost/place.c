@@ -2,6 +2,7 @@
  * place.c - rank placement rules and the bandwidth of the links they use,
  * with network flows sharing the NICs they cross.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,10 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	l->ring_lat_us = xcalloc(d, sizeof(double));
 	l->tp_gb_s = xcalloc(d, sizeof(double));
 	l->tp_lat_us = xcalloc(d, sizeof(double));
+	l->cp_gb_s = xcalloc(d, sizeof(double));
+	l->cp_lat_us = xcalloc(d, sizeof(double));
+	l->ep_gb_s = xcalloc(d, sizeof(double));
+	l->ep_lat_us = xcalloc(d, sizeof(double));
 	l->nic_of = xcalloc(gpn, sizeof(int));
 	l->nnics = c->nnics > 0 ? c->nnics : 1;
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
@@ -56,6 +61,10 @@ place_links_release(struct place_links *l)
 	free(l->ring_lat_us);
 	free(l->tp_gb_s);
 	free(l->tp_lat_us);
+	free(l->cp_gb_s);
+	free(l->cp_lat_us);
+	free(l->ep_gb_s);
+	free(l->ep_lat_us);
 	free(l->out);
 	free(l->in);
 	free(l->nic_of);
@@ -187,7 +196,113 @@ void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		 int w, int d, int t)
 {
-	int s, r, j;
+	place_links_fill_par(l, c, rule, w, d, t, 1, 1, t);
+}
+
+/*
+ * GPU of expert unit u of stage s, rank j of its expert-tensor-parallel
+ * group of etp: units number the stage's w cp tp / etp blocks of etp GPUs,
+ * tensor-parallel rank fastest, then context-parallel rank, then replica
+ * (Megatron's expert grid, parallel_state.py:880-895).
+ */
+static int
+unit_gpu(int rule, int w, int d, int tp, int cp, int etp, int s, int u,
+	 int j)
+{
+	int q = tp / etp;
+
+	return place_gpu(rule, w, d, s, u / (cp * q)) * tp * cp +
+	       u / q % cp * tp + u % q * etp + j;
+}
+
+/*
+ * Expert-parallel all-to-alls: every GPU sends 1/ep of its buffer to
+ * each peer; the k - 1 peers in its node over NVLink and the ep - k
+ * others through its NIC, both at once, so (ep - 1) / ep of the buffer
+ * moves at (ep - 1) / max((k - 1) / nvlink, (ep - k) / nic).
+ */
+static void
+fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
+	int d, int tp, int cp, int etp, int ep)
+{
+	int gpn = c->gpus_per_node, s, u0, u, v, j, n = w * cp * (tp / etp);
+
+	/* every GPU with peers in other nodes sends through its NIC,
+	 * shared with the other such GPUs it serves */
+	reset(l);
+	for (s = 0; s < d; s++)
+		for (u = 0; u < n; u++)
+			for (j = 0; j < etp; j++) {
+				int g = unit_gpu(rule, w, d, tp, cp, etp, s, u, j);
+
+				for (v = u / ep * ep; v < u / ep * ep + ep; v++) {
+					int h = unit_gpu(rule, w, d, tp, cp, etp,
+							 s, v, j);
+
+					if (h / gpn != g / gpn) {
+						l->out[slot(l, c, g)]++;
+						break;
+					}
+				}
+			}
+	for (s = 0; s < d; s++) {
+		double bw = -1, lt = 0;
+
+		for (u0 = 0; u0 + ep <= n; u0 += ep)
+			for (j = 0; j < etp; j++)
+				for (u = u0; u < u0 + ep; u++) {
+					int g = unit_gpu(rule, w, d, tp, cp, etp,
+							 s, u, j);
+					double in = 0, out = 0, nv = 0, nic = 0;
+					double x;
+
+					for (v = u0; v < u0 + ep; v++) {
+						int h = unit_gpu(rule, w, d, tp,
+								 cp, etp, s, v,
+								 j);
+
+						if (h == g)
+							continue;
+						if (h / gpn == g / gpn) {
+							x = cluster_intra(
+								c, g % gpn,
+								h % gpn);
+							if (!nv || x < nv)
+								nv = x;
+							in++;
+						} else {
+							int sl = slot(l, c, g);
+
+							x = l->nic_gb_s[sl % l->nnics] /
+							    l->out[sl];
+							if (c->nodes_per_leaf > 0 &&
+							    c->oversubscription > 1 &&
+							    g / gpn / c->nodes_per_leaf !=
+								    h / gpn / c->nodes_per_leaf)
+								x /= c->oversubscription;
+							if (!nic || x < nic)
+								nic = x;
+							out++;
+						}
+						if (lat(c, g, h) > lt)
+							lt = lat(c, g, h);
+					}
+					x = fmax(in ? in / nv : 0,
+						 out ? out / nic : 0);
+					x = x > 0 ? (ep - 1) / x : 0;
+					if (bw < 0 || x < bw)
+						bw = x;
+				}
+		l->ep_gb_s[s] = bw > 0 ? bw : 0;
+		l->ep_lat_us[s] = lt;
+	}
+}
+
+void
+place_links_fill_par(struct place_links *l, const struct cluster *c,
+		     int rule, int w, int d, int tp, int cp, int ep, int etp)
+{
+	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
 
 	/* Stage boundaries: activations of every replica cross at once. */
 	reset(l);
@@ -266,17 +381,18 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		l->ring_lat_us[s] = lt;
 	}
 
-	/* Tensor-parallel rings stay inside a node. */
+	/* Tensor-parallel rings stay inside a node: the first tp GPUs of
+	 * a group, and each of its cp blocks of tp. */
 	for (s = 0; s < d; s++) {
 		double bw = 0;
 		int first = 1;
 
-		for (r = 0; t > 1 && r < w; r++) {
+		for (r = 0; tp > 1 && r < w; r++) {
 			int g = place_gpu(rule, w, d, s, r) * t;
 
-			for (j = 0; j < t; j++) {
+			for (j = 0; j < tp; j++) {
 				double x = flow_bw(l, c, g + j,
-						   g + (j + 1) % t);
+						   g + (j + 1) % tp);
 
 				if (first || x < bw)
 					bw = x;
@@ -284,6 +400,48 @@ place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 			}
 		}
 		l->tp_gb_s[s] = bw;
-		l->tp_lat_us[s] = t > 1 ? c->intra_latency_us : 0;
+		l->tp_lat_us[s] = tp > 1 ? c->intra_latency_us : 0;
 	}
+
+	/*
+	 * Context-parallel rings (Megatron's order tp-cp-ep-dp-pp,
+	 * parallel_state.py:617): the cp ranks holding tensor-parallel
+	 * rank j of a group, tp GPUs apart, inside a node while tp x cp
+	 * fits in it.  Every ring sends at once (each layer's K/V exchange
+	 * runs on all of them together).
+	 */
+	reset(l);
+	for (s = 0; cp > 1 && s < d; s++)
+		for (r = 0; r < w; r++)
+			for (j = 0; j < tp; j++)
+				for (i = 0; i < cp; i++) {
+					int g = place_gpu(rule, w, d, s, r) * t;
+
+					count(l, c, g + i * tp + j,
+					      g + (i + 1) % cp * tp + j);
+				}
+	for (s = 0; s < d; s++) {
+		double bw = 0, lt = 0;
+		int first = 1;
+
+		for (r = 0; cp > 1 && r < w; r++)
+			for (j = 0; j < tp; j++)
+				for (i = 0; i < cp; i++) {
+					int g = place_gpu(rule, w, d, s, r) * t;
+					int g1 = g + i * tp + j;
+					int g2 = g + (i + 1) % cp * tp + j;
+					double x = flow_bw(l, c, g1, g2);
+
+					if (first || x < bw)
+						bw = x;
+					if (lat(c, g1, g2) > lt)
+						lt = lat(c, g1, g2);
+					first = 0;
+				}
+		l->cp_gb_s[s] = bw;
+		l->cp_lat_us[s] = lt;
+	}
+	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
+	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0)
+		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
 }

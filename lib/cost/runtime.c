@@ -131,6 +131,12 @@ runtime_init(struct runtime *rt, int id)
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
 		rt->interleave = rt->zero1 = rt->selective = 1;
 		rt->p2p_hidden_v = 1;
+		/* --context-parallel-size: Transformer Engine's ring
+		 * (cp_comm_type p2p, the default) */
+		rt->cp = 1;
+		/* --expert-model-parallel-size with the alltoall token
+		 * dispatcher (moe_token_dispatcher_type, the recipes') */
+		rt->ep = 1;
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
@@ -268,6 +274,27 @@ runtime_default_for(int sched, int d)
 	default:
 		return RUNTIME_PIPEDREAM_2BW;
 	}
+}
+
+int
+runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
+		  size_t n)
+{
+	if (ep > 1 && rt->sched_mask && !rt->ep) {
+		/* NEEDSWORK: DeepSpeed-MoE and torchtitan have expert
+		 * parallelism too; their rules are not priced yet */
+		snprintf(buf, n, "runtime %s has no expert parallelism "
+			 "(--expert-parallel %d)", runtime_names[rt->id], ep);
+		return -1;
+	}
+	if (!rt->sched_mask || cp <= 1 || rt->cp)
+		return 0;
+	/* NEEDSWORK: torchtitan has context parallelism too (PyTorch's
+	 * context_parallel, all-gather or ring); its rules are not in the
+	 * cost model yet */
+	snprintf(buf, n, "runtime %s has no context parallelism "
+		 "(--context-parallel %d)", runtime_names[rt->id], cp);
+	return -1;
 }
 
 int

@@ -41,7 +41,8 @@ int cost_sim_long = 64;
 static void
 durations(const struct plan_stage *st, double *f, double *r, double *b)
 {
-	double extra = (st->tp_ms + st->p2p_ms + st->host_ms) / 2;
+	double extra = (st->tp_ms + st->p2p_ms + st->host_ms + st->cp_ms +
+			st->ep_ms) / 2;
 
 	*f = st->fwd_ms + extra;
 	*r = st->recompute_ms;
@@ -81,6 +82,8 @@ add_terms(struct plan_terms *t, const struct plan_stage *st, double m)
 	t->tp_ms += m * st->tp_ms;
 	t->p2p_ms += m * st->p2p_ms;
 	t->host_ms += m * st->host_ms;
+	t->cp_ms += m * st->cp_ms;
+	t->ep_ms += m * st->ep_ms;
 }
 
 double
@@ -306,6 +309,9 @@ cost_cfg_of_plan(const struct plan *p, const struct chain *c,
 	g->v = p->v > 1 ? p->v : 1;
 	g->zero = p->zero;
 	g->sp = p->sp;
+	g->c = p->c > 1 ? p->c : 1;
+	g->e = p->e > 1 ? p->e : 1;
+	g->etp = p->etp > 0 ? p->etp : p->t;
 	if (p->runtime && *p->runtime && runtime_parse(rt, p->runtime) == 0)
 		g->rt = rt;
 	else

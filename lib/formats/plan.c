@@ -26,6 +26,8 @@ plan_init(struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->t = 1;
+	p->c = 1;
+	p->e = 1;
 	p->v = 1;
 }
 
@@ -107,6 +109,10 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 	yml_out_kstr(o, "recompute", plan_rc_names[a->recompute]);
 	yml_out_kint(o, "tensor_parallel", a->t);
 	yml_out_kbool(o, "sequence_parallel", a->sp);
+	if (a->c > 1)
+		yml_out_kint(o, "context_parallel", a->c);
+	if (a->e > 1)
+		yml_out_kint(o, "expert_parallel", a->e);
 	yml_out_kint(o, "interleave", a->v);
 	yml_out_kbool(o, "optimizer_sharding", a->zero);
 	yml_out_kstr(o, "placement", plan_place_names[a->place]);
@@ -117,7 +123,7 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 }
 
 static void
-write_stage(struct yml_out *o, const struct plan_stage *s)
+write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep)
 {
 	yml_out_map(o, 1);
 	yml_out_kint(o, "first", s->first);
@@ -134,6 +140,10 @@ write_stage(struct yml_out *o, const struct plan_stage *s)
 	yml_out_kdbl(o, "gather_ms", s->gather_ms);
 	yml_out_kdbl(o, "optimizer_ms", s->optimizer_ms);
 	yml_out_kdbl(o, "host_ms", s->host_ms);
+	if (cp > 1)
+		yml_out_kdbl(o, "cp_ms", s->cp_ms);
+	if (ep > 1)
+		yml_out_kdbl(o, "ep_ms", s->ep_ms);
 	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
 	yml_out_kdbl(o, "ring_gb_s", s->ring_gb_s);
 	yml_out_kint(o, "weight_bytes", s->weight_bytes);
@@ -188,6 +198,12 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kstr(&o, "recompute", plan_rc_names[p->recompute]);
 	yml_out_kint(&o, "tensor_parallel", p->t);
 	yml_out_kbool(&o, "sequence_parallel", p->sp);
+	if (p->c > 1)
+		yml_out_kint(&o, "context_parallel", p->c);
+	if (p->e > 1)
+		yml_out_kint(&o, "expert_parallel", p->e);
+	if (p->e > 1 && p->etp > 0 && p->etp != p->t)
+		yml_out_kint(&o, "expert_tensor_parallel", p->etp);
 	yml_out_kint(&o, "interleave", p->v);
 	yml_out_kbool(&o, "optimizer_sharding", p->zero);
 	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
@@ -213,6 +229,10 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kdbl(&o, "bubble", p->terms.bubble_ms);
 	yml_out_kdbl(&o, "host", p->terms.host_ms);
 	yml_out_kdbl(&o, "optimizer", p->terms.optimizer_ms);
+	if (p->c > 1)
+		yml_out_kdbl(&o, "cp", p->terms.cp_ms);
+	if (p->e > 1)
+		yml_out_kdbl(&o, "ep", p->terms.ep_ms);
 	yml_out_end_map(&o);
 	yml_out_end_map(&o);
 
@@ -234,7 +254,7 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_str(&o, "stages");
 	yml_out_seq(&o, 0);
 	for (i = 0; i < p->nstages; i++)
-		write_stage(&o, &p->stages[i]);
+		write_stage(&o, &p->stages[i], p->c, p->e);
 	yml_out_end_seq(&o);
 
 	yml_out_str(&o, "ranks");
@@ -247,6 +267,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "stage", p->ranks[i].stage);
 		yml_out_kint(&o, "replica", p->ranks[i].replica);
 		yml_out_kint(&o, "tp", p->ranks[i].tp);
+		if (p->c > 1)
+			yml_out_kint(&o, "cp", p->ranks[i].cp);
 		yml_out_end_map(&o);
 	}
 	yml_out_end_seq(&o);
@@ -278,6 +300,8 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_ENUM("recompute", 1, &a->recompute, plan_rc_names),
 		YK_INT("tensor_parallel", 1, &a->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &a->sp),
+		YK_INT("context_parallel", 0, &a->c, 1, 4096),
+		YK_INT("expert_parallel", 0, &a->e, 1, 1 << 20),
 		YK_INT("interleave", 1, &a->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &a->zero),
 		YK_ENUM("placement", 1, &a->place, plan_place_names),
@@ -286,6 +310,7 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_I64("memory_bytes", 1, &a->mem_bytes, 0, BIG),
 	};
 
+	a->c = a->e = 1;
 	return yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
@@ -307,6 +332,8 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_DBL("gather_ms", 0, &s->gather_ms, 0, BIG),
 		YK_DBL("optimizer_ms", 0, &s->optimizer_ms, 0, BIG),
 		YK_DBL("host_ms", 0, &s->host_ms, 0, BIG),
+		YK_DBL("cp_ms", 0, &s->cp_ms, 0, BIG),
+		YK_DBL("ep_ms", 0, &s->ep_ms, 0, BIG),
 		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
 		YK_DBL("ring_gb_s", 1, &s->ring_gb_s, 0, BIG),
 		YK_I64("weight_bytes", 1, &s->weight_bytes, 0, BIG),
@@ -336,6 +363,7 @@ read_rank(struct yml_doc *d, yaml_node_t *n, struct plan_rank *r, int want,
 		YK_INT("stage", 1, &r->stage, 0, p->d - 1),
 		YK_INT("replica", 1, &r->replica, 0, p->w - 1),
 		YK_INT("tp", 1, &r->tp, 0, p->t - 1),
+		YK_INT("cp", 0, &r->cp, 0, p->c - 1),
 	};
 
 	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
@@ -393,6 +421,9 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_ENUM("recompute", 1, &p->recompute, plan_rc_names),
 		YK_INT("tensor_parallel", 1, &p->t, 1, 4096),
 		YK_BOOL("sequence_parallel", 1, &p->sp),
+		YK_INT("context_parallel", 0, &p->c, 1, 4096),
+		YK_INT("expert_parallel", 0, &p->e, 1, 1 << 20),
+		YK_INT("expert_tensor_parallel", 0, &p->etp, 1, 4096),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &p->zero),
 		YK_ENUM("placement", 1, &p->place, plan_place_names),
@@ -417,6 +448,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_DBL("bubble", 1, &p->terms.bubble_ms, 0, BIG),
 		YK_DBL("host", 0, &p->terms.host_ms, 0, BIG),
 		YK_DBL("optimizer", 0, &p->terms.optimizer_ms, 0, BIG),
+		YK_DBL("cp", 0, &p->terms.cp_ms, 0, BIG),
+		YK_DBL("ep", 0, &p->terms.ep_ms, 0, BIG),
 	};
 
 	root = yml_root(d);
@@ -487,9 +520,9 @@ read_plan(struct yml_doc *d, struct plan *p)
 		goto out;
 	}
 
-	if (yml_expect_seq(d, ranks, (long)p->w * p->d * p->t))
+	if (yml_expect_seq(d, ranks, (long)p->w * p->d * p->t * p->c))
 		goto out;
-	p->nranks = p->w * p->d * p->t;
+	p->nranks = p->w * p->d * p->t * p->c;
 	p->ranks = xcalloc((size_t)p->nranks, sizeof(*p->ranks));
 	for (i = 0; i < (size_t)p->nranks; i++)
 		if (read_rank(d, yml_seq_item(d, ranks, i), &p->ranks[i],

@@ -50,7 +50,10 @@ plan_runtime_rank(const struct plan *p, int r)
 {
 	if (r < 0 || r >= p->nranks)
 		return -1;
-	return (p->ranks[r].stage * p->w + p->ranks[r].replica) * p->t +
+	/* Megatron's order tp-cp-dp-pp: tensor-parallel rank fastest */
+	return ((p->ranks[r].stage * p->w + p->ranks[r].replica) *
+			(p->c > 1 ? p->c : 1) +
+		p->ranks[r].cp) * p->t +
 	       p->ranks[r].tp;
 }
 

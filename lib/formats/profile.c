@@ -31,6 +31,9 @@ profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->tp = 1;
+	p->cp = 1;
+	p->ep = 1;
+	p->etp = 1;
 	p->weight_bytes = 2;
 	p->grad_bytes = 2;
 	p->optimizer_bytes = 12;

@@ -18,6 +18,9 @@ part_ws_release(struct part_ws *ws)
 {
 	free(ws->dp);
 	free(ws->arg);
+	free(ws->cpre);
+	ws->cpre = NULL;
+	ws->cpre_alloc = 0;
 	ws->dp = NULL;
 	ws->arg = NULL;
 	ws->alloc = 0;
@@ -44,8 +47,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
 	double limit = mode == PART_TIME ? bound : INFINITY;
 	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
-	int64_t acc_params = 0;
-	int *arg;
+	int64_t acc_params = 0, acc_eparams = 0;
+	int *arg, nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
+	double cp_bw = -1;
+	const double *cpre = NULL;
 
 	if (d < 1 || d > L)
 		return INFINITY;
@@ -63,7 +68,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		int elo = s, ehi = L - d + s, any = 0;
 		/* The terms of cost_p2p() and cost_allreduce(), hoisted. */
 		double in_coef = 0, in_lat = 0, ar_coef = 0, ar_lat = 0;
-		double tp_coef = 0, tp_lat = 0;
+		double tp_coef = 0, tp_lat = 0, are_coef = 0, are_lat = 0;
 		double *row = dp + (size_t)s * L;
 
 		if (s > 0) {
@@ -75,23 +80,60 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				  (l->tp_gb_s[s] * 1e6);
 			tp_lat = l->tp_lat_us[s] * 1e-3;
 		}
-		if (g->w > 1) {
-			double wf = (g->w - 1.0) / g->w, wire;
+		if (nr > 1) {
+			double wf = (nr - 1.0) / nr, wire;
+			double bw = l->ring_gb_s[s], lt = l->ring_lat_us[s];
 
+			/* cost_dp_sync()'s ring of w x c ranks */
+			if (g->c > 1) {
+				if (g->w < 2 || l->cp_gb_s[s] < bw)
+					bw = l->cp_gb_s[s];
+				if (g->w < 2 || l->cp_lat_us[s] > lt)
+					lt = l->cp_lat_us[s];
+			}
 			/* cost_dp_sync()'s bytes per parameter: all-reduce of
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
 			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o))
 				       : 2 * wf * by.grad;
-			ar_coef = wire / (l->ring_gb_s[s] * 1e6) /
-				  cost_ar_div(g);
-			ar_lat = 2.0 * (g->w - 1) * l->ring_lat_us[s] * 1e-3 /
-				 cost_ar_div(g);
+			ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
+			ar_lat = 2.0 * (nr - 1) * lt * 1e-3 / cost_ar_div(g);
+			/* the routed experts' buffer, over nr / ne ranks */
+			if (ne > 1 && cost_edp(g) > 1) {
+				int n2 = cost_edp(g);
+
+				wf = (n2 - 1.0) / n2;
+				wire = g->zero ? wf * (by.grad +
+						       cost_gather_bytes(o))
+					       : 2 * wf * by.grad;
+				are_coef = wire / (bw * 1e6) / cost_ar_div(g);
+				are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /
+					  cost_ar_div(g);
+			}
+		}
+		/* cost_ep() layer by layer, with cost_cp() below */
+		/* cost_cp() layer by layer, summed once per link rate */
+		if ((g->c > 1 || ne > 1) && l->cp_gb_s[s] + l->ep_gb_s[s] != cp_bw) {
+			double *p;
+
+			if ((size_t)L + 1 > ws->cpre_alloc) {
+				ws->cpre = xrealloc(ws->cpre, ((size_t)L + 1) *
+							      sizeof(double));
+				ws->cpre_alloc = (size_t)L + 1;
+			}
+			p = ws->cpre;
+			p[0] = 0;
+			for (a = 0; a < L; a++)
+				p[a + 1] = p[a] + cost_cp(c, g, l, s, a, a) +
+					   cost_ep(c, g, l, s, a, a);
+			cpre = p;
+			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s];
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
 		for (a = 0; s == 0 && a < elo; a++) {
 			acc_params += c->params[a];
+			acc_eparams += c->eparams[a];
 			acc_stash += stash[a];
 			if (full[a] > acc_peak)
 				acc_peak = full[a];
@@ -101,7 +143,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, per_mb = 0, peak = 0, wk = 0;
 			double out_t = 0;
-			int64_t params = 0;
+			int64_t params = 0, eparams = 0;
 			int besta = -1, alo = s;
 
 			if (s < d - 1)
@@ -114,6 +156,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				 * [0, e] extend those for [0, e - 1]. */
 				alo = e;
 				params = acc_params += c->params[e];
+				eparams = acc_eparams += c->eparams[e];
 				per_mb = acc_stash += stash[e];
 				if (full[e] > acc_peak)
 					acc_peak = full[e];
@@ -127,6 +170,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 				if (s > 0) {
 					params += c->params[a];
+					eparams += c->eparams[a];
 					per_mb += stash[a];
 					if (full[a] > peak)
 						peak = full[a];
@@ -158,7 +202,15 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (s > 0)
 						t += out[a - 1] * in_coef +
 						     in_lat;
-					ar = (double)params * ar_coef + ar_lat;
+					if (cpre)
+						t += cpre[e + 1] - cpre[a];
+					ar = (double)(params - eparams) *
+						     ar_coef +
+					     ar_lat;
+					if (eparams)
+						ar += (double)eparams *
+							      are_coef +
+						      are_lat;
 					if (add_ar)
 						v = t + ar;
 					else

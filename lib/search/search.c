@@ -31,10 +31,11 @@ struct cand {
 	int lp;   /* recomputation chosen per layer by GLPK */
 };
 
-/* Link bandwidths of a (w, d, t, rule) grid, computed once per grid. */
+/* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
 struct lentry {
-	int w, d, t, rule;
-	double *v; /* 6 x d: in, in latency, ring, ring latency, tp, tp lat. */
+	int w, d, t, c, e, etp, rule;
+	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
+		      cp, cp latency, ep, ep latency */
 };
 
 #define LCACHE_SIZE 8192
@@ -117,7 +118,8 @@ int
 search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b)
 {
 	double big = a->iter_ms > b->iter_ms ? a->iter_ms : b->iter_ms;
-	long ga = (long)a->w * a->d * a->t, gb = (long)b->w * b->d * b->t;
+	long ga = (long)a->w * a->d * a->t * (a->c > 1 ? a->c : 1);
+	long gb = (long)b->w * b->d * b->t * (b->c > 1 ? b->c : 1);
 
 	if (fabs(a->iter_ms - b->iter_ms) > 1e-9 * big)
 		return a->iter_ms < b->iter_ms ? -1 : 1;
@@ -137,6 +139,10 @@ search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b)
 		return a->t - b->t;
 	if (a->sp != b->sp)
 		return a->sp - b->sp;
+	if (a->c != b->c)
+		return a->c - b->c;
+	if (a->e != b->e)
+		return a->e - b->e;
 	return a->recompute - b->recompute;
 }
 
@@ -153,10 +159,12 @@ now_ms(void)
 
 /* Fill x->links for the grid, from the cache when it is there. */
 static void
-links_for(struct ctx *x, int rule, int w, int d, int t)
+links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
+	  int etp)
 {
 	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u ^
-		      (unsigned)t * 97u) *
+		      (unsigned)t * 97u ^ (unsigned)c * 7919u ^
+		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u) *
 			     2 +
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
@@ -166,6 +174,7 @@ links_for(struct ctx *x, int rule, int w, int d, int t)
 	for (probe = 0; probe < 8; probe++) {
 		e = &x->lc[(h + probe) % LCACHE_SIZE];
 		if (!e->v || (e->w == w && e->d == d && e->t == t &&
+			      e->c == c && e->e == ep && e->etp == etp &&
 			      e->rule == rule))
 			break;
 		e = NULL;
@@ -177,16 +186,23 @@ links_for(struct ctx *x, int rule, int w, int d, int t)
 		memcpy(x->links.ring_lat_us, e->v + 3 * d, n);
 		memcpy(x->links.tp_gb_s, e->v + 4 * d, n);
 		memcpy(x->links.tp_lat_us, e->v + 5 * d, n);
+		memcpy(x->links.cp_gb_s, e->v + 6 * d, n);
+		memcpy(x->links.cp_lat_us, e->v + 7 * d, n);
+		memcpy(x->links.ep_gb_s, e->v + 8 * d, n);
+		memcpy(x->links.ep_lat_us, e->v + 9 * d, n);
 		return;
 	}
-	place_links_fill(&x->links, x->cl, rule, w, d, t);
+	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
 	if (!e)
 		return; /* neighbourhood full: compute without caching */
 	e->w = w;
 	e->d = d;
 	e->t = t;
+	e->c = c;
+	e->e = ep;
+	e->etp = etp;
 	e->rule = rule;
-	e->v = xmalloc(6 * n);
+	e->v = xmalloc(10 * n);
 	for (i = 0; i < (size_t)d; i++) {
 		e->v[i] = x->links.in_gb_s[i];
 		e->v[d + i] = x->links.in_lat_us[i];
@@ -194,6 +210,10 @@ links_for(struct ctx *x, int rule, int w, int d, int t)
 		e->v[3 * d + i] = x->links.ring_lat_us[i];
 		e->v[4 * d + i] = x->links.tp_gb_s[i];
 		e->v[5 * d + i] = x->links.tp_lat_us[i];
+		e->v[6 * d + i] = x->links.cp_gb_s[i];
+		e->v[7 * d + i] = x->links.cp_lat_us[i];
+		e->v[8 * d + i] = x->links.ep_gb_s[i];
+		e->v[9 * d + i] = x->links.ep_lat_us[i];
 	}
 }
 
@@ -213,6 +233,9 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 	g->r = cd->r;
 	g->place = place;
 	g->sp = x->sc[cd->ti].sp;
+	g->c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	g->e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
+	g->etp = x->sc[cd->ti].etp > 0 ? x->sc[cd->ti].etp : g->t;
 	g->rt = cost_runtime(x->o, cd->sched, cd->d);
 }
 
@@ -264,7 +287,7 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
@@ -308,7 +331,7 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 	int s, j;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	lo.rc_mask = x->so->rc_mask;
 	lo.mip_gap = x->so->lp_gap;
 	lo.time_limit_ms = x->so->lp_ms;
@@ -400,7 +423,7 @@ same_alt(const struct plan_alt *a, const struct plan_alt *b)
 	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
 	       a->b == b->b && a->m == b->m && a->recompute == b->recompute &&
 	       a->t == b->t && a->sp == b->sp && a->v == b->v &&
-	       a->zero == b->zero;
+	       a->zero == b->zero && a->c == b->c && a->e == b->e;
 }
 
 /* Recomputation of a whole configuration: uniform or mixed. */
@@ -470,6 +493,8 @@ insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
 	a.recompute = cd->r;
 	a.t = x->sc[cd->ti].t;
 	a.sp = x->sc[cd->ti].sp;
+	a.c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	a.e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
 	a.v = cd->v;
 	a.zero = cd->zero;
 	a.place = place;
@@ -513,9 +538,11 @@ static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  const struct cost_opts *o, const struct search_opts *so, int sched,
 	  int d, int w, int k, int m, struct cand **v, size_t *n,
-	  size_t *alloc, long *screened)
+	  size_t *alloc, long *screened, struct search_stats *stats)
 {
 	const struct chain *c = sc[ti].c;
+	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	double P = (double)chain_params(c, 0, c->L - 1);
 	int r, vi, z;
 	char why[256];
@@ -543,16 +570,30 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				struct cand cd;
 
 				if (!(so->zero_mask & (1u << z)) ||
-				    (z && w == 1 && (so->zero_mask & 1)))
+				    (z && w * cp == 1 && (so->zero_mask & 1)))
 					continue;
 				if (runtime_check(cost_runtime(o, sched, d),
 						  sched, d, sc[ti].t, iv, z, r,
 						  why, sizeof(why)))
 					continue;
+				if (runtime_check_par(cost_runtime(o, sched, d),
+						      cp, ep, why,
+						      sizeof(why))) {
+					if (stats) {
+						stats->skipped_rt++;
+						if (!stats->skip_why[0])
+							snprintf(stats->skip_why,
+								 sizeof(stats->skip_why),
+								 "%s", why);
+					}
+					continue;
+				}
 				memset(&g, 0, sizeof(g));
 				g.sched = sched;
 				g.w = w;
 				g.d = d;
+				g.c = cp;
+				g.e = ep;
 				g.zero = z;
 				if (P * cost_param_bytes(o, &g) / d >
 					    o->cap_bytes &&
@@ -587,12 +628,12 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 static long
 enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
-	  struct cand **out, long *screened)
+	  struct cand **out, long *screened, struct search_stats *stats)
 {
 	struct cand *v = NULL;
 	size_t n = 0, alloc = 0;
 	int64_t B = so->batch, w;
-	int d, k, sched, ti;
+	int d, k, sched, ti, cp, ep, etp;
 
 	*screened = 0;
 	for (ti = 0; ti < nsc; ti++) {
@@ -600,8 +641,18 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		int t = sc[ti].t, L = c->L;
 		double *maxl;
 
-		/* A tensor-parallel group stays inside one node. */
+		/* A tensor-parallel group stays inside one node; a
+		 * context-parallel group of them counts as one unit of t c
+		 * GPUs below. */
 		if (t < 1 || cl->gpus_per_node % t || t > N)
+			continue;
+		cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+		ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+		etp = sc[ti].etp > 0 ? sc[ti].etp : sc[ti].t;
+		if (sc[ti].t % etp)
+			continue;
+		t *= cp;
+		if (t > N)
 			continue;
 		maxl = max_layers(c);
 		for (sched = 0; sched < PLAN_NSCHED; sched++) {
@@ -627,6 +678,10 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				for (w = 1; w * d * t <= N && w <= B; w++) {
 					if (B % w || !fixed((int)w, so->fix_w))
 						continue;
+					/* an expert-parallel group is ep of
+					 * the w c t / etp blocks of etp */
+					if (w * cp * (sc[ti].t / etp) % ep)
+						continue;
 					for (k = 0; k < c->nmb; k++) {
 						int b = c->mb[k];
 						int64_t m;
@@ -641,7 +696,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						add_cands(sc, ti, maxl, o, so,
 							  sched, d, (int)w, k,
 							  (int)m, &v, &n,
-							  &alloc, screened);
+							  &alloc, screened,
+							  stats);
 					}
 				}
 			}
@@ -664,7 +720,7 @@ min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
 	o.cap_bytes = INFINITY;
 	for (i = 0; i < n; i++) {
 		cfg_of(x, &v[i], 0, &g);
-		links_for(x, 0, g.w, g.d, g.t);
+		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
 		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
 				 INFINITY, x->first);
 		if (mem < best) {
@@ -865,6 +921,9 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->recompute = cd->lp ? overall_rc(x, x->c->L) : cd->r;
 	p->t = x->sc[cd->ti].t;
 	p->sp = x->sc[cd->ti].sp;
+	p->c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
+	p->e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
+	p->etp = x->sc[cd->ti].etp > 0 ? x->sc[cd->ti].etp : p->t;
 	p->v = cd->v;
 	p->zero = cd->zero;
 	p->place = place;
@@ -882,18 +941,19 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	 * chain's FLOPs are one GPU's shard, so t cancels. */
 	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
 			    (iter / 1e3) / (p->w * p->d) / 1e12;
-	n = p->w * p->d * p->t;
+	n = p->w * p->d * p->t * p->c;
 	p->nranks = n;
 	p->ranks = xcalloc(n, sizeof(*p->ranks));
 	for (g = 0; g < n; g++) {
 		struct plan_rank *rk = &p->ranks[g];
-		int grp = g / p->t;
+		int grp = g / (p->t * p->c);
 
 		rk->stage = place == PLAN_STAGES_IN_NODE ? grp % p->d
 							 : grp / p->w;
 		rk->replica = place == PLAN_STAGES_IN_NODE ? grp / p->d
 							   : grp % p->w;
 		rk->tp = g % p->t;
+		rk->cp = g / p->t % p->c;
 		rk->node = g / gpn;
 		rk->gpu = g % gpn;
 	}
@@ -950,6 +1010,9 @@ search_run(const struct chain *c, const struct cluster *cl,
 	sc.c = c;
 	sc.t = c->tp;
 	sc.sp = 0;
+	sc.cp = c->cp;
+	sc.ep = c->ep;
+	sc.etp = c->etp;
 	return search_run_tp(&sc, 1, cl, o, so, p, st);
 }
 
@@ -989,8 +1052,12 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	x.so = so;
 	x.stats = st;
 
-	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened);
+	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened, st);
 	st->candidates = n + st->screened;
+	if (n == 0 && st->screened == 0 && st->skipped_rt) {
+		pd2bw_error("%s", st->skip_why);
+		goto out;
+	}
 	if (n == 0 && st->screened == 0) {
 		pd2bw_error("no configuration splits a global batch of %lld "
 			    "over at most %d GPUs with microbatch sizes of "
@@ -1107,7 +1174,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			free(v);
 			o2.cap_bytes = INFINITY;
 			so2.fix_place = -1;
-			n = enumerate(sc, nsc, cl, &o2, &so2, N, &v, &dummy);
+			n = enumerate(sc, nsc, cl, &o2, &so2, N, &v, &dummy,
+				      NULL);
 		}
 		mem = min_memory(&x, v, n, &arg);
 		if (isfinite(mem))

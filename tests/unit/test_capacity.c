@@ -246,6 +246,9 @@ test_plan_tiny(void)
 	sc.c = &ch;
 	sc.t = 1;
 	sc.sp = 0;
+	sc.cp = 1;
+	sc.ep = 1;
+	sc.etp = 0;
 	memset(&co, 0, sizeof(co));
 	co.weight_bytes = p.weight_bytes;
 	co.grad_bytes = p.grad_bytes;

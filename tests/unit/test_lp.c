@@ -66,7 +66,7 @@ main(void)
 		struct chain c;
 		struct cost_opts o = {2, 2, 12, 4, 0, 0, 0, {{0}}, 0};
 		struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 4, PROF_RC_NONE,
-				     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL};
+				     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
 		struct place_links l;
 		struct lp_opts lo = {7, 0, 10000};
 		int n = 1 + (int)(urand() * 6), j, rc[8], rcb[8], st;

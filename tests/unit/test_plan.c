@@ -89,7 +89,7 @@ test_hand_cost(void)
 	struct chain c;
 	struct cost_opts o;
 	struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 2, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL};
+			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
 	struct place_links l;
 	struct part_ws ws = {0};
 	struct plan_stage st[2];
@@ -235,7 +235,7 @@ test_tp_interleave_zero(void)
 	struct chain c;
 	struct cost_opts o;
 	struct cost_cfg g = {PLAN_FLUSH, 2, 2, 0, 1, 4, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 2, 1, 0, 0, NULL};
+			     PLAN_STAGES_IN_NODE, 2, 1, 0, 0, NULL, 1, 1, 0};
 	struct place_links l;
 	struct plan_stage st[2];
 	struct plan_terms terms;
@@ -367,6 +367,9 @@ test_partition_brute(void)
 		one_node(&cl, 8, 10 + urand() * 100);
 		default_opts(&o, 2e9 + urand() * 1.2e10);
 		chain_build(&c, &p);
+		/* every field zero first: g.rt NULL, no sequence, context or
+		 * expert parallelism */
+		memset(&g, 0, sizeof(g));
 		g.sched = (int)(urand() * 3);
 		g.w = 1 + (int)(urand() * 2);
 		g.d = 1 + (int)(urand() * (L < 4 ? L : 4));
@@ -429,7 +432,7 @@ test_ties(void)
 	struct chain c;
 	struct cost_opts o;
 	struct cost_cfg g = {PLAN_2BW, 1, 3, 0, 1, 3, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL};
+			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
 	struct place_links l;
 	struct part_ws ws = {0};
 	int first[3];

@@ -4,7 +4,7 @@
  * schedule, with and without interleaving, with every synchronisation
  * rule (after the last backward, bucketed into it, 2BW's overlap), with
  * and without optimizer sharding and its overlapped all-gather, tensor-
- * parallel and host costs.  For stages of equal times the two must agree
+ * parallel, context-parallel and host costs.  For stages of equal times the two must agree
  * to 0.1%; for unequal stages the planner reports the simulation, which
  * an end-to-end search checks.
  */
@@ -53,6 +53,8 @@ random_stage(struct plan_stage *st, const struct plan_stage *proto)
 	st->params = (int64_t)(1e6 + 3e8 * urand());
 	st->allreduce_ms = urand() < 0.8 ? 60 * urand() : 0;
 	st->optimizer_ms = urand() < 0.5 ? 5 * urand() : 0;
+	/* context parallelism's exposed K/V ring */
+	st->cp_ms = urand() < 0.3 ? urand() : 0;
 }
 
 static void
@@ -162,6 +164,9 @@ test_search_reports_simulation(void)
 		sc.c = &c;
 		sc.t = 1;
 		sc.sp = 0;
+		sc.cp = 1;
+		sc.ep = 1;
+		sc.etp = 0;
 		plan_init(&plan);
 		if (search_run_tp(&sc, 1, &cl, &o, &so, &plan, &stats) == 0) {
 			plans++;

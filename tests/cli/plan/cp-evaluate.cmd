@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 32 -e --width 2 --depth 2 --tp 2 --context-parallel 2 --microbatch 1 -s flush -r none --sequence-parallel on --seq-len 16384 --runtime megatron-core -o plan.yaml && sed -n "/^config:/,/^layers:/p" plan.yaml | grep -v reason && sed -n "/^ranks:/,/^alternatives:/p" plan.yaml | head -9

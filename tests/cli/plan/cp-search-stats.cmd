@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 32 --tp 2,4 --sequence-parallel on --context-parallel 1,2,3 --seq-len 16384 -s flush --stats -q -o - 2>err | sed -n "/^config:/,/^  placement:/p"; grep skipped err

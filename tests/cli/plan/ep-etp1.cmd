@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/qwen3-30b-a3b.yaml -c dgx-h100:2 -B 256 -e --width 4 --depth 2 --tp 2 --expert-parallel 8 --expert-tensor-parallel 1 --microbatch 1 --seq-len 4096 -s flush -r full --sequence-parallel on --runtime megatron-core -q -o - | sed -n "/^config:/,/^prediction:/p; /^  breakdown_ms:/p" | grep -v reason

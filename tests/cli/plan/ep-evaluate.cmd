@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/qwen3-30b-a3b.yaml -c dgx-h100:2 -B 256 -e --width 8 --depth 2 --tp 1 --expert-parallel 8 --microbatch 1 --seq-len 4096 -s flush -r full --optimizer-sharding on --runtime megatron-core -o plan.yaml && sed -n "/^config:/,/^layers:/p" plan.yaml | grep -v reason

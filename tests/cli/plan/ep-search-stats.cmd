@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/qwen3-30b-a3b.yaml -c dgx-h100:2 -B 256 --tp 1,2 --expert-parallel 1,3,8 --expert-tensor-parallel 1 --seq-len 4096 -s flush --runtime megatron-core --stats -q -o - 2>err | sed -n "/^config:/,/^  placement:/p"; grep skipped err

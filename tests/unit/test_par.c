@@ -1,0 +1,479 @@
+/*
+ * test_par.c - context parallelism in the cost model, against hand counts:
+ * the K/V bytes a rank sends per ring step (analytic.c), the part of the
+ * ring its attention does not hide (comm.c cost_cp()), the per-rank
+ * shapes (tokens, attention pairs, stash), the data x context-parallel
+ * gradient ring (cost_dp_sync()) and the optimizer state sharded over it,
+ * the placement of the ring (place.c), and the degrees refused; expert
+ * parallelism likewise: the dispatch all-to-all's bytes and the experts
+ * per GPU (analytic.c), the all-to-alls' time (cost_ep()), the experts'
+ * own gradient ring, the group's links, the degrees refused.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/error.h"
+#include "pd2bw/place.h"
+
+static struct gpu_catalog cat;
+
+/* Llama 3 8B at 8192 tokens: 32 heads, 8 KV heads of 128. */
+static void
+llama8(struct model *m)
+{
+	model_init_family(m, MODEL_LLAMA);
+	m->name = "llama-3-8b";
+	m->layers = 4;
+	m->hidden = 4096;
+	m->heads = 32;
+	m->kv_heads = 8;
+	m->ffn_hidden = 14336;
+	m->seq_len = 8192;
+	m->vocab = 128256;
+}
+
+/* A small Qwen3-30B-A3B: 128 experts of 768, top 8, hidden 2048. */
+static void
+moe30(struct model *m)
+{
+	llama8(m);
+	m->name = "moe-30";
+	m->layers = 2;
+	m->hidden = 2048;
+	m->heads = 32;
+	m->kv_heads = 4;
+	m->ffn_hidden = 6144;
+	m->seq_len = 4096;
+	m->vocab = 151936;
+	m->moe.experts = 128;
+	m->moe.top_k = 8;
+	m->moe.expert_ffn = 768;
+	m->moe.every = 1;
+}
+
+static int
+run_ep(struct profile *p, const struct model *m, int tp, int ep, int etp,
+       double imb)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.tp = tp;
+	par.sp = tp > 1;
+	par.cp = 1;
+	par.ep = ep;
+	par.etp = etp;
+	par.imbalance = imb;
+	profile_init(p);
+	return analytic_profile_par(p, m, catalog_find(&cat, "H100-SXM"), mb,
+				    1, &par, NULL);
+}
+
+static int
+run(struct profile *p, const struct model *m, int tp, int cp)
+{
+	static const int mb[] = {1, 2};
+	struct analytic_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.tp = tp;
+	par.sp = tp > 1;
+	par.cp = cp;
+	par.ep = 1;
+	par.imbalance = 1;
+	profile_init(p);
+	return analytic_profile_par(p, m, catalog_find(&cat, "H100-SXM"), mb,
+				    2, &par, NULL);
+}
+
+/* Links of one stage whose context-parallel ring runs at gb_s. */
+static void
+links(struct place_links *l, double *v, double gb_s)
+{
+	memset(l, 0, sizeof(*l));
+	memset(v, 0, 8 * sizeof(*v));
+	l->in_gb_s = l->ring_gb_s = v;
+	l->tp_gb_s = v + 1;
+	l->in_lat_us = l->ring_lat_us = l->tp_lat_us = v + 4;
+	l->cp_gb_s = v + 2;
+	l->cp_lat_us = v + 3;
+	v[2] = gb_s;
+}
+
+static void
+test_shapes(void)
+{
+	struct profile p1, p2, p4;
+	struct model m;
+	const struct prof_point *b1, *b2, *b4;
+
+	llama8(&m);
+	CHECK(run(&p1, &m, 1, 1) == 0);
+	CHECK(run(&p2, &m, 1, 2) == 0);
+	CHECK(run(&p4, &m, 2, 4) == 0);
+	CHECK_INT_EQ(p2.cp, 2);
+	b1 = &p1.layers[1].pt[0];
+	b2 = &p2.layers[1].pt[0];
+	b4 = &p4.layers[1].pt[0];
+	/* without context parallelism nothing is exchanged */
+	CHECK(b1->cp_kv_bytes == 0);
+	/* K and V of a rank's 4096 tokens, 8 heads of 128, bf16:
+	 * 2 x 4096 x 8 x 128 x 2 bytes */
+	CHECK_NEAR(b2->cp_kv_bytes, 16777216.0, 0);
+	/* t = 2 keeps 4 KV heads per GPU, c = 4 2048 tokens */
+	CHECK_NEAR(b4->cp_kv_bytes, 2.0 * 2048 * 4 * 128 * 2, 0);
+	/* per-rank tokens: the boundary activation is b s/c h bytes */
+	CHECK_INT_EQ(b2->out_bytes, 4096LL * 4096 * 2);
+	/* each rank's queries meet all keys: half the model's FLOPs */
+	CHECK_NEAR(b2->fwd_flops / b1->fwd_flops, 0.5, 1e-12);
+	/* the attention passes the ring overlaps: about half of the
+	 * whole layer's, plus the steps' corrections and launches */
+	CHECK(b2->attn_fwd_ms > 0.45 * p1.layers[1].pt[0].recomp_ms[1] &&
+	      b2->attn_fwd_ms < 0.6 * p1.layers[1].pt[0].recomp_ms[1]);
+	CHECK(b2->attn_bwd_ms > 2 * b2->attn_fwd_ms);
+	/* activations per rank: half of every term (the stash is linear in
+	 * the tokens with fused attention) */
+	CHECK_NEAR((double)b2->stash_bytes[PROF_RC_NONE] /
+			   (double)b1->stash_bytes[PROF_RC_NONE],
+		   0.5, 1e-9);
+	profile_release(&p1);
+	profile_release(&p2);
+	profile_release(&p4);
+}
+
+static void
+test_ring(void)
+{
+	struct profile p;
+	struct chain c;
+	struct place_links l;
+	struct cost_cfg g;
+	double v[8];
+
+	/* One block by hand: K/V 100 MB per step, attention forward 1 ms
+	 * and backward 2.5 ms per rank; the ring at 100 GB/s moves 100 MB
+	 * in 1 ms (latency 0). */
+	profile_init(&p);
+	profile_alloc(&p, 1, 1);
+	p.mb[0] = 1;
+	p.cp = 2;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	p.layers[0].name = xstrdup("block");
+	p.layers[0].kind = PROF_BLOCK;
+	p.layers[0].repeat = 3;
+	p.layers[0].params = 1000;
+	p.layers[0].pt[0].fwd_ms = 4;
+	p.layers[0].pt[0].bwd_ms = 8;
+	p.layers[0].pt[0].cp_kv_bytes = 1e8;
+	p.layers[0].pt[0].attn_fwd_ms = 1;
+	p.layers[0].pt[0].attn_bwd_ms = 2.5;
+	CHECK(chain_build(&c, &p) == 0);
+	links(&l, v, 100);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = g.d = g.t = g.v = 1;
+	/* c = 2: forward one step, 1 ms of transfer against 0.5 ms of
+	 * attention: 0.5 exposed; backward two steps of K/V then dK/dV,
+	 * 1 ms each against 1.25: hidden.  Per layer 0.5 ms. */
+	g.c = 2;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 0), 0.5, 1e-12);
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 2), 1.5, 1e-12);
+	/* recomputing the attention runs the forward ring again */
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 0), 1.0, 1e-12);
+	g.r = PROF_RC_SELECTIVE;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 1, 1), 1.0, 1e-12);
+	g.r = PROF_RC_NONE;
+	/* c = 4 (the chain's times read as that degree's): forward 3 x
+	 * (1 - 0.25) = 2.25; backward K/V 1 - 0.625, two steps of K/V and
+	 * dK/dV 2 x (2 - 0.625), dK/dV 1 - 0.625: 3.5; 5.75 ms */
+	g.c = 4;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 0), 5.75, 1e-12);
+	/* a fast enough ring hides everything */
+	v[2] = 1000;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 2), 0, 1e-12);
+	/* no context parallelism, nothing */
+	g.c = 1;
+	v[2] = 100;
+	CHECK_NEAR(cost_cp(&c, &g, &l, 0, 0, 2), 0, 0);
+	chain_release(&c);
+	profile_release(&p);
+}
+
+static void
+test_dp_ring(void)
+{
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	double v[8], red, gat, want;
+
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_MEGATRON_CORE;
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = 2;
+	g.d = g.t = g.v = 1;
+	g.c = 4;
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	links(&l, v, 100);
+	v[0] = 50;  /* the replicas' ring: the slower */
+	v[1] = 0;
+	/* 1e9 parameters, fp32 gradients (bf16, grad-reduce-fp32): one
+	 * ring all-reduce over w c = 8 ranks at 50 GB/s, 2 x 7/8 x 4e9
+	 * bytes = 140 ms (the tree would move 2 x 4e9: slower) */
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	CHECK_NEAR(red, 140, 1e-9);
+	CHECK_NEAR(gat, 0, 0);
+	/* sharded: reduce-scatter 7/8 x 4e9 and all-gather 7/8 x 2e9 */
+	g.zero = 1;
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	CHECK_NEAR(red, 70, 1e-9);
+	CHECK_NEAR(gat, 35, 1e-9);
+	/* one replica: the ring is the context-parallel one */
+	g.w = 1;
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	want = 3.0 / 4 * 4e9 / 100e6;
+	CHECK_NEAR(red, want, 1e-9);
+	/* optimizer state over w c ranks: 12 / 4 + 2 + 4 bytes */
+	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 4, 1e-12);
+	g.w = 2;
+	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 8, 1e-12);
+}
+
+static void
+test_place(void)
+{
+	struct cluster cl;
+	struct place_links l;
+
+	/* 2 nodes of 8 H100s: t = 4, c = 2 fills a node, the ring stays
+	 * on NVLink; t = 4, c = 4 crosses to the other node. */
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	place_links_init(&l, &cl, 1);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 2, 1, 4, 2, 1, 4);
+	CHECK_NEAR(l.cp_gb_s[0], cluster_intra(&cl, 0, 4), 1e-9);
+	CHECK_NEAR(l.cp_lat_us[0], cl.intra_latency_us, 1e-9);
+	/* the data-parallel ring joins the two groups through the NICs */
+	CHECK(l.ring_gb_s[0] < l.cp_gb_s[0]);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 1, 1, 4, 4, 1, 4);
+	CHECK(l.cp_gb_s[0] < cluster_intra(&cl, 0, 4));
+	CHECK_NEAR(l.cp_lat_us[0], cl.net_latency_us, 1e-9);
+	/* tensor-parallel rings stay within each block of 4 */
+	CHECK_NEAR(l.tp_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	place_links_release(&l);
+	cluster_release(&cl);
+}
+
+static void
+test_refused(void)
+{
+	struct model m;
+	struct profile p;
+	char why[256];
+
+	llama8(&m);
+	CHECK(analytic_cp_check(&m, 1, why, sizeof(why)) == 0);
+	CHECK(analytic_cp_check(&m, 8, why, sizeof(why)) == 0);
+	/* 8192 tokens are not 6 equal chunks (2 per rank, causal) */
+	CHECK(analytic_cp_check(&m, 3, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "6 equal chunks") != NULL);
+	/* non-causal: c chunks */
+	m.causal = 0;
+	m.seq_len = 6 * 1024;
+	CHECK(analytic_cp_check(&m, 3, why, sizeof(why)) == 0);
+	m.causal = 1;
+	CHECK(analytic_cp_check(&m, 3, why, sizeof(why)) == 0);
+	CHECK(analytic_cp_check(&m, 5, why, sizeof(why)) < 0);
+	m.seq_len = 8192;
+	m.flash_attention = 0;
+	CHECK(analytic_cp_check(&m, 2, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "fused attention") != NULL);
+	m.flash_attention = 1;
+	m.window = 4096;
+	CHECK(analytic_cp_check(&m, 2, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "sliding-window") != NULL);
+	m.window = 0;
+	profile_init(&p);
+	CHECK(run(&p, &m, 1, 5) < 0);
+	profile_release(&p);
+}
+
+static void
+test_ep_shapes(void)
+{
+	struct profile p1, p8, pt, p1t, pi;
+	struct model m;
+	const struct prof_point *b1, *b8;
+	char why[256];
+
+	moe30(&m);
+	CHECK(run_ep(&p1, &m, 1, 1, 0, 1) == 0);
+	CHECK(run_ep(&p8, &m, 1, 8, 0, 1) == 0);
+	b1 = &p1.layers[1].pt[0];
+	b8 = &p8.layers[1].pt[0];
+	CHECK(b1->ep_a2a_bytes == 0);
+	/* dispatch buffer: 4096 tokens x top 8 rows of 2048 bf16 values */
+	CHECK_NEAR(b8->ep_a2a_bytes, 4096.0 * 8 * 2048 * 2, 0);
+	/* 16 of the 128 experts per GPU: 16 x 3 x 2048 x 768 */
+	CHECK_INT_EQ(p8.layers[1].expert_params, 16LL * 3 * 2048 * 768);
+	CHECK_INT_EQ(p1.layers[1].expert_params, 128LL * 3 * 2048 * 768);
+	CHECK_INT_EQ(p1.layers[1].params - p8.layers[1].params,
+		     112LL * 3 * 2048 * 768);
+	/* the same rows on fewer experts: the same FLOPs, no more time */
+	CHECK_NEAR(b8->fwd_flops, b1->fwd_flops, 0);
+	CHECK(b8->fwd_ms <= b1->fwd_ms * 1.0001);
+	/* t = 2 with sequence parallelism: experts split two ways (the
+	 * default), each GPU sends its 2048 tokens' rows */
+	CHECK(run_ep(&pt, &m, 2, 8, 0, 1) == 0);
+	CHECK_NEAR(pt.layers[1].pt[0].ep_a2a_bytes, 2048.0 * 8 * 2048 * 2,
+		   0);
+	CHECK_INT_EQ(pt.layers[1].expert_params, 16LL * 3 * 2048 * 384);
+	/* expert tensor parallelism 1: whole experts, the same rows */
+	CHECK(run_ep(&p1t, &m, 2, 8, 1, 1) == 0);
+	CHECK_INT_EQ(p1t.etp, 1);
+	CHECK_NEAR(p1t.layers[1].pt[0].ep_a2a_bytes, 2048.0 * 8 * 2048 * 2,
+		   0);
+	CHECK_INT_EQ(p1t.layers[1].expert_params, 16LL * 3 * 2048 * 768);
+	/* imbalance 1.5: the busiest GPU receives half as much again */
+	CHECK(run_ep(&pi, &m, 1, 8, 0, 1.5) == 0);
+	CHECK_NEAR(pi.layers[1].pt[0].ep_a2a_bytes,
+		   1.5 * 4096 * 8 * 2048 * 2, 0);
+	CHECK(pi.layers[1].pt[0].bwd_ms > b8->bwd_ms);
+	/* refused: 3 does not divide 128 experts; a dense model */
+	CHECK(analytic_ep_check(&m, 3, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "does not divide the 128 experts") != NULL);
+	CHECK(analytic_ep_check(&m, 128, why, sizeof(why)) == 0);
+	llama8(&m);
+	CHECK(analytic_ep_check(&m, 2, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "dense") != NULL);
+	profile_release(&p1);
+	profile_release(&p8);
+	profile_release(&pt);
+	profile_release(&p1t);
+	profile_release(&pi);
+}
+
+static void
+test_ep_cost(void)
+{
+	struct profile p;
+	struct chain c;
+	struct place_links l;
+	struct cost_opts o;
+	struct cost_cfg g;
+	double v[12], red, gat;
+
+	/* Two MoE blocks by hand: a 100 MB dispatch buffer, 1e9 of each
+	 * block's 1.5e9 parameters routed experts. */
+	profile_init(&p);
+	profile_alloc(&p, 1, 1);
+	p.mb[0] = 1;
+	p.ep = 8;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	p.layers[0].name = xstrdup("block_moe");
+	p.layers[0].kind = PROF_BLOCK;
+	p.layers[0].repeat = 2;
+	p.layers[0].params = 1500000000;
+	p.layers[0].expert_params = 1000000000;
+	p.layers[0].pt[0].fwd_ms = 4;
+	p.layers[0].pt[0].bwd_ms = 8;
+	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
+	CHECK(chain_build(&c, &p) == 0);
+	CHECK_INT_EQ(chain_eparams(&c, 0, 1), 2000000000LL);
+	links(&l, v, 100);
+	memset(v + 8, 0, 4 * sizeof(*v));
+	l.ep_gb_s = v + 8;
+	l.ep_lat_us = v + 9;
+	v[8] = 70;
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = 8;
+	g.d = g.t = g.v = 1;
+	g.e = 8;
+	/* four all-to-alls per layer, each 7/8 x 100 MB at 70 GB/s:
+	 * 1.25 ms; 5 ms a layer */
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 1), 10, 1e-12);
+	/* full recomputation repeats the forward pair */
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 7.5, 1e-12);
+	g.r = PROF_RC_NONE;
+	/* gradients: 0.5e9 dense over the 8 replicas, 1e9 of experts over
+	 * 8 / 8 = 1 rank (nothing); fp32 gradients at 50 GB/s, ring */
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_MEGATRON_CORE;
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	v[0] = 50;
+	cost_dp_sync_ep(&o, &g, &l, 0, 1500000000, 1000000000, &red, &gat);
+	CHECK_NEAR(red, 2 * 7.0 / 8 * 0.5e9 * 4 / 50e6, 1e-9);
+	/* e = 2: the experts over 4 ranks too, in a buffer of their own */
+	g.e = 2;
+	cost_dp_sync_ep(&o, &g, &l, 0, 1500000000, 1000000000, &red, &gat);
+	CHECK_NEAR(red,
+		   2 * 7.0 / 8 * 0.5e9 * 4 / 50e6 + 2 * 3.0 / 4 * 1e9 * 4 / 50e6,
+		   1e-9);
+	/* expert tensor parallelism 1 with t = 2: 8 x 2 / 2 = 8 ranks */
+	g.t = 2;
+	g.etp = 1;
+	CHECK_INT_EQ(cost_edp(&g), 8);
+	chain_release(&c);
+	profile_release(&p);
+}
+
+static void
+test_ep_place(void)
+{
+	struct cluster cl;
+	struct place_links l;
+
+	/* 2 nodes of 8: e = 8 inside a node runs at NVLink; e = 16 sends
+	 * 8 of its 15 peers' shares through the NIC: (16 - 1) /
+	 * max(7 / NVLink, 8 / 50 GB/s) */
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	place_links_init(&l, &cl, 1);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
+	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 16,
+			     1);
+	CHECK_NEAR(l.ep_gb_s[0],
+		   15 / fmax(7 / cluster_intra(&cl, 0, 1), 8 / 50.0), 1e-9);
+	CHECK_NEAR(l.ep_lat_us[0], cl.net_latency_us, 1e-9);
+	/* t = 2, expert tensor parallelism 1: 8 consecutive GPUs */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 1);
+	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	/* expert tensor parallelism 2: 8 blocks of 2 span both nodes */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
+	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
+	place_links_release(&l);
+	cluster_release(&cl);
+}
+
+int
+main(void)
+{
+	(void)h_skip;
+	(void)h_skip_all;
+	catalog_init(&cat);
+	test_shapes();
+	test_ring();
+	test_dp_ring();
+	test_place();
+	test_refused();
+	test_ep_shapes();
+	test_ep_cost();
+	test_ep_place();
+	catalog_release(&cat);
+	return h_done();
+}
