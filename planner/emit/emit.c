@@ -318,16 +318,20 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "write yet (--emit megatron does)",
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
-	/* NEEDSWORK: issue 13 item 4 (--context-parallel-size and the
-	 * others' context parallelism); refused rather than dropped */
-	if (in->p->c > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE)
+	/* Megatron writes context and expert parallelism (megatron.c) and
+	 * launch starts every rank of the plan; NEEDSWORK: the others'
+	 * (refused rather than dropped) */
+	if (in->p->c > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
 		return pd2bw_error("--emit %s: the plan is context-parallel "
-				   "(%d ranks per sequence), which no emitter "
-				   "writes yet",
+				   "(%d ranks per sequence), which this emitter "
+				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
-	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE)
+	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
-				   "(%d), which no emitter writes yet",
+				   "(%d), which this emitter does not write yet "
+				   "(--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->e);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;

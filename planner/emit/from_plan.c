@@ -98,10 +98,27 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 		goto out;
 	if (chain_build(&ch, &prof))
 		goto out;
-	if (is_model &&
-	    input_tp_chains(&tc, p.profile, catalog_find(&cat, p.gpu),
-			    cl.gpus_per_node, mb, 1, 0, tps, 1, p.sp ? 1 : 0))
-		goto out;
+	if (is_model) {
+		/* the plan's context and expert parallelism (the load
+		 * imbalance is not kept: 1) */
+		struct input_par ip;
+		int cps[1], eps[1];
+
+		memset(&ip, 0, sizeof(ip));
+		cps[0] = p.c > 1 ? p.c : 1;
+		eps[0] = p.e > 1 ? p.e : 1;
+		ip.cps = cps;
+		ip.ncp = 1;
+		ip.eps = eps;
+		ip.nep = 1;
+		ip.imbalance = 1;
+		ip.etp_one = p.etp == 1 && p.t > 1;
+		ip.strict = 1;
+		if (input_par_chains(&tc, p.profile, catalog_find(&cat, p.gpu),
+				     cl.gpus_per_node, mb, 1, 0, tps, 1,
+				     p.sp ? 1 : 0, &ip))
+			goto out;
+	}
 	cost_opts_init(&co);
 	{
 		struct runtime rt;

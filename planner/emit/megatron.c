@@ -300,7 +300,8 @@ int
 emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
 	const struct plan *p = in->p;
-	int world = p->w * p->d * p->t, s, k;
+	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
+	int world = p->w * p->d * p->t * c, s, k;
 	int bert = emit_family(in) == MODEL_BERT;
 	const char *script = bert ? "examples/bert/pretrain_bert.py"
 				  : "pretrain_gpt.py";
@@ -332,19 +333,46 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
 		MEGATRON_VERSIONS, script);
 
-	fprintf(fp,
-		"\n# Parallelism: WORLD_SIZE = %d = %d (tensor) x %d "
-		"(pipeline) x %d (data).\n"
-		"# Megatron derives the data-parallel size from WORLD_SIZE "
-		"and numbers ranks\n"
-		"# tensor-fastest, pipeline-major (stage s, replica r, "
-		"tensor rank j:\n"
-		"# rank (s x %d + r) x %d + j); pd2bw-plan --emit launch "
-		"starts them on the\n"
-		"# GPUs the plan chose.\n",
-		world, p->t, p->d, p->w, p->w, p->t);
+	if (c > 1) {
+		fprintf(fp,
+			"\n# Parallelism: WORLD_SIZE = %d = %d (tensor) x %d "
+			"(context) x %d (pipeline)\n# x %d (data); Megatron "
+			"orders ranks tensor, context, data, pipeline\n"
+			"# (parallel_state.py).\n",
+			world, p->t, c, p->d, p->w);
+	} else {
+		fprintf(fp,
+			"\n# Parallelism: WORLD_SIZE = %d = %d (tensor) x %d "
+			"(pipeline) x %d (data).\n"
+			"# Megatron derives the data-parallel size from WORLD_SIZE "
+			"and numbers ranks\n"
+			"# tensor-fastest, pipeline-major (stage s, replica r, "
+			"tensor rank j:\n"
+			"# rank (s x %d + r) x %d + j); pd2bw-plan --emit launch "
+			"starts them on the\n"
+			"# GPUs the plan chose.\n",
+			world, p->t, p->d, p->w, p->w, p->t);
+	}
 	arg_int(fp, "--tensor-model-parallel-size", p->t);
 	arg_int(fp, "--pipeline-model-parallel-size", p->d);
+	if (c > 1) {
+		fprintf(fp, "# Context parallelism: %d ranks share each "
+			    "sequence (WORLD_SIZE counts them: the\n# data-"
+			    "parallel size stays %d).\n", c, p->w);
+		arg_int(fp, "--context-parallel-size", c);
+	}
+	if (e > 1) {
+		int etp = p->etp > 0 ? p->etp : p->t;
+
+		fprintf(fp, "# Expert parallelism: the routed experts spread "
+			    "over %d ranks of the data- and\n# context-"
+			    "parallel ones, %s.\n", e,
+			etp == 1 ? "whole experts (no tensor parallelism "
+				   "inside them)"
+				 : "each split as the tensor-parallel layers");
+		arg_int(fp, "--expert-model-parallel-size", e);
+		arg_int(fp, "--expert-tensor-parallel-size", etp);
+	}
 	if (p->sp) {
 		fprintf(fp, "# Sequence parallelism in the tensor-parallel "
 			    "regions.\n");

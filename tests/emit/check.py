@@ -42,6 +42,9 @@ class Plan:
         self.t, self.sp, self.v = (c["tensor_parallel"],
                                    c["sequence_parallel"], c["interleave"])
         self.zero, self.sched = c["optimizer_sharding"], c["schedule"]
+        # written only when used (pd2bw(5))
+        self.c = c.get("context_parallel", 1)
+        self.e = c.get("expert_parallel", 1)
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
@@ -148,7 +151,9 @@ def check_megatron(p, path):
     pp, vpp, chunks = megatron_chunks(bad, p, a)
     bad += U.megatron_vpp_rules(pp, vpp,
                                 "--no-overlap-p2p-communication" not in a)
-    dp = p.world // (t * pp)
+    cp = int(U.one(a, "--context-parallel-size") or 1)
+    expect(bad, cp == p.c, "context parallel %d vs plan %d" % (cp, p.c))
+    dp = p.world // (t * pp * cp)
     expect(bad, (t, pp, dp) == (p.t, p.d, p.w), "t/p/d %s vs plan %s"
            % ((t, pp, dp), (p.t, p.d, p.w)))
     expect(bad, vpp == p.v, "virtual stages %d vs plan %d" % (vpp, p.v))

@@ -20,6 +20,9 @@ import re
 # argument_utils.py:176-181) and TrainingConfig fields (A:2863).
 MEGATRON_FLAGS = {
     "--tensor-model-parallel-size": "MP:55",
+    "--context-parallel-size": "MP:100",
+    "--expert-model-parallel-size": "MP:127",
+    "--expert-tensor-parallel-size": "MP:130",
     "--pipeline-model-parallel-size": "MP:83",
     "--sequence-parallel": "MP:94",
     "--fp16": "MP:177",
@@ -221,9 +224,19 @@ def megatron_rules(a, world):
         bad.append("position embedding %s (A:2397-2399)" % pos)
     t = int(one(a, "--tensor-model-parallel-size") or 1)
     pp = int(one(a, "--pipeline-model-parallel-size") or 1)
-    if world % (t * pp):
-        bad.append("WORLD_SIZE %d not a multiple of t x pp" % world)
-    dp = world // (t * pp) if t * pp else 0
+    cp = int(one(a, "--context-parallel-size") or 1)
+    if world % (t * pp * cp):
+        bad.append("WORLD_SIZE %d not a multiple of t x pp x cp" % world)
+    dp = world // (t * pp * cp) if t * pp * cp else 0
+    # parallel_state.py:880-895: the expert grid splits the t cp dp ranks
+    # of a stage into expert tensor x expert x expert data parallel
+    ep = int(one(a, "--expert-model-parallel-size") or 1)
+    etp = int(one(a, "--expert-tensor-parallel-size") or t)
+    if (t * cp * dp) % (etp * ep):
+        bad.append("t x cp x dp = %d not a multiple of etp x ep = %d "
+                   "(parallel_state.py:880-895)" % (t * cp * dp, etp * ep))
+    if ep > 1 and "--num-experts" not in a:
+        bad.append("expert parallelism without experts")
     mb = int(one(a, "--micro-batch-size") or 1)
     gb = int(one(a, "--global-batch-size") or mb * dp)
     # NM:381: global batch divides by micro batch x data parallel.
