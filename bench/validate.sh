@@ -36,6 +36,8 @@
 #   section A: n=6 mean=5.1% max=9.8%        (held-out rows, step time)
 #   section A fit: n=2 mean=3.0% max=4.1%    (the declared fit subset)
 #   section A memory: n=12 mean=2.9% max=11.8%
+#   parallel (CP, EP) held-out: n=38 mean=...   (context- or expert-parallel
+#                                             rows, apart from the dense ones)
 #   check: ... PASS|FAIL
 #
 # Options pd2bw-plan does not have yet (a runtime, a precision, context

@@ -172,7 +172,12 @@ add_chains(struct input_chains *x, const struct model *m,
 			       : t > 1 && sp_mode == 1)
 				continue;
 			if (n == INPUT_MAX_CHAINS)
-				return 0;
+				return pd2bw_error("more than %d shapes to "
+						   "estimate (tensor x sequence "
+						   "x context x expert "
+						   "parallelism); give fewer "
+						   "degrees",
+						   INPUT_MAX_CHAINS);
 			profile_init(&x->prof[n]);
 			x->n++;
 			par.tp = t;

@@ -7,7 +7,8 @@
  * the placement of the ring (place.c), and the degrees refused; expert
  * parallelism likewise: the dispatch all-to-all's bytes and the experts
  * per GPU (analytic.c), the all-to-alls' time (cost_ep()), the experts'
- * own gradient ring, the group's links, the degrees refused.
+ * own gradient ring, the group's links, the degrees refused; and the
+ * search over context-parallel shapes against brute force.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +21,8 @@
 #include "pd2bw/cost.h"
 #include "pd2bw/error.h"
 #include "pd2bw/place.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/search.h"
 
 static struct gpu_catalog cat;
 
@@ -460,6 +463,107 @@ test_ep_place(void)
 	cluster_release(&cl);
 }
 
+/*
+ * The search over context-parallel shapes against brute force: every
+ * (shape, width, depth, microbatch, schedule, recomputation) predicted on
+ * its own in evaluate mode; the best of them must be the search's plan.
+ */
+static void
+test_search_brute(void)
+{
+	static const int mb[] = {1, 2};
+	static const int shapes[][3] = {{1, 0, 1}, {1, 0, 2}, {2, 1, 1},
+					{2, 1, 2}};
+	struct profile prof[4];
+	struct chain ch[4];
+	struct search_chain sc[4];
+	struct cluster cl;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats st;
+	struct plan p;
+	struct model m;
+	double best = INFINITY, got;
+	int i, w, d, k, r, sched, ok = 1;
+
+	llama8(&m);
+	m.layers = 4;
+	m.seq_len = 8192;
+	for (i = 0; i < 4; i++) {
+		struct analytic_par par;
+
+		memset(&par, 0, sizeof(par));
+		par.tp = shapes[i][0];
+		par.sp = shapes[i][1];
+		par.cp = shapes[i][2];
+		par.ep = 1;
+		par.imbalance = 1;
+		profile_init(&prof[i]);
+		ok &= analytic_profile_par(&prof[i], &m,
+					   catalog_find(&cat, "H100-SXM"), mb, 2,
+					   &par) == 0;
+		ok &= chain_build(&ch[i], &prof[i]) == 0;
+		memset(&sc[i], 0, sizeof(sc[i]));
+		sc[i].c = &ch[i];
+		sc[i].t = par.tp;
+		sc[i].sp = par.sp;
+		sc[i].cp = par.cp;
+		sc[i].ep = 1;
+	}
+	CHECK(ok);
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:1") == 0);
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_MEGATRON_CORE;
+	/* tight enough that w=2 x t=2 x c=2 is the best that fits */
+	o.cap_bytes = 22e9;
+	search_opts_init(&so);
+	so.batch = 16;
+	so.sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
+	so.topk = 1;
+	so.lp_k = 0;
+	plan_init(&p);
+	CHECK(search_run_tp(sc, 4, &cl, &o, &so, &p, &st) == 0);
+	got = p.iter_ms;
+	/* the memory cap leaves context parallelism the fastest */
+	CHECK_INT_EQ(p.c, 2);
+	plan_release(&p);
+	/* brute force: each configuration on its own */
+	for (i = 0; i < 4; i++)
+		for (d = 1; d <= 4; d++)
+			for (w = 1; w * d * sc[i].t * sc[i].cp <= 8; w++)
+				for (k = 0; k < 2; k++)
+					for (r = 0; r < PROF_RC_N; r += 2)
+						for (sched = PLAN_FLUSH;
+						     sched <= PLAN_NONE;
+						     sched += PLAN_NONE -
+							      PLAN_FLUSH) {
+							struct search_opts e = so;
+
+							if ((sched == PLAN_NONE) != (d == 1) ||
+							    16 % (w * mb[k]))
+								continue;
+							e.fix_w = w;
+							e.fix_d = d;
+							e.fix_b = mb[k];
+							e.fix_sched = sched;
+							e.fix_rc = r;
+							plan_init(&p);
+							if (search_run_tp(&sc[i], 1, &cl,
+									  &o, &e, &p,
+									  &st) == 0 &&
+							    p.iter_ms < best)
+								best = p.iter_ms;
+							plan_release(&p);
+						}
+	CHECK_NEAR(got, best, 1e-9 * best);
+	for (i = 0; i < 4; i++) {
+		chain_release(&ch[i]);
+		profile_release(&prof[i]);
+	}
+	cluster_release(&cl);
+}
+
 int
 main(void)
 {
@@ -474,6 +578,7 @@ main(void)
 	test_ep_shapes();
 	test_ep_cost();
 	test_ep_place();
+	test_search_brute();
 	catalog_release(&cat);
 	return h_done();
 }
