@@ -501,7 +501,7 @@ test_search_brute(void)
 		profile_init(&prof[i]);
 		ok &= analytic_profile_par(&prof[i], &m,
 					   catalog_find(&cat, "H100-SXM"), mb, 2,
-					   &par) == 0;
+					   &par, NULL) == 0;
 		ok &= chain_build(&ch[i], &prof[i]) == 0;
 		memset(&sc[i], 0, sizeof(sc[i]));
 		sc[i].c = &ch[i];
