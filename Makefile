@@ -71,8 +71,10 @@ ifeq ($(DEVELOPER),1)
 PD2BW_CFLAGS += -Werror
 endif
 ifeq ($(SAN),1)
+# The sanitizers' runtimes linked in: each run starts faster than with
+# the shared ones, and the golden cases start programs thousands of times.
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
-	-fno-sanitize-recover=undefined
+	-fno-sanitize-recover=undefined -static-libasan -static-libubsan
 endif
 ALL_CFLAGS = $(PD2BW_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
 # --as-needed: a program links only the libraries it calls (pd2bw-plan
@@ -252,9 +254,10 @@ tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o $(B)/emu/test_emu_flash.o) \
 # backend there for one PTX target only, which the driver compiles for
 # any GPU from sm_80 on: the tests need no more, and CI builds every
 # target.  The emitters' sweep (tests/cli/emit/sweep: 270 plans, 1900
-# runs of pd2bw-plan) runs on the optimised pd2bw-plan of $(B), the one
-# `make` builds: under ASan each run costs ten times as much, and every
-# emitter runs under the sanitizers in the other emit/ cases.
+# runs of pd2bw-plan) and bench/validate.sh --check run the optimised
+# pd2bw-plan of $(B), the one `make` builds: under ASan each run costs
+# several times as much, and every emitter and evaluate mode run under
+# the sanitizers in the other emit/ and plan/ cases.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_GENCODE = -gencode arch=compute_80,code=compute_80
 check test:
