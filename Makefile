@@ -19,6 +19,12 @@ B ?= build
 comma := ,
 
 CC ?= cc
+# make check's sanitizer build compiles at -O1 -g1 unless CFLAGS is given:
+# ASan's advice, a fifth less compile time than -O2 -g, and the line
+# tables are all its reports use.  The emulated flash kernels keep -O2
+# (HOT_CFLAGS): at -O1 their test runs twice as long.
+SAN_CFLAGS := $(if $(filter undefined,$(origin CFLAGS)),-O1 -g1,$(CFLAGS))
+SAN_HOT := $(if $(filter undefined,$(origin CFLAGS)),HOT_CFLAGS=-O2)
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 # CBLAS for the profiler's CPU backend: OpenBLAS, or any cblas.pc.
@@ -65,11 +71,15 @@ ifeq ($(DEVELOPER),1)
 PD2BW_CFLAGS += -Werror
 endif
 ifeq ($(SAN),1)
+# The sanitizers' runtimes linked in: each run starts faster than with
+# the shared ones, and the golden cases start programs thousands of times.
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
-	-fno-sanitize-recover=undefined
+	-fno-sanitize-recover=undefined -static-libasan -static-libubsan
 endif
 ALL_CFLAGS = $(PD2BW_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
-LIBS = $(PKG_LIBS) -lglpk -lm
+# --as-needed: a program links only the libraries it calls (pd2bw-plan
+# and pd2bw-topo do not load OpenBLAS and its Fortran runtime at start).
+LIBS = -Wl,--as-needed $(PKG_LIBS) -lglpk -lm
 
 # CUDA is optional: with nvcc the profiler gets its GPU backend.
 NVCC ?= $(shell command -v nvcc 2>/dev/null)
@@ -225,6 +235,7 @@ $(B)/tests/test_prof_gpu_emu_shuffled: tests/unit/test_prof_gpu.c \
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Itests/unit $(LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(EMU_LIBS)
 # Compiled once (the flash kernels take long), linked twice.
+$(B)/emu/test_emu_flash.o: EMU_FLAGS += $(HOT_CFLAGS)
 $(B)/tests/test_emu_flash_shuffled: $(B)/emu/test_emu_flash.o \
 		$(B)/emu/order_shuffle.o $(EMU_RT)
 	@mkdir -p $(@D)
@@ -242,22 +253,29 @@ tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o $(B)/emu/test_emu_flash.o) \
 # make was given -j) and run the same way.  nvcc compiles the real CUDA
 # backend there for one PTX target only, which the driver compiles for
 # any GPU from sm_80 on: the tests need no more, and CI builds every
-# target.
+# target.  The emitters' sweep (tests/cli/emit/sweep: 270 plans, 1900
+# runs of pd2bw-plan) and bench/validate.sh --check run the optimised
+# pd2bw-plan of $(B), the one `make` builds: under ASan each run costs
+# several times as much, and every emitter and evaluate mode run under
+# the sanitizers in the other emit/ and plan/ cases.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_GENCODE = -gencode arch=compute_80,code=compute_80
 check test:
-	@echo "pd2bw: building the tests into build/san (sanitizers, $(JOBS) jobs)"
+	@echo "pd2bw: building $(B)/pd2bw-plan and the tests into build/san" \
+		"(sanitizers, $(JOBS) jobs)"
 	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
-		B=build/san SAN=1 $(if $(filter command line,\
-		$(origin NVCC_GENCODE)),,NVCC_GENCODE='$(CHECK_GENCODE)') \
+		$(B)/pd2bw-plan
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
+		B=build/san SAN=1 CFLAGS='$(SAN_CFLAGS)' $(SAN_HOT) $(if $(filter \
+		command line,$(origin NVCC_GENCODE)),,NVCC_GENCODE='$(CHECK_GENCODE)') \
 		tests-build
 	@echo "pd2bw: running the tests ($(JOBS) at a time)"
-	JOBS=$(JOBS) sh tests/run.sh build/san
+	JOBS=$(JOBS) PLAIN=$(B) sh tests/run.sh build/san
 
 # The same suite on the plain optimised build (faster; no sanitizers).
 check-fast:
 	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) tests-build
-	JOBS=$(JOBS) sh tests/run.sh $(B)
+	JOBS=$(JOBS) PLAIN=$(B) sh tests/run.sh $(B)
 
 # Every command of README.md, as written, in a fresh clone (tests/readme.sh;
 # README_QUICK=1 skips the slow ones: make check itself, the CPU profile).

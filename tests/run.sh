@@ -12,16 +12,30 @@
 # CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
 # rewritten); UNIT=0 skips the unit tests.
 # Unit programs and golden cases run JOBS at a time (default: one a core),
-# the slow emulation ones first; each says when it ends.
+# the slow ones first; each says when it ends, the slow ones with their
+# seconds and CPU seconds.  TIMES=FILE writes every job's to FILE.
+# PLAIN=DIR names an optimised build without sanitizers (default: BUILD_DIR
+# itself); cases that run a program hundreds of times (emit/sweep) take it
+# from $PLAIN, make check passes build/.
 # Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
 set -u
 B=${1:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $B in /*) ;; *) B=$TOP/$B ;; esac
+PLAIN=${PLAIN:-$B}
+case $PLAIN in /*) ;; *) PLAIN=$TOP/$PLAIN ;; esac
 
 # One job, run by xargs below: "unit PROGRAM" or "cli CASE.cmd"; the
 # result goes to $RES/<id>.res as "pass N", "fail N" or "skip N", what
 # to show to $RES/<id>.log.
+# The CPU seconds (user + system) of this shell's finished children,
+# from the file `times` wrote (a pipeline or $(...) would run it in a
+# subshell that has no children).
+cpu_s() {
+	sed -n 2p "$1" | tr 'ms' '  ' |
+		awk '{ printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4 }'
+}
+
 if [ "${1:-}" = --one ]; then
 	kind=$2 what=$3
 	id=$(printf '%s' "$what" | tr '/' '_')
@@ -53,7 +67,10 @@ if [ "${1:-}" = --one ]; then
 			} >"$RES/$id.log"
 			cat "$RES/$id.log"
 		fi
-		echo "  unit $name: $p ok, $f failed ($(($(date +%s) - start)) s)"
+		times >"$RES/$id.times"
+		secs=$(($(date +%s) - start)) cpu=$(cpu_s "$RES/$id.times")
+		echo "$secs $cpu unit/$name" >"$RES/$id.time"
+		echo "  unit $name: $p ok, $f failed ($secs s, $cpu s CPU)"
 		exit 0
 	fi
 	cmd=$what
@@ -88,8 +105,10 @@ if [ "${1:-}" = --one ]; then
 		{ echo "FAIL cli/$name"; head -40 "$dir/.diff"; } >"$RES/$id.log"
 		cat "$RES/$id.log"
 	fi
-	secs=$(($(date +%s) - start))
-	[ $secs -lt 5 ] || echo "  cli/$name ($secs s)"
+	times >"$RES/$id.times"
+	secs=$(($(date +%s) - start)) cpu=$(cpu_s "$RES/$id.times")
+	echo "$secs $cpu cli/$name" >"$RES/$id.time"
+	[ $secs -lt 5 ] || echo "  cli/$name ($secs s, $cpu s CPU)"
 	rm -rf "$dir"
 	exit 0
 fi
@@ -109,36 +128,50 @@ note_fail() {
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 RES=$(mktemp -d)
-export RES B TOP
+export RES B TOP PLAIN
 trap 'rm -rf "$RES"' EXIT INT TERM
 # The golden cases' environment; OpenBLAS on one thread, as jobs run side
 # by side.
 export PATH="$B:$PATH" PD2BW_DETERMINISTIC=1 LC_ALL=C
+# python3 is the interpreter itself, linked from $RES/bin: a version
+# manager's shim (pyenv's is a bash script that runs pyenv) costs more
+# than the Python it starts.
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -x "$py" ]; then
+	mkdir "$RES/bin" && ln -s "$py" "$RES/bin/python3" &&
+		PATH="$B:$RES/bin:${PATH#"$B:"}"
+fi
 export ASAN_OPTIONS=detect_leaks=1 OPENBLAS_NUM_THREADS=1
 
-# The job list: emulation first (they take longest), then the rest.
+# The job list, longest first so that the last to end is a short one:
+# those SLOW names (most CPU first, from TIMES=FILE on 2 cores), then the
+# emulation ones, then the rest.
+SLOW='cli/emit/sweep unit/test_prof_gpu_emu_shuffled unit/test_prof_gpu_emu
+cli/input/dev-zero unit/test_plan cli/bench/validate unit/test_cluster
+cli/input/catalog-30k unit/test_emu_flash_shuffled unit/test_emu_flash
+cli/emit/inject-names unit/test_plan_query cli/profile/cuda-no-gpu-hint'
 {
 	if [ "${UNIT:-1}" != 0 ]; then
 		for t in "$B"/tests/test_*; do
 			[ -x "$t" ] || continue
-			case $t in *emu*) echo "unit $t" ;; esac
+			case $t in
+			*emu*) echo "1 unit/${t##*/} unit $t" ;;
+			*) echo "3 unit/${t##*/} unit $t" ;;
+			esac
 		done
 	fi
 	for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
 		[ -f "$cmd" ] || continue
-		case $cmd in */emu-*) echo "cli $cmd" ;; esac
+		name=${cmd#"$TOP"/tests/}
+		case $cmd in
+		*/emu-*) echo "2 ${name%.cmd} cli $cmd" ;;
+		*) echo "3 ${name%.cmd} cli $cmd" ;;
+		esac
 	done
-	if [ "${UNIT:-1}" != 0 ]; then
-		for t in "$B"/tests/test_*; do
-			[ -x "$t" ] || continue
-			case $t in *emu*) ;; *) echo "unit $t" ;; esac
-		done
-	fi
-	for cmd in "$TOP"/tests/cli/${CASES:-*/*}.cmd; do
-		[ -f "$cmd" ] || continue
-		case $cmd in */emu-*) ;; *) echo "cli $cmd" ;; esac
-	done
-} >"$RES/jobs"
+} | awk -v slow="$SLOW" '
+	BEGIN { n = split(slow, a); for (i = 1; i <= n; i++) rank[a[i]] = i }
+	{ print ($2 in rank ? rank[$2] : n + $1), NR, $3, $4 }' |
+	sort -n -k1,1 -k2,2 | cut -d' ' -f3- >"$RES/jobs"
 njobs=$(wc -l <"$RES/jobs")
 echo "run.sh: $njobs test programs and golden cases, $JOBS at a time"
 start=$(date +%s)
@@ -153,7 +186,12 @@ for r in "$RES"/*.res; do
 		esac
 	done <"$r"
 done
-echo "run.sh: tests done in $(($(date +%s) - start)) s; man page lint"
+times >"$RES/all.times"
+echo "run.sh: tests done in $(($(date +%s) - start)) s," \
+	"$(cpu_s "$RES/all.times") s CPU; man page lint"
+# TIMES=FILE keeps each job's seconds, CPU seconds and name, most CPU
+# first (what the order of the job list above comes from)
+[ -z "${TIMES:-}" ] || cat "$RES"/*.time | sort -k2,2 -rn >"$TIMES"
 
 # --- man pages ---
 # All of mandoc -Tlint, style suggestions included.  mandoc looks up .Xr

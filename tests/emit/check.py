@@ -13,7 +13,8 @@
 # ranks; it must equal the plan (recomputation: hold no more memory, and
 # equal it where the runtime can express it).  The upstream rules it
 # applies are in upstream.py, each with its upstream file and line.
-# pd2bw-plan is taken from PATH (tests/run.sh puts the build there).
+# pd2bw-plan is taken from PATH (tests/run.sh puts the build there; the
+# sweep's case puts the optimised build, $PLAIN, first).
 import json
 import os
 import subprocess

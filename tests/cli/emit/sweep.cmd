@@ -1,1 +1,1 @@
-python3 $TOP/tests/emit/check.py sweep
+PATH="$PLAIN:$PATH" python3 $TOP/tests/emit/check.py sweep
