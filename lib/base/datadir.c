@@ -55,8 +55,10 @@ pd2bw_datadir(void)
 	if (strlen(exe) + sizeof("/share/pd2bw") < sizeof(exe)) {
 		char cand[PATH_MAX];
 
-		snprintf(cand, sizeof(cand), "%s/share/pd2bw", exe);
-		if (is_dir(cand))
+		/* the result is used: at -O1, GCC cannot see that the
+		 * length check above leaves room, and warns otherwise */
+		if (snprintf(cand, sizeof(cand), "%s/share/pd2bw", exe) <
+		    (int)sizeof(cand) && is_dir(cand))
 			snprintf(dir, sizeof(dir), "%s", cand);
 	}
 	return dir;
