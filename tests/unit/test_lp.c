@@ -64,7 +64,8 @@ main(void)
 		struct profile p;
 		struct cluster cl;
 		struct chain c;
-		struct cost_opts o = {2, 2, 12, 4, 0, 0, 0, {{0}}, 0};
+		struct cost_opts o = {.weight_bytes = 2, .grad_bytes = 2,
+				      .opt_bytes = 12, .version_bytes = 4};
 		struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 4, PROF_RC_NONE,
 				     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
 		struct place_links l;
