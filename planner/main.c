@@ -772,13 +772,8 @@ main(int argc, char **argv)
 		gpu = cl.gpu;
 	input_set_fusions(have_fusions ? fusions
 			  : have_rt ? rt_user.fusions : ANALYTIC_FUSE_ALL);
-	/* Megatron-Core's default recipe is delayed scaling
-	 * (transformer_config.py:594); torchtitan's torchao converter
-	 * scales tensorwise */
 	if (fp8_recipe < 0)
-		fp8_recipe = have_rt && rt_user.id == RUNTIME_TORCHTITAN
-				     ? FP8_TENSORWISE
-				     : FP8_DELAYED;
+		fp8_recipe = have_rt ? rt_user.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(fp8_recipe);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;

@@ -68,6 +68,7 @@ struct runtime {
 	double frag;            /* allocator margin, share of activations */
 	unsigned fusions;       /* kernels its model code fuses: the
 				   ANALYTIC_FUSE_* bits (analytic.h) */
+	int fp8_recipe;         /* its default FP8 recipe (enum model_fp8) */
 };
 
 /*

@@ -167,6 +167,10 @@ runtime_init(struct runtime *rt, int id)
 	if (id != RUNTIME_PYTORCH_DDP)
 		rt->tp = 1;
 	rt->fusions = fusions_of(rt->id);
+	/* Megatron-Core's default is delayed scaling (transformer_config.py
+	 * :594); torchtitan's torchao converter scales tensorwise */
+	rt->fp8_recipe = rt->id == RUNTIME_TORCHTITAN ? FP8_TENSORWISE
+						     : FP8_DELAYED;
 	derive(rt);
 }
 
