@@ -324,15 +324,18 @@ cmd_map(const struct args *a)
 	    write_cluster(&n, a)) {
 		ret = 1;
 		/* Planning is often done away from the GPUs. */
-		if (!n.ngpus)
+		if (!n.ngpus) {
+			char names[256];
+
+			cluster_preset_list(names, sizeof(names));
 			fprintf(stderr, "%s: describe the cluster from here "
 				"instead: '%s preset NAME:NODES' (presets: "
-				"p3.16xlarge, dgx-1-v100, dgx-a100, dgx-h100, "
-				"dgx-h200, l40s-pcie), or an hwloc export of a "
-				"target node: 'lstopo --of xml node.xml' there, "
-				"then '%s -i node.xml -N NODES'\n",
-				pd2bw_progname, pd2bw_progname,
+				"%s), or an hwloc export of a target node: "
+				"'lstopo --of xml node.xml' there, then '%s -i "
+				"node.xml -N NODES'\n",
+				pd2bw_progname, pd2bw_progname, names,
 				pd2bw_progname);
+		}
 	}
 	if (afile_batch_end(ret == 0))
 		ret = 1;

@@ -69,6 +69,9 @@ int cluster_preset(struct cluster *c, const char *spec);
 /* NULL-terminated preset names. */
 extern const char *const cluster_preset_names[];
 
+/* The preset names as "a, b, c" into buf (for messages). */
+void cluster_preset_list(char *buf, size_t n);
+
 /*
  * Load spec: a file when it exists or contains '/' or ends in .yaml, else a
  * preset.  0, -1, or -2 as cluster_preset().

@@ -195,6 +195,7 @@ cluster_preset(struct cluster *c, const char *spec)
 	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 	long nodes = 1;
 	size_t i;
+	char names[256];
 
 	if (colon) {
 		char *end;
@@ -224,8 +225,21 @@ cluster_preset(struct cluster *c, const char *spec)
 			fill(c, &presets[i], (int)nodes);
 			return 0;
 		}
-	return pd2bw_error("unknown cluster '%s' (presets: p3.16xlarge, "
-			   "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, "
-			   "l40s-pcie, dgx-b200, gb200-nvl72, gb300-nvl72; or a "
-			   "file)", spec);
+	cluster_preset_list(names, sizeof(names));
+	return pd2bw_error("unknown cluster '%s' (presets: %s; or a file)",
+			   spec, names);
+}
+
+void
+cluster_preset_list(char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n)
+		buf[0] = 0;
+	for (i = 0; cluster_preset_names[i]; i++)
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+					"%s%s", i ? ", " : "",
+					cluster_preset_names[i]);
 }
