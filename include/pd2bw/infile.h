@@ -12,15 +12,19 @@
  * is read.
  *
  * infile_text() then names what is not UTF-8 text: a UTF-16 or UTF-32
- * byte-order mark, or UTF-16 without one.
+ * byte-order mark, UTF-16 without one, or a NUL byte (reading stops at
+ * the first: /dev/zero is refused at once).
  */
 #ifndef PD2BW_INFILE_H
 #define PD2BW_INFILE_H
 
 #include <stddef.h>
 
-/* The largest input file read: 256 MiB. */
+/* The largest input file read: 256 MiB, unless infile_limit() says. */
 #define INFILE_MAX_BYTES ((size_t)256 << 20)
+
+/* Set the largest input read to bytes (0: back to INFILE_MAX_BYTES). */
+void infile_limit(size_t bytes);
 
 /*
  * Keep (keep != 0) every file read from now on until exit, and hand out
@@ -49,7 +53,9 @@ void infile_release(const char *buf);
  * Check that buf[0..*len) is text pd2bw reads (UTF-8) and step over a
  * UTF-8 byte-order mark (*buf and *len move past it).  UTF-16 and UTF-32,
  * with or without a byte-order mark, are refused with
- * "name:1:1: UTF-16LE text (byte-order mark FF FE): pd2bw reads UTF-8".
+ * "name:1:1: UTF-16LE text (byte-order mark FF FE): pd2bw reads UTF-8",
+ * and a NUL byte with "name:L:C: a NUL byte: binary data, not UTF-8 text"
+ * (infile_read() stops reading at the first NUL, so *len may end there).
  * Returns 0 or -1 after the message.
  */
 int infile_text(const char *name, const char **buf, size_t *len);

@@ -27,6 +27,15 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import upstream as U  # noqa: E402
 
+# libyaml's loader where PyYAML was built with it (Debian's is): the
+# sweep reads 450 YAML files, and the pure-Python one takes 35 s on them.
+# Both resolve the same YAML 1.1 types.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(f):
+    return yaml.load(f, Loader=LOADER)
+
 TOP = os.environ.get("TOP", os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
 RC = {"none": 0, "selective": 1, "full": 2}
@@ -35,7 +44,7 @@ RC = {"none": 0, "selective": 1, "full": 2}
 class Plan:
     def __init__(self, path):
         with open(path) as f:
-            y = yaml.safe_load(f)
+            y = load_yaml(f)
         c = y["config"]
         self.w, self.d, self.b, self.m = (c["width"], c["depth"],
                                           c["microbatch"], c["accumulation"])
@@ -275,7 +284,7 @@ def check_torchtitan(p, path):
 def check_bridge(p, path):
     bad = []
     with open(path) as f:
-        c = yaml.safe_load(f)
+        c = load_yaml(f)
     bad += U.bridge_rules(c)
     mdl = c["model"]
     a = {"--pipeline-model-parallel-size":

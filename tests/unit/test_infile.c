@@ -1,8 +1,9 @@
 /*
  * test_infile.c - inputs read whole and once: a FIFO read twice gives the
  * same bytes (and the hash of them) under infile_keep(1), files over the
- * 256 MiB limit are refused before they are read, UTF-16/UTF-32 text is
- * named and a UTF-8 byte-order mark stepped over; and the hash is
+ * 256 MiB limit are refused before they are read, a stream at the
+ * first byte past the limit, UTF-16/UTF-32 text and NUL bytes are named
+ * and a UTF-8 byte-order mark stepped over; and the hash is
  * standard FNV-1a-64 (published test vectors).
  */
 #define _DEFAULT_SOURCE /* mkfifo, ftruncate */
@@ -111,22 +112,71 @@ test_limit(const char *dir)
 		CHECK_STR_EQ(got, want);
 		free(got);
 	}
-	/* exactly the limit is fine */
-	fd = open(p, O_WRONLY | O_TRUNC);
-	CHECK(fd >= 0 && ftruncate(fd, (off_t)INFILE_MAX_BYTES) == 0);
-	close(fd);
-	{
-		const char *b = infile_read(p, &len);
-
-		CHECK(b && len == INFILE_MAX_BYTES);
-		infile_release(b);
-	}
 	unlink(p);
 	CHECK_ERR(infile_read("/nonexistent/x.yaml", &len) ? 0 : -1,
 		  "pd2bw: cannot open '/nonexistent/x.yaml': No such file or "
 		  "directory");
 }
 
+/* The limit on a regular file and on a stream, at 1 MiB (infile_limit):
+ * exactly the limit is read, one byte more is refused. */
+static void
+test_small_limit(const char *dir)
+{
+	size_t n = (size_t)1 << 20, len;
+	char p[4200], *text = malloc(n + 2);
+	const char *b;
+	pid_t pid;
+	FILE *f;
+
+	if (!CHECK(text != NULL))
+		return;
+	memset(text, 'a', n + 1);
+	text[n + 1] = 0;
+	infile_limit(n);
+	snprintf(p, sizeof(p), "%s/exact.yaml", dir);
+	f = fopen(p, "w");
+	CHECK(f && fwrite(text, 1, n, f) == n);
+	if (f)
+		fclose(f);
+	b = infile_read(p, &len);
+	CHECK(b && len == n);
+	infile_release(b);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/stream", dir);
+	if (CHECK(mkfifo(p, 0600) == 0)) {
+		char want[4300];
+
+		snprintf(want, sizeof(want),
+			 "pd2bw: %s: larger than the 1 MiB input limit", p);
+		pid = feed_fifo(p, text);
+		CHECK_ERR(infile_read(p, &len) ? 0 : -1, want);
+		waitpid(pid, NULL, 0);
+		unlink(p);
+	}
+	infile_limit(0);
+	free(text);
+}
+
+/* A NUL ends the reading (/dev/zero is refused at once) and is named. */
+static void
+test_nul(void)
+{
+	const char *b, *r;
+	size_t len;
+
+	b = infile_read("/dev/zero", &len);
+	CHECK(b && len > 0 && len <= 65536);
+	r = b;
+	CHECK_ERR(infile_text("/dev/zero", &r, &len),
+		  "pd2bw: /dev/zero:1:1: a NUL byte: binary data, not UTF-8 "
+		  "text");
+	infile_release(b);
+	len = 11;
+	r = "a: 1\nb: x\0y";
+	CHECK_ERR(infile_text("t.yaml", &r, &len),
+		  "pd2bw: t.yaml:2:5: a NUL byte: binary data, not UTF-8 text");
+}
 static int
 text(const char *s, size_t n, const char **rest)
 {
@@ -173,6 +223,8 @@ main(int argc, char **argv)
 	test_fnv();
 	test_fifo(dir);
 	test_limit(dir);
+	test_small_limit(dir);
+	test_nul();
 	test_text();
 	cap_rmdir(dir);
 	return h_done();
