@@ -240,22 +240,57 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 }
 
 /*
- * Megatron's split: the transformer blocks evenly over the d stages (the
- * first stages take one more when they do not divide), layers before the
- * first block on stage 0 and after the last block on stage d - 1.  A chain
- * without blocks splits its layers evenly.  Returns -1 when a stage would
- * be empty.
+ * Megatron's split of nb blocks over d stages of v chunks each, as block
+ * counts per stage into n[0..d).  Megatron-Core needs the blocks to divide
+ * by d * v, unless the embedding and the loss each take a block's slot
+ * (account_for_embedding_in_pipeline_split and
+ * account_for_loss_in_pipeline_split: the slots divide by d * v, and the
+ * first and the last virtual stage build one block fewer;
+ * NVIDIA/Megatron-LM megatron/core/transformer/transformer_block.py:147-170,
+ * 189-202).  Both slots are tried first, then the loss's alone (the head
+ * outweighs the embedding), then the embedding's.  When none divides,
+ * the first stages take one block more (a split Megatron runs only as a
+ * pipeline layout).
+ */
+static void
+megatron_counts(int nb, int d, int v, int *n)
+{
+	static const int slot[3][2] = {{1, 1}, {0, 1}, {1, 0}};
+	int s, k;
+
+	if (d > 1 && nb % (d * v))
+		for (k = 0; k < 3; k++) {
+			int slots = nb + slot[k][0] + slot[k][1];
+
+			if (slots % (d * v) || slots / d <= 1)
+				continue;
+			for (s = 0; s < d; s++)
+				n[s] = slots / d;
+			n[0] -= slot[k][0];
+			n[d - 1] -= slot[k][1];
+			return;
+		}
+	for (s = 0; s < d; s++)
+		n[s] = nb / d + (s < nb % d);
+}
+
+/*
+ * Megatron's split (megatron_counts), layers before the first block on
+ * stage 0 and after the last block on stage d - 1.  A chain without
+ * blocks splits its layers evenly.  Returns -1 when a stage would be
+ * empty.
  */
 static int
-uniform_split(const struct chain *c, int d, int *first)
+uniform_split(const struct chain *c, int d, int v, int *first)
 {
-	int lo = 0, hi = c->L - 1, j, s, nb, pos;
+	int lo = 0, hi = c->L - 1, j, s, nb, pos, cnt;
 
 	for (j = 0; j < c->L && c->kind[j] != PROF_BLOCK; j++)
 		;
 	if (j == c->L) {
 		lo = 0;
 		hi = c->L - 1;
+		v = 1;
 	} else {
 		lo = j;
 		for (hi = c->L - 1; c->kind[hi] != PROF_BLOCK; hi--)
@@ -264,11 +299,12 @@ uniform_split(const struct chain *c, int d, int *first)
 	nb = hi - lo + 1;
 	if (nb < d)
 		return -1;
-	first[0] = 0;
-	pos = lo;
-	for (s = 0; s + 1 < d; s++) {
-		pos += nb / d + (s < nb % d);
-		first[s + 1] = pos;
+	/* the counts, then in place the first layer of each stage */
+	megatron_counts(nb, d, v < 1 ? 1 : v, first);
+	for (s = 0, pos = lo; s < d; s++) {
+		cnt = first[s];
+		first[s] = s ? pos : 0;
+		pos += cnt;
 	}
 	return 0;
 }
@@ -295,7 +331,7 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 			tb = bound / (g.m + (double)(g.d - 1) / g.v);
 	}
 	if (x->so->uniform) {
-		if (uniform_split(x->c, g.d, x->first))
+		if (uniform_split(x->c, g.d, g.v, x->first))
 			return INFINITY;
 	} else {
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,

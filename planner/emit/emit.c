@@ -78,10 +78,18 @@ emit_shape_init(struct emit_shape *sh, const struct plan *p,
 	sh->nchunks = p->d * v;
 	sh->chunk_blocks = xcalloc((size_t)sh->nchunks,
 				   sizeof(*sh->chunk_blocks));
+	/* The chunks of a stage differ by one block at most; the
+	 * embedding's stage gives its first chunk the fewer, as Megatron
+	 * does when the embedding takes a block's slot (the head's stage
+	 * its last chunk, which the order below already does). */
 	for (s = 0; s < p->d; s++)
-		for (k = 0; k < v; k++)
+		for (k = 0; k < v; k++) {
+			int r = sh->blocks[s] % v;
+
 			sh->chunk_blocks[k * p->d + s] =
-				sh->blocks[s] / v + (k < sh->blocks[s] % v);
+				sh->blocks[s] / v +
+				(sh->embed[s] ? k >= v - r : k < r);
+		}
 	free(kind);
 	return 0;
 }
