@@ -27,7 +27,8 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY, OPT_FUSIONS
+	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY, OPT_FUSIONS,
+	OPT_FP8_RECIPE
 };
 
 static const struct option options[] = {
@@ -54,6 +55,7 @@ static const struct option options[] = {
 	{"gemm", required_argument, NULL, OPT_GEMM},
 	{"attention", required_argument, NULL, OPT_ATTENTION},
 	{"fusions", required_argument, NULL, OPT_FUSIONS},
+	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -87,8 +89,9 @@ usage(void)
 	       "1,2,4,...,64; cpu: 1,2)\n"
 	       "  -t, --tp=LIST          tensor-parallel degrees (default: "
 	       "1); several need -o\n"
-	       "  -p, --precision=P      bf16, fp16 or fp32 (default: the "
-	       "model's; cpu: fp32)\n"
+	       "  -p, --precision=P      bf16, fp16, fp32, or fp8 (analytic "
+	       "only) (default:\n"
+	       "                         the model's; cpu: fp32)\n"
 	       "  -d, --device=N         CUDA device index (default: 0)\n"
 	       "  -w, --warmup=N         untimed runs first (default: cuda "
 	       "3, cpu 1)\n"
@@ -99,6 +102,9 @@ usage(void)
 	       "      --fusions=LIST     analytic: kernels fused, of act, "
 	       "dropadd, rope, xent;\n"
 	       "                         all or none (default: all)\n"
+	       "      --fp8-recipe=R     analytic, fp8: delayed, tensorwise, "
+	       "blockwise or mxfp8\n"
+	       "                         (default: delayed)\n"
 	       "      --no-check         skip the kernel checks against the "
 	       "CPU reference\n"
 	       "      --check-only       run only those checks (-v lists "
@@ -274,6 +280,7 @@ main(int argc, char **argv)
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
 	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
+	int fp8_recipe = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED};
 	const struct gpu_spec *spec = NULL;
@@ -324,7 +331,7 @@ main(int argc, char **argv)
 					break;
 			if (!model_prec_names[prec])
 				cli_usage_error("unknown precision '%s' (expected "
-					    "bf16, fp16 or fp32)", optarg);
+					    "bf16, fp16, fp32 or fp8)", optarg);
 			break;
 		case 'd':
 			if (parse_int(optarg, 0, 1024, &o.device))
@@ -376,6 +383,14 @@ main(int argc, char **argv)
 			else
 				cli_usage_error("unknown attention '%s' (expected "
 					    "fused or unfused)", optarg);
+			break;
+		case OPT_FP8_RECIPE:
+			cli_names("--fp8-recipe", optarg, model_fp8_names,
+				  &fp8_recipe);
+			if (fp8_recipe < 0)
+				cli_usage_error("%s", "--fp8-recipe takes one of "
+						"delayed, tensorwise, blockwise, "
+						"mxfp8");
 			break;
 		case OPT_FUSIONS:
 			if (analytic_fusions_parse(optarg, &ao.fusions))
@@ -447,6 +462,9 @@ main(int argc, char **argv)
 		if (backend && strcmp(backend, "cuda"))
 			cli_usage_error("%s", "--gemm times the cuda backend's "
 				    "GEMM");
+		if (prec == MODEL_FP8)
+			cli_usage_error("%s", "--gemm times bf16, fp16 or fp32 "
+				    "GEMMs");
 		if (gpu && !(spec = catalog_find(&cat, gpu))) {
 			pd2bw_error("unknown GPU '%s' (see %s --list-gpus)",
 				    gpu, pd2bw_progname);
@@ -483,12 +501,23 @@ main(int argc, char **argv)
 		cli_usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
 		cli_usage_error("%s", "the cpu backend computes in fp32");
+	/* FP8 is priced, not measured: no backend here runs FP8 GEMMs */
+	if (prec == MODEL_FP8 && (strcmp(backend, "analytic") || calibrate))
+		cli_usage_error("%s", "fp8 is estimated by the analytic backend "
+			    "only (-b analytic -g GPU); the cuda backend "
+			    "measures bf16, fp16 or fp32");
+	if (fp8_recipe >= 0 && prec != MODEL_FP8)
+		cli_usage_error("%s", "--fp8-recipe goes with --precision fp8");
+	if (fp8_recipe >= 0)
+		ao.fp8_recipe = fp8_recipe;
 	if (model_load(&m, pd2bw_resolve_model(argv[optind], model_buf,
 					       sizeof(model_buf))))
 		goto out;
 	/* what the profile counts and what the cuda backend runs */
 	if (flash >= 0)
 		m.flash_attention = flash;
+	if (prec >= 0 && !strcmp(backend, "analytic"))
+		m.precision = prec;
 	if (gpu) {
 		spec = catalog_find(&cat, gpu);
 		if (!spec) {
