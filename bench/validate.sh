@@ -210,6 +210,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# perf_recipes/_common.py _benchmark_common
 		if (rt == "megatron-bridge" || (rt == "nemo" && rel !~ /^24\./))
 			a = a (index(a, ":") ? "," : ":") "no-grad-reduce-fp32"
+		# FP8 parameters: the FP8 presets of NeMo 2 and Megatron-Bridge
+		# set fp8_param_gather (NeMo recipes/precision/mixed_precision.py
+		# :70, 101, 137; Bridge training/mixed_precision.py:231, 264,
+		# 302), the NeMo 24.07 launcher configs (NeMo-Framework-Launcher
+		# conf/training) only for MLPerf; Megatron-LM'"'"'s default is off
+		if (rname == "megatron-core" && rt != "megatron-bridge" && !(rt == "nemo" && rel !~ /^24\./))
+			a = a (index(a, ":") ? "," : ":") "no-fp8-param-gather"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"

@@ -95,10 +95,18 @@ cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
 }
 
 /*
- * Bytes per parameter the optimizer-sharding all-gather moves: the
- * 16-bit weights (fp32 for fp32 models), without FP8's copies.
+ * Non-zero when g keeps its weights in FP8 alone (Megatron-Core's
+ * --fp8-param-gather): an FP8 model under the distributed optimizer or
+ * FSDP, a recipe other than blockwise, the runtime option on.
  */
-double cost_gather_bytes(const struct cost_opts *o);
+int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
+
+/*
+ * Bytes per parameter the optimizer-sharding all-gather moves: the
+ * 16-bit weights (fp32 for fp32 models, FP8 under cost_fp8_params),
+ * without FP8's other copies.
+ */
+double cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g);
 
 /* Bytes per parameter under g (the runtime and precision rules). */
 struct cost_bytes {

@@ -146,7 +146,7 @@ dp_buffer(const struct cost_opts *o, const struct cost_cfg *g,
 		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
 		 * scatter the gradient buffer, then all-gather the updated
 		 * 16-bit weights (weight bytes without FP8's copies) */
-		double wb = cost_gather_bytes(o);
+		double wb = cost_gather_bytes(o, g);
 
 		*reduce_ms += cost_coll_ms(COST_REDUCE_SCATTER, p * b->grad,
 					   n, bw, lt);

@@ -66,17 +66,38 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 		grad = 4;
 	else if (rt->id == RUNTIME_TORCHTITAN)
 		grad = 4;
+	/* FP8: the 16-bit weights and Transformer Engine's FP8 copy and
+	 * its transpose (or MXFP8's columnwise copy); FP8 parameters keep
+	 * the last two alone */
 	b->weight = o->weight_bytes >= 0 ? o->weight_bytes
+		    : cost_fp8_params(o, g) ? 2
 		    : fp32 || amp || o->precision == MODEL_FP8 ? 4 : 2;
 	b->grad = o->grad_bytes >= 0 ? o->grad_bytes : grad;
 	b->opt = o->opt_bytes >= 0 ? o->opt_bytes : fp32 || amp ? 8 : 12;
 	b->version = o->version_bytes >= 0 ? o->version_bytes : 4;
 }
 
-double
-cost_gather_bytes(const struct cost_opts *o)
+/*
+ * --fp8-param-gather needs the distributed optimizer or FSDP
+ * (NVIDIA/Megatron-LM megatron/training/arguments.py:1095-1097); NeMo's
+ * and Megatron-Bridge's FP8 presets switch it on but for blockwise
+ * scaling (NeMo recipes/precision/mixed_precision.py:70, 101, 137, 215;
+ * Megatron-Bridge training/mixed_precision.py:231, 264, 302, 384).
+ */
+int
+cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	return o->precision == MODEL_FP32 ? 4 : 2;
+	return o->precision == MODEL_FP8 && o->fp8_recipe != FP8_BLOCKWISE &&
+	       g->zero &&
+	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_PARAM_GATHER);
+}
+
+double
+cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	if (o->precision == MODEL_FP32)
+		return 4;
+	return cost_fp8_params(o, g) ? 1 : 2;
 }
 
 /* The ranks the optimizer state is sharded over: data x context

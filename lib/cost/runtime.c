@@ -37,7 +37,7 @@ const char *const runtime_names[] = {
 
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
-	"cuda-graphs", "grad-reduce-fp32", NULL,
+	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -140,12 +140,14 @@ runtime_init(struct runtime *rt, int id)
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
-				   OPT(GRAD_REDUCE_FP32);
+				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
-		 * parallelism, which Megatron requires for it */
+		 * parallelism, which Megatron requires for it, and
+		 * fp8-param-gather only for FP8 (cost_fp8_params) */
 		rt->opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(OVERLAP_PARAM_GATHER) |
-			   OPT(TP_COMM_OVERLAP) | OPT(GRAD_REDUCE_FP32);
+			   OPT(TP_COMM_OVERLAP) | OPT(GRAD_REDUCE_FP32) |
+			   OPT(FP8_PARAM_GATHER);
 		break;
 	case RUNTIME_DEEPSPEED:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);

@@ -94,7 +94,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			/* cost_dp_sync()'s bytes per parameter: all-reduce of
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
-			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o))
+			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o, g))
 				       : 2 * wf * by.grad;
 			ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
 			ar_lat = 2.0 * (nr - 1) * lt * 1e-3 / cost_ar_div(g);
@@ -104,7 +104,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 				wf = (n2 - 1.0) / n2;
 				wire = g->zero ? wf * (by.grad +
-						       cost_gather_bytes(o))
+						       cost_gather_bytes(o, g))
 					       : 2 * wf * by.grad;
 				are_coef = wire / (bw * 1e6) / cost_ar_div(g);
 				are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /

@@ -149,6 +149,19 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		};
 		int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
 
+		/* every preset but subchannel (blockwise) sets
+		 * fp8_param_gather (mixed_precision.py:231, 264, 302, 384),
+		 * which needs the distributed optimizer */
+		if (r != FP8_BLOCKWISE && !emit_fp8_params(in)) {
+			emit_mcore_release(&mc);
+			return pd2bw_error("--emit megatron-bridge: its %s "
+					   "preset keeps FP8 parameters "
+					   "(fp8_param_gather), which the plan "
+					   "does not: plan with optimizer "
+					   "sharding and megatron-core's "
+					   "fp8-param-gather",
+					   preset[r]);
+		}
 		fprintf(fp, "# FP8 GEMMs, %s scaling; the current-scaling and "
 			    "subchannel presets keep the\n# first and last "
 			    "layers in bf16, which pd2bw priced in FP8.\n",

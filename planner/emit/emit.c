@@ -205,6 +205,24 @@ emit_family(const struct emit_in *in)
 	return MODEL_GPT;
 }
 
+int
+emit_fp8_params(const struct emit_in *in)
+{
+	const struct plan *p = in->p;
+	const char *prec = in->prof->precision;
+	struct runtime rt;
+
+	if (!prec || strcmp(prec, "fp8") || !p->zero || !in->o ||
+	    in->o->fp8_recipe == FP8_BLOCKWISE)
+		return 0;
+	/* a plan for another runtime is run as Megatron-Core's defaults */
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	if (p->runtime && !strncmp(p->runtime, "megatron-core", 13) &&
+	    runtime_parse(&rt, p->runtime))
+		return 0;
+	return runtime_has(&rt, RUNTIME_OPT_FP8_PARAM_GATHER);
+}
+
 /* ---- re-evaluation of what a runtime runs ---- */
 
 int

@@ -120,6 +120,12 @@ void emit_xml_text(FILE *fp, const char *s);
  * the profile's model name (bert...).  enum model_family. */
 int emit_family(const struct emit_in *in);
 
+/* Non-zero when the plan keeps FP8 parameters (cost_fp8_params: FP8, not
+ * blockwise, optimizer sharded, the plan's megatron-core runtime with
+ * fp8-param-gather, or another runtime's plan run with Megatron-Core's
+ * defaults). */
+int emit_fp8_params(const struct emit_in *in);
+
 /* One writer per format; fp is open, the caller commits it.  0 or -1. */
 int emit_megatron(FILE *fp, const struct emit_in *in,
 		  const struct emit_shape *sh);

@@ -419,6 +419,12 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			arg_str(fp, "--fp8-format",
 				r == FP8_MXFP8 ? "e4m3" : "hybrid");
 			arg_str(fp, "--fp8-recipe", model_fp8_names[r]);
+			if (emit_fp8_params(in)) {
+				fprintf(fp, "# FP8 parameters, gathered in FP8 "
+					    "(the distributed optimizer keeps "
+					    "the fp32 ones).\n");
+				arg1(fp, "--fp8-param-gather");
+			}
 		} else {
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");

@@ -28,6 +28,7 @@ MEGATRON_FLAGS = {
     "--fp16": "MP:177",
     "--bf16": "MP:180",
     "--fp8-format": "TC:587-588 (arg_names; e4m3 | hybrid)",
+    "--fp8-param-gather": "A:2016 (store_true)",
     "--fp8-recipe": "TC:594 (tensorwise | delayed | mxfp8 | blockwise)",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
@@ -182,6 +183,12 @@ def megatron_rules(a, world):
     if r8 is not None and f8 is None:
         bad.append("--fp8-recipe without --fp8-format (TC:587-594: the "
                    "format switches FP8 on)")
+    # A:1095-1097: FP8 parameters need the distributed optimizer (or FSDP)
+    if "--fp8-param-gather" in a and not (
+            "--use-distributed-optimizer" in a or "--use-megatron-fsdp" in a
+            or "--use-torch-fsdp2" in a):
+        bad.append("--fp8-param-gather without the distributed optimizer "
+                   "or FSDP (A:1095-1097)")
     # A:1973-1974: multi-latent attention excludes group-query attention
     if "--multi-latent-attention" in a and "--group-query-attention" in a:
         bad.append("MLA with GQA (A:1973-1974)")

@@ -250,6 +250,36 @@ test_dp_ring(void)
 	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 4, 1e-12);
 	g.w = 2;
 	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 8, 1e-12);
+
+	/* FP8 parameters (--fp8-param-gather, on by default): the FP8
+	 * weight and its transpose, 2 bytes, gathered in FP8: 7/8 x 1e9 x
+	 * 1 byte at 50 GB/s = 17.5 ms */
+	o.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK(cost_fp8_params(&o, &g));
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	CHECK_NEAR(red, 70, 1e-9);
+	CHECK_NEAR(gat, 17.5, 1e-9);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 8, 1e-12);
+	/* blockwise keeps the 16-bit weights beside FP8 copies: 4 bytes,
+	 * gathered in 16 bits */
+	o.fp8_recipe = FP8_BLOCKWISE;
+	CHECK(!cost_fp8_params(&o, &g));
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	CHECK_NEAR(gat, 35, 1e-9);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 4 + 4 + 12.0 / 8, 1e-12);
+	/* so does a runtime without the option, or no distributed
+	 * optimizer (Megatron-LM arguments.py:1095-1097) */
+	o.fp8_recipe = FP8_MXFP8;
+	o.rts[RUNTIME_MEGATRON_CORE].opts &=
+		~(1u << RUNTIME_OPT_FP8_PARAM_GATHER);
+	CHECK(!cost_fp8_params(&o, &g));
+	CHECK_NEAR(cost_param_bytes(&o, &g), 4 + 4 + 12.0 / 8, 1e-12);
+	o.rts[RUNTIME_MEGATRON_CORE].opts |= 1u << RUNTIME_OPT_FP8_PARAM_GATHER;
+	CHECK(cost_fp8_params(&o, &g));
+	g.zero = 0;
+	CHECK(!cost_fp8_params(&o, &g));
+	CHECK_NEAR(cost_param_bytes(&o, &g), 4 + 4 + 12, 1e-12);
 }
 
 static void
