@@ -165,7 +165,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# pipeline stage (NVIDIA/Megatron-LM megatron/core/parallel_state.py:874-883:
 	# world size divisible by ETP x EP x PP): a published EP that does not
 	# divide them is a misprint, not a run to predict.
-	if (ep > 1 && pp > 0 && (gpus / pp) % ep) hard = add(hard, "inconsistent=EP " ep " does not divide " gpus " GPUs / PP " pp)
+	if (ep > 1 && pp > 0 && (gpus / pp) % ep) hard = add(hard, "epgroup=EP " ep " does not divide " gpus " GPUs / PP " pp)
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
@@ -326,11 +326,11 @@ BEGIN {
 	why["nostep"] = "no step time: TFLOP/s or MFU only, FLOP formula not stated"
 	why["layout"] = "parallel layout not stated by the source"
 	why["packed"] = "packed SFT sequences: attention runs per document, whose lengths the source does not state"
-	why["inconsistent"] = "published sizes inconsistent (EP does not divide the GPUs of a pipeline stage)"
+	why["epgroup"] = "published sizes inconsistent (EP does not divide the GPUs of a pipeline stage)"
 	why["model"] = "model shape not stated, or no model file"
 	why["runtime"] = "runtime with no pd2bw profile (meta-internal, hai-llm)"
 	why["mbs"] = "microbatch size not stated by the source"
-	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed inconsistent model runtime mbs", keys, " ")
+	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed epgroup model runtime mbs", keys, " ")
 }
 FILENAME == ARGV[1] { P[$1] = $0; next }
 FILENAME == ARGV[2] { T[$1] = $0; next }

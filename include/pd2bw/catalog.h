@@ -23,6 +23,8 @@ struct gpu_spec {
 	double kernel_us;    /* fixed overhead per kernel launch */
 	double tflops8;      /* dense FP8 tensor-core peak; 0 = none */
 	double gemm_eff8;    /* achievable fraction of tflops8 on large GEMMs */
+	double gemm_eff8mx;  /* the same for MXFP8 (block-scaled) GEMMs; 0:
+				gemm_eff8 */
 	int sms;             /* streaming multiprocessors; 0 = unknown */
 	int mxfp8;           /* MXFP8 block-scaled tensor cores (Blackwell) */
 	char *source;        /* where the figures come from (owned) */

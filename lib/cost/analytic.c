@@ -234,6 +234,19 @@ quant_ms(struct shape *sh, double x)
 	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + 2) + scales);
 }
 
+/* What FP8 (or, with its recipe, MXFP8) GEMMs reach against 16-bit ones
+ * on sh's GPU: the factor on a shape's efficiency. */
+static double
+fp8_eff_ratio(const struct shape *sh)
+{
+	const struct gpu_spec *g = sh->g;
+	double e8 = sh->fp8r == FP8_MXFP8 && g->gemm_eff8mx > 0
+			    ? g->gemm_eff8mx
+			    : g->gemm_eff8;
+
+	return e8 > 0 ? e8 / g->gemm_eff : 1;
+}
+
 /*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
  * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
@@ -248,8 +261,7 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra)
 
 	if (sh->fp8) {
 		t += quant_ms(sh, M * K);
-		if (sh->g->gemm_eff8 > 0)
-			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
+		eff *= fp8_eff_ratio(sh);
 	}
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
 			     (M * K + K * N) * (sh->fp8 ? 1 : sh->e) +
@@ -593,8 +605,7 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 
 	if (sh->fp8) {
 		t += quant_ms(sh, a_elems);
-		if (sh->g->gemm_eff8 > 0)
-			eff *= sh->g->gemm_eff8 / sh->g->gemm_eff;
+		eff *= fp8_eff_ratio(sh);
 	}
 	return t + kernel_ms(sh, OP_GEMM, flops,
 			     (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) +

@@ -377,9 +377,15 @@ test_fp8_recipes(void)
 	struct profile pd, pt, px;
 	struct model m;
 	struct analytic_opts o;
-	const struct gpu_spec *b200 = catalog_find(&cat, "B200");
+	/* MXFP8 GEMMs at the per-tensor rate, so that only the scales
+	 * differ (the catalog's own B200 runs them slower: below) */
+	struct gpu_spec same = *catalog_find(&cat, "B200");
+	const struct gpu_spec *b200 = &same;
+	struct profile pb;
 	double bw = 7700e9 * 0.8, n = 8192, h = 4096, f = 14336;
 	double x = n * (3 * h + f);
+
+	same.gemm_eff8mx = 0;
 
 	llama8(&m);
 	m.precision = MODEL_FP8;
@@ -396,6 +402,14 @@ test_fp8_recipes(void)
 		   (2 * x / bw + 4 * 3e-6) * 1e3, 1e-9);
 	CHECK_NEAR(px.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
 		   x * 2 / 32 / bw * 1e3, 1e-9);
+	/* the catalog's B200: MXFP8 GEMMs at gemm_eff_mxfp8 < gemm_eff8 */
+	profile_init(&pb);
+	CHECK(catalog_find(&cat, "B200")->gemm_eff8mx <
+	      catalog_find(&cat, "B200")->gemm_eff8);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, catalog_find(&cat, "B200"),
+					   mb, 1, 1, 0, &o), 0);
+	CHECK(pb.layers[1].pt[0].fwd_ms > px.layers[1].pt[0].fwd_ms * 1.05);
+	profile_release(&pb);
 	/* the head is 16-bit: no recipe touches it */
 	CHECK_NEAR(pt.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
 	profile_release(&pd);
