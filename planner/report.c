@@ -155,8 +155,16 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, "w width, d depth, t tensor-parallel degree "
 			    "(2s: with sequence parallelism),\nb microbatch, "
 			    "m microbatches per update; flush/v3: 3 virtual "
-			    "stages per GPU,\n+z: optimizer sharded (+z2, +z3: "
-			    "ZeRO-2, ZeRO-3), /o: activations offloaded;\n"
-			    "mem: peak per GPU\n");
+			    "stages per GPU,\n");
+		for (i = 0; i < p->nalts; i++)
+			if (p->alts[i].zero > 1 || p->alts[i].offload)
+				break;
+		if (i < p->nalts)
+			fprintf(fp, "+z: optimizer sharded (+z2, +z3: ZeRO-2, "
+				    "ZeRO-3), /o: activations offloaded;\n"
+				    "mem: peak per GPU\n");
+		else
+			fprintf(fp, "+z: optimizer sharded; mem: peak per "
+				    "GPU\n");
 	}
 }

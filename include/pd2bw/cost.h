@@ -76,8 +76,6 @@ struct cost_cfg {
 	int zero;   /* ZeRO stage: 0 none, 1 optimizer state sharded over
 		       the w c data x context-parallel ranks, 2 gradients
 		       too, 3 parameters too (FSDP) */
-	int shard;  /* with zero >= 2, shard inside groups of this many of
-		       those ranks and replicate across (HSDP); 0: all */
 	int sp;     /* sequence parallelism */
 	/* what runs it (cost_runtime()); NULL: o's runtime for sched.  A
 	 * zeroed struct runtime (sched_mask 0) is neutral: it runs anything,
@@ -89,6 +87,9 @@ struct cost_cfg {
 	int e;      /* expert-parallel degree (0 or 1: none) */
 	int etp;    /* expert tensor parallelism: 1 or t (0: t) */
 	int offload; /* activations offloaded to host memory */
+	int shard;  /* with zero >= 2, shard inside groups of this many
+		       data x context-parallel ranks and replicate across
+		       (HSDP); 0: all */
 };
 
 /* The runtime that runs schedule sched at depth d under o. */

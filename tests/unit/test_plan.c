@@ -88,8 +88,11 @@ test_hand_cost(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 2, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 2,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct part_ws ws = {0};
 	struct plan_stage st[2];
@@ -234,8 +237,11 @@ test_tp_interleave_zero(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_FLUSH, 2, 2, 0, 1, 4, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 2, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_FLUSH, .w = 2, .d = 2, .b = 1, .m = 4,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 2,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct plan_stage st[2];
 	struct plan_terms terms;
@@ -431,8 +437,11 @@ test_ties(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_2BW, 1, 3, 0, 1, 3, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_2BW, .w = 1, .d = 3, .b = 1, .m = 3,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct part_ws ws = {0};
 	int first[3];
