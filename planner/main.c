@@ -337,7 +337,11 @@ check_runtime(const struct runtime *rt, struct search_opts *so,
 			cli_usage_error("runtime %s has no tensor parallelism "
 					"(--tp %d)", name, tps[i]);
 	for (i = 1; i < 4; i++) {
-		unsigned can = rt->zero_mask | rt->zero_pipe_mask;
+		/* a fixed depth fixes which of the two sets applies */
+		unsigned can = so->fix_d > 1    ? rt->zero_pipe_mask
+			       : so->fix_d == 1 ? rt->zero_mask
+						: rt->zero_mask |
+							  rt->zero_pipe_mask;
 
 		if (!(so->zero_mask & (1u << i)) || (can >> i & 1))
 			continue;
@@ -348,8 +352,10 @@ check_runtime(const struct runtime *rt, struct search_opts *so,
 		if (i == 1)
 			cli_usage_error("runtime %s cannot shard the optimizer "
 					"state (--zero 1)", name);
-		cli_usage_error("runtime %s cannot run ZeRO stage %d (--zero "
-				"%d)", name, i, i);
+		cli_usage_error("runtime %s cannot run ZeRO stage %d%s (--zero "
+				"%d)", name, i,
+				so->fix_d > 1 && (rt->zero_mask >> i & 1)
+					? " with a pipeline" : "", i);
 	}
 	if (!(so->zero_mask & (rt->zero_mask | rt->zero_pipe_mask)))
 		cli_usage_error("runtime %s runs none of the --zero stages "
@@ -364,6 +370,15 @@ check_runtime(const struct runtime *rt, struct search_opts *so,
 					"(--offload on)", name);
 		so->offload_mask &= ~2u;
 	}
+	if ((so->offload_mask & 2) && have_offload && so->fix_d > 1)
+		cli_usage_error("runtime %s offloads activations only without "
+				"a pipeline (--offload on, --depth %d)", name,
+				so->fix_d);
+	if ((so->offload_mask & 2) && have_offload && !rt->offload_rc &&
+	    so->fix_rc > PROF_RC_NONE)
+		cli_usage_error("runtime %s cannot offload activations with "
+				"recomputation (--offload on, -r %s)", name,
+				prof_rc_names[so->fix_rc]);
 	if (have_rc && (so->rc_mask & (1u << PROF_RC_SELECTIVE)) &&
 	    !rt->selective)
 		cli_usage_error("runtime %s has no selective recomputation",
@@ -585,8 +600,11 @@ main(int argc, char **argv)
 			int zs[4], nz, i;
 
 			if (!strcmp(optarg, "all")) {
+				/* what the runtime runs, without complaint */
 				so.zero_mask = 0xf;
 				zero_many = 1;
+				have_zero = 0;
+				break;
 			} else {
 				nz = cli_ints("--zero", optarg, zs, 4, 0, 3, 0);
 				so.zero_mask = 0;
@@ -829,6 +847,20 @@ main(int argc, char **argv)
 		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
 			      sp_mode, have_zero, cps, ncp, eps, nep,
 			      have_offload);
+	else if (evaluate && (have_zero || have_offload)) {
+		/* the schedule's default runtime must run what was fixed */
+		struct runtime def;
+		char why[256];
+		int z = zero_one > 0 && zero_one < 4 ? zero_one : 0;
+
+		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
+		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
+				  so.fix_rc, why, sizeof(why)) ||
+		    runtime_check_shard(&def, so.fix_d, z, z >= 2 ? so.shard : 0,
+					so.offload_mask >> 1 & 1, so.fix_rc,
+					why, sizeof(why)))
+			cli_usage_error("%s; --runtime names one that can", why);
+	}
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);
