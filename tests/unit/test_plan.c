@@ -594,7 +594,41 @@ test_plan_roundtrip(void)
 	CHECK_INT_EQ(b.w, a.w);
 	CHECK_INT_EQ(b.nranks, a.nranks);
 	CHECK_NEAR(b.iter_ms, a.iter_ms, 1e-6 * a.iter_ms);
+	CHECK_INT_EQ(b.zero, 0);
+	CHECK_INT_EQ(b.shard, 0);
+	CHECK_INT_EQ(b.offload, 0);
 	plan_release(&b);
+
+	/* ZeRO-3 under HSDP with offload: the optional keys round-trip */
+	{
+		int w = a.w, sz = a.zero, sh = a.shard, off = a.offload;
+		char *x;
+
+		a.zero = 3;
+		a.shard = 1;
+		a.offload = 1;
+		a.stages[0].fsdp_ms = 1.5;
+		a.stages[0].offload_ms = 0.25;
+		a.terms.fsdp_ms = 3;
+		CHECK_INT_EQ(plan_write(&a, f2), 0);
+		x = cap_slurp(f2);
+		CHECK(x && strstr(x, "  zero_stage: 3\n") &&
+		      strstr(x, "  shard_group: 1\n") &&
+		      strstr(x, "  activation_offload: true\n") &&
+		      strstr(x, "fsdp_ms: 1.5") && strstr(x, "fsdp: 3"));
+		free(x);
+		CHECK_INT_EQ(plan_load(&b, f2), 0);
+		CHECK_INT_EQ(b.zero, 3);
+		CHECK_INT_EQ(b.shard, 1);
+		CHECK_INT_EQ(b.offload, 1);
+		CHECK_NEAR(b.stages[0].fsdp_ms, 1.5, 0);
+		CHECK_NEAR(b.stages[0].offload_ms, 0.25, 0);
+		plan_release(&b);
+		a.zero = sz;
+		a.shard = sh;
+		a.offload = off;
+		a.w = w;
+	}
 
 	/* A rank placed on a stage that does not exist is rejected. */
 	fp = fopen(f2, "w");
