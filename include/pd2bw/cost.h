@@ -296,6 +296,10 @@ cost_shard_deg(const struct cost_cfg *g)
 double cost_fsdp(const struct chain *c, const struct cost_opts *o,
 		 const struct cost_cfg *g, const struct place_links *l, int s,
 		 int a, int e);
+/* The same with per-layer recomputation rc[0..e-a] (NULL: g->r). */
+double cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, const struct place_links *l,
+		    int s, int a, int e, const int *rc);
 
 /*
  * cost_fsdp()'s share of layer j inside a long stage, without the
@@ -315,6 +319,9 @@ double cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
  */
 double cost_offload(const struct chain *c, const struct cost_opts *o,
 		    const struct cost_cfg *g, int a, int e);
+/* The same with per-layer recomputation rc[0..e-a] (NULL: g->r). */
+double cost_offload_rc(const struct chain *c, const struct cost_opts *o,
+		       const struct cost_cfg *g, int a, int e, const int *rc);
 
 /* ---- memory (memory.c) ---- */
 

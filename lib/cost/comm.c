@@ -287,6 +287,14 @@ cost_fsdp(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, const struct place_links *l, int s,
 	  int a, int e)
 {
+	return cost_fsdp_rc(c, o, g, l, s, a, e, NULL);
+}
+
+double
+cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g, const struct place_links *l, int s,
+	     int a, int e, const int *rc)
+{
 	struct fsdp_link f;
 	double t = 0;
 	int j, fwd_ag, bwd_ag;
@@ -301,7 +309,8 @@ cost_fsdp(const struct chain *c, const struct cost_opts *o,
 			    : fmax(0, ag - CHAIN_AT(c, c->fwd, g->k, j - 1));
 	}
 	for (j = e; j >= a; j--) {
-		double busy = chain_time(c, g->k, g->r, j, j) -
+		double busy = chain_time(c, g->k, rc ? rc[j - a] : g->r, j,
+					 j) -
 			      CHAIN_AT(c, c->fwd, g->k, j), comm = 0;
 
 		if (j == e && bwd_ag)
@@ -340,15 +349,23 @@ double
 cost_offload(const struct chain *c, const struct cost_opts *o,
 	     const struct cost_cfg *g, int a, int e)
 {
+	return cost_offload_rc(c, o, g, a, e, NULL);
+}
+
+double
+cost_offload_rc(const struct chain *c, const struct cost_opts *o,
+		const struct cost_cfg *g, int a, int e, const int *rc)
+{
 	double t = 0;
 	int j;
 
 	if (!g->offload || o->host_gb_s <= 0)
 		return 0;
 	for (j = a; j < e; j++) {
-		double x = cost_xfer_ms(CHAIN_AT(c, c->stash[g->r], g->k, j),
+		int r0 = rc ? rc[j - a] : g->r, r1 = rc ? rc[j + 1 - a] : g->r;
+		double x = cost_xfer_ms(CHAIN_AT(c, c->stash[r0], g->k, j),
 					o->host_gb_s, 0);
-		double bwd = chain_time(c, g->k, g->r, j + 1, j + 1) -
+		double bwd = chain_time(c, g->k, r1, j + 1, j + 1) -
 			     CHAIN_AT(c, c->fwd, g->k, j + 1);
 
 		/* out during layer j's forward, back during layer j+1's

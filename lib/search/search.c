@@ -402,6 +402,11 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 				st->recompute = PLAN_RC_MIXED;
 		}
 		st->tp_ms += extra - st->recompute_ms;
+		/* FSDP and offload overlap each layer's own backward */
+		st->fsdp_ms = cost_fsdp_rc(x->c, x->o, &g, &x->links, s, a, e,
+					   x->rc + a);
+		st->offload_ms = cost_offload_rc(x->c, x->o, &g, a, e,
+						 x->rc + a);
 		mem = lp_stage_mem(x->c, x->o, &g, s, a, e, x->rc + a);
 		st->stash_bytes = (int64_t)mem - st->weight_bytes -
 				  st->state_bytes - st->work_bytes;
