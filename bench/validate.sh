@@ -180,6 +180,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# Settings the source leaves open: assumed, and printed with the row.
 	if (rc == "-") { rc = "none"; assume = add(assume, "recompute none") }
 	if (sp == "-") { sp = tp > 1 ? "on" : "off"; assume = add(assume, "SP " sp) }
+	if (dop == "-" && has_fsdp && fsdp != "off" && fsdp != "-")
+		dop = "off" # --zero below says how the state is sharded
 	if (dop == "-") {
 		dop = (rt == "nemo" || rt == "megatron-bridge") ? "on" : "off"
 		assume = add(assume, "distributed optimizer " dop)
