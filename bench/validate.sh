@@ -19,8 +19,11 @@
 #                rows alone (CHECK_MEAN16, CHECK_MAX16), memory mean <= CHECK_MEM
 #                (5) %; and the rows of the same sections that run context
 #                or expert parallelism (issue 13's target, apart from the
-#                dense rows): held-out mean <= CHECK_MEAN_PAR (8) %.  The
-#                thresholds are environment variables.
+#                dense rows): held-out mean <= CHECK_MEAN_PAR (8) %; the
+#                rows that shard data parallelism (FSDP, ZeRO-2/3: sections
+#                H and I, Megatron-FSDP rows elsewhere), apart from both:
+#                held-out mean <= CHECK_MEAN_FSDP (8) %.  The thresholds
+#                are environment variables.
 #   --approx     also predict the rows whose only blocker is a precision
 #                pd2bw-plan cannot select (FP8, NVFP4), at the model's 16-bit
 #                precision; shown apart, never counted.
@@ -78,7 +81,7 @@ HAS_FP8_RECIPE=$(has '--fp8-recipe')
 HAS_PRECISION=$(has '--precision')
 HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
-HAS_FSDP=$(has '--fsdp')
+HAS_FSDP=$(has '--zero LIST')
 HAS_OFFLOAD=$(has '--offload')
 
 # All rows, comments and the column header lines dropped.
@@ -182,6 +185,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# Settings the source leaves open: assumed, and printed with the row.
 	if (rc == "-") { rc = "none"; assume = add(assume, "recompute none") }
 	if (sp == "-") { sp = tp > 1 ? "on" : "off"; assume = add(assume, "SP " sp) }
+	if (dop == "-" && has_fsdp && fsdp != "off" && fsdp != "-")
+		dop = "off" # --zero below says how the state is sharded
 	if (dop == "-") {
 		dop = (rt == "nemo" || rt == "megatron-bridge") ? "on" : "off"
 		assume = add(assume, "distributed optimizer " dop)
@@ -239,7 +244,22 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# gpt_oss.py:65); routing balanced (dropless runs force it,
 	# scripts/performance/utils/overrides.py:458-462)
 	if (has_ep && ep > 1) args = args " --expert-parallel " ep " --expert-tensor-parallel 1"
-	if (has_fsdp && fsdp != "off" && fsdp != "-") args = args " --fsdp " fsdp
+	# FSDP rows: PyTorch FSDP FULL_SHARD is ZeRO-3, SHARD_GRAD_OP
+	# ZeRO-2 (run by torchtitan'"'"'s FSDP2 rules); "fsdp" with the mode
+	# not stated is taken as full sharding; Megatron-FSDP'"'"'s
+	# optim_grads_params (the default strategy, arguments.py:3190) is
+	# ZeRO-3 over its sharding group.  Composer'"'"'s PURE mode reduces
+	# in bf16, DEFAULT in fp32 (the torchtitan default).
+	if (has_fsdp && fsdp != "off" && fsdp != "-") {
+		z = fsdp == "SHARD_GRAD_OP" || fsdp == "zero2-resident" ? 2 : 3
+		args = args " --zero " z
+		if (fsdp ~ /^megatron-fsdp:[0-9]+$/) {
+			n = fsdp; sub(/.*:/, "", n)
+			if (n + 0 < dp * (cp > 1 ? cp : 1)) args = args " --shard-group " n
+		}
+		if (fsdp == "fsdp") assume = add(assume, "FSDP full sharding")
+		if (index($35, "PURE")) args = args " --grad-bytes 2"
+	}
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \
 		rc, sp, cl, int((gpus + gpn(cl) - 1) / gpn(cl)), args
 }' "$TMP/rows" >"$TMP/todo"
@@ -290,7 +310,7 @@ done
 awk -F'\t' -v OFS='\t' -v quiet="$QUIET" -v listrows="$ROWS" -v check="$CHECK" \
 	-v cmean="${CHECK_MEAN:-5}" -v cmax="${CHECK_MAX:-12}" -v cmem="${CHECK_MEM:-5}" \
 	-v cmean16="${CHECK_MEAN16:-5}" -v cmax16="${CHECK_MAX16:-12}" \
-	-v cmeanpar="${CHECK_MEAN_PAR:-8}" \
+	-v cmeanpar="${CHECK_MEAN_PAR:-8}" -v cmeanfsdp="${CHECK_MEAN_FSDP:-8}" \
 	-v tsv="$TSV" -v has_runtime="$HAS_RUNTIME" -v has_ep="$HAS_EP" '
 function abs(x) { return x < 0 ? -x : x }
 function err(p, m) { return (p - m) / m * 100 }
@@ -318,7 +338,7 @@ BEGIN {
 	dense["A"] = dense["B"] = dense["C"] = dense["D"] = dense["F"] = 1
 	why["precision"] = "NVFP4 precision: not priced (--precision has bf16, fp16, fp32, fp8)"
 	why["moe"] = has_ep ? "MoE model without a model file" : "MoE: experts and expert parallelism (a later issue)"
-	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --fsdp (a later issue)"
+	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --zero"
 	why["cp"] = "context parallelism: needs --context-parallel (a later issue)"
 	why["ep"] = "expert parallelism: needs --expert-parallel"
 	why["gpu"] = "GPU without a catalog entry or cluster (GB200, GB300, B300, H800)"
@@ -369,17 +389,21 @@ END {
 			memonly = has_flag("memory-only", r[33])
 			# context or expert parallelism: the rows of issue 13,
 			# checked apart from the dense ones
-			par = dense[sec] && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
-			dn = dense[sec] && !par
+			# sharded data parallelism (FSDP, ZeRO-2/3): the rows
+			# of sections H and I, and the Megatron-FSDP ones of
+			# the others, checked apart
+			fs = r[21] != "off" && r[21] != "-"
+			par = dense[sec] && !fs && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
+			dn = dense[sec] && !par && !fs
 			cfg = sprintf("%-10s %5d %2d %2d %4d %2d %2d %5d %-4s %-3s", r[5], r[7], r[11], r[12], r[13], r[16], r[9], r[8], t[7] == "selective" ? "sel" : t[7], t[8])
 			fits = ""
 			if (p[6] == 3 && !memonly && status == "run") {
 				fits = " DOES NOT FIT (" sprintf("%.1f", p[5]) " GiB)"
-				nofit[sec]++; if (dn) cnofit++; if (par) pnofit++
+				nofit[sec]++; if (dn) cnofit++; if (par) pnofit++; if (fs) fnofit++
 			} else if (p[6] == 3 && !memonly) {
 				fits = " DOES NOT FIT (" sprintf("%.1f", p[5]) " GiB)"
 			} else if (p[6] != 0 && p[6] != 3) {
-				fits = " exit " p[6] ": " p[7]; failed[sec]++; if (dn) cfailed++; if (par) pfailed++
+				fits = " exit " p[6] ": " p[7]; failed[sec]++; if (dn) cfailed++; if (par) pfailed++; if (fs) ffailed++
 			}
 			e = ""
 			if (r[25] != "-" && p[2] != "-") {
@@ -389,6 +413,7 @@ END {
 					stat((r[32] == 1 ? "fit" : "held") sec, e)
 					if (dn) { stat("check" (r[32] == 1 ? "fit" : "held"), e); stat("checkall", e) }
 					if (par) { stat("par" (r[32] == 1 ? "fit" : "held"), e); stat("parall", e) }
+					if (fs) { stat("fsdp" (r[32] == 1 ? "fit" : "held"), e); stat("fsdpall", e) }
 					if (dn && r[22] ~ /^(bf16|fp16|fp32)$/) {
 						if (r[32] != 1) stat("check16held", e)
 						stat("check16all", e)
@@ -452,14 +477,20 @@ END {
 	line("parall", "parallel (CP, EP) all")
 	if (pnofit) printf "parallel (CP, EP): %d runs predicted not to fit\n", pnofit
 	if (pfailed) printf "parallel (CP, EP): %d rows failed in pd2bw-plan\n", pfailed
+	line("fsdpheld", "fsdp (FSDP, ZeRO-2/3) held-out")
+	line("fsdpfit", "fsdp (FSDP, ZeRO-2/3) fit")
+	line("fsdpall", "fsdp (FSDP, ZeRO-2/3) all")
+	if (fnofit) printf "fsdp (FSDP, ZeRO-2/3): %d runs predicted not to fit\n", fnofit
+	if (ffailed) printf "fsdp (FSDP, ZeRO-2/3): %d rows failed in pd2bw-plan\n", ffailed
+	fm = n["fsdpheld"] ? s["fsdpheld"] / n["fsdpheld"] : 0
 	pm = n["parheld"] ? s["parheld"] / n["parheld"] : 0
 	hm = n["checkheld"] ? s["checkheld"] / n["checkheld"] : 1e9
 	am = n["checkall"] ? mx["checkall"] : 1e9
 	mm = n["checkmem"] ? s["checkmem"] / n["checkmem"] : 0
 	h16 = n["check16held"] ? s["check16held"] / n["check16held"] : 1e9
 	a16 = n["check16all"] ? mx["check16all"] : 1e9
-	ok = hm <= cmean && am <= cmax && mm <= cmem && !cfailed && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !pfailed
-	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, ok ? "PASS" : "FAIL"
+	ok = hm <= cmean && am <= cmax && mm <= cmem && !cfailed && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !pfailed && fm <= cmeanfsdp && !ffailed
+	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, ok ? "PASS" : "FAIL"
 	if (!quiet) {
 		printf "\nNot expressible yet: %d of %d rows.  A row counts under each of its\n", nskip, nrows
 		printf "reasons; \"alone\": the rows that reason alone keeps out.\n"

@@ -71,6 +71,9 @@ enum {
 	OPT_EP,
 	OPT_IMBALANCE,
 	OPT_ETP,
+	OPT_ZERO_STAGE,
+	OPT_SHARD_GROUP,
+	OPT_OFFLOAD,
 };
 
 static const struct option longopts[] = {
@@ -96,6 +99,9 @@ static const struct option longopts[] = {
 	{"moe-imbalance", required_argument, NULL, OPT_IMBALANCE},
 	{"interleave", required_argument, NULL, OPT_INTERLEAVE},
 	{"optimizer-sharding", required_argument, NULL, OPT_ZERO},
+	{"zero", required_argument, NULL, OPT_ZERO_STAGE},
+	{"shard-group", required_argument, NULL, OPT_SHARD_GROUP},
+	{"offload", required_argument, NULL, OPT_OFFLOAD},
 	{"evaluate", no_argument, NULL, 'e'},
 	{"width", required_argument, NULL, OPT_WIDTH},
 	{"depth", required_argument, NULL, OPT_DEPTH},
@@ -182,6 +188,16 @@ usage(FILE *fp)
 		"(default: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
 		"(default: off)\n"
+		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
+		"state, 2 + gradients,\n"
+		"                           3 + parameters (FSDP), or all "
+		"(default: 0)\n"
+		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
+		"of N data-parallel\n"
+		"                           ranks, replicated across (default: "
+		"all ranks)\n"
+		"      --offload MODE       activation CPU offload: off, on or "
+		"both (default: off)\n"
 		"  -e, --evaluate           predict one configuration: needs "
 		"--width, --depth,\n"
 		"                           --microbatch, one --schedule and "
@@ -289,8 +305,8 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 static void
 check_runtime(const struct runtime *rt, struct search_opts *so,
 	      int have_sched, int have_rc, const int *tps, int ntp,
-	      int sp_mode, int zero_one, const int *cps, int ncp,
-	      const int *eps, int nep)
+	      int sp_mode, int have_zero, const int *cps, int ncp,
+	      const int *eps, int nep, int have_offload)
 {
 	const char *name = runtime_names[rt->id];
 	char why[256];
@@ -320,10 +336,49 @@ check_runtime(const struct runtime *rt, struct search_opts *so,
 		if (tps[i] > 1 && !rt->tp)
 			cli_usage_error("runtime %s has no tensor parallelism "
 					"(--tp %d)", name, tps[i]);
-	if (zero_one >= 1 && !rt->zero1)
-		cli_usage_error("runtime %s cannot shard the optimizer state "
-				"(--optimizer-sharding %s)", name,
-				zero_one == 2 ? "both" : "on");
+	for (i = 1; i < 4; i++) {
+		/* a fixed depth fixes which of the two sets applies */
+		unsigned can = so->fix_d > 1    ? rt->zero_pipe_mask
+			       : so->fix_d == 1 ? rt->zero_mask
+						: rt->zero_mask |
+							  rt->zero_pipe_mask;
+
+		if (!(so->zero_mask & (1u << i)) || (can >> i & 1))
+			continue;
+		if (!have_zero) {
+			so->zero_mask &= ~(1u << i);
+			continue;
+		}
+		if (i == 1)
+			cli_usage_error("runtime %s cannot shard the optimizer "
+					"state (--zero 1)", name);
+		cli_usage_error("runtime %s cannot run ZeRO stage %d%s (--zero "
+				"%d)", name, i,
+				so->fix_d > 1 && (rt->zero_mask >> i & 1)
+					? " with a pipeline" : "", i);
+	}
+	if (!(so->zero_mask & (rt->zero_mask | rt->zero_pipe_mask)))
+		cli_usage_error("runtime %s runs none of the --zero stages "
+				"asked for", name);
+	if (so->shard > 0 && !rt->hsdp)
+		cli_usage_error("runtime %s cannot shard in groups and "
+				"replicate across them (--shard-group %d)",
+				name, so->shard);
+	if ((so->offload_mask & 2) && !rt->offload) {
+		if (have_offload)
+			cli_usage_error("runtime %s cannot offload activations "
+					"(--offload on)", name);
+		so->offload_mask &= ~2u;
+	}
+	if ((so->offload_mask & 2) && have_offload && so->fix_d > 1)
+		cli_usage_error("runtime %s offloads activations only without "
+				"a pipeline (--offload on, --depth %d)", name,
+				so->fix_d);
+	if ((so->offload_mask & 2) && have_offload && !rt->offload_rc &&
+	    so->fix_rc > PROF_RC_NONE)
+		cli_usage_error("runtime %s cannot offload activations with "
+				"recomputation (--offload on, -r %s)", name,
+				prof_rc_names[so->fix_rc]);
 	if (have_rc && (so->rc_mask & (1u << PROF_RC_SELECTIVE)) &&
 	    !rt->selective)
 		cli_usage_error("runtime %s has no selective recomputation",
@@ -372,7 +427,11 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		if (p->v > 1)
 			fprintf(stderr, " --interleave %d", p->v);
 		if (p->zero)
-			fprintf(stderr, " --optimizer-sharding on");
+			fprintf(stderr, " --zero %d", p->zero);
+		if (p->shard > 0)
+			fprintf(stderr, " --shard-group %d", p->shard);
+		if (p->offload)
+			fprintf(stderr, " --offload on");
 		fprintf(stderr, " predicts one configuration; change a value "
 			"to see what it costs\n");
 	}
@@ -404,6 +463,8 @@ main(int argc, char **argv)
 	unsigned fusions = ANALYTIC_FUSE_ALL;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
+	int have_zero = 0, zero_many = 0, offload_one = -1;
+	int have_offload = 0;
 	int cps[8] = {1}, ncp = 0, eps[8] = {1}, nep = 0;
 	double imbalance = 1;
 	int etp_one = 0;
@@ -532,6 +593,41 @@ main(int argc, char **argv)
 				cli_usage_error("invalid --optimizer-sharding '%s'",
 					  optarg);
 			so.zero_mask = zero_one == 2 ? 3u : 1u << zero_one;
+			zero_many = zero_one == 2;
+			have_zero = 1;
+			break;
+		case OPT_ZERO_STAGE: {
+			int zs[4], nz, i;
+
+			if (!strcmp(optarg, "all")) {
+				/* what the runtime runs, without complaint */
+				so.zero_mask = 0xf;
+				zero_many = 1;
+				have_zero = 0;
+				break;
+			} else {
+				nz = cli_ints("--zero", optarg, zs, 4, 0, 3, 0);
+				so.zero_mask = 0;
+				for (i = 0; i < nz; i++)
+					so.zero_mask |= 1u << zs[i];
+				zero_one = zs[0];
+				zero_many = nz > 1;
+			}
+			have_zero = 1;
+			break;
+		}
+		case OPT_SHARD_GROUP:
+			so.shard = (int)cli_long("--shard-group", optarg, 1,
+						 INT_MAX);
+			break;
+		case OPT_OFFLOAD:
+			cli_names("--offload", optarg, onoff_names,
+				  &offload_one);
+			if (offload_one < 0)
+				cli_usage_error("invalid --offload '%s'", optarg);
+			so.offload_mask = offload_one == 2 ? 3u
+							   : 1u << offload_one;
+			have_offload = 1;
 			break;
 		case 'e':
 			evaluate = 1;
@@ -682,13 +778,22 @@ main(int argc, char **argv)
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
-		if (ntp > 1 || so.nv > 1 || zero_one == 2 || ncp > 1 ||
-		    nep > 1 || (ntp == 1 && tps[0] > 1 && sp_mode == 2))
+		if (ntp > 1 || so.nv > 1 || zero_many || ncp > 1 ||
+		    nep > 1 || (ntp == 1 && tps[0] > 1 && sp_mode == 2) ||
+		    offload_one == 2)
 			cli_usage_error("%s", "--evaluate needs one --tp, one "
 					"--interleave, one --sequence-parallel, "
 					"one --context-parallel, one "
-					"--expert-parallel and one "
-					"--optimizer-sharding");
+					"--expert-parallel, one --zero (or "
+					"--optimizer-sharding) and one "
+					"--offload");
+		if (so.shard > 0 && zero_one < 2)
+			cli_usage_error("--shard-group %d needs --zero 2 or 3",
+					so.shard);
+		if (so.shard > 0 && ((long)so.fix_w * cps[0]) % so.shard)
+			cli_usage_error("--shard-group %d must divide --width %d "
+					"x --context-parallel %d", so.shard,
+					so.fix_w, cps[0]);
 		if (((long)so.fix_w * cps[0] * (etp_one ? tps[0] : 1)) %
 		    eps[0])
 			cli_usage_error("--expert-parallel %d must divide "
@@ -740,7 +845,22 @@ main(int argc, char **argv)
 
 	if (have_rt)
 		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
-			      sp_mode, zero_one, cps, ncp, eps, nep);
+			      sp_mode, have_zero, cps, ncp, eps, nep,
+			      have_offload);
+	else if (evaluate && (have_zero || have_offload)) {
+		/* the schedule's default runtime must run what was fixed */
+		struct runtime def;
+		char why[256];
+		int z = zero_one > 0 && zero_one < 4 ? zero_one : 0;
+
+		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
+		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
+				  so.fix_rc, why, sizeof(why)) ||
+		    runtime_check_shard(&def, so.fix_d, z, z >= 2 ? so.shard : 0,
+					so.offload_mask >> 1 & 1, so.fix_rc,
+					why, sizeof(why)))
+			cli_usage_error("%s; --runtime names one that can", why);
+	}
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);

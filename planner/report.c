@@ -51,8 +51,15 @@ report_plan(FILE *fp, const struct plan *p)
 		plan_rc_names[p->recompute]);
 	if (p->v > 1)
 		fprintf(fp, ", %d virtual stages per GPU", p->v);
-	if (p->zero)
+	if (p->zero == 1)
 		fprintf(fp, ", optimizer sharded");
+	else if (p->zero > 1)
+		fprintf(fp, ", ZeRO-%d%s", p->zero,
+			p->zero == 3 ? " (FSDP)" : "");
+	if (p->shard > 0)
+		fprintf(fp, " in groups of %d (HSDP)", p->shard);
+	if (p->offload)
+		fprintf(fp, ", activations offloaded");
 	fputc('\n', fp);
 	fprintf(fp, "placement:  %s\n", p->place_reason);
 	fprintf(fp, "predicted:  %.1f ms per iteration, %.1f samples/s, "
@@ -69,13 +76,18 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, "context-parallel %.1f + ", t->cp_ms);
 	if (p->e > 1)
 		fprintf(fp, "expert all-to-all %.1f + ", t->ep_ms);
+	if (p->zero > 1)
+		fprintf(fp, "fsdp %.1f + ", t->fsdp_ms);
+	if (p->offload)
+		fprintf(fp, "offload %.1f + ", t->offload_ms);
 	fprintf(fp, "p2p %.1f + host %.1f + bubble %.1f + sync %.1f + "
 		    "optimizer %.1f = %.1f ms\n",
 		t->p2p_ms, t->host_ms, t->bubble_ms, t->allreduce_ms,
 		t->optimizer_ms,
 		t->compute_ms + t->recompute_ms + t->tp_ms + t->p2p_ms +
 			t->host_ms + t->bubble_ms + t->allreduce_ms +
-			t->optimizer_ms + t->cp_ms + t->ep_ms);
+			t->optimizer_ms + t->cp_ms + t->ep_ms + t->fsdp_ms +
+			t->offload_ms);
 	if (p->runtime && *p->runtime)
 		fprintf(fp, "runtime:    %s\n", p->runtime);
 
@@ -124,9 +136,14 @@ report_plan(FILE *fp, const struct plan *p)
 			if (a->e > 1)
 				snprintf(v + strlen(v), sizeof(v) - strlen(v),
 					 "/e%d", a->e);
+			if (a->offload)
+				snprintf(v + strlen(v), sizeof(v) - strlen(v),
+					 "/o");
 			snprintf(sched, sizeof(sched), "%s%s%s",
 				 plan_sched_names[a->sched], v,
-				 a->zero ? "+z" : "");
+				 a->zero == 1 ? "+z"
+				 : a->zero == 2 ? "+z2"
+				 : a->zero == 3 ? "+z3" : "");
 			fprintf(fp, "%3d  %-11s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
 				    "%10.1f %11.1f %8.2f\n",
 				i + 1, sched, a->w, a->d, a->t,
@@ -138,7 +155,16 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, "w width, d depth, t tensor-parallel degree "
 			    "(2s: with sequence parallelism),\nb microbatch, "
 			    "m microbatches per update; flush/v3: 3 virtual "
-			    "stages per GPU,\n+z: optimizer sharded; mem: "
-			    "peak per GPU\n");
+			    "stages per GPU,\n");
+		for (i = 0; i < p->nalts; i++)
+			if (p->alts[i].zero > 1 || p->alts[i].offload)
+				break;
+		if (i < p->nalts)
+			fprintf(fp, "+z: optimizer sharded (+z2, +z3: ZeRO-2, "
+				    "ZeRO-3), /o: activations offloaded;\n"
+				    "mem: peak per GPU\n");
+		else
+			fprintf(fp, "+z: optimizer sharded; mem: peak per "
+				    "GPU\n");
 	}
 }

@@ -43,6 +43,9 @@ struct cost_opts {
 	struct runtime rts[RUNTIME_N]; /* each runtime with its options */
 	double hbm_gb_s;       /* achievable memory bandwidth of the GPU, for
 				  the optimizer step; 0 leaves it out */
+	double host_gb_s;      /* GPU-host link per direction (PCIe, or
+				  NVLink-C2C on Grace systems), for
+				  activation offload; 0: none */
 };
 
 /* Every bytes figure derived, runtimes at their defaults, no cap. */
@@ -70,7 +73,9 @@ struct cost_cfg {
 	int place;  /* enum plan_place */
 	int t;      /* tensor-parallel degree (the chain's shard shapes) */
 	int v;      /* interleaved virtual stages per GPU (flush), 1 = off */
-	int zero;   /* optimizer state sharded over the w replicas */
+	int zero;   /* ZeRO stage: 0 none, 1 optimizer state sharded over
+		       the w c data x context-parallel ranks, 2 gradients
+		       too, 3 parameters too (FSDP) */
 	int sp;     /* sequence parallelism */
 	/* what runs it (cost_runtime()); NULL: o's runtime for sched.  A
 	 * zeroed struct runtime (sched_mask 0) is neutral: it runs anything,
@@ -81,6 +86,10 @@ struct cost_cfg {
 		       holds one rank's s / c tokens */
 	int e;      /* expert-parallel degree (0 or 1: none) */
 	int etp;    /* expert tensor parallelism: 1 or t (0: t) */
+	int offload; /* activations offloaded to host memory */
+	int shard;  /* with zero >= 2, shard inside groups of this many
+		       data x context-parallel ranks and replicate across
+		       (HSDP); 0: all */
 };
 
 /* The runtime that runs schedule sched at depth d under o. */
@@ -259,6 +268,69 @@ void cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
 		     const struct place_links *l, int s, int64_t params,
 		     int64_t eparams, double *reduce_ms, double *gather_ms);
 
+/* Ranks of the data x context-parallel group. */
+static inline int
+cost_dp_ranks(const struct cost_cfg *g)
+{
+	return g->w * cost_cp_deg(g);
+}
+
+/* Ranks the ZeRO stage shards over: the shard group, or all of them. */
+static inline int
+cost_shard_deg(const struct cost_cfg *g)
+{
+	int n = cost_dp_ranks(g);
+
+	return g->shard > 0 && g->shard < n ? g->shard : n;
+}
+
+/*
+ * FSDP / ZeRO-2 / ZeRO-3 traffic of layers [a, e] per microbatch, the
+ * part compute does not hide (pd2bw-plan(1), SHARDING).  Each layer is
+ * one unit, as torchtitan and DeepSpeed wrap a transformer block:
+ *  - forward (ZeRO-3, or ZeRO-2 where the runtime keeps parameters
+ *    sharded): an all-gather of the layer's 16-bit parameters over the
+ *    shard group, the next layer's prefetched behind this one's forward;
+ *  - backward: ZeRO-3 gathers again (unless the runtime keeps them),
+ *    prefetched behind the next backward, and every ZeRO >= 2 layer
+ *    reduce-scatters its gradients (in the runtime's reduce dtype) behind
+ *    the following backward, plus under HSDP an all-reduce of the shard
+ *    over the replicas;
+ *  - exposed: the stage's first gather in each direction, per layer what
+ *    the traffic in flight takes beyond the compute beside it, and the
+ *    last reduction after the last backward.
+ * Bytes per GPU as NCCL's ring moves them ((n-1)/n of the buffer).
+ */
+double cost_fsdp(const struct chain *c, const struct cost_opts *o,
+		 const struct cost_cfg *g, const struct place_links *l, int s,
+		 int a, int e);
+/* The same with per-layer recomputation rc[0..e-a] (NULL: g->r). */
+double cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, const struct place_links *l,
+		    int s, int a, int e, const int *rc);
+
+/*
+ * cost_fsdp()'s share of layer j inside a long stage, without the
+ * stage's first gathers and last reduction: what the partition adds up
+ * (a lower bound of cost_fsdp() over the layers).
+ */
+double cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
+		       const struct cost_cfg *g, const struct place_links *l,
+		       int s, int j);
+
+/*
+ * Activation offload of layers [a, e] per microbatch, the part compute
+ * does not hide: every layer but the stage's last copies its stash to
+ * host memory over o->host_gb_s during its forward and back during the
+ * backward of the layer after it; each copy exposes what it takes
+ * beyond that compute.
+ */
+double cost_offload(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, int a, int e);
+/* The same with per-layer recomputation rc[0..e-a] (NULL: g->r). */
+double cost_offload_rc(const struct chain *c, const struct cost_opts *o,
+		       const struct cost_cfg *g, int a, int e, const int *rc);
+
 /* ---- memory (memory.c) ---- */
 
 /* Bytes per parameter held on a GPU under the configuration. */
@@ -291,7 +363,8 @@ static inline double
 cost_stage_busy(const struct plan_stage *st)
 {
 	return st->compute_ms + st->recompute_ms + st->tp_ms + st->p2p_ms +
-	       st->host_ms + st->cp_ms + st->ep_ms;
+	       st->host_ms + st->cp_ms + st->ep_ms + st->fsdp_ms +
+	       st->offload_ms;
 }
 
 /*

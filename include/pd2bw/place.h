@@ -37,6 +37,10 @@ struct place_links {
 	double *ep_gb_s;   /* [d]: effective rate of the expert-parallel
 			      all-to-all (see place_links_fill_par) */
 	double *ep_lat_us;
+	/* Inside one node: the slowest GPU pair and its latency, for a
+	 * group that fits in a node (HSDP's shard groups). */
+	double node_gb_s, node_lat_us;
+	int gpus_per_node;
 	/* Scratch: flows out of / into each (node, NIC). */
 	int *out, *in;
 	int nslots;

@@ -40,6 +40,8 @@ struct plan_terms {
 	double cp_ms;        /* context parallelism's exposed K/V ring */
 	double ep_ms;        /* expert parallelism's all-to-alls */
 	double optimizer_ms; /* the optimizer step after the last backward */
+	double fsdp_ms;      /* FSDP / ZeRO-2/3 gathers and reductions */
+	double offload_ms;   /* activation offload copies */
 };
 
 struct plan_stage {
@@ -63,6 +65,11 @@ struct plan_stage {
 				   ring its attention does not hide */
 	double ep_ms;           /* per microbatch: the expert-parallel
 				   all-to-alls */
+	double fsdp_ms;         /* per microbatch: the FSDP / ZeRO-2/3
+				   gathers and reduce-scatters compute does
+				   not hide */
+	double offload_ms;      /* per microbatch: activation offload copies
+				   compute does not hide */
 	double in_gb_s;         /* link to the previous stage; 0 for first */
 	double ring_gb_s;       /* bottleneck of its replicas' ring; 0 if w=1 */
 	int64_t weight_bytes;   /* weights (+ 2BW's second version) */
@@ -85,6 +92,7 @@ struct plan_rank {
 struct plan_alt {
 	int sched, w, d, b, m, recompute, place;
 	int t, sp, v, zero;     /* as in struct plan */
+	int shard, offload;     /* as in struct plan */
 	int c;                  /* context-parallel degree (0 read as 1) */
 	int e;                  /* expert-parallel degree (0 read as 1) */
 	double iter_ms;
@@ -118,7 +126,12 @@ struct plan {
 				   plans that predate it: t) */
 	int sp;                 /* sequence parallelism (with t > 1) */
 	int v;                  /* interleaved virtual stages per GPU */
-	int zero;               /* optimizer state sharded over replicas */
+	int zero;               /* ZeRO stage 0-3 (1: optimizer state sharded
+				   over the replicas, 2: gradients too, 3:
+				   parameters too, FSDP) */
+	int shard;              /* HSDP: shard groups of this many replicas
+				   (0: all replicas, full sharding) */
+	int offload;            /* activations offloaded to host memory */
 	int place;              /* enum plan_place */
 	char *place_reason;
 	char *runtime;          /* what runs it: "NAME[:OPT,...]" (owned) */

@@ -51,6 +51,21 @@ struct runtime {
 	int max_depth_none;     /* "none" needs d <= this (1: plain DP) */
 	int interleave;         /* runs interleaved 1F1B */
 	int zero1;              /* shards optimizer state over replicas */
+	/* ZeRO stages it runs (pd2bw-plan(1), SHARDING): bit z for stage z
+	 * without a pipeline, zero_pipe_mask with one (d > 1) */
+	unsigned zero_mask;
+	unsigned zero_pipe_mask;
+	int hsdp;               /* shards inside groups, replicates across */
+	/* ZeRO-2 keeps the 16-bit parameters sharded between steps and
+	 * gathers them before every microbatch's forward (FSDP2's
+	 * reshard_after_forward=False); else they stay whole and are
+	 * gathered once after the step (DeepSpeed, Megatron-FSDP) */
+	int zero2_gather_mb;
+	/* ZeRO-3 keeps a layer's gathered parameters from forward to
+	 * backward when pipelined (torchtitan's default policy with PP) */
+	int zero3_keep_pp;
+	int offload;            /* activation CPU offload, one stage only */
+	int offload_rc;         /* ... also with recomputation */
 	int selective;          /* selective (attention-core) recomputation */
 	int mixed_rc;           /* a different recomputation per layer */
 	int tp;                 /* tensor parallelism */
@@ -116,5 +131,14 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
  */
 int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		      size_t n);
+
+/*
+ * Whether rt can run ZeRO stage zero (0-3) at depth d, sharded in groups
+ * of shard data-parallel ranks (0: all of them; HSDP otherwise), with
+ * activation offload (offload) under recomputation rc: 0, or -1 with
+ * why in buf (naming the runtime and the option).
+ */
+int runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
+			int offload, int rc, char *buf, size_t n);
 
 #endif

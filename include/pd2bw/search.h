@@ -20,7 +20,12 @@ struct search_opts {
 	int64_t batch;        /* global batch B */
 	unsigned sched_mask;  /* bits 1 << PLAN_* */
 	unsigned rc_mask;     /* bits 1 << PROF_RC_* */
-	unsigned zero_mask;   /* bit 0: unsharded optimizer, bit 1: ZeRO-1 */
+	unsigned zero_mask;   /* bit z: ZeRO stage z (0: unsharded, 1:
+				 optimizer state, 2: + gradients, 3: +
+				 parameters, FSDP) */
+	int shard;            /* HSDP shard group for stages 2 and 3 (0:
+				 all data-parallel ranks) */
+	unsigned offload_mask; /* bit 0: activations kept, bit 1: offloaded */
 	int nv;               /* interleaving degrees tried for flush */
 	int v[SEARCH_MAX_V];  /* (1 = none) */
 	int topk;             /* alternatives kept (>= 1) */

@@ -124,6 +124,24 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 	return t;
 }
 
+/*
+ * The data x context-parallel ring of stage s: as slow as the slower of
+ * the replicas' ring and the context-parallel one.
+ */
+static void
+dp_link(const struct cost_cfg *g, const struct place_links *l, int s,
+	double *bw, double *lt)
+{
+	*bw = l->ring_gb_s[s];
+	*lt = l->ring_lat_us[s];
+	if (g->c > 1) {
+		if (g->w < 2 || l->cp_gb_s[s] < *bw)
+			*bw = l->cp_gb_s[s];
+		if (g->w < 2 || l->cp_lat_us[s] > *lt)
+			*lt = l->cp_lat_us[s];
+	}
+}
+
 void
 cost_dp_sync(const struct cost_opts *o, const struct cost_cfg *g,
 	     const struct place_links *l, int s, int64_t params,
@@ -138,11 +156,26 @@ dp_buffer(const struct cost_opts *o, const struct cost_cfg *g,
 	  const struct cost_bytes *b, double p, int n, double bw, double lt,
 	  double *reduce_ms, double *gather_ms)
 {
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+
 	if (n < 2 || p <= 0)
 		return;
 	/* params are per GPU (a tensor-parallel shard); the t rings of a
 	 * stage run side by side on different GPUs */
-	if (g->zero) {
+	if (g->zero >= 2) {
+		/* ZeRO-2/3 reduce-scatter every microbatch's gradients
+		 * layer by layer (cost_fsdp()); ZeRO-2 with whole
+		 * parameters gathers the updated shards once after the
+		 * step (DeepSpeed stage 2, Megatron-FSDP optim_grads),
+		 * over the shard group */
+		if (g->zero == 2 && !rt->zero2_gather_mb)
+			*gather_ms += cost_coll_ms(COST_ALLGATHER,
+						   p * cost_gather_bytes(o, g),
+						   cost_shard_deg(g) < n
+							   ? cost_shard_deg(g)
+							   : n,
+						   bw, lt);
+	} else if (g->zero) {
 		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
 		 * scatter the gradient buffer, then all-gather the updated
 		 * 16-bit weights (weight bytes without FP8's copies) */
@@ -175,14 +208,7 @@ cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
 	 * its distributed optimizer shards over the same group
 	 * (optimizer/__init__.py:934): one ring of w c ranks, as slow as
 	 * the slower of the replicas' ring and the context-parallel one */
-	bw = l->ring_gb_s[s];
-	lt = l->ring_lat_us[s];
-	if (g->c > 1) {
-		if (g->w < 2 || l->cp_gb_s[s] < bw)
-			bw = l->cp_gb_s[s];
-		if (g->w < 2 || l->cp_lat_us[s] > lt)
-			lt = l->cp_lat_us[s];
-	}
+	dp_link(g, l, s, &bw, &lt);
 	if (ne > 1 && eparams > 0) {
 		/* experts: their own buffer over the w c t / (etp e) ranks
 		 * holding the same experts (intra_expt_dp_group); with one
@@ -193,4 +219,159 @@ cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
 			  n < 2 ? l->tp_lat_us[s] : lt, reduce_ms, gather_ms);
 	}
 	dp_buffer(o, g, &b, p, n, bw, lt, reduce_ms, gather_ms);
+}
+
+/* The per-layer collectives of cost_fsdp(). */
+struct fsdp_link {
+	int n, nr;            /* shard group, replicas */
+	double bw, lt;        /* the shard group's ring */
+	double rbw, rlt;      /* the replicas' ring (HSDP) */
+	double gather, grad;  /* bytes per parameter gathered, reduced */
+};
+
+static double
+fsdp_gather(const struct fsdp_link *f, double p)
+{
+	return cost_coll_ms(COST_ALLGATHER, p * f->gather, f->n, f->bw, f->lt);
+}
+
+/* Reduce-scatter in the shard group, then (HSDP) the shard all-reduced
+ * over the replicas. */
+static double
+fsdp_reduce(const struct fsdp_link *f, double p)
+{
+	return cost_coll_ms(COST_REDUCE_SCATTER, p * f->grad, f->n, f->bw,
+			    f->lt) +
+	       cost_coll_ms(COST_ALLREDUCE, p * f->grad / f->n, f->nr, f->rbw,
+			    f->rlt);
+}
+
+/* Fill f for stage s of g; returns 0 when g has no ZeRO-2/3 traffic. */
+static int
+fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
+	   const struct place_links *l, int s, struct fsdp_link *f,
+	   int *fwd_ag, int *bwd_ag)
+{
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+	struct cost_bytes b;
+	int n = cost_dp_ranks(g);
+
+	if (g->zero < 2 || n < 2)
+		return 0;
+	cost_bytes(o, g, &b);
+	f->n = cost_shard_deg(g);
+	f->nr = n / f->n;
+	dp_link(g, l, s, &f->rbw, &f->rlt);
+	f->bw = f->rbw;
+	f->lt = f->rlt;
+	/* a shard group of consecutive ranks inside one node runs over
+	 * NVLink, the replicas' ring across the nodes */
+	if (f->n < n && l->node_gb_s > 0 &&
+	    f->n * g->t * cost_cp_deg(g) <= l->gpus_per_node) {
+		f->bw = l->node_gb_s;
+		f->lt = l->node_lat_us;
+	}
+	/* FSDP gathers the 16-bit parameters (param_dtype bf16) and
+	 * reduces in the runtime's reduce dtype: torchtitan fp32
+	 * (mixed_precision_reduce, config/configs.py:102), DeepSpeed the
+	 * training dtype (runtime/engine.py:939-951) */
+	f->gather = cost_gather_bytes(o, g);
+	f->grad = b.grad;
+	*fwd_ag = g->zero == 3 || rt->zero2_gather_mb;
+	*bwd_ag = g->zero == 3 && !(rt->zero3_keep_pp && g->d > 1);
+	return 1;
+}
+
+double
+cost_fsdp(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, const struct place_links *l, int s,
+	  int a, int e)
+{
+	return cost_fsdp_rc(c, o, g, l, s, a, e, NULL);
+}
+
+double
+cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g, const struct place_links *l, int s,
+	     int a, int e, const int *rc)
+{
+	struct fsdp_link f;
+	double t = 0;
+	int j, fwd_ag, bwd_ag;
+
+	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
+		return 0;
+	for (j = a; j <= e; j++) {
+		double ag = fwd_ag ? fsdp_gather(&f, (double)c->params[j]) : 0;
+
+		/* layer j's gather was prefetched behind layer j-1 */
+		t += j == a ? ag
+			    : fmax(0, ag - CHAIN_AT(c, c->fwd, g->k, j - 1));
+	}
+	for (j = e; j >= a; j--) {
+		double busy = chain_time(c, g->k, rc ? rc[j - a] : g->r, j,
+					 j) -
+			      CHAIN_AT(c, c->fwd, g->k, j), comm = 0;
+
+		if (j == e && bwd_ag)
+			t += fsdp_gather(&f, (double)c->params[j]);
+		/* beside layer j's backward: the next layer's gather and
+		 * the previous one's reduction */
+		if (bwd_ag && j > a)
+			comm += fsdp_gather(&f, (double)c->params[j - 1]);
+		if (j < e)
+			comm += fsdp_reduce(&f, (double)c->params[j + 1]);
+		t += fmax(0, comm - busy);
+	}
+	return t + fsdp_reduce(&f, (double)c->params[a]);
+}
+
+double
+cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
+		const struct cost_cfg *g, const struct place_links *l, int s,
+		int j)
+{
+	struct fsdp_link f;
+	double ag, f_ms, busy;
+	int fwd_ag, bwd_ag;
+
+	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
+		return 0;
+	ag = fsdp_gather(&f, (double)c->params[j]);
+	f_ms = CHAIN_AT(c, c->fwd, g->k, j);
+	busy = chain_time(c, g->k, g->r, j, j) - f_ms;
+	return (fwd_ag ? fmax(0, ag - f_ms) : 0) +
+	       fmax(0, (bwd_ag ? ag : 0) +
+			       fsdp_reduce(&f, (double)c->params[j]) - busy);
+}
+
+double
+cost_offload(const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g, int a, int e)
+{
+	return cost_offload_rc(c, o, g, a, e, NULL);
+}
+
+double
+cost_offload_rc(const struct chain *c, const struct cost_opts *o,
+		const struct cost_cfg *g, int a, int e, const int *rc)
+{
+	double t = 0;
+	int j;
+
+	if (!g->offload || o->host_gb_s <= 0)
+		return 0;
+	for (j = a; j < e; j++) {
+		int r0 = rc ? rc[j - a] : g->r, r1 = rc ? rc[j + 1 - a] : g->r;
+		double x = cost_xfer_ms(CHAIN_AT(c, c->stash[r0], g->k, j),
+					o->host_gb_s, 0);
+		double bwd = chain_time(c, g->k, r1, j + 1, j + 1) -
+			     CHAIN_AT(c, c->fwd, g->k, j + 1);
+
+		/* out during layer j's forward, back during layer j+1's
+		 * backward (and recomputation) */
+		t += fmax(0, x - CHAIN_AT(c, c->fwd, g->k, j)) +
+		     fmax(0, x - bwd);
+	}
+	return t;
 }

@@ -52,6 +52,8 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
 	st->cp_ms = cost_cp(c, &g, l, s, a, e);
 	st->ep_ms = cost_ep(c, &g, l, s, a, e);
+	st->fsdp_ms = cost_fsdp(c, o, &g, l, s, a, e);
+	st->offload_ms = cost_offload(c, o, &g, a, e);
 	/* Megatron's interleaved schedule overlaps p2p with the chunks
 	 * around it: nothing left to wait for while compute is longer */
 	if (rt->p2p_hidden_v && g.v > 1 &&
@@ -64,8 +66,8 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 			&st->allreduce_ms, &st->gather_ms);
 	upd = (double)st->params;
 	if (g.zero) {
-		double n = (double)g.w * cost_cp_deg(&g);
-		double ep = (double)chain_eparams(c, a, e);
+		double n = (double)cost_shard_deg(&g);
+		double ep = g.zero == 1 ? (double)chain_eparams(c, a, e) : 0;
 
 		/* the experts' state is sharded over their own ranks */
 		upd = (upd - ep) / n + ep / cost_edp(&g);

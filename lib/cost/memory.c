@@ -17,6 +17,19 @@
  *    when the weights themselves are fp32 (fp32 models, PyTorch AMP).
  *  - 2BW's second weight version: 4 (the authors' runtime keeps an fp32
  *    master copy).
+ *
+ * ZeRO stages divide by the shard group (the data x context-parallel
+ * ranks, or HSDP's group): 1 the optimizer state, 2 the gradients too,
+ * 3 the weights too.  ZeRO-3 then holds the gathered 16-bit parameters
+ * of the layer computing and of the one prefetched, and the layer's
+ * unsharded gradient before its reduce-scatter: FSDP2 frees a layer's
+ * gathered parameters after its forward and backward and prefetches one
+ * layer ahead (torch FSDP2's implicit prefetching; DeepSpeed stage 3
+ * bounds the same window by stage3_prefetch_bucket_size, zero/config.py:
+ * 208); when the runtime keeps them from forward to backward (torchtitan
+ * under a pipeline, distributed/fsdp.py:128-132) the stage's parameters
+ * stay gathered.  Activation offload keeps on the GPU the stage's last
+ * layer's stash (used at once by the backward) and one layer in transit.
  */
 #include <string.h>
 
@@ -101,21 +114,59 @@ cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 }
 
 /* The ranks the optimizer state is sharded over: data x context
- * parallelism (Megatron's distributed optimizer, intra_dp_cp_group). */
+ * parallelism (Megatron's distributed optimizer, intra_dp_cp_group), or
+ * HSDP's shard group. */
 static double
 zero_ranks(const struct cost_cfg *g)
 {
-	return (double)g->w * cost_cp_deg(g);
+	return (double)cost_shard_deg(g);
+}
+
+/* Bytes per parameter at rest: weights (+ 2BW's version), and gradients
+ * + optimizer state, under g's ZeRO stage. */
+static void
+rest_bytes(const struct cost_bytes *b, const struct cost_cfg *g,
+	   double *weight, double *state)
+{
+	double n = zero_ranks(g);
+
+	*weight = b->weight + (g->sched == PLAN_2BW ? b->version : 0);
+	if (g->zero >= 3)
+		*weight /= n;
+	*state = (g->zero >= 2 ? b->grad / n : b->grad) +
+		 (g->zero ? b->opt / n : b->opt);
 }
 
 double
 cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	struct cost_bytes b;
+	double w, st;
 
 	cost_bytes(o, g, &b);
-	return b.weight + b.grad + (g->zero ? b.opt / zero_ranks(g) : b.opt) +
-	       (g->sched == PLAN_2BW ? b.version : 0);
+	rest_bytes(&b, g, &w, &st);
+	return w + st;
+}
+
+/* ZeRO-3's gathered parameters and unsharded gradient (see above). */
+static double
+fsdp_window(const struct chain *c, const struct cost_opts *o,
+	    const struct cost_cfg *g, const struct cost_bytes *b, int a,
+	    int e)
+{
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+	double big = 0, p;
+	int j;
+
+	if (g->zero < 3 || zero_ranks(g) < 2)
+		return 0;
+	for (j = a; j <= e; j++)
+		if ((double)c->params[j] > big)
+			big = (double)c->params[j];
+	p = rt->zero3_keep_pp && g->d > 1
+		    ? (double)chain_params(c, a, e)
+		    : 2 * big;
+	return p * cost_gather_bytes(o, g) + big * b->grad;
 }
 
 void
@@ -142,15 +193,30 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 		if (wk > work)
 			work = wk;
 	}
-	st->weight_bytes = (int64_t)(params *
-				     (b.weight +
-				      (g->sched == PLAN_2BW ? b.version : 0)));
-	st->state_bytes = (int64_t)(params *
-				    (b.grad + (g->zero ? b.opt / zero_ranks(g)
-							: b.opt)));
+	{
+		double wb, sb;
+
+		rest_bytes(&b, g, &wb, &sb);
+		st->weight_bytes = (int64_t)(params * wb +
+					     fsdp_window(c, o, g, &b, a, e));
+		st->state_bytes = (int64_t)(params * sb);
+	}
+	if (g->offload && e > a) {
+		/* offloaded: the last layer's stash and one in transit */
+		int r = rc ? rc[e - a] : g->r;
+		double big = 0;
+
+		for (j = a; j <= e; j++) {
+			int rj = rc ? rc[j - a] : g->r;
+
+			if (CHAIN_AT(c, c->stash[rj], g->k, j) > big)
+				big = CHAIN_AT(c, c->stash[rj], g->k, j);
+		}
+		per_mb = CHAIN_AT(c, c->stash[r], g->k, e) + big;
+	}
 	/* the routed experts' optimizer state is sharded over the w c / e
 	 * ranks that hold the same experts */
-	if (g->zero && cost_ep_deg(g) > 1)
+	if (g->zero == 1 && cost_ep_deg(g) > 1)
 		st->state_bytes += (int64_t)((double)chain_eparams(c, a, e) *
 					     b.opt *
 					     (1.0 / cost_edp(g) -
@@ -188,6 +254,10 @@ cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
 	if (p->version_bytes != def.version_bytes)
 		o->version_bytes = p->version_bytes;
 	profile_release(&def);
-	if (g)
+	if (g) {
 		o->hbm_gb_s = g->mem_gb_s * g->mem_eff;
+		/* PCIe, or NVLink-C2C for a Grace superchip's GPU: the
+		 * catalog's host link per direction */
+		o->host_gb_s = g->pcie_gb_s;
+	}
 }

@@ -47,6 +47,13 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	} else {
 		l->nic_gb_s[0] = c->net_gb_s * gpn;
 	}
+	l->gpus_per_node = gpn;
+	l->node_lat_us = c->intra_latency_us;
+	for (i = 0; i < gpn; i++)
+		for (j = 0; j < gpn; j++)
+			if (i != j && (l->node_gb_s <= 0 ||
+				       cluster_intra(c, i, j) < l->node_gb_s))
+				l->node_gb_s = cluster_intra(c, i, j);
 	l->nslots = c->nodes * l->nnics;
 	l->out = xcalloc(l->nslots, sizeof(int));
 	l->in = xcalloc(l->nslots, sizeof(int));

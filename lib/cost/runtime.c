@@ -20,6 +20,32 @@
  *    needs the distributed optimizer and --overlap-grad-reduce;
  *    1204-1216: bf16 accumulates and reduces gradients in fp32;
  *    1441-1442: --tp-comm-overlap needs sequence parallelism.
+ *
+ * Sharding (ZeRO stages, FSDP, HSDP) and activation offload:
+ *  - Megatron-LM: the distributed optimizer is ZeRO-1 (arguments.py:
+ *    3156); Megatron-FSDP (--use-megatron-fsdp, core/distributed/
+ *    distributed_data_parallel_config.py:90) shards by
+ *    --data-parallel-sharding-strategy optim | optim_grads |
+ *    optim_grads_params (arguments.py:3190-3192), ZeRO-1/2/3, with HSDP
+ *    over --num-distributed-optimizer-instances (3216) and the outer
+ *    group replicated (--outer-dp-sharding-strategy no_shard, 3193).
+ *    Activation offload --cpu-offloading-num-layers (core/
+ *    model_parallel_config.py:461) refuses pipelines and recomputation
+ *    (core/transformer/transformer_config.py:1891-1899).
+ *  - DeepSpeed (microsoft/DeepSpeed 38327e07f): zero_optimization.stage
+ *    0-3; its pipeline engine asserts stage < 2 (runtime/pipe/
+ *    engine.py:77-78); gradients reduced in the training dtype
+ *    (communication_data_type, runtime/engine.py:939-951).
+ *  - torchtitan (pytorch/torchtitan b5bcd76c6): FSDP2 fully_shard is
+ *    ZeRO-3 with data_parallel_shard_degree, HSDP with
+ *    data_parallel_replicate_degree as well (config/configs.py:122-142);
+ *    fsdp_reshard_after_forward "never" is ZeRO-2 (configs.py:145), and
+ *    "default" keeps the gathered parameters under a pipeline
+ *    (distributed/fsdp.py:128-132); no ZeRO-1, no activation offload
+ *    (enable_cpu_offload, configs.py:70, offloads parameters and
+ *    optimizer state, which pd2bw does not price).
+ *  - pytorch-ddp: ZeroRedundancyOptimizer is ZeRO-1; activation offload
+ *    by torch.autograd.graph.save_on_cpu, without a pipeline.
  */
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +148,7 @@ runtime_init(struct runtime *rt, int id)
 	rt->tp = 1;
 	switch (id) {
 	case RUNTIME_PIPEDREAM_2BW:
+		rt->zero_mask = rt->zero_pipe_mask = 1;
 		rt->sched_mask = SCHED(2BW) | SCHED(FLUSH) | SCHED(GPIPE) |
 				 SCHED(NONE);
 		rt->max_depth_none = 1 << 30;
@@ -130,6 +157,10 @@ runtime_init(struct runtime *rt, int id)
 	case RUNTIME_MEGATRON_CORE:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
 		rt->interleave = rt->zero1 = rt->selective = 1;
+		/* Megatron-FSDP runs under a pipeline too (NeMo's
+		 * Llama 3.1 405B recipe: PP 2 with Megatron-FSDP) */
+		rt->zero_mask = rt->zero_pipe_mask = 0xf;
+		rt->hsdp = rt->offload = 1;
 		rt->p2p_hidden_v = 1;
 		/* --context-parallel-size: Transformer Engine's ring
 		 * (cp_comm_type p2p, the default) */
@@ -152,17 +183,23 @@ runtime_init(struct runtime *rt, int id)
 	case RUNTIME_DEEPSPEED:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);
 		rt->zero1 = 1;
+		rt->zero_mask = 0xf;
+		rt->zero_pipe_mask = 3;
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE);
 		break;
 	case RUNTIME_TORCHTITAN:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(GPIPE) | SCHED(NONE);
 		rt->interleave = rt->selective = 1;
+		rt->zero_mask = rt->zero_pipe_mask = 0xd; /* 0, 2, 3 */
+		rt->hsdp = rt->zero2_gather_mb = rt->zero3_keep_pp = 1;
 		rt->allowed_opts = OPT(CUDA_GRAPHS);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;
 		rt->sched_mask = SCHED(NONE);
 		rt->zero1 = rt->selective = rt->mixed_rc = 1;
+		rt->zero_mask = rt->zero_pipe_mask = 3;
+		rt->offload = rt->offload_rc = 1;
 		rt->tp = 0;
 		break;
 	}
@@ -331,9 +368,16 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 			 "(--tp %d)", name, t);
 		return -1;
 	}
-	if (zero && !rt->zero1) {
-		snprintf(buf, n, "runtime %s cannot shard the optimizer "
-			 "state (--optimizer-sharding on)", name);
+	if (zero && !((d > 1 ? rt->zero_pipe_mask : rt->zero_mask) >> zero &
+		      1)) {
+		if (zero == 1)
+			snprintf(buf, n, "runtime %s cannot shard the "
+				 "optimizer state (--zero 1)", name);
+		else
+			snprintf(buf, n, "runtime %s cannot run ZeRO stage %d%s "
+				 "(--zero %d)", name, zero,
+				 d > 1 && (rt->zero_mask >> zero & 1)
+					 ? " with a pipeline" : "", zero);
 		return -1;
 	}
 	if (rc == PROF_RC_SELECTIVE && !rt->selective) {
@@ -344,6 +388,48 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 	if (rc == PLAN_RC_MIXED && !rt->mixed_rc) {
 		snprintf(buf, n, "runtime %s cannot choose recomputation per "
 			 "layer", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
+		    int offload, int rc, char *buf, size_t n)
+{
+	const char *name = runtime_names[rt->id];
+
+	if (!rt->sched_mask)
+		return 0;
+	if (shard > 0 && zero < 2) {
+		snprintf(buf, n, "--shard-group %d needs --zero 2 or 3 (runtime "
+			 "%s shards inside groups only then)", shard, name);
+		return -1;
+	}
+	if (shard > 0 && !rt->hsdp) {
+		snprintf(buf, n, "runtime %s cannot shard in groups and "
+			 "replicate across them (--shard-group %d)", name,
+			 shard);
+		return -1;
+	}
+	if (!offload)
+		return 0;
+	if (!rt->offload) {
+		snprintf(buf, n, "runtime %s cannot offload activations "
+			 "(--offload on)", name);
+		return -1;
+	}
+	if (d > 1) {
+		snprintf(buf, n, "runtime %s offloads activations only "
+			 "without a pipeline (--offload on, depth %d)", name,
+			 d);
+		return -1;
+	}
+	if (rc != PROF_RC_NONE && !rt->offload_rc) {
+		snprintf(buf, n, "runtime %s cannot offload activations with "
+			 "recomputation (--offload on, -r %s)", name,
+			 rc >= 0 && rc < PROF_RC_N ? prof_rc_names[rc]
+						   : "mixed");
 		return -1;
 	}
 	return 0;

@@ -42,7 +42,7 @@ static void
 durations(const struct plan_stage *st, double *f, double *r, double *b)
 {
 	double extra = (st->tp_ms + st->p2p_ms + st->host_ms + st->cp_ms +
-			st->ep_ms) / 2;
+			st->ep_ms + st->fsdp_ms + st->offload_ms) / 2;
 
 	*f = st->fwd_ms + extra;
 	*r = st->recompute_ms;
@@ -84,6 +84,8 @@ add_terms(struct plan_terms *t, const struct plan_stage *st, double m)
 	t->host_ms += m * st->host_ms;
 	t->cp_ms += m * st->cp_ms;
 	t->ep_ms += m * st->ep_ms;
+	t->fsdp_ms += m * st->fsdp_ms;
+	t->offload_ms += m * st->offload_ms;
 }
 
 double
@@ -308,6 +310,8 @@ cost_cfg_of_plan(const struct plan *p, const struct chain *c,
 	g->t = p->t;
 	g->v = p->v > 1 ? p->v : 1;
 	g->zero = p->zero;
+	g->shard = p->shard;
+	g->offload = p->offload;
 	g->sp = p->sp;
 	g->c = p->c > 1 ? p->c : 1;
 	g->e = p->e > 1 ? p->e : 1;

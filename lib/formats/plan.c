@@ -114,7 +114,13 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 	if (a->e > 1)
 		yml_out_kint(o, "expert_parallel", a->e);
 	yml_out_kint(o, "interleave", a->v);
-	yml_out_kbool(o, "optimizer_sharding", a->zero);
+	yml_out_kbool(o, "optimizer_sharding", a->zero > 0);
+	if (a->zero > 1)
+		yml_out_kint(o, "zero_stage", a->zero);
+	if (a->shard > 0)
+		yml_out_kint(o, "shard_group", a->shard);
+	if (a->offload)
+		yml_out_kbool(o, "activation_offload", a->offload);
 	yml_out_kstr(o, "placement", plan_place_names[a->place]);
 	yml_out_kdbl(o, "iteration_ms", a->iter_ms);
 	yml_out_kdbl(o, "samples_per_s", a->samples_s);
@@ -123,7 +129,8 @@ write_alt(struct yml_out *o, const struct plan_alt *a)
 }
 
 static void
-write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep)
+write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep,
+	    int zero, int offload)
 {
 	yml_out_map(o, 1);
 	yml_out_kint(o, "first", s->first);
@@ -144,6 +151,10 @@ write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep)
 		yml_out_kdbl(o, "cp_ms", s->cp_ms);
 	if (ep > 1)
 		yml_out_kdbl(o, "ep_ms", s->ep_ms);
+	if (zero > 1)
+		yml_out_kdbl(o, "fsdp_ms", s->fsdp_ms);
+	if (offload)
+		yml_out_kdbl(o, "offload_ms", s->offload_ms);
 	yml_out_kdbl(o, "in_gb_s", s->in_gb_s);
 	yml_out_kdbl(o, "ring_gb_s", s->ring_gb_s);
 	yml_out_kint(o, "weight_bytes", s->weight_bytes);
@@ -205,7 +216,13 @@ plan_write(const struct plan *p, const char *path)
 	if (p->e > 1 && p->etp > 0 && p->etp != p->t)
 		yml_out_kint(&o, "expert_tensor_parallel", p->etp);
 	yml_out_kint(&o, "interleave", p->v);
-	yml_out_kbool(&o, "optimizer_sharding", p->zero);
+	yml_out_kbool(&o, "optimizer_sharding", p->zero > 0);
+	if (p->zero > 1)
+		yml_out_kint(&o, "zero_stage", p->zero);
+	if (p->shard > 0)
+		yml_out_kint(&o, "shard_group", p->shard);
+	if (p->offload)
+		yml_out_kbool(&o, "activation_offload", p->offload);
 	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
 	yml_out_kstr(&o, "placement_reason", p->place_reason);
 	yml_out_end_map(&o);
@@ -233,6 +250,10 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kdbl(&o, "cp", p->terms.cp_ms);
 	if (p->e > 1)
 		yml_out_kdbl(&o, "ep", p->terms.ep_ms);
+	if (p->zero > 1)
+		yml_out_kdbl(&o, "fsdp", p->terms.fsdp_ms);
+	if (p->offload)
+		yml_out_kdbl(&o, "offload", p->terms.offload_ms);
 	yml_out_end_map(&o);
 	yml_out_end_map(&o);
 
@@ -254,7 +275,8 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_str(&o, "stages");
 	yml_out_seq(&o, 0);
 	for (i = 0; i < p->nstages; i++)
-		write_stage(&o, &p->stages[i], p->c, p->e);
+		write_stage(&o, &p->stages[i], p->c, p->e, p->zero,
+			    p->offload);
 	yml_out_end_seq(&o);
 
 	yml_out_str(&o, "ranks");
@@ -288,9 +310,26 @@ plan_write(const struct plan *p, const char *path)
 #define BIG 1e15
 #define HUGE_COUNT 1e9
 
+/*
+ * optimizer_sharding (every version) with zero_stage (2 or 3, written
+ * only then): the stage into *zero.
+ */
+static int
+zero_stage(struct yml_doc *d, yaml_node_t *n, int *zero, int zs)
+{
+	if (zs <= 0)
+		return 0;
+	if (!*zero)
+		return yml_err(d, n, "zero_stage %d needs optimizer_sharding "
+			       "true", zs);
+	*zero = zs;
+	return 0;
+}
+
 static int
 read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 {
+	int zs = 0;
 	struct yml_key keys[] = {
 		YK_ENUM("schedule", 1, &a->sched, plan_sched_names),
 		YK_INT("width", 1, &a->w, 1, HUGE_COUNT),
@@ -304,6 +343,9 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 		YK_INT("expert_parallel", 0, &a->e, 1, 1 << 20),
 		YK_INT("interleave", 1, &a->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &a->zero),
+		YK_INT("zero_stage", 0, &zs, 2, 3),
+		YK_INT("shard_group", 0, &a->shard, 1, HUGE_COUNT),
+		YK_BOOL("activation_offload", 0, &a->offload),
 		YK_ENUM("placement", 1, &a->place, plan_place_names),
 		YK_DBL("iteration_ms", 1, &a->iter_ms, 0, BIG),
 		YK_DBL("samples_per_s", 1, &a->samples_s, 0, BIG),
@@ -311,7 +353,9 @@ read_alt(struct yml_doc *d, yaml_node_t *n, struct plan_alt *a)
 	};
 
 	a->c = a->e = 1;
-	return yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0]));
+	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
+		return -1;
+	return zero_stage(d, n, &a->zero, zs);
 }
 
 static int
@@ -334,6 +378,8 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_DBL("host_ms", 0, &s->host_ms, 0, BIG),
 		YK_DBL("cp_ms", 0, &s->cp_ms, 0, BIG),
 		YK_DBL("ep_ms", 0, &s->ep_ms, 0, BIG),
+		YK_DBL("fsdp_ms", 0, &s->fsdp_ms, 0, BIG),
+		YK_DBL("offload_ms", 0, &s->offload_ms, 0, BIG),
 		YK_DBL("in_gb_s", 1, &s->in_gb_s, 0, BIG),
 		YK_DBL("ring_gb_s", 1, &s->ring_gb_s, 0, BIG),
 		YK_I64("weight_bytes", 1, &s->weight_bytes, 0, BIG),
@@ -382,7 +428,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 	yaml_node_t *alts = NULL, *brk = NULL;
 	char *format = NULL;
 	size_t i, n;
-	int ret = -1;
+	int ret = -1, zs = 0;
 	struct yml_key top[] = {
 		YK_STR("format", 1, &format),
 		YK_MAP("inputs", 1, &inputs),
@@ -426,6 +472,9 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("expert_tensor_parallel", 0, &p->etp, 1, 4096),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &p->zero),
+		YK_INT("zero_stage", 0, &zs, 2, 3),
+		YK_INT("shard_group", 0, &p->shard, 1, HUGE_COUNT),
+		YK_BOOL("activation_offload", 0, &p->offload),
 		YK_ENUM("placement", 1, &p->place, plan_place_names),
 		YK_STR("placement_reason", 1, &p->place_reason),
 	};
@@ -450,6 +499,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_DBL("optimizer", 0, &p->terms.optimizer_ms, 0, BIG),
 		YK_DBL("cp", 0, &p->terms.cp_ms, 0, BIG),
 		YK_DBL("ep", 0, &p->terms.ep_ms, 0, BIG),
+		YK_DBL("fsdp", 0, &p->terms.fsdp_ms, 0, BIG),
+		YK_DBL("offload", 0, &p->terms.offload_ms, 0, BIG),
 	};
 
 	root = yml_root(d);
@@ -458,8 +509,15 @@ read_plan(struct yml_doc *d, struct plan *p)
 	    yml_map(d, inputs, kin, sizeof(kin) / sizeof(kin[0])) ||
 	    yml_map(d, config, kcfg, sizeof(kcfg) / sizeof(kcfg[0])) ||
 	    yml_map(d, pred, kpred, sizeof(kpred) / sizeof(kpred[0])) ||
-	    yml_map(d, brk, kbrk, sizeof(kbrk) / sizeof(kbrk[0])))
+	    yml_map(d, brk, kbrk, sizeof(kbrk) / sizeof(kbrk[0])) ||
+	    zero_stage(d, config, &p->zero, zs))
 		goto out;
+	if (p->shard > 0 &&
+	    (p->zero < 2 || (p->w * (p->c > 1 ? p->c : 1)) % p->shard)) {
+		yml_err(d, config, "shard_group %d needs zero_stage 2 or 3 and "
+			"must divide width x context_parallel", p->shard);
+		goto out;
+	}
 	if ((int64_t)p->w * p->d * p->b * p->m < 1 ||
 	    (int64_t)p->w * p->b * p->m != p->global_batch) {
 		yml_err(d, config,

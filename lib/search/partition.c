@@ -26,6 +26,24 @@ part_ws_release(struct part_ws *ws)
 	ws->alloc = 0;
 }
 
+/*
+ * cost_dp_sync()'s bytes per parameter per update, (n-1)/n = wf: the
+ * gradients' all-reduce; ZeRO-1 their reduce-scatter plus the 16-bit
+ * weights' all-gather; ZeRO-2 with whole weights that all-gather alone;
+ * ZeRO-2/3 reduce per microbatch instead (cost_fsdp(), per layer).
+ */
+static double
+dp_wire(const struct cost_opts *o, const struct cost_cfg *g,
+	const struct cost_bytes *by, double wf)
+{
+	if (g->zero >= 2)
+		return g->zero == 2 && !cost_cfg_runtime(o, g)->zero2_gather_mb
+			       ? wf * cost_gather_bytes(o, g)
+			       : 0;
+	return g->zero ? wf * (by->grad + cost_gather_bytes(o, g))
+		       : 2 * wf * by->grad;
+}
+
 double
 part_solve(struct part_ws *ws, const struct chain *c,
 	   const struct cost_opts *o, const struct cost_cfg *g,
@@ -94,8 +112,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			/* cost_dp_sync()'s bytes per parameter: all-reduce of
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
-			wire = g->zero ? wf * (by.grad + cost_gather_bytes(o, g))
-				       : 2 * wf * by.grad;
+			wire = dp_wire(o, g, &by, wf);
 			ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
 			ar_lat = 2.0 * (nr - 1) * lt * 1e-3 / cost_ar_div(g);
 			/* the routed experts' buffer, over nr / ne ranks */
@@ -103,9 +120,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				int n2 = cost_edp(g);
 
 				wf = (n2 - 1.0) / n2;
-				wire = g->zero ? wf * (by.grad +
-						       cost_gather_bytes(o, g))
-					       : 2 * wf * by.grad;
+				wire = dp_wire(o, g, &by, wf);
 				are_coef = wire / (bw * 1e6) / cost_ar_div(g);
 				are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /
 					  cost_ar_div(g);
@@ -113,7 +128,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		}
 		/* cost_ep() layer by layer, with cost_cp() below */
 		/* cost_cp() layer by layer, summed once per link rate */
-		if ((g->c > 1 || ne > 1) && l->cp_gb_s[s] + l->ep_gb_s[s] != cp_bw) {
+		if ((g->c > 1 || ne > 1 || g->zero >= 2) &&
+		    l->cp_gb_s[s] + l->ep_gb_s[s] + l->ring_gb_s[s] != cp_bw) {
 			double *p;
 
 			if ((size_t)L + 1 > ws->cpre_alloc) {
@@ -124,10 +140,14 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			p = ws->cpre;
 			p[0] = 0;
 			for (a = 0; a < L; a++)
+				/* FSDP's steady share per layer, a lower
+				 * bound (offload's too: 0) */
 				p[a + 1] = p[a] + cost_cp(c, g, l, s, a, a) +
-					   cost_ep(c, g, l, s, a, a);
+					   cost_ep(c, g, l, s, a, a) +
+					   cost_fsdp_layer(c, o, g, l, s, a);
 			cpre = p;
-			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s];
+			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s] +
+				l->ring_gb_s[s];
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -179,7 +199,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				} else {
 					a = 0;
 				}
-				mem = (double)params * pb + inflight * per_mb +
+				mem = (double)params * pb +
+				      inflight * (g->offload && a < e
+							  ? stash[e] + peak
+							  : per_mb) +
 				      (r == PROF_RC_FULL ? peak : 0) + wk;
 				if (mode == PART_MEM) {
 					if (mem >= best)

@@ -27,7 +27,9 @@ struct cand {
 	int sched, w, d, k, r, m;
 	int ti;   /* index of the tensor-parallel chain */
 	int v;    /* interleaving */
-	int zero; /* optimizer sharding */
+	int zero; /* ZeRO stage */
+	int shard; /* HSDP shard group (0: all ranks) */
+	int offload; /* activation offload */
 	int lp;   /* recomputation chosen per layer by GLPK */
 };
 
@@ -67,6 +69,7 @@ search_opts_init(struct search_opts *so)
 	so->topk = 10;
 	so->fix_sched = so->fix_rc = so->fix_place = -1;
 	so->zero_mask = 1;
+	so->offload_mask = 1;
 	so->lp_k = 10;
 	so->lp_gap = 1e-4;
 	so->lp_ms = 2000;
@@ -95,6 +98,10 @@ cand_cmp(const void *x, const void *y)
 		return a->v - b->v;
 	if (a->zero != b->zero)
 		return a->zero - b->zero;
+	if (a->shard != b->shard)
+		return a->shard - b->shard;
+	if (a->offload != b->offload)
+		return a->offload - b->offload;
 	return a->r - b->r;
 }
 
@@ -131,6 +138,10 @@ search_alt_cmp(const struct plan_alt *a, const struct plan_alt *b)
 		return a->v - b->v;
 	if (a->zero != b->zero)
 		return a->zero - b->zero;
+	if (a->offload != b->offload)
+		return a->offload - b->offload;
+	if (a->shard != b->shard)
+		return a->shard - b->shard;
 	if (sched_rank(a->sched) != sched_rank(b->sched))
 		return sched_rank(a->sched) - sched_rank(b->sched);
 	if (a->d != b->d)
@@ -224,6 +235,8 @@ cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
 	g->t = x->sc[cd->ti].t;
 	g->v = cd->v;
 	g->zero = cd->zero;
+	g->shard = cd->shard;
+	g->offload = cd->offload;
 	g->sched = cd->sched;
 	g->w = cd->w;
 	g->d = cd->d;
@@ -425,6 +438,11 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 				st->recompute = PLAN_RC_MIXED;
 		}
 		st->tp_ms += extra - st->recompute_ms;
+		/* FSDP and offload overlap each layer's own backward */
+		st->fsdp_ms = cost_fsdp_rc(x->c, x->o, &g, &x->links, s, a, e,
+					   x->rc + a);
+		st->offload_ms = cost_offload_rc(x->c, x->o, &g, a, e,
+						 x->rc + a);
 		mem = lp_stage_mem(x->c, x->o, &g, s, a, e, x->rc + a);
 		st->stash_bytes = (int64_t)mem - st->weight_bytes -
 				  st->state_bytes - st->work_bytes;
@@ -459,7 +477,8 @@ same_alt(const struct plan_alt *a, const struct plan_alt *b)
 	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
 	       a->b == b->b && a->m == b->m && a->recompute == b->recompute &&
 	       a->t == b->t && a->sp == b->sp && a->v == b->v &&
-	       a->zero == b->zero && a->c == b->c && a->e == b->e;
+	       a->zero == b->zero && a->c == b->c && a->e == b->e &&
+	       a->shard == b->shard && a->offload == b->offload;
 }
 
 /* Recomputation of a whole configuration: uniform or mixed. */
@@ -533,6 +552,8 @@ insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
 	a.e = x->sc[cd->ti].ep > 1 ? x->sc[cd->ti].ep : 1;
 	a.v = cd->v;
 	a.zero = cd->zero;
+	a.shard = cd->shard;
+	a.offload = cd->offload;
 	a.place = place;
 	a.iter_ms = iter;
 	i = *n < k ? (*n)++ : k - 1;
@@ -569,6 +590,17 @@ max_layers(const struct chain *c)
 	return maxl;
 }
 
+/* Count a configuration skipped for why (the first reason is kept). */
+static void
+skip(struct search_stats *stats, const char *why)
+{
+	if (!stats)
+		return;
+	stats->skipped_rt++;
+	if (!stats->skip_why[0])
+		snprintf(stats->skip_why, sizeof(stats->skip_why), "%s", why);
+}
+
 /* Append the candidates of one (chain, schedule, d, w, b, m). */
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
@@ -601,27 +633,39 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 			if (iv > 1 && (sched != PLAN_FLUSH || d == 1 ||
 				       iv * d > c->L || m % d))
 				continue;
-			for (z = 0; z < 2; z++) {
+			for (z = 0; z < 8; z++) {
 				struct cost_cfg g;
 				struct cand cd;
+				int zs = z >> 1, off = z & 1, sh = 0;
 
-				if (!(so->zero_mask & (1u << z)) ||
-				    (z && w * cp == 1 && (so->zero_mask & 1)))
+				if (!(so->zero_mask & (1u << zs)) ||
+				    !(so->offload_mask & (1u << off)) ||
+				    (zs && w * cp == 1 && (so->zero_mask & 1)))
 					continue;
+				/* HSDP: a shard group smaller than the data x
+				 * context ranks, that divides them */
+				if (zs >= 2 && so->shard > 0 &&
+				    so->shard < w * cp) {
+					if ((w * cp) % so->shard) {
+						skip(stats, "--shard-group does "
+						     "not divide the data-"
+						     "parallel ranks");
+						continue;
+					}
+					sh = so->shard;
+				}
 				if (runtime_check(cost_runtime(o, sched, d),
-						  sched, d, sc[ti].t, iv, z, r,
-						  why, sizeof(why)))
+						  sched, d, sc[ti].t, iv, zs, r,
+						  why, sizeof(why)) ||
+				    runtime_check_shard(cost_runtime(o, sched,
+								     d),
+							d, zs, sh, off, r, why,
+							sizeof(why)))
 					continue;
 				if (runtime_check_par(cost_runtime(o, sched, d),
 						      cp, ep, why,
 						      sizeof(why))) {
-					if (stats) {
-						stats->skipped_rt++;
-						if (!stats->skip_why[0])
-							snprintf(stats->skip_why,
-								 sizeof(stats->skip_why),
-								 "%s", why);
-					}
+					skip(stats, why);
 					continue;
 				}
 				memset(&g, 0, sizeof(g));
@@ -630,7 +674,9 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				g.d = d;
 				g.c = cp;
 				g.e = ep;
-				g.zero = z;
+				g.zero = zs;
+				g.shard = sh;
+				g.offload = off;
 				if (P * cost_param_bytes(o, &g) / d >
 					    o->cap_bytes &&
 				    !(so->fix_w > 0 && so->fix_d > 0)) {
@@ -646,7 +692,9 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				cd.m = m;
 				cd.ti = ti;
 				cd.v = iv;
-				cd.zero = z;
+				cd.zero = zs;
+				cd.shard = sh;
+				cd.offload = off;
 				if (sched == PLAN_NONE)
 					cd.lb = m * all;
 				else if (sched == PLAN_2BW)
@@ -962,6 +1010,8 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->etp = x->sc[cd->ti].etp > 0 ? x->sc[cd->ti].etp : p->t;
 	p->v = cd->v;
 	p->zero = cd->zero;
+	p->shard = cd->shard;
+	p->offload = cd->offload;
 	p->place = place;
 	p->iter_ms = iter;
 	p->samples_s = p->global_batch / (iter / 1e3);

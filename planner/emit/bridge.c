@@ -53,6 +53,14 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (m->family == MODEL_BERT)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge "
 				   "has no BERT recipe");
+	/* NEEDSWORK: Megatron-FSDP and activation offload overrides */
+	if (p->zero >= 2 || p->offload)
+		return pd2bw_error("--emit megatron-bridge: the plan %s, which "
+				   "this emitter does not write yet (--emit "
+				   "megatron does)",
+				   p->zero >= 2 ? "shards gradients (ZeRO-2/3, "
+						  "Megatron-FSDP)"
+						: "offloads activations");
 	if (emit_mcore_init(&mc, in, sh))
 		return -1;
 

@@ -57,6 +57,22 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
 				   "engine has no sequence parallelism; plan "
 				   "with --sequence-parallel off");
+	/* NEEDSWORK: ZeRO-2/3 run with deepspeed.initialize on a plain
+	 * module, which this emitter does not write: its config drives the
+	 * pipeline engine, which asserts stage < 2 even on one stage
+	 * (runtime/pipe/engine.py:77-78) */
+	if (p->zero >= 2)
+		return pd2bw_error("--emit deepspeed: the config drives "
+				   "DeepSpeed's pipeline engine, which runs "
+				   "ZeRO stage 0 or 1 only (pipe/engine.py:"
+				   "77-78); the plan is ZeRO-%d: plan with "
+				   "--zero 0 or 1", p->zero);
+	/* cpu_checkpointing offloads only checkpointed (fully recomputed)
+	 * inputs, not what pd2bw's offload prices */
+	if (p->offload)
+		return pd2bw_error("--emit deepspeed: DeepSpeed cannot offload "
+				   "the activations as planned; plan with "
+				   "--offload off");
 	if (!strcmp(prec, "fp8"))
 		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
 				   "no FP8 training (only fp16 and bf16 "

@@ -273,6 +273,11 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 			tp += cost_tp(c, &gj, &l, s, j, j);
 		}
 		st[s].tp_ms = g.sp ? tp * (1 - g.rt->tp_hidden) : tp;
+		/* FSDP and offload overlap each layer's own backward */
+		st[s].fsdp_ms = cost_fsdp_rc(c, in->o, &g, &l, s, a, e,
+					     rc->layer_rc + a);
+		st[s].offload_ms = cost_offload_rc(c, in->o, &g, a, e,
+						   rc->layer_rc + a);
 		mem = lp_stage_mem(c, in->o, &g, s, a, e, rc->layer_rc + a);
 		st[s].mem_bytes = (int64_t)mem;
 		if (mem > peak)

@@ -315,6 +315,12 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (p->v > 1 && p->d < 2)
 		return pd2bw_error("--emit megatron: interleaving needs two "
 				   "or more stages");
+	if (p->offload && (p->d > 1 || p->recompute != PROF_RC_NONE ||
+			   sh->nblocks < 2))
+		return pd2bw_error("--emit megatron: Megatron offloads "
+				   "activations only without a pipeline and "
+				   "without recomputation "
+				   "(transformer_config.py:1891-1899)");
 	if (emit_mcore_init(&mc, in, sh))
 		return -1;
 
@@ -378,10 +384,39 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "regions.\n");
 		arg1(fp, "--sequence-parallel");
 	}
-	if (p->zero) {
+	if (p->zero == 1) {
 		fprintf(fp, "# Optimizer state sharded over the data-parallel "
 			    "replicas (ZeRO-1).\n");
 		arg1(fp, "--use-distributed-optimizer");
+	} else if (p->zero > 1) {
+		int n = p->w * c, g = p->shard > 0 && p->shard < n ? p->shard
+								  : n;
+
+		/* Megatron-FSDP (v1 needs the distributed optimizer,
+		 * arguments.py:1128-1135); HSDP over the optimizer
+		 * instances (core/distributed/fsdp/mcore_fsdp_adapter.py:
+		 * 346), the outer group replicated (no_shard, the default) */
+		fprintf(fp, "# Megatron-FSDP, ZeRO-%d: %s sharded over %s%d "
+			    "data-parallel ranks%s.\n", p->zero,
+			p->zero == 2 ? "optimizer state and gradients"
+				     : "optimizer state, gradients and "
+				       "parameters",
+			g < n ? "groups of " : "", g,
+			g < n ? ", replicated across them (HSDP)" : "");
+		arg1(fp, "--use-megatron-fsdp");
+		arg1(fp, "--use-distributed-optimizer");
+		arg_str(fp, "--data-parallel-sharding-strategy",
+			p->zero == 2 ? "optim_grads" : "optim_grads_params");
+		if (g < n)
+			arg_int(fp, "--num-distributed-optimizer-instances",
+				n / g);
+	}
+	if (p->offload) {
+		/* every layer but the last (transformer_config.py:
+		 * 1884-1889); no pipeline, no recomputation (1891-1899) */
+		fprintf(fp, "# Activations offloaded to host memory, every "
+			    "layer but the last.\n");
+		arg_int(fp, "--cpu-offloading-num-layers", sh->nblocks - 1);
 	}
 
 	fprintf(fp,

@@ -64,7 +64,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
 	size_t i;
-	int j, any = 0, k, fsdp;
+	int j, any = 0, k, fsdp, shard;
 
 	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
@@ -98,6 +98,18 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	if (!strcmp(prec, "fp16"))
 		return pd2bw_error("--emit torchtitan: torchtitan trains in "
 				   "bf16 or fp32, not fp16");
+	/* FSDP2 is ZeRO-3, or ZeRO-2 with fsdp_reshard_after_forward
+	 * "never" (job_config.py:336); it has no ZeRO-1 and no activation
+	 * offload (enable_cpu_offload offloads parameters and optimizer
+	 * state) */
+	if (p->zero == 1)
+		return pd2bw_error("--emit torchtitan: torchtitan has no "
+				   "ZeRO-1 (optimizer-only sharding); plan with "
+				   "--runtime torchtitan or --zero 0, 2 or 3");
+	if (p->offload)
+		return pd2bw_error("--emit torchtitan: torchtitan cannot "
+				   "offload activations; plan with --offload "
+				   "off");
 	if (!sh->embed[0] || !sh->head[p->d - 1])
 		return pd2bw_error("--emit torchtitan: the embedding must be "
 				   "on the first stage and the head on the "
@@ -114,8 +126,11 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		return -1;
 	}
 	/* DDP runs only as the sole parallelism; otherwise the replicas
-	 * are FSDP's shards (less memory than planned). */
-	fsdp = p->w > 1 && (p->zero || p->d > 1 || p->t > 1);
+	 * are FSDP's shards (less memory than planned).  ZeRO-2/3 shard
+	 * over the plan's groups (HSDP replicates across them). */
+	fsdp = p->w > 1 && (p->zero >= 2 || p->d > 1 || p->t > 1);
+	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w ? p->shard
+								 : p->w;
 
 	fprintf(fp, "# torchtitan job config for the pd2bw plan of ");
 	emit_text(fp, p->model);
@@ -155,14 +170,23 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		!strcmp(prec, "bf16") || fp8 ? "bfloat16" : "float32");
 
 	fprintf(fp, "\n[parallelism]\n");
-	if (fsdp)
+	if (fsdp && p->zero < 2)
 		fprintf(fp, "# torchtitan runs DDP only as the sole "
 			    "parallelism: the %d replicas are\n# FSDP "
 			    "shards here (less memory than planned, "
 			    "all-gathers per layer).\n",
 			p->w);
-	fprintf(fp, "data_parallel_replicate_degree = %d\n", fsdp ? 1 : p->w);
-	fprintf(fp, "data_parallel_shard_degree = %d\n", fsdp ? p->w : 1);
+	else if (fsdp)
+		fprintf(fp, "# ZeRO-%d: FSDP2 over groups of %d%s.\n", p->zero,
+			shard, shard < p->w ? ", replicated across (HSDP)" : "");
+	fprintf(fp, "data_parallel_replicate_degree = %d\n",
+		fsdp ? p->w / shard : p->w);
+	fprintf(fp, "data_parallel_shard_degree = %d\n", fsdp ? shard : 1);
+	/* ZeRO-2 keeps the gathered parameters from forward to backward;
+	 * ZeRO-3's "default" reshards them, except under a pipeline
+	 * (distributed/fsdp.py:128-132), as priced */
+	if (fsdp && p->zero == 2)
+		fprintf(fp, "fsdp_reshard_after_forward = \"never\"\n");
 	fprintf(fp, "tensor_parallel_degree = %d\n", p->t);
 	if (p->t > 1 && !p->sp)
 		fprintf(fp, "# torchtitan's tensor parallelism also shards "

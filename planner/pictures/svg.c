@@ -82,7 +82,11 @@ put_config(FILE *fp, const struct plan *p)
 		fprintf(fp, " v=%d", p->v);
 	fprintf(fp, ", recompute %s", rc);
 	if (p->zero)
-		fputs(", ZeRO-1", fp);
+		fprintf(fp, ", ZeRO-%d", p->zero);
+	if (p->shard > 0)
+		fprintf(fp, " in groups of %d", p->shard);
+	if (p->offload)
+		fputs(", activations offloaded", fp);
 }
 
 /* Axis step: 1, 2 or 5 times a power of ten, giving about n ticks. */

@@ -52,6 +52,10 @@ class Plan:
         self.t, self.sp, self.v = (c["tensor_parallel"],
                                    c["sequence_parallel"], c["interleave"])
         self.zero, self.sched = c["optimizer_sharding"], c["schedule"]
+        # ZeRO stage and HSDP group, written only when used (pd2bw(5))
+        self.zs = c.get("zero_stage", 1 if self.zero else 0)
+        self.shard = c.get("shard_group", 0)
+        self.offload = c.get("activation_offload", False)
         # written only when used (pd2bw(5))
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
@@ -171,6 +175,18 @@ def check_megatron(p, path):
            "parallel differs")
     expect(bad, ("--use-distributed-optimizer" in a) == bool(p.zero),
            "optimizer sharding differs")
+    expect(bad, ("--use-megatron-fsdp" in a) == (p.zs >= 2),
+           "Megatron-FSDP differs from ZeRO stage %d" % p.zs)
+    if p.zs >= 2:
+        expect(bad, U.one(a, "--data-parallel-sharding-strategy") ==
+               ("optim_grads" if p.zs == 2 else "optim_grads_params"),
+               "sharding strategy vs ZeRO-%d" % p.zs)
+        n = p.w * p.c
+        g = p.shard if 0 < p.shard < n else n
+        expect(bad, int(U.one(a, "--num-distributed-optimizer-instances")
+                        or 1) == n // g, "HSDP groups differ")
+    expect(bad, ("--cpu-offloading-num-layers" in a) == bool(p.offload),
+           "activation offload differs")
     mb = int(U.one(a, "--micro-batch-size"))
     gb = int(U.one(a, "--global-batch-size"))
     expect(bad, (mb, gb, gb // (mb * dp)) == (p.b, p.B, p.m),
@@ -243,6 +259,11 @@ def check_torchtitan(p, path):
     dp = q["data_parallel_replicate_degree"] * q["data_parallel_shard_degree"]
     expect(bad, (q["tensor_parallel_degree"], pp, dp) == (p.t, p.d, p.w),
            "t/p/d")
+    if p.zs >= 2:
+        g = p.shard if 0 < p.shard < p.w else p.w
+        expect(bad, q["data_parallel_shard_degree"] == g, "shard degree")
+    expect(bad, (q.get("fsdp_reshard_after_forward", "default") == "never")
+           == (p.zs == 2 and p.w > 1), "ZeRO-2 reshard policy")
     t = c["training"]
     acc = t["global_batch_size"] // (t["local_batch_size"] * dp)
     if pp > 1:
@@ -380,7 +401,7 @@ def sweep(quick):
                              "-c", c, "-B", str(BATCH.get(m, 512)),
                              "-s", "flush", "--interleave", "1,2,3,4",
                              "-r", "none,selective,full",
-                             "--optimizer-sharding", "both", "-t", t,
+                             "--zero", "all", "-t", t,
                              "-q", "-o", plan])
                     if r.returncode == 3 or "no tensor-parallel" in r.stderr:
                         continue

@@ -55,6 +55,17 @@ MEGATRON_FLAGS = {
     "--num-virtual-stages-per-pipeline-rank": "A:3116",
     "--no-overlap-p2p-communication": "A:3118 (store_false: overlap on)",
     "--use-distributed-optimizer": "A:3156",
+    # Megatron-FSDP: DistributedInitConfig field (megatron/training/
+    # config/common_config.py:92) through ArgumentGroupFactory (A:3092);
+    # v1 turns the distributed optimizer on itself (A:1128-1135)
+    "--use-megatron-fsdp": "common_config.py:92 (A:3092)",
+    "--data-parallel-sharding-strategy":
+        "A:3190-3192 (no_shard | optim | optim_grads | optim_grads_params)",
+    # HSDP when > 1 (core/distributed/fsdp/mcore_fsdp_adapter.py:346)
+    "--num-distributed-optimizer-instances": "A:3216",
+    # activations of N layers offloaded (sets cpu_offloading, A:1950-1951);
+    # N < num_layers, no pipeline, no recomputation (TC:1884-1899)
+    "--cpu-offloading-num-layers": "MP:461",
     "--seq-length": "A:3305",
     "--micro-batch-size": "TR:11",
     # pd2bw-model/2 parts (planner/emit/megatron.c v2_args)
@@ -229,6 +240,29 @@ def megatron_rules(a, world):
     pos = one(a, "--position-embedding-type")
     if pos is not None and pos not in MEGATRON_POSITIONS:
         bad.append("position embedding %s (A:2397-2399)" % pos)
+    ss = one(a, "--data-parallel-sharding-strategy")
+    if ss is not None:
+        if ss not in ("no_shard", "optim", "optim_grads",
+                      "optim_grads_params"):
+            bad.append("sharding strategy %s (A:3190-3192)" % ss)
+        if "--use-megatron-fsdp" not in a:
+            bad.append("--data-parallel-sharding-strategy without "
+                       "--use-megatron-fsdp")
+    if "--num-distributed-optimizer-instances" in a and \
+            "--use-distributed-optimizer" not in a:
+        bad.append("optimizer instances without the distributed optimizer")
+    off = one(a, "--cpu-offloading-num-layers")
+    if off is not None:
+        nl = one(a, "--num-layers")
+        # TC:1884-1889: fewer than num_layers; TC:1891-1899: no pipeline,
+        # no recomputation
+        if nl is not None and int(off) >= int(nl):
+            bad.append("cpu offloading of %s of %s layers (TC:1884)"
+                       % (off, nl))
+        if int(one(a, "--pipeline-model-parallel-size") or 1) > 1:
+            bad.append("cpu offloading with a pipeline (TC:1891)")
+        if "--recompute-granularity" in a:
+            bad.append("cpu offloading with recomputation (TC:1896)")
     t = int(one(a, "--tensor-model-parallel-size") or 1)
     pp = int(one(a, "--pipeline-model-parallel-size") or 1)
     cp = int(one(a, "--context-parallel-size") or 1)
@@ -397,6 +431,8 @@ TORCHTITAN_KEYS = {
                  "seq_len": "J:261", "mixed_precision_param": "J:282"},
     "parallelism": {"data_parallel_replicate_degree": "J:313",
                     "data_parallel_shard_degree": "J:324",
+                    # "default" | "always" | "never" (ZeRO-2)
+                    "fsdp_reshard_after_forward": "J:336",
                     "tensor_parallel_degree": "J:351",
                     "pipeline_parallel_degree": "J:360",
                     "module_fqns_per_model_part": "J:367",
@@ -426,6 +462,10 @@ def torchtitan_rules(c, world):
     # PD:53: the degrees multiply to the world size.
     if rep * shard * tp * pp != world:
         bad.append("degrees do not multiply to %d (PD:53)" % world)
+    # J:336: the reshard policy's values
+    if p.get("fsdp_reshard_after_forward", "default") not in (
+            "default", "always", "never"):
+        bad.append("fsdp_reshard_after_forward (J:336)")
     # PL:148-151: DDP (replicate without shard) only as the sole
     # parallelism.
     if rep > 1 and shard == 1 and rep != world:

@@ -66,8 +66,11 @@ main(void)
 		struct chain c;
 		struct cost_opts o = {.weight_bytes = 2, .grad_bytes = 2,
 				      .opt_bytes = 12, .version_bytes = 4};
-		struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 4, PROF_RC_NONE,
-				     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
+		struct cost_cfg g = {
+			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
+			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
+			.t = 1, .v = 1, .c = 1, .e = 1
+		};
 		struct place_links l;
 		struct lp_opts lo = {7, 0, 10000};
 		int n = 1 + (int)(urand() * 6), j, rc[8], rcb[8], st;

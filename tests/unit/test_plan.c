@@ -88,8 +88,11 @@ test_hand_cost(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_2BW, 1, 2, 0, 1, 2, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 2,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct part_ws ws = {0};
 	struct plan_stage st[2];
@@ -234,8 +237,11 @@ test_tp_interleave_zero(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_FLUSH, 2, 2, 0, 1, 4, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 2, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_FLUSH, .w = 2, .d = 2, .b = 1, .m = 4,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 2,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct plan_stage st[2];
 	struct plan_terms terms;
@@ -431,8 +437,11 @@ test_ties(void)
 	struct cluster cl;
 	struct chain c;
 	struct cost_opts o;
-	struct cost_cfg g = {PLAN_2BW, 1, 3, 0, 1, 3, PROF_RC_NONE,
-			     PLAN_STAGES_IN_NODE, 1, 1, 0, 0, NULL, 1, 1, 0};
+	struct cost_cfg g = {
+		.sched = PLAN_2BW, .w = 1, .d = 3, .b = 1, .m = 3,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
 	struct place_links l;
 	struct part_ws ws = {0};
 	int first[3];
@@ -585,7 +594,41 @@ test_plan_roundtrip(void)
 	CHECK_INT_EQ(b.w, a.w);
 	CHECK_INT_EQ(b.nranks, a.nranks);
 	CHECK_NEAR(b.iter_ms, a.iter_ms, 1e-6 * a.iter_ms);
+	CHECK_INT_EQ(b.zero, 0);
+	CHECK_INT_EQ(b.shard, 0);
+	CHECK_INT_EQ(b.offload, 0);
 	plan_release(&b);
+
+	/* ZeRO-3 under HSDP with offload: the optional keys round-trip */
+	{
+		int w = a.w, sz = a.zero, sh = a.shard, off = a.offload;
+		char *x;
+
+		a.zero = 3;
+		a.shard = 1;
+		a.offload = 1;
+		a.stages[0].fsdp_ms = 1.5;
+		a.stages[0].offload_ms = 0.25;
+		a.terms.fsdp_ms = 3;
+		CHECK_INT_EQ(plan_write(&a, f2), 0);
+		x = cap_slurp(f2);
+		CHECK(x && strstr(x, "  zero_stage: 3\n") &&
+		      strstr(x, "  shard_group: 1\n") &&
+		      strstr(x, "  activation_offload: true\n") &&
+		      strstr(x, "fsdp_ms: 1.5") && strstr(x, "fsdp: 3"));
+		free(x);
+		CHECK_INT_EQ(plan_load(&b, f2), 0);
+		CHECK_INT_EQ(b.zero, 3);
+		CHECK_INT_EQ(b.shard, 1);
+		CHECK_INT_EQ(b.offload, 1);
+		CHECK_NEAR(b.stages[0].fsdp_ms, 1.5, 0);
+		CHECK_NEAR(b.stages[0].offload_ms, 0.25, 0);
+		plan_release(&b);
+		a.zero = sz;
+		a.shard = sh;
+		a.offload = off;
+		a.w = w;
+	}
 
 	/* A rank placed on a stage that does not exist is rejected. */
 	fp = fopen(f2, "w");

@@ -3,8 +3,10 @@
  * is its reference (lib/cost/schedule.c): random configurations of every
  * schedule, with and without interleaving, with every synchronisation
  * rule (after the last backward, bucketed into it, 2BW's overlap), with
- * and without optimizer sharding and its overlapped all-gather, tensor-
- * parallel, context-parallel and host costs.  For stages of equal times the two must agree
+ * and without optimizer sharding and its overlapped all-gather, ZeRO-2
+ * and ZeRO-3 (FSDP's exposed per-microbatch gathers and reductions, the
+ * update's gather of ZeRO-2), activation offload, tensor-parallel,
+ * context-parallel and host costs, under every runtime.  For stages of equal times the two must agree
  * to 0.1%; for unequal stages the planner reports the simulation, which
  * an end-to-end search checks.
  */
@@ -62,7 +64,7 @@ test_equal_stages(void)
 {
 	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
 				     PLAN_NONE};
-	struct runtime rts[3];
+	struct runtime rts[5];
 	int trial, worst_trial = -1, n = 0;
 	double worst = 0;
 	char msg[160];
@@ -71,6 +73,8 @@ test_equal_stages(void)
 	runtime_parse(&rts[1], "megatron-core:no-overlap-param-gather,"
 		      "no-overlap-grad-reduce");
 	runtime_init(&rts[2], RUNTIME_PIPEDREAM_2BW);
+	runtime_init(&rts[3], RUNTIME_TORCHTITAN);
+	runtime_init(&rts[4], RUNTIME_DEEPSPEED);
 	for (trial = 0; trial < 3000; trial++) {
 		struct plan_stage st[8], proto;
 		struct cost_cfg g;
@@ -89,11 +93,18 @@ test_equal_stages(void)
 		      : g.v > 1 ? g.d * irand(1, 4) : irand(1, 12);
 		g.w = irand(2, 8);
 		g.t = 1;
-		g.zero = urand() < 0.5;
-		g.rt = &rts[irand(0, 2)];
+		g.zero = irand(0, 3);
+		g.rt = &rts[irand(0, 4)];
 		random_stage(&proto, NULL);
-		if (g.zero)
+		if (g.zero == 1 || g.zero == 2)
 			proto.gather_ms = 20 * urand();
+		if (g.zero >= 2) {
+			/* reduced per microbatch, in fsdp_ms */
+			proto.allreduce_ms = 0;
+			proto.fsdp_ms = 3 * urand();
+		}
+		if (urand() < 0.3)
+			proto.offload_ms = urand();
 		for (s = 0; s < g.d; s++)
 			random_stage(&st[s], &proto);
 		cf = cost_iteration(st, &g, &t);
@@ -160,6 +171,8 @@ test_search_reports_simulation(void)
 		o.cap_bytes = 70e9;
 		search_opts_init(&so);
 		so.batch = 8 * irand(1, 8);
+		/* every ZeRO stage the default runtimes run */
+		so.zero_mask = 0xf;
 		so.topk = 3;
 		sc.c = &c;
 		sc.t = 1;
@@ -177,6 +190,8 @@ test_search_reports_simulation(void)
 			g.m = plan.m;
 			g.v = plan.v;
 			g.zero = plan.zero;
+			g.shard = plan.shard;
+			g.offload = plan.offload;
 			g.t = 1;
 			for (k = 0; k < c.nmb && c.mb[k] != plan.b; k++)
 				;

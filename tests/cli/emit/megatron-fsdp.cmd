@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s none -r full --runtime megatron-core --tp 1 --zero 3 -q -o plan.yaml --emit megatron --emit-output m.sh && grep -e fsdp -e sharding -e distributed m.sh && python3 $TOP/tests/emit/check.py one megatron plan.yaml m.sh

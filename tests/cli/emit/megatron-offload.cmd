@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 16 -e --width 8 --depth 1 --microbatch 1 -s none -r none --runtime megatron-core --tp 1 --zero 1 --offload on -q -o plan.yaml --emit megatron --emit-output m.sh && grep -e offload m.sh && python3 $TOP/tests/emit/check.py one megatron plan.yaml m.sh

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -s none --runtime torchtitan --zero 2,3 --shard-group 8 -q -o plan.yaml --emit torchtitan --emit-output t.toml && cat t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml

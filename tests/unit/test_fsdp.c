@@ -1,0 +1,279 @@
+/*
+ * test_fsdp.c - sharded data parallelism and activation offload by hand:
+ * the bytes and times of ZeRO-2, ZeRO-3 (FSDP) and HSDP collectives,
+ * their overlap with each layer's compute (cost_fsdp()), the memory of
+ * every ZeRO stage with FSDP's gathered-layer window, the offload's
+ * exposed copies and kept stash, and which runtime runs which stage.
+ *
+ * The chain: three blocks of 1e8 parameters, forward 1 ms, backward
+ * 2 ms, stash 1e9 bytes each; bf16 (2-byte gathers); latencies 0.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/error.h"
+#include "pd2bw/profile.h"
+#include "pd2bw/runtime.h"
+
+#define P 100000000.0
+
+static void
+make_chain(struct chain *c)
+{
+	struct profile p;
+	int j;
+
+	profile_init(&p);
+	profile_alloc(&p, 1, 3);
+	p.mb[0] = 1;
+	p.seq_len = 128;
+	p.hidden = 64;
+	p.precision = xstrdup("bf16");
+	for (j = 0; j < 3; j++) {
+		struct prof_layer *ly = &p.layers[j];
+		int r;
+
+		ly->name = xstrdup("block");
+		ly->kind = PROF_BLOCK;
+		ly->repeat = 1;
+		ly->params = (int64_t)P;
+		ly->pt[0].fwd_ms = 1;
+		ly->pt[0].bwd_ms = 2;
+		ly->pt[0].out_bytes = 1 << 20;
+		for (r = 0; r < PROF_RC_N; r++)
+			ly->pt[0].stash_bytes[r] = 1000000000;
+	}
+	chain_build(c, &p);
+	profile_release(&p);
+}
+
+/* One stage over links: replicas' ring 100 GB/s, inside a node 200. */
+static void
+make_links(struct place_links *l, struct cluster *cl)
+{
+	cluster_init(cl);
+	cluster_preset(cl, "dgx-a100:1");
+	place_links_init(l, cl, 1);
+	l->ring_gb_s[0] = 100;
+	l->ring_lat_us[0] = 0;
+	l->node_gb_s = 200;
+	l->node_lat_us = 0;
+	l->gpus_per_node = 8;
+}
+
+static void
+test_collectives(const struct chain *c, const struct place_links *l)
+{
+	struct runtime tt, ds;
+	struct cost_opts o;
+	struct cost_cfg g;
+	double red, gat;
+
+	runtime_init(&tt, RUNTIME_TORCHTITAN);
+	runtime_init(&ds, RUNTIME_DEEPSPEED);
+	cost_opts_init(&o);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_NONE;
+	g.w = 4;
+	g.d = g.t = g.v = g.m = 1;
+	g.r = PROF_RC_NONE;
+	g.zero = 3;
+	g.rt = &tt;
+	/*
+	 * torchtitan ZeRO-3 over 4 ranks at 100 GB/s: a layer's gather
+	 * 3/4 x 2e8 B = 1.5 ms, its fp32 reduce-scatter 3/4 x 4e8 B = 3 ms.
+	 * Forward: 1.5 + (1.5 - 1) + (1.5 - 1) = 2.5.  Backward, layer 2:
+	 * its gather 1.5, then the next gather beside it, 1.5 < 2: 0;
+	 * layer 1: gather 1.5 + layer 2's reduction 3 = 4.5 - 2 = 2.5;
+	 * layer 0: 3 - 2 = 1; then layer 0's reduction 3.  10.5 in all.
+	 */
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 10.5, 1e-9);
+	/* the steady share of one layer: 0.5 + (1.5 + 3 - 2) = 3 */
+	CHECK_NEAR(cost_fsdp_layer(c, &o, &g, l, 0, 1), 3, 1e-9);
+	/* no reduction per update: it ran per microbatch */
+	cost_dp_sync(&o, &g, l, 0, (int64_t)(3 * P), &red, &gat);
+	CHECK_NEAR(red, 0, 0);
+	CHECK_NEAR(gat, 0, 0);
+	/*
+	 * HSDP, groups of 2 inside a node at 200 GB/s: gather 1/2 x 2e8 /
+	 * 2e11 = 0.5 ms; reduce-scatter 1/2 x 4e8 / 2e11 = 1 ms, then the
+	 * 2e8-byte shard all-reduced over 2 replicas at 100 GB/s: ring
+	 * 2 x 1/2 x 2e8 / 1e11 = 2 ms; reduction 3.  Forward 0.5; backward
+	 * 0.5 + 0 + (0.5 + 3 - 2) + (3 - 2) + 3 = 6; 6.5 in all.
+	 */
+	g.shard = 2;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 6.5, 1e-9);
+	g.shard = 0;
+	/*
+	 * torchtitan ZeRO-2 (reshard_after_forward never): the forward
+	 * gathers as above, 2.5; backward reduces only: layer 2 nothing,
+	 * layer 1 3 - 2 = 1, layer 0 1, then 3: 7.5.
+	 */
+	g.zero = 2;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 7.5, 1e-9);
+	/*
+	 * DeepSpeed ZeRO-2 keeps whole 16-bit weights: no forward gathers;
+	 * it reduces in bf16 (1.5 ms a layer, hidden behind 2 ms) and the
+	 * last one, 1.5; after the step it gathers the updated weights
+	 * once: 3/4 x 6e8 B / 1e11 = 4.5 ms.
+	 */
+	g.rt = &ds;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 1.5, 1e-9);
+	cost_dp_sync(&o, &g, l, 0, (int64_t)(3 * P), &red, &gat);
+	CHECK_NEAR(red, 0, 0);
+	CHECK_NEAR(gat, 4.5, 1e-9);
+	/* ZeRO-1 and none are not FSDP traffic */
+	g.zero = 1;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 0, 0);
+	/* torchtitan under a pipeline keeps the gathered parameters to the
+	 * backward: ZeRO-3 then gathers only in the forward */
+	g.rt = &tt;
+	g.zero = 3;
+	g.d = 2;
+	g.sched = PLAN_FLUSH;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 7.5, 1e-9);
+}
+
+static void
+test_memory(const struct chain *c)
+{
+	struct runtime tt;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct plan_stage st;
+
+	runtime_init(&tt, RUNTIME_TORCHTITAN);
+	cost_opts_init(&o);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_NONE;
+	g.w = 4;
+	g.d = g.t = g.v = g.m = 1;
+	g.r = PROF_RC_NONE;
+	g.rt = &tt;
+	/* torchtitan bf16: weights 2, fp32 gradients 4, Adam 12 bytes per
+	 * parameter; 3e8 parameters */
+	g.zero = 0;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.weight_bytes, 600000000);
+	CHECK_INT_EQ(st.state_bytes, 4800000000);
+	/* ZeRO-2: gradients and state / 4 */
+	g.zero = 2;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.weight_bytes, 600000000);
+	CHECK_INT_EQ(st.state_bytes, 1200000000);
+	/* ZeRO-3: weights / 4 (1.5e8) plus two gathered layers in bf16
+	 * (4e8) and one unsharded fp32 gradient (4e8) */
+	g.zero = 3;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.weight_bytes, 950000000);
+	CHECK_INT_EQ(st.state_bytes, 1200000000);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 0.5 + 4, 1e-12);
+	/* HSDP in groups of 2: / 2 */
+	g.shard = 2;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.weight_bytes, 300000000 + 800000000);
+	CHECK_INT_EQ(st.state_bytes, 2400000000);
+	/* offload keeps the last layer's stash and one in transit */
+	g.shard = 0;
+	g.zero = 0;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.stash_bytes, 3000000000);
+	g.offload = 1;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.stash_bytes, 2000000000);
+}
+
+static void
+test_offload(const struct chain *c)
+{
+	struct runtime ddp;
+	struct cost_opts o;
+	struct cost_cfg g;
+
+	runtime_init(&ddp, RUNTIME_PYTORCH_DDP);
+	cost_opts_init(&o);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_NONE;
+	g.w = g.d = g.t = g.v = g.m = 1;
+	g.r = PROF_RC_NONE;
+	g.rt = &ddp;
+	g.offload = 1;
+	/* 1e9 bytes at 500 GB/s: 2 ms a copy, against 1 ms of forward
+	 * (1 exposed) and 2 ms of backward (0), for layers 0 and 1 */
+	o.host_gb_s = 500;
+	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 2, 1e-9);
+	/* PCIe Gen4 at 32 GB/s: 31.25 ms a copy: 30.25 + 29.25, twice */
+	o.host_gb_s = 32;
+	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 2 * (30.25 + 29.25), 1e-9);
+	/* NVLink-C2C (GB200's 450 GB/s): 2.222 ms: 1.222 + 0.222, twice */
+	o.host_gb_s = 450;
+	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 2 * (1e9 / 450e6 - 1 +
+						       1e9 / 450e6 - 2),
+		   1e-9);
+	g.offload = 0;
+	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 0, 0);
+}
+
+static void
+test_runtimes(void)
+{
+	struct runtime rt;
+	char why[256];
+
+	runtime_init(&rt, RUNTIME_TORCHTITAN);
+	CHECK(runtime_check(&rt, PLAN_NONE, 1, 1, 1, 3, PROF_RC_NONE, why,
+			    sizeof(why)) == 0);
+	CHECK(runtime_check(&rt, PLAN_NONE, 1, 1, 1, 1, PROF_RC_NONE, why,
+			    sizeof(why)) < 0);
+	CHECK(strstr(why, "torchtitan") && strstr(why, "--zero 1"));
+	CHECK(runtime_check_shard(&rt, 1, 3, 8, 0, PROF_RC_NONE, why,
+				  sizeof(why)) == 0);
+	CHECK(runtime_check_shard(&rt, 1, 3, 0, 1, PROF_RC_NONE, why,
+				  sizeof(why)) < 0);
+	CHECK(strstr(why, "--offload"));
+	/* DeepSpeed's pipeline engine: ZeRO < 2 (pipe/engine.py:77-78) */
+	runtime_init(&rt, RUNTIME_DEEPSPEED);
+	CHECK(runtime_check(&rt, PLAN_NONE, 1, 1, 1, 3, PROF_RC_NONE, why,
+			    sizeof(why)) == 0);
+	CHECK(runtime_check(&rt, PLAN_FLUSH, 4, 1, 1, 2, PROF_RC_NONE, why,
+			    sizeof(why)) < 0);
+	CHECK(strstr(why, "deepspeed") && strstr(why, "with a pipeline"));
+	CHECK(runtime_check_shard(&rt, 1, 3, 8, 0, PROF_RC_NONE, why,
+				  sizeof(why)) < 0);
+	CHECK(strstr(why, "--shard-group"));
+	/* Megatron: offload without pipeline and recomputation
+	 * (transformer_config.py:1891-1899) */
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	CHECK(runtime_check_shard(&rt, 1, 0, 0, 1, PROF_RC_NONE, why,
+				  sizeof(why)) == 0);
+	CHECK(runtime_check_shard(&rt, 2, 0, 0, 1, PROF_RC_NONE, why,
+				  sizeof(why)) < 0);
+	CHECK(runtime_check_shard(&rt, 1, 0, 0, 1, PROF_RC_FULL, why,
+				  sizeof(why)) < 0);
+	CHECK(strstr(why, "recomputation"));
+	runtime_init(&rt, RUNTIME_PYTORCH_DDP);
+	CHECK(runtime_check(&rt, PLAN_NONE, 1, 0, 1, 2, PROF_RC_NONE, why,
+			    sizeof(why)) < 0);
+}
+
+int
+main(void)
+{
+	struct chain c;
+	struct place_links l;
+	struct cluster cl;
+
+	make_chain(&c);
+	make_links(&l, &cl);
+	test_collectives(&c, &l);
+	test_memory(&c);
+	test_offload(&c);
+	test_runtimes();
+	place_links_release(&l);
+	cluster_release(&cl);
+	chain_release(&c);
+	return h_done();
+}
