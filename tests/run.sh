@@ -7,7 +7,8 @@
 # run in an empty temporary directory with the programs on PATH, $TOP set
 # to the source tree and PD2BW_DETERMINISTIC=1; stdout, stderr and the exit
 # status are compared with <case>.out, .err and .rc (skipped when the
-# program <case>.needs names was not built).  UPDATE=1 rewrites
+# program <case>.needs names was not built; with <case>.mustpass it must
+# also exit 0).  UPDATE=1 rewrites
 # those selected by CASES (required with UPDATE).
 # CASES=GLOB (e.g. CASES='plan/*') limits the golden cases run (and
 # rewritten); UNIT=0 skips the unit tests.
@@ -93,6 +94,13 @@ if [ "${1:-}" = --one ]; then
 	fi
 	ok=1
 	: >"$dir/.diff"
+	# <case>.mustpass: the case exits 0 whatever its expected files say
+	# (a gate, such as validate.sh --check, whose failure must not be
+	# recorded as the expectation)
+	if [ -f "$base.mustpass" ] && [ "$(cat "$dir/.rc")" != 0 ]; then
+		ok=0
+		echo "exit status $(cat "$dir/.rc"); $name must exit 0" >"$dir/.diff"
+	fi
 	for k in out:.stdout err:.stderr rc:.rc; do
 		exp="$base.${k%%:*}"
 		[ -f "$exp" ] || exp=/dev/null
@@ -217,6 +225,17 @@ for page in "$TOP"/man/*.[15]; do
 		note_fail "man/$(basename "$page")"
 	fi
 done
+
+# --- expectations ---
+# No expected output may hold the checkout's own path: a fresh clone
+# elsewhere would fail it (a case prints TOP/ for $TOP/).
+leaked=$(grep -l -F "$TOP/" "$TOP"/tests/cli/*/*.out "$TOP"/tests/cli/*/*.err 2>/dev/null)
+if [ -z "$leaked" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL expected outputs hold the checkout's path $TOP/:" $leaked
+	note_fail "cli/expectations"
+fi
 
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 if [ $skip -gt 0 ]; then
