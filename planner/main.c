@@ -878,6 +878,12 @@ main(int argc, char **argv)
 			"%.1f ms (%ld stage problems); peak RSS %.1f MiB\n",
 			pd2bw_progname, st.candidates, st.screened, st.solved,
 			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
+		fprintf(stderr,
+			"%s: bounded away: %ld by memory, %ld by their lower "
+			"bound, %ld by the exact partition (memory or the "
+			"k-th best); %ld solved in %ld batch%s\n",
+			pd2bw_progname, st.screened, st.bounded, st.cut,
+			st.solved, st.passes + 1, st.passes ? "es" : "");
 		for (c = 0; c < tc.nskip; c++)
 			fprintf(stderr, "%s: skipped: %s\n", pd2bw_progname,
 				tc.skip_why[c]);

@@ -49,6 +49,12 @@ struct search_stats {
 	long candidates;   /* configurations enumerated */
 	long screened;     /* dropped by the memory lower bound */
 	long solved;       /* exact partitions run */
+	long bounded;      /* never solved: their lower bound was no
+			      better than the k-th best time found */
+	long cut;          /* solved, but over the memory cap or no better
+			      than the k-th best once partitioned */
+	long passes;       /* enumerations after the first, each taking
+			      the next batch of candidates in order */
 	long lp_solves;    /* GLPK stage problems */
 	double lp_ms;      /* time spent in them */
 	double ms;         /* CPU time of the search */

@@ -31,6 +31,25 @@ struct cand {
 	int lp;   /* recomputation chosen per layer by GLPK */
 };
 
+/*
+ * What enumerate() hands each candidate to: the candidates are never all
+ * kept (a million GPUs enumerate tens of millions of them).
+ */
+struct visit {
+	void (*fn)(struct visit *vt, const struct cand *cd);
+};
+
+/*
+ * The cap smallest candidates in cand_cmp order among those after
+ * `after` (all when NULL): a max-heap, its largest on top.
+ */
+struct pick {
+	struct visit vt;
+	struct cand *h;
+	long n, cap;
+	const struct cand *after;
+};
+
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
 struct lentry {
 	int w, d, t, c, e, etp, rule;
@@ -39,6 +58,10 @@ struct lentry {
 };
 
 #define LCACHE_SIZE 8192
+
+/* Candidates taken in the first batch of the best-first order: more than
+ * searches solve, and more than the 256 explain_binding() looks at. */
+#define PICK_FIRST 8192
 
 struct ctx {
 	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
@@ -537,8 +560,8 @@ max_layers(const struct chain *c)
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  const struct cost_opts *o, const struct search_opts *so, int sched,
-	  int d, int w, int k, int m, struct cand **v, size_t *n,
-	  size_t *alloc, long *screened, struct search_stats *stats)
+	  int d, int w, int k, int m, struct visit *vt, long *n,
+	  long *screened, struct search_stats *stats)
 {
 	const struct chain *c = sc[ti].c;
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
@@ -617,21 +640,20 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					cd.lb = m * t;
 				else
 					cd.lb = (m + (double)(d - 1) / iv) * t;
-				xgrow((void **)v, alloc, *n + 1, sizeof(**v));
-				(*v)[(*n)++] = cd;
+				(*n)++;
+				vt->fn(vt, &cd);
 			}
 		}
 	}
 }
 
-/* Enumerate the candidates; returns their number (array in *out). */
+/* Enumerate the candidates, each handed to vt; returns their number. */
 static long
 enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
-	  struct cand **out, long *screened, struct search_stats *stats)
+	  struct visit *vt, long *screened, struct search_stats *stats)
 {
-	struct cand *v = NULL;
-	size_t n = 0, alloc = 0;
+	long n = 0;
 	int64_t B = so->batch, w;
 	int d, k, sched, ti, cp, ep, etp;
 
@@ -695,40 +717,107 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 							continue;
 						add_cands(sc, ti, maxl, o, so,
 							  sched, d, (int)w, k,
-							  (int)m, &v, &n,
-							  &alloc, screened,
-							  stats);
+							  (int)m, vt, &n,
+							  screened, stats);
 					}
 				}
 			}
 		}
 		free(maxl);
 	}
-	*out = v;
-	return (long)n;
+	return n;
 }
 
-/* Smallest peak stage memory over every enumerated configuration. */
-static double
-min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
+static void
+pick_down(struct pick *pk, long i)
 {
-	struct cost_opts o = *x->o;
-	double best = INFINITY, mem;
-	struct cost_cfg g;
+	struct cand tmp;
+
+	for (;;) {
+		long l = 2 * i + 1, big = i;
+
+		if (l < pk->n && cand_cmp(&pk->h[l], &pk->h[big]) > 0)
+			big = l;
+		if (l + 1 < pk->n && cand_cmp(&pk->h[l + 1], &pk->h[big]) > 0)
+			big = l + 1;
+		if (big == i)
+			return;
+		tmp = pk->h[i];
+		pk->h[i] = pk->h[big];
+		pk->h[big] = tmp;
+		i = big;
+	}
+}
+
+/* Keep cd when it is among the cap smallest after pk->after so far. */
+static void
+pick_offer(struct visit *vt, const struct cand *cd)
+{
+	struct pick *pk = (struct pick *)vt;
 	long i;
 
-	o.cap_bytes = INFINITY;
-	for (i = 0; i < n; i++) {
-		cfg_of(x, &v[i], 0, &g);
-		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
-				 INFINITY, x->first);
-		if (mem < best) {
-			best = mem;
-			*arg = v[i];
-		}
+	if (pk->after && cand_cmp(cd, pk->after) <= 0)
+		return;
+	if (pk->n == pk->cap) {
+		if (cand_cmp(cd, &pk->h[0]) >= 0)
+			return;
+		pk->h[0] = *cd;
+		pick_down(pk, 0);
+		return;
 	}
-	return best;
+	for (i = pk->n++; i > 0 && cand_cmp(cd, &pk->h[(i - 1) / 2]) > 0;
+	     i = (i - 1) / 2)
+		pk->h[i] = pk->h[(i - 1) / 2];
+	pk->h[i] = *cd;
+}
+
+/*
+ * The next cap candidates in cand_cmp order after `after` (NULL: from
+ * the first), sorted into pk->h[0..pk->n); returns how many candidates
+ * there are in all.
+ */
+static long
+pick_next(struct pick *pk, const struct cand *after,
+	  const struct search_chain *sc, int nsc, const struct cluster *cl,
+	  const struct cost_opts *o, const struct search_opts *so, int N,
+	  long *screened, struct search_stats *stats)
+{
+	long n;
+
+	pk->vt.fn = pick_offer;
+	pk->n = 0;
+	pk->after = after;
+	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
+	if (pk->n > 0)
+		qsort(pk->h, pk->n, sizeof(*pk->h), cand_cmp);
+	return n;
+}
+
+/* The least peak stage memory of the candidates visited, and whose. */
+struct minmem {
+	struct visit vt;
+	struct ctx *x;
+	struct cost_opts o; /* without the cap */
+	double best;
+	struct cand arg;
+};
+
+static void
+minmem_visit(struct visit *vt, const struct cand *cd)
+{
+	struct minmem *mm = (struct minmem *)vt;
+	struct ctx *x = mm->x;
+	struct cost_cfg g;
+	double mem;
+
+	cfg_of(x, cd, 0, &g);
+	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
+			 INFINITY, x->first);
+	if (mem < mm->best) {
+		mm->best = mem;
+		mm->arg = *cd;
+	}
 }
 
 static double
@@ -1023,8 +1112,9 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	      struct search_stats *st)
 {
 	struct ctx x;
-	struct cand *v = NULL, *ac;
-	long n, i;
+	struct cand *v = NULL, *ac, last;
+	struct pick pk;
+	long n, i, nv = 0, dummy;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
@@ -1035,6 +1125,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
 
 	memset(st, 0, sizeof(*st));
+	memset(&pk, 0, sizeof(pk));
 	ac = xcalloc(k, sizeof(*ac));
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
@@ -1052,7 +1143,19 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	x.so = so;
 	x.stats = st;
 
-	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened, st);
+	/*
+	 * Best first without sorting everything: take the PICK_FIRST
+	 * smallest lower bounds, solve them in order until a bound reaches
+	 * the k-th best time, and only when all of them were needed take
+	 * the next ones (twice as many) by enumerating again.  The order is
+	 * cand_cmp's, a total order, so the candidates solved and the
+	 * result are those of one sort of all of them.
+	 */
+	pk.cap = PICK_FIRST;
+	pk.h = xcalloc(pk.cap, sizeof(*pk.h));
+	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
+	v = pk.h;
+	nv = pk.n;
 	st->candidates = n + st->screened;
 	if (n == 0 && st->screened == 0 && st->skipped_rt) {
 		pd2bw_error("%s", st->skip_why);
@@ -1065,19 +1168,38 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			    (long long)so->batch, N);
 		goto out;
 	}
-	if (n > 0)
-		qsort(v, n, sizeof(*v), cand_cmp);
-	for (i = 0; i < n; i++) {
-		double bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
-		double t;
+	for (;;) {
+		int done = 0;
 
-		if (!(v[i].lb < bound))
+		for (i = 0; i < pk.n; i++) {
+			double bound = nalt == k ? alts[k - 1].iter_ms
+						 : INFINITY;
+			double t;
+
+			if (!(pk.h[i].lb < bound)) {
+				done = 1;
+				break;
+			}
+			st->solved++;
+			t = solve_best(&x, o, so, &pk.h[i], bound, &place);
+			if (isfinite(t))
+				insert_alt(&x, alts, ac, &nalt, k, &pk.h[i],
+					   place, t);
+			else
+				st->cut++;
+		}
+		if (done || pk.n < pk.cap)
 			break;
-		st->solved++;
-		t = solve_best(&x, o, so, &v[i], bound, &place);
-		if (isfinite(t))
-			insert_alt(&x, alts, ac, &nalt, k, &v[i], place, t);
+		/* The first batch stays for explain_binding(). */
+		last = pk.h[pk.n - 1];
+		if (pk.h == v)
+			pk.h = NULL;
+		pk.cap *= 2;
+		pk.h = xrealloc(pk.h, pk.cap * sizeof(*pk.h));
+		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
+		st->passes++;
 	}
+	st->bounded = n - st->solved;
 	/* GLPK: per-layer recomputation for the best candidates that
 	 * recompute at all; keep it where it is faster, then re-rank. */
 	for (i = 0; i < nalt && i < so->lp_k; i++) {
@@ -1146,7 +1268,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	for (i = 0; i < nalt; i++)
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
-	if (nalt == 0 && evaluate && n > 0) {
+	if (nalt == 0 && evaluate && nv > 0) {
 		fill_plan(&x, so, &v[0], place_lo(so), p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
@@ -1160,24 +1282,27 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		goto out;
 	}
 	if (nalt == 0) {
-		double mem;
+		struct minmem mm;
 		struct cand arg;
+		double mem;
 
-		memset(&arg, 0, sizeof(arg));
 		/* Include the screened-out candidates: search without the
 		 * memory screen to find the least memory anything needs. */
 		{
 			struct search_opts so2 = *so;
-			struct cost_opts o2 = *o;
-			long dummy;
 
-			free(v);
-			o2.cap_bytes = INFINITY;
+			memset(&mm, 0, sizeof(mm));
+			mm.vt.fn = minmem_visit;
+			mm.x = &x;
+			mm.o = *o;
+			mm.o.cap_bytes = INFINITY;
+			mm.best = INFINITY;
 			so2.fix_place = -1;
-			n = enumerate(sc, nsc, cl, &o2, &so2, N, &v, &dummy,
-				      NULL);
+			enumerate(sc, nsc, cl, &mm.o, &so2, N, &mm.vt, &dummy,
+				  NULL);
 		}
-		mem = min_memory(&x, v, n, &arg);
+		mem = mm.best;
+		arg = mm.arg;
 		if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
 				    "smallest needs %.2f GiB per GPU (%s w=%d "
@@ -1196,12 +1321,14 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
-	explain_binding(&x, so, v, n, p);
+	explain_binding(&x, so, v, nv, p);
 	ret = 0;
 out:
 	st->ms = now_ms() - t0;
 	free(alts);
 	free(ac);
+	if (pk.h != v)
+		free(pk.h);
 	free(v);
 	free(x.st);
 	free(x.first);
