@@ -120,6 +120,7 @@ static const struct option longopts[] = {
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"output", required_argument, NULL, 'o'},
+	{"jobs", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -230,6 +231,9 @@ usage(FILE *fp)
 		"      --lp-time MS         GLPK's time limit per stage "
 		"(default 2000)\n"
 		"      --stats              print search statistics\n"
+		"  -j, --jobs N             threads that search (default: one "
+		"per online CPU;\n"
+		"                           the plan is the same for any N)\n"
 		"      --emit FORMAT        also write what a runtime launches: "
 		"megatron, deepspeed,\n"
 		"                           launch, torchtitan or "
@@ -421,8 +425,9 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
+	so.threads = search_threads_online();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:qhV", longopts,
+	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:j:qhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -637,6 +642,10 @@ main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'j':
+			so.threads = (int)cli_long("--jobs", optarg, 1,
+						   SEARCH_MAX_THREADS);
 			break;
 		case 'q':
 			quiet = 1;

@@ -8,11 +8,13 @@
  * reaches the k-th best time found, no later candidate can enter the top k.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pd2bw/lp.h"
 #include "pd2bw/partition.h"
@@ -79,7 +81,34 @@ struct ctx {
 	int lp_status;         /* worst enum lp_status of that call */
 	const struct search_opts *so;
 	struct search_stats *stats;
+	struct crew *crew;     /* the solving threads this one belongs to */
 };
+
+/*
+ * Solving threads.  A round's candidates are solved at once against the
+ * k-th best time as the round starts, never smaller than the bound each
+ * would meet one by one: a solve's result does not depend on the bound
+ * when it is below it (the bound only prunes), so the caller, going
+ * through the round in order with the bound as it stands, keeps exactly
+ * what the one-by-one search keeps.  Some work past the stopping point is
+ * wasted, no more than a round.
+ */
+struct crew {
+	pthread_mutex_t mu;
+	pthread_cond_t go, idle;
+	int round, busy, quit;
+	int nthr;               /* threads, the caller's included */
+	pthread_t *tid;         /* [nthr - 1] */
+	struct ctx *self;       /* the caller's */
+	struct ctx *x;          /* [nthr], x[0] unused */
+	const struct cand *v;   /* the round's candidates */
+	long n, next;
+	double bound;
+	double *t;              /* [CREW_ROUND * nthr] results */
+	int *place;
+};
+
+#define CREW_ROUND 4 /* candidates per thread and round */
 
 void
 search_opts_init(struct search_opts *so)
@@ -95,6 +124,14 @@ search_opts_init(struct search_opts *so)
 	so->lp_ms = 2000;
 	so->nv = 1;
 	so->v[0] = 1;
+}
+
+int
+search_threads_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > SEARCH_MAX_THREADS ? SEARCH_MAX_THREADS : (int)n;
 }
 
 static int
@@ -1089,6 +1126,165 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	}
 }
 
+static void
+ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
+	 const struct cluster *cl, const struct cost_opts *o,
+	 const struct search_opts *so, struct search_stats *st)
+{
+	int L = sc[0].c->L;
+
+	memset(x, 0, sizeof(*x));
+	x->sc = sc;
+	x->nsc = nsc;
+	x->c = sc[0].c;
+	x->cl = cl;
+	x->o = o;
+	place_links_init(&x->links, cl, L);
+	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
+	x->st = xcalloc(L, sizeof(*x->st));
+	x->first = xcalloc(L, sizeof(int));
+	x->rc = xcalloc(L, sizeof(int));
+	x->so = so;
+	x->stats = st;
+}
+
+static void
+ctx_release(struct ctx *x)
+{
+	int i;
+
+	free(x->st);
+	free(x->first);
+	free(x->rc);
+	place_links_release(&x->links);
+	for (i = 0; x->lc && i < LCACHE_SIZE; i++)
+		free(x->lc[i].v);
+	free(x->lc);
+	part_ws_release(&x->ws);
+}
+
+/* Take candidates of the round and solve them, until none is left. */
+static void
+crew_work(struct crew *cw, struct ctx *x)
+{
+	for (;;) {
+		long i;
+
+		pthread_mutex_lock(&cw->mu);
+		i = cw->next < cw->n ? cw->next++ : -1;
+		pthread_mutex_unlock(&cw->mu);
+		if (i < 0)
+			return;
+		cw->t[i] = solve_best(x, x->o, x->so, &cw->v[i], cw->bound,
+				      &cw->place[i]);
+	}
+}
+
+static void *
+crew_main(void *arg)
+{
+	struct ctx *x = arg;
+	struct crew *cw = x->crew;
+	int seen = 0;
+
+	pthread_mutex_lock(&cw->mu);
+	for (;;) {
+		while (cw->round == seen && !cw->quit)
+			pthread_cond_wait(&cw->go, &cw->mu);
+		if (cw->quit)
+			break;
+		seen = cw->round;
+		pthread_mutex_unlock(&cw->mu);
+		crew_work(cw, x);
+		pthread_mutex_lock(&cw->mu);
+		if (--cw->busy == 0)
+			pthread_cond_signal(&cw->idle);
+	}
+	pthread_mutex_unlock(&cw->mu);
+	return NULL;
+}
+
+/*
+ * Start nthr - 1 threads beside the caller, whose context is x (each
+ * thread gets its own, alike).  A thread that cannot be started is done
+ * without: fewer threads give the same result.
+ */
+static void
+crew_start(struct crew *cw, struct ctx *x, int nthr)
+{
+	int i;
+
+	memset(cw, 0, sizeof(*cw));
+	if (nthr < 1)
+		nthr = 1;
+	pthread_mutex_init(&cw->mu, NULL);
+	pthread_cond_init(&cw->go, NULL);
+	pthread_cond_init(&cw->idle, NULL);
+	cw->x = xcalloc(nthr, sizeof(*cw->x));
+	cw->tid = xcalloc(nthr, sizeof(*cw->tid));
+	cw->t = xcalloc((size_t)nthr * CREW_ROUND, sizeof(*cw->t));
+	cw->place = xcalloc((size_t)nthr * CREW_ROUND, sizeof(*cw->place));
+	cw->self = x;
+	cw->nthr = 1;
+	for (i = 1; i < nthr; i++) {
+		struct ctx *y = &cw->x[cw->nthr];
+
+		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
+		y->crew = cw;
+		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
+				   y)) {
+			ctx_release(y);
+			break;
+		}
+		cw->nthr++;
+	}
+}
+
+/* Solve v[0..n) against bound on every thread: cw->t[], cw->place[]. */
+static void
+crew_round(struct crew *cw, const struct cand *v, long n, double bound)
+{
+	pthread_mutex_lock(&cw->mu);
+	cw->v = v;
+	cw->n = n;
+	cw->next = 0;
+	cw->bound = bound;
+	cw->busy = cw->nthr - 1;
+	cw->round++;
+	pthread_cond_broadcast(&cw->go);
+	pthread_mutex_unlock(&cw->mu);
+	crew_work(cw, cw->self);
+	pthread_mutex_lock(&cw->mu);
+	while (cw->busy > 0)
+		pthread_cond_wait(&cw->idle, &cw->mu);
+	pthread_mutex_unlock(&cw->mu);
+}
+
+static void
+crew_stop(struct crew *cw)
+{
+	int i;
+
+	if (!cw->x)
+		return;
+	pthread_mutex_lock(&cw->mu);
+	cw->quit = 1;
+	pthread_cond_broadcast(&cw->go);
+	pthread_mutex_unlock(&cw->mu);
+	for (i = 1; i < cw->nthr; i++) {
+		pthread_join(cw->tid[i - 1], NULL);
+		ctx_release(&cw->x[i]);
+	}
+	pthread_mutex_destroy(&cw->mu);
+	pthread_cond_destroy(&cw->go);
+	pthread_cond_destroy(&cw->idle);
+	free(cw->x);
+	free(cw->tid);
+	free(cw->t);
+	free(cw->place);
+	memset(cw, 0, sizeof(*cw));
+}
+
 int
 search_run(const struct chain *c, const struct cluster *cl,
 	   const struct cost_opts *o, const struct search_opts *so,
@@ -1114,8 +1310,9 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	struct ctx x;
 	struct cand *v = NULL, *ac, last;
 	struct pick pk;
-	long n, i, nv = 0, dummy;
-	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
+	struct crew cw;
+	long n, i, r, used, nv = 0, dummy;
+	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
@@ -1129,19 +1326,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	ac = xcalloc(k, sizeof(*ac));
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
-	memset(&x, 0, sizeof(x));
-	x.sc = sc;
-	x.nsc = nsc;
-	x.c = sc[0].c;
-	x.cl = cl;
-	x.o = o;
-	place_links_init(&x.links, cl, L);
-	x.lc = xcalloc(LCACHE_SIZE, sizeof(*x.lc));
-	x.st = xcalloc(L, sizeof(*x.st));
-	x.first = xcalloc(L, sizeof(int));
-	x.rc = xcalloc(L, sizeof(int));
-	x.so = so;
-	x.stats = st;
+	ctx_init(&x, sc, nsc, cl, o, so, st);
+	crew_start(&cw, &x, so->threads);
 
 	/*
 	 * Best first without sorting everything: take the PICK_FIRST
@@ -1171,23 +1357,44 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	for (;;) {
 		int done = 0;
 
-		for (i = 0; i < pk.n; i++) {
+		for (i = 0; i < pk.n && !done; i += used) {
 			double bound = nalt == k ? alts[k - 1].iter_ms
 						 : INFINITY;
-			double t;
+			long j;
 
-			if (!(pk.h[i].lb < bound)) {
-				done = 1;
+			/* sorted by lower bound: a prefix can be solved */
+			for (r = 0; r < cw.nthr * (cw.nthr > 1 ? CREW_ROUND : 1) &&
+				    i + r < pk.n && pk.h[i + r].lb < bound;
+			     r++)
+				;
+			if (r == 0)
 				break;
+			crew_round(&cw, pk.h + i, r, bound);
+			/* The results hold while the bound stays: the bound
+			 * prunes inside the partition, and a solve under
+			 * another bound might not give what the one-by-one
+			 * search gets.  The rest go to the next round. */
+			for (used = 0; used < r; used++) {
+				double t = cw.t[used];
+
+				if ((nalt == k ? alts[k - 1].iter_ms
+					       : INFINITY) != bound)
+					break;
+				st->solved++;
+				if (t < bound)
+					insert_alt(&x, alts, ac, &nalt, k,
+						   &pk.h[i + used],
+						   cw.place[used], t);
+				else
+					st->cut++;
 			}
-			st->solved++;
-			t = solve_best(&x, o, so, &pk.h[i], bound, &place);
-			if (isfinite(t))
-				insert_alt(&x, alts, ac, &nalt, k, &pk.h[i],
-					   place, t);
-			else
-				st->cut++;
+			j = i + used;
+			if (j < pk.n && !(pk.h[j].lb < (nalt == k
+							    ? alts[k - 1].iter_ms
+							    : INFINITY)))
+				done = 1;
 		}
+		done |= i < pk.n;
 		if (done || pk.n < pk.cap)
 			break;
 		/* The first batch stays for explain_binding(). */
@@ -1330,13 +1537,7 @@ out:
 	if (pk.h != v)
 		free(pk.h);
 	free(v);
-	free(x.st);
-	free(x.first);
-	free(x.rc);
-	place_links_release(&x.links);
-	for (i = 0; i < LCACHE_SIZE; i++)
-		free(x.lc[i].v);
-	free(x.lc);
-	part_ws_release(&x.ws);
+	crew_stop(&cw);
+	ctx_release(&x);
 	return ret;
 }
