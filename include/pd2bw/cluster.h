@@ -40,12 +40,11 @@ struct cluster {
 /*
  * Size limits every reader and maker of clusters enforces.  A plan lists
  * every rank and a cluster file the whole intra-node matrix, and libyaml
- * holds a document whole: 1,048,576 GPUs make a plan of about 72 MB when
- * every GPU has a rank (the search plans for them in about a second), 1,024
+ * holds a document whole: 131,072 GPUs make a plan of about 9 MB, 1,024
  * GPUs per node a matrix of 10^6 numbers, both read back in seconds.
  */
 #define CLUSTER_MAX_GPN 1024
-#define CLUSTER_MAX_GPUS 1048576
+#define CLUSTER_MAX_GPUS 131072
 
 void cluster_init(struct cluster *c);
 void cluster_release(struct cluster *c);
