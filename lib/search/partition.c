@@ -131,6 +131,17 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
+		/* The layers after e go to d - 1 - s stages, each computing
+		 * less than the limit: ends that leave more compute than that
+		 * lead to no partition under it (a hair of room for the
+		 * rounding of the prefix sums). */
+		while (s < d - 1 && isfinite(limit) && elo < ehi &&
+		       pre[L] - pre[elo + 1] >=
+			       (d - 1 - s) * limit * (1 + 1e-9)) {
+			row[elo] = INFINITY;
+			arg[(size_t)s * L + elo] = -1;
+			elo++;
+		}
 		for (a = 0; s == 0 && a < elo; a++) {
 			acc_params += c->params[a];
 			acc_eparams += c->eparams[a];
