@@ -1,6 +1,7 @@
 #!/bin/sh
 # plan.sh - planner speed and memory: the full search for a 128-layer model
-# on 8 to 1,048,576 GPUs, GPT-3 175B on 1024 GPUs, and PipeDream's
+# on 8 to 131,072 GPUs (1,048,576 where the build allows clusters that
+# large, see CLUSTER_MAX_GPUS), GPT-3 175B on 1024 GPUs, and PipeDream's
 # gnmt_large and resnext101 on 16 GPUs, on one thread (-j 1).
 # Prints the median of 5 runs of the search's CPU time (GLPK's share), the
 # candidates searched beside it and the time per candidate, the peak RSS,
@@ -70,12 +71,18 @@ for mode in paper full; do
 		echo "parallel or not), recompute none+selective+full,"
 		echo "interleaving 1, 2, 4 (everything on)"
 		extra="-r none,selective,full --interleave 1,2,4"
-		sizes="1 8 64 128 512 1024 2048 8192 131072"
+		sizes="1 8 64 128 512 1024 2048 8192 16384 131072"
 	fi
 	for batch in 1024 16384; do
 		header
 		PREV_N=
 		for n in $sizes; do
+			if ! "$PLAN" "$MODEL" -c dgx-h100:$n -B 1 -s none \
+				--tp 1 -q >/dev/null 2>&1; then
+				printf '%8d %8d %s\n' $((n * 8)) $batch \
+					"    refused: more GPUs than this build plans for"
+				continue
+			fi
 			printf '%8d %8d ' $((n * 8)) $batch
 			# shellcheck disable=SC2086
 			run "$MODEL" -c dgx-h100:$n -B $batch $extra
