@@ -1311,7 +1311,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	struct cand *v = NULL, *ac, last;
 	struct pick pk;
 	struct crew cw;
-	long n, i, r, used, nv = 0, dummy;
+	long n, i, r, used, round, nv = 0, dummy;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
@@ -1328,6 +1328,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
 	crew_start(&cw, &x, so->threads);
+	/* one at a time alone: the bound is always the newest */
+	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;
 
 	/*
 	 * Best first without sorting everything: take the PICK_FIRST
@@ -1363,8 +1365,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			long j;
 
 			/* sorted by lower bound: a prefix can be solved */
-			for (r = 0; r < cw.nthr * (cw.nthr > 1 ? CREW_ROUND : 1) &&
-				    i + r < pk.n && pk.h[i + r].lb < bound;
+			for (r = 0; r < round && i + r < pk.n &&
+				    pk.h[i + r].lb < bound;
 			     r++)
 				;
 			if (r == 0)
@@ -1389,9 +1391,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 					st->cut++;
 			}
 			j = i + used;
-			if (j < pk.n && !(pk.h[j].lb < (nalt == k
-							    ? alts[k - 1].iter_ms
-							    : INFINITY)))
+			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
+			if (j < pk.n && !(pk.h[j].lb < bound))
 				done = 1;
 		}
 		done |= i < pk.n;

@@ -455,11 +455,13 @@ test_partition_bound(void)
 			pt->bwd_ms = urand() * 20;
 			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
 			pt->out_bytes = (int64_t)(urand() * 5e8);
-			pt->stash_bytes[PROF_RC_NONE] = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				(int64_t)(urand() * 5e8);
 			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
 			pt->work_bytes = (int64_t)(urand() * 1e8);
 		}
 		one_node(&cl, 8, 10 + urand() * 100);
+		cl.nodes = 3; /* w d <= 24 GPUs */
 		default_opts(&o, 4e9 + urand() * 4e10);
 		chain_build(&c, &p);
 		memset(&g, 0, sizeof(g));
