@@ -849,8 +849,9 @@ minmem_visit(struct visit *vt, const struct cand *cd)
 
 	cfg_of(x, cd, 0, &g);
 	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	/* only a smaller memory than the best so far matters */
 	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
-			 INFINITY, x->first);
+			 mm->best, x->first);
 	if (mem < mm->best) {
 		mm->best = mem;
 		mm->arg = *cd;

@@ -491,6 +491,24 @@ test_partition_bound(void)
 
 			checks++;
 			agree += ok;
+			/* the same for the memory */
+			{
+				double m0 = part_solve(&ws, &c, &o, &g, &l,
+						       PART_MEM, INFINITY,
+						       first + 32);
+				double mb = part_solve(&ws, &c, &o, &g, &l,
+						       PART_MEM, m0 * f[i],
+						       f2 + 32);
+
+				ok = m0 < m0 * f[i]
+					     ? mb == m0 &&
+						       !memcmp(first + 32,
+							       f2 + 32,
+							       g.d * sizeof(int))
+					     : isinf(mb);
+				checks++;
+				agree += ok;
+			}
 			if (!ok)
 				printf("# trial %d: L=%d d=%d bound %.17g: "
 				       "%.17g, unbounded %.17g\n",
