@@ -47,7 +47,7 @@ growth() {
 wall() {
 	for i in 1 2 3 4 5; do
 		s=$(date +%s%N)
-		"$PLAN" "$@" -q >/dev/null
+		"$PLAN" "$@" -q >/dev/null 2>&1 || true
 		e=$(date +%s%N)
 		echo $(( (e - s) / 1000 ))
 	done | sort -n | awk 'NR == 3 { printf "%10.1f ms wall\n", $1 / 1000 }'
@@ -77,8 +77,10 @@ for mode in paper full; do
 		header
 		PREV_N=
 		for n in $sizes; do
-			if ! "$PLAN" "$MODEL" -c dgx-h100:$n -B 1 -s none \
-				--tp 1 -q >/dev/null 2>&1; then
+			rc=0
+			"$PLAN" "$MODEL" -c dgx-h100:$n -B 1 -s none --tp 1 \
+				-q >/dev/null 2>&1 || rc=$?
+			if [ $rc -eq 2 ]; then
 				printf '%8d %8d %s\n' $((n * 8)) $batch \
 					"    refused: more GPUs than this build plans for"
 				continue
