@@ -79,7 +79,7 @@ endif
 ALL_CFLAGS = $(PD2BW_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
 # --as-needed: a program links only the libraries it calls (pd2bw-plan
 # and pd2bw-topo do not load OpenBLAS and its Fortran runtime at start).
-LIBS = -Wl,--as-needed $(PKG_LIBS) -lglpk -lm
+LIBS = -Wl,--as-needed $(PKG_LIBS) -lglpk -lm -pthread
 
 # CUDA is optional: with nvcc the profiler gets its GPU backend.
 NVCC ?= $(shell command -v nvcc 2>/dev/null)

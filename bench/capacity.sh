@@ -19,7 +19,7 @@ trap 'rm -rf "$TMP"' EXIT
 set -- capacity "$MODEL" --tokens 15T --gpu H100-SXM --gpu H200 \
 	--gpu A100-80GB --gpu L40S --max-nodes 128 --steps 64 \
 	--price H100-SXM:2.5 --price H200:3.5 --price A100-80GB:1.6 \
-	--price L40S:1 --deadline 365 -f csv -o "$TMP/out.csv" -q
+	--price L40S:1 --deadline 365 -f csv -o "$TMP/out.csv" -q ${JOBS:+-j $JOBS}
 
 for i in 1 2 3; do
 	s=$(date +%s%N)

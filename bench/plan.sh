@@ -1,66 +1,119 @@
 #!/bin/sh
 # plan.sh - planner speed and memory: the full search for a 128-layer model
-# on 8 to 16384 GPUs (one core), and PipeDream's gnmt_large on 16 GPUs.
-# Prints the median of 5 runs of the search's CPU time (GLPK's share)
-# and the peak RSS.
+# on 8 to 131,072 GPUs (1,048,576 where the build allows clusters that
+# large, see CLUSTER_MAX_GPUS), GPT-3 175B on 1024 GPUs, and PipeDream's
+# gnmt_large and resnext101 on 16 GPUs, on one thread (-j 1).
+# Prints the median of 5 runs of the search's CPU time (GLPK's share), the
+# candidates searched beside it and the time per candidate, the peak RSS,
+# and the growth exponent of the time between one size and the next
+# (log(t2 / t1) / log(N2 / N1): 1 is linear in the GPUs, 0 flat).
 #
 #   sh bench/plan.sh [BUILD_DIR]      (default build; run `make` first)
-#   GNMT=path/to/graph.txt sh bench/plan.sh   (default: ../shared fixture)
+#   GNMT=path/to/graph.txt RESNEXT=path/to/graph.txt sh bench/plan.sh
+#                                     (default: ../shared fixtures)
+#   QUICK=1 sh bench/plan.sh          (only the "everything on" sizes)
 set -eu
 B=${1:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PLAN=$TOP/$B/pd2bw-plan
 [ -x "$PLAN" ] || { echo "plan.sh: build first (make B=$B)" >&2; exit 1; }
 MODEL=$TOP/bench/data/gpt-128l.yaml
+PREV_N= PREV_T=
 
-# run ARGS...: median search ms, its GLPK share and max RSS over 5 runs.
+# run ARGS...: median search ms, its GLPK share, candidates, us per
+# candidate and max RSS over 5 runs; sets T to the median ms.
 run() {
-	for i in 1 2 3 4 5; do
-		"$PLAN" "$@" -q --stats 2>&1 >/dev/null |
-			sed -n 's/.*in \([0-9.]*\) ms, of which GLPK \([0-9.]*\) ms.*peak RSS \([0-9.]*\) MiB/\1 \2 \3/p'
-	done | sort -n | awk '{ t[NR] = $1; g[NR] = $2; if ($3 > m) m = $3 }
-		END { printf "%10.1f ms %8.1f ms %8.1f MiB\n", t[3], g[3], m }'
+	line=$(for i in 1 2 3 4 5; do
+		"$PLAN" "$@" -j 1 -q --stats 2>&1 >/dev/null |
+			sed -n 's/.*searched \([0-9]*\) configurations.* in \([0-9.]*\) ms, of which GLPK \([0-9.]*\) ms.*peak RSS \([0-9.]*\) MiB/\2 \3 \1 \4/p'
+	done | sort -n | awk '{ t[NR] = $1; g[NR] = $2; n = $3; if ($4 > m) m = $4 }
+		END { printf "%10.1f ms %8.1f ms %9d %8.3f us %7.1f MiB\n",
+			t[3], g[3], n, n ? t[3] * 1000 / n : 0, m }')
+	T=$(echo "$line" | awk '{ print $1 }')
+	printf '%s' "$line"
+}
+
+# growth N: the exponent since the previous size (on one line with run's)
+growth() {
+	if [ -n "$PREV_N" ]; then
+		awk -v t1="$PREV_T" -v t2="$T" -v n1="$PREV_N" -v n2="$1" \
+			'BEGIN { if (t1 > 0 && t2 > 0) printf "%7.2f", log(t2 / t1) / log(n2 / n1) }'
+	fi
+	echo
+	PREV_N=$1 PREV_T=$T
 }
 
 # wall ARGS...: median wall-clock ms of the whole command over 5 runs.
 wall() {
 	for i in 1 2 3 4 5; do
 		s=$(date +%s%N)
-		"$PLAN" "$@" -q >/dev/null
+		"$PLAN" "$@" -q >/dev/null 2>&1 || true
 		e=$(date +%s%N)
 		echo $(( (e - s) / 1000 ))
 	done | sort -n | awk 'NR == 3 { printf "%10.1f ms wall\n", $1 / 1000 }'
 }
 
+header() {
+	printf '%8s %8s %s\n' GPUs batch "    search      GLPK candidates  per cand.   peak RSS  growth"
+}
+
 for mode in paper full; do
 	if [ $mode = paper ]; then
+		[ -z "${QUICK:-}" ] || continue
 		echo "128-layer GPT (h 8192, s 2048), dgx-h100 nodes: the paper's"
 		echo "search (t = 1), all schedules, recompute none+full, 7"
 		echo "microbatch sizes, GLPK on the 10 best; median of 5"
 		extra="--tp 1"
+		sizes="1 8 64 128 512 1024 2048"
 	else
 		echo
 		echo "The same with tensor parallelism (t = 1, 2, 4, 8, sequence"
 		echo "parallel or not), recompute none+selective+full,"
-		echo "interleaving 1, 2, 4"
+		echo "interleaving 1, 2, 4 (everything on)"
 		extra="-r none,selective,full --interleave 1,2,4"
+		sizes="1 8 64 128 512 1024 2048 8192 16384 131072"
 	fi
-	printf '%8s %8s %s\n' GPUs batch "    search      GLPK     peak RSS"
-	for n in 1 8 64 128 512 1024 2048; do
-		for batch in 1024 16384; do
+	for batch in 1024 16384; do
+		header
+		PREV_N=
+		for n in $sizes; do
+			rc=0
+			"$PLAN" "$MODEL" -c dgx-h100:$n -B 1 -s none --tp 1 \
+				-q >/dev/null 2>&1 || rc=$?
+			if [ $rc -eq 2 ]; then
+				printf '%8d %8d %s\n' $((n * 8)) $batch \
+					"    refused: more GPUs than this build plans for"
+				continue
+			fi
 			printf '%8d %8d ' $((n * 8)) $batch
 			# shellcheck disable=SC2086
 			run "$MODEL" -c dgx-h100:$n -B $batch $extra
+			growth $((n * 8))
 		done
 	done
 done
 
-GNMT=${GNMT:-$TOP/../shared/fixtures/pipedream/gnmt_large/graph.txt}
-if [ -f "$GNMT" ]; then
-	echo
-	echo "PipeDream gnmt_large, 16 GPUs (p3.16xlarge:2), batch 1024:"
-	printf '  search  '; run "$GNMT" -c p3.16xlarge:2 -B 1024
-	printf '  command '; wall "$GNMT" -c p3.16xlarge:2 -B 1024
-else
-	echo "gnmt_large profile not found (set GNMT=path/to/graph.txt)"
-fi
+echo
+echo "GPT-3 175B on 1024 GPUs (dgx-h100:128), batch 1536, everything on"
+echo "(recompute none+selective+full, interleave 1,2,4, ZeRO-1 or not):"
+header
+printf '%8d %8d ' 1024 1536
+run "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
+	-r none,selective,full --interleave 1,2,4 --optimizer-sharding both
+echo
+
+for f in gnmt_large resnext101; do
+	if [ $f = gnmt_large ]; then
+		G=${GNMT:-$TOP/../shared/fixtures/pipedream/gnmt_large/graph.txt}
+	else
+		G=${RESNEXT:-$TOP/../shared/fixtures/pipedream/resnext101/graph.txt}
+	fi
+	if [ -f "$G" ]; then
+		echo
+		echo "PipeDream $f, 16 GPUs (p3.16xlarge:2), batch 1024:"
+		printf '  search  '; run "$G" -c p3.16xlarge:2 -B 1024; echo
+		printf '  command '; wall "$G" -c p3.16xlarge:2 -B 1024
+	else
+		echo "$f profile not found (set GNMT= or RESNEXT=path/to/graph.txt)"
+	fi
+done

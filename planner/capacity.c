@@ -387,6 +387,7 @@ static const struct option longopts[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
 	{"svg", required_argument, NULL, OPT_SVG},
+	{"jobs", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -455,6 +456,8 @@ usage(FILE *fp)
 		"still goes to stdout\n"
 		"      --svg FILE           plot time to train and cost against "
 		"GPUs\n"
+		"  -j, --jobs N             threads that search (default: one "
+		"per online CPU)\n"
 		"  -q, --quiet              no table on stdout when -o is "
 		"given\n"
 		"  -h, --help               show this help\n"
@@ -840,13 +843,14 @@ capacity_main(int argc, char **argv)
 	o.tps[2] = 4;
 	o.tps[3] = 8;
 	search_opts_init(&o.so);
+	o.so.threads = search_threads_online();
 	/* GPipe has flush's bubble and keeps more stashes (m against
 	 * min(d - s, m)): it never wins, so it is not searched unless
 	 * asked for. */
 	o.so.sched_mask &= ~(1u << PLAN_GPIPE);
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:g:d:p:n:B:s:r:f:o:qhV",
+	while ((ch = getopt_long(argc, argv, ":t:g:d:p:n:B:s:r:f:o:j:qhV",
 				 longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_TOKENS:
@@ -925,6 +929,10 @@ capacity_main(int argc, char **argv)
 			break;
 		case OPT_SVG:
 			svg = optarg;
+			break;
+		case 'j':
+			o.so.threads = (int)cli_long("--jobs", optarg, 1,
+						     SEARCH_MAX_THREADS);
 			break;
 		case 'q':
 			quiet = 1;

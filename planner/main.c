@@ -126,6 +126,7 @@ static const struct option longopts[] = {
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"output", required_argument, NULL, 'o'},
+	{"jobs", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -246,6 +247,9 @@ usage(FILE *fp)
 		"      --lp-time MS         GLPK's time limit per stage "
 		"(default 2000)\n"
 		"      --stats              print search statistics\n"
+		"  -j, --jobs N             threads that search (default: one "
+		"per online CPU;\n"
+		"                           the plan is the same for any N)\n"
 		"      --emit FORMAT        also write what a runtime launches: "
 		"megatron, deepspeed,\n"
 		"                           launch, torchtitan or "
@@ -482,8 +486,9 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
+	so.threads = search_threads_online();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:qhV", longopts,
+	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:j:qhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -733,6 +738,10 @@ main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'j':
+			so.threads = (int)cli_long("--jobs", optarg, 1,
+						   SEARCH_MAX_THREADS);
 			break;
 		case 'q':
 			quiet = 1;
@@ -998,6 +1007,12 @@ main(int argc, char **argv)
 			"%.1f ms (%ld stage problems); peak RSS %.1f MiB\n",
 			pd2bw_progname, st.candidates, st.screened, st.solved,
 			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
+		fprintf(stderr,
+			"%s: bounded away: %ld by memory, %ld by their lower "
+			"bound, %ld by the exact partition (memory or the "
+			"k-th best); %ld solved in %ld batch%s\n",
+			pd2bw_progname, st.screened, st.bounded, st.cut,
+			st.solved, st.passes + 1, st.passes ? "es" : "");
 		for (c = 0; c < tc.nskip; c++)
 			fprintf(stderr, "%s: skipped: %s\n", pd2bw_progname,
 				tc.skip_why[c]);

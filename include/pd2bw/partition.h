@@ -31,11 +31,12 @@ void part_ws_release(struct part_ws *ws);
 /*
  * Split layers 0..L-1 into g->d non-empty contiguous stages.  In PART_TIME
  * a stage's cost is cost_stage_ms() of cost_stage() (steady time per
- * microbatch), stages over o->cap_bytes are forbidden, and costs at or
- * above bound are treated as infeasible (pass INFINITY for an exact
- * answer).  In PART_MEM the cost is the stage memory.  On success fills
- * first[0..d) with each stage's first layer and returns the optimum;
- * returns INFINITY when no partition qualifies.  Ties go to the partition
+ * microbatch), stages over o->cap_bytes are forbidden.  In PART_MEM the
+ * cost is the stage memory.  In both, costs at or above bound are treated
+ * as infeasible (pass INFINITY for an exact answer): the result is the
+ * unbounded one when that is below bound, INFINITY otherwise.  On success
+ * fills first[0..d) with each stage's first layer and returns the
+ * optimum; returns INFINITY when no partition qualifies.  Ties go to the partition
  * whose later stages start later (deterministic).
  */
 double part_solve(struct part_ws *ws, const struct chain *c,

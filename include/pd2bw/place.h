@@ -44,6 +44,7 @@ struct place_links {
 	/* Scratch: flows out of / into each (node, NIC). */
 	int *out, *in;
 	int nslots;
+	int nused;         /* slots the last fill counted in */
 	int *nic_of;       /* [gpus_per_node] NIC index serving each GPU */
 	double *nic_gb_s;  /* [nics] rate in GB/s */
 	int nnics;
@@ -70,5 +71,24 @@ void place_links_fill(struct place_links *l, const struct cluster *c,
 void place_links_fill_par(struct place_links *l, const struct cluster *c,
 			  int rule, int w, int d, int tp, int cp, int ep,
 			  int etp);
+
+/*
+ * The same, replica by replica over the whole grid: O(w d tp cp) work.
+ * place_links_fill_par() gives the same numbers from a narrower grid when
+ * the grid is wide (see place_reduced_width); this is the reference the
+ * tests hold it to.
+ */
+void place_links_fill_full(struct place_links *l, const struct cluster *c,
+			   int rule, int w, int d, int tp, int cp, int ep,
+			   int etp);
+
+/*
+ * Width of a grid of w replicas of d stages of t GPUs (tp x cp) with
+ * expert-parallel degree ep whose links are those of the w-wide grid:
+ * w itself, or fewer replicas when the grid repeats itself over the
+ * cluster's nodes (and leaves when they are oversubscribed).
+ */
+int place_reduced_width(const struct cluster *c, int rule, int w, int d,
+			int t, int ep);
 
 #endif

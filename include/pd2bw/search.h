@@ -15,6 +15,7 @@
 #include "pd2bw/plan.h"
 
 #define SEARCH_MAX_V 8
+#define SEARCH_MAX_THREADS 256
 
 struct search_opts {
 	int64_t batch;        /* global batch B */
@@ -33,6 +34,8 @@ struct search_opts {
 	double lp_gap;        /* GLPK's relative MIP gap */
 	int lp_ms;            /* GLPK's time limit per stage, ms */
 	int max_gpus;         /* 0: all GPUs of the cluster */
+	int threads;          /* solving threads (<= 1: the caller's
+				 alone); the result does not depend on it */
 	int uniform;          /* split blocks evenly (Megatron) instead of
 				 the exact min-max partition */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
@@ -54,6 +57,12 @@ struct search_stats {
 	long candidates;   /* configurations enumerated */
 	long screened;     /* dropped by the memory lower bound */
 	long solved;       /* exact partitions run */
+	long bounded;      /* never solved: their lower bound was no
+			      better than the k-th best time found */
+	long cut;          /* solved, but over the memory cap or no better
+			      than the k-th best once partitioned */
+	long passes;       /* enumerations after the first, each taking
+			      the next batch of candidates in order */
 	long lp_solves;    /* GLPK stage problems */
 	double lp_ms;      /* time spent in them */
 	double ms;         /* CPU time of the search */
@@ -63,8 +72,12 @@ struct search_stats {
 	char skip_why[256]; /* the first such reason */
 };
 
-/* Defaults: all schedules, none + full recomputation, top 10, all free. */
+/* Defaults: all schedules, none + full recomputation, top 10, all free,
+ * one thread. */
 void search_opts_init(struct search_opts *so);
+
+/* Online CPUs, 1 to SEARCH_MAX_THREADS (1 when unknown). */
+int search_threads_online(void);
 
 /*
  * Search and fill plan p (plan_init'ed) with the best configuration, its

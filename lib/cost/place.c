@@ -3,6 +3,7 @@
  * with network flows sharing the NICs they cross.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,11 +129,12 @@ lat(const struct cluster *c, int g1, int g2)
 	return g1 / gpn == g2 / gpn ? c->intra_latency_us : c->net_latency_us;
 }
 
+/* Clear the counts of the slots the current grid uses. */
 static void
 reset(struct place_links *l)
 {
-	memset(l->out, 0, l->nslots * sizeof(int));
-	memset(l->in, 0, l->nslots * sizeof(int));
+	memset(l->out, 0, l->nused * sizeof(int));
+	memset(l->in, 0, l->nused * sizeof(int));
 }
 
 /*
@@ -306,11 +308,14 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 }
 
 void
-place_links_fill_par(struct place_links *l, const struct cluster *c,
-		     int rule, int w, int d, int tp, int cp, int ep, int etp)
+place_links_fill_full(struct place_links *l, const struct cluster *c,
+		      int rule, int w, int d, int tp, int cp, int ep, int etp)
 {
 	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
+	int64_t used = ((int64_t)w * d * t + c->gpus_per_node - 1) /
+		       c->gpus_per_node * l->nnics;
 
+	l->nused = used < l->nslots ? (int)used : l->nslots;
 	/* Stage boundaries: activations of every replica cross at once. */
 	reset(l);
 	for (s = 1; s < d; s++)
@@ -451,4 +456,59 @@ place_links_fill_par(struct place_links *l, const struct cluster *c,
 	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
 	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0)
 		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
+}
+
+static int64_t
+gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+int
+place_reduced_width(const struct cluster *c, int rule, int w, int d, int t,
+		    int ep)
+{
+	int64_t per = c->gpus_per_node, step, q;
+
+	/* Leaves matter only when the fabric above them is oversubscribed. */
+	if (c->nodes_per_leaf > 0 && c->oversubscription > 1)
+		per *= c->nodes_per_leaf;
+	/* GPUs by which one replica more moves the rest of the grid: its
+	 * whole pipeline when stages sit together, one group otherwise. */
+	step = rule == PLAN_STAGES_IN_NODE ? (int64_t)d * t : t;
+	q = per / gcd64(per, step);
+	if (ep > 1)
+		q = q / gcd64(q, ep) * ep;
+	if (q > w / 4)
+		return w;
+	return (int)(3 * q + w % q);
+}
+
+/*
+ * Every node of a cluster is alike, so what a flow gets depends only on
+ * the flows in the nodes it touches, seen from the position of those nodes
+ * in their period (a node, or a leaf when leaves are oversubscribed).
+ * Take out a whole number of periods' worth of replicas from the middle
+ * of a wide grid and every node left sees what it saw before: the first
+ * and last replicas keep their neighbours, the middle ones are copies of
+ * each other.  The minima and maxima over replicas are then the same
+ * numbers, found in O(period) instead of O(N).  place_reduced_width()
+ * keeps three periods plus the remainder, so that the grid's ends, its
+ * middle and every position in the period all stay.
+ */
+void
+place_links_fill_par(struct place_links *l, const struct cluster *c,
+		     int rule, int w, int d, int tp, int cp, int ep, int etp)
+{
+	int t = tp * (cp > 1 ? cp : 1);
+
+	place_links_fill_full(l, c, rule,
+			      place_reduced_width(c, rule, w, d, t, ep), d, tp,
+			      cp, ep, etp);
 }

@@ -15,6 +15,7 @@
  */
 #include <glpk.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,18 @@ alike(const struct chain *c, const struct cost_cfg *g, int i, int j)
 	return 1;
 }
 
+/*
+ * GLPK aborts the process when it fails (out of memory included) unless
+ * a hook leaves by longjmp; the caller then frees GLPK's whole
+ * environment.  lp_stage runs on one thread at a time (the search calls
+ * it after its solving threads are done with a round).
+ */
+static void
+glpk_failed(void *info)
+{
+	longjmp(*(jmp_buf *)info, 1);
+}
+
 int
 lp_stage(const struct chain *c, const struct cost_opts *o,
 	 const struct cost_cfg *g, const struct place_links *l, int s, int a,
@@ -122,6 +135,7 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	int *ia = NULL, *ja = NULL, nz = 0, cap_nz, ycol, st, err;
 	int *gof, *rep, *size, ng = 0, q;
 	double *ar = NULL, inflight, budget;
+	jmp_buf fail;
 
 	for (r = 0; r < PROF_RC_N; r++)
 		if (lo->rc_mask & (1u << r))
@@ -150,6 +164,20 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		size[q]++;
 	}
 
+	cap_nz = 4 * ng * nr + 4;
+	ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
+	/* Nothing set from here to the end is read after a longjmp. */
+	if (setjmp(fail)) {
+		glp_error_hook(NULL, NULL);
+		glp_free_env();
+		pd2bw_error("GLPK failed (out of memory?): stage %d left "
+			    "without a per-layer choice", s);
+		ret = LP_ERROR;
+		goto out;
+	}
+	glp_error_hook(glpk_failed, &fail);
 	glp_term_out(GLP_OFF);
 	lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
@@ -169,10 +197,6 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 
 	/* Rows: counts per group (ng), memory (1), x_full <= size y (ng). */
 	glp_add_rows(lp, 2 * ng + 1);
-	cap_nz = 4 * ng * nr + 4;
-	ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
-	ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
-	ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
 	for (q = 0; q < ng; q++) {
 		row = 1 + q;
 		glp_set_row_bnds(lp, row, GLP_FX, size[q], size[q]);
@@ -252,6 +276,8 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		ret = LP_ERROR;
 	}
 	glp_delete_prob(lp);
+	glp_error_hook(NULL, NULL);
+out:
 	free(ia);
 	free(ja);
 	free(ar);

@@ -63,7 +63,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	const double *tpx = c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (L + 1);
 	double inv_t = 1.0 / g->t;
 	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
-	double limit = mode == PART_TIME ? bound : INFINITY;
+	double limit = bound;
+	int timed = mode == PART_TIME && isfinite(bound);
 	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
 	int64_t acc_params = 0, acc_eparams = 0;
 	int *arg, nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
@@ -151,6 +152,24 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		}
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
+		/* The layers after e go to d - 1 - s stages, each computing
+		 * less than the limit: ends that leave more compute than that
+		 * lead to no partition under it (a hair of room for the
+		 * rounding of the prefix sums). */
+		while (s < d - 1 && timed && elo < ehi &&
+		       pre[L] - pre[elo + 1] >=
+			       (d - 1 - s) * limit * (1 + 1e-9)) {
+			row[elo] = INFINITY;
+			arg[(size_t)s * L + elo] = -1;
+			elo++;
+		}
+		/* Likewise the layers up to e go to s + 1 stages. */
+		while (timed && ehi > elo &&
+		       pre[ehi + 1] >= (s + 1) * limit * (1 + 1e-9)) {
+			row[ehi] = INFINITY;
+			arg[(size_t)s * L + ehi] = -1;
+			ehi--;
+		}
 		for (a = 0; s == 0 && a < elo; a++) {
 			acc_params += c->params[a];
 			acc_eparams += c->eparams[a];
@@ -205,7 +224,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 							  : per_mb) +
 				      (r == PROF_RC_FULL ? peak : 0) + wk;
 				if (mode == PART_MEM) {
-					if (mem >= best)
+					/* a longer stage only needs more */
+					if (mem >= best || mem >= limit)
 						break;
 					v = mem;
 				} else {

@@ -8,11 +8,13 @@
  * reaches the k-th best time found, no later candidate can enter the top k.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pd2bw/lp.h"
 #include "pd2bw/partition.h"
@@ -33,6 +35,25 @@ struct cand {
 	int lp;   /* recomputation chosen per layer by GLPK */
 };
 
+/*
+ * What enumerate() hands each candidate to: the candidates are never all
+ * kept (a million GPUs enumerate tens of millions of them).
+ */
+struct visit {
+	void (*fn)(struct visit *vt, const struct cand *cd);
+};
+
+/*
+ * The cap smallest candidates in cand_cmp order among those after
+ * `after` (all when NULL): a max-heap, its largest on top.
+ */
+struct pick {
+	struct visit vt;
+	struct cand *h;
+	long n, cap;
+	const struct cand *after;
+};
+
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
 struct lentry {
 	int w, d, t, c, e, etp, rule;
@@ -41,6 +62,10 @@ struct lentry {
 };
 
 #define LCACHE_SIZE 8192
+
+/* Candidates taken in the first batch of the best-first order: more than
+ * searches solve, and more than the 256 explain_binding() looks at. */
+#define PICK_FIRST 8192
 
 struct ctx {
 	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
@@ -58,7 +83,34 @@ struct ctx {
 	int lp_status;         /* worst enum lp_status of that call */
 	const struct search_opts *so;
 	struct search_stats *stats;
+	struct crew *crew;     /* the solving threads this one belongs to */
 };
+
+/*
+ * Solving threads.  A round's candidates are solved at once against the
+ * k-th best time as the round starts, never smaller than the bound each
+ * would meet one by one: a solve's result does not depend on the bound
+ * when it is below it (the bound only prunes), so the caller, going
+ * through the round in order with the bound as it stands, keeps exactly
+ * what the one-by-one search keeps.  Some work past the stopping point is
+ * wasted, no more than a round.
+ */
+struct crew {
+	pthread_mutex_t mu;
+	pthread_cond_t go, idle;
+	int round, busy, quit;
+	int nthr;               /* threads, the caller's included */
+	pthread_t *tid;         /* [nthr - 1] */
+	struct ctx *self;       /* the caller's */
+	struct ctx *x;          /* [nthr], x[0] unused */
+	const struct cand *v;   /* the round's candidates */
+	long n, next;
+	double bound;
+	double *t;              /* [CREW_ROUND * nthr] results */
+	int *place;
+};
+
+#define CREW_ROUND 4 /* candidates per thread and round */
 
 void
 search_opts_init(struct search_opts *so)
@@ -75,6 +127,14 @@ search_opts_init(struct search_opts *so)
 	so->lp_ms = 2000;
 	so->nv = 1;
 	so->v[0] = 1;
+}
+
+int
+search_threads_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > SEARCH_MAX_THREADS ? SEARCH_MAX_THREADS : (int)n;
 }
 
 static int
@@ -605,8 +665,8 @@ skip(struct search_stats *stats, const char *why)
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  const struct cost_opts *o, const struct search_opts *so, int sched,
-	  int d, int w, int k, int m, struct cand **v, size_t *n,
-	  size_t *alloc, long *screened, struct search_stats *stats)
+	  int d, int w, int k, int m, struct visit *vt, long *n,
+	  long *screened, struct search_stats *stats)
 {
 	const struct chain *c = sc[ti].c;
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
@@ -701,21 +761,20 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					cd.lb = m * t;
 				else
 					cd.lb = (m + (double)(d - 1) / iv) * t;
-				xgrow((void **)v, alloc, *n + 1, sizeof(**v));
-				(*v)[(*n)++] = cd;
+				(*n)++;
+				vt->fn(vt, &cd);
 			}
 		}
 	}
 }
 
-/* Enumerate the candidates; returns their number (array in *out). */
+/* Enumerate the candidates, each handed to vt; returns their number. */
 static long
 enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
-	  struct cand **out, long *screened, struct search_stats *stats)
+	  struct visit *vt, long *screened, struct search_stats *stats)
 {
-	struct cand *v = NULL;
-	size_t n = 0, alloc = 0;
+	long n = 0;
 	int64_t B = so->batch, w;
 	int d, k, sched, ti, cp, ep, etp;
 
@@ -779,40 +838,108 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 							continue;
 						add_cands(sc, ti, maxl, o, so,
 							  sched, d, (int)w, k,
-							  (int)m, &v, &n,
-							  &alloc, screened,
-							  stats);
+							  (int)m, vt, &n,
+							  screened, stats);
 					}
 				}
 			}
 		}
 		free(maxl);
 	}
-	*out = v;
-	return (long)n;
+	return n;
 }
 
-/* Smallest peak stage memory over every enumerated configuration. */
-static double
-min_memory(struct ctx *x, const struct cand *v, long n, struct cand *arg)
+static void
+pick_down(struct pick *pk, long i)
 {
-	struct cost_opts o = *x->o;
-	double best = INFINITY, mem;
-	struct cost_cfg g;
+	struct cand tmp;
+
+	for (;;) {
+		long l = 2 * i + 1, big = i;
+
+		if (l < pk->n && cand_cmp(&pk->h[l], &pk->h[big]) > 0)
+			big = l;
+		if (l + 1 < pk->n && cand_cmp(&pk->h[l + 1], &pk->h[big]) > 0)
+			big = l + 1;
+		if (big == i)
+			return;
+		tmp = pk->h[i];
+		pk->h[i] = pk->h[big];
+		pk->h[big] = tmp;
+		i = big;
+	}
+}
+
+/* Keep cd when it is among the cap smallest after pk->after so far. */
+static void
+pick_offer(struct visit *vt, const struct cand *cd)
+{
+	struct pick *pk = (struct pick *)vt;
 	long i;
 
-	o.cap_bytes = INFINITY;
-	for (i = 0; i < n; i++) {
-		cfg_of(x, &v[i], 0, &g);
-		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-		mem = part_solve(&x->ws, x->c, &o, &g, &x->links, PART_MEM,
-				 INFINITY, x->first);
-		if (mem < best) {
-			best = mem;
-			*arg = v[i];
-		}
+	if (pk->after && cand_cmp(cd, pk->after) <= 0)
+		return;
+	if (pk->n == pk->cap) {
+		if (cand_cmp(cd, &pk->h[0]) >= 0)
+			return;
+		pk->h[0] = *cd;
+		pick_down(pk, 0);
+		return;
 	}
-	return best;
+	for (i = pk->n++; i > 0 && cand_cmp(cd, &pk->h[(i - 1) / 2]) > 0;
+	     i = (i - 1) / 2)
+		pk->h[i] = pk->h[(i - 1) / 2];
+	pk->h[i] = *cd;
+}
+
+/*
+ * The next cap candidates in cand_cmp order after `after` (NULL: from
+ * the first), sorted into pk->h[0..pk->n); returns how many candidates
+ * there are in all.
+ */
+static long
+pick_next(struct pick *pk, const struct cand *after,
+	  const struct search_chain *sc, int nsc, const struct cluster *cl,
+	  const struct cost_opts *o, const struct search_opts *so, int N,
+	  long *screened, struct search_stats *stats)
+{
+	long n;
+
+	pk->vt.fn = pick_offer;
+	pk->n = 0;
+	pk->after = after;
+	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
+	if (pk->n > 0)
+		qsort(pk->h, pk->n, sizeof(*pk->h), cand_cmp);
+	return n;
+}
+
+/* The least peak stage memory of the candidates visited, and whose. */
+struct minmem {
+	struct visit vt;
+	struct ctx *x;
+	struct cost_opts o; /* without the cap */
+	double best;
+	struct cand arg;
+};
+
+static void
+minmem_visit(struct visit *vt, const struct cand *cd)
+{
+	struct minmem *mm = (struct minmem *)vt;
+	struct ctx *x = mm->x;
+	struct cost_cfg g;
+	double mem;
+
+	cfg_of(x, cd, 0, &g);
+	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	/* only a smaller memory than the best so far matters */
+	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
+			 mm->best, x->first);
+	if (mem < mm->best) {
+		mm->best = mem;
+		mm->arg = *cd;
+	}
 }
 
 static double
@@ -1086,6 +1213,165 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	}
 }
 
+static void
+ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
+	 const struct cluster *cl, const struct cost_opts *o,
+	 const struct search_opts *so, struct search_stats *st)
+{
+	int L = sc[0].c->L;
+
+	memset(x, 0, sizeof(*x));
+	x->sc = sc;
+	x->nsc = nsc;
+	x->c = sc[0].c;
+	x->cl = cl;
+	x->o = o;
+	place_links_init(&x->links, cl, L);
+	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
+	x->st = xcalloc(L, sizeof(*x->st));
+	x->first = xcalloc(L, sizeof(int));
+	x->rc = xcalloc(L, sizeof(int));
+	x->so = so;
+	x->stats = st;
+}
+
+static void
+ctx_release(struct ctx *x)
+{
+	int i;
+
+	free(x->st);
+	free(x->first);
+	free(x->rc);
+	place_links_release(&x->links);
+	for (i = 0; x->lc && i < LCACHE_SIZE; i++)
+		free(x->lc[i].v);
+	free(x->lc);
+	part_ws_release(&x->ws);
+}
+
+/* Take candidates of the round and solve them, until none is left. */
+static void
+crew_work(struct crew *cw, struct ctx *x)
+{
+	for (;;) {
+		long i;
+
+		pthread_mutex_lock(&cw->mu);
+		i = cw->next < cw->n ? cw->next++ : -1;
+		pthread_mutex_unlock(&cw->mu);
+		if (i < 0)
+			return;
+		cw->t[i] = solve_best(x, x->o, x->so, &cw->v[i], cw->bound,
+				      &cw->place[i]);
+	}
+}
+
+static void *
+crew_main(void *arg)
+{
+	struct ctx *x = arg;
+	struct crew *cw = x->crew;
+	int seen = 0;
+
+	pthread_mutex_lock(&cw->mu);
+	for (;;) {
+		while (cw->round == seen && !cw->quit)
+			pthread_cond_wait(&cw->go, &cw->mu);
+		if (cw->quit)
+			break;
+		seen = cw->round;
+		pthread_mutex_unlock(&cw->mu);
+		crew_work(cw, x);
+		pthread_mutex_lock(&cw->mu);
+		if (--cw->busy == 0)
+			pthread_cond_signal(&cw->idle);
+	}
+	pthread_mutex_unlock(&cw->mu);
+	return NULL;
+}
+
+/*
+ * Start nthr - 1 threads beside the caller, whose context is x (each
+ * thread gets its own, alike).  A thread that cannot be started is done
+ * without: fewer threads give the same result.
+ */
+static void
+crew_start(struct crew *cw, struct ctx *x, int nthr)
+{
+	int i;
+
+	memset(cw, 0, sizeof(*cw));
+	if (nthr < 1)
+		nthr = 1;
+	pthread_mutex_init(&cw->mu, NULL);
+	pthread_cond_init(&cw->go, NULL);
+	pthread_cond_init(&cw->idle, NULL);
+	cw->x = xcalloc(nthr, sizeof(*cw->x));
+	cw->tid = xcalloc(nthr, sizeof(*cw->tid));
+	cw->t = xcalloc((size_t)nthr * CREW_ROUND, sizeof(*cw->t));
+	cw->place = xcalloc((size_t)nthr * CREW_ROUND, sizeof(*cw->place));
+	cw->self = x;
+	cw->nthr = 1;
+	for (i = 1; i < nthr; i++) {
+		struct ctx *y = &cw->x[cw->nthr];
+
+		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
+		y->crew = cw;
+		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
+				   y)) {
+			ctx_release(y);
+			break;
+		}
+		cw->nthr++;
+	}
+}
+
+/* Solve v[0..n) against bound on every thread: cw->t[], cw->place[]. */
+static void
+crew_round(struct crew *cw, const struct cand *v, long n, double bound)
+{
+	pthread_mutex_lock(&cw->mu);
+	cw->v = v;
+	cw->n = n;
+	cw->next = 0;
+	cw->bound = bound;
+	cw->busy = cw->nthr - 1;
+	cw->round++;
+	pthread_cond_broadcast(&cw->go);
+	pthread_mutex_unlock(&cw->mu);
+	crew_work(cw, cw->self);
+	pthread_mutex_lock(&cw->mu);
+	while (cw->busy > 0)
+		pthread_cond_wait(&cw->idle, &cw->mu);
+	pthread_mutex_unlock(&cw->mu);
+}
+
+static void
+crew_stop(struct crew *cw)
+{
+	int i;
+
+	if (!cw->x)
+		return;
+	pthread_mutex_lock(&cw->mu);
+	cw->quit = 1;
+	pthread_cond_broadcast(&cw->go);
+	pthread_mutex_unlock(&cw->mu);
+	for (i = 1; i < cw->nthr; i++) {
+		pthread_join(cw->tid[i - 1], NULL);
+		ctx_release(&cw->x[i]);
+	}
+	pthread_mutex_destroy(&cw->mu);
+	pthread_cond_destroy(&cw->go);
+	pthread_cond_destroy(&cw->idle);
+	free(cw->x);
+	free(cw->tid);
+	free(cw->t);
+	free(cw->place);
+	memset(cw, 0, sizeof(*cw));
+}
+
 int
 search_run(const struct chain *c, const struct cluster *cl,
 	   const struct cost_opts *o, const struct search_opts *so,
@@ -1109,9 +1395,11 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	      struct search_stats *st)
 {
 	struct ctx x;
-	struct cand *v = NULL, *ac;
-	long n, i;
-	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1, place;
+	struct cand *v = NULL, *ac, last;
+	struct pick pk;
+	struct crew cw;
+	long n, i, r, used, round, nv = 0, dummy;
+	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
@@ -1121,24 +1409,28 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
 
 	memset(st, 0, sizeof(*st));
+	memset(&pk, 0, sizeof(pk));
 	ac = xcalloc(k, sizeof(*ac));
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
-	memset(&x, 0, sizeof(x));
-	x.sc = sc;
-	x.nsc = nsc;
-	x.c = sc[0].c;
-	x.cl = cl;
-	x.o = o;
-	place_links_init(&x.links, cl, L);
-	x.lc = xcalloc(LCACHE_SIZE, sizeof(*x.lc));
-	x.st = xcalloc(L, sizeof(*x.st));
-	x.first = xcalloc(L, sizeof(int));
-	x.rc = xcalloc(L, sizeof(int));
-	x.so = so;
-	x.stats = st;
+	ctx_init(&x, sc, nsc, cl, o, so, st);
+	crew_start(&cw, &x, so->threads);
+	/* one at a time alone: the bound is always the newest */
+	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;
 
-	n = enumerate(sc, nsc, cl, o, so, N, &v, &st->screened, st);
+	/*
+	 * Best first without sorting everything: take the PICK_FIRST
+	 * smallest lower bounds, solve them in order until a bound reaches
+	 * the k-th best time, and only when all of them were needed take
+	 * the next ones (twice as many) by enumerating again.  The order is
+	 * cand_cmp's, a total order, so the candidates solved and the
+	 * result are those of one sort of all of them.
+	 */
+	pk.cap = PICK_FIRST;
+	pk.h = xcalloc(pk.cap, sizeof(*pk.h));
+	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
+	v = pk.h;
+	nv = pk.n;
 	st->candidates = n + st->screened;
 	if (n == 0 && st->screened == 0 && st->skipped_rt) {
 		pd2bw_error("%s", st->skip_why);
@@ -1151,19 +1443,58 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			    (long long)so->batch, N);
 		goto out;
 	}
-	if (n > 0)
-		qsort(v, n, sizeof(*v), cand_cmp);
-	for (i = 0; i < n; i++) {
-		double bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
-		double t;
+	for (;;) {
+		int done = 0;
 
-		if (!(v[i].lb < bound))
+		for (i = 0; i < pk.n && !done; i += used) {
+			double bound = nalt == k ? alts[k - 1].iter_ms
+						 : INFINITY;
+			long j;
+
+			/* sorted by lower bound: a prefix can be solved */
+			for (r = 0; r < round && i + r < pk.n &&
+				    pk.h[i + r].lb < bound;
+			     r++)
+				;
+			if (r == 0)
+				break;
+			crew_round(&cw, pk.h + i, r, bound);
+			/* The results hold while the bound stays: the bound
+			 * prunes inside the partition, and a solve under
+			 * another bound might not give what the one-by-one
+			 * search gets.  The rest go to the next round. */
+			for (used = 0; used < r; used++) {
+				double t = cw.t[used];
+
+				if ((nalt == k ? alts[k - 1].iter_ms
+					       : INFINITY) != bound)
+					break;
+				st->solved++;
+				if (t < bound)
+					insert_alt(&x, alts, ac, &nalt, k,
+						   &pk.h[i + used],
+						   cw.place[used], t);
+				else
+					st->cut++;
+			}
+			j = i + used;
+			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
+			if (j < pk.n && !(pk.h[j].lb < bound))
+				done = 1;
+		}
+		done |= i < pk.n;
+		if (done || pk.n < pk.cap)
 			break;
-		st->solved++;
-		t = solve_best(&x, o, so, &v[i], bound, &place);
-		if (isfinite(t))
-			insert_alt(&x, alts, ac, &nalt, k, &v[i], place, t);
+		/* The first batch stays for explain_binding(). */
+		last = pk.h[pk.n - 1];
+		if (pk.h == v)
+			pk.h = NULL;
+		pk.cap *= 2;
+		pk.h = xrealloc(pk.h, pk.cap * sizeof(*pk.h));
+		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
+		st->passes++;
 	}
+	st->bounded = n - st->solved;
 	/* GLPK: per-layer recomputation for the best candidates that
 	 * recompute at all; keep it where it is faster, then re-rank. */
 	for (i = 0; i < nalt && i < so->lp_k; i++) {
@@ -1232,7 +1563,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	for (i = 0; i < nalt; i++)
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
-	if (nalt == 0 && evaluate && n > 0) {
+	if (nalt == 0 && evaluate && nv > 0) {
 		fill_plan(&x, so, &v[0], place_lo(so), p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
@@ -1246,24 +1577,27 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		goto out;
 	}
 	if (nalt == 0) {
-		double mem;
+		struct minmem mm;
 		struct cand arg;
+		double mem;
 
-		memset(&arg, 0, sizeof(arg));
 		/* Include the screened-out candidates: search without the
 		 * memory screen to find the least memory anything needs. */
 		{
 			struct search_opts so2 = *so;
-			struct cost_opts o2 = *o;
-			long dummy;
 
-			free(v);
-			o2.cap_bytes = INFINITY;
+			memset(&mm, 0, sizeof(mm));
+			mm.vt.fn = minmem_visit;
+			mm.x = &x;
+			mm.o = *o;
+			mm.o.cap_bytes = INFINITY;
+			mm.best = INFINITY;
 			so2.fix_place = -1;
-			n = enumerate(sc, nsc, cl, &o2, &so2, N, &v, &dummy,
-				      NULL);
+			enumerate(sc, nsc, cl, &mm.o, &so2, N, &mm.vt, &dummy,
+				  NULL);
 		}
-		mem = min_memory(&x, v, n, &arg);
+		mem = mm.best;
+		arg = mm.arg;
 		if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
 				    "smallest needs %.2f GiB per GPU (%s w=%d "
@@ -1282,20 +1616,16 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
-	explain_binding(&x, so, v, n, p);
+	explain_binding(&x, so, v, nv, p);
 	ret = 0;
 out:
 	st->ms = now_ms() - t0;
 	free(alts);
 	free(ac);
+	if (pk.h != v)
+		free(pk.h);
 	free(v);
-	free(x.st);
-	free(x.first);
-	free(x.rc);
-	place_links_release(&x.links);
-	for (i = 0; i < LCACHE_SIZE; i++)
-		free(x.lc[i].v);
-	free(x.lc);
-	part_ws_release(&x.ws);
+	crew_stop(&cw);
+	ctx_release(&x);
 	return ret;
 }

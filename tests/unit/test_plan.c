@@ -427,6 +427,110 @@ test_partition_brute(void)
 }
 
 /*
+ * The bound only prunes: under any bound the partition is the one found
+ * without it when its value is below the bound, and nothing otherwise
+ * (bounds just above, at, below and far above the optimum), on longer
+ * random chains split into up to 12 stages.
+ */
+static void
+test_partition_bound(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, checks = 0, trials = 200;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int L = 2 + (int)(urand() * 60), j, i, first[64], f2[64];
+		double v;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = urand() * 10;
+			pt->bwd_ms = urand() * 20;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				(int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+			pt->work_bytes = (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 10 + urand() * 100);
+		cl.nodes = 3; /* w d <= 24 GPUs */
+		default_opts(&o, 4e9 + urand() * 4e10);
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 3);
+		g.w = 1 + (int)(urand() * 2);
+		g.d = 1 + (int)(urand() * (L < 12 ? L : 12));
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		g.t = 1;
+		g.v = 1;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
+			       first);
+		for (i = 0; i < 5 && isfinite(v); i++) {
+			static const double f[] = { 1 + 1e-12, 1, 1 - 1e-9,
+						    1.5, 0.7 };
+			double b = v * f[i];
+			double u = part_solve(&ws, &c, &o, &g, &l, PART_TIME, b,
+					      f2);
+			int ok = v < b ? u == v && !memcmp(first, f2,
+							    g.d * sizeof(int))
+				       : isinf(u);
+
+			checks++;
+			agree += ok;
+			/* the same for the memory */
+			{
+				double m0 = part_solve(&ws, &c, &o, &g, &l,
+						       PART_MEM, INFINITY,
+						       first + 32);
+				double mb = part_solve(&ws, &c, &o, &g, &l,
+						       PART_MEM, m0 * f[i],
+						       f2 + 32);
+
+				ok = m0 < m0 * f[i]
+					     ? mb == m0 &&
+						       !memcmp(first + 32,
+							       f2 + 32,
+							       g.d * sizeof(int))
+					     : isinf(mb);
+				checks++;
+				agree += ok;
+			}
+			if (!ok)
+				printf("# trial %d: L=%d d=%d bound %.17g: "
+				       "%.17g, unbounded %.17g\n",
+				       trial, L, g.d, b, u, v);
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(checks > trials);
+	part_ws_release(&ws);
+}
+
+/*
  * Ties: four equal layers into three stages can put the pair first,
  * second or third; the rule gives the later stages the later starts.
  */
@@ -722,6 +826,7 @@ main(void)
 {
 	test_hand_cost();
 	test_partition_brute();
+	test_partition_bound();
 	test_ties();
 	test_network_sharing();
 	test_tp_interleave_zero();

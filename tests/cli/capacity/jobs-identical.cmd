@@ -1,0 +1,1 @@
+for j in 1 3; do pd2bw-plan capacity $TOP/models/gpt-1.3b.yaml --tokens 10B --gpu H100-SXM --gpu A100-80GB --max-nodes 4 -f csv -j $j -o c$j.csv -q; done; cmp c1.csv c3.csv && echo same && wc -l <c1.csv

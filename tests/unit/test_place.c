@@ -1,0 +1,193 @@
+/*
+ * test_place.c - the link bandwidths of a wide grid, taken from a narrower
+ * one (place_links_fill_par), are those of the whole grid replica by
+ * replica (place_links_fill_full): on every preset and on random irregular
+ * clusters (odd NIC maps, uneven intra-node matrices, oversubscribed
+ * leaves), for both placement rules and tensor, context and expert
+ * parallel degrees.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+
+#include "pd2bw/cluster.h"
+#include "pd2bw/error.h"
+#include "pd2bw/place.h"
+#include "pd2bw/plan.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static unsigned
+rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+/* The arrays of a fill, one after the other, for comparison. */
+static void
+flat(const struct place_links *l, int d, double *v)
+{
+	const double *a[] = { l->in_gb_s, l->in_lat_us, l->ring_gb_s,
+			      l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
+			      l->cp_gb_s, l->cp_lat_us, l->ep_gb_s,
+			      l->ep_lat_us };
+	size_t i;
+
+	for (i = 0; i < sizeof(a) / sizeof(*a); i++)
+		memcpy(v + i * d, a[i], d * sizeof(double));
+}
+
+/*
+ * Compare both paths on every grid of cluster c that the reduction
+ * narrows, for w up to wmax; returns the number of grids compared and
+ * counts the mismatches in *bad (the first printed).
+ */
+static long
+compare(const struct cluster *c, int wmax, long *bad)
+{
+	static const int ds[] = { 1, 2, 3, 5, 8 };
+	int gpn = c->gpus_per_node, N = c->nodes * gpn;
+	int rule, tp, cp, ep, etp, di, w;
+	struct place_links l;
+	double a[10 * 8], b[10 * 8];
+	long n = 0;
+
+	place_links_init(&l, c, 8);
+	for (rule = 0; rule < 2; rule++)
+	for (tp = 1; tp <= gpn; tp++)
+	for (cp = 1; cp <= 2; cp++)
+	for (ep = 1; ep <= 8; ep *= 2)
+	for (etp = 1; etp <= tp; etp += tp > 1 ? tp - 1 : 1)
+	for (di = 0; di < 5; di++) {
+		int d = ds[di], t = tp * cp;
+
+		if (gpn % tp || (tp > 1 && tp % 2 && rnd(2)))
+			continue;
+		for (w = 1; w <= wmax && (int64_t)w * d * t <= N; w++) {
+			if (place_reduced_width(c, rule, w, d, t, ep) == w)
+				continue;
+			place_links_fill_full(&l, c, rule, w, d, tp, cp, ep,
+					      etp);
+			flat(&l, d, a);
+			place_links_fill_par(&l, c, rule, w, d, tp, cp, ep,
+					     etp);
+			flat(&l, d, b);
+			n++;
+			if (memcmp(a, b, 10 * d * sizeof(double))) {
+				if (!*bad)
+					printf("# %s: rule %d w %d d %d tp %d "
+					       "cp %d ep %d etp %d differ\n",
+					       c->name, rule, w, d, tp, cp, ep,
+					       etp);
+				(*bad)++;
+			}
+		}
+	}
+	place_links_release(&l);
+	return n;
+}
+
+static void
+test_presets(void)
+{
+	int i;
+
+	for (i = 0; cluster_preset_names[i]; i++) {
+		struct cluster c;
+		char spec[64];
+		long bad = 0, n;
+
+		cluster_init(&c);
+		snprintf(spec, sizeof(spec), "%s:%d", cluster_preset_names[i],
+			 strstr(cluster_preset_names[i], "nvl72") ? 4 : 24);
+		if (!CHECK(cluster_preset(&c, spec) == 0))
+			continue;
+		n = compare(&c, 96, &bad);
+		printf("# %s: %ld grids\n", spec, n);
+		CHECK_MSG(n > 0 && bad == 0, cluster_preset_names[i]);
+		cluster_release(&c);
+	}
+}
+
+/* gpn GPUs per node, a random matrix, NICs serving random GPUs (some
+ * none: they use the first NIC), leaves of 1 to 4 nodes. */
+static void
+random_cluster(struct cluster *c, int gpn, int nodes)
+{
+	int i, j;
+
+	cluster_init(c);
+	c->name = xstrdup("random");
+	c->gpu = xstrdup("TEST");
+	c->nodes = nodes;
+	c->gpus_per_node = gpn;
+	c->gpu_mem_bytes = 80LL << 30;
+	cluster_set_uniform(c, gpn, 0);
+	for (i = 0; i < gpn; i++)
+		for (j = 0; j < gpn; j++)
+			if (i != j)
+				c->intra_gb_s[i * gpn + j] = 10 + rnd(300);
+	c->intra_latency_us = 1 + rnd(5);
+	c->net_gb_s = 5 + rnd(50);
+	c->net_latency_us = 5 + rnd(10);
+	c->nodes_per_leaf = rnd(2) ? 1 + (int)rnd(4) : 0;
+	c->oversubscription = rnd(3) ? 1 + rnd(3) : 1;
+	c->nnics = rnd(3);
+	c->nics = c->nnics ? xcalloc(c->nnics, sizeof(*c->nics)) : NULL;
+	for (i = 0; i < c->nnics; i++) {
+		c->nics[i].name = xstrdup("nic");
+		c->nics[i].rate_gbit_s = 100 + 100 * rnd(4);
+		c->nics[i].gpus = xcalloc(gpn, sizeof(int));
+		for (j = 0; j < gpn; j++)
+			if (rnd(3) == 0)
+				c->nics[i].gpus[c->nics[i].ngpus++] = j;
+	}
+}
+
+static void
+test_random(void)
+{
+	int i;
+	long bad = 0, n = 0;
+
+	for (i = 0; i < 8; i++) {
+		struct cluster c;
+		int gpn = 2 + (int)rnd(11);
+
+		random_cluster(&c, gpn, 300 / gpn + 8);
+		n += compare(&c, 80, &bad);
+		cluster_release(&c);
+	}
+	printf("# random clusters: %ld grids\n", n);
+	CHECK_MSG(n > 0 && bad == 0, "random irregular clusters");
+}
+
+/* The narrower grid is narrow: at 65,536 GPUs a few periods are left. */
+static void
+test_narrow(void)
+{
+	struct cluster c;
+
+	cluster_init(&c);
+	CHECK(cluster_preset(&c, "dgx-h100:8192") == 0);
+	CHECK(place_reduced_width(&c, PLAN_STAGES_IN_NODE, 8192, 8, 1, 1) <
+	      16);
+	CHECK(place_reduced_width(&c, PLAN_REPLICAS_IN_NODE, 8192, 8, 1, 1) <
+	      32);
+	CHECK_INT_EQ(place_reduced_width(&c, PLAN_STAGES_IN_NODE, 20, 3, 1, 1),
+		     20);
+	cluster_release(&c);
+}
+
+int
+main(void)
+{
+	test_narrow();
+	test_presets();
+	test_random();
+	return h_done();
+}
