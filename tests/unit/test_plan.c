@@ -19,59 +19,7 @@
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 
-/* L layers, one microbatch size b=1, all layers alike (see the cases). */
-static void
-uniform_profile(struct profile *p, int L)
-{
-	int j;
-
-	profile_init(p);
-	profile_alloc(p, 1, L);
-	p->mb[0] = 1;
-	p->model = xstrdup("uniform");
-	for (j = 0; j < L; j++) {
-		struct prof_layer *l = &p->layers[j];
-		struct prof_point *pt = &l->pt[0];
-
-		l->name = xstrdup("layer");
-		l->kind = PROF_BLOCK;
-		l->repeat = 1;
-		l->params = 1000000;
-		pt->fwd_ms = 3;
-		pt->bwd_ms = 7;
-		pt->recomp_ms[PROF_RC_FULL] = 4;
-		pt->out_bytes = 100000000;
-		pt->stash_bytes[PROF_RC_NONE] = 1000000000;
-		pt->stash_bytes[PROF_RC_SELECTIVE] = 500000000;
-		pt->stash_bytes[PROF_RC_FULL] = 100000000;
-		pt->fwd_flops = 1e12;
-	}
-}
-
-static void
-one_node(struct cluster *c, int gpn, double gb_s)
-{
-	cluster_init(c);
-	c->name = xstrdup("test");
-	c->gpu = xstrdup("TEST");
-	c->nodes = 1;
-	c->gpus_per_node = gpn;
-	c->gpu_mem_bytes = 80LL << 30;
-	c->net_gb_s = 10;
-	cluster_set_uniform(c, gpn, gb_s);
-}
-
-static void
-default_opts(struct cost_opts *o, double cap)
-{
-	/* zeroed runtimes are neutral (cost.h): the figures below alone */
-	memset(o, 0, sizeof(*o));
-	o->weight_bytes = 2;
-	o->grad_bytes = 2;
-	o->opt_bytes = 12;
-	o->version_bytes = 4;
-	o->cap_bytes = cap;
-}
+#include "plan_fixtures.h"
 
 /*
  * Four layers of 10 ms (fwd 3 + bwd 7), 100 MB boundary, 1 M params, on
@@ -759,68 +707,6 @@ test_plan_roundtrip(void)
 	profile_release(&p);
 }
 
-/*
- * A plan at the documented maximum, 131,072 GPUs (CLUSTER_MAX_GPUS),
- * writes and reads back byte for byte; a 100 MB plan once ran libyaml out
- * of memory, and clusters are now capped so that a plan stays near 9 MB.
- */
-static void
-test_plan_maxima(void)
-{
-	struct profile p;
-	struct cluster cl;
-	struct chain c;
-	struct cost_opts o;
-	struct search_opts so;
-	struct search_stats st;
-	struct plan a, b;
-	char dir[] = "/tmp/pd2bw-plan-XXXXXX", f1[64], f2[64];
-
-	uniform_profile(&p, 8);
-	one_node(&cl, 8, 300);
-	cl.nodes = CLUSTER_MAX_GPUS / 8;
-	default_opts(&o, 70e9);
-	chain_build(&c, &p);
-	search_opts_init(&so);
-	so.batch = 1 << 20;
-	plan_init(&a);
-	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &a, &st), 0);
-	a.model = xstrdup("uniform");
-	a.gpu = xstrdup("TEST");
-	a.profile = xstrdup("p.yaml");
-	a.profile_hash = xstrdup("0123456789abcdef");
-	a.cluster = xstrdup("c.yaml");
-	a.cluster_hash = xstrdup("preset");
-	a.nodes = cl.nodes;
-	a.gpus_per_node = 8;
-	a.gpu_mem_bytes = 80LL << 30;
-	CHECK(a.nranks == CLUSTER_MAX_GPUS);
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
-	snprintf(f2, sizeof(f2), "%s/b.yaml", dir);
-	CHECK_INT_EQ(plan_write(&a, f1), 0);
-	plan_init(&b);
-	CHECK_INT_EQ(plan_load(&b, f1), 0);
-	CHECK_INT_EQ(b.nranks, a.nranks);
-	CHECK_INT_EQ(plan_write(&b, f2), 0);
-	{
-		char *x1 = cap_slurp(f1), *x2 = cap_slurp(f2);
-
-		CHECK(x1 && x2 && !strcmp(x1, x2));
-		CHECK(x1 && strlen(x1) < 16u << 20);
-		free(x1);
-		free(x2);
-	}
-	plan_release(&b);
-	unlink(f1);
-	unlink(f2);
-	rmdir(dir);
-	plan_release(&a);
-	chain_release(&c);
-	cluster_release(&cl);
-	profile_release(&p);
-}
-
 int
 main(void)
 {
@@ -832,6 +718,5 @@ main(void)
 	test_tp_interleave_zero();
 	test_search();
 	test_plan_roundtrip();
-	test_plan_maxima();
 	return h_done();
 }
