@@ -298,9 +298,9 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 	}
 }
 
-void
-place_links_fill_par(struct place_links *l, const struct cluster *c,
-		     int rule, int w, int d, int tp, int cp, int ep, int etp)
+static void
+fill_par(struct place_links *l, const struct cluster *c, int rule, int w,
+	 int d, int tp, int cp, int ep, int etp)
 {
 	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
 
@@ -444,4 +444,41 @@ place_links_fill_par(struct place_links *l, const struct cluster *c,
 	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
 	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0)
 		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
+}
+
+int
+place_segment(const struct cluster *c, int gpus)
+{
+	int gpn = c->gpus_per_node, nodes, seg;
+
+	if (gpn < 1 || gpus <= gpn || gpus % gpn == 0)
+		return gpn;
+	nodes = (gpus + gpn - 1) / gpn;
+	seg = gpus / nodes;
+	return seg * nodes == gpus && nodes <= c->nodes ? seg : gpn;
+}
+
+void
+place_links_fill_par(struct place_links *l, const struct cluster *c,
+		     int rule, int w, int d, int tp, int cp, int ep, int etp)
+{
+	int gpus = w * d * tp * (cp > 1 ? cp : 1);
+	int seg = place_segment(c, gpus), i, j;
+	struct cluster v;
+
+	if (seg == c->gpus_per_node) {
+		fill_par(l, c, rule, w, d, tp, cp, ep, etp);
+		return;
+	}
+	/* the same cluster seen as gpus / seg nodes of its first seg GPUs
+	 * (each GPU keeps its NIC: place_links_init mapped them) */
+	v = *c;
+	v.gpus_per_node = seg;
+	v.nodes = gpus / seg;
+	v.intra_gb_s = xcalloc((size_t)seg * (size_t)seg, sizeof(double));
+	for (i = 0; i < seg; i++)
+		for (j = 0; j < seg; j++)
+			v.intra_gb_s[i * seg + j] = cluster_intra(c, i, j);
+	fill_par(l, &v, rule, w, d, tp, cp, ep, etp);
+	free(v.intra_gb_s);
 }

@@ -1147,7 +1147,12 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
 	if (nalt == 0 && evaluate && n > 0) {
-		fill_plan(&x, so, &v[0], place_lo(so), p);
+		struct cost_opts nocap = *o;
+
+		/* the placement it would run fastest under, had it room */
+		nocap.cap_bytes = INFINITY;
+		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
+		fill_plan(&x, so, &v[0], place, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
 				     "%.2f GiB are available",
