@@ -160,6 +160,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_flag("offload") && !has_offload) hard = add(hard, "offload=CPU activation offload")
 	if (cl == "-") hard = add(hard, "gpu=GPU " gpu)
 	if (has_flag("layout-unknown")) hard = add(hard, "layout=parallel layout not stated")
+	# an expert-parallel group is carved out of one stage'"'"'s dp x cp x tp
+	# ranks (Megatron-LM parallel_state.py:880-895): a cell that says
+	# otherwise (25.09 GB200 DeepSeek-V3 "(b)": PP 8 leaves 32 ranks a
+	# stage for EP 64) cannot be the layout that ran
+	if (ep > 1 && dp > 0 && (dp * (cp > 1 ? cp : 1) * tp) % ep)
+		hard = add(hard, "layout=EP " ep " does not divide the " dp * (cp > 1 ? cp : 1) * tp " ranks of a stage")
 	if (has_flag("packed")) hard = add(hard, "packed=packed sequences, attention per document")
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")

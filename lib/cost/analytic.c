@@ -711,16 +711,19 @@ moe_bwd_ms(struct shape *sh)
 /*
  * What a MoE MLP keeps: the router's fp32 scores and the chosen experts'
  * indices and weights, the permuted rows (the up GEMM's input), the gate
- * and up outputs and their product (or GELU's input and output), the
- * expert outputs (for the weights' gradient), the shared experts' inner
- * activations.
+ * and up outputs and their weighted product (or GELU's input and output),
+ * the shared experts' inner activations.  Not the expert outputs: the
+ * routing weights multiply inside the activation (Megatron-Core
+ * experts.py:964-971, weighted_bias_swiglu_impl with permuted_probs), so
+ * the weights' gradient needs the activation's input, which is kept, and
+ * the un-permutation is a plain sum.
  */
 static double
 moe_stash(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
 
-	return 4 * n * sh->ne + 12 * M + 2 * M * h * e +
+	return 4 * n * sh->ne + 12 * M + M * h * e +
 	       (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 		       (M * sh->fe + n * sh->sf) * e;
 }

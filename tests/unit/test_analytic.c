@@ -630,6 +630,37 @@ test_v2(void)
 	model_release(&m);
 }
 
+/*
+ * A MoE block keeps, per routed row (n top_k of them), 12 bytes of
+ * routing state, the permuted row (h) and the SwiGLU input and weighted
+ * output (2 fe + fe), all 16-bit; not the expert outputs, since the
+ * routing weights multiply inside the activation (Megatron-Core
+ * experts.py:964-971).  Qwen3-30B-A3B (h 2048, fe 768) at top-8 against
+ * top-4, b = 1, s = 4096: 4 s more rows of 12 + 2 (2048 + 3 x 768) bytes.
+ */
+static void
+test_moe_stash(void)
+{
+	static const int mb[] = {1};
+	struct profile p8, p4;
+	struct model m;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	CHECK(run(&p8, &m, "H100-SXM", mb, 1, 1) == 0);
+	m.moe.top_k = 4;
+	CHECK(run(&p4, &m, "H100-SXM", mb, 1, 1) == 0);
+	CHECK_STR_EQ(p8.layers[1].name, "block_moe");
+	CHECK_INT_EQ(p8.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			     p4.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+		     4LL * 4096 * (12 + 2 * (2048 + 3 * 768)));
+	profile_release(&p8);
+	profile_release(&p4);
+	model_release(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -646,6 +677,7 @@ main(int argc, char **argv)
 	test_roofline();
 	test_errors();
 	test_v2();
+	test_moe_stash();
 	catalog_release(&cat);
 	return h_done();
 }

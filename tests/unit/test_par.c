@@ -464,6 +464,38 @@ test_ep_place(void)
 }
 
 /*
+ * A job that does not fill its NVLink domains: 256 GPUs on NVL72 racks
+ * run as 4 domains of 64 (Slurm --segment, Megatron-Bridge executors.py:
+ * 168-177), so an expert-parallel group of 64 consecutive ranks stays on
+ * NVLink; packed, ranks 64-127 would straddle racks 0 and 1.
+ */
+static void
+test_ep_segment(void)
+{
+	struct cluster cl;
+	struct place_links l;
+
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "gb200-nvl72:4") == 0);
+	CHECK_INT_EQ(place_segment(&cl, 256), 64);
+	CHECK_INT_EQ(place_segment(&cl, 64), 72);
+	CHECK_INT_EQ(place_segment(&cl, 288), 72);
+	/* 278 = 2 x 139 over 4 racks does not divide: packed */
+	CHECK_INT_EQ(place_segment(&cl, 278), 72);
+	/* 8-GPU nodes filled: unchanged */
+	CHECK_INT_EQ(place_segment(&cl, 8), 72);
+	place_links_init(&l, &cl, 4);
+	/* 64 replicas x 4 stages, replicas of a stage consecutive (pp
+	 * outermost, Megatron's order): each stage's 64 GPUs one domain */
+	place_links_fill_par(&l, &cl, PLAN_REPLICAS_IN_NODE, 64, 4, 1, 1, 64,
+			     1);
+	CHECK_NEAR(l.ep_gb_s[1], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_lat_us[1], cl.intra_latency_us, 1e-9);
+	place_links_release(&l);
+	cluster_release(&cl);
+}
+
+/*
  * The search over context-parallel shapes against brute force: every
  * (shape, width, depth, microbatch, schedule, recomputation) predicted on
  * its own in evaluate mode; the best of them must be the search's plan.
@@ -578,6 +610,7 @@ main(void)
 	test_ep_shapes();
 	test_ep_cost();
 	test_ep_place();
+	test_ep_segment();
 	test_search_brute();
 	catalog_release(&cat);
 	return h_done();
