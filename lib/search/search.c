@@ -942,6 +942,9 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
 			    (iter / 1e3) / (p->w * p->d) / 1e12;
 	n = p->w * p->d * p->t * p->c;
+	/* nodes as the links were priced: spread evenly when the job does
+	 * not fill them (place_segment) */
+	gpn = place_segment(x->cl, n);
 	p->nranks = n;
 	p->ranks = xcalloc(n, sizeof(*p->ranks));
 	for (g = 0; g < n; g++) {
