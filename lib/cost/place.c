@@ -10,6 +10,10 @@
 #include "pd2bw/plan.h"
 #include "pd2bw/place.h"
 
+/* GPUs of one host (a GB200/GB300 compute tray) in a rack-scale NVLink
+ * domain, the unit a scheduler allocates */
+#define PLACE_TRAY 4
+
 int
 place_gpu(int rule, int w, int d, int s, int r)
 {
@@ -449,13 +453,17 @@ fill_par(struct place_links *l, const struct cluster *c, int rule, int w,
 int
 place_segment(const struct cluster *c, int gpus)
 {
-	int gpn = c->gpus_per_node, nodes, seg;
+	int gpn = c->gpus_per_node, trays, per, seg;
 
-	if (gpn < 1 || gpus <= gpn || gpus % gpn == 0)
+	/* hosts of 8 GPUs or fewer are whole nodes, packed */
+	if (gpn <= 8 || gpus % PLACE_TRAY || gpn % PLACE_TRAY)
 		return gpn;
-	nodes = (gpus + gpn - 1) / gpn;
-	seg = gpus / nodes;
-	return seg * nodes == gpus && nodes <= c->nodes ? seg : gpn;
+	trays = gpus / PLACE_TRAY;
+	per = gpn / PLACE_TRAY;
+	for (seg = trays < per ? trays : per; trays % seg; seg--)
+		;
+	seg *= PLACE_TRAY;
+	return gpus / seg <= c->nodes ? seg : gpn;
 }
 
 void

@@ -477,13 +477,15 @@ test_ep_segment(void)
 
 	cluster_init(&cl);
 	CHECK(cluster_open(&cl, "gb200-nvl72:4") == 0);
+	/* 64 trays of 4: segments of 16 trays, the largest divisor of 64
+	 * up to 18 */
 	CHECK_INT_EQ(place_segment(&cl, 256), 64);
-	CHECK_INT_EQ(place_segment(&cl, 64), 72);
+	CHECK_INT_EQ(place_segment(&cl, 64), 64);
 	CHECK_INT_EQ(place_segment(&cl, 288), 72);
-	/* 278 = 2 x 139 over 4 racks does not divide: packed */
+	/* 24 trays: 2 segments of 12 */
+	CHECK_INT_EQ(place_segment(&cl, 96), 48);
+	/* not whole trays: packed */
 	CHECK_INT_EQ(place_segment(&cl, 278), 72);
-	/* 8-GPU nodes filled: unchanged */
-	CHECK_INT_EQ(place_segment(&cl, 8), 72);
 	place_links_init(&l, &cl, 4);
 	/* 64 replicas x 4 stages, replicas of a stage consecutive (pp
 	 * outermost, Megatron's order): each stage's 64 GPUs one domain */
@@ -492,6 +494,11 @@ test_ep_segment(void)
 	CHECK_NEAR(l.ep_gb_s[1], cluster_intra(&cl, 0, 1), 1e-9);
 	CHECK_NEAR(l.ep_lat_us[1], cl.intra_latency_us, 1e-9);
 	place_links_release(&l);
+	cluster_release(&cl);
+	/* hosts of 8 GPUs are filled whole: 12 GPUs as 8 + 4 */
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	CHECK_INT_EQ(place_segment(&cl, 12), 8);
 	cluster_release(&cl);
 }
 
