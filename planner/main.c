@@ -71,6 +71,7 @@ enum {
 	OPT_EP,
 	OPT_IMBALANCE,
 	OPT_ETP,
+	OPT_RC_MODULES,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +89,7 @@ static const struct option longopts[] = {
 	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
+	{"recompute-modules", required_argument, NULL, OPT_RC_MODULES},
 	{"tp", required_argument, NULL, 't'},
 	{"sequence-parallel", required_argument, NULL, OPT_SP},
 	{"context-parallel", required_argument, NULL, OPT_CP},
@@ -157,6 +159,11 @@ usage(FILE *fp)
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
 		"none,full)\n"
+		"      --recompute-modules LIST  what selective recomputes for a "
+		"MODEL:\n"
+		"                           core_attn, mla_up_proj, moe_act, "
+		"layernorm,\n"
+		"                           mlp (default: core_attn)\n"
 		"  -t, --tp LIST            tensor-parallel degrees (default "
 		"for a MODEL: 1,2,4,8\n"
 		"                           where they divide the node and "
@@ -401,7 +408,7 @@ main(int argc, char **argv)
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
 	int have_fusions = 0, fp8_recipe = -1;
-	unsigned fusions = ANALYTIC_FUSE_ALL;
+	unsigned fusions = ANALYTIC_FUSE_ALL, rc_modules = ANALYTIC_RC_CORE_ATTN;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int cps[8] = {1}, ncp = 0, eps[8] = {1}, nep = 0;
@@ -476,6 +483,11 @@ main(int argc, char **argv)
 			if (analytic_fusions_parse(optarg, &fusions))
 				cli_usage_error("invalid --fusions '%s'", optarg);
 			have_fusions = 1;
+			break;
+		case OPT_RC_MODULES:
+			if (analytic_rc_modules_parse(optarg, &rc_modules))
+				cli_usage_error("invalid --recompute-modules "
+						"'%s'", optarg);
 			break;
 		case 's':
 			so.sched_mask = cli_names("--schedule", optarg,
@@ -775,6 +787,7 @@ main(int argc, char **argv)
 	if (fp8_recipe < 0)
 		fp8_recipe = have_rt ? rt_user.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(fp8_recipe);
+	input_set_rc_modules(rc_modules);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
 	if (!is_model && have_fusions)
@@ -900,6 +913,11 @@ main(int argc, char **argv)
 		if (co.precision == MODEL_FP8)
 			plan.fp8_recipe = xstrdup(model_fp8_names[fp8_recipe]);
 		plan.fusions = xstrdup(fb);
+		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {
+			analytic_rc_modules_format(input_rc_modules(), fb,
+						   sizeof(fb));
+			plan.recompute_modules = xstrdup(fb);
+		}
 	}
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);
