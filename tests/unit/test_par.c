@@ -430,6 +430,50 @@ test_ep_cost(void)
 	g.t = 2;
 	g.etp = 1;
 	CHECK_INT_EQ(cost_edp(&g), 8);
+	g.t = 1;
+	g.etp = 0;
+	g.e = 8;
+	/*
+	 * --overlap-moe-expert-parallel-comm: 10 ms of all-to-alls against
+	 * 24 ms of compute a microbatch.  Of m = 8 microbatches on one
+	 * stage (in flight 1) one has no partner and exposes its 10 ms;
+	 * the other 7 hide theirs: 10 / 8 = 1.25 ms a microbatch.
+	 */
+	{
+		struct plan_stage st;
+		struct runtime rt;
+
+		g.m = 8;
+		CHECK(runtime_parse(&rt, "megatron-core") == 0);
+		g.rt = &rt;
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.ep_ms, 10, 1e-9);
+		CHECK(runtime_parse(&rt, "megatron-core:overlap-moe-ep-comm") ==
+		      0);
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.compute_ms, 24, 1e-9);
+		CHECK_NEAR(st.ep_ms, 10.0 / 8, 1e-9);
+		/* a pipeline needs virtual stages for it; no full
+		 * recomputation (transformer_config.py:3007-3023) */
+		{
+			char why[160];
+
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 4, 1, 1, 0,
+					    PROF_RC_NONE, why,
+					    sizeof(why)) == -1);
+			CHECK_STR_EQ(why, "runtime megatron-core: "
+					  "overlap-moe-ep-comm needs "
+					  "--interleave 2 or more with a "
+					  "pipeline");
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 4, 1, 2, 0,
+					    PROF_RC_NONE, why,
+					    sizeof(why)) == 0);
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 1, 1, 1, 0,
+					    PROF_RC_FULL, why,
+					    sizeof(why)) == -1);
+		}
+		g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	}
 	chain_release(&c);
 	profile_release(&p);
 }
