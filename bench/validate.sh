@@ -211,6 +211,22 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# perf_recipes/_common.py _benchmark_common
 		if (rt == "megatron-bridge" || (rt == "nemo" && rel !~ /^24\./))
 			a = a (index(a, ":") ? "," : ":") "no-grad-reduce-fp32"
+		# Megatron --overlap-moe-expert-parallel-comm, where the
+		# recipe of the row sets it.  Megatron-Bridge @067f987 (the 26.06
+		# to 26.08 recipes): the DeepSeek-V3 and GPT-OSS MXFP8 recipes
+		# of GB200 and GB300 (perf_recipes/deepseek/common.py:74,
+		# _enable_deepseek_full_iteration_mxfp8; perf_recipes/gpt_oss/
+		# common.py:32, _apply_gpt_oss_120b_full_iter_fp8mx_configs)
+		# and DeepSeek-V3 MXFP8 on B200 at PP 8, VP 2, EP 32
+		# (perf_recipes/deepseek/b200/deepseek_v3.py:131-147).  The
+		# April 2026 workload configs (@f69d4dd59, scripts/performance/
+		# configs/deepseek/deepseek_workload_base_configs.py:41-91)
+		# set moe_a2a_overlap=False: earlier rows run without it.
+		if (prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
+		    (model == "deepseek-v3" || model == "gpt-oss-120b")) ||
+		    (model == "deepseek-v3" && gpu == "B200" && pp == 8 &&
+		     vp == 2 && ep == 32)))
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
