@@ -75,6 +75,7 @@ has() { printf '%s\n' "$HELP" | grep -q -e "$1" && echo 1 || echo 0; }
 HAS_RUNTIME=$(has '--runtime')
 HAS_FUSIONS=$(has '--fusions')
 HAS_FP8_RECIPE=$(has '--fp8-recipe')
+HAS_RCM=$(has '--recompute-modules')
 HAS_PRECISION=$(has '--precision')
 HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
@@ -94,7 +95,8 @@ set -f
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
-	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" '
+	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
+	-v has_rcm="$HAS_RCM" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
 # GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
@@ -126,6 +128,37 @@ function precision_name(p) {
 	if (p == "nvfp4")
 		return ""
 	return p
+}
+# Selective recomputation by module that the Megatron-Bridge recipe of a
+# MoE row sets, for rows that state no recomputation ("" when none or not
+# known).  The releases 26.04 and 26.04.01 from the April 2026 workload
+# configs (@f69d4dd59, scripts/performance/configs/deepseek/
+# deepseek_workload_base_configs.py:41-53, 72-91, 131-137; gpt_oss/
+# gpt_oss_workload_base_configs.py:54-58, 71-82), 26.06 on from the
+# recipes (@067f987, src/megatron/bridge/perf_recipes/: deepseek/gb200/
+# deepseek_v3.py:148, deepseek/b200/deepseek_v3.py:139, deepseek/h100/
+# deepseek_v3.py:43, gpt_oss/gb200/gpt_oss.py:195, 235-241, gpt_oss/b200/
+# gpt_oss.py:39, gpt_oss/h100/gpt_oss.py:39; the GB300 MXFP8 recipes and
+# all Qwen3 recipes recompute nothing).
+function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
+	old = rel == "26.04" || rel == "26.04.01"
+	new = rel >= "26.06"
+	if (model == "gpt-oss-120b" && (old || new) && prec == "bf16" &&
+	    gpu ~ /^(GB200|B200|H100-SXM)$/)
+		return "layernorm,moe_act"
+	if (model != "deepseek-v3" || !(old || new))
+		return ""
+	if (gpu == "GB300" && old && mbs == 2)
+		return "mla_up_proj"
+	if (gpu == "GB200" && pp == 4 && vp == 4 && ep == 64)
+		return old && prec != "bf16" ? "mlp" : new && prec == "fp8-mx" ? "mla_up_proj" : ""
+	if (gpu == "B200" && pp == 16 && ep == 8 && old)
+		return "mla_up_proj"
+	if (gpu == "B200" && pp == 8 && vp == 2 && ep == 32 && prec == "fp8-mx")
+		return "mla_up_proj,mlp"
+	if (gpu == "H100-SXM" && pp == 8 && vp == 4 && ep == 64 && new)
+		return "mla_up_proj,mlp"
+	return ""
 }
 # The overlap column in --runtime megatron-core sub-options.
 function overlap_opts(ov,   n, i, k, out, o) {
@@ -181,6 +214,10 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	else if (!p16 && !has_precision) status = approx ? "approx" : "skip"
 	if (!p16 && !has_precision) hard = add(hard, "precision=" prec)
 	# Settings the source leaves open: assumed, and printed with the row.
+	rcm = ""
+	if (rc == "-" && has_flag("moe") && has_rcm)
+		rcm = recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs)
+	if (rcm != "") { rc = "selective"; assume = add(assume, "recompute " rcm " (recipe)") }
 	if (rc == "-") { rc = "none"; assume = add(assume, "recompute none") }
 	if (sp == "-") { sp = tp > 1 ? "on" : "off"; assume = add(assume, "SP " sp) }
 	if (dop == "-") {
@@ -191,7 +228,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	args = mfile " --max-gpus " gpus " -B " gbs " -e --width " dp " --depth " pp \
 		" --tp " tp " --microbatch " mbs " --microbatches " mbs " -s flush -r " rc \
 		" --sequence-parallel " sp " --interleave " vp " --optimizer-sharding " dop \
-		" --seq-len " seq " --reserve 0 --partition uniform"
+		" --seq-len " seq " --reserve 0 --partition uniform" \
+		(rcm != "" ? " --recompute-modules " rcm : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
 	# Megatron-LM as the 2021/2022 papers ran it: gradients reduced after

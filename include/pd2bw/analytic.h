@@ -59,7 +59,7 @@ void analytic_fusions_format(unsigned f, char *buf, size_t n);
 /* How the kernels run: what analytic_profile_sp() takes as given. */
 /*
  * What selective recomputation recomputes (Megatron-Core's
- * --recompute-modules, transformer_config.py recompute_modules): each
+ * --recompute-modules, transformer_config.py:563-570): each
  * module's outputs are dropped after the forward and its forward runs
  * again in backward.  The selective point of a block profile is the sum
  * of the modules chosen; core_attn alone is Megatron's default.
