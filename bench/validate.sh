@@ -78,6 +78,7 @@ has() { printf '%s\n' "$HELP" | grep -q -e "$1" && echo 1 || echo 0; }
 HAS_RUNTIME=$(has '--runtime')
 HAS_FUSIONS=$(has '--fusions')
 HAS_FP8_RECIPE=$(has '--fp8-recipe')
+HAS_RCM=$(has '--recompute-modules')
 HAS_PRECISION=$(has '--precision')
 HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
@@ -97,7 +98,8 @@ set -f
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
-	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" '
+	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
+	-v has_rcm="$HAS_RCM" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
 # GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
@@ -129,6 +131,37 @@ function precision_name(p) {
 	if (p == "nvfp4")
 		return ""
 	return p
+}
+# Selective recomputation by module that the Megatron-Bridge recipe of a
+# MoE row sets, for rows that state no recomputation ("" when none or not
+# known).  The releases 26.04 and 26.04.01 from the April 2026 workload
+# configs (@f69d4dd59, scripts/performance/configs/deepseek/
+# deepseek_workload_base_configs.py:41-53, 72-91, 131-137; gpt_oss/
+# gpt_oss_workload_base_configs.py:54-58, 71-82), 26.06 on from the
+# recipes (@067f987, src/megatron/bridge/perf_recipes/: deepseek/gb200/
+# deepseek_v3.py:148, deepseek/b200/deepseek_v3.py:139, deepseek/h100/
+# deepseek_v3.py:43, gpt_oss/gb200/gpt_oss.py:195, 235-241, gpt_oss/b200/
+# gpt_oss.py:39, gpt_oss/h100/gpt_oss.py:39; the GB300 MXFP8 recipes and
+# all Qwen3 recipes recompute nothing).
+function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
+	old = rel == "26.04" || rel == "26.04.01"
+	new = rel >= "26.06"
+	if (model == "gpt-oss-120b" && (old || new) && prec == "bf16" &&
+	    gpu ~ /^(GB200|B200|H100-SXM)$/)
+		return "layernorm,moe_act"
+	if (model != "deepseek-v3" || !(old || new))
+		return ""
+	if (gpu == "GB300" && old && mbs == 2)
+		return "mla_up_proj"
+	if (gpu == "GB200" && pp == 4 && vp == 4 && ep == 64)
+		return old && prec != "bf16" ? "mlp" : new && prec == "fp8-mx" ? "mla_up_proj" : ""
+	if (gpu == "B200" && pp == 16 && ep == 8 && old)
+		return "mla_up_proj"
+	if (gpu == "B200" && pp == 8 && vp == 2 && ep == 32 && prec == "fp8-mx")
+		return "mla_up_proj,mlp"
+	if (gpu == "H100-SXM" && pp == 8 && vp == 4 && ep == 64 && new)
+		return "mla_up_proj,mlp"
+	return ""
 }
 # The overlap column in --runtime megatron-core sub-options.
 function overlap_opts(ov,   n, i, k, out, o) {
@@ -163,12 +196,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_flag("offload") && !has_offload) hard = add(hard, "offload=CPU activation offload")
 	if (cl == "-") hard = add(hard, "gpu=GPU " gpu)
 	if (has_flag("layout-unknown")) hard = add(hard, "layout=parallel layout not stated")
+	# an expert-parallel group is carved out of one stage'"'"'s dp x cp x tp
+	# ranks (Megatron-LM parallel_state.py:880-895): a cell that says
+	# otherwise (25.09 GB200 DeepSeek-V3 "(b)": PP 8 leaves 32 ranks a
+	# stage for EP 64) cannot be the layout that ran
+	if (ep > 1 && dp > 0 && (dp * (cp > 1 ? cp : 1) * tp) % ep)
+		hard = add(hard, "layout=EP " ep " does not divide the " dp * (cp > 1 ? cp : 1) * tp " ranks of a stage")
 	if (has_flag("packed")) hard = add(hard, "packed=packed sequences, attention per document")
-	# In Megatron-Core the expert-parallel group is drawn from the GPUs of one
-	# pipeline stage (NVIDIA/Megatron-LM megatron/core/parallel_state.py:874-883:
-	# world size divisible by ETP x EP x PP): a published EP that does not
-	# divide them is a misprint, not a run to predict.
-	if (ep > 1 && pp > 0 && (gpus / pp) % ep) hard = add(hard, "epgroup=EP " ep " does not divide " gpus " GPUs / PP " pp)
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
@@ -183,6 +217,10 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	else if (!p16 && !has_precision) status = approx ? "approx" : "skip"
 	if (!p16 && !has_precision) hard = add(hard, "precision=" prec)
 	# Settings the source leaves open: assumed, and printed with the row.
+	rcm = ""
+	if (rc == "-" && has_flag("moe") && has_rcm)
+		rcm = recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs)
+	if (rcm != "") { rc = "selective"; assume = add(assume, "recompute " rcm " (recipe)") }
 	if (rc == "-") { rc = "none"; assume = add(assume, "recompute none") }
 	if (sp == "-") { sp = tp > 1 ? "on" : "off"; assume = add(assume, "SP " sp) }
 	if (dop == "-" && has_fsdp && fsdp != "off" && fsdp != "-")
@@ -195,7 +233,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	args = mfile " --max-gpus " gpus " -B " gbs " -e --width " dp " --depth " pp \
 		" --tp " tp " --microbatch " mbs " --microbatches " mbs " -s flush -r " rc \
 		" --sequence-parallel " sp " --interleave " vp " --optimizer-sharding " dop \
-		" --seq-len " seq " --reserve 0 --partition uniform"
+		" --seq-len " seq " --reserve 0 --partition uniform" \
+		(rcm != "" ? " --recompute-modules " rcm : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
 	# Megatron-LM as the 2021/2022 papers ran it: gradients reduced after
@@ -222,6 +261,22 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# conf/training) only for MLPerf; Megatron-LM'"'"'s default is off
 		if (rname == "megatron-core" && rt != "megatron-bridge" && !(rt == "nemo" && rel !~ /^24\./))
 			a = a (index(a, ":") ? "," : ":") "no-fp8-param-gather"
+		# Megatron --overlap-moe-expert-parallel-comm, where the
+		# recipe of the row sets it.  Megatron-Bridge @067f987 (the 26.06
+		# to 26.08 recipes): the DeepSeek-V3 and GPT-OSS MXFP8 recipes
+		# of GB200 and GB300 (perf_recipes/deepseek/common.py:74,
+		# _enable_deepseek_full_iteration_mxfp8; perf_recipes/gpt_oss/
+		# common.py:32, _apply_gpt_oss_120b_full_iter_fp8mx_configs)
+		# and DeepSeek-V3 MXFP8 on B200 at PP 8, VP 2, EP 32
+		# (perf_recipes/deepseek/b200/deepseek_v3.py:131-147).  The
+		# April 2026 workload configs (@f69d4dd59, scripts/performance/
+		# configs/deepseek/deepseek_workload_base_configs.py:41-91)
+		# set moe_a2a_overlap=False: earlier rows run without it.
+		if (prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
+		    (model == "deepseek-v3" || model == "gpt-oss-120b")) ||
+		    (model == "deepseek-v3" && gpu == "B200" && pp == 8 &&
+		     vp == 2 && ep == 32)))
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
@@ -346,11 +401,10 @@ BEGIN {
 	why["nostep"] = "no step time: TFLOP/s or MFU only, FLOP formula not stated"
 	why["layout"] = "parallel layout not stated by the source"
 	why["packed"] = "packed SFT sequences: attention runs per document, whose lengths the source does not state"
-	why["epgroup"] = "published sizes inconsistent (EP does not divide the GPUs of a pipeline stage)"
 	why["model"] = "model shape not stated, or no model file"
 	why["runtime"] = "runtime with no pd2bw profile (meta-internal, hai-llm)"
 	why["mbs"] = "microbatch size not stated by the source"
-	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed epgroup model runtime mbs", keys, " ")
+	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed model runtime mbs", keys, " ")
 }
 FILENAME == ARGV[1] { P[$1] = $0; next }
 FILENAME == ARGV[2] { T[$1] = $0; next }

@@ -50,8 +50,10 @@ input_set_precision(int prec)
 }
 
 /* How every estimate this run makes runs its kernels (--fusions,
- * --fp8-recipe). */
-static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED};
+ * --fp8-recipe) and what selective recomputation recomputes
+ * (--recompute-modules). */
+static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
+				   ANALYTIC_RC_CORE_ATTN};
 
 void
 input_set_fusions(unsigned f)
@@ -63,6 +65,18 @@ void
 input_set_fp8_recipe(int r)
 {
 	est.fp8_recipe = r;
+}
+
+void
+input_set_rc_modules(unsigned m)
+{
+	est.rc_modules = m;
+}
+
+unsigned
+input_rc_modules(void)
+{
+	return est.rc_modules;
 }
 
 unsigned

@@ -119,6 +119,11 @@ void input_set_fusions(unsigned f);
 /* The FP8 recipe (enum model_fp8) of every fp8 model read from now on. */
 void input_set_fp8_recipe(int r);
 
+/* What the selective point of every model's estimate recomputes
+ * (ANALYTIC_RC_* bits; default core_attn). */
+void input_set_rc_modules(unsigned m);
+/* The modules set by input_set_rc_modules(). */
+unsigned input_rc_modules(void);
 /* The fusions set by input_set_fusions(). */
 unsigned input_fusions(void);
 

@@ -74,6 +74,7 @@ enum {
 	OPT_ZERO_STAGE,
 	OPT_SHARD_GROUP,
 	OPT_OFFLOAD,
+	OPT_RC_MODULES,
 };
 
 static const struct option longopts[] = {
@@ -91,6 +92,7 @@ static const struct option longopts[] = {
 	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
+	{"recompute-modules", required_argument, NULL, OPT_RC_MODULES},
 	{"tp", required_argument, NULL, 't'},
 	{"sequence-parallel", required_argument, NULL, OPT_SP},
 	{"context-parallel", required_argument, NULL, OPT_CP},
@@ -164,6 +166,11 @@ usage(FILE *fp)
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
 		"none,full)\n"
+		"      --recompute-modules LIST  what selective recomputes for a "
+		"MODEL:\n"
+		"                           core_attn, mla_up_proj, moe_act, "
+		"layernorm,\n"
+		"                           mlp (default: core_attn)\n"
 		"  -t, --tp LIST            tensor-parallel degrees (default "
 		"for a MODEL: 1,2,4,8\n"
 		"                           where they divide the node and "
@@ -464,7 +471,7 @@ main(int argc, char **argv)
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
 	int have_fusions = 0, fp8_recipe = -1;
-	unsigned fusions = ANALYTIC_FUSE_ALL;
+	unsigned fusions = ANALYTIC_FUSE_ALL, rc_modules = ANALYTIC_RC_CORE_ATTN;
 	struct runtime rt_user;
 	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
 	int have_zero = 0, zero_many = 0, offload_one = -1;
@@ -542,6 +549,11 @@ main(int argc, char **argv)
 			if (analytic_fusions_parse(optarg, &fusions))
 				cli_usage_error("invalid --fusions '%s'", optarg);
 			have_fusions = 1;
+			break;
+		case OPT_RC_MODULES:
+			if (analytic_rc_modules_parse(optarg, &rc_modules))
+				cli_usage_error("invalid --recompute-modules "
+						"'%s'", optarg);
 			break;
 		case 's':
 			so.sched_mask = cli_names("--schedule", optarg,
@@ -904,6 +916,7 @@ main(int argc, char **argv)
 	if (fp8_recipe < 0)
 		fp8_recipe = have_rt ? rt_user.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(fp8_recipe);
+	input_set_rc_modules(rc_modules);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
 	if (!is_model && have_fusions)
@@ -1035,6 +1048,11 @@ main(int argc, char **argv)
 		if (co.precision == MODEL_FP8)
 			plan.fp8_recipe = xstrdup(model_fp8_names[fp8_recipe]);
 		plan.fusions = xstrdup(fb);
+		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {
+			analytic_rc_modules_format(input_rc_modules(), fb,
+						   sizeof(fb));
+			plan.recompute_modules = xstrdup(fb);
+		}
 	}
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);

@@ -282,7 +282,8 @@ main(int argc, char **argv)
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int fp8_recipe = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
-	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED};
+	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
+				  ANALYTIC_RC_CORE_ATTN};
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 

@@ -57,13 +57,45 @@ int analytic_fusions_parse(const char *s, unsigned *out);
 void analytic_fusions_format(unsigned f, char *buf, size_t n);
 
 /* How the kernels run: what analytic_profile_sp() takes as given. */
+/*
+ * What selective recomputation recomputes (Megatron-Core's
+ * --recompute-modules, transformer_config.py:563-570): each
+ * module's outputs are dropped after the forward and its forward runs
+ * again in backward.  The selective point of a block profile is the sum
+ * of the modules chosen; core_attn alone is Megatron's default.
+ */
+enum analytic_rc_module {
+	ANALYTIC_RC_CORE_ATTN = 1,   /* attention core (its s x s stash) */
+	ANALYTIC_RC_MLA_UP_PROJ = 2, /* MLA's up-projections and rope: Q,
+					K, V rebuilt from the latents */
+	ANALYTIC_RC_MOE_ACT = 4,     /* the experts' activation output */
+	ANALYTIC_RC_LAYERNORM = 8,   /* the two pre-norms' outputs */
+	ANALYTIC_RC_MLP = 16,        /* a dense MLP's inner activations */
+	ANALYTIC_RC_ALL = 31
+};
+
+/* "core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", in bit
+ * order; NULL-terminated. */
+extern const char *const analytic_rc_module_names[];
+
+/*
+ * Parse a comma list of module names into *out.  Returns 0, or -1 after
+ * printing a message naming the valid ones.
+ */
+int analytic_rc_modules_parse(const char *s, unsigned *out);
+
+/* The comma list of the modules in m, into buf. */
+void analytic_rc_modules_format(unsigned m, char *buf, size_t n);
+
 struct analytic_opts {
 	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */
 	int fp8_recipe;     /* enum model_fp8 of an fp8 model (default:
 			       delayed, Megatron-Core's) */
+	unsigned rc_modules; /* ANALYTIC_RC_* bits of the selective point
+				(default: core_attn) */
 };
 
-/* The defaults: every fusion, delayed scaling. */
+/* The defaults: every fusion, delayed scaling, core_attn. */
 void analytic_opts_init(struct analytic_opts *o);
 
 /* analytic_profile_sp() with the options o. */

@@ -57,6 +57,18 @@ void place_links_release(struct place_links *l);
 void place_links_fill(struct place_links *l, const struct cluster *c,
 		      int rule, int w, int d, int t);
 /*
+ * GPUs per node a job of gpus GPUs holds on cluster c.  Nodes of up to 8
+ * GPUs are hosts, filled whole.  A larger node is a rack-scale NVLink
+ * domain (GB200/GB300 NVL72: 18 trays of 4 GPUs), and a job gets the
+ * largest number of trays per domain that divides its trays, as
+ * Megatron-Bridge's launcher asks Slurm (scripts/performance/utils/
+ * executors.py:168-177, --segment): 256 GPUs run as four domains of 64,
+ * so an expert-parallel group of 64 stays on NVLink.  place_links_fill_par
+ * prices links under that spread.
+ */
+int place_segment(const struct cluster *c, int gpus);
+
+/*
  * The same for groups of tp x cp consecutive GPUs: cp blocks of tp, the
  * tensor-parallel groups, whose GPUs of equal rank form the
  * context-parallel rings (Megatron's tp-cp-ep-dp-pp order); the

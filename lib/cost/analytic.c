@@ -100,6 +100,7 @@ struct shape {
 	int swiglu, drop, flash, causal, rotary, bert, bias;
 	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
 	unsigned fuse;      /* ANALYTIC_FUSE_* bits: chains run as one kernel */
+	unsigned rcm;       /* ANALYTIC_RC_* bits: selective recomputation */
 	int fp8r;           /* enum model_fp8: how FP8 operands are scaled */
 	double t;           /* tensor-parallel degree */
 	int sp;             /* sequence parallelism: norm and dropout regions
@@ -722,16 +723,19 @@ moe_bwd_ms(struct shape *sh)
 /*
  * What a MoE MLP keeps: the router's fp32 scores and the chosen experts'
  * indices and weights, the permuted rows (the up GEMM's input), the gate
- * and up outputs and their product (or GELU's input and output), the
- * expert outputs (for the weights' gradient), the shared experts' inner
- * activations.
+ * and up outputs and their weighted product (or GELU's input and output),
+ * the shared experts' inner activations.  Not the expert outputs: the
+ * routing weights multiply inside the activation (Megatron-Core
+ * experts.py:964-971, weighted_bias_swiglu_impl with permuted_probs), so
+ * the weights' gradient needs the activation's input, which is kept, and
+ * the un-permutation is a plain sum.
  */
 static double
 moe_stash(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
 
-	return 4 * n * sh->ne + 12 * M + 2 * M * h * e +
+	return 4 * n * sh->ne + 12 * M + M * h * e +
 	       (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 		       (M * sh->fe + n * sh->sf) * e;
 }
@@ -813,6 +817,61 @@ block_flops_v2(struct shape *sh)
 		return f + mats * 2 * n * h * sh->ft;
 	return f + 2 * n * h * sh->ne +
 	       mats * 2 * h * (n * sh->topk * sh->fe + n * sh->sf);
+}
+
+/*
+ * Selective recomputation of a block: the forward time of the modules in
+ * sh->rcm run again in backward, returned, and the bytes they no longer
+ * stash in *saved (Megatron-Core transformer_config.py recompute_modules;
+ * the checkpointed regions of transformer_layer.py, multi_latent_
+ * attention.py, experts.py).  core is the attention core's forward.
+ *   core_attn    core_stash(); the core again
+ *   mla_up_proj  Q, K and V (n qt) from the latents, which stay; the
+ *                up-projections and rope again
+ *   layernorm    the two pre-norms' outputs (FP8 layers keep their
+ *                FP8 copies instead); the two norms again
+ *   moe_act      the experts' weighted activation output (the second
+ *                grouped GEMM's input); the activation again
+ *   mlp          a dense MLP's inner activations; its forward again
+ */
+static double
+selective(struct shape *sh, double core, double *saved)
+{
+	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0;
+	double ge = sh->fp8 ? 1 : e;
+
+	if (sh->rcm & ANALYTIC_RC_CORE_ATTN) {
+		t += core;
+		x += core_stash(sh);
+	}
+	if ((sh->rcm & ANALYTIC_RC_MLA_UP_PROJ) && sh->mla) {
+		double at = sh->at;
+
+		t += sh->qr ? gemm_ms(sh, n, sh->qr, at * sh->dqk)
+			    : gemm_ms(sh, n, h, at * sh->dqk);
+		t += gemm_ms(sh, n, sh->kvr, at * (sh->dqk - sh->rd + sh->dv));
+		if (sh->rotary)
+			t += rope_ms(sh, n * at * sh->rd, n * sh->rd, 0);
+		x += n * sh->qt * e;
+	}
+	if (sh->rcm & ANALYTIC_RC_LAYERNORM) {
+		t += 2 * norm_ms(sh);
+		x += 2 * n * h * ge / (sh->sp ? sh->t : 1);
+	}
+	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
+		t += act_ms(sh, sh->ntok * sh->fe);
+		x += sh->ntok * sh->fe * ge;
+	}
+	if ((sh->rcm & ANALYTIC_RC_MLP) && !sh->moe) {
+		double ft = sh->ft;
+
+		t += gemm_ms(sh, n, h, (sh->swiglu ? 2 : 1) * ft) +
+		     act_ms(sh, n * ft) + gemm_ms(sh, n, ft, h);
+		x += (sh->swiglu ? 2 + unfused_glu(sh) : 1) * n * ft * e +
+		     n * ft * ge;
+	}
+	*saved = x;
+	return t;
 }
 
 static void
@@ -913,12 +972,18 @@ block_point(struct shape *sh, struct prof_point *pt)
 		pt->attn_bwd_ms = core_b;
 	}
 	pt->recomp_ms[PROF_RC_NONE] = 0;
-	pt->recomp_ms[PROF_RC_SELECTIVE] = core;
 	pt->recomp_ms[PROF_RC_FULL] = f;
 	pt->out_bytes = (int64_t)(n * h * e);
 	pt->stash_bytes[PROF_RC_NONE] = (int64_t)block_stash(sh);
-	pt->stash_bytes[PROF_RC_SELECTIVE] =
-		(int64_t)(block_stash(sh) - core_stash(sh));
+	{
+		double nk = sh->nk, saved = 0;
+
+		/* its kernels run in backward: not the forward's count */
+		pt->recomp_ms[PROF_RC_SELECTIVE] = selective(sh, core, &saved);
+		sh->nk = nk;
+		pt->stash_bytes[PROF_RC_SELECTIVE] =
+			(int64_t)(block_stash(sh) - saved);
+	}
 	pt->stash_bytes[PROF_RC_FULL] =
 		(int64_t)(n * h * e / (sh->sp ? sh->t : 1));
 	/* Largest transient: the gradient of the MLP's inner activation(s)
@@ -1145,6 +1210,7 @@ analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_recipe = FP8_DELAYED;
+	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
 }
 
 int
@@ -1189,6 +1255,59 @@ analytic_fusions_parse(const char *s, unsigned *out)
 	}
 	*out = f;
 	return 0;
+}
+
+const char *const analytic_rc_module_names[] = {
+	"core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", NULL,
+};
+
+int
+analytic_rc_modules_parse(const char *s, unsigned *out)
+{
+	unsigned f = 0;
+	int i;
+
+	if (!*s)
+		return pd2bw_error("empty recompute module list");
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		for (i = 0; analytic_rc_module_names[i]; i++)
+			if (strlen(analytic_rc_module_names[i]) == n &&
+			    !strncmp(analytic_rc_module_names[i], s, n))
+				break;
+		if (!analytic_rc_module_names[i])
+			return pd2bw_error("unknown recompute module '%.*s' "
+					   "(valid: core_attn, mla_up_proj, "
+					   "moe_act, layernorm, mlp)",
+					   (int)n, s);
+		f |= 1u << i;
+		s += n;
+		if (*s == ',' && !*++s)
+			return pd2bw_error("empty recompute module name "
+					   "after ','");
+	}
+	*out = f;
+	return 0;
+}
+
+void
+analytic_rc_modules_format(unsigned m, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n)
+		buf[0] = 0;
+	for (i = 0; analytic_rc_module_names[i]; i++) {
+		if (!(m & (1u << i)))
+			continue;
+		snprintf(buf + len, n > len ? n - len : 0, "%s%s",
+			 len ? "," : "", analytic_rc_module_names[i]);
+		len += strlen(analytic_rc_module_names[i]) + (len ? 1 : 0);
+		if (len >= n)
+			break;
+	}
 }
 
 void
@@ -1497,6 +1616,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.drop = m->dropout;
 	sh.bias = m->bias;
 	sh.fuse = o ? o->fusions & ANALYTIC_FUSE_ALL : ANALYTIC_FUSE_ALL;
+	sh.rcm = o && o->rc_modules ? o->rc_modules & ANALYTIC_RC_ALL
+				    : ANALYTIC_RC_CORE_ATTN;
 	sh.fp8r = o ? o->fp8_recipe : FP8_DELAYED;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;

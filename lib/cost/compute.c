@@ -11,10 +11,20 @@
  * the difference.  A runtime adds a fixed cost per microbatch (schedule,
  * p2p setup, loss).  CUDA graphs remove most of both.
  *
+ * Expert-parallel overlap (Megatron-Core --overlap-moe-expert-parallel-
+ * comm): in the 1F1B phase a microbatch's forward and another's backward
+ * run as one merged schedule, each's all-to-alls on their own stream
+ * behind the other's compute (model_parallel_config.py:343-346, "with
+ * independent computations of different micro-batches in 1f1b phase").
+ * The stage's warm-up forwards and cool-down backwards have no partner:
+ * of its m microbatches, in_flight run their all-to-alls exposed; the
+ * rest expose only what the compute cannot cover.
+ *
  * Optimizer step: Adam reads and writes its fp32 state, the master
  * weights and the gradient (fused multi-tensor kernels, memory bound):
  * about 30 bytes per parameter it updates, at the GPU's memory rate.
  */
+#include <math.h>
 #include <string.h>
 
 #include "pd2bw/cost.h"
@@ -60,6 +70,12 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	    st->p2p_ms < chain_time(c, g.k, g.r, a, e))
 		st->p2p_ms = 0;
 	gpu = st->compute_ms + st->recompute_ms;
+	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
+	    st->ep_ms > 0 && g.m > 0) {
+		double u = fmin(1, (double)st->in_flight / g.m);
+
+		st->ep_ms = u * st->ep_ms + (1 - u) * fmax(0, st->ep_ms - gpu);
+	}
 	host = kern * rt->host_us_per_kernel * 1e-3;
 	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;
 	cost_dp_sync_ep(o, &g, l, s, st->params, chain_eparams(c, a, e),

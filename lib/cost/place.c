@@ -11,6 +11,10 @@
 #include "pd2bw/plan.h"
 #include "pd2bw/place.h"
 
+/* GPUs of one host (a GB200/GB300 compute tray) in a rack-scale NVLink
+ * domain, the unit a scheduler allocates */
+#define PLACE_TRAY 4
+
 int
 place_gpu(int rule, int w, int d, int s, int r)
 {
@@ -458,6 +462,22 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
 }
 
+int
+place_segment(const struct cluster *c, int gpus)
+{
+	int gpn = c->gpus_per_node, trays, per, seg;
+
+	/* hosts of 8 GPUs or fewer are whole nodes, packed */
+	if (gpn <= 8 || gpus % PLACE_TRAY || gpn % PLACE_TRAY)
+		return gpn;
+	trays = gpus / PLACE_TRAY;
+	per = gpn / PLACE_TRAY;
+	for (seg = trays < per ? trays : per; trays % seg; seg--)
+		;
+	seg *= PLACE_TRAY;
+	return gpus / seg <= c->nodes ? seg : gpn;
+}
+
 static int64_t
 gcd64(int64_t a, int64_t b)
 {
@@ -506,9 +526,27 @@ void
 place_links_fill_par(struct place_links *l, const struct cluster *c,
 		     int rule, int w, int d, int tp, int cp, int ep, int etp)
 {
-	int t = tp * (cp > 1 ? cp : 1);
+	int t = tp * (cp > 1 ? cp : 1), gpus = w * d * t;
+	int seg = place_segment(c, gpus), i, j;
+	struct cluster v;
 
-	place_links_fill_full(l, c, rule,
-			      place_reduced_width(c, rule, w, d, t, ep), d, tp,
+	if (seg == c->gpus_per_node) {
+		place_links_fill_full(l, c, rule,
+				      place_reduced_width(c, rule, w, d, t, ep),
+				      d, tp, cp, ep, etp);
+		return;
+	}
+	/* the same cluster seen as gpus / seg nodes of its first seg GPUs
+	 * (each GPU keeps its NIC: place_links_init mapped them) */
+	v = *c;
+	v.gpus_per_node = seg;
+	v.nodes = gpus / seg;
+	v.intra_gb_s = xcalloc((size_t)seg * (size_t)seg, sizeof(double));
+	for (i = 0; i < seg; i++)
+		for (j = 0; j < seg; j++)
+			v.intra_gb_s[i * seg + j] = cluster_intra(c, i, j);
+	place_links_fill_full(l, &v, rule,
+			      place_reduced_width(&v, rule, w, d, t, ep), d, tp,
 			      cp, ep, etp);
+	free(v.intra_gb_s);
 }

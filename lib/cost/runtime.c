@@ -63,7 +63,8 @@ const char *const runtime_names[] = {
 
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
-	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather", NULL,
+	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
+	"overlap-moe-ep-comm", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -171,7 +172,8 @@ runtime_init(struct runtime *rt, int id)
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) |
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
-				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER);
+				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
+				   OPT(OVERLAP_MOE_EP_COMM);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and
@@ -383,6 +385,21 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 	if (rc == PROF_RC_SELECTIVE && !rt->selective) {
 		snprintf(buf, n, "runtime %s has no selective recomputation",
 			 name);
+		return -1;
+	}
+	/* --overlap-moe-expert-parallel-comm: a pipeline needs virtual
+	 * stages, and full recomputation is refused (Megatron-LM
+	 * transformer_config.py:3007-3011, 3020-3023) */
+	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) && d > 1 &&
+	    v < 2 && sched != PLAN_NONE) {
+		snprintf(buf, n, "runtime %s: overlap-moe-ep-comm needs "
+			 "--interleave 2 or more with a pipeline", name);
+		return -1;
+	}
+	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
+	    rc == PROF_RC_FULL) {
+		snprintf(buf, n, "runtime %s: overlap-moe-ep-comm cannot "
+			 "run full recomputation", name);
 		return -1;
 	}
 	if (rc == PLAN_RC_MIXED && !rt->mixed_rc) {

@@ -1155,6 +1155,9 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
 			    (iter / 1e3) / (p->w * p->d) / 1e12;
 	n = p->w * p->d * p->t * p->c;
+	/* nodes as the links were priced: spread evenly when the job does
+	 * not fill them (place_segment) */
+	gpn = place_segment(x->cl, n);
 	p->nranks = n;
 	p->ranks = xcalloc(n, sizeof(*p->ranks));
 	for (g = 0; g < n; g++) {
@@ -1564,7 +1567,13 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
 	if (nalt == 0 && evaluate && nv > 0) {
-		fill_plan(&x, so, &v[0], place_lo(so), p);
+		struct cost_opts nocap = *o;
+		int place;
+
+		/* the placement it would run fastest under, had it room */
+		nocap.cap_bytes = INFINITY;
+		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
+		fill_plan(&x, so, &v[0], place, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
 				     "%.2f GiB are available",

@@ -94,6 +94,16 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 		}
 		input_set_fusions(f);
 	}
+	if (p.recompute_modules) {
+		unsigned rm;
+
+		if (analytic_rc_modules_parse(p.recompute_modules, &rm)) {
+			pd2bw_error("%s: bad recompute_modules '%s'",
+				    plan_path, p.recompute_modules);
+			goto out;
+		}
+		input_set_rc_modules(rm);
+	}
 	if (input_load(&prof, p.profile, &cat, p.gpu, mb, 1, 0, &is_model))
 		goto out;
 	if (chain_build(&ch, &prof))

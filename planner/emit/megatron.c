@@ -255,11 +255,27 @@ recompute_args(FILE *fp, const struct emit_in *in,
 		fprintf(fp, "# None (Megatron's default).\n");
 		break;
 	case PROF_RC_SELECTIVE: {
-		const char *w[] = {"--recompute-granularity", "selective",
-				   NULL};
+		const char *w[9] = {"--recompute-granularity", "selective"};
+		char mods[128], *q;
+		int i = 4;
 
-		fprintf(fp, "# Selective: the attention core of every "
-			    "layer.\n");
+		if (!p->recompute_modules) {
+			fprintf(fp, "# Selective: the attention core of every "
+				    "layer.\n");
+			args(fp, w);
+			break;
+		}
+		/* --recompute-modules takes its modules as separate
+		 * words (Megatron-LM arguments.py, nargs='*') */
+		snprintf(mods, sizeof(mods), "%s", p->recompute_modules);
+		w[2] = "--recompute-modules";
+		w[3] = mods;
+		for (q = mods; i < 8 && (q = strchr(q, ',')); ) {
+			*q++ = 0;
+			w[i++] = q;
+		}
+		fprintf(fp, "# Selective: the modules the estimate "
+			    "recomputed.\n");
 		args(fp, w);
 		break;
 	}

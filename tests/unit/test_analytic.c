@@ -644,6 +644,110 @@ test_v2(void)
 	model_release(&m);
 }
 
+/*
+ * A MoE block keeps, per routed row (n top_k of them), 12 bytes of
+ * routing state, the permuted row (h) and the SwiGLU input and weighted
+ * output (2 fe + fe), all 16-bit; not the expert outputs, since the
+ * routing weights multiply inside the activation (Megatron-Core
+ * experts.py:964-971).  Qwen3-30B-A3B (h 2048, fe 768) at top-8 against
+ * top-4, b = 1, s = 4096: 4 s more rows of 12 + 2 (2048 + 3 x 768) bytes.
+ */
+static void
+test_moe_stash(void)
+{
+	static const int mb[] = {1};
+	struct profile p8, p4;
+	struct model m;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	CHECK(run(&p8, &m, "H100-SXM", mb, 1, 1) == 0);
+	m.moe.top_k = 4;
+	CHECK(run(&p4, &m, "H100-SXM", mb, 1, 1) == 0);
+	CHECK_STR_EQ(p8.layers[1].name, "block_moe");
+	CHECK_INT_EQ(p8.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			     p4.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+		     4LL * 4096 * (12 + 2 * (2048 + 3 * 768)));
+	profile_release(&p8);
+	profile_release(&p4);
+	model_release(&m);
+}
+
+/*
+ * Selective recomputation by module (Megatron's --recompute-modules):
+ * each module drops what it stashes, and its forward runs again.  At
+ * b = 1, s = 4096, 16-bit: Qwen3-30B-A3B's moe_act drops the experts'
+ * weighted activation, n top_k fe = 4096 x 8 x 768 elements; layernorm
+ * the two pre-norm outputs, 2 n h = 2 x 4096 x 2048; DeepSeek-V3's
+ * mla_up_proj its Q, K and V, n x 128 heads x (192 + 192 + 128).
+ */
+static void
+test_rc_modules(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct profile p;
+	struct model m;
+	const struct prof_point *pt;
+	unsigned mods;
+	char buf[64];
+
+	CHECK(analytic_rc_modules_parse("moe_act,layernorm", &mods) == 0);
+	CHECK_INT_EQ(mods, ANALYTIC_RC_MOE_ACT | ANALYTIC_RC_LAYERNORM);
+	analytic_rc_modules_format(mods, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "moe_act,layernorm");
+	CHECK_ERR(analytic_rc_modules_parse("mlp,attn", &mods),
+		  "pd2bw: unknown recompute module 'attn' (valid: core_attn, "
+		  "mla_up_proj, moe_act, layernorm, mlp)");
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	analytic_opts_init(&o);
+	CHECK_INT_EQ(o.rc_modules, ANALYTIC_RC_CORE_ATTN);
+	o.rc_modules = ANALYTIC_RC_MOE_ACT;
+	profile_init(&p);
+	CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
+	pt = &p.layers[1].pt[0];
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE] -
+			     pt->stash_bytes[PROF_RC_SELECTIVE],
+		     4096LL * 8 * 768 * 2);
+	CHECK(pt->recomp_ms[PROF_RC_SELECTIVE] > 0 &&
+	      pt->recomp_ms[PROF_RC_SELECTIVE] < 0.1 * pt->fwd_ms);
+	profile_release(&p);
+	o.rc_modules = ANALYTIC_RC_MOE_ACT | ANALYTIC_RC_LAYERNORM;
+	profile_init(&p);
+	CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
+	pt = &p.layers[1].pt[0];
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE] -
+			     pt->stash_bytes[PROF_RC_SELECTIVE],
+		     4096LL * 8 * 768 * 2 + 2 * 4096LL * 2048 * 2);
+	profile_release(&p);
+	model_release(&m);
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/deepseek-v3.json")) ==
+	      0);
+	m.seq_len = 4096;
+	o.rc_modules = ANALYTIC_RC_MLA_UP_PROJ;
+	profile_init(&p);
+	CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
+	pt = &p.layers[2].pt[0];
+	CHECK_STR_EQ(p.layers[2].name, "block_moe");
+	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE] -
+			     pt->stash_bytes[PROF_RC_SELECTIVE],
+		     4096LL * 128 * (192 + 192 + 128) * 2);
+	/* the up-projections again: a share of the forward */
+	CHECK(pt->recomp_ms[PROF_RC_SELECTIVE] > 0.02 * pt->fwd_ms &&
+	      pt->recomp_ms[PROF_RC_SELECTIVE] < 0.3 * pt->fwd_ms);
+	profile_release(&p);
+	model_release(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -660,6 +764,8 @@ main(int argc, char **argv)
 	test_roofline();
 	test_errors();
 	test_v2();
+	test_moe_stash();
+	test_rc_modules();
 	catalog_release(&cat);
 	return h_done();
 }

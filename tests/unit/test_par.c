@@ -460,6 +460,50 @@ test_ep_cost(void)
 	g.t = 2;
 	g.etp = 1;
 	CHECK_INT_EQ(cost_edp(&g), 8);
+	g.t = 1;
+	g.etp = 0;
+	g.e = 8;
+	/*
+	 * --overlap-moe-expert-parallel-comm: 10 ms of all-to-alls against
+	 * 24 ms of compute a microbatch.  Of m = 8 microbatches on one
+	 * stage (in flight 1) one has no partner and exposes its 10 ms;
+	 * the other 7 hide theirs: 10 / 8 = 1.25 ms a microbatch.
+	 */
+	{
+		struct plan_stage st;
+		struct runtime rt;
+
+		g.m = 8;
+		CHECK(runtime_parse(&rt, "megatron-core") == 0);
+		g.rt = &rt;
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.ep_ms, 10, 1e-9);
+		CHECK(runtime_parse(&rt, "megatron-core:overlap-moe-ep-comm") ==
+		      0);
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.compute_ms, 24, 1e-9);
+		CHECK_NEAR(st.ep_ms, 10.0 / 8, 1e-9);
+		/* a pipeline needs virtual stages for it; no full
+		 * recomputation (transformer_config.py:3007-3023) */
+		{
+			char why[160];
+
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 4, 1, 1, 0,
+					    PROF_RC_NONE, why,
+					    sizeof(why)) == -1);
+			CHECK_STR_EQ(why, "runtime megatron-core: "
+					  "overlap-moe-ep-comm needs "
+					  "--interleave 2 or more with a "
+					  "pipeline");
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 4, 1, 2, 0,
+					    PROF_RC_NONE, why,
+					    sizeof(why)) == 0);
+			CHECK(runtime_check(&rt, PLAN_FLUSH, 1, 1, 1, 0,
+					    PROF_RC_FULL, why,
+					    sizeof(why)) == -1);
+		}
+		g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	}
 	chain_release(&c);
 	profile_release(&p);
 }
@@ -490,6 +534,45 @@ test_ep_place(void)
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
 	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
 	place_links_release(&l);
+	cluster_release(&cl);
+}
+
+/*
+ * A job that does not fill its NVLink domains: 256 GPUs on NVL72 racks
+ * run as 4 domains of 64 (Slurm --segment, Megatron-Bridge executors.py:
+ * 168-177), so an expert-parallel group of 64 consecutive ranks stays on
+ * NVLink; packed, ranks 64-127 would straddle racks 0 and 1.
+ */
+static void
+test_ep_segment(void)
+{
+	struct cluster cl;
+	struct place_links l;
+
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "gb200-nvl72:4") == 0);
+	/* 64 trays of 4: segments of 16 trays, the largest divisor of 64
+	 * up to 18 */
+	CHECK_INT_EQ(place_segment(&cl, 256), 64);
+	CHECK_INT_EQ(place_segment(&cl, 64), 64);
+	CHECK_INT_EQ(place_segment(&cl, 288), 72);
+	/* 24 trays: 2 segments of 12 */
+	CHECK_INT_EQ(place_segment(&cl, 96), 48);
+	/* not whole trays: packed */
+	CHECK_INT_EQ(place_segment(&cl, 278), 72);
+	place_links_init(&l, &cl, 4);
+	/* 64 replicas x 4 stages, replicas of a stage consecutive (pp
+	 * outermost, Megatron's order): each stage's 64 GPUs one domain */
+	place_links_fill_par(&l, &cl, PLAN_REPLICAS_IN_NODE, 64, 4, 1, 1, 64,
+			     1);
+	CHECK_NEAR(l.ep_gb_s[1], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_lat_us[1], cl.intra_latency_us, 1e-9);
+	place_links_release(&l);
+	cluster_release(&cl);
+	/* hosts of 8 GPUs are filled whole: 12 GPUs as 8 + 4 */
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	CHECK_INT_EQ(place_segment(&cl, 12), 8);
 	cluster_release(&cl);
 }
 
@@ -608,6 +691,7 @@ main(void)
 	test_ep_shapes();
 	test_ep_cost();
 	test_ep_place();
+	test_ep_segment();
 	test_search_brute();
 	catalog_release(&cat);
 	return h_done();
