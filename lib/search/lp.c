@@ -124,60 +124,45 @@ glpk_failed(void *info)
 	longjmp(*(jmp_buf *)info, 1);
 }
 
-int
-lp_stage(const struct chain *c, const struct cost_opts *o,
-	 const struct cost_cfg *g, const struct place_links *l, int s, int a,
-	 int e, const struct lp_opts *lo, int *rc, double *extra)
+/* setup() and solve() stay out of lp_stage(), whose setjmp would
+ * otherwise see their variables (gcc's -Wclobbered). */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* One stage's problem, as lp_stage() sets it up for solve(). */
+struct lp_in {
+	const struct chain *c;
+	const struct cost_opts *o;
+	const struct cost_cfg *g;
+	const struct place_links *l;
+	const struct lp_opts *lo;
+	int s, a, e, n, nr, ng;
+	int opts[PROF_RC_N];
+	int *gof, *rep, *size;  /* layer's group, group's first layer, size */
+	int *ia, *ja;           /* the matrix, cap 4 ng nr + 4 entries */
+	double *ar, inflight, budget;
+};
+
+/*
+ * Build and solve in's problem; fills rc and *extra.  GLPK may leave it
+ * by longjmp (glpk_failed): it touches nothing of its caller's but in's
+ * arrays, which the caller frees.
+ */
+static NOINLINE int
+solve(const struct lp_in *in, int *rc, double *extra)
 {
+	const struct chain *c = in->c;
+	const struct cost_cfg *g = in->g;
+	int ng = in->ng, nr = in->nr, a = in->a, e = in->e;
+	int nz = 0, q, r, j, col, row, ycol, err, st, ret;
+	int *ia = in->ia, *ja = in->ja;
+	double *ar = in->ar;
 	glp_prob *lp;
 	glp_iocp parm;
-	int n = e - a + 1, nr = 0, opts[PROF_RC_N], j, r, col, row, ret;
-	int *ia = NULL, *ja = NULL, nz = 0, cap_nz, ycol, st, err;
-	int *gof, *rep, *size, ng = 0, q;
-	double *ar = NULL, inflight, budget;
-	jmp_buf fail;
 
-	for (r = 0; r < PROF_RC_N; r++)
-		if (lo->rc_mask & (1u << r))
-			opts[nr++] = r;
-	if (!nr)
-		return LP_INFEASIBLE;
-	inflight = cost_in_flight(g, s) * cost_interleave_factor(g) *
-		   margin(o, g);
-	budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
-
-	/*
-	 * Identical layers (a stage's transformer blocks) form one group
-	 * with an integer count per option: the same optimum without the
-	 * symmetric branch-and-bound tree of one binary per layer.
-	 */
-	gof = xcalloc(n, sizeof(int));
-	rep = xcalloc(n, sizeof(int));
-	size = xcalloc(n, sizeof(int));
-	for (j = 0; j < n; j++) {
-		for (q = 0; q < ng; q++)
-			if (alike(c, g, a + rep[q], a + j))
-				break;
-		if (q == ng)
-			rep[ng++] = j;
-		gof[j] = q;
-		size[q]++;
-	}
-
-	cap_nz = 4 * ng * nr + 4;
-	ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
-	ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
-	ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
-	/* Nothing set from here to the end is read after a longjmp. */
-	if (setjmp(fail)) {
-		glp_error_hook(NULL, NULL);
-		glp_free_env();
-		pd2bw_error("GLPK failed (out of memory?): stage %d left "
-			    "without a per-layer choice", s);
-		ret = LP_ERROR;
-		goto out;
-	}
-	glp_error_hook(glpk_failed, &fail);
 	glp_term_out(GLP_OFF);
 	lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
@@ -187,10 +172,10 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		for (r = 0; r < nr; r++) {
 			col = 1 + q * nr + r;
 			glp_set_col_kind(lp, col, GLP_IV);
-			glp_set_col_bnds(lp, col, GLP_DB, 0, size[q]);
+			glp_set_col_bnds(lp, col, GLP_DB, 0, in->size[q]);
 			glp_set_obj_coef(lp, col,
-					 extra_ms(c, g, l, s, a + rep[q],
-						  opts[r]));
+					 extra_ms(c, g, in->l, in->s,
+						  a + in->rep[q], in->opts[r]));
 		}
 	ycol = ng * nr + 1;
 	glp_set_col_kind(lp, ycol, GLP_BV);
@@ -199,7 +184,7 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	glp_add_rows(lp, 2 * ng + 1);
 	for (q = 0; q < ng; q++) {
 		row = 1 + q;
-		glp_set_row_bnds(lp, row, GLP_FX, size[q], size[q]);
+		glp_set_row_bnds(lp, row, GLP_FX, in->size[q], in->size[q]);
 		for (r = 0; r < nr; r++) {
 			nz++;
 			ia[nz] = row;
@@ -209,30 +194,30 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	}
 	row = ng + 1;
 	/* Memory in GB keeps the coefficients well scaled. */
-	glp_set_row_bnds(lp, row, GLP_UP, 0, budget / 1e9);
+	glp_set_row_bnds(lp, row, GLP_UP, 0, in->budget / 1e9);
 	for (q = 0; q < ng; q++)
 		for (r = 0; r < nr; r++) {
 			nz++;
 			ia[nz] = row;
 			ja[nz] = 1 + q * nr + r;
-			ar[nz] = inflight *
-				 CHAIN_AT(c, c->stash[opts[r]], g->k,
-					  a + rep[q]) /
+			ar[nz] = in->inflight *
+				 CHAIN_AT(c, c->stash[in->opts[r]], g->k,
+					  a + in->rep[q]) /
 				 1e9;
 		}
 	nz++;
 	ia[nz] = row;
 	ja[nz] = ycol;
-	ar[nz] = peak_layer(c, g, a, e) * margin(o, g) / 1e9;
+	ar[nz] = peak_layer(c, g, a, e) * margin(in->o, g) / 1e9;
 	for (q = 0; q < ng; q++) {
 		row = ng + 2 + q;
 		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
 		nz++;
 		ia[nz] = row;
 		ja[nz] = ycol;
-		ar[nz] = -size[q];
+		ar[nz] = -in->size[q];
 		for (r = 0; r < nr; r++)
-			if (opts[r] == PROF_RC_FULL) {
+			if (in->opts[r] == PROF_RC_FULL) {
 				nz++;
 				ia[nz] = row;
 				ja[nz] = 1 + q * nr + r;
@@ -244,8 +229,8 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	glp_init_iocp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.presolve = GLP_ON;
-	parm.mip_gap = lo->mip_gap;
-	parm.tm_lim = lo->time_limit_ms;
+	parm.mip_gap = in->lo->mip_gap;
+	parm.tm_lim = in->lo->time_limit_ms;
 	err = glp_intopt(lp, &parm);
 	st = glp_mip_status(lp);
 	if ((err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
@@ -258,12 +243,12 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 				left[r] = (int)(glp_mip_col_val(
 							lp, 1 + q * nr + r) +
 						0.5);
-			for (j = 0, r = 0; j < n; j++) {
-				if (gof[j] != q)
+			for (j = 0, r = 0; j < in->n; j++) {
+				if (in->gof[j] != q)
 					continue;
 				while (r < nr - 1 && left[r] == 0)
 					r++;
-				rc[j] = opts[r];
+				rc[j] = in->opts[r];
 				left[r]--;
 			}
 		}
@@ -276,13 +261,95 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		ret = LP_ERROR;
 	}
 	glp_delete_prob(lp);
-	glp_error_hook(NULL, NULL);
-out:
-	free(ia);
-	free(ja);
-	free(ar);
-	free(gof);
-	free(rep);
-	free(size);
+	return ret;
+}
+
+/* Set up in for stage s = layers a..e: the options, the groups of alike
+ * layers and the matrix arrays.  Returns 0, or LP_INFEASIBLE when no
+ * option is allowed. */
+static NOINLINE int
+setup(struct lp_in *in, const struct chain *c, const struct cost_opts *o,
+      const struct cost_cfg *g, const struct place_links *l, int s, int a,
+      int e, const struct lp_opts *lo)
+{
+	int j, r, q, cap_nz;
+
+	memset(in, 0, sizeof(*in));
+	in->c = c;
+	in->o = o;
+	in->g = g;
+	in->l = l;
+	in->lo = lo;
+	in->s = s;
+	in->a = a;
+	in->e = e;
+	in->n = e - a + 1;
+	for (r = 0; r < PROF_RC_N; r++)
+		if (lo->rc_mask & (1u << r))
+			in->opts[in->nr++] = r;
+	if (!in->nr)
+		return LP_INFEASIBLE;
+	in->inflight = cost_in_flight(g, s) * cost_interleave_factor(g) *
+		       margin(o, g);
+	in->budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
+
+	/*
+	 * Identical layers (a stage's transformer blocks) form one group
+	 * with an integer count per option: the same optimum without the
+	 * symmetric branch-and-bound tree of one binary per layer.
+	 */
+	in->gof = xcalloc(in->n, sizeof(int));
+	in->rep = xcalloc(in->n, sizeof(int));
+	in->size = xcalloc(in->n, sizeof(int));
+	for (j = 0; j < in->n; j++) {
+		for (q = 0; q < in->ng; q++)
+			if (alike(c, g, a + in->rep[q], a + j))
+				break;
+		if (q == in->ng)
+			in->rep[in->ng++] = j;
+		in->gof[j] = q;
+		in->size[q]++;
+	}
+	cap_nz = 4 * in->ng * in->nr + 4;
+	in->ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	in->ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
+	in->ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
+	return 0;
+}
+
+static void
+release(struct lp_in *in)
+{
+	free(in->ia);
+	free(in->ja);
+	free(in->ar);
+	free(in->gof);
+	free(in->rep);
+	free(in->size);
+}
+
+int
+lp_stage(const struct chain *c, const struct cost_opts *o,
+	 const struct cost_cfg *g, const struct place_links *l, int s, int a,
+	 int e, const struct lp_opts *lo, int *rc, double *extra)
+{
+	struct lp_in in;
+	volatile int ret = LP_ERROR;
+	jmp_buf fail;
+
+	if (setup(&in, c, o, g, l, s, a, e, lo))
+		return LP_INFEASIBLE;
+	/* nothing here but ret changes between setjmp and a longjmp */
+	if (setjmp(fail)) {
+		glp_error_hook(NULL, NULL);
+		glp_free_env();
+		pd2bw_error("GLPK failed (out of memory?): stage %d left "
+			    "without a per-layer choice", s);
+	} else {
+		glp_error_hook(glpk_failed, &fail);
+		ret = solve(&in, rc, extra);
+		glp_error_hook(NULL, NULL);
+	}
+	release(&in);
 	return ret;
 }
