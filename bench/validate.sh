@@ -319,47 +319,59 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		rc, sp, cl, int((gpus + gpn(cl) - 1) / gpn(cl)), args
 }' "$TMP/rows" >"$TMP/todo"
 
-# cluster SPEC NODES -> the -c argument: a preset, or a copy of a cluster
-# file of bench/data with its node count.
+# cluster SPEC NODES: CL = the -c argument, a preset or a copy of a
+# cluster file of bench/data with its node count (a variable, not
+# printed: the loop below runs it 300 times and forks for nothing else).
 cluster() {
 	case $1 in
 	*.yaml)
-		f=$TMP/cluster-$(basename "$1" .yaml)-$2.yaml
-		[ -f "$f" ] || sed "s/^nodes: .*/nodes: $2/" "bench/data/$1" >"$f"
-		echo "$f" ;;
-	*) echo "$1:$2" ;;
+		f=${1##*/}
+		CL=$TMP/cluster-${f%.yaml}-$2.yaml
+		[ -f "$CL" ] || sed "s/^nodes: .*/nodes: $2/" "bench/data/$1" >"$CL" ;;
+	*) CL=$1:$2 ;;
 	esac
 }
 GIB=1073741824
 # Each predicted row: id, predicted step (s), state GiB (weights + state,
 # averaged over the stages), activations GiB (stage 0 stash), peak GiB,
 # exit status, message.
-: >"$TMP/pred"
+: >"$TMP/status"
 awk -F'\t' '$4 != "skip"' "$TMP/todo" | while IFS='	' read -r id _ _ _ _ _ _ _ cl nodes args; do
-	out=$TMP/$id.plan
 	rc=0
+	cluster "$cl" "$nodes"
 	# shellcheck disable=SC2086 # args: words without blanks, split on purpose
-	"$PLAN" $args -c "$(cluster "$cl" "$nodes")" -q -o "$out" 2>"$TMP/err" || rc=$?
-	msg=$(head -1 "$TMP/err" | sed 's/^pd2bw-plan: //; s/	/ /g')
-	if [ -s "$out" ]; then
-		awk -v id="$id" -v rc=$rc -v msg="${msg:--}" -v g="$GIB" '
-		/^  iteration_ms:/ { t = $2 / 1000 }
-		/^  peak_memory_bytes:/ { peak = $2 / g }
-		/^- \{first: / {
-			for (i = 1; i <= NF; i++) {
-				k = $i; v = $(i + 1); sub(/,$/, "", v); sub(/}$/, "", v)
-				if (k == "weight_bytes:") w = v
-				if (k == "state_bytes:") s = v
-				if (k == "stash_bytes:") a = v
-			}
-			ws += w + s; n++
-			if (n == 1) a0 = a
-		}
-		END { printf "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%s\n", id, t, ws / n / g, a0 / g, peak, rc, msg }' "$out"
-	else
-		printf '%s\t-\t-\t-\t-\t%s\t%s\n' "$id" "$rc" "${msg:-no plan written}"
-	fi >>"$TMP/pred"
+	"$PLAN" $args -c "$CL" -q -o "$TMP/$id.plan" 2>"$TMP/err" || rc=$?
+	msg=
+	IFS= read -r msg <"$TMP/err" || :
+	printf '%s\t%s\t%s\n' "$id" "$rc" "${msg#pd2bw-plan: }" >>"$TMP/status"
 done
+# Then every plan at once: the status lines first, then the plan files
+# (id from the file name), one line per row to $TMP/pred.
+ls "$TMP" | grep '\.plan$' | sed "s|^|$TMP/|" >"$TMP/plans"
+awk -v g="$GIB" '
+FNR == NR { split($0, f, "\t"); order[++nr] = f[1]; rc[f[1]] = f[2]; msg[f[1]] = f[3] == "" ? "-" : f[3]; next }
+FNR == 1 { id = FILENAME; sub(/.*\//, "", id); sub(/\.plan$/, "", id); seen[id] = 1; n[id] = 0 }
+/^  iteration_ms:/ { t[id] = $2 / 1000 }
+/^  peak_memory_bytes:/ { peak[id] = $2 / g }
+/^- \{first: / {
+	for (i = 1; i <= NF; i++) {
+		k = $i; v = $(i + 1); sub(/,$/, "", v); sub(/}$/, "", v)
+		if (k == "weight_bytes:") w = v
+		if (k == "state_bytes:") st = v
+		if (k == "stash_bytes:") a = v
+	}
+	ws[id] += w + st; n[id]++
+	if (n[id] == 1) a0[id] = a
+}
+END {
+	for (i = 1; i <= nr; i++) {
+		id = order[i]; m = msg[id]; gsub(/\t/, " ", m)
+		if (id in seen && n[id] > 0)
+			printf "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%s\n", id, t[id], ws[id] / n[id] / g, a0[id] / g, peak[id], rc[id], m
+		else
+			printf "%s\t-\t-\t-\t-\t%s\t%s\n", id, rc[id], m == "-" ? "no plan written" : m
+	}
+}' "$TMP/status" $(cat "$TMP/plans") /dev/null >"$TMP/pred"
 
 # Report.
 awk -F'\t' -v OFS='\t' -v quiet="$QUIET" -v listrows="$ROWS" -v check="$CHECK" \
@@ -580,7 +592,8 @@ while IFS='	' read -r id _ _ _ _ _ _ _ cl nodes args; do
 	gpus=$(printf '%s\n' "$args" | sed 's/.*--max-gpus \([0-9]*\).*/\1/')
 	bs=$(printf '%s\n' "$args" | sed 's/.* -B \([0-9]*\).*/\1/')
 	for sched in 2bw,flush,gpipe,none flush; do
-		"$PLAN" "$m" -c "$(cluster "$cl" "$nodes")" --max-gpus "$gpus" -B "$bs" \
+		cluster "$cl" "$nodes"
+		"$PLAN" "$m" -c "$CL" --max-gpus "$gpus" -B "$bs" \
 			-s $sched -r none,selective,full --interleave 1,2,3 \
 			--grad-bytes 4 -q -o "$TMP/best" 2>/dev/null || {
 			echo "$id: nothing fits"; continue; }
