@@ -515,16 +515,10 @@ main(int argc, char **argv)
 			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
 				       1 << 20, 1);
 			break;
-		case OPT_PRECISION: {
-			int pr = -1;
-
-			cli_names("--precision", optarg, model_prec_names, &pr);
-			if (pr < 0)
-				cli_usage_error("%s", "--precision takes one of "
-						"bf16, fp16, fp32, fp8");
-			input_set_precision(pr);
+		case OPT_PRECISION:
+			input_set_precision(cli_name("--precision", optarg,
+						     model_prec_names));
 			break;
-		}
 		case OPT_CONTEXT_MEM:
 			ctx_gib = cli_double("--context-memory", optarg, 0, 1024);
 			break;
@@ -538,12 +532,8 @@ main(int argc, char **argv)
 			have_rt = 1;
 			break;
 		case OPT_FP8_RECIPE:
-			cli_names("--fp8-recipe", optarg, model_fp8_names,
-				  &fp8_recipe);
-			if (fp8_recipe < 0)
-				cli_usage_error("%s", "--fp8-recipe takes one of "
-						"delayed, tensorwise, blockwise, "
-						"mxfp8");
+			fp8_recipe = cli_name("--fp8-recipe", optarg,
+					      model_fp8_names);
 			break;
 		case OPT_FUSIONS:
 			if (analytic_fusions_parse(optarg, &fusions))

@@ -386,12 +386,8 @@ main(int argc, char **argv)
 					    "fused or unfused)", optarg);
 			break;
 		case OPT_FP8_RECIPE:
-			cli_names("--fp8-recipe", optarg, model_fp8_names,
-				  &fp8_recipe);
-			if (fp8_recipe < 0)
-				cli_usage_error("%s", "--fp8-recipe takes one of "
-						"delayed, tensorwise, blockwise, "
-						"mxfp8");
+			fp8_recipe = cli_name("--fp8-recipe", optarg,
+					      model_fp8_names);
 			break;
 		case OPT_FUSIONS:
 			if (analytic_fusions_parse(optarg, &ao.fusions))

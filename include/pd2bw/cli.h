@@ -37,6 +37,11 @@ double cli_double(const char *opt, const char *s, double lo, double hi);
 unsigned cli_names(const char *opt, const char *s, const char *const *names,
 		   int *one);
 /*
+ * Exactly one of the NULL-terminated names: its index, or a usage error
+ * listing them.
+ */
+int cli_name(const char *opt, const char *s, const char *const *names);
+/*
  * "1,2,4" into out[0..max): integers in [lo, hi], strictly increasing when
  * increasing != 0, else merely distinct.  Returns how many.
  */

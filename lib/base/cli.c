@@ -78,6 +78,33 @@ cli_double(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
+/* "a, b, c" of the NULL-terminated names into valid[n]. */
+static void
+list_names(const char *const *names, char *valid, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	valid[0] = 0;
+	for (i = 0; names[i] && len < n; i++)
+		len += (size_t)snprintf(valid + len, n - len, "%s%s",
+					i ? ", " : "", names[i]);
+}
+
+int
+cli_name(const char *opt, const char *s, const char *const *names)
+{
+	int one = -1;
+	char valid[512];
+
+	cli_names(opt, s, names, &one);
+	if (one < 0) {
+		list_names(names, valid, sizeof(valid));
+		cli_usage_error("%s takes one of %s", opt, valid);
+	}
+	return one;
+}
+
 unsigned
 cli_names(const char *opt, const char *s, const char *const *names, int *one)
 {
@@ -92,14 +119,8 @@ cli_names(const char *opt, const char *s, const char *const *names, int *one)
 				break;
 		if (!names[i]) {
 			char valid[512];
-			size_t len = 0;
 
-			valid[0] = 0;
-			for (i = 0; names[i] && len < sizeof(valid); i++)
-				len += (size_t)snprintf(valid + len,
-							sizeof(valid) - len,
-							"%s%s", i ? ", " : "",
-							names[i]);
+			list_names(names, valid, sizeof(valid));
 			cli_usage_error("invalid %s '%s' (valid: %s)", opt, tok,
 					valid);
 		}

@@ -1,0 +1,1 @@
+pd2bw-plan gpt-2.2b -c dgx-a100:1 -B 64 --precision fp8 --fp8-recipe delayed,mxfp8; echo "rc $?"; pd2bw-plan gpt-2.2b -c dgx-a100:1 -B 64 --precision fp8,bf16; echo "rc $?"; pd2bw-profile -g B200 -p fp8 --fp8-recipe bogus gpt-2.2b; echo "rc $?"
