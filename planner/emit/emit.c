@@ -208,19 +208,20 @@ emit_family(const struct emit_in *in)
 int
 emit_fp8_params(const struct emit_in *in)
 {
-	const struct plan *p = in->p;
-	const char *prec = in->prof->precision;
 	struct runtime rt;
+	struct cost_cfg g;
 
-	if (!prec || strcmp(prec, "fp8") || !p->zero || !in->o ||
-	    in->o->fp8_recipe == FP8_BLOCKWISE)
+	if (!in->o)
 		return 0;
 	/* a plan for another runtime is run as Megatron-Core's defaults */
 	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
-	if (p->runtime && !strncmp(p->runtime, "megatron-core", 13) &&
-	    runtime_parse(&rt, p->runtime))
+	if (in->p->runtime && !strncmp(in->p->runtime, "megatron-core", 13) &&
+	    runtime_parse(&rt, in->p->runtime))
 		return 0;
-	return runtime_has(&rt, RUNTIME_OPT_FP8_PARAM_GATHER);
+	memset(&g, 0, sizeof(g));
+	g.zero = in->p->zero;
+	g.rt = &rt;
+	return cost_fp8_params(in->o, &g);
 }
 
 /* ---- re-evaluation of what a runtime runs ---- */
