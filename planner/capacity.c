@@ -20,6 +20,7 @@
 
 #include "capacity.h"
 #include "input.h"
+#include "par_opts.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/catalog.h"
@@ -60,6 +61,7 @@ capacity_release(struct capacity *c)
 		free(t->gpu);
 		free(t->node);
 		free(t->profile);
+		free(t->hint);
 	}
 	free(c->types);
 	free(c->model);
@@ -223,6 +225,12 @@ capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
 			r->m = p.m;
 			r->recompute = p.recompute;
 			r->place = p.place;
+			r->c = p.c > 1 ? p.c : 1;
+			r->e = p.e > 1 ? p.e : 1;
+			r->v = p.v > 1 ? p.v : 1;
+			r->zero = p.zero;
+			r->shard = p.shard;
+			r->offload = p.offload;
 			r->iter_ms = p.iter_ms;
 			r->samples_s = p.samples_s;
 			r->tflops_per_gpu = p.tflops_per_gpu;
@@ -384,6 +392,7 @@ static const struct option longopts[] = {
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"reserve", required_argument, NULL, OPT_RESERVE},
 	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
+	PAR_OPTS_LONGOPTS,
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
 	{"svg", required_argument, NULL, OPT_SVG},
@@ -406,7 +415,9 @@ usage(FILE *fp)
 		"smallest cluster that\nfits, the cheapest that meets the "
 		"deadline, where scaling stops paying.\n"
 		"MODEL is a pd2bw model or Hugging Face config.json "
-		"(estimated for each\nGPU type) or a profile.\n"
+		"(estimated for each\nGPU type) or a profile.  For a mixture "
+		"of experts the search tries expert\nparallelism too; when "
+		"no size fits, the report names an option that would.\n"
 		"\n"
 		"      --tokens N           tokens to train on; suffix k, M, "
 		"G or B, T (1e3..1e12)\n"
@@ -444,6 +455,54 @@ usage(FILE *fp)
 		"2bw,flush,none)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
 		"none,full)\n"
+		"      --sequence-parallel MODE  off, on or both (default: "
+		"both)\n"
+		"      --context-parallel LIST  context-parallel degrees for a "
+		"model (default 1):\n"
+		"                           each rank holds seq/N tokens, K/V "
+		"ring in attention\n"
+		"      --expert-parallel LIST  expert-parallel degrees for a MoE "
+		"model (default:\n"
+		"                           the powers of two up to the GPUs "
+		"per node that\n"
+		"                           divide the experts; 1 for a dense "
+		"model)\n"
+		"      --expert-tensor-parallel MODE  tp (experts split like "
+		"the tensor-parallel\n"
+		"                           layers, default) or 1 (whole "
+		"experts)\n"
+		"      --moe-imbalance F    busiest GPU's expert tokens over the "
+		"balanced share\n"
+		"                           (default 1: dropless, balanced)\n"
+		"      --interleave LIST    virtual stages per GPU for flush "
+		"(default: 1)\n"
+		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
+		"(default: off)\n"
+		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
+		"state, 2 + gradients,\n"
+		"                           3 + parameters (FSDP), or all "
+		"(default: 0)\n"
+		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
+		"of N data-parallel\n"
+		"                           ranks, replicated across (default: "
+		"all ranks)\n"
+		"      --offload MODE       activation CPU offload: off, on or "
+		"both (default: off)\n"
+		"      --precision P        train the model in bf16, fp16, fp32 "
+		"or fp8\n"
+		"      --fp8-recipe R       with fp8: delayed (default), "
+		"tensorwise, blockwise\n"
+		"                           or mxfp8 (Blackwell)\n"
+		"      --fusions LIST       kernels the estimate fuses: act, "
+		"dropadd, rope, xent,\n"
+		"                           all or none (default: the "
+		"--runtime's, else all)\n"
+		"      --runtime NAME[:OPT,no-OPT,...]\n"
+		"                           what runs the plans: pipedream-2bw, "
+		"megatron-core,\n"
+		"                           deepspeed, torchtitan, pytorch-ddp "
+		"(default: per\n"
+		"                           schedule)\n"
 		"      --microbatches LIST  microbatch sizes to estimate "
 		"(default 1,2,4,...,64)\n"
 		"      --reserve GIB        memory kept free per GPU (default "
@@ -470,9 +529,11 @@ usage(FILE *fp)
 		"  %s capacity gpt-2.2b --tokens 100G --gpu V100-16GB "
 		"--nodes 1,2,4,8 -f csv\n"
 		"  %s capacity gpt-3.8b --tokens 300G --gpu H200:dgx-a100 "
-		"-n 16   (H200s in DGX A100 nodes)\n",
+		"-n 16   (H200s in DGX A100 nodes)\n"
+		"  %s capacity mixtral-8x7b --tokens 1T --gpu H100-SXM "
+		"--zero all   (ZeRO and EP)\n",
 		pd2bw_progname, pd2bw_progname, pd2bw_progname,
-		pd2bw_progname);
+		pd2bw_progname, pd2bw_progname);
 }
 
 /* A number > lo and <= hi (>= lo when lo_ok), with an optional decimal
@@ -600,9 +661,11 @@ struct copts {
 	int64_t seq_len;
 	int mb[MAX_MB], nmb;
 	int tps[MAX_TP], ntp;
+	int have_tp, have_sched, have_rc;
 	double reserve_gib;
 	const char *gpus_file;
 	struct search_opts so;
+	struct par_opts po;
 };
 
 /*
@@ -663,6 +726,152 @@ setup_type(struct capacity *c, const struct copts *o,
 	return 0;
 }
 
+/* A profile holds one split of the sequence and the experts: -1 with
+ * plan mode's message when more were asked for, else 0. */
+static int
+par_not_model(const struct par_opts *po)
+{
+	int i;
+
+	for (i = 0; i < po->ncp; i++)
+		if (po->cps[i] > 1)
+			return pd2bw_error("--context-parallel applies to "
+					   "models: a profile holds one "
+					   "sequence split");
+	for (i = 0; i < po->nep; i++)
+		if (po->eps[i] > 1)
+			return pd2bw_error("--expert-parallel applies to "
+					   "models: a profile holds one split "
+					   "of the experts");
+	return 0;
+}
+
+/* Whether a search at this many nodes finds a plan (its messages are
+ * dropped). */
+static int
+fits_at(const struct search_chain *sc, int nsc, struct cluster *cl,
+	const struct cost_opts *co, const struct search_opts *so, int nodes)
+{
+	struct capacity_type t;
+	struct capacity_row r;
+	int fits;
+
+	memset(&t, 0, sizeof(t));
+	memset(&r, 0, sizeof(r));
+	r.nodes = nodes;
+	t.nrows = 1;
+	t.rows = &r;
+	fits = !capacity_plan_type(&t, sc, nsc, cl, co, so) && r.fits;
+	free(r.why);
+	return fits;
+}
+
+/*
+ * No size of t fits: try the options that save memory at its largest size,
+ * one at a time (ZeRO stages 2 and 3, activation offload, context
+ * parallelism for a model), then together, and keep in t->hint the first
+ * that fits or that none does.
+ */
+static void
+probe_hint(struct capacity_type *t, const struct copts *o,
+	   const struct gpu_catalog *cat, const struct input_chains *x,
+	   struct cluster *cl, const struct cost_opts *co,
+	   const struct search_opts *so0, int is_model)
+{
+	static const int cps[] = {1, 2, 4, 8};
+	int nodes = t->rows[t->nrows - 1].nodes, i, have_cp = 0;
+	int zero = (so0->zero_mask & 0xc) != 0xc;
+	int off = !(so0->offload_mask & 2);
+	struct input_chains *y = NULL;
+	struct search_opts so;
+	char all[128] = "", msg[192];
+	const char *last = "";
+
+	for (i = 0; i < o->po.ncp; i++)
+		have_cp |= o->po.cps[i] > 1;
+	if (zero) {
+		so = *so0;
+		so.zero_mask = 0xf;
+		strcat(all, " --zero all");
+		last = "--zero all";
+		if (fits_at(x->sc, x->n, cl, co, &so, nodes))
+			goto found;
+	}
+	if (off) {
+		so = *so0;
+		so.offload_mask = 3;
+		strcat(all, " --offload both");
+		last = "--offload both";
+		if (fits_at(x->sc, x->n, cl, co, &so, nodes))
+			goto found;
+	}
+	if (is_model && !have_cp) {
+		struct input_par ip;
+		struct quiet q;
+		int bad;
+
+		y = xcalloc(1, sizeof(*y));
+		par_opts_input_par(&o->po, &ip, 0);
+		ip.cps = cps;
+		ip.ncp = 4;
+		ip.ep_auto = 1;
+		if (quiet_begin(&q))
+			goto out;
+		bad = input_par_chains(y, o->model, catalog_find(cat, t->gpu),
+				       t->gpus_per_node, o->mb, o->nmb,
+				       o->seq_len, o->tps, o->ntp,
+				       o->po.sp_mode, &ip);
+		quiet_end(&q);
+		if (!bad) {
+			strcat(all, " --context-parallel 1,2,4,8");
+			so = *so0;
+			if (fits_at(y->sc, y->n, cl, co, &so, nodes)) {
+				snprintf(msg, sizeof(msg), "--context-parallel "
+					 "1,2,4,8 makes %d node%s fit", nodes,
+					 nodes == 1 ? "" : "s");
+				goto done;
+			}
+			if (zero)
+				so.zero_mask = 0xf;
+			if (off)
+				so.offload_mask = 3;
+			if ((zero || off) &&
+			    fits_at(y->sc, y->n, cl, co, &so, nodes))
+				goto found_all;
+		}
+	}
+	so = *so0;
+	if (zero)
+		so.zero_mask = 0xf;
+	if (off)
+		so.offload_mask = 3;
+	if (zero && off && fits_at(x->sc, x->n, cl, co, &so, nodes)) {
+		snprintf(msg, sizeof(msg), "--zero all --offload both makes "
+			 "%d node%s fit", nodes, nodes == 1 ? "" : "s");
+		goto done;
+	}
+	if (!all[0])
+		goto out;
+	snprintf(msg, sizeof(msg), "%d node%s do%s not fit even with%s",
+		 nodes, nodes == 1 ? "" : "s", nodes == 1 ? "es" : "", all);
+	goto done;
+found:
+	snprintf(msg, sizeof(msg), "%s makes %d node%s fit", last, nodes,
+		 nodes == 1 ? "" : "s");
+	goto done;
+found_all:
+	snprintf(msg, sizeof(msg), "%s makes %d node%s fit", all + 1, nodes,
+		 nodes == 1 ? "" : "s");
+done:
+	free(t->hint);
+	t->hint = xstrdup(msg);
+out:
+	if (y) {
+		input_chains_release(y);
+		free(y);
+	}
+}
+
 /* Estimate or load the type's profile, then plan every size. */
 static int
 run_type(struct capacity *c, const struct copts *o,
@@ -674,7 +883,7 @@ run_type(struct capacity *c, const struct copts *o,
 	struct profile *prof = &x.prof[0];
 	struct cost_opts co;
 	struct search_opts so = o->so;
-	int is_model = 0, ret = -1;
+	int is_model = 0, ret = -1, i;
 	int64_t seq;
 
 	x.n = 1;
@@ -709,8 +918,7 @@ run_type(struct capacity *c, const struct copts *o,
 			    c->types[0].gpu);
 		goto out;
 	}
-	cost_opts_init(&co);
-	input_cost_opts(&co, prof, catalog_find(cat, t->gpu), NULL);
+	par_opts_cost(&o->po, &co, prof, catalog_find(cat, t->gpu));
 	co.cap_bytes = (double)t->gpu_mem_bytes - o->reserve_gib * GIB;
 	if (co.cap_bytes <= 0) {
 		pd2bw_error("--reserve %.3g GiB leaves no memory on a %.3g "
@@ -719,14 +927,23 @@ run_type(struct capacity *c, const struct copts *o,
 		goto out;
 	}
 	if (is_model) {
+		struct input_par ip;
+
 		/* The estimate at t = 1 gave the figures above; the
-		 * search takes every tensor-parallel shape. */
+		 * search takes every tensor-parallel shape, and for a
+		 * mixture of experts the expert-parallel degrees that fit
+		 * the node unless --expert-parallel names them. */
 		input_chains_release(&x);
-		if (input_tp_chains(&x, o->model, catalog_find(cat, t->gpu),
-				    t->gpus_per_node, o->mb, o->nmb,
-				    o->seq_len, o->tps, o->ntp, 2))
+		par_opts_input_par(&o->po, &ip, 0);
+		ip.ep_auto = 1;
+		if (input_par_chains(&x, o->model, catalog_find(cat, t->gpu),
+				     t->gpus_per_node, o->mb, o->nmb,
+				     o->seq_len, o->tps, o->ntp,
+				     o->po.sp_mode, &ip))
 			goto out;
 	} else {
+		if (par_not_model(&o->po))
+			goto out;
 		if (chain_build(&x.ch[0], prof))
 			goto out;
 		x.sc[0].c = &x.ch[0];
@@ -743,6 +960,10 @@ run_type(struct capacity *c, const struct copts *o,
 	 * layer, as pd2bw-plan does for its best candidates. */
 	so.lp_k = 1;
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
+	for (i = 0; !ret && i < t->nrows && !t->rows[i].fits; i++)
+		;
+	if (!ret && t->nrows && i == t->nrows)
+		probe_hint(t, o, cat, &x, cl, &co, &so, is_model);
 out:
 	input_chains_release(&x);
 	return ret;
@@ -843,6 +1064,7 @@ capacity_main(int argc, char **argv)
 	o.tps[2] = 4;
 	o.tps[3] = 8;
 	search_opts_init(&o.so);
+	par_opts_init(&o.po);
 	o.so.threads = search_threads_online();
 	/* GPipe has flush's bubble and keeps more stashes (m against
 	 * min(d - s, m)): it never wins, so it is not searched unless
@@ -899,14 +1121,17 @@ capacity_main(int argc, char **argv)
 			break;
 		case 't':
 			o.ntp = cli_ints("--tp", optarg, o.tps, MAX_TP, 1, 64, 1);
+			o.have_tp = 1;
 			break;
 		case 's':
 			o.so.sched_mask = cli_names("--schedule", optarg,
 						      plan_sched_names, NULL);
+			o.have_sched = 1;
 			break;
 		case 'r':
 			o.so.rc_mask = cli_names("--recompute", optarg,
 						   prof_rc_names, NULL);
+			o.have_rc = 1;
 			break;
 		case OPT_MICROBATCHES:
 			o.nmb = cli_ints("--microbatches", optarg, o.mb,
@@ -946,6 +1171,8 @@ capacity_main(int argc, char **argv)
 			ret = 0;
 			goto out_opts;
 		default:
+			if (par_opts_parse(&o.po, &o.so, ch, optarg))
+				break;
 			cli_option_error(ch == ':' ? ':' : '?', argv);
 		}
 	}
@@ -959,6 +1186,9 @@ capacity_main(int argc, char **argv)
 		cli_usage_error("%s", "missing --gpu");
 	/* an output over an input (or the other output) would lose it */
 	check_paths(&o, output, svg);
+	par_opts_check(&o.po, &o.so, o.have_sched, o.have_rc, o.tps,
+		       o.have_tp ? o.ntp : 0);
+	par_opts_apply_input(&o.po);
 	if (fmt < 0)
 		fmt = output ? format_from_name(output) : 0;
 	if (!o.nnodes)
@@ -1016,8 +1246,23 @@ capacity_main(int argc, char **argv)
 	if (afile_batch_end(1))
 		goto out;
 	ret = any ? 0 : 3;
-	if (!any)
-		pd2bw_error("no cluster size of any GPU type fits the model");
+	if (!any) {
+		const struct capacity_type *h = NULL;
+
+		/* one line: the first type an option helps, else the first
+		 * that tried some */
+		for (i = 0; i < cap.ntypes; i++)
+			if (cap.types[i].hint &&
+			    (!h || (strstr(h->hint, "even with") &&
+				    !strstr(cap.types[i].hint, "even with"))))
+				h = &cap.types[i];
+		if (h)
+			pd2bw_error("no cluster size of any GPU type fits the "
+				    "model; %s: %s", h->gpu, h->hint);
+		else
+			pd2bw_error("no cluster size of any GPU type fits the "
+				    "model");
+	}
 out:
 	capacity_release(&cap);
 	cluster_release(&cl);

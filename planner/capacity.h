@@ -28,6 +28,10 @@ struct capacity_row {
 	int fits;                  /* the planner found a configuration */
 	/* The best configuration (when fits). */
 	int sched, w, d, t, sp, b, m, recompute, place;
+	int c, e, v;               /* context-, expert-parallel degree,
+				      interleaving (1: none) */
+	int zero, shard, offload;  /* ZeRO stage, HSDP shard group (0:
+				      all), activations offloaded */
 	double iter_ms, samples_s, tflops_per_gpu;
 	int64_t peak_mem_bytes;
 	/* Derived by capacity_row_finish (0 when it does not fit). */
@@ -59,6 +63,10 @@ struct capacity_type {
 				      threshold */
 	int cheapest;              /* lowest cost (GPU-hours without a price)
 				      among those meeting the deadline */
+	char *hint;                /* no size fits: which options make the
+				      largest fit ("--zero all makes 128
+				      nodes fit"), or that none does; else
+				      NULL (owned) */
 };
 
 struct capacity {

@@ -100,12 +100,47 @@ money(double usd, char *buf, size_t n)
 		snprintf(buf, n, "$%s", human(usd, h, sizeof(h)));
 }
 
+/* Whether row r uses more than schedule, w, d, t and b: interleaving,
+ * context or expert parallelism, ZeRO, activation offload. */
+static int
+row_extra(const struct capacity_row *r)
+{
+	return r->fits && (r->v > 1 || r->c > 1 || r->e > 1 || r->zero ||
+			   r->offload);
+}
+
+/* "v2 c4 e8 z3/8 off": what row_extra() found, or "-". */
+static const char *
+extra_str(const struct capacity_row *r, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+#define ADD(...)                                                              	k += (size_t)snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__)
+	if (r->v > 1)
+		ADD("%sv%d", k ? " " : "", r->v);
+	if (r->c > 1)
+		ADD("%sc%d", k ? " " : "", r->c);
+	if (r->e > 1)
+		ADD("%se%d", k ? " " : "", r->e);
+	if (r->zero)
+		ADD("%sz%d", k ? " " : "", r->zero);
+	if (r->zero && r->shard > 0)
+		ADD("/%d", r->shard);
+	if (r->offload)
+		ADD("%soff", k ? " " : "");
+#undef ADD
+	if (!buf[0])
+		snprintf(buf, n, "-");
+	return buf;
+}
+
 static void
 row_line(FILE *fp, const struct capacity *c, const struct capacity_type *t,
-	 int i)
+	 int i, int extra)
 {
 	const struct capacity_row *r = &t->rows[i];
-	char a[32], b[32], d[32], e[32], why[160], note[96];
+	char a[32], b[32], d[32], e[32], why[160], note[96], x[48];
 
 	if (!r->fits) {
 		short_why(r->why, why, sizeof(why));
@@ -114,10 +149,12 @@ row_line(FILE *fp, const struct capacity *c, const struct capacity_type *t,
 		return;
 	}
 	money(r->cost_usd, d, sizeof(d));
-	fprintf(fp, "%6d %7d  %-5s %5d %4d %2d%s %3d  %-9s %9s %6.1f %8s %9s "
-		    "%8s %4.0f%%  %s\n",
-		r->nodes, r->gpus, plan_sched_names[r->sched], r->w, r->d,
-		r->t, r->sp ? "+sp" : "   ", r->b, plan_rc_names[r->recompute],
+	fprintf(fp, "%6d %7d  %-5s %5d %4d %2d%s %3d  %-9s ", r->nodes,
+		r->gpus, plan_sched_names[r->sched], r->w, r->d, r->t,
+		r->sp ? "+sp" : "   ", r->b, plan_rc_names[r->recompute]);
+	if (extra)
+		fprintf(fp, "%-13s ", extra_str(r, x, sizeof(x)));
+	fprintf(fp, "%9s %6.1f %8s %9s %8s %4.0f%%  %s\n",
 		human(r->tokens_s, a, sizeof(a)), r->tflops_per_gpu,
 		days_str(r->train_days, b, sizeof(b)),
 		human(r->gpu_hours, e, sizeof(e)), d, 100 * r->efficiency,
@@ -146,7 +183,7 @@ void
 capacity_write_table(FILE *fp, const struct capacity *c)
 {
 	char a[32], b[32], label[64];
-	int i, j;
+	int i, j, extra;
 
 	fprintf(fp, "%s: %s tokens of %lld per sample, global batch %lld "
 		    "(%s tokens)",
@@ -164,13 +201,21 @@ capacity_write_table(FILE *fp, const struct capacity *c)
 		if (t->usd_per_gpu_hour >= 0)
 			fprintf(fp, "$%.2f per GPU-hour, ", t->usd_per_gpu_hour);
 		fprintf(fp, "%s\n", t->profile ? t->profile : "estimated");
-		fprintf(fp, " nodes    GPUs  sched     w    d  t      b  recompute  "
-			    "tokens/s TF/GPU     days GPU-hours     cost   "
-			    "eff\n");
+		for (j = 0, extra = 0; j < t->nrows; j++)
+			extra |= row_extra(&t->rows[j]);
+		/* the extra column only where a size uses it: a plain
+		 * table stays as it was */
+		fprintf(fp, " nodes    GPUs  sched     w    d  t      b  "
+			    "recompute %s tokens/s TF/GPU     days GPU-hours  "
+			    "   cost   eff\n",
+			extra ? "more          " : "");
 		for (j = 0; j < t->nrows; j++)
-			row_line(fp, c, t, j);
+			row_line(fp, c, t, j, extra);
 		if (t->smallest < 0) {
-			fprintf(fp, "no size fits\n");
+			if (t->hint)
+				fprintf(fp, "no size fits; %s\n", t->hint);
+			else
+				fprintf(fp, "no size fits\n");
 			continue;
 		}
 		fputc('\n', fp);
@@ -236,7 +281,8 @@ capacity_write_csv(const struct capacity *c, const char *path)
 	      "accumulation,recompute,placement,iteration_ms,samples_per_s,"
 	      "tokens_per_s,tflops_per_gpu,peak_memory_gib,train_days,"
 	      "gpu_hours,usd_per_gpu_hour,cost_usd,efficiency,meets_deadline,"
-	      "note\n",
+	      "note,interleave,context_parallel,expert_parallel,zero_stage,"
+	      "shard_group,activation_offload\n",
 	      f.fp);
 	for (i = 0; i < c->ntypes; i++) {
 		const struct capacity_type *t = &c->types[i];
@@ -252,7 +298,7 @@ capacity_write_csv(const struct capacity *c, const char *path)
 			if (!r->fits) {
 				fputs("no,,,,,,,,,,,,,,,,,,,,,", f.fp);
 				csv_str(f.fp, r->why ? r->why : "");
-				fputc('\n', f.fp);
+				fputs(",,,,,,\n", f.fp);
 				continue;
 			}
 			fprintf(f.fp, "yes,%s,%d,%d,%d,%s,%d,%d,%s,%s,%.3f,"
@@ -272,7 +318,8 @@ capacity_write_csv(const struct capacity *c, const char *path)
 			fprintf(f.fp, "%.4f,%s,", r->efficiency,
 				r->meets_deadline ? "yes" : "no");
 			csv_str(f.fp, notes(c, t, j, ";", note, sizeof(note)));
-			fputc('\n', f.fp);
+			fprintf(f.fp, ",%d,%d,%d,%d,%d,%s\n", r->v, r->c, r->e,
+				r->zero, r->shard, r->offload ? "yes" : "no");
 		}
 	}
 	return afile_commit(&f);
@@ -339,6 +386,12 @@ yaml_row(struct yml_out *o, const struct capacity *c,
 	yml_out_kbool(o, "meets_deadline", r->meets_deadline);
 	if (*notes(c, t, i, ",", note, sizeof(note)))
 		yml_out_kstr(o, "note", note);
+	yml_out_kint(o, "interleave", r->v);
+	yml_out_kint(o, "context_parallel", r->c);
+	yml_out_kint(o, "expert_parallel", r->e);
+	yml_out_kint(o, "zero_stage", r->zero);
+	yml_out_kint(o, "shard_group", r->shard);
+	yml_out_kbool(o, "activation_offload", r->offload);
 	yml_out_end_map(o);
 }
 

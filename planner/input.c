@@ -223,6 +223,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	const int *eps = par->nep ? par->eps : one;
 	int ncp = par->ncp ? par->ncp : 1, nep = par->nep ? par->nep : 1;
 	int strict = par->strict;
+	int auto_eps[16];
 	struct model m;
 	int ci, ei, ret = -1;
 
@@ -239,6 +240,21 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	set_seq(&m, seq_len);
+	if (par->ep_auto && !par->nep && m.moe.experts > 1) {
+		/* (t, sp) shapes per (c, e) pair: at most two per degree */
+		int per = 2 * ntp * ncp, e;
+
+		nep = 0;
+		for (e = 1; e <= gpus_per_node && e <= m.moe.experts &&
+			    nep < (int)(sizeof(auto_eps) / sizeof(*auto_eps)) &&
+			    (nep + 1) * per <= INPUT_MAX_CHAINS;
+		     e *= 2)
+			if (m.moe.experts % e == 0)
+				auto_eps[nep++] = e;
+		if (!nep)
+			auto_eps[nep++] = 1;
+		eps = auto_eps;
+	}
 	for (ci = 0; ci < ncp + nep; ci++) {
 		char why[256];
 		int bad = ci < ncp

@@ -93,6 +93,10 @@ struct input_par {
 	int etp_one;      /* expert tensor parallelism 1, not t */
 	int strict;       /* evaluate mode: a degree that cannot run is an
 			     error */
+	int ep_auto;      /* nep 0 and a mixture of experts: every power
+			     of two up to gpus_per_node (the NVLink domain)
+			     that divides the routed experts, smallest first,
+			     as many as INPUT_MAX_CHAINS leaves room for */
 };
 
 /*
@@ -100,8 +104,9 @@ struct input_par {
  * expert-parallel degree of par->eps as well.  A degree the model cannot
  * run (the sequence not in equal chunks, attention not fused, a sliding
  * window; a dense model, experts not divisible) is an error when
- * par->strict, else left out with the reason in x->skip_why.  Returns 0,
- * or -1.
+ * par->strict, else left out with the reason in x->skip_why.  With
+ * par->ep_auto the expert-parallel degrees default as described there.
+ * Returns 0, or -1.
  */
 int input_par_chains(struct input_chains *x, const char *path,
 		     const struct gpu_spec *g, int gpus_per_node, const int *mb,

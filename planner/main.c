@@ -15,6 +15,7 @@
 #include "pd2bw/cost.h"
 #include "emit/emit.h"
 #include "input.h"
+#include "par_opts.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
@@ -53,27 +54,13 @@ enum {
 	OPT_TIMELINE,
 	OPT_MEMORY,
 	OPT_TRACE,
-	OPT_SP,
-	OPT_INTERLEAVE,
-	OPT_ZERO,
 	OPT_PARTITION,
 	OPT_SEQ_LEN,
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
-	OPT_RUNTIME,
-	OPT_PRECISION,
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
-	OPT_FUSIONS,
-	OPT_FP8_RECIPE,
-	OPT_CP,
-	OPT_EP,
-	OPT_IMBALANCE,
-	OPT_ETP,
-	OPT_ZERO_STAGE,
-	OPT_SHARD_GROUP,
-	OPT_OFFLOAD,
 	OPT_RC_MODULES,
 };
 
@@ -84,26 +71,13 @@ static const struct option longopts[] = {
 	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
-	{"runtime", required_argument, NULL, OPT_RUNTIME},
-	{"precision", required_argument, NULL, OPT_PRECISION},
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
 	{"fragmentation", required_argument, NULL, OPT_FRAG},
-	{"fusions", required_argument, NULL, OPT_FUSIONS},
-	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"recompute-modules", required_argument, NULL, OPT_RC_MODULES},
 	{"tp", required_argument, NULL, 't'},
-	{"sequence-parallel", required_argument, NULL, OPT_SP},
-	{"context-parallel", required_argument, NULL, OPT_CP},
-	{"expert-parallel", required_argument, NULL, OPT_EP},
-	{"expert-tensor-parallel", required_argument, NULL, OPT_ETP},
-	{"moe-imbalance", required_argument, NULL, OPT_IMBALANCE},
-	{"interleave", required_argument, NULL, OPT_INTERLEAVE},
-	{"optimizer-sharding", required_argument, NULL, OPT_ZERO},
-	{"zero", required_argument, NULL, OPT_ZERO_STAGE},
-	{"shard-group", required_argument, NULL, OPT_SHARD_GROUP},
-	{"offload", required_argument, NULL, OPT_OFFLOAD},
+	PAR_OPTS_LONGOPTS,
 	{"evaluate", no_argument, NULL, 'e'},
 	{"width", required_argument, NULL, OPT_WIDTH},
 	{"depth", required_argument, NULL, OPT_DEPTH},
@@ -293,7 +267,6 @@ usage(FILE *fp)
 		pd2bw_progname);
 }
 
-static const char *const onoff_names[] = {"off", "on", "both", NULL};
 
 /* The chain a plan was made from. */
 static const struct chain *
@@ -307,98 +280,6 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 		    (sc[i].ep > 1 ? sc[i].ep : 1) == p->e)
 			return sc[i].c;
 	return sc[0].c;
-}
-
-/*
- * What the user asked for that the runtime cannot run is a usage error
- * naming both; what was left to the search is narrowed to what it runs.
- */
-static void
-check_runtime(const struct runtime *rt, struct search_opts *so,
-	      int have_sched, int have_rc, const int *tps, int ntp,
-	      int sp_mode, int have_zero, const int *cps, int ncp,
-	      const int *eps, int nep, int have_offload)
-{
-	const char *name = runtime_names[rt->id];
-	char why[256];
-	int i, j;
-
-	for (i = 0; i < ncp; i++)
-		if (runtime_check_par(rt, cps[i], 1, why, sizeof(why)))
-			cli_usage_error("%s", why);
-	for (i = 0; i < nep; i++)
-		if (runtime_check_par(rt, 1, eps[i], why, sizeof(why)))
-			cli_usage_error("%s", why);
-	for (i = 0; i < PLAN_NSCHED; i++)
-		if (have_sched && (so->sched_mask & (1u << i)) &&
-		    !(rt->sched_mask & (1u << i)) && so->fix_d != 1)
-			cli_usage_error("runtime %s cannot run the %s schedule",
-					name, plan_sched_names[i]);
-	so->sched_mask &= rt->sched_mask;
-	if (so->fix_d > 1 && !(so->sched_mask & ~(1u << PLAN_NONE)))
-		cli_usage_error("runtime %s cannot run a pipeline", name);
-	for (i = 0, j = 0; i < so->nv; i++) {
-		if (so->v[i] > 1 && !rt->interleave)
-			cli_usage_error("runtime %s cannot interleave stages "
-					"(--interleave %d)", name, so->v[i]);
-		so->v[j++] = so->v[i];
-	}
-	for (i = 0; i < ntp; i++)
-		if (tps[i] > 1 && !rt->tp)
-			cli_usage_error("runtime %s has no tensor parallelism "
-					"(--tp %d)", name, tps[i]);
-	for (i = 1; i < 4; i++) {
-		/* a fixed depth fixes which of the two sets applies */
-		unsigned can = so->fix_d > 1    ? rt->zero_pipe_mask
-			       : so->fix_d == 1 ? rt->zero_mask
-						: rt->zero_mask |
-							  rt->zero_pipe_mask;
-
-		if (!(so->zero_mask & (1u << i)) || (can >> i & 1))
-			continue;
-		if (!have_zero) {
-			so->zero_mask &= ~(1u << i);
-			continue;
-		}
-		if (i == 1)
-			cli_usage_error("runtime %s cannot shard the optimizer "
-					"state (--zero 1)", name);
-		cli_usage_error("runtime %s cannot run ZeRO stage %d%s (--zero "
-				"%d)", name, i,
-				so->fix_d > 1 && (rt->zero_mask >> i & 1)
-					? " with a pipeline" : "", i);
-	}
-	if (!(so->zero_mask & (rt->zero_mask | rt->zero_pipe_mask)))
-		cli_usage_error("runtime %s runs none of the --zero stages "
-				"asked for", name);
-	if (so->shard > 0 && !rt->hsdp)
-		cli_usage_error("runtime %s cannot shard in groups and "
-				"replicate across them (--shard-group %d)",
-				name, so->shard);
-	if ((so->offload_mask & 2) && !rt->offload) {
-		if (have_offload)
-			cli_usage_error("runtime %s cannot offload activations "
-					"(--offload on)", name);
-		so->offload_mask &= ~2u;
-	}
-	if ((so->offload_mask & 2) && have_offload && so->fix_d > 1)
-		cli_usage_error("runtime %s offloads activations only without "
-				"a pipeline (--offload on, --depth %d)", name,
-				so->fix_d);
-	if ((so->offload_mask & 2) && have_offload && !rt->offload_rc &&
-	    so->fix_rc > PROF_RC_NONE)
-		cli_usage_error("runtime %s cannot offload activations with "
-				"recomputation (--offload on, -r %s)", name,
-				prof_rc_names[so->fix_rc]);
-	if (have_rc && (so->rc_mask & (1u << PROF_RC_SELECTIVE)) &&
-	    !rt->selective)
-		cli_usage_error("runtime %s has no selective recomputation",
-				name);
-	if (!have_rc && !rt->selective)
-		so->rc_mask &= ~(1u << PROF_RC_SELECTIVE);
-	/* tp-comm-overlap needs sequence parallelism (megatron/training/
-	 * arguments.py:1441-1442): candidates without it run without */
-	(void)sp_mode;
 }
 
 /* After the summary: where the plan went and what to try next. */
@@ -469,16 +350,11 @@ main(int argc, char **argv)
 	double wb = -1, gb = -1, ob = -1, vb = -1, ctx_gib = -1, frag = -1;
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
-	int have_sched = 0, have_rc = 0, in_batch = 0, have_rt = 0;
-	int have_fusions = 0, fp8_recipe = -1;
-	unsigned fusions = ANALYTIC_FUSE_ALL, rc_modules = ANALYTIC_RC_CORE_ATTN;
-	struct runtime rt_user;
-	int tps[8] = {1, 2, 4, 8}, ntp = 0, sp_mode = 2, zero_one = -1;
-	int have_zero = 0, zero_many = 0, offload_one = -1;
-	int have_offload = 0;
-	int cps[8] = {1}, ncp = 0, eps[8] = {1}, nep = 0;
-	double imbalance = 1;
-	int etp_one = 0;
+	int have_sched = 0, have_rc = 0, in_batch = 0;
+	unsigned rc_modules = ANALYTIC_RC_CORE_ATTN;
+	struct par_opts po;
+	int tps[8] = {1, 2, 4, 8}, ntp = 0;
+	const int *cps = po.cps, *eps = po.eps;
 	struct input_par ipar;
 	int64_t seq_len = 0;
 	struct input_chains tc;
@@ -493,6 +369,7 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "capacity"))
 		return capacity_main(argc - 1, argv + 1);
 	search_opts_init(&so);
+	par_opts_init(&po);
 	so.threads = search_threads_online();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:B:g:s:r:t:eo:j:qhV", longopts,
@@ -515,30 +392,11 @@ main(int argc, char **argv)
 			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
 				       1 << 20, 1);
 			break;
-		case OPT_PRECISION:
-			input_set_precision(cli_name("--precision", optarg,
-						     model_prec_names));
-			break;
 		case OPT_CONTEXT_MEM:
 			ctx_gib = cli_double("--context-memory", optarg, 0, 1024);
 			break;
 		case OPT_FRAG:
 			frag = cli_double("--fragmentation", optarg, 0, 1);
-			break;
-		case OPT_RUNTIME:
-			if (runtime_parse(&rt_user, optarg))
-				cli_usage_error("invalid --runtime '%s'",
-						optarg);
-			have_rt = 1;
-			break;
-		case OPT_FP8_RECIPE:
-			fp8_recipe = cli_name("--fp8-recipe", optarg,
-					      model_fp8_names);
-			break;
-		case OPT_FUSIONS:
-			if (analytic_fusions_parse(optarg, &fusions))
-				cli_usage_error("invalid --fusions '%s'", optarg);
-			have_fusions = 1;
 			break;
 		case OPT_RC_MODULES:
 			if (analytic_rc_modules_parse(optarg, &rc_modules))
@@ -558,83 +416,6 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			ntp = cli_ints("--tp", optarg, tps, 8, 1, 64, 0);
-			break;
-		case OPT_SP:
-			cli_names("--sequence-parallel", optarg, onoff_names,
-				    &sp_mode);
-			if (sp_mode < 0)
-				cli_usage_error("invalid --sequence-parallel '%s'",
-					  optarg);
-			break;
-		case OPT_CP:
-			ncp = cli_ints("--context-parallel", optarg, cps, 8, 1,
-				       4096, 0);
-			break;
-		case OPT_EP:
-			nep = cli_ints("--expert-parallel", optarg, eps, 8, 1,
-				       1 << 20, 0);
-			break;
-		case OPT_ETP: {
-			static const char *const names[] = {"tp", "1", NULL};
-			int one = -1;
-
-			cli_names("--expert-tensor-parallel", optarg, names,
-				  &one);
-			if (one < 0)
-				cli_usage_error("give one --expert-tensor-parallel"
-						", tp or 1, not '%s'", optarg);
-			etp_one = one;
-			break;
-		}
-		case OPT_IMBALANCE:
-			imbalance = cli_double("--moe-imbalance", optarg, 1, 64);
-			break;
-		case OPT_INTERLEAVE:
-			so.nv = cli_ints("--interleave", optarg, so.v,
-					       SEARCH_MAX_V, 1, 64, 0);
-			break;
-		case OPT_ZERO:
-			cli_names("--optimizer-sharding", optarg, onoff_names,
-				    &zero_one);
-			if (zero_one < 0)
-				cli_usage_error("invalid --optimizer-sharding '%s'",
-					  optarg);
-			so.zero_mask = zero_one == 2 ? 3u : 1u << zero_one;
-			zero_many = zero_one == 2;
-			have_zero = 1;
-			break;
-		case OPT_ZERO_STAGE: {
-			int zs[4], nz, i;
-
-			if (!strcmp(optarg, "all")) {
-				/* what the runtime runs, without complaint */
-				so.zero_mask = 0xf;
-				zero_many = 1;
-				have_zero = 0;
-				break;
-			} else {
-				nz = cli_ints("--zero", optarg, zs, 4, 0, 3, 0);
-				so.zero_mask = 0;
-				for (i = 0; i < nz; i++)
-					so.zero_mask |= 1u << zs[i];
-				zero_one = zs[0];
-				zero_many = nz > 1;
-			}
-			have_zero = 1;
-			break;
-		}
-		case OPT_SHARD_GROUP:
-			so.shard = (int)cli_long("--shard-group", optarg, 1,
-						 INT_MAX);
-			break;
-		case OPT_OFFLOAD:
-			cli_names("--offload", optarg, onoff_names,
-				  &offload_one);
-			if (offload_one < 0)
-				cli_usage_error("invalid --offload '%s'", optarg);
-			so.offload_mask = offload_one == 2 ? 3u
-							   : 1u << offload_one;
-			have_offload = 1;
 			break;
 		case 'e':
 			evaluate = 1;
@@ -755,6 +536,8 @@ main(int argc, char **argv)
 			printf("%s %s\n", pd2bw_progname, PD2BW_VERSION);
 			return 0;
 		default:
+			if (par_opts_parse(&po, &so, c, optarg))
+				break;
 			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
@@ -789,31 +572,32 @@ main(int argc, char **argv)
 		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
-		if (ntp > 1 || so.nv > 1 || zero_many || ncp > 1 ||
-		    nep > 1 || (ntp == 1 && tps[0] > 1 && sp_mode == 2) ||
-		    offload_one == 2)
+		if (ntp > 1 || so.nv > 1 || po.zero_many || po.ncp > 1 ||
+		    po.nep > 1 ||
+		    (ntp == 1 && tps[0] > 1 && po.sp_mode == 2) ||
+		    po.offload_one == 2)
 			cli_usage_error("%s", "--evaluate needs one --tp, one "
 					"--interleave, one --sequence-parallel, "
 					"one --context-parallel, one "
 					"--expert-parallel, one --zero (or "
 					"--optimizer-sharding) and one "
 					"--offload");
-		if (so.shard > 0 && zero_one < 2)
+		if (so.shard > 0 && po.zero_one < 2)
 			cli_usage_error("--shard-group %d needs --zero 2 or 3",
 					so.shard);
 		if (so.shard > 0 && ((long)so.fix_w * cps[0]) % so.shard)
 			cli_usage_error("--shard-group %d must divide --width %d "
 					"x --context-parallel %d", so.shard,
 					so.fix_w, cps[0]);
-		if (((long)so.fix_w * cps[0] * (etp_one ? tps[0] : 1)) %
+		if (((long)so.fix_w * cps[0] * (po.etp_one ? tps[0] : 1)) %
 		    eps[0])
 			cli_usage_error("--expert-parallel %d must divide "
 					"--width %d x --context-parallel %d%s "
 					"(an expert-parallel group is data- and "
 					"context-parallel ranks%s)",
 					eps[0], so.fix_w, cps[0],
-					etp_one ? " x --tp" : "",
-					etp_one ? ", and tensor-parallel ones "
+					po.etp_one ? " x --tp" : "",
+					po.etp_one ? ", and tensor-parallel ones "
 						  "under --expert-tensor-parallel 1"
 						: "");
 		if (!ntp)
@@ -854,15 +638,13 @@ main(int argc, char **argv)
 		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
 	}
 
-	if (have_rt)
-		check_runtime(&rt_user, &so, have_sched, have_rc, tps, ntp,
-			      sp_mode, have_zero, cps, ncp, eps, nep,
-			      have_offload);
-	else if (evaluate && (have_zero || have_offload)) {
+	if (po.have_rt)
+		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
+	else if (evaluate && (po.have_zero || po.have_offload)) {
 		/* the schedule's default runtime must run what was fixed */
 		struct runtime def;
 		char why[256];
-		int z = zero_one > 0 && zero_one < 4 ? zero_one : 0;
+		int z = po.zero_one > 0 && po.zero_one < 4 ? po.zero_one : 0;
 
 		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
 		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
@@ -901,15 +683,11 @@ main(int argc, char **argv)
 				   cluster_spec);
 	else
 		gpu = cl.gpu;
-	input_set_fusions(have_fusions ? fusions
-			  : have_rt ? rt_user.fusions : ANALYTIC_FUSE_ALL);
-	if (fp8_recipe < 0)
-		fp8_recipe = have_rt ? rt_user.fp8_recipe : FP8_DELAYED;
-	input_set_fp8_recipe(fp8_recipe);
+	par_opts_apply_input(&po);
 	input_set_rc_modules(rc_modules);
 	if (input_load(&prof, input, &cat, gpu, mb, nmb, seq_len, &is_model))
 		goto out;
-	if (!is_model && have_fusions)
+	if (!is_model && po.have_fusions)
 		pd2bw_warn("--fusions applies to models only; the profile's "
 			   "times are kept");
 	if (!is_model)
@@ -928,17 +706,10 @@ main(int argc, char **argv)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		memset(&ipar, 0, sizeof(ipar));
-		ipar.cps = cps;
-		ipar.ncp = ncp;
-		ipar.eps = eps;
-		ipar.nep = nep;
-		ipar.imbalance = imbalance;
-		ipar.etp_one = etp_one;
-		ipar.strict = evaluate;
+		par_opts_input_par(&po, &ipar, evaluate);
 		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
 				     cl.gpus_per_node, mb, nmb, seq_len, tps,
-				     ntp, sp_mode, &ipar))
+				     ntp, po.sp_mode, &ipar))
 			goto out;
 		sc = tc.sc;
 		nsc = tc.n;
@@ -947,14 +718,14 @@ main(int argc, char **argv)
 			pd2bw_warn("--tp applies to models; the profile was "
 				   "taken at t=%d",
 				   ch.tp);
-		for (c = 0; c < ncp; c++)
+		for (c = 0; c < po.ncp; c++)
 			if (cps[c] > 1) {
 				pd2bw_error("--context-parallel applies to "
 					    "models: a profile holds one "
 					    "sequence split");
 				goto out;
 			}
-		for (c = 0; c < nep; c++)
+		for (c = 0; c < po.nep; c++)
 			if (eps[c] > 1) {
 				pd2bw_error("--expert-parallel applies to "
 					    "models: a profile holds one "
@@ -970,10 +741,7 @@ main(int argc, char **argv)
 		nsc = 1;
 	}
 
-	cost_opts_init(&co);
-	input_cost_opts(&co, &prof, catalog_find(&cat, gpu),
-			have_rt ? &rt_user : NULL);
-	co.fp8_recipe = fp8_recipe;
+	par_opts_cost(&po, &co, &prof, catalog_find(&cat, gpu));
 	if (wb >= 0)
 		co.weight_bytes = wb;
 	if (gb >= 0)
@@ -1036,7 +804,7 @@ main(int argc, char **argv)
 		analytic_fusions_format(input_fusions(), fb, sizeof(fb));
 		plan.precision = xstrdup(prof.precision ? prof.precision : "");
 		if (co.precision == MODEL_FP8)
-			plan.fp8_recipe = xstrdup(model_fp8_names[fp8_recipe]);
+			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.fusions = xstrdup(fb);
 		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {
 			analytic_rc_modules_format(input_rc_modules(), fb,

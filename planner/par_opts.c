@@ -1,0 +1,248 @@
+/*
+ * par_opts.c - parsing and checking of the parallelism, precision and
+ * runtime options plan mode and capacity share (par_opts.h).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "par_opts.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/cli.h"
+#include "pd2bw/model.h"
+#include "pd2bw/plan.h"
+
+static const char *const onoff_names[] = {"off", "on", "both", NULL};
+
+void
+par_opts_init(struct par_opts *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->fp8_recipe = -1;
+	p->fusions = ANALYTIC_FUSE_ALL;
+	p->sp_mode = 2;
+	p->cps[0] = 1;
+	p->eps[0] = 1;
+	p->imbalance = 1;
+	p->zero_one = -1;
+	p->offload_one = -1;
+}
+
+int
+par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
+	       const char *arg)
+{
+	switch (c) {
+	case PAR_OPT_RUNTIME:
+		if (runtime_parse(&p->rt, arg))
+			cli_usage_error("invalid --runtime '%s'", arg);
+		p->have_rt = 1;
+		return 1;
+	case PAR_OPT_PRECISION:
+		input_set_precision(cli_name("--precision", arg,
+					     model_prec_names));
+		return 1;
+	case PAR_OPT_FP8_RECIPE:
+		p->fp8_recipe = cli_name("--fp8-recipe", arg, model_fp8_names);
+		return 1;
+	case PAR_OPT_FUSIONS:
+		if (analytic_fusions_parse(arg, &p->fusions))
+			cli_usage_error("invalid --fusions '%s'", arg);
+		p->have_fusions = 1;
+		return 1;
+	case PAR_OPT_SP:
+		cli_names("--sequence-parallel", arg, onoff_names, &p->sp_mode);
+		if (p->sp_mode < 0)
+			cli_usage_error("invalid --sequence-parallel '%s'", arg);
+		return 1;
+	case PAR_OPT_CP:
+		p->ncp = cli_ints("--context-parallel", arg, p->cps,
+				  PAR_MAX_DEG, 1, 4096, 0);
+		return 1;
+	case PAR_OPT_EP:
+		p->nep = cli_ints("--expert-parallel", arg, p->eps,
+				  PAR_MAX_DEG, 1, 1 << 20, 0);
+		return 1;
+	case PAR_OPT_ETP: {
+		static const char *const names[] = {"tp", "1", NULL};
+		int one = -1;
+
+		cli_names("--expert-tensor-parallel", arg, names, &one);
+		if (one < 0)
+			cli_usage_error("give one --expert-tensor-parallel, tp "
+					"or 1, not '%s'", arg);
+		p->etp_one = one;
+		return 1;
+	}
+	case PAR_OPT_IMBALANCE:
+		p->imbalance = cli_double("--moe-imbalance", arg, 1, 64);
+		return 1;
+	case PAR_OPT_INTERLEAVE:
+		so->nv = cli_ints("--interleave", arg, so->v, SEARCH_MAX_V, 1,
+				  64, 0);
+		return 1;
+	case PAR_OPT_OPT_SHARDING:
+		cli_names("--optimizer-sharding", arg, onoff_names,
+			  &p->zero_one);
+		if (p->zero_one < 0)
+			cli_usage_error("invalid --optimizer-sharding '%s'", arg);
+		so->zero_mask = p->zero_one == 2 ? 3u : 1u << p->zero_one;
+		p->zero_many = p->zero_one == 2;
+		p->have_zero = 1;
+		return 1;
+	case PAR_OPT_ZERO: {
+		int zs[4], nz, i;
+
+		if (!strcmp(arg, "all")) {
+			/* what the runtime runs, without complaint */
+			so->zero_mask = 0xf;
+			p->zero_many = 1;
+			p->have_zero = 0;
+			return 1;
+		}
+		nz = cli_ints("--zero", arg, zs, 4, 0, 3, 0);
+		so->zero_mask = 0;
+		for (i = 0; i < nz; i++)
+			so->zero_mask |= 1u << zs[i];
+		p->zero_one = zs[0];
+		p->zero_many = nz > 1;
+		p->have_zero = 1;
+		return 1;
+	}
+	case PAR_OPT_SHARD_GROUP:
+		so->shard = (int)cli_long("--shard-group", arg, 1, INT_MAX);
+		return 1;
+	case PAR_OPT_OFFLOAD:
+		cli_names("--offload", arg, onoff_names, &p->offload_one);
+		if (p->offload_one < 0)
+			cli_usage_error("invalid --offload '%s'", arg);
+		so->offload_mask = p->offload_one == 2 ? 3u
+						       : 1u << p->offload_one;
+		p->have_offload = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+par_opts_check(const struct par_opts *p, struct search_opts *so,
+	       int have_sched, int have_rc, const int *tps, int ntp)
+{
+	const struct runtime *rt = &p->rt;
+	const char *name = runtime_names[rt->id];
+	char why[256];
+	int i, j;
+
+	if (!p->have_rt)
+		return;
+	for (i = 0; i < p->ncp; i++)
+		if (runtime_check_par(rt, p->cps[i], 1, why, sizeof(why)))
+			cli_usage_error("%s", why);
+	for (i = 0; i < p->nep; i++)
+		if (runtime_check_par(rt, 1, p->eps[i], why, sizeof(why)))
+			cli_usage_error("%s", why);
+	for (i = 0; i < PLAN_NSCHED; i++)
+		if (have_sched && (so->sched_mask & (1u << i)) &&
+		    !(rt->sched_mask & (1u << i)) && so->fix_d != 1)
+			cli_usage_error("runtime %s cannot run the %s schedule",
+					name, plan_sched_names[i]);
+	so->sched_mask &= rt->sched_mask;
+	if (so->fix_d > 1 && !(so->sched_mask & ~(1u << PLAN_NONE)))
+		cli_usage_error("runtime %s cannot run a pipeline", name);
+	for (i = 0, j = 0; i < so->nv; i++) {
+		if (so->v[i] > 1 && !rt->interleave)
+			cli_usage_error("runtime %s cannot interleave stages "
+					"(--interleave %d)", name, so->v[i]);
+		so->v[j++] = so->v[i];
+	}
+	for (i = 0; i < ntp; i++)
+		if (tps[i] > 1 && !rt->tp)
+			cli_usage_error("runtime %s has no tensor parallelism "
+					"(--tp %d)", name, tps[i]);
+	for (i = 1; i < 4; i++) {
+		/* a fixed depth fixes which of the two sets applies */
+		unsigned can = so->fix_d > 1    ? rt->zero_pipe_mask
+			       : so->fix_d == 1 ? rt->zero_mask
+						: rt->zero_mask |
+							  rt->zero_pipe_mask;
+
+		if (!(so->zero_mask & (1u << i)) || (can >> i & 1))
+			continue;
+		if (!p->have_zero) {
+			so->zero_mask &= ~(1u << i);
+			continue;
+		}
+		if (i == 1)
+			cli_usage_error("runtime %s cannot shard the optimizer "
+					"state (--zero 1)", name);
+		cli_usage_error("runtime %s cannot run ZeRO stage %d%s (--zero "
+				"%d)", name, i,
+				so->fix_d > 1 && (rt->zero_mask >> i & 1)
+					? " with a pipeline" : "", i);
+	}
+	if (!(so->zero_mask & (rt->zero_mask | rt->zero_pipe_mask)))
+		cli_usage_error("runtime %s runs none of the --zero stages "
+				"asked for", name);
+	if (so->shard > 0 && !rt->hsdp)
+		cli_usage_error("runtime %s cannot shard in groups and "
+				"replicate across them (--shard-group %d)",
+				name, so->shard);
+	if ((so->offload_mask & 2) && !rt->offload) {
+		if (p->have_offload)
+			cli_usage_error("runtime %s cannot offload activations "
+					"(--offload on)", name);
+		so->offload_mask &= ~2u;
+	}
+	if ((so->offload_mask & 2) && p->have_offload && so->fix_d > 1)
+		cli_usage_error("runtime %s offloads activations only without "
+				"a pipeline (--offload on, --depth %d)", name,
+				so->fix_d);
+	if ((so->offload_mask & 2) && p->have_offload && !rt->offload_rc &&
+	    so->fix_rc > PROF_RC_NONE)
+		cli_usage_error("runtime %s cannot offload activations with "
+				"recomputation (--offload on, -r %s)", name,
+				prof_rc_names[so->fix_rc]);
+	if (have_rc && (so->rc_mask & (1u << PROF_RC_SELECTIVE)) &&
+	    !rt->selective)
+		cli_usage_error("runtime %s has no selective recomputation",
+				name);
+	if (!have_rc && !rt->selective)
+		so->rc_mask &= ~(1u << PROF_RC_SELECTIVE);
+	/* tp-comm-overlap needs sequence parallelism (megatron/training/
+	 * arguments.py:1441-1442): candidates without it run without */
+}
+
+void
+par_opts_apply_input(struct par_opts *p)
+{
+	input_set_fusions(p->have_fusions ? p->fusions
+			  : p->have_rt    ? p->rt.fusions
+					  : ANALYTIC_FUSE_ALL);
+	if (p->fp8_recipe < 0)
+		p->fp8_recipe = p->have_rt ? p->rt.fp8_recipe : FP8_DELAYED;
+	input_set_fp8_recipe(p->fp8_recipe);
+}
+
+void
+par_opts_input_par(const struct par_opts *p, struct input_par *ip,
+		   int strict)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->cps = p->cps;
+	ip->ncp = p->ncp;
+	ip->eps = p->eps;
+	ip->nep = p->nep;
+	ip->imbalance = p->imbalance;
+	ip->etp_one = p->etp_one;
+	ip->strict = strict;
+}
+
+void
+par_opts_cost(const struct par_opts *p, struct cost_opts *co,
+	      const struct profile *prof, const struct gpu_spec *g)
+{
+	cost_opts_init(co);
+	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
+	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
+}

@@ -1,0 +1,120 @@
+/*
+ * par_opts.h - the parallelism, precision and runtime options plan mode
+ * and "pd2bw-plan capacity" share: --runtime, --precision, --fp8-recipe,
+ * --fusions, --sequence-parallel, --context-parallel, --expert-parallel,
+ * --expert-tensor-parallel, --moe-imbalance, --interleave,
+ * --optimizer-sharding, --zero, --shard-group and --offload.  One parser
+ * and one set of checks, so a value means the same in both and is refused
+ * with the same message.
+ */
+#ifndef PD2BW_PAR_OPTS_H
+#define PD2BW_PAR_OPTS_H
+
+#include <getopt.h>
+
+#include "input.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/catalog.h"
+#include "pd2bw/profile.h"
+#include "pd2bw/runtime.h"
+#include "pd2bw/search.h"
+
+#define PAR_MAX_DEG 8
+
+/* getopt_long values of the shared options, above both tables' own. */
+enum par_opt {
+	PAR_OPT_RUNTIME = 512,
+	PAR_OPT_PRECISION,
+	PAR_OPT_FP8_RECIPE,
+	PAR_OPT_FUSIONS,
+	PAR_OPT_SP,
+	PAR_OPT_CP,
+	PAR_OPT_EP,
+	PAR_OPT_ETP,
+	PAR_OPT_IMBALANCE,
+	PAR_OPT_INTERLEAVE,
+	PAR_OPT_OPT_SHARDING,
+	PAR_OPT_ZERO,
+	PAR_OPT_SHARD_GROUP,
+	PAR_OPT_OFFLOAD,
+};
+
+/* The struct option entries, for a program's longopts table. */
+#define PAR_OPTS_LONGOPTS                                                     \
+	{"runtime", required_argument, NULL, PAR_OPT_RUNTIME},                \
+	{"precision", required_argument, NULL, PAR_OPT_PRECISION},            \
+	{"fp8-recipe", required_argument, NULL, PAR_OPT_FP8_RECIPE},          \
+	{"fusions", required_argument, NULL, PAR_OPT_FUSIONS},                \
+	{"sequence-parallel", required_argument, NULL, PAR_OPT_SP},           \
+	{"context-parallel", required_argument, NULL, PAR_OPT_CP},            \
+	{"expert-parallel", required_argument, NULL, PAR_OPT_EP},             \
+	{"expert-tensor-parallel", required_argument, NULL, PAR_OPT_ETP},     \
+	{"moe-imbalance", required_argument, NULL, PAR_OPT_IMBALANCE},        \
+	{"interleave", required_argument, NULL, PAR_OPT_INTERLEAVE},          \
+	{"optimizer-sharding", required_argument, NULL,                       \
+	 PAR_OPT_OPT_SHARDING},                                               \
+	{"zero", required_argument, NULL, PAR_OPT_ZERO},                      \
+	{"shard-group", required_argument, NULL, PAR_OPT_SHARD_GROUP},        \
+	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD}
+
+struct par_opts {
+	struct runtime rt;       /* --runtime, when have_rt */
+	int have_rt;
+	int fp8_recipe;          /* enum model_fp8; -1: the runtime's */
+	unsigned fusions;        /* ANALYTIC_FUSE_* bits, when have_fusions */
+	int have_fusions;
+	int sp_mode;             /* sequence parallelism: 0 off, 1 on, 2
+				    both (default) */
+	int cps[PAR_MAX_DEG], ncp; /* ncp 0: not given (1 alone) */
+	int eps[PAR_MAX_DEG], nep; /* nep 0: not given (1 alone) */
+	int etp_one;             /* --expert-tensor-parallel 1 */
+	double imbalance;        /* --moe-imbalance, >= 1 */
+	int have_zero;           /* stages named: the runtime must run them */
+	int zero_one;            /* the one stage given, or -1 */
+	int zero_many;           /* several stages (or "all", "both") */
+	int have_offload;
+	int offload_one;         /* 0 off, 1 on, 2 both; -1 not given */
+};
+
+/* The defaults of plan mode. */
+void par_opts_init(struct par_opts *p);
+
+/*
+ * Handle getopt_long's c with argument arg when it is one of the shared
+ * options: set p and the search options so (sequence, interleaving,
+ * sharding, offload masks).  A bad value is a usage error (exit 2).
+ * --precision takes effect at once (input_set_precision).  Returns 1 when
+ * c was one of them, else 0.
+ */
+int par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
+		   const char *arg);
+
+/*
+ * With --runtime: what the user asked for that the runtime cannot run is
+ * a usage error naming both; what was left to the search is narrowed to
+ * what it runs.  have_sched and have_rc say whether -s and -r were given,
+ * tps[0..ntp) the tensor-parallel degrees given (ntp 0: none).  Without
+ * --runtime nothing happens.
+ */
+void par_opts_check(const struct par_opts *p, struct search_opts *so,
+		    int have_sched, int have_rc, const int *tps, int ntp);
+
+/*
+ * Set the estimator's fusions and FP8 recipe for every model read from now
+ * on: the ones given, else the runtime's, else all fusions and delayed
+ * scaling.  Resolves p->fp8_recipe.
+ */
+void par_opts_apply_input(struct par_opts *p);
+
+/* The degrees to estimate a model at (borrowing p's arrays). */
+void par_opts_input_par(const struct par_opts *p, struct input_par *ip,
+			int strict);
+
+/*
+ * Cost options for profile prof on GPU g: input_cost_opts() with the
+ * runtime given, and the FP8 recipe.
+ */
+void par_opts_cost(const struct par_opts *p, struct cost_opts *co,
+		   const struct profile *prof, const struct gpu_spec *g);
+
+#endif
