@@ -1,0 +1,1 @@
+pd2bw-plan capacity $TOP/models/deepseek-v3.yaml --tokens 14.8T --gpu H200 --gpu GB200 --nodes 1,2,8,16 -o r.yaml -q && grep -E "^- gpu|nodes:|expert_parallel|context_parallel|zero_stage|why" r.yaml | sed "s/, samples_per_s.*, interleave/, ..., interleave/"

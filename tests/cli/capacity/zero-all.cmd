@@ -1,0 +1,1 @@
+C="capacity $TOP/models/llama3-70b.yaml --tokens 15T --gpu H100-SXM --runtime torchtitan -s none"; pd2bw-plan $C --nodes 2,4; echo "exit $?"; pd2bw-plan $C --nodes 2,4,16 --zero all --shard-group 8 -f csv | cut -d, -f3,5-9,27-
