@@ -454,7 +454,9 @@ usage(FILE *fp)
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"2bw,flush,none)\n"
 		"  -r, --recompute LIST     none,selective,full (default: "
-		"none,full)\n"
+		"none,full)\n",
+		pd2bw_progname);
+	fprintf(fp,
 		"      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
 		"      --context-parallel LIST  context-parallel degrees for a "
@@ -533,7 +535,7 @@ usage(FILE *fp)
 		"  %s capacity mixtral-8x7b --tokens 1T --gpu H100-SXM "
 		"--zero all   (ZeRO and EP)\n",
 		pd2bw_progname, pd2bw_progname, pd2bw_progname,
-		pd2bw_progname, pd2bw_progname);
+		pd2bw_progname);
 }
 
 /* A number > lo and <= hi (>= lo when lo_ok), with an optional decimal
@@ -896,6 +898,9 @@ run_type(struct capacity *c, const struct copts *o,
 		t->profile = xstrdup(path);
 	if (!is_model)
 		input_check_device(prof, path, cat, t->gpu);
+	if (!is_model && o->po.have_fusions && t == c->types)
+		pd2bw_warn("--fusions applies to models only; the profile's "
+			   "times are kept");
 	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
 	if (seq <= 0) {
 		pd2bw_error("'%s' gives no sequence length; use --seq-len",
