@@ -267,7 +267,6 @@ usage(FILE *fp)
 		pd2bw_progname);
 }
 
-
 /* The chain a plan was made from. */
 static const struct chain *
 chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
