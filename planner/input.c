@@ -245,11 +245,14 @@ input_par_chains(struct input_chains *x, const char *path,
 		int per = 2 * ntp * ncp, e;
 
 		nep = 0;
+		/* groups that tile the node: every all-to-all stays in one
+		 * NVLink domain (16 to 64 of an NVL72 rack do not tile it,
+		 * and make a sweep about five times as long) */
 		for (e = 1; e <= gpus_per_node && e <= m.moe.experts &&
 			    nep < (int)(sizeof(auto_eps) / sizeof(*auto_eps)) &&
 			    (nep + 1) * per <= INPUT_MAX_CHAINS;
 		     e *= 2)
-			if (m.moe.experts % e == 0)
+			if (m.moe.experts % e == 0 && gpus_per_node % e == 0)
 				auto_eps[nep++] = e;
 		if (!nep)
 			auto_eps[nep++] = 1;

@@ -94,9 +94,10 @@ struct input_par {
 	int strict;       /* evaluate mode: a degree that cannot run is an
 			     error */
 	int ep_auto;      /* nep 0 and a mixture of experts: every power
-			     of two up to gpus_per_node (the NVLink domain)
-			     that divides the routed experts, smallest first,
-			     as many as INPUT_MAX_CHAINS leaves room for */
+			     of two that divides both gpus_per_node (the
+			     NVLink domain) and the routed experts, smallest
+			     first, as many as INPUT_MAX_CHAINS leaves room
+			     for */
 };
 
 /*
