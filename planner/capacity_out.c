@@ -116,7 +116,8 @@ extra_str(const struct capacity_row *r, char *buf, size_t n)
 	size_t k = 0;
 
 	buf[0] = 0;
-#define ADD(...)                                                              	k += (size_t)snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__)
+#define ADD(...) \
+	k += (size_t)snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__)
 	if (r->v > 1)
 		ADD("%sv%d", k ? " " : "", r->v);
 	if (r->c > 1)

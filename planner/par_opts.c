@@ -53,7 +53,8 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_SP:
 		cli_names("--sequence-parallel", arg, onoff_names, &p->sp_mode);
 		if (p->sp_mode < 0)
-			cli_usage_error("invalid --sequence-parallel '%s'", arg);
+			cli_usage_error("invalid --sequence-parallel '%s'",
+					arg);
 		return 1;
 	case PAR_OPT_CP:
 		p->ncp = cli_ints("--context-parallel", arg, p->cps,
@@ -85,7 +86,8 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		cli_names("--optimizer-sharding", arg, onoff_names,
 			  &p->zero_one);
 		if (p->zero_one < 0)
-			cli_usage_error("invalid --optimizer-sharding '%s'", arg);
+			cli_usage_error("invalid --optimizer-sharding '%s'",
+					arg);
 		so->zero_mask = p->zero_one == 2 ? 3u : 1u << p->zero_one;
 		p->zero_many = p->zero_one == 2;
 		p->have_zero = 1;
