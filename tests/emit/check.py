@@ -224,7 +224,20 @@ def check_deepspeed(p, path):
     bad = []
     with open(path) as f:
         c = json.load(f)
-    bad += U.deepspeed_rules(c, p.world)
+    bad += U.deepspeed_rules(c, p.world, p.w)
+    if "pipeline" not in c:
+        # ZeRO-2/3 without a pipeline: deepspeed.initialize on the module
+        z = c["zero_optimization"]
+        expect(bad, p.d == 1 and p.zs >= 2, "plain config for a "
+               "pipeline or ZeRO-0/1 plan")
+        expect(bad, z["stage"] == p.zs, "zero stage %s vs plan %s"
+               % (z["stage"], p.zs))
+        expect(bad, (c["train_micro_batch_size_per_gpu"],
+                     c["gradient_accumulation_steps"], c["train_batch_size"])
+               == (p.b, p.m, p.B), "batch")
+        expect(bad, ("activation_checkpointing" in c) ==
+               any(r != 0 for r in p.rc), "activation checkpointing")
+        return bad
     pl = c["pipeline"]
     topo = pl["pd2bw_topology"]
     expect(bad, (topo["num_mp"], topo["num_pp"], topo["num_dp"]) ==

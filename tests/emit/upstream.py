@@ -359,9 +359,14 @@ DEEPSPEED_KEYS = {
     "zero_optimization": "Z:86-91 (pydantic, extra=forbid CU:110)",
     "activation_checkpointing": "AC:45",
     "pipeline": "C:460-473 (every key copied)",
+    # C:802-818: _initialize_params reads the keys it knows by name; any
+    # other top-level key is left alone (the notes of a config without a
+    # pipeline section live here)
+    "pd2bw": "C:802-818 (unread)",
 }
-# Z:91 stage; CU:110 extra="forbid": no other key in zero_optimization.
-DEEPSPEED_ZERO_KEYS = {"stage"}
+# Z:91 stage, Z:109 reduce_bucket_size, Z:134 overlap_comm (None: on for
+# stage 3 only, Z:351-353); CU:110 extra="forbid": no other key.
+DEEPSPEED_ZERO_KEYS = {"stage", "reduce_bucket_size", "overlap_comm"}
 # AC:27-42.
 DEEPSPEED_ACT_KEYS = {"partition_activations", "number_checkpoints",
                       "contiguous_memory_optimization",
@@ -373,7 +378,9 @@ DEEPSPEED_PIPELINE_KEYS = {"stages", "partition", "seed_layers",
                            "pipe_partitioned", "grad_partitioned"}
 
 
-def deepspeed_rules(cfg, world):
+def deepspeed_rules(cfg, world, dp=None):
+    """dp: the data-parallel width of a config without a pipeline
+    section (deepspeed.initialize on a plain module)."""
     bad = []
     for k in cfg:
         if k not in DEEPSPEED_KEYS:
@@ -382,13 +389,23 @@ def deepspeed_rules(cfg, world):
     for k in z:
         if k not in DEEPSPEED_ZERO_KEYS:
             bad.append("zero key %s (CU:110 extra=forbid)" % k)
+    for k in cfg.get("activation_checkpointing", {}):
+        if k not in DEEPSPEED_ACT_KEYS:
+            bad.append("activation_checkpointing key %s (AC:27-42)" % k)
+    if "pipeline" not in cfg:
+        # Z:91: stages 0-3; C:931: train_batch_size = micro x
+        # accumulation x the data-parallel world (world / model ranks)
+        if z.get("stage", 0) not in (0, 1, 2, 3):
+            bad.append("zero stage %s (Z:91)" % z.get("stage"))
+        if cfg["train_batch_size"] != (cfg["train_micro_batch_size_per_gpu"]
+                                       * cfg["gradient_accumulation_steps"]
+                                       * dp):
+            bad.append("train_batch_size != micro x gas x dp (C:931)")
+        return bad
     # E:77-78: ZeRO-2 and -3 are incompatible with pipeline parallelism.
     if z.get("stage", 0) not in (0, 1):
         bad.append("zero stage %s with the pipeline engine (E:77-78)"
                    % z.get("stage"))
-    for k in cfg.get("activation_checkpointing", {}):
-        if k not in DEEPSPEED_ACT_KEYS:
-            bad.append("activation_checkpointing key %s (AC:27-42)" % k)
     topo = cfg["pipeline"]["pd2bw_topology"]
     # T:244-248: PipeModelDataParallelTopology(num_pp, num_mp, num_dp),
     # axes pipe, data, model.
