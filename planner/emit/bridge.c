@@ -74,10 +74,17 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		"# For %s: the pretrain recipe's\n"
 		"# --config-file THIS_FILE; the data, tokenizer, optimizer "
 		"and schedule sections\n"
-		"# stay the recipe's.  WORLD_SIZE = %d = %d x %d x %d x %d "
-		"(tensor x context x\n# pipeline x data).\n",
+		"# stay the recipe's.  ",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		BRIDGE_VERSIONS, p->w * p->d * p->t * c, p->t, c, p->d, p->w);
+		BRIDGE_VERSIONS);
+	if (c > 1)
+		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d x %d (tensor x "
+			    "context x\n# pipeline x data).\n",
+			p->w * p->d * p->t * c, p->t, c, p->d, p->w);
+	else
+		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d (tensor x "
+			    "pipeline x data).\n",
+			p->w * p->d * p->t, p->t, p->d, p->w);
 
 	fprintf(fp, "model:\n");
 	kint(fp, "tensor_model_parallel_size", p->t);
