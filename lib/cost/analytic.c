@@ -250,23 +250,18 @@ fp8_eff_ratio(const struct shape *sh)
 
 /*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
- * FP8 layer it runs at the FP8 rate and efficiency on FP8 operands, and
- * its output stays 16-bit.  quant 1: its [M x K] operand is quantised
- * first (Transformer Engine: amax and scale, then an FP8 copy and its
- * transpose: read 16-bit, write two bytes); 0: an earlier pass made that
- * copy; 2: only the FP8 copy's transpose is made (read and write a byte).
+ * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
+ * amax and scale, then an FP8 copy and its transpose: read 16-bit, write
+ * two bytes), and the GEMM runs at the FP8 rate and efficiency; its
+ * output stays 16-bit.
  */
 static double
-gemm_op(struct shape *sh, double M, double K, double N, double extra,
-	int quant)
+gemm_op(struct shape *sh, double M, double K, double N, double extra)
 {
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
 
 	if (sh->fp8) {
-		if (quant == 1)
-			t += quant_ms(sh, M * K);
-		else if (quant == 2)
-			t += op_ms(sh, OP_VEC, 0, 2 * M * K);
+		t += quant_ms(sh, M * K);
 		eff *= fp8_eff_ratio(sh);
 	}
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
@@ -279,31 +274,19 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 static double
 gemm_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, k, c, 0, 1);
+	return gemm_op(sh, m, k, c, 0);
 }
 
 /*
  * Its backward: dgrad [m x c] x [c x k], and wgrad [k x m] x [m x c]
  * accumulated into fp32 main gradients (read + write of k c fp32 values
- * instead of a 16-bit output).  In FP8 the wgrad quantises nothing: its
- * operands are the transposed copies that the forward's quantisation of
- * the input and the dgrad's of the output gradient wrote (Transformer
- * Engine's module/linear.py: the forward quantises the input row- and
- * columnwise, the backward grad_output for both GEMMs).  Under sequence
- * parallelism the input is all-gathered in FP8, and for per-tensor
- * scaling (delayed, tensorwise) only rowwise ("All-gather is not
- * supported with FP8 column-wise data"): the backward transposes the
- * gathered copy.  MXFP8 gathers both.
+ * instead of a 16-bit output).
  */
 static double
 gemm_bwd_ms(struct shape *sh, double m, double k, double c)
 {
-	int wq = sh->sp && sh->t > 1 &&
-		 (sh->fp8r == FP8_DELAYED || sh->fp8r == FP8_TENSORWISE) ? 2
-									 : 0;
-
-	return gemm_op(sh, m, c, k, 0, 1) +
-	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e, wq);
+	return gemm_op(sh, m, c, k, 0) +
+	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e);
 }
 
 static double
