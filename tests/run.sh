@@ -21,58 +21,67 @@
 # from $PLAIN, make check passes build/.
 # Man pages are linted with mandoc -Tlint (or groff when mandoc is absent).
 set -u
-B=${1:-build}
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-case $B in /*) ;; *) B=$TOP/$B ;; esac
-PLAIN=${PLAIN:-$B}
-case $PLAIN in /*) ;; *) PLAIN=$TOP/$PLAIN ;; esac
 
-# One job, run by xargs below: "unit PROGRAM" or "cli CASE.cmd"; the
-# result goes to $RES/<id>.res as "pass N", "fail N" or "skip N", what
-# to show to $RES/<id>.log.
-# The CPU seconds (user + system) of this shell's finished children,
-# from the file `times` wrote (a pipeline or $(...) would run it in a
-# subshell that has no children).
-cpu_s() {
-	sed -n 2p "$1" | tr 'ms' '  ' |
-		awk '{ printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4 }'
-}
-
+# One job, run by xargs below: "unit PROGRAM ID" or "cli CASE.cmd ID"; the
+# result goes to $RES/ID.res as "pass N", "fail N" or "skip N", what to
+# show to $RES/ID.log, its seconds and CPU seconds to $RES/ID.time.  B,
+# TOP, PLAIN and RES come from the environment the whole run exported.
+# A job starts few processes (each costs milliseconds, and there are
+# hundreds of jobs): its program, and one awk to compare or count.
 if [ "${1:-}" = --one ]; then
-	kind=$2 what=$3
-	id=$(printf '%s' "$what" | tr '/' '_')
-	start=$(date +%s)
-	if [ "$kind" = unit ]; then
-		name=$(basename "$what")
-		out=$("$what" 2>&1)
-		rc=$?
-		if [ $rc -eq 77 ]; then
-			echo "SKIP $name: $(printf '%s\n' "$out" | sed -n 's/.*# SKIP //p' | head -1)" >"$RES/$id.log"
-			echo "skip 1" >"$RES/$id.res"
-			cat "$RES/$id.log"
-			exit 0
+	kind=$2 what=$3 id=$4
+	# seconds since boot, without a process (date would be one)
+	now() {
+		if read -r up _ </proc/uptime 2>/dev/null; then
+			echo "${up%.*}"
+		else
+			date +%s
 		fi
-		p=$(printf '%s\n' "$out" | grep '^ok ' | grep -vc '# SKIP')
-		s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP')
-		f=$(printf '%s\n' "$out" | grep -c '^not ok')
-		{
-			[ "$s" -eq 0 ] || echo "skip $s"
-			if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
-				echo "fail $((f > 0 ? f : 1)) $name"
-			fi
-			echo "pass $p"
-		} >"$RES/$id.res"
-		if [ "$f" -gt 0 ] || [ $rc -ne 0 ]; then
-			{
-				printf '%s\n' "$out" | grep -A3 '^not ok' | sed "s/^/$name: /"
-				[ "$f" -gt 0 ] || { echo "$name: exited $rc"; printf '%s\n' "$out" | tail -5; }
-			} >"$RES/$id.log"
-			cat "$RES/$id.log"
-		fi
+	}
+	start=$(now)
+	# "SECONDS CPU NAME" from the CPU times of this shell's finished
+	# children (the `times` builtin, written to a file: a pipeline or
+	# $(...) would run it in a subshell that has no children)
+	finish() {
 		times >"$RES/$id.times"
-		secs=$(($(date +%s) - start)) cpu=$(cpu_s "$RES/$id.times")
-		echo "$secs $cpu unit/$name" >"$RES/$id.time"
-		echo "  unit $name: $p ok, $f failed ($secs s, $cpu s CPU)"
+		awk -v secs=$(($(now) - start)) -v name="$1" 'NR == 2 {
+			gsub(/[ms]/, " ")
+			printf "%d %.1f %s\n", secs, $1 * 60 + $2 + $3 * 60 + $4,
+				name }' "$RES/$id.times" >"$RES/$id.time"
+	}
+	if [ "$kind" = unit ]; then
+		name=${what##*/}
+		"$what" >"$RES/$id.out" 2>&1
+		rc=$?
+		# ok, skipped-ok and not-ok lines, and what to show
+		awk -v rc=$rc -v name="$name" -v res="$RES/$id.res" \
+		    -v lg="$RES/$id.log" '
+		/# SKIP / && !why { why = $0; sub(/.*# SKIP /, "", why) }
+		/^ok / { if (/# SKIP/) s++; else p++ }
+		/^not ok/ { f++; ctx = 4 }
+		ctx > 0 { print name ": " $0 > lg; ctx-- }
+		{ last[NR % 5] = $0 }
+		END {
+			if (rc == 77) {
+				print "SKIP " name ": " why > lg
+				print "skip 1" > res
+				exit
+			}
+			if (s) print "skip " s > res
+			if (f || rc) {
+				print "fail " (f ? f : 1) " " name > res
+				if (!f) {
+					print name ": exited " rc > lg
+					for (i = NR - 4; i <= NR; i++)
+						if (i > 0) print last[i % 5] > lg
+				}
+			}
+			print "pass " p + 0 > res
+		}' "$RES/$id.out"
+		[ ! -f "$RES/$id.log" ] || cat "$RES/$id.log"
+		finish "unit/$name"
+		read -r secs cpu _ <"$RES/$id.time"
+		[ "$rc" = 77 ] || echo "  unit $name: done ($secs s, $cpu s CPU)"
 		exit 0
 	fi
 	cmd=$what
@@ -80,47 +89,87 @@ if [ "${1:-}" = --one ]; then
 	name=${base#"$TOP"/tests/cli/}
 	# <case>.needs names a program of $B the case runs (one built only
 	# with CUDA, say); without it the case is skipped
-	if [ -f "$base.needs" ] && [ ! -x "$B/$(cat "$base.needs")" ]; then
-		echo "SKIP cli/$name: no $(cat "$base.needs") in this build"
-		echo "skip 1" >"$RES/$id.res"
-		exit 0
+	if [ -f "$base.needs" ]; then
+		read -r need <"$base.needs"
+		if [ ! -x "$B/$need" ]; then
+			echo "SKIP cli/$name: no $need in this build"
+			echo "skip 1" >"$RES/$id.res"
+			exit 0
+		fi
 	fi
-	dir=$(mktemp -d)
-	(cd "$dir" && sh -c "$(cat "$cmd")" >"$dir/.stdout" 2>"$dir/.stderr"
+	# the case's directory stays under $RES, which the run removes
+	dir=$RES/w.$id
+	mkdir "$dir" || exit 1
+	(cd "$dir" && sh "$cmd" >"$dir/.stdout" 2>"$dir/.stderr"
 	 echo $? >"$dir/.rc")
 	if [ "${UPDATE:-0}" = 1 ]; then
 		cp "$dir/.stdout" "$base.out"
 		cp "$dir/.stderr" "$base.err"
 		cp "$dir/.rc" "$base.rc"
 	fi
-	ok=1
-	: >"$dir/.diff"
 	# <case>.mustpass: the case exits 0 whatever its expected files say
 	# (a gate, such as validate.sh --check, whose failure must not be
 	# recorded as the expectation)
-	if [ -f "$base.mustpass" ] && [ "$(cat "$dir/.rc")" != 0 ]; then
-		ok=0
-		echo "exit status $(cat "$dir/.rc"); $name must exit 0" >"$dir/.diff"
-	fi
-	for k in out:.stdout err:.stderr rc:.rc; do
-		exp="$base.${k%%:*}"
-		[ -f "$exp" ] || exp=/dev/null
-		diff -u "$exp" "$dir/${k#*:}" >>"$dir/.diff" 2>&1 || ok=0
-	done
-	if [ $ok = 1 ]; then
+	must=0
+	[ ! -f "$base.mustpass" ] || must=1
+	# the expected files (empty when there is none)
+	eo=$base.out ee=$base.err er=$base.rc
+	[ -f "$eo" ] || { eo=$dir/.none.out; : >"$eo"; }
+	[ -f "$ee" ] || { ee=$dir/.none.err; : >"$ee"; }
+	[ -f "$er" ] || { er=$dir/.none.rc; : >"$er"; }
+	# one awk compares the three pairs byte for byte (each file read
+	# whole: RS is a byte the outputs do not hold, so newlines count,
+	# the last one too): 0 when all are equal
+	if awk -v must=$must -v RS='\001' '
+		function slurp(f,  s, l, n) {
+			while ((getline l <f) > 0)
+				s = (n++ ? s RS : "") l
+			close(f)
+			return s
+		}
+		BEGIN {
+			for (i = 1; i < ARGC; i += 2)
+				if (slurp(ARGV[i]) != slurp(ARGV[i + 1]))
+					exit 1
+			if (must && slurp(ARGV[6]) != "0\n")
+				exit 1
+			exit 0
+		}' "$eo" "$dir/.stdout" "$ee" "$dir/.stderr" "$er" \
+		"$dir/.rc"; then
 		echo "pass 1" >"$RES/$id.res"
 	else
 		echo "fail 1 cli/$name" >"$RES/$id.res"
-		{ echo "FAIL cli/$name"; head -40 "$dir/.diff"; } >"$RES/$id.log"
+		{
+			echo "FAIL cli/$name"
+			if [ $must = 1 ] && [ "$(cat "$dir/.rc")" != 0 ]; then
+				echo "exit status $(cat "$dir/.rc"); $name must exit 0"
+			fi
+			{
+				diff -u "$eo" "$dir/.stdout"
+				diff -u "$ee" "$dir/.stderr"
+				diff -u "$er" "$dir/.rc"
+			} | head -40
+		} >"$RES/$id.log" 2>&1
 		cat "$RES/$id.log"
 	fi
-	times >"$RES/$id.times"
-	secs=$(($(date +%s) - start)) cpu=$(cpu_s "$RES/$id.times")
-	echo "$secs $cpu cli/$name" >"$RES/$id.time"
-	[ $secs -lt 5 ] || echo "  cli/$name ($secs s, $cpu s CPU)"
-	rm -rf "$dir"
+	finish "cli/$name"
+	read -r secs cpu _ <"$RES/$id.time"
+	[ "$secs" -lt 5 ] || echo "  cli/$name ($secs s, $cpu s CPU)"
 	exit 0
 fi
+
+B=${1:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+case $B in /*) ;; *) B=$TOP/$B ;; esac
+PLAIN=${PLAIN:-$B}
+case $PLAIN in /*) ;; *) PLAIN=$TOP/$PLAIN ;; esac
+
+# The CPU seconds (user + system) of this shell's finished children,
+# from the file `times` wrote.
+cpu_s() {
+	sed -n 2p "$1" | tr 'ms' '  ' |
+		awk '{ printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4 }'
+}
 
 if [ "${UPDATE:-0}" = 1 ] && [ -z "${CASES:-}" ]; then
 	echo "run.sh: UPDATE=1 needs CASES=tool/* (e.g. CASES='topo/*'), so" \
@@ -187,7 +236,8 @@ cli/emit/inject-names unit/test_plan_query cli/profile/cuda-no-gpu-hint'
 	done
 } | awk -v slow="$SLOW" '
 	BEGIN { n = split(slow, a); for (i = 1; i <= n; i++) rank[a[i]] = i }
-	{ print ($2 in rank ? rank[$2] : n + $1), NR, $3, $4 }' |
+	{ id = $2; gsub(/\//, "_", id)
+	  print ($2 in rank ? rank[$2] : n + $1), NR, $3, $4, id }' |
 	sort -n -k1,1 -k2,2 | cut -d' ' -f3- >"$RES/jobs"
 njobs=$(wc -l <"$RES/jobs")
 echo "run.sh: $njobs test programs and golden cases, $JOBS at a time"

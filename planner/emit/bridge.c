@@ -41,6 +41,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const struct model *m = in->model;
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	struct emit_mcore mc;
+	int c = p->c > 1 ? p->c : 1;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit megatron-bridge: Megatron Core has "
@@ -53,14 +54,12 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (m->family == MODEL_BERT)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge "
 				   "has no BERT recipe");
-	/* NEEDSWORK: Megatron-FSDP and activation offload overrides */
-	if (p->zero >= 2 || p->offload)
-		return pd2bw_error("--emit megatron-bridge: the plan %s, which "
-				   "this emitter does not write yet (--emit "
-				   "megatron does)",
-				   p->zero >= 2 ? "shards gradients (ZeRO-2/3, "
-						  "Megatron-FSDP)"
-						: "offloads activations");
+	if (p->offload && (p->d > 1 || p->recompute != PROF_RC_NONE ||
+			   sh->nblocks < 2))
+		return pd2bw_error("--emit megatron-bridge: Megatron Core "
+				   "offloads activations only without a "
+				   "pipeline and without recomputation "
+				   "(transformer_config.py:1891-1899)");
 	if (emit_mcore_init(&mc, in, sh))
 		return -1;
 
@@ -75,14 +74,27 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		"# For %s: the pretrain recipe's\n"
 		"# --config-file THIS_FILE; the data, tokenizer, optimizer "
 		"and schedule sections\n"
-		"# stay the recipe's.  WORLD_SIZE = %d = %d x %d x %d "
-		"(tensor x pipeline x data).\n",
+		"# stay the recipe's.  ",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		BRIDGE_VERSIONS, p->w * p->d * p->t, p->t, p->d, p->w);
+		BRIDGE_VERSIONS);
+	if (c > 1)
+		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d x %d (tensor x "
+			    "context x\n# pipeline x data).\n",
+			p->w * p->d * p->t * c, p->t, c, p->d, p->w);
+	else
+		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d (tensor x "
+			    "pipeline x data).\n",
+			p->w * p->d * p->t, p->t, p->d, p->w);
 
 	fprintf(fp, "model:\n");
 	kint(fp, "tensor_model_parallel_size", p->t);
 	kint(fp, "pipeline_model_parallel_size", p->d);
+	if (c > 1) {
+		/* the K/V ring pd2bw priced (Transformer Engine's p2p,
+		 * transformer_config.py:1030-1036) */
+		kint(fp, "context_parallel_size", c);
+		kstr(fp, "cp_comm_type", "p2p");
+	}
 	kbool(fp, "sequence_parallel", p->sp);
 	/* The layout carries the virtual stages; a VPP size given with it
 	 * must equal the layout's. */
@@ -119,6 +131,15 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "  hidden_dropout: 0.0\n");
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
+	if (p->offload) {
+		/* every layer but the last (transformer_config.py:
+		 * 1884-1889), activations only (model_parallel_config.py:
+		 * 471-474, the defaults) */
+		fprintf(fp, "  # Activations offloaded to host memory, every "
+			    "layer but the last.\n");
+		kbool(fp, "cpu_offloading", 1);
+		kint(fp, "cpu_offloading_num_layers", sh->nblocks - 1);
+	}
 	kbool(fp, "bf16", !strcmp(prec, "bf16") || !strcmp(prec, "fp8"));
 	kbool(fp, "fp16", !strcmp(prec, "fp16"));
 	fprintf(fp, "  # Recomputation: the plan's is %s.\n",
@@ -144,8 +165,35 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	kint(fp, "global_batch_size", p->global_batch);
 	fprintf(fp, "ddp:\n");
 	kbool(fp, "use_distributed_optimizer", p->zero);
+	if (p->zero > 1) {
+		int n = p->w * c, g = p->shard > 0 && p->shard < n ? p->shard
+								  : n;
+
+		/* Megatron-FSDP (v1: the distributed optimizer too, config.
+		 * py:1080-1085); HSDP over the optimizer instances, the
+		 * outer group replicated, as --emit megatron writes it */
+		fprintf(fp, "  # Megatron-FSDP, ZeRO-%d: %s sharded over %s%d "
+			    "data-parallel ranks%s.\n", p->zero,
+			p->zero == 2 ? "optimizer state and gradients"
+				     : "optimizer state, gradients and "
+				       "parameters",
+			g < n ? "groups of " : "", g,
+			g < n ? ", replicated across them (HSDP)" : "");
+		kbool(fp, "use_megatron_fsdp", 1);
+		kstr(fp, "data_parallel_sharding_strategy",
+		     p->zero == 2 ? "optim_grads" : "optim_grads_params");
+		if (g < n)
+			kint(fp, "num_distributed_optimizer_instances",
+			     n / g);
+	}
 	fprintf(fp, "optimizer:\n");
 	kbool(fp, "use_distributed_optimizer", p->zero);
+	if (p->zero > 1) {
+		/* saving or loading under Megatron-FSDP asserts this format
+		 * (config.py:1105-1109) */
+		fprintf(fp, "checkpoint:\n");
+		kstr(fp, "ckpt_format", "fsdp_dtensor");
+	}
 	if (!strcmp(prec, "fp8")) {
 		/* the registered presets of src/megatron/bridge/training/
 		 * mixed_precision.py (lines 217, 285, 373, 255) */

@@ -4,7 +4,10 @@
  * activation_checkpointing/config.py) for its pipeline engine, with the
  * partition and the Python recipe that builds the PipelineModule under
  * pipeline.pd2bw_*, which DeepSpeed copies into its pipeline config
- * unread.  Checked against DeepSpeed v0.14 to v0.16.4.
+ * unread.  A plan without a pipeline that shards gradients or
+ * parameters (ZeRO-2, ZeRO-3) gets the config deepspeed.initialize
+ * takes for a plain module instead: the pipeline engine refuses those
+ * stages.  Checked against DeepSpeed v0.14 to v0.16.4.
  *
  * Upstream facts (microsoft/DeepSpeed at 38327e0, v0.16.4-6; cited in
  * tests/emit/upstream.py): train_batch_size = micro x accumulation x the
@@ -15,13 +18,16 @@
  * of one's own is set in _partition_layers, which must end with
  * _set_bounds(start=parts[stage], stop=parts[stage + 1]), else every stage
  * builds every layer; activation_checkpoint_interval k checkpoints every
- * run of k layers, so it recomputes all layers or none.
+ * run of k layers, so it recomputes all layers or none; overlap_comm
+ * defaults to on for ZeRO-3 only (zero/config.py:351-353), gradients are
+ * reduced in buckets of reduce_bucket_size elements (zero/config.py:109).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "emit/emit.h"
 #include "pd2bw/error.h"
+#include "pd2bw/runtime.h"
 
 #define DEEPSPEED_VERSIONS "DeepSpeed v0.14 to v0.16.4"
 
@@ -31,6 +37,116 @@ line(FILE *fp, int *n, const char *s)
 {
 	fprintf(fp, "%s      ", (*n)++ ? ",\n" : "");
 	emit_json_str(fp, s);
+}
+
+/*
+ * ZeRO-2 or -3 without a pipeline: deepspeed.initialize(model=MODULE,
+ * config=THIS_FILE) on a plain module.  The plan's overlap and bucket
+ * size are written out, so that what runs is what was priced: overlap_comm
+ * as its deepspeed runtime's overlap-grad-reduce (a plan for another
+ * runtime: DeepSpeed's default), reduce_bucket_size as the buckets
+ * priced.  Recomputation is the model code's (deepspeed.checkpointing.
+ * checkpoint around each recomputed block or attention core), so any
+ * per-layer choice runs as planned.
+ */
+static int
+emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	int ds = p->runtime && !strncmp(p->runtime, "deepspeed", 9) &&
+		 (p->runtime[9] == 0 || p->runtime[9] == ':');
+	int overlap, j, any = 0;
+
+	runtime_init(&rt, RUNTIME_DEEPSPEED);
+	if (ds && runtime_parse(&rt, p->runtime))
+		return -1;
+	if (p->shard > 0 && p->shard < p->w)
+		return pd2bw_error("--emit deepspeed: the plan shards over "
+				   "groups of %d of its %d replicas (HSDP), "
+				   "which this emitter does not write for "
+				   "DeepSpeed; plan with --shard-group 0 or "
+				   "emit torchtitan",
+				   p->shard, p->w);
+	if (p->sp)
+		return pd2bw_error("--emit deepspeed: DeepSpeed has no "
+				   "sequence parallelism; plan with "
+				   "--sequence-parallel off");
+	overlap = ds ? runtime_has(&rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE)
+		     : p->zero == 3;
+	for (j = 0; j < p->nlayers; j++)
+		any |= (p->layer_rc ? p->layer_rc[j] : p->recompute) !=
+		       PROF_RC_NONE;
+
+	fprintf(fp, "{\n");
+	fprintf(fp, "  \"train_batch_size\": %lld,\n",
+		(long long)p->global_batch);
+	fprintf(fp, "  \"train_micro_batch_size_per_gpu\": %d,\n", p->b);
+	fprintf(fp, "  \"gradient_accumulation_steps\": %d,\n", p->m);
+	if (!strcmp(prec, "fp16"))
+		fprintf(fp, "  \"fp16\": {\"enabled\": true},\n");
+	else if (!strcmp(prec, "bf16"))
+		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
+	fprintf(fp, "  \"zero_optimization\": {\"stage\": %d, "
+		    "\"overlap_comm\": %s, \"reduce_bucket_size\": %.0f}",
+		p->zero, overlap ? "true" : "false", rt.bucket_params);
+	if (any)
+		fprintf(fp, ",\n  \"activation_checkpointing\": "
+			    "{\"partition_activations\": false, "
+			    "\"contiguous_memory_optimization\": false, "
+			    "\"cpu_checkpointing\": false}");
+	fprintf(fp, ",\n  \"pd2bw\": {\n    \"versions\": ");
+	emit_json_str(fp, DEEPSPEED_VERSIONS);
+	fprintf(fp, ",\n    \"model\": ");
+	emit_json_str(fp, p->model);
+	fprintf(fp, ",\n    \"runtime\": ");
+	emit_json_str(fp, p->runtime ? p->runtime : "");
+	fprintf(fp, ",\n    \"notes\": [\n      ");
+	emit_json_str(fp, "deepspeed.initialize(model=MODULE, config=THIS_FILE) "
+			  "on the whole model: no pipeline engine, which "
+			  "refuses ZeRO-2 and -3 (pipe/engine.py:77-78)");
+	{
+		char note[512];
+
+		snprintf(note, sizeof(note),
+			 "ranks: WORLD_SIZE = %d = %d data-parallel ranks x "
+			 "%d tensor ranks%s",
+			 p->w * p->t, p->w, p->t,
+			 p->t > 1 ? "; the model shards its layers over the "
+				    "tensor ranks itself and passes its "
+				    "groups as deepspeed.initialize(mpu=...), "
+				    "as Megatron-DeepSpeed does"
+				  : "");
+		fprintf(fp, ",\n      ");
+		emit_json_str(fp, note);
+		snprintf(note, sizeof(note),
+			 "zero stage %d: %s sharded over the %d replicas; "
+			 "overlap_comm %s and buckets of %.0f elements as "
+			 "priced%s",
+			 p->zero,
+			 p->zero == 3 ? "parameters, gradients and optimizer "
+					"state"
+				      : "gradients and optimizer state",
+			 p->w, overlap ? "on" : "off", rt.bucket_params,
+			 ds ? "" : " (the plan names another runtime: "
+				   "DeepSpeed's own overlap rule is written)");
+		fprintf(fp, ",\n      ");
+		emit_json_str(fp, note);
+		if (any) {
+			snprintf(note, sizeof(note),
+				 "recompute %s: the model wraps each "
+				 "recomputed %s in deepspeed.checkpointing."
+				 "checkpoint",
+				 plan_rc_names[p->recompute],
+				 p->recompute == PROF_RC_SELECTIVE
+					 ? "attention core"
+					 : "block");
+			fprintf(fp, ",\n      ");
+			emit_json_str(fp, note);
+		}
+	}
+	fprintf(fp, "\n    ]\n  }\n}\n");
+	return 0;
 }
 
 int
@@ -44,6 +160,20 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	int interval;
 
 	(void)sh;
+	/* cpu_checkpointing offloads only checkpointed (fully recomputed)
+	 * inputs, not what pd2bw's offload prices */
+	if (p->offload)
+		return pd2bw_error("--emit deepspeed: DeepSpeed cannot offload "
+				   "the activations as planned; plan with "
+				   "--offload off");
+	if (!strcmp(prec, "fp8"))
+		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
+				   "no FP8 training (only fp16 and bf16 "
+				   "sections); plan with --precision bf16, or "
+				   "emit megatron or torchtitan");
+	if (p->d == 1 && p->zero >= 2 &&
+	    (p->sched == PLAN_FLUSH || p->sched == PLAN_NONE))
+		return emit_deepspeed_zero(fp, in, prec);
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
 				   "engine has no %s schedule (only 1F1B with "
@@ -57,27 +187,14 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
 				   "engine has no sequence parallelism; plan "
 				   "with --sequence-parallel off");
-	/* NEEDSWORK: ZeRO-2/3 run with deepspeed.initialize on a plain
-	 * module, which this emitter does not write: its config drives the
-	 * pipeline engine, which asserts stage < 2 even on one stage
+	/* ZeRO-2/3 under a pipeline: the pipeline engine asserts stage < 2
 	 * (runtime/pipe/engine.py:77-78) */
 	if (p->zero >= 2)
-		return pd2bw_error("--emit deepspeed: the config drives "
-				   "DeepSpeed's pipeline engine, which runs "
-				   "ZeRO stage 0 or 1 only (pipe/engine.py:"
-				   "77-78); the plan is ZeRO-%d: plan with "
-				   "--zero 0 or 1", p->zero);
-	/* cpu_checkpointing offloads only checkpointed (fully recomputed)
-	 * inputs, not what pd2bw's offload prices */
-	if (p->offload)
-		return pd2bw_error("--emit deepspeed: DeepSpeed cannot offload "
-				   "the activations as planned; plan with "
-				   "--offload off");
-	if (!strcmp(prec, "fp8"))
-		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
-				   "no FP8 training (only fp16 and bf16 "
-				   "sections); plan with --precision bf16, or "
-				   "emit megatron or torchtitan");
+		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
+				   "engine runs ZeRO stage 0 or 1 only (pipe/"
+				   "engine.py:77-78); the plan is ZeRO-%d over "
+				   "%d stages: plan with --zero 0 or 1, or "
+				   "--depth 1", p->zero, p->d);
 
 	/* activation_checkpoint_interval recomputes all layers or none:
 	 * any recomputation becomes full for every layer. */

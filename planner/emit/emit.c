@@ -254,7 +254,10 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 	g.r = PROF_RC_NONE;
 	st = xcalloc((size_t)p->d, sizeof(*st));
 	place_links_init(&l, in->cl, p->d);
-	place_links_fill(&l, in->cl, p->place, p->w, p->d, p->t);
+	/* the links of the plan's own groups: context- and expert-
+	 * parallel ranks change which GPUs neighbour (as search.c) */
+	place_links_fill_par(&l, in->cl, p->place, g.w, g.d, g.t, g.c, g.e,
+			     g.etp);
 	rc->fits = 1;
 	/* The rule of the search's per-layer refinement (search.c
 	 * apply_lp): the stage without recomputation, plus each layer's
@@ -350,11 +353,12 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "write yet (--emit megatron does)",
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
-	/* Megatron writes context and expert parallelism (megatron.c) and
-	 * launch starts every rank of the plan; NEEDSWORK: the others'
-	 * (refused rather than dropped) */
+	/* Megatron writes context and expert parallelism (megatron.c),
+	 * Megatron-Bridge context parallelism, and launch starts every rank
+	 * of the plan; NEEDSWORK: the others' (refused rather than
+	 * dropped) */
 	if (in->p->c > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
-	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH && fmt != EMIT_BRIDGE)
 		return pd2bw_error("--emit %s: the plan is context-parallel "
 				   "(%d ranks per sequence), which this emitter "
 				   "does not write yet (--emit megatron does)",

@@ -224,7 +224,20 @@ def check_deepspeed(p, path):
     bad = []
     with open(path) as f:
         c = json.load(f)
-    bad += U.deepspeed_rules(c, p.world)
+    bad += U.deepspeed_rules(c, p.world, p.w)
+    if "pipeline" not in c:
+        # ZeRO-2/3 without a pipeline: deepspeed.initialize on the module
+        z = c["zero_optimization"]
+        expect(bad, p.d == 1 and p.zs >= 2, "plain config for a "
+               "pipeline or ZeRO-0/1 plan")
+        expect(bad, z["stage"] == p.zs, "zero stage %s vs plan %s"
+               % (z["stage"], p.zs))
+        expect(bad, (c["train_micro_batch_size_per_gpu"],
+                     c["gradient_accumulation_steps"], c["train_batch_size"])
+               == (p.b, p.m, p.B), "batch")
+        expect(bad, ("activation_checkpointing" in c) ==
+               any(r != 0 for r in p.rc), "activation checkpointing")
+        return bad
     pl = c["pipeline"]
     topo = pl["pd2bw_topology"]
     expect(bad, (topo["num_mp"], topo["num_pp"], topo["num_dp"]) ==
@@ -325,13 +338,31 @@ def check_bridge(p, path):
     expect(bad, (v or 1) == vpp, "vpp %s vs layout %d (TC:2276-2284)"
            % (v, vpp))
     t = mdl["tensor_model_parallel_size"]
-    expect(bad, (t, pp, p.world // (t * pp)) == (p.t, p.d, p.w), "t/p/d")
+    cp = mdl.get("context_parallel_size", 1)
+    expect(bad, (t, pp, cp, p.world // (t * pp * cp)) ==
+           (p.t, p.d, max(p.c, 1), p.w), "t/p/c/d")
+    if cp > 1:
+        # TC:1030-1036: p2p is the ring pd2bw prices
+        expect(bad, mdl.get("cp_comm_type") == "p2p", "cp_comm_type")
     expect(bad, vpp == p.v, "virtual stages")
     expect(bad, bool(mdl["sequence_parallel"]) == bool(p.sp), "sp")
     expect(bad, (c["train"]["micro_batch_size"],
                  c["train"]["global_batch_size"]) == (p.b, p.B), "batch")
     expect(bad, c["ddp"]["use_distributed_optimizer"] == bool(p.zero),
            "zero")
+    d = c["ddp"]
+    expect(bad, bool(d.get("use_megatron_fsdp")) == (p.zs >= 2),
+           "Megatron-FSDP for ZeRO-%d" % p.zs)
+    if p.zs >= 2:
+        expect(bad, d["data_parallel_sharding_strategy"] ==
+               ("optim_grads" if p.zs == 2 else "optim_grads_params"),
+               "sharding strategy")
+        n = p.w * max(p.c, 1)
+        g = p.shard if 0 < p.shard < n else n
+        expect(bad, d.get("num_distributed_optimizer_instances", 1) ==
+               n // g, "HSDP instances")
+    expect(bad, bool(mdl.get("cpu_offloading")) == bool(p.offload),
+           "activation offload")
     per = [sum(chunks[(s, k)] for k in range(vpp)) for s in range(pp)]
     expect(bad, per == p.blocks, "blocks per stage %s vs %s"
            % (per, p.blocks))

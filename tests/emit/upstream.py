@@ -359,9 +359,14 @@ DEEPSPEED_KEYS = {
     "zero_optimization": "Z:86-91 (pydantic, extra=forbid CU:110)",
     "activation_checkpointing": "AC:45",
     "pipeline": "C:460-473 (every key copied)",
+    # C:802-818: _initialize_params reads the keys it knows by name; any
+    # other top-level key is left alone (the notes of a config without a
+    # pipeline section live here)
+    "pd2bw": "C:802-818 (unread)",
 }
-# Z:91 stage; CU:110 extra="forbid": no other key in zero_optimization.
-DEEPSPEED_ZERO_KEYS = {"stage"}
+# Z:91 stage, Z:109 reduce_bucket_size, Z:134 overlap_comm (None: on for
+# stage 3 only, Z:351-353); CU:110 extra="forbid": no other key.
+DEEPSPEED_ZERO_KEYS = {"stage", "reduce_bucket_size", "overlap_comm"}
 # AC:27-42.
 DEEPSPEED_ACT_KEYS = {"partition_activations", "number_checkpoints",
                       "contiguous_memory_optimization",
@@ -373,7 +378,9 @@ DEEPSPEED_PIPELINE_KEYS = {"stages", "partition", "seed_layers",
                            "pipe_partitioned", "grad_partitioned"}
 
 
-def deepspeed_rules(cfg, world):
+def deepspeed_rules(cfg, world, dp=None):
+    """dp: the data-parallel width of a config without a pipeline
+    section (deepspeed.initialize on a plain module)."""
     bad = []
     for k in cfg:
         if k not in DEEPSPEED_KEYS:
@@ -382,13 +389,23 @@ def deepspeed_rules(cfg, world):
     for k in z:
         if k not in DEEPSPEED_ZERO_KEYS:
             bad.append("zero key %s (CU:110 extra=forbid)" % k)
+    for k in cfg.get("activation_checkpointing", {}):
+        if k not in DEEPSPEED_ACT_KEYS:
+            bad.append("activation_checkpointing key %s (AC:27-42)" % k)
+    if "pipeline" not in cfg:
+        # Z:91: stages 0-3; C:931: train_batch_size = micro x
+        # accumulation x the data-parallel world (world / model ranks)
+        if z.get("stage", 0) not in (0, 1, 2, 3):
+            bad.append("zero stage %s (Z:91)" % z.get("stage"))
+        if cfg["train_batch_size"] != (cfg["train_micro_batch_size_per_gpu"]
+                                       * cfg["gradient_accumulation_steps"]
+                                       * dp):
+            bad.append("train_batch_size != micro x gas x dp (C:931)")
+        return bad
     # E:77-78: ZeRO-2 and -3 are incompatible with pipeline parallelism.
     if z.get("stage", 0) not in (0, 1):
         bad.append("zero stage %s with the pipeline engine (E:77-78)"
                    % z.get("stage"))
-    for k in cfg.get("activation_checkpointing", {}):
-        if k not in DEEPSPEED_ACT_KEYS:
-            bad.append("activation_checkpointing key %s (AC:27-42)" % k)
     topo = cfg["pipeline"]["pd2bw_topology"]
     # T:244-248: PipeModelDataParallelTopology(num_pp, num_mp, num_dp),
     # axes pipe, data, model.
@@ -516,7 +533,7 @@ def torchtitan_stage_rank(i, pp):
 #   G  = src/megatron/bridge/models/gpt_provider.py
 #   MX = src/megatron/bridge/training/mixed_precision.py
 # B:974-1001: ConfigContainer sections; overrides match its structure.
-BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer"}
+BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer", "checkpoint"}
 # model: TransformerConfig (TC, MP above) and GPTModelProvider (G) fields.
 BRIDGE_MODEL_KEYS = {
     "tensor_model_parallel_size": "MP:55", "pipeline_model_parallel_size":
@@ -534,6 +551,8 @@ BRIDGE_MODEL_KEYS = {
     "share_embeddings_and_output_weights": "G:140",
     "position_embedding_type": "G:142", "rotary_base": "G:143",
     "seq_length": "G:160", "vocab_size": "G:181",
+    "cpu_offloading": "MP:458", "cpu_offloading_num_layers": "MP:461",
+    "context_parallel_size": "MP:100", "cp_comm_type": "TC:1030",
 }
 # B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
 # registered preset (MX:167-182 register both spellings; MX:440-447 look
@@ -544,9 +563,20 @@ BRIDGE_MP_PRESETS = {
     "bf16_with_fp8_subchannel_scaling_mixed": "MX:373",
     "bf16_with_mxfp8_mixed": "MX:255",
 }
+# ddp: Megatron Core's DistributedDataParallelConfig (DP below);
+# checkpoint: B:497, ckpt_format "fsdp_dtensor" (B:1105-1109).
 BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
-                     "ddp": {"use_distributed_optimizer"},
-                     "optimizer": {"use_distributed_optimizer"}}
+                     "ddp": {"use_distributed_optimizer",
+                             "use_megatron_fsdp",
+                             "data_parallel_sharding_strategy",
+                             "num_distributed_optimizer_instances"},
+                     "optimizer": {"use_distributed_optimizer"},
+                     "checkpoint": {"ckpt_format"}}
+# megatron/core/distributed/distributed_data_parallel_config.py (DP):
+# DP:29 use_distributed_optimizer, DP:34 num_distributed_optimizer_
+# instances, DP:90 use_megatron_fsdp, DP:103 data_parallel_sharding_
+# strategy (no_shard | optim | optim_grads | optim_grads_params).
+BRIDGE_SHARDING = {"no_shard", "optim", "optim_grads", "optim_grads_params"}
 
 
 def bridge_rules(c):
@@ -569,7 +599,27 @@ def bridge_rules(c):
     if c["ddp"]["use_distributed_optimizer"] != \
             c["optimizer"]["use_distributed_optimizer"]:
         bad.append("ddp/optimizer distributed optimizer differ (B:2111)")
+    d = c["ddp"]
+    if d.get("data_parallel_sharding_strategy", "no_shard") \
+            not in BRIDGE_SHARDING:
+        bad.append("sharding strategy (DP:103)")
+    # B:1078-1085: Megatron-FSDP v1 runs with the distributed optimizer
+    # (switched on otherwise); B:1105-1109 checkpoints in fsdp_dtensor.
+    if d.get("use_megatron_fsdp") and not d["use_distributed_optimizer"]:
+        bad.append("Megatron-FSDP without the distributed optimizer "
+                   "(B:1080)")
+    if d.get("use_megatron_fsdp") and \
+            c.get("checkpoint", {}).get("ckpt_format") != "fsdp_dtensor":
+        bad.append("Megatron-FSDP checkpoints need fsdp_dtensor (B:1107)")
     m = c["model"]
+    # TC:1891-1899: no activation offload under a pipeline or with
+    # recomputation; TC:1884-1889: fewer offloaded layers than layers.
+    if m.get("cpu_offloading") and (
+            m.get("pipeline_model_parallel_size", 1) > 1
+            or m.get("recompute_granularity")
+            or not 0 <= m.get("cpu_offloading_num_layers", 0)
+            < m["num_layers"]):
+        bad.append("cpu_offloading (TC:1884-1899)")
     # TC:2242-2258 again, and TC:2276-2284: a VPP size given with a layout
     # equals the layout's.
     if m.get("pipeline_model_parallel_layout") and (

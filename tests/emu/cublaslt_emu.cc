@@ -1408,7 +1408,9 @@ cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
 
 	t0 = emu_now_ns();
 	if (!emu_dry()) {
-		lt_work w;
+		/* kept across calls: resize() fills only what grows, and
+		 * gemm_one writes every element it reads */
+		static lt_work w;
 
 		w.opa.resize(m * k);
 		w.opb.resize(n * k);

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s flush -r none --runtime megatron-core --offload on --zero 1 -q -o plan.yaml && pd2bw-plan --emit megatron-bridge --from-plan plan.yaml --emit-output b.yaml && grep -n 'offload' b.yaml && python3 $TOP/tests/emit/check.py one megatron-bridge plan.yaml b.yaml

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s none -r full --runtime torchtitan --zero 3 --shard-group 8 -q -o plan.yaml; pd2bw-plan --emit deepspeed --from-plan plan.yaml --emit-output d.json; echo "rc $?"; test -e d.json || echo "no d.json"

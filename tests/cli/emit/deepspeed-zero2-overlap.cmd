@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s none -r none --runtime deepspeed:overlap-grad-reduce --zero 2 -q -o plan.yaml && pd2bw-plan --emit deepspeed --from-plan plan.yaml --emit-output d.json && grep -o '"zero_optimization": {[^}]*}' d.json && python3 $TOP/tests/emit/check.py one deepspeed plan.yaml d.json

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 8 --depth 2 --microbatch 1 -s flush -r full --zero 3 -q -o plan.yaml --emit deepspeed --emit-output d.json; echo "rc $?"; test -e d.json || echo "no d.json"

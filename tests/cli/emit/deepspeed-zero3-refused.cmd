@@ -1,1 +1,0 @@
-pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s none -r full --runtime deepspeed --zero 3 -q -o plan.yaml --emit deepspeed --emit-output d.json; echo "rc $?"; test -e d.json || echo "no d.json"

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -e --width 16 --depth 1 --microbatch 1 -s none -r full --runtime deepspeed --zero 3 -q -o plan.yaml --emit deepspeed --emit-output d.json; echo "rc $?"; cat d.json; python3 $TOP/tests/emit/check.py one deepspeed plan.yaml d.json
