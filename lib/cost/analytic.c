@@ -648,6 +648,69 @@ expert_bwd_ms(struct shape *sh, double M, double K, double N)
 }
 
 /*
+ * Permutation 2 of the alltoall token dispatcher: with more than one
+ * expert per GPU the rows the ep ranks send arrive grouped by sender
+ * and are sorted by local expert before the experts (with their routing
+ * probabilities, probs 1) and back after them (Megatron-Core
+ * token_dispatcher.py dispatch_postprocess and combine_preprocess,
+ * sort_chunks_by_idxs; one fused kernel under moe_permute_fusion, which
+ * the recipes set).  It runs whenever the GPU holds several experts,
+ * with or without expert parallelism; its backward is the inverse sort,
+ * the same pass.  Rows: the ones this GPU's experts receive.
+ */
+static double
+sort_chunks_ms(struct shape *sh, int probs)
+{
+	double R = sh->ntok * sh->imb;
+
+	if (sh->nel <= 1)
+		return 0;
+	return op_ms(sh, OP_VEC, 0,
+		     2 * R * sh->h * sh->e + (probs ? 8 * R : 0));
+}
+
+/*
+ * The experts' second bias, in a model with linear biases (GPT-OSS): it
+ * is added outside the grouped GEMM, weighted by each row's routing
+ * probability, in eager PyTorch (Megatron-Core experts.py,
+ * TEGroupedMLP._apply_bias: lines 251-268 at 09cce75b1, the host-count
+ * path of lines 355-378 at d98e8a6): the GEMM output is split by expert,
+ * t + b * p runs once per local expert (b * p promotes to fp32 against
+ * the fp32 probabilities, so the product and the sum are fp32), the
+ * experts' outputs are concatenated and cast back to 16 bits.  Over the
+ * X = rows x h elements of the output (forward 28 bytes per element,
+ * backward 40):
+ *   forward   per expert b * p (write 4) and t + bp (read e + 4, write
+ *             4); cat (read 4, write 4); cast (read 4, write e)
+ *   backward  the cast's (read e, write 4); per expert the sum's gradient
+ *             to t (read 4, write e) and the product's two (grad * p
+ *             reduced over the rows for b, grad * b over h for p: a
+ *             multiply, read 4 and write 4, then a reduction, read 4,
+ *             each); the split's concatenation (read e, write e)
+ * Every per-expert operation is a kernel of its own.
+ */
+static double
+expert_bias_ms(struct shape *sh, int bwd)
+{
+	double X = sh->ntok * sh->imb * sh->h, e = sh->e, t = 0;
+	int k = (int)sh->nel;
+
+	if (!sh->bias || k < 1)
+		return 0;
+	if (!bwd) {
+		t += passes_ms(sh, k, X, 4 * X);
+		t += passes_ms(sh, k, X, (e + 8) * X);
+		t += op_ms(sh, OP_VEC, 0, 8 * X);
+		return t + op_ms(sh, OP_VEC, 0, (4 + e) * X);
+	}
+	t += op_ms(sh, OP_VEC, 0, (e + 4) * X);
+	t += passes_ms(sh, k, 0, (4 + e) * X);
+	t += passes_ms(sh, k, X, 8 * X) + passes_ms(sh, k, X, 4 * X);
+	t += passes_ms(sh, k, X, 8 * X) + passes_ms(sh, k, X, 4 * X);
+	return t + op_ms(sh, OP_VEC, 0, 2 * e * X);
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -665,6 +728,7 @@ moe_ms(struct shape *sh)
 	t = gemm_ms(sh, n, h, E);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
 	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	t += sort_chunks_ms(sh, 1);
 	if (sh->swiglu) {
 		t += expert_ms(sh, M, h, 2 * fe);
 		t += act_ms(sh, M * fe);
@@ -673,6 +737,8 @@ moe_ms(struct shape *sh)
 		t += act_ms(sh, M * fe);
 	}
 	t += expert_ms(sh, M, fe, h);
+	t += expert_bias_ms(sh, 0);
+	t += sort_chunks_ms(sh, 0);
 	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
 	if (sf) {
 		if (sh->swiglu) {
@@ -707,6 +773,8 @@ moe_bwd_ms(struct shape *sh)
 	}
 	/* un-permutation: gradients of the rows and of the probabilities */
 	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
+	t += sort_chunks_ms(sh, 0);
+	t += expert_bias_ms(sh, 1);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
 		t += act_bwd_ms(sh, M * fe);
@@ -715,6 +783,7 @@ moe_bwd_ms(struct shape *sh)
 		t += act_bwd_ms(sh, M * fe);
 		t += expert_bwd_ms(sh, M, h, fe);
 	}
+	t += sort_chunks_ms(sh, 1);
 	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
 	return t + gemm_bwd_ms(sh, n, h, E);

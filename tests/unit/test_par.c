@@ -396,6 +396,81 @@ test_ep_shapes(void)
 	profile_release(&pi);
 }
 
+/* run_ep() on g, expert parallelism only (t = 1). */
+static int
+run_ep_on(struct profile *p, const struct model *m,
+	  const struct gpu_spec *g, int ep)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.tp = 1;
+	par.cp = 1;
+	par.ep = ep;
+	par.imbalance = 1;
+	profile_init(p);
+	return analytic_profile_par(p, m, g, mb, 1, &par, NULL);
+}
+
+/*
+ * The MoE kernels that depend on the experts a GPU holds, against hand
+ * counts on an H100 (HBM 3350 GB/s x mem_eff 0.8 = 2680 GB/s, 3 us per
+ * kernel), the small Qwen3-30B-A3B at b = 1, s = 4096: R = 4096 x 8 =
+ * 32768 routed rows of h = 2048 bf16 values on every GPU.
+ *
+ * Permutation 2 (token_dispatcher.py sort_chunks_by_idxs): with two
+ * experts per GPU (ep 64) and not with one (ep 128), the received rows
+ * are sorted by expert before the experts, with their fp32
+ * probabilities, and back after them; in backward the same two passes.
+ * Each pass reads and writes R h 2 bytes (+ 8 R for the probabilities):
+ * forward (2 x 2 R h 2 + 8 R) / 2680e9 s + 2 x 3 us = 0.20642278 ms, and
+ * as much backward.  On a GPU without an SM count the expert GEMMs run at
+ * K / (K + 128) whatever their shape, so nothing else differs forward;
+ * backward the weight gradients' K is each expert's rows, 16384 against
+ * 32768: their 2 R h (768 + 1536) = 3.0924e11 FLOPs at 989.4e12 x 0.7
+ * take (16512 / 16384 - 32896 / 32768) of 0.44651 ms more, 0.00174414
+ * ms, 0.20816692 ms in all.
+ *
+ * The experts' second bias in eager PyTorch (experts.py _apply_bias,
+ * models with linear biases): X = R h = 67108864 elements; forward 28 X
+ * bytes in 2 x 16 per-expert kernels + cat + cast = 34 kernels, 0.70113739
+ * + 0.102 = 0.80313739 ms at ep 8 (16 experts per GPU); backward 40 X
+ * bytes in 1 + 16 + 4 x 16 + 1 = 82 kernels, 1.00162484 + 0.246 =
+ * 1.24762484 ms.
+ */
+static void
+test_ep_kernels(void)
+{
+	struct gpu_spec g = *catalog_find(&cat, "H100-SXM");
+	struct profile p1, p2, pb;
+	struct model m;
+	const struct prof_point *a, *b;
+
+	moe30(&m);
+	g.sms = 0;
+	CHECK(run_ep_on(&p1, &m, &g, 128) == 0);
+	CHECK(run_ep_on(&p2, &m, &g, 64) == 0);
+	a = &p1.layers[1].pt[0];
+	b = &p2.layers[1].pt[0];
+	CHECK_NEAR(b->fwd_ms - a->fwd_ms, 0.20642278, 1e-8);
+	CHECK_NEAR(b->bwd_ms - a->bwd_ms, 0.20816692, 1e-8);
+	CHECK_NEAR(b->kernels - a->kernels, 4, 0);
+	profile_release(&p1);
+	profile_release(&p2);
+
+	CHECK(run_ep_on(&p1, &m, catalog_find(&cat, "H100-SXM"), 8) == 0);
+	m.bias = 1;
+	CHECK(run_ep_on(&pb, &m, catalog_find(&cat, "H100-SXM"), 8) == 0);
+	a = &p1.layers[1].pt[0];
+	b = &pb.layers[1].pt[0];
+	CHECK_NEAR(b->fwd_ms - a->fwd_ms, 0.80313739, 1e-8);
+	CHECK_NEAR(b->bwd_ms - a->bwd_ms, 1.24762484, 1e-8);
+	CHECK_NEAR(b->kernels - a->kernels, 34 + 82, 0);
+	profile_release(&p1);
+	profile_release(&pb);
+}
+
 static void
 test_ep_cost(void)
 {
@@ -689,6 +764,7 @@ main(void)
 	test_place();
 	test_refused();
 	test_ep_shapes();
+	test_ep_kernels();
 	test_ep_cost();
 	test_ep_place();
 	test_ep_segment();
