@@ -589,22 +589,23 @@ test_ep_place(void)
 	struct cluster cl;
 	struct place_links l;
 
-	/* 2 nodes of 8: e = 8 inside a node runs at NVLink; e = 16 sends
-	 * 8 of its 15 peers' shares through the NIC: (16 - 1) /
-	 * max(7 / NVLink, 8 / 50 GB/s) */
+	/* 2 nodes of 8: e = 8 inside a node runs at what NCCL reaches of
+	 * NVLink, 370 of the H100's 450 GB/s; e = 16 sends 8 of its 15
+	 * peers' shares through the NIC: (16 - 1) / max(7 / 370, 8 / 50
+	 * GB/s) */
 	cluster_init(&cl);
 	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	CHECK_NEAR(cluster_intra(&cl, 0, 1), 450, 1e-9);
 	place_links_init(&l, &cl, 1);
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
-	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 370, 1e-9);
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 16,
 			     1);
-	CHECK_NEAR(l.ep_gb_s[0],
-		   15 / fmax(7 / cluster_intra(&cl, 0, 1), 8 / 50.0), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 15 / fmax(7 / 370.0, 8 / 50.0), 1e-9);
 	CHECK_NEAR(l.ep_lat_us[0], cl.net_latency_us, 1e-9);
 	/* t = 2, expert tensor parallelism 1: 8 consecutive GPUs */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 1);
-	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 370, 1e-9);
 	/* expert tensor parallelism 2: 8 blocks of 2 span both nodes */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
 	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
@@ -640,7 +641,9 @@ test_ep_segment(void)
 	 * outermost, Megatron's order): each stage's 64 GPUs one domain */
 	place_links_fill_par(&l, &cl, PLAN_REPLICAS_IN_NODE, 64, 4, 1, 1, 64,
 			     1);
-	CHECK_NEAR(l.ep_gb_s[1], cluster_intra(&cl, 0, 1), 1e-9);
+	/* 370 / 450 of the 900 GB/s NVLink */
+	CHECK_NEAR(cluster_intra(&cl, 0, 1), 900, 1e-9);
+	CHECK_NEAR(l.ep_gb_s[1], 740, 1e-9);
 	CHECK_NEAR(l.ep_lat_us[1], cl.intra_latency_us, 1e-9);
 	place_links_release(&l);
 	cluster_release(&cl);
