@@ -471,6 +471,60 @@ test_ep_kernels(void)
 	profile_release(&pb);
 }
 
+/*
+ * A stage that recomputes nothing after layers that do: its recomputation
+ * is the difference of two prefix sums, 12345.678 + 0.1 + 0.2 + 0.3 less
+ * 12345.678 + 0.1 + 0.2 with and without the first layer's recomputation,
+ * which rounds to -7.3e-13 in doubles; it must read 0, not a negative
+ * time the simulator refuses (DeepSeek-V3 rows of bench/validate.sh with
+ * recompute mlp, whose dense first layers alone recompute).
+ */
+static void
+test_recompute_residue(void)
+{
+	static const double fb[3] = {0.1, 0.2, 0.3};
+	struct profile p;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	struct plan_stage st;
+	struct runtime rt;
+	double v[12];
+	int j;
+
+	profile_init(&p);
+	profile_alloc(&p, 1, 3);
+	p.mb[0] = 1;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	for (j = 0; j < 3; j++) {
+		p.layers[j].name = xstrdup("block");
+		p.layers[j].kind = PROF_BLOCK;
+		p.layers[j].repeat = 1;
+		p.layers[j].params = 1000;
+		p.layers[j].pt[0].fwd_ms = fb[j];
+	}
+	p.layers[0].pt[0].recomp_ms[PROF_RC_SELECTIVE] = 12345.678;
+	CHECK(chain_build(&c, &p) == 0);
+	CHECK(chain_time(&c, 0, PROF_RC_SELECTIVE, 2, 2) -
+		      chain_time(&c, 0, PROF_RC_NONE, 2, 2) <
+	      0);
+	links(&l, v, 100);
+	cost_opts_init(&o);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = g.d = g.t = g.v = g.e = g.m = 1;
+	g.r = PROF_RC_SELECTIVE;
+	CHECK(runtime_parse(&rt, "megatron-core") == 0);
+	g.rt = &rt;
+	cost_stage(&c, &o, &g, &l, 0, 2, 2, &st);
+	CHECK(st.recompute_ms == 0);
+	CHECK_NEAR(st.compute_ms, 0.3, 1e-12);
+	chain_release(&c);
+	profile_release(&p);
+}
+
 static void
 test_ep_cost(void)
 {
@@ -768,6 +822,7 @@ main(void)
 	test_refused();
 	test_ep_shapes();
 	test_ep_kernels();
+	test_recompute_residue();
 	test_ep_cost();
 	test_ep_place();
 	test_ep_segment();
