@@ -593,25 +593,31 @@ mla_stash(struct shape *sh)
 }
 
 /*
- * One grouped GEMM over the experts (Megatron's grouped GEMM: one kernel
- * for every expert): flops in all, the a_elems operand quantised first in
- * FP8 layers, other_elems the rest it reads and writes, at the efficiency
- * of one expert's shape.
+ * One grouped GEMM over the GPU's experts (Megatron's TEGroupedMLP,
+ * --moe-grouped-gemm): flops in all, the a_elems operand quantised first
+ * in FP8 layers, other_elems the rest it reads and writes, at the
+ * efficiency of one expert's shape.  Transformer Engine runs it as one
+ * cuBLAS GEMM per expert, spread over its compute streams
+ * (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_
+ * gemm, lines 970-1023; nvte_multi_tensor_gemm takes CUTLASS's grouped
+ * GEMM only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM, which the
+ * recipes do not set): a kernel, and its fixed cost, per expert.
  */
 static double
 group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	 double extra, double eff)
 {
-	double t = 0;
+	double t = 0, bytes, k = sh->nel > 1 ? sh->nel : 1;
+	int i;
 
 	if (sh->fp8) {
 		t += quant_ms(sh, a_elems);
 		eff *= fp8_eff_ratio(sh);
 	}
-	return t + kernel_ms(sh, OP_GEMM, flops,
-			     (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) +
-				     extra,
-			     eff);
+	bytes = (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) + extra;
+	for (i = 0; i < (int)k; i++)
+		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff);
+	return t;
 }
 
 /* The experts' [M x K] x [K x N] forward, M rows spread evenly. */
