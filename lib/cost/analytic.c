@@ -676,6 +676,31 @@ sort_chunks_ms(struct shape *sh, int probs)
 }
 
 /*
+ * FP8 experts: Megatron-Core pads each expert's rows to the quantization
+ * block before the grouped GEMMs and drops the padding after them
+ * (experts.py TEGroupedMLP.forward, lines 344-352 and 400-402 at
+ * 09cce75b1: quantization_padding of the rows and of their
+ * probabilities, quantization_unpadding of the output), copies through
+ * Transformer Engine's fused_multi_row_padding (fp8_padding.py) that it
+ * skips only when every expert's count is already a multiple of the
+ * block, which routed counts are not.  Forward (bwd 0, in 0 before the
+ * GEMMs, 1 after): the rows (read and write R h e) and the fp32
+ * probabilities (8 R), then the output; backward the reverse copies of
+ * their gradients.
+ */
+static double
+fp8_pad_ms(struct shape *sh, int after)
+{
+	double R = sh->ntok * sh->imb, x = 2 * R * sh->h * sh->e;
+
+	if (!sh->fp8)
+		return 0;
+	if (after)
+		return op_ms(sh, OP_VEC, 0, x);
+	return op_ms(sh, OP_VEC, 0, x) + op_ms(sh, OP_VEC, 0, 8 * R);
+}
+
+/*
  * The experts' second bias, in a model with linear biases (GPT-OSS): it
  * is added outside the grouped GEMM, weighted by each row's routing
  * probability, in eager PyTorch (Megatron-Core experts.py,
@@ -735,6 +760,7 @@ moe_ms(struct shape *sh)
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
 	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 1);
+	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
 		t += expert_ms(sh, M, h, 2 * fe);
 		t += act_ms(sh, M * fe);
@@ -744,6 +770,7 @@ moe_ms(struct shape *sh)
 	}
 	t += expert_ms(sh, M, fe, h);
 	t += expert_bias_ms(sh, 0);
+	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
 	if (sf) {
@@ -780,6 +807,7 @@ moe_bwd_ms(struct shape *sh)
 	/* un-permutation: gradients of the rows and of the probabilities */
 	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
+	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
@@ -789,6 +817,7 @@ moe_bwd_ms(struct shape *sh)
 		t += act_bwd_ms(sh, M * fe);
 		t += expert_bwd_ms(sh, M, h, fe);
 	}
+	t += fp8_pad_ms(sh, 0);
 	t += sort_chunks_ms(sh, 1);
 	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
