@@ -271,11 +271,18 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# (perf_recipes/deepseek/b200/deepseek_v3.py:131-147).  The
 		# April 2026 workload configs (@f69d4dd59, scripts/performance/
 		# configs/deepseek/deepseek_workload_base_configs.py:41-91)
-		# set moe_a2a_overlap=False: earlier rows run without it.
-		if (prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
+		# set moe_a2a_overlap=False: earlier rows run without it,
+		# except GPT-OSS on GB200 at GBS 1280 (the 26.04 and 26.04.01
+		# rows): GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2 sets
+		# moe_a2a_overlap=True (configs/gpt_oss/gpt_oss_workload_base_
+		# configs.py:102-106), which utils/overrides.py:159-166 turns
+		# into overlap_moe_expert_parallel_comm.
+		if ((prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
 		    (model == "deepseek-v3" || model == "gpt-oss-120b")) ||
 		    (model == "deepseek-v3" && gpu == "B200" && pp == 8 &&
-		     vp == 2 && ep == 32)))
+		     vp == 2 && ep == 32))) ||
+		    (model == "gpt-oss-120b" && gpu == "GB200" && gbs == 1280 &&
+		     (rel == "26.04" || rel == "26.04.01")))
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")

@@ -593,25 +593,31 @@ mla_stash(struct shape *sh)
 }
 
 /*
- * One grouped GEMM over the experts (Megatron's grouped GEMM: one kernel
- * for every expert): flops in all, the a_elems operand quantised first in
- * FP8 layers, other_elems the rest it reads and writes, at the efficiency
- * of one expert's shape.
+ * One grouped GEMM over the GPU's experts (Megatron's TEGroupedMLP,
+ * --moe-grouped-gemm): flops in all, the a_elems operand quantised first
+ * in FP8 layers, other_elems the rest it reads and writes, at the
+ * efficiency of one expert's shape.  Transformer Engine runs it as one
+ * cuBLAS GEMM per expert, spread over its compute streams
+ * (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_
+ * gemm, lines 970-1023; nvte_multi_tensor_gemm takes CUTLASS's grouped
+ * GEMM only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM, which the
+ * recipes do not set): a kernel, and its fixed cost, per expert.
  */
 static double
 group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	 double extra, double eff)
 {
-	double t = 0;
+	double t = 0, bytes, k = sh->nel > 1 ? sh->nel : 1;
+	int i;
 
 	if (sh->fp8) {
 		t += quant_ms(sh, a_elems);
 		eff *= fp8_eff_ratio(sh);
 	}
-	return t + kernel_ms(sh, OP_GEMM, flops,
-			     (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) +
-				     extra,
-			     eff);
+	bytes = (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) + extra;
+	for (i = 0; i < (int)k; i++)
+		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff);
+	return t;
 }
 
 /* The experts' [M x K] x [K x N] forward, M rows spread evenly. */
@@ -648,6 +654,94 @@ expert_bwd_ms(struct shape *sh, double M, double K, double N)
 }
 
 /*
+ * Permutation 2 of the alltoall token dispatcher: with more than one
+ * expert per GPU the rows the ep ranks send arrive grouped by sender
+ * and are sorted by local expert before the experts (with their routing
+ * probabilities, probs 1) and back after them (Megatron-Core
+ * token_dispatcher.py dispatch_postprocess and combine_preprocess,
+ * sort_chunks_by_idxs; one fused kernel under moe_permute_fusion, which
+ * the recipes set).  It runs whenever the GPU holds several experts,
+ * with or without expert parallelism; its backward is the inverse sort,
+ * the same pass.  Rows: the ones this GPU's experts receive.
+ */
+static double
+sort_chunks_ms(struct shape *sh, int probs)
+{
+	double R = sh->ntok * sh->imb;
+
+	if (sh->nel <= 1)
+		return 0;
+	return op_ms(sh, OP_VEC, 0,
+		     2 * R * sh->h * sh->e + (probs ? 8 * R : 0));
+}
+
+/*
+ * FP8 experts: Megatron-Core pads each expert's rows to the quantization
+ * block before the grouped GEMMs and drops the padding after them
+ * (experts.py TEGroupedMLP.forward, lines 344-352 and 400-402 at
+ * 09cce75b1: quantization_padding of the rows and of their
+ * probabilities, quantization_unpadding of the output), copies through
+ * Transformer Engine's fused_multi_row_padding (fp8_padding.py) that it
+ * skips only when every expert's count is already a multiple of the
+ * block, which routed counts are not.  Forward (bwd 0, in 0 before the
+ * GEMMs, 1 after): the rows (read and write R h e) and the fp32
+ * probabilities (8 R), then the output; backward the reverse copies of
+ * their gradients.
+ */
+static double
+fp8_pad_ms(struct shape *sh, int after)
+{
+	double R = sh->ntok * sh->imb, x = 2 * R * sh->h * sh->e;
+
+	if (!sh->fp8)
+		return 0;
+	if (after)
+		return op_ms(sh, OP_VEC, 0, x);
+	return op_ms(sh, OP_VEC, 0, x) + op_ms(sh, OP_VEC, 0, 8 * R);
+}
+
+/*
+ * The experts' second bias, in a model with linear biases (GPT-OSS): it
+ * is added outside the grouped GEMM, weighted by each row's routing
+ * probability, in eager PyTorch (Megatron-Core experts.py,
+ * TEGroupedMLP._apply_bias: lines 251-268 at 09cce75b1, the host-count
+ * path of lines 355-378 at d98e8a6): the GEMM output is split by expert,
+ * t + b * p runs once per local expert (b * p promotes to fp32 against
+ * the fp32 probabilities, so the product and the sum are fp32), the
+ * experts' outputs are concatenated and cast back to 16 bits.  Over the
+ * X = rows x h elements of the output (forward 28 bytes per element,
+ * backward 40):
+ *   forward   per expert b * p (write 4) and t + bp (read e + 4, write
+ *             4); cat (read 4, write 4); cast (read 4, write e)
+ *   backward  the cast's (read e, write 4); per expert the sum's gradient
+ *             to t (read 4, write e) and the product's two (grad * p
+ *             reduced over the rows for b, grad * b over h for p: a
+ *             multiply, read 4 and write 4, then a reduction, read 4,
+ *             each); the split's concatenation (read e, write e)
+ * Every per-expert operation is a kernel of its own.
+ */
+static double
+expert_bias_ms(struct shape *sh, int bwd)
+{
+	double X = sh->ntok * sh->imb * sh->h, e = sh->e, t = 0;
+	int k = (int)sh->nel;
+
+	if (!sh->bias || k < 1)
+		return 0;
+	if (!bwd) {
+		t += passes_ms(sh, k, X, 4 * X);
+		t += passes_ms(sh, k, X, (e + 8) * X);
+		t += op_ms(sh, OP_VEC, 0, 8 * X);
+		return t + op_ms(sh, OP_VEC, 0, (4 + e) * X);
+	}
+	t += op_ms(sh, OP_VEC, 0, (e + 4) * X);
+	t += passes_ms(sh, k, 0, (4 + e) * X);
+	t += passes_ms(sh, k, X, 8 * X) + passes_ms(sh, k, X, 4 * X);
+	t += passes_ms(sh, k, X, 8 * X) + passes_ms(sh, k, X, 4 * X);
+	return t + op_ms(sh, OP_VEC, 0, 2 * e * X);
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -665,6 +759,8 @@ moe_ms(struct shape *sh)
 	t = gemm_ms(sh, n, h, E);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
 	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	t += sort_chunks_ms(sh, 1);
+	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
 		t += expert_ms(sh, M, h, 2 * fe);
 		t += act_ms(sh, M * fe);
@@ -673,6 +769,9 @@ moe_ms(struct shape *sh)
 		t += act_ms(sh, M * fe);
 	}
 	t += expert_ms(sh, M, fe, h);
+	t += expert_bias_ms(sh, 0);
+	t += fp8_pad_ms(sh, 1);
+	t += sort_chunks_ms(sh, 0);
 	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
 	if (sf) {
 		if (sh->swiglu) {
@@ -707,6 +806,9 @@ moe_bwd_ms(struct shape *sh)
 	}
 	/* un-permutation: gradients of the rows and of the probabilities */
 	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
+	t += sort_chunks_ms(sh, 0);
+	t += fp8_pad_ms(sh, 1);
+	t += expert_bias_ms(sh, 1);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
 		t += act_bwd_ms(sh, M * fe);
@@ -715,6 +817,8 @@ moe_bwd_ms(struct shape *sh)
 		t += act_bwd_ms(sh, M * fe);
 		t += expert_bwd_ms(sh, M, h, fe);
 	}
+	t += fp8_pad_ms(sh, 0);
+	t += sort_chunks_ms(sh, 1);
 	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
 	return t + gemm_bwd_ms(sh, n, h, E);

@@ -51,7 +51,12 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	st->in_flight = cost_in_flight(&g, s);
 	st->params = chain_params(c, a, e);
 	st->compute_ms = chain_time(c, g.k, PROF_RC_NONE, a, e);
-	st->recompute_ms = chain_time(c, g.k, g.r, a, e) - st->compute_ms;
+	/* a difference of two prefix sums: where the stage recomputes
+	 * nothing, what earlier layers recompute can leave a rounding
+	 * residue of either sign (-7e-13 ms), and the simulator refuses
+	 * negative times */
+	st->recompute_ms =
+		fmax(0, chain_time(c, g.k, g.r, a, e) - st->compute_ms);
 	for (j = a; j <= e; j++) {
 		st->fwd_ms += CHAIN_AT(c, c->fwd, g.k, j);
 		kern += CHAIN_AT(c, c->kern, g.k, j);

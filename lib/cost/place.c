@@ -229,10 +229,20 @@ unit_gpu(int rule, int w, int d, int tp, int cp, int etp, int s, int u,
 }
 
 /*
+ * NCCL's point-to-point traffic over NVLink reaches about 370 of the
+ * 450 GB/s line rate of an H100 (NCCL's protocol overhead, ~20%: the
+ * bus bandwidth nccl-tests shows for every collective but NVLink-SHARP
+ * all-reduce, NVIDIA/nccl-tests issue 212, S. Jeaugey); the all-to-all
+ * is such traffic.
+ */
+#define PLACE_NVLINK_P2P_EFF (370.0 / 450.0)
+
+/*
  * Expert-parallel all-to-alls: every GPU sends 1/ep of its buffer to
  * each peer; the k - 1 peers in its node over NVLink and the ep - k
  * others through its NIC, both at once, so (ep - 1) / ep of the buffer
- * moves at (ep - 1) / max((k - 1) / nvlink, (ep - k) / nic).
+ * moves at (ep - 1) / max((k - 1) / nvlink, (ep - k) / nic), NVLink at
+ * what NCCL reaches of its line rate.
  */
 static void
 fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
@@ -278,8 +288,9 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 							continue;
 						if (h / gpn == g / gpn) {
 							x = cluster_intra(
-								c, g % gpn,
-								h % gpn);
+								    c, g % gpn,
+								    h % gpn) *
+							    PLACE_NVLINK_P2P_EFF;
 							if (!nv || x < nv)
 								nv = x;
 							in++;

@@ -396,6 +396,156 @@ test_ep_shapes(void)
 	profile_release(&pi);
 }
 
+/* run_ep() on g, expert parallelism only (t = 1). */
+static int
+run_ep_on(struct profile *p, const struct model *m,
+	  const struct gpu_spec *g, int ep)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+
+	memset(&par, 0, sizeof(par));
+	par.tp = 1;
+	par.cp = 1;
+	par.ep = ep;
+	par.imbalance = 1;
+	profile_init(p);
+	return analytic_profile_par(p, m, g, mb, 1, &par, NULL);
+}
+
+/*
+ * The MoE kernels that depend on the experts a GPU holds, against hand
+ * counts on an H100 (HBM 3350 GB/s x mem_eff 0.8 = 2680 GB/s, 3 us per
+ * kernel), the small Qwen3-30B-A3B at b = 1, s = 4096: R = 4096 x 8 =
+ * 32768 routed rows of h = 2048 bf16 values on every GPU.
+ *
+ * Permutation 2 (token_dispatcher.py sort_chunks_by_idxs): with two
+ * experts per GPU (ep 64) and not with one (ep 128), the received rows
+ * are sorted by expert before the experts, with their fp32
+ * probabilities, and back after them; in backward the same two passes.
+ * Each pass reads and writes R h 2 bytes (+ 8 R for the probabilities):
+ * forward (2 x 2 R h 2 + 8 R) / 2680e9 s + 2 x 3 us = 0.20642278 ms, and
+ * as much backward.  On a GPU without an SM count the expert GEMMs run at
+ * K / (K + 128) whatever their shape, so nothing else differs forward;
+ * backward the weight gradients' K is each expert's rows, 16384 against
+ * 32768: their 2 R h (768 + 1536) = 3.0924e11 FLOPs at 989.4e12 x 0.7
+ * take (16512 / 16384 - 32896 / 32768) of 0.44651 ms more, 0.00174414
+ * ms, 0.20816692 ms in all.  Transformer Engine runs a grouped GEMM as a
+ * cuBLAS GEMM per expert: two experts launch one more kernel (3 us) for
+ * each of the 2 forward and 4 backward grouped GEMMs: 0.21242278 ms
+ * forward, 0.22016692 ms backward, 4 + 6 more kernels.
+ *
+ * The experts' second bias in eager PyTorch (experts.py _apply_bias,
+ * models with linear biases): X = R h = 67108864 elements; forward 28 X
+ * bytes in 2 x 16 per-expert kernels + cat + cast = 34 kernels, 0.70113739
+ * + 0.102 = 0.80313739 ms at ep 8 (16 experts per GPU); backward 40 X
+ * bytes in 1 + 16 + 4 x 16 + 1 = 82 kernels, 1.00162484 + 0.246 =
+ * 1.24762484 ms.
+ *
+ * FP8 experts pad each expert's rows to the quantization block and drop
+ * the padding after the GEMMs (experts.py quantization_padding and
+ * _unpadding): at one expert per GPU (no sort, one GEMM per grouped
+ * GEMM) an FP8 block runs 21 kernels more than a 16-bit one: 15 casts to
+ * FP8 under delayed scaling, one per GEMM input (QKV, projection, router
+ * and the two grouped GEMMs forward; twice as many GEMMs backward), and 6
+ * padding copies (rows, probabilities and output forward; their
+ * gradients backward).
+ */
+static void
+test_ep_kernels(void)
+{
+	struct gpu_spec g = *catalog_find(&cat, "H100-SXM");
+	struct profile p1, p2, pb;
+	struct model m;
+	const struct prof_point *a, *b;
+
+	moe30(&m);
+	g.sms = 0;
+	CHECK(run_ep_on(&p1, &m, &g, 128) == 0);
+	CHECK(run_ep_on(&p2, &m, &g, 64) == 0);
+	a = &p1.layers[1].pt[0];
+	b = &p2.layers[1].pt[0];
+	CHECK_NEAR(b->fwd_ms - a->fwd_ms, 0.21242278, 1e-8);
+	CHECK_NEAR(b->bwd_ms - a->bwd_ms, 0.22016692, 1e-8);
+	CHECK_NEAR(b->kernels - a->kernels, 10, 0);
+	profile_release(&p1);
+	profile_release(&p2);
+
+	CHECK(run_ep_on(&p1, &m, catalog_find(&cat, "H100-SXM"), 8) == 0);
+	m.bias = 1;
+	CHECK(run_ep_on(&pb, &m, catalog_find(&cat, "H100-SXM"), 8) == 0);
+	a = &p1.layers[1].pt[0];
+	b = &pb.layers[1].pt[0];
+	CHECK_NEAR(b->fwd_ms - a->fwd_ms, 0.80313739, 1e-8);
+	CHECK_NEAR(b->bwd_ms - a->bwd_ms, 1.24762484, 1e-8);
+	CHECK_NEAR(b->kernels - a->kernels, 34 + 82, 0);
+	profile_release(&p1);
+	profile_release(&pb);
+
+	m.bias = 0;
+	CHECK(run_ep_on(&p1, &m, catalog_find(&cat, "H100-SXM"), 128) == 0);
+	m.precision = MODEL_FP8;
+	CHECK(run_ep_on(&pb, &m, catalog_find(&cat, "H100-SXM"), 128) == 0);
+	CHECK_NEAR(pb.layers[1].pt[0].kernels - p1.layers[1].pt[0].kernels,
+		   15 + 6, 0);
+	profile_release(&p1);
+	profile_release(&pb);
+}
+
+/*
+ * A stage that recomputes nothing after layers that do: its recomputation
+ * is the difference of two prefix sums, 12345.678 + 0.1 + 0.2 + 0.3 less
+ * 12345.678 + 0.1 + 0.2 with and without the first layer's recomputation,
+ * which rounds to -7.3e-13 in doubles; it must read 0, not a negative
+ * time the simulator refuses (DeepSeek-V3 rows of bench/validate.sh with
+ * recompute mlp, whose dense first layers alone recompute).
+ */
+static void
+test_recompute_residue(void)
+{
+	static const double fb[3] = {0.1, 0.2, 0.3};
+	struct profile p;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	struct plan_stage st;
+	struct runtime rt;
+	double v[12];
+	int j;
+
+	profile_init(&p);
+	profile_alloc(&p, 1, 3);
+	p.mb[0] = 1;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	for (j = 0; j < 3; j++) {
+		p.layers[j].name = xstrdup("block");
+		p.layers[j].kind = PROF_BLOCK;
+		p.layers[j].repeat = 1;
+		p.layers[j].params = 1000;
+		p.layers[j].pt[0].fwd_ms = fb[j];
+	}
+	p.layers[0].pt[0].recomp_ms[PROF_RC_SELECTIVE] = 12345.678;
+	CHECK(chain_build(&c, &p) == 0);
+	CHECK(chain_time(&c, 0, PROF_RC_SELECTIVE, 2, 2) -
+		      chain_time(&c, 0, PROF_RC_NONE, 2, 2) <
+	      0);
+	links(&l, v, 100);
+	cost_opts_init(&o);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = g.d = g.t = g.v = g.e = g.m = 1;
+	g.r = PROF_RC_SELECTIVE;
+	CHECK(runtime_parse(&rt, "megatron-core") == 0);
+	g.rt = &rt;
+	cost_stage(&c, &o, &g, &l, 0, 2, 2, &st);
+	CHECK(st.recompute_ms == 0);
+	CHECK_NEAR(st.compute_ms, 0.3, 1e-12);
+	chain_release(&c);
+	profile_release(&p);
+}
+
 static void
 test_ep_cost(void)
 {
@@ -514,22 +664,23 @@ test_ep_place(void)
 	struct cluster cl;
 	struct place_links l;
 
-	/* 2 nodes of 8: e = 8 inside a node runs at NVLink; e = 16 sends
-	 * 8 of its 15 peers' shares through the NIC: (16 - 1) /
-	 * max(7 / NVLink, 8 / 50 GB/s) */
+	/* 2 nodes of 8: e = 8 inside a node runs at what NCCL reaches of
+	 * NVLink, 370 of the H100's 450 GB/s; e = 16 sends 8 of its 15
+	 * peers' shares through the NIC: (16 - 1) / max(7 / 370, 8 / 50
+	 * GB/s) */
 	cluster_init(&cl);
 	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
+	CHECK_NEAR(cluster_intra(&cl, 0, 1), 450, 1e-9);
 	place_links_init(&l, &cl, 1);
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
-	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 370, 1e-9);
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 16,
 			     1);
-	CHECK_NEAR(l.ep_gb_s[0],
-		   15 / fmax(7 / cluster_intra(&cl, 0, 1), 8 / 50.0), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 15 / fmax(7 / 370.0, 8 / 50.0), 1e-9);
 	CHECK_NEAR(l.ep_lat_us[0], cl.net_latency_us, 1e-9);
 	/* t = 2, expert tensor parallelism 1: 8 consecutive GPUs */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 1);
-	CHECK_NEAR(l.ep_gb_s[0], cluster_intra(&cl, 0, 1), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 370, 1e-9);
 	/* expert tensor parallelism 2: 8 blocks of 2 span both nodes */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
 	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
@@ -565,7 +716,9 @@ test_ep_segment(void)
 	 * outermost, Megatron's order): each stage's 64 GPUs one domain */
 	place_links_fill_par(&l, &cl, PLAN_REPLICAS_IN_NODE, 64, 4, 1, 1, 64,
 			     1);
-	CHECK_NEAR(l.ep_gb_s[1], cluster_intra(&cl, 0, 1), 1e-9);
+	/* 370 / 450 of the 900 GB/s NVLink */
+	CHECK_NEAR(cluster_intra(&cl, 0, 1), 900, 1e-9);
+	CHECK_NEAR(l.ep_gb_s[1], 740, 1e-9);
 	CHECK_NEAR(l.ep_lat_us[1], cl.intra_latency_us, 1e-9);
 	place_links_release(&l);
 	cluster_release(&cl);
@@ -689,6 +842,8 @@ main(void)
 	test_place();
 	test_refused();
 	test_ep_shapes();
+	test_ep_kernels();
+	test_recompute_residue();
 	test_ep_cost();
 	test_ep_place();
 	test_ep_segment();
