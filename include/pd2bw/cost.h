@@ -354,6 +354,19 @@ void cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 void cost_stage(const struct chain *c, const struct cost_opts *o,
 		const struct cost_cfg *g, const struct place_links *l, int s,
 		int a, int e, struct plan_stage *st);
+/*
+ * The same with per-layer recomputation rc[0..e-a] (NULL: g->r for all):
+ * the one rule for the search's per-layer refinement and for evaluating a
+ * written plan.  Every term a layer's choice changes follows it (the
+ * extra forward, the all-reduces, rings and all-to-alls it repeats, what
+ * hides p2p, the host's slack, FSDP, offload, memory); st->recompute is
+ * PLAN_RC_MIXED when the layers differ.  When they do not, the figures
+ * are cost_stage()'s under that choice, bit for bit.
+ */
+void cost_stage_rc(const struct chain *c, const struct cost_opts *o,
+		   const struct cost_cfg *g, const struct place_links *l,
+		   int s, int a, int e, const int *rc,
+		   struct plan_stage *st);
 
 /*
  * Per-microbatch time the stage keeps its GPU busy: compute,
