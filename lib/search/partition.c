@@ -233,6 +233,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 					if (mem > o->cap_bytes)
 						break;
+					/* Compute alone is a lower bound of
+					 * the stage's time per microbatch
+					 * that longer stages only raise: it
+					 * is what the bound prunes (the
+					 * rest, the all-reduce above all,
+					 * is not paid per microbatch). */
 					t = pre[e + 1] - pre[a];
 					if (t >= best || t >= limit)
 						break;
@@ -258,8 +264,6 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						v = t + ar;
 					else
 						v = t > ar ? t : ar;
-					if (v >= limit)
-						continue;
 				}
 				if (s > 0 && row[(ptrdiff_t)a - 1 - L] > v)
 					v = row[(ptrdiff_t)a - 1 - L];
@@ -270,7 +274,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			}
 			row[e] = best;
 			arg[(size_t)s * L + e] = besta;
-			if (best < limit)
+			if (mode == PART_MEM ? best < limit : isfinite(best))
 				any = 1;
 		}
 		/* No prefix of stages can stay under the bound: give up. */

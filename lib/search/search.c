@@ -409,6 +409,16 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	} else {
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
+		/* The bound prunes by compute alone, which the iteration
+		 * pays (m + (d - 1) / v) times at least: with no partition
+		 * left nothing beats bound.  A result at or above tb is the
+		 * best of the partitions left, not always the unbounded one,
+		 * and its iteration may still beat bound (the all-reduce in
+		 * a stage's cost is paid once, not per microbatch): take the
+		 * unbounded one, the partition evaluation finds. */
+		if (isfinite(t) && t >= tb)
+			t = part_solve(&x->ws, x->c, o, &g, &x->links,
+				       PART_TIME, INFINITY, x->first);
 		if (!isfinite(t))
 			return INFINITY;
 	}
