@@ -393,9 +393,37 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 
 /*
  * The stage's memory: fills st's weight, state, stash, work, runtime and
- * mem bytes and returns mem_bytes.
+ * mem bytes and returns mem_bytes.  Inline: part_solve() asks it for
+ * every stage it tries.
  */
-int64_t cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st);
+static inline int64_t
+cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
+{
+	double params = (double)m->params, per_mb = m->per_mb, window = 0;
+
+	if (m->gather > 0)
+		window = (m->keep ? params : 2 * m->big_params) * m->gather +
+			 m->big_params * m->grad;
+	/* offloaded: the last layer's stash and one in transit */
+	if (m->offload && m->n > 1)
+		per_mb = m->last_stash + m->big_stash;
+	st->weight_bytes = (int64_t)(params * m->weight + window);
+	st->state_bytes = (int64_t)(params * m->state);
+	if (m->eopt > 0)
+		st->state_bytes += (int64_t)((double)m->eparams * m->eopt *
+					     m->eshare);
+	/* Under full recomputation one layer's activations are rebuilt at a
+	 * time during backward: add the stage's largest once (lp.c's rule). */
+	st->stash_bytes = (int64_t)(m->in_flight * per_mb +
+				    (m->any_full ? m->peak_full : 0));
+	st->work_bytes = (int64_t)m->work;
+	st->runtime_bytes = (int64_t)(m->context +
+				      m->frag * (double)(st->stash_bytes +
+							 st->work_bytes));
+	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
+			st->work_bytes + st->runtime_bytes;
+	return st->mem_bytes;
+}
 
 /*
  * Memory of stage s = [a, e] into st (weight, state, stash, work, mem

@@ -195,20 +195,18 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					cost_mem_add(&mem, c, k, a, r);
 				else
 					a = 0;
-				/* cost_stage_mem()'s, the final check's */
-				mb = (double)cost_mem_bytes(&mem, &scratch);
 				params = mem.params;
 				eparams = mem.eparams;
 				if (mode == PART_MEM) {
 					/* a longer stage only needs more */
+					mb = (double)cost_mem_bytes(&mem,
+								    &scratch);
 					if (mb >= best || mb >= limit)
 						break;
 					v = mb;
 				} else {
 					double ar;
 
-					if (mb > o->cap_bytes)
-						break;
 					/* Compute alone is a lower bound of
 					 * the stage's time per microbatch
 					 * that longer stages only raise: it
@@ -217,6 +215,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					 * is not paid per microbatch). */
 					t = pre[e + 1] - pre[a];
 					if (t >= best || t >= limit)
+						break;
+					/* cost_stage_mem()'s sum, the final
+					 * check's */
+					mb = (double)cost_mem_bytes(&mem,
+								    &scratch);
+					if (mb > o->cap_bytes)
 						break;
 					t += out_t;
 					if (g->t > 1)

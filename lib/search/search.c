@@ -415,10 +415,13 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		 * best of the partitions left, not always the unbounded one,
 		 * and its iteration may still beat bound (the all-reduce in
 		 * a stage's cost is paid once, not per microbatch): take the
-		 * unbounded one, the partition evaluation finds. */
+		 * unbounded one, the partition evaluation finds.  Its value
+		 * is at most t, so a bound just above t gives it exactly
+		 * (part_solve()'s contract) and still prunes. */
 		if (isfinite(t) && t >= tb)
 			t = part_solve(&x->ws, x->c, o, &g, &x->links,
-				       PART_TIME, INFINITY, x->first);
+				       PART_TIME, nextafter(t, INFINITY),
+				       x->first);
 		if (!isfinite(t))
 			return INFINITY;
 	}
