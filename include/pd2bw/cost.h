@@ -337,6 +337,95 @@ double cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 double cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
+ * A stage's memory built up layer by layer, for cost_stage_mem() and for
+ * part_solve(), which grows a stage one layer at a time: both sum the
+ * same terms, so the partition's memory cap is the final check's.  The
+ * sums are of whole bytes (exact in any order).
+ */
+struct cost_mem {
+	/* the configuration's, from cost_mem_init() */
+	double weight, state;  /* bytes per parameter at rest */
+	double gather, grad;   /* ZeRO-3's window: bytes per gathered
+				  parameter, per unsharded gradient (0: none) */
+	int keep;              /* the window is the stage's parameters */
+	double eopt, eshare;   /* ZeRO-1 with EP: the routed experts' state */
+	double context, frag;  /* the runtime's context, allocator margin */
+	int offload;
+	/* the stage's, from cost_mem_stage() and cost_mem_add() */
+	double in_flight;      /* stashes kept (interleaving included) */
+	int n, last, any_full;
+	int64_t params, eparams;
+	double big_params, per_mb, peak_full, big_stash, work, last_stash;
+};
+
+/* The constants of configuration g into m (no stage yet). */
+void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
+		   const struct cost_cfg *g);
+/* Start stage s of g in m: no layers. */
+void cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s);
+
+/* Add layer j at microbatch index k under recomputation r, in any order. */
+static inline void
+cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
+{
+	double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
+	double st = CHAIN_AT(c, c->stash[r], k, j);
+	double wk = CHAIN_AT(c, c->work, k, j);
+
+	m->n++;
+	m->params += c->params[j];
+	m->eparams += c->eparams[j];
+	if ((double)c->params[j] > m->big_params)
+		m->big_params = (double)c->params[j];
+	m->per_mb += st;
+	m->any_full |= r == PROF_RC_FULL;
+	if (full > m->peak_full)
+		m->peak_full = full;
+	if (st > m->big_stash)
+		m->big_stash = st;
+	if (wk > m->work)
+		m->work = wk;
+	if (j > m->last) {
+		m->last = j;
+		m->last_stash = st;
+	}
+}
+
+/*
+ * The stage's memory: fills st's weight, state, stash, work, runtime and
+ * mem bytes and returns mem_bytes.  Inline: part_solve() asks it for
+ * every stage it tries.
+ */
+static inline int64_t
+cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
+{
+	double params = (double)m->params, per_mb = m->per_mb, window = 0;
+
+	if (m->gather > 0)
+		window = (m->keep ? params : 2 * m->big_params) * m->gather +
+			 m->big_params * m->grad;
+	/* offloaded: the last layer's stash and one in transit */
+	if (m->offload && m->n > 1)
+		per_mb = m->last_stash + m->big_stash;
+	st->weight_bytes = (int64_t)(params * m->weight + window);
+	st->state_bytes = (int64_t)(params * m->state);
+	if (m->eopt > 0)
+		st->state_bytes += (int64_t)((double)m->eparams * m->eopt *
+					     m->eshare);
+	/* Under full recomputation one layer's activations are rebuilt at a
+	 * time during backward: add the stage's largest once (lp.c's rule). */
+	st->stash_bytes = (int64_t)(m->in_flight * per_mb +
+				    (m->any_full ? m->peak_full : 0));
+	st->work_bytes = (int64_t)m->work;
+	st->runtime_bytes = (int64_t)(m->context +
+				      m->frag * (double)(st->stash_bytes +
+							 st->work_bytes));
+	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
+			st->work_bytes + st->runtime_bytes;
+	return st->mem_bytes;
+}
+
+/*
  * Memory of stage s = [a, e] into st (weight, state, stash, work, mem
  * bytes), with per-layer recomputation rc[0..e-a] (NULL: g->r for all).
  * Adds the runtime's context and allocator margin.
@@ -354,6 +443,19 @@ void cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 void cost_stage(const struct chain *c, const struct cost_opts *o,
 		const struct cost_cfg *g, const struct place_links *l, int s,
 		int a, int e, struct plan_stage *st);
+/*
+ * The same with per-layer recomputation rc[0..e-a] (NULL: g->r for all):
+ * the one rule for the search's per-layer refinement and for evaluating a
+ * written plan.  Every term a layer's choice changes follows it (the
+ * extra forward, the all-reduces, rings and all-to-alls it repeats, what
+ * hides p2p, the host's slack, FSDP, offload, memory); st->recompute is
+ * PLAN_RC_MIXED when the layers differ.  When they do not, the figures
+ * are cost_stage()'s under that choice, bit for bit.
+ */
+void cost_stage_rc(const struct chain *c, const struct cost_opts *o,
+		   const struct cost_cfg *g, const struct place_links *l,
+		   int s, int a, int e, const int *rc,
+		   struct plan_stage *st);
 
 /*
  * Per-microbatch time the stage keeps its GPU busy: compute,

@@ -31,13 +31,19 @@ void part_ws_release(struct part_ws *ws);
 /*
  * Split layers 0..L-1 into g->d non-empty contiguous stages.  In PART_TIME
  * a stage's cost is cost_stage_ms() of cost_stage() (steady time per
- * microbatch), stages over o->cap_bytes are forbidden.  In PART_MEM the
- * cost is the stage memory.  In both, costs at or above bound are treated
- * as infeasible (pass INFINITY for an exact answer): the result is the
- * unbounded one when that is below bound, INFINITY otherwise.  On success
- * fills first[0..d) with each stage's first layer and returns the
- * optimum; returns INFINITY when no partition qualifies.  Ties go to the partition
- * whose later stages start later (deterministic).
+ * microbatch), and stages whose cost_stage_mem() exceeds o->cap_bytes
+ * are forbidden (the same sum, so the same verdict).  In PART_MEM the
+ * cost is cost_stage_mem()'s total.  Pass INFINITY as bound for an exact
+ * answer.  In PART_MEM a finite bound treats costs at or above it as
+ * infeasible: the result is the unbounded one when that is below bound,
+ * INFINITY otherwise.  In PART_TIME it forbids stages whose compute
+ * (forward, backward, recomputation: a lower bound of the cost) is at or
+ * above it: the result is the unbounded one when that is below bound,
+ * else INFINITY or the best of the partitions left (at or above bound,
+ * and no better than the unbounded one).  On success fills first[0..d)
+ * with each stage's first layer and returns the optimum; returns INFINITY
+ * when no partition qualifies.  Ties go to the partition whose later
+ * stages start later (deterministic).
  */
 double part_solve(struct part_ws *ws, const struct chain *c,
 		  const struct cost_opts *o, const struct cost_cfg *g,

@@ -33,14 +33,59 @@
 
 void
 cost_stage(const struct chain *c, const struct cost_opts *o,
-	   const struct cost_cfg *g0, const struct place_links *l, int s,
+	   const struct cost_cfg *g, const struct place_links *l, int s,
 	   int a, int e, struct plan_stage *st)
+{
+	cost_stage_rc(c, o, g, l, s, a, e, NULL, st);
+}
+
+/*
+ * The terms a layer's recomputation changes, layer by layer under rc
+ * (some layers differ): the extra forward, the tensor-parallel
+ * all-reduces it repeats (hidden like the others under sequence
+ * parallelism), context parallelism's K/V ring and expert parallelism's
+ * all-to-alls run again; returns the stage's compute plus recomputation.
+ */
+static double
+mixed_terms(const struct chain *c, const struct cost_cfg *g,
+	    const struct place_links *l, int s, int a, int e, const int *rc,
+	    struct plan_stage *st)
+{
+	int j;
+
+	st->recompute = PLAN_RC_MIXED;
+	st->recompute_ms = 0;
+	st->tp_ms = st->cp_ms = st->ep_ms = 0;
+	for (j = a; j <= e; j++) {
+		struct cost_cfg gj = *g;
+
+		gj.r = rc[j - a];
+		st->recompute_ms += CHAIN_AT(c, c->rc[gj.r], g->k, j);
+		st->tp_ms += cost_tp(c, &gj, l, s, j, j);
+		st->cp_ms += cost_cp(c, &gj, l, s, j, j);
+		st->ep_ms += cost_ep(c, &gj, l, s, j, j);
+	}
+	return st->compute_ms + st->recompute_ms;
+}
+
+void
+cost_stage_rc(const struct chain *c, const struct cost_opts *o,
+	      const struct cost_cfg *g0, const struct place_links *l, int s,
+	      int a, int e, const int *rc, struct plan_stage *st)
 {
 	struct cost_cfg g = *g0;
 	const struct runtime *rt;
-	double gpu, kern = 0, host, upd;
+	double gpu, kern = 0, host, upd, busy;
 	int j;
 
+	/* one choice for the whole stage: the uniform rule's figures to
+	 * the last bit, whoever asks */
+	for (j = a + 1; rc && j <= e && rc[j - a] == rc[0]; j++)
+		;
+	if (rc && j > e) {
+		g.r = rc[0];
+		rc = NULL;
+	}
 	if (!g.rt)
 		g.rt = cost_runtime(o, g.sched, g.d);
 	rt = g.rt;
@@ -51,28 +96,34 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 	st->in_flight = cost_in_flight(&g, s);
 	st->params = chain_params(c, a, e);
 	st->compute_ms = chain_time(c, g.k, PROF_RC_NONE, a, e);
-	/* a difference of two prefix sums: where the stage recomputes
-	 * nothing, what earlier layers recompute can leave a rounding
-	 * residue of either sign (-7e-13 ms), and the simulator refuses
-	 * negative times */
-	st->recompute_ms =
-		fmax(0, chain_time(c, g.k, g.r, a, e) - st->compute_ms);
 	for (j = a; j <= e; j++) {
 		st->fwd_ms += CHAIN_AT(c, c->fwd, g.k, j);
 		kern += CHAIN_AT(c, c->kern, g.k, j);
 	}
-	st->tp_ms = cost_tp(c, &g, l, s, a, e);
+	if (rc) {
+		busy = mixed_terms(c, &g, l, s, a, e, rc, st);
+	} else {
+		/* a difference of two prefix sums: where the stage
+		 * recomputes nothing, what earlier layers recompute can
+		 * leave a rounding residue of either sign (-7e-13 ms), and
+		 * the simulator refuses negative times */
+		st->recompute_ms = fmax(0, chain_time(c, g.k, g.r, a, e) -
+					   st->compute_ms);
+		st->tp_ms = cost_tp(c, &g, l, s, a, e);
+		st->cp_ms = cost_cp(c, &g, l, s, a, e);
+		st->ep_ms = cost_ep(c, &g, l, s, a, e);
+		busy = chain_time(c, g.k, g.r, a, e);
+	}
 	if (g.sp)
 		st->tp_ms *= 1 - rt->tp_hidden;
 	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
-	st->cp_ms = cost_cp(c, &g, l, s, a, e);
-	st->ep_ms = cost_ep(c, &g, l, s, a, e);
-	st->fsdp_ms = cost_fsdp(c, o, &g, l, s, a, e);
-	st->offload_ms = cost_offload(c, o, &g, a, e);
+	/* FSDP and offload overlap each layer's own backward */
+	st->fsdp_ms = cost_fsdp_rc(c, o, &g, l, s, a, e, rc);
+	st->offload_ms = cost_offload_rc(c, o, &g, a, e, rc);
 	/* Megatron's interleaved schedule overlaps p2p with the chunks
-	 * around it: nothing left to wait for while compute is longer */
-	if (rt->p2p_hidden_v && g.v > 1 &&
-	    st->p2p_ms < chain_time(c, g.k, g.r, a, e))
+	 * around it: nothing left to wait for while compute (with the
+	 * recomputation) is longer */
+	if (rt->p2p_hidden_v && g.v > 1 && st->p2p_ms < busy)
 		st->p2p_ms = 0;
 	gpu = st->compute_ms + st->recompute_ms;
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
@@ -98,7 +149,7 @@ cost_stage(const struct chain *c, const struct cost_opts *o,
 			   : 0;
 	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;
 	st->ring_gb_s = g.w > 1 ? l->ring_gb_s[s] : 0;
-	cost_stage_mem(c, o, &g, s, a, e, NULL, st);
+	cost_stage_mem(c, o, &g, s, a, e, rc, st);
 }
 
 double

@@ -148,25 +148,43 @@ cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 	return w + st;
 }
 
-/* ZeRO-3's gathered parameters and unsharded gradient (see above). */
-static double
-fsdp_window(const struct chain *c, const struct cost_opts *o,
-	    const struct cost_cfg *g, const struct cost_bytes *b, int a,
-	    int e)
+void
+cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
+	      const struct cost_cfg *g)
 {
 	const struct runtime *rt = cost_cfg_runtime(o, g);
-	double big = 0, p;
-	int j;
+	struct cost_bytes b;
 
-	if (g->zero < 3 || zero_ranks(g) < 2)
-		return 0;
-	for (j = a; j <= e; j++)
-		if ((double)c->params[j] > big)
-			big = (double)c->params[j];
-	p = rt->zero3_keep_pp && g->d > 1
-		    ? (double)chain_params(c, a, e)
-		    : 2 * big;
-	return p * cost_gather_bytes(o, g) + big * b->grad;
+	memset(m, 0, sizeof(*m));
+	cost_bytes(o, g, &b);
+	rest_bytes(&b, g, &m->weight, &m->state);
+	/* ZeRO-3's gathered parameters and unsharded gradient (see above) */
+	if (g->zero >= 3 && zero_ranks(g) >= 2) {
+		m->gather = cost_gather_bytes(o, g);
+		m->grad = b.grad;
+		m->keep = rt->zero3_keep_pp && g->d > 1;
+	}
+	/* the routed experts' optimizer state is sharded over the w c / e
+	 * ranks that hold the same experts */
+	if (g->zero == 1 && cost_ep_deg(g) > 1) {
+		m->eopt = b.opt;
+		m->eshare = 1.0 / cost_edp(g) - 1.0 / zero_ranks(g);
+	}
+	m->context = rt->context_bytes;
+	m->frag = rt->frag;
+	m->offload = g->offload;
+}
+
+void
+cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
+{
+	m->in_flight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	m->n = 0;
+	m->last = -1;
+	m->any_full = 0;
+	m->params = m->eparams = 0;
+	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
+	m->work = m->last_stash = 0;
 }
 
 void
@@ -174,64 +192,14 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 	       const struct cost_cfg *g, int s, int a, int e, const int *rc,
 	       struct plan_stage *st)
 {
-	const struct runtime *rt = cost_cfg_runtime(o, g);
-	double per_mb = 0, peak_layer = 0, work = 0, params;
-	int j, any_full = 0;
-	struct cost_bytes b;
+	struct cost_mem m;
+	int j;
 
-	cost_bytes(o, g, &b);
-	params = (double)chain_params(c, a, e);
-	for (j = a; j <= e; j++) {
-		int r = rc ? rc[j - a] : g->r;
-		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j);
-		double wk = CHAIN_AT(c, c->work, g->k, j);
-
-		per_mb += CHAIN_AT(c, c->stash[r], g->k, j);
-		any_full |= r == PROF_RC_FULL;
-		if (full > peak_layer)
-			peak_layer = full;
-		if (wk > work)
-			work = wk;
-	}
-	{
-		double wb, sb;
-
-		rest_bytes(&b, g, &wb, &sb);
-		st->weight_bytes = (int64_t)(params * wb +
-					     fsdp_window(c, o, g, &b, a, e));
-		st->state_bytes = (int64_t)(params * sb);
-	}
-	if (g->offload && e > a) {
-		/* offloaded: the last layer's stash and one in transit */
-		int r = rc ? rc[e - a] : g->r;
-		double big = 0;
-
-		for (j = a; j <= e; j++) {
-			int rj = rc ? rc[j - a] : g->r;
-
-			if (CHAIN_AT(c, c->stash[rj], g->k, j) > big)
-				big = CHAIN_AT(c, c->stash[rj], g->k, j);
-		}
-		per_mb = CHAIN_AT(c, c->stash[r], g->k, e) + big;
-	}
-	/* the routed experts' optimizer state is sharded over the w c / e
-	 * ranks that hold the same experts */
-	if (g->zero == 1 && cost_ep_deg(g) > 1)
-		st->state_bytes += (int64_t)((double)chain_eparams(c, a, e) *
-					     b.opt *
-					     (1.0 / cost_edp(g) -
-					      1.0 / zero_ranks(g)));
-	/* Under full recomputation one layer's activations are rebuilt at a
-	 * time during backward: add the stage's largest once (lp.c's rule). */
-	st->stash_bytes = (int64_t)(cost_in_flight(g, s) *
-					    cost_interleave_factor(g) * per_mb +
-				    (any_full ? peak_layer : 0));
-	st->work_bytes = (int64_t)work;
-	st->runtime_bytes = (int64_t)(rt->context_bytes +
-				      rt->frag * (double)(st->stash_bytes +
-							  st->work_bytes));
-	st->mem_bytes = st->weight_bytes + st->state_bytes + st->stash_bytes +
-			st->work_bytes + st->runtime_bytes;
+	cost_mem_init(&m, o, g);
+	cost_mem_stage(&m, g, s);
+	for (j = a; j <= e; j++)
+		cost_mem_add(&m, c, g->k, j, rc ? rc[j - a] : g->r);
+	cost_mem_bytes(&m, st);
 }
 
 void

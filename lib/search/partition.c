@@ -52,11 +52,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 {
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
 	size_t need = (size_t)d * L;
-	double pb = cost_param_bytes(o, g);
 	struct cost_bytes by;
-	const double *stash = c->stash[r] + (size_t)k * L;
-	const double *full = c->stash[PROF_RC_NONE] + (size_t)k * L;
-	const double *work = c->work + (size_t)k * L;
+	struct cost_mem mem0, mem;
+	struct plan_stage scratch;
 	const double *out = c->out + (size_t)k * L;
 	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (L + 1);
 	const double *tpn = c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (L + 1);
@@ -65,8 +63,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
 	double limit = bound;
 	int timed = mode == PART_TIME && isfinite(bound);
-	double *dp, acc_stash = 0, acc_peak = 0, acc_work = 0;
-	int64_t acc_params = 0, acc_eparams = 0;
+	double *dp;
 	int *arg, nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
 	double cp_bw = -1;
 	const double *cpre = NULL;
@@ -74,6 +71,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	if (d < 1 || d > L)
 		return INFINITY;
 	cost_bytes(o, g, &by);
+	cost_mem_init(&mem0, o, g);
 	if (need > ws->alloc) {
 		ws->dp = xrealloc(ws->dp, need * sizeof(double));
 		ws->arg = xrealloc(ws->arg, need * sizeof(int));
@@ -82,8 +80,6 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	dp = ws->dp;
 	arg = ws->arg;
 	for (s = 0; s < d; s++) {
-		double inflight = cost_in_flight(g, s) *
-				  cost_interleave_factor(g);
 		int elo = s, ehi = L - d + s, any = 0;
 		/* The terms of cost_p2p() and cost_allreduce(), hoisted. */
 		double in_coef = 0, in_lat = 0, ar_coef = 0, ar_lat = 0;
@@ -170,19 +166,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			arg[(size_t)s * L + ehi] = -1;
 			ehi--;
 		}
-		for (a = 0; s == 0 && a < elo; a++) {
-			acc_params += c->params[a];
-			acc_eparams += c->eparams[a];
-			acc_stash += stash[a];
-			if (full[a] > acc_peak)
-				acc_peak = full[a];
-			if (work[a] > acc_work)
-				acc_work = work[a];
-		}
+		/* Stage 0 starts at layer 0: its memory for [0, e] extends
+		 * that for [0, e - 1]. */
+		cost_mem_stage(&mem0, g, s);
+		for (a = 0; s == 0 && a < elo; a++)
+			cost_mem_add(&mem0, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
-			double best = INFINITY, per_mb = 0, peak = 0, wk = 0;
-			double out_t = 0;
-			int64_t params = 0, eparams = 0;
+			double best = INFINITY, out_t = 0;
 			int besta = -1, alo = s;
 
 			if (s < d - 1)
@@ -191,50 +181,46 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						     l->in_gb_s[s + 1],
 						     l->in_lat_us[s + 1]);
 			if (s == 0) {
-				/* Stage 0 starts at layer 0: the sums for
-				 * [0, e] extend those for [0, e - 1]. */
 				alo = e;
-				params = acc_params += c->params[e];
-				eparams = acc_eparams += c->eparams[e];
-				per_mb = acc_stash += stash[e];
-				if (full[e] > acc_peak)
-					acc_peak = full[e];
-				if (work[e] > acc_work)
-					acc_work = work[e];
-				peak = acc_peak;
-				wk = acc_work;
+				cost_mem_add(&mem0, c, k, e, r);
+				mem = mem0;
+			} else {
+				mem = mem0; /* the stage's constants, no layer */
 			}
 			for (a = e; a >= alo; a--) {
-				double mem, t, v;
+				double mb, t, v;
+				int64_t params, eparams;
 
-				if (s > 0) {
-					params += c->params[a];
-					eparams += c->eparams[a];
-					per_mb += stash[a];
-					if (full[a] > peak)
-						peak = full[a];
-					if (work[a] > wk)
-						wk = work[a];
-				} else {
+				if (s > 0)
+					cost_mem_add(&mem, c, k, a, r);
+				else
 					a = 0;
-				}
-				mem = (double)params * pb +
-				      inflight * (g->offload && a < e
-							  ? stash[e] + peak
-							  : per_mb) +
-				      (r == PROF_RC_FULL ? peak : 0) + wk;
+				params = mem.params;
+				eparams = mem.eparams;
 				if (mode == PART_MEM) {
 					/* a longer stage only needs more */
-					if (mem >= best || mem >= limit)
+					mb = (double)cost_mem_bytes(&mem,
+								    &scratch);
+					if (mb >= best || mb >= limit)
 						break;
-					v = mem;
+					v = mb;
 				} else {
 					double ar;
 
-					if (mem > o->cap_bytes)
-						break;
+					/* Compute alone is a lower bound of
+					 * the stage's time per microbatch
+					 * that longer stages only raise: it
+					 * is what the bound prunes (the
+					 * rest, the all-reduce above all,
+					 * is not paid per microbatch). */
 					t = pre[e + 1] - pre[a];
 					if (t >= best || t >= limit)
+						break;
+					/* cost_stage_mem()'s sum, the final
+					 * check's */
+					mb = (double)cost_mem_bytes(&mem,
+								    &scratch);
+					if (mb > o->cap_bytes)
 						break;
 					t += out_t;
 					if (g->t > 1)
@@ -258,8 +244,6 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						v = t + ar;
 					else
 						v = t > ar ? t : ar;
-					if (v >= limit)
-						continue;
 				}
 				if (s > 0 && row[(ptrdiff_t)a - 1 - L] > v)
 					v = row[(ptrdiff_t)a - 1 - L];
@@ -270,7 +254,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			}
 			row[e] = best;
 			arg[(size_t)s * L + e] = besta;
-			if (best < limit)
+			if (mode == PART_MEM ? best < limit : isfinite(best))
 				any = 1;
 		}
 		/* No prefix of stages can stay under the bound: give up. */

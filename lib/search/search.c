@@ -409,6 +409,19 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	} else {
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
+		/* The bound prunes by compute alone, which the iteration
+		 * pays (m + (d - 1) / v) times at least: with no partition
+		 * left nothing beats bound.  A result at or above tb is the
+		 * best of the partitions left, not always the unbounded one,
+		 * and its iteration may still beat bound (the all-reduce in
+		 * a stage's cost is paid once, not per microbatch): take the
+		 * unbounded one, the partition evaluation finds.  Its value
+		 * is at most t, so a bound just above t gives it exactly
+		 * (part_solve()'s contract) and still prunes. */
+		if (isfinite(t) && t >= tb)
+			t = part_solve(&x->ws, x->c, o, &g, &x->links,
+				       PART_TIME, nextafter(t, INFINITY),
+				       x->first);
 		if (!isfinite(t))
 			return INFINITY;
 	}
@@ -447,8 +460,8 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 	x->lp_status = LP_OPTIMAL;
 	for (s = 0; s < g.d; s++) {
 		struct plan_stage *st = &x->st[s];
-		int a = st->first, e = st->last, rc0, st_lp;
-		double extra = 0, mem;
+		int a = st->first, e = st->last, st_lp;
+		double extra = 0; /* the LP's figure: the stage's is below */
 
 		st_lp = lp_stage(x->c, x->o, &g, &x->links, s, a, e, &lo,
 				 x->rc + a, &extra);
@@ -471,11 +484,6 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 				    (r == PROF_RC_FULL ||
 				     x->rc[j] != PROF_RC_FULL ||
 				     g.t == 1)) {
-					extra -= CHAIN_AT(x->c,
-							  x->c->rc[x->rc[j]],
-							  g.k, j) -
-						 CHAIN_AT(x->c, x->c->rc[r],
-							  g.k, j);
 					x->rc[j] = r;
 					break;
 				}
@@ -487,26 +495,9 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 			x->stats->lp_ms += now_ms() - t0;
 			return INFINITY;
 		}
-		g.r = PROF_RC_NONE;
-		cost_stage(x->c, x->o, &g, &x->links, s, a, e, st);
-		rc0 = x->rc[a];
-		st->recompute = rc0;
-		for (j = a; j <= e; j++) {
-			st->recompute_ms += CHAIN_AT(x->c, x->c->rc[x->rc[j]],
-						     g.k, j);
-			if (x->rc[j] != rc0)
-				st->recompute = PLAN_RC_MIXED;
-		}
-		st->tp_ms += extra - st->recompute_ms;
-		/* FSDP and offload overlap each layer's own backward */
-		st->fsdp_ms = cost_fsdp_rc(x->c, x->o, &g, &x->links, s, a, e,
-					   x->rc + a);
-		st->offload_ms = cost_offload_rc(x->c, x->o, &g, a, e,
-						 x->rc + a);
-		mem = lp_stage_mem(x->c, x->o, &g, s, a, e, x->rc + a);
-		st->stash_bytes = (int64_t)mem - st->weight_bytes -
-				  st->state_bytes - st->work_bytes;
-		st->mem_bytes = (int64_t)mem;
+		/* the rule emit_rc_eval() evaluates a written plan by */
+		cost_stage_rc(x->c, x->o, &g, &x->links, s, a, e, x->rc + a,
+			      st);
 	}
 	x->stats->lp_ms += now_ms() - t0;
 	return cost_iteration(x->st, &g, terms);

@@ -237,7 +237,7 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 	struct cost_cfg g;
 	struct runtime rt;
 	struct sim sm;
-	int s, j, k = -1;
+	int s, j;
 	double peak = 0;
 
 	rc->changed = 0;
@@ -250,40 +250,23 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 		return 0;
 	if (cost_cfg_of_plan(p, c, in->o, &rt, &g))
 		return 0;
-	k = g.k;
 	g.r = PROF_RC_NONE;
 	st = xcalloc((size_t)p->d, sizeof(*st));
 	place_links_init(&l, in->cl, p->d);
-	/* the links of the plan's own groups: context- and expert-
-	 * parallel ranks change which GPUs neighbour (as search.c) */
-	place_links_fill_par(&l, in->cl, p->place, g.w, g.d, g.t, g.c, g.e,
+	/* the links the search priced it with, context and expert
+	 * parallelism's included (search.c links_for) */
+	place_links_fill_par(&l, in->cl, p->place, p->w, p->d, p->t, g.c, g.e,
 			     g.etp);
 	rc->fits = 1;
-	/* The rule of the search's per-layer refinement (search.c
-	 * apply_lp): the stage without recomputation, plus each layer's
-	 * extra forward and the tensor-parallel all-reduces it repeats. */
+	/* The rule the search prices a stage by, uniform or per layer
+	 * (cost_stage_rc()): the plan's own choices give its prediction. */
 	for (s = 0; s < p->d; s++) {
 		int a = p->stages[s].first, e = p->stages[s].last;
-		double tp = 0, mem;
+		double mem;
 
-		cost_stage(c, in->o, &g, &l, s, a, e, &st[s]);
-		st[s].recompute_ms = 0;
-		for (j = a; j <= e; j++) {
-			struct cost_cfg gj = g;
-
-			gj.r = rc->layer_rc[j];
-			st[s].recompute_ms +=
-				CHAIN_AT(c, c->rc[rc->layer_rc[j]], k, j);
-			tp += cost_tp(c, &gj, &l, s, j, j);
-		}
-		st[s].tp_ms = g.sp ? tp * (1 - g.rt->tp_hidden) : tp;
-		/* FSDP and offload overlap each layer's own backward */
-		st[s].fsdp_ms = cost_fsdp_rc(c, in->o, &g, &l, s, a, e,
-					     rc->layer_rc + a);
-		st[s].offload_ms = cost_offload_rc(c, in->o, &g, a, e,
-						   rc->layer_rc + a);
-		mem = lp_stage_mem(c, in->o, &g, s, a, e, rc->layer_rc + a);
-		st[s].mem_bytes = (int64_t)mem;
+		cost_stage_rc(c, in->o, &g, &l, s, a, e, rc->layer_rc + a,
+			      &st[s]);
+		mem = (double)st[s].mem_bytes;
 		if (mem > peak)
 			peak = mem;
 		if (mem > in->o->cap_bytes)

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/gpt-2.2b.yaml -c p3.16xlarge:2 -B 512 -s flush --interleave 4 -r selective --zero all -q -o plan.yaml --emit megatron --emit-output direct.sh && pd2bw-plan --emit megatron --from-plan plan.yaml --emit-output saved.sh && cmp direct.sh saved.sh && echo same
