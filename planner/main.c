@@ -234,9 +234,11 @@ usage(FILE *fp)
 		"      --emit FORMAT        also write what a runtime launches: "
 		"megatron, deepspeed,\n"
 		"                           launch, torchtitan or "
-		"megatron-bridge\n"
-		"      --emit-output FILE   where --emit writes (default: "
-		"stdout)\n"
+		"megatron-bridge (repeatable:\n"
+		"                           all are written, or none when one "
+		"cannot be)\n"
+		"      --emit-output FILE   where the --emit before it writes "
+		"(default: stdout)\n"
 		"      --from-plan PLAN     emit from a saved plan instead of "
 		"planning\n"
 		"      --timeline FILE      draw the simulated schedule as SVG\n"
@@ -334,9 +336,11 @@ main(int argc, char **argv)
 	const char *cluster_spec = NULL, *gpu = NULL, *gpus_file = NULL;
 	const char *output = NULL, *input;
 	char input_buf[4096];
-	const char *emit_output = "-", *timeline = NULL, *memory = NULL;
+	const char *timeline = NULL, *memory = NULL, *emit_pending = NULL;
+	struct emit_req emits[EMIT_MAX];
+	int emit_set[EMIT_MAX];
 	const char *trace = NULL, *from_plan = NULL;
-	int emit = -1;
+	int nemit = 0, emit;
 	struct search_opts so;
 	struct search_stats st;
 	struct cost_opts co;
@@ -502,12 +506,33 @@ main(int argc, char **argv)
 				cli_usage_error("unknown --emit format '%s' "
 						"(formats: %s)",
 						optarg, emit_fmt_list());
+			if (nemit == EMIT_MAX)
+				cli_usage_error("more than %d --emit",
+						EMIT_MAX);
+			/* an --emit-output given before the first --emit is
+			 * that one's */
+			emits[nemit].fmt = emit;
+			emits[nemit].path = emit_pending ? emit_pending : "-";
+			emit_set[nemit++] = emit_pending != NULL;
+			emit_pending = NULL;
 			break;
 		case OPT_FROM_PLAN:
 			from_plan = optarg;
 			break;
 		case OPT_EMIT_OUTPUT:
-			emit_output = optarg;
+			/* the output of the --emit before it (or, ahead of
+			 * every --emit, of the first) */
+			if (nemit > 0 && !emit_set[nemit - 1]) {
+				emits[nemit - 1].path = optarg;
+				emit_set[nemit - 1] = 1;
+			} else if (nemit == 0 && !emit_pending) {
+				emit_pending = optarg;
+			} else {
+				cli_usage_error("--emit-output '%s': each --emit "
+						"FORMAT takes one --emit-output, "
+						"given after it",
+						optarg);
+			}
 			break;
 		case OPT_TIMELINE:
 			timeline = optarg;
@@ -540,13 +565,32 @@ main(int argc, char **argv)
 			cli_option_error(c == ':' ? ':' : '?', argv);
 		}
 	}
+	if (emit_pending)
+		cli_usage_error("--emit-output '%s' without --emit FORMAT",
+				emit_pending);
+	for (c = 0, emit = 0; c < nemit; c++)
+		if (!strcmp(emits[c].path, "-") && emit++)
+			cli_usage_error("%s", "two --emit write to standard "
+					"output: give each an --emit-output "
+					"FILE");
 	if (from_plan) {
-		if (emit < 0)
+		struct cli_path paths[EMIT_MAX + 1];
+
+		if (!nemit)
 			cli_usage_error("%s", "--from-plan needs --emit FORMAT");
 		if (optind != argc)
 			cli_usage_error("%s", "--from-plan takes no PROFILE or "
 					"MODEL");
-		ret = emit_from_plan(emit, from_plan, emit_output);
+		paths[0].opt = "--from-plan";
+		paths[0].path = from_plan;
+		paths[0].output = 0;
+		for (c = 0; c < nemit; c++) {
+			paths[c + 1].opt = "--emit-output";
+			paths[c + 1].path = emits[c].path;
+			paths[c + 1].output = 1;
+		}
+		cli_distinct_paths(paths, nemit + 1);
+		ret = emit_from_plan(emits, nemit, from_plan);
 		if (afile_close_stdout())
 			ret = 1;
 		return ret;
@@ -623,18 +667,22 @@ main(int argc, char **argv)
 	}
 	{
 		/* an output over an input (or another output) would lose it */
-		const struct cli_path paths[] = {
+		struct cli_path paths[7 + EMIT_MAX] = {
 			{"input", input, 0},
 			{"--cluster", cluster_spec, 0},
 			{"--gpus-file", gpus_file, 0},
 			{"-o", output, 1},
-			{"--emit-output", emit >= 0 ? emit_output : NULL, 1},
 			{"--timeline", timeline, 1},
 			{"--memory", memory, 1},
 			{"--trace", trace, 1},
 		};
 
-		cli_distinct_paths(paths, sizeof(paths) / sizeof(paths[0]));
+		for (c = 0; c < nemit; c++) {
+			paths[7 + c].opt = "--emit-output";
+			paths[7 + c].path = emits[c].path;
+			paths[7 + c].output = 1;
+		}
+		cli_distinct_paths(paths, 7 + nemit);
 	}
 
 	if (po.have_rt)
@@ -660,8 +708,10 @@ main(int argc, char **argv)
 	memset(&ch, 0, sizeof(ch));
 	memset(&tc, 0, sizeof(tc));
 	/* A bad output name is refused before the search, not after. */
+	for (c = 0; c < nemit; c++)
+		if (afile_check(emits[c].path))
+			goto out;
 	if ((output && afile_check(output)) ||
-	    (emit >= 0 && afile_check(emit_output)) ||
 	    (timeline && afile_check(timeline)) ||
 	    (memory && afile_check(memory)) || (trace && afile_check(trace)))
 		goto out;
@@ -848,7 +898,7 @@ main(int argc, char **argv)
 	}
 	if (ret == 3)
 		goto out;
-	if (emit >= 0) {
+	if (nemit) {
 		struct emit_in ei;
 
 		memset(&ei, 0, sizeof(ei));
@@ -858,7 +908,7 @@ main(int argc, char **argv)
 		ei.c = chain_of(sc, nsc, &plan);
 		ei.o = &co;
 		ei.cl = &cl;
-		if (emit_write(&ei, emit, emit_output)) {
+		if (emit_write_all(&ei, emits, nemit)) {
 			ret = 1;
 			goto out;
 		}
@@ -874,7 +924,7 @@ out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
 	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
-		next_steps(&plan, output, evaluate, emit >= 0, timeline);
+		next_steps(&plan, output, evaluate, nemit > 0, timeline);
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);

@@ -318,6 +318,18 @@ emit_rc_note(FILE *fp, const char *prefix, const struct emit_in *in,
 }
 
 int
+emit_write_all(const struct emit_in *in, const struct emit_req *r, int n)
+{
+	int i, ret = 0;
+
+	/* every request is tried, so that each refusal is reported */
+	for (i = 0; i < n; i++)
+		if (emit_write(in, r[i].fmt, r[i].path))
+			ret = -1;
+	return ret;
+}
+
+int
 emit_write(const struct emit_in *in, int fmt, const char *path)
 {
 	struct emit_shape sh;
@@ -354,6 +366,7 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   emit_fmt_names[fmt], in->p->e);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;
+	sh.fmt = emit_fmt_names[fmt];
 	if (afile_open(&f, path))
 		goto out;
 	switch (fmt) {

@@ -55,11 +55,27 @@ struct emit_in {
  */
 int emit_write(const struct emit_in *in, int fmt, const char *path);
 
+/* One --emit and where it writes. */
+#define EMIT_MAX 8
+struct emit_req {
+	int fmt;
+	const char *path;   /* "-": standard output */
+};
+
+/*
+ * Write every request: each format that can run the plan is written, each
+ * that cannot is reported.  Returns 0, or -1 when any failed; inside an
+ * output batch (afile.h) a failure then writes none of them.
+ */
+int emit_write_all(const struct emit_in *in, const struct emit_req *r,
+		   int n);
+
 /*
  * Shared by the emitters (planner/emit/ *.c), not by main.c: the plan's
  * chain seen as a transformer, embedding + blocks + head.
  */
 struct emit_shape {
+	const char *fmt;   /* the format being written, for messages */
 	int transformer;   /* chain is embedding? blocks head?: 1, else 0 */
 	int nblocks;       /* transformer blocks in the chain */
 	int *blocks;       /* [p->nstages] blocks per stage (owned) */
@@ -158,9 +174,10 @@ void emit_mcore_release(struct emit_mcore *mc);
 
 /*
  * Emit from a saved plan: read plan_path, reload the input and cluster it
- * names (for the model's shape and the re-evaluation), and write format
- * fmt to out.  Returns the exit status (0 or 1).
+ * names (for the model's shape and the re-evaluation), and write the n
+ * requests, all of them or, when one fails, none.  Returns the exit
+ * status (0 or 1).
  */
-int emit_from_plan(int fmt, const char *plan_path, const char *out);
+int emit_from_plan(const struct emit_req *r, int n, const char *plan_path);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "emit/emit.h"
 #include "input.h"
+#include "pd2bw/afile.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
@@ -28,7 +29,7 @@ name_index(const char *const *names, const char *s)
 }
 
 int
-emit_from_plan(int fmt, const char *plan_path, const char *out)
+emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 {
 	struct plan p;
 	struct gpu_catalog cat;
@@ -165,7 +166,11 @@ emit_from_plan(int fmt, const char *plan_path, const char *out)
 			   plan_path);
 		ei.c = NULL;
 	}
-	ret = emit_write(&ei, fmt, out) ? 1 : 0;
+	/* several outputs: all of them or none */
+	afile_batch_begin();
+	ret = emit_write_all(&ei, r, n) ? 1 : 0;
+	if (afile_batch_end(ret == 0))
+		ret = 1;
 out:
 	emit_rc_release(&self);
 	input_chains_release(&tc);

@@ -111,12 +111,14 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 
 	memset(mc, 0, sizeof(*mc));
 	if (!sh->transformer)
-		return pd2bw_error("--emit: the plan's chain is not embedding, "
-				   "blocks, head (a PipeDream graph?): "
-				   "Megatron builds only transformers");
+		return pd2bw_error("--emit %s: the plan's chain is not "
+				   "embedding, blocks, head (a PipeDream "
+				   "graph?): Megatron builds only transformers",
+				   sh->fmt);
 	if (!sh->embed[0] || !sh->head[d - 1])
-		return pd2bw_error("--emit: Megatron puts the embedding on the first "
-				   "stage and the head on the last");
+		return pd2bw_error("--emit %s: Megatron puts the embedding on "
+				   "the first stage and the head on the last",
+				   sh->fmt);
 	for (s = 0; s < d; s++)
 		if (sh->blocks[s] != sh->blocks[0])
 			even = 0;
@@ -202,10 +204,11 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	if (emit_rc_eval(in, &mc->rc))
 		return -1;
 	if (mc->rc.evaluated && !mc->rc.fits) {
-		pd2bw_error("--emit: Megatron cannot run the plan's recomputation "
-			    "(it recomputes no embedding or head): what it "
-			    "would run needs %.2f GiB per GPU, over the "
-			    "limit",
+		pd2bw_error("--emit %s: Megatron cannot run the plan's "
+			    "recomputation (it recomputes no embedding or "
+			    "head): what it would run needs %.2f GiB per GPU, "
+			    "over the limit",
+			    sh->fmt,
 			    mc->rc.peak_bytes / (1024.0 * 1024.0 * 1024.0));
 		emit_mcore_release(mc);
 		return -1;
