@@ -61,8 +61,12 @@ pd2bw_vreport(const char *prefix, const char *fmt, va_list ap)
 	}
 	va_end(aq);
 	fflush(stdout);
+	/* one message at a time: stderr is unbuffered, and threads (the
+	 * search's -j) may report together */
+	flockfile(stderr);
 	fprintf(stderr, "%s: %s", pd2bw_progname, prefix);
 	put_escaped(n < 0 ? fmt : msg, stderr);
+	funlockfile(stderr);
 	if (msg != small)
 		free(msg);
 }
@@ -70,8 +74,10 @@ pd2bw_vreport(const char *prefix, const char *fmt, va_list ap)
 static void
 vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	flockfile(stderr);
 	pd2bw_vreport(prefix, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 int
@@ -100,6 +106,10 @@ pd2bw_die(const char *fmt, ...)
 {
 	va_list ap;
 
+	/* the first thread to die reports and exits holding stderr: a
+	 * second one (two searching threads out of memory) waits here
+	 * instead of printing into its message or exiting with it */
+	flockfile(stderr);
 	va_start(ap, fmt);
 	vreport("", fmt, ap);
 	va_end(ap);
