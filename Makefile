@@ -267,8 +267,8 @@ tests-build: $(if $(EMU_PROGS),$(B)/emu/gpu.o $(B)/emu/test_emu_flash.o) \
 # make was given -j) and run the same way.  The real CUDA backend is the
 # plain build's object when that is fresh (CUDA_FROM), else nvcc compiles
 # it for one PTX target only, which the driver compiles for any GPU from
-# sm_80 on: the tests need no more, and CI builds every target.  The emitters' sweep (tests/cli/emit/sweep: 270 plans, 1900
-# runs of pd2bw-plan) and bench/validate.sh --check run the optimised
+# sm_80 on: the tests need no more, and CI builds every target.  The emitters' sweep (tests/cli/emit/sweep: 271 plans, about
+# 1000 runs of pd2bw-plan) and bench/validate.sh --check run the optimised
 # pd2bw-plan of $(B), the one `make` builds: under ASan each run costs
 # several times as much, and every emitter and evaluate mode run under
 # the sanitizers in the other emit/ and plan/ cases.
