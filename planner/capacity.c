@@ -456,8 +456,7 @@ usage(FILE *fp)
 		"  -r, --recompute LIST     none,selective,full (default: "
 		"none,full)\n",
 		pd2bw_progname);
-	fprintf(fp,
-		"      --sequence-parallel MODE  off, on or both (default: "
+	fputs("      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
 		"      --context-parallel LIST  context-parallel degrees for a "
 		"model (default 1):\n"
@@ -468,28 +467,10 @@ usage(FILE *fp)
 		"                           the powers of two that divide "
 		"the GPUs per node\n"
 		"                           and the experts; 1 for a dense "
-		"model)\n"
-		"      --expert-tensor-parallel MODE  tp (experts split like "
-		"the tensor-parallel\n"
-		"                           layers, default) or 1 (whole "
-		"experts)\n"
-		"      --moe-imbalance F    busiest GPU's expert tokens over the "
-		"balanced share\n"
-		"                           (default 1: dropless, balanced)\n"
-		"      --interleave LIST    virtual stages per GPU for flush "
-		"(default: 1)\n"
-		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
-		"(default: off)\n"
-		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
-		"state, 2 + gradients,\n"
-		"                           3 + parameters (FSDP), or all "
-		"(default: 0)\n"
-		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
-		"of N data-parallel\n"
-		"                           ranks, replicated across (default: "
-		"all ranks)\n"
-		"      --offload MODE       activation CPU offload: off, on or "
-		"both (default: off)\n"
+		"model)\n",
+	      fp);
+	par_opts_usage(fp);
+	fprintf(fp,
 		"      --precision P        train the model in bf16, fp16, fp32 "
 		"or fp8\n"
 		"      --fp8-recipe R       with fp8: delayed (default), "

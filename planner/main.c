@@ -158,29 +158,11 @@ usage(FILE *fp)
 		"      --expert-parallel LIST  expert-parallel degrees for a MoE "
 		"MODEL (default 1):\n"
 		"                           experts split N ways, all-to-alls "
-		"per MoE layer\n"
-		"      --expert-tensor-parallel MODE  tp (experts split like "
-		"the tensor-parallel\n"
-		"                           layers, default) or 1 (whole "
-		"experts)\n"
-		"      --moe-imbalance F    busiest GPU's expert tokens over the "
-		"balanced share\n"
-		"                           (default 1: dropless, balanced)\n"
-		"      --interleave LIST    virtual stages per GPU for flush "
-		"(default: 1)\n"
-		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
-		"(default: off)\n"
-		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
-		"state, 2 + gradients,\n"
-		"                           3 + parameters (FSDP), or all "
-		"(default: 0)\n"
-		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
-		"of N data-parallel\n"
-		"                           ranks, replicated across (default: "
-		"all ranks)\n"
-		"      --offload MODE       activation CPU offload: off, on or "
-		"both (default: off)\n"
-		"  -e, --evaluate           predict one configuration: needs "
+		"per MoE layer\n",
+		pd2bw_progname, pd2bw_progname, pd2bw_progname,
+		pd2bw_progname);
+	par_opts_usage(fp);
+	fputs("  -e, --evaluate           predict one configuration: needs "
 		"--width, --depth,\n"
 		"                           --microbatch, one --schedule and "
 		"one --recompute\n"
@@ -198,8 +180,7 @@ usage(FILE *fp)
 		"      --optimizer-bytes X  optimizer state with fp32 master "
 		"(12)\n"
 		"      --version-bytes X    2BW's second weight version (4)\n",
-		pd2bw_progname, pd2bw_progname, pd2bw_progname,
-		pd2bw_progname);
+	      fp);
 	fprintf(fp,
 		"      --precision P        train a model in bf16, fp16, fp32 or fp8\n"
 		"                           (FP8 GEMMs, 16-bit elsewhere)\n"

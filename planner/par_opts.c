@@ -248,3 +248,31 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
 	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
 }
+
+void
+par_opts_usage(FILE *fp)
+{
+	fputs(
+		"      --expert-tensor-parallel MODE  tp (experts split like "
+		"the tensor-parallel\n"
+		"                           layers, default) or 1 (whole "
+		"experts)\n"
+		"      --moe-imbalance F    busiest GPU's expert tokens over the "
+		"balanced share\n"
+		"                           (default 1: dropless, balanced)\n"
+		"      --interleave LIST    virtual stages per GPU for flush "
+		"(default: 1)\n"
+		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
+		"(default: off)\n"
+		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
+		"state, 2 + gradients,\n"
+		"                           3 + parameters (FSDP), or all "
+		"(default: 0)\n"
+		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
+		"of N data-parallel\n"
+		"                           ranks, replicated across (default: "
+		"all ranks)\n"
+		"      --offload MODE       activation CPU offload: off, on or "
+		"both (default: off)\n",
+	      fp);
+}

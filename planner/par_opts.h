@@ -11,6 +11,7 @@
 #define PD2BW_PAR_OPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "input.h"
 #include "pd2bw/cost.h"
@@ -116,5 +117,9 @@ void par_opts_input_par(const struct par_opts *p, struct input_par *ip,
  */
 void par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 		   const struct profile *prof, const struct gpu_spec *g);
+
+/* The --help lines of the options both subcommands describe alike
+ * (--expert-tensor-parallel to --offload). */
+void par_opts_usage(FILE *fp);
 
 #endif

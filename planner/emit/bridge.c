@@ -166,25 +166,16 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	fprintf(fp, "ddp:\n");
 	kbool(fp, "use_distributed_optimizer", p->zero);
 	if (p->zero > 1) {
-		int n = p->w * c, g = p->shard > 0 && p->shard < n ? p->shard
-								  : n;
-
 		/* Megatron-FSDP (v1: the distributed optimizer too, config.
 		 * py:1080-1085); HSDP over the optimizer instances, the
 		 * outer group replicated, as --emit megatron writes it */
-		fprintf(fp, "  # Megatron-FSDP, ZeRO-%d: %s sharded over %s%d "
-			    "data-parallel ranks%s.\n", p->zero,
-			p->zero == 2 ? "optimizer state and gradients"
-				     : "optimizer state, gradients and "
-				       "parameters",
-			g < n ? "groups of " : "", g,
-			g < n ? ", replicated across them (HSDP)" : "");
+		int inst = emit_mfsdp_note(fp, "  # ", p);
+
 		kbool(fp, "use_megatron_fsdp", 1);
 		kstr(fp, "data_parallel_sharding_strategy",
 		     p->zero == 2 ? "optim_grads" : "optim_grads_params");
-		if (g < n)
-			kint(fp, "num_distributed_optimizer_instances",
-			     n / g);
+		if (inst > 1)
+			kint(fp, "num_distributed_optimizer_instances", inst);
 	}
 	fprintf(fp, "optimizer:\n");
 	kbool(fp, "use_distributed_optimizer", p->zero);

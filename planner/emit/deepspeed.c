@@ -39,6 +39,21 @@ line(FILE *fp, int *n, const char *s)
 	emit_json_str(fp, s);
 }
 
+/* The config's opening: batch sizes and the 16-bit precision. */
+static void
+batch_and_precision(FILE *fp, const struct plan *p, const char *prec)
+{
+	fprintf(fp, "{\n");
+	fprintf(fp, "  \"train_batch_size\": %lld,\n",
+		(long long)p->global_batch);
+	fprintf(fp, "  \"train_micro_batch_size_per_gpu\": %d,\n", p->b);
+	fprintf(fp, "  \"gradient_accumulation_steps\": %d,\n", p->m);
+	if (!strcmp(prec, "fp16"))
+		fprintf(fp, "  \"fp16\": {\"enabled\": true},\n");
+	else if (!strcmp(prec, "bf16"))
+		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
+}
+
 /*
  * ZeRO-2 or -3 without a pipeline: deepspeed.initialize(model=MODULE,
  * config=THIS_FILE) on a plain module.  The plan's overlap and bucket
@@ -78,15 +93,7 @@ emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
 		any |= (p->layer_rc ? p->layer_rc[j] : p->recompute) !=
 		       PROF_RC_NONE;
 
-	fprintf(fp, "{\n");
-	fprintf(fp, "  \"train_batch_size\": %lld,\n",
-		(long long)p->global_batch);
-	fprintf(fp, "  \"train_micro_batch_size_per_gpu\": %d,\n", p->b);
-	fprintf(fp, "  \"gradient_accumulation_steps\": %d,\n", p->m);
-	if (!strcmp(prec, "fp16"))
-		fprintf(fp, "  \"fp16\": {\"enabled\": true},\n");
-	else if (!strcmp(prec, "bf16"))
-		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
+	batch_and_precision(fp, p, prec);
 	fprintf(fp, "  \"zero_optimization\": {\"stage\": %d, "
 		    "\"overlap_comm\": %s, \"reduce_bucket_size\": %.0f}",
 		p->zero, overlap ? "true" : "false", rt.bucket_params);
@@ -218,15 +225,7 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   rc.peak_bytes / 1073741824.0);
 	}
 
-	fprintf(fp, "{\n");
-	fprintf(fp, "  \"train_batch_size\": %lld,\n",
-		(long long)p->global_batch);
-	fprintf(fp, "  \"train_micro_batch_size_per_gpu\": %d,\n", p->b);
-	fprintf(fp, "  \"gradient_accumulation_steps\": %d,\n", p->m);
-	if (!strcmp(prec, "fp16"))
-		fprintf(fp, "  \"fp16\": {\"enabled\": true},\n");
-	else if (!strcmp(prec, "bf16"))
-		fprintf(fp, "  \"bf16\": {\"enabled\": true},\n");
+	batch_and_precision(fp, p, prec);
 	fprintf(fp, "  \"zero_optimization\": {\"stage\": %d},\n",
 		p->zero ? 1 : 0);
 	if (any)

@@ -318,6 +318,21 @@ emit_rc_note(FILE *fp, const char *prefix, const struct emit_in *in,
 }
 
 int
+emit_mfsdp_note(FILE *fp, const char *prefix, const struct plan *p)
+{
+	int n = p->w * (p->c > 1 ? p->c : 1);
+	int g = p->shard > 0 && p->shard < n ? p->shard : n;
+
+	fprintf(fp, "%sMegatron-FSDP, ZeRO-%d: %s sharded over %s%d "
+		    "data-parallel ranks%s.\n", prefix, p->zero,
+		p->zero == 2 ? "optimizer state and gradients"
+			     : "optimizer state, gradients and parameters",
+		g < n ? "groups of " : "", g,
+		g < n ? ", replicated across them (HSDP)" : "");
+	return n / g;
+}
+
+int
 emit_write_all(const struct emit_in *in, const struct emit_req *r, int n)
 {
 	int i, ret = 0;

@@ -55,6 +55,13 @@ struct emit_in {
  */
 int emit_write(const struct emit_in *in, int fmt, const char *path);
 
+/*
+ * Megatron-FSDP's groups for a ZeRO-2/3 plan (--emit megatron and
+ * megatron-bridge): write its comment line after prefix and return the
+ * HSDP instances (1: one group of every data-parallel rank).
+ */
+int emit_mfsdp_note(FILE *fp, const char *prefix, const struct plan *p);
+
 /* One --emit and where it writes. */
 #define EMIT_MAX 8
 struct emit_req {

@@ -405,27 +405,19 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "replicas (ZeRO-1).\n");
 		arg1(fp, "--use-distributed-optimizer");
 	} else if (p->zero > 1) {
-		int n = p->w * c, g = p->shard > 0 && p->shard < n ? p->shard
-								  : n;
-
 		/* Megatron-FSDP (v1 needs the distributed optimizer,
 		 * arguments.py:1128-1135); HSDP over the optimizer
 		 * instances (core/distributed/fsdp/mcore_fsdp_adapter.py:
 		 * 346), the outer group replicated (no_shard, the default) */
-		fprintf(fp, "# Megatron-FSDP, ZeRO-%d: %s sharded over %s%d "
-			    "data-parallel ranks%s.\n", p->zero,
-			p->zero == 2 ? "optimizer state and gradients"
-				     : "optimizer state, gradients and "
-				       "parameters",
-			g < n ? "groups of " : "", g,
-			g < n ? ", replicated across them (HSDP)" : "");
+		int inst = emit_mfsdp_note(fp, "# ", p);
+
 		arg1(fp, "--use-megatron-fsdp");
 		arg1(fp, "--use-distributed-optimizer");
 		arg_str(fp, "--data-parallel-sharding-strategy",
 			p->zero == 2 ? "optim_grads" : "optim_grads_params");
-		if (g < n)
+		if (inst > 1)
 			arg_int(fp, "--num-distributed-optimizer-instances",
-				n / g);
+				inst);
 	}
 	if (p->offload) {
 		/* every layer but the last (transformer_config.py:
