@@ -24,6 +24,9 @@ struct part_ws {
 	size_t alloc;
 	double *cpre;     /* [L + 1] prefix sums of cost_cp() per layer */
 	size_t cpre_alloc;
+	int pruned;       /* the last PART_TIME solve left out a partition
+			     for its bound alone (0: it is the unbounded
+			     solve's, to the bit) */
 };
 
 void part_ws_release(struct part_ws *ws);

@@ -68,6 +68,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	double cp_bw = -1;
 	const double *cpre = NULL;
 
+	ws->pruned = 0;
 	if (d < 1 || d > L)
 		return INFINITY;
 	cost_bytes(o, g, &by);
@@ -155,6 +156,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		while (s < d - 1 && timed && elo < ehi &&
 		       pre[L] - pre[elo + 1] >=
 			       (d - 1 - s) * limit * (1 + 1e-9)) {
+			ws->pruned = 1;
 			row[elo] = INFINITY;
 			arg[(size_t)s * L + elo] = -1;
 			elo++;
@@ -162,6 +164,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* Likewise the layers up to e go to s + 1 stages. */
 		while (timed && ehi > elo &&
 		       pre[ehi + 1] >= (s + 1) * limit * (1 + 1e-9)) {
+			ws->pruned = 1;
 			row[ehi] = INFINITY;
 			arg[(size_t)s * L + ehi] = -1;
 			ehi--;
@@ -214,23 +217,18 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					 * rest, the all-reduce above all,
 					 * is not paid per microbatch). */
 					t = pre[e + 1] - pre[a];
-					if (t >= best || t >= limit)
+					if (t >= best)
 						break;
-					/* cost_stage_mem()'s sum, the final
-					 * check's */
-					mb = (double)cost_mem_bytes(&mem,
-								    &scratch);
-					if (mb > o->cap_bytes)
+					if (t >= limit) {
+						ws->pruned = 1;
 						break;
+					}
 					t += out_t;
 					if (g->t > 1)
 						t += tp_coef * (tpx[e + 1] -
 								tpx[a]) +
 						     tp_lat * (tpn[e + 1] -
 							       tpn[a]);
-					if (s > 0)
-						t += out[a - 1] * in_coef +
-						     in_lat;
 					if (cpre)
 						t += cpre[e + 1] - cpre[a];
 					ar = (double)(params - eparams) *
@@ -240,6 +238,23 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						ar += (double)eparams *
 							      are_coef +
 						      are_lat;
+					/* every term so far only grows with
+					 * the stage (the incoming transfer
+					 * below depends on where it starts):
+					 * a lower bound of v here and for
+					 * every longer stage */
+					v = add_ar ? t + ar : t > ar ? t : ar;
+					if (v >= best)
+						break;
+					/* cost_stage_mem()'s sum, the final
+					 * check's (after the cheaper tests) */
+					mb = (double)cost_mem_bytes(&mem,
+								    &scratch);
+					if (mb > o->cap_bytes)
+						break;
+					if (s > 0)
+						t += out[a - 1] * in_coef +
+						     in_lat;
 					if (add_ar)
 						v = t + ar;
 					else
@@ -258,8 +273,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				any = 1;
 		}
 		/* No prefix of stages can stay under the bound: give up. */
-		if (!any)
+		if (!any) {
+			ws->pruned |= timed;
 			return INFINITY;
+		}
 	}
 	if (!isfinite(dp[(size_t)(d - 1) * L + L - 1]))
 		return INFINITY;

@@ -417,8 +417,9 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		 * a stage's cost is paid once, not per microbatch): take the
 		 * unbounded one, the partition evaluation finds.  Its value
 		 * is at most t, so a bound just above t gives it exactly
-		 * (part_solve()'s contract) and still prunes. */
-		if (isfinite(t) && t >= tb)
+		 * (part_solve()'s contract) and still prunes.  When the
+		 * bound left nothing out, t is that one already. */
+		if (isfinite(t) && t >= tb && x->ws.pruned)
 			t = part_solve(&x->ws, x->c, o, &g, &x->links,
 				       PART_TIME, nextafter(t, INFINITY),
 				       x->first);
