@@ -194,6 +194,12 @@ runtime_init(struct runtime *rt, int id)
 		rt->interleave = rt->selective = 1;
 		rt->zero_mask = rt->zero_pipe_mask = 0xd; /* 0, 2, 3 */
 		rt->hsdp = rt->zero2_gather_mb = rt->zero3_keep_pp = 1;
+		/* context_parallel_degree with context_parallel_rotate_
+		 * method "alltoall" (torchtitan v0.2.2 config/job_config.py:
+		 * 428, 446): each step's SDPA runs while the K/V shards
+		 * move on around the ring, as the ring pd2bw prices (the
+		 * default "allgather" gathers them first) */
+		rt->cp = 1;
 		rt->allowed_opts = OPT(CUDA_GRAPHS);
 		break;
 	default:
@@ -334,9 +340,7 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 	}
 	if (!rt->sched_mask || cp <= 1 || rt->cp)
 		return 0;
-	/* NEEDSWORK: torchtitan has context parallelism too (PyTorch's
-	 * context_parallel, all-gather or ring); its rules are not in the
-	 * cost model yet */
+	/* the K/V ring: Megatron-Core's and torchtitan's (runtime_init) */
 	snprintf(buf, n, "runtime %s has no context parallelism "
 		 "(--context-parallel %d)", runtime_names[rt->id], cp);
 	return -1;

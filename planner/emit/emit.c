@@ -364,11 +364,13 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
 	/* Megatron writes context and expert parallelism (megatron.c),
-	 * Megatron-Bridge context parallelism, and launch starts every rank
+	 * Megatron-Bridge and torchtitan context parallelism, and launch
+	 * starts every rank
 	 * of the plan; NEEDSWORK: the others' (refused rather than
 	 * dropped) */
 	if (in->p->c > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
-	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH && fmt != EMIT_BRIDGE)
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH && fmt != EMIT_BRIDGE &&
+	    fmt != EMIT_TORCHTITAN)
 		return pd2bw_error("--emit %s: the plan is context-parallel "
 				   "(%d ranks per sequence), which this emitter "
 				   "does not write yet (--emit megatron does)",

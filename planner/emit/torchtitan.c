@@ -64,7 +64,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
 	size_t i;
-	int j, any = 0, k, fsdp, shard;
+	int j, any = 0, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
 
 	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
@@ -128,13 +128,14 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	/* DDP runs only as the sole parallelism; otherwise the replicas
 	 * are FSDP's shards (less memory than planned).  ZeRO-2/3 shard
 	 * over the plan's groups (HSDP replicates across them). */
-	fsdp = p->w > 1 && (p->zero >= 2 || p->d > 1 || p->t > 1);
+	fsdp = (p->w > 1 && (p->zero >= 2 || p->d > 1 || p->t > 1)) ||
+	       c > 1;
 	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w ? p->shard
 								 : p->w;
 
 	fprintf(fp, "# torchtitan job config for the pd2bw plan of ");
 	emit_text(fp, p->model);
-	fprintf(fp, " on %d x ", p->w * p->d * p->t);
+	fprintf(fp, " on %d x ", p->w * p->d * p->t * c);
 	emit_text(fp, p->gpu);
 	fprintf(fp,
 		"\n# (schedule %s, width %d, depth %d, tensor %d, microbatch "
@@ -143,7 +144,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		"torchtitan.train\n"
 		"# --job.config_file THIS_FILE; NGPU = %d.\n",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		TORCHTITAN_VERSIONS, p->w * p->d * p->t);
+		TORCHTITAN_VERSIONS, p->w * p->d * p->t * c);
 	fprintf(fp, "\n[job]\ndescription = ");
 	emit_json_str(fp, p->model);
 	fprintf(fp, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n",
@@ -170,7 +171,12 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		!strcmp(prec, "bf16") || fp8 ? "bfloat16" : "float32");
 
 	fprintf(fp, "\n[parallelism]\n");
-	if (fsdp && p->zero < 2)
+	if (fsdp && p->zero < 2 && c > 1)
+		fprintf(fp, "# torchtitan shards with FSDP over the context-"
+			    "parallel ranks too\n# (parallel_dims.py:334-335):"
+			    " less memory than planned, all-gathers per "
+			    "layer.\n");
+	else if (fsdp && p->zero < 2)
 		fprintf(fp, "# torchtitan runs DDP only as the sole "
 			    "parallelism: the %d replicas are\n# FSDP "
 			    "shards here (less memory than planned, "
@@ -188,6 +194,14 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	if (fsdp && p->zero == 2)
 		fprintf(fp, "fsdp_reshard_after_forward = \"never\"\n");
 	fprintf(fp, "tensor_parallel_degree = %d\n", p->t);
+	if (c > 1) {
+		fprintf(fp, "# Context parallelism: the K/V shards rotate "
+			    "around the ring during each\n# step's "
+			    "attention, as priced (the default all-gathers "
+			    "them first).\n");
+		fprintf(fp, "context_parallel_degree = %d\n", c);
+		fprintf(fp, "context_parallel_rotate_method = \"alltoall\"\n");
+	}
 	if (p->t > 1 && !p->sp)
 		fprintf(fp, "# torchtitan's tensor parallelism also shards "
 			    "the norms' sequence (less memory).\n");

@@ -270,8 +270,13 @@ def check_torchtitan(p, path):
     q = c["parallelism"]
     pp = q["pipeline_parallel_degree"]
     dp = q["data_parallel_replicate_degree"] * q["data_parallel_shard_degree"]
-    expect(bad, (q["tensor_parallel_degree"], pp, dp) == (p.t, p.d, p.w),
-           "t/p/d")
+    cp = q.get("context_parallel_degree", 1)
+    expect(bad, (q["tensor_parallel_degree"], pp, dp, cp) ==
+           (p.t, p.d, p.w, max(p.c, 1)), "t/p/d/c")
+    if cp > 1:
+        # J:446: "alltoall" rotates the K/V shards as the ring priced
+        expect(bad, q.get("context_parallel_rotate_method") == "alltoall",
+               "CP rotate method")
     if p.zs >= 2:
         g = p.shard if 0 < p.shard < p.w else p.w
         expect(bad, q["data_parallel_shard_degree"] == g, "shard degree")

@@ -451,6 +451,9 @@ TORCHTITAN_KEYS = {
                     # "default" | "always" | "never" (ZeRO-2)
                     "fsdp_reshard_after_forward": "J:336",
                     "tensor_parallel_degree": "J:351",
+                    "context_parallel_degree": "J:428",
+                    # "allgather" (the default) | "alltoall"
+                    "context_parallel_rotate_method": "J:446",
                     "pipeline_parallel_degree": "J:360",
                     "module_fqns_per_model_part": "J:367",
                     "pipeline_parallel_schedule": "J:396",
@@ -476,9 +479,13 @@ def torchtitan_rules(c, world):
     shard = p.get("data_parallel_shard_degree", -1)
     tp = p.get("tensor_parallel_degree", 1)
     pp = p.get("pipeline_parallel_degree", 1)
+    cp = p.get("context_parallel_degree", 1)
     # PD:53: the degrees multiply to the world size.
-    if rep * shard * tp * pp != world:
+    if rep * shard * cp * tp * pp != world:
         bad.append("degrees do not multiply to %d (PD:53)" % world)
+    if p.get("context_parallel_rotate_method", "allgather") not in (
+            "allgather", "alltoall"):
+        bad.append("context_parallel_rotate_method (J:446)")
     # J:336: the reshard policy's values
     if p.get("fsdp_reshard_after_forward", "default") not in (
             "default", "always", "never"):
