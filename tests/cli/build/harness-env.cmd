@@ -1,0 +1,1 @@
+if [ -x "$B/pd2bw-plan" ] && [ "$(command -v pd2bw-plan)" = "$B/pd2bw-plan" ]; then echo "jobs see the build under test"; else echo "B='$B' is not the build under test"; fi; [ -d "$TOP/tests/cli" ] && echo "and the checkout"
