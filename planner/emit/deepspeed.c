@@ -69,12 +69,10 @@ emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
 {
 	const struct plan *p = in->p;
 	struct runtime rt;
-	int ds = p->runtime && !strncmp(p->runtime, "deepspeed", 9) &&
-		 (p->runtime[9] == 0 || p->runtime[9] == ':');
+	int ds = emit_plan_runtime(p, RUNTIME_DEEPSPEED, &rt);
 	int overlap, j, any = 0;
 
-	runtime_init(&rt, RUNTIME_DEEPSPEED);
-	if (ds && runtime_parse(&rt, p->runtime))
+	if (ds < 0)
 		return -1;
 	if (p->shard > 0 && p->shard < p->w)
 		return pd2bw_error("--emit deepspeed: the plan shards over "

@@ -206,6 +206,19 @@ emit_family(const struct emit_in *in)
 }
 
 int
+emit_plan_runtime(const struct plan *p, int id, struct runtime *rt)
+{
+	const char *name = runtime_names[id];
+	size_t n = strlen(name);
+
+	runtime_init(rt, id);
+	if (!p->runtime || strncmp(p->runtime, name, n) ||
+	    (p->runtime[n] && p->runtime[n] != ':'))
+		return 0;
+	return runtime_parse(rt, p->runtime) ? -1 : 1;
+}
+
+int
 emit_fp8_params(const struct emit_in *in)
 {
 	struct runtime rt;
@@ -214,9 +227,7 @@ emit_fp8_params(const struct emit_in *in)
 	if (!in->o)
 		return 0;
 	/* a plan for another runtime is run as Megatron-Core's defaults */
-	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
-	if (in->p->runtime && !strncmp(in->p->runtime, "megatron-core", 13) &&
-	    runtime_parse(&rt, in->p->runtime))
+	if (emit_plan_runtime(in->p, RUNTIME_MEGATRON_CORE, &rt) < 0)
 		return 0;
 	memset(&g, 0, sizeof(g));
 	g.zero = in->p->zero;

@@ -62,6 +62,13 @@ int emit_write(const struct emit_in *in, int fmt, const char *path);
  */
 int emit_mfsdp_note(FILE *fp, const char *prefix, const struct plan *p);
 
+/*
+ * rt = runtime id's defaults, or the plan's own options when the plan
+ * names that runtime.  Returns 1 when it does, 0 when it names another
+ * (or none), -1 after a message when its options do not parse.
+ */
+int emit_plan_runtime(const struct plan *p, int id, struct runtime *rt);
+
 /* One --emit and where it writes. */
 #define EMIT_MAX 8
 struct emit_req {
