@@ -38,13 +38,15 @@ struct cluster {
 };
 
 /*
- * Size limits every reader and maker of clusters enforces.  A plan lists
- * every rank and a cluster file the whole intra-node matrix, and libyaml
- * holds a document whole: 131,072 GPUs make a plan of about 9 MB, 1,024
- * GPUs per node a matrix of 10^6 numbers, both read back in seconds.
+ * Size limits every reader and maker of clusters enforces.  A cluster
+ * file holds the whole intra-node matrix, and libyaml holds a document
+ * whole: 1,024 GPUs per node make a matrix of 10^6 numbers, read back in
+ * seconds.  A plan lists its ranks up to PLAN_MAX_LISTED_RANKS (131,072,
+ * about 9 MB) and gives the rule that numbers them above, so 2^20 GPUs
+ * (131,072 DGX nodes) plan, write and read back in about a second.
  */
 #define CLUSTER_MAX_GPN 1024
-#define CLUSTER_MAX_GPUS 131072
+#define CLUSTER_MAX_GPUS 1048576
 
 void cluster_init(struct cluster *c);
 void cluster_release(struct cluster *c);

@@ -1,7 +1,8 @@
 /*
- * plan.h - a training plan (format pd2bw-plan/1): what pd2bw-plan chose and
- * predicts, in a form any runtime can consume.  libpd2bw reads and writes it;
- * a runtime links libpd2bw to load a plan and ask which stage a rank runs.
+ * plan.h - a training plan (format pd2bw-plan/1, /2 above 131,072
+ * ranks): what pd2bw-plan chose and predicts, in a form any runtime can
+ * consume.  libpd2bw reads and writes it; a runtime links libpd2bw to
+ * load a plan and ask which stage a rank runs.
  */
 #ifndef PD2BW_PLAN_H
 #define PD2BW_PLAN_H
@@ -168,9 +169,36 @@ struct plan {
 void plan_init(struct plan *p);
 void plan_release(struct plan *p);
 
-/* Write atomically as pd2bw-plan/1 ("-" = stdout). 0 or -1. */
+/*
+ * Plans list every rank up to this many (format pd2bw-plan/1, whatever
+ * their size); above it a rule numbers them instead (pd2bw-plan/2): a
+ * listed 1,048,576-rank plan is 72 MB, and libyaml needs 2.5 GB and 40 s
+ * to read it back.
+ */
+#define PLAN_MAX_LISTED_RANKS 131072
+
+/*
+ * Number p->w x p->d x p->t x p->c ranks as the placement p->place lays
+ * them out, into p->ranks (allocated here, replacing what was there;
+ * plan_release frees it): rank g has tensor-parallel rank g mod t, then
+ * the context-parallel rank, then the stage and replica, stage first
+ * under stages-in-node and replica first under replicas-in-node; it runs
+ * on node g / gpn, GPU g mod gpn.
+ */
+void plan_ranks_fill(struct plan *p, int gpn);
+/*
+ * The gpn for which plan_ranks_fill() gives exactly p->ranks, or 0 when
+ * the ranks follow no such rule (a hand-edited plan, for one).
+ */
+int plan_ranks_rule(const struct plan *p);
+
+/*
+ * Write atomically ("-" = stdout): as pd2bw-plan/1, or pd2bw-plan/2 when
+ * the plan has more than PLAN_MAX_LISTED_RANKS ranks that follow
+ * plan_ranks_fill()'s rule.  0 or -1.
+ */
 int plan_write(const struct plan *p, const char *path);
-/* Read pd2bw-plan/1. 0 or -1 (file:line:col message). */
+/* Read pd2bw-plan/1 or /2. 0 or -1 (file:line:col message). */
 int plan_load(struct plan *p, const char *path);
 int plan_load_string(struct plan *p, const char *name, const char *buf,
 		     size_t len);
@@ -192,8 +220,9 @@ void plan_hash_bytes(const char *buf, size_t len, char out[17]);
 int plan_hash_file(const char *path, char out[17]);
 
 /*
- * Queries a runtime makes of a loaded plan (lib/plan_query.c).  None of
- * them allocates; p is only read.
+ * Queries a runtime makes of a loaded plan (lib/plan_query.c); p is
+ * only read.  Only plan_ranks_of_stage() allocates (w + 1 ints while it
+ * runs, through xcalloc).
  */
 
 /*

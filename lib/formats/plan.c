@@ -1,6 +1,6 @@
 /*
- * plan.c - the plan format pd2bw-plan/1: writer, strict reader, and the
- * small queries a runtime needs (stage of a rank, input hashes).
+ * plan.c - the plan format pd2bw-plan/1 and /2: writer, strict reader,
+ * and the small queries a runtime needs (stage of a rank, input hashes).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -66,6 +66,61 @@ plan_stage_of_rank(const struct plan *p, int r)
 	if (r < 0 || r >= p->nranks)
 		return -1;
 	return p->ranks[r].stage;
+}
+
+/* The two orders of plan_ranks_fill(), as pd2bw-plan/2 names them: index
+ * enum plan_place. */
+static const char *const rank_orders[] = {"tp,cp,stage,replica",
+					  "tp,cp,replica,stage", NULL};
+
+void
+plan_ranks_fill(struct plan *p, int gpn)
+{
+	int c = p->c > 1 ? p->c : 1, g, n = p->w * p->d * p->t * c;
+
+	free(p->ranks);
+	p->nranks = n;
+	p->ranks = xcalloc((size_t)n, sizeof(*p->ranks));
+	for (g = 0; g < n; g++) {
+		struct plan_rank *rk = &p->ranks[g];
+		int grp = g / (p->t * c);
+
+		rk->stage = p->place == PLAN_STAGES_IN_NODE ? grp % p->d
+							    : grp / p->w;
+		rk->replica = p->place == PLAN_STAGES_IN_NODE ? grp / p->d
+							      : grp % p->w;
+		rk->tp = g % p->t;
+		rk->cp = g / p->t % c;
+		rk->node = g / gpn;
+		rk->gpu = g % gpn;
+	}
+}
+
+int
+plan_ranks_rule(const struct plan *p)
+{
+	int c = p->c > 1 ? p->c : 1, g, gpn;
+
+	if (p->nranks < 1 || p->t < 1 || p->w < 1 || p->d < 1 ||
+	    p->nranks != p->w * p->d * p->t * c)
+		return 0;
+	/* the first rank of node 1 says how many node 0 holds */
+	for (gpn = 1; gpn < p->nranks && p->ranks[gpn].node == 0; gpn++)
+		;
+	for (g = 0; g < p->nranks; g++) {
+		const struct plan_rank *rk = &p->ranks[g];
+		int grp = g / (p->t * c);
+		int st = p->place == PLAN_STAGES_IN_NODE ? grp % p->d
+							 : grp / p->w;
+		int rep = p->place == PLAN_STAGES_IN_NODE ? grp / p->d
+							  : grp % p->w;
+
+		if (rk->stage != st || rk->replica != rep ||
+		    rk->tp != g % p->t || rk->cp != g / p->t % c ||
+		    rk->node != g / gpn || rk->gpu != g % gpn)
+			return 0;
+	}
+	return gpn;
 }
 
 void
@@ -171,12 +226,14 @@ int
 plan_write(const struct plan *p, const char *path)
 {
 	struct yml_out o;
-	int i;
+	int i, gpn = 0;
 
+	if (p->nranks > PLAN_MAX_LISTED_RANKS)
+		gpn = plan_ranks_rule(p);
 	if (yml_out_open(&o, path))
 		return -1;
 	yml_out_map(&o, 0);
-	yml_out_kstr(&o, "format", "pd2bw-plan/1");
+	yml_out_kstr(&o, "format", gpn ? "pd2bw-plan/2" : "pd2bw-plan/1");
 
 	yml_out_str(&o, "inputs");
 	yml_out_map(&o, 0);
@@ -283,8 +340,16 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_end_seq(&o);
 
 	yml_out_str(&o, "ranks");
-	yml_out_seq(&o, 0);
-	for (i = 0; i < p->nranks; i++) {
+	if (gpn) {
+		/* the rule that numbers them, too many to list */
+		yml_out_map(&o, 1);
+		yml_out_kstr(&o, "order", rank_orders[p->place]);
+		yml_out_kint(&o, "gpus_per_node", gpn);
+		yml_out_end_map(&o);
+	} else {
+		yml_out_seq(&o, 0);
+	}
+	for (i = 0; !gpn && i < p->nranks; i++) {
 		yml_out_map(&o, 1);
 		yml_out_kint(&o, "rank", i);
 		yml_out_kint(&o, "node", p->ranks[i].node);
@@ -296,7 +361,8 @@ plan_write(const struct plan *p, const char *path)
 			yml_out_kint(&o, "cp", p->ranks[i].cp);
 		yml_out_end_map(&o);
 	}
-	yml_out_end_seq(&o);
+	if (!gpn)
+		yml_out_end_seq(&o);
 
 	yml_out_str(&o, "alternatives");
 	yml_out_seq(&o, 0);
@@ -422,6 +488,33 @@ read_rank(struct yml_doc *d, yaml_node_t *n, struct plan_rank *r, int want,
 	return 0;
 }
 
+/* pd2bw-plan/2's ranks: the rule of plan_ranks_fill(), expanded. */
+static int
+read_rank_rule(struct yml_doc *d, yaml_node_t *n, struct plan *p)
+{
+	int order = -1, gpn = 0;
+	int64_t nr = (int64_t)p->w * p->d * p->t * p->c, need;
+	struct yml_key keys[] = {
+		YK_ENUM("order", 1, &order, rank_orders),
+		YK_INT("gpus_per_node", 1, &gpn, 1, p->gpus_per_node),
+	};
+
+	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])))
+		return -1;
+	if (order != p->place)
+		return yml_err(d, n, "ranks in order %s, but placement %s "
+			       "numbers them %s",
+			       rank_orders[order], plan_place_names[p->place],
+			       rank_orders[p->place]);
+	need = (nr + gpn - 1) / gpn;
+	if (need > p->nodes)
+		return yml_err(d, n, "%lld ranks at %d per node need %lld "
+			       "nodes, more than the plan's %d",
+			       (long long)nr, gpn, (long long)need, p->nodes);
+	plan_ranks_fill(p, gpn);
+	return 0;
+}
+
 static int
 read_plan(struct yml_doc *d, struct plan *p)
 {
@@ -431,7 +524,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 	yaml_node_t *alts = NULL, *brk = NULL;
 	char *format = NULL;
 	size_t i, n;
-	int ret = -1, zs = 0;
+	int ret = -1, zs = 0, version;
 	struct yml_key top[] = {
 		YK_STR("format", 1, &format),
 		YK_MAP("inputs", 1, &inputs),
@@ -441,7 +534,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_SEQ("layer_recompute", 1, &lrc),
 		YK_STR("layer_recompute_solver", 1, &p->lp_status),
 		YK_SEQ("stages", 1, &stages),
-		YK_SEQ("ranks", 1, &ranks),
+		YK_ANY("ranks", 1, &ranks),
 		YK_SEQ("alternatives", 1, &alts),
 	};
 	struct yml_key kin[] = {
@@ -508,7 +601,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 	};
 
 	root = yml_root(d);
-	if (!root || yml_check_format(d, root, "plan", 1) < 0 ||
+	if (!root || (version = yml_check_format(d, root, "plan", 2)) < 0 ||
 	    yml_map(d, root, top, sizeof(top) / sizeof(top[0])) ||
 	    yml_map(d, inputs, kin, sizeof(kin) / sizeof(kin[0])) ||
 	    yml_map(d, config, kcfg, sizeof(kcfg) / sizeof(kcfg[0])) ||
@@ -582,14 +675,24 @@ read_plan(struct yml_doc *d, struct plan *p)
 		goto out;
 	}
 
-	if (yml_expect_seq(d, ranks, (long)p->w * p->d * p->t * p->c))
+	if (ranks->type == YAML_MAPPING_NODE && version < 2) {
+		yml_err(d, ranks, "ranks given by a rule need format "
+			"pd2bw-plan/2");
 		goto out;
-	p->nranks = p->w * p->d * p->t * p->c;
-	p->ranks = xcalloc((size_t)p->nranks, sizeof(*p->ranks));
-	for (i = 0; i < (size_t)p->nranks; i++)
-		if (read_rank(d, yml_seq_item(d, ranks, i), &p->ranks[i],
-			      (int)i, p))
+	}
+	if (ranks->type == YAML_MAPPING_NODE) {
+		if (read_rank_rule(d, ranks, p))
 			goto out;
+	} else {
+		if (yml_expect_seq(d, ranks, (long)p->w * p->d * p->t * p->c))
+			goto out;
+		p->nranks = p->w * p->d * p->t * p->c;
+		p->ranks = xcalloc((size_t)p->nranks, sizeof(*p->ranks));
+		for (i = 0; i < (size_t)p->nranks; i++)
+			if (read_rank(d, yml_seq_item(d, ranks, i),
+				      &p->ranks[i], (int)i, p))
+				goto out;
+	}
 
 	n = yml_seq_len(alts);
 	if (n > 1000) {

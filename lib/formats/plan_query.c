@@ -4,6 +4,9 @@
  * order of forward, backward and recompute operations a stage runs per
  * iteration under 2BW, flush (1F1B) or GPipe.
  */
+#include <stdlib.h>
+
+#include "pd2bw/error.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 
@@ -22,18 +25,26 @@ plan_layers_of_stage(const struct plan *p, int s, int *first, int *last)
 int
 plan_ranks_of_stage(const struct plan *p, int s, int *out, int n)
 {
-	int r, rep, k = 0;
+	int r, k = 0, *at;
 
 	if (s < 0 || s >= p->nstages)
 		return -1;
-	/* Replicas in order, whatever order the ranks are listed in. */
-	for (rep = 0; rep < p->w; rep++)
-		for (r = 0; r < p->nranks; r++)
-			if (p->ranks[r].stage == s && p->ranks[r].replica == rep) {
-				if (k < n)
-					out[k] = r;
-				k++;
-			}
+	/* Replicas in order, whatever order the ranks are listed in: a
+	 * counting sort of the stage's ranks by replica, stable. */
+	at = xcalloc((size_t)p->w + 1, sizeof(*at));
+	for (r = 0; r < p->nranks; r++)
+		if (p->ranks[r].stage == s) {
+			at[p->ranks[r].replica + 1]++;
+			k++;
+		}
+	for (r = 0; r < p->w; r++)
+		at[r + 1] += at[r];
+	for (r = 0; r < p->nranks; r++)
+		if (p->ranks[r].stage == s && at[p->ranks[r].replica] < n)
+			out[at[p->ranks[r].replica]++] = r;
+		else if (p->ranks[r].stage == s)
+			at[p->ranks[r].replica]++;
+	free(at);
 	return k;
 }
 

@@ -1084,7 +1084,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 {
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
-	int s, g, j, gpn = x->cl->gpus_per_node, n;
+	int s, j, gpn = x->cl->gpus_per_node, n;
 	struct cost_opts nocap = *x->o;
 
 	nocap.cap_bytes = INFINITY;
@@ -1150,21 +1150,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	/* nodes as the links were priced: spread evenly when the job does
 	 * not fill them (place_segment) */
 	gpn = place_segment(x->cl, n);
-	p->nranks = n;
-	p->ranks = xcalloc(n, sizeof(*p->ranks));
-	for (g = 0; g < n; g++) {
-		struct plan_rank *rk = &p->ranks[g];
-		int grp = g / (p->t * p->c);
-
-		rk->stage = place == PLAN_STAGES_IN_NODE ? grp % p->d
-							 : grp / p->w;
-		rk->replica = place == PLAN_STAGES_IN_NODE ? grp / p->d
-							   : grp % p->w;
-		rk->tp = g % p->t;
-		rk->cp = g / p->t % p->c;
-		rk->node = g / gpn;
-		rk->gpu = g % gpn;
-	}
+	plan_ranks_fill(p, gpn);
 	p->nlayers = x->c->L;
 	p->layer_names = xcalloc(x->c->L, sizeof(char *));
 	for (j = 0; j < x->c->L; j++)

@@ -14,31 +14,47 @@
  * Local rank l of node n runs the plan rank that is the l-th of the node
  * in GPU order; order[n * per + l] gets that plan rank.  Returns 0, or -1
  * when nodes hold different numbers of ranks (torchrun starts the same
- * number on every node).
+ * number on every node).  One counting sort by (node, GPU), stable, so a
+ * plan of 10^6 ranks takes no longer than reading it.
  */
 static int
 node_order(const struct plan *p, int nodes, int per, int *order)
 {
-	int n, r, g, l;
+	size_t nk = (size_t)nodes * (size_t)p->gpus_per_node, k;
+	size_t *start = xcalloc(nk + 1, sizeof(*start));
+	size_t *next = xcalloc(nk, sizeof(*next));
+	int *sorted = xcalloc((size_t)p->nranks, sizeof(*sorted));
+	int n, r, l, ret = 0;
 
-	for (n = 0; n < nodes; n++) {
-		l = 0;
-		for (g = 0; g < p->gpus_per_node; g++)
-			for (r = 0; r < p->nranks; r++)
-				if (p->ranks[r].node == n &&
-				    p->ranks[r].gpu == g) {
-					if (l < per)
-						order[n * per + l] = r;
-					l++;
-				}
-		if (l != per)
-			return pd2bw_error("--emit launch: the plan runs %d "
-					   "ranks on node %d and %d on node "
-					   "0, but torchrun starts the same "
-					   "number on every node",
-					   l, n, per);
+	for (r = 0; r < p->nranks; r++)
+		start[(size_t)p->ranks[r].node * p->gpus_per_node +
+		      p->ranks[r].gpu + 1]++;
+	for (k = 0; k < nk; k++) {
+		start[k + 1] += start[k];
+		next[k] = start[k];
 	}
-	return 0;
+	for (r = 0; r < p->nranks; r++)
+		sorted[next[(size_t)p->ranks[r].node * p->gpus_per_node +
+			    p->ranks[r].gpu]++] = r;
+	for (n = 0; n < nodes; n++) {
+		size_t a = start[(size_t)n * p->gpus_per_node];
+		size_t e = start[(size_t)(n + 1) * p->gpus_per_node];
+
+		if (e - a != (size_t)per) {
+			ret = pd2bw_error("--emit launch: the plan runs %zu "
+					  "ranks on node %d and %d on node "
+					  "0, but torchrun starts the same "
+					  "number on every node",
+					  e - a, n, per);
+			break;
+		}
+		for (l = 0; l < per; l++)
+			order[(size_t)n * per + l] = sorted[a + l];
+	}
+	free(start);
+	free(next);
+	free(sorted);
+	return ret;
 }
 
 int

@@ -19,12 +19,13 @@
 #include "pd2bw/plan.h"
 
 /*
- * A plan at the documented maximum, 131,072 GPUs (CLUSTER_MAX_GPUS),
- * writes and reads back byte for byte; a 100 MB plan once ran libyaml out
- * of memory, and clusters are now capped so that a plan stays near 9 MB.
+ * A plan of PLAN_MAX_LISTED_RANKS ranks (131,072), listed, and one at the
+ * documented maximum, CLUSTER_MAX_GPUS (2^20), numbered by the rule,
+ * write and read back byte for byte; a 100 MB plan once ran libyaml out
+ * of memory, and a listed plan stays near 9 MB.
  */
 static void
-test_plan_maxima(void)
+plan_maxima(int gpus, const char *format, size_t most)
 {
 	struct profile p;
 	struct cluster cl;
@@ -37,7 +38,7 @@ test_plan_maxima(void)
 
 	uniform_profile(&p, 8);
 	one_node(&cl, 8, 300);
-	cl.nodes = CLUSTER_MAX_GPUS / 8;
+	cl.nodes = gpus / 8;
 	default_opts(&o, 70e9);
 	chain_build(&c, &p);
 	search_opts_init(&so);
@@ -53,7 +54,7 @@ test_plan_maxima(void)
 	a.nodes = cl.nodes;
 	a.gpus_per_node = 8;
 	a.gpu_mem_bytes = 80LL << 30;
-	CHECK(a.nranks == CLUSTER_MAX_GPUS);
+	CHECK(a.nranks == gpus);
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
 	snprintf(f2, sizeof(f2), "%s/b.yaml", dir);
@@ -61,12 +62,15 @@ test_plan_maxima(void)
 	plan_init(&b);
 	CHECK_INT_EQ(plan_load(&b, f1), 0);
 	CHECK_INT_EQ(b.nranks, a.nranks);
+	CHECK(b.nranks == a.nranks &&
+	      !memcmp(b.ranks, a.ranks, (size_t)a.nranks * sizeof(*a.ranks)));
 	CHECK_INT_EQ(plan_write(&b, f2), 0);
 	{
 		char *x1 = cap_slurp(f1), *x2 = cap_slurp(f2);
 
 		CHECK(x1 && x2 && !strcmp(x1, x2));
-		CHECK(x1 && strlen(x1) < 16u << 20);
+		CHECK(x1 && strlen(x1) < most);
+		CHECK(x1 && !strncmp(x1, format, strlen(format)));
 		free(x1);
 		free(x2);
 	}
@@ -82,7 +86,7 @@ test_plan_maxima(void)
 
 /*
  * The documented maxima write and read back (a 4,096-GPU node once made
- * libyaml run out of memory): 128 nodes of 1,024 GPUs, 131,072 in all;
+ * libyaml run out of memory): 1,024 nodes of 1,024 GPUs, 2^20 in all;
  * one GPU more per node, or one node more, is refused.
  */
 static void
@@ -110,23 +114,23 @@ test_cluster_maxima(void)
 	cluster_init(&b);
 	CHECK_INT_EQ(cluster_load(&b, f), 0);
 	CHECK_INT_EQ(b.gpus_per_node, CLUSTER_MAX_GPN);
-	CHECK_INT_EQ(b.nodes, 128);
+	CHECK_INT_EQ(b.nodes, 1024);
 	CHECK_NEAR(cluster_intra(&b, 1023, 0), 400, 0);
 	CHECK_NEAR(cluster_intra(&b, 1023, 2), 450, 0);
 	cluster_release(&b);
 	/* one node more */
 	txt = cap_slurp(f);
-	if (CHECK(txt && strstr(txt, "nodes: 128\n"))) {
+	if (CHECK(txt && strstr(txt, "nodes: 1024\n"))) {
 		FILE *fp = fopen(f, "w");
 
-		i = (int)(strstr(txt, "nodes: 128\n") - txt);
-		fprintf(fp, "%.*snodes: 129\n%s", i, txt,
-			strstr(txt, "nodes: 128\n") + 11);
+		i = (int)(strstr(txt, "nodes: 1024\n") - txt);
+		fprintf(fp, "%.*snodes: 1025\n%s", i, txt,
+			strstr(txt, "nodes: 1024\n") + 12);
 		fclose(fp);
 		cluster_init(&b);
 		snprintf(want, sizeof(want),
-			 "pd2bw: %s:3:8: 129 nodes of 1024 GPUs: more than "
-			 "the 131072 GPUs pd2bw plans for",
+			 "pd2bw: %s:3:8: 1025 nodes of 1024 GPUs: more than "
+			 "the 1048576 GPUs pd2bw plans for",
 			 f);
 		CHECK_ERR(cluster_load(&b, f) ? -1 : 0, want);
 		cluster_release(&b);
@@ -135,12 +139,12 @@ test_cluster_maxima(void)
 	unlink(f);
 	rmdir(dir);
 	cluster_release(&a);
-	/* presets: 16384 DGX H100 nodes are the most */
+	/* presets: 131072 DGX H100 nodes are the most */
 	cluster_init(&b);
-	CHECK(cluster_preset(&b, "dgx-h100:16384") == 0);
-	CHECK_ERR(cluster_preset(&b, "dgx-h100:16385") == -2 ? -1 : 0,
-		  "pd2bw: invalid node count in cluster 'dgx-h100:16385' (at "
-		  "most 16384 nodes: 131072 GPUs)");
+	CHECK(cluster_preset(&b, "dgx-h100:131072") == 0);
+	CHECK_ERR(cluster_preset(&b, "dgx-h100:131073") == -2 ? -1 : 0,
+		  "pd2bw: invalid node count in cluster 'dgx-h100:131073' (at "
+		  "most 131072 nodes: 1048576 GPUs)");
 	cluster_release(&b);
 }
 
@@ -151,7 +155,8 @@ main(int argc, char **argv)
 	(void)h_skip;
 	(void)h_skip_all;
 	cap_find_top(argv[0]);
-	test_plan_maxima();
+	plan_maxima(PLAN_MAX_LISTED_RANKS, "format: pd2bw-plan/1\n", 16u << 20);
+	plan_maxima(CLUSTER_MAX_GPUS, "format: pd2bw-plan/2\n", 16u << 10);
 	test_cluster_maxima();
 	return h_done();
 }

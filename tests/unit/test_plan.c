@@ -837,12 +837,12 @@ test_plan_roundtrip(void)
 
 	/* A rank placed on a stage that does not exist is rejected. */
 	fp = fopen(f2, "w");
-	fprintf(fp, "format: pd2bw-plan/2\n");
+	fprintf(fp, "format: pd2bw-plan/3\n");
 	fclose(fp);
 	cap_begin();
 	CHECK_INT_EQ(plan_load(&b, f2), -1);
 	err = cap_end();
-	CHECK(strstr(err, "b.yaml:1:9: format version 2 is newer") != NULL);
+	CHECK(strstr(err, "b.yaml:1:9: format version 3 is newer") != NULL);
 	free(err);
 	/* Writing into a missing directory fails and leaves nothing. */
 	snprintf(f2, sizeof(f2), "%s/no/such.yaml", dir);

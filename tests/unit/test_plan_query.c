@@ -119,6 +119,28 @@ test_queries(void)
 	CHECK_INT_EQ(plan_runtime_rank(&p, 4), 1);
 	CHECK_INT_EQ(plan_runtime_rank(&p, 7), 7);
 	CHECK_INT_EQ(plan_runtime_rank(&p, -1), -1);
+
+	/* The rule pd2bw-plan/2 writes instead of the list: these ranks
+	 * follow it (stages-in-node, 4 GPUs a node), one moved rank does
+	 * not; replicas-in-node numbers replica first. */
+	p.t = 1;
+	p.place = PLAN_STAGES_IN_NODE;
+	CHECK_INT_EQ(plan_ranks_rule(&p), 4);
+	p.ranks[5].gpu = 2;
+	CHECK_INT_EQ(plan_ranks_rule(&p), 0);
+	plan_ranks_fill(&p, 4);
+	CHECK_INT_EQ(p.ranks[5].gpu, 1);
+	CHECK_INT_EQ(plan_ranks_rule(&p), 4);
+	p.place = PLAN_REPLICAS_IN_NODE;
+	CHECK_INT_EQ(plan_ranks_rule(&p), 0);
+	plan_ranks_fill(&p, 8);
+	CHECK_INT_EQ(p.nranks, 8);
+	CHECK_INT_EQ(p.ranks[1].stage, 0);
+	CHECK_INT_EQ(p.ranks[1].replica, 1);
+	CHECK_INT_EQ(p.ranks[6].stage, 3);
+	CHECK_INT_EQ(p.ranks[6].node, 0);
+	CHECK_INT_EQ(p.ranks[6].gpu, 6);
+	CHECK_INT_EQ(plan_ranks_rule(&p), 8);
 	plan_release(&p);
 }
 
