@@ -84,6 +84,7 @@ HAS_CP=$(has '--context-parallel')
 HAS_EP=$(has '--expert-parallel')
 HAS_FSDP=$(has '--zero LIST')
 HAS_OFFLOAD=$(has '--offload')
+HAS_ATTN_KERNEL=$(has '--attention-kernel')
 
 # All rows, comments and the column header lines dropped.
 for f in bench/data/*.tsv; do
@@ -98,7 +99,7 @@ set -f
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
-	-v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
+	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
 	-v has_rcm="$HAS_RCM" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
@@ -296,6 +297,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 			args = args " --fusions act,dropadd,rope"
 	} else if (rt ~ /^(megatron|nemo)/)
 		args = args " --grad-bytes 4"
+	# the attention kernel the source names, where it is not the GPU'"'"'s
+	# own: llm-foundry'"'"'s benchmark sweep runs MPT with attn_impl triton
+	# (the Triton flash kernel, scripts/train/benchmarking/README.md at
+	# 8c8dd48f7), the IBM FSDP blog Llama 2 with SDPA FlashAttention-2
+	# (pytorch.org/blog/maximizing-training/): FlashAttention-2-class
+	# kernels, which Hopper runs at about 35% of its peak
+	if (has_attn_kernel && (rt == "composer-fsdp" || rt == "fms-fsdp"))
+		args = args " --attention-kernel fa2"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
 	if (has_fp8_recipe && precision_name(prec) == "fp8")
 		args = args " --fp8-recipe " fp8_recipe(prec, sec)

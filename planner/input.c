@@ -53,7 +53,7 @@ input_set_precision(int prec)
  * --fp8-recipe) and what selective recomputation recomputes
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
-				   ANALYTIC_RC_CORE_ATTN};
+				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE};
 
 void
 input_set_fusions(unsigned f)
@@ -83,6 +83,18 @@ unsigned
 input_fusions(void)
 {
 	return est.fusions;
+}
+
+void
+input_set_attn(int a)
+{
+	est.attn = a;
+}
+
+int
+input_attn(void)
+{
+	return est.attn;
 }
 
 /* Train m at seq_len (> 0) instead of its own length, and in the

@@ -132,6 +132,10 @@ void input_set_rc_modules(unsigned m);
 unsigned input_rc_modules(void);
 /* The fusions set by input_set_fusions(). */
 unsigned input_fusions(void);
+/* The attention kernel (enum analytic_attn) of every model's estimate
+ * from now on, and the one set (default native). */
+void input_set_attn(int a);
+int input_attn(void);
 
 /*
  * cost_opts_from_profile(), and rt, when not NULL, as the runtime every

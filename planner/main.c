@@ -197,6 +197,9 @@ usage(FILE *fp)
 		"      --fusions LIST       kernels a model's estimate fuses: act,\n"
 		"                           dropadd, rope, xent, all or none\n"
 		"                           (default: the --runtime's, else all)\n"
+		"      --attention-kernel K a model's attention kernel: native (the\n"
+		"                           GPU's own, default) or fa2\n"
+		"                           (FlashAttention-2 class: slower on Hopper)\n"
 		"      --partition RULE     balanced (exact min-max, default) "
 		"or uniform\n"
 		"                           (blocks split evenly, as "
@@ -836,6 +839,8 @@ main(int argc, char **argv)
 		if (co.precision == MODEL_FP8)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.fusions = xstrdup(fb);
+		if (input_attn() != ANALYTIC_ATTN_NATIVE)
+			plan.attention = xstrdup(analytic_attn_names[input_attn()]);
 		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {
 			analytic_rc_modules_format(input_rc_modules(), fb,
 						   sizeof(fb));

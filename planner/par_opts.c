@@ -50,6 +50,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 			cli_usage_error("invalid --fusions '%s'", arg);
 		p->have_fusions = 1;
 		return 1;
+	case PAR_OPT_ATTN:
+		p->attn = cli_name("--attention-kernel", arg,
+				   analytic_attn_names);
+		return 1;
 	case PAR_OPT_SP:
 		cli_names("--sequence-parallel", arg, onoff_names, &p->sp_mode);
 		if (p->sp_mode < 0)
@@ -224,6 +228,7 @@ par_opts_apply_input(struct par_opts *p)
 	if (p->fp8_recipe < 0)
 		p->fp8_recipe = p->have_rt ? p->rt.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(p->fp8_recipe);
+	input_set_attn(p->attn);
 }
 
 void

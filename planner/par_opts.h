@@ -1,7 +1,7 @@
 /*
  * par_opts.h - the parallelism, precision and runtime options plan mode
  * and "pd2bw-plan capacity" share: --runtime, --precision, --fp8-recipe,
- * --fusions, --sequence-parallel, --context-parallel, --expert-parallel,
+ * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
  * --expert-tensor-parallel, --moe-imbalance, --interleave,
  * --optimizer-sharding, --zero, --shard-group and --offload.  One parser
  * and one set of checks, so a value means the same in both and is refused
@@ -28,6 +28,7 @@ enum par_opt {
 	PAR_OPT_PRECISION,
 	PAR_OPT_FP8_RECIPE,
 	PAR_OPT_FUSIONS,
+	PAR_OPT_ATTN,
 	PAR_OPT_SP,
 	PAR_OPT_CP,
 	PAR_OPT_EP,
@@ -46,6 +47,7 @@ enum par_opt {
 	{"precision", required_argument, NULL, PAR_OPT_PRECISION},            \
 	{"fp8-recipe", required_argument, NULL, PAR_OPT_FP8_RECIPE},          \
 	{"fusions", required_argument, NULL, PAR_OPT_FUSIONS},                \
+	{"attention-kernel", required_argument, NULL, PAR_OPT_ATTN},          \
 	{"sequence-parallel", required_argument, NULL, PAR_OPT_SP},           \
 	{"context-parallel", required_argument, NULL, PAR_OPT_CP},            \
 	{"expert-parallel", required_argument, NULL, PAR_OPT_EP},             \
@@ -64,6 +66,7 @@ struct par_opts {
 	int fp8_recipe;          /* enum model_fp8; -1: the runtime's */
 	unsigned fusions;        /* ANALYTIC_FUSE_* bits, when have_fusions */
 	int have_fusions;
+	int attn;                /* enum analytic_attn (--attention-kernel) */
 	int sp_mode;             /* sequence parallelism: 0 off, 1 on, 2
 				    both (default) */
 	int cps[PAR_MAX_DEG], ncp; /* ncp 0: not given (1 alone) */

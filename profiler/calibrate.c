@@ -246,6 +246,7 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 		*fitted = *g;
 		fitted->gemm_eff = cap(g->gemm_eff * r);
 		fitted->attn_eff = cap(g->attn_eff * r);
+		fitted->attn_eff_fa2 = cap(g->attn_eff_fa2 * r);
 		fitted->mem_eff = cap(g->mem_eff * r);
 	}
 	yml_out_str(&o, "efficiency");
@@ -278,6 +279,10 @@ prof_calibrate(const struct profile *meas, const struct model *m,
 		if (fitted) {
 			fitted->gemm_eff = cap(g->gemm_eff * f[ANALYTIC_GEMM]);
 			fitted->attn_eff = cap(g->attn_eff * f[ANALYTIC_ATTN]);
+			/* the other kernel family keeps its ratio to the
+			 * one measured */
+			fitted->attn_eff_fa2 =
+				cap(g->attn_eff_fa2 * f[ANALYTIC_ATTN]);
 			fitted->mem_eff = cap(g->mem_eff * f[ANALYTIC_VEC]);
 		}
 		yml_out_kstr(&o, "method", flash ? "kernels" :

@@ -27,8 +27,8 @@
 enum {
 	OPT_GPUS = 256, OPT_NO_CHECK, OPT_NO_CUPTI, OPT_STEP, OPT_FLUSH_L2,
 	OPT_KERNELS, OPT_TRACE, OPT_NAME, OPT_CALIBRATE, OPT_LIST_GPUS,
-	OPT_GEMM, OPT_ATTENTION, OPT_GPUS_OUT, OPT_CHECK_ONLY, OPT_FUSIONS,
-	OPT_FP8_RECIPE
+	OPT_GEMM, OPT_ATTENTION, OPT_ATTN_KERNEL, OPT_GPUS_OUT, OPT_CHECK_ONLY,
+	OPT_FUSIONS, OPT_FP8_RECIPE
 };
 
 static const struct option options[] = {
@@ -54,6 +54,7 @@ static const struct option options[] = {
 	{"gpus-out", required_argument, NULL, OPT_GPUS_OUT},
 	{"gemm", required_argument, NULL, OPT_GEMM},
 	{"attention", required_argument, NULL, OPT_ATTENTION},
+	{"attention-kernel", required_argument, NULL, OPT_ATTN_KERNEL},
 	{"fusions", required_argument, NULL, OPT_FUSIONS},
 	{"fp8-recipe", required_argument, NULL, OPT_FP8_RECIPE},
 	{"output", required_argument, NULL, 'o'},
@@ -99,6 +100,9 @@ usage(void)
 	       "(default: cuda 10, cpu 3)\n"
 	       "      --attention=KIND   fused (flash) or unfused attention "
 	       "(default: the model's)\n"
+	       "      --attention-kernel=K  analytic: native (the GPU's own "
+	       "fused kernel)\n"
+	       "                         or fa2 (FlashAttention-2 class)\n"
 	       "      --fusions=LIST     analytic: kernels fused, of act, "
 	       "dropadd, rope, xent;\n"
 	       "                         all or none (default: all)\n"
@@ -283,7 +287,7 @@ main(int argc, char **argv)
 	int fp8_recipe = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
-				  ANALYTIC_RC_CORE_ATTN};
+				  ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE};
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 
@@ -384,6 +388,10 @@ main(int argc, char **argv)
 			else
 				cli_usage_error("unknown attention '%s' (expected "
 					    "fused or unfused)", optarg);
+			break;
+		case OPT_ATTN_KERNEL:
+			ao.attn = cli_name("--attention-kernel", optarg,
+					   analytic_attn_names);
 			break;
 		case OPT_FP8_RECIPE:
 			fp8_recipe = cli_name("--fp8-recipe", optarg,

@@ -87,15 +87,29 @@ int analytic_rc_modules_parse(const char *s, unsigned *out);
 /* The comma list of the modules in m, into buf. */
 void analytic_rc_modules_format(unsigned m, char *buf, size_t n);
 
+/*
+ * The attention kernel: the GPU's own fused kernel (cuDNN's, or
+ * FlashAttention-3 on Hopper: what Transformer Engine and torchtitan's
+ * SDPA call, at the catalog's attn_eff) or a FlashAttention-2-class one
+ * (flash-attn 2, SDPA's flash backend, the Triton flash kernel: the
+ * catalog's attn_eff_fa2).
+ */
+enum analytic_attn { ANALYTIC_ATTN_NATIVE, ANALYTIC_ATTN_FA2 };
+
+/* "native", "fa2"; NULL-terminated. */
+extern const char *const analytic_attn_names[];
+
 struct analytic_opts {
 	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */
 	int fp8_recipe;     /* enum model_fp8 of an fp8 model (default:
 			       delayed, Megatron-Core's) */
 	unsigned rc_modules; /* ANALYTIC_RC_* bits of the selective point
 				(default: core_attn) */
+	int attn;           /* enum analytic_attn (default: native) */
 };
 
-/* The defaults: every fusion, delayed scaling, core_attn. */
+/* The defaults: every fusion, delayed scaling, core_attn, the native
+ * attention kernel. */
 void analytic_opts_init(struct analytic_opts *o);
 
 /* analytic_profile_sp() with the options o. */

@@ -19,6 +19,8 @@ struct gpu_spec {
 	double pcie_gb_s;    /* PCIe per direction, GB/s */
 	double gemm_eff;     /* achievable fraction of tflops16 on large GEMMs */
 	double attn_eff;     /* achievable fraction for attention GEMMs */
+	double attn_eff_fa2; /* the same for FlashAttention-2-class kernels
+				(--attention fa2); 0: attn_eff */
 	double mem_eff;      /* achievable fraction of mem_gb_s */
 	double kernel_us;    /* fixed overhead per kernel launch */
 	double tflops8;      /* dense FP8 tensor-core peak; 0 = none */

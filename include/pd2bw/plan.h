@@ -140,6 +140,8 @@ struct plan {
 	 * does not say: a profile's own, or an older plan): the precision
 	 * trained ("bf16", "fp8", ...), the FP8 recipe and the fusions. */
 	char *precision, *fp8_recipe, *fusions;
+	/* the attention kernel when not the GPU's own ("fa2"), else NULL */
+	char *attention;
 	/* what selective recomputation recomputed, a comma list of
 	 * analytic_rc_module_names; NULL: core_attn alone */
 	char *recompute_modules;

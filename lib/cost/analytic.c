@@ -87,6 +87,7 @@ enum op_class { OP_GEMM = ANALYTIC_GEMM, OP_ATTN = ANALYTIC_ATTN,
 struct shape {
 	const struct gpu_spec *g;
 	double tensor_tflops;
+	double attn_eff;    /* the attention kernel's fraction of the peak */
 	double b, s, n;     /* microbatch, sequence, tokens n = b sq */
 	double c, sq;       /* context-parallel degree; queries (tokens) per
 			       rank, s / c: each rank's queries meet all s
@@ -145,7 +146,7 @@ kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 		rate = (sh->fp8 ? g->tflops8 : sh->tensor_tflops) * 1e12 *
 		       g->gemm_eff * eff;
 	else if (cls == OP_ATTN)
-		rate = sh->tensor_tflops * 1e12 * g->attn_eff;
+		rate = sh->tensor_tflops * 1e12 * sh->attn_eff;
 	else
 		rate = g->tflops32 * 1e12;
 	t = fmax(flops / rate, bytes / (g->mem_gb_s * 1e9 * g->mem_eff));
@@ -1314,6 +1315,7 @@ analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_recipe = FP8_DELAYED;
+	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
 }
 
@@ -1327,6 +1329,8 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 	par_tp(&par, tp, sp);
 	return analytic_profile_par(p, m, g, mb, nmb, &par, o);
 }
+
+const char *const analytic_attn_names[] = {"native", "fa2", NULL};
 
 const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
 					     "xent", NULL};
@@ -1696,6 +1700,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 
 	memset(&sh, 0, sizeof(sh));
 	sh.g = g;
+	sh.attn_eff = o && o->attn == ANALYTIC_ATTN_FA2 && g->attn_eff_fa2 > 0
+			      ? g->attn_eff_fa2
+			      : g->attn_eff;
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
 	sh.s = (double)m->seq_len;

@@ -17,6 +17,8 @@
  *       pcie_gb_s: 64            host link per direction, GB/s, > 0
  *       gemm_eff: 0.7            fractions in (0, 1]
  *       attn_eff: 0.45
+ *       attn_eff_fa2: 0.35       optional: the same for FlashAttention-2-
+ *                                class kernels (default attn_eff)
  *       mem_eff: 0.8
  *       kernel_us: 3             fixed cost per kernel, >= 0
  *       tflops8: 1978.9          optional: dense FP8 tensor peak, >= 0
@@ -52,6 +54,13 @@
  *    same.  0.5 on V100/A100/B200, 0.45 on H100/H200 (FlashAttention-2
  *    reaches ~35-50% of H100's peak, FlashAttention-3 60-75%: the middle),
  *    0.45 on L40S.
+ *  - attn_eff_fa2: attention kernels written for the warp-level MMA
+ *    instructions of Ampere (FlashAttention-2, PyTorch SDPA's flash
+ *    backend, the Triton flash kernel), as --attention fa2 prices them.
+ *    On Hopper they leave the asynchronous warpgroup MMA unused and reach
+ *    about 35% of H100's peak (Shah et al. 2024, FlashAttention-3,
+ *    abstract): 0.35 on H100/H200.  Elsewhere FA2 is the GPU's own kind
+ *    of kernel: attn_eff.
  *  - mem_eff: the fraction of the memory bandwidth that streaming kernels
  *    reach; BabelStream / STREAM-like triad kernels measure 85-92% on
  *    V100, A100 and H100; framework elementwise kernels (layer norm,
@@ -114,6 +123,7 @@ struct builtin {
 	double gemm_eff8;
 	int mxfp8;
 	double gemm_eff8mx;
+	double attn_eff_fa2;
 };
 
 /*
@@ -132,11 +142,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -145,11 +155,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -159,11 +169,11 @@ static const struct builtin builtins[] = {
 	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, 0.6, 0, 0},
+	 1978.9, 132, 0.6, 0, 0, 0.35},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, 0.7, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, 0.6, 0, 0},
+	 1978.9, 132, 0.6, 0, 0, 0.35},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -173,7 +183,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200},
+	 GB_EFF8MX_B200, 0},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -187,7 +197,7 @@ static const struct builtin builtins[] = {
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200},
+	 GB_EFF8MX_GB200, 0},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -203,7 +213,7 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300},
+	 GB_EFF8MX_GB300, 0},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -211,7 +221,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0},
+	 733, 142, 0.6, 0, 0, 0},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -332,6 +342,7 @@ catalog_init(struct gpu_catalog *c)
 		g.gemm_eff8 = b->gemm_eff8;
 		g.mxfp8 = b->mxfp8;
 		g.gemm_eff8mx = b->gemm_eff8mx;
+		g.attn_eff_fa2 = b->attn_eff_fa2;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -446,6 +457,7 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("pcie_gb_s", 1, &g->pcie_gb_s, 0, 1e6),
 		YK_DBL("gemm_eff", 1, &g->gemm_eff, 0, 1),
 		YK_DBL("attn_eff", 1, &g->attn_eff, 0, 1),
+		YK_DBL("attn_eff_fa2", 0, &g->attn_eff_fa2, 0, 1),
 		YK_DBL("mem_eff", 1, &g->mem_eff, 0, 1),
 		YK_DBL("kernel_us", 1, &g->kernel_us, 0, 1e6),
 		YK_DBL("tflops8", 0, &g->tflops8, 0, 1e6),
@@ -665,6 +677,8 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 		yml_out_kdbl(&o, "pcie_gb_s", g->pcie_gb_s);
 		yml_out_kdbl(&o, "gemm_eff", g->gemm_eff);
 		yml_out_kdbl(&o, "attn_eff", g->attn_eff);
+		if (g->attn_eff_fa2 > 0)
+			yml_out_kdbl(&o, "attn_eff_fa2", g->attn_eff_fa2);
 		yml_out_kdbl(&o, "mem_eff", g->mem_eff);
 		yml_out_kdbl(&o, "kernel_us", g->kernel_us);
 		if (g->tflops8 > 0)

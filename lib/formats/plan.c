@@ -47,6 +47,7 @@ plan_release(struct plan *p)
 	free(p->precision);
 	free(p->fp8_recipe);
 	free(p->fusions);
+	free(p->attention);
 	free(p->recompute_modules);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
@@ -258,6 +259,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "fp8_recipe", p->fp8_recipe);
 	if (p->fusions)
 		yml_out_kstr(&o, "fusions", p->fusions);
+	if (p->attention)
+		yml_out_kstr(&o, "attention", p->attention);
 	if (p->recompute_modules)
 		yml_out_kstr(&o, "recompute_modules", p->recompute_modules);
 	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
@@ -554,6 +557,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("precision", 0, &p->precision),
 		YK_STR("fp8_recipe", 0, &p->fp8_recipe),
 		YK_STR("fusions", 0, &p->fusions),
+		YK_STR("attention", 0, &p->attention),
 		YK_STR("recompute_modules", 0, &p->recompute_modules),
 		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
 		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),

@@ -95,6 +95,16 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		}
 		input_set_fusions(f);
 	}
+	if (p.attention) {
+		int a = name_index(analytic_attn_names, p.attention);
+
+		if (a < 0) {
+			pd2bw_error("%s: unknown attention '%s'", plan_path,
+				    p.attention);
+			goto out;
+		}
+		input_set_attn(a);
+	}
 	if (p.recompute_modules) {
 		unsigned rm;
 

@@ -364,6 +364,53 @@ test_fusions(void)
 }
 
 /*
+ * --attention-kernel fa2 on H100: the Llama 3 8B block at b = 1, s = 8192
+ * runs its causal attention, 2 s^2 (32 x 128) FLOPs forward (half of
+ * 4 s^2 h), at 35% of 989.4 TFLOP/s instead of 45%: 0.3528 ms more
+ * forward, 2.5 times that backward (five matmuls to two).  On A100
+ * FlashAttention-2 is the native kind: nothing changes.
+ */
+static void
+test_attn_kernel(void)
+{
+	static const int mb[] = {1};
+	struct profile pa, pf;
+	struct analytic_opts o;
+	struct model m;
+	double flops = 2.0 * 8192 * 8192 * 4096, d;
+
+	llama8(&m);
+	analytic_opts_init(&o);
+	CHECK_INT_EQ(o.attn, ANALYTIC_ATTN_NATIVE);
+	o.attn = ANALYTIC_ATTN_FA2;
+	CHECK_INT_EQ(run(&pa, &m, "H100-SXM", mb, 1, 1), 0);
+	profile_init(&pf);
+	CHECK_INT_EQ(analytic_profile_opts(&pf, &m,
+					   catalog_find(&cat, "H100-SXM"), mb,
+					   1, 1, 0, &o),
+		     0);
+	d = flops / 989.4e12 * (1 / 0.35 - 1 / 0.45) * 1e3;
+	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms, d,
+		   1e-9);
+	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
+		   2.5 * d, 1e-9);
+	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pa.layers[2].pt[0].fwd_ms, 0);
+	profile_release(&pa);
+	profile_release(&pf);
+	CHECK_INT_EQ(run(&pa, &m, "A100-80GB", mb, 1, 1), 0);
+	profile_init(&pf);
+	CHECK_INT_EQ(analytic_profile_opts(&pf, &m,
+					   catalog_find(&cat, "A100-80GB"), mb,
+					   1, 1, 0, &o),
+		     0);
+	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms, pa.layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms, pa.layers[1].pt[0].bwd_ms, 0);
+	profile_release(&pa);
+	profile_release(&pf);
+	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_FA2], "fa2");
+}
+
+/*
  * FP8 recipes on B200 (3 us a kernel, 7700 GB/s x 0.8), Llama 3 8B block
  * at b = 1: tensorwise adds an amax pass over each quantised operand, the
  * forward's four (QKV, projection, MLP in and out inputs: n (2h + h + f)
@@ -760,6 +807,7 @@ main(int argc, char **argv)
 	test_llama();
 	test_fp8_parts();
 	test_fusions();
+	test_attn_kernel();
 	test_fp8_recipes();
 	test_roofline();
 	test_errors();

@@ -205,7 +205,8 @@ same_spec(const struct gpu_spec *a, const struct gpu_spec *b)
 	       a->tflops16 == b->tflops16 && a->tflops32 == b->tflops32 &&
 	       a->mem_gb_s == b->mem_gb_s && a->nvlink_gb_s == b->nvlink_gb_s &&
 	       a->pcie_gb_s == b->pcie_gb_s && a->gemm_eff == b->gemm_eff &&
-	       a->attn_eff == b->attn_eff && a->mem_eff == b->mem_eff &&
+	       a->attn_eff == b->attn_eff &&
+	       a->attn_eff_fa2 == b->attn_eff_fa2 && a->mem_eff == b->mem_eff &&
 	       a->kernel_us == b->kernel_us && !strcmp(a->source, b->source);
 }
 
@@ -270,6 +271,10 @@ test_user_file(void)
 	g = catalog_find(&c, "A100-80GB");
 	CHECK_STR_EQ(g ? g->name : NULL, "a100_80gb");
 	CHECK_NEAR(g ? g->gemm_eff : 0, 0.6, 0);
+	/* FlashAttention-2-class kernels: their own figure on Hopper */
+	CHECK_NEAR(g ? g->attn_eff_fa2 : 1, 0, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff_fa2, 0.35, 0);
+	CHECK_NEAR(catalog_find(&c, "H200")->attn_eff_fa2, 0.35, 0);
 	CHECK_STR_EQ(g ? g->source : NULL, "");
 	CHECK(catalog_find(&c, "a100") == g);
 
@@ -338,6 +343,8 @@ test_errors(void)
 		     "10:15: value 1.5 out of range [0, 1]");
 	expect_error(11, "    attn_eff: 0", NULL,
 		     "11:15: 'attn_eff' must be in (0, 1]");
+	expect_error(11, "    attn_eff: 0.5\n    attn_eff_fa2: 1.5", NULL,
+		     "12:19: value 1.5 out of range [0, 1]");
 	expect_error(12, "    mem_eff: 0.0", NULL,
 		     "12:14: 'mem_eff' must be in (0, 1]");
 	expect_error(3, "  - name: A/B", NULL,
