@@ -4,8 +4,10 @@
 #   check.py one FORMAT PLAN FILE   check one emitted file against its plan
 #   check.py sweep [QUICK]          plan the zoo x presets x tensor degrees
 #                                   (-s flush --interleave 1,2,3,4 -r
-#                                   none,selective,full --optimizer-sharding
-#                                   both), emit every format, check each
+#                                   none,selective,full --zero all), and the
+#                                   qwen3 MoE models again under torchtitan
+#                                   with --expert-parallel 1,2,4,8, emit
+#                                   every format, check each
 #
 # Each checker re-reads the emitted file the way its runtime does and
 # rebuilds the plan from it: blocks per stage, virtual stages, t/p/d,
@@ -59,6 +61,7 @@ class Plan:
         # written only when used (pd2bw(5))
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
+        self.etp = c.get("expert_tensor_parallel", self.t)
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
@@ -313,8 +316,18 @@ def check_torchtitan(p, path):
     mode = c["activation_checkpoint"]["mode"]
     rs = [[2 if mode == "full" else 0] * p.blocks[s] for s in range(p.d)]
     check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
-    expect(bad, U.TORCHTITAN_FLAVORS[c["model"]["flavor"]] == sum(p.blocks),
-           "flavor's layers")
+    expect(bad, U.TORCHTITAN_FLAVORS[(c["model"].get("name", "llama3"),
+                                      c["model"]["flavor"])] ==
+           sum(p.blocks), "flavor's layers")
+    ep = q.get("expert_parallel_degree", 1)
+    expect(bad, ep == p.e, "expert parallel %d vs plan %d" % (ep, p.e))
+    if ep > 1:
+        expect(bad, q.get("expert_tensor_parallel_degree", 1) == p.etp,
+               "expert tensor parallel vs plan %d" % p.etp)
+        # L4:181: FSDP wraps the model whenever EP is on: the plan's
+        # data-parallel ranks must be FSDP's.
+        expect(bad, p.zs >= 2 or p.w * max(p.c, 1) == 1,
+               "EP under ZeRO-%d (L4:181)" % p.zs)
     return bad
 
 
@@ -419,16 +432,27 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+# Mixtures of experts are planned a second time as torchtitan runs them,
+# expert-parallel degrees included (its qwen3 flavors emit those).
+MOE_EXTRA = ["--runtime", "torchtitan", "--expert-parallel", "1,2,4,8"]
+
+
 def sweep(quick):
     models = sorted(f[:-5] for f in os.listdir(os.path.join(TOP, "models"))
                     if f.endswith(".yaml"))
+    runs = [(m, []) for m in models]
+    for m in models:
+        with open(os.path.join(TOP, "models", m + ".yaml")) as f:
+            if m.startswith("qwen3-") and "\nmoe:" in f.read():
+                runs.append((m, MOE_EXTRA))
+    runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
     counts = {f: 0 for f in CHECKERS}
     refused = plans = 0
     failures = []
     with tempfile.TemporaryDirectory() as d:
-        for m in models:
+        for m, extra in runs:
             for c in presets:
                 for t in tps:
                     plan = os.path.join(d, "plan.yaml")
@@ -438,7 +462,7 @@ def sweep(quick):
                              "-s", "flush", "--interleave", "1,2,3,4",
                              "-r", "none,selective,full",
                              "--zero", "all", "-t", t,
-                             "-q", "-o", plan])
+                             "-q", "-o", plan] + extra)
                     if r.returncode == 3 or "no tensor-parallel" in r.stderr:
                         continue
                     if r.returncode:
