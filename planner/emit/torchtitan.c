@@ -239,8 +239,19 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	 * over the plan's groups (HSDP replicates across them). */
 	fsdp = (p->w > 1 && (p->zero >= 2 || p->d > 1 || p->t > 1)) ||
 	       c > 1;
-	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w ? p->shard
-								 : p->w;
+	/* the plan's shard group counts data x context ranks (pd2bw(5));
+	 * torchtitan's FSDP mesh is dp_shard x cp (parallel_dims.py:137) */
+	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w * c
+			? p->shard
+			: p->w * c;
+	if (shard % c) {
+		emit_rc_release(&rc);
+		return pd2bw_error("--emit torchtitan: torchtitan shards over "
+				   "dp_shard x %d context-parallel ranks; the "
+				   "plan's shard group of %d is not a multiple",
+				   c, shard);
+	}
+	shard /= c;
 
 	fprintf(fp, "# torchtitan job config for the pd2bw plan of ");
 	emit_text(fp, p->model);
@@ -293,7 +304,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			p->w);
 	else if (fsdp)
 		fprintf(fp, "# ZeRO-%d: FSDP2 over groups of %d%s.\n", p->zero,
-			shard, shard < p->w ? ", replicated across (HSDP)" : "");
+			shard * c,
+			shard < p->w ? ", replicated across (HSDP)" : "");
 	fprintf(fp, "data_parallel_replicate_degree = %d\n",
 		fsdp ? p->w / shard : p->w);
 	fprintf(fp, "data_parallel_shard_degree = %d\n", fsdp ? shard : 1);

@@ -281,8 +281,12 @@ def check_torchtitan(p, path):
         expect(bad, q.get("context_parallel_rotate_method") == "alltoall",
                "CP rotate method")
     if p.zs >= 2:
-        g = p.shard if 0 < p.shard < p.w else p.w
-        expect(bad, q["data_parallel_shard_degree"] == g, "shard degree")
+        # the plan's group counts data x context ranks; PD:137 fsdp =
+        # dp_shard x cp
+        n = p.w * max(p.c, 1)
+        g = p.shard if 0 < p.shard < n else n
+        expect(bad, q["data_parallel_shard_degree"] * cp == g,
+               "shard degree")
     expect(bad, (q.get("fsdp_reshard_after_forward", "default") == "never")
            == (p.zs == 2 and p.w > 1), "ZeRO-2 reshard policy")
     t = c["training"]
