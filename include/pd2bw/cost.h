@@ -111,6 +111,15 @@ cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
 int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
+ * Non-zero when FSDP gathers g's transformer blocks' linear weights in
+ * FP8 (torchtitan's enable_fsdp_float8_all_gather): an FP8 model scaled
+ * tensorwise under ZeRO-2/3 with more than one data-parallel shard, the
+ * runtime option fp8-all-gather on (torchtitan v0.2.2 components/
+ * quantization/float8.py:65-69, 85-94).
+ */
+int cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g);
+
+/*
  * Bytes per parameter the optimizer-sharding all-gather moves: the
  * 16-bit weights (fp32 for fp32 models, FP8 under cost_fp8_params),
  * without FP8's other copies.

@@ -251,6 +251,7 @@ struct fsdp_link {
 	double bw, lt;        /* the shard group's ring */
 	double rbw, rlt;      /* the replicas' ring (HSDP) */
 	double gather, grad;  /* bytes per parameter gathered, reduced */
+	double gather_blk;    /* gathered, a block's dense weights (FP8) */
 };
 
 /*
@@ -264,9 +265,13 @@ static double
 fsdp_gather(const struct fsdp_link *f, const struct chain *c, int j)
 {
 	double pe = f->ne != f->n ? (double)c->eparams[j] : 0;
+	/* Float8Linear weights: the blocks' linear layers, not the
+	 * embedding, the head (left out by filter_fqns) or the grouped
+	 * experts */
+	double b = c->kind && c->kind[j] == PROF_BLOCK ? f->gather_blk
+						       : f->gather;
 
-	return cost_coll_ms(COST_ALLGATHER, ((double)c->params[j] - pe) *
-						    f->gather,
+	return cost_coll_ms(COST_ALLGATHER, ((double)c->params[j] - pe) * b,
 			    f->n, f->bw, f->lt) +
 	       cost_coll_ms(COST_ALLGATHER, pe * f->gather, f->ne, f->bw,
 			    f->lt);
@@ -321,6 +326,7 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 	 * (mixed_precision_reduce, config/configs.py:102), DeepSpeed the
 	 * training dtype (runtime/engine.py:939-951) */
 	f->gather = cost_gather_bytes(o, g);
+	f->gather_blk = cost_fp8_all_gather(o, g) ? 1 : f->gather;
 	f->grad = b.grad;
 	*fwd_ag = g->zero == 3 || rt->zero2_gather_mb;
 	*bwd_ag = g->zero == 3 && !(rt->zero3_keep_pp && g->d > 1);

@@ -105,6 +105,21 @@ cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_PARAM_GATHER);
 }
 
+/*
+ * torchao's Float8Linear casts its weight to FP8 before FSDP2 gathers it
+ * when the converter is built without a recipe name (tensorwise), the
+ * option is on and the data-parallel shard degree is over 1 (float8.py:
+ * 65-69, 85-94 at v0.2.2): dp_shard, torchtitan's FSDP mesh without its
+ * context-parallel ranks (parallel_dims.py:137).
+ */
+int
+cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	return o->precision == MODEL_FP8 && o->fp8_recipe == FP8_TENSORWISE &&
+	       g->zero >= 2 && cost_shard_deg(g) / cost_cp_deg(g) > 1 &&
+	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_ALL_GATHER);
+}
+
 double
 cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {

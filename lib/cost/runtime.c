@@ -64,7 +64,7 @@ const char *const runtime_names[] = {
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
-	"overlap-moe-ep-comm", NULL,
+	"overlap-moe-ep-comm", "fp8-all-gather", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -204,7 +204,9 @@ runtime_init(struct runtime *rt, int id)
 		 * backend (job_config.py:454, 464, 474 at v0.2.2): the rules
 		 * of runtime_check_ep(), the bytes of cost_ep() */
 		rt->ep = 1;
-		rt->allowed_opts = OPT(CUDA_GRAPHS);
+		/* Float8Linear's enable_fsdp_float8_all_gather, off by
+		 * default (job_config.py:732; cost_fp8_all_gather()) */
+		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;

@@ -133,6 +133,30 @@ fqn_list(FILE *fp, const struct emit_shape *sh, int chunk)
 }
 
 /*
+ * Whether the plan priced FSDP's FP8 all-gather (cost_fp8_all_gather()):
+ * it names runtime torchtitan with fp8-all-gather, and the rules hold.
+ */
+static int
+emit_fp8_gather(const struct emit_in *in, int c)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	struct cost_cfg g;
+
+	if (!in->o || emit_plan_runtime(p, RUNTIME_TORCHTITAN, &rt) != 1)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.w = p->w;
+	g.d = p->d;
+	g.t = p->t;
+	g.c = c;
+	g.zero = p->zero;
+	g.shard = p->zero >= 2 ? p->shard : 0;
+	g.rt = &rt;
+	return cost_fp8_all_gather(in->o, &g);
+}
+
+/*
  * Whether torchtitan runs p's expert parallelism as planned: its rules
  * (runtime_check_ep()), and under tensor parallelism the all-to-all
  * bytes it moves, which differ from Megatron-Core's (cost_ep()).
@@ -356,7 +380,18 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		fprintf(fp, "]\n");
 	}
 
-	if (fp8)
+	/* enable_fsdp_float8_all_gather is refused with a recipe_name
+	 * (float8.py:65-69); without one torchao's default config scales
+	 * tensorwise (float8.py:85-100) */
+	if (fp8 && emit_fp8_gather(in, c))
+		fprintf(fp, "\n[quantize.linear.float8]\n# FSDP2 gathers the "
+			    "blocks' weights in FP8, as priced; torchao's "
+			    "default\n# (tensorwise) config, which takes no "
+			    "recipe_name with it.\n"
+			    "enable_fsdp_float8_all_gather = true\n"
+			    "precompute_float8_dynamic_scale_for_fsdp = true\n"
+			    "filter_fqns = [\"output\"]\n");
+	else if (fp8)
 		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 

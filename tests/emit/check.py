@@ -62,6 +62,11 @@ class Plan:
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
         self.etp = c.get("expert_tensor_parallel", self.t)
+        rt = c.get("runtime", "").split(":")
+        self.runtime = rt[0]
+        self.rt_opts = rt[1].split(",") if len(rt) > 1 else []
+        self.prec = c.get("precision")
+        self.fp8_recipe = c.get("fp8_recipe")
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
@@ -323,6 +328,15 @@ def check_torchtitan(p, path):
     expect(bad, U.TORCHTITAN_FLAVORS[(c["model"].get("name", "llama3"),
                                       c["model"]["flavor"])] ==
            sum(p.blocks), "flavor's layers")
+    # F8:85-94: FSDP gathers in FP8 where the plan priced it (a
+    # tensorwise FP8 plan for torchtitan:fp8-all-gather, ZeRO-2/3,
+    # dp_shard > 1), nowhere else
+    f8 = c.get("quantize", {}).get("linear", {}).get("float8", {})
+    expect(bad, bool(f8.get("enable_fsdp_float8_all_gather")) ==
+           (p.runtime == "torchtitan" and "fp8-all-gather" in p.rt_opts and
+            p.prec == "fp8" and p.fp8_recipe == "tensorwise" and
+            p.zs >= 2 and q["data_parallel_shard_degree"] > 1),
+           "FP8 all-gather vs plan")
     ep = q.get("expert_parallel_degree", 1)
     expect(bad, ep == p.e, "expert parallel %d vs plan %d" % (ep, p.e))
     if ep > 1:

@@ -440,11 +440,15 @@ def deepspeed_rank(s, r, j, w, t):
 #   PL = torchtitan/models/llama3/infra/parallelize.py
 #   L3 = torchtitan/models/llama3/__init__.py
 #   Q3 = torchtitan/models/qwen3/__init__.py
+#   F8 = torchtitan/components/quantization/float8.py
 #   L4 = torchtitan/models/llama4/infra/parallelize.py (qwen3's too)
 TORCHTITAN_KEYS = {
     "job": {"description": "J:25"},
     "model": {"name": "J:101", "flavor": "J:104", "converters": "J:118"},
-    # J:731-745 Float8Linear, reached as quantize.linear.float8 (J:813, 831)
+    # J:731-745 Float8Linear, reached as quantize.linear.float8 (J:813, 831);
+    # its keys: recipe_name J:738, filter_fqns J:741,
+    # enable_fsdp_float8_all_gather J:732,
+    # precompute_float8_dynamic_scale_for_fsdp J:735
     "quantize": {"linear": "J:831"},
     "training": {"local_batch_size": "J:253", "global_batch_size": "J:256",
                  "seq_len": "J:261", "mixed_precision_param": "J:282"},
@@ -549,11 +553,17 @@ def torchtitan_rules(c, world):
             bad.append("unknown converter %s (float8.py:238)" % conv)
         f8 = c.get("quantize", {}).get("linear", {}).get("float8", {})
         for k in f8:
-            if k not in ("recipe_name", "filter_fqns"):
+            if k not in ("recipe_name", "filter_fqns",
+                         "enable_fsdp_float8_all_gather",
+                         "precompute_float8_dynamic_scale_for_fsdp"):
                 bad.append("unknown key quantize.linear.float8.%s (J:731)" % k)
-        if f8.get("recipe_name") not in ("tensorwise", "rowwise",
+        # J:738: None (torchao's default, tensorwise: F8:85-100) or a
+        # recipe; F8:65-69: no FP8 all-gather (J:732) with a recipe.
+        if f8.get("recipe_name") not in (None, "tensorwise", "rowwise",
                                          "rowwise_with_gw_hp"):
             bad.append("float8 recipe (J:738)")
+        if f8.get("recipe_name") and f8.get("enable_fsdp_float8_all_gather"):
+            bad.append("FP8 all-gather with a recipe_name (F8:65-69)")
     return bad
 
 
