@@ -177,8 +177,8 @@ emit_ep_check(const struct emit_in *in, int etp, int c)
 	if (p->t > 1 && !own)
 		return pd2bw_error("--emit torchtitan: torchtitan's expert "
 				   "all-to-alls under tensor parallelism move "
-				   "other bytes than the plan's runtime priced; "
-				   "plan with --runtime torchtitan");
+				   "other bytes than the plan's runtime "
+				   "priced; plan with --runtime torchtitan");
 	return 0;
 }
 
