@@ -131,18 +131,28 @@ double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
 {
-	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, f;
+	/* k all-to-alls a layer, fc of them forward combines */
+	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1, f;
 	int j, n = g->e;
 
 	if (n < 2 || !c->epx)
 		return 0;
 	f = ep_share(g);
 	for (j = a; j <= e; j++) {
-		double x = CHAIN_AT(c, c->epx, g->k, j) * f;
+		double x = CHAIN_AT(c, c->epx, g->k, j) * f, y, sf;
 
-		if (x > 0)
-			t += k * cost_coll_ms(COST_ALLTOALL, x, n,
-					      l->ep_gb_s[s], l->ep_lat_us[s]);
+		if (x <= 0)
+			continue;
+		y = cost_coll_ms(COST_ALLTOALL, x, n, l->ep_gb_s[s],
+				 l->ep_lat_us[s]);
+		/* torchtitan runs the shared experts' forward while the
+		 * combine is in flight (models/moe/moe.py:526-529 at
+		 * v0.2.2): each forward's combine exposes what they do not
+		 * cover */
+		sf = g->rt && g->rt->id == RUNTIME_TORCHTITAN && c->epsf
+			     ? CHAIN_AT(c, c->epsf, g->k, j)
+			     : 0;
+		t += (k - fc) * y + fc * fmax(0, y - sf);
 	}
 	return t;
 }

@@ -733,6 +733,22 @@ test_ep_torchtitan(void)
 	g.sp = 0;
 	g.etp = 2;
 	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* torchtitan runs the shared experts' forward (here 0.5 ms) beside
+	 * the combine: 3 x 1.25 + (1.25 - 0.5) = 4.5 ms; under full
+	 * recomputation both forward combines: 4 x 1.25 + 2 x 0.75 = 6.5;
+	 * Megatron-Core's (no overlap-moe-ep-comm) still 5 */
+	g.t = 1;
+	g.sp = 0;
+	g.etp = 0;
+	c.epsf[0] = 0.5;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 4.5, 1e-12);
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 6.5, 1e-12);
+	g.r = PROF_RC_NONE;
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	g.rt = &o.rts[RUNTIME_TORCHTITAN];
+	c.epsf[0] = 0;
 	/* the experts' FSDP group: the shard group's w c t / (etp e) */
 	g.t = 1;
 	g.etp = 0;
@@ -797,6 +813,24 @@ test_ep_torchtitan(void)
 			       0, 8, why, sizeof(why)) == 0);
 	chain_release(&c);
 	profile_release(&p);
+	/* the analytic profile carries the shared experts' forward: none
+	 * without them; with one of 768 some of the block's forward */
+	{
+		struct model m;
+		const struct prof_point *b;
+
+		moe30(&m);
+		CHECK(run_ep(&p, &m, 1, 8, 0, 1) == 0);
+		CHECK_NEAR(p.layers[1].pt[0].ep_shared_fwd_ms, 0, 0);
+		profile_release(&p);
+		m.moe.shared_experts = 1;
+		m.moe.shared_ffn = 768;
+		CHECK(run_ep(&p, &m, 1, 8, 0, 1) == 0);
+		b = &p.layers[1].pt[0];
+		CHECK(b->ep_shared_fwd_ms > 0 &&
+		      b->ep_shared_fwd_ms < 0.1 * b->fwd_ms);
+		profile_release(&p);
+	}
 }
 
 static void
