@@ -28,6 +28,9 @@
 #include "pd2bw/error.h"
 
 #define TORCHTITAN_VERSIONS "torchtitan v0.1.0 to v0.2.2"
+/* qwen3's MoE flavors and expert parallelism came in v0.2.0, with another
+ * device mesh until v0.2.2 (parallel_dims.py); checked against v0.2.2 */
+#define TORCHTITAN_MOE_VERSIONS "torchtitan v0.2.2"
 
 struct flavor {
 	const char *name;
@@ -288,7 +291,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		"torchtitan.train\n"
 		"# --job.config_file THIS_FILE; NGPU = %d.\n",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		TORCHTITAN_VERSIONS, p->w * p->d * p->t * c);
+		m->moe.experts ? TORCHTITAN_MOE_VERSIONS : TORCHTITAN_VERSIONS,
+		p->w * p->d * p->t * c);
 	fprintf(fp, "\n[job]\ndescription = ");
 	emit_json_str(fp, p->model);
 	fprintf(fp, "\n\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", name,
