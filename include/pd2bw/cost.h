@@ -111,6 +111,15 @@ cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
 int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
+ * Non-zero when FSDP gathers g's transformer blocks' linear weights in
+ * FP8 (torchtitan's enable_fsdp_float8_all_gather): an FP8 model scaled
+ * tensorwise under ZeRO-2/3 with more than one data-parallel shard, the
+ * runtime option fp8-all-gather on (torchtitan v0.2.2 components/
+ * quantization/float8.py:65-69, 85-94).
+ */
+int cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g);
+
+/*
  * Bytes per parameter the optimizer-sharding all-gather moves: the
  * 16-bit weights (fp32 for fp32 models, FP8 under cost_fp8_params),
  * without FP8's other copies.
@@ -285,6 +294,23 @@ cost_shard_deg(const struct cost_cfg *g)
 }
 
 /*
+ * Ranks the routed experts' state is sharded over under a ZeRO stage: the
+ * shard group's w c t / (etp e) ranks that hold the same experts, at
+ * least 1 (torchtitan's efsdp mesh, parallel_dims.py:138 at v0.2.2;
+ * Megatron's expert data parallelism, cost_edp() without HSDP).
+ */
+static inline int
+cost_eshard_deg(const struct cost_cfg *g)
+{
+	int etp = g->etp > 0 ? g->etp : g->t, n;
+
+	if (cost_ep_deg(g) < 2)
+		return cost_shard_deg(g);
+	n = cost_shard_deg(g) * (g->t / (etp > 0 ? etp : 1)) / cost_ep_deg(g);
+	return n > 1 ? n : 1;
+}
+
+/*
  * FSDP / ZeRO-2 / ZeRO-3 traffic of layers [a, e] per microbatch, the
  * part compute does not hide (pd2bw-plan(1), SHARDING).  Each layer is
  * one unit, as torchtitan and DeepSpeed wrap a transformer block:
@@ -348,7 +374,10 @@ struct cost_mem {
 	double gather, grad;   /* ZeRO-3's window: bytes per gathered
 				  parameter, per unsharded gradient (0: none) */
 	int keep;              /* the window is the stage's parameters */
-	double eopt, eshare;   /* ZeRO-1 with EP: the routed experts' state */
+	/* with EP the routed experts' share of the sharded bytes per
+	 * parameter: 1 / cost_eshard_deg() - 1 / the shard group, times the
+	 * bytes their ZeRO stage shards (weights, gradients + state) */
+	double eweight, eopt, eshare;
 	double context, frag;  /* the runtime's context, allocator margin */
 	int offload;
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
@@ -412,6 +441,9 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	if (m->eopt > 0)
 		st->state_bytes += (int64_t)((double)m->eparams * m->eopt *
 					     m->eshare);
+	if (m->eweight > 0)
+		st->weight_bytes += (int64_t)((double)m->eparams *
+					      m->eweight * m->eshare);
 	/* Under full recomputation one layer's activations are rebuilt at a
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(m->in_flight * per_mb +

@@ -48,6 +48,9 @@ struct prof_point {
 					   all-to-all's send buffer per GPU
 					   (4 per MoE block, forward and
 					   backward) */
+	double ep_shared_fwd_ms;        /* ... and the shared experts'
+					   forward (torchtitan runs it
+					   beside the combine) */
 };
 
 struct prof_layer {

@@ -40,6 +40,7 @@ enum runtime_opt {
 	RUNTIME_OPT_GRAD_REDUCE_FP32,     /* megatron-core */
 	RUNTIME_OPT_FP8_PARAM_GATHER,     /* megatron-core (FP8 parameters) */
 	RUNTIME_OPT_OVERLAP_MOE_EP_COMM,  /* megatron-core (EP A2A overlap) */
+	RUNTIME_OPT_FP8_ALL_GATHER,       /* torchtitan (FSDP2 gathers FP8) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -132,6 +133,16 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
  */
 int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		      size_t n);
+
+/*
+ * Whether rt can run expert-parallel degree ep with expert tensor
+ * parallelism etp (1 or t) on w data x c context x t tensor-parallel
+ * ranks under ZeRO stage zero, sharded in groups of shard data x
+ * context ranks (0: all): 0, or -1 with why in buf (torchtitan: under
+ * FSDP only, inside one shard group; pd2bw-plan(1), RUNTIMES).
+ */
+int runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
+		     int ep, int zero, int shard, char *buf, size_t n);
 
 /*
  * Whether rt can run ZeRO stage zero (0-3) at depth d, sharded in groups

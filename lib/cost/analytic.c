@@ -129,6 +129,7 @@ struct shape {
 	double imb;         /* load imbalance: the busiest GPU's rows over
 			       the balanced share */
 	double fe, sf;      /* expert and shared-expert width per GPU */
+	double shf;         /* moe_ms(): the shared experts' forward ms */
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
@@ -774,7 +775,10 @@ moe_ms(struct shape *sh)
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
+	sh->shf = 0;
 	if (sf) {
+		double t0 = t;
+
 		if (sh->swiglu) {
 			t += gemm_ms(sh, n, h, 2 * sf);
 			t += act_ms(sh, n * sf);
@@ -784,6 +788,7 @@ moe_ms(struct shape *sh)
 		}
 		t += gemm_ms(sh, n, sf, h);
 		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
+		sh->shf = t - t0;
 	}
 	return t;
 }
@@ -1064,10 +1069,12 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * times top-k) of h elements to the rank holding its expert; the
 	 * combine brings them back (token_dispatcher.py:705, 864); the
 	 * busiest rank receives imbalance x the balanced share. */
-	if (sh->moe && sh->ep > 1)
+	if (sh->moe && sh->ep > 1) {
 		pt->ep_a2a_bytes = sh->ntok /
 				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
 				   h * e * sh->imb;
+		pt->ep_shared_fwd_ms = sh->shf;
+	}
 	if (sh->c > 1) {
 		/* the ring moves each rank's K and V (MLA: the heads' keys
 		 * and values after the up-projection) */
@@ -1675,6 +1682,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 			pt->work_bytes = b.work_bytes;
 		pt->fwd_flops += 4 * n * h * h + b.fwd_flops + hd.fwd_flops;
 		pt->ep_a2a_bytes += b.ep_a2a_bytes;
+		pt->ep_shared_fwd_ms += b.ep_shared_fwd_ms;
 	}
 }
 

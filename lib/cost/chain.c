@@ -59,8 +59,10 @@ chain_build(struct chain *c, const struct profile *p)
 	c->etp = p->etp > 0 ? p->etp : c->tp;
 	c->eparams = xcalloc(L, sizeof(int64_t));
 	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
-	if (c->ep > 1)
+	if (c->ep > 1) {
 		c->epx = xcalloc(nk, sizeof(double));
+		c->epsf = xcalloc(nk, sizeof(double));
+	}
 	if (c->cp > 1) {
 		c->cpx = xcalloc(nk, sizeof(double));
 		c->cpf = xcalloc(nk, sizeof(double));
@@ -105,8 +107,10 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
-				if (c->ep > 1)
+				if (c->ep > 1) {
 					c->epx[at] = pt->ep_a2a_bytes;
+					c->epsf[at] = pt->ep_shared_fwd_ms;
+				}
 				if (c->cp > 1) {
 					c->cpx[at] = pt->cp_kv_bytes;
 					c->cpf[at] = pt->attn_fwd_ms;
@@ -175,6 +179,7 @@ chain_release(struct chain *c)
 	free(c->eparams);
 	free(c->pre_eparams);
 	free(c->epx);
+	free(c->epsf);
 	for (r = 0; r < PROF_RC_N; r++) {
 		free(c->rc[r]);
 		free(c->stash[r]);

@@ -105,21 +105,54 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
 	return t;
 }
 
+/*
+ * The chain's all-to-all buffer is Megatron's (analytic.c): each rank's
+ * 1/t of the rows with whole experts (expert tensor parallelism 1), and
+ * with the experts split like the tensor-parallel layers 1/t of them
+ * under sequence parallelism, all of them without.  torchtitan splits
+ * the rows t ways with whole experts too (ReordererSequenceParallel,
+ * distributed/expert_parallel.py:256-293 at v0.2.2, applied by models/
+ * llama4/infra/parallelize.py:531-536), but with the experts split like
+ * tp every rank of the group dispatches all of them (ExpertTensor-
+ * Parallel's input is replicated over the etp mesh, expert_parallel.py:
+ * 209-216): t times the chain's buffer under sequence parallelism.
+ */
+static double
+ep_share(const struct cost_cfg *g)
+{
+	int t = g->t > 1 ? g->t : 1, etp = g->etp > 0 ? g->etp : t;
+
+	if (!g->rt || g->rt->id != RUNTIME_TORCHTITAN)
+		return 1;
+	return g->sp && etp == t ? t : 1;
+}
+
 double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
 {
-	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4;
+	/* k all-to-alls a layer, fc of them forward combines */
+	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1, f;
 	int j, n = g->e;
 
 	if (n < 2 || !c->epx)
 		return 0;
+	f = ep_share(g);
 	for (j = a; j <= e; j++) {
-		double x = CHAIN_AT(c, c->epx, g->k, j);
+		double x = CHAIN_AT(c, c->epx, g->k, j) * f, y, sf;
 
-		if (x > 0)
-			t += k * cost_coll_ms(COST_ALLTOALL, x, n,
-					      l->ep_gb_s[s], l->ep_lat_us[s]);
+		if (x <= 0)
+			continue;
+		y = cost_coll_ms(COST_ALLTOALL, x, n, l->ep_gb_s[s],
+				 l->ep_lat_us[s]);
+		/* torchtitan runs the shared experts' forward while the
+		 * combine is in flight (models/moe/moe.py:526-529 at
+		 * v0.2.2): each forward's combine exposes what they do not
+		 * cover */
+		sf = g->rt && g->rt->id == RUNTIME_TORCHTITAN && c->epsf
+			     ? CHAIN_AT(c, c->epsf, g->k, j)
+			     : 0;
+		t += (k - fc) * y + fc * fmax(0, y - sf);
 	}
 	return t;
 }
@@ -224,26 +257,52 @@ cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
 /* The per-layer collectives of cost_fsdp(). */
 struct fsdp_link {
 	int n, nr;            /* shard group, replicas */
+	int ne;               /* the routed experts' shard group */
 	double bw, lt;        /* the shard group's ring */
 	double rbw, rlt;      /* the replicas' ring (HSDP) */
 	double gather, grad;  /* bytes per parameter gathered, reduced */
+	double gather_blk;    /* gathered, a block's dense weights (FP8) */
 };
 
+/*
+ * Layer j's gather: under expert parallelism the routed experts are a
+ * unit of their own, sharded over the ranks holding the same experts
+ * (torchtitan's fully_shard of moe.experts on the efsdp mesh, models/
+ * llama4/infra/parallelize.py:385-409 at v0.2.2), over the shard
+ * group's links (comm.c's dp_buffer() does the same for ZeRO-1).
+ */
 static double
-fsdp_gather(const struct fsdp_link *f, double p)
+fsdp_gather(const struct fsdp_link *f, const struct chain *c, int j)
 {
-	return cost_coll_ms(COST_ALLGATHER, p * f->gather, f->n, f->bw, f->lt);
+	double pe = f->ne != f->n ? (double)c->eparams[j] : 0;
+	/* Float8Linear weights: the blocks' linear layers, not the
+	 * embedding, the head (left out by filter_fqns) or the grouped
+	 * experts */
+	double b = c->kind && c->kind[j] == PROF_BLOCK ? f->gather_blk
+						       : f->gather;
+
+	return cost_coll_ms(COST_ALLGATHER, ((double)c->params[j] - pe) * b,
+			    f->n, f->bw, f->lt) +
+	       cost_coll_ms(COST_ALLGATHER, pe * f->gather, f->ne, f->bw,
+			    f->lt);
 }
 
 /* Reduce-scatter in the shard group, then (HSDP) the shard all-reduced
- * over the replicas. */
+ * over the replicas; the experts' unit likewise in its own group. */
 static double
-fsdp_reduce(const struct fsdp_link *f, double p)
+fsdp_reduce(const struct fsdp_link *f, const struct chain *c, int j)
 {
+	double pe = f->ne != f->n ? (double)c->eparams[j] : 0;
+	double p = (double)c->params[j] - pe;
+
 	return cost_coll_ms(COST_REDUCE_SCATTER, p * f->grad, f->n, f->bw,
 			    f->lt) +
 	       cost_coll_ms(COST_ALLREDUCE, p * f->grad / f->n, f->nr, f->rbw,
-			    f->rlt);
+			    f->rlt) +
+	       cost_coll_ms(COST_REDUCE_SCATTER, pe * f->grad, f->ne, f->bw,
+			    f->lt) +
+	       cost_coll_ms(COST_ALLREDUCE, pe * f->grad / f->ne, f->nr,
+			    f->rbw, f->rlt);
 }
 
 /* Fill f for stage s of g; returns 0 when g has no ZeRO-2/3 traffic. */
@@ -260,6 +319,7 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 		return 0;
 	cost_bytes(o, g, &b);
 	f->n = cost_shard_deg(g);
+	f->ne = cost_eshard_deg(g);
 	f->nr = n / f->n;
 	dp_link(g, l, s, &f->rbw, &f->rlt);
 	f->bw = f->rbw;
@@ -276,6 +336,7 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 	 * (mixed_precision_reduce, config/configs.py:102), DeepSpeed the
 	 * training dtype (runtime/engine.py:939-951) */
 	f->gather = cost_gather_bytes(o, g);
+	f->gather_blk = cost_fp8_all_gather(o, g) ? 1 : f->gather;
 	f->grad = b.grad;
 	*fwd_ag = g->zero == 3 || rt->zero2_gather_mb;
 	*bwd_ag = g->zero == 3 && !(rt->zero3_keep_pp && g->d > 1);
@@ -302,7 +363,7 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
 		return 0;
 	for (j = a; j <= e; j++) {
-		double ag = fwd_ag ? fsdp_gather(&f, (double)c->params[j]) : 0;
+		double ag = fwd_ag ? fsdp_gather(&f, c, j) : 0;
 
 		/* layer j's gather was prefetched behind layer j-1 */
 		t += j == a ? ag
@@ -314,16 +375,16 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 			      CHAIN_AT(c, c->fwd, g->k, j), comm = 0;
 
 		if (j == e && bwd_ag)
-			t += fsdp_gather(&f, (double)c->params[j]);
+			t += fsdp_gather(&f, c, j);
 		/* beside layer j's backward: the next layer's gather and
 		 * the previous one's reduction */
 		if (bwd_ag && j > a)
-			comm += fsdp_gather(&f, (double)c->params[j - 1]);
+			comm += fsdp_gather(&f, c, j - 1);
 		if (j < e)
-			comm += fsdp_reduce(&f, (double)c->params[j + 1]);
+			comm += fsdp_reduce(&f, c, j + 1);
 		t += fmax(0, comm - busy);
 	}
-	return t + fsdp_reduce(&f, (double)c->params[a]);
+	return t + fsdp_reduce(&f, c, a);
 }
 
 double
@@ -337,12 +398,12 @@ cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
 
 	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
 		return 0;
-	ag = fsdp_gather(&f, (double)c->params[j]);
+	ag = fsdp_gather(&f, c, j);
 	f_ms = CHAIN_AT(c, c->fwd, g->k, j);
 	busy = chain_time(c, g->k, g->r, j, j) - f_ms;
 	return (fwd_ag ? fmax(0, ag - f_ms) : 0) +
 	       fmax(0, (bwd_ag ? ag : 0) +
-			       fsdp_reduce(&f, (double)c->params[j]) - busy);
+			       fsdp_reduce(&f, c, j) - busy);
 }
 
 double

@@ -139,10 +139,10 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	upd = (double)st->params;
 	if (g.zero) {
 		double n = (double)cost_shard_deg(&g);
-		double ep = g.zero == 1 ? (double)chain_eparams(c, a, e) : 0;
+		double ep = (double)chain_eparams(c, a, e);
 
 		/* the experts' state is sharded over their own ranks */
-		upd = (upd - ep) / n + ep / cost_edp(&g);
+		upd = (upd - ep) / n + ep / cost_eshard_deg(&g);
 	}
 	st->optimizer_ms = o->hbm_gb_s > 0
 			   ? upd * ADAM_BYTES_PER_PARAM / (o->hbm_gb_s * 1e6)

@@ -105,6 +105,21 @@ cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_PARAM_GATHER);
 }
 
+/*
+ * torchao's Float8Linear casts its weight to FP8 before FSDP2 gathers it
+ * when the converter is built without a recipe name (tensorwise), the
+ * option is on and the data-parallel shard degree is over 1 (float8.py:
+ * 65-69, 85-94 at v0.2.2): dp_shard, torchtitan's FSDP mesh without its
+ * context-parallel ranks (parallel_dims.py:137).
+ */
+int
+cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	return o->precision == MODEL_FP8 && o->fp8_recipe == FP8_TENSORWISE &&
+	       g->zero >= 2 && cost_shard_deg(g) / cost_cp_deg(g) > 1 &&
+	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_ALL_GATHER);
+}
+
 double
 cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
@@ -164,11 +179,16 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 		m->grad = b.grad;
 		m->keep = rt->zero3_keep_pp && g->d > 1;
 	}
-	/* the routed experts' optimizer state is sharded over the w c / e
-	 * ranks that hold the same experts */
-	if (g->zero == 1 && cost_ep_deg(g) > 1) {
-		m->eopt = b.opt;
-		m->eshare = 1.0 / cost_edp(g) - 1.0 / zero_ranks(g);
+	/* the routed experts' sharded bytes are sharded over the ranks
+	 * that hold the same experts, not over the whole shard group: the
+	 * optimizer state (ZeRO-1), the gradients too (ZeRO-2), the
+	 * weights too (ZeRO-3; torchtitan's fully_shard of moe.experts on
+	 * the efsdp mesh, models/llama4/infra/parallelize.py:385-409 at
+	 * v0.2.2; Megatron-FSDP's expt_dp_group) */
+	if (g->zero && cost_ep_deg(g) > 1) {
+		m->eopt = b.opt + (g->zero >= 2 ? b.grad : 0);
+		m->eweight = g->zero >= 3 ? b.weight : 0;
+		m->eshare = 1.0 / cost_eshard_deg(g) - 1.0 / zero_ranks(g);
 	}
 	m->context = rt->context_bytes;
 	m->frag = rt->frag;

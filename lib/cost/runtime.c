@@ -64,7 +64,7 @@ const char *const runtime_names[] = {
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
-	"overlap-moe-ep-comm", NULL,
+	"overlap-moe-ep-comm", "fp8-all-gather", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -200,7 +200,13 @@ runtime_init(struct runtime *rt, int id)
 		 * move on around the ring, as the ring pd2bw prices (the
 		 * default "allgather" gathers them first) */
 		rt->cp = 1;
-		rt->allowed_opts = OPT(CUDA_GRAPHS);
+		/* expert_parallel_degree with the "standard" all-to-all
+		 * backend (job_config.py:454, 464, 474 at v0.2.2): the rules
+		 * of runtime_check_ep(), the bytes of cost_ep() */
+		rt->ep = 1;
+		/* Float8Linear's enable_fsdp_float8_all_gather, off by
+		 * default (job_config.py:732; cost_fp8_all_gather()) */
+		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;
@@ -332,8 +338,8 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		  size_t n)
 {
 	if (ep > 1 && rt->sched_mask && !rt->ep) {
-		/* NEEDSWORK: DeepSpeed-MoE and torchtitan have expert
-		 * parallelism too; their rules are not priced yet */
+		/* NEEDSWORK: DeepSpeed-MoE has expert parallelism too; its
+		 * rules are not priced yet */
 		snprintf(buf, n, "runtime %s has no expert parallelism "
 			 "(--expert-parallel %d)", runtime_names[rt->id], ep);
 		return -1;
@@ -344,6 +350,41 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 	snprintf(buf, n, "runtime %s has no context parallelism "
 		 "(--context-parallel %d)", runtime_names[rt->id], cp);
 	return -1;
+}
+
+int
+runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
+		 int ep, int zero, int shard, char *buf, size_t n)
+{
+	const char *name = runtime_names[rt->id];
+	int sh = shard > 0 && shard < w * c ? shard : w * c;
+
+	if (ep < 2 || rt->id != RUNTIME_TORCHTITAN)
+		return 0;
+	/* torchtitan wraps every block in fully_shard whenever EP is on
+	 * (models/llama4/infra/parallelize.py:181 at v0.2.2), the
+	 * experts on the efsdp mesh: its data-parallel ranks are FSDP's,
+	 * never DDP's */
+	if (w * c > 1 && zero < 2) {
+		snprintf(buf, n, "runtime %s runs expert parallelism under "
+			 "FSDP only (--expert-parallel %d needs --zero 2 or 3)",
+			 name, ep);
+		return -1;
+	}
+	/* the sparse mesh is pp, dp_replicate, efsdp, ep, etp with efsdp =
+	 * dp_shard cp tp / (etp ep) (parallel_dims.py:138, 156): an EP
+	 * group takes shard-group and (etp 1) tensor-parallel ranks,
+	 * never replicas */
+	if (etp < 1 || t % etp || ((long)sh * (t / etp)) % ep) {
+		snprintf(buf, n, "runtime %s takes expert-parallel ranks from "
+			 "one FSDP shard group%s only (--expert-parallel %d, "
+			 "shard group %d%s)", name,
+			 etp == 1 && t > 1 ? " and the tensor-parallel ranks"
+					   : "",
+			 ep, sh, etp == 1 && t > 1 ? " x --tp" : "");
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -716,7 +716,13 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					continue;
 				if (runtime_check_par(cost_runtime(o, sched, d),
 						      cp, ep, why,
-						      sizeof(why))) {
+						      sizeof(why)) ||
+				    runtime_check_ep(cost_runtime(o, sched, d),
+						     w, cp, sc[ti].t,
+						     sc[ti].etp > 0 ? sc[ti].etp
+								    : sc[ti].t,
+						     ep, zs, sh, why,
+						     sizeof(why))) {
 					skip(stats, why);
 					continue;
 				}

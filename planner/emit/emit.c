@@ -364,10 +364,10 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 
 	/* Megatron writes the parts of pd2bw-model/2 it has flags for
 	 * (megatron.c); the others' files would be silently dense.
-	 * NEEDSWORK: DeepSpeed, torchtitan and Megatron-Bridge. */
+	 * torchtitan those of its qwen3 flavors (torchtitan.c).
+	 * NEEDSWORK: DeepSpeed and Megatron-Bridge. */
 	if (in->model && model_is_v2(in->model) &&
-	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_TORCHTITAN ||
-	     fmt == EMIT_BRIDGE))
+	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_BRIDGE))
 		return pd2bw_error("--emit %s: model '%s' uses parts of "
 				   "pd2bw-model/2 (experts, MLA, windows, "
 				   "head_dim, ...) that this emitter does not "
@@ -375,7 +375,7 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
 	/* Megatron writes context and expert parallelism (megatron.c),
-	 * Megatron-Bridge and torchtitan context parallelism, and launch
+	 * Megatron-Bridge context parallelism, torchtitan both, and launch
 	 * starts every rank
 	 * of the plan; NEEDSWORK: the others' (refused rather than
 	 * dropped) */
@@ -387,7 +387,8 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
-	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH &&
+	    fmt != EMIT_TORCHTITAN)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
 				   "(%d), which this emitter does not write yet "
 				   "(--emit megatron does)",

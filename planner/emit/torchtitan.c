@@ -4,7 +4,8 @@
  * configure in Python and keep these names as --section.option flags):
  * parallelism degrees, pipeline schedule and microbatch, the modules of
  * every (virtual) stage in module_fqns_per_model_part, and the
- * activation-checkpoint mode.
+ * activation-checkpoint mode; for a mixture of experts the qwen3 flavor
+ * and the expert-parallel degrees.
  *
  * Upstream facts (pytorch/torchtitan v0.2.2; cited in
  * tests/emit/upstream.py): llama3 flavors 8B, 70B, 405B with modules
@@ -13,7 +14,12 @@
  * pipeline_parallel_microbatch_size; gradient accumulation = global /
  * (local x data-parallel degree); DDP (replicate) only without other
  * parallelism; activation_checkpoint.mode none | full | selective |
- * memory_budget, per model, not per layer.
+ * memory_budget, per model, not per layer.  qwen3 flavors 30B-A3B and
+ * 235B-A22B (models/qwen3/__init__.py:145-190): every block a MoE of
+ * top-8 over 128 experts without shared ones; no pipeline (pipelining_fn
+ * None, __init__.py:199, refused at train.py:218-223).  deepseek_v3's
+ * flavors run flex attention with a block-causal mask (deepseek_v3/
+ * __init__.py:100-101, 127-128, 154-155), which pd2bw does not price.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +28,9 @@
 #include "pd2bw/error.h"
 
 #define TORCHTITAN_VERSIONS "torchtitan v0.1.0 to v0.2.2"
+/* qwen3's MoE flavors and expert parallelism came in v0.2.0, with another
+ * device mesh until v0.2.2 (parallel_dims.py); checked against v0.2.2 */
+#define TORCHTITAN_MOE_VERSIONS "torchtitan v0.2.2"
 
 struct flavor {
 	const char *name;
@@ -35,6 +44,79 @@ static const struct flavor flavors[] = {
 	{"70B", 8192, 80, 64, 8, 28672},
 	{"405B", 16384, 126, 128, 8, 53248},
 };
+
+/* A torchtitan MoE flavor: the shape above (ffn: the dense MLP its args
+ * name, unused when every block is MoE), head size, the routed experts,
+ * top-k and their inner size; no shared experts. */
+struct moe_flavor {
+	const char *model;
+	struct flavor f;
+	int64_t head_dim, experts, top_k, expert_ffn;
+};
+
+/* torchtitan/models/qwen3/__init__.py:145-190 at v0.2.2 */
+static const struct moe_flavor moe_flavors[] = {
+	{"qwen3", {"30B-A3B", 2048, 48, 32, 4, 6144}, 128, 128, 8, 768},
+	{"qwen3", {"235B-A22B", 4096, 94, 64, 4, 12288}, 128, 128, 8, 1536},
+};
+
+static int
+same_shape(const struct flavor *f, const struct model *m)
+{
+	return f->hidden == m->hidden && f->layers == m->layers &&
+	       f->heads == m->heads && f->kv == m->kv_heads &&
+	       f->ffn == m->ffn_hidden;
+}
+
+/*
+ * The torchtitan model and flavor of m into *name and *fl, or -1 after
+ * saying why none fits.
+ */
+static int
+find_flavor(const struct model *m, const char **name, const char **fl)
+{
+	const struct model_moe *e = &m->moe;
+	struct model rest = *m;
+	size_t i;
+
+	/* what a qwen3 flavor sets; anything else of pd2bw-model/2
+	 * (windows, sinks, soft-capping, ...) torchtitan would not run */
+	rest.head_dim = rest.qk_norm = 0;
+	memset(&rest.moe, 0, sizeof(rest.moe));
+
+	if (m->attention == MODEL_MLA)
+		return pd2bw_error("--emit torchtitan: torchtitan's "
+				   "deepseek_v3 flavors run flex attention "
+				   "with a block-causal mask (deepseek_v3/"
+				   "__init__.py:154-155), which pd2bw does "
+				   "not price");
+	for (i = 0; !model_is_v2(m) && i < sizeof(flavors) / sizeof(flavors[0]);
+	     i++)
+		if (same_shape(&flavors[i], m)) {
+			*name = "llama3";
+			*fl = flavors[i].name;
+			return 0;
+		}
+	for (i = 0; e->experts && !model_is_v2(&rest) &&
+		    i < sizeof(moe_flavors) / sizeof(moe_flavors[0]);
+	     i++) {
+		const struct moe_flavor *q = &moe_flavors[i];
+
+		if (same_shape(&q->f, m) && m->head_dim == q->head_dim &&
+		    m->qk_norm && !m->tied_embeddings &&
+		    e->experts == q->experts && e->top_k == q->top_k &&
+		    e->expert_ffn == q->expert_ffn && !e->shared_experts &&
+		    !e->first_dense && e->every == 1 &&
+		    e->capacity_factor == 0 && !e->shared_gate) {
+			*name = q->model;
+			*fl = q->f.name;
+			return 0;
+		}
+	}
+	return pd2bw_error("--emit torchtitan: the model's shape is none of "
+			   "torchtitan's flavors (llama3 8B, 70B, 405B; qwen3 "
+			   "30B-A3B, 235B-A22B)");
+}
 
 static void
 fqn_list(FILE *fp, const struct emit_shape *sh, int chunk)
@@ -53,18 +135,68 @@ fqn_list(FILE *fp, const struct emit_shape *sh, int chunk)
 	fputc(']', fp);
 }
 
+/*
+ * Whether the plan priced FSDP's FP8 all-gather (cost_fp8_all_gather()):
+ * it names runtime torchtitan with fp8-all-gather, and the rules hold.
+ */
+static int
+emit_fp8_gather(const struct emit_in *in, int c)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	struct cost_cfg g;
+
+	if (!in->o || emit_plan_runtime(p, RUNTIME_TORCHTITAN, &rt) != 1)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.w = p->w;
+	g.d = p->d;
+	g.t = p->t;
+	g.c = c;
+	g.zero = p->zero;
+	g.shard = p->zero >= 2 ? p->shard : 0;
+	g.rt = &rt;
+	return cost_fp8_all_gather(in->o, &g);
+}
+
+/*
+ * Whether torchtitan runs p's expert parallelism as planned: its rules
+ * (runtime_check_ep()), and under tensor parallelism the all-to-all
+ * bytes it moves, which differ from Megatron-Core's (cost_ep()).
+ */
+static int
+emit_ep_check(const struct emit_in *in, int etp, int c)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	char why[256];
+	int own = emit_plan_runtime(p, RUNTIME_TORCHTITAN, &rt);
+
+	if (own < 0)
+		return -1;
+	if (runtime_check_ep(&rt, p->w, c, p->t, etp, p->e, p->zero,
+			     p->zero >= 2 ? p->shard : 0, why, sizeof(why)))
+		return pd2bw_error("--emit torchtitan: %s", why);
+	if (p->t > 1 && !own)
+		return pd2bw_error("--emit torchtitan: torchtitan's expert "
+				   "all-to-alls under tensor parallelism move "
+				   "other bytes than the plan's runtime "
+				   "priced; plan with --runtime torchtitan");
+	return 0;
+}
+
 int
 emit_torchtitan(FILE *fp, const struct emit_in *in,
 		const struct emit_shape *sh)
 {
 	const struct plan *p = in->p;
 	const struct model *m = in->model;
-	const struct flavor *fl = NULL;
+	const char *name = NULL, *flavor = NULL;
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
-	size_t i;
 	int j, any = 0, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
+	int etp = p->etp > 0 ? p->etp : p->t;
 
 	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
@@ -74,21 +206,25 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 				   "torchtitan",
 				   model_fp8_names[in->o->fp8_recipe]);
 	if (!m || m->family != MODEL_LLAMA)
-		return pd2bw_error("--emit torchtitan: torchtitan's llama3 "
-				   "is the only dense model it builds; the "
+		return pd2bw_error("--emit torchtitan: torchtitan builds "
+				   "llama-family models (llama3, qwen3); the "
 				   "plan's is %s",
 				   m ? model_family_names[m->family]
 				     : "a profile, not a model");
-	for (i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++)
-		if (flavors[i].hidden == m->hidden &&
-		    flavors[i].layers == m->layers &&
-		    flavors[i].heads == m->heads &&
-		    flavors[i].kv == m->kv_heads &&
-		    flavors[i].ffn == m->ffn_hidden)
-			fl = &flavors[i];
-	if (!fl)
-		return pd2bw_error("--emit torchtitan: the model's shape is "
-				   "none of llama3's flavors 8B, 70B, 405B");
+	if (find_flavor(m, &name, &flavor))
+		return -1;
+	if (m->moe.experts && (p->d > 1 || fp8))
+		return pd2bw_error("--emit torchtitan: torchtitan's %s %s",
+				   name,
+				   p->d > 1 ? "has no pipeline parallelism "
+					      "(no pipelining_fn, models/"
+					      "qwen3/__init__.py:199); plan "
+					      "with --depth 1"
+					    : "routed experts are grouped "
+					      "GEMMs, which its float8 linear "
+					      "converter leaves in bf16");
+	if (p->e > 1 && emit_ep_check(in, etp, c))
+		return -1;
 	if (p->sched == PLAN_2BW)
 		return pd2bw_error("--emit torchtitan: torchtitan has no 2bw "
 				   "schedule; plan with -s flush or gpipe");
@@ -130,8 +266,19 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	 * over the plan's groups (HSDP replicates across them). */
 	fsdp = (p->w > 1 && (p->zero >= 2 || p->d > 1 || p->t > 1)) ||
 	       c > 1;
-	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w ? p->shard
-								 : p->w;
+	/* the plan's shard group counts data x context ranks (pd2bw(5));
+	 * torchtitan's FSDP mesh is dp_shard x cp (parallel_dims.py:137) */
+	shard = p->zero >= 2 && p->shard > 0 && p->shard < p->w * c
+			? p->shard
+			: p->w * c;
+	if (shard % c) {
+		emit_rc_release(&rc);
+		return pd2bw_error("--emit torchtitan: torchtitan shards over "
+				   "dp_shard x %d context-parallel ranks; the "
+				   "plan's shard group of %d is not a multiple",
+				   c, shard);
+	}
+	shard /= c;
 
 	fprintf(fp, "# torchtitan job config for the pd2bw plan of ");
 	emit_text(fp, p->model);
@@ -144,11 +291,12 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		"torchtitan.train\n"
 		"# --job.config_file THIS_FILE; NGPU = %d.\n",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		TORCHTITAN_VERSIONS, p->w * p->d * p->t * c);
+		m->moe.experts ? TORCHTITAN_MOE_VERSIONS : TORCHTITAN_VERSIONS,
+		p->w * p->d * p->t * c);
 	fprintf(fp, "\n[job]\ndescription = ");
 	emit_json_str(fp, p->model);
-	fprintf(fp, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n",
-		fl->name);
+	fprintf(fp, "\n\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", name,
+		flavor);
 	/* FP8: torchao's Float8Linear through the converter torchtitan
 	 * v0.2 registers as "quantize.linear.float8" (components/
 	 * quantization/float8.py:238; job_config.py:118, 731-745), the
@@ -184,7 +332,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			p->w);
 	else if (fsdp)
 		fprintf(fp, "# ZeRO-%d: FSDP2 over groups of %d%s.\n", p->zero,
-			shard, shard < p->w ? ", replicated across (HSDP)" : "");
+			shard * c,
+			shard < p->w ? ", replicated across (HSDP)" : "");
 	fprintf(fp, "data_parallel_replicate_degree = %d\n",
 		fsdp ? p->w / shard : p->w);
 	fprintf(fp, "data_parallel_shard_degree = %d\n", fsdp ? shard : 1);
@@ -201,6 +350,17 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "them first).\n");
 		fprintf(fp, "context_parallel_degree = %d\n", c);
 		fprintf(fp, "context_parallel_rotate_method = \"alltoall\"\n");
+	}
+	if (p->e > 1) {
+		fprintf(fp, "# Expert parallelism over %d ranks%s:\n# tokens "
+			    "dispatched and combined by all-to-all, the routed "
+			    "experts\n# FSDP-sharded over the ranks that hold "
+			    "the same ones (efsdp).\n",
+			p->e, etp == 1 && p->t > 1
+				      ? ", borrowing the tensor-parallel ones"
+				      : "");
+		fprintf(fp, "expert_parallel_degree = %d\n", p->e);
+		fprintf(fp, "expert_tensor_parallel_degree = %d\n", etp);
 	}
 	if (p->t > 1 && !p->sp)
 		fprintf(fp, "# torchtitan's tensor parallelism also shards "
@@ -224,7 +384,18 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		fprintf(fp, "]\n");
 	}
 
-	if (fp8)
+	/* enable_fsdp_float8_all_gather is refused with a recipe_name
+	 * (float8.py:65-69); without one torchao's default config scales
+	 * tensorwise (float8.py:85-100) */
+	if (fp8 && emit_fp8_gather(in, c))
+		fprintf(fp, "\n[quantize.linear.float8]\n# FSDP2 gathers the "
+			    "blocks' weights in FP8, as priced; torchao's "
+			    "default\n# (tensorwise) config, which takes no "
+			    "recipe_name with it.\n"
+			    "enable_fsdp_float8_all_gather = true\n"
+			    "precompute_float8_dynamic_scale_for_fsdp = true\n"
+			    "filter_fqns = [\"output\"]\n");
+	else if (fp8)
 		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 

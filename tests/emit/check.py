@@ -4,8 +4,10 @@
 #   check.py one FORMAT PLAN FILE   check one emitted file against its plan
 #   check.py sweep [QUICK]          plan the zoo x presets x tensor degrees
 #                                   (-s flush --interleave 1,2,3,4 -r
-#                                   none,selective,full --optimizer-sharding
-#                                   both), emit every format, check each
+#                                   none,selective,full --zero all), and the
+#                                   qwen3 MoE models again under torchtitan
+#                                   with --expert-parallel 1,2,4,8, emit
+#                                   every format, check each
 #
 # Each checker re-reads the emitted file the way its runtime does and
 # rebuilds the plan from it: blocks per stage, virtual stages, t/p/d,
@@ -59,6 +61,12 @@ class Plan:
         # written only when used (pd2bw(5))
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
+        self.etp = c.get("expert_tensor_parallel", self.t)
+        rt = c.get("runtime", "").split(":")
+        self.runtime = rt[0]
+        self.rt_opts = rt[1].split(",") if len(rt) > 1 else []
+        self.prec = c.get("precision")
+        self.fp8_recipe = c.get("fp8_recipe")
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
@@ -278,8 +286,12 @@ def check_torchtitan(p, path):
         expect(bad, q.get("context_parallel_rotate_method") == "alltoall",
                "CP rotate method")
     if p.zs >= 2:
-        g = p.shard if 0 < p.shard < p.w else p.w
-        expect(bad, q["data_parallel_shard_degree"] == g, "shard degree")
+        # the plan's group counts data x context ranks; PD:137 fsdp =
+        # dp_shard x cp
+        n = p.w * max(p.c, 1)
+        g = p.shard if 0 < p.shard < n else n
+        expect(bad, q["data_parallel_shard_degree"] * cp == g,
+               "shard degree")
     expect(bad, (q.get("fsdp_reshard_after_forward", "default") == "never")
            == (p.zs == 2 and p.w > 1), "ZeRO-2 reshard policy")
     t = c["training"]
@@ -313,8 +325,27 @@ def check_torchtitan(p, path):
     mode = c["activation_checkpoint"]["mode"]
     rs = [[2 if mode == "full" else 0] * p.blocks[s] for s in range(p.d)]
     check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
-    expect(bad, U.TORCHTITAN_FLAVORS[c["model"]["flavor"]] == sum(p.blocks),
-           "flavor's layers")
+    expect(bad, U.TORCHTITAN_FLAVORS[(c["model"].get("name", "llama3"),
+                                      c["model"]["flavor"])] ==
+           sum(p.blocks), "flavor's layers")
+    # F8:85-94: FSDP gathers in FP8 where the plan priced it (a
+    # tensorwise FP8 plan for torchtitan:fp8-all-gather, ZeRO-2/3,
+    # dp_shard > 1), nowhere else
+    f8 = c.get("quantize", {}).get("linear", {}).get("float8", {})
+    expect(bad, bool(f8.get("enable_fsdp_float8_all_gather")) ==
+           (p.runtime == "torchtitan" and "fp8-all-gather" in p.rt_opts and
+            p.prec == "fp8" and p.fp8_recipe == "tensorwise" and
+            p.zs >= 2 and q["data_parallel_shard_degree"] > 1),
+           "FP8 all-gather vs plan")
+    ep = q.get("expert_parallel_degree", 1)
+    expect(bad, ep == p.e, "expert parallel %d vs plan %d" % (ep, p.e))
+    if ep > 1:
+        expect(bad, q.get("expert_tensor_parallel_degree", 1) == p.etp,
+               "expert tensor parallel vs plan %d" % p.etp)
+        # L4:181: FSDP wraps the model whenever EP is on: the plan's
+        # data-parallel ranks must be FSDP's.
+        expect(bad, p.zs >= 2 or p.w * max(p.c, 1) == 1,
+               "EP under ZeRO-%d (L4:181)" % p.zs)
     return bad
 
 
@@ -419,16 +450,27 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+# Mixtures of experts are planned a second time as torchtitan runs them,
+# expert-parallel degrees included (its qwen3 flavors emit those).
+MOE_EXTRA = ["--runtime", "torchtitan", "--expert-parallel", "1,2,4,8"]
+
+
 def sweep(quick):
     models = sorted(f[:-5] for f in os.listdir(os.path.join(TOP, "models"))
                     if f.endswith(".yaml"))
+    runs = [(m, []) for m in models]
+    for m in models:
+        with open(os.path.join(TOP, "models", m + ".yaml")) as f:
+            if m.startswith("qwen3-") and "\nmoe:" in f.read():
+                runs.append((m, MOE_EXTRA))
+    runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
     counts = {f: 0 for f in CHECKERS}
     refused = plans = 0
     failures = []
     with tempfile.TemporaryDirectory() as d:
-        for m in models:
+        for m, extra in runs:
             for c in presets:
                 for t in tps:
                     plan = os.path.join(d, "plan.yaml")
@@ -438,7 +480,7 @@ def sweep(quick):
                              "-s", "flush", "--interleave", "1,2,3,4",
                              "-r", "none,selective,full",
                              "--zero", "all", "-t", t,
-                             "-q", "-o", plan])
+                             "-q", "-o", plan] + extra)
                     if r.returncode == 3 or "no tensor-parallel" in r.stderr:
                         continue
                     if r.returncode:

@@ -439,10 +439,16 @@ def deepspeed_rank(s, r, j, w, t):
 #   PD = torchtitan/distributed/parallel_dims.py
 #   PL = torchtitan/models/llama3/infra/parallelize.py
 #   L3 = torchtitan/models/llama3/__init__.py
+#   Q3 = torchtitan/models/qwen3/__init__.py
+#   F8 = torchtitan/components/quantization/float8.py
+#   L4 = torchtitan/models/llama4/infra/parallelize.py (qwen3's too)
 TORCHTITAN_KEYS = {
     "job": {"description": "J:25"},
     "model": {"name": "J:101", "flavor": "J:104", "converters": "J:118"},
-    # J:731-745 Float8Linear, reached as quantize.linear.float8 (J:813, 831)
+    # J:731-745 Float8Linear, reached as quantize.linear.float8 (J:813, 831);
+    # its keys: recipe_name J:738, filter_fqns J:741,
+    # enable_fsdp_float8_all_gather J:732,
+    # precompute_float8_dynamic_scale_for_fsdp J:735
     "quantize": {"linear": "J:831"},
     "training": {"local_batch_size": "J:253", "global_batch_size": "J:256",
                  "seq_len": "J:261", "mixed_precision_param": "J:282"},
@@ -457,12 +463,20 @@ TORCHTITAN_KEYS = {
                     "pipeline_parallel_degree": "J:360",
                     "module_fqns_per_model_part": "J:367",
                     "pipeline_parallel_schedule": "J:396",
-                    "pipeline_parallel_microbatch_size": "J:412"},
+                    "pipeline_parallel_microbatch_size": "J:412",
+                    "expert_parallel_degree": "J:454",
+                    # 1 (the default) | tp, PD:59
+                    "expert_tensor_parallel_degree": "J:464"},
     "activation_checkpoint": {"mode": "J:652"},
 }
 TORCHTITAN_AC_MODES = {"selective", "full", "memory_budget", "none"}  # J:652
 TORCHTITAN_PRECISIONS = {"bfloat16", "float32"}  # J:282
-TORCHTITAN_FLAVORS = {"8B": 32, "70B": 80, "405B": 126}  # L3:51-95 layers
+# (model, flavor): layers.  L3:51-95; Q3:145-190 (every block MoE).
+TORCHTITAN_FLAVORS = {("llama3", "8B"): 32, ("llama3", "70B"): 80,
+                      ("llama3", "405B"): 126, ("qwen3", "30B-A3B"): 48,
+                      ("qwen3", "235B-A22B"): 94}
+# Q3:199: qwen3's TrainSpec has no pipelining_fn; TN:218-223 refuses PP.
+TORCHTITAN_NO_PP = {"qwen3"}
 
 
 def torchtitan_rules(c, world):
@@ -480,6 +494,9 @@ def torchtitan_rules(c, world):
     tp = p.get("tensor_parallel_degree", 1)
     pp = p.get("pipeline_parallel_degree", 1)
     cp = p.get("context_parallel_degree", 1)
+    if shard < 0:
+        # PD:49-50: -1 takes the ranks left over.
+        shard = world // (rep * cp * tp * pp)
     # PD:53: the degrees multiply to the world size.
     if rep * shard * cp * tp * pp != world:
         bad.append("degrees do not multiply to %d (PD:53)" % world)
@@ -512,8 +529,23 @@ def torchtitan_rules(c, world):
         bad.append("mode (J:652)")
     if t.get("mixed_precision_param", "bfloat16") not in TORCHTITAN_PRECISIONS:
         bad.append("precision (J:282)")
-    if c["model"]["flavor"] not in TORCHTITAN_FLAVORS:
-        bad.append("flavor (L3)")
+    name = c["model"].get("name", "llama3")
+    if (name, c["model"]["flavor"]) not in TORCHTITAN_FLAVORS:
+        bad.append("flavor (L3, Q3)")
+    if name in TORCHTITAN_NO_PP and pp > 1:
+        bad.append("%s has no pipelining_fn (Q3:199, TN:218-223)" % name)
+    ep = p.get("expert_parallel_degree", 1)
+    etp = p.get("expert_tensor_parallel_degree", 1)
+    if ep > 1:
+        # PD:59: etp is 1 or tp.
+        if etp not in (1, tp):
+            bad.append("expert_tensor_parallel_degree %d (PD:59)" % etp)
+        # PD:138, 201: efsdp = dp_shard cp tp / (etp ep), a whole mesh
+        # dimension: the EP group never takes replicas.
+        if (shard * cp * tp) % (etp * ep):
+            bad.append("efsdp not whole: dp_shard %d x cp %d x tp %d "
+                       "%% (etp %d x ep %d) (PD:138)"
+                       % (shard, cp, tp, etp, ep))
     # components/quantization/float8.py:238: the converter's name; J:738
     # the recipes, J:740 the modules left out.
     for conv in c["model"].get("converters", []):
@@ -521,11 +553,17 @@ def torchtitan_rules(c, world):
             bad.append("unknown converter %s (float8.py:238)" % conv)
         f8 = c.get("quantize", {}).get("linear", {}).get("float8", {})
         for k in f8:
-            if k not in ("recipe_name", "filter_fqns"):
+            if k not in ("recipe_name", "filter_fqns",
+                         "enable_fsdp_float8_all_gather",
+                         "precompute_float8_dynamic_scale_for_fsdp"):
                 bad.append("unknown key quantize.linear.float8.%s (J:731)" % k)
-        if f8.get("recipe_name") not in ("tensorwise", "rowwise",
+        # J:738: None (torchao's default, tensorwise: F8:85-100) or a
+        # recipe; F8:65-69: no FP8 all-gather (J:732) with a recipe.
+        if f8.get("recipe_name") not in (None, "tensorwise", "rowwise",
                                          "rowwise_with_gw_hp"):
             bad.append("float8 recipe (J:738)")
+        if f8.get("recipe_name") and f8.get("enable_fsdp_float8_all_gather"):
+            bad.append("FP8 all-gather with a recipe_name (F8:65-69)")
     return bad
 
 

@@ -3,7 +3,8 @@
  * the bytes and times of ZeRO-2, ZeRO-3 (FSDP) and HSDP collectives,
  * their overlap with each layer's compute (cost_fsdp()), the memory of
  * every ZeRO stage with FSDP's gathered-layer window, the offload's
- * exposed copies and kept stash, and which runtime runs which stage.
+ * exposed copies and kept stash, which runtime runs which stage, and
+ * torchtitan's FP8 all-gather.
  *
  * The chain: three blocks of 1e8 parameters, forward 1 ms, backward
  * 2 ms, stash 1e9 bytes each; bf16 (2-byte gathers); latencies 0.
@@ -15,6 +16,7 @@
 #include "pd2bw/cluster.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/error.h"
+#include "pd2bw/model.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/runtime.h"
 
@@ -135,6 +137,36 @@ test_collectives(const struct chain *c, const struct place_links *l)
 	g.d = 2;
 	g.sched = PLAN_FLUSH;
 	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 7.5, 1e-9);
+	g.d = 1;
+	g.sched = PLAN_NONE;
+	/*
+	 * An FP8 model, tensorwise, under torchtitan:fp8-all-gather: the
+	 * blocks' weights gathered in FP8, 3/4 x 1e8 B = 0.75 ms a layer,
+	 * reduced in fp32 as before (3 ms).  Forward 0.75 (the next two
+	 * hide behind 1 ms); backward: layer 2's gather 0.75, layer 1's
+	 * beside it hidden, then 0.75 + 3 - 2 = 1.75, 3 - 2 = 1 and the
+	 * last reduction 3: 7.25 in all.  Without the option FP8 changes
+	 * nothing (2-byte gathers): 10.5.
+	 */
+	o.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 10.5, 1e-9);
+	CHECK(runtime_parse(&tt, "torchtitan:fp8-all-gather") == 0);
+	CHECK(cost_fp8_all_gather(&o, &g));
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 7.25, 1e-9);
+	/* float8.py:65-69, 85-94: not for rowwise scaling, not without a
+	 * data-parallel shard (FSDP over context-parallel ranks alone) */
+	o.fp8_recipe = FP8_DELAYED;
+	CHECK(!cost_fp8_all_gather(&o, &g));
+	o.fp8_recipe = FP8_TENSORWISE;
+	g.w = 1;
+	g.c = 4;
+	CHECK(!cost_fp8_all_gather(&o, &g));
+	g.w = 4;
+	g.c = 0;
+	o.precision = MODEL_BF16;
+	CHECK(!cost_fp8_all_gather(&o, &g));
+	runtime_init(&tt, RUNTIME_TORCHTITAN);
 }
 
 static void

@@ -7,7 +7,8 @@
  * the placement of the ring (place.c), and the degrees refused; expert
  * parallelism likewise: the dispatch all-to-all's bytes and the experts
  * per GPU (analytic.c), the all-to-alls' time (cost_ep()), the experts'
- * own gradient ring, the group's links, the degrees refused; and the
+ * own gradient ring, the group's links, the degrees refused, torchtitan's
+ * bytes, FSDP of the experts and rules; and the
  * search over context-parallel shapes against brute force.
  */
 #include <math.h>
@@ -658,6 +659,180 @@ test_ep_cost(void)
 	profile_release(&p);
 }
 
+/*
+ * torchtitan's expert parallelism (runtime torchtitan): the all-to-all
+ * bytes per tensor-parallel rank, the experts sharded by FSDP over the
+ * ranks holding the same experts (efsdp), and the configurations it
+ * refuses.  The hand chain of test_ep_cost(): a 100 MB buffer as
+ * analytic.c builds it (Megatron's: 1/t of the rows under sequence
+ * parallelism with expert tensor parallelism t, 1/t with etp 1, all of
+ * them otherwise), 1e9 of each block's
+ * 1.5e9 parameters routed experts, 4 ms forward and 8 backward.
+ */
+static void
+test_ep_torchtitan(void)
+{
+	struct profile p;
+	struct chain c;
+	struct place_links l;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct plan_stage st;
+	double v[12];
+	char why[256];
+
+	profile_init(&p);
+	profile_alloc(&p, 1, 1);
+	p.mb[0] = 1;
+	p.ep = 8;
+	p.seq_len = 1024;
+	p.hidden = 64;
+	p.layers[0].name = xstrdup("block_moe");
+	p.layers[0].kind = PROF_BLOCK;
+	p.layers[0].repeat = 2;
+	p.layers[0].params = 1500000000;
+	p.layers[0].expert_params = 1000000000;
+	p.layers[0].pt[0].fwd_ms = 4;
+	p.layers[0].pt[0].bwd_ms = 8;
+	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
+	CHECK(chain_build(&c, &p) == 0);
+	links(&l, v, 100);
+	memset(v + 8, 0, 4 * sizeof(*v));
+	l.ep_gb_s = v + 8;
+	l.ep_lat_us = v + 9;
+	v[8] = 70;
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_TORCHTITAN;
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.rt = &o.rts[RUNTIME_TORCHTITAN];
+	g.w = 8;
+	g.d = g.t = g.v = 1;
+	g.e = 8;
+	/* t = 1: as Megatron's, 4 x 7/8 x 100 MB at 70 GB/s = 5 ms */
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* t = 2 with sequence parallelism, experts split like tp: the
+	 * chain holds each rank's half of the tokens, torchtitan sends all
+	 * of them from every rank (the etp mesh's replicated input):
+	 * 4 x 7/8 x 200 MB at 70 GB/s = 10 ms */
+	g.t = 2;
+	g.sp = 1;
+	g.etp = 2;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 10, 1e-12);
+	/* Megatron-Core keeps its buffer: 5 ms */
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	g.rt = &o.rts[RUNTIME_TORCHTITAN];
+	/* etp 1: the chain holds each rank's 1/t of the rows, as the two
+	 * tensor-parallel ranks split them (ReordererSequenceParallel):
+	 * 5 ms, as Megatron's */
+	g.etp = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* without sequence parallelism, experts split like tp: all of the
+	 * tokens either way, 5 ms */
+	g.sp = 0;
+	g.etp = 2;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* torchtitan runs the shared experts' forward (here 0.5 ms) beside
+	 * the combine: 3 x 1.25 + (1.25 - 0.5) = 4.5 ms; under full
+	 * recomputation both forward combines: 4 x 1.25 + 2 x 0.75 = 6.5;
+	 * Megatron-Core's (no overlap-moe-ep-comm) still 5 */
+	g.t = 1;
+	g.sp = 0;
+	g.etp = 0;
+	c.epsf[0] = 0.5;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 4.5, 1e-12);
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 6.5, 1e-12);
+	g.r = PROF_RC_NONE;
+	g.rt = &o.rts[RUNTIME_MEGATRON_CORE];
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	g.rt = &o.rts[RUNTIME_TORCHTITAN];
+	c.epsf[0] = 0;
+	/* the experts' FSDP group: the shard group's w c t / (etp e) */
+	g.t = 1;
+	g.etp = 0;
+	g.w = 16;
+	CHECK_INT_EQ(cost_eshard_deg(&g), 2);
+	g.shard = 8;
+	g.zero = 3;
+	g.e = 4;
+	CHECK_INT_EQ(cost_eshard_deg(&g), 2);
+	g.shard = 0;
+	g.w = 4;
+	g.t = 2;
+	g.etp = 1;
+	g.e = 8;
+	CHECK_INT_EQ(cost_eshard_deg(&g), 1);
+	/*
+	 * ZeRO-3 on 16 ranks with e = 8: the experts over 16 / 8 = 2
+	 * ranks, the rest over 16.  torchtitan: 2-byte weights, fp32
+	 * gradients, 12 bytes of Adam state.  Two layers, 3e9 parameters
+	 * of which 2e9 experts':
+	 *   state  3e9 x 16 / 16 + 2e9 x 16 x (1/2 - 1/16) = 17e9
+	 *   weight 3e9 x 2 / 16 + 2e9 x 2 x (1/2 - 1/16) + the window of
+	 *          two gathered layers and one gradient (2 x 1.5e9 x 2 +
+	 *          1.5e9 x 4 = 12e9) = 14.125e9
+	 */
+	g.w = 16;
+	g.t = 1;
+	g.etp = 0;
+	g.e = 8;
+	g.zero = 3;
+	g.sched = PLAN_NONE;
+	cost_stage_mem(&c, &o, &g, 0, 0, 1, NULL, &st);
+	CHECK_INT_EQ(st.state_bytes, 17000000000LL);
+	CHECK_INT_EQ(st.weight_bytes, 14125000000LL);
+	/*
+	 * Its FSDP traffic for one layer on a 50 GB/s ring without latency:
+	 * gather 15/16 x 0.5e9 x 2 B + 1/2 x 1e9 x 2 B = 18.75 + 20 ms,
+	 * reduce-scatter in fp32 15/16 x 0.5e9 x 4 B + 1/2 x 1e9 x 4 B =
+	 * 37.5 + 40 ms; exposed: the gather beyond the 4 ms forward, and
+	 * gather + reduction beyond the 8 ms backward: 34.75 + 108.25 ms
+	 */
+	v[0] = 50;
+	CHECK_NEAR(cost_fsdp_layer(&c, &o, &g, &l, 0, 0), 143, 1e-9);
+	/* the rules: FSDP only, an EP group inside one shard group */
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_TORCHTITAN], 8, 1, 1, 1, 8, 0,
+			       0, why, sizeof(why)) == -1);
+	CHECK_STR_EQ(why, "runtime torchtitan runs expert parallelism under "
+			  "FSDP only (--expert-parallel 8 needs --zero 2 or "
+			  "3)");
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_TORCHTITAN], 1, 1, 8, 1, 8, 0,
+			       0, why, sizeof(why)) == 0);
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_TORCHTITAN], 16, 1, 1, 1, 16, 3,
+			       8, why, sizeof(why)) == -1);
+	CHECK_STR_EQ(why, "runtime torchtitan takes expert-parallel ranks "
+			  "from one FSDP shard group only (--expert-parallel "
+			  "16, shard group 8)");
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_TORCHTITAN], 16, 1, 2, 1, 16, 3,
+			       8, why, sizeof(why)) == 0);
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_TORCHTITAN], 16, 1, 2, 2, 16, 3,
+			       8, why, sizeof(why)) == -1);
+	CHECK(runtime_check_ep(&o.rts[RUNTIME_MEGATRON_CORE], 16, 1, 1, 1, 16,
+			       0, 8, why, sizeof(why)) == 0);
+	chain_release(&c);
+	profile_release(&p);
+	/* the analytic profile carries the shared experts' forward: none
+	 * without them; with one of 768 some of the block's forward */
+	{
+		struct model m;
+		const struct prof_point *b;
+
+		moe30(&m);
+		CHECK(run_ep(&p, &m, 1, 8, 0, 1) == 0);
+		CHECK_NEAR(p.layers[1].pt[0].ep_shared_fwd_ms, 0, 0);
+		profile_release(&p);
+		m.moe.shared_experts = 1;
+		m.moe.shared_ffn = 768;
+		CHECK(run_ep(&p, &m, 1, 8, 0, 1) == 0);
+		b = &p.layers[1].pt[0];
+		CHECK(b->ep_shared_fwd_ms > 0 &&
+		      b->ep_shared_fwd_ms < 0.1 * b->fwd_ms);
+		profile_release(&p);
+	}
+}
+
 static void
 test_ep_place(void)
 {
@@ -845,6 +1020,7 @@ main(void)
 	test_ep_kernels();
 	test_recompute_residue();
 	test_ep_cost();
+	test_ep_torchtitan();
 	test_ep_place();
 	test_ep_segment();
 	test_search_brute();

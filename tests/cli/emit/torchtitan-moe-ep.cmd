@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/qwen3-30b-a3b.yaml -c dgx-h100:2 -B 256 -e --width 8 --depth 1 --microbatch 1 -s none -r none --tp 2 --sequence-parallel on --expert-parallel 8 --expert-tensor-parallel 1 --zero 3 --runtime torchtitan -q -o plan.yaml --emit torchtitan --emit-output t.toml && cat t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml
