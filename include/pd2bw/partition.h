@@ -27,6 +27,11 @@ struct part_ws {
 	int pruned;       /* the last PART_TIME solve left out a partition
 			     for its bound alone (0: it is the unbounded
 			     solve's, to the bit) */
+	int no_greedy;    /* set: solve without the greedy upper bound
+			     (the same answers, slower; tests compare) */
+	struct part_stage *stg; /* [d] per-stage constants */
+	int *iscr;        /* [3 d] the greedy partition, its band */
+	size_t stg_alloc;
 };
 
 void part_ws_release(struct part_ws *ws);
