@@ -49,6 +49,13 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 	struct sim_op *o;
 	int mb = st->mb;
 
+	/* the search re-scores many long runs and needs only when the last
+	 * operation ends (the same maximum sim_run() takes over ops) */
+	if (r->cfg->times_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		return;
+	}
 	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
 	o = &s->ops[s->nops++];
 	o->kind = kind;
@@ -140,8 +147,6 @@ build_orders(struct run *r)
 	int s, i, w, M = r->M;
 
 	for (s = 0; s < r->d; s++) {
-		r->order[s] = xcalloc((size_t)3 * M * r->v,
-				      sizeof(struct step));
 		if (r->v > 1) {
 			build_interleaved(r, s);
 			continue;
@@ -394,9 +399,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 {
 	struct sim_cfg c = *cfg;
 	struct run r;
-	size_t n;
+	size_t n, nst, ndb, bytes;
 	int s, done, progress, ret = -1, P;
-	double busy = 0;
+	double busy = 0, *buf, *own = NULL;
+	struct step *steps;
 
 	memset(sm, 0, sizeof(*sm));
 	memset(&r, 0, sizeof(r));
@@ -425,12 +431,30 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	n = (size_t)r.V * r.M;
-	r.act = xmalloc(n * sizeof(double));
-	r.grad = xmalloc(n * sizeof(double));
+	/* One block: act, grad, ar_end, then each stage's order (at most 3
+	 * steps per chunk and microbatch: forward, recomputation,
+	 * backward), cfg->mem's when there is one. */
+	ndb = 2 * (size_t)r.V * r.M + (size_t)c.d * c.iters;
+	nst = (size_t)3 * r.M * r.v;
+	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
+	if (c.mem) {
+		if (c.mem->alloc < bytes) {
+			free(c.mem->buf);
+			c.mem->buf = xmalloc(bytes);
+			c.mem->alloc = bytes;
+		}
+		buf = c.mem->buf;
+	} else {
+		buf = own = xmalloc(bytes);
+	}
+	r.act = buf;
+	r.grad = r.act + (size_t)r.V * r.M;
+	r.ar_end = r.grad + (size_t)r.V * r.M;
+	steps = (struct step *)(buf + ndb);
+	for (s = 0; s < c.d; s++)
+		r.order[s] = steps + (size_t)s * nst;
 	for (n = 0; n < (size_t)r.V * r.M; n++)
 		r.act[n] = r.grad[n] = -1;
-	r.ar_end = xmalloc((size_t)c.d * c.iters * sizeof(double));
 	for (n = 0; n < (size_t)c.d * c.iters; n++)
 		r.ar_end[n] = -1;
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
@@ -488,20 +512,24 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		sm->iter_ms > 0 ? fmax(0, 1 - busy / (c.d * sm->iter_ms)) : 0;
 	ret = 0;
 out:
-	for (s = 0; s < c.d; s++)
-		free(r.order[s]);
 	free(r.order);
 	free(r.len);
 	free(r.pos);
 	free(r.warm);
-	free(r.act);
-	free(r.grad);
-	free(r.ar_end);
+	free(own);
 	free(r.stage_free);
 	free(r.link_fwd);
 	free(r.link_bwd);
 	free(r.ar_free);
 	return ret;
+}
+
+void
+sim_mem_release(struct sim_mem *m)
+{
+	free(m->buf);
+	m->buf = NULL;
+	m->alloc = 0;
 }
 
 void
