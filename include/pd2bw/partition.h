@@ -53,6 +53,15 @@ void part_ws_release(struct part_ws *ws);
  * when no partition qualifies.  Ties go to the partition whose later
  * stages start later (deterministic).
  */
+/*
+ * Whether part_solve(PART_TIME, bound) finds a partition at all (INFINITY
+ * otherwise): some partition has every stage computing less than bound
+ * (INFINITY: any) within o->cap_bytes.  Needs no links: the search asks
+ * it before working them out.  Returns 1 or 0.
+ */
+int part_fits(const struct chain *c, const struct cost_opts *o,
+	      const struct cost_cfg *g, double bound);
+
 double part_solve(struct part_ws *ws, const struct chain *c,
 		  const struct cost_opts *o, const struct cost_cfg *g,
 		  const struct place_links *l, enum part_mode mode,

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
@@ -371,6 +372,23 @@ fits(const struct part_run *pr, double limit)
 		a = e;
 	}
 	return a == L;
+}
+
+int
+part_fits(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, double bound)
+{
+	struct part_run pr;
+
+	if (g->d < 1 || g->d > c->L)
+		return 0;
+	memset(&pr, 0, sizeof(pr));
+	pr.c = c;
+	pr.o = o;
+	pr.g = g;
+	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	cost_mem_init(&pr.mem0, o, g);
+	return fits(&pr, bound);
 }
 
 /*

@@ -397,13 +397,18 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
 		else if (g.sched != PLAN_NONE)
 			tb = bound / (g.m + (double)(g.d - 1) / g.v);
 	}
+	/* Most candidates the bound cuts have no partition left under it:
+	 * part_solve() would say INFINITY; say it before the links, which
+	 * take O(w d t) to work out on a large cluster. */
+	if (!x->so->uniform && !part_fits(x->c, o, &g, tb))
+		return INFINITY;
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
 		if (uniform_split(x->c, g.d, g.v, x->first))
 			return INFINITY;

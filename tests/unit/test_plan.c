@@ -498,9 +498,9 @@ test_partition_bound(void)
  * (layer times on a coarse grid half the time, for ties), under every
  * schedule, ZeRO stage and memory cap, into up to 40 stages, the answer
  * with it is the plain programme's bit for bit, partition included.
- * Under a bound it is INFINITY exactly when the plain one is, the plain
- * one's answer below the bound, and above it either that or the
- * unbounded optimum.
+ * Under a bound it is INFINITY exactly when the plain one is (and
+ * part_fits() says so), the plain one's answer below the bound, and
+ * above it either that or the unbounded optimum.
  */
 static void
 test_partition_greedy(void)
@@ -551,7 +551,7 @@ test_partition_greedy(void)
 		memset(&g, 0, sizeof(g));
 		g.sched = (int)(urand() * 3);
 		g.w = 1 + (int)(urand() * 3);
-		g.d = 3 + (int)(urand() * ((L < 40 ? L : 40) - 2));
+		g.d = 1 + (int)(urand() * (L < 40 ? L : 40));
 		g.b = 1;
 		g.m = g.d + (int)(urand() * 4);
 		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
@@ -595,6 +595,8 @@ test_partition_greedy(void)
 								     sizeof(int))) ||
 				     (u == v && !memcmp(f3, first,
 							g.d * sizeof(int)));
+			/* part_fits() says which without solving */
+			ok &= part_fits(&c, &o, &g, b) == !isinf(w);
 			checks++;
 			agree += ok;
 			if (!ok)
