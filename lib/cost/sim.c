@@ -438,10 +438,15 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	nst = (size_t)3 * r.M * r.v;
 	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
 	if (c.mem) {
+		/* Grown by half at least: a long run's probe and main
+		 * run differ by one group of microbatches (a fresh block
+		 * is fresh pages, each one faulted in). */
 		if (c.mem->alloc < bytes) {
+			size_t want = c.mem->alloc + c.mem->alloc / 2;
+
 			free(c.mem->buf);
-			c.mem->buf = xmalloc(bytes);
-			c.mem->alloc = bytes;
+			c.mem->alloc = want > bytes ? want : bytes;
+			c.mem->buf = xmalloc(c.mem->alloc);
 		}
 		buf = c.mem->buf;
 	} else {

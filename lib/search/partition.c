@@ -401,7 +401,7 @@ static double
 greedy_bound(const struct part_run *pr, double limit, int *first)
 {
 	double lo = pr->pre[pr->c->L] / pr->g->d, hi = INFINITY, best = INFINITY;
-	double step = 1.0 / 64, T;
+	double step = 1.0 / 4, T;
 	int i;
 
 	/* widen until a greedy partition is found */
@@ -421,10 +421,10 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 		lo = T;
 		if (!(T < limit) || step > 1e6)
 			return best < limit ? best : INFINITY;
-		step *= 4;
+		step *= 2;
 	}
 	/* then narrow down between lo (no partition) and hi */
-	for (i = 0; i < 8 && hi - lo > 1e-4 * hi; i++) {
+	for (i = 0; i < 4 && hi - lo > 1e-4 * hi; i++) {
 		double v;
 
 		T = lo + (hi - lo) / 2;
