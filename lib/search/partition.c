@@ -110,7 +110,8 @@ stages_init(struct part_ws *ws, const struct chain *c,
 		ps->tp_coef = ps->tp_lat = ps->are_coef = ps->are_lat = 0;
 		ps->out_gb_s = ps->out_lat_us = 0;
 		if (s > 0) {
-			ps->in_coef = 2.0 * g->v * inv_t / (l->in_gb_s[s] * 1e6);
+			ps->in_coef = 2.0 * g->v * inv_t /
+				      (l->in_gb_s[s] * 1e6);
 			ps->in_lat = 2.0 * g->v * l->in_lat_us[s] * 1e-3;
 		}
 		if (s < d - 1) {
@@ -400,7 +401,8 @@ part_fits(const struct chain *c, const struct cost_opts *o,
 static double
 greedy_bound(const struct part_run *pr, double limit, int *first)
 {
-	double lo = pr->pre[pr->c->L] / pr->g->d, hi = INFINITY, best = INFINITY;
+	double lo = pr->pre[pr->c->L] / pr->g->d, hi = INFINITY;
+	double best = INFINITY;
 	double step = 1.0 / 4, T;
 	int i;
 
@@ -505,7 +507,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		u = greedy_bound(&pr, INFINITY, ws->iscr);
 
 		if (isfinite(u) &&
-		    band(&pr, u * (1 + 1e-9), ws->iscr + d, ws->iscr + 2 * d) == 0) {
+		    band(&pr, u * (1 + 1e-9), ws->iscr + d, ws->iscr + 2 * d) ==
+			    0) {
 			/* a hair above: every term of a stage's cost the
 			 * programme sums in the same order, the hair is for
 			 * safety alone */

@@ -581,6 +581,7 @@ test_partition_greedy(void)
 						    0.5 };
 			int f3[128], f4[128], ok;
 			double b = v * f[i], u, w;
+			size_t n = g.d * sizeof(int);
 
 			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME, b, f3);
 			w = part_solve(&plain, &c, &o, &g, &l, PART_TIME, b,
@@ -588,13 +589,10 @@ test_partition_greedy(void)
 			if (isinf(w))
 				ok = isinf(u);
 			else if (w < b)
-				ok = u == w && !memcmp(f3, f4, g.d *
-								      sizeof(int));
+				ok = u == w && !memcmp(f3, f4, n);
 			else
-				ok = (u == w && !memcmp(f3, f4, g.d *
-								     sizeof(int))) ||
-				     (u == v && !memcmp(f3, first,
-							g.d * sizeof(int)));
+				ok = (u == w && !memcmp(f3, f4, n)) ||
+				     (u == v && !memcmp(f3, first, n));
 			/* part_fits() says which without solving */
 			ok &= part_fits(&c, &o, &g, b) == !isinf(w);
 			checks++;
