@@ -550,6 +550,16 @@ double cost_simulate(const struct chain *c, const struct plan_stage *st,
 		     const struct cost_cfg *g, struct sim *sm,
 		     struct plan_terms *terms);
 
+struct sim_mem;
+/*
+ * cost_simulate()'s iteration time alone, bit for bit, without keeping
+ * the operations, in mem's scratch space kept between calls (NULL: its
+ * own): the search re-scores its best with it.  Returns ms, or -1 on
+ * error.
+ */
+double cost_simulate_time(const struct chain *c, const struct plan_stage *st,
+			  const struct cost_cfg *g, struct sim_mem *mem);
+
 /*
  * The configuration plan p (made from chain c) runs: its shape, the index
  * of its microbatch in c, and its runtime, parsed from the plan into rt

@@ -1,7 +1,8 @@
 /*
  * partition.h - exact contiguous partition of the layer chain into d
  * stages, minimising the slowest stage (or the largest stage memory) by
- * dynamic programming over (stage, last layer).
+ * dynamic programming over (stage, last layer), in PART_TIME only over
+ * the states a greedy partition's cost leaves (the same answer).
  */
 #ifndef PD2BW_PARTITION_H
 #define PD2BW_PARTITION_H
@@ -27,6 +28,11 @@ struct part_ws {
 	int pruned;       /* the last PART_TIME solve left out a partition
 			     for its bound alone (0: it is the unbounded
 			     solve's, to the bit) */
+	int no_greedy;    /* set: solve without the greedy upper bound
+			     (the same answers, slower; tests compare) */
+	struct part_stage *stg; /* [d] per-stage constants */
+	int *iscr;        /* [3 d] the greedy partition, its band */
+	size_t stg_alloc;
 };
 
 void part_ws_release(struct part_ws *ws);
@@ -42,8 +48,9 @@ void part_ws_release(struct part_ws *ws);
  * INFINITY otherwise.  In PART_TIME it forbids stages whose compute
  * (forward, backward, recomputation: a lower bound of the cost) is at or
  * above it: the result is the unbounded one when that is below bound,
- * else INFINITY or the best of the partitions left (at or above bound,
- * and no better than the unbounded one).  On success fills first[0..d)
+ * else INFINITY when no partition is left (part_fits()), else one at or
+ * above bound and no better than the unbounded one: the best of those
+ * left, or (ws->pruned 0) the unbounded one.  On success fills first[0..d)
  * with each stage's first layer and returns the optimum; returns INFINITY
  * when no partition qualifies.  Ties go to the partition whose later
  * stages start later (deterministic).
@@ -52,5 +59,14 @@ double part_solve(struct part_ws *ws, const struct chain *c,
 		  const struct cost_opts *o, const struct cost_cfg *g,
 		  const struct place_links *l, enum part_mode mode,
 		  double bound, int *first);
+
+/*
+ * Whether part_solve(PART_TIME, bound) finds a partition at all (INFINITY
+ * otherwise): some partition has every stage computing less than bound
+ * (INFINITY: any) within o->cap_bytes.  Needs no links: the search asks
+ * it before working them out.  Returns 1 or 0.
+ */
+int part_fits(const struct chain *c, const struct cost_opts *o,
+	      const struct cost_cfg *g, double bound);
 
 #endif

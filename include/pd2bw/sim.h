@@ -99,8 +99,23 @@ struct sim_cfg {
 	int sync;      /* flush, gpipe, none: enum runtime_sync (only
 			  RUNTIME_SYNC_LAST_BWD differs from "after") */
 	int gather_overlap; /* the all-gather hides behind one forward */
+	int times_only; /* keep no operations (ops stays NULL): the times
+			   and peaks alone, the same, without the memory */
+	struct sim_mem *mem; /* scratch kept between runs, or NULL */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };
+
+/*
+ * Scratch space sim_run() may keep from one run to the next (a search
+ * simulating many long runs then touches no fresh memory each time):
+ * zero-initialise, free with sim_mem_release().
+ */
+struct sim_mem {
+	void *buf;
+	size_t alloc;
+};
+
+void sim_mem_release(struct sim_mem *m);
 
 struct sim_op {
 	int kind;      /* enum sim_kind */
@@ -139,7 +154,7 @@ struct sim {
  */
 int sim_run(struct sim *s, const struct sim_cfg *cfg);
 
-/* Free what sim_run allocated; safe after a failed run. */
+/* Free what sim_run allocated (not cfg->mem); safe after a failed run. */
 void sim_release(struct sim *s);
 
 /*

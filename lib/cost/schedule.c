@@ -173,10 +173,10 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 	return iter;
 }
 
-double
-cost_simulate(const struct chain *c, const struct plan_stage *st,
-	      const struct cost_cfg *g, struct sim *sm,
-	      struct plan_terms *terms)
+static double
+simulate(const struct chain *c, const struct plan_stage *st,
+	 const struct cost_cfg *g, struct sim *sm, struct plan_terms *terms,
+	 int times_only, struct sim_mem *mem)
 {
 	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
 	struct sim_cfg cfg;
@@ -227,6 +227,8 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 	cfg.st = in;
 	cfg.sync = sync_of(g);
 	cfg.gather_overlap = gather_overlap(g);
+	cfg.times_only = times_only;
+	cfg.mem = mem;
 	/* enough iterations for 2BW's steady state, fewer when long */
 	cfg.iters = (double)g->m * g->d * g->v > 20000 ? 4 : 8;
 	/*
@@ -285,6 +287,27 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 out:
 	free(in);
 	return ret;
+}
+
+double
+cost_simulate(const struct chain *c, const struct plan_stage *st,
+	      const struct cost_cfg *g, struct sim *sm,
+	      struct plan_terms *terms)
+{
+	return simulate(c, st, g, sm, terms, 0, NULL);
+}
+
+double
+cost_simulate_time(const struct chain *c, const struct plan_stage *st,
+		   const struct cost_cfg *g, struct sim_mem *mem)
+{
+	struct sim sm;
+	double t;
+
+	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
+	t = simulate(c, st, g, &sm, NULL, 1, mem);
+	sim_release(&sm);
+	return t;
 }
 
 int

@@ -30,7 +30,7 @@ struct run {
 	const struct sim_cfg *cfg;
 	int d, m, M;           /* M: microbatches over all iterations */
 	int v, V;              /* chunks per GPU; V = v d virtual stages */
-	struct step **order;   /* [d][len[s]] */
+	struct step **order;   /* [d][len[s]], interleaved only (step_at()) */
 	int *len, *pos, *warm;
 	double *act;           /* [u*M + i]: activation i at virtual stage u */
 	double *grad;          /* [u*M + i]: gradient i at virtual stage u */
@@ -49,6 +49,13 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 	struct sim_op *o;
 	int mb = st->mb;
 
+	/* the search re-scores many long runs and needs only when the last
+	 * operation ends (the same maximum sim_run() takes over ops) */
+	if (r->cfg->times_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		return;
+	}
 	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
 	o = &s->ops[s->nops++];
 	o->kind = kind;
@@ -70,12 +77,6 @@ add_chunk_step(struct run *r, int s, int kind, int mb, int chunk)
 	st->chunk = chunk;
 }
 
-static void
-add_step(struct run *r, int s, int kind, int mb)
-{
-	add_chunk_step(r, s, kind, mb, 0);
-}
-
 /* A backward, preceded by its recomputation when there is one. */
 static void
 add_chunk_backward(struct run *r, int s, int mb, int chunk)
@@ -83,12 +84,6 @@ add_chunk_backward(struct run *r, int s, int mb, int chunk)
 	if (r->cfg->st[s].rc_ms > 0)
 		add_chunk_step(r, s, SIM_RC, mb, chunk);
 	add_chunk_step(r, s, SIM_BWD, mb, chunk);
-}
-
-static void
-add_backward(struct run *r, int s, int mb)
-{
-	add_chunk_backward(r, s, mb, 0);
 }
 
 /*
@@ -133,45 +128,106 @@ build_interleaved(struct run *r, int s)
 	free(tab);
 }
 
-/* Fill each stage's operation order for the schedule. */
+/*
+ * Fill each stage's operation order for the schedule: interleaved ones
+ * into r->order, the others (long runs: thousands of microbatches on
+ * tens of stages) only their lengths and warm-ups, step_at() working out
+ * each step as the list would hold it:
+ *   none:  F(i) [R(i)] B(i) for each i;
+ *   gpipe: F(0..M-1), then [R(i)] B(i) for each i;
+ *   1F1B (flush, and 2bw over all iterations): F(0..w-1), then
+ *          F(w+i) [R(i)] B(i) for i < M - w, then [R(i)] B(i) for the
+ *          last w, w = min(d - s - 1, M).
+ */
 static void
 build_orders(struct run *r)
 {
-	int s, i, w, M = r->M;
+	int s, M = r->M;
 
 	for (s = 0; s < r->d; s++) {
-		r->order[s] = xcalloc((size_t)3 * M * r->v,
-				      sizeof(struct step));
+		int rc = r->cfg->st[s].rc_ms > 0, w;
+
 		if (r->v > 1) {
 			build_interleaved(r, s);
 			continue;
 		}
 		switch (r->cfg->sched) {
 		case PLAN_NONE:
-			for (i = 0; i < M; i++) {
-				add_step(r, s, SIM_FWD, i);
-				add_backward(r, s, i);
-			}
+			r->len[s] = M * (2 + rc);
 			break;
 		case PLAN_GPIPE:
-			for (i = 0; i < M; i++)
-				add_step(r, s, SIM_FWD, i);
-			for (i = 0; i < M; i++)
-				add_backward(r, s, i);
+			r->len[s] = M + M * (1 + rc);
 			break;
-		default: /* 1F1B: flush, and 2bw over all iterations */
+		default:
 			w = r->d - s - 1 < M ? r->d - s - 1 : M;
 			r->warm[s] = w;
-			for (i = 0; i < w; i++)
-				add_step(r, s, SIM_FWD, i);
-			for (i = 0; i < M - w; i++) {
-				add_step(r, s, SIM_FWD, w + i);
-				add_backward(r, s, i);
-			}
-			for (i = M - w; i < M; i++)
-				add_backward(r, s, i);
+			r->len[s] = w + (M - w) * (2 + rc) + w * (1 + rc);
 			break;
 		}
+	}
+}
+
+/* A backward step of microbatch i: j = 0 its recomputation when rc. */
+static void
+back_step(int rc, int j, int i, struct step *st)
+{
+	st->kind = rc && j == 0 ? SIM_RC : SIM_BWD;
+	st->mb = i;
+	st->chunk = 0;
+}
+
+/* Step n of stage s's order (see build_orders()) into *st. */
+static void
+step_at(const struct run *r, int s, int n, struct step *st)
+{
+	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w;
+
+	if (r->v > 1) {
+		*st = r->order[s][n];
+		return;
+	}
+	switch (r->cfg->sched) {
+	case PLAN_NONE:
+		if (n % k == 0) {
+			st->kind = SIM_FWD;
+			st->mb = n / k;
+			st->chunk = 0;
+		} else {
+			back_step(rc, n % k - 1, n / k, st);
+		}
+		return;
+	case PLAN_GPIPE:
+		if (n < r->M) {
+			st->kind = SIM_FWD;
+			st->mb = n;
+			st->chunk = 0;
+		} else {
+			n -= r->M;
+			back_step(rc, n % (k - 1), n / (k - 1), st);
+		}
+		return;
+	default:
+		w = r->warm[s];
+		if (n < w) {
+			st->kind = SIM_FWD;
+			st->mb = n;
+			st->chunk = 0;
+			return;
+		}
+		n -= w;
+		if (n < (r->M - w) * k) {
+			if (n % k == 0) {
+				st->kind = SIM_FWD;
+				st->mb = w + n / k;
+				st->chunk = 0;
+			} else {
+				back_step(rc, n % k - 1, n / k, st);
+			}
+			return;
+		}
+		n -= (r->M - w) * k;
+		back_step(rc, n % (k - 1), r->M - w + n / (k - 1), st);
+		return;
 	}
 }
 
@@ -317,7 +373,9 @@ stage_peaks(struct sim *sm, const struct run *r, int s)
 	int n, cur = 0, cnt = 0, nch = 0, v, held;
 
 	for (n = 0; n < r->len[s]; n++) {
-		const struct step *st = &r->order[s][n];
+		struct step step, *st = &step;
+
+		step_at(r, s, n, &step);
 
 		if (st->kind == SIM_FWD) {
 			if (chunks[st->mb]++ == 0) {
@@ -394,9 +452,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 {
 	struct sim_cfg c = *cfg;
 	struct run r;
-	size_t n;
+	size_t n, nst, ndb, bytes;
 	int s, done, progress, ret = -1, P;
-	double busy = 0;
+	double busy = 0, *buf, *own = NULL;
+	struct step *steps;
 
 	memset(sm, 0, sizeof(*sm));
 	memset(&r, 0, sizeof(r));
@@ -425,12 +484,35 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	n = (size_t)r.V * r.M;
-	r.act = xmalloc(n * sizeof(double));
-	r.grad = xmalloc(n * sizeof(double));
+	/* One block: act, grad, ar_end, then each stage's order (at most 3
+	 * steps per chunk and microbatch: forward, recomputation,
+	 * backward), cfg->mem's when there is one. */
+	ndb = 2 * (size_t)r.V * r.M + (size_t)c.d * c.iters;
+	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
+	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
+	if (c.mem) {
+		/* Grown by half at least: a long run's probe and main
+		 * run differ by one group of microbatches (a fresh block
+		 * is fresh pages, each one faulted in). */
+		if (c.mem->alloc < bytes) {
+			size_t want = c.mem->alloc + c.mem->alloc / 2;
+
+			free(c.mem->buf);
+			c.mem->alloc = want > bytes ? want : bytes;
+			c.mem->buf = xmalloc(c.mem->alloc);
+		}
+		buf = c.mem->buf;
+	} else {
+		buf = own = xmalloc(bytes);
+	}
+	r.act = buf;
+	r.grad = r.act + (size_t)r.V * r.M;
+	r.ar_end = r.grad + (size_t)r.V * r.M;
+	steps = (struct step *)(buf + ndb);
+	for (s = 0; s < c.d; s++)
+		r.order[s] = steps + (size_t)s * nst;
 	for (n = 0; n < (size_t)r.V * r.M; n++)
 		r.act[n] = r.grad[n] = -1;
-	r.ar_end = xmalloc((size_t)c.d * c.iters * sizeof(double));
 	for (n = 0; n < (size_t)c.d * c.iters; n++)
 		r.ar_end[n] = -1;
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
@@ -446,8 +528,11 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		done = 1;
 		for (s = 0; s < c.d; s++) {
 			while (r.pos[s] < r.len[s]) {
-				const struct step *st = &r.order[s][r.pos[s]];
-				double t = ready_at(&r, s, st);
+				struct step step, *st = &step;
+				double t;
+
+				step_at(&r, s, r.pos[s], &step);
+				t = ready_at(&r, s, st);
 
 				if (t < 0)
 					break;
@@ -488,20 +573,24 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		sm->iter_ms > 0 ? fmax(0, 1 - busy / (c.d * sm->iter_ms)) : 0;
 	ret = 0;
 out:
-	for (s = 0; s < c.d; s++)
-		free(r.order[s]);
 	free(r.order);
 	free(r.len);
 	free(r.pos);
 	free(r.warm);
-	free(r.act);
-	free(r.grad);
-	free(r.ar_end);
+	free(own);
 	free(r.stage_free);
 	free(r.link_fwd);
 	free(r.link_bwd);
 	free(r.ar_free);
 	return ret;
+}
+
+void
+sim_mem_release(struct sim_mem *m)
+{
+	free(m->buf);
+	m->buf = NULL;
+	m->alloc = 0;
 }
 
 void

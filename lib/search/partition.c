@@ -5,13 +5,44 @@
  * at layer e.  Stage s = [a, e] is grown downwards from a = e, so its
  * compute time and memory only increase: the scan stops as soon as either
  * makes the stage unable to improve on the best found (or on the bound).
+ *
+ * In PART_TIME a greedy partition comes first (each stage as long as a
+ * threshold on its cost allows, the threshold found by bisection): its
+ * cost U is an upper bound of the optimum, so the dynamic programme only
+ * needs the states whose cost can be U or less.  Those it keeps exactly,
+ * ties included, and the optimum is one of them: the answer is the plain
+ * programme's to the bit, found in a narrow band of (stage, last layer).
  */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
+
+/* One stage's constants: the terms of cost_p2p() and cost_allreduce(). */
+struct part_stage {
+	double in_coef, in_lat, ar_coef, ar_lat;
+	double tp_coef, tp_lat, are_coef, are_lat;
+	double out_gb_s, out_lat_us; /* the link to stage s + 1 */
+	double lat;                  /* the transfers' latencies in and out */
+	const double *cpre;          /* [L + 1] per-layer terms summed, or
+					NULL when there are none */
+	long cpre_off;
+};
+
+/* What every stage of one solve shares. */
+struct part_run {
+	const struct chain *c;
+	const struct cost_opts *o;
+	const struct cost_cfg *g;
+	const double *out, *pre, *tpn, *tpx;
+	const struct part_stage *ps;
+	struct cost_mem mem0; /* the configuration's constants */
+	double inv_t;
+	int add_ar;
+};
 
 void
 part_ws_release(struct part_ws *ws)
@@ -19,11 +50,16 @@ part_ws_release(struct part_ws *ws)
 	free(ws->dp);
 	free(ws->arg);
 	free(ws->cpre);
+	free(ws->stg);
+	free(ws->iscr);
 	ws->cpre = NULL;
 	ws->cpre_alloc = 0;
 	ws->dp = NULL;
 	ws->arg = NULL;
 	ws->alloc = 0;
+	ws->stg = NULL;
+	ws->iscr = NULL;
+	ws->stg_alloc = 0;
 }
 
 /*
@@ -44,57 +80,51 @@ dp_wire(const struct cost_opts *o, const struct cost_cfg *g,
 		       : 2 * wf * by->grad;
 }
 
-double
-part_solve(struct part_ws *ws, const struct chain *c,
-	   const struct cost_opts *o, const struct cost_cfg *g,
-	   const struct place_links *l, enum part_mode mode, double bound,
-	   int *first)
+/*
+ * Fill ws->stg[0..d) for g: the terms of cost_p2p() and cost_allreduce()
+ * hoisted, and cost_cp() + cost_ep() + FSDP's share summed layer by layer
+ * once per link rate (a stage whose rates sum as the previous one's takes
+ * its sums).
+ */
+static void
+stages_init(struct part_ws *ws, const struct chain *c,
+	    const struct cost_opts *o, const struct cost_cfg *g,
+	    const struct place_links *l)
 {
-	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
-	size_t need = (size_t)d * L;
+	int L = c->L, d = g->d, s, a;
+	int nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
+	double inv_t = 1.0 / g->t, cp_bw = -1;
+	long off = -1, used = 0;
 	struct cost_bytes by;
-	struct cost_mem mem0, mem;
-	struct plan_stage scratch;
-	const double *out = c->out + (size_t)k * L;
-	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (L + 1);
-	const double *tpn = c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (L + 1);
-	const double *tpx = c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (L + 1);
-	double inv_t = 1.0 / g->t;
-	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
-	double limit = bound;
-	int timed = mode == PART_TIME && isfinite(bound);
-	double *dp;
-	int *arg, nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
-	double cp_bw = -1;
-	const double *cpre = NULL;
 
-	ws->pruned = 0;
-	if (d < 1 || d > L)
-		return INFINITY;
 	cost_bytes(o, g, &by);
-	cost_mem_init(&mem0, o, g);
-	if (need > ws->alloc) {
-		ws->dp = xrealloc(ws->dp, need * sizeof(double));
-		ws->arg = xrealloc(ws->arg, need * sizeof(int));
-		ws->alloc = need;
+	if ((size_t)d > ws->stg_alloc) {
+		ws->stg = xrealloc(ws->stg, (size_t)d * sizeof(*ws->stg));
+		ws->iscr = xrealloc(ws->iscr, 3 * (size_t)d * sizeof(int));
+		ws->stg_alloc = d;
 	}
-	dp = ws->dp;
-	arg = ws->arg;
 	for (s = 0; s < d; s++) {
-		int elo = s, ehi = L - d + s, any = 0;
-		/* The terms of cost_p2p() and cost_allreduce(), hoisted. */
-		double in_coef = 0, in_lat = 0, ar_coef = 0, ar_lat = 0;
-		double tp_coef = 0, tp_lat = 0, are_coef = 0, are_lat = 0;
-		double *row = dp + (size_t)s * L;
+		struct part_stage *ps = &ws->stg[s];
 
+		ps->in_coef = ps->in_lat = ps->ar_coef = ps->ar_lat = 0;
+		ps->tp_coef = ps->tp_lat = ps->are_coef = ps->are_lat = 0;
+		ps->out_gb_s = ps->out_lat_us = 0;
 		if (s > 0) {
-			in_coef = 2.0 * g->v * inv_t / (l->in_gb_s[s] * 1e6);
-			in_lat = 2.0 * g->v * l->in_lat_us[s] * 1e-3;
+			ps->in_coef = 2.0 * g->v * inv_t /
+				      (l->in_gb_s[s] * 1e6);
+			ps->in_lat = 2.0 * g->v * l->in_lat_us[s] * 1e-3;
 		}
+		if (s < d - 1) {
+			ps->out_gb_s = l->in_gb_s[s + 1];
+			ps->out_lat_us = l->in_lat_us[s + 1];
+		}
+		ps->lat = ps->in_lat + (s < d - 1 ? 2.0 * g->v *
+						    ps->out_lat_us * 1e-3
+						  : 0);
 		if (g->t > 1) {
-			tp_coef = 2.0 * (g->t - 1) / g->t /
-				  (l->tp_gb_s[s] * 1e6);
-			tp_lat = l->tp_lat_us[s] * 1e-3;
+			ps->tp_coef = 2.0 * (g->t - 1) / g->t /
+				      (l->tp_gb_s[s] * 1e6);
+			ps->tp_lat = l->tp_lat_us[s] * 1e-3;
 		}
 		if (nr > 1) {
 			double wf = (nr - 1.0) / nr, wire;
@@ -111,31 +141,35 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * the gradients, or their reduce-scatter plus the
 			 * 16-bit weights' all-gather */
 			wire = dp_wire(o, g, &by, wf);
-			ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
-			ar_lat = 2.0 * (nr - 1) * lt * 1e-3 / cost_ar_div(g);
+			ps->ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
+			ps->ar_lat = 2.0 * (nr - 1) * lt * 1e-3 /
+				     cost_ar_div(g);
 			/* the routed experts' buffer, over nr / ne ranks */
 			if (ne > 1 && cost_edp(g) > 1) {
 				int n2 = cost_edp(g);
 
 				wf = (n2 - 1.0) / n2;
 				wire = dp_wire(o, g, &by, wf);
-				are_coef = wire / (bw * 1e6) / cost_ar_div(g);
-				are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /
-					  cost_ar_div(g);
+				ps->are_coef = wire / (bw * 1e6) /
+					       cost_ar_div(g);
+				ps->are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /
+					      cost_ar_div(g);
 			}
 		}
-		/* cost_ep() layer by layer, with cost_cp() below */
-		/* cost_cp() layer by layer, summed once per link rate */
+		/* cost_cp() and cost_ep() layer by layer, summed once per
+		 * link rate */
 		if ((g->c > 1 || ne > 1 || g->zero >= 2) &&
 		    l->cp_gb_s[s] + l->ep_gb_s[s] + l->ring_gb_s[s] != cp_bw) {
 			double *p;
 
-			if ((size_t)L + 1 > ws->cpre_alloc) {
-				ws->cpre = xrealloc(ws->cpre, ((size_t)L + 1) *
+			if ((size_t)(used + L + 1) > ws->cpre_alloc) {
+				ws->cpre_alloc = 2 * (size_t)(used + L + 1);
+				ws->cpre = xrealloc(ws->cpre, ws->cpre_alloc *
 							      sizeof(double));
-				ws->cpre_alloc = (size_t)L + 1;
 			}
-			p = ws->cpre;
+			off = used;
+			used += L + 1;
+			p = ws->cpre + off;
 			p[0] = 0;
 			for (a = 0; a < L; a++)
 				/* FSDP's steady share per layer, a lower
@@ -143,12 +177,363 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				p[a + 1] = p[a] + cost_cp(c, g, l, s, a, a) +
 					   cost_ep(c, g, l, s, a, a) +
 					   cost_fsdp_layer(c, o, g, l, s, a);
-			cpre = p;
 			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s] +
 				l->ring_gb_s[s];
 		}
+		ps->cpre_off = off;
+	}
+	/* the sums are all there: ws->cpre moves no more */
+	for (s = 0; s < d; s++)
+		ws->stg[s].cpre = ws->stg[s].cpre_off >= 0
+					  ? ws->cpre + ws->stg[s].cpre_off
+					  : NULL;
+}
+
+/*
+ * The greedy partition under threshold T: each stage in turn takes the
+ * most layers whose cost stays at or under T (one left for each stage
+ * after it).  Returns its cost (the slowest stage's, as the dynamic
+ * programme works it out) with first[0..d), or INFINITY when it finds
+ * none.  A heuristic: stage costs are not monotone in the last layer (the
+ * transfer out depends on it), so it may miss a partition under T.
+ */
+static double
+greedy(const struct part_run *pr, double T, int *first)
+{
+	const struct chain *c = pr->c;
+	const struct cost_cfg *g = pr->g;
+	int L = c->L, d = g->d, s, a = 0, e;
+	double worst = 0;
+
+	for (s = 0; s < d; s++) {
+		const struct part_stage *ps = &pr->ps[s];
+		struct cost_mem mem = pr->mem0;
+		struct plan_stage scratch;
+		double bestv = INFINITY;
+		int beste = -1, ehi = s == d - 1 ? L - 1 : L - d + s;
+
+		cost_mem_stage(&mem, g, s);
+		for (e = a; e <= ehi; e++) {
+			double t, ar, v, out_t = 0;
+
+			cost_mem_add(&mem, c, g->k, e, g->r);
+			t = pr->pre[e + 1] - pr->pre[a];
+			if (t > T ||
+			    (double)cost_mem_bytes(&mem, &scratch) >
+				    pr->o->cap_bytes)
+				break;
+			if (s < d - 1)
+				out_t = 2.0 * g->v *
+					cost_xfer_ms(pr->out[e] * pr->inv_t,
+						     ps->out_gb_s,
+						     ps->out_lat_us);
+			t += out_t;
+			if (g->t > 1)
+				t += ps->tp_coef * (pr->tpx[e + 1] -
+						    pr->tpx[a]) +
+				     ps->tp_lat * (pr->tpn[e + 1] - pr->tpn[a]);
+			if (ps->cpre)
+				t += ps->cpre[e + 1] - ps->cpre[a];
+			ar = (double)(mem.params - mem.eparams) * ps->ar_coef +
+			     ps->ar_lat;
+			if (mem.eparams)
+				ar += (double)mem.eparams * ps->are_coef +
+				      ps->are_lat;
+			if (s > 0)
+				t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
+			v = pr->add_ar ? t + ar : t > ar ? t : ar;
+			if (v <= T) {
+				bestv = v;
+				beste = e;
+			}
+		}
+		if (beste < 0 || (s == d - 1 && beste != L - 1))
+			return INFINITY;
+		if (bestv > worst)
+			worst = bestv;
+		first[s] = a;
+		a = beste + 1;
+	}
+	return worst;
+}
+
+/*
+ * A lower bound of stage s = [a, e]'s cost that only grows with the stage
+ * (the transfers in and out, which depend on the layers at its ends, count
+ * their latencies alone).
+ */
+static double
+stage_lb(const struct part_run *pr, int s, int a, int e)
+{
+	const struct chain *c = pr->c;
+	const struct part_stage *ps = &pr->ps[s];
+	int64_t params = c->pre_params[e + 1] - c->pre_params[a];
+	int64_t eparams = c->pre_eparams ? c->pre_eparams[e + 1] -
+						   c->pre_eparams[a]
+					 : 0;
+	double t = pr->pre[e + 1] - pr->pre[a] + ps->lat, ar;
+
+	if (pr->g->t > 1)
+		t += ps->tp_coef * (pr->tpx[e + 1] - pr->tpx[a]) +
+		     ps->tp_lat * (pr->tpn[e + 1] - pr->tpn[a]);
+	if (ps->cpre)
+		t += ps->cpre[e + 1] - ps->cpre[a];
+	ar = (double)(params - eparams) * ps->ar_coef + ps->ar_lat;
+	if (eparams)
+		ar += (double)eparams * ps->are_coef + ps->are_lat;
+	return pr->add_ar ? t + ar : t > ar ? t : ar;
+}
+
+/*
+ * The band of (stage, last layer) states a partition whose stages all
+ * cost at most cut can pass through: stage s ends in [lo[s], hi[s]].
+ * Stage costs bounded from below by stage_lb() (and memory) only grow
+ * with the stage, so the greedy from the front, each stage as long as
+ * the bound allows, ends each stage as late as any such partition can,
+ * and the greedy from the back starts each as early.  Returns -1 when
+ * some stage cannot take a single layer (no such partition).
+ */
+static int
+band(const struct part_run *pr, double cut, int *lo, int *hi)
+{
+	const struct chain *c = pr->c;
+	const struct cost_cfg *g = pr->g;
+	int L = c->L, d = g->d, s, a, e;
+	double lim = cut * (1 + 1e-9);
+
+	for (s = 0, a = 0; s < d; s++) {
+		struct cost_mem mem = pr->mem0;
+		struct plan_stage scratch;
+		int ehi = s == d - 1 ? L - 1 : L - d + s;
+
+		cost_mem_stage(&mem, g, s);
+		for (e = a; e <= ehi; e++) {
+			cost_mem_add(&mem, c, g->k, e, g->r);
+			if (stage_lb(pr, s, a, e) > lim ||
+			    (double)cost_mem_bytes(&mem, &scratch) >
+				    pr->o->cap_bytes)
+				break;
+		}
+		if (e == a)
+			return -1;
+		hi[s] = e - 1;
+		a = e;
+	}
+	for (s = d - 1, e = L - 1; s >= 0; s--) {
+		struct cost_mem mem = pr->mem0;
+		struct plan_stage scratch;
+
+		lo[s] = e;
+		cost_mem_stage(&mem, g, s);
+		for (a = e; a >= s; a--) {
+			cost_mem_add(&mem, c, g->k, a, g->r);
+			if (stage_lb(pr, s, a, e) > lim ||
+			    (double)cost_mem_bytes(&mem, &scratch) >
+				    pr->o->cap_bytes)
+				break;
+		}
+		if (a == e)
+			return -1;
+		e = a;
+	}
+	return 0;
+}
+
+/*
+ * Whether some partition has every stage computing less than limit within
+ * the memory cap: what the bounded programme leaves (its bound prunes by
+ * compute alone).  Compute and memory only grow with a stage, and memory
+ * only shrinks with the stage's index, so the greedy from the front, each
+ * stage as long as both allow (one layer left for each stage after it),
+ * ends each stage as late as any partition can; the last stage is then
+ * the shortest there is.
+ */
+static int
+fits(const struct part_run *pr, double limit)
+{
+	const struct chain *c = pr->c;
+	const struct cost_cfg *g = pr->g;
+	int L = c->L, d = g->d, s, a, e;
+
+	for (s = 0, a = 0; s < d; s++) {
+		struct cost_mem mem = pr->mem0;
+		struct plan_stage scratch;
+		int ehi = s == d - 1 ? L - 1 : L - d + s;
+
+		cost_mem_stage(&mem, g, s);
+		for (e = a; e <= ehi; e++) {
+			cost_mem_add(&mem, c, g->k, e, g->r);
+			if (!(pr->pre[e + 1] - pr->pre[a] < limit) ||
+			    (double)cost_mem_bytes(&mem, &scratch) >
+				    pr->o->cap_bytes)
+				break;
+		}
+		if (e == a)
+			return 0;
+		a = e;
+	}
+	return a == L;
+}
+
+int
+part_fits(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, double bound)
+{
+	struct part_run pr;
+
+	if (g->d < 1 || g->d > c->L)
+		return 0;
+	memset(&pr, 0, sizeof(pr));
+	pr.c = c;
+	pr.o = o;
+	pr.g = g;
+	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	cost_mem_init(&pr.mem0, o, g);
+	return fits(&pr, bound);
+}
+
+/*
+ * An upper bound of the optimum under limit: the cost of the best greedy
+ * partition found by bisecting its threshold between the compute's share
+ * per stage (a lower bound of the optimum) and limit.  INFINITY when no
+ * greedy partition costs less than limit.
+ */
+static double
+greedy_bound(const struct part_run *pr, double limit, int *first)
+{
+	double lo = pr->pre[pr->c->L] / pr->g->d, hi = INFINITY;
+	double best = INFINITY;
+	double step = 1.0 / 4, T;
+	int i;
+
+	/* widen until a greedy partition is found */
+	for (;;) {
+		double v;
+
+		T = lo * (1 + step);
+		if (!(T < limit))
+			T = limit;
+		v = greedy(pr, T, first);
+		if (v < best)
+			best = v;
+		if (isfinite(v)) {
+			hi = v;
+			break;
+		}
+		lo = T;
+		if (!(T < limit) || step > 1e6)
+			return best < limit ? best : INFINITY;
+		step *= 2;
+	}
+	/* then narrow down between lo (no partition) and hi */
+	for (i = 0; i < 4 && hi - lo > 1e-4 * hi; i++) {
+		double v;
+
+		T = lo + (hi - lo) / 2;
+		v = greedy(pr, T, first);
+		if (isfinite(v)) {
+			if (v < best)
+				best = v;
+			hi = v;
+		} else {
+			lo = T;
+		}
+	}
+	return best < limit ? best : INFINITY;
+}
+
+double
+part_solve(struct part_ws *ws, const struct chain *c,
+	   const struct cost_opts *o, const struct cost_cfg *g,
+	   const struct place_links *l, enum part_mode mode, double bound,
+	   int *first)
+{
+	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
+	size_t need = (size_t)d * L;
+	struct cost_mem mem0, mem;
+	struct plan_stage scratch;
+	struct part_run pr;
+	const double *out = c->out + (size_t)k * L;
+	const double *pre = c->pre_t + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	const double *tpn = c->pre_tpn + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	const double *tpx = c->pre_tpx + ((size_t)k * PROF_RC_N + r) * (L + 1);
+	double inv_t = 1.0 / g->t;
+	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
+	double limit = bound, cut = INFINITY;
+	int timed = mode == PART_TIME && isfinite(bound);
+	int prev_lo = 0, prev_hi = L - 1;
+	double *dp;
+	int *arg;
+
+	ws->pruned = 0;
+	if (d < 1 || d > L)
+		return INFINITY;
+	cost_mem_init(&mem0, o, g);
+	if (need > ws->alloc) {
+		ws->dp = xrealloc(ws->dp, need * sizeof(double));
+		ws->arg = xrealloc(ws->arg, need * sizeof(int));
+		ws->alloc = need;
+	}
+	dp = ws->dp;
+	arg = ws->arg;
+	stages_init(ws, c, o, g, l);
+	pr.c = c;
+	pr.o = o;
+	pr.g = g;
+	pr.out = out;
+	pr.pre = pre;
+	pr.tpn = tpn;
+	pr.tpx = tpx;
+	pr.ps = ws->stg;
+	pr.mem0 = mem0;
+	pr.inv_t = inv_t;
+	pr.add_ar = add_ar;
+	/* With three stages or more (two: the programme is one scan), a
+	 * greedy partition under the limit bounds the search from above:
+	 * every state left out costs more than it, so the optimum, its ties
+	 * and its partition are the plain programme's, and the result is
+	 * the unbounded one, nothing left out for the bound. */
+	if (mode == PART_TIME && d >= 3 && !ws->no_greedy) {
+		double u;
+
+		/* Under a bound: with no partition left the answer is
+		 * INFINITY; with some, the unbounded one serves (below the
+		 * bound it is the answer, above it is no better than the
+		 * best left, and it is what the caller needs then). */
+		if (timed && !fits(&pr, limit)) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
+		u = greedy_bound(&pr, INFINITY, ws->iscr);
+
+		if (isfinite(u) &&
+		    band(&pr, u * (1 + 1e-9), ws->iscr + d, ws->iscr + 2 * d) ==
+			    0) {
+			/* a hair above: every term of a stage's cost the
+			 * programme sums in the same order, the hair is for
+			 * safety alone */
+			cut = u * (1 + 1e-9);
+			timed = 0;
+			limit = INFINITY;
+		}
+	}
+	for (s = 0; s < d; s++) {
+		const struct part_stage *ps = &ws->stg[s];
+		int elo = s, ehi = L - d + s, any = 0, lo = -1, hi = -1;
+		double *row = dp + (size_t)s * L;
+
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
+		/* Under the greedy bound the stage starts after a state of
+		 * the previous one that can stay under it. */
+		if (isfinite(cut)) {
+			if (s > 0 && elo < prev_lo + 1)
+				elo = prev_lo + 1;
+			if (elo < ws->iscr[d + s])
+				elo = ws->iscr[d + s];
+			if (ehi > ws->iscr[2 * d + s])
+				ehi = ws->iscr[2 * d + s];
+		}
 		/* The layers after e go to d - 1 - s stages, each computing
 		 * less than the limit: ends that leave more compute than that
 		 * lead to no partition under it (a hair of room for the
@@ -169,6 +554,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			arg[(size_t)s * L + ehi] = -1;
 			ehi--;
 		}
+		/* The same under the greedy bound, for more than it. */
+		while (s < d - 1 && elo < ehi &&
+		       pre[L] - pre[elo + 1] > (d - 1 - s) * cut * (1 + 1e-9))
+			elo++;
+		while (ehi > elo && pre[ehi + 1] > (s + 1) * cut * (1 + 1e-9))
+			ehi--;
 		/* Stage 0 starts at layer 0: its memory for [0, e] extends
 		 * that for [0, e - 1]. */
 		cost_mem_stage(&mem0, g, s);
@@ -181,14 +572,16 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			if (s < d - 1)
 				out_t = 2.0 * g->v *
 					cost_xfer_ms(out[e] * inv_t,
-						     l->in_gb_s[s + 1],
-						     l->in_lat_us[s + 1]);
+						     ps->out_gb_s,
+						     ps->out_lat_us);
 			if (s == 0) {
 				alo = e;
 				cost_mem_add(&mem0, c, k, e, r);
 				mem = mem0;
 			} else {
 				mem = mem0; /* the stage's constants, no layer */
+				if (isfinite(cut))
+					alo = prev_lo + 1;
 			}
 			for (a = e; a >= alo; a--) {
 				double mb, t, v;
@@ -217,34 +610,42 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					 * rest, the all-reduce above all,
 					 * is not paid per microbatch). */
 					t = pre[e + 1] - pre[a];
-					if (t >= best)
+					if (t >= best || t > cut)
 						break;
 					if (t >= limit) {
 						ws->pruned = 1;
 						break;
 					}
+					/* no state of the previous stage
+					 * under the greedy bound ends here */
+					if (isfinite(cut) && s > 0 &&
+					    a - 1 > prev_hi)
+						continue;
 					t += out_t;
 					if (g->t > 1)
-						t += tp_coef * (tpx[e + 1] -
-								tpx[a]) +
-						     tp_lat * (tpn[e + 1] -
-							       tpn[a]);
-					if (cpre)
-						t += cpre[e + 1] - cpre[a];
+						t += ps->tp_coef *
+							     (tpx[e + 1] -
+							      tpx[a]) +
+						     ps->tp_lat *
+							     (tpn[e + 1] -
+							      tpn[a]);
+					if (ps->cpre)
+						t += ps->cpre[e + 1] -
+						     ps->cpre[a];
 					ar = (double)(params - eparams) *
-						     ar_coef +
-					     ar_lat;
+						     ps->ar_coef +
+					     ps->ar_lat;
 					if (eparams)
 						ar += (double)eparams *
-							      are_coef +
-						      are_lat;
+							      ps->are_coef +
+						      ps->are_lat;
 					/* every term so far only grows with
 					 * the stage (the incoming transfer
 					 * below depends on where it starts):
 					 * a lower bound of v here and for
 					 * every longer stage */
 					v = add_ar ? t + ar : t > ar ? t : ar;
-					if (v >= best)
+					if (v >= best || v > cut)
 						break;
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
@@ -253,8 +654,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (mb > o->cap_bytes)
 						break;
 					if (s > 0)
-						t += out[a - 1] * in_coef +
-						     in_lat;
+						t += out[a - 1] * ps->in_coef +
+						     ps->in_lat;
 					if (add_ar)
 						v = t + ar;
 					else
@@ -271,12 +672,19 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			arg[(size_t)s * L + e] = besta;
 			if (mode == PART_MEM ? best < limit : isfinite(best))
 				any = 1;
+			if (best <= cut) {
+				if (lo < 0)
+					lo = e;
+				hi = e;
+			}
 		}
 		/* No prefix of stages can stay under the bound: give up. */
 		if (!any) {
 			ws->pruned |= timed;
 			return INFINITY;
 		}
+		prev_lo = lo;
+		prev_hi = hi;
 	}
 	if (!isfinite(dp[(size_t)(d - 1) * L + L - 1]))
 		return INFINITY;

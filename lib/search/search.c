@@ -84,6 +84,7 @@ struct ctx {
 	const struct search_opts *so;
 	struct search_stats *stats;
 	struct crew *crew;     /* the solving threads this one belongs to */
+	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 };
 
 /*
@@ -396,13 +397,18 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (isfinite(bound)) {
 		if (g.sched == PLAN_2BW)
 			tb = bound / g.m;
 		else if (g.sched != PLAN_NONE)
 			tb = bound / (g.m + (double)(g.d - 1) / g.v);
 	}
+	/* Most candidates the bound cuts have no partition left under it:
+	 * part_solve() would say INFINITY; say it before the links, which
+	 * take O(w d t) to work out on a large cluster. */
+	if (!x->so->uniform && !part_fits(x->c, o, &g, tb))
+		return INFINITY;
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
 		if (uniform_split(x->c, g.d, g.v, x->first))
 			return INFINITY;
@@ -507,7 +513,8 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 /*
  * The event simulation of candidate cd under place, whose stages x->st
  * hold (after solve() and, for a per-layer choice, apply_lp()): the time
- * every figure reports.
+ * every figure reports.  With terms NULL the time alone, without keeping
+ * the simulation's operations (the same time, faster).
  */
 static double
 simulate_stages(struct ctx *x, const struct cand *cd, int place,
@@ -518,6 +525,10 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 	double t;
 
 	cfg_of(x, cd, place, &g);
+	if (!terms)
+		return (t = cost_simulate_time(x->c, x->st, &g, &x->sim)) < 0
+			       ? INFINITY
+			       : t;
 	t = cost_simulate(x->c, x->st, &g, &sm, terms);
 	sim_release(&sm);
 	return t < 0 ? INFINITY : t;
@@ -1235,6 +1246,7 @@ ctx_release(struct ctx *x)
 		free(x->lc[i].v);
 	free(x->lc);
 	part_ws_release(&x->ws);
+	sim_mem_release(&x->sim);
 }
 
 /* Take candidates of the round and solve them, until none is left. */
@@ -1511,7 +1523,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		if (ac[i].lp)
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
-		t = simulate_stages(&x, &ac[i], alts[i].place, &terms);
+		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
 		if (isfinite(t))
 			alts[i].iter_ms = t;
 	}

@@ -494,6 +494,127 @@ test_partition_bound(void)
 }
 
 /*
+ * The greedy upper bound only narrows the programme: on random chains
+ * (layer times on a coarse grid half the time, for ties), under every
+ * schedule, ZeRO stage and memory cap, into up to 40 stages, the answer
+ * with it is the plain programme's bit for bit, partition included.
+ * Under a bound it is INFINITY exactly when the plain one is (and
+ * part_fits() says so), the plain one's answer below the bound, and
+ * above it either that or the unbounded optimum.
+ */
+static void
+test_partition_greedy(void)
+{
+	struct part_ws ws = {0}, plain = {0};
+	int trial, agree = 0, checks = 0, feasible = 0, trials = 400;
+
+	plain.no_greedy = 1;
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int L = 3 + (int)(urand() * 90), j, i, grid = trial % 2;
+		int first[128], f2[128];
+		double v, v2;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+			double f = urand() * 10, b = urand() * 20;
+
+			if (grid) {
+				f = floor(f / 2) + 1;
+				b = 2 * f;
+			}
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = f;
+			pt->bwd_ms = b;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				(int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+			pt->work_bytes = (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 10 + urand() * 100);
+		cl.nodes = 16;
+		default_opts(&o, (urand() < 0.2 ? 1e12 : 2e9) +
+					 urand() * 2e10);
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 3);
+		g.w = 1 + (int)(urand() * 3);
+		g.d = 1 + (int)(urand() * (L < 40 ? L : 40));
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		g.t = 1;
+		g.v = 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 4) : 0;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
+			       first);
+		v2 = part_solve(&plain, &c, &o, &g, &l, PART_TIME, INFINITY,
+				f2);
+		checks++;
+		if ((isinf(v) && isinf(v2)) ||
+		    (v == v2 && !memcmp(first, f2, g.d * sizeof(int))))
+			agree++;
+		else
+			printf("# trial %d: L=%d d=%d greedy %.17g plain "
+			       "%.17g\n", trial, L, g.d, v, v2);
+		feasible += isfinite(v);
+		for (i = 0; i < 5 && isfinite(v); i++) {
+			static const double f[] = { 1.5, 1, 1 - 1e-9, 0.9,
+						    0.5 };
+			int f3[128], f4[128], ok;
+			double b = v * f[i], u, w;
+			size_t n = g.d * sizeof(int);
+
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME, b, f3);
+			w = part_solve(&plain, &c, &o, &g, &l, PART_TIME, b,
+				       f4);
+			if (isinf(w))
+				ok = isinf(u);
+			else if (w < b)
+				ok = u == w && !memcmp(f3, f4, n);
+			else
+				ok = (u == w && !memcmp(f3, f4, n)) ||
+				     (u == v && !memcmp(f3, first, n));
+			/* part_fits() says which without solving */
+			ok &= part_fits(&c, &o, &g, b) == !isinf(w);
+			checks++;
+			agree += ok;
+			if (!ok)
+				printf("# trial %d: L=%d d=%d bound %.17g: "
+				       "greedy %.17g plain %.17g\n",
+				       trial, L, g.d, b, u, w);
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(feasible > trials / 4);
+	CHECK(feasible < trials);
+	part_ws_release(&ws);
+	part_ws_release(&plain);
+}
+
+/*
  * Ties: four equal layers into three stages can put the pair first,
  * second or third; the rule gives the later stages the later starts.
  */
@@ -866,6 +987,7 @@ main(void)
 	test_hand_cost();
 	test_partition_brute();
 	test_partition_bound();
+	test_partition_greedy();
 	test_ties();
 	test_network_sharing();
 	test_tp_interleave_zero();

@@ -310,10 +310,59 @@ test_long_runs(void)
 	}
 }
 
+/*
+ * cost_simulate_time(), which keeps no operations and reuses one scratch
+ * space from run to run (larger and smaller ones in turn, long runs
+ * extrapolated included), gives cost_simulate()'s time bit for bit.
+ */
+static void
+test_time_only(void)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
+				     PLAN_NONE};
+	struct runtime rt;
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0;
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	for (trial = 0; trial < 400; trial++) {
+		struct plan_stage st[8];
+		struct cost_cfg g;
+		struct sim sm;
+		double a, b, c;
+		int s;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 4];
+		g.d = irand(1, 8);
+		g.v = g.sched == PLAN_FLUSH && g.d > 1 && trial % 3 ? 2 : 1;
+		g.m = g.sched == PLAN_2BW ? irand(g.d, 3 * g.d)
+		      : g.v > 1 ? g.d * irand(1, 90) : irand(1, 700);
+		g.w = irand(1, 8);
+		g.t = 1;
+		g.zero = irand(0, 1);
+		g.rt = &rt;
+		for (s = 0; s < g.d; s++)
+			random_stage(&st[s], NULL);
+		a = cost_simulate(NULL, st, &g, &sm, NULL);
+		sim_release(&sm);
+		b = cost_simulate_time(NULL, st, &g, &mem);
+		c = cost_simulate_time(NULL, st, &g, NULL);
+		n++;
+		ok += a == b && a == c;
+		if (a != b || a != c)
+			printf("# trial %d: %.17g, time only %.17g, %.17g\n",
+			       trial, a, b, c);
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(ok == n, "the time alone equals the full simulation's");
+}
+
 int
 main(void)
 {
 	test_long_runs();
+	test_time_only();
 	test_hand_checked();
 	test_equal_stages();
 	test_search_reports_simulation();
