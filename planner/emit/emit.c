@@ -362,12 +362,11 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	struct afile f;
 	int ret = -1;
 
-	/* Megatron writes the parts of pd2bw-model/2 it has flags for
-	 * (megatron.c); the others' files would be silently dense.
-	 * NEEDSWORK: DeepSpeed, torchtitan and Megatron-Bridge. */
+	/* Megatron and Megatron-Bridge write the parts of pd2bw-model/2
+	 * they have settings for (megatron.c, bridge.c); the others' files
+	 * would be silently dense.  NEEDSWORK: DeepSpeed and torchtitan. */
 	if (in->model && model_is_v2(in->model) &&
-	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_TORCHTITAN ||
-	     fmt == EMIT_BRIDGE))
+	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_TORCHTITAN))
 		return pd2bw_error("--emit %s: model '%s' uses parts of "
 				   "pd2bw-model/2 (experts, MLA, windows, "
 				   "head_dim, ...) that this emitter does not "
@@ -387,7 +386,7 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
-	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
+	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH && fmt != EMIT_BRIDGE)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
 				   "(%d), which this emitter does not write yet "
 				   "(--emit megatron does)",

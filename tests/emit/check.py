@@ -59,6 +59,8 @@ class Plan:
         # written only when used (pd2bw(5))
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
+        self.etp = c.get("expert_tensor_parallel", self.t)
+        self.inputs = y.get("inputs", {})
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
@@ -379,6 +381,69 @@ def check_bridge(p, path):
            for k in range(vpp) for i in range(chunks[(s, k)])]
           for s in range(pp)]
     check_rc(bad, p, rs, uniform_plan(p))
+    bad += bridge_experts(p, mdl)
+    return bad
+
+
+def bridge_experts(p, mdl):
+    """Expert parallelism and the model/2 parts against the plan and the
+    model file it was made from (when its input was one)."""
+    bad = U.bridge_expert_grid(p.world, mdl)
+    n = mdl.get("num_moe_experts")
+    expect(bad, mdl.get("expert_model_parallel_size", 1) == max(p.e, 1),
+           "expert parallel %s vs plan %d"
+           % (mdl.get("expert_model_parallel_size"), p.e))
+    if n is not None:
+        expect(bad, mdl.get("expert_tensor_parallel_size") == p.etp,
+               "expert tensor parallel %s vs plan %d"
+               % (mdl.get("expert_tensor_parallel_size"), p.etp))
+    src = p.inputs.get("profile")
+    try:
+        with open(src) as f:
+            y = load_yaml(f)
+    except (OSError, TypeError, yaml.YAMLError):
+        return bad
+    if not isinstance(y, dict) or y.get("format") != "pd2bw-model/2":
+        expect(bad, "kv_channels" not in mdl and n is None,
+               "model/2 keys for a model/1 input")
+        return bad
+    e = y.get("moe") or {}
+    hd = y.get("head_dim") or y["hidden"] // y["heads"]
+    expect(bad, (mdl.get("kv_channels"), mdl.get("qk_layernorm"),
+                 mdl.get("add_qkv_bias")) ==
+           (hd, bool(y.get("qk_norm")), bool(y.get("qkv_bias"))),
+           "head_dim / qk_norm / qkv_bias differ from the model")
+    expect(bad, mdl.get("num_query_groups") == y.get("kv_heads",
+                                                      y["heads"]),
+           "query groups differ from kv_heads")
+    expect(bad, mdl.get("softmax_type") == ("learnable" if
+                                            y.get("attn_sinks")
+                                            else "vanilla"),
+           "softmax_type vs attention sinks")
+    if not e.get("experts"):
+        expect(bad, n is None, "experts for a dense model")
+        return bad
+    want = [1 if i >= e.get("first_dense", 0) and
+            (i - e.get("first_dense", 0)) % e.get("every", 1) == 0 else 0
+            for i in range(y["layers"])]
+    f = mdl.get("moe_layer_freq", 1)
+    got = f if isinstance(f, list) else [1 if i % f == 0 else 0
+                                         for i in range(y["layers"])]
+    expect(bad, got == want, "MoE layers %s vs the model's %s"
+           % (got, want))
+    sh = e.get("shared_experts", 0) * e.get("shared_ffn", 0)
+    cf = e.get("capacity_factor", 0)
+    expect(bad, (n, mdl.get("moe_router_topk"), mdl.get("moe_ffn_hidden_size"),
+                 mdl.get("moe_shared_expert_intermediate_size"),
+                 mdl.get("moe_shared_expert_gate"),
+                 mdl.get("moe_expert_capacity_factor")) ==
+           (e["experts"], e["top_k"], e["expert_ffn"], sh or None,
+            bool(e.get("shared_gate")), cf or None),
+           "experts differ from the model's")
+    # what pd2bw prices (cost model): grouped GEMM, all-to-all dispatch
+    expect(bad, mdl.get("moe_grouped_gemm") is True and
+           mdl.get("moe_token_dispatcher_type") == "alltoall",
+           "grouped GEMM / alltoall dispatcher")
     return bad
 
 
