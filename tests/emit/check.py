@@ -403,9 +403,12 @@ def bridge_experts(p, mdl):
             y = load_yaml(f)
     except (OSError, TypeError, yaml.YAMLError):
         return bad
-    if not isinstance(y, dict) or y.get("format") != "pd2bw-model/2":
+    fmt = y.get("format") if isinstance(y, dict) else None
+    if fmt == "pd2bw-model/1":
         expect(bad, "kv_channels" not in mdl and n is None,
                "model/2 keys for a model/1 input")
+    if fmt != "pd2bw-model/2":
+        # a profile, or a Hugging Face config.json: not compared
         return bad
     e = y.get("moe") or {}
     hd = y.get("head_dim") or y["hidden"] // y["heads"]

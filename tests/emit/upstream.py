@@ -686,11 +686,12 @@ def bridge_moe_rules(m):
     if n is None:
         # TC:1689-1705: an expert size without experts is an error unless
         # moe_layer_freq leaves dense layers
-        for k in ("moe_router_topk", "moe_ffn_hidden_size",
-                  "moe_layer_freq", "moe_grouped_gemm",
-                  "moe_token_dispatcher_type"):
-            if k in m:
-                bad.append("%s without num_moe_experts" % k)
+        f = m.get("moe_layer_freq", 1)
+        if m.get("moe_ffn_hidden_size") is not None and not (
+                (isinstance(f, list) and 0 in f) or
+                (isinstance(f, int) and f > 1)):
+            bad.append("moe_ffn_hidden_size without num_moe_experts "
+                       "(TC:1702)")
         return bad
     if n <= 0:
         bad.append("num_moe_experts %d (TC:1682-1683)" % n)
@@ -714,8 +715,9 @@ def bridge_moe_rules(m):
     if isinstance(f, list):
         if len(f) != m["num_layers"] or any(x not in (0, 1) or
                                             isinstance(x, bool) for x in f):
-            bad.append("moe_layer_freq list of %d, %d layers "
-                       "(gpt_layer_specs.py:653)" % (len(f), m["num_layers"]))
+            bad.append("moe_layer_freq has %d entries for %d layers, or "
+                       "not 0/1 (gpt_layer_specs.py:653)"
+                       % (len(f), m["num_layers"]))
     elif f < 1:
         bad.append("moe_layer_freq %d (gpt_layer_specs.py:649)" % f)
     if m.get("moe_token_dispatcher_type", "allgather") not in (
