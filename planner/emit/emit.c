@@ -385,6 +385,7 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "(%d ranks per sequence), which this emitter "
 				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
+	/* expert parallelism: Megatron-Bridge too (bridge.c) */
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
 	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH && fmt != EMIT_BRIDGE)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
