@@ -144,7 +144,10 @@ v2_keys(FILE *fp, const struct model *m)
 			    "TransformerConfig field.\n",
 			(long long)e->experts);
 	/* which layers are MoE: 1 (every one), else the list of 0/1
-	 * gpt_layer_specs.py:647-657 takes, one per layer */
+	 * gpt_layer_specs.py:647-657 takes, one per layer; either replaces
+	 * the recipe's int or list, the config being merged into an untyped
+	 * one (omegaconf_utils.py:78, 148; OmegaConf's _map_merge
+	 * replaces a value with a list and a list with a value) */
 	for (i = 0; i < m->layers; i++)
 		all &= model_layer_is_moe(m, i) != 0;
 	if (all) {
