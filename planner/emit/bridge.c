@@ -4,7 +4,10 @@
  * (model, train, ddp, optimizer), as the recipes' --config-file takes it.
  * The model section holds Megatron Core TransformerConfig / GPT provider
  * fields, so the partition and recomputation are Megatron Core's (see
- * mcore.c).  Checked against Megatron-Bridge v0.1 to v0.2 (main 067f987).
+ * mcore.c).  Expert parallelism and the parts of pd2bw-model/2 that
+ * TransformerConfig has fields for (experts, head_dim, QK-norm, ...) are
+ * written; the others (MLA, sliding windows, ...) refused.  Checked
+ * against Megatron-Bridge v0.1 to v0.2 (main 067f987).
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +37,139 @@ kstr(FILE *fp, const char *k, const char *v)
 	fputc('\n', fp);
 }
 
+static void
+knull(FILE *fp, const char *k)
+{
+	fprintf(fp, "  %s: null\n", k);
+}
+
+/*
+ * The first part of pd2bw-model/2 model m that a Megatron-Bridge override
+ * cannot set as planned, as a phrase for a message, or NULL; *why gets
+ * the upstream reason ("" when it is Megatron Core's).  Upstream:
+ * NVIDIA-NeMo/Megatron-Bridge 067f987 and the Megatron-LM it pins
+ * (2a75ac1; its TransformerConfig has the fields of d98e8a6 that
+ * tests/emit/upstream.py cites).
+ */
+static const char *
+v2_refused(const struct model *m, const char **why)
+{
+	const char *lacks = emit_mcore_v2_lacks(m);
+
+	*why = "";
+	if (lacks)
+		return lacks;
+	/* q_lora_rank, kv_lora_rank, ... are fields of MLAModelProvider
+	 * only (models/mla_provider.py:28-33); an override of a GPT
+	 * recipe skips a key its provider lacks with a warning
+	 * (training/utils/omegaconf_utils.py:470-474) */
+	if (m->attention == MODEL_MLA) {
+		*why = " (only an MLA provider has its fields, another "
+		       "recipe skips them: omegaconf_utils.py:470-474)";
+		return "multi-latent attention";
+	}
+	/* NEEDSWORK: window_size is a (left, right) tuple
+	 * (transformer_config.py:247) that an override sets as the YAML
+	 * list, unconverted (omegaconf_utils.py:515); unchecked that
+	 * Megatron Core runs a list as the tuple */
+	if (m->window > 0) {
+		*why = " (window_size is a tuple, transformer_config.py:247, "
+		       "that an override sets as a list, omegaconf_utils.py:"
+		       "515)";
+		return "sliding-window attention";
+	}
+	return NULL;
+}
+
+/* A float for a YAML float field: "1.0", not the int "1", and no
+ * exponent without a dot, which YAML 1.1 reads as a string. */
+static void
+kfloat(FILE *fp, const char *k, double v)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%g", v);
+	if (strchr(buf, 'e'))
+		snprintf(buf, sizeof(buf), "%f", v);
+	fprintf(fp, "  %s: %s%s\n", k, buf, strchr(buf, '.') ? "" : ".0");
+}
+
+/*
+ * The model/2 parts as TransformerConfig / GPTModelProvider fields, each
+ * written, its default value too, so that the recipe's own (a Qwen3
+ * recipe's QK-norm, a MoE recipe's experts) cannot remain.  Fields (TC =
+ * megatron/core/transformer/transformer_config.py at d98e8a6, G =
+ * Megatron-Bridge's models/gpt_provider.py): kv_channels TC:184,
+ * add_qkv_bias TC:218, qk_layernorm G:189, softmax_type TC:170,
+ * mtp_num_layers TC:68 (G:345-378 builds its block from it; the layer
+ * spec reads num_moe_experts, moe_grouped_gemm and qk_layernorm when the
+ * model is built, G:51-66), num_moe_experts G:187, moe_router_topk TC:760,
+ * moe_ffn_hidden_size TC:740, moe_shared_expert_intermediate_size
+ * TC:701, moe_shared_expert_gate TC:713, moe_layer_freq TC:735 (an int
+ * or a list of 0/1, one per layer), moe_expert_capacity_factor TC:917,
+ * moe_grouped_gemm G:188, moe_token_dispatcher_type TC:891.
+ */
+static void
+v2_keys(FILE *fp, const struct model *m)
+{
+	const struct model_moe *e = &m->moe;
+	struct emit_moe_int f[4];
+	int i, n, all = 1;
+
+	fprintf(fp, "  # pd2bw-model/2 parts, defaults written too.\n");
+	kint(fp, "kv_channels", model_head_dim(m));
+	kbool(fp, "add_qkv_bias", m->qkv_bias);
+	kbool(fp, "qk_layernorm", m->qk_norm);
+	kstr(fp, "softmax_type", m->attn_sinks ? "learnable" : "vanilla");
+	if (m->activation == MODEL_SQRELU)
+		fprintf(fp, "  # activation_func (squared ReLU) is the "
+			    "recipe's: a callable, not a YAML value.\n");
+	if (m->mtp_layers > 0)
+		kint(fp, "mtp_num_layers", m->mtp_layers);
+	else
+		knull(fp, "mtp_num_layers");
+	n = emit_mcore_moe_ints(m, f);
+	if (!n) {
+		knull(fp, "num_moe_experts");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (f[i].v)
+			kint(fp, f[i].field, f[i].v);
+		else
+			knull(fp, f[i].field);
+	kbool(fp, "moe_shared_expert_gate", e->shared_gate);
+	if (e->router_bias)
+		fprintf(fp, "  # The router's bias (%lld per MoE layer) has no "
+			    "TransformerConfig field.\n",
+			(long long)e->experts);
+	/* which layers are MoE: 1 (every one), else the list of 0/1
+	 * gpt_layer_specs.py:647-657 takes, one per layer; either replaces
+	 * the recipe's int or list, the config being merged into an untyped
+	 * one (omegaconf_utils.py:78, 148; OmegaConf's _map_merge
+	 * replaces a value with a list and a list with a value) */
+	for (i = 0; i < m->layers; i++)
+		all &= model_layer_is_moe(m, i) != 0;
+	if (all) {
+		kint(fp, "moe_layer_freq", 1);
+	} else {
+		fprintf(fp, "  moe_layer_freq: [");
+		for (i = 0; i < m->layers; i++)
+			fprintf(fp, "%s%d",
+				i == 0 ? "" : i % 20 ? ", " : ",\n    ",
+				model_layer_is_moe(m, i) != 0);
+		fprintf(fp, "]\n");
+	}
+	if (e->capacity_factor > 0)
+		kfloat(fp, "moe_expert_capacity_factor", e->capacity_factor);
+	else
+		knull(fp, "moe_expert_capacity_factor");
+	/* what pd2bw priced, as --emit megatron writes it: one grouped GEMM
+	 * over the experts, the all-to-all dispatcher */
+	kbool(fp, "moe_grouped_gemm", 1);
+	kstr(fp, "moe_token_dispatcher_type", "alltoall");
+}
+
 int
 emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
@@ -41,7 +177,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const struct model *m = in->model;
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	struct emit_mcore mc;
-	int c = p->c > 1 ? p->c : 1;
+	const char *part, *why;
+	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit megatron-bridge: Megatron Core has "
@@ -54,6 +191,16 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (m->family == MODEL_BERT)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge "
 				   "has no BERT recipe");
+	if (model_is_v2(m) && (part = v2_refused(m, &why)))
+		return pd2bw_error("--emit megatron-bridge: model '%s' has %s, "
+				   "which a Megatron-Bridge override does not "
+				   "express%s",
+				   m->name ? m->name : "", part, why);
+	if (e > 1 && m->moe.experts <= 0)
+		return pd2bw_error("--emit megatron-bridge: the plan is "
+				   "expert-parallel (%d) but model '%s' has "
+				   "no experts",
+				   e, m->name ? m->name : "");
 	if (p->offload && (p->d > 1 || p->recompute != PROF_RC_NONE ||
 			   sh->nblocks < 2))
 		return pd2bw_error("--emit megatron-bridge: Megatron Core "
@@ -95,6 +242,22 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		kint(fp, "context_parallel_size", c);
 		kstr(fp, "cp_comm_type", "p2p");
 	}
+	if (m->moe.experts > 0) {
+		/* written even when 1: Bridge sets an unset expert tensor
+		 * size to 1 under expert parallelism (models/
+		 * transformer_config.py:80-88), Megatron Core to the tensor
+		 * size (model_parallel_config.py:506-507) */
+		int etp = p->etp > 0 ? p->etp : p->t;
+
+		if (e > 1)
+			fprintf(fp, "  # Expert parallelism: the routed "
+				    "experts over %d of the data- and\n"
+				    "  # context-parallel ranks, %s.\n", e,
+				etp == 1 ? "whole experts"
+					 : "split as tensor-parallel layers");
+		kint(fp, "expert_model_parallel_size", e);
+		kint(fp, "expert_tensor_parallel_size", etp);
+	}
 	kbool(fp, "sequence_parallel", p->sp);
 	/* The layout carries the virtual stages; a VPP size given with it
 	 * must equal the layout's. */
@@ -131,6 +294,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "  hidden_dropout: 0.0\n");
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
+	if (model_is_v2(m))
+		v2_keys(fp, m);
 	if (p->offload) {
 		/* every layer but the last (transformer_config.py:
 		 * 1884-1889), activations only (model_parallel_config.py:

@@ -362,12 +362,11 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	struct afile f;
 	int ret = -1;
 
-	/* Megatron writes the parts of pd2bw-model/2 it has flags for
-	 * (megatron.c); the others' files would be silently dense.
-	 * torchtitan those of its qwen3 flavors (torchtitan.c).
-	 * NEEDSWORK: DeepSpeed and Megatron-Bridge. */
-	if (in->model && model_is_v2(in->model) &&
-	    (fmt == EMIT_DEEPSPEED || fmt == EMIT_BRIDGE))
+	/* Megatron and Megatron-Bridge write the parts of pd2bw-model/2
+	 * they have settings for (megatron.c, bridge.c), torchtitan those
+	 * of its qwen3 flavors (torchtitan.c); DeepSpeed's files would be
+	 * silently dense.  NEEDSWORK: DeepSpeed. */
+	if (in->model && model_is_v2(in->model) && fmt == EMIT_DEEPSPEED)
 		return pd2bw_error("--emit %s: model '%s' uses parts of "
 				   "pd2bw-model/2 (experts, MLA, windows, "
 				   "head_dim, ...) that this emitter does not "
@@ -386,9 +385,10 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "(%d ranks per sequence), which this emitter "
 				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
+	/* expert parallelism: Megatron-Bridge too (bridge.c) */
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
 	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH &&
-	    fmt != EMIT_TORCHTITAN)
+	    fmt != EMIT_TORCHTITAN && fmt != EMIT_BRIDGE)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
 				   "(%d), which this emitter does not write yet "
 				   "(--emit megatron does)",

@@ -185,6 +185,24 @@ struct emit_mcore {
 int emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 		    const struct emit_shape *sh);
 void emit_mcore_release(struct emit_mcore *mc);
+/*
+ * The first part of pd2bw-model/2 model m that Megatron Core's
+ * TransformerConfig cannot express (post-norms, a GeGLU MLP,
+ * soft-capping) as a phrase for a message ("a GeGLU MLP"), or NULL.
+ */
+const char *emit_mcore_v2_lacks(const struct model *m);
+/*
+ * The integer MoE settings of m, as both Megatron emitters write them:
+ * Megatron Core's TransformerConfig field, Megatron-LM's flag and the
+ * value (0: unset, the field's None).  Fills f and returns how many (4;
+ * 0 for a dense model).
+ */
+struct emit_moe_int {
+	const char *field;
+	const char *flag;
+	long long v;
+};
+int emit_mcore_moe_ints(const struct model *m, struct emit_moe_int f[4]);
 
 /*
  * Emit from a saved plan: read plan_path, reload the input and cluster it

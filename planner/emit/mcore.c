@@ -216,6 +216,52 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	return 0;
 }
 
+const char *
+emit_mcore_v2_lacks(const struct model *m)
+{
+	/* parts pd2bw maps to no TransformerConfig field; a GeGLU gate is
+	 * activation_func gelu (transformer_config.py:224), a callable
+	 * Megatron-Bridge v0.1-v0.2 overrides leave out
+	 * (omegaconf_utils.py, callables excluded) and megatron.c has no
+	 * flag for */
+	if (m->post_norms)
+		return "post-norms";
+	if (m->activation == MODEL_GEGLU)
+		return "a GeGLU MLP";
+	if (m->attn_softcap > 0 || m->logit_softcap > 0)
+		return "soft-capping";
+	return NULL;
+}
+
+int
+emit_mcore_moe_ints(const struct model *m, struct emit_moe_int f[4])
+{
+	static const char *const names[4][2] = {
+		{"num_moe_experts", "--num-experts"},
+		{"moe_router_topk", "--moe-router-topk"},
+		{"moe_ffn_hidden_size", "--moe-ffn-hidden-size"},
+		{"moe_shared_expert_intermediate_size",
+		 "--moe-shared-expert-intermediate-size"},
+	};
+	const struct model_moe *e = &m->moe;
+	long long v[4];
+	int i;
+
+	if (e->experts <= 0)
+		return 0;
+	v[0] = e->experts;
+	v[1] = e->top_k;
+	v[2] = e->expert_ffn;
+	/* the shared experts as one MLP of their summed size */
+	v[3] = e->shared_experts > 0 ? e->shared_experts * e->shared_ffn : 0;
+	for (i = 0; i < 4; i++) {
+		f[i].field = names[i][0];
+		f[i].flag = names[i][1];
+		f[i].v = v[i];
+	}
+	return 4;
+}
+
 void
 emit_mcore_release(struct emit_mcore *mc)
 {

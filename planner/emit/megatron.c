@@ -66,18 +66,14 @@ v2_args(FILE *fp, const struct model *m)
 {
 	const struct model_moe *e = &m->moe;
 	char buf[64];
+	const char *lacks = emit_mcore_v2_lacks(m);
 	int i, run, n;
 
-	if (m->post_norms || m->attn_softcap > 0 || m->logit_softcap > 0 ||
-	    m->activation == MODEL_GEGLU)
+	if (lacks)
 		return pd2bw_error("--emit megatron: model '%s' has %s, which "
 				   "Megatron-LM's command line does not "
 				   "express",
-				   m->name ? m->name : "",
-				   m->post_norms ? "post-norms"
-				   : m->activation == MODEL_GEGLU
-					   ? "a GeGLU MLP"
-					   : "soft-capping");
+				   m->name ? m->name : "", lacks);
 	fprintf(fp, "# pd2bw-model/2 parts.\n");
 	if (m->head_dim && m->head_dim * m->heads != m->hidden)
 		arg_int(fp, "--kv-channels", m->head_dim);
@@ -108,12 +104,12 @@ v2_args(FILE *fp, const struct model *m)
 		arg_int(fp, "--v-head-dim", m->mla.v_dim);
 	}
 	if (e->experts > 0) {
-		arg_int(fp, "--num-experts", e->experts);
-		arg_int(fp, "--moe-router-topk", e->top_k);
-		arg_int(fp, "--moe-ffn-hidden-size", e->expert_ffn);
-		if (e->shared_experts > 0)
-			arg_int(fp, "--moe-shared-expert-intermediate-size",
-				e->shared_experts * e->shared_ffn);
+		struct emit_moe_int f[4];
+
+		n = emit_mcore_moe_ints(m, f);
+		for (i = 0; i < n; i++)
+			if (f[i].v)
+				arg_int(fp, f[i].flag, f[i].v);
 		if (e->shared_gate)
 			arg1(fp, "--moe-shared-expert-gate");
 		/* DeepSeek-V3's router: sigmoid scores and the score-

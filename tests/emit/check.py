@@ -8,6 +8,8 @@
 #                                   qwen3 MoE models again under torchtitan
 #                                   with --expert-parallel 1,2,4,8, emit
 #                                   every format, check each
+#   check.py ranks PLAN             print a plan's ranks, one per line (a
+#                                   pd2bw-plan/2 rule expanded as pd2bw(5) says)
 #
 # Each checker re-reads the emitted file the way its runtime does and
 # rebuilds the plan from it: blocks per stage, virtual stages, t/p/d,
@@ -67,16 +69,35 @@ class Plan:
         self.rt_opts = rt[1].split(",") if len(rt) > 1 else []
         self.prec = c.get("precision")
         self.fp8_recipe = c.get("fp8_recipe")
+        self.inputs = y.get("inputs", {})
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
         self.stages = [(s["first"], s["last"]) for s in y["stages"]]
         self.ranks = y["ranks"]
+        if isinstance(self.ranks, dict):
+            self.ranks = self.rule_ranks(self.ranks)
         self.world = len(self.ranks)
         self.blocks = [sum(1 for j in range(a, e + 1)
                            if self.layers[j].startswith("block"))
                        for a, e in self.stages]
         self.embed0 = self.layers[self.stages[0][0]] == "embedding"
         self.head = self.layers[-1] == "head"
+
+    def rule_ranks(self, rule):
+        """pd2bw-plan/2's ranks, expanded as pd2bw(5) states the rule."""
+        t, c, w, d = self.t, self.c, self.w, self.d
+        gpn, order = rule["gpus_per_node"], rule["order"]
+        out = []
+        for g in range(w * d * t * c):
+            q = g // (t * c)
+            if order == "tp,cp,stage,replica":
+                stage, rep = q % d, q // d
+            else:
+                rep, stage = q % w, q // w
+            out.append({"rank": g, "node": g // gpn, "gpu": g % gpn,
+                        "stage": stage, "replica": rep, "tp": g % t,
+                        "cp": g // t % c})
+        return out
 
     def block_rc(self, s):
         a, e = self.stages[s]
@@ -410,6 +431,72 @@ def check_bridge(p, path):
            for k in range(vpp) for i in range(chunks[(s, k)])]
           for s in range(pp)]
     check_rc(bad, p, rs, uniform_plan(p))
+    bad += bridge_experts(p, mdl)
+    return bad
+
+
+def bridge_experts(p, mdl):
+    """Expert parallelism and the model/2 parts against the plan and the
+    model file it was made from (when its input was one)."""
+    bad = U.bridge_expert_grid(p.world, mdl)
+    n = mdl.get("num_moe_experts")
+    expect(bad, mdl.get("expert_model_parallel_size", 1) == max(p.e, 1),
+           "expert parallel %s vs plan %d"
+           % (mdl.get("expert_model_parallel_size"), p.e))
+    if n is not None:
+        expect(bad, mdl.get("expert_tensor_parallel_size") == p.etp,
+               "expert tensor parallel %s vs plan %d"
+               % (mdl.get("expert_tensor_parallel_size"), p.etp))
+    src = p.inputs.get("profile")
+    try:
+        with open(src) as f:
+            y = load_yaml(f)
+    except (OSError, TypeError, yaml.YAMLError):
+        return bad
+    fmt = y.get("format") if isinstance(y, dict) else None
+    if fmt == "pd2bw-model/1":
+        expect(bad, "kv_channels" not in mdl and n is None,
+               "model/2 keys for a model/1 input")
+    if fmt != "pd2bw-model/2":
+        # a profile, or a Hugging Face config.json: not compared
+        return bad
+    e = y.get("moe") or {}
+    hd = y.get("head_dim") or y["hidden"] // y["heads"]
+    expect(bad, (mdl.get("kv_channels"), mdl.get("qk_layernorm"),
+                 mdl.get("add_qkv_bias")) ==
+           (hd, bool(y.get("qk_norm")), bool(y.get("qkv_bias"))),
+           "head_dim / qk_norm / qkv_bias differ from the model")
+    expect(bad, mdl.get("num_query_groups") == y.get("kv_heads",
+                                                      y["heads"]),
+           "query groups differ from kv_heads")
+    expect(bad, mdl.get("softmax_type") == ("learnable" if
+                                            y.get("attn_sinks")
+                                            else "vanilla"),
+           "softmax_type vs attention sinks")
+    if not e.get("experts"):
+        expect(bad, n is None, "experts for a dense model")
+        return bad
+    want = [1 if i >= e.get("first_dense", 0) and
+            (i - e.get("first_dense", 0)) % e.get("every", 1) == 0 else 0
+            for i in range(y["layers"])]
+    f = mdl.get("moe_layer_freq", 1)
+    got = f if isinstance(f, list) else [1 if i % f == 0 else 0
+                                         for i in range(y["layers"])]
+    expect(bad, got == want, "MoE layers %s vs the model's %s"
+           % (got, want))
+    sh = e.get("shared_experts", 0) * e.get("shared_ffn", 0)
+    cf = e.get("capacity_factor", 0)
+    expect(bad, (n, mdl.get("moe_router_topk"), mdl.get("moe_ffn_hidden_size"),
+                 mdl.get("moe_shared_expert_intermediate_size"),
+                 mdl.get("moe_shared_expert_gate"),
+                 mdl.get("moe_expert_capacity_factor")) ==
+           (e["experts"], e["top_k"], e["expert_ffn"], sh or None,
+            bool(e.get("shared_gate")), cf or None),
+           "experts differ from the model's")
+    # what pd2bw prices (cost model): grouped GEMM, all-to-all dispatch
+    expect(bad, mdl.get("moe_grouped_gemm") is True and
+           mdl.get("moe_token_dispatcher_type") == "alltoall",
+           "grouped GEMM / alltoall dispatcher")
     return bad
 
 
@@ -539,6 +626,11 @@ def sweep(quick):
 def main(argv):
     if len(argv) >= 2 and argv[1] == "sweep":
         return sweep(len(argv) > 2 and argv[2] == "quick")
+    if len(argv) == 3 and argv[1] == "ranks":
+        for r in Plan(argv[2]).ranks:
+            print(r["rank"], r["node"], r["gpu"], r["stage"], r["replica"],
+                  r["tp"], r.get("cp", 0))
+        return 0
     if len(argv) == 5 and argv[1] == "one":
         bad = CHECKERS[argv[2]](Plan(argv[3]), argv[4])
         for b in bad:
@@ -546,7 +638,8 @@ def main(argv):
         print("%s: %s" % (argv[2], "ok" if not bad else
                           "%d failures" % len(bad)))
         return 1 if bad else 0
-    print(__doc__ or "usage: check.py one FORMAT PLAN FILE | sweep [quick]")
+    print(__doc__ or "usage: check.py one FORMAT PLAN FILE | sweep [quick] | "
+          "ranks PLAN")
     return 2
 
 

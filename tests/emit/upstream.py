@@ -599,6 +599,32 @@ BRIDGE_MODEL_KEYS = {
     "cpu_offloading": "MP:458", "cpu_offloading_num_layers": "MP:461",
     "context_parallel_size": "MP:100", "cp_comm_type": "TC:1030",
 }
+# pd2bw-model/2 parts and expert parallelism (planner/emit/bridge.c): each
+# key's field and the YAML types it takes.  An override is set as parsed,
+# unconverted (training/utils/omegaconf_utils.py:515), so its YAML type
+# must be the field's; None where the field is Optional.  Bridge 067f987
+# pins Megatron-LM 2a75ac1 (3rdparty/Megatron-LM), whose TransformerConfig
+# has these fields too, up to 22 lines earlier.
+_INT, _OPT_INT, _BOOL, _STR = (int,), (int, type(None)), (bool,), (str,)
+BRIDGE_V2_KEYS = {
+    "expert_model_parallel_size": ("MP:127", _INT),
+    "expert_tensor_parallel_size": ("MP:130 Optional", _OPT_INT),
+    "kv_channels": ("TC:184 Optional", _OPT_INT),
+    "add_qkv_bias": ("TC:218", _BOOL), "qk_layernorm": ("G:189", _BOOL),
+    "softmax_type": ("TC:170 Literal", _STR),
+    "mtp_num_layers": ("TC:68 Optional", _OPT_INT),
+    "num_moe_experts": ("G:187 Optional", _OPT_INT),
+    "moe_router_topk": ("TC:760", _INT),
+    "moe_ffn_hidden_size": ("TC:740 Optional", _OPT_INT),
+    "moe_shared_expert_intermediate_size": ("TC:701 Optional", _OPT_INT),
+    "moe_shared_expert_gate": ("TC:713", _BOOL),
+    "moe_layer_freq": ("TC:735 int or List[int]", (int, list)),
+    "moe_expert_capacity_factor": ("TC:917 Optional[float]",
+                                   (float, type(None))),
+    "moe_grouped_gemm": ("G:188", _BOOL),
+    "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
+}
+BRIDGE_MODEL_KEYS.update({k: c for k, (c, _) in BRIDGE_V2_KEYS.items()})
 # B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
 # registered preset (MX:167-182 register both spellings; MX:440-447 look
 # the name up); the FP8 presets pd2bw names:
@@ -671,4 +697,85 @@ def bridge_rules(c):
             "num_layers_in_first_pipeline_stage" in m
             or "num_layers_in_last_pipeline_stage" in m):
         bad.append("layout with first/last (TC:2242-2258)")
+    bad += bridge_moe_rules(m)
     return bad
+
+
+def bridge_moe_rules(m):
+    """The model/2 and expert keys of a Bridge model section."""
+    bad = []
+    for k, (_, types) in BRIDGE_V2_KEYS.items():
+        # bool is an int in Python: an int field must not get a bool
+        if k in m and (not isinstance(m[k], types) or (
+                isinstance(m[k], bool) and bool not in types)):
+            bad.append("%s: %r is not of the field's type (%s)"
+                       % (k, m[k], BRIDGE_MODEL_KEYS[k]))
+    if bad:
+        return bad
+    n = m.get("num_moe_experts")
+    ep = m.get("expert_model_parallel_size", 1)
+    t = m.get("tensor_model_parallel_size", 1)
+    # TC:1595-1596: expert parallelism needs experts
+    if ep > 1 and n is None:
+        bad.append("expert parallelism without experts (TC:1595)")
+    if m.get("softmax_type", "vanilla") not in ("vanilla", "off-by-one",
+                                                 "learnable"):
+        bad.append("softmax_type (TC:170)")
+    if n is None:
+        # TC:1689-1705: an expert size without experts is an error unless
+        # moe_layer_freq leaves dense layers
+        f = m.get("moe_layer_freq", 1)
+        if m.get("moe_ffn_hidden_size") is not None and not (
+                (isinstance(f, list) and 0 in f) or
+                (isinstance(f, int) and f > 1)):
+            bad.append("moe_ffn_hidden_size without num_moe_experts "
+                       "(TC:1702)")
+        return bad
+    if n <= 0:
+        bad.append("num_moe_experts %d (TC:1682-1683)" % n)
+        return bad
+    # moe/moe_layer.py:186: each expert-parallel rank holds n / ep experts
+    if n % ep:
+        bad.append("expert parallel %d does not divide %d experts "
+                   "(moe_layer.py:186)" % (ep, n))
+    if not 1 <= m.get("moe_router_topk", 2) <= n:
+        bad.append("moe_router_topk %s of %d experts"
+                   % (m.get("moe_router_topk"), n))
+    # Bridge sets an unset expert tensor size to 1 under expert
+    # parallelism (src/megatron/bridge/models/transformer_config.py:80-88),
+    # Megatron Core to the tensor size (MP:506-507): pd2bw writes it
+    if m.get("expert_tensor_parallel_size") is None:
+        bad.append("expert_tensor_parallel_size left to Bridge's default "
+                   "(bridge models/transformer_config.py:87-88)")
+    f = m.get("moe_layer_freq", 1)
+    # gpt_layer_specs.py:647-657 (d98e8a6): an int N makes every N-th
+    # layer from 0 MoE; a list has one 0/1 per layer
+    if isinstance(f, list):
+        if len(f) != m["num_layers"] or any(x not in (0, 1) or
+                                            isinstance(x, bool) for x in f):
+            bad.append("moe_layer_freq has %d entries for %d layers, or "
+                       "not 0/1 (gpt_layer_specs.py:653)"
+                       % (len(f), m["num_layers"]))
+    elif f < 1:
+        bad.append("moe_layer_freq %d (gpt_layer_specs.py:649)" % f)
+    if m.get("moe_token_dispatcher_type", "allgather") not in (
+            "allgather", "alltoall", "flex"):
+        bad.append("moe_token_dispatcher_type (TC:891)")
+    cf = m.get("moe_expert_capacity_factor")
+    if cf is not None and cf < 0:
+        bad.append("negative capacity factor is dropless (TC:1837-1838)")
+    return bad
+
+
+def bridge_expert_grid(world, m):
+    """parallel_state.py:870-884 (d98e8a6): the expert grid is expert
+    tensor x expert x pipeline (x expert data), and divides the world
+    (Bridge passes both sizes, training/initialize.py:812-814)."""
+    ep = m.get("expert_model_parallel_size", 1)
+    t = m.get("tensor_model_parallel_size", 1)
+    etp = m.get("expert_tensor_parallel_size") or t
+    pp = m.get("pipeline_model_parallel_size", 1)
+    if world % (etp * ep * pp):
+        return ["world %d not divisible by etp x ep x pp = %d "
+                "(parallel_state.py:880-884)" % (world, etp * ep * pp)]
+    return []
