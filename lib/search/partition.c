@@ -285,6 +285,32 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
 }
 
 /*
+ * The greedy from the front: the first layer from a that stage s cannot
+ * take (ehi + 1 when it takes them all), the stage grown while its memory
+ * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
+ * or compute alone, strictly below lim.
+ */
+static int
+grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
+	 int lb)
+{
+	const struct cost_cfg *g = pr->g;
+	struct cost_mem mem = pr->mem0;
+	struct plan_stage scratch;
+	int e;
+
+	cost_mem_stage(&mem, g, s);
+	for (e = a; e <= ehi; e++) {
+		cost_mem_add(&mem, pr->c, g->k, e, g->r);
+		if ((lb ? stage_lb(pr, s, a, e) > lim
+			: !(pr->pre[e + 1] - pr->pre[a] < lim)) ||
+		    (double)cost_mem_bytes(&mem, &scratch) > pr->o->cap_bytes)
+			break;
+	}
+	return e;
+}
+
+/*
  * The band of (stage, last layer) states a partition whose stages all
  * cost at most cut can pass through: stage s ends in [lo[s], hi[s]].
  * Stage costs bounded from below by stage_lb() (and memory) only grow
@@ -302,18 +328,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 	double lim = cut * (1 + 1e-9);
 
 	for (s = 0, a = 0; s < d; s++) {
-		struct cost_mem mem = pr->mem0;
-		struct plan_stage scratch;
-		int ehi = s == d - 1 ? L - 1 : L - d + s;
-
-		cost_mem_stage(&mem, g, s);
-		for (e = a; e <= ehi; e++) {
-			cost_mem_add(&mem, c, g->k, e, g->r);
-			if (stage_lb(pr, s, a, e) > lim ||
-			    (double)cost_mem_bytes(&mem, &scratch) >
-				    pr->o->cap_bytes)
-				break;
-		}
+		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1);
 		if (e == a)
 			return -1;
 		hi[s] = e - 1;
@@ -356,18 +371,8 @@ fits(const struct part_run *pr, double limit)
 	int L = c->L, d = g->d, s, a, e;
 
 	for (s = 0, a = 0; s < d; s++) {
-		struct cost_mem mem = pr->mem0;
-		struct plan_stage scratch;
-		int ehi = s == d - 1 ? L - 1 : L - d + s;
-
-		cost_mem_stage(&mem, g, s);
-		for (e = a; e <= ehi; e++) {
-			cost_mem_add(&mem, c, g->k, e, g->r);
-			if (!(pr->pre[e + 1] - pr->pre[a] < limit) ||
-			    (double)cost_mem_bytes(&mem, &scratch) >
-				    pr->o->cap_bytes)
-				break;
-		}
+		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
+			     0);
 		if (e == a)
 			return 0;
 		a = e;
