@@ -190,6 +190,31 @@ stages_init(struct part_ws *ws, const struct chain *c,
 }
 
 /*
+ * Stage s = [a, e]'s time per microbatch without its incoming transfer
+ * (compute, out_t, the tensor-parallel and per-layer terms), and in *ar
+ * its gradients' synchronisation: the terms in the order the programme
+ * sums them, so that greedy() and part_solve() agree to the bit.
+ */
+static double
+stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
+	    int64_t params, int64_t eparams, double *ar)
+{
+	const struct part_stage *ps = &pr->ps[s];
+	double t = pr->pre[e + 1] - pr->pre[a];
+
+	t += out_t;
+	if (pr->g->t > 1)
+		t += ps->tp_coef * (pr->tpx[e + 1] - pr->tpx[a]) +
+		     ps->tp_lat * (pr->tpn[e + 1] - pr->tpn[a]);
+	if (ps->cpre)
+		t += ps->cpre[e + 1] - ps->cpre[a];
+	*ar = (double)(params - eparams) * ps->ar_coef + ps->ar_lat;
+	if (eparams)
+		*ar += (double)eparams * ps->are_coef + ps->are_lat;
+	return t;
+}
+
+/*
  * The greedy partition under threshold T: each stage in turn takes the
  * most layers whose cost stays at or under T (one left for each stage
  * after it).  Returns its cost (the slowest stage's, as the dynamic
@@ -217,8 +242,7 @@ greedy(const struct part_run *pr, double T, int *first)
 			double t, ar, v, out_t = 0;
 
 			cost_mem_add(&mem, c, g->k, e, g->r);
-			t = pr->pre[e + 1] - pr->pre[a];
-			if (t > T ||
+			if (pr->pre[e + 1] - pr->pre[a] > T ||
 			    (double)cost_mem_bytes(&mem, &scratch) >
 				    pr->o->cap_bytes)
 				break;
@@ -227,18 +251,8 @@ greedy(const struct part_run *pr, double T, int *first)
 					cost_xfer_ms(pr->out[e] * pr->inv_t,
 						     ps->out_gb_s,
 						     ps->out_lat_us);
-			t += out_t;
-			if (g->t > 1)
-				t += ps->tp_coef * (pr->tpx[e + 1] -
-						    pr->tpx[a]) +
-				     ps->tp_lat * (pr->tpn[e + 1] - pr->tpn[a]);
-			if (ps->cpre)
-				t += ps->cpre[e + 1] - ps->cpre[a];
-			ar = (double)(mem.params - mem.eparams) * ps->ar_coef +
-			     ps->ar_lat;
-			if (mem.eparams)
-				ar += (double)mem.eparams * ps->are_coef +
-				      ps->are_lat;
+			t = stage_terms(pr, s, a, e, out_t, mem.params,
+					mem.eparams, &ar);
 			if (s > 0)
 				t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 			v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -266,21 +280,13 @@ static double
 stage_lb(const struct part_run *pr, int s, int a, int e)
 {
 	const struct chain *c = pr->c;
-	const struct part_stage *ps = &pr->ps[s];
 	int64_t params = c->pre_params[e + 1] - c->pre_params[a];
 	int64_t eparams = c->pre_eparams ? c->pre_eparams[e + 1] -
 						   c->pre_eparams[a]
 					 : 0;
-	double t = pr->pre[e + 1] - pr->pre[a] + ps->lat, ar;
+	double ar, t = stage_terms(pr, s, a, e, pr->ps[s].lat, params,
+				   eparams, &ar);
 
-	if (pr->g->t > 1)
-		t += ps->tp_coef * (pr->tpx[e + 1] - pr->tpx[a]) +
-		     ps->tp_lat * (pr->tpn[e + 1] - pr->tpn[a]);
-	if (ps->cpre)
-		t += ps->cpre[e + 1] - ps->cpre[a];
-	ar = (double)(params - eparams) * ps->ar_coef + ps->ar_lat;
-	if (eparams)
-		ar += (double)eparams * ps->are_coef + ps->are_lat;
 	return pr->add_ar ? t + ar : t > ar ? t : ar;
 }
 
@@ -626,24 +632,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (isfinite(cut) && s > 0 &&
 					    a - 1 > prev_hi)
 						continue;
-					t += out_t;
-					if (g->t > 1)
-						t += ps->tp_coef *
-							     (tpx[e + 1] -
-							      tpx[a]) +
-						     ps->tp_lat *
-							     (tpn[e + 1] -
-							      tpn[a]);
-					if (ps->cpre)
-						t += ps->cpre[e + 1] -
-						     ps->cpre[a];
-					ar = (double)(params - eparams) *
-						     ps->ar_coef +
-					     ps->ar_lat;
-					if (eparams)
-						ar += (double)eparams *
-							      ps->are_coef +
-						      ps->are_lat;
+					t = stage_terms(&pr, s, a, e, out_t,
+							params, eparams, &ar);
 					/* every term so far only grows with
 					 * the stage (the incoming transfer
 					 * below depends on where it starts):
