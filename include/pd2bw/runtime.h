@@ -75,6 +75,11 @@ struct runtime {
 				   K/V ring) */
 	int ep;                 /* expert parallelism (all-to-all token
 				   dispatcher) */
+	int ep_tp_all_rows;     /* with the experts split like the tensor-
+				   parallel layers, every tensor-parallel
+				   rank dispatches all the rows, not 1/t */
+	int ep_shared_overlap;  /* the shared experts' forward runs beside
+				   the forward combine all-to-all */
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */

@@ -115,14 +115,15 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
  * llama4/infra/parallelize.py:531-536), but with the experts split like
  * tp every rank of the group dispatches all of them (ExpertTensor-
  * Parallel's input is replicated over the etp mesh, expert_parallel.py:
- * 209-216): t times the chain's buffer under sequence parallelism.
+ * 209-216; the runtime's ep_tp_all_rows): t times the chain's buffer
+ * under sequence parallelism.
  */
 static double
 ep_share(const struct cost_cfg *g)
 {
 	int t = g->t > 1 ? g->t : 1, etp = g->etp > 0 ? g->etp : t;
 
-	if (!g->rt || g->rt->id != RUNTIME_TORCHTITAN)
+	if (!g->rt || !g->rt->ep_tp_all_rows)
 		return 1;
 	return g->sp && etp == t ? t : 1;
 }
@@ -145,11 +146,10 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 			continue;
 		y = cost_coll_ms(COST_ALLTOALL, x, n, l->ep_gb_s[s],
 				 l->ep_lat_us[s]);
-		/* torchtitan runs the shared experts' forward while the
-		 * combine is in flight (models/moe/moe.py:526-529 at
-		 * v0.2.2): each forward's combine exposes what they do not
-		 * cover */
-		sf = g->rt && g->rt->id == RUNTIME_TORCHTITAN && c->epsf
+		/* where the shared experts' forward runs while the
+		 * combine is in flight (torchtitan), each forward's
+		 * combine exposes what they do not cover */
+		sf = g->rt && g->rt->ep_shared_overlap && c->epsf
 			     ? CHAIN_AT(c, c->epsf, g->k, j)
 			     : 0;
 		t += (k - fc) * y + fc * fmax(0, y - sf);

@@ -204,6 +204,12 @@ runtime_init(struct runtime *rt, int id)
 		 * backend (job_config.py:454, 464, 474 at v0.2.2): the rules
 		 * of runtime_check_ep(), the bytes of cost_ep() */
 		rt->ep = 1;
+		/* ExpertTensorParallel's input is replicated over the etp
+		 * mesh (distributed/expert_parallel.py:209-216), and the
+		 * shared experts' forward runs while the combine is in
+		 * flight (models/moe/moe.py:526-529) */
+		rt->ep_tp_all_rows = 1;
+		rt->ep_shared_overlap = 1;
 		/* Float8Linear's enable_fsdp_float8_all_gather, off by
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
 		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER);
