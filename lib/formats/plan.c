@@ -74,6 +74,20 @@ plan_stage_of_rank(const struct plan *p, int r)
 static const char *const rank_orders[] = {"tp,cp,stage,replica",
 					  "tp,cp,replica,stage", NULL};
 
+/* Rank g of plan_ranks_fill()'s rule, gpn GPUs a node, into *rk. */
+static void
+rank_at(const struct plan *p, int g, int gpn, struct plan_rank *rk)
+{
+	int c = p->c > 1 ? p->c : 1, grp = g / (p->t * c);
+
+	rk->stage = p->place == PLAN_STAGES_IN_NODE ? grp % p->d : grp / p->w;
+	rk->replica = p->place == PLAN_STAGES_IN_NODE ? grp / p->d : grp % p->w;
+	rk->tp = g % p->t;
+	rk->cp = g / p->t % c;
+	rk->node = g / gpn;
+	rk->gpu = g % gpn;
+}
+
 void
 plan_ranks_fill(struct plan *p, int gpn)
 {
@@ -82,19 +96,8 @@ plan_ranks_fill(struct plan *p, int gpn)
 	free(p->ranks);
 	p->nranks = n;
 	p->ranks = xcalloc((size_t)n, sizeof(*p->ranks));
-	for (g = 0; g < n; g++) {
-		struct plan_rank *rk = &p->ranks[g];
-		int grp = g / (p->t * c);
-
-		rk->stage = p->place == PLAN_STAGES_IN_NODE ? grp % p->d
-							    : grp / p->w;
-		rk->replica = p->place == PLAN_STAGES_IN_NODE ? grp / p->d
-							      : grp % p->w;
-		rk->tp = g % p->t;
-		rk->cp = g / p->t % c;
-		rk->node = g / gpn;
-		rk->gpu = g % gpn;
-	}
+	for (g = 0; g < n; g++)
+		rank_at(p, g, gpn, &p->ranks[g]);
 }
 
 int
@@ -110,15 +113,12 @@ plan_ranks_rule(const struct plan *p)
 		;
 	for (g = 0; g < p->nranks; g++) {
 		const struct plan_rank *rk = &p->ranks[g];
-		int grp = g / (p->t * c);
-		int st = p->place == PLAN_STAGES_IN_NODE ? grp % p->d
-							 : grp / p->w;
-		int rep = p->place == PLAN_STAGES_IN_NODE ? grp / p->d
-							  : grp % p->w;
+		struct plan_rank want;
 
-		if (rk->stage != st || rk->replica != rep ||
-		    rk->tp != g % p->t || rk->cp != g / p->t % c ||
-		    rk->node != g / gpn || rk->gpu != g % gpn)
+		rank_at(p, g, gpn, &want);
+		if (rk->stage != want.stage || rk->replica != want.replica ||
+		    rk->tp != want.tp || rk->cp != want.cp ||
+		    rk->node != want.node || rk->gpu != want.gpu)
 			return 0;
 	}
 	return gpn;
