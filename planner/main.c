@@ -325,6 +325,7 @@ main(int argc, char **argv)
 	int emit_set[EMIT_MAX];
 	const char *trace = NULL, *from_plan = NULL;
 	int nemit = 0, emit;
+	char emit_via[32];
 	struct search_opts so;
 	struct search_stats st;
 	struct cost_opts co;
@@ -669,6 +670,27 @@ main(int argc, char **argv)
 		cli_distinct_paths(paths, 7 + nemit);
 	}
 
+	/* a search for what --emit launches searches what its runtime
+	 * runs (an evaluation keeps the emitter's own refusal) */
+	for (c = 0; !po.have_rt && !evaluate && c < nemit; c++) {
+		int id = emit_fmt_runtime(emits[c].fmt), k;
+
+		for (k = c + 1; id >= 0 && k < nemit; k++)
+			if (emit_fmt_runtime(emits[k].fmt) >= 0 &&
+			    emit_fmt_runtime(emits[k].fmt) != id)
+				cli_usage_error("--emit %s and --emit %s run "
+						"on different runtimes; choose "
+						"one with --runtime",
+						emit_fmt_names[emits[c].fmt],
+						emit_fmt_names[emits[k].fmt]);
+		if (id >= 0) {
+			runtime_init(&po.rt, id);
+			po.have_rt = 1;
+			snprintf(emit_via, sizeof(emit_via), "--emit %s",
+				 emit_fmt_names[emits[c].fmt]);
+			po.rt_via = emit_via;
+		}
+	}
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
 	else if (evaluate && (po.have_zero || po.have_offload)) {
@@ -800,6 +822,10 @@ main(int argc, char **argv)
 		goto out;
 	}
 
+	/* a pipeline the emitted runtime cannot build is not searched */
+	c = emit_max_depth(emits, nemit, tc.have_model ? &tc.model : NULL);
+	if (c > 0 && !so.fix_d && !evaluate)
+		so.fix_d = c;
 	ret = search_run_tp(sc, nsc, &cl, &co, &so, &plan, &st);
 	if (stats) {
 		struct rusage ru;

@@ -132,16 +132,20 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 }
 
 void
-par_opts_check(const struct par_opts *p, struct search_opts *so,
-	       int have_sched, int have_rc, const int *tps, int ntp)
+par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
+	       int have_rc, const int *tps, int ntp)
 {
 	const struct runtime *rt = &p->rt;
-	const char *name = runtime_names[rt->id];
-	char why[256];
+	char name[96], why[256];
 	int i, j;
 
 	if (!p->have_rt)
 		return;
+	if (p->rt_via)
+		snprintf(name, sizeof(name), "%s (what %s runs on)",
+			 runtime_names[rt->id], p->rt_via);
+	else
+		snprintf(name, sizeof(name), "%s", runtime_names[rt->id]);
 	for (i = 0; i < p->ncp; i++)
 		if (runtime_check_par(rt, p->cps[i], 1, why, sizeof(why)))
 			cli_usage_error("%s", why);
@@ -166,6 +170,11 @@ par_opts_check(const struct par_opts *p, struct search_opts *so,
 		if (tps[i] > 1 && !rt->tp)
 			cli_usage_error("runtime %s has no tensor parallelism "
 					"(--tp %d)", name, tps[i]);
+	if (!rt->sp && p->sp_mode == 1)
+		cli_usage_error("runtime %s has no sequence parallelism "
+				"(--sequence-parallel on)", name);
+	if (!rt->sp)
+		p->sp_mode = 0;
 	for (i = 1; i < 4; i++) {
 		/* a fixed depth fixes which of the two sets applies */
 		unsigned can = so->fix_d > 1    ? rt->zero_pipe_mask

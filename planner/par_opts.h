@@ -63,6 +63,8 @@ enum par_opt {
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
 	int have_rt;
+	const char *rt_via;      /* not --runtime but this option chose rt
+				    ("--emit megatron"), for messages */
 	int fp8_recipe;          /* enum model_fp8; -1: the runtime's */
 	unsigned fusions;        /* ANALYTIC_FUSE_* bits, when have_fusions */
 	int have_fusions;
@@ -95,12 +97,12 @@ int par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 
 /*
  * With --runtime: what the user asked for that the runtime cannot run is
- * a usage error naming both; what was left to the search is narrowed to
- * what it runs.  have_sched and have_rc say whether -s and -r were given,
- * tps[0..ntp) the tensor-parallel degrees given (ntp 0: none).  Without
- * --runtime nothing happens.
+ * a usage error naming both; what was left to the search (p->sp_mode
+ * too) is narrowed to what it runs.  have_sched and have_rc say whether
+ * -s and -r were given, tps[0..ntp) the tensor-parallel degrees given
+ * (ntp 0: none).  Without a runtime (have_rt) nothing happens.
  */
-void par_opts_check(const struct par_opts *p, struct search_opts *so,
+void par_opts_check(struct par_opts *p, struct search_opts *so,
 		    int have_sched, int have_rc, const int *tps, int ntp);
 
 /*

@@ -71,6 +71,8 @@ struct runtime {
 	int selective;          /* selective (attention-core) recomputation */
 	int mixed_rc;           /* a different recomputation per layer */
 	int tp;                 /* tensor parallelism */
+	int sp;                 /* Megatron-style sequence parallelism
+				   with it */
 	int cp;                 /* context parallelism (Transformer Engine's
 				   K/V ring) */
 	int ep;                 /* expert parallelism (all-to-all token

@@ -225,6 +225,11 @@ runtime_init(struct runtime *rt, int id)
 	}
 	if (id != RUNTIME_PYTORCH_DDP)
 		rt->tp = 1;
+	/* DeepSpeed has no sequence parallelism of Megatron's kind: its
+	 * sequence_parallel_size is Ulysses, an all-to-all over attention
+	 * heads (deepspeed/runtime/engine.py:1278, deepspeed/sequence/
+	 * layer.py:311, at 38327e07f), which pd2bw does not price */
+	rt->sp = rt->tp && id != RUNTIME_DEEPSPEED;
 	rt->fusions = fusions_of(rt->id);
 	/* Megatron-Core's default is delayed scaling (transformer_config.py
 	 * :594); torchtitan's torchao converter scales tensorwise */

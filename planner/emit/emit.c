@@ -29,6 +29,36 @@ emit_fmt_list(void)
 }
 
 int
+emit_fmt_runtime(int fmt)
+{
+	switch (fmt) {
+	case EMIT_MEGATRON:
+	case EMIT_BRIDGE:
+		return RUNTIME_MEGATRON_CORE;
+	case EMIT_DEEPSPEED:
+		return RUNTIME_DEEPSPEED;
+	case EMIT_TORCHTITAN:
+		return RUNTIME_TORCHTITAN;
+	default:
+		return -1;
+	}
+}
+
+int
+emit_max_depth(const struct emit_req *r, int n, const struct model *m)
+{
+	int i, d, most = 0;
+
+	for (i = 0; m && i < n; i++) {
+		d = r[i].fmt == EMIT_TORCHTITAN ? emit_torchtitan_max_depth(m)
+						: 0;
+		if (d > 0 && (!most || d < most))
+			most = d;
+	}
+	return most;
+}
+
+int
 emit_shape_init(struct emit_shape *sh, const struct plan *p,
 		const struct profile *prof)
 {

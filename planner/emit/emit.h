@@ -33,6 +33,8 @@ enum emit_fmt {
 extern const char *const emit_fmt_names[]; /* NULL-terminated */
 /* "megatron, deepspeed, ..." for usage messages (static). */
 const char *emit_fmt_list(void);
+/* The enum runtime_id of what format fmt launches; -1 for none (launch). */
+int emit_fmt_runtime(int fmt);
 
 /*
  * What an emitter reads.  p and prof are required; the rest may be NULL:
@@ -83,6 +85,12 @@ struct emit_req {
  */
 int emit_write_all(const struct emit_in *in, const struct emit_req *r,
 		   int n);
+
+/*
+ * The most pipeline stages the formats of r[0..n) can run model m at
+ * (torchtitan's qwen3 flavors: one), or 0 for no limit.
+ */
+int emit_max_depth(const struct emit_req *r, int n, const struct model *m);
 
 /*
  * Shared by the emitters (planner/emit/ *.c), not by main.c: the plan's
@@ -163,6 +171,8 @@ int emit_deepspeed(FILE *fp, const struct emit_in *in,
 		   const struct emit_shape *sh);
 int emit_launch(FILE *fp, const struct emit_in *in,
 		const struct emit_shape *sh);
+/* 1 when m is a torchtitan model without pipelining (qwen3), else 0. */
+int emit_torchtitan_max_depth(const struct model *m);
 int emit_torchtitan(FILE *fp, const struct emit_in *in,
 		    const struct emit_shape *sh);
 int emit_bridge(FILE *fp, const struct emit_in *in,

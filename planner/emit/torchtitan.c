@@ -69,11 +69,11 @@ same_shape(const struct flavor *f, const struct model *m)
 }
 
 /*
- * The torchtitan model and flavor of m into *name and *fl, or -1 after
- * saying why none fits.
+ * The torchtitan model and flavor of shape m into *name and *fl: 0, or -1
+ * when none has its shape.
  */
 static int
-find_flavor(const struct model *m, const char **name, const char **fl)
+match_flavor(const struct model *m, const char **name, const char **fl)
 {
 	const struct model_moe *e = &m->moe;
 	struct model rest = *m;
@@ -84,12 +84,6 @@ find_flavor(const struct model *m, const char **name, const char **fl)
 	rest.head_dim = rest.qk_norm = 0;
 	memset(&rest.moe, 0, sizeof(rest.moe));
 
-	if (m->attention == MODEL_MLA)
-		return pd2bw_error("--emit torchtitan: torchtitan's "
-				   "deepseek_v3 flavors run flex attention "
-				   "with a block-causal mask (deepseek_v3/"
-				   "__init__.py:154-155), which pd2bw does "
-				   "not price");
 	for (i = 0; !model_is_v2(m) && i < sizeof(flavors) / sizeof(flavors[0]);
 	     i++)
 		if (same_shape(&flavors[i], m)) {
@@ -113,9 +107,33 @@ find_flavor(const struct model *m, const char **name, const char **fl)
 			return 0;
 		}
 	}
+	return -1;
+}
+
+/* match_flavor(), or -1 after saying why none fits. */
+static int
+find_flavor(const struct model *m, const char **name, const char **fl)
+{
+	if (m->attention == MODEL_MLA)
+		return pd2bw_error("--emit torchtitan: torchtitan's "
+				   "deepseek_v3 flavors run flex attention "
+				   "with a block-causal mask (deepseek_v3/"
+				   "__init__.py:154-155), which pd2bw does "
+				   "not price");
+	if (!match_flavor(m, name, fl))
+		return 0;
 	return pd2bw_error("--emit torchtitan: the model's shape is none of "
 			   "torchtitan's flavors (llama3 8B, 70B, 405B; qwen3 "
 			   "30B-A3B, 235B-A22B)");
+}
+
+int
+emit_torchtitan_max_depth(const struct model *m)
+{
+	const char *name, *fl;
+
+	/* qwen3 has no pipelining_fn (models/qwen3/__init__.py:199) */
+	return m->moe.experts && !match_flavor(m, &name, &fl);
 }
 
 static void

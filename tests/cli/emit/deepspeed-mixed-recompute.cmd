@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/models/llama3-70b.yaml -c dgx-a100:2 -B 256 -s flush -r none,selective,full -q -o plan.yaml --emit deepspeed --sequence-parallel off --emit-output d.json && cat d.json && python3 $TOP/tests/emit/check.py one deepspeed plan.yaml d.json
+pd2bw-plan $TOP/models/gpt-3.8b.yaml -c dgx-a100:1 -B 256 -s flush -r none,selective,full --runtime pipedream-2bw -q -o plan.yaml --emit deepspeed --sequence-parallel off --emit-output d.json && cat d.json && python3 $TOP/tests/emit/check.py one deepspeed plan.yaml d.json

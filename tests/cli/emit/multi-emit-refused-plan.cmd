@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/models/gpt-1.3b.yaml -c dgx-a100:2 -B 256 -s flush -q -o plan.yaml --emit megatron --emit-output a.sh --emit torchtitan --emit-output t.toml --emit launch --emit-output run.sh; echo "rc $?"; ls
+pd2bw-plan $TOP/models/gpt-1.3b.yaml -c dgx-a100:2 -B 256 -s flush --runtime megatron-core -q -o plan.yaml --emit megatron --emit-output a.sh --emit torchtitan --emit-output t.toml --emit launch --emit-output run.sh; echo "rc $?"; ls
