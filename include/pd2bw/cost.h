@@ -373,6 +373,7 @@ struct cost_mem {
 	double weight, state;  /* bytes per parameter at rest */
 	double gather, grad;   /* ZeRO-3's window: bytes per gathered
 				  parameter, per unsharded gradient (0: none) */
+	double gather_blk;     /* ... per gathered block weight (FP8) */
 	int keep;              /* the window is the stage's parameters */
 	/* with EP the routed experts' share of the sharded bytes per
 	 * parameter: 1 / cost_eshard_deg() - 1 / the shard group, times the
@@ -385,7 +386,27 @@ struct cost_mem {
 	int n, last, any_full;
 	int64_t params, eparams;
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
+	double gathered, big_gathered; /* cost_layer_gather(): sum, most */
 };
+
+/*
+ * The bytes FSDP gathers of layer j: gather bytes a parameter, blk for a
+ * transformer block's dense weights (1 under FP8 all-gather: torchao's
+ * Float8Linear; the embedding, the head and the routed experts, grouped
+ * GEMMs, stay at gather).  Without the routed experts when own (they
+ * gather in a group of their own).
+ */
+static inline double
+cost_layer_gather(const struct chain *c, int j, double gather, double blk,
+		  int own)
+{
+	double pe = (double)c->eparams[j];
+	double dense = (double)c->params[j] - pe;
+
+	if (!c->kind || c->kind[j] != PROF_BLOCK)
+		blk = gather;
+	return dense * blk + (own ? 0 : pe * gather);
+}
 
 /* The constants of configuration g into m (no stage yet). */
 void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
@@ -406,6 +427,14 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	m->eparams += c->eparams[j];
 	if ((double)c->params[j] > m->big_params)
 		m->big_params = (double)c->params[j];
+	if (m->gather > 0) {
+		double gb = cost_layer_gather(c, j, m->gather, m->gather_blk,
+					      0);
+
+		m->gathered += gb;
+		if (gb > m->big_gathered)
+			m->big_gathered = gb;
+	}
 	m->per_mb += st;
 	m->any_full |= r == PROF_RC_FULL;
 	if (full > m->peak_full)
@@ -431,7 +460,7 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	double params = (double)m->params, per_mb = m->per_mb, window = 0;
 
 	if (m->gather > 0)
-		window = (m->keep ? params : 2 * m->big_params) * m->gather +
+		window = (m->keep ? m->gathered : 2 * m->big_gathered) +
 			 m->big_params * m->grad;
 	/* offloaded: the last layer's stash and one in transit */
 	if (m->offload && m->n > 1)

@@ -274,17 +274,15 @@ struct fsdp_link {
 static double
 fsdp_gather(const struct fsdp_link *f, const struct chain *c, int j)
 {
-	double pe = f->ne != f->n ? (double)c->eparams[j] : 0;
-	/* Float8Linear weights: the blocks' linear layers, not the
-	 * embedding, the head (left out by filter_fqns) or the grouped
-	 * experts */
-	double b = c->kind && c->kind[j] == PROF_BLOCK ? f->gather_blk
-						       : f->gather;
+	int own = f->ne != f->n;
 
-	return cost_coll_ms(COST_ALLGATHER, ((double)c->params[j] - pe) * b,
+	return cost_coll_ms(COST_ALLGATHER,
+			    cost_layer_gather(c, j, f->gather, f->gather_blk,
+					      own),
 			    f->n, f->bw, f->lt) +
-	       cost_coll_ms(COST_ALLGATHER, pe * f->gather, f->ne, f->bw,
-			    f->lt);
+	       cost_coll_ms(COST_ALLGATHER,
+			    own ? (double)c->eparams[j] * f->gather : 0, f->ne,
+			    f->bw, f->lt);
 }
 
 /* Reduce-scatter in the shard group, then (HSDP) the shard all-reduced

@@ -176,6 +176,7 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 	/* ZeRO-3's gathered parameters and unsharded gradient (see above) */
 	if (g->zero >= 3 && zero_ranks(g) >= 2) {
 		m->gather = cost_gather_bytes(o, g);
+		m->gather_blk = cost_fp8_all_gather(o, g) ? 1 : m->gather;
 		m->grad = b.grad;
 		m->keep = rt->zero3_keep_pp && g->d > 1;
 	}
@@ -205,6 +206,7 @@ cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 	m->params = m->eparams = 0;
 	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
 	m->work = m->last_stash = 0;
+	m->gathered = m->big_gathered = 0;
 }
 
 void

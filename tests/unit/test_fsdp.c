@@ -203,6 +203,31 @@ test_memory(const struct chain *c)
 	CHECK_INT_EQ(st.weight_bytes, 950000000);
 	CHECK_INT_EQ(st.state_bytes, 1200000000);
 	CHECK_NEAR(cost_param_bytes(&o, &g), 0.5 + 4, 1e-12);
+	{
+		/* an FP8 model under torchtitan:fp8-all-gather gathers its
+		 * blocks' weights in FP8: the two gathered layers take
+		 * 2 x 1e8 bytes instead of 2 x 2e8; kept over a pipeline
+		 * (all three layers) 3e8 instead of 6e8 */
+		int64_t w0, k0;
+
+		o.precision = MODEL_FP8;
+		o.fp8_recipe = FP8_TENSORWISE;
+		cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+		w0 = st.weight_bytes;
+		g.d = 2;
+		g.sched = PLAN_FLUSH;
+		cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+		k0 = st.weight_bytes;
+		CHECK(runtime_parse(&tt, "torchtitan:fp8-all-gather") == 0);
+		cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+		CHECK_INT_EQ(k0 - st.weight_bytes, 300000000);
+		g.d = 1;
+		g.sched = PLAN_NONE;
+		cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+		CHECK_INT_EQ(w0 - st.weight_bytes, 200000000);
+		runtime_init(&tt, RUNTIME_TORCHTITAN);
+		o.precision = MODEL_BF16;
+	}
 	/* HSDP in groups of 2: / 2 */
 	g.shard = 2;
 	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
