@@ -143,7 +143,11 @@ function precision_name(p) {
 # deepseek_v3.py:148, deepseek/b200/deepseek_v3.py:139, deepseek/h100/
 # deepseek_v3.py:43, gpt_oss/gb200/gpt_oss.py:195, 235-241, gpt_oss/b200/
 # gpt_oss.py:39, gpt_oss/h100/gpt_oss.py:39; the GB300 MXFP8 recipes and
-# all Qwen3 recipes recompute nothing).
+# all Qwen3 recipes recompute nothing).  B300: DeepSeek-V3 recomputes
+# mla_up_proj in every release (@f69d4dd59 deepseek_workload_base_
+# configs.py:115-128; @067f987 perf_recipes/deepseek/b300/deepseek_v3.py:
+# 44, 95, 146), GPT-OSS nothing (gpt_oss_workload_base_configs.py:62-68;
+# perf_recipes/gpt_oss/b300/gpt_oss.py:223-289).
 function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	old = rel == "26.04" || rel == "26.04.01"
 	new = rel >= "26.06"
@@ -157,6 +161,8 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	if (gpu == "GB200" && pp == 4 && vp == 4 && ep == 64)
 		return old && prec != "bf16" ? "mlp" : new && prec == "fp8-mx" ? "mla_up_proj" : ""
 	if (gpu == "B200" && pp == 16 && ep == 8 && old)
+		return "mla_up_proj"
+	if (gpu == "B300")
 		return "mla_up_proj"
 	if (gpu == "B200" && pp == 8 && vp == 2 && ep == 32 && prec == "fp8-mx")
 		return "mla_up_proj,mlp"
@@ -424,7 +430,7 @@ BEGIN {
 	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --zero"
 	why["cp"] = "context parallelism: needs --context-parallel (a later issue)"
 	why["ep"] = "expert parallelism: needs --expert-parallel"
-	why["gpu"] = "GPU without a catalog entry or cluster (GB200, GB300, B300, H800)"
+	why["gpu"] = "GPU without a catalog entry or cluster (H800)"
 	why["offload"] = "CPU activation offload: needs --offload"
 	why["nostep"] = "no step time: TFLOP/s or MFU only, FLOP formula not stated"
 	why["layout"] = "parallel layout not stated by the source"

@@ -428,7 +428,7 @@ usage(FILE *fp)
 		"                           dgx-a100, p3.16xlarge (V100-16GB), "
 		"l40s-pcie, dgx-b200,\n"
 		"                           gb200-nvl72 (GB200), gb300-nvl72 "
-		"(GB300)\n"
+		"(GB300), dgx-b300\n"
 		"      --profile TYPE:FILE  a measured profile for TYPE instead "
 		"of the estimate\n"
 		"  -d, --deadline DAYS      time to train allowed\n"

@@ -75,14 +75,14 @@
  *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
  *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
  *    transformer sizes: 0.635, fitted on the H100 FP8 rows of
- *    bench/validate.sh's fit subset (H100_GEMM_EFF8); B200 0.55, fitted on that subset's
- *    one B200 FP8 row (NeMo 25.02 GPT-3 175B), about 2.5 of 4.5 PFLOP/s.
+ *    bench/validate.sh's fit subset (H100_GEMM_EFF8); the Blackwell
+ *    parts' below (GB_EFF8_*), fitted the same way.
  *  - mxfp8: Blackwell's block-scaled FP8 (1 x 32 blocks with E8M0
- *    scales) in the tensor cores: B200, GB200, GB300 (NVIDIA Blackwell
+ *    scales) in the tensor cores: B200, GB200, GB300, B300 (NVIDIA Blackwell
  *    architecture brief; Megatron-Core's mxfp8 recipe is "for Blackwell
  *    architecture only", transformer_config.py:597).
  *  - sms: SM count of the part (NVIDIA architecture whitepapers: V100
- *    80, A100 108, H100 SXM5 132, B200 148; L40S 142), for the GEMMs'
+ *    80, A100 108, H100 SXM5 132, B200 148, B300 160; L40S 142), for the GEMMs'
  *    wave quantisation.
  */
 #include <ctype.h>
@@ -232,6 +232,22 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
+	 GB_EFF8MX_GB300, 0},
+	/*
+	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
+	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
+	 * 72 and 600 for eight, the first two "with sparsity"), 288 GB
+	 * HBM3e (2.3 TB per 8) at 8 TB/s, NVLink5 1.8 TB/s, PCIe Gen6 x16
+	 * 128 GB/s per direction (NVIDIA HGX B300 datasheet, tabulated at
+	 * glennklockwood.com/garden/processors/B300).  The GB300's die, 160
+	 * SMs: its GEMM efficiencies, fitted on the GB300 rows, are this
+	 * part's too (the lower clock is in the peaks).
+	 */
+	{"B300", 288, 2250, 75, 8000, 900, 128, 0.7, 0.5, 0.8, 3,
+	 "NVIDIA HGX B300 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 4.5 "
+	 "FP8, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
+	 "Gen6, 160 SMs",
+	 4500, 160, GB_EFF8_GB300, 1,
 	 GB_EFF8MX_GB300, 0},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32

@@ -1,8 +1,9 @@
 /*
  * cluster_presets.c - built-in cluster descriptions for planning before a
  * topology is measured: AWS p3.16xlarge, DGX-1 (V100), DGX A100, DGX H100,
- * DGX H200, an 8 x L40S PCIe server, DGX B200, and GB200 and GB300 NVL72
- * racks (one 72-GPU NVLink domain each), each as NAME or NAME:NODES.
+ * DGX H200, an 8 x L40S PCIe server, DGX B200, DGX B300, and GB200 and
+ * GB300 NVL72 racks (one 72-GPU NVLink domain each), each as NAME or
+ * NAME:NODES.
  *
  * Bandwidths are GB/s per direction, NIC rates Gbit/s; memory sizes are
  * the marketed capacities taken as GiB.  Latencies are typical NCCL
@@ -127,12 +128,21 @@ static const struct preset presets[] = {
 	 */
 	{"gb300-nvl72", "GB300", 279, 72, CLUSTER_NVSWITCH, 900, 3, 72, 800,
 	 "mlx5_", 5},
+	/*
+	 * NVIDIA DGX B300: 8 x B300 288 GB, fifth-generation NVSwitch at
+	 * 900 GB/s per GPU per direction; 8 x 800 Gbit/s ConnectX-8
+	 * SuperNICs for compute, one per GPU (DGX B300 datasheet; HGX B300:
+	 * 1.6 TB/s of networking for eight).
+	 */
+	{"dgx-b300", "B300", 288, 8, CLUSTER_NVSWITCH, 900, 3, 8, 800,
+	 "mlx5_", 5},
 };
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
 const char *const cluster_preset_names[] = {
 	"p3.16xlarge", "dgx-1-v100", "dgx-a100", "dgx-h100", "dgx-h200",
-	"l40s-pcie", "dgx-b200", "gb200-nvl72", "gb300-nvl72", NULL,
+	"l40s-pcie", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300",
+	NULL,
 };
 
 static double

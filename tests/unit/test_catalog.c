@@ -11,6 +11,9 @@
 #include "pd2bw/catalog.h"
 #include "pd2bw/error.h"
 
+/* the built-in catalog's GPUs */
+#define NBUILT 11
+
 #define GIB 1073741824LL
 
 /* tests/unit/test_catalog.c -> tests/data/catalog/NAME */
@@ -116,13 +119,13 @@ test_builtin(void)
 	static const char *const names[] = {
 		"V100-16GB", "V100-32GB", "A100-40GB", "A100-80GB",
 		"H100-SXM",  "H200",      "B200",      "L40S",
-		"GB200",     "GB300",
+		"GB200",     "GB300",     "B300",
 	};
 	size_t i;
 
 	catalog_init(&c);
-	CHECK_INT_EQ(c.n, 10);
-	for (i = 0; i < 10; i++) {
+	CHECK_INT_EQ(c.n, NBUILT);
+	for (i = 0; i < NBUILT; i++) {
 		g = catalog_find(&c, names[i]);
 		CHECK_MSG(g && !strcmp(g->name, names[i]), names[i]);
 		CHECK_MSG(g && g->source && strstr(g->source, "datasheet"),
@@ -171,6 +174,15 @@ test_builtin(void)
 	CHECK_INT_EQ(g->mem_bytes, 279 * GIB);
 	CHECK_NEAR(g->tflops8, 5000, 0);
 	CHECK_INT_EQ(g->sms, 160);
+	/* HGX B300: the same die at HGX B200's peaks, GB300's efficiencies */
+	g = catalog_find(&c, "b300");
+	CHECK_INT_EQ(g->mem_bytes, 288 * GIB);
+	CHECK_NEAR(g->tflops16, 2250, 0);
+	CHECK_NEAR(g->tflops8, 4500, 0);
+	CHECK_NEAR(g->pcie_gb_s, 128, 0);
+	CHECK_INT_EQ(g->sms, 160);
+	CHECK(g->mxfp8);
+	CHECK_NEAR(g->gemm_eff8, catalog_find(&c, "GB300")->gemm_eff8, 0);
 
 	/* Forgiving names and aliases. */
 	g = catalog_find(&c, "h100sxm");
@@ -253,7 +265,7 @@ test_user_file(void)
 	catalog_init(&c);
 	data_path(path, sizeof(path), "user-gpus.yaml");
 	CHECK_INT_EQ(catalog_load(&c, path), 0);
-	CHECK_INT_EQ(c.n, 12);
+	CHECK_INT_EQ(c.n, NBUILT + 2);
 	g = catalog_find(&c, "gh200 96gb");
 	CHECK_STR_EQ(g ? g->name : NULL, "GH200-96GB");
 	CHECK_INT_EQ(g ? g->mem_bytes : 0, 96 * GIB);
@@ -267,7 +279,7 @@ test_user_file(void)
 	/* Same normalised name replaces in place; source defaults to "". */
 	CHECK_INT_EQ(catalog_load_string(&c, "over.yaml", over, strlen(over)),
 		     0);
-	CHECK_INT_EQ(c.n, 12);
+	CHECK_INT_EQ(c.n, NBUILT + 2);
 	g = catalog_find(&c, "A100-80GB");
 	CHECK_STR_EQ(g ? g->name : NULL, "a100_80gb");
 	CHECK_NEAR(g ? g->gemm_eff : 0, 0.6, 0);
@@ -311,7 +323,7 @@ test_user_file(void)
 	/* The template of the error cases is itself good. */
 	catalog_init(&c);
 	CHECK_INT_EQ(load_captured(&c, doc(0, NULL, NULL)), 0);
-	CHECK_INT_EQ(c.n, 11);
+	CHECK_INT_EQ(c.n, NBUILT + 1);
 	catalog_release(&c);
 }
 
@@ -385,7 +397,7 @@ test_errors(void)
 		CHECK_STR_EQ(stderr_buf, "pd2bw: bad.yaml:2:7: expected a "
 					 "sequence for 'gpus'\n");
 		CHECK_INT_EQ(catalog_load(&c, "/nonexistent/g.yaml"), -1);
-		CHECK_INT_EQ(c.n, 10);
+		CHECK_INT_EQ(c.n, NBUILT);
 		catalog_release(&c);
 	}
 }

@@ -380,11 +380,18 @@ test_presets(void)
 	CHECK(cluster_preset(&c, "dgx-b200") == 0);
 	CHECK_INT_EQ(c.gpu_mem_bytes, 180 * GIB);
 	CHECK_NEAR(cluster_intra(&c, 1, 2), 900, 0);
+	/* DGX B300: an 800 Gbit/s ConnectX-8 per GPU */
+	CHECK(cluster_preset(&c, "dgx-b300:2") == 0);
+	CHECK_STR_EQ(c.gpu, "B300");
+	CHECK_INT_EQ(c.gpu_mem_bytes, 288 * GIB);
+	CHECK_INT_EQ(c.nnics, 8);
+	CHECK_NEAR(c.net_gb_s, 100, 0);
+	CHECK_NEAR(cluster_intra(&c, 1, 2), 900, 0);
 
 	CHECK_ERR(cluster_preset(&c, "dgx-z"),
 		  "pd2bw: unknown cluster 'dgx-z' (presets: p3.16xlarge, "
 		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie, "
-		  "dgx-b200, gb200-nvl72, gb300-nvl72; or a file)");
+		  "dgx-b200, gb200-nvl72, gb300-nvl72, dgx-b300; or a file)");
 	/* -2: a usage error for the programs (exit status 2) */
 	CHECK_ERR(cluster_preset(&c, "dgx-h100:0") == -2 ? -1 : 0,
 		  "pd2bw: invalid node count in cluster 'dgx-h100:0' (NAME:NODES, "
