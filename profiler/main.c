@@ -102,7 +102,7 @@ usage(void)
 	       "(default: the model's)\n"
 	       "      --attention-kernel=K  analytic: native (the GPU's own "
 	       "fused kernel)\n"
-	       "                         or fa2 (FlashAttention-2 class)\n"
+	       "                         fa2 (FlashAttention-2 class) or triton\n"
 	       "      --fusions=LIST     analytic: kernels fused, of act, "
 	       "dropadd, rope, xent;\n"
 	       "                         all or none (default: all)\n"
