@@ -56,7 +56,10 @@ struct cost_opts {
  * CTAs one NCCL ring collective runs, one per channel, each on an SM of
  * its own: the ring setup duplicates its channels up to MAXCHANNELS, 32
  * (NVIDIA/nccl 2.18, src/graph/connect.cc:396 and, on Hopper across
- * nodes, 410-412; src/include/device.h:54).
+ * nodes, 410-412; src/include/device.h:54).  NEEDSWORK: NCCL 2.25 raised
+ * MAXCHANNELS to 64, and a topology may run fewer rings; the data-parallel
+ * and tensor-parallel collectives other runtimes overlap are still
+ * priced free of it.
  */
 #define COST_NCCL_CTAS 32
 
