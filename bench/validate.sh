@@ -85,6 +85,7 @@ HAS_EP=$(has '--expert-parallel')
 HAS_FSDP=$(has '--zero LIST')
 HAS_OFFLOAD=$(has '--offload')
 HAS_ATTN_KERNEL=$(has '--attention-kernel')
+HAS_ATTN_TRITON=$(has 'or triton')
 
 # All rows, comments and the column header lines dropped.
 for f in bench/data/*.tsv; do
@@ -99,7 +100,7 @@ set -f
 awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
-	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
+	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_attn_triton="$HAS_ATTN_TRITON" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
 	-v has_rcm="$HAS_RCM" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
@@ -305,11 +306,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --grad-bytes 4"
 	# the attention kernel the source names, where it is not the GPU'"'"'s
 	# own: llm-foundry'"'"'s benchmark sweep runs MPT with attn_impl triton
-	# (the Triton flash kernel, scripts/train/benchmarking/README.md at
-	# 8c8dd48f7), the IBM FSDP blog Llama 2 with SDPA FlashAttention-2
-	# (pytorch.org/blog/maximizing-training/): FlashAttention-2-class
-	# kernels, which Hopper runs at about 35% of its peak
-	if (has_attn_kernel && (rt == "composer-fsdp" || rt == "fms-fsdp"))
+	# (submit_benchmarks.py'"'"'s default, scripts/train/benchmarking/ at
+	# b2a43a147 and 8c8dd48f7), which is flash-attn'"'"'s Triton version of
+	# the first FlashAttention algorithm (llmfoundry/models/layers/
+	# attention.py:334-371 at b2a43a147); the IBM FSDP blog runs Llama 2
+	# with SDPA FlashAttention-2 (pytorch.org/blog/maximizing-training/)
+	if (has_attn_kernel && rt == "composer-fsdp")
+		args = args " --attention-kernel " (has_attn_triton ? "triton" : "fa2")
+	if (has_attn_kernel && rt == "fms-fsdp")
 		args = args " --attention-kernel fa2"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
 	if (has_fp8_recipe && precision_name(prec) == "fp8")
@@ -335,7 +339,10 @@ function overlap_opts(ov,   n, i, k, out, o) {
 			if (n + 0 < dp * (cp > 1 ? cp : 1)) args = args " --shard-group " n
 		}
 		if (fsdp == "fsdp") assume = add(assume, "FSDP full sharding")
-		if (index($35, "PURE")) args = args " --grad-bytes 2"
+		# fms-fsdp'"'"'s mixed-precision policy for bf16, bfSixteen,
+		# reduces in bf16 too (fms_fsdp/policies/mixed_precision.py:
+		# 11-15 and fms_fsdp/utils/train_utils.py:146-149 at afa7cdd)
+		if (index($35, "PURE") || rt == "fms-fsdp") args = args " --grad-bytes 2"
 	}
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \
 		rc, sp, cl, int((gpus + gpn(cl) - 1) / gpn(cl)), args

@@ -90,14 +90,32 @@ void analytic_rc_modules_format(unsigned m, char *buf, size_t n);
 /*
  * The attention kernel: the GPU's own fused kernel (cuDNN's, or
  * FlashAttention-3 on Hopper: what Transformer Engine and torchtitan's
- * SDPA call, at the catalog's attn_eff) or a FlashAttention-2-class one
- * (flash-attn 2, SDPA's flash backend, the Triton flash kernel: the
- * catalog's attn_eff_fa2).
+ * SDPA call, at the catalog's attn_eff), a FlashAttention-2-class one
+ * (flash-attn 2, SDPA's flash backend: the catalog's attn_eff_fa2), or
+ * the first FlashAttention algorithm written in Triton (flash-attn's
+ * flash_attn_triton.py, which llm-foundry's attn_impl "triton" runs): the
+ * FlashAttention-2-class rate over ANALYTIC_TRITON_SLOWDOWN.
  */
-enum analytic_attn { ANALYTIC_ATTN_NATIVE, ANALYTIC_ATTN_FA2 };
+enum analytic_attn { ANALYTIC_ATTN_NATIVE, ANALYTIC_ATTN_FA2,
+	ANALYTIC_ATTN_TRITON };
 
-/* "native", "fa2"; NULL-terminated. */
+/*
+ * How much slower the Triton FlashAttention kernel runs than a
+ * FlashAttention-2-class one: Dao 2023 (FlashAttention-2, section 4.1)
+ * times FlashAttention-2 1.3-2.5x faster than it; 1.4 is the value the
+ * declared fit rows of bench/validate.sh (section H) choose in that range.
+ */
+#define ANALYTIC_TRITON_SLOWDOWN 1.4
+
+/* "native", "fa2", "triton"; NULL-terminated. */
 extern const char *const analytic_attn_names[];
+
+/*
+ * The fraction of g's 16-bit tensor peak attention kernel attn (enum
+ * analytic_attn) reaches: attn_eff, attn_eff_fa2 (attn_eff where the
+ * catalog has none), or that over ANALYTIC_TRITON_SLOWDOWN.
+ */
+double analytic_attn_eff(const struct gpu_spec *g, int attn);
 
 struct analytic_opts {
 	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */

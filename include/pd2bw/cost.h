@@ -46,7 +46,22 @@ struct cost_opts {
 	double host_gb_s;      /* GPU-host link per direction (PCIe, or
 				  NVLink-C2C on Grace systems), for
 				  activation offload; 0: none */
+	int sms;               /* the GPU's streaming multiprocessors, for
+				  what NCCL's kernels take from the compute
+				  beside them (cost_fsdp()); 0 leaves it
+				  out */
 };
+
+/*
+ * CTAs one NCCL ring collective runs, one per channel, each on an SM of
+ * its own: the ring setup duplicates its channels up to MAXCHANNELS, 32
+ * (NVIDIA/nccl 2.18, src/graph/connect.cc:396 and, on Hopper across
+ * nodes, 410-412; src/include/device.h:54).  NEEDSWORK: NCCL 2.25 raised
+ * MAXCHANNELS to 64, and a topology may run fewer rings; the data-parallel
+ * and tensor-parallel collectives other runtimes overlap are still
+ * priced free of it.
+ */
+#define COST_NCCL_CTAS 32
 
 /* Every bytes figure derived, runtimes at their defaults, no cap. */
 void cost_opts_init(struct cost_opts *o);
@@ -324,9 +339,19 @@ cost_eshard_deg(const struct cost_cfg *g)
  *    over the replicas;
  *  - exposed: the stage's first gather in each direction, per layer what
  *    the traffic in flight takes beyond the compute beside it, and the
- *    last reduction after the last backward.
+ *    last reduction after the last backward;
+ *  - hidden is not free: while a collective runs, its COST_NCCL_CTAS
+ *    CTAs hold as many of the o->sms SMs, and the compute beside it
+ *    runs on the rest, so each hidden millisecond adds COST_NCCL_CTAS /
+ *    sms of a millisecond of compute (cost_fsdp_contention()).
  * Bytes per GPU as NCCL's ring moves them ((n-1)/n of the buffer).
  */
+/*
+ * What hidden_ms of communication beside compute costs that compute on
+ * o's GPU: hidden_ms x COST_NCCL_CTAS / o->sms (0 without an SM count).
+ */
+double cost_fsdp_contention(const struct cost_opts *o, double hidden_ms);
+
 double cost_fsdp(const struct chain *c, const struct cost_opts *o,
 		 const struct cost_cfg *g, const struct place_links *l, int s,
 		 int a, int e);

@@ -1337,7 +1337,23 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 	return analytic_profile_par(p, m, g, mb, nmb, &par, o);
 }
 
-const char *const analytic_attn_names[] = {"native", "fa2", NULL};
+const char *const analytic_attn_names[] = {"native", "fa2", "triton",
+					   NULL};
+
+double
+analytic_attn_eff(const struct gpu_spec *g, int attn)
+{
+	double fa2 = g->attn_eff_fa2 > 0 ? g->attn_eff_fa2 : g->attn_eff;
+
+	switch (attn) {
+	case ANALYTIC_ATTN_FA2:
+		return fa2;
+	case ANALYTIC_ATTN_TRITON:
+		return fa2 / ANALYTIC_TRITON_SLOWDOWN;
+	default:
+		return g->attn_eff;
+	}
+}
 
 const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
 					     "xent", NULL};
@@ -1708,9 +1724,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 
 	memset(&sh, 0, sizeof(sh));
 	sh.g = g;
-	sh.attn_eff = o && o->attn == ANALYTIC_ATTN_FA2 && g->attn_eff_fa2 > 0
-			      ? g->attn_eff_fa2
-			      : g->attn_eff;
+	sh.attn_eff = analytic_attn_eff(g, o ? o->attn : ANALYTIC_ATTN_NATIVE);
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
 	sh.s = (double)m->seq_len;

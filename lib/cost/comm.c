@@ -342,6 +342,12 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 }
 
 double
+cost_fsdp_contention(const struct cost_opts *o, double hidden_ms)
+{
+	return o->sms > 0 ? hidden_ms * COST_NCCL_CTAS / o->sms : 0;
+}
+
+double
 cost_fsdp(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, const struct place_links *l, int s,
 	  int a, int e)
@@ -355,7 +361,7 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 	     int a, int e, const int *rc)
 {
 	struct fsdp_link f;
-	double t = 0;
+	double t = 0, hid = 0;
 	int j, fwd_ag, bwd_ag;
 
 	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
@@ -364,8 +370,14 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 		double ag = fwd_ag ? fsdp_gather(&f, c, j) : 0;
 
 		/* layer j's gather was prefetched behind layer j-1 */
-		t += j == a ? ag
-			    : fmax(0, ag - CHAIN_AT(c, c->fwd, g->k, j - 1));
+		if (j == a) {
+			t += ag;
+		} else {
+			double f_ms = CHAIN_AT(c, c->fwd, g->k, j - 1);
+
+			t += fmax(0, ag - f_ms);
+			hid += fmin(ag, f_ms);
+		}
 	}
 	for (j = e; j >= a; j--) {
 		double busy = chain_time(c, g->k, rc ? rc[j - a] : g->r, j,
@@ -381,8 +393,9 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 		if (j < e)
 			comm += fsdp_reduce(&f, c, j + 1);
 		t += fmax(0, comm - busy);
+		hid += fmin(comm, busy);
 	}
-	return t + fsdp_reduce(&f, c, a);
+	return t + cost_fsdp_contention(o, hid) + fsdp_reduce(&f, c, a);
 }
 
 double
@@ -391,7 +404,7 @@ cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
 		int j)
 {
 	struct fsdp_link f;
-	double ag, f_ms, busy;
+	double ag, f_ms, busy, bwd;
 	int fwd_ag, bwd_ag;
 
 	if (!fsdp_setup(o, g, l, s, &f, &fwd_ag, &bwd_ag))
@@ -399,9 +412,10 @@ cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
 	ag = fsdp_gather(&f, c, j);
 	f_ms = CHAIN_AT(c, c->fwd, g->k, j);
 	busy = chain_time(c, g->k, g->r, j, j) - f_ms;
-	return (fwd_ag ? fmax(0, ag - f_ms) : 0) +
-	       fmax(0, (bwd_ag ? ag : 0) +
-			       fsdp_reduce(&f, c, j) - busy);
+	bwd = (bwd_ag ? ag : 0) + fsdp_reduce(&f, c, j);
+	return (fwd_ag ? fmax(0, ag - f_ms) : 0) + fmax(0, bwd - busy) +
+	       cost_fsdp_contention(o, (fwd_ag ? fmin(ag, f_ms) : 0) +
+					       fmin(bwd, busy));
 }
 
 double

@@ -249,5 +249,6 @@ cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
 		/* PCIe, or NVLink-C2C for a Grace superchip's GPU: the
 		 * catalog's host link per direction */
 		o->host_gb_s = g->pcie_gb_s;
+		o->sms = g->sms;
 	}
 }

@@ -411,6 +411,45 @@ test_attn_kernel(void)
 }
 
 /*
+ * --attention-kernel triton (llm-foundry's attn_impl triton): the
+ * FlashAttention-2-class rate over 1.4.  H100: 0.35 / 1.4 = 0.25 of the
+ * peak; A100 (no attn_eff_fa2: its native 0.5) 0.5 / 1.4 = 0.357142857.
+ * The Llama 3 8B block at b = 1, s = 8192 on A100: its causal attention,
+ * 2 s^2 (32 x 128) FLOPs forward, at 0.357142857 of 312 TFLOP/s instead
+ * of 0.5: 2 x 8192^2 x 4096 / 312e12 x (1.4 / 0.5 - 1 / 0.5) = 1.409630
+ * ms more forward, 2.5 times that backward.
+ */
+static void
+test_attn_triton(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *a100 = catalog_find(&cat, "A100-80GB");
+	struct profile pa, pt;
+	struct analytic_opts o;
+	struct model m;
+
+	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_TRITON], "triton");
+	CHECK_NEAR(analytic_attn_eff(catalog_find(&cat, "H100-SXM"),
+				     ANALYTIC_ATTN_TRITON),
+		   0.25, 1e-12);
+	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_TRITON),
+		   0.357142857, 1e-9);
+	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_NATIVE), 0.5, 0);
+	llama8(&m);
+	analytic_opts_init(&o);
+	o.attn = ANALYTIC_ATTN_TRITON;
+	CHECK_INT_EQ(run(&pa, &m, "A100-80GB", mb, 1, 1), 0);
+	profile_init(&pt);
+	CHECK_INT_EQ(analytic_profile_opts(&pt, &m, a100, mb, 1, 1, 0, &o), 0);
+	CHECK_NEAR(pt.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms,
+		   1.409630, 1e-6);
+	CHECK_NEAR(pt.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
+		   2.5 * 1.409630, 1e-5);
+	profile_release(&pa);
+	profile_release(&pt);
+}
+
+/*
  * FP8 recipes on B200 (3 us a kernel, 7700 GB/s x 0.8), Llama 3 8B block
  * at b = 1: tensorwise adds an amax pass over each quantised operand, the
  * forward's four (QKV, projection, MLP in and out inputs: n (2h + h + f)
@@ -808,6 +847,7 @@ main(int argc, char **argv)
 	test_fp8_parts();
 	test_fusions();
 	test_attn_kernel();
+	test_attn_triton();
 	test_fp8_recipes();
 	test_roofline();
 	test_errors();

@@ -95,6 +95,19 @@ test_collectives(const struct chain *c, const struct place_links *l)
 	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 10.5, 1e-9);
 	/* the steady share of one layer: 0.5 + (1.5 + 3 - 2) = 3 */
 	CHECK_NEAR(cost_fsdp_layer(c, &o, &g, l, 0, 1), 3, 1e-9);
+	/*
+	 * The same on a GPU of 128 SMs: NCCL's 32 CTAs slow the compute
+	 * beside each collective by 32/128 of the time it hides.  Hidden:
+	 * forward min(1.5, 1) twice = 2; backward layer 2 min(1.5, 2) =
+	 * 1.5, layer 1 min(4.5, 2) = 2, layer 0 min(3, 2) = 2: 7.5 ms,
+	 * a quarter of it 1.875: 12.375.  One layer: hidden 1 + 2 = 3,
+	 * 0.75 more: 3.75.
+	 */
+	o.sms = 128;
+	CHECK_NEAR(cost_fsdp_contention(&o, 7.5), 1.875, 1e-12);
+	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 12.375, 1e-9);
+	CHECK_NEAR(cost_fsdp_layer(c, &o, &g, l, 0, 1), 3.75, 1e-9);
+	o.sms = 0;
 	/* no reduction per update: it ran per microbatch */
 	cost_dp_sync(&o, &g, l, 0, (int64_t)(3 * P), &red, &gat);
 	CHECK_NEAR(red, 0, 0);
