@@ -948,6 +948,8 @@ run_type(struct capacity *c, const struct copts *o,
 	/* GLPK refines the recomputation of each size's best plan per
 	 * layer, as pd2bw-plan does for its best candidates. */
 	so.lp_k = 1;
+	/* a row takes the configuration and its figures, not why */
+	so.brief = 1;
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
 	for (i = 0; !ret && i < t->nrows && !t->rows[i].fits; i++)
 		;

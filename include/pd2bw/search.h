@@ -38,6 +38,16 @@ struct search_opts {
 				 alone); the result does not depend on it */
 	int uniform;          /* split blocks evenly (Megatron) instead of
 				 the exact min-max partition */
+	long pick_first;      /* candidates taken in the first batch of the
+				 best-first order (0: 8192); the plan and
+				 its alternatives do not depend on it
+				 (the binding reason looks at up to 256
+				 of the first batch) */
+	int brief;            /* the configuration and its prediction
+				 alone: no binding or placement reason
+				 (p->bind_reason, p->place_reason NULL),
+				 which take more solves than the search
+				 (capacity) */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
 };

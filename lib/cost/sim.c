@@ -19,6 +19,14 @@ const char *const sim_kind_names[] = {
 	"optimizer", "all-gather",
 };
 
+/* The later of two times, neither NaN (check_cfg()): fmax() without
+ * its call, in the steps every run takes. */
+static inline double
+later(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* One entry of a stage's operation order. */
 struct step {
 	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
@@ -246,7 +254,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 			x = r->act[(size_t)u * r->M + i];
 			if (x < 0)
 				return -1;
-			t = fmax(t, x);
+			t = later(t, x);
 		}
 		/* 2bw: the first forward after update k+1 uses version k+2,
 		 * which holds iteration k's all-reduced gradients. */
@@ -256,7 +264,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 			x = r->ar_end[(size_t)s * r->cfg->iters + j / r->m - 2];
 			if (x < 0)
 				return -1;
-			t = fmax(t, x);
+			t = later(t, x);
 		}
 		return t;
 	}
@@ -264,7 +272,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 		x = r->grad[(size_t)u * r->M + i];
 		if (x < 0)
 			return -1;
-		t = fmax(t, x);
+		t = later(t, x);
 	}
 	return t;
 }
@@ -286,7 +294,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	r->stage_free[s] = end;
 	if (st->kind == SIM_FWD && u < r->V - 1) {
 		x = s < r->d - 1 ? in->send_ms : r->cfg->wrap_send_ms;
-		a = fmax(end, r->link_fwd[s]);
+		a = later(end, r->link_fwd[s]);
 		e = a + x;
 		r->link_fwd[s] = e;
 		r->act[(size_t)(u + 1) * r->M + i] = e;
@@ -297,7 +305,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		return;
 	if (u > 0) {
 		x = s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
-		a = fmax(end, r->link_bwd[s]);
+		a = later(end, r->link_bwd[s]);
 		e = a + x;
 		r->link_bwd[s] = e;
 		r->grad[(size_t)(u - 1) * r->M + i] = e;
@@ -313,8 +321,8 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	    r->cfg->sync == RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
 		double red = in->allreduce_ms / r->v;
 
-		a = fmax(t, r->ar_free[s]);
-		e = fmax(a + red, end + in->bucket_share * red);
+		a = later(t, r->ar_free[s]);
+		e = later(a + red, end + in->bucket_share * red);
 		r->ar_free[s] = e;
 		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 	}
@@ -329,7 +337,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		/* overlapped with the next update's microbatches; the step
 		 * and the gather come with it */
 		x = in->allreduce_ms + in->gather_ms + in->opt_ms;
-		a = fmax(end, r->ar_free[s]);
+		a = later(end, r->ar_free[s]);
 		e = a + x;
 		r->ar_free[s] = e;
 		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
@@ -338,14 +346,14 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		return;
 	}
 	if (r->cfg->sync != RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
-		a = fmax(end, r->ar_free[s]);
+		a = later(end, r->ar_free[s]);
 		e = a + in->allreduce_ms;
 		r->ar_free[s] = e;
 		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 	}
 	/* the optimizer step, on the compute stream once the gradients are
 	 * reduced; then the weights' all-gather */
-	a = fmax(end, r->ar_free[s]);
+	a = later(end, r->ar_free[s]);
 	e = a + in->opt_ms;
 	if (in->opt_ms > 0)
 		push_op(sm, r, SIM_OPTIMIZER, s, st, a, e);
@@ -403,7 +411,6 @@ stage_peaks(struct sim *sm, const struct run *r, int s)
 	}
 	o->peak_stash_bytes = o->peak_chunks * in->stash_bytes / r->v +
 			      in->stash_extra_bytes;
-	o->busy_ms = r->m * (in->fwd_ms + in->rc_ms + in->bwd_ms);
 	free(ver);
 	free(chunks);
 	free(live);
@@ -491,11 +498,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
 	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
 	if (c.mem) {
-		/* Grown by half at least: a long run's probe and main
-		 * run differ by one group of microbatches (a fresh block
-		 * is fresh pages, each one faulted in). */
+		/* Doubled at least: a long run's probe and main run
+		 * differ by one group of microbatches, and a search's
+		 * runs come in any order of size (a fresh block is fresh
+		 * pages, each one faulted in as the run first writes it:
+		 * fewer, larger blocks fault in fewer pages). */
 		if (c.mem->alloc < bytes) {
-			size_t want = c.mem->alloc + c.mem->alloc / 2;
+			size_t want = 2 * c.mem->alloc;
 
 			free(c.mem->buf);
 			c.mem->alloc = want > bytes ? want : bytes;
@@ -520,6 +529,18 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
 	r.ar_free = xcalloc((size_t)c.d, sizeof(double));
 	build_orders(&r);
+	if (!c.times_only) {
+		/* Room for every operation at once, as many as the steps
+		 * (each with its send) and per stage and iteration an
+		 * all-reduce per chunk, another, an optimizer step and a
+		 * gather: grown step
+		 * by step, the array would be copied as it doubles. */
+		size_t most = (3 + (size_t)c.v) * c.d * c.iters;
+
+		for (s = 0; s < c.d; s++)
+			most += 2 * (size_t)r.len[s];
+		xgrow((void **)&sm->ops, &r.alloc, most, sizeof(*sm->ops));
+	}
 
 	/* Advance every stage as far as its inputs allow, until done.  The
 	 * orders are those of real schedules, so some stage always moves. */
@@ -553,7 +574,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		if (sm->ops[n].end_ms > sm->end_ms)
 			sm->end_ms = sm->ops[n].end_ms;
 	for (s = 0; s < c.d; s++) {
-		stage_peaks(sm, &r, s);
+		const struct sim_stage_in *in = &c.st[s];
+
+		/* the peaks walk every step again: not for the time */
+		if (!c.times_only)
+			stage_peaks(sm, &r, s);
+		sm->stages[s].busy_ms = r.m * (in->fwd_ms + in->rc_ms +
+					       in->bwd_ms);
 		busy += sm->stages[s].busy_ms;
 	}
 	if (c.sched == PLAN_2BW) {

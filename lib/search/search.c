@@ -45,13 +45,17 @@ struct visit {
 
 /*
  * The cap smallest candidates in cand_cmp order among those after
- * `after` (all when NULL): a max-heap, its largest on top.
+ * `after` (all when NULL): appended to h (room for 2 cap), and when it
+ * is full cut back to its cap smallest, the largest of which (top) then
+ * turns away every candidate no smaller.
  */
 struct pick {
 	struct visit vt;
-	struct cand *h;
+	struct cand *h; /* [2 cap] */
 	long n, cap;
 	const struct cand *after;
+	struct cand top;
+	int full;       /* top is set */
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -858,25 +862,105 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	return n;
 }
 
-static void
-pick_down(struct pick *pk, long i)
+/* cand_cmp(a, b) > 0, the lower bounds alone deciding most of the
+ * time without a call. */
+static inline int
+cand_after(const struct cand *a, const struct cand *b)
 {
-	struct cand tmp;
+	if (a->lb != b->lb)
+		return a->lb > b->lb;
+	return cand_cmp(a, b) > 0;
+}
 
-	for (;;) {
-		long l = 2 * i + 1, big = i;
+static inline void
+cand_swap(struct cand *a, struct cand *b)
+{
+	struct cand t = *a;
 
-		if (l < pk->n && cand_cmp(&pk->h[l], &pk->h[big]) > 0)
-			big = l;
-		if (l + 1 < pk->n && cand_cmp(&pk->h[l + 1], &pk->h[big]) > 0)
-			big = l + 1;
-		if (big == i)
-			return;
-		tmp = pk->h[i];
-		pk->h[i] = pk->h[big];
-		pk->h[big] = tmp;
-		i = big;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Partition h[lo..hi] (hi - lo >= 2) around the median of its first,
+ * middle and last: on return h[lo..*j] are no larger than it, h[*i..hi]
+ * no smaller, *j < *i, and anything between is the pivot itself.
+ */
+static void
+cand_part(struct cand *h, long lo, long hi, long *i, long *j)
+{
+	long mid = lo + (hi - lo) / 2, a = lo, b = hi;
+	struct cand p;
+
+	if (cand_after(&h[lo], &h[mid]))
+		cand_swap(&h[lo], &h[mid]);
+	if (cand_after(&h[mid], &h[hi]))
+		cand_swap(&h[mid], &h[hi]);
+	if (cand_after(&h[lo], &h[mid]))
+		cand_swap(&h[lo], &h[mid]);
+	p = h[mid];
+	while (a <= b) {
+		while (cand_after(&p, &h[a]))
+			a++;
+		while (cand_after(&h[b], &p))
+			b--;
+		if (a <= b)
+			cand_swap(&h[a++], &h[b--]);
 	}
+	*i = a;
+	*j = b;
+}
+
+/* Sort h[0..n) in cand_cmp order (a total order: the one sort there
+ * is, whatever the algorithm). */
+static void
+cand_sort(struct cand *h, long n)
+{
+	long i, j;
+
+	while (n > 16) {
+		cand_part(h, 0, n - 1, &i, &j);
+		/* the smaller side first, the larger in the loop */
+		if (j + 1 < n - i) {
+			cand_sort(h, j + 1);
+			h += i;
+			n -= i;
+		} else {
+			cand_sort(h + i, n - i);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		struct cand t = h[i];
+
+		for (j = i; j > 0 && cand_after(&h[j - 1], &t); j--)
+			h[j] = h[j - 1];
+		h[j] = t;
+	}
+}
+
+/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top. */
+static void
+pick_trim(struct pick *pk)
+{
+	long lo = 0, hi = pk->n - 1, k = pk->cap - 1, i, j;
+
+	/* quickselect: h[k] where the sort puts it, smaller ones before */
+	while (hi - lo >= 2) {
+		cand_part(pk->h, lo, hi, &i, &j);
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	if (hi - lo == 1 && cand_after(&pk->h[lo], &pk->h[hi]))
+		cand_swap(&pk->h[lo], &pk->h[hi]);
+	pk->n = pk->cap;
+	pk->top = pk->h[k];
+	pk->full = 1;
 }
 
 /* Keep cd when it is among the cap smallest after pk->after so far. */
@@ -884,21 +968,14 @@ static void
 pick_offer(struct visit *vt, const struct cand *cd)
 {
 	struct pick *pk = (struct pick *)vt;
-	long i;
 
-	if (pk->after && cand_cmp(cd, pk->after) <= 0)
+	if (pk->after && !cand_after(cd, pk->after))
 		return;
-	if (pk->n == pk->cap) {
-		if (cand_cmp(cd, &pk->h[0]) >= 0)
-			return;
-		pk->h[0] = *cd;
-		pick_down(pk, 0);
+	if (pk->full && !cand_after(&pk->top, cd))
 		return;
-	}
-	for (i = pk->n++; i > 0 && cand_cmp(cd, &pk->h[(i - 1) / 2]) > 0;
-	     i = (i - 1) / 2)
-		pk->h[i] = pk->h[(i - 1) / 2];
-	pk->h[i] = *cd;
+	pk->h[pk->n++] = *cd;
+	if (pk->n == 2 * pk->cap)
+		pick_trim(pk);
 }
 
 /*
@@ -917,9 +994,11 @@ pick_next(struct pick *pk, const struct cand *after,
 	pk->vt.fn = pick_offer;
 	pk->n = 0;
 	pk->after = after;
+	pk->full = 0;
 	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
-	if (pk->n > 0)
-		qsort(pk->h, pk->n, sizeof(*pk->h), cand_cmp);
+	if (pk->n > pk->cap)
+		pick_trim(pk);
+	cand_sort(pk->h, pk->n);
 	return n;
 }
 
@@ -1105,7 +1184,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	struct cost_opts nocap = *x->o;
 
 	nocap.cap_bytes = INFINITY;
-	if (place_hi(so, cd) > place_lo(so)) {
+	if (place_hi(so, cd) > place_lo(so) && !so->brief) {
 		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
 	}
 	iter = solve(x, x->o, cd, place, INFINITY, &terms);
@@ -1123,8 +1202,9 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 					       ? "no gain over uniform"
 					       : "not run");
 	}
-	/* one number everywhere: the simulation's */
-	iter = simulate_stages(x, cd, place, &terms);
+	/* one number everywhere: the simulation's (its terms only when
+	 * they are shown: the time alone is the same, faster) */
+	iter = simulate_stages(x, cd, place, so->brief ? NULL : &terms);
 	{
 		char rt[256];
 
@@ -1172,9 +1252,8 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->layer_names = xcalloc(x->c->L, sizeof(char *));
 	for (j = 0; j < x->c->L; j++)
 		p->layer_names[j] = xstrdup(x->c->names[j]);
-	{
+	if (!so->brief) {
 		double ar = 0, pp = 0;
-
 		struct cost_cfg gc;
 		struct cost_bytes by;
 
@@ -1425,8 +1504,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * cand_cmp's, a total order, so the candidates solved and the
 	 * result are those of one sort of all of them.
 	 */
-	pk.cap = PICK_FIRST;
-	pk.h = xcalloc(pk.cap, sizeof(*pk.h));
+	pk.cap = so->pick_first > 0 ? so->pick_first : PICK_FIRST;
+	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
 	nv = pk.n;
@@ -1489,7 +1568,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		if (pk.h == v)
 			pk.h = NULL;
 		pk.cap *= 2;
-		pk.h = xrealloc(pk.h, pk.cap * sizeof(*pk.h));
+		pk.h = xrealloc(pk.h, 2 * pk.cap * sizeof(*pk.h));
 		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
 		st->passes++;
 	}
@@ -1621,7 +1700,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
-	explain_binding(&x, so, v, nv, p);
+	if (!so->brief)
+		explain_binding(&x, so, v, nv, p);
 	ret = 0;
 out:
 	st->ms = now_ms() - t0;
