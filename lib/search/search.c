@@ -56,6 +56,7 @@ struct pick {
 	const struct cand *after;
 	struct cand top;
 	int full;       /* top is set */
+	long sorted;    /* h[0..sorted) are in order, before the rest */
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -387,30 +388,41 @@ uniform_split(const struct chain *c, int d, int v, int *first)
 	return 0;
 }
 
+/* The bound on a stage's time per microbatch that an iteration bound
+ * puts (INFINITY: none). */
+static double
+stage_bound(const struct cost_cfg *g, double bound)
+{
+	if (!isfinite(bound))
+		return INFINITY;
+	if (g->sched == PLAN_2BW)
+		return bound / g->m;
+	if (g->sched != PLAN_NONE)
+		return bound / (g->m + (double)(g->d - 1) / g->v);
+	return INFINITY;
+}
+
 /*
  * Solve candidate cd under placement rule place; returns its iteration
  * time, or INFINITY when it does not fit or cannot beat bound.  On success
- * x->st[0..d) hold its stages.
+ * x->st[0..d) hold its stages.  fits: part_fits() is known to hold under
+ * this bound (it reads neither the placement nor the links).
  */
 static double
-solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-      int place, double bound, struct plan_terms *terms)
+solve_checked(struct ctx *x, const struct cost_opts *o,
+	      const struct cand *cd, int place, double bound, int fits,
+	      struct plan_terms *terms)
 {
 	struct cost_cfg g;
-	double tb = INFINITY, t;
+	double tb, t;
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	if (isfinite(bound)) {
-		if (g.sched == PLAN_2BW)
-			tb = bound / g.m;
-		else if (g.sched != PLAN_NONE)
-			tb = bound / (g.m + (double)(g.d - 1) / g.v);
-	}
+	tb = stage_bound(&g, bound);
 	/* Most candidates the bound cuts have no partition left under it:
 	 * part_solve() would say INFINITY; say it before the links, which
 	 * take O(w d t) to work out on a large cluster. */
-	if (!x->so->uniform && !part_fits(x->c, o, &g, tb))
+	if (!fits && !x->so->uniform && !part_fits(x->c, o, &g, tb))
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
@@ -446,6 +458,13 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	}
 	t = cost_iteration(x->st, &g, terms);
 	return t < bound ? t : INFINITY;
+}
+
+static double
+solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+      int place, double bound, struct plan_terms *terms)
+{
+	return solve_checked(x, o, cd, place, bound, 0, terms);
 }
 
 /*
@@ -582,12 +601,19 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	   int *place)
 {
 	struct plan_terms t;
+	struct cost_cfg g;
 	double best = INFINITY, v;
 	int pl;
 
 	*place = place_lo(so);
+	/* Whether any partition is left under the bound does not depend
+	 * on the placement: asked once while the bound stays. */
+	cfg_of(x, cd, *place, &g);
+	if (!so->uniform && !part_fits(x->c, o, &g, stage_bound(&g, bound)))
+		return INFINITY;
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
-		v = solve(x, o, cd, pl, best < bound ? best : bound, &t);
+		v = solve_checked(x, o, cd, pl, best < bound ? best : bound,
+				  !(best < bound), &t);
 		if (v < best) {
 			best = v;
 			*place = pl;
@@ -679,8 +705,12 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	double P = (double)chain_params(c, 0, c->L - 1);
-	int r, vi, z;
+	const struct runtime *rt = cost_runtime(o, sched, d);
+	double pbz[8]; /* cost_param_bytes() by z, which alone it reads */
+	int r, vi, z, have = 0;
 	char why[256];
+	/* the reasons are kept for the first configuration skipped alone */
+	size_t nwhy = stats && !stats->skip_why[0] ? sizeof(why) : 0;
 
 	for (r = 0; r < PROF_RC_N; r++) {
 		double all, t;
@@ -721,37 +751,36 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					}
 					sh = so->shard;
 				}
-				if (runtime_check(cost_runtime(o, sched, d),
-						  sched, d, sc[ti].t, iv, zs, r,
-						  why, sizeof(why)) ||
-				    runtime_check_shard(cost_runtime(o, sched,
-								     d),
-							d, zs, sh, off, r, why,
-							sizeof(why)))
+				if (runtime_check(rt, sched, d, sc[ti].t, iv, zs,
+						  r, NULL, 0) ||
+				    runtime_check_shard(rt, d, zs, sh, off, r,
+							NULL, 0))
 					continue;
-				if (runtime_check_par(cost_runtime(o, sched, d),
-						      cp, ep, why,
-						      sizeof(why)) ||
-				    runtime_check_ep(cost_runtime(o, sched, d),
-						     w, cp, sc[ti].t,
+				if (runtime_check_par(rt, cp, ep, why, nwhy) ||
+				    runtime_check_ep(rt, w, cp, sc[ti].t,
 						     sc[ti].etp > 0 ? sc[ti].etp
 								    : sc[ti].t,
-						     ep, zs, sh, why,
-						     sizeof(why))) {
+						     ep, zs, sh, why, nwhy)) {
 					skip(stats, why);
+					nwhy = stats && !stats->skip_why[0]
+						       ? sizeof(why)
+						       : 0;
 					continue;
 				}
-				memset(&g, 0, sizeof(g));
-				g.sched = sched;
-				g.w = w;
-				g.d = d;
-				g.c = cp;
-				g.e = ep;
-				g.zero = zs;
-				g.shard = sh;
-				g.offload = off;
-				if (P * cost_param_bytes(o, &g) / d >
-					    o->cap_bytes &&
+				if (!(have & (1 << z))) {
+					memset(&g, 0, sizeof(g));
+					g.sched = sched;
+					g.w = w;
+					g.d = d;
+					g.c = cp;
+					g.e = ep;
+					g.zero = zs;
+					g.shard = sh;
+					g.offload = off;
+					pbz[z] = cost_param_bytes(o, &g);
+					have |= 1 << z;
+				}
+				if (P * pbz[z] / d > o->cap_bytes &&
 				    !(so->fix_w > 0 && so->fix_d > 0)) {
 					(*screened)++;
 					continue;
@@ -939,28 +968,60 @@ cand_sort(struct cand *h, long n)
 	}
 }
 
-/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
- * them in pk->top. */
+/* Quickselect: h[k] (k < n) where the sort of h[0..n) puts it, the
+ * smaller ones before it, the larger after. */
 static void
-pick_trim(struct pick *pk)
+cand_select(struct cand *h, long n, long k)
 {
-	long lo = 0, hi = pk->n - 1, k = pk->cap - 1, i, j;
+	long lo = 0, hi = n - 1, i, j;
 
-	/* quickselect: h[k] where the sort puts it, smaller ones before */
 	while (hi - lo >= 2) {
-		cand_part(pk->h, lo, hi, &i, &j);
+		cand_part(h, lo, hi, &i, &j);
 		if (k <= j)
 			hi = j;
 		else if (k >= i)
 			lo = i;
 		else
-			break;
+			return;
 	}
-	if (hi - lo == 1 && cand_after(&pk->h[lo], &pk->h[hi]))
-		cand_swap(&pk->h[lo], &pk->h[hi]);
+	if (hi - lo == 1 && cand_after(&h[lo], &h[hi]))
+		cand_swap(&h[lo], &h[hi]);
+}
+
+/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top. */
+static void
+pick_trim(struct pick *pk)
+{
+	cand_select(pk->h, pk->n, pk->cap - 1);
 	pk->n = pk->cap;
-	pk->top = pk->h[k];
+	pk->top = pk->h[pk->cap - 1];
 	pk->full = 1;
+}
+
+/*
+ * The candidate at i < pk->n in order: the batch is sorted as far as it
+ * is read (a search most often reads a few hundred of it), each time
+ * twice as far as before at least.
+ */
+static const struct cand *
+pick_at(struct pick *pk, long i)
+{
+	long want = 2 * pk->sorted, from = pk->sorted;
+
+	if (i < pk->sorted)
+		return &pk->h[i];
+	if (want < i + 1)
+		want = i + 1;
+	if (want < 64)
+		want = 64;
+	if (want > pk->n)
+		want = pk->n;
+	if (want < pk->n)
+		cand_select(pk->h + from, pk->n - from, want - from - 1);
+	cand_sort(pk->h + from, want - from);
+	pk->sorted = want;
+	return &pk->h[i];
 }
 
 /* Keep cd when it is among the cap smallest after pk->after so far. */
@@ -980,8 +1041,8 @@ pick_offer(struct visit *vt, const struct cand *cd)
 
 /*
  * The next cap candidates in cand_cmp order after `after` (NULL: from
- * the first), sorted into pk->h[0..pk->n); returns how many candidates
- * there are in all.
+ * the first), into pk->h[0..pk->n), put in order as pick_at() reads
+ * them; returns how many candidates there are in all.
  */
 static long
 pick_next(struct pick *pk, const struct cand *after,
@@ -995,10 +1056,10 @@ pick_next(struct pick *pk, const struct cand *after,
 	pk->n = 0;
 	pk->after = after;
 	pk->full = 0;
+	pk->sorted = 0;
 	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
 	if (pk->n > pk->cap)
 		pick_trim(pk);
-	cand_sort(pk->h, pk->n);
 	return n;
 }
 
@@ -1531,7 +1592,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 			/* sorted by lower bound: a prefix can be solved */
 			for (r = 0; r < round && i + r < pk.n &&
-				    pk.h[i + r].lb < bound;
+				    pick_at(&pk, i + r)->lb < bound;
 			     r++)
 				;
 			if (r == 0)
@@ -1557,14 +1618,14 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			}
 			j = i + used;
 			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
-			if (j < pk.n && !(pk.h[j].lb < bound))
+			if (j < pk.n && !(pick_at(&pk, j)->lb < bound))
 				done = 1;
 		}
 		done |= i < pk.n;
 		if (done || pk.n < pk.cap)
 			break;
 		/* The first batch stays for explain_binding(). */
-		last = pk.h[pk.n - 1];
+		last = *pick_at(&pk, pk.n - 1);
 		if (pk.h == v)
 			pk.h = NULL;
 		pk.cap *= 2;
@@ -1647,6 +1708,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 		/* the placement it would run fastest under, had it room */
 		nocap.cap_bytes = INFINITY;
+		if (pk.h == v) /* still being read: in order so far */
+			pick_at(&pk, 0);
 		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
 		fill_plan(&x, so, &v[0], place, p);
 		p->bind = PLAN_BIND_MEMORY;
@@ -1700,8 +1763,13 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
-	if (!so->brief)
+	if (!so->brief) {
+		/* it reads up to 256 of the first batch (all in order when
+		 * the search went past it) */
+		if (pk.h == v && nv > 0)
+			pick_at(&pk, nv < 256 ? nv - 1 : 255);
 		explain_binding(&x, so, v, nv, p);
+	}
 	ret = 0;
 out:
 	st->ms = now_ms() - t0;
