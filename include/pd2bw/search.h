@@ -17,6 +17,8 @@
 #define SEARCH_MAX_V 8
 #define SEARCH_MAX_THREADS 256
 
+struct search_memo;
+
 struct search_opts {
 	int64_t batch;        /* global batch B */
 	unsigned sched_mask;  /* bits 1 << PLAN_* */
@@ -43,6 +45,10 @@ struct search_opts {
 				 its alternatives do not depend on it
 				 (the binding reason looks at up to 256
 				 of the first batch) */
+	struct search_memo *memo; /* what searches over the same chains,
+				 cost options and batch learn for one
+				 another (capacity's sizes), or NULL; the
+				 result does not depend on it */
 	int brief;            /* the configuration and its prediction
 				 alone: no binding or placement reason
 				 (p->bind_reason, p->place_reason NULL),
@@ -81,6 +87,18 @@ struct search_stats {
 			      parallelism) */
 	char skip_why[256]; /* the first such reason */
 };
+
+/*
+ * Whether a candidate has a partition left under a bound
+ * (part_fits()) reads neither the cluster nor the placement, and comes
+ * out the same for every bound in a range its steps give
+ * (part_fits_span()): searches over the same chains, cost options and
+ * batch (one GPU type's sizes) keep these answers for one another in a
+ * memo, each thread its own table.  search_memo_new() returns one
+ * (caller frees with search_memo_free(); NULL is fine there).
+ */
+struct search_memo *search_memo_new(void);
+void search_memo_free(struct search_memo *m);
 
 /* Defaults: all schedules, none + full recomputation, top 10, all free,
  * one thread. */

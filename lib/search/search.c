@@ -59,6 +59,26 @@ struct pick {
 	long sorted;    /* h[0..sorted) are in order, before the rest */
 };
 
+/*
+ * What part_fits() last said of a candidate (ok), and the bounds in
+ * (lo, hi] for which it says the same (part_fits_span(); lo NAN: not
+ * asked yet).
+ */
+struct fit_entry {
+	struct cand key; /* lb 0; used: key.m > 0 */
+	double lo, hi;
+	int ok;
+};
+
+struct fit_table {
+	struct fit_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
+struct search_memo {
+	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
+};
+
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
 struct lentry {
 	int w, d, t, c, e, etp, rule;
@@ -89,6 +109,7 @@ struct ctx {
 	const struct search_opts *so;
 	struct search_stats *stats;
 	struct crew *crew;     /* the solving threads this one belongs to */
+	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 };
 
@@ -388,6 +409,99 @@ uniform_split(const struct chain *c, int d, int v, int *first)
 	return 0;
 }
 
+struct search_memo *
+search_memo_new(void)
+{
+	return xcalloc(1, sizeof(struct search_memo));
+}
+
+void
+search_memo_free(struct search_memo *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < SEARCH_MAX_THREADS; i++)
+		free(m->t[i].e);
+	free(m);
+}
+
+static int
+same_key(const struct cand *a, const struct cand *b)
+{
+	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
+	       a->k == b->k && a->r == b->r && a->m == b->m &&
+	       a->ti == b->ti && a->v == b->v && a->zero == b->zero &&
+	       a->shard == b->shard && a->offload == b->offload &&
+	       a->lp == b->lp;
+}
+
+static size_t
+key_hash(const struct cand *c)
+{
+	size_t h = 1469598103934665603u;
+	int f[] = {c->sched, c->w, c->d, c->k, c->r, c->m, c->ti, c->v,
+		   c->zero, c->shard, c->offload, c->lp};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		h = (h ^ (unsigned)f[i]) * 1099511628211u;
+	return h ^ (h >> 29);
+}
+
+/* The entry of cd in t (a fresh one when it has none). */
+static struct fit_entry *
+fit_find(struct fit_table *t, const struct cand *cd)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct fit_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 1024;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0)
+				*fit_find(&u, &t->e[i].key) = t->e[i];
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(cd) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, cd))
+			return &t->e[i];
+	t->e[i].key = *cd;
+	t->e[i].key.lb = 0;
+	t->e[i].lo = NAN; /* no bound compares with it */
+	t->e[i].hi = NAN;
+	t->e[i].ok = 0;
+	t->n++;
+	return &t->e[i];
+}
+
+/*
+ * part_fits() for cd (configuration g, under the context's own cost
+ * options o) at stage bound tb, from the memo when it knows.
+ */
+static int
+cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	  const struct cost_cfg *g, double tb)
+{
+	struct fit_entry *e;
+	int ok;
+
+	if (!x->fit || o != x->o || cd->m <= 0)
+		return part_fits(x->c, o, g, tb);
+	e = fit_find(x->fit, cd);
+	if (e->lo < tb && tb <= e->hi)
+		return e->ok;
+	ok = part_fits_span(x->c, o, g, tb, &e->lo, &e->hi);
+	e->ok = ok;
+	return ok;
+}
+
 /* The bound on a stage's time per microbatch that an iteration bound
  * puts (INFINITY: none). */
 static double
@@ -422,7 +536,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	/* Most candidates the bound cuts have no partition left under it:
 	 * part_solve() would say INFINITY; say it before the links, which
 	 * take O(w d t) to work out on a large cluster. */
-	if (!fits && !x->so->uniform && !part_fits(x->c, o, &g, tb))
+	if (!fits && !x->so->uniform && !cand_fits(x, o, cd, &g, tb))
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
@@ -609,7 +723,8 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	/* Whether any partition is left under the bound does not depend
 	 * on the placement: asked once while the bound stays. */
 	cfg_of(x, cd, *place, &g);
-	if (!so->uniform && !part_fits(x->c, o, &g, stage_bound(&g, bound)))
+	if (!so->uniform &&
+	    !cand_fits(x, o, cd, &g, stage_bound(&g, bound)))
 		return INFINITY;
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
 		v = solve_checked(x, o, cd, pl, best < bound ? best : bound,
@@ -1457,6 +1572,8 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
+		if (x->so->memo)
+			y->fit = &x->so->memo->t[cw->nthr];
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
@@ -1553,6 +1670,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
+	if (so->memo)
+		x.fit = &so->memo->t[0];
 	crew_start(&cw, &x, so->threads);
 	/* one at a time alone: the bound is always the newest */
 	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;

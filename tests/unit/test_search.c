@@ -4,7 +4,8 @@
  * twice the batch, over many passes or in one) gives the same plan and
  * alternatives, and a brief search (capacity's: no binding or placement
  * reason, the simulation's time alone) the same configuration and
- * figures as the full one.
+ * figures as the full one; searches over a type's sizes sharing a memo
+ * (capacity's) the plans each finds from scratch.
  */
 #include <math.h>
 #include <stdint.h>
@@ -211,6 +212,71 @@ test_brief(struct setup *u)
 	}
 }
 
+/*
+ * One search after another, sharing a memo (on one thread and on three),
+ * gives the plan of a search from scratch each time: over growing and
+ * shrinking clusters of fast and of slow links (the same candidates under
+ * bounds that move both ways), under a memory cap that leaves many
+ * candidates no partition.
+ */
+static void
+test_memo(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16, 12, 6, 3, 2, 1};
+	static const char *const kinds[] = {"dgx-h100", "l40s-pcie"};
+	struct search_opts so = u->so;
+	struct search_memo *memo[2];
+	struct cluster cl[2];
+	double cap = u->o.cap_bytes;
+	size_t i;
+	int j, caps, kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		cluster_init(&cl[kind]);
+		CHECK(cluster_open(&cl[kind], kinds[kind]) == 0);
+	}
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 24e9 : 40e9;
+		memo[0] = search_memo_new();
+		memo[1] = search_memo_new();
+		for (i = 0; i < 2 * sizeof(nodes) / sizeof(nodes[0]); i++) {
+			struct cluster *c = &cl[i % 2];
+			struct search_stats st;
+			struct plan p0, p;
+			char msg[160];
+			int r0;
+
+			c->nodes = nodes[i / 2];
+			so.memo = NULL;
+			so.threads = 1;
+			plan_init(&p0);
+			r0 = search_run_tp(u->sc, NSHAPE, c, &u->o, &so, &p0,
+					   &st);
+			for (j = 0; j < 2; j++) {
+				so.memo = memo[j];
+				so.threads = j ? 3 : 1;
+				plan_init(&p);
+				snprintf(msg, sizeof(msg), "%s:%d, cap %.0f GB, "
+					 "%d thread(s), a shared memo: the "
+					 "plan from scratch", kinds[i % 2],
+					 c->nodes, u->o.cap_bytes / 1e9,
+					 so.threads);
+				CHECK_MSG(search_run_tp(u->sc, NSHAPE, c, &u->o,
+							&so, &p, &st) == r0 &&
+						  (r0 || same_plan(&p0, &p, 1)),
+					  msg);
+				plan_release(&p);
+			}
+			plan_release(&p0);
+		}
+		search_memo_free(memo[0]);
+		search_memo_free(memo[1]);
+	}
+	for (kind = 0; kind < 2; kind++)
+		cluster_release(&cl[kind]);
+	u->o.cap_bytes = cap;
+}
+
 int
 main(void)
 {
@@ -223,6 +289,7 @@ main(void)
 		pd2bw_die("cannot set the search up");
 	test_batches(&u);
 	test_brief(&u);
+	test_memo(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
