@@ -252,7 +252,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 	if (st->kind == SIM_FWD) {
 		if (u > 0) {
 			x = r->act[(size_t)u * r->M + i];
-			if (x < 0)
+			if (!(x >= 0))
 				return -1;
 			t = later(t, x);
 		}
@@ -262,7 +262,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 		if (r->cfg->sched == PLAN_2BW && j >= 2 * r->m &&
 		    j % r->m == 0) {
 			x = r->ar_end[(size_t)s * r->cfg->iters + j / r->m - 2];
-			if (x < 0)
+			if (!(x >= 0))
 				return -1;
 			t = later(t, x);
 		}
@@ -270,7 +270,7 @@ ready_at(const struct run *r, int s, const struct step *st)
 	}
 	if (u < r->V - 1) {
 		x = r->grad[(size_t)u * r->M + i];
-		if (x < 0)
+		if (!(x >= 0))
 			return -1;
 		t = later(t, x);
 	}
@@ -520,10 +520,9 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	steps = (struct step *)(buf + ndb);
 	for (s = 0; s < c.d; s++)
 		r.order[s] = steps + (size_t)s * nst;
-	for (n = 0; n < (size_t)r.V * r.M; n++)
-		r.act[n] = r.grad[n] = -1;
-	for (n = 0; n < (size_t)c.d * c.iters; n++)
-		r.ar_end[n] = -1;
+	/* not known yet: all bits set, a NaN no time compares with (one
+	 * memset, not a store per entry) */
+	memset(buf, 0xff, ndb * sizeof(double));
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));

@@ -666,7 +666,7 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 		return (t = cost_simulate_time(x->c, x->st, &g, &x->sim)) < 0
 			       ? INFINITY
 			       : t;
-	t = cost_simulate(x->c, x->st, &g, &sm, terms);
+	t = cost_simulate_mem(x->c, x->st, &g, &sm, terms, &x->sim);
 	sim_release(&sm);
 	return t < 0 ? INFINITY : t;
 }
@@ -1349,10 +1349,11 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 	}
 }
 
-/* Fill p's configuration, stages, ranks and prediction from cd. */
+/* Fill p's configuration, stages, ranks and prediction from cd (sim_ms:
+ * the simulated time of its stages when known, else NAN). */
 static void
 fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
-	  int place, struct plan *p)
+	  int place, double sim_ms, struct plan *p)
 {
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
@@ -1378,9 +1379,14 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 					       ? "no gain over uniform"
 					       : "not run");
 	}
-	/* one number everywhere: the simulation's (its terms only when
-	 * they are shown: the time alone is the same, faster) */
-	iter = simulate_stages(x, cd, place, so->brief ? NULL : &terms);
+	/* One number everywhere: the simulation's.  A brief plan shows no
+	 * terms: the time the re-scoring simulated for these very stages
+	 * (sim_ms, NAN when there is none) serves. */
+	if (so->brief && !isnan(sim_ms))
+		iter = sim_ms;
+	else
+		iter = simulate_stages(x, cd, place,
+				       so->brief ? NULL : &terms);
 	{
 		char rt[256];
 
@@ -1660,6 +1666,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * duplicates another alternative and is dropped. */
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
+	double *simt = xcalloc(k, sizeof(*simt)); /* alts' simulated times */
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
@@ -1783,6 +1790,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
+		simt[i] = t;
 		if (isfinite(t))
 			alts[i].iter_ms = t;
 	}
@@ -1794,11 +1802,14 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		     j2--) {
 			struct plan_alt ta = alts[j2];
 			struct cand tc = ac[j2];
+			double tt = simt[j2];
 
 			alts[j2] = alts[j2 - 1];
 			ac[j2] = ac[j2 - 1];
+			simt[j2] = simt[j2 - 1];
 			alts[j2 - 1] = ta;
 			ac[j2 - 1] = tc;
+			simt[j2 - 1] = tt;
 		}
 	}
 	/* A refinement that came back uniform may repeat an alternative. */
@@ -1812,6 +1823,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			memmove(&alts[i], &alts[i + 1],
 				(nalt - i - 1) * sizeof(*alts));
 			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
+			memmove(&simt[i], &simt[i + 1],
+				(nalt - i - 1) * sizeof(*simt));
 			nalt--;
 			i--;
 		}
@@ -1830,7 +1843,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		if (pk.h == v) /* still being read: in order so far */
 			pick_at(&pk, 0);
 		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
-		fill_plan(&x, so, &v[0], place, p);
+		fill_plan(&x, so, &v[0], place, NAN, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
 				     "%.2f GiB are available",
@@ -1878,7 +1891,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		ret = 3;
 		goto out;
 	}
-	fill_plan(&x, so, &ac[0], alts[0].place, p);
+	fill_plan(&x, so, &ac[0], alts[0].place, simt[0], p);
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
@@ -1893,6 +1906,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 out:
 	st->ms = now_ms() - t0;
 	free(alts);
+	free(simt);
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);
