@@ -51,19 +51,12 @@ struct run {
 };
 
 static void
-push_op(struct sim *s, struct run *r, int kind, int stage,
+keep_op(struct sim *s, struct run *r, int kind, int stage,
 	const struct step *st, double start, double end)
 {
 	struct sim_op *o;
 	int mb = st->mb;
 
-	/* the search re-scores many long runs and needs only when the last
-	 * operation ends (the same maximum sim_run() takes over ops) */
-	if (r->cfg->times_only) {
-		if (end > s->end_ms)
-			s->end_ms = end;
-		return;
-	}
 	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
 	o = &s->ops[s->nops++];
 	o->kind = kind;
@@ -73,6 +66,22 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 	o->iter = mb / r->m;
 	o->start_ms = start;
 	o->end_ms = end;
+}
+
+/* An operation run: kept (keep_op()), or with times_only its end alone,
+ * inline in the steps every run takes. */
+static inline void
+push_op(struct sim *s, struct run *r, int kind, int stage,
+	const struct step *st, double start, double end)
+{
+	/* the search re-scores many long runs and needs only when the last
+	 * operation ends (the same maximum sim_run() takes over ops) */
+	if (r->cfg->times_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		return;
+	}
+	keep_op(s, r, kind, stage, st, start, end);
 }
 
 static void
@@ -184,11 +193,20 @@ back_step(int rc, int j, int i, struct step *st)
 	st->chunk = 0;
 }
 
+/* n / k for n >= 0 and k of 1 to 3 (steps per microbatch): by the
+ * constants, without a division instruction in the steps every run
+ * takes. */
+static inline int
+quot(int n, int k)
+{
+	return k == 1 ? n : k == 2 ? n / 2 : k == 3 ? n / 3 : n / k;
+}
+
 /* Step n of stage s's order (see build_orders()) into *st. */
 static void
 step_at(const struct run *r, int s, int n, struct step *st)
 {
-	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w;
+	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w, q, j;
 
 	if (r->v > 1) {
 		*st = r->order[s][n];
@@ -196,12 +214,13 @@ step_at(const struct run *r, int s, int n, struct step *st)
 	}
 	switch (r->cfg->sched) {
 	case PLAN_NONE:
-		if (n % k == 0) {
+		q = quot(n, k);
+		if ((j = n - q * k) == 0) {
 			st->kind = SIM_FWD;
-			st->mb = n / k;
+			st->mb = q;
 			st->chunk = 0;
 		} else {
-			back_step(rc, n % k - 1, n / k, st);
+			back_step(rc, j - 1, q, st);
 		}
 		return;
 	case PLAN_GPIPE:
@@ -211,7 +230,8 @@ step_at(const struct run *r, int s, int n, struct step *st)
 			st->chunk = 0;
 		} else {
 			n -= r->M;
-			back_step(rc, n % (k - 1), n / (k - 1), st);
+			q = quot(n, k - 1);
+			back_step(rc, n - q * (k - 1), q, st);
 		}
 		return;
 	default:
@@ -224,17 +244,19 @@ step_at(const struct run *r, int s, int n, struct step *st)
 		}
 		n -= w;
 		if (n < (r->M - w) * k) {
-			if (n % k == 0) {
+			q = quot(n, k);
+			if ((j = n - q * k) == 0) {
 				st->kind = SIM_FWD;
-				st->mb = w + n / k;
+				st->mb = w + q;
 				st->chunk = 0;
 			} else {
-				back_step(rc, n % k - 1, n / k, st);
+				back_step(rc, j - 1, q, st);
 			}
 			return;
 		}
 		n -= (r->M - w) * k;
-		back_step(rc, n % (k - 1), r->M - w + n / (k - 1), st);
+		q = quot(n, k - 1);
+		back_step(rc, n - q * (k - 1), r->M - w + q, st);
 		return;
 	}
 }
