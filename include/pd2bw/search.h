@@ -94,8 +94,12 @@ struct search_stats {
  * out the same for every bound in a range its steps give
  * (part_fits_span()): searches over the same chains, cost options and
  * batch (one GPU type's sizes) keep these answers for one another in a
- * memo, each thread its own table.  search_memo_new() returns one
- * (caller frees with search_memo_free(); NULL is fine there).
+ * memo, each thread its own table.  The memo also keeps what solving a
+ * candidate under a placement gave, with the links it was solved on: its
+ * time, or that it has none under some bound (below its bound a solve's
+ * result does not depend on the bound); a later search on the very same
+ * links takes it.  search_memo_new() returns one (caller frees with
+ * search_memo_free(); NULL is fine there).
  */
 struct search_memo *search_memo_new(void);
 void search_memo_free(struct search_memo *m);

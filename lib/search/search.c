@@ -75,8 +75,28 @@ struct fit_table {
 	size_t n, cap; /* cap a power of two */
 };
 
+/*
+ * What solving a candidate under a placement gave, on links v (10 d
+ * rates and latencies, then the node's rate, latency and GPUs): its
+ * iteration time t when a solve found one (the unbounded optimum: below
+ * its bound a solve's result does not depend on the bound), else lo, the
+ * largest bound under which it found none (-INFINITY: none asked).
+ */
+struct time_entry {
+	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+	double *v;
+	int nv;
+	double t, lo;
+};
+
+struct time_table {
+	struct time_entry *e;
+	size_t n, cap;
+};
+
 struct search_memo {
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
+	struct time_table s[SEARCH_MAX_THREADS];
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -110,6 +130,7 @@ struct ctx {
 	struct search_stats *stats;
 	struct crew *crew;     /* the solving threads this one belongs to */
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
+	struct time_table *times; /* this thread's solves, or NULL */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 };
 
@@ -422,8 +443,14 @@ search_memo_free(struct search_memo *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < SEARCH_MAX_THREADS; i++)
+	size_t j;
+
+	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		free(m->t[i].e);
+		for (j = 0; j < m->s[i].cap; j++)
+			free(m->s[i].e[j].v);
+		free(m->s[i].e);
+	}
 	free(m);
 }
 
@@ -479,6 +506,79 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	t->e[i].ok = 0;
 	t->n++;
 	return &t->e[i];
+}
+
+/* The entry of cd under placement place in t (a fresh one when none). */
+static struct time_entry *
+time_find(struct time_table *t, const struct cand *cd, int place)
+{
+	struct cand k = *cd;
+	size_t i;
+
+	k.lb = 0;
+	k.lp = place;
+	if (2 * (t->n + 1) > t->cap) {
+		struct time_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 1024;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0) {
+				struct time_entry *e;
+
+				e = time_find(&u, &t->e[i].key, t->e[i].key.lp);
+				free(e->v);
+				*e = t->e[i];
+			}
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, &k))
+			return &t->e[i];
+	t->e[i].key = k;
+	t->e[i].v = NULL;
+	t->e[i].nv = 0;
+	t->e[i].t = NAN;
+	t->e[i].lo = -INFINITY;
+	t->n++;
+	return &t->e[i];
+}
+
+/* Whether e was solved on the links x holds now for d stages (else it
+ * takes them, forgetting what it knew). */
+static int
+time_links(struct time_entry *e, const struct ctx *x, int d)
+{
+	const struct place_links *l = &x->links;
+	const double *a[10] = {l->in_gb_s, l->in_lat_us, l->ring_gb_s,
+			       l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
+			       l->cp_gb_s, l->cp_lat_us, l->ep_gb_s,
+			       l->ep_lat_us};
+	int i, n = 10 * d + 3, same = e->nv == n;
+
+	for (i = 0; same && i < 10; i++)
+		same = !memcmp(e->v + i * d, a[i], d * sizeof(double));
+	same = same && e->v[10 * d] == l->node_gb_s &&
+	       e->v[10 * d + 1] == l->node_lat_us &&
+	       e->v[10 * d + 2] == l->gpus_per_node;
+	if (same)
+		return 1;
+	if (e->nv != n) {
+		free(e->v);
+		e->v = xmalloc(n * sizeof(double));
+		e->nv = n;
+	}
+	for (i = 0; i < 10; i++)
+		memcpy(e->v + i * d, a[i], d * sizeof(double));
+	e->v[10 * d] = l->node_gb_s;
+	e->v[10 * d + 1] = l->node_lat_us;
+	e->v[10 * d + 2] = l->gpus_per_node;
+	e->t = NAN;
+	e->lo = -INFINITY;
+	return 0;
 }
 
 /*
@@ -727,8 +827,29 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	    !cand_fits(x, o, cd, &g, stage_bound(&g, bound)))
 		return INFINITY;
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
-		v = solve_checked(x, o, cd, pl, best < bound ? best : bound,
-				  !(best < bound), &t);
+		double b = best < bound ? best : bound;
+		struct time_entry *e = NULL;
+		int known = 0;
+
+		/* What an earlier search solved on the same links: its
+		 * time, or no time under a bound at least as large. */
+		if (x->times && o == x->o && !so->uniform && cd->m > 0) {
+			cfg_of(x, cd, pl, &g);
+			links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+			e = time_find(x->times, cd, pl);
+			known = time_links(e, x, g.d) &&
+				(!isnan(e->t) || b <= e->lo);
+		}
+		if (known) {
+			v = !isnan(e->t) && e->t < b ? e->t : INFINITY;
+		} else {
+			v = solve_checked(x, o, cd, pl, b, !(best < bound),
+					  &t);
+			if (e && isfinite(v))
+				e->t = v;
+			else if (e && b > e->lo)
+				e->lo = b;
+		}
 		if (v < best) {
 			best = v;
 			*place = pl;
@@ -1578,8 +1699,10 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
-		if (x->so->memo)
+		if (x->so->memo) {
 			y->fit = &x->so->memo->t[cw->nthr];
+			y->times = &x->so->memo->s[cw->nthr];
+		}
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
@@ -1677,8 +1800,10 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
-	if (so->memo)
+	if (so->memo) {
 		x.fit = &so->memo->t[0];
+		x.times = &so->memo->s[0];
+	}
 	crew_start(&cw, &x, so->threads);
 	/* one at a time alone: the bound is always the newest */
 	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;

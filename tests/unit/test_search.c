@@ -216,8 +216,10 @@ test_brief(struct setup *u)
  * One search after another, sharing a memo (on one thread and on three),
  * gives the plan of a search from scratch each time: over growing and
  * shrinking clusters of fast and of slow links (the same candidates under
- * bounds that move both ways), under a memory cap that leaves many
- * candidates no partition.
+ * bounds that move both ways, on links that change with the cluster),
+ * under a memory cap that leaves many candidates no partition.  Fails
+ * when the memo ignores the span of a part_fits() answer or the links of
+ * a solve.
  */
 static void
 test_memo(struct setup *u)
