@@ -987,8 +987,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					}
 					sh = so->shard;
 				}
-				if (runtime_check(rt, sched, d, sc[ti].t, iv, zs,
-						  r, NULL, 0) ||
+				if (runtime_check(rt, sched, d, sc[ti].t, iv,
+						  zs, r, NULL, 0) ||
 				    runtime_check_shard(rt, d, zs, sh, off, r,
 							NULL, 0))
 					continue;

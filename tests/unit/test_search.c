@@ -258,9 +258,10 @@ test_memo(struct setup *u)
 				so.memo = memo[j];
 				so.threads = j ? 3 : 1;
 				plan_init(&p);
-				snprintf(msg, sizeof(msg), "%s:%d, cap %.0f GB, "
-					 "%d thread(s), a shared memo: the "
-					 "plan from scratch", kinds[i % 2],
+				snprintf(msg, sizeof(msg),
+					 "%s:%d, cap %.0f GB, %d thread(s), "
+					 "a shared memo: the plan from scratch",
+					 kinds[i % 2],
 					 c->nodes, u->o.cap_bytes / 1e9,
 					 so.threads);
 				CHECK_MSG(search_run_tp(u->sc, NSHAPE, c, &u->o,
