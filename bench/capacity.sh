@@ -3,8 +3,11 @@
 # sizes (1 to 128 nodes of 8, the default sweep) of each of 4 GPU types
 # (H100-SXM, H200, A100-80GB, L40S), every size a full search over
 # schedules, width, depth, tensor-parallel degree, microbatch and
-# recomputation.  Prints the median of 3 runs of wall-clock and CPU time;
-# the target is under 5 s.
+# recomputation (a type's sizes share a memo of which candidates have a
+# partition left under a bound, see search.h).  Prints the median of 3
+# runs of wall-clock and CPU time.  JOBS=1: about 0.9-1.3 s CPU on the
+# 2-core development machine (3.0 s before the memo and the brief
+# search); the target is 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

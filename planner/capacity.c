@@ -949,7 +949,15 @@ run_type(struct capacity *c, const struct copts *o,
 	/* GLPK refines the recomputation of each size's best plan per
 	 * layer, as pd2bw-plan does for its best candidates. */
 	so.lp_k = 1;
+	/* a row takes the configuration and its figures, not why */
+	so.brief = 1;
+	/* the sizes share what they learn of the candidates (the same
+	 * chains, cost options and batch); the hint's searches below have
+	 * other chains or options */
+	so.memo = search_memo_new();
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
+	search_memo_free(so.memo);
+	so.memo = NULL;
 	for (i = 0; !ret && i < t->nrows && !t->rows[i].fits; i++)
 		;
 	if (!ret && t->nrows && i == t->nrows)

@@ -605,6 +605,12 @@ double cost_simulate(const struct chain *c, const struct plan_stage *st,
 		     struct plan_terms *terms);
 
 struct sim_mem;
+/* cost_simulate() in mem's scratch space kept between calls (NULL: its
+ * own; see cost_simulate_time()). */
+double cost_simulate_mem(const struct chain *c, const struct plan_stage *st,
+			 const struct cost_cfg *g, struct sim *sm,
+			 struct plan_terms *terms, struct sim_mem *mem);
+
 /*
  * cost_simulate()'s iteration time alone, bit for bit, without keeping
  * the operations, in mem's scratch space kept between calls (NULL: its

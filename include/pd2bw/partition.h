@@ -69,4 +69,15 @@ double part_solve(struct part_ws *ws, const struct chain *c,
 int part_fits(const struct chain *c, const struct cost_opts *o,
 	      const struct cost_cfg *g, double bound);
 
+/*
+ * part_fits() that also says for which bounds its answer is the same:
+ * every bound in (*lo, *hi] takes the very steps this one took (each
+ * comparison of a stage's compute with the bound comes out alike), so
+ * part_fits() gives the same answer there.  A memo of answers by
+ * candidate can serve them without assuming anything of the cost.
+ */
+int part_fits_span(const struct chain *c, const struct cost_opts *o,
+		   const struct cost_cfg *g, double bound, double *lo,
+		   double *hi);
+
 #endif

@@ -129,7 +129,8 @@ int runtime_default_for(int sched, int d);
 /*
  * Whether rt can run a configuration; 0, or -1 with why in buf (which
  * names the runtime and the option).  rc is enum prof_rc or
- * PLAN_RC_MIXED.
+ * PLAN_RC_MIXED.  Here and below, n = 0 (buf may be NULL) asks for the
+ * verdict alone: nothing is written.
  */
 int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 		  int zero, int rc, char *buf, size_t n);

@@ -17,6 +17,8 @@
 #define SEARCH_MAX_V 8
 #define SEARCH_MAX_THREADS 256
 
+struct search_memo;
+
 struct search_opts {
 	int64_t batch;        /* global batch B */
 	unsigned sched_mask;  /* bits 1 << PLAN_* */
@@ -38,6 +40,20 @@ struct search_opts {
 				 alone); the result does not depend on it */
 	int uniform;          /* split blocks evenly (Megatron) instead of
 				 the exact min-max partition */
+	long pick_first;      /* candidates taken in the first batch of the
+				 best-first order (0: 8192); the plan and
+				 its alternatives do not depend on it
+				 (the binding reason looks at up to 256
+				 of the first batch) */
+	struct search_memo *memo; /* what searches over the same chains,
+				 cost options and batch learn for one
+				 another (capacity's sizes), or NULL; the
+				 result does not depend on it */
+	int brief;            /* the configuration and its prediction
+				 alone: no binding or placement reason
+				 (p->bind_reason, p->place_reason NULL),
+				 which take more solves than the search
+				 (capacity) */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
 };
@@ -71,6 +87,22 @@ struct search_stats {
 			      parallelism) */
 	char skip_why[256]; /* the first such reason */
 };
+
+/*
+ * Whether a candidate has a partition left under a bound
+ * (part_fits()) reads neither the cluster nor the placement, and comes
+ * out the same for every bound in a range its steps give
+ * (part_fits_span()): searches over the same chains, cost options and
+ * batch (one GPU type's sizes) keep these answers for one another in a
+ * memo, each thread its own table.  The memo also keeps what solving a
+ * candidate under a placement gave, with the links it was solved on: its
+ * time, or that it has none under some bound (below its bound a solve's
+ * result does not depend on the bound); a later search on the very same
+ * links takes it.  search_memo_new() returns one (caller frees with
+ * search_memo_free(); NULL is fine there).
+ */
+struct search_memo *search_memo_new(void);
+void search_memo_free(struct search_memo *m);
 
 /* Defaults: all schedules, none + full recomputation, top 10, all free,
  * one thread. */

@@ -99,8 +99,9 @@ struct sim_cfg {
 	int sync;      /* flush, gpipe, none: enum runtime_sync (only
 			  RUNTIME_SYNC_LAST_BWD differs from "after") */
 	int gather_overlap; /* the all-gather hides behind one forward */
-	int times_only; /* keep no operations (ops stays NULL): the times
-			   and peaks alone, the same, without the memory */
+	int times_only; /* keep no operations (ops stays NULL) and leave
+			   the peaks of stages[] 0: the times alone, the
+			   same, without the memory */
 	struct sim_mem *mem; /* scratch kept between runs, or NULL */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };

@@ -47,6 +47,7 @@
  *  - pytorch-ddp: ZeroRedundancyOptimizer is ZeRO-1; activation offload
  *    by torch.autograd.graph.save_on_cpu, without a pipeline.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -344,6 +345,22 @@ runtime_default_for(int sched, int d)
 	}
 }
 
+/* snprintf() into buf, skipped when there is no room asked for (n 0:
+ * the verdict alone, which a search asks of every candidate). */
+static void why(char *buf, size_t n, const char *f, ...) PD2BW_PRINTF(3, 4);
+
+static void
+why(char *buf, size_t n, const char *f, ...)
+{
+	va_list ap;
+
+	if (!n)
+		return;
+	va_start(ap, f);
+	vsnprintf(buf, n, f, ap);
+	va_end(ap);
+}
+
 int
 runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		  size_t n)
@@ -351,14 +368,14 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 	if (ep > 1 && rt->sched_mask && !rt->ep) {
 		/* NEEDSWORK: DeepSpeed-MoE has expert parallelism too; its
 		 * rules are not priced yet */
-		snprintf(buf, n, "runtime %s has no expert parallelism "
+		why(buf, n, "runtime %s has no expert parallelism "
 			 "(--expert-parallel %d)", runtime_names[rt->id], ep);
 		return -1;
 	}
 	if (!rt->sched_mask || cp <= 1 || rt->cp)
 		return 0;
 	/* the K/V ring: Megatron-Core's and torchtitan's (runtime_init) */
-	snprintf(buf, n, "runtime %s has no context parallelism "
+	why(buf, n, "runtime %s has no context parallelism "
 		 "(--context-parallel %d)", runtime_names[rt->id], cp);
 	return -1;
 }
@@ -377,7 +394,7 @@ runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 	 * experts on the efsdp mesh: its data-parallel ranks are FSDP's,
 	 * never DDP's */
 	if (w * c > 1 && zero < 2) {
-		snprintf(buf, n, "runtime %s runs expert parallelism under "
+		why(buf, n, "runtime %s runs expert parallelism under "
 			 "FSDP only (--expert-parallel %d needs --zero 2 or 3)",
 			 name, ep);
 		return -1;
@@ -387,7 +404,7 @@ runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 	 * group takes shard-group and (etp 1) tensor-parallel ranks,
 	 * never replicas */
 	if (etp < 1 || t % etp || ((long)sh * (t / etp)) % ep) {
-		snprintf(buf, n, "runtime %s takes expert-parallel ranks from "
+		why(buf, n, "runtime %s takes expert-parallel ranks from "
 			 "one FSDP shard group%s only (--expert-parallel %d, "
 			 "shard group %d%s)", name,
 			 etp == 1 && t > 1 ? " and the tensor-parallel ranks"
@@ -407,39 +424,39 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 	if (!rt->sched_mask)
 		return 0; /* a zeroed, neutral runtime (cost.h) */
 	if (!(rt->sched_mask & (1u << sched))) {
-		snprintf(buf, n, "runtime %s cannot run the %s schedule", name,
+		why(buf, n, "runtime %s cannot run the %s schedule", name,
 			 plan_sched_names[sched]);
 		return -1;
 	}
 	if (sched == PLAN_NONE && d > rt->max_depth_none) {
-		snprintf(buf, n, "runtime %s runs schedule none only without "
+		why(buf, n, "runtime %s runs schedule none only without "
 			 "a pipeline (depth 1, not %d)", name, d);
 		return -1;
 	}
 	if (v > 1 && !rt->interleave) {
-		snprintf(buf, n, "runtime %s cannot interleave stages "
+		why(buf, n, "runtime %s cannot interleave stages "
 			 "(--interleave %d)", name, v);
 		return -1;
 	}
 	if (t > 1 && !rt->tp) {
-		snprintf(buf, n, "runtime %s has no tensor parallelism "
+		why(buf, n, "runtime %s has no tensor parallelism "
 			 "(--tp %d)", name, t);
 		return -1;
 	}
 	if (zero && !((d > 1 ? rt->zero_pipe_mask : rt->zero_mask) >> zero &
 		      1)) {
 		if (zero == 1)
-			snprintf(buf, n, "runtime %s cannot shard the "
+			why(buf, n, "runtime %s cannot shard the "
 				 "optimizer state (--zero 1)", name);
 		else
-			snprintf(buf, n, "runtime %s cannot run ZeRO stage %d%s "
+			why(buf, n, "runtime %s cannot run ZeRO stage %d%s "
 				 "(--zero %d)", name, zero,
 				 d > 1 && (rt->zero_mask >> zero & 1)
 					 ? " with a pipeline" : "", zero);
 		return -1;
 	}
 	if (rc == PROF_RC_SELECTIVE && !rt->selective) {
-		snprintf(buf, n, "runtime %s has no selective recomputation",
+		why(buf, n, "runtime %s has no selective recomputation",
 			 name);
 		return -1;
 	}
@@ -448,18 +465,18 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 	 * transformer_config.py:3007-3011, 3020-3023) */
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) && d > 1 &&
 	    v < 2 && sched != PLAN_NONE) {
-		snprintf(buf, n, "runtime %s: overlap-moe-ep-comm needs "
+		why(buf, n, "runtime %s: overlap-moe-ep-comm needs "
 			 "--interleave 2 or more with a pipeline", name);
 		return -1;
 	}
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
 	    rc == PROF_RC_FULL) {
-		snprintf(buf, n, "runtime %s: overlap-moe-ep-comm cannot "
+		why(buf, n, "runtime %s: overlap-moe-ep-comm cannot "
 			 "run full recomputation", name);
 		return -1;
 	}
 	if (rc == PLAN_RC_MIXED && !rt->mixed_rc) {
-		snprintf(buf, n, "runtime %s cannot choose recomputation per "
+		why(buf, n, "runtime %s cannot choose recomputation per "
 			 "layer", name);
 		return -1;
 	}
@@ -475,12 +492,12 @@ runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
 	if (!rt->sched_mask)
 		return 0;
 	if (shard > 0 && zero < 2) {
-		snprintf(buf, n, "--shard-group %d needs --zero 2 or 3 (runtime "
+		why(buf, n, "--shard-group %d needs --zero 2 or 3 (runtime "
 			 "%s shards inside groups only then)", shard, name);
 		return -1;
 	}
 	if (shard > 0 && !rt->hsdp) {
-		snprintf(buf, n, "runtime %s cannot shard in groups and "
+		why(buf, n, "runtime %s cannot shard in groups and "
 			 "replicate across them (--shard-group %d)", name,
 			 shard);
 		return -1;
@@ -488,18 +505,18 @@ runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
 	if (!offload)
 		return 0;
 	if (!rt->offload) {
-		snprintf(buf, n, "runtime %s cannot offload activations "
+		why(buf, n, "runtime %s cannot offload activations "
 			 "(--offload on)", name);
 		return -1;
 	}
 	if (d > 1) {
-		snprintf(buf, n, "runtime %s offloads activations only "
+		why(buf, n, "runtime %s offloads activations only "
 			 "without a pipeline (--offload on, depth %d)", name,
 			 d);
 		return -1;
 	}
 	if (rc != PROF_RC_NONE && !rt->offload_rc) {
-		snprintf(buf, n, "runtime %s cannot offload activations with "
+		why(buf, n, "runtime %s cannot offload activations with "
 			 "recomputation (--offload on, -r %s)", name,
 			 rc >= 0 && rc < PROF_RC_N ? prof_rc_names[rc]
 						   : "mixed");

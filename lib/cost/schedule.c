@@ -298,6 +298,14 @@ cost_simulate(const struct chain *c, const struct plan_stage *st,
 }
 
 double
+cost_simulate_mem(const struct chain *c, const struct plan_stage *st,
+		  const struct cost_cfg *g, struct sim *sm,
+		  struct plan_terms *terms, struct sim_mem *mem)
+{
+	return simulate(c, st, g, sm, terms, 0, mem);
+}
+
+double
 cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 		   const struct cost_cfg *g, struct sim_mem *mem)
 {

@@ -19,6 +19,14 @@ const char *const sim_kind_names[] = {
 	"optimizer", "all-gather",
 };
 
+/* The later of two times, neither NaN (check_cfg()): fmax() without
+ * its call, in the steps every run takes. */
+static inline double
+later(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* One entry of a stage's operation order. */
 struct step {
 	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
@@ -43,19 +51,12 @@ struct run {
 };
 
 static void
-push_op(struct sim *s, struct run *r, int kind, int stage,
+keep_op(struct sim *s, struct run *r, int kind, int stage,
 	const struct step *st, double start, double end)
 {
 	struct sim_op *o;
 	int mb = st->mb;
 
-	/* the search re-scores many long runs and needs only when the last
-	 * operation ends (the same maximum sim_run() takes over ops) */
-	if (r->cfg->times_only) {
-		if (end > s->end_ms)
-			s->end_ms = end;
-		return;
-	}
 	xgrow((void **)&s->ops, &r->alloc, s->nops + 1, sizeof(*s->ops));
 	o = &s->ops[s->nops++];
 	o->kind = kind;
@@ -65,6 +66,22 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 	o->iter = mb / r->m;
 	o->start_ms = start;
 	o->end_ms = end;
+}
+
+/* An operation run: kept (keep_op()), or with times_only its end alone,
+ * inline in the steps every run takes. */
+static inline void
+push_op(struct sim *s, struct run *r, int kind, int stage,
+	const struct step *st, double start, double end)
+{
+	/* the search re-scores many long runs and needs only when the last
+	 * operation ends (the same maximum sim_run() takes over ops) */
+	if (r->cfg->times_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		return;
+	}
+	keep_op(s, r, kind, stage, st, start, end);
 }
 
 static void
@@ -176,11 +193,20 @@ back_step(int rc, int j, int i, struct step *st)
 	st->chunk = 0;
 }
 
+/* n / k for n >= 0 and k of 1 to 3 (steps per microbatch): by the
+ * constants, without a division instruction in the steps every run
+ * takes. */
+static inline int
+quot(int n, int k)
+{
+	return k == 1 ? n : k == 2 ? n / 2 : k == 3 ? n / 3 : n / k;
+}
+
 /* Step n of stage s's order (see build_orders()) into *st. */
 static void
 step_at(const struct run *r, int s, int n, struct step *st)
 {
-	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w;
+	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w, q, j;
 
 	if (r->v > 1) {
 		*st = r->order[s][n];
@@ -188,12 +214,13 @@ step_at(const struct run *r, int s, int n, struct step *st)
 	}
 	switch (r->cfg->sched) {
 	case PLAN_NONE:
-		if (n % k == 0) {
+		q = quot(n, k);
+		if ((j = n - q * k) == 0) {
 			st->kind = SIM_FWD;
-			st->mb = n / k;
+			st->mb = q;
 			st->chunk = 0;
 		} else {
-			back_step(rc, n % k - 1, n / k, st);
+			back_step(rc, j - 1, q, st);
 		}
 		return;
 	case PLAN_GPIPE:
@@ -203,7 +230,8 @@ step_at(const struct run *r, int s, int n, struct step *st)
 			st->chunk = 0;
 		} else {
 			n -= r->M;
-			back_step(rc, n % (k - 1), n / (k - 1), st);
+			q = quot(n, k - 1);
+			back_step(rc, n - q * (k - 1), q, st);
 		}
 		return;
 	default:
@@ -216,17 +244,19 @@ step_at(const struct run *r, int s, int n, struct step *st)
 		}
 		n -= w;
 		if (n < (r->M - w) * k) {
-			if (n % k == 0) {
+			q = quot(n, k);
+			if ((j = n - q * k) == 0) {
 				st->kind = SIM_FWD;
-				st->mb = w + n / k;
+				st->mb = w + q;
 				st->chunk = 0;
 			} else {
-				back_step(rc, n % k - 1, n / k, st);
+				back_step(rc, j - 1, q, st);
 			}
 			return;
 		}
 		n -= (r->M - w) * k;
-		back_step(rc, n % (k - 1), r->M - w + n / (k - 1), st);
+		q = quot(n, k - 1);
+		back_step(rc, n - q * (k - 1), r->M - w + q, st);
 		return;
 	}
 }
@@ -244,9 +274,9 @@ ready_at(const struct run *r, int s, const struct step *st)
 	if (st->kind == SIM_FWD) {
 		if (u > 0) {
 			x = r->act[(size_t)u * r->M + i];
-			if (x < 0)
+			if (!(x >= 0))
 				return -1;
-			t = fmax(t, x);
+			t = later(t, x);
 		}
 		/* 2bw: the first forward after update k+1 uses version k+2,
 		 * which holds iteration k's all-reduced gradients. */
@@ -254,17 +284,17 @@ ready_at(const struct run *r, int s, const struct step *st)
 		if (r->cfg->sched == PLAN_2BW && j >= 2 * r->m &&
 		    j % r->m == 0) {
 			x = r->ar_end[(size_t)s * r->cfg->iters + j / r->m - 2];
-			if (x < 0)
+			if (!(x >= 0))
 				return -1;
-			t = fmax(t, x);
+			t = later(t, x);
 		}
 		return t;
 	}
 	if (u < r->V - 1) {
 		x = r->grad[(size_t)u * r->M + i];
-		if (x < 0)
+		if (!(x >= 0))
 			return -1;
-		t = fmax(t, x);
+		t = later(t, x);
 	}
 	return t;
 }
@@ -286,7 +316,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	r->stage_free[s] = end;
 	if (st->kind == SIM_FWD && u < r->V - 1) {
 		x = s < r->d - 1 ? in->send_ms : r->cfg->wrap_send_ms;
-		a = fmax(end, r->link_fwd[s]);
+		a = later(end, r->link_fwd[s]);
 		e = a + x;
 		r->link_fwd[s] = e;
 		r->act[(size_t)(u + 1) * r->M + i] = e;
@@ -297,7 +327,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		return;
 	if (u > 0) {
 		x = s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
-		a = fmax(end, r->link_bwd[s]);
+		a = later(end, r->link_bwd[s]);
 		e = a + x;
 		r->link_bwd[s] = e;
 		r->grad[(size_t)(u - 1) * r->M + i] = e;
@@ -313,8 +343,8 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	    r->cfg->sync == RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
 		double red = in->allreduce_ms / r->v;
 
-		a = fmax(t, r->ar_free[s]);
-		e = fmax(a + red, end + in->bucket_share * red);
+		a = later(t, r->ar_free[s]);
+		e = later(a + red, end + in->bucket_share * red);
 		r->ar_free[s] = e;
 		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 	}
@@ -329,7 +359,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		/* overlapped with the next update's microbatches; the step
 		 * and the gather come with it */
 		x = in->allreduce_ms + in->gather_ms + in->opt_ms;
-		a = fmax(end, r->ar_free[s]);
+		a = later(end, r->ar_free[s]);
 		e = a + x;
 		r->ar_free[s] = e;
 		r->ar_end[(size_t)s * r->cfg->iters + k] = e;
@@ -338,14 +368,14 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		return;
 	}
 	if (r->cfg->sync != RUNTIME_SYNC_LAST_BWD && in->allreduce_ms > 0) {
-		a = fmax(end, r->ar_free[s]);
+		a = later(end, r->ar_free[s]);
 		e = a + in->allreduce_ms;
 		r->ar_free[s] = e;
 		push_op(sm, r, SIM_ALLREDUCE, s, st, a, e);
 	}
 	/* the optimizer step, on the compute stream once the gradients are
 	 * reduced; then the weights' all-gather */
-	a = fmax(end, r->ar_free[s]);
+	a = later(end, r->ar_free[s]);
 	e = a + in->opt_ms;
 	if (in->opt_ms > 0)
 		push_op(sm, r, SIM_OPTIMIZER, s, st, a, e);
@@ -403,7 +433,6 @@ stage_peaks(struct sim *sm, const struct run *r, int s)
 	}
 	o->peak_stash_bytes = o->peak_chunks * in->stash_bytes / r->v +
 			      in->stash_extra_bytes;
-	o->busy_ms = r->m * (in->fwd_ms + in->rc_ms + in->bwd_ms);
 	free(ver);
 	free(chunks);
 	free(live);
@@ -491,11 +520,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
 	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
 	if (c.mem) {
-		/* Grown by half at least: a long run's probe and main
-		 * run differ by one group of microbatches (a fresh block
-		 * is fresh pages, each one faulted in). */
+		/* Doubled at least: a long run's probe and main run
+		 * differ by one group of microbatches, and a search's
+		 * runs come in any order of size (a fresh block is fresh
+		 * pages, each one faulted in as the run first writes it:
+		 * fewer, larger blocks fault in fewer pages). */
 		if (c.mem->alloc < bytes) {
-			size_t want = c.mem->alloc + c.mem->alloc / 2;
+			size_t want = 2 * c.mem->alloc;
 
 			free(c.mem->buf);
 			c.mem->alloc = want > bytes ? want : bytes;
@@ -511,15 +542,26 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	steps = (struct step *)(buf + ndb);
 	for (s = 0; s < c.d; s++)
 		r.order[s] = steps + (size_t)s * nst;
-	for (n = 0; n < (size_t)r.V * r.M; n++)
-		r.act[n] = r.grad[n] = -1;
-	for (n = 0; n < (size_t)c.d * c.iters; n++)
-		r.ar_end[n] = -1;
+	/* not known yet: all bits set, a NaN no time compares with (one
+	 * memset, not a store per entry) */
+	memset(buf, 0xff, ndb * sizeof(double));
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
 	r.ar_free = xcalloc((size_t)c.d, sizeof(double));
 	build_orders(&r);
+	if (!c.times_only) {
+		/* Room for every operation at once, as many as the steps
+		 * (each with its send) and per stage and iteration an
+		 * all-reduce per chunk, another, an optimizer step and a
+		 * gather: grown step
+		 * by step, the array would be copied as it doubles. */
+		size_t most = (3 + (size_t)c.v) * c.d * c.iters;
+
+		for (s = 0; s < c.d; s++)
+			most += 2 * (size_t)r.len[s];
+		xgrow((void **)&sm->ops, &r.alloc, most, sizeof(*sm->ops));
+	}
 
 	/* Advance every stage as far as its inputs allow, until done.  The
 	 * orders are those of real schedules, so some stage always moves. */
@@ -553,7 +595,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		if (sm->ops[n].end_ms > sm->end_ms)
 			sm->end_ms = sm->ops[n].end_ms;
 	for (s = 0; s < c.d; s++) {
-		stage_peaks(sm, &r, s);
+		const struct sim_stage_in *in = &c.st[s];
+
+		/* the peaks walk every step again: not for the time */
+		if (!c.times_only)
+			stage_peaks(sm, &r, s);
+		sm->stages[s].busy_ms = r.m * (in->fwd_ms + in->rc_ms +
+					       in->bwd_ms);
 		busy += sm->stages[s].busy_ms;
 	}
 	if (c.sched == PLAN_2BW) {

@@ -294,11 +294,12 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
- * or compute alone, strictly below lim.
+ * or compute alone, strictly below lim.  With span (compute alone), the
+ * limits that compare alike narrow span[0] < lim <= span[1].
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
-	 int lb)
+	 int lb, double *span)
 {
 	const struct cost_cfg *g = pr->g;
 	struct cost_mem mem = pr->mem0;
@@ -307,10 +308,17 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 
 	cost_mem_stage(&mem, g, s);
 	for (e = a; e <= ehi; e++) {
+		double t = pr->pre[e + 1] - pr->pre[a];
+
 		cost_mem_add(&mem, pr->c, g->k, e, g->r);
-		if ((lb ? stage_lb(pr, s, a, e) > lim
-			: !(pr->pre[e + 1] - pr->pre[a] < lim)) ||
-		    (double)cost_mem_bytes(&mem, &scratch) > pr->o->cap_bytes)
+		if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
+			if (span && t < span[1])
+				span[1] = t;
+			break;
+		}
+		if (span && t > span[0])
+			span[0] = t;
+		if ((double)cost_mem_bytes(&mem, &scratch) > pr->o->cap_bytes)
 			break;
 	}
 	return e;
@@ -334,7 +342,8 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 	double lim = cut * (1 + 1e-9);
 
 	for (s = 0, a = 0; s < d; s++) {
-		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1);
+		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
+			     NULL);
 		if (e == a)
 			return -1;
 		hi[s] = e - 1;
@@ -370,7 +379,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
  * the shortest there is.
  */
 static int
-fits(const struct part_run *pr, double limit)
+fits(const struct part_run *pr, double limit, double *span)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
@@ -378,7 +387,7 @@ fits(const struct part_run *pr, double limit)
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
-			     0);
+			     0, span);
 		if (e == a)
 			return 0;
 		a = e;
@@ -387,20 +396,38 @@ fits(const struct part_run *pr, double limit)
 }
 
 int
-part_fits(const struct chain *c, const struct cost_opts *o,
-	  const struct cost_cfg *g, double bound)
+part_fits_span(const struct chain *c, const struct cost_opts *o,
+	       const struct cost_cfg *g, double bound, double *lo,
+	       double *hi)
 {
 	struct part_run pr;
+	double span[2] = {-INFINITY, INFINITY};
+	int ok;
 
-	if (g->d < 1 || g->d > c->L)
-		return 0;
+	if (g->d < 1 || g->d > c->L) {
+		ok = 0;
+		goto out;
+	}
 	memset(&pr, 0, sizeof(pr));
 	pr.c = c;
 	pr.o = o;
 	pr.g = g;
 	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	cost_mem_init(&pr.mem0, o, g);
-	return fits(&pr, bound);
+	ok = fits(&pr, bound, span);
+out:
+	if (lo)
+		*lo = span[0];
+	if (hi)
+		*hi = span[1];
+	return ok;
+}
+
+int
+part_fits(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, double bound)
+{
+	return part_fits_span(c, o, g, bound, NULL, NULL);
 }
 
 /*
@@ -511,7 +538,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * INFINITY; with some, the unbounded one serves (below the
 		 * bound it is the answer, above it is no better than the
 		 * best left, and it is what the caller needs then). */
-		if (timed && !fits(&pr, limit)) {
+		if (timed && !fits(&pr, limit, NULL)) {
 			ws->pruned = 1;
 			return INFINITY;
 		}

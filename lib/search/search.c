@@ -45,13 +45,58 @@ struct visit {
 
 /*
  * The cap smallest candidates in cand_cmp order among those after
- * `after` (all when NULL): a max-heap, its largest on top.
+ * `after` (all when NULL): appended to h (room for 2 cap), and when it
+ * is full cut back to its cap smallest, the largest of which (top) then
+ * turns away every candidate no smaller.
  */
 struct pick {
 	struct visit vt;
-	struct cand *h;
+	struct cand *h; /* [2 cap] */
 	long n, cap;
 	const struct cand *after;
+	struct cand top;
+	int full;       /* top is set */
+	long sorted;    /* h[0..sorted) are in order, before the rest */
+};
+
+/*
+ * What part_fits() last said of a candidate (ok), and the bounds in
+ * (lo, hi] for which it says the same (part_fits_span(); lo NAN: not
+ * asked yet).
+ */
+struct fit_entry {
+	struct cand key; /* lb 0; used: key.m > 0 */
+	double lo, hi;
+	int ok;
+};
+
+struct fit_table {
+	struct fit_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
+/*
+ * What solving a candidate under a placement gave, on links v (10 d
+ * rates and latencies, then the node's rate, latency and GPUs): its
+ * iteration time t when a solve found one (the unbounded optimum: below
+ * its bound a solve's result does not depend on the bound), else lo, the
+ * largest bound under which it found none (-INFINITY: none asked).
+ */
+struct time_entry {
+	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+	double *v;
+	int nv;
+	double t, lo;
+};
+
+struct time_table {
+	struct time_entry *e;
+	size_t n, cap;
+};
+
+struct search_memo {
+	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
+	struct time_table s[SEARCH_MAX_THREADS];
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -84,6 +129,8 @@ struct ctx {
 	const struct search_opts *so;
 	struct search_stats *stats;
 	struct crew *crew;     /* the solving threads this one belongs to */
+	struct fit_table *fit; /* this thread's verdicts, or NULL */
+	struct time_table *times; /* this thread's solves, or NULL */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 };
 
@@ -383,30 +430,213 @@ uniform_split(const struct chain *c, int d, int v, int *first)
 	return 0;
 }
 
+struct search_memo *
+search_memo_new(void)
+{
+	return xcalloc(1, sizeof(struct search_memo));
+}
+
+void
+search_memo_free(struct search_memo *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	size_t j;
+
+	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
+		free(m->t[i].e);
+		for (j = 0; j < m->s[i].cap; j++)
+			free(m->s[i].e[j].v);
+		free(m->s[i].e);
+	}
+	free(m);
+}
+
+static int
+same_key(const struct cand *a, const struct cand *b)
+{
+	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
+	       a->k == b->k && a->r == b->r && a->m == b->m &&
+	       a->ti == b->ti && a->v == b->v && a->zero == b->zero &&
+	       a->shard == b->shard && a->offload == b->offload &&
+	       a->lp == b->lp;
+}
+
+static size_t
+key_hash(const struct cand *c)
+{
+	size_t h = 1469598103934665603u;
+	int f[] = {c->sched, c->w, c->d, c->k, c->r, c->m, c->ti, c->v,
+		   c->zero, c->shard, c->offload, c->lp};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		h = (h ^ (unsigned)f[i]) * 1099511628211u;
+	return h ^ (h >> 29);
+}
+
+/* The entry of cd in t (a fresh one when it has none). */
+static struct fit_entry *
+fit_find(struct fit_table *t, const struct cand *cd)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct fit_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 1024;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0)
+				*fit_find(&u, &t->e[i].key) = t->e[i];
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(cd) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, cd))
+			return &t->e[i];
+	t->e[i].key = *cd;
+	t->e[i].key.lb = 0;
+	t->e[i].lo = NAN; /* no bound compares with it */
+	t->e[i].hi = NAN;
+	t->e[i].ok = 0;
+	t->n++;
+	return &t->e[i];
+}
+
+/* The entry of cd under placement place in t (a fresh one when none). */
+static struct time_entry *
+time_find(struct time_table *t, const struct cand *cd, int place)
+{
+	struct cand k = *cd;
+	size_t i;
+
+	k.lb = 0;
+	k.lp = place;
+	if (2 * (t->n + 1) > t->cap) {
+		struct time_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 1024;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0) {
+				struct time_entry *e;
+
+				e = time_find(&u, &t->e[i].key, t->e[i].key.lp);
+				free(e->v);
+				*e = t->e[i];
+			}
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, &k))
+			return &t->e[i];
+	t->e[i].key = k;
+	t->e[i].v = NULL;
+	t->e[i].nv = 0;
+	t->e[i].t = NAN;
+	t->e[i].lo = -INFINITY;
+	t->n++;
+	return &t->e[i];
+}
+
+/* Whether e was solved on the links x holds now for d stages (else it
+ * takes them, forgetting what it knew). */
+static int
+time_links(struct time_entry *e, const struct ctx *x, int d)
+{
+	const struct place_links *l = &x->links;
+	const double *a[10] = {l->in_gb_s, l->in_lat_us, l->ring_gb_s,
+			       l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
+			       l->cp_gb_s, l->cp_lat_us, l->ep_gb_s,
+			       l->ep_lat_us};
+	int i, n = 10 * d + 3, same = e->nv == n;
+
+	for (i = 0; same && i < 10; i++)
+		same = !memcmp(e->v + i * d, a[i], d * sizeof(double));
+	same = same && e->v[10 * d] == l->node_gb_s &&
+	       e->v[10 * d + 1] == l->node_lat_us &&
+	       e->v[10 * d + 2] == l->gpus_per_node;
+	if (same)
+		return 1;
+	if (e->nv != n) {
+		free(e->v);
+		e->v = xmalloc(n * sizeof(double));
+		e->nv = n;
+	}
+	for (i = 0; i < 10; i++)
+		memcpy(e->v + i * d, a[i], d * sizeof(double));
+	e->v[10 * d] = l->node_gb_s;
+	e->v[10 * d + 1] = l->node_lat_us;
+	e->v[10 * d + 2] = l->gpus_per_node;
+	e->t = NAN;
+	e->lo = -INFINITY;
+	return 0;
+}
+
+/*
+ * part_fits() for cd (configuration g, under the context's own cost
+ * options o) at stage bound tb, from the memo when it knows.
+ */
+static int
+cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	  const struct cost_cfg *g, double tb)
+{
+	struct fit_entry *e;
+	int ok;
+
+	if (!x->fit || o != x->o || cd->m <= 0)
+		return part_fits(x->c, o, g, tb);
+	e = fit_find(x->fit, cd);
+	if (e->lo < tb && tb <= e->hi)
+		return e->ok;
+	ok = part_fits_span(x->c, o, g, tb, &e->lo, &e->hi);
+	e->ok = ok;
+	return ok;
+}
+
+/* The bound on a stage's time per microbatch that an iteration bound
+ * puts (INFINITY: none). */
+static double
+stage_bound(const struct cost_cfg *g, double bound)
+{
+	if (!isfinite(bound))
+		return INFINITY;
+	if (g->sched == PLAN_2BW)
+		return bound / g->m;
+	if (g->sched != PLAN_NONE)
+		return bound / (g->m + (double)(g->d - 1) / g->v);
+	return INFINITY;
+}
+
 /*
  * Solve candidate cd under placement rule place; returns its iteration
  * time, or INFINITY when it does not fit or cannot beat bound.  On success
- * x->st[0..d) hold its stages.
+ * x->st[0..d) hold its stages.  fits: part_fits() is known to hold under
+ * this bound (it reads neither the placement nor the links).
  */
 static double
-solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-      int place, double bound, struct plan_terms *terms)
+solve_checked(struct ctx *x, const struct cost_opts *o,
+	      const struct cand *cd, int place, double bound, int fits,
+	      struct plan_terms *terms)
 {
 	struct cost_cfg g;
-	double tb = INFINITY, t;
+	double tb, t;
 	int s;
 
 	cfg_of(x, cd, place, &g);
-	if (isfinite(bound)) {
-		if (g.sched == PLAN_2BW)
-			tb = bound / g.m;
-		else if (g.sched != PLAN_NONE)
-			tb = bound / (g.m + (double)(g.d - 1) / g.v);
-	}
+	tb = stage_bound(&g, bound);
 	/* Most candidates the bound cuts have no partition left under it:
 	 * part_solve() would say INFINITY; say it before the links, which
 	 * take O(w d t) to work out on a large cluster. */
-	if (!x->so->uniform && !part_fits(x->c, o, &g, tb))
+	if (!fits && !x->so->uniform && !cand_fits(x, o, cd, &g, tb))
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
@@ -442,6 +672,13 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	}
 	t = cost_iteration(x->st, &g, terms);
 	return t < bound ? t : INFINITY;
+}
+
+static double
+solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+      int place, double bound, struct plan_terms *terms)
+{
+	return solve_checked(x, o, cd, place, bound, 0, terms);
 }
 
 /*
@@ -529,7 +766,7 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 		return (t = cost_simulate_time(x->c, x->st, &g, &x->sim)) < 0
 			       ? INFINITY
 			       : t;
-	t = cost_simulate(x->c, x->st, &g, &sm, terms);
+	t = cost_simulate_mem(x->c, x->st, &g, &sm, terms, &x->sim);
 	sim_release(&sm);
 	return t < 0 ? INFINITY : t;
 }
@@ -578,12 +815,41 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	   int *place)
 {
 	struct plan_terms t;
+	struct cost_cfg g;
 	double best = INFINITY, v;
 	int pl;
 
 	*place = place_lo(so);
+	/* Whether any partition is left under the bound does not depend
+	 * on the placement: asked once while the bound stays. */
+	cfg_of(x, cd, *place, &g);
+	if (!so->uniform &&
+	    !cand_fits(x, o, cd, &g, stage_bound(&g, bound)))
+		return INFINITY;
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
-		v = solve(x, o, cd, pl, best < bound ? best : bound, &t);
+		double b = best < bound ? best : bound;
+		struct time_entry *e = NULL;
+		int known = 0;
+
+		/* What an earlier search solved on the same links: its
+		 * time, or no time under a bound at least as large. */
+		if (x->times && o == x->o && !so->uniform && cd->m > 0) {
+			cfg_of(x, cd, pl, &g);
+			links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+			e = time_find(x->times, cd, pl);
+			known = time_links(e, x, g.d) &&
+				(!isnan(e->t) || b <= e->lo);
+		}
+		if (known) {
+			v = !isnan(e->t) && e->t < b ? e->t : INFINITY;
+		} else {
+			v = solve_checked(x, o, cd, pl, b, !(best < bound),
+					  &t);
+			if (e && isfinite(v))
+				e->t = v;
+			else if (e && b > e->lo)
+				e->lo = b;
+		}
 		if (v < best) {
 			best = v;
 			*place = pl;
@@ -675,8 +941,12 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	double P = (double)chain_params(c, 0, c->L - 1);
-	int r, vi, z;
+	const struct runtime *rt = cost_runtime(o, sched, d);
+	double pbz[8]; /* cost_param_bytes() by z, which alone it reads */
+	int r, vi, z, have = 0;
 	char why[256];
+	/* the reasons are kept for the first configuration skipped alone */
+	size_t nwhy = stats && !stats->skip_why[0] ? sizeof(why) : 0;
 
 	for (r = 0; r < PROF_RC_N; r++) {
 		double all, t;
@@ -717,37 +987,36 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 					}
 					sh = so->shard;
 				}
-				if (runtime_check(cost_runtime(o, sched, d),
-						  sched, d, sc[ti].t, iv, zs, r,
-						  why, sizeof(why)) ||
-				    runtime_check_shard(cost_runtime(o, sched,
-								     d),
-							d, zs, sh, off, r, why,
-							sizeof(why)))
+				if (runtime_check(rt, sched, d, sc[ti].t, iv,
+						  zs, r, NULL, 0) ||
+				    runtime_check_shard(rt, d, zs, sh, off, r,
+							NULL, 0))
 					continue;
-				if (runtime_check_par(cost_runtime(o, sched, d),
-						      cp, ep, why,
-						      sizeof(why)) ||
-				    runtime_check_ep(cost_runtime(o, sched, d),
-						     w, cp, sc[ti].t,
+				if (runtime_check_par(rt, cp, ep, why, nwhy) ||
+				    runtime_check_ep(rt, w, cp, sc[ti].t,
 						     sc[ti].etp > 0 ? sc[ti].etp
 								    : sc[ti].t,
-						     ep, zs, sh, why,
-						     sizeof(why))) {
+						     ep, zs, sh, why, nwhy)) {
 					skip(stats, why);
+					nwhy = stats && !stats->skip_why[0]
+						       ? sizeof(why)
+						       : 0;
 					continue;
 				}
-				memset(&g, 0, sizeof(g));
-				g.sched = sched;
-				g.w = w;
-				g.d = d;
-				g.c = cp;
-				g.e = ep;
-				g.zero = zs;
-				g.shard = sh;
-				g.offload = off;
-				if (P * cost_param_bytes(o, &g) / d >
-					    o->cap_bytes &&
+				if (!(have & (1 << z))) {
+					memset(&g, 0, sizeof(g));
+					g.sched = sched;
+					g.w = w;
+					g.d = d;
+					g.c = cp;
+					g.e = ep;
+					g.zero = zs;
+					g.shard = sh;
+					g.offload = off;
+					pbz[z] = cost_param_bytes(o, &g);
+					have |= 1 << z;
+				}
+				if (P * pbz[z] / d > o->cap_bytes &&
 				    !(so->fix_w > 0 && so->fix_d > 0)) {
 					(*screened)++;
 					continue;
@@ -858,25 +1127,137 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	return n;
 }
 
-static void
-pick_down(struct pick *pk, long i)
+/* cand_cmp(a, b) > 0, the lower bounds alone deciding most of the
+ * time without a call. */
+static inline int
+cand_after(const struct cand *a, const struct cand *b)
 {
-	struct cand tmp;
+	if (a->lb != b->lb)
+		return a->lb > b->lb;
+	return cand_cmp(a, b) > 0;
+}
 
-	for (;;) {
-		long l = 2 * i + 1, big = i;
+static inline void
+cand_swap(struct cand *a, struct cand *b)
+{
+	struct cand t = *a;
 
-		if (l < pk->n && cand_cmp(&pk->h[l], &pk->h[big]) > 0)
-			big = l;
-		if (l + 1 < pk->n && cand_cmp(&pk->h[l + 1], &pk->h[big]) > 0)
-			big = l + 1;
-		if (big == i)
-			return;
-		tmp = pk->h[i];
-		pk->h[i] = pk->h[big];
-		pk->h[big] = tmp;
-		i = big;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Partition h[lo..hi] (hi - lo >= 2) around the median of its first,
+ * middle and last: on return h[lo..*j] are no larger than it, h[*i..hi]
+ * no smaller, *j < *i, and anything between is the pivot itself.
+ */
+static void
+cand_part(struct cand *h, long lo, long hi, long *i, long *j)
+{
+	long mid = lo + (hi - lo) / 2, a = lo, b = hi;
+	struct cand p;
+
+	if (cand_after(&h[lo], &h[mid]))
+		cand_swap(&h[lo], &h[mid]);
+	if (cand_after(&h[mid], &h[hi]))
+		cand_swap(&h[mid], &h[hi]);
+	if (cand_after(&h[lo], &h[mid]))
+		cand_swap(&h[lo], &h[mid]);
+	p = h[mid];
+	while (a <= b) {
+		while (cand_after(&p, &h[a]))
+			a++;
+		while (cand_after(&h[b], &p))
+			b--;
+		if (a <= b)
+			cand_swap(&h[a++], &h[b--]);
 	}
+	*i = a;
+	*j = b;
+}
+
+/* Sort h[0..n) in cand_cmp order (a total order: the one sort there
+ * is, whatever the algorithm). */
+static void
+cand_sort(struct cand *h, long n)
+{
+	long i, j;
+
+	while (n > 16) {
+		cand_part(h, 0, n - 1, &i, &j);
+		/* the smaller side first, the larger in the loop */
+		if (j + 1 < n - i) {
+			cand_sort(h, j + 1);
+			h += i;
+			n -= i;
+		} else {
+			cand_sort(h + i, n - i);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		struct cand t = h[i];
+
+		for (j = i; j > 0 && cand_after(&h[j - 1], &t); j--)
+			h[j] = h[j - 1];
+		h[j] = t;
+	}
+}
+
+/* Quickselect: h[k] (k < n) where the sort of h[0..n) puts it, the
+ * smaller ones before it, the larger after. */
+static void
+cand_select(struct cand *h, long n, long k)
+{
+	long lo = 0, hi = n - 1, i, j;
+
+	while (hi - lo >= 2) {
+		cand_part(h, lo, hi, &i, &j);
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+	if (hi - lo == 1 && cand_after(&h[lo], &h[hi]))
+		cand_swap(&h[lo], &h[hi]);
+}
+
+/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top. */
+static void
+pick_trim(struct pick *pk)
+{
+	cand_select(pk->h, pk->n, pk->cap - 1);
+	pk->n = pk->cap;
+	pk->top = pk->h[pk->cap - 1];
+	pk->full = 1;
+}
+
+/*
+ * The candidate at i < pk->n in order: the batch is sorted as far as it
+ * is read (a search most often reads a few hundred of it), each time
+ * twice as far as before at least.
+ */
+static const struct cand *
+pick_at(struct pick *pk, long i)
+{
+	long want = 2 * pk->sorted, from = pk->sorted;
+
+	if (i < pk->sorted)
+		return &pk->h[i];
+	if (want < i + 1)
+		want = i + 1;
+	if (want < 64)
+		want = 64;
+	if (want > pk->n)
+		want = pk->n;
+	if (want < pk->n)
+		cand_select(pk->h + from, pk->n - from, want - from - 1);
+	cand_sort(pk->h + from, want - from);
+	pk->sorted = want;
+	return &pk->h[i];
 }
 
 /* Keep cd when it is among the cap smallest after pk->after so far. */
@@ -884,27 +1265,20 @@ static void
 pick_offer(struct visit *vt, const struct cand *cd)
 {
 	struct pick *pk = (struct pick *)vt;
-	long i;
 
-	if (pk->after && cand_cmp(cd, pk->after) <= 0)
+	if (pk->after && !cand_after(cd, pk->after))
 		return;
-	if (pk->n == pk->cap) {
-		if (cand_cmp(cd, &pk->h[0]) >= 0)
-			return;
-		pk->h[0] = *cd;
-		pick_down(pk, 0);
+	if (pk->full && !cand_after(&pk->top, cd))
 		return;
-	}
-	for (i = pk->n++; i > 0 && cand_cmp(cd, &pk->h[(i - 1) / 2]) > 0;
-	     i = (i - 1) / 2)
-		pk->h[i] = pk->h[(i - 1) / 2];
-	pk->h[i] = *cd;
+	pk->h[pk->n++] = *cd;
+	if (pk->n == 2 * pk->cap)
+		pick_trim(pk);
 }
 
 /*
  * The next cap candidates in cand_cmp order after `after` (NULL: from
- * the first), sorted into pk->h[0..pk->n); returns how many candidates
- * there are in all.
+ * the first), into pk->h[0..pk->n), put in order as pick_at() reads
+ * them; returns how many candidates there are in all.
  */
 static long
 pick_next(struct pick *pk, const struct cand *after,
@@ -917,9 +1291,11 @@ pick_next(struct pick *pk, const struct cand *after,
 	pk->vt.fn = pick_offer;
 	pk->n = 0;
 	pk->after = after;
+	pk->full = 0;
+	pk->sorted = 0;
 	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
-	if (pk->n > 0)
-		qsort(pk->h, pk->n, sizeof(*pk->h), cand_cmp);
+	if (pk->n > pk->cap)
+		pick_trim(pk);
 	return n;
 }
 
@@ -1094,10 +1470,11 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 	}
 }
 
-/* Fill p's configuration, stages, ranks and prediction from cd. */
+/* Fill p's configuration, stages, ranks and prediction from cd (sim_ms:
+ * the simulated time of its stages when known, else NAN). */
 static void
 fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
-	  int place, struct plan *p)
+	  int place, double sim_ms, struct plan *p)
 {
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
@@ -1105,7 +1482,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	struct cost_opts nocap = *x->o;
 
 	nocap.cap_bytes = INFINITY;
-	if (place_hi(so, cd) > place_lo(so)) {
+	if (place_hi(so, cd) > place_lo(so) && !so->brief) {
 		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
 	}
 	iter = solve(x, x->o, cd, place, INFINITY, &terms);
@@ -1123,8 +1500,14 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 					       ? "no gain over uniform"
 					       : "not run");
 	}
-	/* one number everywhere: the simulation's */
-	iter = simulate_stages(x, cd, place, &terms);
+	/* One number everywhere: the simulation's.  A brief plan shows no
+	 * terms: the time the re-scoring simulated for these very stages
+	 * (sim_ms, NAN when there is none) serves. */
+	if (so->brief && !isnan(sim_ms))
+		iter = sim_ms;
+	else
+		iter = simulate_stages(x, cd, place,
+				       so->brief ? NULL : &terms);
 	{
 		char rt[256];
 
@@ -1172,9 +1555,8 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->layer_names = xcalloc(x->c->L, sizeof(char *));
 	for (j = 0; j < x->c->L; j++)
 		p->layer_names[j] = xstrdup(x->c->names[j]);
-	{
+	if (!so->brief) {
 		double ar = 0, pp = 0;
-
 		struct cost_cfg gc;
 		struct cost_bytes by;
 
@@ -1317,6 +1699,10 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
+		if (x->so->memo) {
+			y->fit = &x->so->memo->t[cw->nthr];
+			y->times = &x->so->memo->s[cw->nthr];
+		}
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
@@ -1403,6 +1789,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * duplicates another alternative and is dropped. */
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
+	double *simt = xcalloc(k, sizeof(*simt)); /* alts' simulated times */
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
@@ -1413,6 +1800,10 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
+	if (so->memo) {
+		x.fit = &so->memo->t[0];
+		x.times = &so->memo->s[0];
+	}
 	crew_start(&cw, &x, so->threads);
 	/* one at a time alone: the bound is always the newest */
 	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;
@@ -1425,8 +1816,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * cand_cmp's, a total order, so the candidates solved and the
 	 * result are those of one sort of all of them.
 	 */
-	pk.cap = PICK_FIRST;
-	pk.h = xcalloc(pk.cap, sizeof(*pk.h));
+	pk.cap = so->pick_first > 0 ? so->pick_first : PICK_FIRST;
+	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
 	nv = pk.n;
@@ -1452,7 +1843,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 			/* sorted by lower bound: a prefix can be solved */
 			for (r = 0; r < round && i + r < pk.n &&
-				    pk.h[i + r].lb < bound;
+				    pick_at(&pk, i + r)->lb < bound;
 			     r++)
 				;
 			if (r == 0)
@@ -1478,18 +1869,18 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			}
 			j = i + used;
 			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
-			if (j < pk.n && !(pk.h[j].lb < bound))
+			if (j < pk.n && !(pick_at(&pk, j)->lb < bound))
 				done = 1;
 		}
 		done |= i < pk.n;
 		if (done || pk.n < pk.cap)
 			break;
 		/* The first batch stays for explain_binding(). */
-		last = pk.h[pk.n - 1];
+		last = *pick_at(&pk, pk.n - 1);
 		if (pk.h == v)
 			pk.h = NULL;
 		pk.cap *= 2;
-		pk.h = xrealloc(pk.h, pk.cap * sizeof(*pk.h));
+		pk.h = xrealloc(pk.h, 2 * pk.cap * sizeof(*pk.h));
 		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
 		st->passes++;
 	}
@@ -1524,6 +1915,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
+		simt[i] = t;
 		if (isfinite(t))
 			alts[i].iter_ms = t;
 	}
@@ -1535,11 +1927,14 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		     j2--) {
 			struct plan_alt ta = alts[j2];
 			struct cand tc = ac[j2];
+			double tt = simt[j2];
 
 			alts[j2] = alts[j2 - 1];
 			ac[j2] = ac[j2 - 1];
+			simt[j2] = simt[j2 - 1];
 			alts[j2 - 1] = ta;
 			ac[j2 - 1] = tc;
+			simt[j2 - 1] = tt;
 		}
 	}
 	/* A refinement that came back uniform may repeat an alternative. */
@@ -1553,6 +1948,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 			memmove(&alts[i], &alts[i + 1],
 				(nalt - i - 1) * sizeof(*alts));
 			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
+			memmove(&simt[i], &simt[i + 1],
+				(nalt - i - 1) * sizeof(*simt));
 			nalt--;
 			i--;
 		}
@@ -1568,8 +1965,10 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 		/* the placement it would run fastest under, had it room */
 		nocap.cap_bytes = INFINITY;
+		if (pk.h == v) /* still being read: in order so far */
+			pick_at(&pk, 0);
 		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
-		fill_plan(&x, so, &v[0], place, p);
+		fill_plan(&x, so, &v[0], place, NAN, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
 				     "%.2f GiB are available",
@@ -1617,15 +2016,22 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		ret = 3;
 		goto out;
 	}
-	fill_plan(&x, so, &ac[0], alts[0].place, p);
+	fill_plan(&x, so, &ac[0], alts[0].place, simt[0], p);
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
-	explain_binding(&x, so, v, nv, p);
+	if (!so->brief) {
+		/* it reads up to 256 of the first batch (all in order when
+		 * the search went past it) */
+		if (pk.h == v && nv > 0)
+			pick_at(&pk, nv < 256 ? nv - 1 : 255);
+		explain_binding(&x, so, v, nv, p);
+	}
 	ret = 0;
 out:
 	st->ms = now_ms() - t0;
 	free(alts);
+	free(simt);
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);

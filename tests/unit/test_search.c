@@ -1,0 +1,299 @@
+/*
+ * test_search.c - the search's shortcuts leave its answer as it was: the
+ * best-first order taken in batches of any size (cut back from a buffer
+ * twice the batch, over many passes or in one) gives the same plan and
+ * alternatives, and a brief search (capacity's: no binding or placement
+ * reason, the simulation's time alone) the same configuration and
+ * figures as the full one; searches over a type's sizes sharing a memo
+ * (capacity's) the plans each finds from scratch.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/cluster.h"
+#include "pd2bw/cost.h"
+#include "pd2bw/error.h"
+#include "pd2bw/plan.h"
+#include "pd2bw/search.h"
+
+#define NSHAPE 4
+
+static struct gpu_catalog cat;
+
+/* A Llama-3-8B-like model of 16 blocks on tensor-parallel shapes 1, 2, 4
+ * and 8: tens of thousands of candidates on 16 nodes. */
+struct setup {
+	struct profile prof[NSHAPE];
+	struct chain ch[NSHAPE];
+	struct search_chain sc[NSHAPE];
+	struct cluster cl;
+	struct cost_opts o;
+	struct search_opts so;
+};
+
+static int
+setup_init(struct setup *u)
+{
+	static const int mb[] = {1, 2, 4, 8};
+	struct model m;
+	int i, ok = 1;
+
+	model_init_family(&m, MODEL_LLAMA);
+	m.name = "llama-like";
+	m.layers = 16;
+	m.hidden = 4096;
+	m.heads = 32;
+	m.kv_heads = 8;
+	m.ffn_hidden = 14336;
+	m.seq_len = 4096;
+	m.vocab = 128256;
+	for (i = 0; i < NSHAPE; i++) {
+		struct analytic_par par;
+
+		memset(&par, 0, sizeof(par));
+		par.tp = 1 << i;
+		par.cp = 1;
+		par.ep = 1;
+		par.imbalance = 1;
+		profile_init(&u->prof[i]);
+		ok &= analytic_profile_par(&u->prof[i], &m,
+					   catalog_find(&cat, "H100-SXM"), mb,
+					   4, &par, NULL) == 0;
+		ok &= chain_build(&u->ch[i], &u->prof[i]) == 0;
+		memset(&u->sc[i], 0, sizeof(u->sc[i]));
+		u->sc[i].c = &u->ch[i];
+		u->sc[i].t = par.tp;
+		u->sc[i].cp = 1;
+		u->sc[i].ep = 1;
+	}
+	cluster_init(&u->cl);
+	ok &= cluster_open(&u->cl, "dgx-h100:16") == 0;
+	cost_opts_init(&u->o);
+	u->o.runtime = RUNTIME_MEGATRON_CORE;
+	u->o.cap_bytes = 60e9;
+	search_opts_init(&u->so);
+	u->so.batch = 1024;
+	u->so.rc_mask = (1u << PROF_RC_N) - 1;
+	u->so.nv = 3;
+	u->so.v[0] = 1;
+	u->so.v[1] = 2;
+	u->so.v[2] = 4;
+	u->so.zero_mask = 3;
+	u->so.lp_k = 0;
+	return ok ? 0 : -1;
+}
+
+static void
+setup_release(struct setup *u)
+{
+	int i;
+
+	for (i = 0; i < NSHAPE; i++) {
+		chain_release(&u->ch[i]);
+		profile_release(&u->prof[i]);
+	}
+	cluster_release(&u->cl);
+}
+
+/* The configuration and figures of a and b agree to the bit. */
+static int
+same_alt(const struct plan_alt *a, const struct plan_alt *b)
+{
+	return a->sched == b->sched && a->w == b->w && a->d == b->d &&
+	       a->t == b->t && a->sp == b->sp && a->b == b->b &&
+	       a->m == b->m && a->recompute == b->recompute &&
+	       a->v == b->v && a->zero == b->zero && a->place == b->place &&
+	       a->iter_ms == b->iter_ms && a->mem_bytes == b->mem_bytes &&
+	       a->samples_s == b->samples_s;
+}
+
+static int
+same_plan(const struct plan *a, const struct plan *b, int alts)
+{
+	int i, s;
+
+	if (a->sched != b->sched || a->w != b->w || a->d != b->d ||
+	    a->t != b->t || a->b != b->b || a->m != b->m ||
+	    a->recompute != b->recompute || a->v != b->v ||
+	    a->zero != b->zero || a->place != b->place ||
+	    a->iter_ms != b->iter_ms || a->samples_s != b->samples_s ||
+	    a->tflops_per_gpu != b->tflops_per_gpu ||
+	    a->peak_mem_bytes != b->peak_mem_bytes)
+		return 0;
+	for (s = 0; s < a->d; s++)
+		if (a->stages[s].first != b->stages[s].first ||
+		    a->stages[s].last != b->stages[s].last ||
+		    a->stages[s].mem_bytes != b->stages[s].mem_bytes)
+			return 0;
+	if (!alts)
+		return 1;
+	if (a->nalts != b->nalts)
+		return 0;
+	for (i = 0; i < a->nalts; i++)
+		if (!same_alt(&a->alts[i], &b->alts[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * The first batch cut back many times from its buffer (a batch far below
+ * the candidates), never (a batch of all of them), or taken a few at a
+ * time over many passes: the plan and its alternatives are the same.
+ */
+static void
+test_batches(struct setup *u)
+{
+	struct search_stats st0, st;
+	struct plan p0, p;
+	long sizes[] = {0, 7, 100, 1000, 0};
+	char msg[128];
+	size_t i;
+
+	plan_init(&p0);
+	CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &u->so, &p0,
+			    &st0) == 0);
+	/* enough to cut the buffers of the batches below back */
+	snprintf(msg, sizeof(msg), "%ld candidates, more than twice 1000",
+		 st0.candidates - st0.screened);
+	CHECK_MSG(st0.candidates - st0.screened > 2 * 1000, msg);
+	CHECK(st0.solved > 100);
+	sizes[4] = st0.candidates;
+	for (i = 1; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct search_opts so = u->so;
+
+		so.pick_first = sizes[i];
+		plan_init(&p);
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p,
+				    &st) == 0);
+		snprintf(msg, sizeof(msg), "a first batch of %ld: the same "
+			 "plan and alternatives", sizes[i]);
+		CHECK_MSG(same_plan(&p0, &p, 1), msg);
+		CHECK_INT_EQ(st.solved, st0.solved);
+		CHECK_INT_EQ(st.candidates, st0.candidates);
+		if (sizes[i] < st0.solved)
+			CHECK(st.passes > 0);
+		plan_release(&p);
+	}
+	plan_release(&p0);
+}
+
+/* A brief search: the same configuration, stages and figures, and no
+ * reasons. */
+static void
+test_brief(struct setup *u)
+{
+	struct search_opts so = u->so;
+	struct search_stats st;
+	struct plan full, brief;
+	int lp;
+
+	for (lp = 0; lp <= 1; lp++) {
+		so.lp_k = lp;
+		so.topk = 1;
+		so.brief = 0;
+		plan_init(&full);
+		plan_init(&brief);
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &full,
+				    &st) == 0);
+		so.brief = 1;
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+				    &brief, &st) == 0);
+		CHECK_MSG(same_plan(&full, &brief, 1),
+			  "a brief search: the same plan and figures");
+		CHECK(full.bind_reason && full.place_reason);
+		CHECK(!brief.bind_reason && !brief.place_reason);
+		plan_release(&full);
+		plan_release(&brief);
+	}
+}
+
+/*
+ * One search after another, sharing a memo (on one thread and on three),
+ * gives the plan of a search from scratch each time: over growing and
+ * shrinking clusters of fast and of slow links (the same candidates under
+ * bounds that move both ways, on links that change with the cluster),
+ * under a memory cap that leaves many candidates no partition.  Fails
+ * when the memo ignores the span of a part_fits() answer or the links of
+ * a solve.
+ */
+static void
+test_memo(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16, 12, 6, 3, 2, 1};
+	static const char *const kinds[] = {"dgx-h100", "l40s-pcie"};
+	struct search_opts so = u->so;
+	struct search_memo *memo[2];
+	struct cluster cl[2];
+	double cap = u->o.cap_bytes;
+	size_t i;
+	int j, caps, kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		cluster_init(&cl[kind]);
+		CHECK(cluster_open(&cl[kind], kinds[kind]) == 0);
+	}
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 24e9 : 40e9;
+		memo[0] = search_memo_new();
+		memo[1] = search_memo_new();
+		for (i = 0; i < 2 * sizeof(nodes) / sizeof(nodes[0]); i++) {
+			struct cluster *c = &cl[i % 2];
+			struct search_stats st;
+			struct plan p0, p;
+			char msg[160];
+			int r0;
+
+			c->nodes = nodes[i / 2];
+			so.memo = NULL;
+			so.threads = 1;
+			plan_init(&p0);
+			r0 = search_run_tp(u->sc, NSHAPE, c, &u->o, &so, &p0,
+					   &st);
+			for (j = 0; j < 2; j++) {
+				so.memo = memo[j];
+				so.threads = j ? 3 : 1;
+				plan_init(&p);
+				snprintf(msg, sizeof(msg),
+					 "%s:%d, cap %.0f GB, %d thread(s), "
+					 "a shared memo: the plan from scratch",
+					 kinds[i % 2],
+					 c->nodes, u->o.cap_bytes / 1e9,
+					 so.threads);
+				CHECK_MSG(search_run_tp(u->sc, NSHAPE, c, &u->o,
+							&so, &p, &st) == r0 &&
+						  (r0 || same_plan(&p0, &p, 1)),
+					  msg);
+				plan_release(&p);
+			}
+			plan_release(&p0);
+		}
+		search_memo_free(memo[0]);
+		search_memo_free(memo[1]);
+	}
+	for (kind = 0; kind < 2; kind++)
+		cluster_release(&cl[kind]);
+	u->o.cap_bytes = cap;
+}
+
+int
+main(void)
+{
+	struct setup u;
+
+	(void)h_skip;
+	(void)h_skip_all;
+	catalog_init(&cat);
+	if (setup_init(&u))
+		pd2bw_die("cannot set the search up");
+	test_batches(&u);
+	test_brief(&u);
+	test_memo(&u);
+	setup_release(&u);
+	catalog_release(&cat);
+	return h_done();
+}
