@@ -465,6 +465,10 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r)
 {
 	fprintf(fp, "  # Architecture: %s's provider (num_layers, hidden_size, "
 		    "...).\n", r->model);
+	/* NEEDSWORK: the dataset's seq_length stays the recipe's (4096 in
+	 * both), and Bridge asserts it equals the model's (training/
+	 * config.py:1642-1647 at 067f987): a plan of another length fails
+	 * there, as for any recipe (arch_keys) */
 	kint(fp, "seq_length", in->prof->seq_len);
 	if (in->model->mtp_layers > 0)
 		kint(fp, "mtp_num_layers", in->model->mtp_layers);
