@@ -245,8 +245,11 @@ static const struct bridge_recipe bridge_recipes[] = {
 	 "Megatron-Bridge v0.2.0 to main 067f987 (v0.1 unchecked)", 1, 0, 61,
 	 7168,
 	 deepseek_v3_fields,
-	 "# The recipe's flex dispatcher (HybridEP) is replaced by the "
-	 "all-to-all pd2bw\n# priced; the MTP layers run on the last "
+	 /* main's recipe applies HybridEP, recipes/deepseek/h100/
+	  * deepseek_v3.py:160, 256; v0.2.0's no flex backend by default
+	  * (recipes/deepseek/deepseek_v3.py:191, 260) */
+	 "# The flex dispatcher (HybridEP) of main's recipe is replaced by "
+	 "the all-to-all\n# pd2bw priced; the MTP layers run on the last "
 	 "stage, with the loss, as planned.\n"},
 	{"GPT-OSS 120B",
 	 /* recipes/gpt_oss/gpt_oss.py:59-60 at 067f987 (an alias of

@@ -677,6 +677,9 @@ BRIDGE_SHARDING = {"no_shard", "optim", "optim_grads", "optim_grads_params"}
 #     (sliding_window - 1, 0) :87, skip frequency 2 :88, learnable
 #     softmax :86, qkv bias :63); v0.2.0 gpt_oss_bridge.py:70-79 builds
 #     models/gpt_oss/gpt_oss_provider.py:44-84 (window (128, 0) :77).
+#     The recipe keeps the all-to-all dispatcher: recipes/gpt_oss/h100/
+#     gpt_oss.py:204-205 names DeepEP but never applies it (DeepSeek-V3's
+#     applies HybridEP, h100/deepseek_v3.py:256, flex on its GPUs).
 _DS = "megatron.bridge.recipes.deepseek.deepseek_v3.deepseek_v3_pretrain_config"
 _GO = "megatron.bridge.recipes.gpt_oss.gpt_oss.gpt_oss_120b_pretrain_config"
 BRIDGE_RECIPES = {
@@ -712,7 +715,7 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_intermediate_size": None,
           "moe_shared_expert_gate": False, "moe_layer_freq": 1,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
-          "moe_token_dispatcher_type": "flex"},
+          "moe_token_dispatcher_type": "alltoall"},
 }
 # What a file for such a recipe may set in model: the parallel, batch,
 # recomputation, offload and precision keys, the sequence length, the MTP
