@@ -6,8 +6,12 @@
  * fields, so the partition and recomputation are Megatron Core's (see
  * mcore.c).  Expert parallelism and the parts of pd2bw-model/2 that
  * TransformerConfig has fields for (experts, head_dim, QK-norm, ...) are
- * written; the others (MLA, sliding windows, ...) refused.  Checked
- * against Megatron-Bridge v0.1 to v0.2 (main 067f987).
+ * written for any GPT recipe.  Multi-latent attention and sliding windows
+ * only a recipe whose provider sets them runs: DeepSeek-V3's and GPT-OSS
+ * 120B's, recognised by shape (bridge_recipes), the file naming the
+ * recipe and leaving the architecture to it; other parts (post-norms,
+ * GeGLU, soft-capping) are refused.  Checked against Megatron-Bridge v0.1
+ * to v0.2 and main 067f987 (DeepSeek-V3 and GPT-OSS: v0.2 on).
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,41 +48,287 @@ knull(FILE *fp, const char *k)
 }
 
 /*
- * The first part of pd2bw-model/2 model m that a Megatron-Bridge override
- * cannot set as planned, as a phrase for a message, or NULL; *why gets
- * the upstream reason ("" when it is Megatron Core's).  Upstream:
- * NVIDIA-NeMo/Megatron-Bridge 067f987 and the Megatron-LM it pins
- * (2a75ac1; its TransformerConfig has the fields of d98e8a6 that
- * tests/emit/upstream.py cites).
+ * The first part of pd2bw-model/2 model m that Megatron Core cannot run
+ * as planned, as a phrase for a message, or NULL.  Multi-latent attention
+ * and sliding windows are left to the recipes whose providers set them
+ * (bridge_recipe_find).
  */
 static const char *
-v2_refused(const struct model *m, const char **why)
+v2_refused(const struct model *m)
 {
-	const char *lacks = emit_mcore_v2_lacks(m);
+	return emit_mcore_v2_lacks(m);
+}
 
-	*why = "";
-	if (lacks)
-		return lacks;
-	/* q_lora_rank, kv_lora_rank, ... are fields of MLAModelProvider
-	 * only (models/mla_provider.py:28-33); an override of a GPT
-	 * recipe skips a key its provider lacks with a warning
-	 * (training/utils/omegaconf_utils.py:470-474) */
-	if (m->attention == MODEL_MLA) {
-		*why = " (only an MLA provider has its fields, another "
-		       "recipe skips them: omegaconf_utils.py:470-474)";
-		return "multi-latent attention";
+/*
+ * One architecture field a provider fixes: its value there and the
+ * model's (booleans as 0/1, written true/false in a message).
+ */
+struct arch_field {
+	const char *field;
+	long long want;
+	long long got;
+	int is_bool;
+};
+
+static int
+af(struct arch_field *f, int n, const char *field, long long want,
+   long long got)
+{
+	f[n].field = field;
+	f[n].want = want;
+	f[n].got = got;
+	f[n].is_bool = 0;
+	return n + 1;
+}
+
+static int
+afb(struct arch_field *f, int n, const char *field, int want, int got)
+{
+	n = af(f, n, field, want, got != 0);
+	f[n - 1].is_bool = 1;
+	return n;
+}
+
+/* 1 when the model's MoE layers are the first_dense dense ones, then
+ * every layer (moe_layer_freq [0] * first_dense + [1] * rest). */
+static int
+moe_after(const struct model *m, int first_dense)
+{
+	int i;
+
+	for (i = 0; i < m->layers; i++)
+		if ((model_layer_is_moe(m, i) != 0) != (i >= first_dense))
+			return 0;
+	return 1;
+}
+
+/* Fields every recognised provider sets alike: the MoE extras its
+ * recipe leaves unset (moe_shared_expert_gate, moe_expert_capacity_factor
+ * default False and None, transformer_config.py:713, 917) and what pd2bw
+ * models outside the provider's fields (a causal decoder, no dropout). */
+static int
+common_fields(struct arch_field *f, int n, const struct model *m)
+{
+	n = afb(f, n, "moe_shared_expert_gate", 0, m->moe.shared_gate);
+	n = afb(f, n, "moe_expert_capacity_factor (set)", 0,
+		m->moe.capacity_factor > 0);
+	n = afb(f, n, "hidden_dropout and attention_dropout (0.0)", 0,
+		m->dropout);
+	n = afb(f, n, "a causal decoder", 1, m->causal && m->family !=
+						 MODEL_BERT);
+	n = afb(f, n, "normalization RMSNorm", 1, m->norm == MODEL_RMSNORM);
+	n = afb(f, n, "gated_linear_unit (SwiGLU)", 1,
+		m->activation == MODEL_SWIGLU);
+	n = afb(f, n, "share_embeddings_and_output_weights", 0,
+		m->tied_embeddings);
+	n = afb(f, n, "rotary positions", 1, m->positions == MODEL_ROTARY);
+	n = afb(f, n, "qk norm of the heads", 0, m->qk_norm);
+	return n;
+}
+
+/*
+ * DeepSeek-V3, the provider AutoBridge makes of the Hugging Face config
+ * (main 067f987: models/deepseek/deepseek_v3_bridge.py:53-99 on the
+ * generic config mapping; v0.2.0: DeepSeekV3ModelProvider from it,
+ * deepseek_v3_bridge.py:39-56, models/deepseek/deepseek_provider.py:
+ * 43-103, 166-191).  MLA ranks and dims v0.2.0 deepseek_provider.py:82-86;
+ * 256 experts of 2048, one shared of 2048, top-8, 3 dense layers
+ * :174-180; vocab :191; RMSNorm, SwiGLU, no bias, untied main
+ * deepseek_v3_bridge.py:58-61; the router's expert bias bridge.py:74;
+ * rope base 10000 the recipe's (recipes/deepseek/h100/deepseek_v3.py:142).
+ * Its MTP layers are a recipe setting (h100/deepseek_v3.py:137, "0 or
+ * None to disable"), written as the model has them.
+ */
+static int
+deepseek_v3_fields(const struct model *m, struct arch_field *f)
+{
+	const struct model_moe *e = &m->moe;
+	int n = 0;
+
+	n = af(f, n, "num_layers", 61, m->layers);
+	n = af(f, n, "hidden_size", 7168, m->hidden);
+	n = af(f, n, "num_attention_heads", 128, m->heads);
+	n = af(f, n, "num_query_groups", 128, m->kv_heads);
+	n = af(f, n, "ffn_hidden_size", 18432, m->ffn_hidden);
+	n = af(f, n, "vocab_size", 129280, m->vocab);
+	n = afb(f, n, "multi_latent_attention", 1, m->attention == MODEL_MLA);
+	n = af(f, n, "q_lora_rank", 1536, m->mla.q_rank);
+	n = af(f, n, "kv_lora_rank", 512, m->mla.kv_rank);
+	n = af(f, n, "qk_head_dim", 128, m->mla.nope_dim);
+	n = af(f, n, "qk_pos_emb_head_dim", 64, m->mla.rope_dim);
+	n = af(f, n, "v_head_dim", 128, m->mla.v_dim);
+	n = af(f, n, "num_moe_experts", 256, e->experts);
+	n = af(f, n, "moe_router_topk", 8, e->top_k);
+	n = af(f, n, "moe_ffn_hidden_size", 2048, e->expert_ffn);
+	n = af(f, n, "moe_shared_expert_intermediate_size", 2048,
+	       e->shared_experts * e->shared_ffn);
+	n = afb(f, n, "moe_layer_freq ([0] * 3 + [1] * 58)", 1, moe_after(m, 3));
+	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
+	n = afb(f, n, "add_bias_linear", 0, m->bias);
+	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
+	n = af(f, n, "rotary_base", 10000, (long long)m->rope_base);
+	n = af(f, n, "window_size (none)", 0, m->window);
+	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
+	return common_fields(f, n, m);
+}
+
+/*
+ * GPT-OSS 120B, the provider AutoBridge makes of the Hugging Face config
+ * (main 067f987: models/gpt_oss/gpt_oss_bridge.py:56-102; v0.2.0: a
+ * GPTOSSProvider of its shape, gpt_oss_bridge.py:70-79, with the defaults
+ * of models/gpt_oss/gpt_oss_provider.py:44-84).  Shape v0.2.0
+ * :44-48, 53, 97-98; RMSNorm, GLU, biases, untied bridge.py:60-64; top-4
+ * experts of 2880 :69, 74 and bridge.py:91; rope base :60 (YaRN, bridge.py:
+ * 65, 93-100); learnable softmax, window (sliding_window - 1, 0) on every
+ * layer but each second, bridge.py:86-88.
+ */
+static int
+gpt_oss_120b_fields(const struct model *m, struct arch_field *f)
+{
+	const struct model_moe *e = &m->moe;
+	int n = 0;
+
+	n = af(f, n, "num_layers", 36, m->layers);
+	n = af(f, n, "hidden_size", 2880, m->hidden);
+	n = af(f, n, "num_attention_heads", 64, m->heads);
+	n = af(f, n, "num_query_groups", 8, m->kv_heads);
+	n = af(f, n, "kv_channels", 64, model_head_dim(m));
+	n = af(f, n, "ffn_hidden_size", 2880, m->ffn_hidden);
+	n = af(f, n, "vocab_size", 201088, m->vocab);
+	n = afb(f, n, "multi_latent_attention", 0, m->attention == MODEL_MLA);
+	n = af(f, n, "num_moe_experts", 128, e->experts);
+	n = af(f, n, "moe_router_topk", 4, e->top_k);
+	n = af(f, n, "moe_ffn_hidden_size", 2880, e->expert_ffn);
+	n = af(f, n, "moe_shared_expert_intermediate_size (none)", 0,
+	       e->shared_experts * e->shared_ffn);
+	n = afb(f, n, "moe_layer_freq (1: every layer)", 1, moe_after(m, 0));
+	n = afb(f, n, "add_bias_linear", 1, m->bias);
+	n = af(f, n, "rotary_base", 150000, (long long)m->rope_base);
+	n = afb(f, n, "softmax_type learnable", 1, m->attn_sinks);
+	/* (127, 0): the token and the 127 before it, the model's window of
+	 * 128 */
+	n = af(f, n, "window_size span", 128, m->window);
+	n = af(f, n, "window_attn_skip_freq", 2, m->global_every);
+	return common_fields(f, n, m);
+}
+
+/*
+ * A Megatron-Bridge pretrain recipe whose provider fixes an architecture
+ * that an override of another recipe cannot set: an MLA provider's fields
+ * exist only there (an override skips a key its provider lacks, training/
+ * utils/omegaconf_utils.py:470-474), and a sliding window is the
+ * provider's (left, right) tuple (transformer_config.py:247).  The
+ * emitted file names the recipe and writes only what the provider leaves
+ * to its user (parallelism, batch, recomputation, sequence length).
+ */
+struct bridge_recipe {
+	const char *model;      /* "DeepSeek-V3" */
+	const char *recipe;     /* the recipe's function, module path */
+	const char *versions;   /* Bridge versions that have it */
+	int mla;                /* recognised among MLA models */
+	int window;             /* among sliding-window models */
+	int layers;             /* shape it is recognised by */
+	int64_t hidden;
+	int (*fields)(const struct model *m, struct arch_field *f);
+	const char *note;       /* header lines, "# " prefixed, or NULL */
+};
+
+static const struct bridge_recipe bridge_recipes[] = {
+	{"DeepSeek-V3",
+	 /* recipes/deepseek/deepseek_v3.py:26-28 at 067f987 (an alias of
+	  * h100/deepseek_v3.py:105); v0.2 the function itself
+	  * (recipes/deepseek/deepseek_v3.py:93 at v0.2.0).  NEEDSWORK: v0.1
+	  * names it pretrain_config, of a DeepSeekV3Provider (recipes/
+	  * deepseek/deepseek_v3.py:83, 154 at v0.1.0rc4), unchecked */
+	 "megatron.bridge.recipes.deepseek.deepseek_v3.deepseek_v3_pretrain_"
+	 "config",
+	 "Megatron-Bridge v0.2.0 to main 067f987 (v0.1 unchecked)", 1, 0, 61,
+	 7168,
+	 deepseek_v3_fields,
+	 /* main's recipe applies HybridEP, recipes/deepseek/h100/
+	  * deepseek_v3.py:160, 256; v0.2.0's no flex backend by default
+	  * (recipes/deepseek/deepseek_v3.py:191, 260) */
+	 "# The flex dispatcher (HybridEP) of main's recipe is replaced by "
+	 "the all-to-all\n# pd2bw priced; the MTP layers run on the last "
+	 "stage, with the loss, as planned.\n"},
+	{"GPT-OSS 120B",
+	 /* recipes/gpt_oss/gpt_oss.py:59-60 at 067f987 (an alias of
+	  * h100/gpt_oss.py:162); v0.2 the function itself
+	  * (recipes/gpt_oss/gpt_oss.py:146 at v0.2.0); v0.1 has no GPT-OSS */
+	 "megatron.bridge.recipes.gpt_oss.gpt_oss.gpt_oss_120b_pretrain_config",
+	 "Megatron-Bridge v0.2.0 to main 067f987 (v0.1 has no GPT-OSS)", 0, 1,
+	 36, 2880, gpt_oss_120b_fields,
+	 /* v0.2.x: window_size (128, 0), gpt_oss_provider.py:77 at v0.2.0;
+	  * main: (sliding_window - 1, 0), gpt_oss_bridge.py:87 */
+	 "# Its window is (127, 0) on main, (128, 0) in v0.2.x (one token "
+	 "more than the\n# model's 128).  The override, as any, turns the "
+	 "window's tuple into a list\n# (omegaconf_utils.py:139-158, 515); "
+	 "Transformer Engine compares it only with\n# (-1, 0) and (-1, -1) "
+	 "(dot_product_attention/utils.py:2659-2678).\n"},
+};
+
+/*
+ * The recipe to override for model m when it has multi-latent attention
+ * or sliding windows: *r is set, or NULL for a model any GPT recipe takes.
+ * Returns 0, or -1 after a message naming the field that differs, or
+ * saying that no provider has the model's shape.
+ */
+static int
+bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
+{
+	const char *name = m->name ? m->name : "";
+	const char *what = m->attention == MODEL_MLA ? "multi-latent attention"
+						     : "sliding-window attention";
+	struct arch_field f[48];
+	size_t i;
+	int j, n;
+
+	*r = NULL;
+	if (m->attention != MODEL_MLA && m->window <= 0)
+		return 0;
+	for (i = 0; i < sizeof(bridge_recipes) / sizeof(bridge_recipes[0]);
+	     i++) {
+		const struct bridge_recipe *b = &bridge_recipes[i];
+
+		if (m->attention == MODEL_MLA ? !b->mla : !b->window)
+			continue;
+		if (m->layers != b->layers || m->hidden != b->hidden)
+			continue;
+		n = b->fields(m, f);
+		for (j = 0; j < n; j++) {
+			if (f[j].want == f[j].got)
+				continue;
+			if (f[j].is_bool)
+				return pd2bw_error(
+					"--emit megatron-bridge: model '%s' has "
+					"the shape of Megatron-Bridge's %s "
+					"provider, the only one to run its %s, "
+					"but not its %s (the provider's %s, the "
+					"model's %s)",
+					name, b->model, what, f[j].field,
+					f[j].want ? "true" : "false",
+					f[j].got ? "true" : "false");
+			return pd2bw_error("--emit megatron-bridge: model '%s' "
+					   "has the shape of Megatron-Bridge's "
+					   "%s provider, the only one to run its "
+					   "%s, but not its %s (the provider's "
+					   "%lld, the model's %lld)",
+					   name, b->model, what, f[j].field,
+					   f[j].want, f[j].got);
+		}
+		*r = b;
+		return 0;
 	}
-	/* NEEDSWORK: window_size is a (left, right) tuple
-	 * (transformer_config.py:247) that an override sets as the YAML
-	 * list, unconverted (omegaconf_utils.py:515); unchecked that
-	 * Megatron Core runs a list as the tuple */
-	if (m->window > 0) {
-		*why = " (window_size is a tuple, transformer_config.py:247, "
-		       "that an override sets as a list, omegaconf_utils.py:"
-		       "515)";
-		return "sliding-window attention";
-	}
-	return NULL;
+	return pd2bw_error("--emit megatron-bridge: model '%s' has %s, which "
+			   "only a recipe whose provider sets it runs (an "
+			   "override of another skips an MLA field, "
+			   "omegaconf_utils.py:470-474, and a window is the "
+			   "provider's tuple), and its shape (%d layers, "
+			   "hidden %lld) is none of those pd2bw knows: %s",
+			   name, what, m->layers, (long long)m->hidden,
+			   m->attention == MODEL_MLA
+				   ? "DeepSeek-V3 (61 layers, hidden 7168)"
+				   : "GPT-OSS 120B (36 layers, hidden 2880)");
 }
 
 /* A float for a YAML float field: "1.0", not the int "1", and no
@@ -170,14 +420,75 @@ v2_keys(FILE *fp, const struct model *m)
 	kstr(fp, "moe_token_dispatcher_type", "alltoall");
 }
 
+/* The architecture, for a model any GPT recipe takes: every field
+ * written (model/2's too, v2_keys), so that the recipe's cannot remain. */
+static void
+arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
+{
+	const struct model *m = in->model;
+
+	kint(fp, "num_layers", sh->nblocks);
+	kint(fp, "hidden_size", m->hidden);
+	kint(fp, "num_attention_heads", m->heads);
+	kint(fp, "num_query_groups", m->kv_heads);
+	kint(fp, "ffn_hidden_size", m->ffn_hidden);
+	kint(fp, "seq_length", in->prof->seq_len);
+	kint(fp, "vocab_size", m->vocab);
+	kstr(fp, "normalization",
+	     m->norm == MODEL_RMSNORM ? "RMSNorm" : "LayerNorm");
+	kbool(fp, "gated_linear_unit", m->activation == MODEL_SWIGLU);
+	if (m->activation == MODEL_SWIGLU)
+		fprintf(fp, "  # activation_func (SiLU) is the recipe's: a "
+			    "callable, not a YAML value.\n");
+	kbool(fp, "add_bias_linear", m->bias);
+	kbool(fp, "share_embeddings_and_output_weights", m->tied_embeddings);
+	kstr(fp, "position_embedding_type",
+	     m->positions == MODEL_ROTARY ? "rope" : "learned_absolute");
+	if (m->positions == MODEL_ROTARY)
+		kint(fp, "rotary_base", (long long)m->rope_base);
+	if (!m->dropout) {
+		fprintf(fp, "  hidden_dropout: 0.0\n");
+		fprintf(fp, "  attention_dropout: 0.0\n");
+	}
+	if (model_is_v2(m))
+		v2_keys(fp, m);
+}
+
+/*
+ * For a recipe whose provider sets the architecture: only what the
+ * provider leaves to its user, the MTP layers too (a recipe setting, the
+ * layout counting them, pipeline_parallel_layer_layout.py:112-114 at
+ * Megatron-LM 2a75ac1).  The all-to-all dispatcher pd2bw priced
+ * replaces the recipe's flex one (HybridEP or DeepEP: a flex backend is
+ * used only with moe_token_dispatcher_type flex, training/
+ * flex_dispatcher_backend.py:90 at 067f987).
+ */
+static void
+recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r)
+{
+	fprintf(fp, "  # Architecture: %s's provider (num_layers, hidden_size, "
+		    "...).\n", r->model);
+	/* NEEDSWORK: the dataset's seq_length stays the recipe's (4096 in
+	 * both), and Bridge asserts it equals the model's (training/
+	 * config.py:1642-1647 at 067f987): a plan of another length fails
+	 * there, as for any recipe (arch_keys) */
+	kint(fp, "seq_length", in->prof->seq_len);
+	if (in->model->mtp_layers > 0)
+		kint(fp, "mtp_num_layers", in->model->mtp_layers);
+	else
+		knull(fp, "mtp_num_layers");
+	kstr(fp, "moe_token_dispatcher_type", "alltoall");
+}
+
 int
 emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
 	const struct plan *p = in->p;
 	const struct model *m = in->model;
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
+	const struct bridge_recipe *rec = NULL;
 	struct emit_mcore mc;
-	const char *part, *why;
+	const char *part;
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
@@ -191,11 +502,26 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (m->family == MODEL_BERT)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge "
 				   "has no BERT recipe");
-	if (model_is_v2(m) && (part = v2_refused(m, &why)))
+	if (model_is_v2(m) && (part = v2_refused(m)))
 		return pd2bw_error("--emit megatron-bridge: model '%s' has %s, "
 				   "which a Megatron-Bridge override does not "
-				   "express%s",
-				   m->name ? m->name : "", part, why);
+				   "express",
+				   m->name ? m->name : "", part);
+	if (bridge_recipe_find(m, &rec))
+		return -1;
+	/* Transformer Engine runs a learnable (or off-by-one) softmax under
+	 * context parallelism only with the a2a exchange (pytorch/attention/
+	 * dot_product_attention/utils.py:1147-1154 at TE d0067d0; so the
+	 * GPT-OSS recipes, recipes/gpt_oss/h100/gpt_oss.py:194-195), not
+	 * the p2p ring pd2bw priced */
+	if (c > 1 && m->attn_sinks)
+		return pd2bw_error("--emit megatron-bridge: model '%s' has "
+				   "attention sinks (softmax_type learnable), "
+				   "which Transformer Engine runs under context "
+				   "parallelism only with cp_comm_type a2a, not "
+				   "the p2p ring the plan priced: plan with "
+				   "--context-parallel 1",
+				   m->name ? m->name : "");
 	if (e > 1 && m->moe.experts <= 0)
 		return pd2bw_error("--emit megatron-bridge: the plan is "
 				   "expert-parallel (%d) but model '%s' has "
@@ -217,13 +543,24 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	emit_text(fp, p->gpu);
 	fprintf(fp,
 		"\n# (schedule %s, width %d, depth %d, tensor %d, microbatch "
-		"%d, accumulation %d).\n"
-		"# For %s: the pretrain recipe's\n"
-		"# --config-file THIS_FILE; the data, tokenizer, optimizer "
-		"and schedule sections\n"
-		"# stay the recipe's.  ",
-		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		BRIDGE_VERSIONS);
+		"%d, accumulation %d).\n",
+		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m);
+	if (rec) {
+		/* check.py reads the recipe from this line */
+		fprintf(fp, "# Recipe: %s\n# (%s: its provider sets the "
+			    "architecture, checked equal to the model's,\n# "
+			    "left out here).  For %s:\n# that recipe's "
+			    "--config-file THIS_FILE; the data, tokenizer, "
+			    "optimizer and\n# schedule sections stay the "
+			    "recipe's.\n# ",
+			rec->recipe, rec->model, rec->versions);
+	} else {
+		fprintf(fp, "# For %s: the pretrain recipe's\n"
+			    "# --config-file THIS_FILE; the data, tokenizer, "
+			    "optimizer and schedule sections\n"
+			    "# stay the recipe's.  ",
+			BRIDGE_VERSIONS);
+	}
 	if (c > 1)
 		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d x %d (tensor x "
 			    "context x\n# pipeline x data).\n",
@@ -232,6 +569,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d (tensor x "
 			    "pipeline x data).\n",
 			p->w * p->d * p->t, p->t, p->d, p->w);
+	if (rec && rec->note)
+		fputs(rec->note, fp);
 
 	fprintf(fp, "model:\n");
 	kint(fp, "tensor_model_parallel_size", p->t);
@@ -265,37 +604,26 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		kint(fp, "virtual_pipeline_model_parallel_size", p->v);
 	else
 		fprintf(fp, "  virtual_pipeline_model_parallel_size: null\n");
+	/* all three written, null when unset, so that a recipe's own
+	 * (DeepSeek-V3's layout for its 16 stages, recipes/deepseek/h100/
+	 * deepseek_v3.py:50-68) cannot remain: a layout excludes the
+	 * others (transformer_config.py:2242-2258) */
 	if (mc.use_layout)
 		kstr(fp, "pipeline_model_parallel_layout", mc.layout);
+	else
+		knull(fp, "pipeline_model_parallel_layout");
 	if (mc.first)
 		kint(fp, "num_layers_in_first_pipeline_stage", mc.first);
+	else
+		knull(fp, "num_layers_in_first_pipeline_stage");
 	if (mc.last)
 		kint(fp, "num_layers_in_last_pipeline_stage", mc.last);
-	kint(fp, "num_layers", sh->nblocks);
-	kint(fp, "hidden_size", m->hidden);
-	kint(fp, "num_attention_heads", m->heads);
-	kint(fp, "num_query_groups", m->kv_heads);
-	kint(fp, "ffn_hidden_size", m->ffn_hidden);
-	kint(fp, "seq_length", in->prof->seq_len);
-	kint(fp, "vocab_size", m->vocab);
-	kstr(fp, "normalization",
-	     m->norm == MODEL_RMSNORM ? "RMSNorm" : "LayerNorm");
-	kbool(fp, "gated_linear_unit", m->activation == MODEL_SWIGLU);
-	if (m->activation == MODEL_SWIGLU)
-		fprintf(fp, "  # activation_func (SiLU) is the recipe's: a "
-			    "callable, not a YAML value.\n");
-	kbool(fp, "add_bias_linear", m->bias);
-	kbool(fp, "share_embeddings_and_output_weights", m->tied_embeddings);
-	kstr(fp, "position_embedding_type",
-	     m->positions == MODEL_ROTARY ? "rope" : "learned_absolute");
-	if (m->positions == MODEL_ROTARY)
-		kint(fp, "rotary_base", (long long)m->rope_base);
-	if (!m->dropout) {
-		fprintf(fp, "  hidden_dropout: 0.0\n");
-		fprintf(fp, "  attention_dropout: 0.0\n");
-	}
-	if (model_is_v2(m))
-		v2_keys(fp, m);
+	else
+		knull(fp, "num_layers_in_last_pipeline_stage");
+	if (rec)
+		recipe_keys(fp, in, rec);
+	else
+		arch_keys(fp, in, sh);
 	if (p->offload) {
 		/* every layer but the last (transformer_config.py:
 		 * 1884-1889), activations only (model_parallel_config.py:

@@ -8,7 +8,8 @@
  *
  * Upstream facts (NVIDIA/Megatron-LM at d98e8a6, core_v0.15.0rc7-2333;
  * tests/emit/upstream.py cites the lines):
- * - layout: stages split by '|', E embedding, t decoder layer, L loss;
+ * - layout: stages split by '|', E embedding, t decoder layer, m MTP
+ *   layer, L loss;
  *   "(x|)*n" and "x*n" repeat; commas are cosmetic; entry i is virtual
  *   stage i / pp of pipeline rank i % pp; E first, L last, once each;
  *   the count of t equals --num-layers; empty stages are allowed;
@@ -22,38 +23,45 @@
 #include "emit/emit.h"
 #include "pd2bw/error.h"
 
-/* Chunk i of the layout as a string into buf. */
+/* Chunk i of the layout as a string into buf; the last chunk holds the
+ * head, and with it the model's mtp multi-token-prediction layers. */
 static void
-chunk_str(char *buf, size_t n, const struct emit_shape *sh, int i)
+chunk_str(char *buf, size_t n, const struct emit_shape *sh, int i, int mtp)
 {
-	int b = sh->chunk_blocks[i];
-	char t[32] = "";
+	int b = sh->chunk_blocks[i], last = i == sh->nchunks - 1;
+	char t[32] = "", m[32] = "";
 
 	if (b == 1)
 		snprintf(t, sizeof(t), "t");
 	else if (b > 1)
 		snprintf(t, sizeof(t), "t*%d", b);
-	snprintf(buf, n, "%s%s%s", i == 0 ? "E" : "", t,
-		 i == sh->nchunks - 1 ? "L" : "");
+	if (last && mtp == 1)
+		snprintf(m, sizeof(m), "m");
+	else if (last && mtp > 1)
+		snprintf(m, sizeof(m), "m*%d", mtp);
+	snprintf(buf, n, "%s%s%s%s", i == 0 ? "E" : "", t, m, last ? "L" : "");
 }
 
 /*
  * The layout: chunks joined by '|'; three or more equal chunks in a row
  * (never the last) written "(x|)*k", which Megatron unrolls to "x|x|...x|"
- * before the next chunk.
+ * before the next chunk.  The mtp layers go after the last decoder layer,
+ * in the last virtual stage of the last pipeline rank, where Megatron puts
+ * them without a layout (multi_token_prediction.py:632-633) and a layout
+ * must count them (pipeline_parallel_layer_layout.py:112-131).
  */
 static char *
-layout_str(const struct emit_shape *sh)
+layout_str(const struct emit_shape *sh, int mtp)
 {
-	size_t cap = (size_t)sh->nchunks * 48 + 16, len = 0;
+	size_t cap = (size_t)sh->nchunks * 48 + 32, len = 0;
 	char *out = xmalloc(cap), cur[40], next[40];
 	int i = 0, k;
 
 	out[0] = 0;
 	while (i < sh->nchunks) {
-		chunk_str(cur, sizeof(cur), sh, i);
+		chunk_str(cur, sizeof(cur), sh, i, mtp);
 		for (k = 1; i + k < sh->nchunks - 1; k++) {
-			chunk_str(next, sizeof(next), sh, i + k);
+			chunk_str(next, sizeof(next), sh, i + k, mtp);
 			if (strcmp(cur, next))
 				break;
 		}
@@ -124,7 +132,8 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 			even = 0;
 	if (v > 1 || (!even && !first_last(p, sh, &mc->first, &mc->last))) {
 		mc->use_layout = 1;
-		mc->layout = layout_str(sh);
+		mc->layout = layout_str(sh, in->model ? in->model->mtp_layers
+						      : 0);
 	} else if (!even) {
 		first_last(p, sh, &mc->first, &mc->last);
 	}

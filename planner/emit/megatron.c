@@ -491,9 +491,16 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, ").\n");
 	}
 	if (mc.use_layout) {
-		fprintf(fp, "# Megatron Core's layout (E embedding, t a "
-			    "block, L the loss with the\n# output layer; "
-			    "no other partition or VPP flag with it).\n");
+		if (in->model && in->model->mtp_layers > 0)
+			fprintf(fp, "# Megatron Core's layout (E embedding, t "
+				    "a block, m an MTP layer, L the\n# loss "
+				    "with the output layer; no other partition "
+				    "or VPP flag with it).\n");
+		else
+			fprintf(fp, "# Megatron Core's layout (E embedding, t "
+				    "a block, L the loss with the\n# output "
+				    "layer; no other partition or VPP flag with "
+				    "it).\n");
 		arg_str(fp, "--pipeline-model-parallel-layout", mc.layout);
 	} else if (mc.first || mc.last) {
 		fprintf(fp, "# Uneven first or last stage; the middle stages "

@@ -166,7 +166,8 @@ def megatron_chunks(bad, p, a):
     lay = U.one(a, "--pipeline-model-parallel-layout")
     if lay:
         st = U.layout_parse(lay)
-        rows = U.layout_check(st, pp, L)
+        rows = U.layout_check(st, pp, L,
+                              int(U.one(a, "--mtp-num-layers") or 0))
         vpp = len(st) // pp
         chunks = {(r, k): s.count("t") for r, k, s in rows}
         expect(bad, rows[0][2].startswith("E") and rows[0][0] == 0,
@@ -376,11 +377,17 @@ def check_bridge(p, path):
     bad = []
     with open(path) as f:
         c = load_yaml(f)
-    bad += U.bridge_rules(c)
-    mdl = c["model"]
+    recipe = U.bridge_recipe(path)
+    bad += U.bridge_rules(c, recipe)
+    if recipe and recipe not in U.BRIDGE_RECIPES:
+        return bad
+    # a recipe's provider (the "# Recipe:" line) sets what the file
+    # leaves out
+    mdl = U.bridge_model(c["model"], recipe)
     a = {"--pipeline-model-parallel-size":
          [str(mdl["pipeline_model_parallel_size"])],
-         "--num-layers": [str(mdl["num_layers"])]}
+         "--num-layers": [str(mdl["num_layers"])],
+         "--mtp-num-layers": [str(mdl.get("mtp_num_layers") or 0)]}
     if mdl.get("pipeline_model_parallel_layout"):
         a["--pipeline-model-parallel-layout"] = [
             mdl["pipeline_model_parallel_layout"]]
@@ -388,7 +395,7 @@ def check_bridge(p, path):
                   "--decoder-first-pipeline-num-layers"),
                  ("num_layers_in_last_pipeline_stage",
                   "--decoder-last-pipeline-num-layers")):
-        if k in mdl:
+        if mdl.get(k) is not None:
             a[f] = [str(mdl[k])]
     pp, vpp, chunks = megatron_chunks(bad, p, a)
     v = mdl.get("virtual_pipeline_model_parallel_size")
@@ -431,13 +438,14 @@ def check_bridge(p, path):
            for k in range(vpp) for i in range(chunks[(s, k)])]
           for s in range(pp)]
     check_rc(bad, p, rs, uniform_plan(p))
-    bad += bridge_experts(p, mdl)
+    bad += bridge_experts(p, mdl, recipe)
     return bad
 
 
-def bridge_experts(p, mdl):
+def bridge_experts(p, mdl, recipe=None):
     """Expert parallelism and the model/2 parts against the plan and the
-    model file it was made from (when its input was one)."""
+    model file it was made from (when its input was one); mdl is the
+    model section as the recipe runs it."""
     bad = U.bridge_expert_grid(p.world, mdl)
     n = mdl.get("num_moe_experts")
     expect(bad, mdl.get("expert_model_parallel_size", 1) == max(p.e, 1),
@@ -462,10 +470,48 @@ def bridge_experts(p, mdl):
         return bad
     e = y.get("moe") or {}
     hd = y.get("head_dim") or y["hidden"] // y["heads"]
-    expect(bad, (mdl.get("kv_channels"), mdl.get("qk_layernorm"),
-                 mdl.get("add_qkv_bias")) ==
-           (hd, bool(y.get("qk_norm")), bool(y.get("qkv_bias"))),
-           "head_dim / qk_norm / qkv_bias differ from the model")
+    # q, k and v carry biases with add_bias_linear or add_qkv_bias
+    expect(bad, bool(mdl.get("add_qkv_bias") or mdl.get("add_bias_linear"))
+           == bool(y.get("qkv_bias") or y.get("bias")),
+           "qkv biases differ from the model")
+    if y.get("attention") == "mla":
+        # MLA: heads of qk_head_dim + qk_pos_emb_head_dim, v_head_dim;
+        # qk_layernorm normalises the latents (the provider's)
+        la = y["mla"]
+        expect(bad, (mdl.get("multi_latent_attention"),
+                     mdl.get("q_lora_rank"), mdl.get("kv_lora_rank"),
+                     mdl.get("qk_head_dim"), mdl.get("qk_pos_emb_head_dim"),
+                     mdl.get("v_head_dim")) ==
+               (True, la["q_rank"], la["kv_rank"], la["nope_dim"],
+                la["rope_dim"], la["v_dim"]), "MLA differs from the model")
+    else:
+        expect(bad, (mdl.get("kv_channels"), mdl.get("qk_layernorm")) ==
+               (hd, bool(y.get("qk_norm"))),
+               "head_dim / qk_norm differ from the model")
+    # the sliding window: (window - 1, 0) on the layers that are not
+    # every global_every-th (TC:247; is_layer_window_attention,
+    # megatron/core/transformer/utils.py:531-542 at 2a75ac1)
+    w = mdl.get("window_size")
+    expect(bad, ((w[0] + 1, mdl.get("window_attn_skip_freq"))
+                 if w else (0, None)) ==
+           ((y["window"], y.get("global_every") or None)
+            if y.get("window") else (0, None)),
+           "sliding window %s differs from the model's" % (w,))
+    if recipe:
+        # what only the recipe's provider sets, against the model
+        expect(bad, (mdl["num_layers"], mdl["hidden_size"],
+                     mdl["num_attention_heads"], mdl["ffn_hidden_size"],
+                     mdl["vocab_size"], mdl["rotary_base"],
+                     mdl.get("mtp_num_layers") or 0,
+                     mdl["normalization"], mdl["gated_linear_unit"],
+                     mdl["share_embeddings_and_output_weights"]) ==
+               (y["layers"], y["hidden"], y["heads"], y["ffn_hidden"],
+                y["vocab"], y.get("rope_base", 10000),
+                y.get("mtp_layers", 0),
+                "RMSNorm" if y.get("norm") == "rmsnorm" else "LayerNorm",
+                y.get("activation") == "swiglu",
+                bool(y.get("tied_embeddings"))),
+               "the recipe's provider differs from the model")
     expect(bad, mdl.get("num_query_groups") == y.get("kv_heads",
                                                       y["heads"]),
            "query groups differ from kv_heads")
@@ -632,7 +678,10 @@ def main(argv):
                   r["tp"], r.get("cp", 0))
         return 0
     if len(argv) == 5 and argv[1] == "one":
-        bad = CHECKERS[argv[2]](Plan(argv[3]), argv[4])
+        try:
+            bad = CHECKERS[argv[2]](Plan(argv[3]), argv[4])
+        except Exception as e:  # a parse error fails, as in the sweep
+            bad = ["%s: %s" % (type(e).__name__, e)]
         for b in bad:
             print("FAIL", b)
         print("%s: %s" % (argv[2], "ok" if not bad else

@@ -124,9 +124,9 @@ def layout_parse(s):
     return out
 
 
-def layout_check(stages, pp, num_layers):
-    """Megatron's rules for a parsed layout; returns [(pp_rank, vpp,
-    stage)] in model order or raises."""
+def layout_check(stages, pp, num_layers, mtp=0):
+    """Megatron's rules for a parsed layout (mtp: --mtp-num-layers);
+    returns [(pp_rank, vpp, stage)] in model order or raises."""
     # A:941-948 and LY:41-45: the number of stages divides by pp.
     if len(stages) % pp:
         raise ValueError("layout has %d stages, not a multiple of pp %d"
@@ -141,6 +141,19 @@ def layout_check(stages, pp, num_layers):
     if flat.count("t") != num_layers:
         raise ValueError("layout has %d t, --num-layers %d"
                          % (flat.count("t"), num_layers))
+    # LY:112-114: the m count equals mtp_num_layers; LY:115-118: no
+    # decoder layer after the first m; LY:121-126: m only in the last
+    # virtual stage of a rank; LY:128-131: all of them in one stage.
+    if flat.count("m") != mtp:
+        raise ValueError("layout has %d m, mtp_num_layers %d (LY:112)"
+                         % (flat.count("m"), mtp))
+    if mtp and "t" in flat[flat.index("m"):]:
+        raise ValueError("decoder layer after an MTP layer (LY:117)")
+    vpp = len(stages) // pp
+    for i, st in enumerate(stages):
+        if "m" in st and (i // pp != vpp - 1 or st.count("m") != mtp):
+            raise ValueError("MTP layers not all in one last virtual "
+                             "stage (LY:121-131)")
     # LY:48-55: entry i is virtual stage i // pp of pipeline rank i % pp.
     return [(i % pp, i // pp, st) for i, st in enumerate(stages)]
 
@@ -650,7 +663,105 @@ BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
 BRIDGE_SHARDING = {"no_shard", "optim", "optim_grads", "optim_grads_params"}
 
 
-def bridge_rules(c):
+# Recipes whose providers set an architecture an override of another
+# recipe cannot (an MLA provider's fields, a sliding window's tuple): the
+# emitted file names one on a "# Recipe:" line and leaves these fields to
+# it.  The values are the provider's, as the recipe builds it:
+#   DeepSeek-V3: main 067f987 models/deepseek/deepseek_v3_bridge.py:53-99
+#     (AutoBridge from deepseek-ai/DeepSeek-V3's config.json); v0.2.0
+#     deepseek_v3_bridge.py:39-56 builds models/deepseek/
+#     deepseek_provider.py:43-103 (MLA :82-86), 166-191;
+#     recipes/deepseek/h100/deepseek_v3.py:137 (mtp 1), 142 (rope base),
+#     159-160 (flex dispatcher, HybridEP), 187 (grouped GEMM).
+#   GPT-OSS 120B: main models/gpt_oss/gpt_oss_bridge.py:56-102 (window
+#     (sliding_window - 1, 0) :87, skip frequency 2 :88, learnable
+#     softmax :86, qkv bias :63); v0.2.0 gpt_oss_bridge.py:70-79 builds
+#     models/gpt_oss/gpt_oss_provider.py:44-84 (window (128, 0) :77).
+#     The recipe keeps the all-to-all dispatcher: recipes/gpt_oss/h100/
+#     gpt_oss.py:204-205 names DeepEP but never applies it (DeepSeek-V3's
+#     applies HybridEP, h100/deepseek_v3.py:256, flex on its GPUs).
+_DS = "megatron.bridge.recipes.deepseek.deepseek_v3.deepseek_v3_pretrain_config"
+_GO = "megatron.bridge.recipes.gpt_oss.gpt_oss.gpt_oss_120b_pretrain_config"
+BRIDGE_RECIPES = {
+    _DS: {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
+          "num_query_groups": 128, "ffn_hidden_size": 18432,
+          "vocab_size": 129280, "multi_latent_attention": True,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
+          "qk_pos_emb_head_dim": 64, "v_head_dim": 128,
+          "kv_channels": 128, "qk_layernorm": True, "add_qkv_bias": False,
+          "add_bias_linear": False, "normalization": "RMSNorm",
+          "gated_linear_unit": True,
+          "share_embeddings_and_output_weights": False,
+          "rotary_base": 10000, "softmax_type": "vanilla",
+          "window_size": None, "mtp_num_layers": 1,
+          "num_moe_experts": 256, "moe_router_topk": 8,
+          "moe_ffn_hidden_size": 2048,
+          "moe_shared_expert_intermediate_size": 2048,
+          "moe_shared_expert_gate": False,
+          "moe_layer_freq": [0] * 3 + [1] * 58,
+          "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_token_dispatcher_type": "flex"},
+    _GO: {"num_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+          "num_query_groups": 8, "ffn_hidden_size": 2880,
+          "vocab_size": 201088, "multi_latent_attention": False,
+          "kv_channels": 64, "qk_layernorm": False, "add_qkv_bias": True,
+          "add_bias_linear": True, "normalization": "RMSNorm",
+          "gated_linear_unit": True,
+          "share_embeddings_and_output_weights": False,
+          "rotary_base": 150000, "softmax_type": "learnable",
+          "window_size": [127, 0], "window_attn_skip_freq": 2,
+          "mtp_num_layers": None, "num_moe_experts": 128,
+          "moe_router_topk": 4, "moe_ffn_hidden_size": 2880,
+          "moe_shared_expert_intermediate_size": None,
+          "moe_shared_expert_gate": False, "moe_layer_freq": 1,
+          "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_token_dispatcher_type": "alltoall"},
+}
+# What a file for such a recipe may set in model: the parallel, batch,
+# recomputation, offload and precision keys, the sequence length, the MTP
+# layers (a recipe setting, recipes/deepseek/h100/deepseek_v3.py:137) and
+# the dispatcher pd2bw priced; the rest is the provider's.
+BRIDGE_RECIPE_MODEL_KEYS = {
+    "tensor_model_parallel_size", "pipeline_model_parallel_size",
+    "virtual_pipeline_model_parallel_size", "sequence_parallel",
+    "pipeline_model_parallel_layout", "num_layers_in_first_pipeline_stage",
+    "num_layers_in_last_pipeline_stage", "context_parallel_size",
+    "cp_comm_type", "expert_model_parallel_size",
+    "expert_tensor_parallel_size", "seq_length", "moe_token_dispatcher_type",
+    "mtp_num_layers",
+    "recompute_granularity", "recompute_method", "recompute_num_layers",
+    "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16"}
+
+
+def bridge_recipe(path):
+    """The recipe a file's "# Recipe:" line names, or None."""
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            if line.startswith("# Recipe: "):
+                return line.split()[2]
+    return None
+
+
+def bridge_recipe_rules(recipe, m):
+    """A file for a recipe of BRIDGE_RECIPES: only the keys its provider
+    leaves to the user."""
+    if recipe not in BRIDGE_RECIPES:
+        return ["recipe %s is none of BRIDGE_RECIPES" % recipe]
+    return ["model.%s is the provider's (%s)" % (k, recipe.split(".")[-1])
+            for k in m if k not in BRIDGE_RECIPE_MODEL_KEYS]
+
+
+def bridge_model(m, recipe):
+    """The model section as the recipe runs it: its provider's fields
+    (BRIDGE_RECIPES), the file's keys over them."""
+    out = dict(BRIDGE_RECIPES.get(recipe, {}))
+    out.update(m)
+    return out
+
+
+def bridge_rules(c, recipe=None):
     bad = []
     for sec in c:
         if sec == "mixed_precision":
@@ -661,6 +772,8 @@ def bridge_rules(c):
     for k in c["model"]:
         if k not in BRIDGE_MODEL_KEYS:
             bad.append("unknown model key %s" % k)
+    if recipe:
+        bad += bridge_recipe_rules(recipe, c["model"])
     for sec, keys in BRIDGE_OTHER_KEYS.items():
         for k in c.get(sec, {}):
             if k not in keys:
@@ -682,7 +795,7 @@ def bridge_rules(c):
     if d.get("use_megatron_fsdp") and \
             c.get("checkpoint", {}).get("ckpt_format") != "fsdp_dtensor":
         bad.append("Megatron-FSDP checkpoints need fsdp_dtensor (B:1107)")
-    m = c["model"]
+    m = bridge_model(c["model"], recipe)
     # TC:1891-1899: no activation offload under a pipeline or with
     # recomputation; TC:1884-1889: fewer offloaded layers than layers.
     if m.get("cpu_offloading") and (
@@ -694,9 +807,17 @@ def bridge_rules(c):
     # TC:2242-2258 again, and TC:2276-2284: a VPP size given with a layout
     # equals the layout's.
     if m.get("pipeline_model_parallel_layout") and (
-            "num_layers_in_first_pipeline_stage" in m
-            or "num_layers_in_last_pipeline_stage" in m):
+            m.get("num_layers_in_first_pipeline_stage") is not None
+            or m.get("num_layers_in_last_pipeline_stage") is not None):
         bad.append("layout with first/last (TC:2242-2258)")
+    # TransformerEngine d0067d0 transformer_engine/pytorch/attention/
+    # dot_product_attention/utils.py:1147-1154: a softmax other than
+    # vanilla under context parallelism runs only with cp_comm_type a2a
+    if m.get("softmax_type", "vanilla") != "vanilla" and \
+            m.get("context_parallel_size", 1) > 1 and \
+            m.get("cp_comm_type") != "a2a":
+        bad.append("softmax_type %s under context parallelism needs "
+                   "cp_comm_type a2a (TE utils.py:1147)" % m["softmax_type"])
     bad += bridge_moe_rules(m)
     return bad
 
