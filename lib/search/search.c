@@ -439,12 +439,11 @@ search_memo_new(void)
 void
 search_memo_free(struct search_memo *m)
 {
+	size_t j;
 	int i;
 
 	if (!m)
 		return;
-	size_t j;
-
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		free(m->t[i].e);
 		for (j = 0; j < m->s[i].cap; j++)
