@@ -415,6 +415,9 @@ function line(key, label) {
 	if (n[key]) printf "%s: n=%d mean=%.1f%% max=%.1f%%\n", label, n[key], s[key] / n[key], mx[key]
 	else printf "%s: n=0\n", label
 }
+function floor_line(set, label) {
+	if (nfl[set]) printf "%s: release floor %.1f%% (each configuration at the median of its measurements; %d of them measured more than once)\n", label, fl[set] / nfl[set], nmulti[set]
+}
 function pct(e) { return e == "" ? "" : sprintf("%+.1f%%", e) }
 function has_flag(f, flags) { return index("," flags ",", "," f ",") > 0 }
 function nice(x) { gsub(/;/, "; ", x); return x }
@@ -505,6 +508,14 @@ END {
 				e = err(p[2], r[25])
 				if (status == "approx") stat("approx" sec, e)
 				else {
+					# what the prediction is made from (cluster,
+					# nodes, arguments), for the release floor
+					ck = t[9] SUBSEP t[10] SUBSEP t[11]
+					cmeas[ck] = cmeas[ck] " " r[25]
+					if (r[32] != 1) {
+						nf++; fkey[nf] = ck; fmeas[nf] = r[25]
+						fset[nf] = dn ? "check" : par ? "par" : fs ? "fsdp" : ""
+					}
 					stat((r[32] == 1 ? "fit" : "held") sec, e)
 					if (dn) { stat("check" (r[32] == 1 ? "fit" : "held"), e); stat("checkall", e) }
 					if (par) { stat("par" (r[32] == 1 ? "fit" : "held"), e); stat("parall", e) }
@@ -560,7 +571,23 @@ END {
 		if (failed[sec]) printf "section %s: %d rows failed in pd2bw-plan\n", sec, failed[sec]
 		printf "section %s: %d of %d rows not expressible\n", sec, skip[sec] + 0, cnt[sec]
 	}
+	# The release floor: what predicting each configuration (the same
+	# cluster and pd2bw-plan arguments) by the median of its
+	# measurements, every release and section, would leave on the
+	# held-out rows: a floor no prediction from those inputs goes under.
+	for (i = 1; i <= nf; i++) {
+		ck = fkey[i]
+		if (!(ck in cmed)) {
+			m = split(cmeas[ck], v, " ")
+			for (a = 2; a <= m; a++)
+				for (b = a; b > 1 && v[b - 1] + 0 > v[b] + 0; b--) { x = v[b]; v[b] = v[b - 1]; v[b - 1] = x }
+			cmed[ck] = m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+			if (m > 1) nmulti[fset[i]]++
+		}
+		if (fset[i] != "") { fl[fset[i]] += abs(err(cmed[ck], fmeas[i])); nfl[fset[i]]++ }
+	}
 	line("checkheld", "dense-megatron held-out")
+	floor_line("check", "dense-megatron held-out")
 	line("checkfit", "dense-megatron fit")
 	line("checkall", "dense-megatron all")
 	line("checkmem", "dense-megatron memory")
@@ -568,11 +595,13 @@ END {
 	line("check16all", "dense-megatron 16-bit all")
 	if (cnofit) printf "dense-megatron: %d runs predicted not to fit\n", cnofit
 	line("parheld", "parallel (CP, EP) held-out")
+	floor_line("par", "parallel (CP, EP) held-out")
 	line("parfit", "parallel (CP, EP) fit")
 	line("parall", "parallel (CP, EP) all")
 	if (pnofit) printf "parallel (CP, EP): %d runs predicted not to fit\n", pnofit
 	if (pfailed) printf "parallel (CP, EP): %d rows failed in pd2bw-plan\n", pfailed
 	line("fsdpheld", "fsdp (FSDP, ZeRO-2/3) held-out")
+	floor_line("fsdp", "fsdp (FSDP, ZeRO-2/3) held-out")
 	line("fsdpfit", "fsdp (FSDP, ZeRO-2/3) fit")
 	line("fsdpall", "fsdp (FSDP, ZeRO-2/3) all")
 	if (fnofit) printf "fsdp (FSDP, ZeRO-2/3): %d runs predicted not to fit\n", fnofit
