@@ -328,6 +328,7 @@ main(int argc, char **argv)
 	const char *trace = NULL, *from_plan = NULL;
 	int nemit = 0, emit;
 	char emit_via[32];
+	const char *depth_why = NULL;
 	struct search_opts so;
 	struct search_stats st;
 	struct cost_opts co;
@@ -691,6 +692,11 @@ main(int argc, char **argv)
 			snprintf(emit_via, sizeof(emit_via), "--emit %s",
 				 emit_fmt_names[emits[c].fmt]);
 			po.rt_via = emit_via;
+			if (!quiet)
+				fprintf(stderr, "%s: %s: searching what %s runs "
+					"(--runtime chooses another)\n",
+					pd2bw_progname, emit_via,
+					runtime_names[id]);
 		}
 	}
 	if (po.have_rt)
@@ -825,9 +831,13 @@ main(int argc, char **argv)
 	}
 
 	/* a pipeline the emitted runtime cannot build is not searched */
-	c = emit_max_depth(emits, nemit, tc.have_model ? &tc.model : NULL);
-	if (c > 0 && !so.fix_d && !evaluate)
+	c = emit_max_depth(emits, nemit, tc.have_model ? &tc.model : NULL,
+			   &depth_why);
+	if (c > 0 && !so.fix_d && !evaluate) {
 		so.fix_d = c;
+		if (!quiet)
+			fprintf(stderr, "%s: %s\n", pd2bw_progname, depth_why);
+	}
 	ret = search_run_tp(sc, nsc, &cl, &co, &so, &plan, &st);
 	if (stats) {
 		struct rusage ru;

@@ -88,9 +88,11 @@ int emit_write_all(const struct emit_in *in, const struct emit_req *r,
 
 /*
  * The most pipeline stages the formats of r[0..n) can run model m at
- * (torchtitan's qwen3 flavors: one), or 0 for no limit.
+ * (torchtitan's qwen3 flavors: one), with why (static), or 0 for no
+ * limit.
  */
-int emit_max_depth(const struct emit_req *r, int n, const struct model *m);
+int emit_max_depth(const struct emit_req *r, int n, const struct model *m,
+		   const char **why);
 
 /*
  * Shared by the emitters (planner/emit/ *.c), not by main.c: the plan's

@@ -8,3 +8,4 @@ pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:8 -B 1024 --runtime deepspeed 
 pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 64 --runtime deepspeed --sequence-parallel on -q; echo "sp on rc $?"
 pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 64 -s 2bw --emit megatron -q; echo "2bw rc $?"
 pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 64 --emit megatron --emit-output a.sh --emit deepspeed --emit-output b.json -q; echo "two runtimes rc $?"; ls
+pd2bw-plan $TOP/models/qwen3-30b-a3b.yaml -c dgx-h100:8 -B 1024 -o q2.yaml --emit torchtitan --emit-output q2.toml 2>&1 >/dev/null | grep -e "--emit torchtitan"; cmp q.yaml q2.yaml && echo "the same plan"
