@@ -272,7 +272,7 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 /* After the summary: where the plan went and what to try next. */
 static void
 next_steps(const struct plan *p, const char *output, int evaluate,
-	   int emitted, const char *timeline)
+	   int emitted, const char *timeline, int have_rt)
 {
 	if (output)
 		fprintf(stderr, "%s: plan written to %s\n", pd2bw_progname,
@@ -311,6 +311,9 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 			fprintf(stderr, " --shard-group %d", p->shard);
 		if (p->offload)
 			fprintf(stderr, " --offload on");
+		/* the runtime the search priced, not the schedule's default */
+		if (have_rt && p->runtime)
+			fprintf(stderr, " --runtime %s", p->runtime);
 		fprintf(stderr, " predicts one configuration; change a value "
 			"to see what it costs\n");
 	}
@@ -948,7 +951,8 @@ out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
 	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
-		next_steps(&plan, output, evaluate, nemit > 0, timeline);
+		next_steps(&plan, output, evaluate, nemit > 0, timeline,
+			   po.have_rt);
 	plan_release(&plan);
 	chain_release(&ch);
 	profile_release(&prof);

@@ -108,7 +108,9 @@ void runtime_init(struct runtime *rt, int id);
  */
 int runtime_parse(struct runtime *rt, const char *spec);
 
-/* "NAME" or "NAME:OPT,OPT" of the options that are on, into buf. */
+/* "NAME" or "NAME:OPT,no-OPT,..." into buf: the options that are on, and
+ * "no-" before those on by default that are off, so that runtime_parse()
+ * reads back exactly rt. */
 void runtime_format(const struct runtime *rt, char *buf, size_t n);
 
 /* Whether option o is on. */

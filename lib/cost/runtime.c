@@ -316,16 +316,24 @@ runtime_parse(struct runtime *rt, const char *spec)
 void
 runtime_format(const struct runtime *rt, char *buf, size_t n)
 {
+	struct runtime def;
 	size_t len;
 	int i, first = 1;
 
+	/* the options that are on, and "no-" those of the defaults that are
+	 * off: runtime_parse() starts from the defaults, so it reads back
+	 * exactly rt's */
+	runtime_init(&def, rt->id);
 	len = (size_t)snprintf(buf, n, "%s", runtime_names[rt->id]);
 	for (i = 0; runtime_opt_names[i]; i++) {
-		if (!(rt->allowed_opts & (1u << i)) || !runtime_has(rt, i))
+		int on = runtime_has(rt, i);
+
+		if (!(rt->allowed_opts & (1u << i)) ||
+		    (!on && !runtime_has(&def, i)))
 			continue;
 		len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
-					"%s%s", first ? ":" : ",",
-					runtime_opt_names[i]);
+					"%s%s%s", first ? ":" : ",",
+					on ? "" : "no-", runtime_opt_names[i]);
 		first = 0;
 	}
 }
