@@ -314,8 +314,12 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		/* the runtime the search priced, not the schedule's default */
 		if (have_rt && p->runtime)
 			fprintf(stderr, " --runtime %s", p->runtime);
-		fprintf(stderr, " predicts one configuration; change a value "
-			"to see what it costs\n");
+		fprintf(stderr, " predicts one configuration%s; change a value "
+			"to see what it costs\n",
+			p->recompute < PROF_RC_N
+				? ""
+				: " (every layer recomputed: the plan chooses "
+				  "per layer, which -e does not)");
 	}
 }
 
