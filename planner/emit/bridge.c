@@ -48,18 +48,6 @@ knull(FILE *fp, const char *k)
 }
 
 /*
- * The first part of pd2bw-model/2 model m that Megatron Core cannot run
- * as planned, as a phrase for a message, or NULL.  Multi-latent attention
- * and sliding windows are left to the recipes whose providers set them
- * (bridge_recipe_find).
- */
-static const char *
-v2_refused(const struct model *m)
-{
-	return emit_mcore_v2_lacks(m);
-}
-
-/*
  * One architecture field a provider fixes: its value there and the
  * model's (booleans as 0/1, written true/false in a message).
  */
@@ -502,7 +490,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (m->family == MODEL_BERT)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge "
 				   "has no BERT recipe");
-	if (model_is_v2(m) && (part = v2_refused(m)))
+	if (model_is_v2(m) && (part = emit_mcore_v2_lacks(m)))
 		return pd2bw_error("--emit megatron-bridge: model '%s' has %s, "
 				   "which a Megatron-Bridge override does not "
 				   "express",

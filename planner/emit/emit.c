@@ -51,13 +51,14 @@ emit_max_depth(const struct emit_req *r, int n, const struct model *m,
 	int i, d, most = 0;
 
 	for (i = 0; m && i < n; i++) {
-		d = r[i].fmt == EMIT_TORCHTITAN ? emit_torchtitan_max_depth(m)
-						: 0;
+		const char *w = NULL;
+
+		d = r[i].fmt == EMIT_TORCHTITAN
+			    ? emit_torchtitan_max_depth(m, &w)
+			    : 0;
 		if (d > 0 && (!most || d < most)) {
 			most = d;
-			*why = "--emit torchtitan: one stage only (torchtitan "
-			       "v0.2.2 has no pipelining for qwen3, models/"
-			       "qwen3/__init__.py:199)";
+			*why = w;
 		}
 	}
 	return most;

@@ -173,8 +173,9 @@ int emit_deepspeed(FILE *fp, const struct emit_in *in,
 		   const struct emit_shape *sh);
 int emit_launch(FILE *fp, const struct emit_in *in,
 		const struct emit_shape *sh);
-/* 1 when m is a torchtitan model without pipelining (qwen3), else 0. */
-int emit_torchtitan_max_depth(const struct model *m);
+/* 1 when m is a torchtitan model without pipelining (qwen3), with why
+ * (static), else 0. */
+int emit_torchtitan_max_depth(const struct model *m, const char **why);
 int emit_torchtitan(FILE *fp, const struct emit_in *in,
 		    const struct emit_shape *sh);
 int emit_bridge(FILE *fp, const struct emit_in *in,

@@ -128,12 +128,16 @@ find_flavor(const struct model *m, const char **name, const char **fl)
 }
 
 int
-emit_torchtitan_max_depth(const struct model *m)
+emit_torchtitan_max_depth(const struct model *m, const char **why)
 {
 	const char *name, *fl;
 
+	if (!m->moe.experts || match_flavor(m, &name, &fl))
+		return 0;
 	/* qwen3 has no pipelining_fn (models/qwen3/__init__.py:199) */
-	return m->moe.experts && !match_flavor(m, &name, &fl);
+	*why = "--emit torchtitan: one stage only (torchtitan v0.2.2 has no "
+	       "pipelining for qwen3, models/qwen3/__init__.py:199)";
+	return 1;
 }
 
 static void
