@@ -30,6 +30,8 @@
 #   --search     also show what pd2bw-plan itself would choose for the GPUs
 #                and batch of each row of sections A and B.
 #   --rows       list every row that is not expressible, one per line.
+#   --cmd ID     print the pd2bw-plan command that predicts row ID, and
+#                stop (add -e to it for the breakdown).
 #   --tsv FILE   write one line per row: id, section, fit, status, measured
 #                and predicted step time (s), error (%), memory figures,
 #                reasons.
@@ -48,7 +50,7 @@
 # exist; the spellings assumed are in runtime_name, precision_name and the
 # lines after them (bench/data/README.md).
 set -eu
-CHECK=0 APPROX=0 SEARCH=0 ROWS=0 QUIET=0 TSV=
+CHECK=0 APPROX=0 SEARCH=0 ROWS=0 QUIET=0 TSV= CMD=
 B=build
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -57,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--search) SEARCH=1 ;;
 	--rows) ROWS=1 ;;
 	--tsv) TSV=$2; shift ;;
+	--cmd) CMD=$2; shift ;;
 	-q) QUIET=1 ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "validate.sh: unknown option $1" >&2; exit 2 ;;
@@ -360,6 +363,19 @@ cluster() {
 	*) CL=$1:$2 ;;
 	esac
 }
+if [ -n "$CMD" ]; then
+	line=$(awk -F'\t' -v id="$CMD" '$1 == id' "$TMP/todo")
+	[ -n "$line" ] || { echo "validate.sh: no row $CMD" >&2; exit 2; }
+	IFS='	' read -r id _ _ status why _ _ _ cl nodes args <<EOF
+$line
+EOF
+	if [ "$status" = skip ]; then echo "validate.sh: row $id is not expressible: $why" >&2; exit 1; fi
+	case $cl in
+	*.yaml) echo "$PLAN $args -c bench/data/$cl  # with nodes: $nodes" ;;
+	*) echo "$PLAN $args -c $cl:$nodes" ;;
+	esac
+	exit 0
+fi
 GIB=1073741824
 # Each predicted row: id, predicted step (s), state GiB (weights + state,
 # averaged over the stages), activations GiB (stage 0 stash), peak GiB,
