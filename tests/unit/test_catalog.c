@@ -183,6 +183,18 @@ test_builtin(void)
 	CHECK_INT_EQ(g->sms, 160);
 	CHECK(g->mxfp8);
 	CHECK_NEAR(g->gemm_eff8, catalog_find(&c, "GB300")->gemm_eff8, 0);
+	CHECK_NEAR(g->gemm_eff, catalog_find(&c, "GB300")->gemm_eff, 0);
+	/* Blackwell 16-bit GEMMs: the part's FP8 figure times Hopper's
+	 * 16-bit / FP8 ratio, 0.57 / 0.62, to three decimals: 0.51 -> 0.469,
+	 * 0.505 -> 0.464, 0.665 -> 0.611 */
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff, 0.57, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff8, 0.62, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff, 0.469, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8, 0.51, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff, 0.464, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8, 0.505, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff, 0.611, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8, 0.665, 0);
 
 	/* Forgiving names and aliases. */
 	g = catalog_find(&c, "h100sxm");
