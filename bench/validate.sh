@@ -172,6 +172,10 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 		return "mla_up_proj,mlp"
 	if (gpu == "H100-SXM" && pp == 8 && vp == 4 && ep == 64 && new)
 		return "mla_up_proj,mlp"
+	# the H100 run of 25.09 (scripts/performance/run_script.py:93-94 at
+	# fa0315ae2, the commit that published it)
+	if (gpu == "H100-SXM" && rel == "25.09")
+		return "mla_up_proj,mlp"
 	return ""
 }
 # The overlap column in --runtime megatron-core sub-options.
@@ -288,13 +292,31 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# moe_a2a_overlap=True (configs/gpt_oss/gpt_oss_workload_base_
 		# configs.py:102-106), which utils/overrides.py:159-166 turns
 		# into overlap_moe_expert_parallel_comm.
-		if ((prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
+		# DeepSeek-V3 on H100 in 25.09 (run_script.py:67, 85-88 and
+		# 98-99 at fa0315ae2, which published it): the same overlap
+		# (A2A_1F1B), and no overlapped gradient reduction.
+		if (model == "deepseek-v3" && gpu == "H100-SXM" && rel == "25.09")
+			a = a (index(a, ":") ? "," : ":") "no-overlap-grad-reduce,no-overlap-param-gather,overlap-moe-ep-comm"
+		else if ((prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
 		    (model == "deepseek-v3" || model == "gpt-oss-120b")) ||
 		    (model == "deepseek-v3" && gpu == "B200" && pp == 8 &&
 		     vp == 2 && ep == 32))) ||
 		    (model == "gpt-oss-120b" && gpu == "GB200" && gbs == 1280 &&
 		     (rel == "26.04" || rel == "26.04.01")))
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
+		# The flex token dispatcher (DeepEP or HybridEP) of the
+		# DeepSeek-V3 recipes: on H100 from 25.09 (run_script.py:61,
+		# enable_deepep, at fa0315ae2), on GB200 and GB300 from 25.11
+		# (configs/deepseek/deepseek_workload_base_configs.py:34, 53
+		# at 97ad8cc6f) and on every system from 26.02 (:50-156 at
+		# c0b9a0003; perf_recipes/deepseek/common.py:56 and b200/
+		# deepseek_v3.py:141 at 067f987).  The Qwen3 and GPT-OSS
+		# recipes that set it keep their expert-parallel groups
+		# inside one NVLink domain, where it moves what the all-to-all
+		# moves (pd2bw-plan(1)).
+		if (model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
+		    (rel >= "25.11" && gpu ~ /^GB[23]00$/)))
+			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"

@@ -39,6 +39,7 @@ struct chain {
 	double *cpx, *cpf, *cpb;
 	int ep;               /* its expert-parallel degree (1: none) */
 	int etp;              /* expert tensor parallelism: 1 or tp */
+	struct moe_route route; /* the profile's */
 	int64_t *eparams;     /* [L] routed experts' parameters (of params) */
 	int64_t *pre_eparams; /* [L+1] prefix sums */
 	/* With ep > 1, per microbatch index and layer: the bytes of one

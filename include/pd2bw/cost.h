@@ -62,6 +62,12 @@ struct cost_opts {
  * priced free of it.
  */
 #define COST_NCCL_CTAS 32
+/*
+ * SMs the flex dispatcher's kernels hold while they run: DeepEP's
+ * historical default, which Megatron-Core kept (moe_deepep_num_sms,
+ * transformer_config.py:969-971 at d98e8a6).
+ */
+#define COST_FLEX_SMS 20
 
 /* Every bytes figure derived, runtimes at their defaults, no cap. */
 void cost_opts_init(struct cost_opts *o);
@@ -248,14 +254,21 @@ cost_edp(const struct cost_cfg *g)
 
 /*
  * Expert parallelism's all-to-alls of layers [a, e] per microbatch
- * (Megatron-Core's alltoall token dispatcher; pd2bw-plan(1), RUNTIMES):
- * per MoE block a dispatch and a combine forward, their two conjugates
+ * (Megatron-Core's alltoall token dispatcher, or its flex one as
+ * place_links_route() prices it; pd2bw-plan(1), RUNTIMES): per MoE
+ * block a dispatch and a combine forward, their two conjugates
  * backward, and the forward pair again under full recomputation, each
  * over the e ranks of the expert-parallel group moving (e - 1) / e of
  * the chain's send buffer per GPU; not overlapped.
  */
 double cost_ep(const struct chain *c, const struct cost_cfg *g,
 	       const struct place_links *l, int s, int a, int e);
+/*
+ * Non-zero when the all-to-alls are the flex dispatcher's (runtime
+ * option flex-dispatcher): g's runtime's, or with g NULL the one runtime
+ * every candidate of o runs (0 when that follows the schedule).
+ */
+int cost_ep_flex(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
  * Context parallelism's K/V ring of layers [a, e] per microbatch, the
@@ -343,14 +356,16 @@ cost_eshard_deg(const struct cost_cfg *g)
  *  - hidden is not free: while a collective runs, its COST_NCCL_CTAS
  *    CTAs hold as many of the o->sms SMs, and the compute beside it
  *    runs on the rest, so each hidden millisecond adds COST_NCCL_CTAS /
- *    sms of a millisecond of compute (cost_fsdp_contention()).
+ *    sms of a millisecond of compute (cost_contention()).
  * Bytes per GPU as NCCL's ring moves them ((n-1)/n of the buffer).
  */
 /*
- * What hidden_ms of communication beside compute costs that compute on
- * o's GPU: hidden_ms x COST_NCCL_CTAS / o->sms (0 without an SM count).
+ * What hidden_ms of communication whose kernels hold ctas SMs costs the
+ * compute beside it on o's GPU: hidden_ms x ctas / o->sms (0 without an
+ * SM count).
  */
-double cost_fsdp_contention(const struct cost_opts *o, double hidden_ms);
+double cost_contention(const struct cost_opts *o, double hidden_ms,
+		       int ctas);
 
 double cost_fsdp(const struct chain *c, const struct cost_opts *o,
 		 const struct cost_cfg *g, const struct place_links *l, int s,

@@ -63,6 +63,12 @@ struct model_moe {
 	int every;              /* MoE every n-th layer after them (>= 1) */
 	double capacity_factor; /* tokens per expert padded to this multiple of
 				   the balanced share; 0: dropless */
+	/* Group-limited routing (DeepSeek-V2/V3, Megatron's
+	 * moe_router_num_groups and moe_router_group_topk): the experts form
+	 * groups equal groups and each token picks its top_k among those
+	 * of its group_top_k best groups; 0: no limit. */
+	int64_t groups;
+	int64_t group_top_k;
 };
 
 /*

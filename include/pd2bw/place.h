@@ -21,6 +21,7 @@
 #define PD2BW_PLACE_H
 
 #include "pd2bw/cluster.h"
+#include "pd2bw/profile.h"
 
 /* Tensor-parallel group of stage s, replica r (its GPUs: group*t + j). */
 int place_gpu(int rule, int w, int d, int s, int r);
@@ -48,10 +49,33 @@ struct place_links {
 	int *nic_of;       /* [gpus_per_node] NIC index serving each GPU */
 	double *nic_gb_s;  /* [nics] rate in GB/s */
 	int nnics;
+	/* Inputs of the expert-parallel all-to-all's pattern (zero after
+	 * place_links_init: every routed copy travels on its own, the
+	 * alltoall dispatcher), set by place_links_route(). */
+	struct moe_route route;
+	int flex;
 };
 
 /* Allocate arrays for up to d stages on cluster c. */
 void place_links_init(struct place_links *l, const struct cluster *c, int d);
+/*
+ * The expert-parallel all-to-all of the fills that follow: with flex
+ * (Megatron-Core's flex token dispatcher, DeepEP or HybridEP kernels) a
+ * token crosses to each other node holding one of its experts once and
+ * is forwarded over NVLink inside it; r (NULL: unknown) says how many
+ * nodes that is (place_ep_nodes_hit).  Without flex, or r unknown, every
+ * routed copy moves on its own.
+ */
+void place_links_route(struct place_links *l, const struct moe_route *r,
+		       int flex);
+/*
+ * Expected number of the n nodes (NVLink domains) an expert-parallel
+ * group spans, experts spread evenly over them, that one token's top_k
+ * experts fall in, when routing picks them uniformly within r's group
+ * limit (as Megatron-Core's moe_router_force_load_balancing benchmarks
+ * route); 0 when r is unknown.
+ */
+double place_ep_nodes_hit(const struct moe_route *r, int n);
 void place_links_release(struct place_links *l);
 /* Fill l for the grid (w, d) of groups of t GPUs under rule. */
 void place_links_fill(struct place_links *l, const struct cluster *c,

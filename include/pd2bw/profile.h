@@ -63,6 +63,15 @@ struct prof_layer {
 	struct prof_point *pt;  /* [nmb], owned */
 };
 
+/*
+ * How a MoE layer's tokens choose their experts (struct model_moe's
+ * experts, top_k, groups and group_top_k), for the traffic pattern of
+ * the expert-parallel all-to-all; all 0 when unknown (a profile file).
+ */
+struct moe_route {
+	int64_t experts, top_k, groups, group_top_k;
+};
+
 struct profile {
 	char *model;             /* model name (owned) */
 	char *device;            /* GPU name, e.g. "H100-SXM" (owned) */
@@ -76,6 +85,7 @@ struct profile {
 				    in memory only, never written) */
 	int ep;                  /* expert-parallel degree (likewise) */
 	int etp;                 /* expert tensor parallelism: 1 or tp */
+	struct moe_route route;  /* in memory only, like ep */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */

@@ -41,6 +41,7 @@ enum runtime_opt {
 	RUNTIME_OPT_FP8_PARAM_GATHER,     /* megatron-core (FP8 parameters) */
 	RUNTIME_OPT_OVERLAP_MOE_EP_COMM,  /* megatron-core (EP A2A overlap) */
 	RUNTIME_OPT_FP8_ALL_GATHER,       /* torchtitan (FSDP2 gathers FP8) */
+	RUNTIME_OPT_FLEX_DISPATCHER,      /* megatron-core (DeepEP/HybridEP) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */

@@ -1808,6 +1808,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->cp = cp > 1 ? cp : 1;
 	p->ep = ep;
 	p->etp = m->moe.experts && par->etp == 1 ? 1 : tp;
+	p->route.experts = m->moe.experts;
+	p->route.top_k = m->moe.top_k;
+	p->route.groups = m->moe.groups;
+	p->route.group_top_k = m->moe.group_top_k;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);

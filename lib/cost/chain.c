@@ -57,6 +57,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->cp = p->cp > 1 ? p->cp : 1;
 	c->ep = p->ep > 1 ? p->ep : 1;
 	c->etp = p->etp > 0 ? p->etp : c->tp;
+	c->route = p->route;
 	c->eparams = xcalloc(L, sizeof(int64_t));
 	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
 	if (c->ep > 1) {

@@ -128,6 +128,16 @@ ep_share(const struct cost_cfg *g)
 	return g->sp && etp == t ? t : 1;
 }
 
+int
+cost_ep_flex(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	const struct runtime *rt = g ? cost_cfg_runtime(o, g)
+				     : o->runtime >= 0 ? &o->rts[o->runtime]
+						       : NULL;
+
+	return rt && runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER);
+}
+
 double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
@@ -342,9 +352,9 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 }
 
 double
-cost_fsdp_contention(const struct cost_opts *o, double hidden_ms)
+cost_contention(const struct cost_opts *o, double hidden_ms, int ctas)
 {
-	return o->sms > 0 ? hidden_ms * COST_NCCL_CTAS / o->sms : 0;
+	return o->sms > 0 ? hidden_ms * ctas / o->sms : 0;
 }
 
 double
@@ -395,7 +405,7 @@ cost_fsdp_rc(const struct chain *c, const struct cost_opts *o,
 		t += fmax(0, comm - busy);
 		hid += fmin(comm, busy);
 	}
-	return t + cost_fsdp_contention(o, hid) + fsdp_reduce(&f, c, a);
+	return t + cost_contention(o, hid, COST_NCCL_CTAS) + fsdp_reduce(&f, c, a);
 }
 
 double
@@ -414,8 +424,9 @@ cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
 	busy = chain_time(c, g->k, g->r, j, j) - f_ms;
 	bwd = (bwd_ag ? ag : 0) + fsdp_reduce(&f, c, j);
 	return (fwd_ag ? fmax(0, ag - f_ms) : 0) + fmax(0, bwd - busy) +
-	       cost_fsdp_contention(o, (fwd_ag ? fmin(ag, f_ms) : 0) +
-					       fmin(bwd, busy));
+	       cost_contention(o,
+			       (fwd_ag ? fmin(ag, f_ms) : 0) + fmin(bwd, busy),
+			       COST_NCCL_CTAS);
 }
 
 double

@@ -18,7 +18,9 @@
  * independent computations of different micro-batches in 1f1b phase").
  * The stage's warm-up forwards and cool-down backwards have no partner:
  * of its m microbatches, in_flight run their all-to-alls exposed; the
- * rest expose only what the compute cannot cover.
+ * rest expose only what the compute cannot cover, and what they hide
+ * costs the compute the SMs their kernels hold (cost_contention(): NCCL's
+ * channels, or the flex dispatcher's COST_FLEX_SMS).
  *
  * Optimizer step: Adam reads and writes its fp32 state, the master
  * weights and the gradient (fused multi-tensor kernels, memory bound):
@@ -128,9 +130,13 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	gpu = st->compute_ms + st->recompute_ms;
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
 	    st->ep_ms > 0 && g.m > 0) {
-		double u = fmin(1, (double)st->in_flight / g.m);
+		double u = fmin(1, (double)st->in_flight / g.m), x;
 
-		st->ep_ms = u * st->ep_ms + (1 - u) * fmax(0, st->ep_ms - gpu);
+		x = u * st->ep_ms + (1 - u) * fmax(0, st->ep_ms - gpu);
+		st->ep_ms = x + cost_contention(o, st->ep_ms - x,
+						cost_ep_flex(o, &g)
+							? COST_FLEX_SMS
+							: COST_NCCL_CTAS);
 	}
 	host = kern * rt->host_us_per_kernel * 1e-3;
 	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;

@@ -237,6 +237,107 @@ unit_gpu(int rule, int w, int d, int tp, int cp, int etp, int s, int u,
  */
 #define PLACE_NVLINK_P2P_EFF (370.0 / 450.0)
 
+void
+place_links_route(struct place_links *l, const struct moe_route *r,
+		  int flex)
+{
+	memset(&l->route, 0, sizeof(l->route));
+	if (r)
+		l->route = *r;
+	l->flex = flex;
+}
+
+/* C(n, k) as a double, for the small counts of groups */
+static double
+binom(int64_t n, int64_t k)
+{
+	double b = 1;
+	int64_t i;
+
+	if (k < 0 || k > n)
+		return 0;
+	for (i = 0; i < k; i++)
+		b = b * (double)(n - i) / (double)(i + 1);
+	return b;
+}
+
+/* Probability that k picks without replacement from a experts all
+ * avoid x of them. */
+static double
+avoid(double a, int64_t k, double x)
+{
+	double p = 1;
+	int64_t j;
+
+	for (j = 0; j < k; j++) {
+		if (a - x - (double)j <= 0)
+			return 0;
+		p *= (a - x - (double)j) / (a - (double)j);
+	}
+	return p;
+}
+
+/*
+ * A given node holds E / n of the E experts.  Without a group limit the
+ * token's top_k are top_k of the E; with G groups of which it takes its
+ * best g (G a multiple of n, so that a node holds G / n whole groups),
+ * i of the node's groups are among the g with the hypergeometric
+ * probability and the top_k then avoid those i groups' experts among
+ * the g groups' ones.  A limit that does not align with the nodes is
+ * taken as none.
+ */
+double
+place_ep_nodes_hit(const struct moe_route *r, int n)
+{
+	double E, miss = 0;
+	int64_t G, g, k, i, m;
+
+	if (!r || r->experts < 1 || r->top_k < 1 || n < 1)
+		return 0;
+	if (n == 1)
+		return 1;
+	E = (double)r->experts;
+	k = r->top_k;
+	G = r->groups;
+	g = r->group_top_k;
+	if (G > 1 && g >= 1 && g < G && G % n == 0) {
+		double eg = E / (double)G, all = binom(G, g);
+
+		m = G / n;
+		for (i = 0; i <= m && i <= g; i++)
+			miss += binom(m, i) * binom(G - m, g - i) / all *
+				avoid((double)g * eg, k, (double)i * eg);
+	} else {
+		miss = avoid(E, k, E / n);
+	}
+	return n * (1 - miss);
+}
+
+/*
+ * Under a flex dispatcher (place_links_route) a GPU sends each token
+ * once to every other node that holds one of its experts, nodes hit of
+ * the nn its group spans, and the copies arriving at a node go on over
+ * NVLink to the GPU of their expert unless they landed on it (DeepEP's
+ * internode kernels, NVIDIA/Megatron-LM megatron/core/transformer/moe/
+ * token_dispatcher.py _DeepepManager and _HybridEPManager): in units of
+ * buffer / ep, the ep - k remote copies become ep hit (nn - 1) / (nn
+ * top_k) and the k - 1 NVLink ones ep (k - 1) / k.  Inside one node it
+ * is the all-to-all.
+ */
+static void
+flex_counts(const struct place_links *l, int ep, double *in, double *out)
+{
+	double k = *in + 1, nn = ep / k, hit;
+
+	if (!l->flex || *out <= 0 || nn <= 1 || l->route.top_k < 1)
+		return;
+	hit = place_ep_nodes_hit(&l->route, (int)(nn + 0.5));
+	if (hit <= 0)
+		return;
+	*out = ep * hit * (nn - 1) / (nn * (double)l->route.top_k);
+	*in = ep * (k - 1) / k;
+}
+
 /*
  * Expert-parallel all-to-alls: every GPU sends 1/ep of its buffer to
  * each peer; the k - 1 peers in its node over NVLink and the ep - k
@@ -311,6 +412,7 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 						if (lat(c, g, h) > lt)
 							lt = lat(c, g, h);
 					}
+					flex_counts(l, ep, &in, &out);
 					x = fmax(in ? in / nv : 0,
 						 out ? out / nic : 0);
 					x = x > 0 ? (ep - 1) / x : 0;

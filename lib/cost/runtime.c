@@ -65,7 +65,7 @@ const char *const runtime_names[] = {
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
-	"overlap-moe-ep-comm", "fp8-all-gather", NULL,
+	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -174,7 +174,8 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(OVERLAP_PARAM_GATHER) |
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
 				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
-				   OPT(OVERLAP_MOE_EP_COMM);
+				   OPT(OVERLAP_MOE_EP_COMM) |
+				   OPT(FLEX_DISPATCHER);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and

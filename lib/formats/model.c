@@ -42,7 +42,8 @@ const char *const model_attn_names[] = {"mha", "mla", NULL};
 enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
 	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
-	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT, F_N
+	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT,
+	F_GROUPS, F_N
 };
 
 struct origin {
@@ -58,6 +59,7 @@ static const char *const field_names[F_N] = {
 	"vocab", "name", "head_dim", "attention", "mla.kv_rank", "mla.v_dim",
 	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
 	"moe.first_dense", "window", "global_every", "activation",
+	"moe.groups",
 };
 
 static int
@@ -191,6 +193,17 @@ check_moe(const struct model *m, const struct origin *o)
 		return bad(o, F_EXPERTS, "capacity_factor %g out of range "
 			   "(0 for dropless, else [0.01, 1024])",
 			   e->capacity_factor);
+	if (!e->groups && e->group_top_k)
+		return bad(o, F_GROUPS, "group_top_k needs groups");
+	if (e->groups &&
+	    (e->groups < 1 || e->experts % e->groups ||
+	     e->group_top_k < 1 || e->group_top_k > e->groups ||
+	     e->top_k > e->group_top_k * (e->experts / e->groups)))
+		return bad(o, F_GROUPS, "groups %lld, group_top_k %lld: the "
+			   "groups must divide the %lld experts and the "
+			   "group_top_k best of them hold top_k %lld",
+			   (long long)e->groups, (long long)e->group_top_k,
+			   (long long)e->experts, (long long)e->top_k);
 	return 0;
 }
 
@@ -355,6 +368,9 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 			YK_INT("every", 0, &m->moe.every, 1, MAX_LAYERS),
 			YK_DBL("capacity_factor", 0, &m->moe.capacity_factor,
 			       0, 1024),
+			YK_I64("groups", 0, &m->moe.groups, 1, MAX_EXPERTS),
+			YK_I64("group_top_k", 0, &m->moe.group_top_k, 1,
+			       MAX_EXPERTS),
 		};
 
 		if (yml_map(d, moe, keys, sizeof(keys) / sizeof(keys[0])))
@@ -932,6 +948,19 @@ hf_extra(struct model *m, struct yml_doc *d, yaml_node_t *root,
 			return -1;
 		/* V3's aux-loss-free balancing adds a bias per expert */
 		m->moe.router_bias = s && !strcmp(s, "noaux_tc");
+		/* group-limited routing (V2's group_limited_greedy, V3's
+		 * noaux_tc): n_group groups, topk_group of them a token */
+		if (s && (!strcmp(s, "noaux_tc") ||
+			  !strcmp(s, "group_limited_greedy"))) {
+			if (hf_i64z(d, root, "n_group", &m->moe.groups,
+				    MAX_EXPERTS, &o->at[F_GROUPS]) ||
+			    hf_i64z(d, root, "topk_group",
+				    &m->moe.group_top_k, MAX_EXPERTS,
+				    &o->at[F_GROUPS]))
+				return -1;
+			if (m->moe.groups <= 1)
+				m->moe.groups = m->moe.group_top_k = 0;
+		}
 		v = 0;
 		if (hf_i64z(d, root, "num_nextn_predict_layers", &v, 64, NULL))
 			return -1;
@@ -1316,6 +1345,10 @@ write_v2(struct yml_out *o, const struct model *m)
 		yml_out_kint(o, "first_dense", m->moe.first_dense);
 		yml_out_kint(o, "every", m->moe.every);
 		yml_out_kdbl(o, "capacity_factor", m->moe.capacity_factor);
+		if (m->moe.groups) {
+			yml_out_kint(o, "groups", m->moe.groups);
+			yml_out_kint(o, "group_top_k", m->moe.group_top_k);
+		}
 		yml_out_end_map(o);
 	}
 	if (m->qkv_bias)

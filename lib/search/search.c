@@ -1606,6 +1606,8 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->cl = cl;
 	x->o = o;
 	place_links_init(&x->links, cl, L);
+	/* every candidate's all-to-all is its runtime's: one per search */
+	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
 	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
 	x->st = xcalloc(L, sizeof(*x->st));
 	x->first = xcalloc(L, sizeof(int));

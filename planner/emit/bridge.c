@@ -236,9 +236,9 @@ static const struct bridge_recipe bridge_recipes[] = {
 	 /* main's recipe applies HybridEP, recipes/deepseek/h100/
 	  * deepseek_v3.py:160, 256; v0.2.0's no flex backend by default
 	  * (recipes/deepseek/deepseek_v3.py:191, 260) */
-	 "# The flex dispatcher (HybridEP) of main's recipe is replaced by "
-	 "the all-to-all\n# pd2bw priced; the MTP layers run on the last "
-	 "stage, with the loss, as planned.\n"},
+	 "# The recipe's token dispatcher gives way to the one pd2bw priced "
+	 "(below);\n# the MTP layers run on the last stage, with the loss, "
+	 "as planned.\n"},
 	{"GPT-OSS 120B",
 	 /* recipes/gpt_oss/gpt_oss.py:59-60 at 067f987 (an alias of
 	  * h100/gpt_oss.py:162); v0.2 the function itself
@@ -347,11 +347,20 @@ kfloat(FILE *fp, const char *k, double v)
  * or a list of 0/1, one per layer), moe_expert_capacity_factor TC:917,
  * moe_grouped_gemm G:188, moe_token_dispatcher_type TC:891.
  */
+/* The dispatcher the plan priced (emit_mcore_dispatcher()). */
 static void
-v2_keys(FILE *fp, const struct model *m)
+dispatcher_keys(FILE *fp, const char *disp)
+{
+	kstr(fp, "moe_token_dispatcher_type", disp);
+	if (!strcmp(disp, "flex"))
+		kstr(fp, "moe_flex_dispatcher_backend", "hybridep");
+}
+
+static void
+v2_keys(FILE *fp, const struct model *m, const char *disp)
 {
 	const struct model_moe *e = &m->moe;
-	struct emit_moe_int f[4];
+	struct emit_moe_int f[EMIT_MOE_INTS];
 	int i, n, all = 1;
 
 	fprintf(fp, "  # pd2bw-model/2 parts, defaults written too.\n");
@@ -403,15 +412,16 @@ v2_keys(FILE *fp, const struct model *m)
 	else
 		knull(fp, "moe_expert_capacity_factor");
 	/* what pd2bw priced, as --emit megatron writes it: one grouped GEMM
-	 * over the experts, the all-to-all dispatcher */
+	 * over the experts, the plan's dispatcher */
 	kbool(fp, "moe_grouped_gemm", 1);
-	kstr(fp, "moe_token_dispatcher_type", "alltoall");
+	dispatcher_keys(fp, disp);
 }
 
 /* The architecture, for a model any GPT recipe takes: every field
  * written (model/2's too, v2_keys), so that the recipe's cannot remain. */
 static void
-arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
+arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
+	  const char *disp)
 {
 	const struct model *m = in->model;
 
@@ -439,20 +449,21 @@ arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
 	if (model_is_v2(m))
-		v2_keys(fp, m);
+		v2_keys(fp, m, disp);
 }
 
 /*
  * For a recipe whose provider sets the architecture: only what the
  * provider leaves to its user, the MTP layers too (a recipe setting, the
  * layout counting them, pipeline_parallel_layer_layout.py:112-114 at
- * Megatron-LM 2a75ac1).  The all-to-all dispatcher pd2bw priced
- * replaces the recipe's flex one (HybridEP or DeepEP: a flex backend is
- * used only with moe_token_dispatcher_type flex, training/
+ * Megatron-LM 2a75ac1).  The dispatcher pd2bw priced replaces the
+ * recipe's: the all-to-all, or the flex one with HybridEP (a flex
+ * backend is used only with moe_token_dispatcher_type flex, training/
  * flex_dispatcher_backend.py:90 at 067f987).
  */
 static void
-recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r)
+recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
+	    const char *disp)
 {
 	fprintf(fp, "  # Architecture: %s's provider (num_layers, hidden_size, "
 		    "...).\n", r->model);
@@ -465,7 +476,7 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r)
 		kint(fp, "mtp_num_layers", in->model->mtp_layers);
 	else
 		knull(fp, "mtp_num_layers");
-	kstr(fp, "moe_token_dispatcher_type", "alltoall");
+	dispatcher_keys(fp, disp);
 }
 
 int
@@ -476,7 +487,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	const struct bridge_recipe *rec = NULL;
 	struct emit_mcore mc;
-	const char *part;
+	const char *part, *disp = emit_mcore_dispatcher(p);
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
@@ -495,7 +506,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "which a Megatron-Bridge override does not "
 				   "express",
 				   m->name ? m->name : "", part);
-	if (bridge_recipe_find(m, &rec))
+	if (!disp || bridge_recipe_find(m, &rec))
 		return -1;
 	/* Transformer Engine runs a learnable (or off-by-one) softmax under
 	 * context parallelism only with the a2a exchange (pytorch/attention/
@@ -609,9 +620,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	else
 		knull(fp, "num_layers_in_last_pipeline_stage");
 	if (rec)
-		recipe_keys(fp, in, rec);
+		recipe_keys(fp, in, rec, disp);
 	else
-		arch_keys(fp, in, sh);
+		arch_keys(fp, in, sh, disp);
 	if (p->offload) {
 		/* every layer but the last (transformer_config.py:
 		 * 1884-1889), activations only (model_parallel_config.py:

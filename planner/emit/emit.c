@@ -300,6 +300,7 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 	g.r = PROF_RC_NONE;
 	st = xcalloc((size_t)p->d, sizeof(*st));
 	place_links_init(&l, in->cl, p->d);
+	place_links_route(&l, &c->route, cost_ep_flex(in->o, &g));
 	/* the links the search priced it with, context and expert
 	 * parallelism's included (search.c links_for) */
 	place_links_fill_par(&l, in->cl, p->place, p->w, p->d, p->t, g.c, g.e,

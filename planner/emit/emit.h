@@ -207,15 +207,26 @@ const char *emit_mcore_v2_lacks(const struct model *m);
 /*
  * The integer MoE settings of m, as both Megatron emitters write them:
  * Megatron Core's TransformerConfig field, Megatron-LM's flag and the
- * value (0: unset, the field's None).  Fills f and returns how many (4;
- * 0 for a dense model).
+ * value (0: unset, the field's None).  Fills f and returns how many
+ * (EMIT_MOE_INTS; 0 for a dense model).
  */
 struct emit_moe_int {
 	const char *field;
 	const char *flag;
 	long long v;
 };
-int emit_mcore_moe_ints(const struct model *m, struct emit_moe_int f[4]);
+#define EMIT_MOE_INTS 6
+int emit_mcore_moe_ints(const struct model *m,
+			struct emit_moe_int f[EMIT_MOE_INTS]);
+/*
+ * The token dispatcher a plan priced, as Megatron Core names it: "flex"
+ * when its megatron-core runtime has flex-dispatcher (the backend then
+ * HybridEP, which NVIDIA's recipes run on every system and the only one
+ * for multi-node NVLink, transformer_config.py:898-902 at d98e8a6),
+ * else "alltoall"; NULL after a message when the plan's runtime options
+ * do not parse.
+ */
+const char *emit_mcore_dispatcher(const struct plan *p);
 
 /*
  * Emit from a saved plan: read plan_path, reload the input and cluster it

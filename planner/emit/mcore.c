@@ -243,17 +243,23 @@ emit_mcore_v2_lacks(const struct model *m)
 }
 
 int
-emit_mcore_moe_ints(const struct model *m, struct emit_moe_int f[4])
+emit_mcore_moe_ints(const struct model *m,
+		    struct emit_moe_int f[EMIT_MOE_INTS])
 {
-	static const char *const names[4][2] = {
+	/* transformer_config.py's fields, the flags Megatron-LM derives
+	 * from them (moe_router_num_groups and moe_router_group_topk:
+	 * group-limited routing, moe_utils.py group_limited_topk) */
+	static const char *const names[EMIT_MOE_INTS][2] = {
 		{"num_moe_experts", "--num-experts"},
 		{"moe_router_topk", "--moe-router-topk"},
 		{"moe_ffn_hidden_size", "--moe-ffn-hidden-size"},
 		{"moe_shared_expert_intermediate_size",
 		 "--moe-shared-expert-intermediate-size"},
+		{"moe_router_num_groups", "--moe-router-num-groups"},
+		{"moe_router_group_topk", "--moe-router-group-topk"},
 	};
 	const struct model_moe *e = &m->moe;
-	long long v[4];
+	long long v[EMIT_MOE_INTS];
 	int i;
 
 	if (e->experts <= 0)
@@ -263,12 +269,26 @@ emit_mcore_moe_ints(const struct model *m, struct emit_moe_int f[4])
 	v[2] = e->expert_ffn;
 	/* the shared experts as one MLP of their summed size */
 	v[3] = e->shared_experts > 0 ? e->shared_experts * e->shared_ffn : 0;
-	for (i = 0; i < 4; i++) {
+	v[4] = e->groups;
+	v[5] = e->group_top_k;
+	for (i = 0; i < EMIT_MOE_INTS; i++) {
 		f[i].field = names[i][0];
 		f[i].flag = names[i][1];
 		f[i].v = v[i];
 	}
-	return 4;
+	return EMIT_MOE_INTS;
+}
+
+const char *
+emit_mcore_dispatcher(const struct plan *p)
+{
+	struct runtime rt;
+	int r = emit_plan_runtime(p, RUNTIME_MEGATRON_CORE, &rt);
+
+	if (r < 0)
+		return NULL;
+	return r && runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER) ? "flex"
+								   : "alltoall";
 }
 
 void

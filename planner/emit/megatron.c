@@ -62,7 +62,7 @@ arg_str(FILE *fp, const char *flag, const char *s)
  * for a part Megatron-LM's command line cannot express.
  */
 static int
-v2_args(FILE *fp, const struct model *m)
+v2_args(FILE *fp, const struct model *m, const char *disp)
 {
 	const struct model_moe *e = &m->moe;
 	char buf[64];
@@ -104,7 +104,7 @@ v2_args(FILE *fp, const struct model *m)
 		arg_int(fp, "--v-head-dim", m->mla.v_dim);
 	}
 	if (e->experts > 0) {
-		struct emit_moe_int f[4];
+		struct emit_moe_int f[EMIT_MOE_INTS];
 
 		n = emit_mcore_moe_ints(m, f);
 		for (i = 0; i < n; i++)
@@ -153,9 +153,12 @@ v2_args(FILE *fp, const struct model *m)
 			arg_str(fp, "--moe-expert-capacity-factor", buf);
 		}
 		/* what pd2bw priced: one grouped GEMM over the experts, the
-		 * all-to-all dispatcher */
+		 * plan's dispatcher */
 		arg1(fp, "--moe-grouped-gemm");
-		arg_str(fp, "--moe-token-dispatcher-type", "alltoall");
+		arg_str(fp, "--moe-token-dispatcher-type", disp);
+		if (!strcmp(disp, "flex"))
+			arg_str(fp, "--moe-flex-dispatcher-backend",
+				"hybridep");
 	}
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
@@ -214,7 +217,9 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			"# --make-vocab-size-divisible-by; --vocab-size %lld "
 			"with --tokenizer-type NullTokenizer).\n",
 			(long long)m->vocab, (long long)m->vocab);
-		if (model_is_v2(m) && v2_args(fp, m))
+		const char *disp = emit_mcore_dispatcher(in->p);
+
+		if (!disp || (model_is_v2(m) && v2_args(fp, m, disp)))
 			return -1;
 	} else {
 		if (prof->hidden > 0)

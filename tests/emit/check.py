@@ -245,6 +245,13 @@ def check_megatron(p, path):
     if "--swiglu" in a and "--ffn-hidden-size" not in a:
         bad.append("swiglu without --ffn-hidden-size takes Megatron's "
                    "default (A:1320-1329)")
+    # the dispatcher the plan priced (its runtime's flex-dispatcher)
+    if "--num-experts" in a:
+        flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
+        expect(bad, (U.one(a, "--moe-token-dispatcher-type"),
+                     U.one(a, "--moe-flex-dispatcher-backend")) ==
+               (("flex", "hybridep") if flex else ("alltoall", None)),
+               "dispatcher differs from the plan's")
     return bad
 
 
@@ -535,14 +542,21 @@ def bridge_experts(p, mdl, recipe=None):
     expect(bad, (n, mdl.get("moe_router_topk"), mdl.get("moe_ffn_hidden_size"),
                  mdl.get("moe_shared_expert_intermediate_size"),
                  mdl.get("moe_shared_expert_gate"),
-                 mdl.get("moe_expert_capacity_factor")) ==
+                 mdl.get("moe_expert_capacity_factor"),
+                 mdl.get("moe_router_num_groups"),
+                 mdl.get("moe_router_group_topk")) ==
            (e["experts"], e["top_k"], e["expert_ffn"], sh or None,
-            bool(e.get("shared_gate")), cf or None),
+            bool(e.get("shared_gate")), cf or None,
+            e.get("groups") or None, e.get("group_top_k") or None),
            "experts differ from the model's")
-    # what pd2bw prices (cost model): grouped GEMM, all-to-all dispatch
+    # what pd2bw prices (cost model): grouped GEMM, the plan's dispatcher
+    # (the flex one with HybridEP when its runtime has flex-dispatcher)
+    flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
     expect(bad, mdl.get("moe_grouped_gemm") is True and
-           mdl.get("moe_token_dispatcher_type") == "alltoall",
-           "grouped GEMM / alltoall dispatcher")
+           mdl.get("moe_token_dispatcher_type") ==
+           ("flex" if flex else "alltoall") and
+           (not flex or mdl.get("moe_flex_dispatcher_backend") == "hybridep"),
+           "grouped GEMM / the plan's dispatcher")
     return bad
 
 

@@ -93,6 +93,9 @@ MEGATRON_FLAGS = {
     "--moe-expert-capacity-factor": "TC:917",
     "--moe-grouped-gemm": "TC:850",
     "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
+    "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
+    "--moe-router-num-groups": "TC:780",
+    "--moe-router-group-topk": "TC:796",
     "--mtp-num-layers": "TC:68",
     "--global-batch-size": "TR:15",
 }
@@ -219,6 +222,25 @@ def megatron_rules(a, world):
     d = one(a, "--moe-token-dispatcher-type")
     if d is not None and d not in ("allgather", "alltoall", "flex"):
         bad.append("dispatcher %s (TC:891)" % d)
+    fb = one(a, "--moe-flex-dispatcher-backend")
+    if fb is not None and fb not in ("deepep", "hybridep", "ncclep"):
+        bad.append("flex backend %s (TC:898)" % fb)
+    # TC:1771-1776: the ncclep backend needs the flex dispatcher; a
+    # backend beside another dispatcher is unused
+    if fb is not None and d != "flex":
+        bad.append("--moe-flex-dispatcher-backend without the flex "
+                   "dispatcher")
+    # TC:2671-2689: group-limited routing names its groups, which divide
+    # the experts and hold the group top-k
+    ng, gk = one(a, "--moe-router-num-groups"), one(a, "--moe-router-group-topk")
+    if gk is not None and ng is None:
+        bad.append("--moe-router-group-topk without --moe-router-num-groups "
+                   "(TC:2677-2680)")
+    if ng is not None and "--num-experts" in a and \
+            int(one(a, "--num-experts")) % int(ng):
+        bad.append("groups do not divide the experts (TC:2682-2685)")
+    if ng is not None and gk is not None and int(gk) > int(ng):
+        bad.append("group top-k above the groups (TC:2686-2689)")
     sf = one(a, "--moe-router-score-function")
     if sf is not None and sf not in ("softmax", "sigmoid", "sqrtsoftplus"):
         bad.append("router score %s (TC:808)" % sf)
@@ -636,6 +658,9 @@ BRIDGE_V2_KEYS = {
                                    (float, type(None))),
     "moe_grouped_gemm": ("G:188", _BOOL),
     "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
+    "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
+    "moe_router_num_groups": ("TC:780 Optional", _OPT_INT),
+    "moe_router_group_topk": ("TC:796 Optional", _OPT_INT),
 }
 BRIDGE_MODEL_KEYS.update({k: c for k, (c, _) in BRIDGE_V2_KEYS.items()})
 # B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
@@ -672,7 +697,9 @@ BRIDGE_SHARDING = {"no_shard", "optim", "optim_grads", "optim_grads_params"}
 #     deepseek_v3_bridge.py:39-56 builds models/deepseek/
 #     deepseek_provider.py:43-103 (MLA :82-86), 166-191;
 #     recipes/deepseek/h100/deepseek_v3.py:137 (mtp 1), 142 (rope base),
-#     159-160 (flex dispatcher, HybridEP), 187 (grouped GEMM).
+#     159-160 (flex dispatcher, HybridEP), 187 (grouped GEMM); the
+#     router's groups from the config's n_group and topk_group (main
+#     models/conversion/model_bridge.py:487-488).
 #   GPT-OSS 120B: main models/gpt_oss/gpt_oss_bridge.py:56-102 (window
 #     (sliding_window - 1, 0) :87, skip frequency 2 :88, learnable
 #     softmax :86, qkv bias :63); v0.2.0 gpt_oss_bridge.py:70-79 builds
@@ -700,6 +727,7 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_gate": False,
           "moe_layer_freq": [0] * 3 + [1] * 58,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_router_num_groups": 8, "moe_router_group_topk": 4,
           "moe_token_dispatcher_type": "flex"},
     _GO: {"num_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
           "num_query_groups": 8, "ffn_hidden_size": 2880,
@@ -728,7 +756,7 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "num_layers_in_last_pipeline_stage", "context_parallel_size",
     "cp_comm_type", "expert_model_parallel_size",
     "expert_tensor_parallel_size", "seq_length", "moe_token_dispatcher_type",
-    "mtp_num_layers",
+    "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16"}
 

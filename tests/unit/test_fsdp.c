@@ -104,7 +104,7 @@ test_collectives(const struct chain *c, const struct place_links *l)
 	 * 0.75 more: 3.75.
 	 */
 	o.sms = 128;
-	CHECK_NEAR(cost_fsdp_contention(&o, 7.5), 1.875, 1e-12);
+	CHECK_NEAR(cost_contention(&o, 7.5, COST_NCCL_CTAS), 1.875, 1e-12);
 	CHECK_NEAR(cost_fsdp(c, &o, &g, l, 0, 0, 2), 12.375, 1e-9);
 	CHECK_NEAR(cost_fsdp_layer(c, &o, &g, l, 0, 1), 3.75, 1e-9);
 	o.sms = 0;

@@ -381,6 +381,30 @@ test_v2(void)
 	CHECK_INT_EQ(model_layer_span(&m, 1), 16);
 	CHECK(model_is_v2(&m));
 	round_trip(&m, dir);
+	/* group-limited routing: written only when set, read back */
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 2, "
+		 "expert_ffn: 32, groups: 4, group_top_k: 2}\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_INT_EQ(m.moe.groups, 4);
+	CHECK_INT_EQ(m.moe.group_top_k, 2);
+	round_trip(&m, dir);
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 2, "
+		 "expert_ffn: 32, groups: 3, group_top_k: 2}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:53: groups 3, group_top_k 2: the groups "
+		  "must divide the 8 experts and the group_top_k best of them "
+		  "hold top_k 2");
+	/* top_k 6 cannot come from the best 2 groups of 2 experts */
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 6, "
+		 "expert_ffn: 32, groups: 4, group_top_k: 2}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:53: groups 4, group_top_k 2: the groups "
+		  "must divide the 8 experts and the group_top_k best of them "
+		  "hold top_k 6");
+	snprintf(buf, sizeof(buf), "%smoe: {experts: 8, top_k: 2, "
+		 "expert_ffn: 32, group_top_k: 2}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:6: group_top_k needs groups");
 	snprintf(buf, sizeof(buf), "%sattention: mla\nmla: {q_rank: 0, "
 		 "kv_rank: 16, nope_dim: 16, rope_dim: 8, v_dim: 16}\n", v2);
 	CHECK(load_str(&m, buf) == 0);
@@ -483,6 +507,12 @@ test_hf_v2(void)
 	CHECK(m.attention == MODEL_MLA && m.mla.q_rank == 0 &&
 	      m.moe.shared_experts == 2 && m.moe.first_dense == 1 &&
 	      !m.moe.router_bias && m.mtp_layers == 0);
+	/* V2-Lite routes greedily: no group limit */
+	CHECK(m.moe.groups == 0 && m.moe.group_top_k == 0);
+	/* V3: top-8 within the best 4 of 8 groups (n_group, topk_group) */
+	CHECK(model_load(&m, cap_path("tests/data/hf/deepseek-v3.json")) == 0);
+	CHECK(m.moe.groups == 8 && m.moe.group_top_k == 4 &&
+	      m.moe.router_bias);
 
 	/* What cannot be priced is refused, naming the key. */
 	snprintf(buf, sizeof(buf), "%s,\n \"decoder_sparse_step\": 2}", q3);
@@ -608,6 +638,7 @@ test_zoo(void)
 	/* The MoE zoo against the model cards (half a unit of the last
 	 * printed digit for totals, one unit for active counts). */
 	CHECK(model_load(&m, cap_path("models/deepseek-v3.yaml")) == 0);
+	CHECK(m.moe.groups == 8 && m.moe.group_top_k == 4);
 	CHECK_NEAR(model_params_no_mtp(&m) / 1e9, 671, 0.5);
 	CHECK_NEAR(model_active_params(&m) / 1e9, 37, 1);
 	CHECK(model_load(&m, cap_path("models/qwen3-235b-a22b.yaml")) == 0);

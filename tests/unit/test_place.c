@@ -183,9 +183,60 @@ test_narrow(void)
 	cluster_release(&c);
 }
 
+/*
+ * The flex dispatcher's pattern: nodes a token reaches (by hand: 8
+ * experts, top-2, 2 nodes: 2 (1 - C(4,2) / C(8,2)) = 2 x 22/28; DeepSeek-
+ * V3 over 8 nodes, a node one of its 8 groups: it misses the token when
+ * its group is not among the 4 (1/2) or is but none of the 8 picks of
+ * the 128 falls in its 32 (1/2 x prod (96-j)/(128-j), j < 8); without
+ * the limit prod (224-j)/(256-j)), and what that does to EP 64 over 8
+ * DGX H100: the NIC carries 7 hit copies in place of 56, NVLink stays
+ * faster.
+ */
+static void
+test_flex(void)
+{
+	struct moe_route r8 = { 8, 2, 0, 0 }, ds = { 256, 8, 8, 4 };
+	struct moe_route dsu = { 256, 8, 0, 0 };
+	struct cluster c;
+	struct place_links l;
+	double nccl, flex, hit = 3.6290109244257005;
+
+	CHECK_NEAR(place_ep_nodes_hit(&r8, 2), 2.0 * 22 / 28, 1e-12);
+	CHECK_NEAR(place_ep_nodes_hit(&ds, 8), hit, 1e-12);
+	CHECK_NEAR(place_ep_nodes_hit(&dsu, 8), 5.294652000382481, 1e-12);
+	CHECK_NEAR(place_ep_nodes_hit(&ds, 1), 1, 0);
+	CHECK_NEAR(place_ep_nodes_hit(NULL, 8), 0, 0);
+	/* a limit that does not align with 3 nodes is taken as none */
+	CHECK_NEAR(place_ep_nodes_hit(&ds, 3),
+		   place_ep_nodes_hit(&dsu, 3), 0);
+
+	cluster_init(&c);
+	CHECK(cluster_preset(&c, "dgx-h100:8") == 0);
+	place_links_init(&l, &c, 1);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 64, 1, 1, 1, 64, 1);
+	nccl = l.ep_gb_s[0];
+	place_links_route(&l, &ds, 1);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 64, 1, 1, 1, 64, 1);
+	flex = l.ep_gb_s[0];
+	CHECK_NEAR(flex / nccl, 56 / (7 * hit), 1e-12);
+	/* inside one node the pattern is the all-to-all's */
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 8, 1);
+	flex = l.ep_gb_s[0];
+	place_links_route(&l, NULL, 1);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 8, 1);
+	CHECK_NEAR(l.ep_gb_s[0], flex, 0);
+	/* the routing unknown: every copy on its own */
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 64, 1, 1, 1, 64, 1);
+	CHECK_NEAR(l.ep_gb_s[0], nccl, 0);
+	place_links_release(&l);
+	cluster_release(&c);
+}
+
 int
 main(void)
 {
+	test_flex();
 	test_narrow();
 	test_presets();
 	test_random();
