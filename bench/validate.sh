@@ -317,6 +317,22 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
 		    (rel >= "25.11" && gpu ~ /^GB[23]00$/)))
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
+		# Qwen3: the MXFP8 presets of the 26.06 summary on GB200,
+		# GB300 and B300 overlap the all-to-alls with HybridEP
+		# (configs/qwen/qwen3_workload_base_configs.py:358-365,
+		# 388-398 at 63b08b397: moe_a2a_overlap, full-iteration CUDA
+		# graphs, a fused grouped MLP and FP8 attention, the last two
+		# not priced; perf_recipes/qwen/common.py:36-60 at 067f987
+		# for the later releases); the 235B presets of H100 overlap
+		# them from 26.02 (:161-182 at c0b9a0003, :169 at 74695a06d,
+		# :171 at 63b08b397), with DeepEP in 26.02 and 26.02.01 (the
+		# base preset, :32-35 at c0b9a0003 and cfeddcd94), NCCL after.
+		if (model ~ /^qwen3-/ && prec == "fp8-mx" && rel >= "26.06" &&
+		    gpu ~ /^(GB200|GB300|B300)$/)
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
+		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "26.02")
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
+			    (rel < "26.04" ? ",flex-dispatcher" : "")
 		args = args " --runtime " a
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
