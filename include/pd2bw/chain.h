@@ -43,9 +43,10 @@ struct chain {
 	int64_t *eparams;     /* [L] routed experts' parameters (of params) */
 	int64_t *pre_eparams; /* [L+1] prefix sums */
 	/* With ep > 1, per microbatch index and layer: the bytes of one
-	 * dispatch all-to-all's send buffer, and the shared experts'
-	 * forward ms; NULL otherwise. */
-	double *epx, *epsf;
+	 * dispatch all-to-all's send buffer, the shared experts' forward
+	 * ms and the pre-dispatch part's forward and backward ms; NULL
+	 * otherwise. */
+	double *epx, *epsf, *epaf, *epab;
 	char **names;         /* [L] "block.3" etc. (owned) */
 };
 

@@ -269,6 +269,18 @@ double cost_ep(const struct chain *c, const struct cost_cfg *g,
  * every candidate of o runs (0 when that follows the schedule).
  */
 int cost_ep_flex(const struct cost_opts *o, const struct cost_cfg *g);
+/*
+ * What the same all-to-alls leave exposed when Megatron-Core overlaps
+ * one microbatch's forward with another's backward, layer by layer
+ * (--overlap-moe-expert-parallel-comm; megatron/core/models/common/
+ * model_chunk_schedule_plan.py:243-245 at d98e8a6): the backward
+ * combine beside the forward's pre-dispatch part (attention, norms),
+ * both dispatches beside both MLPs, the forward combine beside the
+ * backward's pre-dispatch part; each exposes what its partner does not
+ * cover.
+ */
+double cost_ep_overlap(const struct chain *c, const struct cost_cfg *g,
+		       const struct place_links *l, int s, int a, int e);
 
 /*
  * Context parallelism's K/V ring of layers [a, e] per microbatch, the

@@ -51,6 +51,10 @@ struct prof_point {
 	double ep_shared_fwd_ms;        /* ... and the shared experts'
 					   forward (torchtitan runs it
 					   beside the combine) */
+	double ep_pre_fwd_ms, ep_pre_bwd_ms; /* ... and what runs before the
+					   dispatch (attention, norms), each
+					   way: Megatron's EP overlap hides
+					   a combine behind each */
 };
 
 struct prof_layer {

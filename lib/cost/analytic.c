@@ -990,7 +990,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	double n = sh->n, h = sh->h, e = sh->e, ft = sh->ft;
 	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
-	double f = 0, bw = 0, core, core_b, g2, bas;
+	double f = 0, bw = 0, core, core_b, g2, bas, mf = 0, mb = 0;
 	double mats = sh->swiglu ? 3 : 2;
 
 	if (sh->mla) {
@@ -1015,7 +1015,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
 	f += norm_ms(sh);
 	if (sh->moe) {
-		f += moe_ms(sh);
+		mf = moe_ms(sh);
+		f += mf;
 	} else if (sh->swiglu) {
 		f += gemm_ms(sh, n, h, 2 * ft);
 		f += act_ms(sh, n * ft);
@@ -1033,9 +1034,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* Backward, in reverse. */
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
-	if (sh->moe)
-		bw += dropadd_bwd_ms(sh) + moe_bwd_ms(sh);
-	else
+	if (sh->moe) {
+		mb = moe_bwd_ms(sh);
+		bw += dropadd_bwd_ms(sh) + mb;
+	} else
 		bw += dropadd_bwd_ms(sh) + gemm_bwd_ms(sh, n, ft, h);
 	if (sh->moe) {
 		/* in moe_bwd_ms() */
@@ -1074,6 +1076,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
 				   h * e * sh->imb;
 		pt->ep_shared_fwd_ms = sh->shf;
+		/* Megatron-Core's pre_dispatch_computation, what runs
+		 * before the MoE layer's dispatch: the rest of the block */
+		pt->ep_pre_fwd_ms = f - mf;
+		pt->ep_pre_bwd_ms = bw - mb;
 	}
 	if (sh->c > 1) {
 		/* the ring moves each rank's K and V (MLA: the heads' keys
@@ -1699,6 +1705,8 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		pt->fwd_flops += 4 * n * h * h + b.fwd_flops + hd.fwd_flops;
 		pt->ep_a2a_bytes += b.ep_a2a_bytes;
 		pt->ep_shared_fwd_ms += b.ep_shared_fwd_ms;
+		pt->ep_pre_fwd_ms += b.ep_pre_fwd_ms;
+		pt->ep_pre_bwd_ms += b.ep_pre_bwd_ms;
 	}
 }
 

@@ -63,6 +63,8 @@ chain_build(struct chain *c, const struct profile *p)
 	if (c->ep > 1) {
 		c->epx = xcalloc(nk, sizeof(double));
 		c->epsf = xcalloc(nk, sizeof(double));
+		c->epaf = xcalloc(nk, sizeof(double));
+		c->epab = xcalloc(nk, sizeof(double));
 	}
 	if (c->cp > 1) {
 		c->cpx = xcalloc(nk, sizeof(double));
@@ -111,6 +113,8 @@ chain_build(struct chain *c, const struct profile *p)
 				if (c->ep > 1) {
 					c->epx[at] = pt->ep_a2a_bytes;
 					c->epsf[at] = pt->ep_shared_fwd_ms;
+					c->epaf[at] = pt->ep_pre_fwd_ms;
+					c->epab[at] = pt->ep_pre_bwd_ms;
 				}
 				if (c->cp > 1) {
 					c->cpx[at] = pt->cp_kv_bytes;
@@ -181,6 +185,8 @@ chain_release(struct chain *c)
 	free(c->pre_eparams);
 	free(c->epx);
 	free(c->epsf);
+	free(c->epaf);
+	free(c->epab);
 	for (r = 0; r < PROF_RC_N; r++) {
 		free(c->rc[r]);
 		free(c->stash[r]);

@@ -138,24 +138,33 @@ cost_ep_flex(const struct cost_opts *o, const struct cost_cfg *g)
 	return rt && runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER);
 }
 
+/* One all-to-all of layer j, ms (0: none). */
+static double
+ep_one(const struct chain *c, const struct cost_cfg *g,
+       const struct place_links *l, int s, int j)
+{
+	double x = CHAIN_AT(c, c->epx, g->k, j) * ep_share(g);
+
+	return x > 0 ? cost_coll_ms(COST_ALLTOALL, x, g->e, l->ep_gb_s[s],
+				    l->ep_lat_us[s])
+		     : 0;
+}
+
 double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
 {
 	/* k all-to-alls a layer, fc of them forward combines */
-	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1, f;
-	int j, n = g->e;
+	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1;
+	int j;
 
-	if (n < 2 || !c->epx)
+	if (g->e < 2 || !c->epx)
 		return 0;
-	f = ep_share(g);
 	for (j = a; j <= e; j++) {
-		double x = CHAIN_AT(c, c->epx, g->k, j) * f, y, sf;
+		double y = ep_one(c, g, l, s, j), sf;
 
-		if (x <= 0)
+		if (y <= 0)
 			continue;
-		y = cost_coll_ms(COST_ALLTOALL, x, n, l->ep_gb_s[s],
-				 l->ep_lat_us[s]);
 		/* where the shared experts' forward runs while the
 		 * combine is in flight (torchtitan), each forward's
 		 * combine exposes what they do not cover */
@@ -163,6 +172,28 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 			     ? CHAIN_AT(c, c->epsf, g->k, j)
 			     : 0;
 		t += (k - fc) * y + fc * fmax(0, y - sf);
+	}
+	return t;
+}
+
+double
+cost_ep_overlap(const struct chain *c, const struct cost_cfg *g,
+		const struct place_links *l, int s, int a, int e)
+{
+	double t = 0;
+	int j;
+
+	if (g->e < 2 || !c->epx)
+		return 0;
+	for (j = a; j <= e; j++) {
+		double y = ep_one(c, g, l, s, j), af, ab, m;
+
+		if (y <= 0)
+			continue;
+		af = c->epaf ? CHAIN_AT(c, c->epaf, g->k, j) : 0;
+		ab = c->epab ? CHAIN_AT(c, c->epab, g->k, j) : 0;
+		m = CHAIN_AT(c, c->fb, g->k, j) - af - ab;
+		t += fmax(0, y - af) + fmax(0, 2 * y - m) + fmax(0, y - ab);
 	}
 	return t;
 }

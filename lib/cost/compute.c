@@ -18,7 +18,8 @@
  * independent computations of different micro-batches in 1f1b phase").
  * The stage's warm-up forwards and cool-down backwards have no partner:
  * of its m microbatches, in_flight run their all-to-alls exposed; the
- * rest expose only what the compute cannot cover, and what they hide
+ * rest expose, layer by layer, what the partner's compute beside each
+ * cannot cover (cost_ep_overlap()), and what they hide
  * costs the compute the SMs their kernels hold (cost_contention(): NCCL's
  * channels, or the flex dispatcher's COST_FLEX_SMS).
  *
@@ -132,7 +133,9 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	    st->ep_ms > 0 && g.m > 0) {
 		double u = fmin(1, (double)st->in_flight / g.m), x;
 
-		x = u * st->ep_ms + (1 - u) * fmax(0, st->ep_ms - gpu);
+		x = u * st->ep_ms +
+		    (1 - u) * fmin(st->ep_ms, cost_ep_overlap(c, &g, l, s, a,
+							     e));
 		st->ep_ms = x + cost_contention(o, st->ep_ms - x,
 						cost_ep_flex(o, &g)
 							? COST_FLEX_SMS

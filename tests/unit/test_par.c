@@ -573,6 +573,9 @@ test_ep_cost(void)
 	p.layers[0].pt[0].fwd_ms = 4;
 	p.layers[0].pt[0].bwd_ms = 8;
 	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
+	/* of which attention and norms (before the dispatch) 1 and 2 */
+	p.layers[0].pt[0].ep_pre_fwd_ms = 1;
+	p.layers[0].pt[0].ep_pre_bwd_ms = 2;
 	CHECK(chain_build(&c, &p) == 0);
 	CHECK_INT_EQ(chain_eparams(&c, 0, 1), 2000000000LL);
 	links(&l, v, 100);
@@ -618,8 +621,13 @@ test_ep_cost(void)
 	 * --overlap-moe-expert-parallel-comm: 10 ms of all-to-alls against
 	 * 24 ms of compute a microbatch.  Of m = 8 microbatches on one
 	 * stage (in flight 1) one has no partner and exposes its 10 ms;
-	 * the other 7 hide theirs: 10 / 8 = 1.25 ms a microbatch.
+	 * the other 7 pair layer by layer: the backward combine (1.25 ms)
+	 * beside the forward attention (1 ms) exposes 0.25, both
+	 * dispatches (2.5) beside both MLPs (12 - 3 = 9) nothing, the
+	 * forward combine beside the backward attention (2) nothing:
+	 * 0.25 a layer, 0.5 a microbatch; (10 + 7 x 0.5) / 8 = 1.6875 ms.
 	 */
+	CHECK_NEAR(cost_ep_overlap(&c, &g, &l, 0, 0, 1), 0.5, 1e-12);
 	{
 		struct plan_stage st;
 		struct runtime rt;
@@ -633,7 +641,23 @@ test_ep_cost(void)
 		      0);
 		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
 		CHECK_NEAR(st.compute_ms, 24, 1e-9);
-		CHECK_NEAR(st.ep_ms, 10.0 / 8, 1e-9);
+		CHECK_NEAR(st.ep_ms, (10 + 7 * 0.5) / 8, 1e-9);
+		/* what they hide costs the compute their SMs: 32 of 128
+		 * (NCCL's channels), 20 under the flex dispatcher */
+		o.sms = 128;
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.ep_ms,
+			   (10 + 7 * 0.5) / 8 + (10 - (10 + 7 * 0.5) / 8) *
+							32 / 128,
+			   1e-9);
+		CHECK(runtime_parse(&rt, "megatron-core:overlap-moe-ep-comm,"
+					 "flex-dispatcher") == 0);
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_NEAR(st.ep_ms,
+			   (10 + 7 * 0.5) / 8 + (10 - (10 + 7 * 0.5) / 8) *
+							20 / 128,
+			   1e-9);
+		o.sms = 0;
 		/* a pipeline needs virtual stages for it; no full
 		 * recomputation (transformer_config.py:3007-3023) */
 		{
