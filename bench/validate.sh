@@ -152,6 +152,24 @@ function precision_name(p) {
 # configs.py:115-128; @067f987 perf_recipes/deepseek/b300/deepseek_v3.py:
 # 44, 95, 146), GPT-OSS nothing (gpt_oss_workload_base_configs.py:62-68;
 # perf_recipes/gpt_oss/b300/gpt_oss.py:223-289).
+# The pipeline layout a DeepSeek-V3 row ran, by its ranks and virtual
+# stages: the layout_map of the recipe (src/megatron/bridge/recipes/deepseek/
+# deepseek_v3.py:235-243 at 97ad8cc6f, :37-44 at c0b9a0003; the chunks
+# of (4,2) and (8,1), and of (16,1), (8,2) and (4,4), alike) and the
+# pp_layout of the workload presets for GB300 at PP 2, VP 8 and H100 at PP 8,
+# VP 4 (configs/deepseek/deepseek_workload_base_configs.py at cfeddcd94);
+# "" where neither says (the even split of Megatron is priced).
+function ds_layout(model, pp, vp,   k) {
+	if (model != "deepseek-v3")
+		return ""
+	k = pp "," vp
+	if (k == "4,1") return "Et*16|t*16|t*16|t*13mL"
+	if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5mL"
+	if (k == "16,1" || k == "8,2" || k == "4,4" || k == "2,8")
+		return "Et*4|(t*4|)*14tmL"
+	if (k == "8,4") return "Et|(tt|)*30mL"
+	return ""
+}
 function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	old = rel == "26.04" || rel == "26.04.01"
 	new = rel >= "26.06"
@@ -249,7 +267,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		" --tp " tp " --microbatch " mbs " --microbatches " mbs " -s flush -r " rc \
 		" --sequence-parallel " sp " --interleave " vp " --optimizer-sharding " dop \
 		" --seq-len " seq " --reserve 0 --partition uniform" \
-		(rcm != "" ? " --recompute-modules " rcm : "")
+		(rcm != "" ? " --recompute-modules " rcm : "") \
+		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
 	# Megatron-LM as the 2021/2022 papers ran it: gradients reduced after

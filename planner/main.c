@@ -55,6 +55,7 @@ enum {
 	OPT_MEMORY,
 	OPT_TRACE,
 	OPT_PARTITION,
+	OPT_PIPELINE_LAYOUT,
 	OPT_SEQ_LEN,
 	OPT_LP_K,
 	OPT_LP_GAP,
@@ -92,6 +93,7 @@ static const struct option longopts[] = {
 	{"version-bytes", required_argument, NULL, OPT_VERSION_BYTES},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"partition", required_argument, NULL, OPT_PARTITION},
+	{"pipeline-layout", required_argument, NULL, OPT_PIPELINE_LAYOUT},
 	{"lp-candidates", required_argument, NULL, OPT_LP_K},
 	{"lp-gap", required_argument, NULL, OPT_LP_GAP},
 	{"lp-time", required_argument, NULL, OPT_LP_TIME},
@@ -206,6 +208,10 @@ usage(FILE *fp)
 		"or uniform\n"
 		"                           (blocks split evenly, as "
 		"Megatron-LM does)\n"
+		"      --pipeline-layout S  Megatron's layout string, e.g. "
+		"Et*4|(t*4|)*14tmL:\n"
+		"                           the layers of each virtual stage "
+		"(needs --depth)\n"
 		"      --lp-candidates K    best configurations whose "
 		"recomputation GLPK chooses\n"
 		"                           per layer (default 10; 0: off)\n"
@@ -323,6 +329,40 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 	}
 }
 
+/*
+ * --pipeline-layout: the stages' entries from Megatron's layout string
+ * (search_layout()), which fixes the partition and the virtual stages.
+ * A usage error when it contradicts --partition or --interleave; an
+ * error naming the problem when it does not fit the model; 0 or -1.
+ */
+static int
+apply_layout(const char *spec, const struct chain *c, struct search_opts *so,
+	     int mtp, int partition_given, int **layout)
+{
+	char why[256];
+	int v;
+
+	if (so->fix_d <= 0)
+		cli_usage_error("%s", "--pipeline-layout needs --depth (its "
+				"virtual stages are split over the ranks)");
+	if (partition_given && !so->uniform)
+		cli_usage_error("%s", "--pipeline-layout fixes the partition: "
+				"leave out --partition balanced");
+	*layout = xcalloc((size_t)so->fix_d, sizeof(**layout));
+	if (search_layout(spec, c, so->fix_d, mtp, &v, *layout, why,
+			  sizeof(why)))
+		return pd2bw_error("--pipeline-layout '%s': %s", spec, why);
+	if (so->nv > 1 || (so->v[0] != 1 && so->v[0] != v))
+		cli_usage_error("--pipeline-layout '%s' runs %d virtual "
+				"stage%s a rank, not --interleave %d",
+				spec, v, v == 1 ? "" : "s", so->v[0]);
+	so->nv = 1;
+	so->v[0] = v;
+	so->uniform = 1;
+	so->layout = *layout;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -360,6 +400,8 @@ main(int argc, char **argv)
 	const struct search_chain *sc = &single;
 	int nsc = 0;
 	char hash[17];
+	const char *layout_spec = NULL;
+	int partition_given = 0, *layout = NULL;
 
 	pd2bw_set_progname(argv[0]);
 	afile_stdout_setup();
@@ -479,8 +521,12 @@ main(int argc, char **argv)
 				cli_usage_error("give one --partition, not '%s'",
 					  optarg);
 			so.uniform = one;
+			partition_given = 1;
 			break;
 		}
+		case OPT_PIPELINE_LAYOUT:
+			layout_spec = optarg;
+			break;
 		case OPT_LP_K:
 			so.lp_k = (int)cli_long("--lp-candidates", optarg, 0,
 						  1000);
@@ -845,6 +891,10 @@ main(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr, "%s: %s\n", pd2bw_progname, depth_why);
 	}
+	if (layout_spec && apply_layout(layout_spec, sc[0].c, &so,
+					tc.have_model ? tc.model.mtp_layers : -1,
+					partition_given, &layout))
+		goto out;
 	ret = search_run_tp(sc, nsc, &cl, &co, &so, &plan, &st);
 	if (stats) {
 		struct rusage ru;
@@ -958,6 +1008,7 @@ out:
 		next_steps(&plan, output, evaluate, nemit > 0, timeline,
 			   po.have_rt);
 	plan_release(&plan);
+	free(layout);
 	chain_release(&ch);
 	profile_release(&prof);
 	input_chains_release(&tc);

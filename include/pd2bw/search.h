@@ -40,6 +40,9 @@ struct search_opts {
 				 alone); the result does not depend on it */
 	int uniform;          /* split blocks evenly (Megatron) instead of
 				 the exact min-max partition */
+	const int *layout;    /* with uniform: the chain entries each of
+				 the fix_d stages holds (search_layout()),
+				 or NULL for Megatron's even split */
 	long pick_first;      /* candidates taken in the first batch of the
 				 best-first order (0: 8192); the plan and
 				 its alternatives do not depend on it
@@ -132,6 +135,17 @@ int search_run_tp(const struct search_chain *sc, int n,
 		  const struct cluster *cl, const struct cost_opts *o,
 		  const struct search_opts *so, struct plan *p,
 		  struct search_stats *st);
+
+/*
+ * Megatron-Core's pipeline layout spec (--pipeline-model-parallel-layout,
+ * e.g. "Et*4|(t*4|)*14tmL") for chain c on d ranks: counts[0..d) the
+ * chain entries each rank holds (its virtual stages together; the
+ * embedding's entries with E, the output layer's, MTP included, with L),
+ * *v the virtual stages per rank.  mtp: the model's MTP layers (-1:
+ * unknown).  0, or -1 with why (n bytes; n = 0 asks for the verdict).
+ */
+int search_layout(const char *spec, const struct chain *c, int d, int mtp,
+		  int *v, int *counts, char *why, size_t n);
 
 /*
  * The order of alternatives (negative: a first), the tie-breaking rule

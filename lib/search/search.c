@@ -397,14 +397,24 @@ megatron_counts(int nb, int d, int v, int *n)
 
 /*
  * Megatron's split (megatron_counts), layers before the first block on
- * stage 0 and after the last block on stage d - 1.  A chain without
- * blocks splits its layers evenly.  Returns -1 when a stage would be
- * empty.
+ * stage 0 and after the last block on stage d - 1, or a pipeline
+ * layout's (layout: entries per stage).  A chain without blocks splits
+ * its layers evenly.  Returns -1 when a stage would be empty.
  */
 static int
-uniform_split(const struct chain *c, int d, int v, int *first)
+uniform_split(const struct chain *c, int d, int v, const int *layout,
+	      int *first)
 {
 	int lo = 0, hi = c->L - 1, j, s, nb, pos, cnt;
+
+	if (layout) {
+		/* the ranks' entries, as search_layout() counted them */
+		for (s = 0, pos = 0; s < d; s++) {
+			first[s] = pos;
+			pos += layout[s];
+		}
+		return pos == c->L ? 0 : -1;
+	}
 
 	for (j = 0; j < c->L && c->kind[j] != PROF_BLOCK; j++)
 		;
@@ -639,7 +649,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (x->so->uniform) {
-		if (uniform_split(x->c, g.d, g.v, x->first))
+		if (uniform_split(x->c, g.d, g.v, x->so->layout, x->first))
 			return INFINITY;
 	} else {
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
