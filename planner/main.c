@@ -942,6 +942,8 @@ main(int argc, char **argv)
 			plan.recompute_modules = xstrdup(fb);
 		}
 	}
+	if (layout_spec)
+		plan.pipeline_layout = xstrdup(layout_spec);
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);
 	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);

@@ -136,6 +136,8 @@ struct plan {
 	int place;              /* enum plan_place */
 	char *place_reason;
 	char *runtime;          /* what runs it: "NAME[:OPT,...]" (owned) */
+	char *pipeline_layout;  /* the Megatron layout string it was planned
+				   with (--pipeline-layout; owned), or NULL */
 	/* How a model's estimate ran its kernels (owned; NULL when the plan
 	 * does not say: a profile's own, or an older plan): the precision
 	 * trained ("bf16", "fp8", ...), the FP8 recipe and the fusions. */

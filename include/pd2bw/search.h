@@ -146,6 +146,9 @@ int search_run_tp(const struct search_chain *sc, int n,
  */
 int search_layout(const char *spec, const struct chain *c, int d, int mtp,
 		  int *v, int *counts, char *why, size_t n);
+/* The blocks (t) of each of the nchunks virtual stages of a layout that
+ * search_layout() accepted; 0, or -1 when it has another number. */
+int search_layout_chunks(const char *spec, int nchunks, int *blocks);
 
 /*
  * The order of alternatives (negative: a first), the tie-breaking rule

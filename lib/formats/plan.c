@@ -49,6 +49,7 @@ plan_release(struct plan *p)
 	free(p->fusions);
 	free(p->attention);
 	free(p->recompute_modules);
+	free(p->pipeline_layout);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
 		free(p->layer_names[i]);
@@ -263,6 +264,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "attention", p->attention);
 	if (p->recompute_modules)
 		yml_out_kstr(&o, "recompute_modules", p->recompute_modules);
+	if (p->pipeline_layout)
+		yml_out_kstr(&o, "pipeline_layout", p->pipeline_layout);
 	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
 	yml_out_kint(&o, "width", p->w);
 	yml_out_kint(&o, "depth", p->d);
@@ -559,6 +562,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("fusions", 0, &p->fusions),
 		YK_STR("attention", 0, &p->attention),
 		YK_STR("recompute_modules", 0, &p->recompute_modules),
+		YK_STR("pipeline_layout", 0, &p->pipeline_layout),
 		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
 		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),
 		YK_INT("depth", 1, &p->d, 1, HUGE_COUNT),

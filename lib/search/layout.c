@@ -140,11 +140,67 @@ bad:
 	return NULL;
 }
 
+/* The layout unrolled to E, t, m, L and | alone (owned), or NULL. */
+static char *
+expand(const char *spec, char *why, size_t n)
+{
+	char *a, *b, *p;
+	size_t i;
+
+	/* commas are cosmetic; anything else must be the grammar's */
+	a = xmalloc(strlen(spec) + 1);
+	for (i = 0, p = a; spec[i]; i++) {
+		if (spec[i] == ',')
+			continue;
+		if (!strchr("ELtm|()*0123456789", spec[i])) {
+			free(a);
+			fail(why, n, "'%c' at %zu is none of E, t, m, L, |, "
+			     "(...)*N, x*N", spec[i], i + 1);
+			return NULL;
+		}
+		*p++ = spec[i];
+	}
+	*p = 0;
+	b = unroll(a, 1, why, n);
+	free(a);
+	if (!b)
+		return NULL;
+	a = unroll(b, 0, why, n);
+	free(b);
+	if (a && strspn(a, "ELtm|") != strlen(a)) {
+		fail(why, n, "'%c' is left after unrolling (a count needs "
+		     "a '*' before it)", a[strspn(a, "ELtm|")]);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+int
+search_layout_chunks(const char *spec, int nchunks, int *blocks)
+{
+	char *a = expand(spec, NULL, 0);
+	int k = 0;
+	size_t i;
+
+	if (!a)
+		return -1;
+	memset(blocks, 0, (size_t)nchunks * sizeof(*blocks));
+	for (i = 0; a[i] && k < nchunks; i++) {
+		if (a[i] == '|')
+			k++;
+		else if (a[i] == 't')
+			blocks[k]++;
+	}
+	free(a);
+	return k == nchunks - 1 ? 0 : -1;
+}
+
 int
 search_layout(const char *spec, const struct chain *c, int d, int mtp,
 	      int *v, int *counts, char *why, size_t n)
 {
-	char *a, *b, *p;
+	char *a;
 	int blocks = 0, lo = 0, hi = 0, j, s, k, nch = 1, nt = 0, nm = 0;
 	int ne = 0, nl = 0, m_chunk = -1, l_chunk = -1, ok = -1;
 	size_t i;
@@ -159,32 +215,8 @@ search_layout(const char *spec, const struct chain *c, int d, int mtp,
 		hi++;
 	if (!blocks)
 		return fail(why, n, "the input has no transformer blocks");
-	/* commas are cosmetic; anything else must be the grammar's */
-	a = xmalloc(strlen(spec) + 1);
-	for (i = 0, p = a; spec[i]; i++) {
-		if (spec[i] == ',')
-			continue;
-		if (!strchr("ELtm|()*0123456789", spec[i])) {
-			free(a);
-			return fail(why, n, "'%c' at %zu is none of E, t, m, "
-				    "L, |, (...)*N, x*N", spec[i], i + 1);
-		}
-		*p++ = spec[i];
-	}
-	*p = 0;
-	b = unroll(a, 1, why, n);
-	free(a);
-	if (!b)
+	if (!(a = expand(spec, why, n)))
 		return -1;
-	a = unroll(b, 0, why, n);
-	free(b);
-	if (!a)
-		return -1;
-	if (strspn(a, "ELtm|") != strlen(a)) {
-		fail(why, n, "'%c' is left after unrolling (a count needs "
-		     "a '*' before it)", a[strspn(a, "ELtm|")]);
-		goto out;
-	}
 	memset(counts, 0, (size_t)d * sizeof(*counts));
 	for (i = 0, k = 0; a[i]; i++)
 		nch += a[i] == '|';

@@ -17,6 +17,7 @@
 #include "pd2bw/sim.h"
 #include "pd2bw/lp.h"
 #include "pd2bw/place.h"
+#include "pd2bw/search.h"
 
 const char *const emit_fmt_names[] = {"megatron",   "deepspeed",
 				      "launch",     "torchtitan",
@@ -126,6 +127,28 @@ emit_shape_init(struct emit_shape *sh, const struct plan *p,
 				sh->blocks[s] / v +
 				(sh->embed[s] ? k >= v - r : k < r);
 		}
+	/* a plan made with a layout string: its virtual stages (which
+	 * hold the stages' blocks, search_layout() saw to it) */
+	if (p->pipeline_layout) {
+		int bad = search_layout_chunks(p->pipeline_layout, sh->nchunks,
+					       sh->chunk_blocks);
+
+		for (s = 0; !bad && s < p->d; s++) {
+			int sum = 0;
+
+			for (k = 0; k < v; k++)
+				sum += sh->chunk_blocks[k * p->d + s];
+			bad = sum != sh->blocks[s];
+		}
+		if (bad) {
+			free(kind);
+			return pd2bw_error("--emit: the plan's "
+					   "pipeline_layout does not hold its "
+					   "stages' blocks in %d virtual "
+					   "stages",
+					   sh->nchunks);
+		}
+	}
 	free(kind);
 	return 0;
 }

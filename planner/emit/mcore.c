@@ -130,7 +130,12 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	for (s = 0; s < d; s++)
 		if (sh->blocks[s] != sh->blocks[0])
 			even = 0;
-	if (v > 1 || (!even && !first_last(p, sh, &mc->first, &mc->last))) {
+	if (p->pipeline_layout) {
+		/* the string it was planned with, as given */
+		mc->use_layout = 1;
+		mc->layout = xstrdup(p->pipeline_layout);
+	} else if (v > 1 ||
+		   (!even && !first_last(p, sh, &mc->first, &mc->last))) {
 		mc->use_layout = 1;
 		mc->layout = layout_str(sh, in->model ? in->model->mtp_layers
 						      : 0);
