@@ -142,11 +142,12 @@ emit_shape_init(struct emit_shape *sh, const struct plan *p,
 		}
 		if (bad) {
 			free(kind);
+			emit_shape_release(sh);
 			return pd2bw_error("--emit: the plan's "
 					   "pipeline_layout does not hold its "
 					   "stages' blocks in %d virtual "
 					   "stages",
-					   sh->nchunks);
+					   p->d * v);
 		}
 	}
 	free(kind);
