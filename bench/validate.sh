@@ -88,7 +88,7 @@ HAS_EP=$(has '--expert-parallel')
 HAS_FSDP=$(has '--zero LIST')
 HAS_OFFLOAD=$(has '--offload')
 HAS_ATTN_KERNEL=$(has '--attention-kernel')
-HAS_ATTN_TRITON=$(has 'or triton')
+HAS_ATTN_TRITON=$(has 'triton (FlashAttention')
 
 # All rows, comments and the column header lines dropped.
 for f in bench/data/*.tsv; do
@@ -375,6 +375,20 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --attention-kernel " (has_attn_triton ? "triton" : "fa2")
 	if (has_attn_kernel && rt == "fms-fsdp")
 		args = args " --attention-kernel fa2"
+	# FP8 attention (fp8_dot_product_attention) in the MXFP8 presets of
+	# the 26.06 summary on: Qwen3 on GB200, GB300 and B300, GPT-OSS on
+	# GB200 and GB300 (configs/qwen/qwen3_workload_base_configs.py:209,
+	# 236, 364, 397, 438 and configs/gpt_oss/gpt_oss_workload_base_
+	# configs.py:209, 219 at 63b08b397; perf_recipes/qwen/common.py:55,
+	# perf_recipes/gpt_oss/common.py:42 at 067f987) and DeepSeek-V3 on
+	# GB300 (configs/deepseek/deepseek_workload_base_configs.py:70-76,
+	# 195-198 at 63b08b397; perf_recipes/deepseek/gb300/deepseek_v3.py
+	# :157 at 067f987)
+	if (has_attn_kernel && prec == "fp8-mx" && rel >= "26.06" &&
+	    ((model ~ /^qwen3-/ && gpu ~ /^(GB200|GB300|B300)$/) ||
+	     (model == "gpt-oss-120b" && gpu ~ /^GB[23]00$/) ||
+	     (model == "deepseek-v3" && gpu == "GB300")))
+		args = args " --attention-kernel fp8"
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
 	if (has_fp8_recipe && precision_name(prec) == "fp8")
 		args = args " --fp8-recipe " fp8_recipe(prec, sec)

@@ -97,7 +97,7 @@ void analytic_rc_modules_format(unsigned m, char *buf, size_t n);
  * FlashAttention-2-class rate over ANALYTIC_TRITON_SLOWDOWN.
  */
 enum analytic_attn { ANALYTIC_ATTN_NATIVE, ANALYTIC_ATTN_FA2,
-	ANALYTIC_ATTN_TRITON };
+	ANALYTIC_ATTN_TRITON, ANALYTIC_ATTN_FP8 };
 
 /*
  * How much slower the Triton FlashAttention kernel runs than a
@@ -107,7 +107,10 @@ enum analytic_attn { ANALYTIC_ATTN_NATIVE, ANALYTIC_ATTN_FA2,
  */
 #define ANALYTIC_TRITON_SLOWDOWN 1.4
 
-/* "native", "fa2", "triton"; NULL-terminated. */
+/* "native", "fa2", "triton", "fp8"; NULL-terminated.  fp8 is the GPU's
+ * own fused kernel with FP8 operands (Transformer Engine's FP8 dot-
+ * product attention, Megatron-Core's --fp8-dot-product-attention): its
+ * matmuls at the FP8 peak, for an FP8 model. */
 extern const char *const analytic_attn_names[];
 
 /*

@@ -87,6 +87,7 @@ enum op_class { OP_GEMM = ANALYTIC_GEMM, OP_ATTN = ANALYTIC_ATTN,
 struct shape {
 	const struct gpu_spec *g;
 	double tensor_tflops;
+	double attn_tflops;       /* the attention matmuls' peak */
 	double attn_eff;    /* the attention kernel's fraction of the peak */
 	double b, s, n;     /* microbatch, sequence, tokens n = b sq */
 	double c, sq;       /* context-parallel degree; queries (tokens) per
@@ -147,7 +148,7 @@ kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 		rate = (sh->fp8 ? g->tflops8 : sh->tensor_tflops) * 1e12 *
 		       g->gemm_eff * eff;
 	else if (cls == OP_ATTN)
-		rate = sh->tensor_tflops * 1e12 * sh->attn_eff;
+		rate = sh->attn_tflops * 1e12 * sh->attn_eff;
 	else
 		rate = g->tflops32 * 1e12;
 	t = fmax(flops / rate, bytes / (g->mem_gb_s * 1e9 * g->mem_eff));
@@ -1344,7 +1345,7 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 }
 
 const char *const analytic_attn_names[] = {"native", "fa2", "triton",
-					   NULL};
+					   "fp8", NULL};
 
 double
 analytic_attn_eff(const struct gpu_spec *g, int attn)
@@ -1541,6 +1542,10 @@ analytic_profile_par(struct profile *p, const struct model *m,
 		return pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
 				   "(Blackwell); choose --fp8-recipe delayed, "
 				   "tensorwise or blockwise", g->name);
+	if (o && o->attn == ANALYTIC_ATTN_FP8 &&
+	    (m->precision != MODEL_FP8 || !g || g->tflops8 <= 0))
+		return pd2bw_error("FP8 attention needs an FP8 model (--precision "
+				   "fp8) on a GPU with FP8 tensor cores");
 	if (analytic_cp_check(m, par->cp, why, sizeof(why)))
 		return pd2bw_error("model '%s': %s", m->name ? m->name : "",
 				   why);
@@ -1735,6 +1740,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.attn_eff = analytic_attn_eff(g, o ? o->attn : ANALYTIC_ATTN_NATIVE);
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
+	sh.attn_tflops = o && o->attn == ANALYTIC_ATTN_FP8 ? g->tflops8
+							   : sh.tensor_tflops;
 	sh.s = (double)m->seq_len;
 	sh.c = cp > 1 ? cp : 1;
 	sh.sq = sh.s / sh.c;

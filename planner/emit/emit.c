@@ -446,6 +446,16 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "(%d ranks per sequence), which this emitter "
 				   "does not write yet (--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->c);
+	/* FP8 attention: Megatron-LM's flag; NEEDSWORK: Bridge's mixed-
+	 * precision config (refused rather than dropped) */
+	if (in->p->attention && !strcmp(in->p->attention, "fp8") &&
+	    fmt >= 0 && fmt <= EMIT_BRIDGE && fmt != EMIT_MEGATRON &&
+	    fmt != EMIT_LAUNCH)
+		return pd2bw_error("--emit %s: the plan prices FP8 attention "
+				   "(--attention-kernel fp8, Transformer "
+				   "Engine's), which this emitter does not "
+				   "write (--emit megatron does)",
+				   emit_fmt_names[fmt]);
 	/* expert parallelism: Megatron-Bridge too (bridge.c) */
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
 	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH &&

@@ -469,6 +469,11 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 					    "the fp32 ones).\n");
 				arg1(fp, "--fp8-param-gather");
 			}
+			/* the plan's attention kernel (transformer_config.py
+			 * :640 at d98e8a6) */
+			if (in->p->attention &&
+			    !strcmp(in->p->attention, "fp8"))
+				arg1(fp, "--fp8-dot-product-attention");
 		} else {
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");

@@ -96,6 +96,7 @@ MEGATRON_FLAGS = {
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
     "--moe-router-num-groups": "TC:780",
     "--moe-router-group-topk": "TC:796",
+    "--fp8-dot-product-attention": "TC:640",
     "--mtp-num-layers": "TC:68",
     "--global-batch-size": "TR:15",
 }

@@ -450,6 +450,57 @@ test_attn_triton(void)
 }
 
 /*
+ * FP8 attention (--attention-kernel fp8): the attention matmuls at the
+ * FP8 peak.  On a GPU whose FP8 peak is its 16-bit one nothing changes;
+ * on B200 (twice) the block gets faster both ways; the embedding and the
+ * head, which have no attention, do not move; a 16-bit model is refused.
+ */
+static void
+test_attn_fp8(void)
+{
+	static const int mb[] = {1};
+	struct gpu_spec same = *catalog_find(&cat, "B200");
+	const struct gpu_spec *b200 = catalog_find(&cat, "B200");
+	struct profile pn, pf;
+	struct analytic_opts o;
+	struct model m;
+
+	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_FP8], "fp8");
+	llama8(&m);
+	m.precision = MODEL_FP8;
+	analytic_opts_init(&o);
+	same.tflops8 = same.tflops16;
+	profile_init(&pn);
+	profile_init(&pf);
+	CHECK_INT_EQ(analytic_profile_opts(&pn, &m, &same, mb, 1, 1, 0, &o),
+		     0);
+	o.attn = ANALYTIC_ATTN_FP8;
+	CHECK_INT_EQ(analytic_profile_opts(&pf, &m, &same, mb, 1, 1, 0, &o),
+		     0);
+	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms, pn.layers[1].pt[0].fwd_ms, 0);
+	profile_release(&pn);
+	profile_release(&pf);
+	profile_init(&pn);
+	profile_init(&pf);
+	o.attn = ANALYTIC_ATTN_NATIVE;
+	CHECK_INT_EQ(analytic_profile_opts(&pn, &m, b200, mb, 1, 1, 0, &o), 0);
+	o.attn = ANALYTIC_ATTN_FP8;
+	CHECK_INT_EQ(analytic_profile_opts(&pf, &m, b200, mb, 1, 1, 0, &o), 0);
+	CHECK(pf.layers[1].pt[0].fwd_ms < pn.layers[1].pt[0].fwd_ms);
+	CHECK(pf.layers[1].pt[0].bwd_ms < pn.layers[1].pt[0].bwd_ms);
+	CHECK_NEAR(pf.layers[0].pt[0].fwd_ms, pn.layers[0].pt[0].fwd_ms, 0);
+	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pn.layers[2].pt[0].fwd_ms, 0);
+	profile_release(&pn);
+	profile_release(&pf);
+	m.precision = MODEL_BF16;
+	profile_init(&pf);
+	CHECK_ERR(analytic_profile_opts(&pf, &m, b200, mb, 1, 1, 0, &o),
+		  "pd2bw: FP8 attention needs an FP8 model (--precision fp8) "
+		  "on a GPU with FP8 tensor cores");
+	profile_release(&pf);
+}
+
+/*
  * FP8 recipes on B200 (3 us a kernel, 7700 GB/s x 0.8), Llama 3 8B block
  * at b = 1: tensorwise adds an amax pass over each quantised operand, the
  * forward's four (QKV, projection, MLP in and out inputs: n (2h + h + f)
@@ -848,6 +899,7 @@ main(int argc, char **argv)
 	test_fusions();
 	test_attn_kernel();
 	test_attn_triton();
+	test_attn_fp8();
 	test_fp8_recipes();
 	test_roofline();
 	test_errors();
