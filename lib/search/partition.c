@@ -538,7 +538,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * INFINITY; with some, the unbounded one serves (below the
 		 * bound it is the answer, above it is no better than the
 		 * best left, and it is what the caller needs then). */
-		if (timed && !fits(&pr, limit, NULL)) {
+		if (timed && !ws->fits_known && !fits(&pr, limit, NULL)) {
 			ws->pruned = 1;
 			return INFINITY;
 		}

@@ -646,8 +646,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (uniform_split(x->c, g.d, g.v, x->first))
 			return INFINITY;
 	} else {
+		/* part_fits() holds under tb: given, or just asked */
+		x->ws.fits_known = 1;
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
+		x->ws.fits_known = 0;
 		/* The bound prunes by compute alone, which the iteration
 		 * pays (m + (d - 1) / v) times at least: with no partition
 		 * left nothing beats bound.  A result at or above tb is the
