@@ -486,7 +486,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	   const struct place_links *l, enum part_mode mode, double bound,
 	   int *first)
 {
-	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
+	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a, j;
 	size_t need = (size_t)d * L;
 	struct cost_mem mem0, mem;
 	struct plan_stage scratch;
@@ -499,7 +499,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
 	double limit = bound, cut = INFINITY;
 	int timed = mode == PART_TIME && isfinite(bound);
-	int prev_lo = 0, prev_hi = L - 1;
+	int prev_lo = 0, prev_hi = L - 1, whole;
 	double *dp;
 	int *arg;
 
@@ -555,10 +555,35 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			limit = INFINITY;
 		}
 	}
+	/*
+	 * Whether a stage's stashes add up to one sum in any order (whole
+	 * bytes, all of them together below 2^53) and it gathers no FSDP
+	 * window (a sum of products): then every term of a stage's memory
+	 * comes out the same whatever order its layers are added in, and
+	 * under the greedy bound the layers after the previous stage's
+	 * last state (which no start there can follow: the scan passes
+	 * them by) are added once per end below, not once per end and
+	 * start.
+	 */
+	whole = isfinite(cut) && mem0.gather <= 0;
+	if (whole) {
+		double sum = 0;
+
+		for (j = 0; whole && j < L; j++) {
+			double x = CHAIN_AT(c, c->stash[r], k, j);
+
+			whole = x >= 0 && x == floor(x);
+			sum += x;
+		}
+		whole = whole && sum < 9007199254740992.0;
+	}
 	for (s = 0; s < d; s++) {
 		const struct part_stage *ps = &ws->stg[s];
 		int elo = s, ehi = L - d + s, any = 0, lo = -1, hi = -1;
 		double *row = dp + (size_t)s * L;
+		/* the layers [pass, e] no start of stage s follows */
+		int pass = prev_hi + 2;
+		struct cost_mem passed;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -603,9 +628,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		cost_mem_stage(&mem0, g, s);
 		for (a = 0; s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
+		passed = mem0;
+		for (a = pass; s > 0 && whole && a < elo; a++)
+			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, out_t = 0;
-			int besta = -1, alo = s;
+			int besta = -1, alo = s, atop = e;
 
 			if (s < d - 1)
 				out_t = 2.0 * g->v *
@@ -621,7 +649,19 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				if (isfinite(cut))
 					alo = prev_lo + 1;
 			}
-			for (a = e; a >= alo; a--) {
+			/* The starts in [pass, e] the scan would pass by,
+			 * unless their compute goes over cut first (it only
+			 * grows as the start comes down): at once. */
+			if (s > 0 && whole && e >= pass) {
+				cost_mem_add(&passed, c, k, e, r);
+				if (pre[e + 1] - pre[pass] > cut)
+					atop = -1; /* the scan stops there */
+				else {
+					mem = passed;
+					atop = pass - 1;
+				}
+			}
+			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
 				int64_t params, eparams;
 
