@@ -24,15 +24,19 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* 40 bytes, not 56: the best-first pick keeps up to 16,384 of them, and
+ * every page of that buffer is a page fault the first time it fills. */
 struct cand {
 	double lb;
-	int sched, w, d, k, r, m;
-	int ti;   /* index of the tensor-parallel chain */
-	int v;    /* interleaving */
-	int zero; /* ZeRO stage */
-	int shard; /* HSDP shard group (0: all ranks) */
-	int offload; /* activation offload */
-	int lp;   /* recomputation chosen per layer by GLPK */
+	int w, d, m;
+	int v;        /* interleaving */
+	int shard;    /* HSDP shard group (0: all ranks) */
+	short ti;     /* index of the tensor-parallel chain */
+	short k;      /* microbatch size index */
+	signed char sched, r;
+	signed char zero;    /* ZeRO stage */
+	signed char offload; /* activation offload */
+	signed char lp;      /* recomputation chosen per layer by GLPK */
 };
 
 /*
@@ -118,6 +122,10 @@ struct lentry {
 
 struct ctx {
 	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
+	/* the entries' vectors, to free without reading the whole table
+	 * (most of its pages are never touched) */
+	double **lcv;
+	size_t nlcv, lcv_alloc;
 	const struct search_chain *sc;
 	int nsc;
 	const struct chain *c; /* sc[current candidate].c */
@@ -326,6 +334,8 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->etp = etp;
 	e->rule = rule;
 	e->v = xmalloc(10 * n);
+	xgrow((void **)&x->lcv, &x->lcv_alloc, x->nlcv + 1, sizeof(*x->lcv));
+	x->lcv[x->nlcv++] = e->v;
 	for (i = 0; i < (size_t)d; i++) {
 		e->v[i] = x->links.in_gb_s[i];
 		e->v[d + i] = x->links.in_lat_us[i];
@@ -1784,14 +1794,15 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 static void
 ctx_release(struct ctx *x)
 {
-	int i;
+	size_t j;
 
 	free(x->st);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
-	for (i = 0; x->lc && i < LCACHE_SIZE; i++)
-		free(x->lc[i].v);
+	for (j = 0; j < x->nlcv; j++)
+		free(x->lcv[j]);
+	free(x->lcv);
 	free(x->lc);
 	part_ws_release(&x->ws);
 	sim_mem_release(&x->sim);
