@@ -480,6 +480,33 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 	return best < limit ? best : INFINITY;
 }
 
+/*
+ * The cost of stage s = [a, e] (s > 0) on the programme's path through
+ * start a, as the programme works it out (mem holding the stage's
+ * layers, prow the previous stage's row), or INFINITY when the programme
+ * would not take that start (over cut, or over the memory cap).
+ */
+static double
+start_cost(const struct part_run *pr, const struct part_stage *ps, int s,
+	   int a, int e, double out_t, const struct cost_mem *mem,
+	   double cut, const double *prow)
+{
+	struct plan_stage scratch;
+	double t, v, ar;
+
+	t = pr->pre[e + 1] - pr->pre[a];
+	if (t > cut)
+		return INFINITY;
+	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
+	v = pr->add_ar ? t + ar : t > ar ? t : ar;
+	if (v > cut ||
+	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+		return INFINITY;
+	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
+	v = pr->add_ar ? t + ar : t > ar ? t : ar;
+	return prow[a - 1] > v ? prow[a - 1] : v;
+}
+
 double
 part_solve(struct part_ws *ws, const struct chain *c,
 	   const struct cost_opts *o, const struct cost_cfg *g,
@@ -632,8 +659,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		for (a = pass; s > 0 && whole && a < elo; a++)
 			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
-			double best = INFINITY, out_t = 0;
-			int besta = -1, alo = s, atop = e;
+			double best = INFINITY, out_t = 0, seed = INFINITY;
+			int besta = -1, alo = s, atop = e, sa;
 
 			if (s < d - 1)
 				out_t = 2.0 * g->v *
@@ -660,6 +687,28 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					mem = passed;
 					atop = pass - 1;
 				}
+			}
+			/*
+			 * A seed: the cost through the start the previous
+			 * end took, an upper bound of the best here.  A
+			 * start whose previous stage alone costs more can
+			 * be neither the best nor tie with it: the scan adds
+			 * its layer and goes on without working its stage
+			 * out (the tests it skips, memory and cut, only grow
+			 * as the stage does: the next start it works out
+			 * makes them).  Needs the memory whatever order the
+			 * layers come in (whole).
+			 */
+			sa = s > 0 && whole && e > elo
+				     ? arg[(size_t)s * L + e - 1]
+				     : -1;
+			if (sa >= alo && sa <= atop) {
+				struct cost_mem sm = mem;
+
+				for (j = atop; j >= sa; j--)
+					cost_mem_add(&sm, c, k, j, r);
+				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
+						  cut, row - L);
 			}
 			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
@@ -698,6 +747,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					 * under the greedy bound ends here */
 					if (isfinite(cut) && s > 0 &&
 					    a - 1 > prev_hi)
+						continue;
+					if (isfinite(seed) &&
+					    row[(ptrdiff_t)a - 1 - L] > seed)
 						continue;
 					t = stage_terms(&pr, s, a, e, out_t,
 							params, eparams, &ar);
