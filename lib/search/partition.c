@@ -487,9 +487,9 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
  * would not take that start (over cut, or over the memory cap).
  */
 static double
-start_cost(const struct part_run *pr, const struct part_stage *ps, int s,
-	   int a, int e, double out_t, const struct cost_mem *mem,
-	   double cut, const double *prow)
+start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
+	   int e, double out_t, const struct cost_mem *mem, double cut,
+	   const double *prow)
 {
 	struct plan_stage scratch;
 	double t, v, ar;
@@ -499,8 +499,7 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s,
 		return INFINITY;
 	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
-	if (v > cut ||
-	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+	if (v > cut || (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -700,8 +699,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * layers come in (whole).
 			 */
 			sa = s > 0 && whole && e > elo
-				     ? arg[(size_t)s * L + e - 1]
-				     : -1;
+				 ? arg[(size_t)s * L + e - 1]
+				 : -1;
 			if (sa >= alo && sa <= atop) {
 				struct cost_mem sm = mem;
 
