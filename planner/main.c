@@ -910,10 +910,13 @@ main(int argc, char **argv)
 			st.ms, st.lp_ms, st.lp_solves, ru.ru_maxrss / 1024.0);
 		fprintf(stderr,
 			"%s: bounded away: %ld by memory, %ld by their lower "
-			"bound, %ld by the exact partition (memory or the "
-			"k-th best); %ld solved in %ld batch%s\n",
-			pd2bw_progname, st.screened, st.bounded, st.cut,
-			st.solved, st.passes + 1, st.passes ? "es" : "");
+			"bound (%ld of them a group of one chain, schedule, "
+			"d, w and microbatch at a time), %ld by the exact "
+			"partition (memory or the k-th best); %ld solved in "
+			"%ld batch%s\n",
+			pd2bw_progname, st.screened, st.bounded, st.grouped,
+			st.cut, st.solved, st.passes + 1,
+			st.passes ? "es" : "");
 		for (c = 0; c < tc.nskip; c++)
 			fprintf(stderr, "%s: skipped: %s\n", pd2bw_progname,
 				tc.skip_why[c]);

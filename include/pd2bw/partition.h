@@ -30,6 +30,9 @@ struct part_ws {
 			     solve's, to the bit) */
 	int no_greedy;    /* set: solve without the greedy upper bound
 			     (the same answers, slower; tests compare) */
+	int fits_known;   /* set: part_fits() holds for the next
+			     PART_TIME solve's bound, the caller asked it
+			     (the solve does not ask again) */
 	struct part_stage *stg; /* [d] per-stage constants */
 	int *iscr;        /* [3 d] the greedy partition, its band */
 	size_t stg_alloc;

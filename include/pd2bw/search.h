@@ -52,6 +52,11 @@ struct search_opts {
 				 cost options and batch learn for one
 				 another (capacity's sizes), or NULL; the
 				 result does not depend on it */
+	int no_group;         /* offer every candidate on its own, never
+				 a group at a time by the group's least
+				 lower bound (tests: the result and the
+				 statistics but grouped do not depend on
+				 it) */
 	int brief;            /* the configuration and its prediction
 				 alone: no binding or placement reason
 				 (p->bind_reason, p->place_reason NULL),
@@ -78,6 +83,10 @@ struct search_stats {
 	long solved;       /* exact partitions run */
 	long bounded;      /* never solved: their lower bound was no
 			      better than the k-th best time found */
+	long grouped;      /* of those, how many were turned away a group
+			      (chain, schedule, d, w, microbatch) at a
+			      time, by the least bound of the group, before
+			      any work per candidate */
 	long cut;          /* solved, but over the memory cap or no better
 			      than the k-th best once partitioned */
 	long passes;       /* enumerations after the first, each taking

@@ -47,6 +47,8 @@ struct run {
 	 * v > 1, link_fwd[d-1] and link_bwd[0] are the wrap link between
 	 * GPU d-1 and GPU 0. */
 	double *stage_free, *link_fwd, *link_bwd, *ar_free;
+	struct step *head;     /* [d]: the step at head_pos[s] of s's order */
+	int *head_pos;
 	size_t alloc;
 };
 
@@ -482,7 +484,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	struct sim_cfg c = *cfg;
 	struct run r;
 	size_t n, nst, ndb, bytes;
-	int s, done, progress, ret = -1, P;
+	int s, done, progress, ret = -1, P, sweep = 0;
 	double busy = 0, *buf, *own = NULL;
 	struct step *steps;
 
@@ -549,6 +551,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
 	r.ar_free = xcalloc((size_t)c.d, sizeof(double));
+	r.head = xcalloc((size_t)c.d, sizeof(*r.head));
+	r.head_pos = xmalloc((size_t)c.d * sizeof(int));
+	for (s = 0; s < c.d; s++)
+		r.head_pos[s] = -1;
 	build_orders(&r);
 	if (!c.times_only) {
 		/* Room for every operation at once, as many as the steps
@@ -563,17 +569,33 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		xgrow((void **)&sm->ops, &r.alloc, most, sizeof(*sm->ops));
 	}
 
-	/* Advance every stage as far as its inputs allow, until done.  The
-	 * orders are those of real schedules, so some stage always moves. */
+	/*
+	 * Advance every stage as far as its inputs allow, until done.  The
+	 * orders are those of real schedules, so some stage always moves.
+	 * Each stage runs its own order on resources of its own, so the
+	 * times do not depend on the order the stages are visited in; only
+	 * the operations kept do (their order in sm->ops).  For the time
+	 * alone every other sweep goes down: a backward's gradient then
+	 * reaches the stage below within the sweep, as a forward's
+	 * activation reaches the stage above going up, and a stage waits
+	 * about once in three steps instead of once in two.
+	 */
 	do {
+		int j;
+
 		progress = 0;
 		done = 1;
-		for (s = 0; s < c.d; s++) {
+		for (j = 0; j < c.d; j++) {
+			s = c.times_only && (sweep & 1) ? c.d - 1 - j : j;
 			while (r.pos[s] < r.len[s]) {
-				struct step step, *st = &step;
+				struct step *st = &r.head[s];
 				double t;
 
-				step_at(&r, s, r.pos[s], &step);
+				/* a step that waited is known already */
+				if (r.head_pos[s] != r.pos[s]) {
+					step_at(&r, s, r.pos[s], st);
+					r.head_pos[s] = r.pos[s];
+				}
 				t = ready_at(&r, s, st);
 
 				if (t < 0)
@@ -585,6 +607,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 			if (r.pos[s] < r.len[s])
 				done = 0;
 		}
+		sweep++;
 	} while (!done && progress);
 	if (!done) {
 		pd2bw_error("simulation: the schedule deadlocked");
@@ -630,6 +653,8 @@ out:
 	free(r.link_fwd);
 	free(r.link_bwd);
 	free(r.ar_free);
+	free(r.head);
+	free(r.head_pos);
 	return ret;
 }
 

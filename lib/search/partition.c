@@ -442,7 +442,7 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 	double lo = pr->pre[pr->c->L] / pr->g->d, hi = INFINITY;
 	double best = INFINITY;
 	double step = 1.0 / 4, T;
-	int i;
+	int i, fails;
 
 	/* widen until a greedy partition is found */
 	for (;;) {
@@ -463,8 +463,12 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 			return best < limit ? best : INFINITY;
 		step *= 2;
 	}
-	/* then narrow down between lo (no partition) and hi */
-	for (i = 0; i < 4 && hi - lo > 1e-4 * hi; i++) {
+	/* then narrow down between lo (no partition) and hi, until two
+	 * thresholds in a row find none: the bound serves the band alone,
+	 * and on chains of equal layers (GPT-3: 381 of 573 solves) no
+	 * step of the four finds a better one */
+	for (i = 0, fails = 0; i < 4 && fails < 2 && hi - lo > 1e-4 * hi;
+	     i++) {
 		double v;
 
 		T = lo + (hi - lo) / 2;
@@ -473,11 +477,39 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 			if (v < best)
 				best = v;
 			hi = v;
+			fails = 0;
 		} else {
 			lo = T;
+			fails++;
 		}
 	}
 	return best < limit ? best : INFINITY;
+}
+
+/*
+ * The cost of stage s = [a, e] (s > 0) on the programme's path through
+ * start a, as the programme works it out (mem holding the stage's
+ * layers, prow the previous stage's row), or INFINITY when the programme
+ * would not take that start (over cut, or over the memory cap).
+ */
+static double
+start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
+	   int e, double out_t, const struct cost_mem *mem, double cut,
+	   const double *prow)
+{
+	struct plan_stage scratch;
+	double t, v, ar;
+
+	t = pr->pre[e + 1] - pr->pre[a];
+	if (t > cut)
+		return INFINITY;
+	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
+	v = pr->add_ar ? t + ar : t > ar ? t : ar;
+	if (v > cut || (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+		return INFINITY;
+	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
+	v = pr->add_ar ? t + ar : t > ar ? t : ar;
+	return prow[a - 1] > v ? prow[a - 1] : v;
 }
 
 double
@@ -486,7 +518,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	   const struct place_links *l, enum part_mode mode, double bound,
 	   int *first)
 {
-	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a;
+	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a, j;
 	size_t need = (size_t)d * L;
 	struct cost_mem mem0, mem;
 	struct plan_stage scratch;
@@ -499,7 +531,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int add_ar = g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE;
 	double limit = bound, cut = INFINITY;
 	int timed = mode == PART_TIME && isfinite(bound);
-	int prev_lo = 0, prev_hi = L - 1;
+	int prev_lo = 0, prev_hi = L - 1, whole;
 	double *dp;
 	int *arg;
 
@@ -538,7 +570,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * INFINITY; with some, the unbounded one serves (below the
 		 * bound it is the answer, above it is no better than the
 		 * best left, and it is what the caller needs then). */
-		if (timed && !fits(&pr, limit, NULL)) {
+		if (timed && !ws->fits_known && !fits(&pr, limit, NULL)) {
 			ws->pruned = 1;
 			return INFINITY;
 		}
@@ -555,10 +587,35 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			limit = INFINITY;
 		}
 	}
+	/*
+	 * Whether a stage's stashes add up to one sum in any order (whole
+	 * bytes, all of them together below 2^53) and it gathers no FSDP
+	 * window (a sum of products): then every term of a stage's memory
+	 * comes out the same whatever order its layers are added in, and
+	 * under the greedy bound the layers after the previous stage's
+	 * last state (which no start there can follow: the scan passes
+	 * them by) are added once per end below, not once per end and
+	 * start.
+	 */
+	whole = isfinite(cut) && mem0.gather <= 0;
+	if (whole) {
+		double sum = 0;
+
+		for (j = 0; whole && j < L; j++) {
+			double x = CHAIN_AT(c, c->stash[r], k, j);
+
+			whole = x >= 0 && x == floor(x);
+			sum += x;
+		}
+		whole = whole && sum < 9007199254740992.0;
+	}
 	for (s = 0; s < d; s++) {
 		const struct part_stage *ps = &ws->stg[s];
 		int elo = s, ehi = L - d + s, any = 0, lo = -1, hi = -1;
 		double *row = dp + (size_t)s * L;
+		/* the layers [pass, e] no start of stage s follows */
+		int pass = prev_hi + 2;
+		struct cost_mem passed;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -603,9 +660,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		cost_mem_stage(&mem0, g, s);
 		for (a = 0; s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
+		passed = mem0;
+		for (a = pass; s > 0 && whole && a < elo; a++)
+			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
-			double best = INFINITY, out_t = 0;
-			int besta = -1, alo = s;
+			double best = INFINITY, out_t = 0, seed = INFINITY;
+			int besta = -1, alo = s, atop = e, sa;
 
 			if (s < d - 1)
 				out_t = 2.0 * g->v *
@@ -621,7 +681,41 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				if (isfinite(cut))
 					alo = prev_lo + 1;
 			}
-			for (a = e; a >= alo; a--) {
+			/* The starts in [pass, e] the scan would pass by,
+			 * unless their compute goes over cut first (it only
+			 * grows as the start comes down): at once. */
+			if (s > 0 && whole && e >= pass) {
+				cost_mem_add(&passed, c, k, e, r);
+				if (pre[e + 1] - pre[pass] > cut)
+					atop = -1; /* the scan stops there */
+				else {
+					mem = passed;
+					atop = pass - 1;
+				}
+			}
+			/*
+			 * A seed: the cost through the start the previous
+			 * end took, an upper bound of the best here.  A
+			 * start whose previous stage alone costs more can
+			 * be neither the best nor tie with it: the scan adds
+			 * its layer and goes on without working its stage
+			 * out (the tests it skips, memory and cut, only grow
+			 * as the stage does: the next start it works out
+			 * makes them).  Needs the memory whatever order the
+			 * layers come in (whole).
+			 */
+			sa = s > 0 && whole && e > elo
+				 ? arg[(size_t)s * L + e - 1]
+				 : -1;
+			if (sa >= alo && sa <= atop) {
+				struct cost_mem sm = mem;
+
+				for (j = atop; j >= sa; j--)
+					cost_mem_add(&sm, c, k, j, r);
+				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
+						  cut, row - L);
+			}
+			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
 				int64_t params, eparams;
 
@@ -658,6 +752,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					 * under the greedy bound ends here */
 					if (isfinite(cut) && s > 0 &&
 					    a - 1 > prev_hi)
+						continue;
+					if (isfinite(seed) &&
+					    row[(ptrdiff_t)a - 1 - L] > seed)
 						continue;
 					t = stage_terms(&pr, s, a, e, out_t,
 							params, eparams, &ar);

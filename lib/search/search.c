@@ -24,15 +24,19 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* 40 bytes, not 56: the best-first pick keeps up to 16,384 of them, and
+ * every page of that buffer is a page fault the first time it fills. */
 struct cand {
 	double lb;
-	int sched, w, d, k, r, m;
-	int ti;   /* index of the tensor-parallel chain */
-	int v;    /* interleaving */
-	int zero; /* ZeRO stage */
-	int shard; /* HSDP shard group (0: all ranks) */
-	int offload; /* activation offload */
-	int lp;   /* recomputation chosen per layer by GLPK */
+	int w, d, m;
+	int v;        /* interleaving */
+	int shard;    /* HSDP shard group (0: all ranks) */
+	short ti;     /* index of the tensor-parallel chain */
+	short k;      /* microbatch size index */
+	signed char sched, r;
+	signed char zero;    /* ZeRO stage */
+	signed char offload; /* activation offload */
+	signed char lp;      /* recomputation chosen per layer by GLPK */
 };
 
 /*
@@ -41,6 +45,9 @@ struct cand {
  */
 struct visit {
 	void (*fn)(struct visit *vt, const struct cand *cd);
+	/* NULL, or whether to hand fn the n candidates of a group whose
+	 * lower bounds lie in [lo, hi] (0: fn would want none of them) */
+	int (*group)(struct visit *vt, double lo, double hi, long n);
 };
 
 /*
@@ -57,6 +64,7 @@ struct pick {
 	struct cand top;
 	int full;       /* top is set */
 	long sorted;    /* h[0..sorted) are in order, before the rest */
+	long grouped;   /* candidates turned away a group at a time by top */
 };
 
 /*
@@ -114,6 +122,10 @@ struct lentry {
 
 struct ctx {
 	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
+	/* the entries' vectors, to free without reading the whole table
+	 * (most of its pages are never touched) */
+	double **lcv;
+	size_t nlcv, lcv_alloc;
 	const struct search_chain *sc;
 	int nsc;
 	const struct chain *c; /* sc[current candidate].c */
@@ -322,6 +334,8 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->etp = etp;
 	e->rule = rule;
 	e->v = xmalloc(10 * n);
+	xgrow((void **)&x->lcv, &x->lcv_alloc, x->nlcv + 1, sizeof(*x->lcv));
+	x->lcv[x->nlcv++] = e->v;
 	for (i = 0; i < (size_t)d; i++) {
 		e->v[i] = x->links.in_gb_s[i];
 		e->v[d + i] = x->links.in_lat_us[i];
@@ -652,8 +666,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (uniform_split(x->c, g.d, g.v, x->so->layout, x->first))
 			return INFINITY;
 	} else {
+		/* part_fits() holds under tb: given, or just asked */
+		x->ws.fits_known = 1;
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
+		x->ws.fits_known = 0;
 		/* The bound prunes by compute alone, which the iteration
 		 * pays (m + (d - 1) / v) times at least: with no partition
 		 * left nothing beats bound.  A result at or above tb is the
@@ -928,91 +945,109 @@ max_layers(const struct chain *c)
 	return maxl;
 }
 
-/* Count a configuration skipped for why (the first reason is kept). */
-static void
-skip(struct search_stats *stats, const char *why)
-{
-	if (!stats)
-		return;
-	stats->skipped_rt++;
-	if (!stats->skip_why[0])
-		snprintf(stats->skip_why, sizeof(stats->skip_why), "%s", why);
-}
+/*
+ * What the checks that read neither the microbatch size nor m say of one
+ * (recomputation, interleaving, ZeRO stage, offload) of a group (chain,
+ * schedule, d, w): a candidate, screened out by memory, or skipped for a
+ * runtime's reason.  An entry with v > 1 counts only where d divides m.
+ */
+enum tmpl_kind { TMPL_CAND, TMPL_SCREENED, TMPL_SKIP_SHARD, TMPL_SKIP_RT };
 
-/* Append the candidates of one (chain, schedule, d, w, b, m). */
+struct tmpl_entry {
+	int r, v, zero, shard, offload;
+	enum tmpl_kind kind;
+};
+
+/* One (recomputation, interleaving) of a group's candidates and how many
+ * candidates share it (their lower bounds are equal). */
+struct tmpl_rv {
+	int r, v, n;
+};
+
+struct tmpl {
+	struct tmpl_entry e[PROF_RC_N * SEARCH_MAX_V * 8];
+	struct tmpl_rv rv[PROF_RC_N * SEARCH_MAX_V];
+	int n, nrv;
+	long screened[2], skipped[2]; /* [v > 1] */
+};
+
+/*
+ * The template of the group (chain ti, sched, d, w) into tp: every check
+ * add_cands() made per candidate, in its order (recomputation, then
+ * interleaving, then ZeRO stage and offload).
+ */
 static void
-add_cands(const struct search_chain *sc, int ti, const double *maxl,
-	  const struct cost_opts *o, const struct search_opts *so, int sched,
-	  int d, int w, int k, int m, struct visit *vt, long *n,
-	  long *screened, struct search_stats *stats)
+tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	   const struct search_opts *so, int sched, int d, int w,
+	   struct tmpl *tp)
 {
 	const struct chain *c = sc[ti].c;
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+	int etp = sc[ti].etp > 0 ? sc[ti].etp : sc[ti].t;
 	double P = (double)chain_params(c, 0, c->L - 1);
 	const struct runtime *rt = cost_runtime(o, sched, d);
 	double pbz[8]; /* cost_param_bytes() by z, which alone it reads */
 	int r, vi, z, have = 0;
-	char why[256];
-	/* the reasons are kept for the first configuration skipped alone */
-	size_t nwhy = stats && !stats->skip_why[0] ? sizeof(why) : 0;
 
+	tp->n = tp->nrv = 0;
+	tp->screened[0] = tp->screened[1] = 0;
+	tp->skipped[0] = tp->skipped[1] = 0;
 	for (r = 0; r < PROF_RC_N; r++) {
-		double all, t;
-
 		if (so->fix_rc >= 0 ? r != so->fix_rc
 				    : !(so->rc_mask & (1u << r)))
 			continue;
-		all = chain_time(c, k, r, 0, c->L - 1);
-		t = all / d;
-		if (maxl[k * PROF_RC_N + r] > t)
-			t = maxl[k * PROF_RC_N + r];
 		for (vi = 0; vi < so->nv; vi++) {
-			int iv = so->v[vi];
+			int iv = so->v[vi], ncand = 0;
 
 			/* Interleaving is a flush schedule with d > 1 whose
-			 * microbatches come in groups of d (Megatron). */
-			if (iv > 1 && (sched != PLAN_FLUSH || d == 1 ||
-				       iv * d > c->L || m % d))
+			 * microbatches come in groups of d (Megatron): the
+			 * last, d | m, is the group's visit's to check. */
+			if (iv > 1 &&
+			    (sched != PLAN_FLUSH || d == 1 || iv * d > c->L))
 				continue;
 			for (z = 0; z < 8; z++) {
-				struct cost_cfg g;
-				struct cand cd;
+				struct tmpl_entry *e = &tp->e[tp->n];
 				int zs = z >> 1, off = z & 1, sh = 0;
 
 				if (!(so->zero_mask & (1u << zs)) ||
 				    !(so->offload_mask & (1u << off)) ||
 				    (zs && w * cp == 1 && (so->zero_mask & 1)))
 					continue;
+				e->r = r;
+				e->v = iv;
+				e->zero = zs;
+				e->offload = off;
 				/* HSDP: a shard group smaller than the data x
 				 * context ranks, that divides them */
 				if (zs >= 2 && so->shard > 0 &&
 				    so->shard < w * cp) {
 					if ((w * cp) % so->shard) {
-						skip(stats, "--shard-group does "
-						     "not divide the data-"
-						     "parallel ranks");
+						e->kind = TMPL_SKIP_SHARD;
+						e->shard = 0;
+						tp->skipped[iv > 1]++;
+						tp->n++;
 						continue;
 					}
 					sh = so->shard;
 				}
+				e->shard = sh;
 				if (runtime_check(rt, sched, d, sc[ti].t, iv,
 						  zs, r, NULL, 0) ||
 				    runtime_check_shard(rt, d, zs, sh, off, r,
 							NULL, 0))
 					continue;
-				if (runtime_check_par(rt, cp, ep, why, nwhy) ||
-				    runtime_check_ep(rt, w, cp, sc[ti].t,
-						     sc[ti].etp > 0 ? sc[ti].etp
-								    : sc[ti].t,
-						     ep, zs, sh, why, nwhy)) {
-					skip(stats, why);
-					nwhy = stats && !stats->skip_why[0]
-						       ? sizeof(why)
-						       : 0;
+				if (runtime_check_par(rt, cp, ep, NULL, 0) ||
+				    runtime_check_ep(rt, w, cp, sc[ti].t, etp,
+						     ep, zs, sh, NULL, 0)) {
+					e->kind = TMPL_SKIP_RT;
+					tp->skipped[iv > 1]++;
+					tp->n++;
 					continue;
 				}
 				if (!(have & (1 << z))) {
+					struct cost_cfg g;
+
 					memset(&g, 0, sizeof(g));
 					g.sched = sched;
 					g.w = w;
@@ -1027,31 +1062,137 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 				}
 				if (P * pbz[z] / d > o->cap_bytes &&
 				    !(so->fix_w > 0 && so->fix_d > 0)) {
-					(*screened)++;
+					e->kind = TMPL_SCREENED;
+					tp->screened[iv > 1]++;
+					tp->n++;
 					continue;
 				}
-				memset(&cd, 0, sizeof(cd));
-				cd.sched = sched;
-				cd.w = w;
-				cd.d = d;
-				cd.k = k;
-				cd.r = r;
-				cd.m = m;
-				cd.ti = ti;
-				cd.v = iv;
-				cd.zero = zs;
-				cd.shard = sh;
-				cd.offload = off;
-				if (sched == PLAN_NONE)
-					cd.lb = m * all;
-				else if (sched == PLAN_2BW)
-					cd.lb = m * t;
-				else
-					cd.lb = (m + (double)(d - 1) / iv) * t;
-				(*n)++;
-				vt->fn(vt, &cd);
+				e->kind = TMPL_CAND;
+				tp->n++;
+				ncand++;
+			}
+			if (ncand) {
+				tp->rv[tp->nrv].r = r;
+				tp->rv[tp->nrv].v = iv;
+				tp->rv[tp->nrv].n = ncand;
+				tp->nrv++;
 			}
 		}
+	}
+}
+
+/* The reason runtime_check_par() or runtime_check_ep() gives for e. */
+static void
+tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	 int sched, int d, int w, const struct tmpl_entry *e, char *why,
+	 size_t n)
+{
+	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+	int etp = sc[ti].etp > 0 ? sc[ti].etp : sc[ti].t;
+	const struct runtime *rt = cost_runtime(o, sched, d);
+
+	why[0] = 0;
+	if (!runtime_check_par(rt, cp, ep, why, n))
+		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,
+				 e->shard, why, n);
+}
+
+/* A candidate's lower bound: its compute alone, all on one GPU for
+ * "none", split evenly (no stage below its slowest layer) otherwise, with
+ * the pipeline's fill and drain for the flush schedules. */
+static double
+cand_lb(int sched, int d, int m, int v, double all, double t)
+{
+	if (sched == PLAN_NONE)
+		return m * all;
+	if (sched == PLAN_2BW)
+		return m * t;
+	return (m + (double)(d - 1) / v) * t;
+}
+
+/*
+ * Hand vt the candidates of one (chain, schedule, d, w, b, m) from the
+ * group's template tp: all at once to vt->group first (their lower
+ * bounds' range), each in turn when it wants them.  Counts them in *n,
+ * those screened out by memory in *screened, those skipped in stats.
+ */
+static void
+add_cands(const struct search_chain *sc, int ti, const double *maxl,
+	  const struct cost_opts *o, const struct tmpl *tp, int sched, int d,
+	  int w, int k, int m, struct visit *vt, long *n, long *screened,
+	  struct search_stats *stats)
+{
+	const struct chain *c = sc[ti].c;
+	double all[PROF_RC_N], t[PROF_RC_N], lo = INFINITY, hi = -INFINITY;
+	int i, vok = m % d == 0, r;
+	long cnt = 0;
+
+	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
+	if (stats && (tp->skipped[0] || (vok && tp->skipped[1]))) {
+		stats->skipped_rt +=
+			tp->skipped[0] + (vok ? tp->skipped[1] : 0);
+		/* the reason of the first configuration skipped */
+		for (i = 0; !stats->skip_why[0] && i < tp->n; i++) {
+			const struct tmpl_entry *e = &tp->e[i];
+
+			if (e->v > 1 && !vok)
+				continue;
+			if (e->kind == TMPL_SKIP_SHARD)
+				snprintf(stats->skip_why,
+					 sizeof(stats->skip_why), "%s",
+					 "--shard-group does not divide the "
+					 "data-parallel ranks");
+			else if (e->kind == TMPL_SKIP_RT)
+				tmpl_why(sc, ti, o, sched, d, w, e,
+					 stats->skip_why,
+					 sizeof(stats->skip_why));
+		}
+	}
+	if (!tp->nrv)
+		return;
+	for (r = 0; r < PROF_RC_N; r++) {
+		all[r] = chain_time(c, k, r, 0, c->L - 1);
+		t[r] = all[r] / d;
+		if (maxl[k * PROF_RC_N + r] > t[r])
+			t[r] = maxl[k * PROF_RC_N + r];
+	}
+	for (i = 0; i < tp->nrv; i++) {
+		const struct tmpl_rv *e = &tp->rv[i];
+		double lb;
+
+		if (e->v > 1 && !vok)
+			continue;
+		lb = cand_lb(sched, d, m, e->v, all[e->r], t[e->r]);
+		if (lb < lo)
+			lo = lb;
+		if (lb > hi)
+			hi = lb;
+		cnt += e->n;
+	}
+	*n += cnt;
+	if (!cnt || (vt->group && !vt->group(vt, lo, hi, cnt)))
+		return;
+	for (i = 0; i < tp->n; i++) {
+		const struct tmpl_entry *e = &tp->e[i];
+		struct cand cd;
+
+		if (e->kind != TMPL_CAND || (e->v > 1 && !vok))
+			continue;
+		memset(&cd, 0, sizeof(cd));
+		cd.sched = sched;
+		cd.w = w;
+		cd.d = d;
+		cd.k = k;
+		cd.r = e->r;
+		cd.m = m;
+		cd.ti = ti;
+		cd.v = e->v;
+		cd.zero = e->zero;
+		cd.shard = e->shard;
+		cd.offload = e->offload;
+		cd.lb = cand_lb(sched, d, m, e->v, all[e->r], t[e->r]);
+		vt->fn(vt, &cd);
 	}
 }
 
@@ -1061,11 +1202,18 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
 	  struct visit *vt, long *screened, struct search_stats *stats)
 {
-	long n = 0;
-	int64_t B = so->batch, w;
+	long n = 0, nw = 0, wi;
+	int64_t B = so->batch, w, *ws;
 	int d, k, sched, ti, cp, ep, etp;
+	struct tmpl *tp = xmalloc(sizeof(*tp));
 
 	*screened = 0;
+	/* the widths that divide the batch, once: not a test of every
+	 * width up to the GPUs for every depth */
+	ws = xmalloc(((size_t)(N < B ? N : B) + 1) * sizeof(*ws));
+	for (w = 1; w <= N && w <= B; w++)
+		if (B % w == 0)
+			ws[nw++] = w;
 	for (ti = 0; ti < nsc; ti++) {
 		const struct chain *c = sc[ti].c;
 		int t = sc[ti].t, L = c->L;
@@ -1105,8 +1253,12 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 					continue;
 				if (!fixed(d, so->fix_d))
 					continue;
-				for (w = 1; w * d * t <= N && w <= B; w++) {
-					if (B % w || !fixed((int)w, so->fix_w))
+				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
+				     wi++) {
+					int built = 0;
+
+					w = ws[wi];
+					if (!fixed((int)w, so->fix_w))
 						continue;
 					/* an expert-parallel group is ep of
 					 * the w c t / etp blocks of etp */
@@ -1123,7 +1275,11 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						if (m > 1000000000 ||
 						    (sched == PLAN_2BW && m < d))
 							continue;
-						add_cands(sc, ti, maxl, o, so,
+						if (!built++)
+							tmpl_build(sc, ti, o,
+								   so, sched, d,
+								   (int)w, tp);
+						add_cands(sc, ti, maxl, o, tp,
 							  sched, d, (int)w, k,
 							  (int)m, vt, &n,
 							  screened, stats);
@@ -1133,6 +1289,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		}
 		free(maxl);
 	}
+	free(ws);
+	free(tp);
 	return n;
 }
 
@@ -1284,6 +1442,23 @@ pick_offer(struct visit *vt, const struct cand *cd)
 		pick_trim(pk);
 }
 
+/* Whether any of a group's n candidates, of lower bounds in [lo, hi],
+ * may be among those pick_offer() keeps: not when all come before
+ * pk->after or after pk->top (cand_cmp orders by the bound first). */
+static int
+pick_group(struct visit *vt, double lo, double hi, long n)
+{
+	struct pick *pk = (struct pick *)vt;
+
+	if (pk->after && hi < pk->after->lb)
+		return 0;
+	if (pk->full && lo > pk->top.lb) {
+		pk->grouped += n;
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * The next cap candidates in cand_cmp order after `after` (NULL: from
  * the first), into pk->h[0..pk->n), put in order as pick_at() reads
@@ -1298,6 +1473,8 @@ pick_next(struct pick *pk, const struct cand *after,
 	long n;
 
 	pk->vt.fn = pick_offer;
+	pk->vt.group = so->no_group ? NULL : pick_group;
+	pk->grouped = 0;
 	pk->n = 0;
 	pk->after = after;
 	pk->full = 0;
@@ -1629,14 +1806,15 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 static void
 ctx_release(struct ctx *x)
 {
-	int i;
+	size_t j;
 
 	free(x->st);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
-	for (i = 0; x->lc && i < LCACHE_SIZE; i++)
-		free(x->lc[i].v);
+	for (j = 0; j < x->nlcv; j++)
+		free(x->lcv[j]);
+	free(x->lcv);
 	free(x->lc);
 	part_ws_release(&x->ws);
 	sim_mem_release(&x->sim);
@@ -1896,6 +2074,8 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		st->passes++;
 	}
 	st->bounded = n - st->solved;
+	/* those of the last pass: the earlier ones' were taken since */
+	st->grouped = pk.grouped;
 	/* GLPK: per-layer recomputation for the best candidates that
 	 * recompute at all; keep it where it is faster, then re-rank. */
 	for (i = 0; i < nalt && i < so->lp_k; i++) {

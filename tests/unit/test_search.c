@@ -182,6 +182,78 @@ test_batches(struct setup *u)
 	plan_release(&p0);
 }
 
+/* One search with and one without the group bound; returns how many
+ * candidates the groups turned away. */
+static long
+group_case(struct setup *u, int nodes, int64_t batch, long first)
+{
+	struct search_opts so = u->so;
+	struct search_stats s0, s1;
+	struct cluster cl = u->cl;
+	struct plan p0, p1;
+	char msg[160];
+	int r0, r1;
+
+	cl.nodes = nodes;
+	so.batch = batch;
+	so.pick_first = first;
+	so.threads = 1;
+	so.no_group = 1;
+	plan_init(&p0);
+	plan_init(&p1);
+	r0 = search_run_tp(u->sc, NSHAPE, &cl, &u->o, &so, &p0, &s0);
+	so.no_group = 0;
+	r1 = search_run_tp(u->sc, NSHAPE, &cl, &u->o, &so, &p1, &s1);
+	snprintf(msg, sizeof(msg),
+		 "%d nodes, batch %lld, cap %.0f GB, first batch %ld: the "
+		 "group bound leaves the plan and the statistics",
+		 nodes, (long long)batch, u->o.cap_bytes / 1e9, first);
+	CHECK_MSG(r0 == r1 && (r0 || same_plan(&p0, &p1, 1)) &&
+			  s0.candidates == s1.candidates &&
+			  s0.screened == s1.screened &&
+			  s0.solved == s1.solved && s0.bounded == s1.bounded &&
+			  s0.cut == s1.cut && s0.passes == s1.passes &&
+			  s0.skipped_rt == s1.skipped_rt &&
+			  !strcmp(s0.skip_why, s1.skip_why) &&
+			  s0.grouped == 0 && s1.grouped <= s1.bounded,
+		  msg);
+	plan_release(&p0);
+	plan_release(&p1);
+	return s1.grouped;
+}
+
+/*
+ * Candidates turned away a group (chain, schedule, d, w, microbatch) at
+ * a time by the group's least lower bound, or each on its own: the same
+ * plan, alternatives and statistics, over clusters, batches, memory caps
+ * and first batches of several sizes (one pass or many); the groups do
+ * turn some away.
+ */
+static void
+test_groups(struct setup *u)
+{
+	static const int nodes[] = {1, 3, 16};
+	static const int64_t batch[] = {96, 512, 1000};
+	static const long first[] = {0, 7, 300};
+	double cap = u->o.cap_bytes;
+	long grouped = 0;
+	size_t i, j, f;
+	int caps;
+
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 24e9 : cap;
+		for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+			for (j = 0; j < sizeof(batch) / sizeof(batch[0]); j++)
+				for (f = 0; f < 3; f++)
+					grouped += group_case(u, nodes[i],
+							      batch[j],
+							      first[f]);
+	}
+	u->o.cap_bytes = cap;
+	CHECK_MSG(grouped > 0, "some candidates turned away a group at a "
+			       "time");
+}
+
 /* A brief search: the same configuration, stages and figures, and no
  * reasons. */
 static void
@@ -291,6 +363,7 @@ main(void)
 	if (setup_init(&u))
 		pd2bw_die("cannot set the search up");
 	test_batches(&u);
+	test_groups(&u);
 	test_brief(&u);
 	test_memo(&u);
 	setup_release(&u);

@@ -864,6 +864,82 @@ test_writers(void)
 	cap_rmdir(dir);
 }
 
+/* A small deterministic generator (xorshift), [0, 1). */
+static double
+rnd(unsigned long long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (double)(*x >> 11) / 9007199254740992.0;
+}
+
+/*
+ * The time alone (times_only, whose stages the simulator visits in
+ * another order) is the full run's to the bit: every schedule,
+ * interleaving (m a multiple of d, as the search asks), runtime sync,
+ * with and without recomputation, on random unequal stages with
+ * transfers, all-reduces, gathers and steps.
+ */
+static void
+test_times_only(void)
+{
+	unsigned long long x = 88172645463325252ull;
+	int i, bad = 0;
+
+	for (i = 0; i < 400; i++) {
+		struct sim_stage_in st[12];
+		struct sim_cfg c;
+		struct sim full, fast;
+		int s, k, ok;
+
+		memset(&c, 0, sizeof(c));
+		c.sched = (int)(rnd(&x) * PLAN_NSCHED);
+		c.d = 1 + (int)(rnd(&x) * 12);
+		c.m = c.d + (int)(rnd(&x) * 40);
+		c.v = c.sched == PLAN_FLUSH && c.d > 1 && rnd(&x) < 0.5
+			      ? 2 + (int)(rnd(&x) * 3)
+			      : 1;
+		c.sync = rnd(&x) < 0.5 ? RUNTIME_SYNC_LAST_BWD
+				       : RUNTIME_SYNC_AFTER;
+		c.gather_overlap = rnd(&x) < 0.5;
+		if (c.v > 1) /* microbatches in groups of d (Megatron) */
+			c.m = c.d * (1 + (int)(rnd(&x) * 6));
+		c.wrap_send_ms = c.v > 1 ? rnd(&x) : 0;
+		c.st = st;
+		memset(st, 0, sizeof(st));
+		for (s = 0; s < c.d; s++) {
+			st[s].fwd_ms = 0.5 + rnd(&x);
+			st[s].bwd_ms = 1 + 2 * rnd(&x);
+			st[s].rc_ms = rnd(&x) < 0.3 ? st[s].fwd_ms : 0;
+			st[s].send_ms = rnd(&x) < 0.7 ? 0.3 * rnd(&x) : 0;
+			st[s].allreduce_ms = 10 * rnd(&x);
+			st[s].gather_ms = rnd(&x) < 0.3 ? rnd(&x) : 0;
+			st[s].opt_ms = 0.5 * rnd(&x);
+			st[s].bucket_share = rnd(&x);
+			st[s].stash_bytes = 100;
+		}
+		memset(&full, 0, sizeof(full));
+		memset(&fast, 0, sizeof(fast));
+		ok = sim_run(&full, &c) == 0;
+		c.times_only = 1;
+		ok = ok && sim_run(&fast, &c) == 0;
+		ok = ok && full.iter_ms == fast.iter_ms &&
+		     full.end_ms == fast.end_ms &&
+		     full.bubble_frac == fast.bubble_frac;
+		for (k = 0; ok && k < full.iters; k++)
+			ok = full.update_ms[k] == fast.update_ms[k];
+		if (!ok && bad++ < 5)
+			fprintf(stderr, "# sched %d d %d m %d v %d: %.17g "
+				"vs %.17g\n", c.sched, c.d, c.m, c.v,
+				full.iter_ms, fast.iter_ms);
+		sim_release(&full);
+		sim_release(&fast);
+	}
+	CHECK_MSG(bad == 0, "the time alone is the full run's to the bit "
+			    "(400 random runs)");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -885,6 +961,7 @@ main(int argc, char **argv)
 	test_interleaved_uneven();
 	test_interleaved_p2p();
 	test_bad_config();
+	test_times_only();
 	test_writers();
 	return h_done();
 }
