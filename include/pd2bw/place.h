@@ -54,6 +54,8 @@ struct place_links {
 	 * alltoall dispatcher), set by place_links_route(). */
 	struct moe_route route;
 	int flex;
+	int hit_n;         /* place_ep_nodes_hit(&route, hit_n) is hit */
+	double hit;
 };
 
 /* Allocate arrays for up to d stages on cluster c. */

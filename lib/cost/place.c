@@ -245,6 +245,7 @@ place_links_route(struct place_links *l, const struct moe_route *r,
 	if (r)
 		l->route = *r;
 	l->flex = flex;
+	l->hit_n = 0;
 }
 
 /* C(n, k) as a double, for the small counts of groups */
@@ -325,16 +326,21 @@ place_ep_nodes_hit(const struct moe_route *r, int n)
  * is the all-to-all.
  */
 static void
-flex_counts(const struct place_links *l, int ep, double *in, double *out)
+flex_counts(struct place_links *l, int ep, double *in, double *out)
 {
-	double k = *in + 1, nn = ep / k, hit;
+	double k = *in + 1, nn = ep / k;
+	int n = (int)(nn + 0.5);
 
 	if (!l->flex || *out <= 0 || nn <= 1 || l->route.top_k < 1)
 		return;
-	hit = place_ep_nodes_hit(&l->route, (int)(nn + 0.5));
-	if (hit <= 0)
+	/* every GPU of a fill asks for the same few node counts */
+	if (l->hit_n != n) {
+		l->hit = place_ep_nodes_hit(&l->route, n);
+		l->hit_n = n;
+	}
+	if (l->hit <= 0)
 		return;
-	*out = ep * hit * (nn - 1) / (nn * (double)l->route.top_k);
+	*out = ep * l->hit * (nn - 1) / (nn * (double)l->route.top_k);
 	*in = ep * (k - 1) / k;
 }
 

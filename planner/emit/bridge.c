@@ -122,7 +122,9 @@ common_fields(struct arch_field *f, int n, const struct model *m)
  * 43-103, 166-191).  MLA ranks and dims v0.2.0 deepseek_provider.py:82-86;
  * 256 experts of 2048, one shared of 2048, top-8, 3 dense layers
  * :174-180; vocab :191; RMSNorm, SwiGLU, no bias, untied main
- * deepseek_v3_bridge.py:58-61; the router's expert bias bridge.py:74;
+ * deepseek_v3_bridge.py:58-61; the router's expert bias bridge.py:74,
+ * its groups (n_group 8, topk_group 4) models/conversion/
+ * model_bridge.py:487-488;
  * rope base 10000 the recipe's (recipes/deepseek/h100/deepseek_v3.py:142).
  * Its MTP layers are a recipe setting (h100/deepseek_v3.py:137, "0 or
  * None to disable"), written as the model has them.
@@ -152,6 +154,8 @@ deepseek_v3_fields(const struct model *m, struct arch_field *f)
 	       e->shared_experts * e->shared_ffn);
 	n = afb(f, n, "moe_layer_freq ([0] * 3 + [1] * 58)", 1, moe_after(m, 3));
 	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
+	n = af(f, n, "moe_router_num_groups", 8, e->groups);
+	n = af(f, n, "moe_router_group_topk", 4, e->group_top_k);
 	n = afb(f, n, "add_bias_linear", 0, m->bias);
 	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
 	n = af(f, n, "rotary_base", 10000, (long long)m->rope_base);
@@ -190,6 +194,7 @@ gpt_oss_120b_fields(const struct model *m, struct arch_field *f)
 	n = af(f, n, "moe_shared_expert_intermediate_size (none)", 0,
 	       e->shared_experts * e->shared_ffn);
 	n = afb(f, n, "moe_layer_freq (1: every layer)", 1, moe_after(m, 0));
+	n = af(f, n, "moe_router_num_groups (none)", 0, e->groups);
 	n = afb(f, n, "add_bias_linear", 1, m->bias);
 	n = af(f, n, "rotary_base", 150000, (long long)m->rope_base);
 	n = afb(f, n, "softmax_type learnable", 1, m->attn_sinks);
@@ -349,15 +354,16 @@ kfloat(FILE *fp, const char *k, double v)
  */
 /* The dispatcher the plan priced (emit_mcore_dispatcher()). */
 static void
-dispatcher_keys(FILE *fp, const char *disp)
+dispatcher_keys(FILE *fp, const char *disp, const char *backend)
 {
 	kstr(fp, "moe_token_dispatcher_type", disp);
-	if (!strcmp(disp, "flex"))
-		kstr(fp, "moe_flex_dispatcher_backend", "hybridep");
+	if (backend)
+		kstr(fp, "moe_flex_dispatcher_backend", backend);
 }
 
 static void
-v2_keys(FILE *fp, const struct model *m, const char *disp)
+v2_keys(FILE *fp, const struct model *m, const char *disp,
+	const char *backend)
 {
 	const struct model_moe *e = &m->moe;
 	struct emit_moe_int f[EMIT_MOE_INTS];
@@ -414,14 +420,14 @@ v2_keys(FILE *fp, const struct model *m, const char *disp)
 	/* what pd2bw priced, as --emit megatron writes it: one grouped GEMM
 	 * over the experts, the plan's dispatcher */
 	kbool(fp, "moe_grouped_gemm", 1);
-	dispatcher_keys(fp, disp);
+	dispatcher_keys(fp, disp, backend);
 }
 
 /* The architecture, for a model any GPT recipe takes: every field
  * written (model/2's too, v2_keys), so that the recipe's cannot remain. */
 static void
 arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
-	  const char *disp)
+	  const char *disp, const char *backend)
 {
 	const struct model *m = in->model;
 
@@ -449,7 +455,7 @@ arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
 	if (model_is_v2(m))
-		v2_keys(fp, m, disp);
+		v2_keys(fp, m, disp, backend);
 }
 
 /*
@@ -463,7 +469,7 @@ arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
  */
 static void
 recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
-	    const char *disp)
+	    const char *disp, const char *backend)
 {
 	fprintf(fp, "  # Architecture: %s's provider (num_layers, hidden_size, "
 		    "...).\n", r->model);
@@ -476,7 +482,7 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
 		kint(fp, "mtp_num_layers", in->model->mtp_layers);
 	else
 		knull(fp, "mtp_num_layers");
-	dispatcher_keys(fp, disp);
+	dispatcher_keys(fp, disp, backend);
 }
 
 int
@@ -487,7 +493,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	const struct bridge_recipe *rec = NULL;
 	struct emit_mcore mc;
-	const char *part, *disp = emit_mcore_dispatcher(p);
+	const char *part, *backend, *disp = emit_mcore_dispatcher(p, &backend);
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
@@ -620,9 +626,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	else
 		knull(fp, "num_layers_in_last_pipeline_stage");
 	if (rec)
-		recipe_keys(fp, in, rec, disp);
+		recipe_keys(fp, in, rec, disp, backend);
 	else
-		arch_keys(fp, in, sh, disp);
+		arch_keys(fp, in, sh, disp, backend);
 	if (p->offload) {
 		/* every layer but the last (transformer_config.py:
 		 * 1884-1889), activations only (model_parallel_config.py:

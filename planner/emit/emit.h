@@ -220,13 +220,13 @@ int emit_mcore_moe_ints(const struct model *m,
 			struct emit_moe_int f[EMIT_MOE_INTS]);
 /*
  * The token dispatcher a plan priced, as Megatron Core names it: "flex"
- * when its megatron-core runtime has flex-dispatcher (the backend then
- * HybridEP, which NVIDIA's recipes run on every system and the only one
- * for multi-node NVLink, transformer_config.py:898-902 at d98e8a6),
- * else "alltoall"; NULL after a message when the plan's runtime options
- * do not parse.
+ * when its megatron-core runtime has flex-dispatcher, with *backend
+ * "hybridep" (which NVIDIA's recipes run on every system and the only
+ * one for multi-node NVLink, transformer_config.py:898-902 at d98e8a6),
+ * else "alltoall" with *backend NULL; NULL after a message when the
+ * plan's runtime options do not parse.
  */
-const char *emit_mcore_dispatcher(const struct plan *p);
+const char *emit_mcore_dispatcher(const struct plan *p, const char **backend);
 
 /*
  * Emit from a saved plan: read plan_path, reload the input and cluster it

@@ -285,15 +285,18 @@ emit_mcore_moe_ints(const struct model *m,
 }
 
 const char *
-emit_mcore_dispatcher(const struct plan *p)
+emit_mcore_dispatcher(const struct plan *p, const char **backend)
 {
 	struct runtime rt;
 	int r = emit_plan_runtime(p, RUNTIME_MEGATRON_CORE, &rt);
 
+	*backend = NULL;
 	if (r < 0)
 		return NULL;
-	return r && runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER) ? "flex"
-								   : "alltoall";
+	if (!r || !runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER))
+		return "alltoall";
+	*backend = "hybridep";
+	return "flex";
 }
 
 void

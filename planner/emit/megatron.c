@@ -62,7 +62,8 @@ arg_str(FILE *fp, const char *flag, const char *s)
  * for a part Megatron-LM's command line cannot express.
  */
 static int
-v2_args(FILE *fp, const struct model *m, const char *disp)
+v2_args(FILE *fp, const struct model *m, const char *disp,
+	const char *backend)
 {
 	const struct model_moe *e = &m->moe;
 	char buf[64];
@@ -156,9 +157,8 @@ v2_args(FILE *fp, const struct model *m, const char *disp)
 		 * plan's dispatcher */
 		arg1(fp, "--moe-grouped-gemm");
 		arg_str(fp, "--moe-token-dispatcher-type", disp);
-		if (!strcmp(disp, "flex"))
-			arg_str(fp, "--moe-flex-dispatcher-backend",
-				"hybridep");
+		if (backend)
+			arg_str(fp, "--moe-flex-dispatcher-backend", backend);
 	}
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
@@ -217,9 +217,11 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			"# --make-vocab-size-divisible-by; --vocab-size %lld "
 			"with --tokenizer-type NullTokenizer).\n",
 			(long long)m->vocab, (long long)m->vocab);
-		const char *disp = emit_mcore_dispatcher(in->p);
+		const char *backend;
+		const char *disp = emit_mcore_dispatcher(in->p, &backend);
 
-		if (!disp || (model_is_v2(m) && v2_args(fp, m, disp)))
+		if (!disp ||
+		    (model_is_v2(m) && v2_args(fp, m, disp, backend)))
 			return -1;
 	} else {
 		if (prof->hidden > 0)
