@@ -35,6 +35,9 @@
 #   --tsv FILE   write one line per row: id, section, fit, status, measured
 #                and predicted step time (s), error (%), memory figures,
 #                reasons.
+#   --gpus FILE  predict with the GPU figures of a pd2bw-gpus/1 file
+#                (pd2bw-plan --gpus-file: its entries replace the
+#                catalog's of the same name), as bench/fit.sh does.
 #   -q           summary lines only.
 #
 # Summary lines, one per section and kind, for scripts:
@@ -50,7 +53,7 @@
 # exist; the spellings assumed are in runtime_name, precision_name and the
 # lines after them (bench/data/README.md).
 set -eu
-CHECK=0 APPROX=0 SEARCH=0 ROWS=0 QUIET=0 TSV= CMD=
+CHECK=0 APPROX=0 SEARCH=0 ROWS=0 QUIET=0 TSV= CMD= GPUS=
 B=build
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--rows) ROWS=1 ;;
 	--tsv) TSV=$2; shift ;;
 	--cmd) CMD=$2; shift ;;
+	--gpus) GPUS=$2; shift ;;
 	-q) QUIET=1 ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "validate.sh: unknown option $1" >&2; exit 2 ;;
@@ -68,6 +72,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+case $GPUS in "" | /*) ;; *) GPUS=$(pwd)/$GPUS ;; esac
+[ -z "$GPUS" ] || [ -r "$GPUS" ] || { echo "validate.sh: cannot read $GPUS" >&2; exit 2; }
 case $B in /*) PLAN=$B/pd2bw-plan ;; *) PLAN=$TOP/$B/pd2bw-plan ;; esac
 [ -x "$PLAN" ] || { echo "validate.sh: build first (make B=$B)" >&2; exit 1; }
 TMP=$(mktemp -d)
@@ -442,8 +448,8 @@ $line
 EOF
 	if [ "$status" = skip ]; then echo "validate.sh: row $id is not expressible: $why" >&2; exit 1; fi
 	case $cl in
-	*.yaml) echo "$PLAN $args -c bench/data/$cl  # with nodes: $nodes" ;;
-	*) echo "$PLAN $args -c $cl:$nodes" ;;
+	*.yaml) echo "$PLAN $args${GPUS:+ --gpus-file $GPUS} -c bench/data/$cl  # with nodes: $nodes" ;;
+	*) echo "$PLAN $args${GPUS:+ --gpus-file $GPUS} -c $cl:$nodes" ;;
 	esac
 	exit 0
 fi
@@ -456,7 +462,7 @@ awk -F'\t' '$4 != "skip"' "$TMP/todo" | while IFS='	' read -r id _ _ _ _ _ _ _ c
 	rc=0
 	cluster "$cl" "$nodes"
 	# shellcheck disable=SC2086 # args: words without blanks, split on purpose
-	"$PLAN" $args -c "$CL" -q -o "$TMP/$id.plan" 2>"$TMP/err" || rc=$?
+	"$PLAN" $args ${GPUS:+--gpus-file "$GPUS"} -c "$CL" -q -o "$TMP/$id.plan" 2>"$TMP/err" || rc=$?
 	msg=
 	IFS= read -r msg <"$TMP/err" || :
 	printf '%s\t%s\t%s\n' "$id" "$rc" "${msg#pd2bw-plan: }" >>"$TMP/status"

@@ -1,0 +1,171 @@
+#!/bin/sh
+# fit.sh - refit the catalog's GEMM efficiencies on the declared fit rows.
+#
+#   sh bench/fit.sh [-n ITER] [-o FILE] [BUILD_DIR]   (default build; make first)
+#
+#   -n ITER   at most ITER secant steps (default 8)
+#   -o FILE   also write the refitted catalog as a pd2bw-gpus/1 file, for
+#             bench/validate.sh --gpus FILE (the held-out rows' errors)
+#
+# bench/data/README.md's rule: at most one set of efficiencies per GPU type
+# and precision, fitted only on the rows marked fit = 1.  This script is
+# that fit, reproducible: for each GPU die and precision class with fit rows
+# (dense Megatron and sharded data-parallel rows; the CP/EP rows are held
+# against the result, never fitted), it moves the efficiency until the
+# signed mean error of the group's fit rows is zero, all groups at once
+# (secant steps; a group's rows also run the other classes' layers, so the
+# groups are iterated together), and prints the values to three decimals,
+# as lib/formats/catalog.c holds them, with each group's error before and
+# after.  It changes nothing: copy the figures into the catalog.
+#
+# Groups and the figures tied to them (one die, one set):
+#   A100     gemm_eff   A100-80GB, 16-bit rows (the 40 GB part keeps the
+#                       catalog's figure: one fit row)
+#   H100     gemm_eff   H100-SXM and H200, 16-bit rows; gemm_eff8: FP8 rows
+#   B200     gemm_eff8  per-tensor FP8 rows; gemm_eff_mxfp8: MXFP8 rows
+#   GB200    the same
+#   GB300    the same, for GB300 and B300 (one die)
+# A Blackwell part's 16-bit gemm_eff is not fitted (no dense 16-bit
+# Blackwell row is published): it is its FP8 figure times Hopper's
+# 16-bit / FP8 ratio, as the catalog derives it (GB_EFF16).
+set -eu
+ITER=8 OUT=
+B=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) ITER=$2; shift ;;
+	-o) OUT=$2; shift ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "fit.sh: unknown option $1" >&2; exit 2 ;;
+	*) B=$1 ;;
+	esac
+	shift
+done
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+case $B in /*) ;; *) B=$TOP/$B ;; esac
+[ -x "$B/pd2bw-profile" ] || { echo "fit.sh: build first (make B=$B)" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TOP"
+"$B/pd2bw-profile" --list-gpus >"$TMP/catalog.yaml"
+cat bench/data/published.tsv bench/data/megatron-bridge.tsv \
+	bench/data/nemo.tsv bench/data/fsdp.tsv bench/data/papers.tsv |
+	grep -v '^#' >"$TMP/rows"
+
+# The parameters: die, field, value (from the catalog as built).
+awk '
+/^- name: / { g = $3 }
+/^  gemm_eff:/ { e16[g] = $2 }
+/^  gemm_eff8:/ { e8[g] = $2 }
+/^  gemm_eff_mxfp8:/ { mx[g] = $2 }
+END {
+	print "A100", "gemm_eff", e16["A100-80GB"]
+	print "H100", "gemm_eff", e16["H100-SXM"]
+	print "H100", "gemm_eff8", e8["H100-SXM"]
+	n = split("B200 GB200 GB300", d, " ")
+	for (i = 1; i <= n; i++) {
+		print d[i], "gemm_eff8", e8[d[i]]
+		print d[i], "gemm_eff_mxfp8", mx[d[i]] != "" ? mx[d[i]] : e8[d[i]]
+	}
+}' "$TMP/catalog.yaml" >"$TMP/par"
+
+# write_gpus PARAMS OUT: the catalog with the parameters (and what is
+# tied to them) put in.
+write_gpus() {
+	awk -v OFS=' ' '
+	FNR == NR { v[$1, $2] = $3; next }
+	function die(g) {
+		if (g == "A100-80GB") return "A100"
+		if (g == "H100-SXM" || g == "H200") return "H100"
+		if (g == "B300") return "GB300"
+		return g
+	}
+	/^- name: / { d = die($3); bw = d ~ /^(B200|GB200|GB300)$/ }
+	/^  gemm_eff:/ {
+		if ((d, "gemm_eff") in v) $2 = v[d, "gemm_eff"]
+		else if (bw) $2 = int(v[d, "gemm_eff8"] * v["H100", "gemm_eff"] / v["H100", "gemm_eff8"] * 1000 + 0.5) / 1000
+		$0 = "  " $1 " " $2
+	}
+	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
+	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }
+	{ print }' "$1" "$TMP/catalog.yaml" >"$2"
+}
+
+# errors PARAMS: one line per group: die, field, n, signed mean error %.
+errors() {
+	write_gpus "$1" "$TMP/gpus.yaml"
+	sh bench/validate.sh -q --gpus "$TMP/gpus.yaml" --tsv "$TMP/v.tsv" "$B" >/dev/null
+	awk -F'\t' '
+	FNR == NR { r[$2] = $0; next }
+	$3 == 1 && $7 != "-" && ($1 in r) {
+		split(r[$1], c, "\t")
+		sharded = c[21] != "off" && c[21] != "-"
+		par = !sharded && (c[14] > 1 || c[15] > 1 || index(c[33], "moe"))
+		if (par) next
+		g = c[5]
+		if (g == "A100-80GB") g = "A100"
+		else if (g == "H100-SXM" || g == "H200") g = "H100"
+		else if (g == "B300") g = "GB300"
+		f = c[22] ~ /mx/ ? "gemm_eff_mxfp8" : c[22] ~ /fp8/ ? "gemm_eff8" : c[22] ~ /fp4/ ? "" : "gemm_eff"
+		if (f == "") next
+		s[g, f] += $7; n[g, f]++
+	}
+	END { for (k in n) { split(k, p, SUBSEP); printf "%s %s %d %.4f\n", p[1], p[2], n[k], s[k] / n[k] } }' \
+		"$TMP/rows" "$TMP/v.tsv" | sort
+}
+
+cp "$TMP/par" "$TMP/p0"
+errors "$TMP/p0" >"$TMP/e0"
+cp "$TMP/e0" "$TMP/first"
+i=0
+while [ "$i" -lt "$ITER" ]; do
+	# converged: every group within 0.05% in the mean
+	awk '{ if ($4 > 0.05 || $4 < -0.05) bad = 1 } END { exit !bad }' "$TMP/e$i" || break
+	j=$((i + 1))
+	# a secant step from the last two points; the first step scales
+	# the efficiency with the error (a GEMM-bound row's time goes as
+	# 1/eff)
+	awk -v first=$((i == 0)) '
+	FNR == 1 { f++ }
+	f == 1 { p0[$1, $2] = $3; next }
+	f == 2 { e0[$1, $2] = $4; next }
+	f == 3 { p1[$1, $2] = $3; next }
+	f == 4 { e1[$1, $2] = $4; next }
+	END {
+		for (k in p1) {
+			split(k, q, SUBSEP)
+			v = p1[k]
+			if (k in e1) {
+				if (!first && (k in e0) && e1[k] != e0[k] && p1[k] != p0[k])
+					v = p1[k] - e1[k] * (p1[k] - p0[k]) / (e1[k] - e0[k])
+				else
+					v = p1[k] * (1 + e1[k] / 100)
+			}
+			if (v > 1) v = 1
+			if (v < 0.05) v = 0.05
+			printf "%s %s %.6f\n", q[1], q[2], v
+		}
+	}' "$TMP/p$((i > 0 ? i - 1 : 0))" "$TMP/e$((i > 0 ? i - 1 : 0))" "$TMP/p$i" "$TMP/e$i" |
+		sort >"$TMP/p$j"
+	errors "$TMP/p$j" >"$TMP/e$j"
+	i=$j
+done
+# to three decimals, as the catalog holds them, and the errors there
+awk '{ printf "%s %s %.3f\n", $1, $2, $3 }' "$TMP/p$i" >"$TMP/final"
+errors "$TMP/final" >"$TMP/efinal"
+[ -z "$OUT" ] || cp "$TMP/gpus.yaml" "$OUT"
+echo "group  field           fit rows  before (value, signed mean)  after"
+awk '
+FNR == 1 { f++ }
+f == 1 { b[$1, $2] = $3; next }
+f == 2 { eb[$1, $2] = $4; n[$1, $2] = $3; next }
+f == 3 { a[$1, $2] = $3; k[++nk] = $1 SUBSEP $2; next }
+f == 4 { ea[$1, $2] = $4; next }
+END {
+	for (i = 1; i <= nk; i++) {
+		split(k[i], q, SUBSEP)
+		printf "%-6s %-15s %8s  %.3f %+6.2f%%                  %.3f %+6.2f%%\n", q[1], q[2],
+		       (k[i] in n) ? n[k[i]] : 0, b[k[i]], eb[k[i]], a[k[i]], ea[k[i]]
+	}
+}' "$TMP/par" "$TMP/first" "$TMP/final" "$TMP/efinal"
+echo "fit: $i iterations; copy the after column into lib/formats/catalog.c"
