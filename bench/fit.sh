@@ -1,9 +1,12 @@
 #!/bin/sh
 # fit.sh - refit the catalog's GEMM efficiencies on the declared fit rows.
 #
-#   sh bench/fit.sh [-n ITER] [-o FILE] [BUILD_DIR]   (default build; make first)
+#   sh bench/fit.sh [-n ITER] [-t TOL] [-o FILE] [BUILD_DIR]   (default build; make first)
 #
 #   -n ITER   at most ITER secant steps (default 8)
+#   -t TOL    a group whose fit rows are already within TOL % in the
+#             signed mean keeps its figure (default 0.3); the others are
+#             fitted to within 0.05 %
 #   -o FILE   also write the refitted catalog as a pd2bw-gpus/1 file, for
 #             bench/validate.sh --gpus FILE (the held-out rows' errors)
 #
@@ -29,12 +32,13 @@
 # Blackwell row is published): it is its FP8 figure times Hopper's
 # 16-bit / FP8 ratio, as the catalog derives it (GB_EFF16).
 set -eu
-ITER=8 OUT=
+ITER=8 OUT= TOL=0.3
 B=build
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) ITER=$2; shift ;;
 	-o) OUT=$2; shift ;;
+	-t) TOL=$2; shift ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "fit.sh: unknown option $1" >&2; exit 2 ;;
 	*) B=$1 ;;
@@ -70,25 +74,41 @@ END {
 }' "$TMP/catalog.yaml" >"$TMP/par"
 
 # write_gpus PARAMS OUT: the catalog with the parameters (and what is
-# tied to them) put in.
+# tied to them) put in.  A Blackwell part with no fit rows for one FP8
+# recipe takes its other recipe's figure times GB200's ratio of the two
+# (GB200 has fit rows for both), to three decimals.
 write_gpus() {
-	awk -v OFS=' ' '
-	FNR == NR { v[$1, $2] = $3; next }
+	: >"$TMP/derived"
+	awk -v OFS=' ' -v dfile="$TMP/derived" '
+	function r3(x) { return int(x * 1000 + 0.5) / 1000 }
 	function die(g) {
 		if (g == "A100-80GB") return "A100"
 		if (g == "H100-SXM" || g == "H200") return "H100"
 		if (g == "B300") return "GB300"
 		return g
 	}
+	FILENAME == ARGV[1] { norows[$1, $2] = 1; next }
+	FILENAME == ARGV[2] { v[$1, $2] = $3; next }
+	FNR == 1 {
+		for (k in norows) {
+			split(k, q, SUBSEP)
+			if (q[1] !~ /^(B200|GB300)$/) continue
+			if (q[2] == "gemm_eff8")
+				v[k] = r3(v[q[1], "gemm_eff_mxfp8"] * v["GB200", "gemm_eff8"] / v["GB200", "gemm_eff_mxfp8"])
+			else if (q[2] == "gemm_eff_mxfp8")
+				v[k] = r3(v[q[1], "gemm_eff8"] * v["GB200", "gemm_eff_mxfp8"] / v["GB200", "gemm_eff8"])
+			print q[1], q[2], v[k] >dfile
+		}
+	}
 	/^- name: / { d = die($3); bw = d ~ /^(B200|GB200|GB300)$/ }
 	/^  gemm_eff:/ {
 		if ((d, "gemm_eff") in v) $2 = v[d, "gemm_eff"]
-		else if (bw) $2 = int(v[d, "gemm_eff8"] * v["H100", "gemm_eff"] / v["H100", "gemm_eff8"] * 1000 + 0.5) / 1000
+		else if (bw) $2 = r3(v[d, "gemm_eff8"] * v["H100", "gemm_eff"] / v["H100", "gemm_eff8"])
 		$0 = "  " $1 " " $2
 	}
 	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
 	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }
-	{ print }' "$1" "$TMP/catalog.yaml" >"$2"
+	{ print }' "$TMP/norows" "$1" "$TMP/catalog.yaml" >"$2"
 }
 
 # errors PARAMS: one line per group: die, field, n, signed mean error %.
@@ -111,16 +131,29 @@ errors() {
 		s[g, f] += $7; n[g, f]++
 	}
 	END { for (k in n) { split(k, p, SUBSEP); printf "%s %s %d %.4f\n", p[1], p[2], n[k], s[k] / n[k] } }' \
-		"$TMP/rows" "$TMP/v.tsv" | sort
+		"$TMP/rows" "$TMP/v.tsv" |
+		# only the groups a parameter belongs to (A100-40GB: none)
+		awk 'FNR == NR { want[$1, $2] = 1; next } ($1, $2) in want' "$TMP/par" - | sort
 }
 
 cp "$TMP/par" "$TMP/p0"
+: >"$TMP/norows"
 errors "$TMP/p0" >"$TMP/e0"
+# the parameters no fit row measures: derived (write_gpus), then the
+# first errors again with them
+awk 'FNR == NR { has[$1, $2] = 1; next } !(($1, $2) in has) { print $1, $2 }' \
+	"$TMP/e0" "$TMP/par" >"$TMP/norows"
+if [ -s "$TMP/norows" ]; then errors "$TMP/p0" >"$TMP/e0"; fi
 cp "$TMP/e0" "$TMP/first"
+# a group already within TOL of zero keeps its figure (no churn for
+# noise); the others are fitted to within 0.05%
+awk -v tol="$TOL" '$4 <= tol && $4 >= -tol { print $1, $2 }' "$TMP/e0" >"$TMP/frozen"
 i=0
 while [ "$i" -lt "$ITER" ]; do
 	# converged: every group within 0.05% in the mean
-	awk '{ if ($4 > 0.05 || $4 < -0.05) bad = 1 } END { exit !bad }' "$TMP/e$i" || break
+	awk 'FNR == NR { fz[$1, $2] = 1; next }
+	!(($1, $2) in fz) && ($4 > 0.05 || $4 < -0.05) { bad = 1 }
+	END { exit !bad }' "$TMP/frozen" "$TMP/e$i" || break
 	j=$((i + 1))
 	# a secant step from the last two points; the first step scales
 	# the efficiency with the error (a GEMM-bound row's time goes as
@@ -131,11 +164,12 @@ while [ "$i" -lt "$ITER" ]; do
 	f == 2 { e0[$1, $2] = $4; next }
 	f == 3 { p1[$1, $2] = $3; next }
 	f == 4 { e1[$1, $2] = $4; next }
+	f == 5 { fz[$1, $2] = 1; next }
 	END {
 		for (k in p1) {
 			split(k, q, SUBSEP)
 			v = p1[k]
-			if (k in e1) {
+			if ((k in e1) && !(k in fz)) {
 				if (!first && (k in e0) && e1[k] != e0[k] && p1[k] != p0[k])
 					v = p1[k] - e1[k] * (p1[k] - p0[k]) / (e1[k] - e0[k])
 				else
@@ -145,9 +179,10 @@ while [ "$i" -lt "$ITER" ]; do
 			if (v < 0.05) v = 0.05
 			printf "%s %s %.6f\n", q[1], q[2], v
 		}
-	}' "$TMP/p$((i > 0 ? i - 1 : 0))" "$TMP/e$((i > 0 ? i - 1 : 0))" "$TMP/p$i" "$TMP/e$i" |
-		sort >"$TMP/p$j"
+	}' "$TMP/p$((i > 0 ? i - 1 : 0))" "$TMP/e$((i > 0 ? i - 1 : 0))" "$TMP/p$i" "$TMP/e$i" \
+		"$TMP/frozen" | sort >"$TMP/p$j"
 	errors "$TMP/p$j" >"$TMP/e$j"
+	[ -z "${FIT_TRACE:-}" ] || paste -d' ' "$TMP/p$j" "$TMP/e$j" | sed "s/^/step $j: /" >&2
 	i=$j
 done
 # to three decimals, as the catalog holds them, and the errors there
@@ -161,11 +196,16 @@ f == 1 { b[$1, $2] = $3; next }
 f == 2 { eb[$1, $2] = $4; n[$1, $2] = $3; next }
 f == 3 { a[$1, $2] = $3; k[++nk] = $1 SUBSEP $2; next }
 f == 4 { ea[$1, $2] = $4; next }
+f == 5 { a[$1, $2] = $3; dv[$1, $2] = 1; next }
 END {
 	for (i = 1; i <= nk; i++) {
 		split(k[i], q, SUBSEP)
-		printf "%-6s %-15s %8s  %.3f %+6.2f%%                  %.3f %+6.2f%%\n", q[1], q[2],
-		       (k[i] in n) ? n[k[i]] : 0, b[k[i]], eb[k[i]], a[k[i]], ea[k[i]]
+		if (k[i] in n)
+			printf "%-6s %-15s %8d  %.3f %+6.2f%%                  %.3f %+6.2f%%\n", q[1], q[2],
+			       n[k[i]], b[k[i]], eb[k[i]], a[k[i]], ea[k[i]]
+		else
+			printf "%-6s %-15s %8d  %.3f                          %.3f          %s\n", q[1], q[2],
+			       0, b[k[i]], a[k[i]], (k[i] in dv) ? "(no fit rows: derived)" : "(no fit rows)"
 	}
-}' "$TMP/par" "$TMP/first" "$TMP/final" "$TMP/efinal"
+}' "$TMP/par" "$TMP/first" "$TMP/final" "$TMP/efinal" "$TMP/derived"
 echo "fit: $i iterations; copy the after column into lib/formats/catalog.c"

@@ -216,20 +216,44 @@ analytic_gemm_shape_eff(int sms, double M, double K, double N)
 }
 
 /*
- * Quantising x elements of a 16-bit GEMM operand to FP8 (Transformer
- * Engine's cast-transpose: one read, the FP8 copy and its transpose
- * written, or for mxfp8 the rowwise and columnwise copies with an E8M0
- * scale per 32 values; blockwise adds an fp32 scale per 128).  The
- * delayed recipe takes its scale from the amax history and records the
- * new amax in the same pass; tensorwise (current scaling) needs the
- * tensor's amax first, a pass of its own.
+ * Where an FP8 GEMM's [M x K] operand is quantised, as Transformer Engine
+ * runs Megatron-Core's layers (@d0067d0da):
+ *   Q_OWN    a cast-transpose kernel of its own (TELinear's input, the
+ *            attention projection's and the second MLP GEMM's: Megatron
+ *            computes the activation itself, use_te_activation_func off
+ *            by default, transformer_config.py:1199; every dgrad's grad
+ *            output, module/base.py grad_output_preprocess);
+ *   Q_NORM   by the norm of a TELayerNormColumnParallelLinear (QKV, the
+ *            first MLP GEMM): the delayed recipe's norm kernel writes
+ *            FP8 itself, current scaling's writes 16-bit with its amax
+ *            and one quantising pass follows, MXFP8 and blockwise quantise
+ *            in a pass of their own (csrc/extensions/normalization.cpp
+ *            lines 106-120);
+ *   Q_SAVED  the copies the forward kept (the wgrad GEMMs: no pass).
+ */
+enum quant_at { Q_OWN, Q_NORM, Q_SAVED };
+
+/*
+ * Quantising x elements of a 16-bit GEMM operand to FP8 at q.  A pass of
+ * its own reads the 16-bit values once and writes the FP8 copy and its
+ * transpose (mxfp8: the rowwise and columnwise copies with an E8M0 scale
+ * per 32 values; blockwise: an fp32 scale per 128).  The delayed recipe
+ * takes its scale from the amax history and records the new amax in the
+ * same pass; tensorwise (current scaling) needs the tensor's amax first,
+ * a pass of its own unless the norm before it computed it.  After a
+ * delayed-recipe norm only the transpose remains (read and write one
+ * byte a value).
  */
 static double
-quant_ms(struct shape *sh, double x)
+quant_ms(struct shape *sh, double x, enum quant_at q)
 {
 	double e = sh->e, t = 0, scales = 0;
 
-	if (sh->fp8r == FP8_TENSORWISE)
+	if (q == Q_SAVED || x <= 0)
+		return 0;
+	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
+		return op_ms(sh, OP_VEC, 0, 2 * x);
+	if (sh->fp8r == FP8_TENSORWISE && q == Q_OWN)
 		t += op_ms(sh, OP_VEC, x, x * e);
 	else if (sh->fp8r == FP8_MXFP8)
 		scales = 2 * x / 32;
@@ -253,18 +277,20 @@ fp8_eff_ratio(const struct shape *sh)
 
 /*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
- * FP8 layer its [M x K] operand is quantised first (Transformer Engine:
- * amax and scale, then an FP8 copy and its transpose: read 16-bit, write
- * two bytes), and the GEMM runs at the FP8 rate and efficiency; its
- * output stays 16-bit.
+ * FP8 layer its [M x K] operand is quantised first, at q, over M / qdiv
+ * of its rows (qdiv t: the sequence-parallel shard, quantised before the
+ * all-gather that feeds the GEMM, layernorm_linear.py:283-313 and
+ * base.py grad_output_preprocess), and the GEMM runs at the FP8 rate and
+ * efficiency; its output stays 16-bit.
  */
 static double
-gemm_op(struct shape *sh, double M, double K, double N, double extra)
+gemm_op(struct shape *sh, double M, double K, double N, double extra,
+	enum quant_at q, double qdiv)
 {
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
 
 	if (sh->fp8) {
-		t += quant_ms(sh, M * K);
+		t += quant_ms(sh, M * K / qdiv, q);
 		eff *= fp8_eff_ratio(sh);
 	}
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
@@ -273,23 +299,52 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra)
 			     eff);
 }
 
+/* The rows a sequence-parallel layer quantises: 1/t of them. */
+static double
+sp_div(const struct shape *sh)
+{
+	return sh->sp && sh->t > 1 ? sh->t : 1;
+}
+
 /* Forward GEMM [m x k] x [k x c]. */
 static double
 gemm_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, k, c, 0);
+	return gemm_op(sh, m, k, c, 0, Q_OWN, 1);
+}
+
+/* The same, its input from a norm (a TELayerNormColumnParallelLinear). */
+static double
+gemm_norm_ms(struct shape *sh, double m, double k, double c)
+{
+	return gemm_op(sh, m, k, c, 0, Q_NORM, sp_div(sh));
 }
 
 /*
- * Its backward: dgrad [m x c] x [c x k], and wgrad [k x m] x [m x c]
+ * Its backward: dgrad [m x c] x [c x k], its grad output quantised over
+ * 1/gdiv of the rows, and wgrad [k x m] x [m x c] on the saved copies,
  * accumulated into fp32 main gradients (read + write of k c fp32 values
  * instead of a 16-bit output).
  */
 static double
+gemm_bwd_q_ms(struct shape *sh, double m, double k, double c, double gdiv)
+{
+	return gemm_op(sh, m, c, k, 0, Q_OWN, gdiv) +
+	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e, Q_SAVED, 1);
+}
+
+static double
 gemm_bwd_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, c, k, 0) +
-	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e);
+	return gemm_bwd_q_ms(sh, m, k, c, 1);
+}
+
+/* The backward of a row-parallel layer (the attention projection, the
+ * second MLP GEMM): its grad output gathered from the sequence shards. */
+static double
+gemm_bwd_row_ms(struct shape *sh, double m, double k, double c)
+{
+	return gemm_bwd_q_ms(sh, m, k, c, sp_div(sh));
 }
 
 static double
@@ -614,7 +669,7 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	int i;
 
 	if (sh->fp8) {
-		t += quant_ms(sh, a_elems);
+		t += quant_ms(sh, a_elems, Q_OWN);
 		eff *= fp8_eff_ratio(sh);
 	}
 	bytes = (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) + extra;
@@ -652,7 +707,7 @@ expert_bwd_ms(struct shape *sh, double M, double K, double N)
 
 	return group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
 			analytic_gemm_shape_eff(sms, me, N, K * E)) +
-	       group_op(sh, 2 * M * K * N, K * M, M * N, 8 * used * K * N,
+	       group_op(sh, 2 * M * K * N, 0, K * M + M * N, 8 * used * K * N,
 			analytic_gemm_shape_eff(sms, K, me, N * E));
 }
 
@@ -1002,7 +1057,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->mla)
 		f += norm_ms(sh) + mla_proj_ms(sh);
 	else
-		f += norm_ms(sh) + gemm_ms(sh, n, h, sh->qt);
+		f += norm_ms(sh) + gemm_norm_ms(sh, n, h, sh->qt);
 	if (sh->qk_norm)
 		f += op_ms(sh, OP_VEC, sh->normf * qkn,
 			   2 * qkn * e + 2 * n * sh->statb);
@@ -1019,10 +1074,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 		mf = moe_ms(sh);
 		f += mf;
 	} else if (sh->swiglu) {
-		f += gemm_ms(sh, n, h, 2 * ft);
+		f += gemm_norm_ms(sh, n, h, 2 * ft);
 		f += act_ms(sh, n * ft);
 	} else {
-		f += gemm_ms(sh, n, h, ft);
+		f += gemm_norm_ms(sh, n, h, ft);
 		f += act_ms(sh, n * ft);
 	}
 	if (sh->moe)
@@ -1039,7 +1094,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		mb = moe_bwd_ms(sh);
 		bw += dropadd_bwd_ms(sh) + mb;
 	} else
-		bw += dropadd_bwd_ms(sh) + gemm_bwd_ms(sh, n, ft, h);
+		bw += dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, ft, h);
 	if (sh->moe) {
 		/* in moe_bwd_ms() */
 	} else if (sh->swiglu) {
@@ -1052,7 +1107,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
-	g2 = gemm_bwd_ms(sh, n, sh->ht, h);
+	g2 = gemm_bwd_row_ms(sh, n, sh->ht, h);
 	core_b = core_bwd_ms(sh);
 	bw += g2 + core_b;
 	if (sh->rotary)
