@@ -141,7 +141,7 @@ cp "$TMP/par" "$TMP/p0"
 errors "$TMP/p0" >"$TMP/e0"
 # the parameters no fit row measures: derived (write_gpus), then the
 # first errors again with them
-awk 'FNR == NR { has[$1, $2] = 1; next } !(($1, $2) in has) { print $1, $2 }' \
+awk 'FILENAME == ARGV[1] { has[$1, $2] = 1; next } !(($1, $2) in has) { print $1, $2 }' \
 	"$TMP/e0" "$TMP/par" >"$TMP/norows"
 if [ -s "$TMP/norows" ]; then errors "$TMP/p0" >"$TMP/e0"; fi
 cp "$TMP/e0" "$TMP/first"
@@ -151,7 +151,7 @@ awk -v tol="$TOL" '$4 <= tol && $4 >= -tol { print $1, $2 }' "$TMP/e0" >"$TMP/fr
 i=0
 while [ "$i" -lt "$ITER" ]; do
 	# converged: every group within 0.05% in the mean
-	awk 'FNR == NR { fz[$1, $2] = 1; next }
+	awk 'FILENAME == ARGV[1] { fz[$1, $2] = 1; next }
 	!(($1, $2) in fz) && ($4 > 0.05 || $4 < -0.05) { bad = 1 }
 	END { exit !bad }' "$TMP/frozen" "$TMP/e$i" || break
 	j=$((i + 1))
