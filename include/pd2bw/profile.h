@@ -90,6 +90,11 @@ struct profile {
 	int ep;                  /* expert-parallel degree (likewise) */
 	int etp;                 /* expert tensor parallelism: 1 or tp */
 	struct moe_route route;  /* in memory only, like ep */
+	double tp_block_bytes;   /* a block's tensor-parallel bytes against
+				    16-bit activations (in memory only; 0
+				    means 1): 0.75 for FP8 blocks under
+				    sequence parallelism, whose all-gathers
+				    move FP8 and reduce-scatters 16-bit */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */

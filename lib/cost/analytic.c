@@ -1878,6 +1878,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->cp = cp > 1 ? cp : 1;
 	p->ep = ep;
 	p->etp = m->moe.experts && par->etp == 1 ? 1 : tp;
+	/* Transformer Engine quantises a sequence-parallel layer's input
+	 * before the all-gather and gathers FP8 (layernorm_linear.py
+	 * 283-313; the grad outputs of the row-parallel layers alike,
+	 * module/base.py grad_output_preprocess); the reduce-scatters
+	 * stay 16-bit: of a block's four all-gather + reduce-scatter
+	 * pairs, half the bytes of each all-gather */
+	p->tp_block_bytes =
+		m->precision == MODEL_FP8 && sp && tp > 1 ? 0.75 : 1;
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
 	p->route.groups = m->moe.groups;

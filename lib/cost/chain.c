@@ -155,7 +155,12 @@ chain_build(struct chain *c, const struct profile *p)
 				c->pre_tpn[off + j + 1] =
 					c->pre_tpn[off + j] + na;
 				c->pre_tpx[off + j + 1] =
-					c->pre_tpx[off + j] + na * x;
+					c->pre_tpx[off + j] +
+					na * x *
+						(c->kind[j] == PROF_BLOCK &&
+								 p->tp_block_bytes > 0
+							 ? p->tp_block_bytes
+							 : 1);
 			}
 		}
 	}

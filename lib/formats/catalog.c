@@ -140,11 +140,11 @@
  * cuBLAS benchmarks.
  */
 #define H100_GEMM_EFF 0.57
-#define H100_GEMM_EFF8 0.575
+#define H100_GEMM_EFF8 0.571
 
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
-#define GB_EFF8_B200 0.48
+#define GB_EFF8_B200 0.477
 #define GB_EFF8_GB200 0.479
 #define GB_EFF8MX_GB200 0.461
 #define GB_EFF8MX_GB300 0.612

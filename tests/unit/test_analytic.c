@@ -559,6 +559,24 @@ test_fp8_recipes(void)
 	profile_release(&pb);
 	/* the head is 16-bit: no recipe touches it */
 	CHECK_NEAR(pt.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
+	/* without tensor parallelism nothing is gathered; with sequence
+	 * parallelism an FP8 block gathers FP8 (0.75 of its bytes), a
+	 * 16-bit one 16-bit */
+	CHECK_NEAR(pd.tp_block_bytes, 1, 0);
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
+	CHECK_NEAR(pb.tp_block_bytes, 0.75, 0);
+	profile_release(&pb);
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 0, &o), 0);
+	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
+	profile_release(&pb);
+	m.precision = MODEL_BF16;
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
+	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
+	profile_release(&pb);
+	m.precision = MODEL_FP8;
 	profile_release(&pd);
 	profile_release(&pt);
 	profile_release(&px);

@@ -231,6 +231,20 @@ test_tp_interleave_zero(void)
 	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
 	CHECK_INT_EQ(st[0].state_bytes, 2000000LL * (2 + 12 / 2));
 
+	/* FP8 blocks under sequence parallelism gather FP8: each of a
+	 * block's four all-gather + reduce-scatter pairs moves 1 + 2 bytes
+	 * an element instead of 2 + 2, 0.75 of the bytes (the count of
+	 * collectives unchanged), and the time with them */
+	chain_release(&c);
+	p.tp_block_bytes = 0.75;
+	chain_build(&c, &p);
+	CHECK_NEAR(chain_tp_bytes(&c, 0, PROF_RC_NONE, 0, 1),
+		   0.75 * 8 * 65536.0, 1e-9);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_NONE, 0, 1), 8, 1e-12);
+	g.zero = 0;
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_NEAR(st[0].tp_ms, 0.75 * 8 * 0.00065536, 1e-12);
+
 	place_links_release(&l);
 	chain_release(&c);
 	cluster_release(&cl);
