@@ -53,7 +53,8 @@ input_set_precision(int prec)
  * --fp8-recipe) and what selective recomputation recomputes
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
-				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE};
+				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
+				   ANALYTIC_CASTS_TE};
 
 void
 input_set_fusions(unsigned f)
@@ -65,6 +66,12 @@ void
 input_set_fp8_recipe(int r)
 {
 	est.fp8_recipe = r;
+}
+
+void
+input_set_fp8_casts(int c)
+{
+	est.fp8_casts = c;
 }
 
 void

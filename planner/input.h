@@ -124,6 +124,8 @@ void input_set_fusions(unsigned f);
 
 /* The FP8 recipe (enum model_fp8) of every fp8 model read from now on. */
 void input_set_fp8_recipe(int r);
+/* Where FP8 GEMM inputs are cast (enum analytic_casts; the runtime's). */
+void input_set_fp8_casts(int c);
 
 /* What the selective point of every model's estimate recomputes
  * (ANALYTIC_RC_* bits; default core_attn). */

@@ -237,6 +237,7 @@ par_opts_apply_input(struct par_opts *p)
 	if (p->fp8_recipe < 0)
 		p->fp8_recipe = p->have_rt ? p->rt.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(p->fp8_recipe);
+	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
 	input_set_attn(p->attn);
 }
 

@@ -127,7 +127,20 @@ struct analytic_opts {
 	unsigned rc_modules; /* ANALYTIC_RC_* bits of the selective point
 				(default: core_attn) */
 	int attn;           /* enum analytic_attn (default: native) */
+	int fp8_casts;      /* enum analytic_casts: where an FP8 model's
+			       GEMM inputs are quantised (default: te) */
 };
+
+/*
+ * Where an FP8 model's GEMM inputs are quantised.  ANALYTIC_CASTS_TE:
+ * as Transformer Engine's modules do (the norm before QKV and the first
+ * MLP GEMM writes the FP8 copy, sequence-parallel layers quantise their
+ * shard before an FP8 all-gather, the weight gradients use the saved
+ * copies).  ANALYTIC_CASTS_EACH: every GEMM casts its own input from the
+ * 16-bit tensor, the weight gradient's too, and activations are gathered
+ * 16-bit (torchao's Float8Linear, as torchtitan runs FP8).
+ */
+enum analytic_casts { ANALYTIC_CASTS_TE, ANALYTIC_CASTS_EACH };
 
 /* The defaults: every fusion, delayed scaling, core_attn, the native
  * attention kernel. */

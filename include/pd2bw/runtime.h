@@ -95,6 +95,7 @@ struct runtime {
 	unsigned fusions;       /* kernels its model code fuses: the
 				   ANALYTIC_FUSE_* bits (analytic.h) */
 	int fp8_recipe;         /* its default FP8 recipe (enum model_fp8) */
+	int fp8_casts;          /* where it quantises (enum analytic_casts) */
 };
 
 /*

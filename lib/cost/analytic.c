@@ -104,6 +104,7 @@ struct shape {
 	unsigned fuse;      /* ANALYTIC_FUSE_* bits: chains run as one kernel */
 	unsigned rcm;       /* ANALYTIC_RC_* bits: selective recomputation */
 	int fp8r;           /* enum model_fp8: how FP8 operands are scaled */
+	int casts;          /* enum analytic_casts: where they are cast */
 	double t;           /* tensor-parallel degree */
 	int sp;             /* sequence parallelism: norm and dropout regions
 			       hold 1/t of the tokens */
@@ -290,6 +291,8 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
 
 	if (sh->fp8) {
+		if (sh->casts == ANALYTIC_CASTS_EACH)
+			q = Q_OWN, qdiv = 1;
 		t += quant_ms(sh, M * K / qdiv, q);
 		eff *= fp8_eff_ratio(sh);
 	}
@@ -1031,7 +1034,7 @@ selective(struct shape *sh, double core, double *saved)
 	if ((sh->rcm & ANALYTIC_RC_MLP) && !sh->moe) {
 		double ft = sh->ft;
 
-		t += gemm_ms(sh, n, h, (sh->swiglu ? 2 : 1) * ft) +
+		t += gemm_norm_ms(sh, n, h, (sh->swiglu ? 2 : 1) * ft) +
 		     act_ms(sh, n * ft) + gemm_ms(sh, n, ft, h);
 		x += (sh->swiglu ? 2 + unfused_glu(sh) : 1) * n * ft * e +
 		     n * ft * ge;
@@ -1383,6 +1386,7 @@ void
 analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
+	o->fp8_casts = ANALYTIC_CASTS_TE;
 	o->fp8_recipe = FP8_DELAYED;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
@@ -1822,6 +1826,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.rcm = o && o->rc_modules ? o->rc_modules & ANALYTIC_RC_ALL
 				    : ANALYTIC_RC_CORE_ATTN;
 	sh.fp8r = o ? o->fp8_recipe : FP8_DELAYED;
+	sh.casts = o ? o->fp8_casts : ANALYTIC_CASTS_TE;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;
@@ -1884,8 +1889,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * module/base.py grad_output_preprocess); the reduce-scatters
 	 * stay 16-bit: of a block's four all-gather + reduce-scatter
 	 * pairs, half the bytes of each all-gather */
-	p->tp_block_bytes =
-		m->precision == MODEL_FP8 && sp && tp > 1 ? 0.75 : 1;
+	p->tp_block_bytes = m->precision == MODEL_FP8 && sp && tp > 1 &&
+					    sh.casts == ANALYTIC_CASTS_TE
+				    ? 0.75
+				    : 1;
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
 	p->route.groups = m->moe.groups;

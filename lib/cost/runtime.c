@@ -237,6 +237,12 @@ runtime_init(struct runtime *rt, int id)
 	 * :594); torchtitan's torchao converter scales tensorwise */
 	rt->fp8_recipe = rt->id == RUNTIME_TORCHTITAN ? FP8_TENSORWISE
 						     : FP8_DELAYED;
+	/* torchao's Float8Linear casts each GEMM's operands itself, the
+	 * weight gradient's input again from the saved 16-bit tensor
+	 * (torchao/float8/float8_linear.py); the others run Transformer
+	 * Engine's modules */
+	rt->fp8_casts = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_CASTS_EACH
+						    : ANALYTIC_CASTS_TE;
 	derive(rt);
 }
 

@@ -559,6 +559,31 @@ test_fp8_recipes(void)
 	profile_release(&pb);
 	/* the head is 16-bit: no recipe touches it */
 	CHECK_NEAR(pt.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
+	/* torchao's casts (torchtitan): the norms' outputs cast on their
+	 * own, 2 bytes a value more than the delayed recipe's transpose
+	 * (forward: QKV and MLP-in inputs, 2 n h); the weight gradients
+	 * cast their inputs again, one kernel of 2 + 2 bytes a value each
+	 * (backward: n h three times and n f) */
+	{
+		struct profile pe;
+
+		o.fp8_recipe = FP8_DELAYED;
+		o.fp8_casts = ANALYTIC_CASTS_EACH;
+		profile_init(&pe);
+		CHECK_INT_EQ(analytic_profile_opts(&pe, &m, b200, mb, 1, 1, 0, &o),
+			     0);
+		CHECK_NEAR(pe.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
+			   2 * 2 * n * h / bw * 1e3, 1e-9);
+		CHECK_NEAR(pe.layers[1].pt[0].bwd_ms - pd.layers[1].pt[0].bwd_ms,
+			   (4 * (3 * n * h + n * f) / bw + 4 * 3e-6) * 1e3,
+			   1e-9);
+		CHECK_NEAR(pe.layers[1].pt[0].kernels -
+				   pd.layers[1].pt[0].kernels,
+			   4, 0);
+		profile_release(&pe);
+		o.fp8_casts = ANALYTIC_CASTS_TE;
+		o.fp8_recipe = FP8_MXFP8;
+	}
 	/* without tensor parallelism nothing is gathered; with sequence
 	 * parallelism an FP8 block gathers FP8 (0.75 of its bytes), a
 	 * 16-bit one 16-bit */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/error.h"
@@ -76,6 +77,11 @@ test_collectives(const struct chain *c, const struct place_links *l)
 
 	runtime_init(&tt, RUNTIME_TORCHTITAN);
 	runtime_init(&ds, RUNTIME_DEEPSPEED);
+	/* torchtitan's FP8 is torchao's: each GEMM casts its own inputs,
+	 * tensorwise; DeepSpeed's runs Transformer Engine's modules */
+	CHECK_INT_EQ(tt.fp8_casts, ANALYTIC_CASTS_EACH);
+	CHECK_INT_EQ(tt.fp8_recipe, FP8_TENSORWISE);
+	CHECK_INT_EQ(ds.fp8_casts, ANALYTIC_CASTS_TE);
 	cost_opts_init(&o);
 	memset(&g, 0, sizeof(g));
 	g.sched = PLAN_NONE;
