@@ -165,10 +165,24 @@ function precision_name(p) {
 # pp_layout of the workload presets for GB300 at PP 2, VP 8 and H100 at PP 8,
 # VP 4 (configs/deepseek/deepseek_workload_base_configs.py at cfeddcd94);
 # "" where neither says (the even split of Megatron is priced).
+# Kimi-K2 (the DeepSeek-V3 architecture without MTP): the layout map of
+# its recipe (src/megatron/bridge/recipes/kimi/kimi_k2.py:28-50 at
+# 74695a06d), which the GB300 preset (PP 4, VP 4) takes in every
+# release that published it (configs/kimi/kimi_workload_base_configs.py
+# at cfeddcd94, 74695a06d, 21d102f5e and 63b08b397), and the H100
+# preset'"'"'s pp_layout.
 function ds_layout(model, pp, vp,   k) {
+	k = pp "," vp
+	if (model == "kimi-k2") {
+		if (k == "4,1") return "Et*16|t*16|t*16|t*13L"
+		if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5L"
+		if (k == "16,1" || k == "8,2" || k == "4,4" || k == "2,8")
+			return "Et*4|(t*4|)*14tL"
+		if (k == "16,2") return "Et|(tt|)*30L"
+		return ""
+	}
 	if (model != "deepseek-v3")
 		return ""
-	k = pp "," vp
 	if (k == "4,1") return "Et*16|t*16|t*16|t*13mL"
 	if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5mL"
 	if (k == "16,1" || k == "8,2" || k == "4,4" || k == "2,8")
@@ -182,6 +196,10 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	if (model == "gpt-oss-120b" && (old || new) && prec == "bf16" &&
 	    gpu ~ /^(GB200|B200|H100-SXM)$/)
 		return "layernorm,moe_act"
+	# Kimi-K2: mla_up_proj in every preset (configs/kimi/kimi_workload_
+	# base_configs.py at cfeddcd94 to 63b08b397)
+	if (model == "kimi-k2")
+		return "mla_up_proj"
 	if (model != "deepseek-v3" || !(old || new))
 		return ""
 	if (gpu == "GB300" && old && mbs == 2)
@@ -339,8 +357,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# recipes that set it keep their expert-parallel groups
 		# inside one NVLink domain, where it moves what the all-to-all
 		# moves (pd2bw-plan(1)).
-		if (model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
-		    (rel >= "25.11" && gpu ~ /^GB[23]00$/)))
+		# Kimi-K2: HybridEP in the GB200 and GB300 presets of every
+		# release (configs/kimi/kimi_workload_base_configs.py),
+		# moe_a2a_overlap off.
+		if ((model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
+		    (rel >= "25.11" && gpu ~ /^GB[23]00$/))) ||
+		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/))
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		# Qwen3: the MXFP8 presets of the 26.06 summary on GB200,
 		# GB300 and B300 overlap the all-to-alls with HybridEP

@@ -601,7 +601,7 @@ static const char *const zoo[] = {
 	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama2-7b", "llama2-13b",
 	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b",
 	"deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
-	"mixtral-8x7b", "mixtral-8x22b", NULL,
+	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", NULL,
 };
 
 static void
@@ -641,6 +641,11 @@ test_zoo(void)
 	CHECK(m.moe.groups == 8 && m.moe.group_top_k == 4);
 	CHECK_NEAR(model_params_no_mtp(&m) / 1e9, 671, 0.5);
 	CHECK_NEAR(model_active_params(&m) / 1e9, 37, 1);
+	/* Kimi K2: "1 trillion total parameters, 32 billion activated" */
+	CHECK(model_load(&m, cap_path("models/kimi-k2.yaml")) == 0);
+	CHECK(m.moe.experts == 384 && m.moe.first_dense == 1 && !m.mtp_layers);
+	CHECK_NEAR(model_params(&m) / 1e12, 1, 0.05);
+	CHECK_NEAR(model_active_params(&m) / 1e9, 32, 1);
 	CHECK(model_load(&m, cap_path("models/qwen3-235b-a22b.yaml")) == 0);
 	CHECK_NEAR(model_params(&m) / 1e9, 235, 0.5);
 	CHECK_NEAR(model_active_params(&m) / 1e9, 22, 1);
