@@ -648,6 +648,16 @@ double cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 			  const struct cost_cfg *g, struct sim_mem *mem);
 
 /*
+ * cost_simulate_mem()'s iteration time and breakdown (terms, not NULL),
+ * bit for bit, keeping of the operations only the few the breakdown reads
+ * (no sim to release): a search's chosen plan is reported with it.
+ * Returns ms, or -1 on error.
+ */
+double cost_simulate_terms(const struct chain *c, const struct plan_stage *st,
+			   const struct cost_cfg *g, struct plan_terms *terms,
+			   struct sim_mem *mem);
+
+/*
  * The configuration plan p (made from chain c) runs: its shape, the index
  * of its microbatch in c, and its runtime, parsed from the plan into rt
  * (o's default for the schedule when the plan names none).  Returns 0, or

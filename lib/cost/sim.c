@@ -27,6 +27,46 @@ later(double a, double b)
 	return a > b ? a : b;
 }
 
+/*
+ * The times one virtual stage hands the next (activations up, gradients
+ * down), in the order of their microbatches, which the receiver takes
+ * them in too: every schedule's order runs each virtual stage's
+ * forwards, and its backwards, in microbatch order (build_orders()).
+ * So microbatch i's time is known once more than i were sent, and only
+ * those sent and not yet taken need room: about d in 1F1B, up to all of
+ * them in GPipe (the ring doubles when full).  Not V M times, each
+ * marked unknown first: the long runs a search re-scores then touch
+ * a few kilobytes, not megabytes of fresh pages.
+ */
+struct queue {
+	double *v;        /* [cap], cap a power of two: microbatch i at
+			     v[i & (cap - 1)] */
+	int cap, sent, taken;
+	int own;          /* v is its own block (grown), not the run's */
+};
+
+#define QUEUE_CAP0 16
+
+/* Append microbatch q->sent's time x. */
+static void
+queue_put(struct queue *q, double x)
+{
+	if (q->sent - q->taken == q->cap) {
+		double *nv = xmalloc(2 * (size_t)q->cap * sizeof(double));
+		int j;
+
+		for (j = q->taken; j < q->sent; j++)
+			nv[j & (2 * q->cap - 1)] = q->v[j & (q->cap - 1)];
+		if (q->own)
+			free(q->v);
+		q->v = nv;
+		q->cap *= 2;
+		q->own = 1;
+	}
+	q->v[q->sent & (q->cap - 1)] = x;
+	q->sent++;
+}
+
 /* One entry of a stage's operation order. */
 struct step {
 	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
@@ -40,8 +80,9 @@ struct run {
 	int v, V;              /* chunks per GPU; V = v d virtual stages */
 	struct step **order;   /* [d][len[s]], interleaved only (step_at()) */
 	int *len, *pos, *warm;
-	double *act;           /* [u*M + i]: activation i at virtual stage u */
-	double *grad;          /* [u*M + i]: gradient i at virtual stage u */
+	/* act[u]: the times activations reach virtual stage u, grad[u] its
+	 * gradients (only the microbatches not taken yet) */
+	struct queue *act, *grad;
 	double *ar_end;        /* [s*iters + k] */
 	/* link_fwd[s] carries GPU s to s+1, link_bwd[s] GPU s to s-1; with
 	 * v > 1, link_fwd[d-1] and link_bwd[0] are the wrap link between
@@ -71,7 +112,8 @@ keep_op(struct sim *s, struct run *r, int kind, int stage,
 }
 
 /* An operation run: kept (keep_op()), or with times_only its end alone,
- * inline in the steps every run takes. */
+ * with terms_only its end and the optimizer steps alone, inline in the
+ * steps every run takes. */
 static inline void
 push_op(struct sim *s, struct run *r, int kind, int stage,
 	const struct step *st, double start, double end)
@@ -82,6 +124,14 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 		if (end > s->end_ms)
 			s->end_ms = end;
 		return;
+	}
+	if (r->cfg->terms_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		if (kind <= SIM_BWD && end > s->compute_end_ms)
+			s->compute_end_ms = end;
+		if (kind != SIM_OPTIMIZER)
+			return;
 	}
 	keep_op(s, r, kind, stage, st, start, end);
 }
@@ -275,10 +325,11 @@ ready_at(const struct run *r, int s, const struct step *st)
 
 	if (st->kind == SIM_FWD) {
 		if (u > 0) {
-			x = r->act[(size_t)u * r->M + i];
-			if (!(x >= 0))
+			const struct queue *q = &r->act[u];
+
+			if (q->sent <= i)
 				return -1;
-			t = later(t, x);
+			t = later(t, q->v[i & (q->cap - 1)]);
 		}
 		/* 2bw: the first forward after update k+1 uses version k+2,
 		 * which holds iteration k's all-reduced gradients. */
@@ -293,10 +344,11 @@ ready_at(const struct run *r, int s, const struct step *st)
 		return t;
 	}
 	if (u < r->V - 1) {
-		x = r->grad[(size_t)u * r->M + i];
-		if (!(x >= 0))
+		const struct queue *q = &r->grad[u];
+
+		if (q->sent <= i)
 			return -1;
-		t = later(t, x);
+		t = later(t, q->v[i & (q->cap - 1)]);
 	}
 	return t;
 }
@@ -316,12 +368,17 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	end = t + dur / r->v;
 	push_op(sm, r, st->kind, s, st, t, end);
 	r->stage_free[s] = end;
+	/* its input is taken (microbatch i, the first not yet taken) */
+	if (st->kind == SIM_FWD && u > 0)
+		r->act[u].taken++;
+	else if (st->kind == SIM_BWD && u < r->V - 1)
+		r->grad[u].taken++;
 	if (st->kind == SIM_FWD && u < r->V - 1) {
 		x = s < r->d - 1 ? in->send_ms : r->cfg->wrap_send_ms;
 		a = later(end, r->link_fwd[s]);
 		e = a + x;
 		r->link_fwd[s] = e;
-		r->act[(size_t)(u + 1) * r->M + i] = e;
+		queue_put(&r->act[u + 1], e);
 		if (x > 0)
 			push_op(sm, r, SIM_SEND_ACT, s, st, a, e);
 	}
@@ -332,7 +389,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		a = later(end, r->link_bwd[s]);
 		e = a + x;
 		r->link_bwd[s] = e;
-		r->grad[(size_t)(u - 1) * r->M + i] = e;
+		queue_put(&r->grad[u - 1], e);
 		if (x > 0)
 			push_op(sm, r, SIM_SEND_GRAD, s, st, a, e);
 	}
@@ -515,10 +572,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	/* One block: act, grad, ar_end, then each stage's order (at most 3
-	 * steps per chunk and microbatch: forward, recomputation,
-	 * backward), cfg->mem's when there is one. */
-	ndb = 2 * (size_t)r.V * r.M + (size_t)c.d * c.iters;
+	/* One block: ar_end, the queues' first rings, then each stage's
+	 * order (at most 3 steps per chunk and microbatch: forward,
+	 * recomputation, backward), cfg->mem's when there is one. */
+	ndb = (size_t)c.d * c.iters + 2 * (size_t)r.V * QUEUE_CAP0;
 	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
 	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
 	if (c.mem) {
@@ -538,15 +595,20 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	} else {
 		buf = own = xmalloc(bytes);
 	}
-	r.act = buf;
-	r.grad = r.act + (size_t)r.V * r.M;
-	r.ar_end = r.grad + (size_t)r.V * r.M;
+	r.ar_end = buf;
+	r.act = xcalloc(2 * (size_t)r.V, sizeof(*r.act));
+	r.grad = r.act + r.V;
+	for (s = 0; s < 2 * r.V; s++) {
+		r.act[s].v = buf + (size_t)c.d * c.iters +
+			     (size_t)s * QUEUE_CAP0;
+		r.act[s].cap = QUEUE_CAP0;
+	}
 	steps = (struct step *)(buf + ndb);
 	for (s = 0; s < c.d; s++)
 		r.order[s] = steps + (size_t)s * nst;
-	/* not known yet: all bits set, a NaN no time compares with (one
-	 * memset, not a store per entry) */
-	memset(buf, 0xff, ndb * sizeof(double));
+	/* the updates' ends not known yet: all bits set, a NaN no time
+	 * compares with (one memset, not a store per entry) */
+	memset(r.ar_end, 0xff, (size_t)c.d * c.iters * sizeof(double));
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
@@ -556,7 +618,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	for (s = 0; s < c.d; s++)
 		r.head_pos[s] = -1;
 	build_orders(&r);
-	if (!c.times_only) {
+	if (!c.times_only && !c.terms_only) {
 		/* Room for every operation at once, as many as the steps
 		 * (each with its send) and per stage and iteration an
 		 * all-reduce per chunk, another, an optimizer step and a
@@ -621,7 +683,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		const struct sim_stage_in *in = &c.st[s];
 
 		/* the peaks walk every step again: not for the time */
-		if (!c.times_only)
+		if (!c.times_only && !c.terms_only)
 			stage_peaks(sm, &r, s);
 		sm->stages[s].busy_ms = r.m * (in->fwd_ms + in->rc_ms +
 					       in->bwd_ms);
@@ -655,6 +717,10 @@ out:
 	free(r.ar_free);
 	free(r.head);
 	free(r.head_pos);
+	for (s = 0; r.act && s < 2 * r.V; s++)
+		if (r.act[s].own)
+			free(r.act[s].v);
+	free(r.act);
 	return ret;
 }
 

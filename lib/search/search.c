@@ -784,16 +784,13 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 		struct plan_terms *terms)
 {
 	struct cost_cfg g;
-	struct sim sm;
 	double t;
 
 	cfg_of(x, cd, place, &g);
 	if (!terms)
-		return (t = cost_simulate_time(x->c, x->st, &g, &x->sim)) < 0
-			       ? INFINITY
-			       : t;
-	t = cost_simulate_mem(x->c, x->st, &g, &sm, terms, &x->sim);
-	sim_release(&sm);
+		t = cost_simulate_time(x->c, x->st, &g, &x->sim);
+	else
+		t = cost_simulate_terms(x->c, x->st, &g, terms, &x->sim);
 	return t < 0 ? INFINITY : t;
 }
 

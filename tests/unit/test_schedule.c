@@ -313,7 +313,9 @@ test_long_runs(void)
 /*
  * cost_simulate_time(), which keeps no operations and reuses one scratch
  * space from run to run (larger and smaller ones in turn, long runs
- * extrapolated included), gives cost_simulate()'s time bit for bit.
+ * extrapolated included), gives cost_simulate()'s time bit for bit; and
+ * cost_simulate_terms(), which keeps only the optimizer steps, its time
+ * and breakdown.
  */
 static void
 test_time_only(void)
@@ -329,7 +331,8 @@ test_time_only(void)
 		struct plan_stage st[8];
 		struct cost_cfg g;
 		struct sim sm;
-		double a, b, c;
+		struct plan_terms ta, tb;
+		double a, b, c, e;
 		int s;
 
 		memset(&g, 0, sizeof(g));
@@ -344,18 +347,27 @@ test_time_only(void)
 		g.rt = &rt;
 		for (s = 0; s < g.d; s++)
 			random_stage(&st[s], NULL);
-		a = cost_simulate(NULL, st, &g, &sm, NULL);
+		a = cost_simulate(NULL, st, &g, &sm, &ta);
 		sim_release(&sm);
 		b = cost_simulate_time(NULL, st, &g, &mem);
 		c = cost_simulate_time(NULL, st, &g, NULL);
+		memset(&tb, 0x55, sizeof(tb));
+		e = cost_simulate_terms(NULL, st, &g, &tb,
+					trial % 2 ? &mem : NULL);
 		n++;
-		ok += a == b && a == c;
-		if (a != b || a != c)
-			printf("# trial %d: %.17g, time only %.17g, %.17g\n",
-			       trial, a, b, c);
+		ok += a == b && a == c && a == e &&
+		      !memcmp(&ta, &tb, sizeof(ta));
+		if (a != b || a != c || a != e ||
+		    memcmp(&ta, &tb, sizeof(ta)))
+			printf("# trial %d: %.17g, time only %.17g, %.17g, "
+			       "with terms %.17g (bubble %.17g, %.17g)\n",
+			       trial, a, b, c, e, ta.bubble_ms,
+			       tb.bubble_ms);
 	}
 	sim_mem_release(&mem);
-	CHECK_MSG(ok == n, "the time alone equals the full simulation's");
+	CHECK_MSG(ok == n, "the time alone, and the time and breakdown "
+			   "with the optimizer steps alone, equal the full "
+			   "simulation's");
 }
 
 int
