@@ -78,7 +78,6 @@ struct run {
 	const struct sim_cfg *cfg;
 	int d, m, M;           /* M: microbatches over all iterations */
 	int v, V;              /* chunks per GPU; V = v d virtual stages */
-	struct step **order;   /* [d][len[s]], interleaved only (step_at()) */
 	int *len, *pos, *warm;
 	/* act[u]: the times activations reach virtual stage u, grad[u] its
 	 * gradients (only the microbatches not taken yet) */
@@ -136,25 +135,6 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 	keep_op(s, r, kind, stage, st, start, end);
 }
 
-static void
-add_chunk_step(struct run *r, int s, int kind, int mb, int chunk)
-{
-	struct step *st = &r->order[s][r->len[s]++];
-
-	st->kind = kind;
-	st->mb = mb;
-	st->chunk = chunk;
-}
-
-/* A backward, preceded by its recomputation when there is one. */
-static void
-add_chunk_backward(struct run *r, int s, int mb, int chunk)
-{
-	if (r->cfg->st[s].rc_ms > 0)
-		add_chunk_step(r, s, SIM_RC, mb, chunk);
-	add_chunk_step(r, s, SIM_BWD, mb, chunk);
-}
-
 /*
  * Interleaved 1F1B (Megatron-LM's forward_backward_pipelining_with_
  * interleaving) on GPU s.  tab lists the (microbatch, chunk) of each
@@ -173,35 +153,49 @@ add_chunk_backward(struct run *r, int s, int mb, int chunk)
 static void
 build_interleaved(struct run *r, int s)
 {
-	int d = r->d, v = r->v, m = r->m, n = m * v, k, g, c, i, w, e = 0;
-	struct step *tab = xcalloc((size_t)n, sizeof(*tab));
+	int n = r->m * r->v, rc = r->cfg->st[s].rc_ms > 0, w;
 
-	for (g = 0; g < m; g += d)
-		for (c = 0; c < v; c++)
-			for (i = g; i < g + d && i < m; i++) {
-				tab[e].mb = i;
-				tab[e++].chunk = c;
-			}
-	w = 2 * (d - s - 1) + (v - 1) * d;
+	w = 2 * (r->d - s - 1) + (r->v - 1) * r->d;
 	w = w < n ? w : n;
 	r->warm[s] = w;
-	for (k = 0; k < w; k++)
-		add_chunk_step(r, s, SIM_FWD, tab[k].mb, tab[k].chunk);
-	for (k = 0; k < n - w; k++) {
-		add_chunk_step(r, s, SIM_FWD, tab[k + w].mb,
-			       tab[k + w].chunk);
-		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
+	r->len[s] = w + (n - w) * (2 + rc) + w * (1 + rc);
+}
+
+/* Entry k of build_interleaved()'s table, worked out: its microbatch
+ * and chunk into *st (groups of d microbatches, the last one short when
+ * d does not divide m). */
+static void
+tab_at(const struct run *r, int k, struct step *st)
+{
+	int d = r->d, v = r->v, full = r->m / d * d, g, rem, q;
+
+	if (k < full * v) {
+		g = k / (d * v);
+		rem = k - g * d * v;
+		st->chunk = rem / d;
+		st->mb = g * d + rem % d;
+	} else {
+		q = r->m - full;
+		rem = k - full * v;
+		st->chunk = rem / q;
+		st->mb = full + rem % q;
 	}
-	for (k = n - w; k < n; k++)
-		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
-	free(tab);
+}
+
+/* A backward step (j = 0 its recomputation when rc) of table entry k,
+ * the chunk mirrored as gradients flow back. */
+static void
+tab_back(const struct run *r, int rc, int j, int k, struct step *st)
+{
+	tab_at(r, k, st);
+	st->kind = rc && j == 0 ? SIM_RC : SIM_BWD;
+	st->chunk = r->v - 1 - st->chunk;
 }
 
 /*
- * Fill each stage's operation order for the schedule: interleaved ones
- * into r->order, the others (long runs: thousands of microbatches on
- * tens of stages) only their lengths and warm-ups, step_at() working out
- * each step as the list would hold it:
+ * Fill each stage's operation order for the schedule: only their lengths
+ * and warm-ups (long runs: thousands of microbatches on tens of stages),
+ * step_at() working out each step as a list would hold it:
  *   none:  F(i) [R(i)] B(i) for each i;
  *   gpipe: F(0..M-1), then [R(i)] B(i) for each i;
  *   1F1B (flush, and 2bw over all iterations): F(0..w-1), then
@@ -261,7 +255,28 @@ step_at(const struct run *r, int s, int n, struct step *st)
 	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w, q, j;
 
 	if (r->v > 1) {
-		*st = r->order[s][n];
+		int nt = r->m * r->v;
+
+		w = r->warm[s];
+		if (n < w) {
+			tab_at(r, n, st);
+			st->kind = SIM_FWD;
+			return;
+		}
+		n -= w;
+		if (n < (nt - w) * k) {
+			q = quot(n, k);
+			if ((j = n - q * k) == 0) {
+				tab_at(r, q + w, st);
+				st->kind = SIM_FWD;
+			} else {
+				tab_back(r, rc, j - 1, q, st);
+			}
+			return;
+		}
+		n -= (nt - w) * k;
+		q = quot(n, k - 1);
+		tab_back(r, rc, n - q * (k - 1), nt - w + q, st);
 		return;
 	}
 	switch (r->cfg->sched) {
@@ -540,10 +555,9 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 {
 	struct sim_cfg c = *cfg;
 	struct run r;
-	size_t n, nst, ndb, bytes;
+	size_t n, ndb, bytes;
 	int s, done, progress, ret = -1, P, sweep = 0;
 	double busy = 0, *buf, *own = NULL;
-	struct step *steps;
 
 	memset(sm, 0, sizeof(*sm));
 	memset(&r, 0, sizeof(r));
@@ -568,16 +582,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.M = c.m * c.iters;
 	r.v = c.v;
 	r.V = c.v * c.d;
-	r.order = xcalloc((size_t)c.d, sizeof(*r.order));
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	/* One block: ar_end, the queues' first rings, then each stage's
-	 * order (at most 3 steps per chunk and microbatch: forward,
-	 * recomputation, backward), cfg->mem's when there is one. */
+	/* One block: ar_end, then the queues' first rings, cfg->mem's
+	 * when there is one. */
 	ndb = (size_t)c.d * c.iters + 2 * (size_t)r.V * QUEUE_CAP0;
-	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
-	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
+	bytes = ndb * sizeof(double);
 	if (c.mem) {
 		/* Doubled at least: a long run's probe and main run
 		 * differ by one group of microbatches, and a search's
@@ -603,9 +614,6 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 			     (size_t)s * QUEUE_CAP0;
 		r.act[s].cap = QUEUE_CAP0;
 	}
-	steps = (struct step *)(buf + ndb);
-	for (s = 0; s < c.d; s++)
-		r.order[s] = steps + (size_t)s * nst;
 	/* the updates' ends not known yet: all bits set, a NaN no time
 	 * compares with (one memset, not a store per entry) */
 	memset(r.ar_end, 0xff, (size_t)c.d * c.iters * sizeof(double));
@@ -706,7 +714,6 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		sm->iter_ms > 0 ? fmax(0, 1 - busy / (c.d * sm->iter_ms)) : 0;
 	ret = 0;
 out:
-	free(r.order);
 	free(r.len);
 	free(r.pos);
 	free(r.warm);
