@@ -52,13 +52,13 @@ struct visit {
 
 /*
  * The cap smallest candidates in cand_cmp order among those after
- * `after` (all when NULL): appended to h (room for pick_room(cap)), and
- * when it is full cut back to its cap smallest, the largest of which
- * (top) then turns away every candidate no smaller.
+ * `after` (all when NULL): appended to h (room for 2 cap), and when it
+ * is full cut back to its cap smallest, the largest of which (top) then
+ * turns away every candidate no smaller.
  */
 struct pick {
 	struct visit vt;
-	struct cand *h; /* [pick_room(cap)] */
+	struct cand *h; /* [2 cap] */
 	long n, cap;
 	const struct cand *after;
 	struct cand top;
@@ -1388,18 +1388,6 @@ cand_select(struct cand *h, long n, long k)
 		cand_swap(&h[lo], &h[hi]);
 }
 
-/*
- * Room for a pick of cap: a quarter more, not twice as much.  Cut back
- * four times as often, it touches 1.25 cap entries, not 2 cap: each page
- * of the buffer is a page fault the first time it fills (some 15 us
- * each on a virtual machine), the cuts a few microseconds more.
- */
-static long
-pick_room(long cap)
-{
-	return cap + (cap / 4 > 0 ? cap / 4 : 1);
-}
-
 /* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
  * them in pk->top. */
 static void
@@ -1447,7 +1435,7 @@ pick_offer(struct visit *vt, const struct cand *cd)
 	if (pk->full && !cand_after(&pk->top, cd))
 		return;
 	pk->h[pk->n++] = *cd;
-	if (pk->n == pick_room(pk->cap))
+	if (pk->n == 2 * pk->cap)
 		pick_trim(pk);
 }
 
@@ -2015,7 +2003,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * result are those of one sort of all of them.
 	 */
 	pk.cap = so->pick_first > 0 ? so->pick_first : PICK_FIRST;
-	pk.h = xcalloc(pick_room(pk.cap), sizeof(*pk.h));
+	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
 	nv = pk.n;
@@ -2078,7 +2066,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		if (pk.h == v)
 			pk.h = NULL;
 		pk.cap *= 2;
-		pk.h = xrealloc(pk.h, pick_room(pk.cap) * sizeof(*pk.h));
+		pk.h = xrealloc(pk.h, 2 * pk.cap * sizeof(*pk.h));
 		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
 		st->passes++;
 	}
