@@ -144,6 +144,10 @@ struct ctx {
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct time_table *times; /* this thread's solves, or NULL */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
+	/* with keep_best, solve_best() copies the stages of its best
+	 * placement's solve here ([L]; kept: it did, for its result) */
+	struct plan_stage *best_st;
+	int keep_best, kept;
 };
 
 /*
@@ -843,6 +847,7 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	int pl;
 
 	*place = place_lo(so);
+	x->kept = 0;
 	/* Whether any partition is left under the bound does not depend
 	 * on the placement: asked once while the bound stays. */
 	cfg_of(x, cd, *place, &g);
@@ -876,6 +881,12 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 		if (v < best) {
 			best = v;
 			*place = pl;
+			/* the stages of a time below the bound are the
+			 * unbounded solve's (part_solve()'s contract) */
+			x->kept = x->keep_best && !known;
+			if (x->kept)
+				memcpy(x->best_st, x->st,
+				       (size_t)cd->d * sizeof(*x->st));
 		}
 	}
 	return best;
@@ -1562,14 +1573,23 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			double t, mem;
 
 			tried++;
+			x->keep_best = 1;
 			t = solve_best(x, &nocap, so, &v[i],
 				       p->iter_ms * 0.99, &place);
+			x->keep_best = 0;
 			if (!isfinite(t))
 				continue;
 			if (t < fastest)
 				fastest = t;
-			solve(x, &nocap, &v[i], place, INFINITY, &terms);
-			mem = stages_peak(x->st, v[i].d);
+			/* the stages of the unbounded solve: kept by
+			 * solve_best() (not solved again), or solved */
+			if (x->kept) {
+				mem = stages_peak(x->best_st, v[i].d);
+			} else {
+				solve(x, &nocap, &v[i], place, INFINITY,
+				      &terms);
+				mem = stages_peak(x->st, v[i].d);
+			}
 			if (mem < best_mem) {
 				best_mem = mem;
 				best_t = t;
@@ -1794,6 +1814,7 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
 	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
 	x->st = xcalloc(L, sizeof(*x->st));
+	x->best_st = xcalloc(L, sizeof(*x->best_st));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;
@@ -1806,6 +1827,7 @@ ctx_release(struct ctx *x)
 	size_t j;
 
 	free(x->st);
+	free(x->best_st);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
