@@ -1981,11 +1981,21 @@ search_run(const struct chain *c, const struct cluster *cl,
 	return search_run_tp(&sc, 1, cl, o, so, p, st);
 }
 
-int
-search_run_tp(const struct search_chain *sc, int nsc,
-	      const struct cluster *cl, const struct cost_opts *o,
-	      const struct search_opts *so, struct plan *p,
-	      struct search_stats *st)
+/* search_from()'s answer when fewer than k came under its start bound */
+#define SEARCH_AGAIN (-2)
+
+/*
+ * search_run_tp() with the bound start (INFINITY: none) until k
+ * configurations are found: SEARCH_AGAIN when fewer than k come under
+ * it.  With k of them under it, the k best are those of the search from
+ * INFINITY: every configuration left out costs start or more, more than
+ * the k kept, and those below it are solved and kept in the same order.
+ */
+static int
+search_from(const struct search_chain *sc, int nsc,
+	    const struct cluster *cl, const struct cost_opts *o,
+	    const struct search_opts *so, struct plan *p,
+	    struct search_stats *st, double start)
 {
 	struct ctx x;
 	struct cand *v = NULL, *ac, last;
@@ -2046,7 +2056,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 		for (i = 0; i < pk.n && !done; i += used) {
 			double bound = nalt == k ? alts[k - 1].iter_ms
-						 : INFINITY;
+						 : start;
 			long j;
 
 			/* sorted by lower bound: a prefix can be solved */
@@ -2065,7 +2075,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 				double t = cw.t[used];
 
 				if ((nalt == k ? alts[k - 1].iter_ms
-					       : INFINITY) != bound)
+					       : start) != bound)
 					break;
 				st->solved++;
 				if (t < bound)
@@ -2076,7 +2086,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 					st->cut++;
 			}
 			j = i + used;
-			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
+			bound = nalt == k ? alts[k - 1].iter_ms : start;
 			if (j < pk.n && !(pick_at(&pk, j)->lb < bound))
 				done = 1;
 		}
@@ -2092,6 +2102,11 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
 		st->passes++;
 	}
+	if (nalt < k && isfinite(start)) {
+		ret = SEARCH_AGAIN;
+		goto out;
+	}
+	st->kth_ms = nalt == k ? alts[k - 1].iter_ms : INFINITY;
 	st->bounded = n - st->solved;
 	/* those of the last pass: the earlier ones' were taken since */
 	st->grouped = pk.grouped;
@@ -2248,5 +2263,27 @@ out:
 	free(v);
 	crew_stop(&cw);
 	ctx_release(&x);
+	return ret;
+}
+
+int
+search_run_tp(const struct search_chain *sc, int nsc,
+	      const struct cluster *cl, const struct cost_opts *o,
+	      const struct search_opts *so, struct plan *p,
+	      struct search_stats *st)
+{
+	double start = INFINITY, ms;
+	int ret;
+
+	/* just above: a configuration at the bound itself still counts */
+	if (so->start_bound > 0 && isfinite(so->start_bound))
+		start = nextafter(so->start_bound, INFINITY);
+	ret = search_from(sc, nsc, cl, o, so, p, st, start);
+	if (ret != SEARCH_AGAIN)
+		return ret;
+	ms = st->ms;
+	ret = search_from(sc, nsc, cl, o, so, p, st, INFINITY);
+	st->ms += ms;
+	st->again = 1;
 	return ret;
 }
