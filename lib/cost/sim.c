@@ -47,22 +47,28 @@ struct queue {
 
 #define QUEUE_CAP0 16
 
-/* Append microbatch q->sent's time x. */
+/* Double a full queue's ring. */
 static void
+queue_grow(struct queue *q)
+{
+	double *nv = xmalloc(2 * (size_t)q->cap * sizeof(double));
+	int j;
+
+	for (j = q->taken; j < q->sent; j++)
+		nv[j & (2 * q->cap - 1)] = q->v[j & (q->cap - 1)];
+	if (q->own)
+		free(q->v);
+	q->v = nv;
+	q->cap *= 2;
+	q->own = 1;
+}
+
+/* Append microbatch q->sent's time x (inline: every step sends). */
+static inline void
 queue_put(struct queue *q, double x)
 {
-	if (q->sent - q->taken == q->cap) {
-		double *nv = xmalloc(2 * (size_t)q->cap * sizeof(double));
-		int j;
-
-		for (j = q->taken; j < q->sent; j++)
-			nv[j & (2 * q->cap - 1)] = q->v[j & (q->cap - 1)];
-		if (q->own)
-			free(q->v);
-		q->v = nv;
-		q->cap *= 2;
-		q->own = 1;
-	}
+	if (q->sent - q->taken == q->cap)
+		queue_grow(q);
 	q->v[q->sent & (q->cap - 1)] = x;
 	q->sent++;
 }
