@@ -88,6 +88,9 @@ struct run {
 	/* act[u]: the times activations reach virtual stage u, grad[u] its
 	 * gradients (only the microbatches not taken yet) */
 	struct queue *act, *grad;
+	int *tab;              /* v > 1: [2 m v] build_interleaved()'s table,
+				  microbatch and chunk of each entry (the
+				  same on every GPU) */
 	double *ar_end;        /* [s*iters + k] */
 	/* link_fwd[s] carries GPU s to s+1, link_bwd[s] GPU s to s-1; with
 	 * v > 1, link_fwd[d-1] and link_bwd[0] are the wrap link between
@@ -167,25 +170,28 @@ build_interleaved(struct run *r, int s)
 	r->len[s] = w + (n - w) * (2 + rc) + w * (1 + rc);
 }
 
-/* Entry k of build_interleaved()'s table, worked out: its microbatch
- * and chunk into *st (groups of d microbatches, the last one short when
- * d does not divide m). */
+/* Fill r->tab: microbatches in groups of d (the last one short when d
+ * does not divide m), each group through chunk 0, then chunk 1, ... */
 static void
+build_tab(struct run *r)
+{
+	int d = r->d, g, c, i, e = 0;
+
+	for (g = 0; g < r->m; g += d)
+		for (c = 0; c < r->v; c++)
+			for (i = g; i < g + d && i < r->m; i++) {
+				r->tab[2 * e] = i;
+				r->tab[2 * e++ + 1] = c;
+			}
+}
+
+/* Entry k of build_interleaved()'s table: its microbatch and chunk into
+ * *st. */
+static inline void
 tab_at(const struct run *r, int k, struct step *st)
 {
-	int d = r->d, v = r->v, full = r->m / d * d, g, rem, q;
-
-	if (k < full * v) {
-		g = k / (d * v);
-		rem = k - g * d * v;
-		st->chunk = rem / d;
-		st->mb = g * d + rem % d;
-	} else {
-		q = r->m - full;
-		rem = k - full * v;
-		st->chunk = rem / q;
-		st->mb = full + rem % q;
-	}
+	st->mb = r->tab[2 * k];
+	st->chunk = r->tab[2 * k + 1];
 }
 
 /* A backward step (j = 0 its recomputation when rc) of table entry k,
@@ -591,10 +597,11 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	/* One block: ar_end, then the queues' first rings, cfg->mem's
-	 * when there is one. */
+	/* One block: ar_end, then the queues' first rings, then with v > 1
+	 * the interleaved table, cfg->mem's when there is one. */
 	ndb = (size_t)c.d * c.iters + 2 * (size_t)r.V * QUEUE_CAP0;
-	bytes = ndb * sizeof(double);
+	bytes = ndb * sizeof(double) +
+		(r.v > 1 ? 2 * (size_t)r.m * r.v * sizeof(int) : 0);
 	if (c.mem) {
 		/* Doubled at least: a long run's probe and main run
 		 * differ by one group of microbatches, and a search's
@@ -623,6 +630,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	/* the updates' ends not known yet: all bits set, a NaN no time
 	 * compares with (one memset, not a store per entry) */
 	memset(r.ar_end, 0xff, (size_t)c.d * c.iters * sizeof(double));
+	if (r.v > 1) {
+		r.tab = (int *)(buf + ndb);
+		build_tab(&r);
+	}
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
