@@ -65,6 +65,9 @@ struct search_opts {
 				 searches again without it when fewer than k
 				 come under it; the result does not depend
 				 on it (0: none) */
+	int rescore_all;      /* simulate every alternative, even those
+				 topk others outrun (tests: the result does
+				 not depend on it) */
 	int brief;            /* the configuration and its prediction
 				 alone: no binding or placement reason
 				 (p->bind_reason, p->place_reason NULL),
@@ -107,6 +110,8 @@ struct search_stats {
 			      them), INFINITY when fewer were found: a
 			      start_bound for a larger cluster */
 	int again;         /* searched again without start_bound */
+	long rescore_skipped; /* alternatives not simulated: topk others
+			      were faster than they could be */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

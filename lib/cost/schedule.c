@@ -297,6 +297,37 @@ out:
 }
 
 double
+cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	double most = 0, fill = 0, drain = 0;
+	int s, v = g->v > 1 ? g->v : 1;
+
+	/* extrapolated runs are not simulated microbatch by microbatch */
+	if (g->m > SIM_LONG * g->d)
+		return 0;
+	for (s = 0; s < g->d; s++) {
+		double f, r, b, t;
+
+		/* 2bw: the updates measured are stage 0's, its work alone */
+		if (g->sched == PLAN_2BW && s > 0)
+			break;
+		durations(&st[s], &f, &r, &b);
+		/* Stage s starts once the stages before it forwarded the
+		 * first microbatch's first chunk, runs all its work one
+		 * operation after another, and its last backward (a first
+		 * chunk's) goes back through the stages before it. */
+		t = g->m * (f + r + b);
+		if (g->sched != PLAN_2BW)
+			t += fill + drain;
+		if (t > most)
+			most = t;
+		fill += f / v;
+		drain += (r + b) / v;
+	}
+	return most * (1 - 1e-8);
+}
+
+double
 cost_simulate(const struct chain *c, const struct plan_stage *st,
 	      const struct cost_cfg *g, struct sim *sm,
 	      struct plan_terms *terms)

@@ -892,6 +892,33 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	return best;
 }
 
+/*
+ * Whether alternative i, whose simulated time is floor or more, is
+ * outrun by topk others already simulated (simt[0..i)): topk different
+ * configurations (same_alt() apart: of duplicates one is kept) whose
+ * times are below floor by more than search_alt_cmp()'s tie window.  It
+ * then stays out of the topk however it would have simulated.
+ */
+static int
+outrun(const struct plan_alt *alts, const double *simt, long i, double floor,
+       int topk)
+{
+	long j, j2, n = 0;
+
+	if (!(floor > 0))
+		return 0;
+	for (j = 0; j < i && n < topk; j++) {
+		if (!(simt[j] * (1 + 1e-8) < floor))
+			continue;
+		for (j2 = 0; j2 < j; j2++)
+			if (simt[j2] * (1 + 1e-8) < floor &&
+			    same_alt(&alts[j2], &alts[j]))
+				break;
+		n += j2 == j;
+	}
+	return n >= topk;
+}
+
 /* Keep the k best in alts (sorted), with their candidates in ac. */
 static void
 insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
@@ -2133,12 +2160,29 @@ search_from(const struct search_chain *sc, int nsc,
 	 * alternative's peak memory is kept for the tie-breaking order. */
 	for (i = 0; i < nalt; i++) {
 		struct plan_terms terms;
+		struct cost_cfg g;
 		double t;
 
 		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		if (ac[i].lp)
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
+		cfg_of(&x, &ac[i], alts[i].place, &g);
+		if (!so->rescore_all &&
+		    outrun(alts, simt, i, cost_simulate_floor(x.st, &g),
+			   so->topk > 0 ? so->topk : 1)) {
+			/* It cannot be among the topk: dropped unsimulated.
+			 * It would have sorted after them (the order's tie
+			 * window is 1e-9), and so after every alternative
+			 * faster than it, whose order it does not touch. */
+			memmove(&alts[i], &alts[i + 1],
+				(nalt - i - 1) * sizeof(*alts));
+			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
+			nalt--;
+			i--;
+			st->rescore_skipped++;
+			continue;
+		}
 		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
 		simt[i] = t;
 		if (isfinite(t))

@@ -6,7 +6,8 @@
  * reason, the simulation's time alone) the same configuration and
  * figures as the full one; searches over a type's sizes sharing a memo
  * (capacity's) the plans each finds from scratch, and so do searches
- * that start from a bound (capacity's: the one a smaller size proved).
+ * that start from a bound (capacity's: the one a smaller size proved),
+ * and a re-scoring that leaves out what cannot make the top.
  */
 #include <math.h>
 #include <stdint.h>
@@ -444,6 +445,50 @@ test_start_bound(struct setup *u)
 	u->cl.nodes = nodes;
 }
 
+/*
+ * The re-scoring leaves out the alternatives topk others outrun by their
+ * floor (cost_simulate_floor()): the plan and its alternatives are those
+ * of simulating them all, for every topk from 1 to 6, on 2 and 16 nodes,
+ * and some are left out.
+ */
+static void
+test_rescore(struct setup *u)
+{
+	struct search_opts so = u->so;
+	long skipped = 0;
+	int topk, nodes = u->cl.nodes, n;
+
+	for (n = 0; n < 2; n++) {
+		u->cl.nodes = n ? 16 : 2;
+		for (topk = 1; topk <= 6; topk++) {
+			struct search_stats st;
+			struct plan p0, p;
+			char msg[96];
+			int r0;
+
+			so.topk = topk;
+			so.rescore_all = 1;
+			plan_init(&p0);
+			r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					   &p0, &st);
+			so.rescore_all = 0;
+			plan_init(&p);
+			snprintf(msg, sizeof(msg), "%d nodes, top %d: the "
+				 "alternatives of simulating them all",
+				 u->cl.nodes, topk);
+			CHECK_MSG(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o,
+						&so, &p, &st) == r0 &&
+					  (r0 || same_plan(&p0, &p, 1)),
+				  msg);
+			skipped += st.rescore_skipped;
+			plan_release(&p);
+			plan_release(&p0);
+		}
+	}
+	CHECK_MSG(skipped > 0, "some alternatives were not simulated");
+	u->cl.nodes = nodes;
+}
+
 int
 main(void)
 {
@@ -459,6 +504,7 @@ main(void)
 	test_brief(&u);
 	test_memo(&u);
 	test_start_bound(&u);
+	test_rescore(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
