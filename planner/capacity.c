@@ -199,8 +199,9 @@ capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
 		   int nsc, struct cluster *cl, const struct cost_opts *co,
 		   const struct search_opts *so)
 {
+	struct search_opts sz = *so;
 	struct quiet q;
-	int i, ret = 0;
+	int i, ret = 0, prev = 0;
 
 	if (quiet_begin(&q))
 		return -1;
@@ -213,7 +214,16 @@ capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
 		cl->nodes = r->nodes;
 		r->gpus = r->nodes * cl->gpus_per_node;
 		plan_init(&p);
-		rc = search_run_tp(sc, nsc, cl, co, so, &p, &st);
+		/* A larger cluster has every configuration of a smaller
+		 * one, most often with the same links: its search starts
+		 * from the bound the smaller one's proved (the same plans;
+		 * the search tries again without it when it was wrong). */
+		if (r->nodes < prev)
+			sz.start_bound = 0;
+		rc = search_run_tp(sc, nsc, cl, co, &sz, &p, &st);
+		prev = r->nodes;
+		sz.start_bound = rc == 0 && isfinite(st.kth_ms) ? st.kth_ms
+							       : 0;
 		if (rc == 0) {
 			r->fits = 1;
 			r->sched = p.sched;

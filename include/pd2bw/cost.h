@@ -648,6 +648,30 @@ double cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 			  const struct cost_cfg *g, struct sim_mem *mem);
 
 /*
+ * A time cost_simulate()'s iteration of stages st is no shorter than,
+ * without simulating: every stage runs its m forwards, recomputations and
+ * backwards one after the other, after the stages before it forwarded
+ * the first microbatch and before they take its last backward (2bw:
+ * stage 0's work alone, whose updates it measures), less a relative 1e-8
+ * for the rounding of the simulation's sums; 0 for a long run, which it
+ * extrapolates.  The search skips re-scoring an alternative whose floor
+ * is above the times of enough others (test_schedule holds it below the
+ * simulation).
+ */
+double cost_simulate_floor(const struct plan_stage *st,
+			   const struct cost_cfg *g);
+
+/*
+ * cost_simulate_mem()'s iteration time and breakdown (terms, not NULL),
+ * bit for bit, keeping of the operations only the few the breakdown reads
+ * (no sim to release): a search's chosen plan is reported with it.
+ * Returns ms, or -1 on error.
+ */
+double cost_simulate_terms(const struct chain *c, const struct plan_stage *st,
+			   const struct cost_cfg *g, struct plan_terms *terms,
+			   struct sim_mem *mem);
+
+/*
  * The configuration plan p (made from chain c) runs: its shape, the index
  * of its microbatch in c, and its runtime, parsed from the plan into rt
  * (o's default for the schedule when the plan names none).  Returns 0, or

@@ -57,6 +57,17 @@ struct search_opts {
 				 lower bound (tests: the result and the
 				 statistics but grouped do not depend on
 				 it) */
+	double start_bound;   /* > 0: a time the k-th best configuration's
+				 (closed-form) time is expected to be at or
+				 below, as a neighbouring smaller cluster's
+				 search found it (capacity): the search only
+				 solves what may beat it from the start, and
+				 searches again without it when fewer than k
+				 come under it; the result does not depend
+				 on it (0: none) */
+	int rescore_all;      /* simulate every alternative, even those
+				 topk others outrun (tests: the result does
+				 not depend on it) */
 	int brief;            /* the configuration and its prediction
 				 alone: no binding or placement reason
 				 (p->bind_reason, p->place_reason NULL),
@@ -94,6 +105,13 @@ struct search_stats {
 	long lp_solves;    /* GLPK stage problems */
 	double lp_ms;      /* time spent in them */
 	double ms;         /* CPU time of the search */
+	double kth_ms;     /* the k-th best closed-form time (k = 2 topk,
+			      before GLPK and the simulation re-score
+			      them), INFINITY when fewer were found: a
+			      start_bound for a larger cluster */
+	int again;         /* searched again without start_bound */
+	long rescore_skipped; /* alternatives not simulated: topk others
+			      were faster than they could be */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

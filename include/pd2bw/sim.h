@@ -102,6 +102,10 @@ struct sim_cfg {
 	int times_only; /* keep no operations (ops stays NULL) and leave
 			   the peaks of stages[] 0: the times alone, the
 			   same, without the memory */
+	int terms_only; /* keep of the operations only the optimizer
+			   steps, in the order of a full run, and leave the
+			   peaks of stages[] 0: the times and
+			   compute_end_ms, the same, for a breakdown */
 	struct sim_mem *mem; /* scratch kept between runs, or NULL */
 	const struct sim_stage_in *st; /* [d], borrowed */
 };
@@ -143,6 +147,8 @@ struct sim {
 	double measure_from_ms;  /* 2bw: start of the measured iterations */
 	double bubble_frac;      /* idle share of stage compute time */
 	double end_ms;           /* last operation's end */
+	double compute_end_ms;   /* last forward, recomputation or backward's
+				    end (cfg->terms_only only, else 0) */
 	double *update_ms;       /* [iters]: stage 0's update k (2bw), or end */
 	struct sim_stage_out *stages; /* [d] */
 };

@@ -173,10 +173,14 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 	return iter;
 }
 
+/* What simulate() keeps of the operations: all, none (the time alone),
+ * or what the breakdown needs (sim_cfg's times_only, terms_only). */
+enum keep { KEEP_ALL, KEEP_TIME, KEEP_TERMS };
+
 static double
 simulate(const struct chain *c, const struct plan_stage *st,
 	 const struct cost_cfg *g, struct sim *sm, struct plan_terms *terms,
-	 int times_only, struct sim_mem *mem)
+	 enum keep keep, struct sim_mem *mem)
 {
 	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
 	struct sim_cfg cfg;
@@ -227,7 +231,8 @@ simulate(const struct chain *c, const struct plan_stage *st,
 	cfg.st = in;
 	cfg.sync = sync_of(g);
 	cfg.gather_overlap = gather_overlap(g);
-	cfg.times_only = times_only;
+	cfg.times_only = keep == KEEP_TIME;
+	cfg.terms_only = keep == KEEP_TERMS;
 	cfg.mem = mem;
 	/* enough iterations for 2BW's steady state, fewer when long */
 	cfg.iters = (double)g->m * g->d * g->v > 20000 ? 4 : 8;
@@ -267,6 +272,8 @@ simulate(const struct chain *c, const struct plan_stage *st,
 				fmax(0, ret - g->m * cost_stage_busy(&st[slow]));
 		} else {
 			/* the pipeline's own end: its last compute */
+			if (keep == KEEP_TERMS)
+				P = sm->compute_end_ms;
 			for (i = 0; i < sm->nops; i++)
 				if (sm->ops[i].kind <= SIM_BWD &&
 				    sm->ops[i].end_ms > P)
@@ -290,11 +297,42 @@ out:
 }
 
 double
+cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	double most = 0, fill = 0, drain = 0;
+	int s, v = g->v > 1 ? g->v : 1;
+
+	/* extrapolated runs are not simulated microbatch by microbatch */
+	if (g->m > SIM_LONG * g->d)
+		return 0;
+	for (s = 0; s < g->d; s++) {
+		double f, r, b, t;
+
+		/* 2bw: the updates measured are stage 0's, its work alone */
+		if (g->sched == PLAN_2BW && s > 0)
+			break;
+		durations(&st[s], &f, &r, &b);
+		/* Stage s starts once the stages before it forwarded the
+		 * first microbatch's first chunk, runs all its work one
+		 * operation after another, and its last backward (a first
+		 * chunk's) goes back through the stages before it. */
+		t = g->m * (f + r + b);
+		if (g->sched != PLAN_2BW)
+			t += fill + drain;
+		if (t > most)
+			most = t;
+		fill += f / v;
+		drain += (r + b) / v;
+	}
+	return most * (1 - 1e-8);
+}
+
+double
 cost_simulate(const struct chain *c, const struct plan_stage *st,
 	      const struct cost_cfg *g, struct sim *sm,
 	      struct plan_terms *terms)
 {
-	return simulate(c, st, g, sm, terms, 0, NULL);
+	return simulate(c, st, g, sm, terms, KEEP_ALL, NULL);
 }
 
 double
@@ -302,7 +340,7 @@ cost_simulate_mem(const struct chain *c, const struct plan_stage *st,
 		  const struct cost_cfg *g, struct sim *sm,
 		  struct plan_terms *terms, struct sim_mem *mem)
 {
-	return simulate(c, st, g, sm, terms, 0, mem);
+	return simulate(c, st, g, sm, terms, KEEP_ALL, mem);
 }
 
 double
@@ -313,7 +351,21 @@ cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 	double t;
 
 	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
-	t = simulate(c, st, g, &sm, NULL, 1, mem);
+	t = simulate(c, st, g, &sm, NULL, KEEP_TIME, mem);
+	sim_release(&sm);
+	return t;
+}
+
+double
+cost_simulate_terms(const struct chain *c, const struct plan_stage *st,
+		    const struct cost_cfg *g, struct plan_terms *terms,
+		    struct sim_mem *mem)
+{
+	struct sim sm;
+	double t;
+
+	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
+	t = simulate(c, st, g, &sm, terms, KEEP_TERMS, mem);
 	sim_release(&sm);
 	return t;
 }

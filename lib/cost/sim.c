@@ -27,6 +27,52 @@ later(double a, double b)
 	return a > b ? a : b;
 }
 
+/*
+ * The times one virtual stage hands the next (activations up, gradients
+ * down), in the order of their microbatches, which the receiver takes
+ * them in too: every schedule's order runs each virtual stage's
+ * forwards, and its backwards, in microbatch order (build_orders()).
+ * So microbatch i's time is known once more than i were sent, and only
+ * those sent and not yet taken need room: about d in 1F1B, up to all of
+ * them in GPipe (the ring doubles when full).  Not V M times, each
+ * marked unknown first: the long runs a search re-scores then touch
+ * a few kilobytes, not megabytes of fresh pages.
+ */
+struct queue {
+	double *v;        /* [cap], cap a power of two: microbatch i at
+			     v[i & (cap - 1)] */
+	int cap, sent, taken;
+	int own;          /* v is its own block (grown), not the run's */
+};
+
+#define QUEUE_CAP0 16
+
+/* Double a full queue's ring. */
+static void
+queue_grow(struct queue *q)
+{
+	double *nv = xmalloc(2 * (size_t)q->cap * sizeof(double));
+	int j;
+
+	for (j = q->taken; j < q->sent; j++)
+		nv[j & (2 * q->cap - 1)] = q->v[j & (q->cap - 1)];
+	if (q->own)
+		free(q->v);
+	q->v = nv;
+	q->cap *= 2;
+	q->own = 1;
+}
+
+/* Append microbatch q->sent's time x (inline: every step sends). */
+static inline void
+queue_put(struct queue *q, double x)
+{
+	if (q->sent - q->taken == q->cap)
+		queue_grow(q);
+	q->v[q->sent & (q->cap - 1)] = x;
+	q->sent++;
+}
+
 /* One entry of a stage's operation order. */
 struct step {
 	int kind; /* SIM_FWD, SIM_RC or SIM_BWD */
@@ -38,10 +84,13 @@ struct run {
 	const struct sim_cfg *cfg;
 	int d, m, M;           /* M: microbatches over all iterations */
 	int v, V;              /* chunks per GPU; V = v d virtual stages */
-	struct step **order;   /* [d][len[s]], interleaved only (step_at()) */
 	int *len, *pos, *warm;
-	double *act;           /* [u*M + i]: activation i at virtual stage u */
-	double *grad;          /* [u*M + i]: gradient i at virtual stage u */
+	/* act[u]: the times activations reach virtual stage u, grad[u] its
+	 * gradients (only the microbatches not taken yet) */
+	struct queue *act, *grad;
+	int *tab;              /* v > 1: [2 m v] build_interleaved()'s table,
+				  microbatch and chunk of each entry (the
+				  same on every GPU) */
 	double *ar_end;        /* [s*iters + k] */
 	/* link_fwd[s] carries GPU s to s+1, link_bwd[s] GPU s to s-1; with
 	 * v > 1, link_fwd[d-1] and link_bwd[0] are the wrap link between
@@ -71,7 +120,8 @@ keep_op(struct sim *s, struct run *r, int kind, int stage,
 }
 
 /* An operation run: kept (keep_op()), or with times_only its end alone,
- * inline in the steps every run takes. */
+ * with terms_only its end and the optimizer steps alone, inline in the
+ * steps every run takes. */
 static inline void
 push_op(struct sim *s, struct run *r, int kind, int stage,
 	const struct step *st, double start, double end)
@@ -83,26 +133,15 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 			s->end_ms = end;
 		return;
 	}
+	if (r->cfg->terms_only) {
+		if (end > s->end_ms)
+			s->end_ms = end;
+		if (kind <= SIM_BWD && end > s->compute_end_ms)
+			s->compute_end_ms = end;
+		if (kind != SIM_OPTIMIZER)
+			return;
+	}
 	keep_op(s, r, kind, stage, st, start, end);
-}
-
-static void
-add_chunk_step(struct run *r, int s, int kind, int mb, int chunk)
-{
-	struct step *st = &r->order[s][r->len[s]++];
-
-	st->kind = kind;
-	st->mb = mb;
-	st->chunk = chunk;
-}
-
-/* A backward, preceded by its recomputation when there is one. */
-static void
-add_chunk_backward(struct run *r, int s, int mb, int chunk)
-{
-	if (r->cfg->st[s].rc_ms > 0)
-		add_chunk_step(r, s, SIM_RC, mb, chunk);
-	add_chunk_step(r, s, SIM_BWD, mb, chunk);
 }
 
 /*
@@ -123,35 +162,52 @@ add_chunk_backward(struct run *r, int s, int mb, int chunk)
 static void
 build_interleaved(struct run *r, int s)
 {
-	int d = r->d, v = r->v, m = r->m, n = m * v, k, g, c, i, w, e = 0;
-	struct step *tab = xcalloc((size_t)n, sizeof(*tab));
+	int n = r->m * r->v, rc = r->cfg->st[s].rc_ms > 0, w;
 
-	for (g = 0; g < m; g += d)
-		for (c = 0; c < v; c++)
-			for (i = g; i < g + d && i < m; i++) {
-				tab[e].mb = i;
-				tab[e++].chunk = c;
-			}
-	w = 2 * (d - s - 1) + (v - 1) * d;
+	w = 2 * (r->d - s - 1) + (r->v - 1) * r->d;
 	w = w < n ? w : n;
 	r->warm[s] = w;
-	for (k = 0; k < w; k++)
-		add_chunk_step(r, s, SIM_FWD, tab[k].mb, tab[k].chunk);
-	for (k = 0; k < n - w; k++) {
-		add_chunk_step(r, s, SIM_FWD, tab[k + w].mb,
-			       tab[k + w].chunk);
-		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
-	}
-	for (k = n - w; k < n; k++)
-		add_chunk_backward(r, s, tab[k].mb, v - 1 - tab[k].chunk);
-	free(tab);
+	r->len[s] = w + (n - w) * (2 + rc) + w * (1 + rc);
+}
+
+/* Fill r->tab: microbatches in groups of d (the last one short when d
+ * does not divide m), each group through chunk 0, then chunk 1, ... */
+static void
+build_tab(struct run *r)
+{
+	int d = r->d, g, c, i, e = 0;
+
+	for (g = 0; g < r->m; g += d)
+		for (c = 0; c < r->v; c++)
+			for (i = g; i < g + d && i < r->m; i++) {
+				r->tab[2 * e] = i;
+				r->tab[2 * e++ + 1] = c;
+			}
+}
+
+/* Entry k of build_interleaved()'s table: its microbatch and chunk into
+ * *st. */
+static inline void
+tab_at(const struct run *r, int k, struct step *st)
+{
+	st->mb = r->tab[2 * k];
+	st->chunk = r->tab[2 * k + 1];
+}
+
+/* A backward step (j = 0 its recomputation when rc) of table entry k,
+ * the chunk mirrored as gradients flow back. */
+static void
+tab_back(const struct run *r, int rc, int j, int k, struct step *st)
+{
+	tab_at(r, k, st);
+	st->kind = rc && j == 0 ? SIM_RC : SIM_BWD;
+	st->chunk = r->v - 1 - st->chunk;
 }
 
 /*
- * Fill each stage's operation order for the schedule: interleaved ones
- * into r->order, the others (long runs: thousands of microbatches on
- * tens of stages) only their lengths and warm-ups, step_at() working out
- * each step as the list would hold it:
+ * Fill each stage's operation order for the schedule: only their lengths
+ * and warm-ups (long runs: thousands of microbatches on tens of stages),
+ * step_at() working out each step as a list would hold it:
  *   none:  F(i) [R(i)] B(i) for each i;
  *   gpipe: F(0..M-1), then [R(i)] B(i) for each i;
  *   1F1B (flush, and 2bw over all iterations): F(0..w-1), then
@@ -211,7 +267,28 @@ step_at(const struct run *r, int s, int n, struct step *st)
 	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w, q, j;
 
 	if (r->v > 1) {
-		*st = r->order[s][n];
+		int nt = r->m * r->v;
+
+		w = r->warm[s];
+		if (n < w) {
+			tab_at(r, n, st);
+			st->kind = SIM_FWD;
+			return;
+		}
+		n -= w;
+		if (n < (nt - w) * k) {
+			q = quot(n, k);
+			if ((j = n - q * k) == 0) {
+				tab_at(r, q + w, st);
+				st->kind = SIM_FWD;
+			} else {
+				tab_back(r, rc, j - 1, q, st);
+			}
+			return;
+		}
+		n -= (nt - w) * k;
+		q = quot(n, k - 1);
+		tab_back(r, rc, n - q * (k - 1), nt - w + q, st);
 		return;
 	}
 	switch (r->cfg->sched) {
@@ -275,10 +352,11 @@ ready_at(const struct run *r, int s, const struct step *st)
 
 	if (st->kind == SIM_FWD) {
 		if (u > 0) {
-			x = r->act[(size_t)u * r->M + i];
-			if (!(x >= 0))
+			const struct queue *q = &r->act[u];
+
+			if (q->sent <= i)
 				return -1;
-			t = later(t, x);
+			t = later(t, q->v[i & (q->cap - 1)]);
 		}
 		/* 2bw: the first forward after update k+1 uses version k+2,
 		 * which holds iteration k's all-reduced gradients. */
@@ -293,10 +371,11 @@ ready_at(const struct run *r, int s, const struct step *st)
 		return t;
 	}
 	if (u < r->V - 1) {
-		x = r->grad[(size_t)u * r->M + i];
-		if (!(x >= 0))
+		const struct queue *q = &r->grad[u];
+
+		if (q->sent <= i)
 			return -1;
-		t = later(t, x);
+		t = later(t, q->v[i & (q->cap - 1)]);
 	}
 	return t;
 }
@@ -316,12 +395,17 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	end = t + dur / r->v;
 	push_op(sm, r, st->kind, s, st, t, end);
 	r->stage_free[s] = end;
+	/* its input is taken (microbatch i, the first not yet taken) */
+	if (st->kind == SIM_FWD && u > 0)
+		r->act[u].taken++;
+	else if (st->kind == SIM_BWD && u < r->V - 1)
+		r->grad[u].taken++;
 	if (st->kind == SIM_FWD && u < r->V - 1) {
 		x = s < r->d - 1 ? in->send_ms : r->cfg->wrap_send_ms;
 		a = later(end, r->link_fwd[s]);
 		e = a + x;
 		r->link_fwd[s] = e;
-		r->act[(size_t)(u + 1) * r->M + i] = e;
+		queue_put(&r->act[u + 1], e);
 		if (x > 0)
 			push_op(sm, r, SIM_SEND_ACT, s, st, a, e);
 	}
@@ -332,7 +416,7 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 		a = later(end, r->link_bwd[s]);
 		e = a + x;
 		r->link_bwd[s] = e;
-		r->grad[(size_t)(u - 1) * r->M + i] = e;
+		queue_put(&r->grad[u - 1], e);
 		if (x > 0)
 			push_op(sm, r, SIM_SEND_GRAD, s, st, a, e);
 	}
@@ -483,10 +567,9 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 {
 	struct sim_cfg c = *cfg;
 	struct run r;
-	size_t n, nst, ndb, bytes;
+	size_t n, ndb, bytes;
 	int s, done, progress, ret = -1, P, sweep = 0;
 	double busy = 0, *buf, *own = NULL;
-	struct step *steps;
 
 	memset(sm, 0, sizeof(*sm));
 	memset(&r, 0, sizeof(r));
@@ -511,16 +594,14 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	r.M = c.m * c.iters;
 	r.v = c.v;
 	r.V = c.v * c.d;
-	r.order = xcalloc((size_t)c.d, sizeof(*r.order));
 	r.len = xcalloc((size_t)c.d, sizeof(int));
 	r.pos = xcalloc((size_t)c.d, sizeof(int));
 	r.warm = xcalloc((size_t)c.d, sizeof(int));
-	/* One block: act, grad, ar_end, then each stage's order (at most 3
-	 * steps per chunk and microbatch: forward, recomputation,
-	 * backward), cfg->mem's when there is one. */
-	ndb = 2 * (size_t)r.V * r.M + (size_t)c.d * c.iters;
-	nst = r.v > 1 ? (size_t)3 * r.M * r.v : 0;
-	bytes = ndb * sizeof(double) + (size_t)c.d * nst * sizeof(struct step);
+	/* One block: ar_end, then the queues' first rings, then with v > 1
+	 * the interleaved table, cfg->mem's when there is one. */
+	ndb = (size_t)c.d * c.iters + 2 * (size_t)r.V * QUEUE_CAP0;
+	bytes = ndb * sizeof(double) +
+		(r.v > 1 ? 2 * (size_t)r.m * r.v * sizeof(int) : 0);
 	if (c.mem) {
 		/* Doubled at least: a long run's probe and main run
 		 * differ by one group of microbatches, and a search's
@@ -538,15 +619,21 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	} else {
 		buf = own = xmalloc(bytes);
 	}
-	r.act = buf;
-	r.grad = r.act + (size_t)r.V * r.M;
-	r.ar_end = r.grad + (size_t)r.V * r.M;
-	steps = (struct step *)(buf + ndb);
-	for (s = 0; s < c.d; s++)
-		r.order[s] = steps + (size_t)s * nst;
-	/* not known yet: all bits set, a NaN no time compares with (one
-	 * memset, not a store per entry) */
-	memset(buf, 0xff, ndb * sizeof(double));
+	r.ar_end = buf;
+	r.act = xcalloc(2 * (size_t)r.V, sizeof(*r.act));
+	r.grad = r.act + r.V;
+	for (s = 0; s < 2 * r.V; s++) {
+		r.act[s].v = buf + (size_t)c.d * c.iters +
+			     (size_t)s * QUEUE_CAP0;
+		r.act[s].cap = QUEUE_CAP0;
+	}
+	/* the updates' ends not known yet: all bits set, a NaN no time
+	 * compares with (one memset, not a store per entry) */
+	memset(r.ar_end, 0xff, (size_t)c.d * c.iters * sizeof(double));
+	if (r.v > 1) {
+		r.tab = (int *)(buf + ndb);
+		build_tab(&r);
+	}
 	r.stage_free = xcalloc((size_t)c.d, sizeof(double));
 	r.link_fwd = xcalloc((size_t)c.d, sizeof(double));
 	r.link_bwd = xcalloc((size_t)c.d, sizeof(double));
@@ -556,7 +643,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	for (s = 0; s < c.d; s++)
 		r.head_pos[s] = -1;
 	build_orders(&r);
-	if (!c.times_only) {
+	if (!c.times_only && !c.terms_only) {
 		/* Room for every operation at once, as many as the steps
 		 * (each with its send) and per stage and iteration an
 		 * all-reduce per chunk, another, an optimizer step and a
@@ -621,7 +708,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		const struct sim_stage_in *in = &c.st[s];
 
 		/* the peaks walk every step again: not for the time */
-		if (!c.times_only)
+		if (!c.times_only && !c.terms_only)
 			stage_peaks(sm, &r, s);
 		sm->stages[s].busy_ms = r.m * (in->fwd_ms + in->rc_ms +
 					       in->bwd_ms);
@@ -644,7 +731,6 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		sm->iter_ms > 0 ? fmax(0, 1 - busy / (c.d * sm->iter_ms)) : 0;
 	ret = 0;
 out:
-	free(r.order);
 	free(r.len);
 	free(r.pos);
 	free(r.warm);
@@ -655,6 +741,10 @@ out:
 	free(r.ar_free);
 	free(r.head);
 	free(r.head_pos);
+	for (s = 0; r.act && s < 2 * r.V; s++)
+		if (r.act[s].own)
+			free(r.act[s].v);
+	free(r.act);
 	return ret;
 }
 

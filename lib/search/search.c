@@ -144,6 +144,10 @@ struct ctx {
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct time_table *times; /* this thread's solves, or NULL */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
+	/* with keep_best, solve_best() copies the stages of its best
+	 * placement's solve here ([L]; kept: it did, for its result) */
+	struct plan_stage *best_st;
+	int keep_best, kept;
 };
 
 /*
@@ -784,16 +788,13 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 		struct plan_terms *terms)
 {
 	struct cost_cfg g;
-	struct sim sm;
 	double t;
 
 	cfg_of(x, cd, place, &g);
 	if (!terms)
-		return (t = cost_simulate_time(x->c, x->st, &g, &x->sim)) < 0
-			       ? INFINITY
-			       : t;
-	t = cost_simulate_mem(x->c, x->st, &g, &sm, terms, &x->sim);
-	sim_release(&sm);
+		t = cost_simulate_time(x->c, x->st, &g, &x->sim);
+	else
+		t = cost_simulate_terms(x->c, x->st, &g, terms, &x->sim);
 	return t < 0 ? INFINITY : t;
 }
 
@@ -846,6 +847,7 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	int pl;
 
 	*place = place_lo(so);
+	x->kept = 0;
 	/* Whether any partition is left under the bound does not depend
 	 * on the placement: asked once while the bound stays. */
 	cfg_of(x, cd, *place, &g);
@@ -879,9 +881,42 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 		if (v < best) {
 			best = v;
 			*place = pl;
+			/* the stages of a time below the bound are the
+			 * unbounded solve's (part_solve()'s contract) */
+			x->kept = x->keep_best && !known;
+			if (x->kept)
+				memcpy(x->best_st, x->st,
+				       (size_t)cd->d * sizeof(*x->st));
 		}
 	}
 	return best;
+}
+
+/*
+ * Whether alternative i, whose simulated time is floor or more, is
+ * outrun by topk others already simulated (simt[0..i)): topk different
+ * configurations (same_alt() apart: of duplicates one is kept) whose
+ * times are below floor by more than search_alt_cmp()'s tie window.  It
+ * then stays out of the topk however it would have simulated.
+ */
+static int
+outrun(const struct plan_alt *alts, const double *simt, long i, double floor,
+       int topk)
+{
+	long j, j2, n = 0;
+
+	if (!(floor > 0))
+		return 0;
+	for (j = 0; j < i && n < topk; j++) {
+		if (!(simt[j] * (1 + 1e-8) < floor))
+			continue;
+		for (j2 = 0; j2 < j; j2++)
+			if (simt[j2] * (1 + 1e-8) < floor &&
+			    same_alt(&alts[j2], &alts[j]))
+				break;
+		n += j2 == j;
+	}
+	return n >= topk;
 }
 
 /* Keep the k best in alts (sorted), with their candidates in ac. */
@@ -1565,14 +1600,23 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			double t, mem;
 
 			tried++;
+			x->keep_best = 1;
 			t = solve_best(x, &nocap, so, &v[i],
 				       p->iter_ms * 0.99, &place);
+			x->keep_best = 0;
 			if (!isfinite(t))
 				continue;
 			if (t < fastest)
 				fastest = t;
-			solve(x, &nocap, &v[i], place, INFINITY, &terms);
-			mem = stages_peak(x->st, v[i].d);
+			/* the stages of the unbounded solve: kept by
+			 * solve_best() (not solved again), or solved */
+			if (x->kept) {
+				mem = stages_peak(x->best_st, v[i].d);
+			} else {
+				solve(x, &nocap, &v[i], place, INFINITY,
+				      &terms);
+				mem = stages_peak(x->st, v[i].d);
+			}
 			if (mem < best_mem) {
 				best_mem = mem;
 				best_t = t;
@@ -1797,6 +1841,7 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
 	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
 	x->st = xcalloc(L, sizeof(*x->st));
+	x->best_st = xcalloc(L, sizeof(*x->best_st));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;
@@ -1809,6 +1854,7 @@ ctx_release(struct ctx *x)
 	size_t j;
 
 	free(x->st);
+	free(x->best_st);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
@@ -1962,11 +2008,21 @@ search_run(const struct chain *c, const struct cluster *cl,
 	return search_run_tp(&sc, 1, cl, o, so, p, st);
 }
 
-int
-search_run_tp(const struct search_chain *sc, int nsc,
-	      const struct cluster *cl, const struct cost_opts *o,
-	      const struct search_opts *so, struct plan *p,
-	      struct search_stats *st)
+/* search_from()'s answer when fewer than k came under its start bound */
+#define SEARCH_AGAIN (-2)
+
+/*
+ * search_run_tp() with the bound start (INFINITY: none) until k
+ * configurations are found: SEARCH_AGAIN when fewer than k come under
+ * it.  With k of them under it, the k best are those of the search from
+ * INFINITY: every configuration left out costs start or more, more than
+ * the k kept, and those below it are solved and kept in the same order.
+ */
+static int
+search_from(const struct search_chain *sc, int nsc,
+	    const struct cluster *cl, const struct cost_opts *o,
+	    const struct search_opts *so, struct plan *p,
+	    struct search_stats *st, double start)
 {
 	struct ctx x;
 	struct cand *v = NULL, *ac, last;
@@ -2027,7 +2083,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 
 		for (i = 0; i < pk.n && !done; i += used) {
 			double bound = nalt == k ? alts[k - 1].iter_ms
-						 : INFINITY;
+						 : start;
 			long j;
 
 			/* sorted by lower bound: a prefix can be solved */
@@ -2046,7 +2102,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 				double t = cw.t[used];
 
 				if ((nalt == k ? alts[k - 1].iter_ms
-					       : INFINITY) != bound)
+					       : start) != bound)
 					break;
 				st->solved++;
 				if (t < bound)
@@ -2057,7 +2113,7 @@ search_run_tp(const struct search_chain *sc, int nsc,
 					st->cut++;
 			}
 			j = i + used;
-			bound = nalt == k ? alts[k - 1].iter_ms : INFINITY;
+			bound = nalt == k ? alts[k - 1].iter_ms : start;
 			if (j < pk.n && !(pick_at(&pk, j)->lb < bound))
 				done = 1;
 		}
@@ -2073,6 +2129,11 @@ search_run_tp(const struct search_chain *sc, int nsc,
 		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
 		st->passes++;
 	}
+	if (nalt < k && isfinite(start)) {
+		ret = SEARCH_AGAIN;
+		goto out;
+	}
+	st->kth_ms = nalt == k ? alts[k - 1].iter_ms : INFINITY;
 	st->bounded = n - st->solved;
 	/* those of the last pass: the earlier ones' were taken since */
 	st->grouped = pk.grouped;
@@ -2099,12 +2160,29 @@ search_run_tp(const struct search_chain *sc, int nsc,
 	 * alternative's peak memory is kept for the tie-breaking order. */
 	for (i = 0; i < nalt; i++) {
 		struct plan_terms terms;
+		struct cost_cfg g;
 		double t;
 
 		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		if (ac[i].lp)
 			apply_lp(&x, &ac[i], alts[i].place, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
+		cfg_of(&x, &ac[i], alts[i].place, &g);
+		if (!so->rescore_all &&
+		    outrun(alts, simt, i, cost_simulate_floor(x.st, &g),
+			   so->topk > 0 ? so->topk : 1)) {
+			/* It cannot be among the topk: dropped unsimulated.
+			 * It would have sorted after them (the order's tie
+			 * window is 1e-9), and so after every alternative
+			 * faster than it, whose order it does not touch. */
+			memmove(&alts[i], &alts[i + 1],
+				(nalt - i - 1) * sizeof(*alts));
+			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
+			nalt--;
+			i--;
+			st->rescore_skipped++;
+			continue;
+		}
 		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
 		simt[i] = t;
 		if (isfinite(t))
@@ -2229,5 +2307,27 @@ out:
 	free(v);
 	crew_stop(&cw);
 	ctx_release(&x);
+	return ret;
+}
+
+int
+search_run_tp(const struct search_chain *sc, int nsc,
+	      const struct cluster *cl, const struct cost_opts *o,
+	      const struct search_opts *so, struct plan *p,
+	      struct search_stats *st)
+{
+	double start = INFINITY, ms;
+	int ret;
+
+	/* just above: a configuration at the bound itself still counts */
+	if (so->start_bound > 0 && isfinite(so->start_bound))
+		start = nextafter(so->start_bound, INFINITY);
+	ret = search_from(sc, nsc, cl, o, so, p, st, start);
+	if (ret != SEARCH_AGAIN)
+		return ret;
+	ms = st->ms;
+	ret = search_from(sc, nsc, cl, o, so, p, st, INFINITY);
+	st->ms += ms;
+	st->again = 1;
 	return ret;
 }

@@ -311,9 +311,65 @@ test_long_runs(void)
 }
 
 /*
+ * cost_simulate_floor() never exceeds the simulated time: random stages,
+ * all schedules, interleaving, d up to 12, m up to past the long runs
+ * (where it gives 0); and it says something (above 60% of the time) for
+ * most runs of the flush schedules.
+ */
+static void
+test_floor(void)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
+				     PLAN_NONE};
+	struct runtime rt;
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0, close = 0, flush = 0;
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	for (trial = 0; trial < 600; trial++) {
+		struct plan_stage st[12];
+		struct cost_cfg g;
+		double a, f;
+		int s;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 4];
+		g.d = irand(1, 12);
+		g.v = g.sched == PLAN_FLUSH && g.d > 1 && trial % 3 ? irand(2, 4)
+									: 1;
+		g.m = g.sched == PLAN_2BW ? irand(g.d, 3 * g.d)
+		      : g.v > 1 ? g.d * irand(1, 90) : irand(1, 900);
+		g.w = irand(1, 8);
+		g.t = 1;
+		g.zero = irand(0, 1);
+		g.rt = &rt;
+		for (s = 0; s < g.d; s++)
+			random_stage(&st[s], NULL);
+		a = cost_simulate_time(NULL, st, &g, &mem);
+		f = cost_simulate_floor(st, &g);
+		n++;
+		ok += a >= 0 && f <= a;
+		if (!(a >= 0 && f <= a))
+			printf("# trial %d: sched %d d %d v %d m %d: floor "
+			       "%.17g above the simulation's %.17g\n",
+			       trial, g.sched, g.d, g.v, g.m, f, a);
+		if (g.sched == PLAN_FLUSH || g.sched == PLAN_GPIPE) {
+			flush++;
+			close += f > 0.6 * a;
+		}
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(ok == n, "the floor is below every simulated time");
+	CHECK_MSG(close > flush / 2, "the floor of most flush runs is above "
+				     "60% of their time");
+}
+
+/*
  * cost_simulate_time(), which keeps no operations and reuses one scratch
  * space from run to run (larger and smaller ones in turn, long runs
- * extrapolated included), gives cost_simulate()'s time bit for bit.
+ * extrapolated included), gives cost_simulate()'s time bit for bit; and
+ * cost_simulate_terms(), which keeps only the optimizer steps, its time
+ * and breakdown.
  */
 static void
 test_time_only(void)
@@ -329,7 +385,8 @@ test_time_only(void)
 		struct plan_stage st[8];
 		struct cost_cfg g;
 		struct sim sm;
-		double a, b, c;
+		struct plan_terms ta, tb;
+		double a, b, c, e;
 		int s;
 
 		memset(&g, 0, sizeof(g));
@@ -344,18 +401,27 @@ test_time_only(void)
 		g.rt = &rt;
 		for (s = 0; s < g.d; s++)
 			random_stage(&st[s], NULL);
-		a = cost_simulate(NULL, st, &g, &sm, NULL);
+		a = cost_simulate(NULL, st, &g, &sm, &ta);
 		sim_release(&sm);
 		b = cost_simulate_time(NULL, st, &g, &mem);
 		c = cost_simulate_time(NULL, st, &g, NULL);
+		memset(&tb, 0x55, sizeof(tb));
+		e = cost_simulate_terms(NULL, st, &g, &tb,
+					trial % 2 ? &mem : NULL);
 		n++;
-		ok += a == b && a == c;
-		if (a != b || a != c)
-			printf("# trial %d: %.17g, time only %.17g, %.17g\n",
-			       trial, a, b, c);
+		ok += a == b && a == c && a == e &&
+		      !memcmp(&ta, &tb, sizeof(ta));
+		if (a != b || a != c || a != e ||
+		    memcmp(&ta, &tb, sizeof(ta)))
+			printf("# trial %d: %.17g, time only %.17g, %.17g, "
+			       "with terms %.17g (bubble %.17g, %.17g)\n",
+			       trial, a, b, c, e, ta.bubble_ms,
+			       tb.bubble_ms);
 	}
 	sim_mem_release(&mem);
-	CHECK_MSG(ok == n, "the time alone equals the full simulation's");
+	CHECK_MSG(ok == n, "the time alone, and the time and breakdown "
+			   "with the optimizer steps alone, equal the full "
+			   "simulation's");
 }
 
 int
@@ -363,6 +429,7 @@ main(void)
 {
 	test_long_runs();
 	test_time_only();
+	test_floor();
 	test_hand_checked();
 	test_equal_stages();
 	test_search_reports_simulation();

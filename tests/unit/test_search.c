@@ -5,7 +5,9 @@
  * alternatives, and a brief search (capacity's: no binding or placement
  * reason, the simulation's time alone) the same configuration and
  * figures as the full one; searches over a type's sizes sharing a memo
- * (capacity's) the plans each finds from scratch.
+ * (capacity's) the plans each finds from scratch, and so do searches
+ * that start from a bound (capacity's: the one a smaller size proved),
+ * and a re-scoring that leaves out what cannot make the top.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "capture.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/cluster.h"
@@ -352,6 +355,140 @@ test_memo(struct setup *u)
 	u->o.cap_bytes = cap;
 }
 
+/*
+ * A start bound (capacity's: the k-th best time a smaller cluster's
+ * search found) leaves the plan and its alternatives as they were: the
+ * k-th best time itself, above it, far above, and below it (fewer than k
+ * under it: searched again without it), with a memory cap that leaves
+ * nothing (no plan either way), on one thread and on three, brief or
+ * not; and the k-th best of a search on a smaller cluster, on the larger
+ * one.
+ */
+static void
+test_start_bound(struct setup *u)
+{
+	static const double f[] = {1, 1.0000001, 3, 0.999, 0.5};
+	struct search_opts so = u->so;
+	double cap = u->o.cap_bytes, kth;
+	int caps, j, nodes = u->cl.nodes;
+
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 1e9 : cap;
+		for (j = 0; j < 2 * (int)(sizeof(f) / sizeof(f[0])); j++) {
+			struct search_stats st0, st;
+			struct plan p0, p;
+			char msg[160], *e0, *e;
+			int r0, r;
+
+			so.start_bound = 0;
+			so.threads = j % 2 ? 3 : 1;
+			so.brief = j % 4 == 1;
+			so.topk = j % 3 == 0 ? 1 : 4;
+			plan_init(&p0);
+			cap_begin();
+			r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					   &p0, &st0);
+			e0 = cap_end();
+			kth = st0.kth_ms;
+			/* without a k-th best: some time of the right size */
+			so.start_bound = (isfinite(kth) ? kth : 1e4) * f[j / 2];
+			plan_init(&p);
+			cap_begin();
+			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					  &p, &st);
+			e = cap_end();
+			snprintf(msg, sizeof(msg),
+				 "start bound %g of the k-th best %g (cap %.0f "
+				 "GB, %d thread(s)): the same plan%s",
+				 f[j / 2], kth, u->o.cap_bytes / 1e9,
+				 so.threads, st.again ? ", searched again" : "");
+			CHECK_MSG(r == r0 && (r0 || same_plan(&p0, &p, 1)) &&
+					  (r0 || st.kth_ms == kth) &&
+					  !strcmp(e0, e) &&
+					  st.again == (r0 || f[j / 2] < 1),
+				  msg);
+			free(e0);
+			free(e);
+			plan_release(&p);
+			plan_release(&p0);
+		}
+	}
+	u->o.cap_bytes = cap;
+	/* from 8 nodes to 16 */
+	{
+		struct search_stats st0, st;
+		struct plan p0, p;
+
+		so.threads = 1;
+		so.brief = 1;
+		so.topk = 1;
+		so.start_bound = 0;
+		u->cl.nodes = 8;
+		plan_init(&p0);
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p0,
+				    &st0) == 0);
+		plan_release(&p0);
+		u->cl.nodes = 16;
+		plan_init(&p0);
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p0,
+				    &st) == 0);
+		so.start_bound = st0.kth_ms;
+		plan_init(&p);
+		CHECK(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p,
+				    &st) == 0);
+		CHECK_MSG(same_plan(&p0, &p, 1) && !st.again,
+			  "16 nodes from the bound 8 nodes proved: the same "
+			  "plan, in one search");
+		plan_release(&p);
+		plan_release(&p0);
+	}
+	u->cl.nodes = nodes;
+}
+
+/*
+ * The re-scoring leaves out the alternatives topk others outrun by their
+ * floor (cost_simulate_floor()): the plan and its alternatives are those
+ * of simulating them all, for every topk from 1 to 6, on 2 and 16 nodes,
+ * and some are left out.
+ */
+static void
+test_rescore(struct setup *u)
+{
+	struct search_opts so = u->so;
+	long skipped = 0;
+	int topk, nodes = u->cl.nodes, n;
+
+	for (n = 0; n < 2; n++) {
+		u->cl.nodes = n ? 16 : 2;
+		for (topk = 1; topk <= 6; topk++) {
+			struct search_stats st;
+			struct plan p0, p;
+			char msg[96];
+			int r0;
+
+			so.topk = topk;
+			so.rescore_all = 1;
+			plan_init(&p0);
+			r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					   &p0, &st);
+			so.rescore_all = 0;
+			plan_init(&p);
+			snprintf(msg, sizeof(msg), "%d nodes, top %d: the "
+				 "alternatives of simulating them all",
+				 u->cl.nodes, topk);
+			CHECK_MSG(search_run_tp(u->sc, NSHAPE, &u->cl, &u->o,
+						&so, &p, &st) == r0 &&
+					  (r0 || same_plan(&p0, &p, 1)),
+				  msg);
+			skipped += st.rescore_skipped;
+			plan_release(&p);
+			plan_release(&p0);
+		}
+	}
+	CHECK_MSG(skipped > 0, "some alternatives were not simulated");
+	u->cl.nodes = nodes;
+}
+
 int
 main(void)
 {
@@ -366,6 +503,8 @@ main(void)
 	test_groups(&u);
 	test_brief(&u);
 	test_memo(&u);
+	test_start_bound(&u);
+	test_rescore(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();

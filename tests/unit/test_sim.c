@@ -673,6 +673,97 @@ test_interleaved_uneven(void)
 }
 
 /*
+ * Megatron's interleaved order on GPU s as a list (the simulator works
+ * each step out from its index): forward chunk-steps in groups of d
+ * microbatches through chunk 0, then 1, ...; the k-th backward takes the
+ * k-th entry with its chunk mirrored; 2 (d - s - 1) + (v - 1) d forwards
+ * of warm-up.  "F0.0 F1.0 ..." into buf.
+ */
+static const char *
+megatron_order(int d, int v, int m, int s, int rc, char *buf, size_t n)
+{
+	int tab[2][4 * 72], e = 0, g, c, i, k, w, nt = m * v;
+	size_t len = 0;
+
+	for (g = 0; g < m; g += d)
+		for (c = 0; c < v; c++)
+			for (i = g; i < g + d && i < m; i++) {
+				tab[0][e] = i;
+				tab[1][e++] = c;
+			}
+	w = 2 * (d - s - 1) + (v - 1) * d;
+	w = w < nt ? w : nt;
+	buf[0] = 0;
+#define STEP(kind, kk, ch)                                                   \
+	len += (size_t)snprintf(buf + len, n - len, "%s%c%d.%d",             \
+				len ? " " : "", kind, tab[0][kk], ch)
+	for (k = 0; k < w; k++)
+		STEP('F', k, tab[1][k]);
+	for (k = 0; k < nt; k++) {
+		if (k + w < nt)
+			STEP('F', k + w, tab[1][k + w]);
+		if (rc)
+			STEP('R', k, v - 1 - tab[1][k]);
+		STEP('B', k, v - 1 - tab[1][k]);
+	}
+#undef STEP
+	return buf;
+}
+
+/*
+ * Random interleaved runs (d up to 6, v up to 4, m up to 72 a multiple of
+ * d, or below d; recomputation on some GPUs, transfers or not): every GPU
+ * runs Megatron's order, step for step.
+ */
+static void
+test_interleaved_orders(void)
+{
+	static char got[32768], want[32768];
+	struct sim_stage_in st[6];
+	unsigned x = 12345;
+	int trial, ok = 0, n = 0;
+
+	for (trial = 0; trial < 300; trial++) {
+		struct sim sm;
+		int d, v, m, s;
+
+		x = x * 1103515245u + 12345u;
+		d = 2 + (int)(x >> 16) % 5;
+		x = x * 1103515245u + 12345u;
+		v = 2 + (int)(x >> 16) % 3;
+		/* d | m as the search asks, or fewer than d (a run of
+		 * warm-ups) */
+		x = x * 1103515245u + 12345u;
+		m = trial % 3 == 0 ? 1 + (int)(x >> 16) % d
+				   : d * (1 + (int)(x >> 16) % 12);
+		uniform(st, d, 1 + 0.25 * (trial % 3), 2);
+		for (s = 0; s < d; s++) {
+			x = x * 1103515245u + 12345u;
+			st[s].rc_ms = (x >> 16) % 3 == 0 ? 0.5 : 0;
+			st[s].send_ms = 0.125 * (trial % 2);
+		}
+		if (run_v(&sm, d, v, m, st)) {
+			n++;
+			continue;
+		}
+		for (s = 0; s < d; s++) {
+			n++;
+			chunk_order(&sm, s, got, sizeof(got));
+			megatron_order(d, v, m, s, st[s].rc_ms > 0, want,
+				       sizeof(want));
+			if (!strcmp(got, want))
+				ok++;
+			else if (n - ok == 1)
+				printf("# d=%d v=%d m=%d GPU %d:\n# %s\n# %s\n",
+				       d, v, m, s, got, want);
+		}
+		sim_release(&sm);
+	}
+	CHECK_MSG(ok == n, "random interleaved runs follow Megatron's order "
+			   "on every GPU");
+}
+
+/*
  * Transfers, interleaved, d = 2, v = 2, m = 2, chunk forward 0.5 and
  * backward 1 as above, 0.25 ms per chunk transfer across boundary 0 and
  * 0.5 ms over the wrap link from GPU 1 back to GPU 0.  By hand: GPU 0
@@ -959,6 +1050,7 @@ main(int argc, char **argv)
 	test_interleaved_d2_v2_m4();
 	test_interleaved_balanced();
 	test_interleaved_uneven();
+	test_interleaved_orders();
 	test_interleaved_p2p();
 	test_bad_config();
 	test_times_only();
