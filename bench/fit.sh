@@ -47,11 +47,11 @@ while [ $# -gt 0 ]; do
 done
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $B in /*) ;; *) B=$TOP/$B ;; esac
-[ -x "$B/pd2bw-profile" ] || { echo "fit.sh: build first (make B=$B)" >&2; exit 1; }
+[ -x "$B/pd2bw-plan" ] || { echo "fit.sh: build first (make B=$B)" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TOP"
-"$B/pd2bw-profile" --list-gpus >"$TMP/catalog.yaml"
+"$B/pd2bw-plan" --list-gpus >"$TMP/catalog.yaml"
 cat bench/data/published.tsv bench/data/megatron-bridge.tsv \
 	bench/data/nemo.tsv bench/data/fsdp.tsv bench/data/papers.tsv |
 	grep -v '^#' >"$TMP/rows"

@@ -63,6 +63,7 @@ enum {
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
 	OPT_RC_MODULES,
+	OPT_LIST_GPUS,
 };
 
 static const struct option longopts[] = {
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{"batch", required_argument, NULL, 'B'},
 	{"gpu", required_argument, NULL, 'g'},
 	{"gpus-file", required_argument, NULL, OPT_GPUS_FILE},
+	{"list-gpus", no_argument, NULL, OPT_LIST_GPUS},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
@@ -134,6 +136,8 @@ usage(FILE *fp)
 		"cluster's)\n"
 		"      --gpus-file FILE     add GPU types from a pd2bw-gpus "
 		"file\n"
+		"      --list-gpus          write the GPU catalog (with "
+		"--gpus-file's) and exit\n"
 		"      --microbatches LIST  microbatch sizes to estimate for a "
 		"MODEL (1,2,4,...)\n"
 		"      --seq-len N          train a MODEL at sequence length N "
@@ -375,6 +379,7 @@ main(int argc, char **argv)
 	struct emit_req emits[EMIT_MAX];
 	int emit_set[EMIT_MAX];
 	const char *trace = NULL, *from_plan = NULL;
+	int list_gpus = 0;
 	int nemit = 0, emit;
 	char emit_via[32];
 	const char *depth_why = NULL;
@@ -429,6 +434,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_GPUS_FILE:
 			gpus_file = optarg;
+			break;
+		case OPT_LIST_GPUS:
+			list_gpus = 1;
 			break;
 		case OPT_MICROBATCHES:
 			nmb = cli_ints("--microbatches", optarg, mb, MAX_MB, 1,
@@ -636,6 +644,18 @@ main(int argc, char **argv)
 		ret = emit_from_plan(emits, nemit, from_plan);
 		if (afile_close_stdout())
 			ret = 1;
+		return ret;
+	}
+	if (list_gpus) {
+		/* the catalog this run prices with: the built-in GPUs and
+		 * --gpus-file's, as a pd2bw-gpus/1 file */
+		if (optind != argc)
+			cli_usage_error("%s", "--list-gpus takes no PROFILE or "
+					"MODEL");
+		catalog_init(&cat);
+		ret = (gpus_file && catalog_load(&cat, gpus_file)) ||
+		      catalog_write(&cat, "-") || afile_close_stdout();
+		catalog_release(&cat);
 		return ret;
 	}
 	if (optind != argc - 1)

@@ -77,7 +77,7 @@
  *    V100 and A100.
  *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
  *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
- *    transformer sizes in isolation; training runs hold 0.575, fitted on
+ *    transformer sizes in isolation; training runs hold 0.571, fitted on
  *    the H100 FP8 rows of bench/validate.sh's fit subset (H100_GEMM_EFF8);
  *    the Blackwell parts' below (GB_EFF8_*), fitted the same way.  All of
  *    them by bench/fit.sh, which reproduces these figures.

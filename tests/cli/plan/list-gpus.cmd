@@ -1,0 +1,1 @@
+pd2bw-plan --list-gpus > all.yaml && grep -c '^- name:' all.yaml; pd2bw-plan --list-gpus --gpus-file $TOP/tests/data/catalog/user-gpus.yaml > user.yaml && grep -c '^- name:' user.yaml; grep -A2 -E '^- name: (H100-SXM|GB300)$' user.yaml; pd2bw-plan --list-gpus --gpus-file all.yaml | cmp - all.yaml && echo round-trip; pd2bw-plan --list-gpus $TOP/models/gpt-2.2b.yaml
