@@ -343,17 +343,26 @@ cost_simulate_mem(const struct chain *c, const struct plan_stage *st,
 	return simulate(c, st, g, sm, terms, KEEP_ALL, mem);
 }
 
-double
-cost_simulate_time(const struct chain *c, const struct plan_stage *st,
-		   const struct cost_cfg *g, struct sim_mem *mem)
+/* simulate() in a simulator of its own, released after. */
+static double
+simulate_once(const struct chain *c, const struct plan_stage *st,
+	      const struct cost_cfg *g, struct plan_terms *terms,
+	      enum keep keep, struct sim_mem *mem)
 {
 	struct sim sm;
 	double t;
 
 	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
-	t = simulate(c, st, g, &sm, NULL, KEEP_TIME, mem);
+	t = simulate(c, st, g, &sm, terms, keep, mem);
 	sim_release(&sm);
 	return t;
+}
+
+double
+cost_simulate_time(const struct chain *c, const struct plan_stage *st,
+		   const struct cost_cfg *g, struct sim_mem *mem)
+{
+	return simulate_once(c, st, g, NULL, KEEP_TIME, mem);
 }
 
 double
@@ -361,13 +370,7 @@ cost_simulate_terms(const struct chain *c, const struct plan_stage *st,
 		    const struct cost_cfg *g, struct plan_terms *terms,
 		    struct sim_mem *mem)
 {
-	struct sim sm;
-	double t;
-
-	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
-	t = simulate(c, st, g, &sm, terms, KEEP_TERMS, mem);
-	sim_release(&sm);
-	return t;
+	return simulate_once(c, st, g, terms, KEEP_TERMS, mem);
 }
 
 int

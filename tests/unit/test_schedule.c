@@ -311,6 +311,35 @@ test_long_runs(void)
 }
 
 /*
+ * A random run of trial's schedule (2BW, flush, GPipe, none in turn) on
+ * up to dmax stages, a third of the flush ones interleaved up to vmax
+ * ways, up to mmax microbatches, each stage random_stage()'s.
+ */
+static void
+random_run(struct cost_cfg *g, struct plan_stage *st, int trial, int dmax,
+	   int vmax, int mmax, const struct runtime *rt)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
+				     PLAN_NONE};
+	int s;
+
+	memset(g, 0, sizeof(*g));
+	g->sched = scheds[trial % 4];
+	g->d = irand(1, dmax);
+	g->v = g->sched == PLAN_FLUSH && g->d > 1 && trial % 3 ? irand(2, vmax)
+							       : 1;
+	g->m = g->sched == PLAN_2BW ? irand(g->d, 3 * g->d)
+	       : g->v > 1	    ? g->d * irand(1, 90)
+				    : irand(1, mmax);
+	g->w = irand(1, 8);
+	g->t = 1;
+	g->zero = irand(0, 1);
+	g->rt = rt;
+	for (s = 0; s < g->d; s++)
+		random_stage(&st[s], NULL);
+}
+
+/*
  * cost_simulate_floor() never exceeds the simulated time: random stages,
  * all schedules, interleaving, d up to 12, m up to past the long runs
  * (where it gives 0); and it says something (above 60% of the time) for
@@ -319,8 +348,6 @@ test_long_runs(void)
 static void
 test_floor(void)
 {
-	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
-				     PLAN_NONE};
 	struct runtime rt;
 	struct sim_mem mem = {0};
 	int trial, ok = 0, n = 0, close = 0, flush = 0;
@@ -330,21 +357,8 @@ test_floor(void)
 		struct plan_stage st[12];
 		struct cost_cfg g;
 		double a, f;
-		int s;
 
-		memset(&g, 0, sizeof(g));
-		g.sched = scheds[trial % 4];
-		g.d = irand(1, 12);
-		g.v = g.sched == PLAN_FLUSH && g.d > 1 && trial % 3 ? irand(2, 4)
-									: 1;
-		g.m = g.sched == PLAN_2BW ? irand(g.d, 3 * g.d)
-		      : g.v > 1 ? g.d * irand(1, 90) : irand(1, 900);
-		g.w = irand(1, 8);
-		g.t = 1;
-		g.zero = irand(0, 1);
-		g.rt = &rt;
-		for (s = 0; s < g.d; s++)
-			random_stage(&st[s], NULL);
+		random_run(&g, st, trial, 12, 4, 900, &rt);
 		a = cost_simulate_time(NULL, st, &g, &mem);
 		f = cost_simulate_floor(st, &g);
 		n++;
@@ -374,8 +388,6 @@ test_floor(void)
 static void
 test_time_only(void)
 {
-	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE,
-				     PLAN_NONE};
 	struct runtime rt;
 	struct sim_mem mem = {0};
 	int trial, ok = 0, n = 0;
@@ -387,20 +399,8 @@ test_time_only(void)
 		struct sim sm;
 		struct plan_terms ta, tb;
 		double a, b, c, e;
-		int s;
 
-		memset(&g, 0, sizeof(g));
-		g.sched = scheds[trial % 4];
-		g.d = irand(1, 8);
-		g.v = g.sched == PLAN_FLUSH && g.d > 1 && trial % 3 ? 2 : 1;
-		g.m = g.sched == PLAN_2BW ? irand(g.d, 3 * g.d)
-		      : g.v > 1 ? g.d * irand(1, 90) : irand(1, 700);
-		g.w = irand(1, 8);
-		g.t = 1;
-		g.zero = irand(0, 1);
-		g.rt = &rt;
-		for (s = 0; s < g.d; s++)
-			random_stage(&st[s], NULL);
+		random_run(&g, st, trial, 8, 2, 700, &rt);
 		a = cost_simulate(NULL, st, &g, &sm, &ta);
 		sim_release(&sm);
 		b = cost_simulate_time(NULL, st, &g, &mem);
