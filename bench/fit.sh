@@ -52,9 +52,14 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TOP"
 "$B/pd2bw-plan" --list-gpus >"$TMP/catalog.yaml"
-cat bench/data/published.tsv bench/data/megatron-bridge.tsv \
-	bench/data/nemo.tsv bench/data/fsdp.tsv bench/data/papers.tsv |
-	grep -v '^#' >"$TMP/rows"
+# The die (one set of efficiencies) of a GPU type, for the awk programs.
+DIE='
+function die(g) {
+	if (g == "A100-80GB") return "A100"
+	if (g == "H100-SXM" || g == "H200") return "H100"
+	if (g == "B300") return "GB300"
+	return g
+}'
 
 # The parameters: die, field, value (from the catalog as built).
 awk '
@@ -79,14 +84,8 @@ END {
 # (GB200 has fit rows for both), to three decimals.
 write_gpus() {
 	: >"$TMP/derived"
-	awk -v OFS=' ' -v dfile="$TMP/derived" '
+	awk -v OFS=' ' -v dfile="$TMP/derived" "$DIE"'
 	function r3(x) { return int(x * 1000 + 0.5) / 1000 }
-	function die(g) {
-		if (g == "A100-80GB") return "A100"
-		if (g == "H100-SXM" || g == "H200") return "H100"
-		if (g == "B300") return "GB300"
-		return g
-	}
 	FILENAME == ARGV[1] { norows[$1, $2] = 1; next }
 	FILENAME == ARGV[2] { v[$1, $2] = $3; next }
 	FNR == 1 {
@@ -112,26 +111,20 @@ write_gpus() {
 }
 
 # errors PARAMS: one line per group: die, field, n, signed mean error %.
+# The fit rows of validate.sh's TSV that are not CP/EP rows, by die
+# and the efficiency their precision reads.
 errors() {
 	write_gpus "$1" "$TMP/gpus.yaml"
 	sh bench/validate.sh -q --gpus "$TMP/gpus.yaml" --tsv "$TMP/v.tsv" "$B" >/dev/null
-	awk -F'\t' '
-	FNR == NR { r[$2] = $0; next }
-	$3 == 1 && $7 != "-" && ($1 in r) {
-		split(r[$1], c, "\t")
-		sharded = c[21] != "off" && c[21] != "-"
-		par = !sharded && (c[14] > 1 || c[15] > 1 || index(c[33], "moe"))
-		if (par) next
-		g = c[5]
-		if (g == "A100-80GB") g = "A100"
-		else if (g == "H100-SXM" || g == "H200") g = "H100"
-		else if (g == "B300") g = "GB300"
-		f = c[22] ~ /mx/ ? "gemm_eff_mxfp8" : c[22] ~ /fp8/ ? "gemm_eff8" : c[22] ~ /fp4/ ? "" : "gemm_eff"
+	awk -F'\t' "$DIE"'
+	$3 == 1 && $4 == "run" && $7 != "-" && $13 != "par" {
+		f = $15 ~ /mx/ ? "gemm_eff_mxfp8" : $15 ~ /fp8/ ? "gemm_eff8" : $15 ~ /fp4/ ? "" : "gemm_eff"
 		if (f == "") next
+		g = die($14)
 		s[g, f] += $7; n[g, f]++
 	}
 	END { for (k in n) { split(k, p, SUBSEP); printf "%s %s %d %.4f\n", p[1], p[2], n[k], s[k] / n[k] } }' \
-		"$TMP/rows" "$TMP/v.tsv" |
+		"$TMP/v.tsv" |
 		# only the groups a parameter belongs to (A100-40GB: none)
 		awk 'FNR == NR { want[$1, $2] = 1; next } ($1, $2) in want' "$TMP/par" - | sort
 }

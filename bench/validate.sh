@@ -34,7 +34,9 @@
 #                stop (add -e to it for the breakdown).
 #   --tsv FILE   write one line per row: id, section, fit, status, measured
 #                and predicted step time (s), error (%), memory figures,
-#                reasons.
+#                reasons; for the rows predicted, then the set the checks
+#                count it in (dense, par, fsdp or other), its GPU and its
+#                precision (bench/fit.sh groups the fit rows by them).
 #   --gpus FILE  predict with the GPU figures of a pd2bw-gpus/1 file
 #                (pd2bw-plan --gpus-file: its entries replace the
 #                catalog's of the same name), as bench/fit.sh does.
@@ -661,7 +663,7 @@ END {
 			if (r[31] != "-") { ma = err(p[4], r[31]); stat("mem" sec, ma); if (dn) stat("checkmem", ma) }
 			if (r[30] != "-" || r[31] != "-")
 				memrows = memrows sprintf("  %-16s %8s %8s %7s  %8s %8s %7s\n", id, r[30], r[30] != "-" ? sprintf("%.2f", p[3]) : "-", pct(ms), r[31], r[31] != "-" ? sprintf("%.2f", p[4]) : "-", pct(ma))
-			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]) > tsv
+			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]), dn ? "dense" : par ? "par" : fs ? "fsdp" : "other", r[5], r[22] > tsv
 		}
 		if (!quiet && memrows != "") {
 			printf "  memory per GPU, GiB (state: weights + gradients + optimizer state, mean over the stages; act: stage 0 stash):\n"

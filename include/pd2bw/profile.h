@@ -91,8 +91,8 @@ struct profile {
 	int etp;                 /* expert tensor parallelism: 1 or tp */
 	struct moe_route route;  /* in memory only, like ep */
 	double tp_block_bytes;   /* a block's tensor-parallel bytes against
-				    16-bit activations (in memory only; 0
-				    means 1): 0.75 for FP8 blocks under
+				    16-bit activations (in memory only,
+				    default 1): 0.75 for FP8 blocks under
 				    sequence parallelism, whose all-gathers
 				    move FP8 and reduce-scatters 16-bit */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */

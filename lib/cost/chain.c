@@ -142,6 +142,8 @@ chain_build(struct chain *c, const struct profile *p)
 			   (p->precision && !strcmp(p->precision, "fp32") ? 4
 									  : 2) /
 			   c->cp;
+		/* a block's share of it (FP8 all-gathers) */
+		double xb = x * p->tp_block_bytes;
 
 		for (r = 0; r < PROF_RC_N; r++) {
 			size_t off = ((size_t)k * PROF_RC_N + r) * n;
@@ -156,11 +158,7 @@ chain_build(struct chain *c, const struct profile *p)
 					c->pre_tpn[off + j] + na;
 				c->pre_tpx[off + j + 1] =
 					c->pre_tpx[off + j] +
-					na * x *
-						(c->kind[j] == PROF_BLOCK &&
-								 p->tp_block_bytes > 0
-							 ? p->tp_block_bytes
-							 : 1);
+					na * (c->kind[j] == PROF_BLOCK ? xb : x);
 			}
 		}
 	}

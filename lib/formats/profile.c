@@ -34,6 +34,7 @@ profile_init(struct profile *p)
 	p->cp = 1;
 	p->ep = 1;
 	p->etp = 1;
+	p->tp_block_bytes = 1;
 	p->weight_bytes = 2;
 	p->grad_bytes = 2;
 	p->optimizer_bytes = 12;
