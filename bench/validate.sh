@@ -172,24 +172,18 @@ function precision_name(p) {
 # 74695a06d), which the GB300 preset (PP 4, VP 4) takes in every
 # release that published it (configs/kimi/kimi_workload_base_configs.py
 # at cfeddcd94, 74695a06d, 21d102f5e and 63b08b397), and the H100
-# preset'"'"'s pp_layout.
-function ds_layout(model, pp, vp,   k) {
+# preset'"'"'s pp_layout.  The two maps are one, but for the MTP layer (m)
+# DeepSeek-V3 puts beside the loss.
+function ds_layout(model, pp, vp,   k, m) {
+	if (model != "deepseek-v3" && model != "kimi-k2")
+		return ""
 	k = pp "," vp
-	if (model == "kimi-k2") {
-		if (k == "4,1") return "Et*16|t*16|t*16|t*13L"
-		if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5L"
-		if (k == "16,1" || k == "8,2" || k == "4,4" || k == "2,8")
-			return "Et*4|(t*4|)*14tL"
-		if (k == "16,2") return "Et|(tt|)*30L"
-		return ""
-	}
-	if (model != "deepseek-v3")
-		return ""
-	if (k == "4,1") return "Et*16|t*16|t*16|t*13mL"
-	if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5mL"
+	m = model == "deepseek-v3" ? "m" : ""
+	if (k == "4,1") return "Et*16|t*16|t*16|t*13" m "L"
+	if (k == "8,1" || k == "4,2") return "Et*8|(t*8|)*6t*5" m "L"
 	if (k == "16,1" || k == "8,2" || k == "4,4" || k == "2,8")
-		return "Et*4|(t*4|)*14tmL"
-	if (k == "8,4") return "Et|(tt|)*30mL"
+		return "Et*4|(t*4|)*14t" m "L"
+	if (k == (m == "m" ? "8,4" : "16,2")) return "Et|(tt|)*30" m "L"
 	return ""
 }
 function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
