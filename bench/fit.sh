@@ -25,7 +25,8 @@
 #   A100     gemm_eff   A100-80GB, 16-bit rows (the 40 GB part keeps the
 #                       catalog's figure: one fit row)
 #   H100     gemm_eff   H100-SXM and H200, 16-bit rows; gemm_eff8: FP8 rows
-#   B200     gemm_eff8  per-tensor FP8 rows; gemm_eff_mxfp8: MXFP8 rows
+#   B200     gemm_eff8  per-tensor FP8 rows; gemm_eff_mxfp8: MXFP8 rows;
+#                       gemm_eff_nvfp4: NVFP4 rows
 #   GB200    the same
 #   GB300    the same, for GB300 and B300 (one die)
 # A Blackwell part's 16-bit gemm_eff is not fitted (no dense 16-bit
@@ -67,6 +68,7 @@ awk '
 /^  gemm_eff:/ { e16[g] = $2 }
 /^  gemm_eff8:/ { e8[g] = $2 }
 /^  gemm_eff_mxfp8:/ { mx[g] = $2 }
+/^  gemm_eff_nvfp4:/ { f4[g] = $2 }
 END {
 	print "A100", "gemm_eff", e16["A100-80GB"]
 	print "H100", "gemm_eff", e16["H100-SXM"]
@@ -75,13 +77,15 @@ END {
 	for (i = 1; i <= n; i++) {
 		print d[i], "gemm_eff8", e8[d[i]]
 		print d[i], "gemm_eff_mxfp8", mx[d[i]] != "" ? mx[d[i]] : e8[d[i]]
+		print d[i], "gemm_eff_nvfp4", f4[d[i]]
 	}
 }' "$TMP/catalog.yaml" >"$TMP/par"
 
 # write_gpus PARAMS OUT: the catalog with the parameters (and what is
 # tied to them) put in.  A Blackwell part with no fit rows for one FP8
 # recipe takes its other recipe's figure times GB200's ratio of the two
-# (GB200 has fit rows for both), to three decimals.
+# (GB200 has fit rows for both), to three decimals; one with no NVFP4
+# fit rows its per-tensor FP8 figure times GB200's NVFP4 / FP8 ratio.
 write_gpus() {
 	: >"$TMP/derived"
 	awk -v OFS=' ' -v dfile="$TMP/derived" "$DIE"'
@@ -96,6 +100,8 @@ write_gpus() {
 				v[k] = r3(v[q[1], "gemm_eff_mxfp8"] * v["GB200", "gemm_eff8"] / v["GB200", "gemm_eff_mxfp8"])
 			else if (q[2] == "gemm_eff_mxfp8")
 				v[k] = r3(v[q[1], "gemm_eff8"] * v["GB200", "gemm_eff_mxfp8"] / v["GB200", "gemm_eff8"])
+			else if (q[2] == "gemm_eff_nvfp4")
+				v[k] = r3(v[q[1], "gemm_eff8"] * v["GB200", "gemm_eff_nvfp4"] / v["GB200", "gemm_eff8"])
 			print q[1], q[2], v[k] >dfile
 		}
 	}
@@ -107,6 +113,7 @@ write_gpus() {
 	}
 	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
 	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }
+	/^  gemm_eff_nvfp4:/ && (d, "gemm_eff_nvfp4") in v { $0 = "  gemm_eff_nvfp4: " v[d, "gemm_eff_nvfp4"] }
 	{ print }' "$TMP/norows" "$1" "$TMP/catalog.yaml" >"$2"
 }
 
@@ -118,8 +125,7 @@ errors() {
 	sh bench/validate.sh -q --gpus "$TMP/gpus.yaml" --tsv "$TMP/v.tsv" "$B" >/dev/null
 	awk -F'\t' "$DIE"'
 	$3 == 1 && $4 == "run" && $7 != "-" && $13 != "par" {
-		f = $15 ~ /mx/ ? "gemm_eff_mxfp8" : $15 ~ /fp8/ ? "gemm_eff8" : $15 ~ /fp4/ ? "" : "gemm_eff"
-		if (f == "") next
+		f = $15 ~ /mx/ ? "gemm_eff_mxfp8" : $15 ~ /fp8/ ? "gemm_eff8" : $15 ~ /fp4/ ? "gemm_eff_nvfp4" : "gemm_eff"
 		g = die($14)
 		s[g, f] += $7; n[g, f]++
 	}

@@ -141,8 +141,6 @@ function fp8_recipe(p, sec) {
 function precision_name(p) {
 	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block")
 		return "fp8"
-	if (p == "nvfp4")
-		return ""
 	return p
 }
 # Selective recomputation by module that the Megatron-Bridge recipe of a
@@ -262,9 +260,6 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	p16 = prec == "bf16" || prec == "fp16" || prec == "fp32"
 	rname = runtime_name(rt)
 	if (rname == "" && rt != "-") hard = add(hard, "runtime=runtime " rt)
-	# a precision pd2bw-plan has no pricing for (NVFP4)
-	if (!p16 && has_precision && precision_name(prec) == "")
-		hard = add(hard, "precision=" prec)
 	status = "run"
 	if (hard != "") status = "skip"
 	else if (!p16 && !has_precision) status = approx ? "approx" : "skip"
@@ -314,6 +309,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# 302), the NeMo 24.07 launcher configs (NeMo-Framework-Launcher
 		# conf/training) only for MLPerf; Megatron-LM'"'"'s default is off
 		if (rname == "megatron-core" && rt != "megatron-bridge" && !(rt == "nemo" && rel !~ /^24\./))
+			a = a (index(a, ":") ? "," : ":") "no-fp8-param-gather"
+		# NVFP4 parameters: Megatron-Bridge'"'"'s bf16_with_nvfp4_mixed
+		# sets fp4_param_gather from 26.04.01 on (commit ecbd4ead5;
+		# training/mixed_precision.py:405-418 at 63b08b397), not at
+		# 26.02 to 26.04 (lines 397-409 at cfeddcd94)
+		if (prec == "nvfp4" && rt == "megatron-bridge" && rel ~ /^(25\.|26\.0[0-3]|26\.04$)/)
 			a = a (index(a, ":") ? "," : ":") "no-fp8-param-gather"
 		# Megatron --overlap-moe-expert-parallel-comm, where the
 		# recipe of the row sets it.  Megatron-Bridge @067f987 (the 26.06
@@ -546,7 +547,6 @@ BEGIN {
 	title["M"] = "OPT-175B (Zhang et al. 2022)"
 	title["N"] = "DeepSeek-V3 (technical report)"
 	dense["A"] = dense["B"] = dense["C"] = dense["D"] = dense["F"] = 1
-	why["precision"] = "NVFP4 precision: not priced (--precision has bf16, fp16, fp32, fp8)"
 	why["moe"] = has_ep ? "MoE model without a model file" : "MoE: experts and expert parallelism (a later issue)"
 	why["fsdp"] = "FSDP / ZeRO-2/3 sharding: needs --zero"
 	why["cp"] = "context parallelism: needs --context-parallel (a later issue)"

@@ -481,8 +481,8 @@ usage(FILE *fp)
 	      fp);
 	par_opts_usage(fp);
 	fprintf(fp,
-		"      --precision P        train the model in bf16, fp16, fp32 "
-		"or fp8\n"
+		"      --precision P        train the model in bf16, fp16, fp32, "
+		"fp8 or nvfp4\n"
 		"      --fp8-recipe R       with fp8: delayed (default), "
 		"tensorwise, blockwise\n"
 		"                           or mxfp8 (Blackwell)\n"

@@ -188,8 +188,8 @@ usage(FILE *fp)
 		"      --version-bytes X    2BW's second weight version (4)\n",
 	      fp);
 	fprintf(fp,
-		"      --precision P        train a model in bf16, fp16, fp32 or fp8\n"
-		"                           (FP8 GEMMs, 16-bit elsewhere)\n"
+		"      --precision P        train a model in bf16, fp16, fp32, fp8 or\n"
+		"                           nvfp4 (FP8 or NVFP4 GEMMs, 16-bit elsewhere)\n"
 		"      --context-memory GIB CUDA context, NCCL and cuBLAS buffers\n"
 		"                           per GPU (default 1.25)\n"
 		"      --fragmentation F    allocator margin, share of activations\n"

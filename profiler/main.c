@@ -90,9 +90,10 @@ usage(void)
 	       "1,2,4,...,64; cpu: 1,2)\n"
 	       "  -t, --tp=LIST          tensor-parallel degrees (default: "
 	       "1); several need -o\n"
-	       "  -p, --precision=P      bf16, fp16, fp32, or fp8 (analytic "
-	       "only) (default:\n"
-	       "                         the model's; cpu: fp32)\n"
+	       "  -p, --precision=P      bf16, fp16, fp32, fp8 or nvfp4 (the "
+	       "last two analytic\n"
+	       "                         only; default: the model's, cpu: "
+	       "fp32)\n"
 	       "  -d, --device=N         CUDA device index (default: 0)\n"
 	       "  -w, --warmup=N         untimed runs first (default: cuda "
 	       "3, cpu 1)\n"
@@ -338,7 +339,8 @@ main(int argc, char **argv)
 					break;
 			if (!model_prec_names[prec])
 				cli_usage_error("unknown precision '%s' (expected "
-					    "bf16, fp16, fp32 or fp8)", optarg);
+					    "bf16, fp16, fp32, fp8 or nvfp4)",
+					    optarg);
 			break;
 		case 'd':
 			if (parse_int(optarg, 0, 1024, &o.device))
@@ -469,7 +471,7 @@ main(int argc, char **argv)
 		if (backend && strcmp(backend, "cuda"))
 			cli_usage_error("%s", "--gemm times the cuda backend's "
 				    "GEMM");
-		if (prec == MODEL_FP8)
+		if (model_prec_quantised(prec))
 			cli_usage_error("%s", "--gemm times bf16, fp16 or fp32 "
 				    "GEMMs");
 		if (gpu && !(spec = catalog_find(&cat, gpu))) {
@@ -508,11 +510,14 @@ main(int argc, char **argv)
 		cli_usage_error("%s", "the analytic backend needs --gpu NAME");
 	if (!strcmp(backend, "cpu") && prec >= 0 && prec != MODEL_FP32)
 		cli_usage_error("%s", "the cpu backend computes in fp32");
-	/* FP8 is priced, not measured: no backend here runs FP8 GEMMs */
-	if (prec == MODEL_FP8 && (strcmp(backend, "analytic") || calibrate))
-		cli_usage_error("%s", "fp8 is estimated by the analytic backend "
-			    "only (-b analytic -g GPU); the cuda backend "
-			    "measures bf16, fp16 or fp32");
+	/* FP8 and NVFP4 are priced, not measured: no backend here runs
+	 * their GEMMs */
+	if (model_prec_quantised(prec) &&
+	    (strcmp(backend, "analytic") || calibrate))
+		cli_usage_error("%s is estimated by the analytic backend "
+				"only (-b analytic -g GPU); the cuda backend "
+				"measures bf16, fp16 or fp32",
+				model_prec_names[prec]);
 	if (fp8_recipe >= 0 && prec != MODEL_FP8)
 		cli_usage_error("%s", "--fp8-recipe goes with --precision fp8");
 	if (fp8_recipe >= 0)

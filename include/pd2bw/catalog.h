@@ -29,6 +29,9 @@ struct gpu_spec {
 				gemm_eff8 */
 	int sms;             /* streaming multiprocessors; 0 = unknown */
 	int mxfp8;           /* MXFP8 block-scaled tensor cores (Blackwell) */
+	double tflops4;      /* dense NVFP4 tensor-core peak; 0 = none */
+	double gemm_eff4;    /* achievable fraction of tflops4 on large
+				NVFP4 GEMMs */
 	char *source;        /* where the figures come from (owned) */
 };
 

@@ -125,9 +125,10 @@ cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
 }
 
 /*
- * Non-zero when g keeps its weights in FP8 alone (Megatron-Core's
- * --fp8-param-gather): an FP8 model under the distributed optimizer or
- * FSDP, a recipe other than blockwise, the runtime option on.
+ * Non-zero when g keeps its weights in FP8 (NVFP4) alone (Megatron-Core's
+ * --fp8-param-gather, --fp4-param-gather): a quantised model under the
+ * distributed optimizer or FSDP, a recipe other than FP8 blockwise, the
+ * runtime option fp8-param-gather on.
  */
 int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
 
@@ -140,10 +141,14 @@ int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
  */
 int cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g);
 
+/* Bytes per value of a quantised copy: FP8 1, NVFP4 0.5625 (half a
+ * byte and an E4M3 scale per 16 values). */
+double cost_quant_bytes(const struct cost_opts *o);
+
 /*
  * Bytes per parameter the optimizer-sharding all-gather moves: the
- * 16-bit weights (fp32 for fp32 models, FP8 under cost_fp8_params),
- * without FP8's other copies.
+ * 16-bit weights (fp32 for fp32 models, the quantised copy under
+ * cost_fp8_params), without the other copies.
  */
 double cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g);
 

@@ -21,8 +21,19 @@ enum model_act { MODEL_GELU, MODEL_SWIGLU, MODEL_GEGLU, MODEL_SQRELU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };
 enum model_pos { MODEL_LEARNED, MODEL_ROTARY };
 /* fp8: bf16 training whose linear layers run FP8 GEMMs (Transformer
- * Engine); weights, gradients and activations stay 16-bit. */
-enum model_prec { MODEL_BF16, MODEL_FP16, MODEL_FP32, MODEL_FP8 };
+ * Engine); weights, gradients and activations stay 16-bit.  nvfp4 the
+ * same with NVFP4 GEMMs (E2M1 values, an E4M3 scale per 16 and an fp32
+ * one per tensor: Transformer Engine's NVFP4BlockScaling, Blackwell). */
+enum model_prec { MODEL_BF16, MODEL_FP16, MODEL_FP32, MODEL_FP8,
+	MODEL_NVFP4 };
+
+/* Whether precision p runs its linear layers' GEMMs on quantised copies
+ * of 16-bit operands (FP8 or NVFP4). */
+static inline int
+model_prec_quantised(int p)
+{
+	return p == MODEL_FP8 || p == MODEL_NVFP4;
+}
 /* Attention: multi-head (MHA, GQA and MQA through kv_heads) or DeepSeek's
  * multi-head latent attention. */
 enum model_attn { MODEL_MHA, MODEL_MLA };

@@ -110,9 +110,13 @@ struct shape {
 			       hold 1/t of the tokens */
 	double *cls_ms;     /* when set, op_ms adds each kernel's time to
 			       cls_ms[its class] */
-	int fp8;            /* linear layers in FP8, at the FP8 peak (blocks
-			       only: Megatron keeps the embedding and the
-			       output layer 16-bit) */
+	int fp8;            /* linear layers quantised, at the FP8 peak
+			       (blocks only: Megatron keeps the embedding
+			       and the output layer 16-bit) */
+	int fp4;            /* ... and the quantisation is NVFP4, at the
+			       NVFP4 peak */
+	double qb;          /* bytes per value of a quantised copy: FP8 1,
+			       NVFP4 half a byte and an E4M3 scale per 16 */
 	double nk;          /* kernels counted since the point began */
 	/* Format 2 parts (all zero for the models of format 1). */
 	double afrac;       /* share of the s x s blocks a fused attention
@@ -146,7 +150,8 @@ kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 	double rate, t;
 
 	if (cls == OP_GEMM)
-		rate = (sh->fp8 ? g->tflops8 : sh->tensor_tflops) * 1e12 *
+		rate = (!sh->fp8 ? sh->tensor_tflops
+			: sh->fp4 ? g->tflops4 : g->tflops8) * 1e12 *
 		       g->gemm_eff * eff;
 	else if (cls == OP_ATTN)
 		rate = sh->attn_tflops * 1e12 * sh->attn_eff;
@@ -235,6 +240,30 @@ analytic_gemm_shape_eff(int sms, double M, double K, double N)
 enum quant_at { Q_OWN, Q_NORM, Q_SAVED };
 
 /*
+ * Quantising x elements of a 16-bit GEMM operand to NVFP4, wherever it
+ * happens: the recipe's inputs and gradients take a random Hadamard
+ * transform for their columnwise (wgrad) copy, whose amax the norm
+ * cannot give, so a norm before the GEMM writes 16 bits as it would
+ * alone (transformer_engine/common/recipe/__init__.py NVFP4BlockScaling,
+ * fp4_quant_fwd_inp and fp4_quant_bwd_grad; pytorch/csrc/extensions/
+ * normalization.cpp lines 119-125: Impl::UNFUSED).  Then two passes
+ * (pytorch/csrc/quantizer.cpp NVFP4Quantizer::quantize_impl, lines
+ * 2629-2711 @d0067d0da): the amaxes of the values and of their
+ * transform (nvte_hadamard_transform_amax, a read), and one kernel that
+ * writes the rowwise copy and the transformed columnwise one, each half
+ * a byte a value and an E4M3 scale per 16 (nvte_quantize_with_hadamard_
+ * transform; the 16 x 16 transform runs on the tensor cores).
+ */
+static double
+nvfp4_quant_ms(struct shape *sh, double x)
+{
+	double e = sh->e;
+
+	return op_ms(sh, OP_VEC, x, x * e) +
+	       op_ms(sh, OP_VEC, 2 * x, x * e + 2 * sh->qb * x);
+}
+
+/*
  * Quantising x elements of a 16-bit GEMM operand to FP8 at q.  A pass of
  * its own reads the 16-bit values once and writes the FP8 copy and its
  * transpose (mxfp8: the rowwise and columnwise copies with an E8M0 scale
@@ -252,6 +281,8 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 
 	if (q == Q_SAVED || x <= 0)
 		return 0;
+	if (sh->fp4)
+		return nvfp4_quant_ms(sh, x);
 	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
 		return op_ms(sh, OP_VEC, 0, 2 * x);
 	if (sh->fp8r == FP8_TENSORWISE && q == Q_OWN)
@@ -269,7 +300,8 @@ static double
 fp8_eff_ratio(const struct shape *sh)
 {
 	const struct gpu_spec *g = sh->g;
-	double e8 = sh->fp8r == FP8_MXFP8 && g->gemm_eff8mx > 0
+	double e8 = sh->fp4 ? g->gemm_eff4
+		    : sh->fp8r == FP8_MXFP8 && g->gemm_eff8mx > 0
 			    ? g->gemm_eff8mx
 			    : g->gemm_eff8;
 
@@ -297,7 +329,7 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 		eff *= fp8_eff_ratio(sh);
 	}
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
-			     (M * K + K * N) * (sh->fp8 ? 1 : sh->e) +
+			     (M * K + K * N) * (sh->fp8 ? sh->qb : sh->e) +
 				     M * N * sh->e + extra,
 			     eff);
 }
@@ -675,7 +707,7 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 		t += quant_ms(sh, a_elems, Q_OWN);
 		eff *= fp8_eff_ratio(sh);
 	}
-	bytes = (a_elems + other_elems) * (sh->fp8 ? 1 : sh->e) + extra;
+	bytes = (a_elems + other_elems) * (sh->fp8 ? sh->qb : sh->e) + extra;
 	for (i = 0; i < (int)k; i++)
 		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff);
 	return t;
@@ -958,7 +990,7 @@ block_stash(struct shape *sh)
 	 * outputs feeding QKV and the MLP, the context feeding the
 	 * projection, the activation feeding the second MLP GEMM */
 	if (sh->fp8)
-		st -= (e - 1) * (2 * n * h / (sh->sp ? sh->t : 1) +
+		st -= (e - sh->qb) * (2 * n * h / (sh->sp ? sh->t : 1) +
 				 n * sh->ht +
 				 (sh->moe ? sh->ntok * (h + sh->fe) +
 						    n * sh->sf
@@ -1007,7 +1039,7 @@ static double
 selective(struct shape *sh, double core, double *saved)
 {
 	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0;
-	double ge = sh->fp8 ? 1 : e;
+	double ge = sh->fp8 ? sh->qb : e;
 
 	if (sh->rcm & ANALYTIC_RC_CORE_ATTN) {
 		t += core;
@@ -1326,6 +1358,10 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 		return pd2bw_error("GPU '%s' has no FP8 tensor cores (model "
 				   "'%s' trains in fp8)", g->name,
 				   m->name ? m->name : "");
+	if (m->precision == MODEL_NVFP4 && g->tflops4 <= 0)
+		return pd2bw_error("GPU '%s' has no NVFP4 tensor cores (model "
+				   "'%s' trains in nvfp4; Blackwell has them)",
+				   g->name, m->name ? m->name : "");
 	if (tp < 1)
 		return pd2bw_error("tensor-parallel degree %d must be "
 				   "positive", tp);
@@ -1752,7 +1788,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		    2 * norm_ms(sh) + gemm_ms(sh, n, 2 * h, h);
 		bw = gemm_bwd_ms(sh, n, 2 * h, h) + 2 * norm_bwd_ms(sh);
 		/* the module's block is FP8 like the others */
-		sh->fp8 = m->precision == MODEL_FP8;
+		sh->fp8 = model_prec_quantised(m->precision);
 		block_point(sh, &b);
 		sh->fp8 = 0;
 		head_point(sh, &hd);
@@ -1826,6 +1862,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.rcm = o && o->rc_modules ? o->rc_modules & ANALYTIC_RC_ALL
 				    : ANALYTIC_RC_CORE_ATTN;
 	sh.fp8r = o ? o->fp8_recipe : FP8_DELAYED;
+	sh.fp4 = m->precision == MODEL_NVFP4;
+	sh.qb = sh.fp4 ? 0.5 + 1.0 / 16 : 1;
 	sh.casts = o ? o->fp8_casts : ANALYTIC_CASTS_TE;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
@@ -1886,12 +1924,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	/* Transformer Engine quantises a sequence-parallel layer's input
 	 * before the all-gather and gathers FP8 (layernorm_linear.py
 	 * 283-313; the grad outputs of the row-parallel layers alike,
-	 * module/base.py grad_output_preprocess); the reduce-scatters
-	 * stay 16-bit: of a block's four all-gather + reduce-scatter
-	 * pairs, half the bytes of each all-gather */
-	p->tp_block_bytes = m->precision == MODEL_FP8 && sp && tp > 1 &&
+	 * module/base.py grad_output_preprocess; NVFP4 alike, its rowwise
+	 * copy); the reduce-scatters stay 16-bit: of a block's four
+	 * all-gather + reduce-scatter pairs, the all-gathers move qb bytes a
+	 * value instead of e (FP8: 0.75 of the 16-bit bytes) */
+	p->tp_block_bytes = model_prec_quantised(m->precision) && sp &&
+					    tp > 1 &&
 					    sh.casts == ANALYTIC_CASTS_TE
-				    ? 0.75
+				    ? (1 + sh.qb / sh.e) / 2
 				    : 1;
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
@@ -1961,7 +2001,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		for (r = 0; r < nruns; r++) {
 			sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
 			sh.nk = 0;
-			sh.fp8 = m->precision == MODEL_FP8;
+			sh.fp8 = model_prec_quantised(m->precision);
 			layer_shape(&sh, m, first[r]);
 			if (m->moe.capacity_factor > 0)
 				sh.ntok = sh.n * sh.topk *

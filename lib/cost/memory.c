@@ -81,13 +81,24 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 		grad = 4;
 	/* FP8: the 16-bit weights and Transformer Engine's FP8 copy and
 	 * its transpose (or MXFP8's columnwise copy); FP8 parameters keep
-	 * the last two alone */
+	 * the last two alone.  NVFP4 alike, each copy half a byte and an
+	 * E4M3 scale per 16 values (its weights' 16 x 16 blocks: less) */
 	b->weight = o->weight_bytes >= 0 ? o->weight_bytes
-		    : cost_fp8_params(o, g) ? 2
-		    : fp32 || amp || o->precision == MODEL_FP8 ? 4 : 2;
+		    : cost_fp8_params(o, g) ? 2 * cost_quant_bytes(o)
+		    : fp32 || amp ? 4
+		    : model_prec_quantised(o->precision)
+			    ? 2 + 2 * cost_quant_bytes(o)
+			    : 2;
 	b->grad = o->grad_bytes >= 0 ? o->grad_bytes : grad;
 	b->opt = o->opt_bytes >= 0 ? o->opt_bytes : fp32 || amp ? 8 : 12;
 	b->version = o->version_bytes >= 0 ? o->version_bytes : 4;
+}
+
+/* Bytes per value of a quantised weight or activation copy. */
+double
+cost_quant_bytes(const struct cost_opts *o)
+{
+	return o->precision == MODEL_NVFP4 ? 0.5 + 1.0 / 16 : 1;
 }
 
 /*
@@ -100,7 +111,9 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 int
 cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	return o->precision == MODEL_FP8 && o->fp8_recipe != FP8_BLOCKWISE &&
+	return model_prec_quantised(o->precision) &&
+	       (o->precision == MODEL_NVFP4 ||
+		o->fp8_recipe != FP8_BLOCKWISE) &&
 	       g->zero &&
 	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_PARAM_GATHER);
 }
@@ -125,7 +138,7 @@ cost_gather_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	if (o->precision == MODEL_FP32)
 		return 4;
-	return cost_fp8_params(o, g) ? 1 : 2;
+	return cost_fp8_params(o, g) ? cost_quant_bytes(o) : 2;
 }
 
 /* The ranks the optimizer state is sharded over: data x context

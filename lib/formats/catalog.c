@@ -27,6 +27,9 @@
  *       mxfp8: false             optional: MXFP8 (block-scaled) GEMMs
  *       gemm_eff_mxfp8: 0.5      optional: fraction of tflops8 MXFP8
  *                                GEMMs reach (default gemm_eff8)
+ *       tflops4: 10000           optional: dense NVFP4 tensor peak, >= 0
+ *       gemm_eff_nvfp4: 0.3      optional: fraction of tflops4 NVFP4
+ *                                GEMMs reach (needed with tflops4)
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -153,6 +156,19 @@
 #define GB_EFF8MX_B200 EFF_R3(GB_EFF8_B200 * GB_EFF8MX_GB200 / GB_EFF8_GB200)
 #define GB_EFF8_GB300 EFF_R3(GB_EFF8MX_GB300 * GB_EFF8_GB200 / GB_EFF8MX_GB200)
 #define GB_EFF16(e8) EFF_R3((e8) * H100_GEMM_EFF / H100_GEMM_EFF8)
+/*
+ * NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling: fprop, dgrad and
+ * wgrad all 4-bit), fitted the same way on the NVFP4 fit rows of GB200
+ * and GB300 (Megatron-Bridge's Llama 3.1 405B, 26.06); B200 has none:
+ * its per-tensor FP8 figure times GB200's ratio of the two.  The peaks
+ * are the datasheets' dense NVFP4 figures (half the "with sparsity"
+ * ones): HGX B200 144 PFLOP/s sparse per 8 GPUs, 9 dense per GPU;
+ * GB200 NVL72 1,440 sparse per 72, 10 dense; GB300 NVL72 1,080 dense
+ * per 72, 15; HGX B300 108 dense per 8, 13.5.
+ */
+#define GB_EFF4_GB200 0.456
+#define GB_EFF4_GB300 0.369
+#define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {
 	const char *name;
@@ -165,6 +181,7 @@ struct builtin {
 	int mxfp8;
 	double gemm_eff8mx;
 	double attn_eff_fa2;
+	double tflops4, gemm_eff4;
 };
 
 /*
@@ -183,11 +200,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -196,11 +213,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -210,11 +227,11 @@ static const struct builtin builtins[] = {
 	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -225,7 +242,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200, 0},
+	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -240,7 +257,7 @@ static const struct builtin builtins[] = {
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200, 0},
+	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -257,7 +274,7 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0},
+	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300},
 	/*
 	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
 	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
@@ -274,7 +291,7 @@ static const struct builtin builtins[] = {
 	 "FP8, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0},
+	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -282,7 +299,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0, 0},
+	 733, 142, 0.6, 0, 0, 0, 0, 0},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -404,6 +421,8 @@ catalog_init(struct gpu_catalog *c)
 		g.mxfp8 = b->mxfp8;
 		g.gemm_eff8mx = b->gemm_eff8mx;
 		g.attn_eff_fa2 = b->attn_eff_fa2;
+		g.tflops4 = b->tflops4;
+		g.gemm_eff4 = b->gemm_eff4;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -526,6 +545,8 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("gemm_eff8", 0, &g->gemm_eff8, 0, 1),
 		YK_BOOL("mxfp8", 0, &g->mxfp8),
 		YK_DBL("gemm_eff_mxfp8", 0, &g->gemm_eff8mx, 0, 1),
+		YK_DBL("tflops4", 0, &g->tflops4, 0, 1e6),
+		YK_DBL("gemm_eff_nvfp4", 0, &g->gemm_eff4, 0, 1),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -752,6 +773,10 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kbool(&o, "mxfp8", 1);
 		if (g->gemm_eff8mx > 0)
 			yml_out_kdbl(&o, "gemm_eff_mxfp8", g->gemm_eff8mx);
+		if (g->tflops4 > 0)
+			yml_out_kdbl(&o, "tflops4", g->tflops4);
+		if (g->gemm_eff4 > 0)
+			yml_out_kdbl(&o, "gemm_eff_nvfp4", g->gemm_eff4);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

@@ -23,7 +23,7 @@ const char *const model_pos_names[] = {"learned", "rotary", NULL};
 const char *const model_fp8_names[] = {"delayed", "tensorwise",
 				       "blockwise", "mxfp8", NULL};
 const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
-					  NULL};
+					  "nvfp4", NULL};
 const char *const model_attn_names[] = {"mha", "mla", NULL};
 
 /* Limits beyond which a description is surely a typo. */
@@ -288,7 +288,7 @@ check(const struct model *m, const struct origin *o)
 	    m->activation < 0 || m->activation > MODEL_SQRELU ||
 	    m->norm < 0 || m->norm > MODEL_RMSNORM || m->positions < 0 ||
 	    m->positions > MODEL_ROTARY || m->precision < 0 ||
-	    m->precision > MODEL_FP8)
+	    m->precision > MODEL_NVFP4)
 		return bad(o, F_NAME, "invalid enumeration value");
 	return check_attention(m, o) || check_moe(m, o) ? -1 : 0;
 }

@@ -638,7 +638,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		kbool(fp, "cpu_offloading", 1);
 		kint(fp, "cpu_offloading_num_layers", sh->nblocks - 1);
 	}
-	kbool(fp, "bf16", !strcmp(prec, "bf16") || !strcmp(prec, "fp8"));
+	kbool(fp, "bf16", !strcmp(prec, "bf16") || !strcmp(prec, "fp8") ||
+			      !strcmp(prec, "nvfp4"));
 	kbool(fp, "fp16", !strcmp(prec, "fp16"));
 	fprintf(fp, "  # Recomputation: the plan's is %s.\n",
 		plan_rc_names[p->recompute]);
@@ -712,6 +713,24 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "layers in bf16, which pd2bw priced in FP8.\n",
 			model_fp8_names[r]);
 		fprintf(fp, "mixed_precision: \"%s\"\n", preset[r]);
+	}
+	if (!strcmp(prec, "nvfp4")) {
+		/* the one NVFP4 preset, bf16_with_nvfp4_mixed (src/megatron/
+		 * bridge/training/mixed_precision.py:405-418 at 63b08b397),
+		 * sets fp4_param_gather */
+		if (!emit_fp8_params(in)) {
+			emit_mcore_release(&mc);
+			return pd2bw_error("--emit megatron-bridge: its "
+					   "bf16_with_nvfp4_mixed preset keeps "
+					   "NVFP4 parameters "
+					   "(fp4_param_gather), which the plan "
+					   "does not: plan with optimizer "
+					   "sharding and megatron-core's "
+					   "fp8-param-gather");
+		}
+		fprintf(fp, "# NVFP4 GEMMs (Transformer Engine's "
+			    "NVFP4BlockScaling).\n");
+		fprintf(fp, "mixed_precision: \"bf16_with_nvfp4_mixed\"\n");
 	}
 	emit_mcore_release(&mc);
 	return 0;

@@ -171,11 +171,12 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: DeepSpeed cannot offload "
 				   "the activations as planned; plan with "
 				   "--offload off");
-	if (!strcmp(prec, "fp8"))
+	if (!strcmp(prec, "fp8") || !strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
-				   "no FP8 training (only fp16 and bf16 "
+				   "no %s training (only fp16 and bf16 "
 				   "sections); plan with --precision bf16, or "
-				   "emit megatron or torchtitan");
+				   "emit megatron%s", prec,
+				   !strcmp(prec, "fp8") ? " or torchtitan" : "");
 	if (p->d == 1 && p->zero >= 2 &&
 	    (p->sched == PLAN_FLUSH || p->sched == PLAN_NONE))
 		return emit_deepspeed_zero(fp, in, prec);

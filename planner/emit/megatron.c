@@ -476,6 +476,23 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			if (in->p->attention &&
 			    !strcmp(in->p->attention, "fp8"))
 				arg1(fp, "--fp8-dot-product-attention");
+		} else if (!strcmp(prec, "nvfp4")) {
+			/* fp4 (--fp4-format e2m1), fp4_recipe nvfp4 and
+			 * fp4_param (--fp4-param-gather): megatron/core/
+			 * transformer/transformer_config.py:673-688 at
+			 * d98e8a6; not with --fp8-format (megatron/
+			 * training/arguments.py:1100-1101) */
+			fprintf(fp, "# Precision: bf16 with NVFP4 GEMMs "
+				    "(Transformer Engine's NVFP4BlockScaling).\n");
+			arg1(fp, "--bf16");
+			arg_str(fp, "--fp4-format", "e2m1");
+			arg_str(fp, "--fp4-recipe", "nvfp4");
+			if (emit_fp8_params(in)) {
+				fprintf(fp, "# NVFP4 parameters, gathered in "
+					    "NVFP4 (the distributed optimizer "
+					    "keeps the fp32 ones).\n");
+				arg1(fp, "--fp4-param-gather");
+			}
 		} else {
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");

@@ -220,6 +220,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int j, any = 0, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
 
+	/* torchao's converters for training: float8 and MXFP8 (torchtitan
+	 * v0.2.2 components/quantization/) */
+	if (!strcmp(prec, "nvfp4"))
+		return pd2bw_error("--emit torchtitan: torchtitan trains no "
+				   "NVFP4 GEMMs (its quantization converters "
+				   "are float8 and mx); plan with --precision "
+				   "fp8 or bf16, or emit megatron");
 	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
 				   "converter scales tensorwise (or rowwise); "

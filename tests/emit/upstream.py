@@ -30,6 +30,9 @@ MEGATRON_FLAGS = {
     "--fp8-format": "TC:587-588 (arg_names; e4m3 | hybrid)",
     "--fp8-param-gather": "A:2016 (store_true)",
     "--fp8-recipe": "TC:594 (tensorwise | delayed | mxfp8 | blockwise)",
+    "--fp4-format": "TC:673-674 (arg_names; e2m1)",
+    "--fp4-recipe": "TC:679 (nvfp4 | custom)",
+    "--fp4-param-gather": "A:2012 (store_true)",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
     "--num-attention-heads": "TC:148",
@@ -211,6 +214,18 @@ def megatron_rules(a, world):
     if r8 is not None and f8 is None:
         bad.append("--fp8-recipe without --fp8-format (TC:587-594: the "
                    "format switches FP8 on)")
+    f4 = one(a, "--fp4-format")
+    if f4 is not None and f4 != "e2m1":
+        bad.append("fp4 format %s (TC:673)" % f4)
+    r4 = one(a, "--fp4-recipe")
+    if r4 is not None and r4 not in ("nvfp4", "custom"):
+        bad.append("fp4 recipe %s (TC:679)" % r4)
+    # A:1100-1101: FP4 and FP8 exclude each other; A:1104-1105: FP4
+    # parameters need FP4
+    if f4 is not None and f8 is not None:
+        bad.append("--fp4-format with --fp8-format (A:1100-1101)")
+    if "--fp4-param-gather" in a and f4 is None:
+        bad.append("--fp4-param-gather without --fp4-format (A:1104-1105)")
     # A:1095-1097: FP8 parameters need the distributed optimizer (or FSDP)
     if "--fp8-param-gather" in a and not (
             "--use-distributed-optimizer" in a or "--use-megatron-fsdp" in a
@@ -672,6 +687,7 @@ BRIDGE_MP_PRESETS = {
     "bf16_with_fp8_current_scaling_mixed": "MX:285",
     "bf16_with_fp8_subchannel_scaling_mixed": "MX:373",
     "bf16_with_mxfp8_mixed": "MX:255",
+    "bf16_with_nvfp4_mixed": "MX:405",
 }
 # ddp: Megatron Core's DistributedDataParallelConfig (DP below);
 # checkpoint: B:497, ckpt_format "fsdp_dtensor" (B:1105-1109).

@@ -501,6 +501,70 @@ test_attn_fp8(void)
 }
 
 /*
+ * NVFP4 against the delayed FP8 recipe, on a B200 whose NVFP4 GEMMs run
+ * at its FP8 rate (so that only the casts differ; the GEMMs are compute
+ * bound, their operands' bytes do not count), Llama 3 8B block at b = 1,
+ * forward.  Each of the four GEMM inputs (QKV and MLP-in n h after a
+ * norm, projection n h, MLP-out n f) takes two NVFP4 passes: the amaxes
+ * (read 2 bytes a value) and the quantisation (read 2, write two copies
+ * of 0.5625): 5.125 bytes, two kernels.  Delayed: the transpose after a
+ * norm (2 bytes, one kernel), a cast of 2 + 2 bytes elsewhere (one
+ * kernel).  The difference: 7.375 n h + 1.125 n f bytes, 4 kernels.
+ */
+static void
+test_nvfp4(void)
+{
+	static const int mb[] = {1};
+	struct profile pd, p4;
+	struct model m;
+	struct analytic_opts o;
+	struct gpu_spec same = *catalog_find(&cat, "B200");
+	double bw = 7700e9 * 0.8, n = 8192, h = 4096, f = 14336;
+
+	same.tflops4 = same.tflops8;
+	same.gemm_eff4 = same.gemm_eff8;
+	llama8(&m);
+	analytic_opts_init(&o);
+	profile_init(&pd);
+	profile_init(&p4);
+	m.precision = MODEL_FP8;
+	CHECK_INT_EQ(analytic_profile_opts(&pd, &m, &same, mb, 1, 1, 0, &o), 0);
+	m.precision = MODEL_NVFP4;
+	CHECK_INT_EQ(analytic_profile_opts(&p4, &m, &same, mb, 1, 1, 0, &o), 0);
+	CHECK_NEAR(p4.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
+		   ((7.375 * n * h + 1.125 * n * f) / bw + 4 * 3e-6) * 1e3,
+		   1e-9);
+	/* kernels, forward and backward: the four dgrads' grad outputs
+	 * take two passes too, against delayed's one */
+	CHECK_NEAR(p4.layers[1].pt[0].kernels - pd.layers[1].pt[0].kernels,
+		   8, 0);
+	/* the head stays 16-bit */
+	CHECK_NEAR(p4.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
+	profile_release(&p4);
+	/* the catalog's B200: 9 PFLOP/s at 0.454, faster GEMMs than FP8's
+	 * 4.5 at 0.477 */
+	profile_init(&p4);
+	CHECK_INT_EQ(analytic_profile_opts(&p4, &m, catalog_find(&cat, "B200"),
+					   mb, 1, 1, 0, &o), 0);
+	CHECK(p4.layers[1].pt[0].fwd_ms < pd.layers[1].pt[0].fwd_ms * 0.8);
+	profile_release(&p4);
+	/* sequence parallelism gathers the rowwise NVFP4 copy: of a
+	 * block's all-gather + reduce-scatter pairs, (1 + 0.5625 / 2) / 2 */
+	profile_init(&p4);
+	CHECK_INT_EQ(analytic_profile_opts(&p4, &m, &same, mb, 1, 2, 1, &o), 0);
+	CHECK_NEAR(p4.tp_block_bytes, 0.640625, 0);
+	profile_release(&p4);
+	/* Hopper has no NVFP4 tensor cores */
+	profile_init(&p4);
+	CHECK_ERR(analytic_profile_opts(&p4, &m, catalog_find(&cat, "H100-SXM"),
+					mb, 1, 1, 0, &o),
+		  "pd2bw: GPU 'H100-SXM' has no NVFP4 tensor cores (model "
+		  "'llama-3-8b' trains in nvfp4; Blackwell has them)");
+	profile_release(&p4);
+	profile_release(&pd);
+}
+
+/*
  * FP8 recipes on B200 (3 us a kernel, 7700 GB/s x 0.8), Llama 3 8B block
  * at b = 1 (no tensor parallelism), forward.  Two GEMM inputs come from
  * a norm (QKV, MLP in: n h elements each), two are quantised by a pass
@@ -954,6 +1018,7 @@ main(int argc, char **argv)
 	test_attn_triton();
 	test_attn_fp8();
 	test_fp8_recipes();
+	test_nvfp4();
 	test_roofline();
 	test_errors();
 	test_v2();

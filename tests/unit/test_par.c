@@ -281,6 +281,21 @@ test_dp_ring(void)
 	g.zero = 0;
 	CHECK(!cost_fp8_params(&o, &g));
 	CHECK_NEAR(cost_param_bytes(&o, &g), 4 + 4 + 12, 1e-12);
+	/* NVFP4: copies of half a byte and an E4M3 scale per 16 values,
+	 * 0.5625 bytes; the 16-bit weights beside two of them (3.125
+	 * bytes), or the two alone under --fp4-param-gather, gathered as
+	 * NVFP4: 7/8 x 1e9 x 0.5625 bytes at 50 GB/s = 9.84375 ms */
+	o.precision = MODEL_NVFP4;
+	CHECK_NEAR(cost_quant_bytes(&o), 0.5625, 0);
+	CHECK(!cost_fp8_params(&o, &g));
+	CHECK_NEAR(cost_param_bytes(&o, &g), 3.125 + 4 + 12, 1e-12);
+	g.zero = 1;
+	o.fp8_recipe = FP8_BLOCKWISE; /* an FP8 recipe: not NVFP4's */
+	CHECK(cost_fp8_params(&o, &g));
+	CHECK_NEAR(cost_gather_bytes(&o, &g), 0.5625, 0);
+	cost_dp_sync(&o, &g, &l, 0, 1000000000, &red, &gat);
+	CHECK_NEAR(gat, 9.84375, 1e-9);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 1.125 + 4 + 12.0 / 8, 1e-12);
 }
 
 static void

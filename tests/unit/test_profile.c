@@ -193,7 +193,7 @@ test_bad(void)
 	memcpy(strstr(pts, "bf16"), "fp4 ", 4);
 	CHECK_ERR(load_str(&p, pts),
 		  "pd2bw: p.yaml:4:12: invalid precision 'fp4' (expected bf16, "
-		  "fp16, fp32, fp8)");
+		  "fp16, fp32, fp8, nvfp4)");
 	CHECK_ERR(load_t(&p, "bytes_per_param: {weight: -2}\n", "[1]", "",
 			 pt1),
 		  "pd2bw: p.yaml:3:27: value -2 out of range [0, 64]");
