@@ -239,7 +239,7 @@ static const struct builtin builtins[] = {
 	 */
 	{"B200", 180, 2250, 75, 7700, 900, 64,
 	 GB_EFF16(GB_EFF8_B200), 0.5, 0.8, 3,
-	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 75 "
+	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
 	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200},
@@ -254,7 +254,7 @@ static const struct builtin builtins[] = {
 	{"GB200", 186, 2500, 90, 8000, 900, 450,
 	 GB_EFF16(GB_EFF8_GB200), 0.5, 0.8, 3,
 	 "NVIDIA GB200 NVL72 datasheet and Blackwell technical brief, per "
-	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 186 GB HBM3e 8 TB/s, NVLink "
+	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
 	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200},
@@ -271,7 +271,7 @@ static const struct builtin builtins[] = {
 	{"GB300", 279, 2500, 80, 8000, 900, 450,
 	 GB_EFF16(GB_EFF8_GB300), 0.5, 0.8, 3,
 	 "NVIDIA GB300 NVL72 datasheet and Blackwell Ultra blog, per GPU: 2.5 PFLOPS BF16 "
-	 "dense, 5 FP8, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
+	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
 	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300},
@@ -288,7 +288,7 @@ static const struct builtin builtins[] = {
 	{"B300", 288, 2250, 75, 8000, 900, 128,
 	 GB_EFF16(GB_EFF8_GB300), 0.5, 0.8, 3,
 	 "NVIDIA HGX B300 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 4.5 "
-	 "FP8, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
+	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
 	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300},
