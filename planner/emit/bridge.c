@@ -330,16 +330,20 @@ static const struct bridge_recipe bridge_recipes[] = {
 	 /* Muon: optimizer "dist_muon" (recipes/utils/optimizer_utils.py:79
 	  * at 067f987), the recipe's default (h100/kimi_k2.py:200; the
 	  * optimizer_type argument's, recipes/kimi/kimi_k2.py:235 at v0.3.0,
-	  * :53 at 63b08b397); Megatron Core shards its states by layer over
-	  * the data-parallel ranks (megatron/core/optimizer/__init__.py:
-	  * 744-754 at 2a75ac1); the recipe keeps the all-to-all dispatcher
-	  * (h100/kimi_k2.py:138-139, its DeepEP backend never applied) */
-	 "# The recipe trains with Muon (dist_muon: Newton-Schulz steps, its "
-	 "states sharded\n# by layer over the data-parallel ranks), which "
-	 "pd2bw priced as unsharded Adam.\n",
+	  * :53 at 63b08b397); Megatron Core's layer-wise optimizer for it
+	  * (megatron/core/optimizer/__init__.py:744-754 at 2a75ac1) has each
+	  * data-parallel rank update its share of the weights, then
+	  * all-gathers them (layer_wise_optimizer.py:174-180); the recipe
+	  * keeps the all-to-all dispatcher (h100/kimi_k2.py:138-139, its
+	  * DeepEP backend never applied) */
+	 "# The recipe trains with Muon (dist_muon: each data-parallel rank "
+	 "updates its\n# share of the layers with Newton-Schulz steps, then "
+	 "all-gathers them), which\n# pd2bw priced as unsharded Adam.\n",
 	 /* ddp.use_distributed_optimizer False with Muon: main h100/
 	  * kimi_k2.py:74; "Muon needs this to be False", recipes/kimi/
-	  * kimi_k2.py:199 at 63b08b397 (26.06), :352 at v0.3.0 */
+	  * kimi_k2.py:199 at 63b08b397 (26.06), :352 at v0.3.0; "keep all
+	  * megatron distributed-optimizer related options OFF",
+	  * layer_wise_optimizer.py:172 at Megatron-LM 2a75ac1 */
 	 "Megatron-Bridge's Kimi K2 recipe trains with Muon (dist_muon), "
 	 "which runs without the distributed optimizer (recipes/kimi/h100/"
 	 "kimi_k2.py:74 at 067f987; \"Muon needs this to be False\", "

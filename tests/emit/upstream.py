@@ -779,7 +779,10 @@ BRIDGE_RECIPES = {
           "vocab_size": 163840, "multi_latent_attention": True,
           "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
           "qk_pos_emb_head_dim": 64, "v_head_dim": 128,
-          "kv_channels": 64, "qk_layernorm": True, "add_qkv_bias": False,
+          # kv_channels: 64 at v0.3.0 (kimi_provider.py:65), unset on main
+          # (no head_dim in the config); MLA sizes its heads by the MLA
+          # dims (multi_latent_attention.py:163 at Megatron-LM 2a75ac1)
+          "qk_layernorm": True, "add_qkv_bias": False,
           "add_bias_linear": False, "normalization": "RMSNorm",
           "gated_linear_unit": True,
           "share_embeddings_and_output_weights": False,
@@ -799,7 +802,10 @@ BRIDGE_RECIPES = {
 # optimizer_utils.py:79, chosen at h100/kimi_k2.py:200) and sets
 # ddp.use_distributed_optimizer False (h100/kimi_k2.py:74; "Muon needs
 # this to be False", recipes/kimi/kimi_k2.py:193-200 at 63b08b397,
-# :350-352 at v0.3.0).
+# :350-352 at v0.3.0), as Megatron Core's layer-wise optimizer asks
+# ("keep all megatron distributed-optimizer related options OFF",
+# megatron/core/optimizer/layer_wise_optimizer.py:172 at Megatron-LM
+# 2a75ac1, the commit Bridge 067f987 pins).
 BRIDGE_RECIPE_UNSHARDED = {_KK: "recipes/kimi/h100/kimi_k2.py:74"}
 # What a file for such a recipe may set in model: the parallel, batch,
 # recomputation, offload and precision keys, the sequence length, the MTP
