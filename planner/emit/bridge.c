@@ -281,9 +281,9 @@ struct bridge_recipe {
 	int64_t hidden;
 	int (*fields)(const struct model *m, struct arch_field *f);
 	const char *note;       /* header lines, "# " prefixed, or NULL */
-	/* why the recipe's optimizer runs without the distributed one (the
-	 * plan must shard nothing), or NULL */
-	const char *unsharded;
+	/* the recipe trains with Muon, run without the distributed
+	 * optimizer as this cites (bridge_muon_check), or NULL for Adam */
+	const char *muon;
 };
 
 static const struct bridge_recipe bridge_recipes[] = {
@@ -344,10 +344,8 @@ static const struct bridge_recipe bridge_recipes[] = {
 	  * kimi_k2.py:199 at 63b08b397 (26.06), :352 at v0.3.0; "keep all
 	  * megatron distributed-optimizer related options OFF",
 	  * layer_wise_optimizer.py:172 at Megatron-LM 2a75ac1 */
-	 "Megatron-Bridge's Kimi K2 recipe trains with Muon (dist_muon), "
-	 "which runs without the distributed optimizer (recipes/kimi/h100/"
-	 "kimi_k2.py:74 at 067f987; \"Muon needs this to be False\", "
-	 "kimi_k2.py:199 at 26.06)"},
+	 "recipes/kimi/h100/kimi_k2.py:74 at 067f987; \"Muon needs this to "
+	 "be False\", kimi_k2.py:199 at 26.06"},
 };
 
 #define N_BRIDGE_RECIPES (sizeof(bridge_recipes) / sizeof(bridge_recipes[0]))
@@ -447,6 +445,60 @@ bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
 				   ? "DeepSeek-V3 and Kimi K2 (61 layers, "
 				     "hidden 7168)"
 				   : "GPT-OSS 120B (36 layers, hidden 2880)");
+}
+
+/*
+ * What a recipe that trains with Muon (rec->muon) cannot run of plan p in
+ * precision prec: a sharded optimizer (the recipe runs Muon without the
+ * distributed one), fp16 (Megatron Core runs no emerging optimizer in
+ * it, megatron/core/optimizer/__init__.py:772-773 at Megatron-LM
+ * 2a75ac1), or FP8 and NVFP4 parameters (every preset but the
+ * subchannel one gathers them, mixed_precision.py:231, 264, 302, 416 at
+ * 067f987, which pd2bw plans only with a sharded optimizer).  Returns 0,
+ * or -1 after a message saying which.
+ */
+static int
+bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
+		  const char *prec)
+{
+	const struct plan *p = in->p;
+	int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+
+	if (p->zero)
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "which runs without the distributed "
+				   "optimizer (%s), but the plan shards the "
+				   "optimizer (ZeRO-%d): plan with --zero 0",
+				   rec->model, rec->muon, p->zero);
+	if (!strcmp(prec, "fp16"))
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "which Megatron Core does not run in fp16 "
+				   "(\"emerging optimizer with fp16 is not "
+				   "supported\", megatron/core/optimizer/"
+				   "__init__.py:772-773 at Megatron-LM "
+				   "2a75ac1): plan in bf16",
+				   rec->model);
+	if (!strcmp(prec, "fp8") && r != FP8_BLOCKWISE)
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "without the distributed optimizer, which "
+				   "FP8 parameters need (every FP8 preset but "
+				   "the subchannel one gathers them, "
+				   "fp8_param_gather): plan with --fp8-recipe "
+				   "blockwise",
+				   rec->model);
+	if (!strcmp(prec, "nvfp4"))
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "without the distributed optimizer, which "
+				   "NVFP4 parameters need "
+				   "(bf16_with_nvfp4_mixed gathers them, "
+				   "fp4_param_gather): plan in "
+				   "bf16, or fp8 with --fp8-recipe blockwise",
+				   rec->model);
+	return 0;
 }
 
 /* A float for a YAML float field: "1.0", not the int "1", and no
@@ -639,11 +691,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   m->name ? m->name : "", part);
 	if (!disp || bridge_recipe_find(m, &rec))
 		return -1;
-	if (rec && rec->unsharded && p->zero)
-		return pd2bw_error("--emit megatron-bridge: %s, but the plan "
-				   "shards the optimizer (ZeRO-%d): plan with "
-				   "--zero 0",
-				   rec->unsharded, p->zero);
+	if (rec && rec->muon && bridge_muon_check(in, rec, prec))
+		return -1;
 	/* Transformer Engine runs a learnable (or off-by-one) softmax under
 	 * context parallelism only with the a2a exchange (pytorch/attention/
 	 * dot_product_attention/utils.py:1147-1154 at TE d0067d0; so the

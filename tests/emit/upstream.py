@@ -797,8 +797,8 @@ BRIDGE_RECIPES = {
           "moe_router_num_groups": 1, "moe_router_group_topk": 1,
           "moe_token_dispatcher_type": "alltoall"},
 }
-# Recipes whose optimizer runs without the distributed one: Kimi K2's
-# trains with Muon (optimizer "dist_muon", recipes/utils/
+# Recipes that train with Muon, without the distributed optimizer: Kimi
+# K2's trains with Muon (optimizer "dist_muon", recipes/utils/
 # optimizer_utils.py:79, chosen at h100/kimi_k2.py:200) and sets
 # ddp.use_distributed_optimizer False (h100/kimi_k2.py:74; "Muon needs
 # this to be False", recipes/kimi/kimi_k2.py:193-200 at 63b08b397,
@@ -806,7 +806,18 @@ BRIDGE_RECIPES = {
 # ("keep all megatron distributed-optimizer related options OFF",
 # megatron/core/optimizer/layer_wise_optimizer.py:172 at Megatron-LM
 # 2a75ac1, the commit Bridge 067f987 pins).
-BRIDGE_RECIPE_UNSHARDED = {_KK: "recipes/kimi/h100/kimi_k2.py:74"}
+# Megatron Core runs no emerging optimizer (Muon) in fp16: megatron/core/
+# optimizer/__init__.py:772-773 at 2a75ac1.
+BRIDGE_RECIPE_MUON = {_KK: "recipes/kimi/h100/kimi_k2.py:74"}
+# The presets that keep FP8 or NVFP4 parameters and gather them
+# (fp8_param_gather, fp4_param_gather), which needs the distributed
+# optimizer (Megatron-LM d98e8a6 A:1095-1097): all but the subchannel one.
+BRIDGE_MP_GATHER = {
+    "bf16_with_fp8_delayed_scaling_mixed": "MX:231",
+    "bf16_with_mxfp8_mixed": "MX:264",
+    "bf16_with_fp8_current_scaling_mixed": "MX:302",
+    "bf16_with_nvfp4_mixed": "MX:416",
+}
 # What a file for such a recipe may set in model: the parallel, batch,
 # recomputation, offload and precision keys, the sequence length, the MTP
 # layers (a recipe setting, recipes/deepseek/h100/deepseek_v3.py:137) and
@@ -864,11 +875,18 @@ def bridge_rules(c, recipe=None):
             bad.append("unknown model key %s" % k)
     if recipe:
         bad += bridge_recipe_rules(recipe, c["model"])
-    if recipe in BRIDGE_RECIPE_UNSHARDED and (
-            c["ddp"]["use_distributed_optimizer"]
-            or c["ddp"].get("use_megatron_fsdp")):
-        bad.append("the recipe's optimizer runs without the distributed "
-                   "one (%s)" % BRIDGE_RECIPE_UNSHARDED[recipe])
+    if recipe in BRIDGE_RECIPE_MUON:
+        if c["ddp"]["use_distributed_optimizer"] or \
+                c["ddp"].get("use_megatron_fsdp"):
+            bad.append("the recipe's Muon runs without the distributed "
+                       "optimizer (%s)" % BRIDGE_RECIPE_MUON[recipe])
+        if c["model"].get("fp16"):
+            bad.append("Muon in fp16 (optimizer/__init__.py:772)")
+        if c.get("mixed_precision") in BRIDGE_MP_GATHER:
+            bad.append("%s gathers low-precision parameters (%s), which "
+                       "needs the distributed optimizer (A:1095)"
+                       % (c["mixed_precision"],
+                          BRIDGE_MP_GATHER[c["mixed_precision"]]))
     for sec, keys in BRIDGE_OTHER_KEYS.items():
         for k in c.get(sec, {}):
             if k not in keys:
