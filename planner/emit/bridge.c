@@ -178,8 +178,11 @@ deepseek_v3_fields(const struct model *m, struct arch_field *f)
  * :62), one expert group :80-81 (main model_bridge.py:487-488 from the
  * config's n_group and topk_group, 1 and 1); rope base 50000 :68 (main
  * model_bridge.py:476 from rope_theta, the recipe leaving it).  No MTP
- * layer (v0.3.0 :70): as DeepSeek-V3's, a recipe setting, written as the
- * model has them.
+ * layer (v0.3.0 :70; main from the config's num_nextn_predict_layers, 0,
+ * model_bridge.py:497): unlike DeepSeek-V3's, not one the recipe adds,
+ * and v0.3.0's provider leaves mtp_loss_scaling_factor None (:71), which
+ * an MTP block divides (megatron/core/transformer/
+ * multi_token_prediction.py:876 at Megatron-LM 2a75ac1).
  */
 static int
 kimi_k2_fields(const struct model *m, struct arch_field *f)
@@ -216,6 +219,7 @@ kimi_k2_fields(const struct model *m, struct arch_field *f)
 	n = afb(f, n, "add_bias_linear", 0, m->bias);
 	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
 	n = af(f, n, "rotary_base", 50000, (long long)m->rope_base);
+	n = af(f, n, "mtp_num_layers (none)", 0, m->mtp_layers);
 	n = af(f, n, "window_size (none)", 0, m->window);
 	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
 	return common_fields(f, n, m);
