@@ -7,11 +7,12 @@
  * mcore.c).  Expert parallelism and the parts of pd2bw-model/2 that
  * TransformerConfig has fields for (experts, head_dim, QK-norm, ...) are
  * written for any GPT recipe.  Multi-latent attention and sliding windows
- * only a recipe whose provider sets them runs: DeepSeek-V3's and GPT-OSS
- * 120B's, recognised by shape (bridge_recipes), the file naming the
- * recipe and leaving the architecture to it; other parts (post-norms,
- * GeGLU, soft-capping) are refused.  Checked against Megatron-Bridge v0.1
- * to v0.2 and main 067f987 (DeepSeek-V3 and GPT-OSS: v0.2 on).
+ * only a recipe whose provider sets them runs: DeepSeek-V3's, Kimi K2's
+ * and GPT-OSS 120B's, recognised by shape (bridge_recipes), the file
+ * naming the recipe and leaving the architecture to it; other parts
+ * (post-norms, GeGLU, soft-capping) are refused.  Checked against
+ * Megatron-Bridge v0.1 to v0.2 and main 067f987 (DeepSeek-V3 and GPT-OSS:
+ * v0.2 on; Kimi K2: v0.3 on).
  */
 #include <stdio.h>
 #include <string.h>
@@ -165,6 +166,66 @@ deepseek_v3_fields(const struct model *m, struct arch_field *f)
 }
 
 /*
+ * Kimi K2, the provider AutoBridge makes of moonshotai/Kimi-K2-Instruct's
+ * config (main 067f987: models/kimi/kimi_bridge.py:44-88 on the generic
+ * config mapping, recipes/kimi/h100/kimi_k2.py:99-101; v0.3.0: the
+ * KimiK2Provider of models/kimi/kimi_provider.py:41-129, the same
+ * values).  Shape v0.3.0 :51-56, 64, 119 (the query groups left to
+ * Megatron Core, which makes them the heads); MLA ranks and dims :95-100;
+ * 384 experts of 2048, one shared of 2048, top-8, one dense layer
+ * :54-57, 79 (main kimi_bridge.py:82-85); RMSNorm, SwiGLU, rope, no
+ * bias, untied :58-63 (main :49-53); the router's expert bias :85 (main
+ * :62), one expert group :80-81 (main model_bridge.py:487-488 from the
+ * config's n_group and topk_group, 1 and 1); rope base 50000 :68 (main
+ * model_bridge.py:476 from rope_theta, the recipe leaving it).  No MTP
+ * layer (v0.3.0 :70; main from the config's num_nextn_predict_layers, 0,
+ * model_bridge.py:497): unlike DeepSeek-V3's, not one the recipe adds,
+ * and v0.3.0's provider leaves mtp_loss_scaling_factor None (:71), which
+ * an MTP block divides (megatron/core/transformer/
+ * multi_token_prediction.py:876 at Megatron-LM 2a75ac1).
+ */
+static int
+kimi_k2_fields(const struct model *m, struct arch_field *f)
+{
+	const struct model_moe *e = &m->moe;
+	int n = 0;
+
+	n = af(f, n, "num_layers", 61, m->layers);
+	n = af(f, n, "hidden_size", 7168, m->hidden);
+	n = af(f, n, "num_attention_heads", 64, m->heads);
+	n = af(f, n, "num_query_groups", 64, m->kv_heads);
+	n = af(f, n, "ffn_hidden_size", 18432, m->ffn_hidden);
+	n = af(f, n, "vocab_size", 163840, m->vocab);
+	n = afb(f, n, "multi_latent_attention", 1, m->attention == MODEL_MLA);
+	n = af(f, n, "q_lora_rank", 1536, m->mla.q_rank);
+	n = af(f, n, "kv_lora_rank", 512, m->mla.kv_rank);
+	n = af(f, n, "qk_head_dim", 128, m->mla.nope_dim);
+	n = af(f, n, "qk_pos_emb_head_dim", 64, m->mla.rope_dim);
+	n = af(f, n, "v_head_dim", 128, m->mla.v_dim);
+	n = af(f, n, "num_moe_experts", 384, e->experts);
+	n = af(f, n, "moe_router_topk", 8, e->top_k);
+	n = af(f, n, "moe_ffn_hidden_size", 2048, e->expert_ffn);
+	n = af(f, n, "moe_shared_expert_intermediate_size", 2048,
+	       e->shared_experts * e->shared_ffn);
+	n = afb(f, n, "moe_layer_freq ([0] * 1 + [1] * 60)", 1,
+		moe_after(m, 1));
+	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
+	/* one group of all the experts, its one best group taken: every
+	 * expert a candidate, as without groups (group_limited_topk,
+	 * megatron/core/transformer/moe/moe_utils.py:711-726 at 2a75ac1) */
+	n = af(f, n, "moe_router_num_groups", 1, e->groups > 1 ? e->groups : 1);
+	n = af(f, n, "moe_router_group_topk", 1,
+	       e->groups > 1 ? e->group_top_k : 1);
+	n = afb(f, n, "add_bias_linear", 0, m->bias);
+	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
+	n = af(f, n, "rotary_base", 50000, (long long)m->rope_base);
+	n = af(f, n, "mtp_num_layers (none)", 0, m->mtp_layers);
+	n = af(f, n, "window_size (none)", 0, m->window);
+	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
+	return common_fields(f, n, m);
+}
+
+/*
  * GPT-OSS 120B, the provider AutoBridge makes of the Hugging Face config
  * (main 067f987: models/gpt_oss/gpt_oss_bridge.py:56-102; v0.2.0: a
  * GPTOSSProvider of its shape, gpt_oss_bridge.py:70-79, with the defaults
@@ -224,6 +285,9 @@ struct bridge_recipe {
 	int64_t hidden;
 	int (*fields)(const struct model *m, struct arch_field *f);
 	const char *note;       /* header lines, "# " prefixed, or NULL */
+	/* the recipe trains with Muon, run without the distributed
+	 * optimizer as this cites (bridge_muon_check), or NULL for Adam */
+	const char *muon;
 };
 
 static const struct bridge_recipe bridge_recipes[] = {
@@ -243,7 +307,8 @@ static const struct bridge_recipe bridge_recipes[] = {
 	  * (recipes/deepseek/deepseek_v3.py:191, 260) */
 	 "# The recipe's token dispatcher gives way to the one pd2bw priced "
 	 "(below);\n# the MTP layers run on the last stage, with the loss, "
-	 "as planned.\n"},
+	 "as planned.\n",
+	 NULL},
 	{"GPT-OSS 120B",
 	 /* recipes/gpt_oss/gpt_oss.py:59-60 at 067f987 (an alias of
 	  * h100/gpt_oss.py:162); v0.2 the function itself
@@ -257,14 +322,56 @@ static const struct bridge_recipe bridge_recipes[] = {
 	 "more than the\n# model's 128).  The override, as any, turns the "
 	 "window's tuple into a list\n# (omegaconf_utils.py:139-158, 515); "
 	 "Transformer Engine compares it only with\n# (-1, 0) and (-1, -1) "
-	 "(dot_product_attention/utils.py:2659-2678).\n"},
+	 "(dot_product_attention/utils.py:2659-2678).\n",
+	 NULL},
+	{"Kimi K2",
+	 /* recipes/kimi/kimi_k2.py:23-25 at 067f987 (an alias of
+	  * h100/kimi_k2.py:91); the function itself from v0.3.0 (recipes/
+	  * kimi/kimi_k2.py:88) to 26.06 (63b08b397 :53); v0.2 has no Kimi */
+	 "megatron.bridge.recipes.kimi.kimi_k2.kimi_k2_pretrain_config",
+	 "Megatron-Bridge v0.3.0 to main 067f987 (v0.2 has no Kimi K2)", 1, 0,
+	 61, 7168, kimi_k2_fields,
+	 /* Muon: optimizer "dist_muon" (recipes/utils/optimizer_utils.py:79
+	  * at 067f987), the recipe's default (h100/kimi_k2.py:200; the
+	  * optimizer_type argument's, recipes/kimi/kimi_k2.py:235 at v0.3.0,
+	  * :53 at 63b08b397); Megatron Core's layer-wise optimizer for it
+	  * (megatron/core/optimizer/__init__.py:744-754 at 2a75ac1) has each
+	  * data-parallel rank update its share of the weights, then
+	  * all-gathers them (layer_wise_optimizer.py:174-180); the recipe
+	  * keeps the all-to-all dispatcher (h100/kimi_k2.py:138-139, its
+	  * DeepEP backend never applied) */
+	 "# The recipe trains with Muon (dist_muon: each data-parallel rank "
+	 "updates its\n# share of the layers with Newton-Schulz steps, then "
+	 "all-gathers them), which\n# pd2bw priced as unsharded Adam.\n",
+	 /* ddp.use_distributed_optimizer False with Muon: main h100/
+	  * kimi_k2.py:74; "Muon needs this to be False", recipes/kimi/
+	  * kimi_k2.py:199 at 63b08b397 (26.06), :352 at v0.3.0; "keep all
+	  * megatron distributed-optimizer related options OFF",
+	  * layer_wise_optimizer.py:172 at Megatron-LM 2a75ac1 */
+	 "recipes/kimi/h100/kimi_k2.py:74 at 067f987; \"Muon needs this to "
+	 "be False\", kimi_k2.py:199 at 26.06"},
 };
+
+#define N_BRIDGE_RECIPES (sizeof(bridge_recipes) / sizeof(bridge_recipes[0]))
+
+/* 1 when recipe b is among those model m could run on: its kind of
+ * attention, its shape. */
+static int
+bridge_recipe_fits(const struct bridge_recipe *b, const struct model *m)
+{
+	if (m->attention == MODEL_MLA ? !b->mla : !b->window)
+		return 0;
+	return m->layers == b->layers && m->hidden == b->hidden;
+}
 
 /*
  * The recipe to override for model m when it has multi-latent attention
  * or sliding windows: *r is set, or NULL for a model any GPT recipe takes.
- * Returns 0, or -1 after a message naming the field that differs, or
- * saying that no provider has the model's shape.
+ * Providers of one shape (DeepSeek-V3's and Kimi K2's) are told apart by
+ * their fields: the one that fixes none differently is taken.  Returns 0,
+ * or -1 after a message naming the first field that differs from the
+ * nearest provider's (the fewest differing, the first in bridge_recipes
+ * on a tie), or saying that no provider has the model's shape.
  */
 static int
 bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
@@ -272,45 +379,64 @@ bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
 	const char *name = m->name ? m->name : "";
 	const char *what = m->attention == MODEL_MLA ? "multi-latent attention"
 						     : "sliding-window attention";
-	struct arch_field f[48];
+	const struct bridge_recipe *near = NULL;
+	struct arch_field f[48], nf = {0};
+	char names[128] = "";
 	size_t i;
-	int j, n;
+	int j, n, bad, near_bad = 0, shapes = 0;
 
 	*r = NULL;
 	if (m->attention != MODEL_MLA && m->window <= 0)
 		return 0;
-	for (i = 0; i < sizeof(bridge_recipes) / sizeof(bridge_recipes[0]);
-	     i++) {
+	for (i = 0; i < N_BRIDGE_RECIPES; i++) {
 		const struct bridge_recipe *b = &bridge_recipes[i];
+		struct arch_field first = {0};
 
-		if (m->attention == MODEL_MLA ? !b->mla : !b->window)
+		if (!bridge_recipe_fits(b, m))
 			continue;
-		if (m->layers != b->layers || m->hidden != b->hidden)
-			continue;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", shapes ? " and " : "", b->model);
+		shapes++;
 		n = b->fields(m, f);
-		for (j = 0; j < n; j++) {
-			if (f[j].want == f[j].got)
-				continue;
-			if (f[j].is_bool)
-				return pd2bw_error(
-					"--emit megatron-bridge: model '%s' has "
-					"the shape of Megatron-Bridge's %s "
-					"provider, the only one to run its %s, "
-					"but not its %s (the provider's %s, the "
-					"model's %s)",
-					name, b->model, what, f[j].field,
-					f[j].want ? "true" : "false",
-					f[j].got ? "true" : "false");
-			return pd2bw_error("--emit megatron-bridge: model '%s' "
-					   "has the shape of Megatron-Bridge's "
-					   "%s provider, the only one to run its "
-					   "%s, but not its %s (the provider's "
-					   "%lld, the model's %lld)",
-					   name, b->model, what, f[j].field,
-					   f[j].want, f[j].got);
+		for (bad = 0, j = 0; j < n; j++)
+			if (f[j].want != f[j].got && !bad++)
+				first = f[j];
+		if (!bad) {
+			*r = b;
+			return 0;
 		}
-		*r = b;
-		return 0;
+		if (!near || bad < near_bad) {
+			near = b;
+			near_bad = bad;
+			nf = first;
+		}
+	}
+	if (near) {
+		char want[32], got[32];
+
+		if (nf.is_bool) {
+			snprintf(want, sizeof(want), "%s",
+				 nf.want ? "true" : "false");
+			snprintf(got, sizeof(got), "%s",
+				 nf.got ? "true" : "false");
+		} else {
+			snprintf(want, sizeof(want), "%lld", nf.want);
+			snprintf(got, sizeof(got), "%lld", nf.got);
+		}
+		if (shapes == 1)
+			return pd2bw_error(
+				"--emit megatron-bridge: model '%s' has the "
+				"shape of Megatron-Bridge's %s provider, the "
+				"only one to run its %s, but not its %s (the "
+				"provider's %s, the model's %s)",
+				name, near->model, what, nf.field, want, got);
+		return pd2bw_error("--emit megatron-bridge: model '%s' has the "
+				   "shape of Megatron-Bridge's %s providers, "
+				   "the only ones to run its %s, and is "
+				   "nearest %s's, but not its %s (the "
+				   "provider's %s, the model's %s)",
+				   name, names, what, near->model, nf.field,
+				   want, got);
 	}
 	return pd2bw_error("--emit megatron-bridge: model '%s' has %s, which "
 			   "only a recipe whose provider sets it runs (an "
@@ -320,8 +446,63 @@ bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
 			   "hidden %lld) is none of those pd2bw knows: %s",
 			   name, what, m->layers, (long long)m->hidden,
 			   m->attention == MODEL_MLA
-				   ? "DeepSeek-V3 (61 layers, hidden 7168)"
+				   ? "DeepSeek-V3 and Kimi K2 (61 layers, "
+				     "hidden 7168)"
 				   : "GPT-OSS 120B (36 layers, hidden 2880)");
+}
+
+/*
+ * What a recipe that trains with Muon (rec->muon) cannot run of plan p in
+ * precision prec: a sharded optimizer (the recipe runs Muon without the
+ * distributed one), fp16 (Megatron Core runs no emerging optimizer in
+ * it, megatron/core/optimizer/__init__.py:772-773 at Megatron-LM
+ * 2a75ac1), or FP8 and NVFP4 parameters (every preset but the
+ * subchannel one gathers them, mixed_precision.py:231, 264, 302, 416 at
+ * 067f987, which pd2bw plans only with a sharded optimizer).  Returns 0,
+ * or -1 after a message saying which.
+ */
+static int
+bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
+		  const char *prec)
+{
+	const struct plan *p = in->p;
+	int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+
+	if (p->zero)
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "which runs without the distributed "
+				   "optimizer (%s), but the plan shards the "
+				   "optimizer (ZeRO-%d): plan with --zero 0",
+				   rec->model, rec->muon, p->zero);
+	if (!strcmp(prec, "fp16"))
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "which Megatron Core does not run in fp16 "
+				   "(\"emerging optimizer with fp16 is not "
+				   "supported\", megatron/core/optimizer/"
+				   "__init__.py:772-773 at Megatron-LM "
+				   "2a75ac1): plan in bf16",
+				   rec->model);
+	if (!strcmp(prec, "fp8") && r != FP8_BLOCKWISE)
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "without the distributed optimizer, which "
+				   "FP8 parameters need (every FP8 preset but "
+				   "the subchannel one gathers them, "
+				   "fp8_param_gather): plan with --fp8-recipe "
+				   "blockwise",
+				   rec->model);
+	if (!strcmp(prec, "nvfp4"))
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe trains with Muon (dist_muon), "
+				   "without the distributed optimizer, which "
+				   "NVFP4 parameters need "
+				   "(bf16_with_nvfp4_mixed gathers them, "
+				   "fp4_param_gather): plan in "
+				   "bf16, or fp8 with --fp8-recipe blockwise",
+				   rec->model);
+	return 0;
 }
 
 /* A float for a YAML float field: "1.0", not the int "1", and no
@@ -513,6 +694,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "express",
 				   m->name ? m->name : "", part);
 	if (!disp || bridge_recipe_find(m, &rec))
+		return -1;
+	if (rec && rec->muon && bridge_muon_check(in, rec, prec))
 		return -1;
 	/* Transformer Engine runs a learnable (or off-by-one) softmax under
 	 * context parallelism only with the a2a exchange (pytorch/attention/

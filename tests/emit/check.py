@@ -449,6 +449,14 @@ def check_bridge(p, path):
     return bad
 
 
+def router_groups(groups, top):
+    """Group-limited routing as (groups, best groups), None for none: one
+    group, its one best taken, leaves every expert a candidate
+    (group_limited_topk, megatron/core/transformer/moe/moe_utils.py:
+    711-726 at Megatron-LM 2a75ac1), as without groups."""
+    return (groups, top) if (groups or 1) > 1 else None
+
+
 def bridge_experts(p, mdl, recipe=None):
     """Expert parallelism and the model/2 parts against the plan and the
     model file it was made from (when its input was one); mdl is the
@@ -543,11 +551,11 @@ def bridge_experts(p, mdl, recipe=None):
                  mdl.get("moe_shared_expert_intermediate_size"),
                  mdl.get("moe_shared_expert_gate"),
                  mdl.get("moe_expert_capacity_factor"),
-                 mdl.get("moe_router_num_groups"),
-                 mdl.get("moe_router_group_topk")) ==
+                 router_groups(mdl.get("moe_router_num_groups"),
+                               mdl.get("moe_router_group_topk"))) ==
            (e["experts"], e["top_k"], e["expert_ffn"], sh or None,
             bool(e.get("shared_gate")), cf or None,
-            e.get("groups") or None, e.get("group_top_k") or None),
+            router_groups(e.get("groups"), e.get("group_top_k"))),
            "experts differ from the model's")
     # what pd2bw prices (cost model): grouped GEMM, the plan's dispatcher
     # (the flex one with HybridEP when its runtime has flex-dispatcher)

@@ -724,8 +724,21 @@ BRIDGE_SHARDING = {"no_shard", "optim", "optim_grads", "optim_grads_params"}
 #     The recipe keeps the all-to-all dispatcher: recipes/gpt_oss/h100/
 #     gpt_oss.py:204-205 names DeepEP but never applies it (DeepSeek-V3's
 #     applies HybridEP, h100/deepseek_v3.py:256, flex on its GPUs).
+#   Kimi K2: main models/kimi/kimi_bridge.py:44-88 (AutoBridge from
+#     moonshotai/Kimi-K2-Instruct's config.json, recipes/kimi/h100/
+#     kimi_k2.py:99-101: MLA :55, latent norms :54, RMSNorm, SwiGLU, no
+#     bias, untied :49-53, expert bias :62, one dense layer :82-84,
+#     shared expert :85); v0.3.0 models/kimi/kimi_provider.py:41-129
+#     holds the config's values (shape :51-56, 64, 119, rope base
+#     50000 :68, no MTP :70, one expert group :80-81, MLA :95-100), main
+#     reads them through models/conversion/model_bridge.py:456-498.
+#     The recipe keeps the all-to-all dispatcher (h100/kimi_k2.py:138-139,
+#     its DeepEP backend never applied).
 _DS = "megatron.bridge.recipes.deepseek.deepseek_v3.deepseek_v3_pretrain_config"
 _GO = "megatron.bridge.recipes.gpt_oss.gpt_oss.gpt_oss_120b_pretrain_config"
+# recipes/kimi/kimi_k2.py:23-25 at 067f987 (h100/kimi_k2.py:91), :88 at
+# v0.3.0
+_KK = "megatron.bridge.recipes.kimi.kimi_k2.kimi_k2_pretrain_config"
 BRIDGE_RECIPES = {
     _DS: {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
           "num_query_groups": 128, "ffn_hidden_size": 18432,
@@ -761,6 +774,49 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_gate": False, "moe_layer_freq": 1,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
           "moe_token_dispatcher_type": "alltoall"},
+    _KK: {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 64,
+          "num_query_groups": 64, "ffn_hidden_size": 18432,
+          "vocab_size": 163840, "multi_latent_attention": True,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
+          "qk_pos_emb_head_dim": 64, "v_head_dim": 128,
+          # kv_channels: 64 at v0.3.0 (kimi_provider.py:65), unset on main
+          # (no head_dim in the config); MLA sizes its heads by the MLA
+          # dims (multi_latent_attention.py:163 at Megatron-LM 2a75ac1)
+          "qk_layernorm": True, "add_qkv_bias": False,
+          "add_bias_linear": False, "normalization": "RMSNorm",
+          "gated_linear_unit": True,
+          "share_embeddings_and_output_weights": False,
+          "rotary_base": 50000, "softmax_type": "vanilla",
+          "window_size": None, "mtp_num_layers": None,
+          "num_moe_experts": 384, "moe_router_topk": 8,
+          "moe_ffn_hidden_size": 2048,
+          "moe_shared_expert_intermediate_size": 2048,
+          "moe_shared_expert_gate": False,
+          "moe_layer_freq": [0] * 1 + [1] * 60,
+          "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_router_num_groups": 1, "moe_router_group_topk": 1,
+          "moe_token_dispatcher_type": "alltoall"},
+}
+# Recipes that train with Muon, without the distributed optimizer: Kimi
+# K2's trains with Muon (optimizer "dist_muon", recipes/utils/
+# optimizer_utils.py:79, chosen at h100/kimi_k2.py:200) and sets
+# ddp.use_distributed_optimizer False (h100/kimi_k2.py:74; "Muon needs
+# this to be False", recipes/kimi/kimi_k2.py:193-200 at 63b08b397,
+# :350-352 at v0.3.0), as Megatron Core's layer-wise optimizer asks
+# ("keep all megatron distributed-optimizer related options OFF",
+# megatron/core/optimizer/layer_wise_optimizer.py:172 at Megatron-LM
+# 2a75ac1, the commit Bridge 067f987 pins).
+# Megatron Core runs no emerging optimizer (Muon) in fp16: megatron/core/
+# optimizer/__init__.py:772-773 at 2a75ac1.
+BRIDGE_RECIPE_MUON = {_KK: "recipes/kimi/h100/kimi_k2.py:74"}
+# The presets that keep FP8 or NVFP4 parameters and gather them
+# (fp8_param_gather, fp4_param_gather), which needs the distributed
+# optimizer (Megatron-LM d98e8a6 A:1095-1097): all but the subchannel one.
+BRIDGE_MP_GATHER = {
+    "bf16_with_fp8_delayed_scaling_mixed": "MX:231",
+    "bf16_with_mxfp8_mixed": "MX:264",
+    "bf16_with_fp8_current_scaling_mixed": "MX:302",
+    "bf16_with_nvfp4_mixed": "MX:416",
 }
 # What a file for such a recipe may set in model: the parallel, batch,
 # recomputation, offload and precision keys, the sequence length, the MTP
@@ -819,6 +875,18 @@ def bridge_rules(c, recipe=None):
             bad.append("unknown model key %s" % k)
     if recipe:
         bad += bridge_recipe_rules(recipe, c["model"])
+    if recipe in BRIDGE_RECIPE_MUON:
+        if c["ddp"]["use_distributed_optimizer"] or \
+                c["ddp"].get("use_megatron_fsdp"):
+            bad.append("the recipe's Muon runs without the distributed "
+                       "optimizer (%s)" % BRIDGE_RECIPE_MUON[recipe])
+        if c["model"].get("fp16"):
+            bad.append("Muon in fp16 (optimizer/__init__.py:772)")
+        if c.get("mixed_precision") in BRIDGE_MP_GATHER:
+            bad.append("%s gathers low-precision parameters (%s), which "
+                       "needs the distributed optimizer (A:1095)"
+                       % (c["mixed_precision"],
+                          BRIDGE_MP_GATHER[c["mixed_precision"]]))
     for sec, keys in BRIDGE_OTHER_KEYS.items():
         for k in c.get(sec, {}):
             if k not in keys:
