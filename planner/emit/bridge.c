@@ -867,6 +867,15 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "checkpoint:\n");
 		kstr(fp, "ckpt_format", "fsdp_dtensor");
 	}
+	/* A recipe's mixed-precision preset is applied over the model's
+	 * dtype flags (training/config.py:2016 at 067f987), and the
+	 * recipes default to bf16_mixed (recipes/common.py:130): a 16-bit
+	 * plan names its own preset (mixed_precision.py:185, 201), an fp32
+	 * one none, leaving the model's */
+	if (!strcmp(prec, "bf16") || !strcmp(prec, "fp16"))
+		fprintf(fp, "mixed_precision: \"%s_mixed\"\n", prec);
+	else if (strcmp(prec, "fp8") && strcmp(prec, "nvfp4"))
+		fprintf(fp, "mixed_precision: null\n");
 	if (!strcmp(prec, "fp8")) {
 		/* the registered presets of src/megatron/bridge/training/
 		 * mixed_precision.py (lines 217, 285, 373, 255) */

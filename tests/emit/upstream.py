@@ -681,8 +681,11 @@ BRIDGE_V2_KEYS = {
 BRIDGE_MODEL_KEYS.update({k: c for k, (c, _) in BRIDGE_V2_KEYS.items()})
 # B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
 # registered preset (MX:167-182 register both spellings; MX:440-447 look
-# the name up); the FP8 presets pd2bw names:
+# the name up); the presets pd2bw names, with the 16-bit type each sets
+# (MX:185-198 bf16, MX:201-214 fp16; the FP8 and NVFP4 ones bf16):
 BRIDGE_MP_PRESETS = {
+    "bf16_mixed": "MX:185",
+    "fp16_mixed": "MX:201",
     "bf16_with_fp8_delayed_scaling_mixed": "MX:217",
     "bf16_with_fp8_current_scaling_mixed": "MX:285",
     "bf16_with_fp8_subchannel_scaling_mixed": "MX:373",
@@ -866,10 +869,20 @@ def bridge_rules(c, recipe=None):
     bad = []
     for sec in c:
         if sec == "mixed_precision":
-            if c[sec] not in BRIDGE_MP_PRESETS:
+            if c[sec] is not None and c[sec] not in BRIDGE_MP_PRESETS:
                 bad.append("mixed_precision %s is no preset (MX)" % c[sec])
         elif sec not in BRIDGE_SECTIONS:
             bad.append("unknown section %s" % sec)
+    # B:2016 applies the preset over the model's dtype flags, and the
+    # recipes default to bf16_mixed (recipes/common.py:130): a file must
+    # name the preset of its model's type, or none for fp32
+    mp = c.get("mixed_precision", "bf16_mixed")
+    want = ("fp16" if c["model"].get("fp16") else
+            "bf16" if c["model"].get("bf16") else None)
+    got = None if mp is None else "fp16" if mp.startswith("fp16") else "bf16"
+    if want != got:
+        bad.append("mixed_precision %s over a %s model (B:2016)"
+                   % (mp, want or "fp32"))
     for k in c["model"]:
         if k not in BRIDGE_MODEL_KEYS:
             bad.append("unknown model key %s" % k)
