@@ -872,6 +872,17 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	 * recipes default to bf16_mixed (recipes/common.py:130): a 16-bit
 	 * plan names its own preset (mixed_precision.py:185, 201), an fp32
 	 * one none, leaving the model's */
+	/* every preset reduces the gradients in fp32 (MixedPrecisionConfig's
+	 * grad_reduce_in_fp32, mixed_precision.py:47, applied to the ddp
+	 * section too); the performance recipes turn it off in Python
+	 * (perf_recipes/_common.py:73-74), which an override cannot */
+	if (strcmp(prec, "fp16") && strcmp(prec, "fp32") &&
+	    !emit_grad_reduce_fp32(in))
+		fprintf(fp, "# pd2bw priced the gradients reduced in bf16 "
+			    "(no-grad-reduce-fp32); the preset\n# reduces "
+			    "them in fp32 unless the recipe sets "
+			    "mixed_precision.grad_reduce_in_fp32\n# = False, "
+			    "as Megatron-Bridge's performance recipes do.\n");
 	if (!strcmp(prec, "bf16") || !strcmp(prec, "fp16"))
 		fprintf(fp, "mixed_precision: \"%s_mixed\"\n", prec);
 	else if (strcmp(prec, "fp8") && strcmp(prec, "nvfp4"))

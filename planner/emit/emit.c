@@ -295,6 +295,16 @@ emit_fp8_params(const struct emit_in *in)
 	return cost_fp8_params(in->o, &g);
 }
 
+int
+emit_grad_reduce_fp32(const struct emit_in *in)
+{
+	struct runtime rt;
+
+	if (emit_plan_runtime(in->p, RUNTIME_MEGATRON_CORE, &rt) < 0)
+		return 1;
+	return runtime_has(&rt, RUNTIME_OPT_GRAD_REDUCE_FP32);
+}
+
 /* ---- re-evaluation of what a runtime runs ---- */
 
 int

@@ -165,6 +165,9 @@ int emit_family(const struct emit_in *in);
  * fp8-param-gather, or another runtime's plan run with Megatron-Core's
  * defaults). */
 int emit_fp8_params(const struct emit_in *in);
+/* Whether the plan's Megatron-Core runtime (or its defaults) reduces
+ * the gradients in fp32 (option grad-reduce-fp32). */
+int emit_grad_reduce_fp32(const struct emit_in *in);
 
 /* One writer per format; fp is open, the caller commits it.  0 or -1. */
 int emit_megatron(FILE *fp, const struct emit_in *in,

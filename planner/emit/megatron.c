@@ -497,6 +497,15 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");
 		}
+		/* bf16 accumulates and reduces the gradients in fp32 unless
+		 * --grad-reduce-in-bf16 (megatron/training/arguments.py:
+		 * 1204-1217, 3053 at d98e8a6) */
+		if (strcmp(prec, "fp16") && strcmp(prec, "fp32") &&
+		    !emit_grad_reduce_fp32(in)) {
+			fprintf(fp, "# Gradients reduced in bf16, as planned "
+				    "(runtime option no-grad-reduce-fp32).\n");
+			arg1(fp, "--grad-reduce-in-bf16");
+		}
 	}
 
 	recompute_args(fp, in, &mc);

@@ -33,6 +33,7 @@ MEGATRON_FLAGS = {
     "--fp4-format": "TC:673-674 (arg_names; e2m1)",
     "--fp4-recipe": "TC:679 (nvfp4 | custom)",
     "--fp4-param-gather": "A:2012 (store_true)",
+    "--grad-reduce-in-bf16": "A:3053 (store_true; bf16 only, A:1204-1217)",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
     "--num-attention-heads": "TC:148",
@@ -224,6 +225,9 @@ def megatron_rules(a, world):
     # parameters need FP4
     if f4 is not None and f8 is not None:
         bad.append("--fp4-format with --fp8-format (A:1100-1101)")
+    # A:1204-1217: --grad-reduce-in-bf16 acts under --bf16 alone
+    if "--grad-reduce-in-bf16" in a and "--bf16" not in a:
+        bad.append("--grad-reduce-in-bf16 without --bf16 (A:1204-1217)")
     if "--fp4-param-gather" in a and f4 is None:
         bad.append("--fp4-param-gather without --fp4-format (A:1104-1105)")
     # A:1095-1097: FP8 parameters need the distributed optimizer (or FSDP)
