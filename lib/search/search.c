@@ -102,6 +102,27 @@ struct time_table {
 	size_t n, cap;
 };
 
+/*
+ * The partition part_solve() found for a candidate under a placement in
+ * this search (its cluster's links, the context's cost options with or
+ * without their memory cap: lp is the placement, plus 2 without): the
+ * unbounded optimum's stages, by first layer.  Once part_fits() holds
+ * under a bound, solve_checked() ends with exactly these whatever the
+ * bound (part_solve()'s contract: below the bound the unbounded answer;
+ * at or above it the unbounded one, or a bounded one it solves again
+ * just above), so a candidate solved again (the re-scoring, the plan,
+ * the explanation, a later round) takes them without solving.
+ */
+struct part_entry {
+	struct cand key; /* lb 0, lp as above; used: key.m > 0 */
+	int *first;      /* [key.d], NULL: not solved yet */
+};
+
+struct part_table {
+	struct part_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
 struct search_memo {
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
@@ -131,6 +152,9 @@ struct ctx {
 	const struct chain *c; /* sc[current candidate].c */
 	const struct cluster *cl;
 	const struct cost_opts *o;
+	/* *o without the memory cap: what a configuration that does not
+	 * fit would take (the plan in evaluate mode, the explanation) */
+	struct cost_opts nocap;
 	struct part_ws ws;
 	struct place_links links;
 	struct plan_stage *st; /* [L] */
@@ -143,6 +167,7 @@ struct ctx {
 	struct crew *crew;     /* the solving threads this one belongs to */
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct time_table *times; /* this thread's solves, or NULL */
+	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 	/* with keep_best, solve_best() copies the stages of its best
 	 * placement's solve here ([L]; kept: it did, for its result) */
@@ -608,6 +633,50 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	return 0;
 }
 
+/* The entry of cd under lp in t (a fresh one, first NULL, when none). */
+static struct part_entry *
+part_find(struct part_table *t, const struct cand *cd, int lp)
+{
+	struct cand k = *cd;
+	size_t i;
+
+	k.lb = 0;
+	k.lp = lp;
+	if (2 * (t->n + 1) > t->cap) {
+		struct part_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 256;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0)
+				*part_find(&u, &t->e[i].key, t->e[i].key.lp) =
+					t->e[i];
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, &k))
+			return &t->e[i];
+	t->e[i].key = k;
+	t->e[i].first = NULL;
+	t->n++;
+	return &t->e[i];
+}
+
+static void
+part_table_release(struct part_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->e[i].first);
+	free(t->e);
+	t->e = NULL;
+	t->n = t->cap = 0;
+}
+
 /*
  * part_fits() for cd (configuration g, under the context's own cost
  * options o) at stage bound tb, from the memo when it knows.
@@ -654,6 +723,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	      const struct cand *cd, int place, double bound, int fits,
 	      struct plan_terms *terms)
 {
+	struct part_entry *pe;
 	struct cost_cfg g;
 	double tb, t;
 	int s;
@@ -666,9 +736,15 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	if (!fits && !x->so->uniform && !cand_fits(x, o, cd, &g, tb))
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	pe = !x->so->uniform && cd->m > 0 && (o == x->o || o == &x->nocap)
+		     ? part_find(&x->parts, cd, place + 2 * (o == &x->nocap))
+		     : NULL;
 	if (x->so->uniform) {
 		if (uniform_split(x->c, g.d, g.v, x->so->layout, x->first))
 			return INFINITY;
+	} else if (pe && pe->first) {
+		/* solved before: what the solve below would end with */
+		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
 	} else {
 		/* part_fits() holds under tb: given, or just asked */
 		x->ws.fits_known = 1;
@@ -691,6 +767,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 				       x->first);
 		if (!isfinite(t))
 			return INFINITY;
+		if (pe) {
+			pe->first = xmalloc((size_t)g.d * sizeof(int));
+			memcpy(pe->first, x->first,
+			       (size_t)g.d * sizeof(int));
+		}
 	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
@@ -1579,13 +1660,11 @@ static void
 explain_binding(struct ctx *x, const struct search_opts *so,
 		const struct cand *v, long n, struct plan *p)
 {
-	struct cost_opts nocap = *x->o;
 	const struct plan_stage *slow = NULL;
 	double tmb = -1;
 	long i, tried = 0;
 	int s, place;
 
-	nocap.cap_bytes = INFINITY;
 	/* Of the faster configurations that do not fit, name the one that
 	 * needs the least memory: the nearest within reach, and how much
 	 * more memory per GPU it takes. */
@@ -1601,7 +1680,7 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 
 			tried++;
 			x->keep_best = 1;
-			t = solve_best(x, &nocap, so, &v[i],
+			t = solve_best(x, &x->nocap, so, &v[i],
 				       p->iter_ms * 0.99, &place);
 			x->keep_best = 0;
 			if (!isfinite(t))
@@ -1613,7 +1692,7 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			if (x->kept) {
 				mem = stages_peak(x->best_st, v[i].d);
 			} else {
-				solve(x, &nocap, &v[i], place, INFINITY,
+				solve(x, &x->nocap, &v[i], place, INFINITY,
 				      &terms);
 				mem = stages_peak(x->st, v[i].d);
 			}
@@ -1709,15 +1788,13 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
 	int s, j, gpn = x->cl->gpus_per_node, n;
-	struct cost_opts nocap = *x->o;
 
-	nocap.cap_bytes = INFINITY;
 	if (place_hi(so, cd) > place_lo(so) && !so->brief) {
 		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
 	}
 	iter = solve(x, x->o, cd, place, INFINITY, &terms);
 	if (!isfinite(iter)) /* evaluate mode over the cap */
-		iter = solve(x, &nocap, cd, place, INFINITY, &terms);
+		iter = solve(x, &x->nocap, cd, place, INFINITY, &terms);
 	p->layer_rc = xcalloc(x->c->L, sizeof(int));
 	if (cd->lp) {
 		apply_lp(x, cd, place, &terms);
@@ -1836,6 +1913,8 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->c = sc[0].c;
 	x->cl = cl;
 	x->o = o;
+	x->nocap = *o;
+	x->nocap.cap_bytes = INFINITY;
 	place_links_init(&x->links, cl, L);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
@@ -1863,6 +1942,7 @@ ctx_release(struct ctx *x)
 	free(x->lcv);
 	free(x->lc);
 	part_ws_release(&x->ws);
+	part_table_release(&x->parts);
 	sim_mem_release(&x->sim);
 }
 
@@ -2229,14 +2309,12 @@ search_from(const struct search_chain *sc, int nsc,
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
 	if (nalt == 0 && evaluate && nv > 0) {
-		struct cost_opts nocap = *o;
 		int place;
 
 		/* the placement it would run fastest under, had it room */
-		nocap.cap_bytes = INFINITY;
 		if (pk.h == v) /* still being read: in order so far */
 			pick_at(&pk, 0);
-		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
+		solve_best(&x, &x.nocap, so, &v[0], INFINITY, &place);
 		fill_plan(&x, so, &v[0], place, NAN, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
