@@ -126,6 +126,15 @@ struct part_table {
 struct search_memo {
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
+	/* the least memory of a candidate's partitions (PART_MEM), which
+	 * reads neither the cluster nor the links: t as in a time_entry,
+	 * no links (the search that nothing fits in asks, on its own
+	 * thread) */
+	struct time_table mins;
+	/* the simulated times of the alternatives re-scored: t as in a
+	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
+	 * same configuration on the same links has the same stages) */
+	struct time_table sims;
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -503,6 +512,10 @@ search_memo_free(struct search_memo *m)
 			free(m->s[i].e[j].v);
 		free(m->s[i].e);
 	}
+	free(m->mins.e);
+	for (j = 0; j < m->sims.cap; j++)
+		free(m->sims.e[j].v);
+	free(m->sims.e);
 	free(m);
 }
 
@@ -877,6 +890,24 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 	else
 		t = cost_simulate_terms(x->c, x->st, &g, terms, &x->sim);
 	return t < 0 ? INFINITY : t;
+}
+
+/*
+ * simulate_stages() of alternative cd under place for its time alone,
+ * from the memo when an earlier search simulated the same configuration
+ * on the very same links (x->links, its solve's), and kept there.
+ */
+static double
+rescore(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e;
+
+	if (!x->so->memo || cd->m <= 0)
+		return simulate_stages(x, cd, place, NULL);
+	e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
+	if (!time_links(e, x, cd->d) || isnan(e->t))
+		e->t = simulate_stages(x, cd, place, NULL);
+	return e->t;
 }
 
 static int
@@ -1615,14 +1646,31 @@ minmem_visit(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
 	struct ctx *x = mm->x;
+	struct time_entry *e = NULL;
 	struct cost_cfg g;
 	double mem;
 
+	/* What an earlier search of the memo found: the least memory, or
+	 * that it is no less than some bound (a finite answer under a
+	 * bound is the unbounded one). */
+	if (x->so->memo && cd->m > 0) {
+		e = time_find(&x->so->memo->mins, cd, 0);
+		if (!isnan(e->t) || mm->best <= e->lo) {
+			mem = !isnan(e->t) && e->t < mm->best ? e->t
+							     : INFINITY;
+			goto out;
+		}
+	}
 	cfg_of(x, cd, 0, &g);
 	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	/* only a smaller memory than the best so far matters */
 	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
 			 mm->best, x->first);
+	if (e && isfinite(mem))
+		e->t = mem;
+	else if (e && mm->best > e->lo)
+		e->lo = mm->best;
+out:
 	if (mem < mm->best) {
 		mm->best = mem;
 		mm->arg = *cd;
@@ -2263,7 +2311,7 @@ search_from(const struct search_chain *sc, int nsc,
 			st->rescore_skipped++;
 			continue;
 		}
-		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
+		t = rescore(&x, &ac[i], alts[i].place);
 		simt[i] = t;
 		if (isfinite(t))
 			alts[i].iter_ms = t;
