@@ -2156,7 +2156,7 @@ search_from(const struct search_chain *sc, int nsc,
 	struct cand *v = NULL, *ac, last;
 	struct pick pk;
 	struct crew cw;
-	long n, i, r, used, round, nv = 0, dummy;
+	long n, i, oi, r, used, round, nv = 0, dummy;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
@@ -2265,35 +2265,37 @@ search_from(const struct search_chain *sc, int nsc,
 	st->bounded = n - st->solved;
 	/* those of the last pass: the earlier ones' were taken since */
 	st->grouped = pk.grouped;
-	/* GLPK: per-layer recomputation for the best candidates that
-	 * recompute at all; keep it where it is faster, then re-rank. */
-	for (i = 0; i < nalt && i < so->lp_k; i++) {
-		struct plan_terms terms;
-		struct cand cd = ac[i];
-		double t;
-
-		if (cd.r == PROF_RC_NONE ||
-		    !cost_runtime(o, cd.sched, cd.d)->mixed_rc)
-			continue;
-		cd.lp = 1;
-		solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
-		t = apply_lp(&x, &cd, alts[i].place, &terms);
-		if (t < alts[i].iter_ms * (1 - 1e-9)) {
-			alts[i].iter_ms = t;
-			alts[i].recompute = overall_rc(&x, L);
-			ac[i] = cd;
-		}
-	}
-	/* The simulation re-scores what the closed form kept; each
-	 * alternative's peak memory is kept for the tie-breaking order. */
-	for (i = 0; i < nalt; i++) {
+	/*
+	 * The simulation re-scores what the closed form kept, re-ranked
+	 * below; each alternative's peak memory is kept for the
+	 * tie-breaking order.  First GLPK: per-layer recomputation for the
+	 * lp_k best candidates that recompute at all, kept where it is
+	 * faster, its stages then the ones re-scored.  Only the
+	 * alternatives before one and its refinement decide whether it is
+	 * outrun, so refining each just before it is re-scored is
+	 * refining them all first (oi: its index before any was dropped).
+	 */
+	for (i = 0, oi = 0; i < nalt; i++, oi++) {
 		struct plan_terms terms;
 		struct cost_cfg g;
+		struct cand cd = ac[i];
 		double t;
+		int refined = 0;
 
-		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
-		if (ac[i].lp)
-			apply_lp(&x, &ac[i], alts[i].place, &terms);
+		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
+		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
+			cd.lp = 1;
+			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
+			t = apply_lp(&x, &cd, alts[i].place, &terms);
+			if (t < alts[i].iter_ms * (1 - 1e-9)) {
+				alts[i].iter_ms = t;
+				alts[i].recompute = overall_rc(&x, L);
+				ac[i] = cd;
+				refined = 1; /* x.st holds its stages */
+			}
+		}
+		if (!refined)
+			solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		cfg_of(&x, &ac[i], alts[i].place, &g);
 		if (!so->rescore_all &&
