@@ -618,8 +618,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			ws->pruned = 1;
 			return INFINITY;
 		}
-		u = greedy_bound(&pr, INFINITY, ws->iscr);
-
+		u = greedy_bound(&pr, ws->cut_ms > 0 ? ws->cut_ms : INFINITY,
+				 ws->iscr);
+		/* The caller wants nothing above cut_ms: with no greedy
+		 * partition under it, it bounds the optimum the same way
+		 * when that is under it (and else nothing is wanted). */
+		if (!isfinite(u) && ws->cut_ms > 0)
+			u = ws->cut_ms;
 		if (isfinite(u) &&
 		    band(&pr, u * (1 + 1e-9), ws->iscr + d, ws->iscr + 2 * d) ==
 			    0) {
@@ -629,6 +634,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			cut = u * (1 + 1e-9);
 			timed = 0;
 			limit = INFINITY;
+		} else if (u == ws->cut_ms) {
+			/* some stage of every partition costs more */
+			ws->pruned = 1;
+			return INFINITY;
 		}
 	}
 	/*
@@ -851,6 +860,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	}
 	if (!isfinite(dp[(size_t)(d - 1) * L + L - 1]))
 		return INFINITY;
+	/* Over the caller's cut the states left out may hide the optimum
+	 * (each state's cost is cut before its incoming transfer): what
+	 * is left is no answer.  At or under it, it is the optimum. */
+	if (ws->cut_ms > 0 && dp[(size_t)(d - 1) * L + L - 1] > cut) {
+		ws->pruned = 1;
+		return INFINITY;
+	}
 	e = L - 1;
 	for (s = d - 1; s >= 0; s--) {
 		first[s] = arg[(size_t)s * L + e];

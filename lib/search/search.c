@@ -761,6 +761,15 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else {
 		/* part_fits() holds under tb: given, or just asked */
 		x->ws.fits_known = 1;
+		/* Under 2BW the iteration is m times its slowest stage's
+		 * cost_stage_ms(), of which the programme's stage cost is
+		 * the sum to rounding (or a lower bound): an optimum above
+		 * tb, and a hair, cannot beat bound.  (Under the other
+		 * schedules the all-reduce is paid once, not per
+		 * microbatch.) */
+		x->ws.cut_ms = g.sched == PLAN_2BW && isfinite(tb)
+				       ? tb * (1 + 1e-6)
+				       : 0;
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
 		x->ws.fits_known = 0;
@@ -778,6 +787,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 			t = part_solve(&x->ws, x->c, o, &g, &x->links,
 				       PART_TIME, nextafter(t, INFINITY),
 				       x->first);
+		x->ws.cut_ms = 0;
 		if (!isfinite(t))
 			return INFINITY;
 		if (pe) {

@@ -515,7 +515,9 @@ test_partition_bound(void)
  * for bit, partition included.
  * Under a bound it is INFINITY exactly when the plain one is (and
  * part_fits() says so), the plain one's answer below the bound, and
- * above it either that or the unbounded optimum.
+ * above it either that or the unbounded optimum.  Under a cut
+ * (ws->cut_ms) it is the unbounded optimum, partition included, when
+ * that is at or under the cut, else that or INFINITY.
  */
 static void
 test_partition_greedy(void)
@@ -623,6 +625,18 @@ test_partition_greedy(void)
 				printf("# trial %d: L=%d d=%d bound %.17g: "
 				       "greedy %.17g plain %.17g\n",
 				       trial, L, g.d, b, u, w);
+			ws.cut_ms = b;
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME,
+				       INFINITY, f3);
+			ws.cut_ms = 0;
+			ok = (u == v && !memcmp(f3, first, n)) ||
+			     (v > b && isinf(u));
+			checks++;
+			agree += ok;
+			if (!ok)
+				printf("# trial %d: L=%d d=%d cut %.17g: "
+				       "%.17g, unbounded %.17g\n",
+				       trial, L, g.d, b, u, v);
 		}
 		place_links_release(&l);
 		chain_release(&c);
