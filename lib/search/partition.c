@@ -414,13 +414,43 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 }
 
 /*
+ * grow_end() by compute alone: the first end from a that stage s cannot
+ * take, with the limits that compare alike.  Compute only grows with the
+ * stage, so a bisection of the prefix sums finds it, and the limits are
+ * those of the ends on either side of it.
+ */
+static int
+compute_end(const struct part_run *pr, int a, int ehi, double lim,
+	    double *span)
+{
+	const double *pre = pr->pre;
+	int lo = a - 1, hi = ehi + 1, mid;
+
+	/* pre[e + 1] - pre[a] < lim up to lo, not from hi on */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (pre[mid + 1] - pre[a] < lim)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (span && hi <= ehi && pre[hi + 1] - pre[a] < span[1])
+		span[1] = pre[hi + 1] - pre[a];
+	if (span && lo >= a && pre[lo + 1] - pre[a] > span[0])
+		span[0] = pre[lo + 1] - pre[a];
+	return hi;
+}
+
+/*
  * Whether some partition has every stage computing less than limit within
  * the memory cap: what the bounded programme leaves (its bound prunes by
  * compute alone).  Compute and memory only grow with a stage, and memory
  * only shrinks with the stage's index, so the greedy from the front, each
  * stage as long as both allow (one layer left for each stage after it),
  * ends each stage as late as any partition can; the last stage is then
- * the shortest there is.
+ * the shortest there is.  The same greedy by compute alone comes first:
+ * a bisection a stage, it answers no for most bounds that leave nothing
+ * (and for every bound its span gives: memory only shortens a stage).
  */
 static int
 fits(const struct part_run *pr, double limit, double *span)
@@ -428,7 +458,22 @@ fits(const struct part_run *pr, double limit, double *span)
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
 	int L = c->L, d = g->d, s, a, e;
+	double cspan[2] = {-INFINITY, INFINITY};
 
+	for (s = 0, a = 0; s < d; s++) {
+		e = compute_end(pr, a, s == d - 1 ? L - 1 : L - d + s, limit,
+				cspan);
+		if (e == a)
+			break;
+		a = e;
+	}
+	if (s < d || a != L) {
+		if (span) {
+			span[0] = cspan[0];
+			span[1] = cspan[1];
+		}
+		return 0;
+	}
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
 			     0, span);
