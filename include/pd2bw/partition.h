@@ -30,6 +30,11 @@ struct part_ws {
 			     solve's, to the bit) */
 	int no_greedy;    /* set: solve without the greedy upper bound
 			     (the same answers, slower; tests compare) */
+	double cut_ms;    /* > 0: the next PART_TIME solve's caller wants
+			     no partition whose slowest stage costs more:
+			     with three stages or more it may say INFINITY
+			     (pruned 1) when the optimum costs more, and
+			     answers as without it otherwise */
 	int fits_known;   /* set: part_fits() holds for the next
 			     PART_TIME solve's bound, the caller asked it
 			     (the solve does not ask again) */

@@ -128,8 +128,11 @@ struct search_stats {
  * candidate under a placement gave, with the links it was solved on: its
  * time, or that it has none under some bound (below its bound a solve's
  * result does not depend on the bound); a later search on the very same
- * links takes it.  search_memo_new() returns one (caller frees with
- * search_memo_free(); NULL is fine there).
+ * links takes it, and the simulated time of an alternative re-scored
+ * on them.  The least memory of a candidate's partitions (what a search
+ * that nothing fits in reports) reads no links: kept as well.
+ * search_memo_new() returns one (caller frees with search_memo_free();
+ * NULL is fine there).
  */
 struct search_memo *search_memo_new(void);
 void search_memo_free(struct search_memo *m);

@@ -215,63 +215,6 @@ stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
 }
 
 /*
- * The greedy partition under threshold T: each stage in turn takes the
- * most layers whose cost stays at or under T (one left for each stage
- * after it).  Returns its cost (the slowest stage's, as the dynamic
- * programme works it out) with first[0..d), or INFINITY when it finds
- * none.  A heuristic: stage costs are not monotone in the last layer (the
- * transfer out depends on it), so it may miss a partition under T.
- */
-static double
-greedy(const struct part_run *pr, double T, int *first)
-{
-	const struct chain *c = pr->c;
-	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a = 0, e;
-	double worst = 0;
-
-	for (s = 0; s < d; s++) {
-		const struct part_stage *ps = &pr->ps[s];
-		struct cost_mem mem = pr->mem0;
-		struct plan_stage scratch;
-		double bestv = INFINITY;
-		int beste = -1, ehi = s == d - 1 ? L - 1 : L - d + s;
-
-		cost_mem_stage(&mem, g, s);
-		for (e = a; e <= ehi; e++) {
-			double t, ar, v, out_t = 0;
-
-			cost_mem_add(&mem, c, g->k, e, g->r);
-			if (pr->pre[e + 1] - pr->pre[a] > T ||
-			    (double)cost_mem_bytes(&mem, &scratch) >
-				    pr->o->cap_bytes)
-				break;
-			if (s < d - 1)
-				out_t = 2.0 * g->v *
-					cost_xfer_ms(pr->out[e] * pr->inv_t,
-						     ps->out_gb_s,
-						     ps->out_lat_us);
-			t = stage_terms(pr, s, a, e, out_t, mem.params,
-					mem.eparams, &ar);
-			if (s > 0)
-				t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
-			v = pr->add_ar ? t + ar : t > ar ? t : ar;
-			if (v <= T) {
-				bestv = v;
-				beste = e;
-			}
-		}
-		if (beste < 0 || (s == d - 1 && beste != L - 1))
-			return INFINITY;
-		if (bestv > worst)
-			worst = bestv;
-		first[s] = a;
-		a = beste + 1;
-	}
-	return worst;
-}
-
-/*
  * A lower bound of stage s = [a, e]'s cost that only grows with the stage
  * (the transfers in and out, which depend on the layers at its ends, count
  * their latencies alone).
@@ -325,6 +268,107 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 }
 
 /*
+ * Stage s = [a, e]'s cost as the programme works it out (its memory
+ * apart): the same terms in the same order, so to the bit.
+ */
+static double
+stage_cost(const struct part_run *pr, int s, int a, int e)
+{
+	const struct chain *c = pr->c;
+	const struct part_stage *ps = &pr->ps[s];
+	int64_t params = c->pre_params[e + 1] - c->pre_params[a];
+	int64_t eparams = c->pre_eparams ? c->pre_eparams[e + 1] -
+						   c->pre_eparams[a]
+					 : 0;
+	double t, ar, out_t = 0;
+
+	if (s < pr->g->d - 1)
+		out_t = 2.0 * pr->g->v *
+			cost_xfer_ms(pr->out[e] * pr->inv_t, ps->out_gb_s,
+				     ps->out_lat_us);
+	t = stage_terms(pr, s, a, e, out_t, params, eparams, &ar);
+	if (s > 0)
+		t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
+	return pr->add_ar ? t + ar : t > ar ? t : ar;
+}
+
+/*
+ * The last end in [elo, e] of stage s from a whose cost is T or less
+ * (elo - 1 when none), its cost in *v.  Costs are not monotone in the
+ * end (the transfer out depends on it): the ends are tried from e down.
+ */
+static int
+last_within(const struct part_run *pr, int s, int a, int elo, int e,
+	    double T, double *v)
+{
+	for (; e >= elo; e--)
+		if ((*v = stage_cost(pr, s, a, e)) <= T)
+			break;
+	return e;
+}
+
+/* Whether stage s = [a, e] fits in the memory cap. */
+static int
+mem_fits(const struct part_run *pr, int s, int a, int e)
+{
+	struct cost_mem mem = pr->mem0;
+	struct plan_stage scratch;
+	int j;
+
+	cost_mem_stage(&mem, pr->g, s);
+	for (j = a; j <= e; j++)
+		cost_mem_add(&mem, pr->c, pr->g->k, j, pr->g->r);
+	return (double)cost_mem_bytes(&mem, &scratch) <= pr->o->cap_bytes;
+}
+
+/*
+ * A greedy partition under threshold T: each stage in turn ends as late
+ * as its compute allows (one layer left for each stage after it) and
+ * then as late as its cost allows, within the memory cap.  Returns its
+ * cost (the slowest stage's, as the dynamic programme works it out) with
+ * first[0..d), or INFINITY when it finds none.  A heuristic: it may miss
+ * a partition under T, and any partition it finds bounds the optimum
+ * (all part_solve() asks of it), so it works the cost out only where a
+ * stage ends, and the memory once per stage unless that goes over.
+ */
+static double
+greedy(const struct part_run *pr, double T, int *first)
+{
+	const double *pre = pr->pre;
+	int L = pr->c->L, d = pr->g->d, s, a = 0, e, lo, hi, mid;
+	double worst = 0, v;
+
+	for (s = 0; s < d; s++) {
+		int ehi = s == d - 1 ? L - 1 : L - d + s;
+		int elo = s == d - 1 ? L - 1 : a;
+
+		/* compute only grows with the stage: the last end it
+		 * allows, by bisection of the prefix sums */
+		for (lo = a - 1, hi = ehi; lo < hi;) {
+			mid = hi - (hi - lo) / 2;
+			if (pre[mid + 1] - pre[a] > T)
+				hi = mid - 1;
+			else
+				lo = mid;
+		}
+		e = last_within(pr, s, a, elo, lo, T, &v);
+		/* over the cap: no further than the memory allows */
+		if (e >= elo && !mem_fits(pr, s, a, e))
+			e = last_within(pr, s, a, elo,
+					grow_end(pr, s, a, e, INFINITY, 0,
+						 NULL) - 1,
+					T, &v);
+		if (e < elo)
+			return INFINITY;
+		if (v > worst)
+			worst = v;
+		first[s] = a;
+		a = e + 1;
+	}
+	return worst;
+}
+
+/*
  * The band of (stage, last layer) states a partition whose stages all
  * cost at most cut can pass through: stage s ends in [lo[s], hi[s]].
  * Stage costs bounded from below by stage_lb() (and memory) only grow
@@ -370,13 +414,43 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 }
 
 /*
+ * grow_end() by compute alone: the first end from a that stage s cannot
+ * take, with the limits that compare alike.  Compute only grows with the
+ * stage, so a bisection of the prefix sums finds it, and the limits are
+ * those of the ends on either side of it.
+ */
+static int
+compute_end(const struct part_run *pr, int a, int ehi, double lim,
+	    double *span)
+{
+	const double *pre = pr->pre;
+	int lo = a - 1, hi = ehi + 1, mid;
+
+	/* pre[e + 1] - pre[a] < lim up to lo, not from hi on */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (pre[mid + 1] - pre[a] < lim)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (span && hi <= ehi && pre[hi + 1] - pre[a] < span[1])
+		span[1] = pre[hi + 1] - pre[a];
+	if (span && lo >= a && pre[lo + 1] - pre[a] > span[0])
+		span[0] = pre[lo + 1] - pre[a];
+	return hi;
+}
+
+/*
  * Whether some partition has every stage computing less than limit within
  * the memory cap: what the bounded programme leaves (its bound prunes by
  * compute alone).  Compute and memory only grow with a stage, and memory
  * only shrinks with the stage's index, so the greedy from the front, each
  * stage as long as both allow (one layer left for each stage after it),
  * ends each stage as late as any partition can; the last stage is then
- * the shortest there is.
+ * the shortest there is.  The same greedy by compute alone comes first:
+ * a bisection a stage, it answers no for most bounds that leave nothing
+ * (and for every bound its span gives: memory only shortens a stage).
  */
 static int
 fits(const struct part_run *pr, double limit, double *span)
@@ -384,7 +458,22 @@ fits(const struct part_run *pr, double limit, double *span)
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
 	int L = c->L, d = g->d, s, a, e;
+	double cspan[2] = {-INFINITY, INFINITY};
 
+	for (s = 0, a = 0; s < d; s++) {
+		e = compute_end(pr, a, s == d - 1 ? L - 1 : L - d + s, limit,
+				cspan);
+		if (e == a)
+			break;
+		a = e;
+	}
+	if (s < d || a != L) {
+		if (span) {
+			span[0] = cspan[0];
+			span[1] = cspan[1];
+		}
+		return 0;
+	}
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
 			     0, span);
@@ -574,8 +663,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			ws->pruned = 1;
 			return INFINITY;
 		}
-		u = greedy_bound(&pr, INFINITY, ws->iscr);
-
+		u = greedy_bound(&pr, ws->cut_ms > 0 ? ws->cut_ms : INFINITY,
+				 ws->iscr);
+		/* The caller wants nothing above cut_ms: with no greedy
+		 * partition under it, it bounds the optimum the same way
+		 * when that is under it (and else nothing is wanted). */
+		if (!isfinite(u) && ws->cut_ms > 0)
+			u = ws->cut_ms;
 		if (isfinite(u) &&
 		    band(&pr, u * (1 + 1e-9), ws->iscr + d, ws->iscr + 2 * d) ==
 			    0) {
@@ -585,6 +679,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			cut = u * (1 + 1e-9);
 			timed = 0;
 			limit = INFINITY;
+		} else if (u == ws->cut_ms) {
+			/* some stage of every partition costs more */
+			ws->pruned = 1;
+			return INFINITY;
 		}
 	}
 	/*
@@ -807,6 +905,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	}
 	if (!isfinite(dp[(size_t)(d - 1) * L + L - 1]))
 		return INFINITY;
+	/* Over the caller's cut the states left out may hide the optimum
+	 * (each state's cost is cut before its incoming transfer): what
+	 * is left is no answer.  At or under it, it is the optimum. */
+	if (ws->cut_ms > 0 && dp[(size_t)(d - 1) * L + L - 1] > cut) {
+		ws->pruned = 1;
+		return INFINITY;
+	}
 	e = L - 1;
 	for (s = d - 1; s >= 0; s--) {
 		first[s] = arg[(size_t)s * L + e];

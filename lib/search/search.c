@@ -102,9 +102,39 @@ struct time_table {
 	size_t n, cap;
 };
 
+/*
+ * The partition part_solve() found for a candidate under a placement in
+ * this search (its cluster's links, the context's cost options with or
+ * without their memory cap: lp is the placement, plus 2 without): the
+ * unbounded optimum's stages, by first layer.  Once part_fits() holds
+ * under a bound, solve_checked() ends with exactly these whatever the
+ * bound (part_solve()'s contract: below the bound the unbounded answer;
+ * at or above it the unbounded one, or a bounded one it solves again
+ * just above), so a candidate solved again (the re-scoring, the plan,
+ * the explanation, a later round) takes them without solving.
+ */
+struct part_entry {
+	struct cand key; /* lb 0, lp as above; used: key.m > 0 */
+	int *first;      /* [key.d], NULL: not solved yet */
+};
+
+struct part_table {
+	struct part_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
 struct search_memo {
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
+	/* the least memory of a candidate's partitions (PART_MEM), which
+	 * reads neither the cluster nor the links: t as in a time_entry,
+	 * no links (the search that nothing fits in asks, on its own
+	 * thread) */
+	struct time_table mins;
+	/* the simulated times of the alternatives re-scored: t as in a
+	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
+	 * same configuration on the same links has the same stages) */
+	struct time_table sims;
 };
 
 /* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
@@ -131,6 +161,9 @@ struct ctx {
 	const struct chain *c; /* sc[current candidate].c */
 	const struct cluster *cl;
 	const struct cost_opts *o;
+	/* *o without the memory cap: what a configuration that does not
+	 * fit would take (the plan in evaluate mode, the explanation) */
+	struct cost_opts nocap;
 	struct part_ws ws;
 	struct place_links links;
 	struct plan_stage *st; /* [L] */
@@ -143,6 +176,7 @@ struct ctx {
 	struct crew *crew;     /* the solving threads this one belongs to */
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct time_table *times; /* this thread's solves, or NULL */
+	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 	/* with keep_best, solve_best() copies the stages of its best
 	 * placement's solve here ([L]; kept: it did, for its result) */
@@ -478,6 +512,10 @@ search_memo_free(struct search_memo *m)
 			free(m->s[i].e[j].v);
 		free(m->s[i].e);
 	}
+	free(m->mins.e);
+	for (j = 0; j < m->sims.cap; j++)
+		free(m->sims.e[j].v);
+	free(m->sims.e);
 	free(m);
 }
 
@@ -608,6 +646,50 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	return 0;
 }
 
+/* The entry of cd under lp in t (a fresh one, first NULL, when none). */
+static struct part_entry *
+part_find(struct part_table *t, const struct cand *cd, int lp)
+{
+	struct cand k = *cd;
+	size_t i;
+
+	k.lb = 0;
+	k.lp = lp;
+	if (2 * (t->n + 1) > t->cap) {
+		struct part_table u;
+
+		u.cap = t->cap ? 2 * t->cap : 256;
+		u.n = 0;
+		u.e = xcalloc(u.cap, sizeof(*u.e));
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].key.m > 0)
+				*part_find(&u, &t->e[i].key, t->e[i].key.lp) =
+					t->e[i];
+		free(t->e);
+		*t = u;
+	}
+	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
+	     i = (i + 1) & (t->cap - 1))
+		if (same_key(&t->e[i].key, &k))
+			return &t->e[i];
+	t->e[i].key = k;
+	t->e[i].first = NULL;
+	t->n++;
+	return &t->e[i];
+}
+
+static void
+part_table_release(struct part_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->e[i].first);
+	free(t->e);
+	t->e = NULL;
+	t->n = t->cap = 0;
+}
+
 /*
  * part_fits() for cd (configuration g, under the context's own cost
  * options o) at stage bound tb, from the memo when it knows.
@@ -654,6 +736,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	      const struct cand *cd, int place, double bound, int fits,
 	      struct plan_terms *terms)
 {
+	struct part_entry *pe;
 	struct cost_cfg g;
 	double tb, t;
 	int s;
@@ -666,12 +749,27 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	if (!fits && !x->so->uniform && !cand_fits(x, o, cd, &g, tb))
 		return INFINITY;
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	pe = !x->so->uniform && cd->m > 0 && (o == x->o || o == &x->nocap)
+		     ? part_find(&x->parts, cd, place + 2 * (o == &x->nocap))
+		     : NULL;
 	if (x->so->uniform) {
 		if (uniform_split(x->c, g.d, g.v, x->so->layout, x->first))
 			return INFINITY;
+	} else if (pe && pe->first) {
+		/* solved before: what the solve below would end with */
+		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
 	} else {
 		/* part_fits() holds under tb: given, or just asked */
 		x->ws.fits_known = 1;
+		/* Under 2BW the iteration is m times its slowest stage's
+		 * cost_stage_ms(), of which the programme's stage cost is
+		 * the sum to rounding (or a lower bound): an optimum above
+		 * tb, and a hair, cannot beat bound.  (Under the other
+		 * schedules the all-reduce is paid once, not per
+		 * microbatch.) */
+		x->ws.cut_ms = g.sched == PLAN_2BW && isfinite(tb)
+				       ? tb * (1 + 1e-6)
+				       : 0;
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME, tb,
 			       x->first);
 		x->ws.fits_known = 0;
@@ -689,8 +787,14 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 			t = part_solve(&x->ws, x->c, o, &g, &x->links,
 				       PART_TIME, nextafter(t, INFINITY),
 				       x->first);
+		x->ws.cut_ms = 0;
 		if (!isfinite(t))
 			return INFINITY;
+		if (pe) {
+			pe->first = xmalloc((size_t)g.d * sizeof(int));
+			memcpy(pe->first, x->first,
+			       (size_t)g.d * sizeof(int));
+		}
 	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
@@ -796,6 +900,24 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 	else
 		t = cost_simulate_terms(x->c, x->st, &g, terms, &x->sim);
 	return t < 0 ? INFINITY : t;
+}
+
+/*
+ * simulate_stages() of alternative cd under place for its time alone,
+ * from the memo when an earlier search simulated the same configuration
+ * on the very same links (x->links, its solve's), and kept there.
+ */
+static double
+rescore(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e;
+
+	if (!x->so->memo || cd->m <= 0)
+		return simulate_stages(x, cd, place, NULL);
+	e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
+	if (!time_links(e, x, cd->d) || isnan(e->t))
+		e->t = simulate_stages(x, cd, place, NULL);
+	return e->t;
 }
 
 static int
@@ -1534,14 +1656,31 @@ minmem_visit(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
 	struct ctx *x = mm->x;
+	struct time_entry *e = NULL;
 	struct cost_cfg g;
 	double mem;
 
+	/* What an earlier search of the memo found: the least memory, or
+	 * that it is no less than some bound (a finite answer under a
+	 * bound is the unbounded one). */
+	if (x->so->memo && cd->m > 0) {
+		e = time_find(&x->so->memo->mins, cd, 0);
+		if (!isnan(e->t) || mm->best <= e->lo) {
+			mem = !isnan(e->t) && e->t < mm->best ? e->t
+							     : INFINITY;
+			goto out;
+		}
+	}
 	cfg_of(x, cd, 0, &g);
 	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	/* only a smaller memory than the best so far matters */
 	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
 			 mm->best, x->first);
+	if (e && isfinite(mem))
+		e->t = mem;
+	else if (e && mm->best > e->lo)
+		e->lo = mm->best;
+out:
 	if (mem < mm->best) {
 		mm->best = mem;
 		mm->arg = *cd;
@@ -1579,13 +1718,11 @@ static void
 explain_binding(struct ctx *x, const struct search_opts *so,
 		const struct cand *v, long n, struct plan *p)
 {
-	struct cost_opts nocap = *x->o;
 	const struct plan_stage *slow = NULL;
 	double tmb = -1;
 	long i, tried = 0;
 	int s, place;
 
-	nocap.cap_bytes = INFINITY;
 	/* Of the faster configurations that do not fit, name the one that
 	 * needs the least memory: the nearest within reach, and how much
 	 * more memory per GPU it takes. */
@@ -1601,7 +1738,7 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 
 			tried++;
 			x->keep_best = 1;
-			t = solve_best(x, &nocap, so, &v[i],
+			t = solve_best(x, &x->nocap, so, &v[i],
 				       p->iter_ms * 0.99, &place);
 			x->keep_best = 0;
 			if (!isfinite(t))
@@ -1613,7 +1750,7 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			if (x->kept) {
 				mem = stages_peak(x->best_st, v[i].d);
 			} else {
-				solve(x, &nocap, &v[i], place, INFINITY,
+				solve(x, &x->nocap, &v[i], place, INFINITY,
 				      &terms);
 				mem = stages_peak(x->st, v[i].d);
 			}
@@ -1709,15 +1846,13 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
 	int s, j, gpn = x->cl->gpus_per_node, n;
-	struct cost_opts nocap = *x->o;
 
-	nocap.cap_bytes = INFINITY;
 	if (place_hi(so, cd) > place_lo(so) && !so->brief) {
 		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
 	}
 	iter = solve(x, x->o, cd, place, INFINITY, &terms);
 	if (!isfinite(iter)) /* evaluate mode over the cap */
-		iter = solve(x, &nocap, cd, place, INFINITY, &terms);
+		iter = solve(x, &x->nocap, cd, place, INFINITY, &terms);
 	p->layer_rc = xcalloc(x->c->L, sizeof(int));
 	if (cd->lp) {
 		apply_lp(x, cd, place, &terms);
@@ -1836,6 +1971,8 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->c = sc[0].c;
 	x->cl = cl;
 	x->o = o;
+	x->nocap = *o;
+	x->nocap.cap_bytes = INFINITY;
 	place_links_init(&x->links, cl, L);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
@@ -1863,6 +2000,7 @@ ctx_release(struct ctx *x)
 	free(x->lcv);
 	free(x->lc);
 	part_ws_release(&x->ws);
+	part_table_release(&x->parts);
 	sim_mem_release(&x->sim);
 }
 
@@ -2028,7 +2166,7 @@ search_from(const struct search_chain *sc, int nsc,
 	struct cand *v = NULL, *ac, last;
 	struct pick pk;
 	struct crew cw;
-	long n, i, r, used, round, nv = 0, dummy;
+	long n, i, oi, r, used, round, nv = 0, dummy;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
@@ -2137,35 +2275,37 @@ search_from(const struct search_chain *sc, int nsc,
 	st->bounded = n - st->solved;
 	/* those of the last pass: the earlier ones' were taken since */
 	st->grouped = pk.grouped;
-	/* GLPK: per-layer recomputation for the best candidates that
-	 * recompute at all; keep it where it is faster, then re-rank. */
-	for (i = 0; i < nalt && i < so->lp_k; i++) {
-		struct plan_terms terms;
-		struct cand cd = ac[i];
-		double t;
-
-		if (cd.r == PROF_RC_NONE ||
-		    !cost_runtime(o, cd.sched, cd.d)->mixed_rc)
-			continue;
-		cd.lp = 1;
-		solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
-		t = apply_lp(&x, &cd, alts[i].place, &terms);
-		if (t < alts[i].iter_ms * (1 - 1e-9)) {
-			alts[i].iter_ms = t;
-			alts[i].recompute = overall_rc(&x, L);
-			ac[i] = cd;
-		}
-	}
-	/* The simulation re-scores what the closed form kept; each
-	 * alternative's peak memory is kept for the tie-breaking order. */
-	for (i = 0; i < nalt; i++) {
+	/*
+	 * The simulation re-scores what the closed form kept, re-ranked
+	 * below; each alternative's peak memory is kept for the
+	 * tie-breaking order.  First GLPK: per-layer recomputation for the
+	 * lp_k best candidates that recompute at all, kept where it is
+	 * faster, its stages then the ones re-scored.  Only the
+	 * alternatives before one and its refinement decide whether it is
+	 * outrun, so refining each just before it is re-scored is
+	 * refining them all first (oi: its index before any was dropped).
+	 */
+	for (i = 0, oi = 0; i < nalt; i++, oi++) {
 		struct plan_terms terms;
 		struct cost_cfg g;
+		struct cand cd = ac[i];
 		double t;
+		int refined = 0;
 
-		solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
-		if (ac[i].lp)
-			apply_lp(&x, &ac[i], alts[i].place, &terms);
+		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
+		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
+			cd.lp = 1;
+			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
+			t = apply_lp(&x, &cd, alts[i].place, &terms);
+			if (t < alts[i].iter_ms * (1 - 1e-9)) {
+				alts[i].iter_ms = t;
+				alts[i].recompute = overall_rc(&x, L);
+				ac[i] = cd;
+				refined = 1; /* x.st holds its stages */
+			}
+		}
+		if (!refined)
+			solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		cfg_of(&x, &ac[i], alts[i].place, &g);
 		if (!so->rescore_all &&
@@ -2183,7 +2323,7 @@ search_from(const struct search_chain *sc, int nsc,
 			st->rescore_skipped++;
 			continue;
 		}
-		t = simulate_stages(&x, &ac[i], alts[i].place, NULL);
+		t = rescore(&x, &ac[i], alts[i].place);
 		simt[i] = t;
 		if (isfinite(t))
 			alts[i].iter_ms = t;
@@ -2229,14 +2369,12 @@ search_from(const struct search_chain *sc, int nsc,
 		alts[i].samples_s = (double)alts[i].w * alts[i].b * alts[i].m /
 				    (alts[i].iter_ms / 1e3);
 	if (nalt == 0 && evaluate && nv > 0) {
-		struct cost_opts nocap = *o;
 		int place;
 
 		/* the placement it would run fastest under, had it room */
-		nocap.cap_bytes = INFINITY;
 		if (pk.h == v) /* still being read: in order so far */
 			pick_at(&pk, 0);
-		solve_best(&x, &nocap, so, &v[0], INFINITY, &place);
+		solve_best(&x, &x.nocap, so, &v[0], INFINITY, &place);
 		fill_plan(&x, so, &v[0], place, NAN, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "

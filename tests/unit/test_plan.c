@@ -515,7 +515,11 @@ test_partition_bound(void)
  * for bit, partition included.
  * Under a bound it is INFINITY exactly when the plain one is (and
  * part_fits() says so), the plain one's answer below the bound, and
- * above it either that or the unbounded optimum.
+ * above it either that or the unbounded optimum.  Under a cut
+ * (ws->cut_ms) it is the unbounded optimum, partition included, when
+ * that is at or under the cut, else that or INFINITY.  part_fits_span()
+ * gives the bound inside its span, and part_fits() the same answer at
+ * the span's ends and in its middle.
  */
 static void
 test_partition_greedy(void)
@@ -623,6 +627,40 @@ test_partition_greedy(void)
 				printf("# trial %d: L=%d d=%d bound %.17g: "
 				       "greedy %.17g plain %.17g\n",
 				       trial, L, g.d, b, u, w);
+			{
+				double lo, hi, at[3];
+				int fit = part_fits_span(&c, &o, &g, b, &lo,
+							 &hi), k;
+
+				at[0] = isfinite(lo) ? nextafter(lo, INFINITY)
+						     : 1e-300;
+				at[1] = isfinite(hi) ? hi : 1e300;
+				at[2] = lo + (hi - lo) / 2;
+				if (!(at[2] > lo && at[2] <= hi))
+					at[2] = b;
+				ok = lo < b && b <= hi;
+				for (k = 0; k < 3; k++)
+					ok &= part_fits(&c, &o, &g, at[k]) ==
+					      fit;
+				checks++;
+				agree += ok;
+				if (!ok)
+					printf("# trial %d: L=%d d=%d bound "
+					       "%.17g: span (%.17g, %.17g]\n",
+					       trial, L, g.d, b, lo, hi);
+			}
+			ws.cut_ms = b;
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME,
+				       INFINITY, f3);
+			ws.cut_ms = 0;
+			ok = (u == v && !memcmp(f3, first, n)) ||
+			     (v > b && isinf(u));
+			checks++;
+			agree += ok;
+			if (!ok)
+				printf("# trial %d: L=%d d=%d cut %.17g: "
+				       "%.17g, unbounded %.17g\n",
+				       trial, L, g.d, b, u, v);
 		}
 		place_links_release(&l);
 		chain_release(&c);

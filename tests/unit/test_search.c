@@ -289,12 +289,14 @@ test_brief(struct setup *u)
 
 /*
  * One search after another, sharing a memo (on one thread and on three),
- * gives the plan of a search from scratch each time: over growing and
- * shrinking clusters of fast and of slow links (the same candidates under
- * bounds that move both ways, on links that change with the cluster),
- * under a memory cap that leaves many candidates no partition.  Fails
- * when the memo ignores the span of a part_fits() answer or the links of
- * a solve.
+ * gives the plan of a search from scratch each time, its alternatives'
+ * simulated times and its messages: over growing and shrinking clusters
+ * of fast and of slow links (the same candidates under bounds that move
+ * both ways, on links that change with the cluster), under a memory cap
+ * that leaves many candidates no partition, and one that leaves none (the
+ * least memory any needs, which the memo keeps).  Fails when the memo
+ * ignores the span of a part_fits() answer, the links of a solve or of a
+ * re-scoring simulation, or the bound of a least memory.
  */
 static void
 test_memo(struct setup *u)
@@ -312,23 +314,25 @@ test_memo(struct setup *u)
 		cluster_init(&cl[kind]);
 		CHECK(cluster_open(&cl[kind], kinds[kind]) == 0);
 	}
-	for (caps = 0; caps < 2; caps++) {
-		u->o.cap_bytes = caps ? 24e9 : 40e9;
+	for (caps = 0; caps < 3; caps++) {
+		u->o.cap_bytes = caps == 2 ? 1e9 : caps ? 24e9 : 40e9;
 		memo[0] = search_memo_new();
 		memo[1] = search_memo_new();
 		for (i = 0; i < 2 * sizeof(nodes) / sizeof(nodes[0]); i++) {
 			struct cluster *c = &cl[i % 2];
 			struct search_stats st;
 			struct plan p0, p;
-			char msg[160];
-			int r0;
+			char msg[160], *e0, *e;
+			int r0, r;
 
 			c->nodes = nodes[i / 2];
 			so.memo = NULL;
 			so.threads = 1;
 			plan_init(&p0);
+			cap_begin();
 			r0 = search_run_tp(u->sc, NSHAPE, c, &u->o, &so, &p0,
 					   &st);
+			e0 = cap_end();
 			for (j = 0; j < 2; j++) {
 				so.memo = memo[j];
 				so.threads = j ? 3 : 1;
@@ -339,12 +343,18 @@ test_memo(struct setup *u)
 					 kinds[i % 2],
 					 c->nodes, u->o.cap_bytes / 1e9,
 					 so.threads);
-				CHECK_MSG(search_run_tp(u->sc, NSHAPE, c, &u->o,
-							&so, &p, &st) == r0 &&
-						  (r0 || same_plan(&p0, &p, 1)),
+				cap_begin();
+				r = search_run_tp(u->sc, NSHAPE, c, &u->o, &so,
+						  &p, &st);
+				e = cap_end();
+				CHECK_MSG(r == r0 &&
+						  (r0 || same_plan(&p0, &p, 1)) &&
+						  !strcmp(e0, e),
 					  msg);
+				free(e);
 				plan_release(&p);
 			}
+			free(e0);
 			plan_release(&p0);
 		}
 		search_memo_free(memo[0]);
