@@ -900,6 +900,14 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			ws->pruned |= timed;
 			return INFINITY;
 		}
+		/* Nor under the caller's cut: every partition costs more
+		 * (and the next stage would have no start to follow).  Under
+		 * the greedy bound alone some state is always at or under
+		 * it, the greedy partition's. */
+		if (ws->cut_ms > 0 && lo < 0) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
 		prev_lo = lo;
 		prev_hi = hi;
 	}
