@@ -24,9 +24,9 @@
 #                H and I, Megatron-FSDP rows elsewhere), apart from both:
 #                held-out mean <= CHECK_MEAN_FSDP (8) %.  The thresholds
 #                are environment variables.
-#   --approx     also predict the rows whose only blocker is a precision
-#                pd2bw-plan cannot select (FP8, NVFP4), at the model's 16-bit
-#                precision; shown apart, never counted.
+#   --approx     with a pd2bw-plan that has no --precision (an older
+#                build), also predict the FP8 and NVFP4 rows at the model's
+#                16-bit precision; shown apart, never counted.
 #   --search     also show what pd2bw-plan itself would choose for the GPUs
 #                and batch of each row of sections A and B.
 #   --rows       list every row that is not expressible, one per line.
