@@ -159,15 +159,17 @@
 /*
  * NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling: fprop, dgrad and
  * wgrad all 4-bit), fitted the same way on the NVFP4 fit rows of GB200
- * and GB300 (Megatron-Bridge's Llama 3.1 405B, 26.06); B200 has none:
+ * and GB300 (Megatron-Bridge's Llama 3.1 405B, 26.06, which run without
+ * Transformer Engine's TP overlap, as Bridge's NVFP4 configs set it);
+ * B200 has none:
  * its per-tensor FP8 figure times GB200's ratio of the two.  The peaks
  * are the datasheets' dense NVFP4 figures (half the "with sparsity"
  * ones): HGX B200 144 PFLOP/s sparse per 8 GPUs, 9 dense per GPU;
  * GB200 NVL72 1,440 sparse per 72, 10 dense; GB300 NVL72 1,080 dense
  * per 72, 15; HGX B300 108 dense per 8, 13.5.
  */
-#define GB_EFF4_GB200 0.456
-#define GB_EFF4_GB300 0.369
+#define GB_EFF4_GB200 0.514
+#define GB_EFF4_GB300 0.425
 #define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {

@@ -541,7 +541,7 @@ test_nvfp4(void)
 	/* the head stays 16-bit */
 	CHECK_NEAR(p4.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
 	profile_release(&p4);
-	/* the catalog's B200: 9 PFLOP/s at 0.454, faster GEMMs than FP8's
+	/* the catalog's B200: 9 PFLOP/s at 0.512, faster GEMMs than FP8's
 	 * 4.5 at 0.477 */
 	profile_init(&p4);
 	CHECK_INT_EQ(analytic_profile_opts(&p4, &m, catalog_find(&cat, "B200"),
