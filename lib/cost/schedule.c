@@ -247,6 +247,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 	cfg.sync = sync_of(g);
 	cfg.gather_overlap = gather_overlap(g);
 	cfg.times_only = keep == KEEP_TIME;
+	cfg.iter_only = keep == KEEP_TIME;
 	cfg.terms_only = keep == KEEP_TERMS;
 	cfg.mem = mem;
 	cfg.iters = sim_iters(g);
