@@ -653,12 +653,37 @@ double cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 			  const struct cost_cfg *g, struct sim_mem *mem);
 
 /*
+ * What cost_simulate_time_cut() asks of a long run (one it extrapolates
+ * from two shorter ones) before the second of them: whether floor_ms, a
+ * time the run is no shorter than, is enough to leave it out (nonzero).
+ * The search asks whether topk other alternatives are faster.
+ */
+struct cost_cut {
+	int (*enough)(void *arg, double floor_ms);
+	void *arg;
+};
+
+/*
+ * cost_simulate_time(), or for a long run, when cut->enough() takes the
+ * floor found after its first shorter run (cost_simulate_floor()'s of the
+ * second, extrapolated as the run's time is from it), that floor instead
+ * of the time, *floored then set (else cleared).  Returns ms, or -1 on
+ * error.
+ */
+double cost_simulate_time_cut(const struct chain *c,
+			      const struct plan_stage *st,
+			      const struct cost_cfg *g, struct sim_mem *mem,
+			      const struct cost_cut *cut, int *floored);
+
+/*
  * A time cost_simulate()'s iteration of stages st is no shorter than,
  * without simulating: every stage runs its m forwards, recomputations and
  * backwards one after the other, after the stages before it forwarded
- * the first microbatch and before they take its last backward (2bw:
- * stage 0's work alone, whose updates it measures), less a relative 1e-8
- * for the rounding of the simulation's sums; 0 for a long run, which it
+ * the first microbatch and before they take its last backward (2bw,
+ * whose stage 0's updates it measures: per update the largest over s of
+ * stage s's work, less s microbatches of it, plus a microbatch of each
+ * stage before it, for m >= d - 1, else 0), less a relative 1e-8 for the
+ * rounding of the simulation's sums; 0 for a long run, which it
  * extrapolates.  The search skips re-scoring an alternative whose floor
  * is above the times of enough others (test_schedule holds it below the
  * simulation).

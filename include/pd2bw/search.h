@@ -112,6 +112,9 @@ struct search_stats {
 	int again;         /* searched again without start_bound */
 	long rescore_skipped; /* alternatives not simulated: topk others
 			      were faster than they could be */
+	long rescore_cut;  /* of those, long runs left after the first of
+			      the two shorter runs they are extrapolated
+			      from (cost_simulate_time_cut()) */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

@@ -102,6 +102,11 @@ struct sim_cfg {
 	int times_only; /* keep no operations (ops stays NULL) and leave
 			   the peaks of stages[] 0: the times alone, the
 			   same, without the memory */
+	int iter_only;  /* with times_only, iter_ms, measure_from_ms and
+			   bubble_frac alone the same: a 2bw run stops
+			   once stage 0's update iters - 2, the last it
+			   measures, is known (end_ms and
+			   update_ms[iters - 1] are then those so far) */
 	int terms_only; /* keep of the operations only the optimizer
 			   steps, in the order of a full run, and leave the
 			   peaks of stages[] 0: the times and

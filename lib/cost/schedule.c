@@ -177,10 +177,25 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
  * or what the breakdown needs (sim_cfg's times_only, terms_only). */
 enum keep { KEEP_ALL, KEEP_TIME, KEEP_TERMS };
 
+/* Iterations simulate() runs of 2bw: enough for its steady state, fewer
+ * when long. */
+static int
+sim_iters(const struct cost_cfg *g)
+{
+	return (double)g->m * g->d * g->v > 20000 ? 4 : 8;
+}
+
+static double floor_of(const struct plan_stage *st, const struct cost_cfg *g,
+		       int m, int iters);
+
+/* With cut (else NULL), a long run asks cut->enough() whether a floor of
+ * its time, found after its probe, will do: then *floored is set and the
+ * floor returned, not the time.  */
 static double
 simulate(const struct chain *c, const struct plan_stage *st,
 	 const struct cost_cfg *g, struct sim *sm, struct plan_terms *terms,
-	 enum keep keep, struct sim_mem *mem)
+	 enum keep keep, struct sim_mem *mem, const struct cost_cut *cut,
+	 int *floored)
 {
 	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
 	struct sim_cfg cfg;
@@ -232,10 +247,10 @@ simulate(const struct chain *c, const struct plan_stage *st,
 	cfg.sync = sync_of(g);
 	cfg.gather_overlap = gather_overlap(g);
 	cfg.times_only = keep == KEEP_TIME;
+	cfg.iter_only = keep == KEEP_TIME;
 	cfg.terms_only = keep == KEEP_TERMS;
 	cfg.mem = mem;
-	/* enough iterations for 2BW's steady state, fewer when long */
-	cfg.iters = (double)g->m * g->d * g->v > 20000 ? 4 : 8;
+	cfg.iters = sim_iters(g);
 	/*
 	 * Many more microbatches than stages: past the fill the schedule
 	 * repeats every d microbatches, so two runs at 32 d and 33 d give
@@ -251,6 +266,22 @@ simulate(const struct chain *c, const struct plan_stage *st,
 		slope = probe.iter_ms;
 		sim_release(&probe);
 		cfg.m += g->d;
+		if (cut) {
+			/*
+			 * The time below is increasing in the main run's: a
+			 * floor of that run, put through the very same
+			 * operations (each rounded monotonically, the
+			 * factor g->m - cfg.m positive), floors it.
+			 */
+			double lo = floor_of(st, g, cfg.m, cfg.iters);
+
+			lo += (g->m - cfg.m) * ((lo - slope) / g->d);
+			if (lo > 0 && cut->enough(cut->arg, lo)) {
+				*floored = 1;
+				ret = lo;
+				goto out;
+			}
+		}
 		if (sim_run(sm, &cfg))
 			goto out;
 		slope = (sm->iter_ms - slope) / g->d;
@@ -296,29 +327,66 @@ out:
 	return ret;
 }
 
-double
-cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
+/*
+ * cost_simulate_floor() of 2bw, whose time sim_run() measures as
+ * (U_b - U_a) / P: U_k stage 0's end of the last backward of update k,
+ * P = (I - 2) / 2 of I iterations, b = I - 2, a = b - P.  With m >= d - 1
+ * every stage s is in its steady phase, F(s' + i) [R(i)] B(i) with
+ * s' = d - s - 1 warm-up forwards, from update a's last microbatch to
+ * update b's (its cool-down starts at microbatch I m - s' > (b + 1) m).
+ * Stage 0 runs F(d - 1 + (a + 1) m) after B((a + 1) m - 1), so from U_a
+ * on; that forward reaches stage s no earlier than U_a plus the forwards
+ * of the stages before it, where it is F(s' + i0), i0 = (a + 1) m + s.
+ * From it to B((b + 1) m - 1) stage s runs P m - s whole F R B in turn,
+ * and that backward's gradient reaches stage 0's end U_b after the
+ * recomputations and backwards of the stages before s.  So
+ *   U_b - U_a >= sum_{j<s} T_j + (P m - s) T_s   for each s < P m,
+ * T the stage's F + R + B; s = 0 is stage 0's work alone.  (The 2bw
+ * weight-version waits and the transfers only add to it.)
+ */
+static double
+floor_2bw(const struct plan_stage *st, const struct cost_cfg *g, int m,
+	  int iters)
+{
+	double most = 0, before = 0;
+	int s, P = (iters - 2) / 2;
+
+	/* not one the search makes (it takes m >= d for 2bw) */
+	if (m < g->d - 1)
+		return 0;
+	for (s = 0; s < g->d && s < (double)P * m; s++) {
+		double f, r, b, t;
+
+		durations(&st[s], &f, &r, &b);
+		t = (before + ((double)P * m - s) * (f + r + b)) / P;
+		if (t > most)
+			most = t;
+		before += f + r + b;
+	}
+	return most * (1 - 1e-8);
+}
+
+/* cost_simulate_floor() of a run of m microbatches simulated as such,
+ * over iters iterations when 2bw. */
+static double
+floor_of(const struct plan_stage *st, const struct cost_cfg *g, int m,
+	 int iters)
 {
 	double most = 0, fill = 0, drain = 0;
 	int s, v = g->v > 1 ? g->v : 1;
 
-	/* extrapolated runs are not simulated microbatch by microbatch */
-	if (g->m > SIM_LONG * g->d)
-		return 0;
+	if (g->sched == PLAN_2BW)
+		return floor_2bw(st, g, m, iters);
 	for (s = 0; s < g->d; s++) {
 		double f, r, b, t;
 
-		/* 2bw: the updates measured are stage 0's, its work alone */
-		if (g->sched == PLAN_2BW && s > 0)
-			break;
 		durations(&st[s], &f, &r, &b);
 		/* Stage s starts once the stages before it forwarded the
 		 * first microbatch's first chunk, runs all its work one
 		 * operation after another, and its last backward (a first
 		 * chunk's) goes back through the stages before it. */
-		t = g->m * (f + r + b);
-		if (g->sched != PLAN_2BW)
-			t += fill + drain;
+		t = m * (f + r + b);
+		t += fill + drain;
 		if (t > most)
 			most = t;
 		fill += f / v;
@@ -328,11 +396,21 @@ cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
 }
 
 double
+cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	/* extrapolated runs are not simulated microbatch by microbatch
+	 * (see simulate()) */
+	if (g->m > SIM_LONG * g->d)
+		return 0;
+	return floor_of(st, g, g->m, sim_iters(g));
+}
+
+double
 cost_simulate(const struct chain *c, const struct plan_stage *st,
 	      const struct cost_cfg *g, struct sim *sm,
 	      struct plan_terms *terms)
 {
-	return simulate(c, st, g, sm, terms, KEEP_ALL, NULL);
+	return simulate(c, st, g, sm, terms, KEEP_ALL, NULL, NULL, NULL);
 }
 
 double
@@ -340,20 +418,21 @@ cost_simulate_mem(const struct chain *c, const struct plan_stage *st,
 		  const struct cost_cfg *g, struct sim *sm,
 		  struct plan_terms *terms, struct sim_mem *mem)
 {
-	return simulate(c, st, g, sm, terms, KEEP_ALL, mem);
+	return simulate(c, st, g, sm, terms, KEEP_ALL, mem, NULL, NULL);
 }
 
 /* simulate() in a simulator of its own, released after. */
 static double
 simulate_once(const struct chain *c, const struct plan_stage *st,
 	      const struct cost_cfg *g, struct plan_terms *terms,
-	      enum keep keep, struct sim_mem *mem)
+	      enum keep keep, struct sim_mem *mem, const struct cost_cut *cut,
+	      int *floored)
 {
 	struct sim sm;
 	double t;
 
 	memset(&sm, 0, sizeof(sm)); /* for sim_release() after an error */
-	t = simulate(c, st, g, &sm, terms, keep, mem);
+	t = simulate(c, st, g, &sm, terms, keep, mem, cut, floored);
 	sim_release(&sm);
 	return t;
 }
@@ -362,7 +441,16 @@ double
 cost_simulate_time(const struct chain *c, const struct plan_stage *st,
 		   const struct cost_cfg *g, struct sim_mem *mem)
 {
-	return simulate_once(c, st, g, NULL, KEEP_TIME, mem);
+	return simulate_once(c, st, g, NULL, KEEP_TIME, mem, NULL, NULL);
+}
+
+double
+cost_simulate_time_cut(const struct chain *c, const struct plan_stage *st,
+		       const struct cost_cfg *g, struct sim_mem *mem,
+		       const struct cost_cut *cut, int *floored)
+{
+	*floored = 0;
+	return simulate_once(c, st, g, NULL, KEEP_TIME, mem, cut, floored);
 }
 
 double
@@ -370,7 +458,7 @@ cost_simulate_terms(const struct chain *c, const struct plan_stage *st,
 		    const struct cost_cfg *g, struct plan_terms *terms,
 		    struct sim_mem *mem)
 {
-	return simulate_once(c, st, g, terms, KEEP_TERMS, mem);
+	return simulate_once(c, st, g, terms, KEEP_TERMS, mem, NULL, NULL);
 }
 
 int

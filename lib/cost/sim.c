@@ -6,6 +6,7 @@
  * Interleaved 1F1B runs on the same engine: a step names a model chunk as
  * well as a microbatch, and inputs are kept per virtual stage.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,26 @@ struct run {
 	double *stage_free, *link_fwd, *link_bwd, *ar_free;
 	struct step *head;     /* [d]: the step at head_pos[s] of s's order */
 	int *head_pos;
+	struct lane *lane;     /* [d] with lanes(), else NULL */
+	int stop;              /* cfg->iter_only: the last update measured
+				  is known */
 	size_t alloc;
+};
+
+/*
+ * Where stage s stands in its order, for advance() (v = 1): every such
+ * order is 1F1B's with w warm-up forwards (none: w = 0; GPipe: w = M, all
+ * forwards first), so the next step is a forward while fewer than w + 1
+ * forwards are ahead of the backwards, else the recomputation (when the
+ * stage has one and it did not run yet) or the backward of microbatch nb.
+ */
+struct lane {
+	int nf, nb;    /* forwards, backwards run */
+	int w;
+	int rc, rc_done;
+	int ib;        /* backwards run of the current update */
+	int gate, gk;  /* 2bw: the next forward that waits for an update's
+			  end (version gk + 2), else INT_MAX */
 };
 
 static void
@@ -381,13 +401,16 @@ ready_at(const struct run *r, int s, const struct step *st)
 }
 
 /* Run the operation at the head of stage s's order from time t. */
+static void update_end(struct sim *sm, struct run *r, int s,
+		       const struct step *st, double t, double end);
+
 static void
 execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	double t)
 {
 	const struct sim_stage_in *in = &r->cfg->st[s];
 	double dur, end, a, e, x;
-	int i = st->mb, k, u = st->chunk * r->d + s;
+	int i = st->mb, u = st->chunk * r->d + s;
 
 	dur = st->kind == SIM_FWD ? in->fwd_ms
 	      : st->kind == SIM_RC ? in->rc_ms : in->bwd_ms;
@@ -422,6 +445,22 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	}
 	if (i % r->m != r->m - 1)
 		return;
+	update_end(sm, r, s, st, t, end);
+}
+
+/*
+ * What follows a chunk's last backward of an update (st, from t to end)
+ * on stage s: its gradients' reduction, and after chunk 0's the update
+ * (2bw: overlapped), the optimizer step and the gather.
+ */
+static void
+update_end(struct sim *sm, struct run *r, int s, const struct step *st,
+	   double t, double end)
+{
+	const struct sim_stage_in *in = &r->cfg->st[s];
+	double a, e, x;
+	int k, i = st->mb;
+
 	/* Each chunk's last backward of the update: with bucketed
 	 * reduction its gradients go out while it runs, the last bucket
 	 * after it ends. */
@@ -441,6 +480,10 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	k = i / r->m;
 	if (s == 0)
 		sm->update_ms[k] = end;
+	/* 2bw measures up to update iters - 2 (sim_run()) */
+	if (s == 0 && k == r->cfg->iters - 2 && r->cfg->iter_only &&
+	    r->cfg->sched == PLAN_2BW)
+		r->stop = 1;
 	if (r->cfg->sched == PLAN_2BW) {
 		/* overlapped with the next update's microbatches; the step
 		 * and the gather come with it */
@@ -471,6 +514,128 @@ execute(struct sim *sm, struct run *r, int s, const struct step *st,
 	if (x > 0)
 		push_op(sm, r, SIM_GATHER, s, st, e, e + x);
 	r->ar_end[(size_t)s * r->cfg->iters + k] = e + x;
+}
+
+/*
+ * Run stage s's steps as far as its inputs allow, for v = 1 and the time
+ * alone (lanes()): ready_at() and execute() on the same values in the
+ * same order of operations, so the same times to the bit, with the next
+ * step known from the last (struct lane) instead of worked out anew by
+ * step_at(), and the update's end counted instead of divided out.
+ * Returns whether it ran a step.
+ */
+static int
+advance(struct sim *sm, struct run *r, int s)
+{
+	struct lane *l = &r->lane[s];
+	const struct sim_stage_in *in = &r->cfg->st[s];
+	int M = r->M, last = s == r->d - 1, moved = 0;
+	double t, end, a, e, x;
+
+	while (l->nb < M && !r->stop) {
+		if (l->nf < M && l->nf - l->nb <= l->w) {
+			int i = l->nf;
+
+			t = r->stage_free[s];
+			if (s > 0) {
+				const struct queue *q = &r->act[s];
+
+				if (q->sent <= i)
+					break;
+				t = later(t, q->v[i & (q->cap - 1)]);
+			}
+			if (i == l->gate) {
+				x = r->ar_end[(size_t)s * r->cfg->iters +
+					      l->gk];
+				if (!(x >= 0))
+					break;
+				t = later(t, x);
+				l->gate += r->m;
+				l->gk++;
+			}
+			end = t + in->fwd_ms;
+			if (end > sm->end_ms)
+				sm->end_ms = end;
+			r->stage_free[s] = end;
+			if (s > 0)
+				r->act[s].taken++;
+			if (!last) {
+				x = in->send_ms;
+				a = later(end, r->link_fwd[s]);
+				e = a + x;
+				r->link_fwd[s] = e;
+				queue_put(&r->act[s + 1], e);
+				if (x > 0 && e > sm->end_ms)
+					sm->end_ms = e;
+			}
+			l->nf++;
+			moved = 1;
+			continue;
+		}
+		t = r->stage_free[s];
+		if (!last) {
+			const struct queue *q = &r->grad[s];
+
+			if (q->sent <= l->nb)
+				break;
+			t = later(t, q->v[l->nb & (q->cap - 1)]);
+		}
+		moved = 1;
+		if (l->rc && !l->rc_done) {
+			end = t + in->rc_ms;
+			if (end > sm->end_ms)
+				sm->end_ms = end;
+			r->stage_free[s] = end;
+			l->rc_done = 1;
+			continue;
+		}
+		end = t + in->bwd_ms;
+		if (end > sm->end_ms)
+			sm->end_ms = end;
+		r->stage_free[s] = end;
+		if (!last)
+			r->grad[s].taken++;
+		if (s > 0) {
+			x = r->cfg->st[s - 1].send_ms;
+			a = later(end, r->link_bwd[s]);
+			e = a + x;
+			r->link_bwd[s] = e;
+			queue_put(&r->grad[s - 1], e);
+			if (x > 0 && e > sm->end_ms)
+				sm->end_ms = e;
+		}
+		l->rc_done = 0;
+		if (++l->ib == r->m) {
+			struct step st = {SIM_BWD, l->nb, 0};
+
+			l->ib = 0;
+			update_end(sm, r, s, &st, t, end);
+		}
+		l->nb++;
+	}
+	return moved;
+}
+
+/* Set up advance()'s lanes when the run takes it: v = 1, the time
+ * alone. */
+static void
+lanes(struct run *r)
+{
+	int s;
+
+	if (r->v != 1 || !r->cfg->times_only)
+		return;
+	r->lane = xcalloc((size_t)r->d, sizeof(*r->lane));
+	for (s = 0; s < r->d; s++) {
+		struct lane *l = &r->lane[s];
+
+		l->w = r->cfg->sched == PLAN_NONE    ? 0
+		       : r->cfg->sched == PLAN_GPIPE ? r->M
+						     : r->warm[s];
+		l->rc = r->cfg->st[s].rc_ms > 0;
+		l->gate = r->cfg->sched == PLAN_2BW ? r->warm[s] + 2 * r->m
+						    : INT_MAX;
+	}
 }
 
 /*
@@ -643,6 +808,7 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	for (s = 0; s < c.d; s++)
 		r.head_pos[s] = -1;
 	build_orders(&r);
+	lanes(&r);
 	if (!c.times_only && !c.terms_only) {
 		/* Room for every operation at once, as many as the steps
 		 * (each with its send) and per stage and iteration an
@@ -672,9 +838,15 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 
 		progress = 0;
 		done = 1;
-		for (j = 0; j < c.d; j++) {
+		for (j = 0; j < c.d && !r.stop; j++) {
 			s = c.times_only && (sweep & 1) ? c.d - 1 - j : j;
-			while (r.pos[s] < r.len[s]) {
+			if (r.lane) {
+				progress |= advance(sm, &r, s);
+				if (r.lane[s].nb < r.M)
+					done = 0;
+				continue;
+			}
+			while (r.pos[s] < r.len[s] && !r.stop) {
 				struct step *st = &r.head[s];
 				double t;
 
@@ -695,8 +867,8 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 				done = 0;
 		}
 		sweep++;
-	} while (!done && progress);
-	if (!done) {
+	} while (!done && progress && !r.stop);
+	if (!done && !r.stop) {
 		pd2bw_error("simulation: the schedule deadlocked");
 		goto out;
 	}
@@ -741,6 +913,7 @@ out:
 	free(r.ar_free);
 	free(r.head);
 	free(r.head_pos);
+	free(r.lane);
 	for (s = 0; r.act && s < 2 * r.V; s++)
 		if (r.act[s].own)
 			free(r.act[s].v);

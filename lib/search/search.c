@@ -905,19 +905,34 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 /*
  * simulate_stages() of alternative cd under place for its time alone,
  * from the memo when an earlier search simulated the same configuration
- * on the very same links (x->links, its solve's), and kept there.
+ * on the very same links (x->links, its solve's), and kept there.  With
+ * cut (else NULL) a long run may give a floor cut takes instead
+ * (cost_simulate_time_cut()): then *floored is set, and the memo keeps
+ * nothing.
  */
 static double
-rescore(struct ctx *x, const struct cand *cd, int place)
+rescore(struct ctx *x, const struct cand *cd, int place,
+	const struct cost_cut *cut, int *floored)
 {
-	struct time_entry *e;
+	struct time_entry *e = NULL;
+	struct cost_cfg g;
+	double t;
 
-	if (!x->so->memo || cd->m <= 0)
-		return simulate_stages(x, cd, place, NULL);
-	e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
-	if (!time_links(e, x, cd->d) || isnan(e->t))
-		e->t = simulate_stages(x, cd, place, NULL);
-	return e->t;
+	*floored = 0;
+	if (x->so->memo && cd->m > 0) {
+		e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
+		if (time_links(e, x, cd->d) && !isnan(e->t))
+			return e->t;
+	}
+	cfg_of(x, cd, place, &g);
+	t = cut ? cost_simulate_time_cut(x->c, x->st, &g, &x->sim, cut,
+					 floored)
+		: cost_simulate_time(x->c, x->st, &g, &x->sim);
+	if (t < 0)
+		t = INFINITY;
+	if (e && !*floored)
+		e->t = t;
+	return t;
 }
 
 static int
@@ -1039,6 +1054,22 @@ outrun(const struct plan_alt *alts, const double *simt, long i, double floor,
 		n += j2 == j;
 	}
 	return n >= topk;
+}
+
+/* outrun()'s question as a struct cost_cut asks it. */
+struct outrun_arg {
+	const struct plan_alt *alts;
+	const double *simt;
+	long i;
+	int topk;
+};
+
+static int
+outrun_cut(void *arg, double floor)
+{
+	const struct outrun_arg *a = arg;
+
+	return outrun(a->alts, a->simt, a->i, floor, a->topk);
 }
 
 /* Keep the k best in alts (sorted), with their candidates in ac. */
@@ -2176,6 +2207,8 @@ search_from(const struct search_chain *sc, int nsc,
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
+	struct outrun_arg oa;
+	struct cost_cut cut = {outrun_cut, &oa};
 
 	memset(st, 0, sizeof(*st));
 	memset(&pk, 0, sizeof(pk));
@@ -2290,7 +2323,7 @@ search_from(const struct search_chain *sc, int nsc,
 		struct cost_cfg g;
 		struct cand cd = ac[i];
 		double t;
-		int refined = 0;
+		int refined = 0, floored;
 
 		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
 		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
@@ -2308,13 +2341,23 @@ search_from(const struct search_chain *sc, int nsc,
 			solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		cfg_of(&x, &ac[i], alts[i].place, &g);
-		if (!so->rescore_all &&
-		    outrun(alts, simt, i, cost_simulate_floor(x.st, &g),
-			   so->topk > 0 ? so->topk : 1)) {
-			/* It cannot be among the topk: dropped unsimulated.
-			 * It would have sorted after them (the order's tie
-			 * window is 1e-9), and so after every alternative
-			 * faster than it, whose order it does not touch. */
+		oa.alts = alts;
+		oa.simt = simt;
+		oa.i = i;
+		oa.topk = so->topk > 0 ? so->topk : 1;
+		floored = !so->rescore_all &&
+			  outrun_cut(&oa, cost_simulate_floor(x.st, &g));
+		if (!floored) {
+			t = rescore(&x, &ac[i], alts[i].place,
+				    so->rescore_all ? NULL : &cut, &floored);
+			st->rescore_cut += floored;
+		}
+		if (floored) {
+			/* It cannot be among the topk: dropped unsimulated
+			 * (or a long run, simulated in part).  It would
+			 * have sorted after them (the order's tie window
+			 * is 1e-9), and so after every alternative faster
+			 * than it, whose order it does not touch. */
 			memmove(&alts[i], &alts[i + 1],
 				(nalt - i - 1) * sizeof(*alts));
 			memmove(&ac[i], &ac[i + 1], (nalt - i - 1) * sizeof(*ac));
@@ -2323,7 +2366,6 @@ search_from(const struct search_chain *sc, int nsc,
 			st->rescore_skipped++;
 			continue;
 		}
-		t = rescore(&x, &ac[i], alts[i].place);
 		simt[i] = t;
 		if (isfinite(t))
 			alts[i].iter_ms = t;

@@ -379,6 +379,123 @@ test_floor(void)
 }
 
 /*
+ * The 2bw floor in steady state: m from d to 64 d (long runs start above),
+ * d up to 12, unequal stages, weight-version waits and reductions
+ * included: never above the simulated time, and within 2% of it for most
+ * runs (stage 0's work alone, the floor before, fell 10% and more below
+ * when a later stage was the slowest).
+ */
+static void
+test_floor_2bw(void)
+{
+	struct runtime rt;
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0, close = 0;
+
+	runtime_init(&rt, RUNTIME_PIPEDREAM_2BW);
+	for (trial = 0; trial < 300; trial++) {
+		struct plan_stage st[12];
+		struct cost_cfg g;
+		double a, f;
+
+		random_run(&g, st, 4 * trial, 12, 1, 1, &rt);
+		g.m = irand(g.d - 1 > 1 ? g.d - 1 : 1, 64 * g.d);
+		a = cost_simulate_time(NULL, st, &g, &mem);
+		f = cost_simulate_floor(st, &g);
+		n++;
+		ok += a >= 0 && f <= a;
+		close += f > 0.98 * a;
+		if (!(a >= 0 && f <= a))
+			printf("# trial %d: d %d m %d: floor %.17g above the "
+			       "simulation's %.17g\n", trial, g.d, g.m, f, a);
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(ok == n, "the 2bw floor is below every simulated time");
+	CHECK_MSG(close > 3 * n / 4, "the 2bw floor of most runs is within "
+				     "2% of their time");
+}
+
+/* A struct cost_cut that takes every floor (or none), noting the last. */
+struct cut_arg {
+	int take, asked;
+	double floor;
+};
+
+static int
+cut_take(void *arg, double floor)
+{
+	struct cut_arg *a = arg;
+
+	a->asked++;
+	a->floor = floor;
+	return a->take;
+}
+
+/*
+ * cost_simulate_time_cut() on long runs of every schedule (2bw, flush,
+ * GPipe, interleaved flush), extrapolated from two shorter ones: a cut
+ * that takes nothing gets the time bit for bit, asked at most once
+ * (after the first shorter run, when the floor is positive) with a floor
+ * no higher; one that takes everything gets that floor back, and
+ * *floored; a short run asks nothing.  The floors of most long 2bw runs
+ * are within 10% of their time.
+ */
+static void
+test_cut(void)
+{
+	static const int scheds[] = {PLAN_2BW, PLAN_FLUSH, PLAN_GPIPE};
+	struct runtime rt;
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0, close = 0, n2bw = 0;
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	for (trial = 0; trial < 90; trial++) {
+		struct plan_stage st[6];
+		struct cost_cfg g;
+		struct cut_arg ca = {0, 0, 0};
+		struct cost_cut cut = {cut_take, &ca};
+		double a, b, c;
+		int s, fa, fb, good;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 3];
+		g.d = irand(1, 6);
+		g.v = g.sched == PLAN_FLUSH && g.d > 1 && trial % 2 ? 2 : 1;
+		g.m = trial % 5 ? g.d * irand(65, 200) : g.d * irand(1, 64);
+		g.w = 4;
+		g.t = 1;
+		g.rt = &rt;
+		for (s = 0; s < g.d; s++)
+			random_stage(&st[s], NULL);
+		a = cost_simulate_time(NULL, st, &g, &mem);
+		b = cost_simulate_time_cut(NULL, st, &g, &mem, &cut, &fa);
+		good = a >= 0 && a == b && !fa &&
+		       ca.asked <= (g.m > 64 * g.d) && ca.floor <= a;
+		ca.take = 1;
+		ca.asked = 0;
+		ca.floor = 0;
+		c = cost_simulate_time_cut(NULL, st, &g, NULL, &cut, &fb);
+		good = good && fb == ca.asked && (fb ? c == ca.floor : c == a);
+		n++;
+		ok += good;
+		if (g.sched == PLAN_2BW && g.m > 64 * g.d) {
+			n2bw++;
+			close += ca.floor > 0.9 * a;
+		}
+		if (!good)
+			printf("# trial %d: sched %d d %d v %d m %d: time "
+			       "%.17g, with a cut %.17g (%d), floor %.17g "
+			       "(%d)\n", trial, g.sched, g.d, g.v, g.m, a, b,
+			       fa, c, fb);
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(ok == n, "a cut that takes nothing leaves the time as it "
+			   "was; one that takes all gets a floor below it");
+	CHECK_MSG(close > n2bw / 2, "the floors of most long 2bw runs are "
+				    "within 10% of their time");
+}
+
+/*
  * cost_simulate_time(), which keeps no operations and reuses one scratch
  * space from run to run (larger and smaller ones in turn, long runs
  * extrapolated included), gives cost_simulate()'s time bit for bit; and
@@ -430,6 +547,8 @@ main(void)
 	test_long_runs();
 	test_time_only();
 	test_floor();
+	test_floor_2bw();
+	test_cut();
 	test_hand_checked();
 	test_equal_stages();
 	test_search_reports_simulation();

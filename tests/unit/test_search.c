@@ -457,19 +457,22 @@ test_start_bound(struct setup *u)
 
 /*
  * The re-scoring leaves out the alternatives topk others outrun by their
- * floor (cost_simulate_floor()): the plan and its alternatives are those
- * of simulating them all, for every topk from 1 to 6, on 2 and 16 nodes,
- * and some are left out.
+ * floor (cost_simulate_floor()), and the long runs whose floor after the
+ * first of their two shorter runs they outrun: the plan and its
+ * alternatives are those of simulating them all, for every topk from 1
+ * to 6, on 2 and 16 nodes at batch 1024 and on 2 nodes at batch 16384
+ * (long runs), and some are left out, some long runs among them.
  */
 static void
 test_rescore(struct setup *u)
 {
 	struct search_opts so = u->so;
-	long skipped = 0;
+	long skipped = 0, cut = 0;
 	int topk, nodes = u->cl.nodes, n;
 
-	for (n = 0; n < 2; n++) {
-		u->cl.nodes = n ? 16 : 2;
+	for (n = 0; n < 3; n++) {
+		u->cl.nodes = n == 1 ? 16 : 2;
+		so.batch = n == 2 ? 16384 : u->so.batch;
 		for (topk = 1; topk <= 6; topk++) {
 			struct search_stats st;
 			struct plan p0, p;
@@ -491,11 +494,14 @@ test_rescore(struct setup *u)
 					  (r0 || same_plan(&p0, &p, 1)),
 				  msg);
 			skipped += st.rescore_skipped;
+			cut += st.rescore_cut;
 			plan_release(&p);
 			plan_release(&p0);
 		}
 	}
 	CHECK_MSG(skipped > 0, "some alternatives were not simulated");
+	CHECK_MSG(cut > 0, "some long runs were left after their first "
+			   "shorter run");
 	u->cl.nodes = nodes;
 }
 

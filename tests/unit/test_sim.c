@@ -967,10 +967,13 @@ rnd(unsigned long long *x)
 
 /*
  * The time alone (times_only, whose stages the simulator visits in
- * another order) is the full run's to the bit: every schedule,
+ * another order, and for v = 1 steps through without working each step
+ * out anew, advance()) is the full run's to the bit: every schedule,
  * interleaving (m a multiple of d, as the search asks), runtime sync,
- * with and without recomputation, on random unequal stages with
- * transfers, all-reduces, gathers and steps.
+ * with and without recomputation, 2bw over 4 to 8 iterations, on random
+ * unequal stages with transfers, all-reduces, gathers and steps.  So is
+ * the iteration alone (iter_only, where 2bw stops at the last update it
+ * measures): its iteration time, bubble, and the updates up to there.
  */
 static void
 test_times_only(void)
@@ -981,7 +984,7 @@ test_times_only(void)
 	for (i = 0; i < 400; i++) {
 		struct sim_stage_in st[12];
 		struct sim_cfg c;
-		struct sim full, fast;
+		struct sim full, fast, iter;
 		int s, k, ok;
 
 		memset(&c, 0, sizeof(c));
@@ -997,6 +1000,7 @@ test_times_only(void)
 		if (c.v > 1) /* microbatches in groups of d (Megatron) */
 			c.m = c.d * (1 + (int)(rnd(&x) * 6));
 		c.wrap_send_ms = c.v > 1 ? rnd(&x) : 0;
+		c.iters = c.sched == PLAN_2BW ? 4 + (int)(rnd(&x) * 5) : 0;
 		c.st = st;
 		memset(st, 0, sizeof(st));
 		for (s = 0; s < c.d; s++) {
@@ -1012,23 +1016,33 @@ test_times_only(void)
 		}
 		memset(&full, 0, sizeof(full));
 		memset(&fast, 0, sizeof(fast));
+		memset(&iter, 0, sizeof(iter));
 		ok = sim_run(&full, &c) == 0;
 		c.times_only = 1;
 		ok = ok && sim_run(&fast, &c) == 0;
+		c.iter_only = 1;
+		ok = ok && sim_run(&iter, &c) == 0;
 		ok = ok && full.iter_ms == fast.iter_ms &&
 		     full.end_ms == fast.end_ms &&
-		     full.bubble_frac == fast.bubble_frac;
+		     full.bubble_frac == fast.bubble_frac &&
+		     full.iter_ms == iter.iter_ms &&
+		     full.measure_from_ms == iter.measure_from_ms &&
+		     full.bubble_frac == iter.bubble_frac &&
+		     (c.sched == PLAN_2BW || full.end_ms == iter.end_ms);
 		for (k = 0; ok && k < full.iters; k++)
-			ok = full.update_ms[k] == fast.update_ms[k];
+			ok = full.update_ms[k] == fast.update_ms[k] &&
+			     ((k == full.iters - 1 && c.sched == PLAN_2BW) ||
+			      full.update_ms[k] == iter.update_ms[k]);
 		if (!ok && bad++ < 5)
 			fprintf(stderr, "# sched %d d %d m %d v %d: %.17g "
-				"vs %.17g\n", c.sched, c.d, c.m, c.v,
-				full.iter_ms, fast.iter_ms);
+				"vs %.17g, %.17g\n", c.sched, c.d, c.m, c.v,
+				full.iter_ms, fast.iter_ms, iter.iter_ms);
 		sim_release(&full);
 		sim_release(&fast);
+		sim_release(&iter);
 	}
-	CHECK_MSG(bad == 0, "the time alone is the full run's to the bit "
-			    "(400 random runs)");
+	CHECK_MSG(bad == 0, "the time alone, and the iteration alone, are "
+			    "the full run's to the bit (400 random runs)");
 }
 
 int
