@@ -542,35 +542,71 @@ key_hash(const struct cand *c)
 	return h ^ (h >> 29);
 }
 
+/*
+ * The slot of key k in an open-addressed table of *cap entries of size
+ * sz (cap a power of two), each beginning with its struct cand key (m 0:
+ * empty): k's own, or a fresh one with k as its key (*fresh 1, the rest
+ * zero for the caller to fill).  Kept at most half full: growing moves
+ * the entries as they are.
+ */
+static void *
+slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
+	  const struct cand *k, int *fresh)
+{
+	char *e;
+	size_t i;
+
+	if (2 * (*n + 1) > *cap) {
+		size_t ucap = *cap ? 2 * *cap : cap0, un = 0;
+		void *u = xcalloc(ucap, sz);
+		int f;
+
+		for (i = 0; i < *cap; i++) {
+			const struct cand *ki =
+				(const struct cand *)((char *)*tab + i * sz);
+
+			if (ki->m > 0)
+				memcpy(slot_find(&u, &un, &ucap, sz, cap0, ki,
+						 &f),
+				       ki, sz);
+		}
+		free(*tab);
+		*tab = u;
+		*cap = ucap;
+		*n = un;
+	}
+	for (i = key_hash(k) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
+		e = (char *)*tab + i * sz;
+		if (((struct cand *)e)->m <= 0)
+			break;
+		if (same_key((struct cand *)e, k)) {
+			*fresh = 0;
+			return e;
+		}
+	}
+	memcpy(e, k, sizeof(*k));
+	(*n)++;
+	*fresh = 1;
+	return e;
+}
+
 /* The entry of cd in t (a fresh one when it has none). */
 static struct fit_entry *
 fit_find(struct fit_table *t, const struct cand *cd)
 {
-	size_t i;
+	struct cand k = *cd;
+	struct fit_entry *e;
+	int fresh;
 
-	if (2 * (t->n + 1) > t->cap) {
-		struct fit_table u;
-
-		u.cap = t->cap ? 2 * t->cap : 1024;
-		u.n = 0;
-		u.e = xcalloc(u.cap, sizeof(*u.e));
-		for (i = 0; i < t->cap; i++)
-			if (t->e[i].key.m > 0)
-				*fit_find(&u, &t->e[i].key) = t->e[i];
-		free(t->e);
-		*t = u;
+	k.lb = 0;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh) {
+		e->lo = NAN; /* no bound compares with it */
+		e->hi = NAN;
+		e->ok = 0;
 	}
-	for (i = key_hash(cd) & (t->cap - 1); t->e[i].key.m > 0;
-	     i = (i + 1) & (t->cap - 1))
-		if (same_key(&t->e[i].key, cd))
-			return &t->e[i];
-	t->e[i].key = *cd;
-	t->e[i].key.lb = 0;
-	t->e[i].lo = NAN; /* no bound compares with it */
-	t->e[i].hi = NAN;
-	t->e[i].ok = 0;
-	t->n++;
-	return &t->e[i];
+	return e;
 }
 
 /* The entry of cd under placement place in t (a fresh one when none). */
@@ -578,38 +614,20 @@ static struct time_entry *
 time_find(struct time_table *t, const struct cand *cd, int place)
 {
 	struct cand k = *cd;
-	size_t i;
+	struct time_entry *e;
+	int fresh;
 
 	k.lb = 0;
 	k.lp = place;
-	if (2 * (t->n + 1) > t->cap) {
-		struct time_table u;
-
-		u.cap = t->cap ? 2 * t->cap : 1024;
-		u.n = 0;
-		u.e = xcalloc(u.cap, sizeof(*u.e));
-		for (i = 0; i < t->cap; i++)
-			if (t->e[i].key.m > 0) {
-				struct time_entry *e;
-
-				e = time_find(&u, &t->e[i].key, t->e[i].key.lp);
-				free(e->v);
-				*e = t->e[i];
-			}
-		free(t->e);
-		*t = u;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh) {
+		e->v = NULL;
+		e->nv = 0;
+		e->t = NAN;
+		e->lo = -INFINITY;
 	}
-	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
-	     i = (i + 1) & (t->cap - 1))
-		if (same_key(&t->e[i].key, &k))
-			return &t->e[i];
-	t->e[i].key = k;
-	t->e[i].v = NULL;
-	t->e[i].nv = 0;
-	t->e[i].t = NAN;
-	t->e[i].lo = -INFINITY;
-	t->n++;
-	return &t->e[i];
+	return e;
 }
 
 /* Whether e was solved on the links x holds now for d stages (else it
@@ -651,31 +669,12 @@ static struct part_entry *
 part_find(struct part_table *t, const struct cand *cd, int lp)
 {
 	struct cand k = *cd;
-	size_t i;
+	int fresh;
 
 	k.lb = 0;
 	k.lp = lp;
-	if (2 * (t->n + 1) > t->cap) {
-		struct part_table u;
-
-		u.cap = t->cap ? 2 * t->cap : 256;
-		u.n = 0;
-		u.e = xcalloc(u.cap, sizeof(*u.e));
-		for (i = 0; i < t->cap; i++)
-			if (t->e[i].key.m > 0)
-				*part_find(&u, &t->e[i].key, t->e[i].key.lp) =
-					t->e[i];
-		free(t->e);
-		*t = u;
-	}
-	for (i = key_hash(&k) & (t->cap - 1); t->e[i].key.m > 0;
-	     i = (i + 1) & (t->cap - 1))
-		if (same_key(&t->e[i].key, &k))
-			return &t->e[i];
-	t->e[i].key = k;
-	t->e[i].first = NULL;
-	t->n++;
-	return &t->e[i];
+	return slot_find((void **)&t->e, &t->n, &t->cap,
+			 sizeof(struct part_entry), 256, &k, &fresh);
 }
 
 static void
