@@ -34,6 +34,14 @@ model_prec_quantised(int p)
 {
 	return p == MODEL_FP8 || p == MODEL_NVFP4;
 }
+
+/* Bytes per value of a quantised copy under precision p: FP8 1, NVFP4
+ * half a byte and an E4M3 scale per 16 values. */
+static inline double
+model_prec_quant_bytes(int p)
+{
+	return p == MODEL_NVFP4 ? 0.5 + 1.0 / 16 : 1;
+}
 /* Attention: multi-head (MHA, GQA and MQA through kv_heads) or DeepSeek's
  * multi-head latent attention. */
 enum model_attn { MODEL_MHA, MODEL_MLA };

@@ -1863,7 +1863,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				    : ANALYTIC_RC_CORE_ATTN;
 	sh.fp8r = o ? o->fp8_recipe : FP8_DELAYED;
 	sh.fp4 = m->precision == MODEL_NVFP4;
-	sh.qb = sh.fp4 ? 0.5 + 1.0 / 16 : 1;
+	sh.qb = model_prec_quant_bytes(m->precision);
 	sh.casts = o ? o->fp8_casts : ANALYTIC_CASTS_TE;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;

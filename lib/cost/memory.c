@@ -98,7 +98,7 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 double
 cost_quant_bytes(const struct cost_opts *o)
 {
-	return o->precision == MODEL_NVFP4 ? 0.5 + 1.0 / 16 : 1;
+	return model_prec_quant_bytes(o->precision);
 }
 
 /*
