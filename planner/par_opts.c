@@ -259,9 +259,14 @@ void
 par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	      const struct profile *prof, const struct gpu_spec *g)
 {
+	char why[160];
+
 	cost_opts_init(co);
 	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
 	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
+	if (p->have_rt && runtime_check_prec(&p->rt, co->precision, why,
+					     sizeof(why)))
+		cli_usage_error("%s", why);
 }
 
 void

@@ -377,6 +377,22 @@ why(char *buf, size_t n, const char *f, ...)
 }
 
 int
+runtime_check_prec(const struct runtime *rt, int prec, char *buf, size_t n)
+{
+	/* DeepSpeed's config has fp16 and bf16 sections, no FP8 or FP4
+	 * training (deepspeed/runtime/config.py); torchtitan's quantization
+	 * converters are float8 and mx, MXFP8 (components/quantization/
+	 * at v0.2.2): no NVFP4 */
+	if ((rt->id == RUNTIME_DEEPSPEED && model_prec_quantised(prec)) ||
+	    (rt->id == RUNTIME_TORCHTITAN && prec == MODEL_NVFP4)) {
+		why(buf, n, "runtime %s does not train in %s",
+		    runtime_names[rt->id], model_prec_names[prec]);
+		return -1;
+	}
+	return 0;
+}
+
+int
 runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		  size_t n)
 {
