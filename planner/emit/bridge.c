@@ -116,6 +116,65 @@ common_fields(struct arch_field *f, int n, const struct model *m)
 }
 
 /*
+ * What a provider of DeepSeek-V3's architecture fixes apart from the
+ * shape it shares (61 layers of 7168, MLA of ranks 1536 and 512, experts
+ * of 2048 and one shared, top-8, RMSNorm, SwiGLU, rope, no bias).
+ */
+struct dsv3_shape {
+	int heads;             /* also the query groups */
+	long long vocab;
+	int experts;
+	int dense;             /* first layers with a dense MLP */
+	const char *freq;      /* moe_layer_freq as the provider writes it */
+	int groups, group_topk;
+	long long rope_base;
+	int no_mtp;            /* the provider has no MTP layer to add */
+};
+
+static int
+dsv3_family_fields(const struct model *m, struct arch_field *f,
+		   const struct dsv3_shape *v)
+{
+	const struct model_moe *e = &m->moe;
+	int n = 0;
+
+	n = af(f, n, "num_layers", 61, m->layers);
+	n = af(f, n, "hidden_size", 7168, m->hidden);
+	n = af(f, n, "num_attention_heads", v->heads, m->heads);
+	n = af(f, n, "num_query_groups", v->heads, m->kv_heads);
+	n = af(f, n, "ffn_hidden_size", 18432, m->ffn_hidden);
+	n = af(f, n, "vocab_size", v->vocab, m->vocab);
+	n = afb(f, n, "multi_latent_attention", 1, m->attention == MODEL_MLA);
+	n = af(f, n, "q_lora_rank", 1536, m->mla.q_rank);
+	n = af(f, n, "kv_lora_rank", 512, m->mla.kv_rank);
+	n = af(f, n, "qk_head_dim", 128, m->mla.nope_dim);
+	n = af(f, n, "qk_pos_emb_head_dim", 64, m->mla.rope_dim);
+	n = af(f, n, "v_head_dim", 128, m->mla.v_dim);
+	n = af(f, n, "num_moe_experts", v->experts, e->experts);
+	n = af(f, n, "moe_router_topk", 8, e->top_k);
+	n = af(f, n, "moe_ffn_hidden_size", 2048, e->expert_ffn);
+	n = af(f, n, "moe_shared_expert_intermediate_size", 2048,
+	       e->shared_experts * e->shared_ffn);
+	n = afb(f, n, v->freq, 1, moe_after(m, v->dense));
+	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
+	/* one group of all the experts, its one best group taken: every
+	 * expert a candidate, as without groups (group_limited_topk,
+	 * megatron/core/transformer/moe/moe_utils.py:711-726 at 2a75ac1) */
+	n = af(f, n, "moe_router_num_groups", v->groups,
+	       e->groups > 1 ? e->groups : 1);
+	n = af(f, n, "moe_router_group_topk", v->group_topk,
+	       e->groups > 1 ? e->group_top_k : 1);
+	n = afb(f, n, "add_bias_linear", 0, m->bias);
+	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
+	n = af(f, n, "rotary_base", v->rope_base, (long long)m->rope_base);
+	if (v->no_mtp)
+		n = af(f, n, "mtp_num_layers (none)", 0, m->mtp_layers);
+	n = af(f, n, "window_size (none)", 0, m->window);
+	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
+	return common_fields(f, n, m);
+}
+
+/*
  * DeepSeek-V3, the provider AutoBridge makes of the Hugging Face config
  * (main 067f987: models/deepseek/deepseek_v3_bridge.py:53-99 on the
  * generic config mapping; v0.2.0: DeepSeekV3ModelProvider from it,
@@ -133,36 +192,11 @@ common_fields(struct arch_field *f, int n, const struct model *m)
 static int
 deepseek_v3_fields(const struct model *m, struct arch_field *f)
 {
-	const struct model_moe *e = &m->moe;
-	int n = 0;
+	static const struct dsv3_shape v = {
+		128, 129280, 256, 3, "moe_layer_freq ([0] * 3 + [1] * 58)",
+		8, 4, 10000, 0};
 
-	n = af(f, n, "num_layers", 61, m->layers);
-	n = af(f, n, "hidden_size", 7168, m->hidden);
-	n = af(f, n, "num_attention_heads", 128, m->heads);
-	n = af(f, n, "num_query_groups", 128, m->kv_heads);
-	n = af(f, n, "ffn_hidden_size", 18432, m->ffn_hidden);
-	n = af(f, n, "vocab_size", 129280, m->vocab);
-	n = afb(f, n, "multi_latent_attention", 1, m->attention == MODEL_MLA);
-	n = af(f, n, "q_lora_rank", 1536, m->mla.q_rank);
-	n = af(f, n, "kv_lora_rank", 512, m->mla.kv_rank);
-	n = af(f, n, "qk_head_dim", 128, m->mla.nope_dim);
-	n = af(f, n, "qk_pos_emb_head_dim", 64, m->mla.rope_dim);
-	n = af(f, n, "v_head_dim", 128, m->mla.v_dim);
-	n = af(f, n, "num_moe_experts", 256, e->experts);
-	n = af(f, n, "moe_router_topk", 8, e->top_k);
-	n = af(f, n, "moe_ffn_hidden_size", 2048, e->expert_ffn);
-	n = af(f, n, "moe_shared_expert_intermediate_size", 2048,
-	       e->shared_experts * e->shared_ffn);
-	n = afb(f, n, "moe_layer_freq ([0] * 3 + [1] * 58)", 1, moe_after(m, 3));
-	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
-	n = af(f, n, "moe_router_num_groups", 8, e->groups);
-	n = af(f, n, "moe_router_group_topk", 4, e->group_top_k);
-	n = afb(f, n, "add_bias_linear", 0, m->bias);
-	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
-	n = af(f, n, "rotary_base", 10000, (long long)m->rope_base);
-	n = af(f, n, "window_size (none)", 0, m->window);
-	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
-	return common_fields(f, n, m);
+	return dsv3_family_fields(m, f, &v);
 }
 
 /*
@@ -187,42 +221,11 @@ deepseek_v3_fields(const struct model *m, struct arch_field *f)
 static int
 kimi_k2_fields(const struct model *m, struct arch_field *f)
 {
-	const struct model_moe *e = &m->moe;
-	int n = 0;
+	static const struct dsv3_shape v = {
+		64, 163840, 384, 1, "moe_layer_freq ([0] * 1 + [1] * 60)",
+		1, 1, 50000, 1};
 
-	n = af(f, n, "num_layers", 61, m->layers);
-	n = af(f, n, "hidden_size", 7168, m->hidden);
-	n = af(f, n, "num_attention_heads", 64, m->heads);
-	n = af(f, n, "num_query_groups", 64, m->kv_heads);
-	n = af(f, n, "ffn_hidden_size", 18432, m->ffn_hidden);
-	n = af(f, n, "vocab_size", 163840, m->vocab);
-	n = afb(f, n, "multi_latent_attention", 1, m->attention == MODEL_MLA);
-	n = af(f, n, "q_lora_rank", 1536, m->mla.q_rank);
-	n = af(f, n, "kv_lora_rank", 512, m->mla.kv_rank);
-	n = af(f, n, "qk_head_dim", 128, m->mla.nope_dim);
-	n = af(f, n, "qk_pos_emb_head_dim", 64, m->mla.rope_dim);
-	n = af(f, n, "v_head_dim", 128, m->mla.v_dim);
-	n = af(f, n, "num_moe_experts", 384, e->experts);
-	n = af(f, n, "moe_router_topk", 8, e->top_k);
-	n = af(f, n, "moe_ffn_hidden_size", 2048, e->expert_ffn);
-	n = af(f, n, "moe_shared_expert_intermediate_size", 2048,
-	       e->shared_experts * e->shared_ffn);
-	n = afb(f, n, "moe_layer_freq ([0] * 1 + [1] * 60)", 1,
-		moe_after(m, 1));
-	n = afb(f, n, "moe_router_enable_expert_bias", 1, e->router_bias);
-	/* one group of all the experts, its one best group taken: every
-	 * expert a candidate, as without groups (group_limited_topk,
-	 * megatron/core/transformer/moe/moe_utils.py:711-726 at 2a75ac1) */
-	n = af(f, n, "moe_router_num_groups", 1, e->groups > 1 ? e->groups : 1);
-	n = af(f, n, "moe_router_group_topk", 1,
-	       e->groups > 1 ? e->group_top_k : 1);
-	n = afb(f, n, "add_bias_linear", 0, m->bias);
-	n = afb(f, n, "add_qkv_bias", 0, m->qkv_bias);
-	n = af(f, n, "rotary_base", 50000, (long long)m->rope_base);
-	n = af(f, n, "mtp_num_layers (none)", 0, m->mtp_layers);
-	n = af(f, n, "window_size (none)", 0, m->window);
-	n = afb(f, n, "softmax_type learnable", 0, m->attn_sinks);
-	return common_fields(f, n, m);
+	return dsv3_family_fields(m, f, &v);
 }
 
 /*
