@@ -781,29 +781,19 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_gate": False, "moe_layer_freq": 1,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
           "moe_token_dispatcher_type": "alltoall"},
-    _KK: {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 64,
-          "num_query_groups": 64, "ffn_hidden_size": 18432,
-          "vocab_size": 163840, "multi_latent_attention": True,
-          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
-          "qk_pos_emb_head_dim": 64, "v_head_dim": 128,
-          # kv_channels: 64 at v0.3.0 (kimi_provider.py:65), unset on main
-          # (no head_dim in the config); MLA sizes its heads by the MLA
-          # dims (multi_latent_attention.py:163 at Megatron-LM 2a75ac1)
-          "qk_layernorm": True, "add_qkv_bias": False,
-          "add_bias_linear": False, "normalization": "RMSNorm",
-          "gated_linear_unit": True,
-          "share_embeddings_and_output_weights": False,
-          "rotary_base": 50000, "softmax_type": "vanilla",
-          "window_size": None, "mtp_num_layers": None,
-          "num_moe_experts": 384, "moe_router_topk": 8,
-          "moe_ffn_hidden_size": 2048,
-          "moe_shared_expert_intermediate_size": 2048,
-          "moe_shared_expert_gate": False,
-          "moe_layer_freq": [0] * 1 + [1] * 60,
-          "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
-          "moe_router_num_groups": 1, "moe_router_group_topk": 1,
-          "moe_token_dispatcher_type": "alltoall"},
 }
+# Kimi K2's provider: DeepSeek-V3's architecture with its own heads,
+# vocabulary, experts, dense layers, router groups, rope base and no MTP;
+# kv_channels 64 at v0.3.0 (kimi_provider.py:65), unset on main (no
+# head_dim in the config): MLA sizes its heads by the MLA dims
+# (multi_latent_attention.py:163 at Megatron-LM 2a75ac1)
+BRIDGE_RECIPES[_KK] = {
+    k: v for k, v in BRIDGE_RECIPES[_DS].items() if k != "kv_channels"
+} | {"num_attention_heads": 64, "num_query_groups": 64,
+     "vocab_size": 163840, "rotary_base": 50000, "mtp_num_layers": None,
+     "num_moe_experts": 384, "moe_layer_freq": [0] * 1 + [1] * 60,
+     "moe_router_num_groups": 1, "moe_router_group_topk": 1,
+     "moe_token_dispatcher_type": "alltoall"}
 # Recipes that train with Muon, without the distributed optimizer: Kimi
 # K2's trains with Muon (optimizer "dist_muon", recipes/utils/
 # optimizer_utils.py:79, chosen at h100/kimi_k2.py:200) and sets
