@@ -455,6 +455,44 @@ bridge_recipe_find(const struct model *m, const struct bridge_recipe **r)
 }
 
 /*
+ * The mixed-precision preset of a plan in prec, which Megatron-Bridge
+ * applies over the model's dtype flags (training/config.py:2016 at
+ * 067f987; the recipes default to bf16_mixed, recipes/common.py:130):
+ * a 16-bit plan its own (mixed_precision.py:185, 201), an FP8 one its
+ * recipe's (:217, 285, 373, 255), an NVFP4 one bf16_with_nvfp4_mixed
+ * (:405), fp32 none (NULL), leaving the model's.  *gathers: the preset
+ * keeps FP8 or NVFP4 parameters and gathers them (fp8_param_gather
+ * :231, 264, 302, 384, every FP8 preset but subchannel's;
+ * fp4_param_gather :416), which needs the distributed optimizer.
+ */
+static const char *
+bridge_preset(const struct emit_in *in, const char *prec, int *gathers)
+{
+	static const char *const fp8[] = {
+		"bf16_with_fp8_delayed_scaling_mixed",
+		"bf16_with_fp8_current_scaling_mixed",
+		"bf16_with_fp8_subchannel_scaling_mixed",
+		"bf16_with_mxfp8_mixed",
+	};
+	int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+
+	*gathers = 0;
+	if (!strcmp(prec, "bf16"))
+		return "bf16_mixed";
+	if (!strcmp(prec, "fp16"))
+		return "fp16_mixed";
+	if (!strcmp(prec, "nvfp4")) {
+		*gathers = 1;
+		return "bf16_with_nvfp4_mixed";
+	}
+	if (!strcmp(prec, "fp8")) {
+		*gathers = r != FP8_BLOCKWISE;
+		return fp8[r];
+	}
+	return NULL;
+}
+
+/*
  * What a recipe that trains with Muon (rec->muon) cannot run of plan p in
  * precision prec: a sharded optimizer (the recipe runs Muon without the
  * distributed one), fp16 (Megatron Core runs no emerging optimizer in
@@ -469,8 +507,9 @@ bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
 		  const char *prec)
 {
 	const struct plan *p = in->p;
-	int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
+	int gathers;
 
+	bridge_preset(in, prec, &gathers);
 	if (p->zero)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
 				   "%s recipe trains with Muon (dist_muon), "
@@ -487,7 +526,7 @@ bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
 				   "__init__.py:772-773 at Megatron-LM "
 				   "2a75ac1): plan in bf16",
 				   rec->model);
-	if (!strcmp(prec, "fp8") && r != FP8_BLOCKWISE)
+	if (gathers && !strcmp(prec, "fp8"))
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
 				   "%s recipe trains with Muon (dist_muon), "
 				   "without the distributed optimizer, which "
@@ -496,7 +535,7 @@ bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
 				   "fp8_param_gather): plan with --fp8-recipe "
 				   "blockwise",
 				   rec->model);
-	if (!strcmp(prec, "nvfp4"))
+	if (gathers)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
 				   "%s recipe trains with Muon (dist_muon), "
 				   "without the distributed optimizer, which "
@@ -678,7 +717,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const struct bridge_recipe *rec = NULL;
 	struct emit_mcore mc;
 	const char *part, *backend, *disp = emit_mcore_dispatcher(p, &backend);
-	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1;
+	const char *mp;
+	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1, gathers;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit megatron-bridge: Megatron Core has "
@@ -870,11 +910,18 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "checkpoint:\n");
 		kstr(fp, "ckpt_format", "fsdp_dtensor");
 	}
-	/* A recipe's mixed-precision preset is applied over the model's
-	 * dtype flags (training/config.py:2016 at 067f987), and the
-	 * recipes default to bf16_mixed (recipes/common.py:130): a 16-bit
-	 * plan names its own preset (mixed_precision.py:185, 201), an fp32
-	 * one none, leaving the model's */
+	mp = bridge_preset(in, prec, &gathers);
+	if (gathers && !emit_fp8_params(in)) {
+		int f4 = !strcmp(prec, "nvfp4");
+
+		emit_mcore_release(&mc);
+		return pd2bw_error("--emit megatron-bridge: its %s preset keeps "
+				   "%s parameters (%s_param_gather), which "
+				   "the plan does not: plan with optimizer "
+				   "sharding and megatron-core's "
+				   "fp8-param-gather",
+				   mp, f4 ? "NVFP4" : "FP8", f4 ? "fp4" : "fp8");
+	}
 	/* every preset reduces the gradients in fp32 (MixedPrecisionConfig's
 	 * grad_reduce_in_fp32, mixed_precision.py:47, applied to the ddp
 	 * section too); the performance recipes turn it off in Python
@@ -886,58 +933,19 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "them in fp32 unless the recipe sets "
 			    "mixed_precision.grad_reduce_in_fp32\n# = False, "
 			    "as Megatron-Bridge's performance recipes do.\n");
-	if (!strcmp(prec, "bf16") || !strcmp(prec, "fp16"))
-		fprintf(fp, "mixed_precision: \"%s_mixed\"\n", prec);
-	else if (strcmp(prec, "fp8") && strcmp(prec, "nvfp4"))
-		fprintf(fp, "mixed_precision: null\n");
-	if (!strcmp(prec, "fp8")) {
-		/* the registered presets of src/megatron/bridge/training/
-		 * mixed_precision.py (lines 217, 285, 373, 255) */
-		static const char *const preset[] = {
-			"bf16_with_fp8_delayed_scaling_mixed",
-			"bf16_with_fp8_current_scaling_mixed",
-			"bf16_with_fp8_subchannel_scaling_mixed",
-			"bf16_with_mxfp8_mixed",
-		};
-		int r = in->o ? in->o->fp8_recipe : FP8_DELAYED;
-
-		/* every preset but subchannel (blockwise) sets
-		 * fp8_param_gather (mixed_precision.py:231, 264, 302, 384),
-		 * which needs the distributed optimizer */
-		if (r != FP8_BLOCKWISE && !emit_fp8_params(in)) {
-			emit_mcore_release(&mc);
-			return pd2bw_error("--emit megatron-bridge: its %s "
-					   "preset keeps FP8 parameters "
-					   "(fp8_param_gather), which the plan "
-					   "does not: plan with optimizer "
-					   "sharding and megatron-core's "
-					   "fp8-param-gather",
-					   preset[r]);
-		}
+	if (!strcmp(prec, "fp8"))
 		fprintf(fp, "# FP8 GEMMs, %s scaling; the current-scaling and "
 			    "subchannel presets keep the\n# first and last "
 			    "layers in bf16, which pd2bw priced in FP8.\n",
-			model_fp8_names[r]);
-		fprintf(fp, "mixed_precision: \"%s\"\n", preset[r]);
-	}
-	if (!strcmp(prec, "nvfp4")) {
-		/* the one NVFP4 preset, bf16_with_nvfp4_mixed (src/megatron/
-		 * bridge/training/mixed_precision.py:405-418 at 63b08b397),
-		 * sets fp4_param_gather */
-		if (!emit_fp8_params(in)) {
-			emit_mcore_release(&mc);
-			return pd2bw_error("--emit megatron-bridge: its "
-					   "bf16_with_nvfp4_mixed preset keeps "
-					   "NVFP4 parameters "
-					   "(fp4_param_gather), which the plan "
-					   "does not: plan with optimizer "
-					   "sharding and megatron-core's "
-					   "fp8-param-gather");
-		}
+			model_fp8_names[in->o ? in->o->fp8_recipe
+					      : FP8_DELAYED]);
+	if (!strcmp(prec, "nvfp4"))
 		fprintf(fp, "# NVFP4 GEMMs (Transformer Engine's "
 			    "NVFP4BlockScaling).\n");
-		fprintf(fp, "mixed_precision: \"bf16_with_nvfp4_mixed\"\n");
-	}
+	if (mp)
+		fprintf(fp, "mixed_precision: \"%s\"\n", mp);
+	else
+		fprintf(fp, "mixed_precision: null\n");
 	emit_mcore_release(&mc);
 	return 0;
 }
