@@ -26,6 +26,10 @@
 /* Tensor-parallel group of stage s, replica r (its GPUs: group*t + j). */
 int place_gpu(int rule, int w, int d, int s, int r);
 
+/* The per-stage arrays of struct place_links, in the order they lie in
+ * its one block (all). */
+#define PLACE_LINK_ARRAYS 12
+
 struct place_links {
 	double *in_gb_s;   /* [d]: slowest replica's link from stage s-1 */
 	double *in_lat_us; /* [d] */
@@ -38,6 +42,13 @@ struct place_links {
 	double *ep_gb_s;   /* [d]: effective rate of the expert-parallel
 			      all-to-all (see place_links_fill_par) */
 	double *ep_lat_us;
+	double *edp_gb_s;  /* [d]: bottleneck of the rings of the ranks that
+			      hold the same experts (expert data parallelism;
+			      the replicas' ring without expert parallelism) */
+	double *edp_lat_us;
+	/* The arrays above, PLACE_LINK_ARRAYS blocks of dcap stages. */
+	double *all;
+	int dcap;
 	/* Inside one node: the slowest GPU pair and its latency, for a
 	 * group that fits in a node (HSDP's shard groups). */
 	double node_gb_s, node_lat_us;

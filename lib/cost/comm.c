@@ -285,12 +285,12 @@ cost_dp_sync_ep(const struct cost_opts *o, const struct cost_cfg *g,
 	dp_link(g, l, s, &bw, &lt);
 	if (ne > 1 && eparams > 0) {
 		/* experts: their own buffer over the w c t / (etp e) ranks
-		 * holding the same experts (intra_expt_dp_group); with one
-		 * data x context rank those are tensor-parallel neighbours */
+		 * holding the same experts (intra_expt_dp_group), in their
+		 * own rings */
 		p -= (double)eparams;
 		dp_buffer(o, g, &b, (double)eparams, cost_edp(g),
-			  n < 2 ? l->tp_gb_s[s] : bw,
-			  n < 2 ? l->tp_lat_us[s] : lt, reduce_ms, gather_ms);
+			  l->edp_gb_s[s], l->edp_lat_us[s], reduce_ms,
+			  gather_ms);
 	}
 	dp_buffer(o, g, &b, p, n, bw, lt, reduce_ms, gather_ms);
 }
@@ -300,6 +300,7 @@ struct fsdp_link {
 	int n, nr;            /* shard group, replicas */
 	int ne;               /* the routed experts' shard group */
 	double bw, lt;        /* the shard group's ring */
+	double ebw, elt;      /* the experts' shard group's ring */
 	double rbw, rlt;      /* the replicas' ring (HSDP) */
 	double gather, grad;  /* bytes per parameter gathered, reduced */
 	double gather_blk;    /* gathered, a block's dense weights (FP8) */
@@ -323,7 +324,7 @@ fsdp_gather(const struct fsdp_link *f, const struct chain *c, int j)
 			    f->n, f->bw, f->lt) +
 	       cost_coll_ms(COST_ALLGATHER,
 			    own ? (double)c->eparams[j] * f->gather : 0, f->ne,
-			    f->bw, f->lt);
+			    f->ebw, f->elt);
 }
 
 /* Reduce-scatter in the shard group, then (HSDP) the shard all-reduced
@@ -338,8 +339,8 @@ fsdp_reduce(const struct fsdp_link *f, const struct chain *c, int j)
 			    f->lt) +
 	       cost_coll_ms(COST_ALLREDUCE, p * f->grad / f->n, f->nr, f->rbw,
 			    f->rlt) +
-	       cost_coll_ms(COST_REDUCE_SCATTER, pe * f->grad, f->ne, f->bw,
-			    f->lt) +
+	       cost_coll_ms(COST_REDUCE_SCATTER, pe * f->grad, f->ne, f->ebw,
+			    f->elt) +
 	       cost_coll_ms(COST_ALLREDUCE, pe * f->grad / f->ne, f->nr,
 			    f->rbw, f->rlt);
 }
@@ -369,6 +370,14 @@ fsdp_setup(const struct cost_opts *o, const struct cost_cfg *g,
 	    f->n * g->t * cost_cp_deg(g) <= l->gpus_per_node) {
 		f->bw = l->node_gb_s;
 		f->lt = l->node_lat_us;
+	}
+	/* the experts' shard group: ranks ep apart, in rings of their
+	 * own (place_links' edp) unless inside an HSDP shard group */
+	f->ebw = f->bw;
+	f->elt = f->lt;
+	if (f->n == n && cost_ep_deg(g) > 1) {
+		f->ebw = l->edp_gb_s[s];
+		f->elt = l->edp_lat_us[s];
 	}
 	/* FSDP gathers the 16-bit parameters (param_dtype bf16) and
 	 * reduces in the runtime's reduce dtype: torchtitan fp32

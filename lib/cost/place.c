@@ -27,16 +27,20 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	int i, j, g, gpn = c->gpus_per_node;
 
 	memset(l, 0, sizeof(*l));
-	l->in_gb_s = xcalloc(d, sizeof(double));
-	l->in_lat_us = xcalloc(d, sizeof(double));
-	l->ring_gb_s = xcalloc(d, sizeof(double));
-	l->ring_lat_us = xcalloc(d, sizeof(double));
-	l->tp_gb_s = xcalloc(d, sizeof(double));
-	l->tp_lat_us = xcalloc(d, sizeof(double));
-	l->cp_gb_s = xcalloc(d, sizeof(double));
-	l->cp_lat_us = xcalloc(d, sizeof(double));
-	l->ep_gb_s = xcalloc(d, sizeof(double));
-	l->ep_lat_us = xcalloc(d, sizeof(double));
+	l->all = xcalloc((size_t)PLACE_LINK_ARRAYS * d, sizeof(double));
+	l->dcap = d;
+	l->in_gb_s = l->all;
+	l->in_lat_us = l->all + d;
+	l->ring_gb_s = l->all + 2 * d;
+	l->ring_lat_us = l->all + 3 * d;
+	l->tp_gb_s = l->all + 4 * d;
+	l->tp_lat_us = l->all + 5 * d;
+	l->cp_gb_s = l->all + 6 * d;
+	l->cp_lat_us = l->all + 7 * d;
+	l->ep_gb_s = l->all + 8 * d;
+	l->ep_lat_us = l->all + 9 * d;
+	l->edp_gb_s = l->all + 10 * d;
+	l->edp_lat_us = l->all + 11 * d;
 	l->nic_of = xcalloc(gpn, sizeof(int));
 	l->nnics = c->nnics > 0 ? c->nnics : 1;
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
@@ -67,16 +71,7 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 void
 place_links_release(struct place_links *l)
 {
-	free(l->in_gb_s);
-	free(l->in_lat_us);
-	free(l->ring_gb_s);
-	free(l->ring_lat_us);
-	free(l->tp_gb_s);
-	free(l->tp_lat_us);
-	free(l->cp_gb_s);
-	free(l->cp_lat_us);
-	free(l->ep_gb_s);
-	free(l->ep_lat_us);
+	free(l->all);
 	free(l->out);
 	free(l->in);
 	free(l->nic_of);
@@ -430,6 +425,90 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 	}
 }
 
+/*
+ * Expert data parallelism: the ranks that hold the same experts, unit u0
+ * and every ep-th after it, reduce their expert gradients in a ring of
+ * their own (Megatron's intra_expt_dp_group, parallel_state.py:880-895:
+ * ep consecutive units form an expert-parallel group, so the group's
+ * members are ep units apart).  Counted flows as the data-parallel rings
+ * left them: every GPU is a member of one such ring, as of one
+ * replicas' ring.  A ring of one member per node leaves it through that
+ * member's NIC alone, where the replicas' ring has all of the node's.
+ */
+static void
+fill_edp(struct place_links *l, const struct cluster *c, int rule, int w,
+	 int d, int tp, int cp, int etp, int ep)
+{
+	int gpn = c->gpus_per_node, n = w * cp * (tp / etp), s, u0, j, k;
+	int ne = n / ep;
+
+	for (s = 0; s < d; s++) {
+		double bw = 0, lt = 0;
+		int first = 1;
+
+		for (u0 = 0; ne > 1 && u0 < ep; u0++)
+			for (j = 0; j < etp; j++) {
+				int node = -1, multi = 0, leaf0 = -1, spans = 0;
+				double sum = 0, exit = -1;
+
+				for (k = 0; k <= ne; k++) {
+					int g = unit_gpu(rule, w, d, tp, cp,
+							 etp, s, u0 + k % ne * ep,
+							 j);
+					int h = unit_gpu(rule, w, d, tp, cp,
+							 etp, s,
+							 u0 + (k + 1) % ne * ep,
+							 j);
+
+					/* the node's exit, members being
+					 * consecutive (GPUs ascend with u) */
+					if (k == ne || g / gpn != node) {
+						if (node >= 0 &&
+						    (exit < 0 || sum < exit))
+							exit = sum;
+						multi |= node >= 0 && k < ne;
+						node = g / gpn;
+						sum = 0;
+					}
+					if (k == ne)
+						break;
+					sum += l->nic_gb_s[slot(l, c, g) %
+							   l->nnics] /
+					       (l->out[slot(l, c, g)] > 0
+							? l->out[slot(l, c, g)]
+							: 1);
+					if (c->nodes_per_leaf > 0) {
+						int leaf = g / gpn /
+							   c->nodes_per_leaf;
+
+						if (leaf0 < 0)
+							leaf0 = leaf;
+						spans |= leaf != leaf0;
+					}
+					if (g / gpn == h / gpn) {
+						double x = cluster_intra(
+							c, g % gpn, h % gpn);
+
+						if (first || x < bw)
+							bw = x;
+						first = 0;
+					}
+					if (lat(c, g, h) > lt)
+						lt = lat(c, g, h);
+				}
+				if (multi) {
+					if (spans && c->oversubscription > 1)
+						exit /= c->oversubscription;
+					if (first || exit < bw)
+						bw = exit;
+					first = 0;
+				}
+			}
+		l->edp_gb_s[s] = bw;
+		l->edp_lat_us[s] = lt;
+	}
+}
+
 void
 place_links_fill_full(struct place_links *l, const struct cluster *c,
 		      int rule, int w, int d, int tp, int cp, int ep, int etp)
@@ -514,6 +593,25 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 		}
 		l->ring_gb_s[s] = bw;
 		l->ring_lat_us[s] = lt;
+	}
+	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
+	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0 &&
+	    (w * (cp > 1 ? cp : 1) * (tp / etp)) / ep > 1) {
+		/* the replicas' rings counted every GPU once when w > 1;
+		 * each GPU is in one expert ring either way */
+		if (w < 2)
+			for (s = 0; s < d; s++)
+				for (r = 0; r < w; r++)
+					for (j = 0; j < t; j++)
+						l->out[slot(l, c,
+							    place_gpu(rule, w, d,
+								      s, r) *
+								    t +
+							    j)]++;
+		fill_edp(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
+	} else {
+		memcpy(l->edp_gb_s, l->ring_gb_s, d * sizeof(double));
+		memcpy(l->edp_lat_us, l->ring_lat_us, d * sizeof(double));
 	}
 
 	/* Tensor-parallel rings stay inside a node: the first tp GPUs of

@@ -144,22 +144,24 @@ stages_init(struct part_ws *ws, const struct chain *c,
 			ps->ar_coef = wire / (bw * 1e6) / cost_ar_div(g);
 			ps->ar_lat = 2.0 * (nr - 1) * lt * 1e-3 /
 				     cost_ar_div(g);
-			/* the routed experts' buffer, over nr / ne ranks */
-			if (ne > 1 && cost_edp(g) > 1) {
-				int n2 = cost_edp(g);
+		}
+		/* the routed experts' buffer, over their own rings of
+		 * nr t / (etp ne) ranks */
+		if (ne > 1 && cost_edp(g) > 1) {
+			int n2 = cost_edp(g);
+			double wire = dp_wire(o, g, &by, (n2 - 1.0) / n2);
 
-				wf = (n2 - 1.0) / n2;
-				wire = dp_wire(o, g, &by, wf);
-				ps->are_coef = wire / (bw * 1e6) /
-					       cost_ar_div(g);
-				ps->are_lat = 2.0 * (n2 - 1) * lt * 1e-3 /
-					      cost_ar_div(g);
-			}
+			ps->are_coef = wire / (l->edp_gb_s[s] * 1e6) /
+				       cost_ar_div(g);
+			ps->are_lat = 2.0 * (n2 - 1) * l->edp_lat_us[s] * 1e-3 /
+				      cost_ar_div(g);
 		}
 		/* cost_cp() and cost_ep() layer by layer, summed once per
 		 * link rate */
 		if ((g->c > 1 || ne > 1 || g->zero >= 2) &&
-		    l->cp_gb_s[s] + l->ep_gb_s[s] + l->ring_gb_s[s] != cp_bw) {
+		    l->cp_gb_s[s] + l->ep_gb_s[s] + l->ring_gb_s[s] +
+				    l->edp_gb_s[s] !=
+			    cp_bw) {
 			double *p;
 
 			if ((size_t)(used + L + 1) > ws->cpre_alloc) {
@@ -178,7 +180,7 @@ stages_init(struct part_ws *ws, const struct chain *c,
 					   cost_ep(c, g, l, s, a, a) +
 					   cost_fsdp_layer(c, o, g, l, s, a);
 			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s] +
-				l->ring_gb_s[s];
+				l->ring_gb_s[s] + l->edp_gb_s[s];
 		}
 		ps->cpre_off = off;
 	}

@@ -349,16 +349,9 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		e = NULL;
 	}
 	if (e && e->v) {
-		memcpy(x->links.in_gb_s, e->v, n);
-		memcpy(x->links.in_lat_us, e->v + d, n);
-		memcpy(x->links.ring_gb_s, e->v + 2 * d, n);
-		memcpy(x->links.ring_lat_us, e->v + 3 * d, n);
-		memcpy(x->links.tp_gb_s, e->v + 4 * d, n);
-		memcpy(x->links.tp_lat_us, e->v + 5 * d, n);
-		memcpy(x->links.cp_gb_s, e->v + 6 * d, n);
-		memcpy(x->links.cp_lat_us, e->v + 7 * d, n);
-		memcpy(x->links.ep_gb_s, e->v + 8 * d, n);
-		memcpy(x->links.ep_lat_us, e->v + 9 * d, n);
+		for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+			memcpy(x->links.all + i * x->links.dcap, e->v + i * d,
+			       n);
 		return;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
@@ -371,21 +364,11 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->e = ep;
 	e->etp = etp;
 	e->rule = rule;
-	e->v = xmalloc(10 * n);
+	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
 	xgrow((void **)&x->lcv, &x->lcv_alloc, x->nlcv + 1, sizeof(*x->lcv));
 	x->lcv[x->nlcv++] = e->v;
-	for (i = 0; i < (size_t)d; i++) {
-		e->v[i] = x->links.in_gb_s[i];
-		e->v[d + i] = x->links.in_lat_us[i];
-		e->v[2 * d + i] = x->links.ring_gb_s[i];
-		e->v[3 * d + i] = x->links.ring_lat_us[i];
-		e->v[4 * d + i] = x->links.tp_gb_s[i];
-		e->v[5 * d + i] = x->links.tp_lat_us[i];
-		e->v[6 * d + i] = x->links.cp_gb_s[i];
-		e->v[7 * d + i] = x->links.cp_lat_us[i];
-		e->v[8 * d + i] = x->links.ep_gb_s[i];
-		e->v[9 * d + i] = x->links.ep_lat_us[i];
-	}
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
 }
 
 static void
@@ -636,17 +619,14 @@ static int
 time_links(struct time_entry *e, const struct ctx *x, int d)
 {
 	const struct place_links *l = &x->links;
-	const double *a[10] = {l->in_gb_s, l->in_lat_us, l->ring_gb_s,
-			       l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
-			       l->cp_gb_s, l->cp_lat_us, l->ep_gb_s,
-			       l->ep_lat_us};
-	int i, n = 10 * d + 3, same = e->nv == n;
+	int i, k = PLACE_LINK_ARRAYS, n = k * d + 3, same = e->nv == n;
+	size_t sz = (size_t)d * sizeof(double);
 
-	for (i = 0; same && i < 10; i++)
-		same = !memcmp(e->v + i * d, a[i], d * sizeof(double));
-	same = same && e->v[10 * d] == l->node_gb_s &&
-	       e->v[10 * d + 1] == l->node_lat_us &&
-	       e->v[10 * d + 2] == l->gpus_per_node;
+	for (i = 0; same && i < k; i++)
+		same = !memcmp(e->v + i * d, l->all + i * l->dcap, sz);
+	same = same && e->v[k * d] == l->node_gb_s &&
+	       e->v[k * d + 1] == l->node_lat_us &&
+	       e->v[k * d + 2] == l->gpus_per_node;
 	if (same)
 		return 1;
 	if (e->nv != n) {
@@ -654,11 +634,11 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 		e->v = xmalloc(n * sizeof(double));
 		e->nv = n;
 	}
-	for (i = 0; i < 10; i++)
-		memcpy(e->v + i * d, a[i], d * sizeof(double));
-	e->v[10 * d] = l->node_gb_s;
-	e->v[10 * d + 1] = l->node_lat_us;
-	e->v[10 * d + 2] = l->gpus_per_node;
+	for (i = 0; i < k; i++)
+		memcpy(e->v + i * d, l->all + i * l->dcap, sz);
+	e->v[k * d] = l->node_gb_s;
+	e->v[k * d + 1] = l->node_lat_us;
+	e->v[k * d + 2] = l->gpus_per_node;
 	e->t = NAN;
 	e->lo = -INFINITY;
 	return 0;

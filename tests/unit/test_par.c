@@ -103,9 +103,9 @@ links(struct place_links *l, double *v, double gb_s)
 {
 	memset(l, 0, sizeof(*l));
 	memset(v, 0, 8 * sizeof(*v));
-	l->in_gb_s = l->ring_gb_s = v;
+	l->in_gb_s = l->ring_gb_s = l->edp_gb_s = v;
 	l->tp_gb_s = v + 1;
-	l->in_lat_us = l->ring_lat_us = l->tp_lat_us = v + 4;
+	l->in_lat_us = l->ring_lat_us = l->tp_lat_us = l->edp_lat_us = v + 4;
 	l->cp_gb_s = v + 2;
 	l->cp_lat_us = v + 3;
 	v[2] = gb_s;
@@ -899,6 +899,28 @@ test_ep_place(void)
 	/* expert tensor parallelism 2: 8 blocks of 2 span both nodes */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 2);
 	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
+	/* The ranks holding the same experts reduce in rings of their
+	 * own.  e = 8 of 16: GPUs g and g + 8, one per node, each ring
+	 * leaving its node through one 50 GB/s NIC, where the replicas'
+	 * ring of 16 leaves through all eight (400 GB/s) */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
+	CHECK_NEAR(l.ring_gb_s[0], 400, 1e-9);
+	CHECK_NEAR(l.edp_gb_s[0], 50, 1e-9);
+	CHECK_NEAR(l.edp_lat_us[0], cl.net_latency_us, 1e-9);
+	/* e = 2: rings of 8, four members per node on their own NICs */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 2, 1);
+	CHECK_NEAR(l.edp_gb_s[0], 200, 1e-9);
+	/* one node, e = 2: rings of 4 over NVLink */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 2, 1);
+	CHECK_NEAR(l.edp_gb_s[0], 450, 1e-9);
+	CHECK_NEAR(l.edp_lat_us[0], cl.intra_latency_us, 1e-9);
+	/* one replica, t = 8, expert tensor parallelism 1, e = 4: the
+	 * tensor-parallel neighbours 4 apart, over NVLink */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 1, 1, 8, 1, 4, 1);
+	CHECK_NEAR(l.edp_gb_s[0], 450, 1e-9);
+	/* without expert parallelism: the replicas' ring */
+	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 1, 1);
+	CHECK_NEAR(l.edp_gb_s[0], l.ring_gb_s[0], 0);
 	place_links_release(&l);
 	cluster_release(&cl);
 }

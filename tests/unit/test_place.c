@@ -31,14 +31,10 @@ rnd(unsigned n)
 static void
 flat(const struct place_links *l, int d, double *v)
 {
-	const double *a[] = { l->in_gb_s, l->in_lat_us, l->ring_gb_s,
-			      l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
-			      l->cp_gb_s, l->cp_lat_us, l->ep_gb_s,
-			      l->ep_lat_us };
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(a) / sizeof(*a); i++)
-		memcpy(v + i * d, a[i], d * sizeof(double));
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		memcpy(v + i * d, l->all + i * l->dcap, d * sizeof(double));
 }
 
 /*
@@ -53,7 +49,7 @@ compare(const struct cluster *c, int wmax, long *bad)
 	int gpn = c->gpus_per_node, N = c->nodes * gpn;
 	int rule, tp, cp, ep, etp, di, w;
 	struct place_links l;
-	double a[10 * 8], b[10 * 8];
+	double a[PLACE_LINK_ARRAYS * 8], b[PLACE_LINK_ARRAYS * 8];
 	long n = 0;
 
 	place_links_init(&l, c, 8);
@@ -77,7 +73,7 @@ compare(const struct cluster *c, int wmax, long *bad)
 					     etp);
 			flat(&l, d, b);
 			n++;
-			if (memcmp(a, b, 10 * d * sizeof(double))) {
+			if (memcmp(a, b, PLACE_LINK_ARRAYS * d * sizeof(double))) {
 				if (!*bad)
 					printf("# %s: rule %d w %d d %d tp %d "
 					       "cp %d ep %d etp %d differ\n",
