@@ -368,6 +368,20 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		    (rel >= "25.11" && gpu ~ /^GB[23]00$/))) ||
 		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/))
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
+		# Kimi-K2 trains with Muon in every release that published
+		# it (the presets'"'"' optimizer_type "muon", configs/kimi/
+		# kimi_llm_pretrain.py:61 at cfeddcd94 to 63b08b397; its
+		# recipe'"'"'s distributed_muon_with_cosine_annealing, the
+		# layer-wise distributed "dist_muon", recipes/utils/
+		# optimizer_utils.py:20-39 at 63b08b397), without the
+		# parameter all-gather overlap (recipes/kimi/kimi_k2.py:
+		# 199-200, "Muon needs this to be False") and without
+		# MXFP8 parameter gathers (kimi_llm_pretrain.py:35-44)
+		muon = 0
+		if (model == "kimi-k2") {
+			a = a (index(a, ":") ? "," : ":") "no-overlap-param-gather,no-fp8-param-gather"
+			muon = 1
+		}
 		# Qwen3: the MXFP8 presets of the 26.06 summary on GB200,
 		# GB300 and B300 overlap the all-to-alls with HybridEP
 		# (configs/qwen/qwen3_workload_base_configs.py:358-365,
@@ -385,6 +399,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
 			    (rel < "26.04" ? ",flex-dispatcher" : "")
 		args = args " --runtime " a
+		if (muon) args = args " --optimizer muon"
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"
 		# the command lines of Megatron-LM and Megatron-DeepSpeed fuse

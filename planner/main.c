@@ -969,6 +969,7 @@ main(int argc, char **argv)
 	}
 	if (layout_spec)
 		plan.pipeline_layout = xstrdup(layout_spec);
+	plan.optimizer = co.optimizer;
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);
 	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);

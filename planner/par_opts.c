@@ -45,6 +45,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_FP8_RECIPE:
 		p->fp8_recipe = cli_name("--fp8-recipe", arg, model_fp8_names);
 		return 1;
+	case PAR_OPT_OPTIMIZER:
+		p->optimizer = cli_name("--optimizer", arg,
+					plan_optimizer_names);
+		return 1;
 	case PAR_OPT_FUSIONS:
 		if (analytic_fusions_parse(arg, &p->fusions))
 			cli_usage_error("invalid --fusions '%s'", arg);
@@ -139,6 +143,16 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 	char name[96], why[256];
 	int i, j;
 
+	/* Megatron-Core runs Muon with DDP or its layer-wise distributed
+	 * optimizer, not FSDP ("Emerging optimizer does not support
+	 * Megatron-FSDP", arguments.py:1739-1740): "all" narrows to those,
+	 * named stages must be */
+	if (p->optimizer == PLAN_MUON) {
+		if (p->have_zero && (so->zero_mask & 0xcu))
+			cli_usage_error("--optimizer muon: Megatron-Core runs "
+					"Muon without FSDP; give --zero 0 or 1");
+		so->zero_mask &= 0x3u;
+	}
 	if (!p->have_rt)
 		return;
 	if (p->rt_via)
@@ -264,8 +278,12 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	cost_opts_init(co);
 	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
 	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
-	if (p->have_rt && runtime_check_prec(&p->rt, co->precision, why,
-					     sizeof(why)))
+	co->optimizer = p->optimizer;
+	if (co->optimizer == PLAN_MUON && !profile_ns(prof))
+		cli_usage_error("--optimizer muon needs the model's matrices: "
+				"plan a model, not a profile file");
+	if (p->have_rt && runtime_check_train(&p->rt, co->precision,
+					      co->optimizer, why, sizeof(why)))
 		cli_usage_error("%s", why);
 }
 
@@ -293,6 +311,9 @@ par_opts_usage(FILE *fp)
 		"                           ranks, replicated across (default: "
 		"all ranks)\n"
 		"      --offload MODE       activation CPU offload: off, on or "
-		"both (default: off)\n",
+		"both (default: off)\n"
+		"      --optimizer NAME     adam (default) or muon (Newton-Schulz "
+		"on the blocks'\n"
+		"                           matrices; Megatron-Core)\n",
 	      fp);
 }

@@ -3,7 +3,7 @@
  * and "pd2bw-plan capacity" share: --runtime, --precision, --fp8-recipe,
  * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
  * --expert-tensor-parallel, --moe-imbalance, --interleave,
- * --optimizer-sharding, --zero, --shard-group and --offload.  One parser
+ * --optimizer-sharding, --zero, --shard-group, --offload and --optimizer.  One parser
  * and one set of checks, so a value means the same in both and is refused
  * with the same message.
  */
@@ -39,6 +39,7 @@ enum par_opt {
 	PAR_OPT_ZERO,
 	PAR_OPT_SHARD_GROUP,
 	PAR_OPT_OFFLOAD,
+	PAR_OPT_OPTIMIZER,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -58,7 +59,8 @@ enum par_opt {
 	 PAR_OPT_OPT_SHARDING},                                               \
 	{"zero", required_argument, NULL, PAR_OPT_ZERO},                      \
 	{"shard-group", required_argument, NULL, PAR_OPT_SHARD_GROUP},        \
-	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD}
+	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD},                \
+	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -80,6 +82,7 @@ struct par_opts {
 	int zero_many;           /* several stages (or "all", "both") */
 	int have_offload;
 	int offload_one;         /* 0 off, 1 on, 2 both; -1 not given */
+	int optimizer;           /* enum plan_optimizer (--optimizer) */
 };
 
 /* The defaults of plan mode. */

@@ -48,7 +48,20 @@ struct chain {
 	 * otherwise. */
 	double *epx, *epsf, *epaf, *epab;
 	char **names;         /* [L] "block.3" etc. (owned) */
+	/* Muon: [L] the parameters it manages (a layer's, where the
+	 * profile gives its Newton-Schulz FLOPs), and [L+1] prefix sums of
+	 * those FLOPs, all and the routed experts' */
+	int64_t *mparams;
+	double *pre_ns, *pre_nse;
 };
+
+/*
+ * Muon's Newton-Schulz FLOPs per step of layers [a, e], all in *ns and the
+ * routed experts' in *nse; their parameters Muon manages.  0 when the
+ * profile does not give them (a profile file).
+ */
+int64_t chain_muon(const struct chain *c, int a, int e, double *ns,
+		   double *nse);
 
 /* Build c from p.  Returns 0, or -1 when p has no layers. */
 int chain_build(struct chain *c, const struct profile *p);

@@ -50,7 +50,12 @@ struct cost_opts {
 				  what NCCL's kernels take from the compute
 				  beside them (cost_fsdp()); 0 leaves it
 				  out */
+	int optimizer;         /* enum plan_optimizer */
+	double ns_tflops;      /* the rate of Muon's Newton-Schulz matmuls,
+				  the GPU's 16-bit GEMM rate in TFLOP/s (0
+				  leaves them out) */
 };
+
 
 /*
  * CTAs one NCCL ring collective runs, one per channel, each on an SM of
@@ -436,12 +441,15 @@ struct cost_mem {
 	 * parameter: 1 / cost_eshard_deg() - 1 / the shard group, times the
 	 * bytes their ZeRO stage shards (weights, gradients + state) */
 	double eweight, eopt, eshare;
+	/* Muon: state bytes a parameter it manages saves (Adam's second
+	 * moment, sharded as the state is), and a routed expert's more */
+	double mdelta, medelta;
 	double context, frag;  /* the runtime's context, allocator margin */
 	int offload;
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
 	double in_flight;      /* stashes kept (interleaving included) */
 	int n, last, any_full;
-	int64_t params, eparams;
+	int64_t params, eparams, mparams;
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
 	double gathered, big_gathered; /* cost_layer_gather(): sum, most */
 };
@@ -482,6 +490,8 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	m->n++;
 	m->params += c->params[j];
 	m->eparams += c->eparams[j];
+	if (c->mparams)
+		m->mparams += c->mparams[j];
 	if ((double)c->params[j] > m->big_params)
 		m->big_params = (double)c->params[j];
 	if (m->gather > 0) {
@@ -527,6 +537,9 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	if (m->eopt > 0)
 		st->state_bytes += (int64_t)((double)m->eparams * m->eopt *
 					     m->eshare);
+	if (m->mdelta < 0)
+		st->state_bytes += (int64_t)((double)m->mparams * m->mdelta +
+					     (double)m->eparams * m->medelta);
 	if (m->eweight > 0)
 		st->weight_bytes += (int64_t)((double)m->eparams *
 					      m->eweight * m->eshare);

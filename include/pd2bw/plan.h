@@ -18,6 +18,18 @@ extern const char *const plan_sched_names[];
 #define PLAN_RC_MIXED 3
 extern const char *const plan_rc_names[]; /* none ... mixed, NULL */
 
+/*
+ * The optimizer the runtime steps with.  Adam keeps two fp32 moments
+ * beside the fp32 master weights (12 bytes a parameter).  Muon (Megatron-
+ * Core's TensorParallelMuon, megatron/core/optimizer/emerging_optimizers.
+ * py) keeps one momentum for the 2-D matrices of the blocks (4 bytes
+ * less) and orthogonalises each matrix's update by Newton-Schulz
+ * iterations at every step; the embedding, the output layer and the 1-D
+ * parameters stay with Adam (_is_nonlinear_or_embedding).
+ */
+enum plan_optimizer { PLAN_ADAM, PLAN_MUON, PLAN_NOPTIMIZER };
+extern const char *const plan_optimizer_names[];
+
 enum plan_place { PLAN_STAGES_IN_NODE, PLAN_REPLICAS_IN_NODE };
 extern const char *const plan_place_names[];
 
@@ -147,6 +159,8 @@ struct plan {
 	/* what selective recomputation recomputed, a comma list of
 	 * analytic_rc_module_names; NULL: core_attn alone */
 	char *recompute_modules;
+	int optimizer;          /* enum plan_optimizer (the key is written
+				   when not Adam) */
 
 	double iter_ms;
 	double samples_s;

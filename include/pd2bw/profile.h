@@ -64,6 +64,13 @@ struct prof_layer {
 	int64_t params;         /* parameters of one copy */
 	int64_t expert_params;  /* of which routed experts' (in memory only:
 				   reduced over expert data parallelism) */
+	/* In memory only (0 in a profile file): the FLOPs per optimizer
+	 * step of the Newton-Schulz iterations Muon runs on one copy's
+	 * matrices, each whole (every tensor-parallel rank runs them on
+	 * the gathered matrix), and of them the routed experts' the GPU
+	 * holds; 0 for a layer Muon does not manage (the embedding, the
+	 * head). */
+	double ns_flops, ns_expert_flops;
 	struct prof_point *pt;  /* [nmb], owned */
 };
 
@@ -124,6 +131,8 @@ int profile_write(const struct profile *p, const char *path);
 int profile_mb_index(const struct profile *p, int b);
 /* Layers after expanding repeats. */
 int profile_chain_len(const struct profile *p);
+/* Whether p gives Muon's Newton-Schulz FLOPs (a model's estimate). */
+int profile_ns(const struct profile *p);
 /* Total parameters after expanding repeats. */
 int64_t profile_params(const struct profile *p);
 

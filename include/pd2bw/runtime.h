@@ -140,11 +140,11 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 		  int zero, int rc, char *buf, size_t n);
 
 /*
- * Whether rt trains in precision prec (enum model_prec): 0, or -1 with
- * why in buf.
+ * Whether rt trains in precision prec (enum model_prec) with optimizer
+ * optim (enum cost_optimizer): 0, or -1 with why in buf.
  */
-int runtime_check_prec(const struct runtime *rt, int prec, char *buf,
-		       size_t n);
+int runtime_check_train(const struct runtime *rt, int prec, int optim,
+			char *buf, size_t n);
 
 /*
  * Whether rt can run context-parallel degree cp and expert-parallel

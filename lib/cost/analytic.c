@@ -1767,6 +1767,75 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 }
 
 /*
+ * Newton-Schulz iterations of Muon on an r x c matrix, per optimizer step
+ * (emerging_optimizers' newton_schulz, quintic, at Megatron's default of
+ * 5 steps, --muon-num-ns-steps, arguments.py:2648): with s the smaller
+ * side and b the larger, each step forms A = X X^T (2 s^2 b FLOPs),
+ * A + A^2 (2 s^3) and that times X (2 s^2 b).
+ */
+#define MUON_NS_STEPS 5
+
+static double
+ns_flops(double r, double c)
+{
+	double s = fmin(r, c), b = fmax(r, c);
+
+	return MUON_NS_STEPS * (4 * s * s * b + 2 * s * s * s);
+}
+
+/*
+ * Block i's matrices as Muon orthogonalises them, whole: the query, key
+ * and value projections apart (--muon-no-split-qkv off: Megatron splits
+ * the fused QKV weight, emerging_optimizers.py:407-436), MLA's latent
+ * projections, the output projection, the MLP's up (gate and up fused)
+ * and down, the router and the shared experts; *experts the routed
+ * experts this GPU holds (E / ep of them, whole under any expert tensor
+ * parallelism).
+ */
+static double
+block_ns_flops(const struct model *m, const struct shape *sh, int i,
+	       double *experts)
+{
+	double h = (double)m->hidden, at = (double)m->heads;
+	double dh = sh->dh, mats = sh->swiglu ? 3 : 2, t = 0;
+
+	*experts = 0;
+	if (m->attention == MODEL_MLA) {
+		const struct model_mla *a = &m->mla;
+		double qd = (double)(a->nope_dim + a->rope_dim);
+
+		t += a->q_rank ? ns_flops((double)a->q_rank, h) +
+					 ns_flops(at * qd, (double)a->q_rank)
+			       : ns_flops(at * qd, h);
+		t += ns_flops((double)(a->kv_rank + a->rope_dim), h);
+		t += ns_flops(at * (double)(a->nope_dim + a->v_dim),
+			      (double)a->kv_rank);
+		t += ns_flops(h, at * (double)a->v_dim);
+	} else {
+		t += ns_flops(at * dh, h) +
+		     2 * ns_flops((double)m->kv_heads * dh, h) +
+		     ns_flops(h, at * dh);
+	}
+	if (!model_layer_is_moe(m, i)) {
+		double f = (double)m->ffn_hidden;
+
+		return t + ns_flops((mats - 1) * f, h) + ns_flops(h, f);
+	}
+	{
+		double fe = (double)m->moe.expert_ffn;
+		double sf = (double)(m->moe.shared_experts *
+				     m->moe.shared_ffn);
+
+		t += ns_flops((double)m->moe.experts, h);
+		if (sf > 0)
+			t += ns_flops((mats - 1) * sf, h) + ns_flops(h, sf);
+		*experts = sh->nel * (ns_flops((mats - 1) * fe, h) +
+				      ns_flops(h, fe));
+	}
+	return t + *experts;
+}
+
+/*
  * The multi-token-prediction modules, priced with the head they follow
  * (Megatron runs them on the last stage, after the output layer): per
  * module the next tokens' embedding lookup, two norms, the 2h x h
@@ -1972,6 +2041,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->repeat = 1;
 		L->params = block_params_tp(m, &sh, i);
 		L->expert_params = expert_params_tp(m, &sh, i);
+		L->ns_flops = block_ns_flops(m, &sh, i, &L->ns_expert_flops);
 	}
 	L = &p->layers[nruns + 1];
 	L->name = xstrdup("head");

@@ -60,6 +60,9 @@ chain_build(struct chain *c, const struct profile *p)
 	c->route = p->route;
 	c->eparams = xcalloc(L, sizeof(int64_t));
 	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
+	c->mparams = xcalloc(L, sizeof(int64_t));
+	c->pre_ns = xcalloc(L + 1, sizeof(double));
+	c->pre_nse = xcalloc(L + 1, sizeof(double));
 	if (c->ep > 1) {
 		c->epx = xcalloc(nk, sizeof(double));
 		c->epsf = xcalloc(nk, sizeof(double));
@@ -100,6 +103,9 @@ chain_build(struct chain *c, const struct profile *p)
 			c->params[j] = ly->params;
 			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
+			c->mparams[j] = ly->ns_flops > 0 ? ly->params : 0;
+			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
+			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
 			for (k = 0; k < p->nmb; k++) {
 				const struct prof_point *pt = &ly->pt[k];
 				size_t at = (size_t)k * L + j;
@@ -186,6 +192,9 @@ chain_release(struct chain *c)
 	free(c->cpb);
 	free(c->eparams);
 	free(c->pre_eparams);
+	free(c->mparams);
+	free(c->pre_ns);
+	free(c->pre_nse);
 	free(c->epx);
 	free(c->epsf);
 	free(c->epaf);
@@ -237,4 +246,20 @@ int64_t
 chain_eparams(const struct chain *c, int a, int e)
 {
 	return c->pre_eparams ? c->pre_eparams[e + 1] - c->pre_eparams[a] : 0;
+}
+
+int64_t
+chain_muon(const struct chain *c, int a, int e, double *ns, double *nse)
+{
+	int64_t n = 0;
+	int j;
+
+	*ns = *nse = 0;
+	if (!c->pre_ns)
+		return 0;
+	*ns = c->pre_ns[e + 1] - c->pre_ns[a];
+	*nse = c->pre_nse[e + 1] - c->pre_nse[a];
+	for (j = a; j <= e; j++)
+		n += c->mparams[j];
+	return n;
 }

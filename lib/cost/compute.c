@@ -34,6 +34,41 @@
 
 #define ADAM_BYTES_PER_PARAM 30.0
 
+/*
+ * Muon's orthogonalisation of stage s = [a, e] per step.  Under the
+ * distributed optimizer Megatron's LayerWiseDistributedOptimizer gives
+ * each data-parallel rank whole matrices to update, balanced by their
+ * Newton-Schulz cost (layer_wise_optimizer.py:184-300, LPT bin-packing),
+ * so a rank runs 1/n of the dense matrices' iterations and 1/n_e of the
+ * routed experts' (over the ranks holding the same experts); without it
+ * every rank runs all of its own.  Tensor parallelism gathers each
+ * momentum whole, fp32, over the group and every rank iterates on it
+ * (TensorParallelMuon's default tp_mode "duplicated", emerging_
+ * optimizers.py:197, 209-236).
+ */
+static double
+muon_ms(const struct chain *c, const struct cost_opts *o,
+	const struct cost_cfg *g, const struct place_links *l, int s, int a,
+	int e)
+{
+	double ns, nse, n = 1, ne = 1, mine, t = 0;
+	int64_t mp = chain_muon(c, a, e, &ns, &nse);
+
+	if (o->ns_tflops <= 0 || mp <= 0)
+		return 0;
+	if (g->zero) {
+		n = (double)cost_shard_deg(g);
+		ne = (double)cost_eshard_deg(g);
+	}
+	t = ((ns - nse) / n + nse / ne) / (o->ns_tflops * 1e9);
+	/* the momenta this rank gathers: its share of the stage's */
+	mine = (double)mp / n;
+	if (g->t > 1)
+		t += cost_coll_ms(COST_ALLGATHER, 4 * mine * g->t, g->t,
+				  l->tp_gb_s[s], l->tp_lat_us[s]);
+	return t;
+}
+
 void
 cost_stage(const struct chain *c, const struct cost_opts *o,
 	   const struct cost_cfg *g, const struct place_links *l, int s,
@@ -156,6 +191,8 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	st->optimizer_ms = o->hbm_gb_s > 0
 			   ? upd * ADAM_BYTES_PER_PARAM / (o->hbm_gb_s * 1e6)
 			   : 0;
+	if (o->optimizer == PLAN_MUON)
+		st->optimizer_ms += muon_ms(c, o, &g, l, s, a, e);
 	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;
 	st->ring_gb_s = g.w > 1 ? l->ring_gb_s[s] : 0;
 	cost_stage_mem(c, o, &g, s, a, e, rc, st);

@@ -204,6 +204,12 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 		m->eweight = g->zero >= 3 ? b.weight : 0;
 		m->eshare = 1.0 / cost_eshard_deg(g) - 1.0 / zero_ranks(g);
 	}
+	/* Muon keeps one moment where Adam keeps two: 4 bytes less for
+	 * each parameter it manages, unless the bytes were given */
+	if (o->optimizer == PLAN_MUON && o->opt_bytes < 0) {
+		m->mdelta = -4.0 / (g->zero ? zero_ranks(g) : 1);
+		m->medelta = m->eshare != 0 ? -4.0 * m->eshare : 0;
+	}
 	m->context = rt->context_bytes;
 	m->frag = rt->frag;
 	m->offload = g->offload;
@@ -216,7 +222,7 @@ cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 	m->n = 0;
 	m->last = -1;
 	m->any_full = 0;
-	m->params = m->eparams = 0;
+	m->params = m->eparams = m->mparams = 0;
 	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
 	m->work = m->last_stash = 0;
 	m->gathered = m->big_gathered = 0;
@@ -263,5 +269,9 @@ cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
 		 * catalog's host link per direction */
 		o->host_gb_s = g->pcie_gb_s;
 		o->sms = g->sms;
+		/* Muon's Newton-Schulz runs its fp32 matmuls at "medium"
+		 * precision (--muon-fp32-matmul-prec, arguments.py:2640):
+		 * bf16 tensor cores */
+		o->ns_tflops = g->tflops16 * g->gemm_eff;
 	}
 }

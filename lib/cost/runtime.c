@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "pd2bw/analytic.h"
+#include "pd2bw/cost.h"
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
@@ -377,8 +378,17 @@ why(char *buf, size_t n, const char *f, ...)
 }
 
 int
-runtime_check_prec(const struct runtime *rt, int prec, char *buf, size_t n)
+runtime_check_train(const struct runtime *rt, int prec, int optim, char *buf,
+		    size_t n)
 {
+	/* Muon as Megatron-Core runs it (--optimizer muon, arguments.py:
+	 * 2913-2917); NEEDSWORK: DeepSpeed's and torchtitan's own Muon
+	 * are not priced */
+	if (optim == PLAN_MUON && rt->id != RUNTIME_MEGATRON_CORE) {
+		why(buf, n, "runtime %s does not train with Muon (pd2bw "
+			    "prices Megatron-Core's)", runtime_names[rt->id]);
+		return -1;
+	}
 	/* DeepSpeed's config has fp16 and bf16 sections, no FP8 or FP4
 	 * training (deepspeed/runtime/config.py); torchtitan's quantization
 	 * converters are float8 and mx, MXFP8 (components/quantization/

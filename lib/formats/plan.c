@@ -14,6 +14,7 @@
 #include "pd2bw/yml.h"
 
 const char *const plan_sched_names[] = {"2bw", "flush", "gpipe", "none", NULL};
+const char *const plan_optimizer_names[] = {"adam", "muon", NULL};
 const char *const plan_place_names[] = {"stages-in-node", "replicas-in-node",
 					NULL};
 const char *const plan_rc_names[] = {"none", "selective", "full", "mixed",
@@ -264,6 +265,9 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "attention", p->attention);
 	if (p->recompute_modules)
 		yml_out_kstr(&o, "recompute_modules", p->recompute_modules);
+	if (p->optimizer != PLAN_ADAM)
+		yml_out_kstr(&o, "optimizer",
+			     plan_optimizer_names[p->optimizer]);
 	if (p->pipeline_layout)
 		yml_out_kstr(&o, "pipeline_layout", p->pipeline_layout);
 	yml_out_kstr(&o, "schedule", plan_sched_names[p->sched]);
@@ -562,6 +566,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("fusions", 0, &p->fusions),
 		YK_STR("attention", 0, &p->attention),
 		YK_STR("recompute_modules", 0, &p->recompute_modules),
+		YK_ENUM("optimizer", 0, &p->optimizer, plan_optimizer_names),
 		YK_STR("pipeline_layout", 0, &p->pipeline_layout),
 		YK_ENUM("schedule", 1, &p->sched, plan_sched_names),
 		YK_INT("width", 1, &p->w, 1, HUGE_COUNT),

@@ -98,6 +98,17 @@ profile_chain_len(const struct profile *p)
 	return n;
 }
 
+int
+profile_ns(const struct profile *p)
+{
+	int i;
+
+	for (i = 0; p && i < p->nlayers; i++)
+		if (p->layers[i].ns_flops > 0)
+			return 1;
+	return 0;
+}
+
 int64_t
 profile_params(const struct profile *p)
 {

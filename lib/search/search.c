@@ -1204,8 +1204,8 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 				    runtime_check_shard(rt, d, zs, sh, off, r,
 							NULL, 0))
 					continue;
-				if (runtime_check_prec(rt, o->precision, NULL,
-						       0) ||
+				if (runtime_check_train(rt, o->precision,
+							o->optimizer, NULL, 0) ||
 				    runtime_check_par(rt, cp, ep, NULL, 0) ||
 				    runtime_check_ep(rt, w, cp, sc[ti].t, etp,
 						     ep, zs, sh, NULL, 0)) {
@@ -1250,7 +1250,7 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	}
 }
 
-/* The reason runtime_check_prec(), runtime_check_par() or
+/* The reason runtime_check_train(), runtime_check_par() or
  * runtime_check_ep() gives for e. */
 static void
 tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
@@ -1263,7 +1263,7 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	const struct runtime *rt = cost_runtime(o, sched, d);
 
 	why[0] = 0;
-	if (!runtime_check_prec(rt, o->precision, why, n) &&
+	if (!runtime_check_train(rt, o->precision, o->optimizer, why, n) &&
 	    !runtime_check_par(rt, cp, ep, why, n))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,
 				 e->shard, why, n);

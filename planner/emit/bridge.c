@@ -510,13 +510,27 @@ bridge_muon_check(const struct emit_in *in, const struct bridge_recipe *rec,
 	int gathers;
 
 	bridge_preset(in, prec, &gathers);
-	if (p->zero)
+	/* priced with Muon: the recipe's dist_muon is Megatron Core's
+	 * layer-wise distributed optimizer, Muon's state sharded over the
+	 * data-parallel ranks (layer_wise_optimizer.py:184-300) */
+	if (p->optimizer == PLAN_MUON && p->zero != 1)
+		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
+				   "%s recipe runs Muon as dist_muon, its "
+				   "state sharded over the data-parallel "
+				   "ranks, but the plan %s: plan with "
+				   "--optimizer-sharding on",
+				   rec->model,
+				   p->zero ? "runs FSDP" : "does not shard it");
+	if (p->zero && p->optimizer != PLAN_MUON)
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
 				   "%s recipe trains with Muon (dist_muon), "
 				   "which runs without the distributed "
 				   "optimizer (%s), but the plan shards the "
-				   "optimizer (ZeRO-%d): plan with --zero 0",
-				   rec->model, rec->muon, p->zero);
+				   "optimizer (ZeRO-%d): plan with --zero 0%s",
+				   rec->model, rec->muon, p->zero,
+				   p->zero == 1 ? ", or price Muon (--optimizer "
+						  "muon)"
+						: "");
 	if (!strcmp(prec, "fp16"))
 		return pd2bw_error("--emit megatron-bridge: Megatron-Bridge's "
 				   "%s recipe trains with Muon (dist_muon), "
@@ -738,6 +752,14 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   m->name ? m->name : "", part);
 	if (!disp || bridge_recipe_find(m, &rec))
 		return -1;
+	if (p->optimizer == PLAN_MUON && !(rec && rec->muon))
+		return pd2bw_error("--emit megatron-bridge: the plan is priced "
+				   "with Muon, but Megatron-Bridge's %s%s "
+				   "train%s with Adam: plan with --optimizer "
+				   "adam, or emit megatron",
+				   rec ? rec->model : "recipes",
+				   rec ? " recipe" : " for this model",
+				   rec ? "s" : "");
 	if (rec && rec->muon && bridge_muon_check(in, rec, prec))
 		return -1;
 	/* Transformer Engine runs a learnable (or off-by-one) softmax under
@@ -800,7 +822,12 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "WORLD_SIZE = %d = %d x %d x %d (tensor x "
 			    "pipeline x data).\n",
 			p->w * p->d * p->t, p->t, p->d, p->w);
-	if (rec && rec->note)
+	if (rec && rec->muon && p->optimizer == PLAN_MUON)
+		fputs("# The recipe trains with Muon (dist_muon: each "
+		      "data-parallel rank updates its\n# share of the layers "
+		      "with Newton-Schulz steps, then all-gathers them), as\n"
+		      "# pd2bw priced it.\n", fp);
+	else if (rec && rec->note)
 		fputs(rec->note, fp);
 
 	fprintf(fp, "model:\n");
@@ -889,7 +916,11 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	kint(fp, "micro_batch_size", p->b);
 	kint(fp, "global_batch_size", p->global_batch);
 	fprintf(fp, "ddp:\n");
-	kbool(fp, "use_distributed_optimizer", p->zero);
+	/* dist_muon shards without the distributed optimizer (recipes/
+	 * kimi/kimi_k2.py:199 at 63b08b397, "Muon needs this to be
+	 * False") */
+	kbool(fp, "use_distributed_optimizer",
+	      p->zero && p->optimizer != PLAN_MUON);
 	if (p->zero > 1) {
 		/* Megatron-FSDP (v1: the distributed optimizer too, config.
 		 * py:1080-1085); HSDP over the optimizer instances, the
@@ -903,7 +934,16 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			kint(fp, "num_distributed_optimizer_instances", inst);
 	}
 	fprintf(fp, "optimizer:\n");
-	kbool(fp, "use_distributed_optimizer", p->zero);
+	kbool(fp, "use_distributed_optimizer",
+	      p->zero && p->optimizer != PLAN_MUON);
+	if (p->optimizer == PLAN_MUON) {
+		/* the recipe's own (recipes/utils/optimizer_utils.py:79 at
+		 * 63b08b397), and the tensor-parallel mode pd2bw priced:
+		 * each momentum gathered whole (Megatron's default; the
+		 * recipe's blockwise, :27, iterates on the shards) */
+		kstr(fp, "optimizer", "dist_muon");
+		kstr(fp, "muon_tp_mode", "duplicated");
+	}
 	if (p->zero > 1) {
 		/* saving or loading under Megatron-FSDP asserts this format
 		 * (config.py:1105-1109) */

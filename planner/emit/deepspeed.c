@@ -171,6 +171,10 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: DeepSpeed cannot offload "
 				   "the activations as planned; plan with "
 				   "--offload off");
+	if (p->optimizer == PLAN_MUON)
+		return pd2bw_error("--emit deepspeed: the plan is priced with "
+				   "Megatron-Core's Muon; plan with --optimizer "
+				   "adam, or emit megatron");
 	if (!strcmp(prec, "fp8") || !strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
 				   "no %s training (only fp16 and bf16 "

@@ -151,6 +151,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	}
 	co.cap_bytes = (double)p.gpu_mem_bytes - (double)p.reserve_bytes;
 	co.fp8_recipe = r8;
+	co.optimizer = p.optimizer;
 
 	memset(&ei, 0, sizeof(ei));
 	ei.p = &p;

@@ -403,9 +403,21 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "regions.\n");
 		arg1(fp, "--sequence-parallel");
 	}
+	if (p->optimizer == PLAN_MUON) {
+		/* Megatron-Core's Muon: with --use-distributed-optimizer
+		 * its layer-wise distributed optimizer (arguments.py:
+		 * 1724-1735); default 5 Newton-Schulz steps, QKV split and
+		 * tp_mode duplicated, as priced (arguments.py:2628-2655) */
+		fprintf(fp, "# Muon on the blocks' matrices (Adam on the "
+			    "rest), as priced.\n");
+		arg_str(fp, "--optimizer", "muon");
+	}
 	if (p->zero == 1) {
 		fprintf(fp, "# Optimizer state sharded over the data-parallel "
-			    "replicas (ZeRO-1).\n");
+			    "replicas (ZeRO-1%s).\n",
+			p->optimizer == PLAN_MUON ? ": Muon's layer-wise "
+						    "distributed optimizer"
+						  : "");
 		arg1(fp, "--use-distributed-optimizer");
 	} else if (p->zero > 1) {
 		/* Megatron-FSDP (v1 needs the distributed optimizer,

@@ -222,6 +222,10 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
+	if (p->optimizer == PLAN_MUON)
+		return pd2bw_error("--emit torchtitan: the plan is priced with "
+				   "Megatron-Core's Muon; plan with --optimizer "
+				   "adam, or emit megatron");
 	if (!strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit torchtitan: torchtitan trains no "
 				   "NVFP4 GEMMs (its quantization converters "

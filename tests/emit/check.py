@@ -58,6 +58,7 @@ class Plan:
         self.zero, self.sched = c["optimizer_sharding"], c["schedule"]
         # ZeRO stage and HSDP group, written only when used (pd2bw(5))
         self.zs = c.get("zero_stage", 1 if self.zero else 0)
+        self.optimizer = c.get("optimizer", "adam")
         self.shard = c.get("shard_group", 0)
         self.offload = c.get("activation_offload", False)
         # written only when used (pd2bw(5))
@@ -419,8 +420,17 @@ def check_bridge(p, path):
     expect(bad, bool(mdl["sequence_parallel"]) == bool(p.sp), "sp")
     expect(bad, (c["train"]["micro_batch_size"],
                  c["train"]["global_batch_size"]) == (p.b, p.B), "batch")
-    expect(bad, c["ddp"]["use_distributed_optimizer"] == bool(p.zero),
-           "zero")
+    # Muon's sharding is the dist_muon optimizer's own, the distributed
+    # optimizer off (recipes/kimi/kimi_k2.py:199 at 63b08b397)
+    muon = p.optimizer == "muon"
+    expect(bad, c["ddp"]["use_distributed_optimizer"] ==
+           (bool(p.zero) and not muon), "zero")
+    own = "dist_muon" if recipe in U.BRIDGE_RECIPE_MUON else "adam"
+    expect(bad, c["optimizer"].get("optimizer", own) ==
+           ("dist_muon" if muon else own), "optimizer")
+    if muon:
+        expect(bad, c["optimizer"].get("muon_tp_mode") == "duplicated",
+               "muon_tp_mode as priced (OC:282)")
     d = c["ddp"]
     expect(bad, bool(d.get("use_megatron_fsdp")) == (p.zs >= 2),
            "Megatron-FSDP for ZeRO-%d" % p.zs)

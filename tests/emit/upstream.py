@@ -59,6 +59,8 @@ MEGATRON_FLAGS = {
     "--num-virtual-stages-per-pipeline-rank": "A:3116",
     "--no-overlap-p2p-communication": "A:3118 (store_false: overlap on)",
     "--use-distributed-optimizer": "A:3156",
+    "--optimizer": "A:2913-2914 (adam | sgd | muon | dist_muon | lion | "
+                   "soap | adaptive_muon)",
     # Megatron-FSDP: DistributedInitConfig field (megatron/training/
     # config/common_config.py:92) through ArgumentGroupFactory (A:3092);
     # v1 turns the distributed optimizer on itself (A:1128-1135)
@@ -225,6 +227,15 @@ def megatron_rules(a, world):
     # parameters need FP4
     if f4 is not None and f8 is not None:
         bad.append("--fp4-format with --fp8-format (A:1100-1101)")
+    # A:2913-2914: the optimizer's choices; A:1739-1740: an emerging
+    # optimizer (Muon) runs without FSDP
+    op = one(a, "--optimizer")
+    if op is not None and op not in ("adam", "sgd", "muon", "dist_muon",
+                                     "lion", "soap", "adaptive_muon"):
+        bad.append("optimizer %s (A:2913)" % op)
+    if op not in (None, "adam", "sgd") and (
+            "--use-megatron-fsdp" in a or "--use-torch-fsdp2" in a):
+        bad.append("--optimizer %s with FSDP (A:1739-1740)" % op)
     # A:1204-1217: --grad-reduce-in-bf16 acts under --bf16 alone
     if "--grad-reduce-in-bf16" in a and "--bf16" not in a:
         bad.append("--grad-reduce-in-bf16 without --bf16 (A:1204-1217)")
@@ -703,7 +714,8 @@ BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
                              "use_megatron_fsdp",
                              "data_parallel_sharding_strategy",
                              "num_distributed_optimizer_instances"},
-                     "optimizer": {"use_distributed_optimizer"},
+                     "optimizer": {"use_distributed_optimizer",
+                                   "optimizer", "muon_tp_mode"},
                      "checkpoint": {"ckpt_format"}}
 # megatron/core/distributed/distributed_data_parallel_config.py (DP):
 # DP:29 use_distributed_optimizer, DP:34 num_distributed_optimizer_
@@ -894,6 +906,22 @@ def bridge_rules(c, recipe=None):
                        "needs the distributed optimizer (A:1095)"
                        % (c["mixed_precision"],
                           BRIDGE_MP_GATHER[c["mixed_precision"]]))
+    # Megatron Core's OptimizerConfig (OC, megatron/core/optimizer/
+    # optimizer_config.py at d98e8a6): optimizer (A:2913-2914 choices),
+    # muon_tp_mode OC:282 (blockwise | duplicated | distributed); a
+    # recipe that trains with Adam is not switched to Muon by an override
+    # (its DDP settings follow its optimizer_type, recipes/kimi/
+    # kimi_k2.py:193-200 at 63b08b397)
+    o = c.get("optimizer", {})
+    if o.get("optimizer", "dist_muon" if recipe in BRIDGE_RECIPE_MUON
+             else "adam") != ("dist_muon" if recipe in BRIDGE_RECIPE_MUON
+                              else "adam"):
+        bad.append("optimizer %s in a recipe that trains with %s"
+                   % (o["optimizer"], "dist_muon" if recipe in
+                      BRIDGE_RECIPE_MUON else "adam"))
+    if o.get("muon_tp_mode", "duplicated") not in ("blockwise", "duplicated",
+                                                   "distributed"):
+        bad.append("muon_tp_mode %s (OC:282)" % o["muon_tp_mode"])
     for sec, keys in BRIDGE_OTHER_KEYS.items():
         for k in c.get(sec, {}):
             if k not in keys:
