@@ -289,6 +289,36 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	return sc[0].c;
 }
 
+/*
+ * --recompute-every S: an integer N >= 1 into *n (torchtitan's every
+ * N-th block), else a fraction in (0, 1], "a/b" divided as fms-fsdp's
+ * eval() divides it, into *p; a usage error otherwise.
+ */
+static void
+parse_every(const char *s, int *n, double *p)
+{
+	const char *sl = strchr(s, '/');
+	char num[64];
+
+	*n = 0;
+	*p = 0;
+	if (!strpbrk(s, "./")) {
+		*n = (int)cli_long("--recompute-every", s, 1, 1 << 20);
+		return;
+	}
+	if (sl && (size_t)(sl - s) < sizeof(num)) {
+		memcpy(num, s, (size_t)(sl - s));
+		num[sl - s] = 0;
+		*p = cli_double("--recompute-every", num, 0, 1e9) /
+		     cli_double("--recompute-every", sl + 1, 1e-9, 1e9);
+	} else if (!sl) {
+		*p = cli_double("--recompute-every", s, 0, 1);
+	}
+	if (!(*p > 0 && *p <= 1))
+		cli_usage_error("invalid --recompute-every '%s' (a fraction "
+				"in (0, 1])", s);
+}
+
 /* After the summary: where the plan went and what to try next. */
 static void
 next_steps(const struct plan *p, const char *output, int evaluate,
@@ -463,32 +493,7 @@ main(int argc, char **argv)
 			break;
 		case OPT_RC_EVERY:
 			every_arg = optarg;
-			if (strpbrk(optarg, "./")) {
-				const char *sl = strchr(optarg, '/');
-				char num[64];
-
-				/* "a/b" as fms-fsdp's eval() reads it */
-				if (sl && (size_t)(sl - optarg) < sizeof(num)) {
-					memcpy(num, optarg, (size_t)(sl - optarg));
-					num[sl - optarg] = 0;
-					every_p = cli_double("--recompute-every",
-							     num, 0, 1e9) /
-						  cli_double("--recompute-every",
-							     sl + 1, 1e-9, 1e9);
-				} else {
-					every_p = cli_double("--recompute-every",
-							     optarg, 0, 1);
-				}
-				if (!(every_p > 0 && every_p <= 1))
-					cli_usage_error("invalid --recompute-every "
-							"'%s' (a fraction in "
-							"(0, 1])", optarg);
-				every_n = 0;
-			} else {
-				every_n = (int)cli_long("--recompute-every",
-							optarg, 1, 1 << 20);
-				every_p = 0;
-			}
+			parse_every(optarg, &every_n, &every_p);
 			break;
 		case OPT_RC_MODULES:
 			if (analytic_rc_modules_parse(optarg, &rc_modules))

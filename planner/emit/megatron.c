@@ -310,8 +310,8 @@ recompute_args(FILE *fp, const struct emit_in *in,
 					"of a stage (torchtitan's selective\n"
 					"# option); Megatron has no such method "
 					"(block: the first N of a chunk,\n"
-					"# uniform: all, in groups), so at least as "
-					"many, the first ones:\n",
+					"# uniform: all, in groups), so at "
+					"least as many, the first ones:\n",
 					mc->every,
 					mc->every == 2	 ? "nd"
 					: mc->every == 3 ? "rd"
