@@ -1815,7 +1815,10 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 				"more memory, or a smaller --reserve)",
 				plan_sched_names[b->sched], b->w, b->d,
 				x->sc[b->ti].t, x->c->mb[b->k],
-				prof_rc_names[b->r], best_t,
+				cost_every_on(x->o) && b->r == PROF_RC_FULL
+					? "every (--recompute-every)"
+					: prof_rc_names[b->r],
+				best_t,
 				100 * (1 - best_t / p->iter_ms),
 				100 * (1 - fastest / p->iter_ms),
 				best_mem / GIB,
