@@ -832,6 +832,20 @@ main(int argc, char **argv)
 	}
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
+	else if (evaluate && (po.have_zero || po.have_offload)) {
+		/* the schedule's default runtime must run what was fixed */
+		struct runtime def;
+		char why[256];
+		int z = po.zero_one > 0 && po.zero_one < 4 ? po.zero_one : 0;
+
+		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
+		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
+				  so.fix_rc, why, sizeof(why)) ||
+		    runtime_check_shard(&def, so.fix_d, z, z >= 2 ? so.shard : 0,
+					so.offload_mask >> 1 & 1, so.fix_rc,
+					why, sizeof(why)))
+			cli_usage_error("%s; --runtime names one that can", why);
+	}
 	if ((every_n || every_p > 0) && (po.have_rt || evaluate)) {
 		struct runtime def;
 		const struct runtime *rt = &po.rt;
@@ -847,20 +861,6 @@ main(int argc, char **argv)
 					po.have_rt ? ""
 						   : "; --runtime names one "
 						     "that can");
-	}
-	else if (evaluate && (po.have_zero || po.have_offload)) {
-		/* the schedule's default runtime must run what was fixed */
-		struct runtime def;
-		char why[256];
-		int z = po.zero_one > 0 && po.zero_one < 4 ? po.zero_one : 0;
-
-		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
-		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
-				  so.fix_rc, why, sizeof(why)) ||
-		    runtime_check_shard(&def, so.fix_d, z, z >= 2 ? so.shard : 0,
-					so.offload_mask >> 1 & 1, so.fix_rc,
-					why, sizeof(why)))
-			cli_usage_error("%s; --runtime names one that can", why);
 	}
 	catalog_init(&cat);
 	cluster_init(&cl);
