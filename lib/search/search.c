@@ -2475,15 +2475,22 @@ search_from(const struct search_chain *sc, int nsc,
 		}
 		mem = mm.best;
 		arg = mm.arg;
+		/* under --recompute-every the least is full
+		 * recomputation's, every block: a floor of what the blocks
+		 * it wraps need (NEEDSWORK: not their own least) */
 		if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
-				    "smallest needs %.2f GiB per GPU (%s w=%d "
+				    "smallest needs %s%.2f GiB per GPU (%s w=%d "
 				    "d=%d t=%d b=%d recompute=%s), %.2f GiB "
 				    "are available",
+				    cost_every_on(o) ? "more than " : "",
 				    mem / GIB, plan_sched_names[arg.sched],
 				    arg.w, arg.d, sc[arg.ti].t,
 				    sc[arg.ti].c->mb[arg.k],
-				    prof_rc_names[arg.r], o->cap_bytes / GIB);
+				    cost_every_on(o) && arg.r == PROF_RC_FULL
+					    ? "every (--recompute-every)"
+					    : prof_rc_names[arg.r],
+				    o->cap_bytes / GIB);
 		else
 			pd2bw_error("no configuration fits in memory");
 		ret = 3;
