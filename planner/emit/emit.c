@@ -319,7 +319,7 @@ emit_every_n(const struct plan *p, const struct emit_shape *sh)
 			if (p->layer_rc[p->stages[s].first + sh->embed[s] + k -
 					1] == PROF_RC_FULL)
 				n = k;
-	for (s = 0; n > 1 && s < p->d; s++) {
+	for (s = 0; n > 0 && s < p->d; s++) {
 		int a = p->stages[s].first, e = p->stages[s].last;
 
 		for (j = a; j <= e; j++) {
@@ -331,7 +331,7 @@ emit_every_n(const struct plan *p, const struct emit_shape *sh)
 				return 0;
 		}
 	}
-	return n > 1 ? n : 0;
+	return n;
 }
 
 

@@ -134,9 +134,10 @@ struct emit_rc {
 
 /*
  * N when p recomputes in full exactly the N-th, 2N-th, ... block of each
- * stage and nothing else (pd2bw-plan --recompute-every N, N >= 2; with
- * interleaving counted over the stage's blocks, as torchtitan counts over
- * a rank's chunks: as many of them); else 0.
+ * stage and nothing else, the embedding and head neither (pd2bw-plan
+ * --recompute-every N; 1: every block; with interleaving counted over the
+ * stage's blocks, as torchtitan counts over a rank's chunks: as many of
+ * them); else 0.
  */
 int emit_every_n(const struct plan *p, const struct emit_shape *sh);
 

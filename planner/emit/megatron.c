@@ -304,7 +304,7 @@ recompute_args(FILE *fp, const struct emit_in *in,
 			 * layer in groups of them (megatron/core/
 			 * recompute.py:157-178 at d98e8a6): never every
 			 * N-th block */
-			if (mc->every)
+			if (mc->every > 1)
 				fprintf(fp,
 					"# The plan recomputes every %d%s block "
 					"of a stage (torchtitan's selective\n"

@@ -437,6 +437,15 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
+	if (every == 1) {
+		/* mode full wraps the blocks alone (apply_ac's loop over
+		 * model.layers, activation_checkpoint.py:238-247) */
+		fprintf(fp, "# The plan recomputes every block in full, not "
+			    "the embedding or head,\n# as mode full does.\n"
+			    "mode = \"full\"\n");
+		emit_rc_release(&rc);
+		return 0;
+	}
 	if (every) {
 		fprintf(fp, "# The plan recomputes in full every %d%s block "
 			    "of each pipeline rank\n# (the rank counts "
