@@ -244,12 +244,13 @@ runtime_init(struct runtime *rt, int id)
 	rt->fp8_casts = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_CASTS_EACH
 						    : ANALYTIC_CASTS_TE;
 	/* torchtitan's selective_ac_option = "N" wraps every N-th block
-	 * (distributed/activation_checkpoint.py:27-49 at v0.2.2); a
+	 * (distributed/activation_checkpoint.py:24-49 at v0.2.2); a
 	 * runtime that recomputes per layer runs any such choice.
 	 * Megatron-LM cannot: --recompute-method block recomputes the
-	 * first --recompute-num-layers of each stage, uniform groups of
-	 * them (arguments.py); DeepSpeed's activation_checkpoint_interval
-	 * checkpoints groups of layers, not every N-th */
+	 * first --recompute-num-layers of each chunk, uniform every layer
+	 * in groups of them (megatron/core/recompute.py:157-178 at
+	 * d98e8a6); DeepSpeed's activation_checkpoint_interval checkpoints
+	 * groups of layers, not every N-th */
 	rt->every_rc = rt->mixed_rc || rt->id == RUNTIME_TORCHTITAN;
 	derive(rt);
 }
