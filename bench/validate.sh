@@ -97,6 +97,7 @@ HAS_FSDP=$(has '--zero LIST')
 HAS_OFFLOAD=$(has '--offload')
 HAS_ATTN_KERNEL=$(has '--attention-kernel')
 HAS_ATTN_TRITON=$(has 'triton (FlashAttention')
+HAS_EVERY=$(has '--recompute-every')
 
 # All rows, comments and the column header lines dropped.
 for f in bench/data/*.tsv; do
@@ -112,7 +113,7 @@ awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_precision="$HAS_PRECISION" -v has_cp="$HAS_CP" -v has_ep="$HAS_EP" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
 	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_attn_triton="$HAS_ATTN_TRITON" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
-	-v has_rcm="$HAS_RCM" '
+	-v has_rcm="$HAS_RCM" -v has_every="$HAS_EVERY" '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
 # GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
@@ -257,6 +258,20 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
+	# Block-level checkpointing of some blocks only (torchtitan'"'"'s
+	# selective_ac_option N, fms-fsdp'"'"'s selective_checkpointing
+	# fraction): "every:X" is pd2bw-plan --recompute-every X.  The
+	# fms-fsdp rows of section I say "selective" without the fraction
+	# (neither the blog nor fms-fsdp'"'"'s README and scripts state the
+	# one the 13B runs used; scripts/train.sh passes 1, every block):
+	# they stay priced as -r selective, the attention core alone, which
+	# under FlashAttention saves next to nothing.
+	ev = ""
+	if (rc ~ /^every:/) {
+		ev = substr(rc, 7)
+		rc = "full"
+		if (!has_every) hard = add(hard, "every=recompute every " ev)
+	}
 	p16 = prec == "bf16" || prec == "fp16" || prec == "fp32"
 	rname = runtime_name(rt)
 	if (rname == "" && rt != "-") hard = add(hard, "runtime=runtime " rt)
@@ -283,6 +298,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		" --sequence-parallel " sp " --interleave " vp " --optimizer-sharding " dop \
 		" --seq-len " seq " --reserve 0 --partition uniform" \
 		(rcm != "" ? " --recompute-modules " rcm : "") \
+		(ev != "" ? " --recompute-every " ev : "") \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
@@ -466,7 +482,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (index($35, "PURE") || rt == "fms-fsdp") args = args " --grad-bytes 2"
 	}
 	print id, sec, fit, status, hard == "" ? "-" : hard, assume == "" ? "-" : assume, \
-		rc, sp, cl, int((gpus + gpn(cl) - 1) / gpn(cl)), args
+		ev != "" ? "ev" ev : rc, sp, cl, \
+		int((gpus + gpn(cl) - 1) / gpn(cl)), args
 }' "$TMP/rows" >"$TMP/todo"
 
 # cluster SPEC NODES: CL = the -c argument, a preset or a copy of a
@@ -581,7 +598,8 @@ BEGIN {
 	why["model"] = "model shape not stated, or no model file"
 	why["runtime"] = "runtime with no pd2bw profile (meta-internal, hai-llm)"
 	why["mbs"] = "microbatch size not stated by the source"
-	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed model runtime mbs", keys, " ")
+	why["every"] = "recomputation of some blocks only: needs --recompute-every"
+	nkeys = split("precision moe fsdp cp ep gpu offload nostep layout packed model runtime mbs every", keys, " ")
 }
 FILENAME == ARGV[1] { P[$1] = $0; next }
 FILENAME == ARGV[2] { T[$1] = $0; next }

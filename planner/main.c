@@ -63,6 +63,7 @@ enum {
 	OPT_CONTEXT_MEM,
 	OPT_FRAG,
 	OPT_RC_MODULES,
+	OPT_RC_EVERY,
 	OPT_LIST_GPUS,
 };
 
@@ -79,6 +80,7 @@ static const struct option longopts[] = {
 	{"schedule", required_argument, NULL, 's'},
 	{"recompute", required_argument, NULL, 'r'},
 	{"recompute-modules", required_argument, NULL, OPT_RC_MODULES},
+	{"recompute-every", required_argument, NULL, OPT_RC_EVERY},
 	{"tp", required_argument, NULL, 't'},
 	PAR_OPTS_LONGOPTS,
 	{"evaluate", no_argument, NULL, 'e'},
@@ -151,6 +153,12 @@ usage(FILE *fp)
 		"                           core_attn, mla_up_proj, moe_act, "
 		"layernorm,\n"
 		"                           mlp (default: core_attn)\n"
+		"      --recompute-every N  full recomputation of every N-th "
+		"block a rank holds\n"
+		"                           only (torchtitan's selective "
+		"N), or with a / or .\n"
+		"                           of that fraction of them "
+		"(fms-fsdp's rule)\n"
 		"  -t, --tp LIST            tensor-parallel degrees (default "
 		"for a MODEL: 1,2,4,8\n"
 		"                           where they divide the node and "
@@ -281,10 +289,40 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
 	return sc[0].c;
 }
 
+/*
+ * --recompute-every S: an integer N >= 1 into *n (torchtitan's every
+ * N-th block), else a fraction in (0, 1], "a/b" divided as fms-fsdp's
+ * eval() divides it, into *p; a usage error otherwise.
+ */
+static void
+parse_every(const char *s, int *n, double *p)
+{
+	const char *sl = strchr(s, '/');
+	char num[64];
+
+	*n = 0;
+	*p = 0;
+	if (!strpbrk(s, "./")) {
+		*n = (int)cli_long("--recompute-every", s, 1, 1 << 20);
+		return;
+	}
+	if (sl && (size_t)(sl - s) < sizeof(num)) {
+		memcpy(num, s, (size_t)(sl - s));
+		num[sl - s] = 0;
+		*p = cli_double("--recompute-every", num, 0, 1e9) /
+		     cli_double("--recompute-every", sl + 1, 1e-9, 1e9);
+	} else if (!sl) {
+		*p = cli_double("--recompute-every", s, 0, 1);
+	}
+	if (!(*p > 0 && *p <= 1))
+		cli_usage_error("invalid --recompute-every '%s' (a fraction "
+				"in (0, 1])", s);
+}
+
 /* After the summary: where the plan went and what to try next. */
 static void
 next_steps(const struct plan *p, const char *output, int evaluate,
-	   int emitted, const char *timeline, int have_rt)
+	   int emitted, const char *timeline, int have_rt, const char *every)
 {
 	if (output)
 		fprintf(stderr, "%s: plan written to %s\n", pd2bw_progname,
@@ -326,9 +364,11 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		/* the runtime the search priced, not the schedule's default */
 		if (have_rt && p->runtime)
 			fprintf(stderr, " --runtime %s", p->runtime);
+		if (every)
+			fprintf(stderr, " --recompute-every %s", every);
 		fprintf(stderr, " predicts one configuration%s; change a value "
 			"to see what it costs\n",
-			p->recompute < PROF_RC_N
+			p->recompute < PROF_RC_N || every
 				? ""
 				: " (every layer recomputed: the plan chooses "
 				  "per layer, which -e does not)");
@@ -393,6 +433,9 @@ main(int argc, char **argv)
 	struct plan plan;
 	double reserve_gib = 1.0;
 	double wb = -1, gb = -1, ob = -1, vb = -1, ctx_gib = -1, frag = -1;
+	double every_p = 0; /* --recompute-every as a fraction */
+	int every_n = 0;    /* ... or as every N-th block */
+	const char *every_arg = NULL; /* as given */
 	int mb[MAX_MB], nmb = 0, evaluate = 0, quiet = 0, stats = 0;
 	int is_model = 0, c, ret = 1, sched_one = -1, rc_one = -1;
 	int have_sched = 0, have_rc = 0, in_batch = 0;
@@ -447,6 +490,10 @@ main(int argc, char **argv)
 			break;
 		case OPT_FRAG:
 			frag = cli_double("--fragmentation", optarg, 0, 1);
+			break;
+		case OPT_RC_EVERY:
+			every_arg = optarg;
+			parse_every(optarg, &every_n, &every_p);
 			break;
 		case OPT_RC_MODULES:
 			if (analytic_rc_modules_parse(optarg, &rc_modules))
@@ -666,6 +713,15 @@ main(int argc, char **argv)
 		cli_usage_error("%s", "missing --cluster");
 	if (!so.batch)
 		cli_usage_error("%s", "missing --batch");
+	if (every_n || every_p > 0) {
+		/* the blocks it wraps recompute in full, the rest nothing */
+		if (have_rc && so.rc_mask != 1u << PROF_RC_FULL)
+			cli_usage_error("%s", "--recompute-every recomputes "
+					"blocks in full: give -r full or no -r");
+		so.rc_mask = 1u << PROF_RC_FULL;
+		rc_one = PROF_RC_FULL;
+		have_rc = 1;
+	}
 	if (evaluate) {
 		if (so.fix_w <= 0 || so.fix_d <= 0 || so.fix_b <= 0)
 			cli_usage_error("%s", "--evaluate needs --width, --depth "
@@ -790,6 +846,22 @@ main(int argc, char **argv)
 					why, sizeof(why)))
 			cli_usage_error("%s; --runtime names one that can", why);
 	}
+	if ((every_n || every_p > 0) && (po.have_rt || evaluate)) {
+		struct runtime def;
+		const struct runtime *rt = &po.rt;
+		char why[256];
+
+		if (!po.have_rt) {
+			runtime_init(&def, runtime_default_for(so.fix_sched,
+							       so.fix_d));
+			rt = &def;
+		}
+		if (runtime_check_every(rt, why, sizeof(why)))
+			cli_usage_error("%s%s", why,
+					po.have_rt ? ""
+						   : "; --runtime names one "
+						     "that can");
+	}
 	catalog_init(&cat);
 	cluster_init(&cl);
 	profile_init(&prof);
@@ -880,6 +952,8 @@ main(int argc, char **argv)
 	}
 
 	par_opts_cost(&po, &co, &prof, catalog_find(&cat, gpu));
+	co.every_n = every_n;
+	co.every_p = every_p;
 	if (wb >= 0)
 		co.weight_bytes = wb;
 	if (gb >= 0)
@@ -1034,7 +1108,7 @@ out:
 		ret = 1;
 	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
 		next_steps(&plan, output, evaluate, nemit > 0, timeline,
-			   po.have_rt);
+			   po.have_rt, every_arg);
 	plan_release(&plan);
 	free(layout);
 	chain_release(&ch);

@@ -54,8 +54,12 @@ struct cost_opts {
 	double ns_tflops;      /* the rate of Muon's Newton-Schulz matmuls,
 				  the GPU's 16-bit GEMM rate in TFLOP/s (0
 				  leaves them out) */
+	/* --recompute-every: "full" recomputation means some blocks
+	 * only, the other layers none (cost_every_rc()); both 0: every
+	 * layer */
+	int every_n;           /* > 0: the N-th, 2N-th, ... block */
+	double every_p;        /* > 0 (and every_n 0): the fraction p */
 };
-
 
 /*
  * CTAs one NCCL ring collective runs, one per channel, each on an SM of
@@ -587,6 +591,27 @@ void cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 		   const struct cost_cfg *g, const struct place_links *l,
 		   int s, int a, int e, const int *rc,
 		   struct plan_stage *st);
+
+/* Whether o recomputes only some blocks (--recompute-every). */
+int cost_every_on(const struct cost_opts *o);
+/*
+ * The blocks a runtime checkpoints when it wraps only some of them, as
+ * rc[0..e-a] for the layers [a, e] one rank holds: PROF_RC_FULL for those
+ * it recomputes, PROF_RC_NONE for every other layer (embedding and head
+ * too).  The blocks are counted k = 1, 2, ... over the rank's own, in
+ * model order, as both runtimes count the blocks they wrap:
+ *  - every_n N: k % N == 0 (torchtitan's selective_ac_option = "N",
+ *    distributed/activation_checkpoint.py:24-49 at v0.2.2: one counter
+ *    per process, carried across the rank's model parts,
+ *    pipeline_parallel.py:136-138);
+ *  - every_p p: k when k p >= c + 1/2, c the blocks checkpointed before
+ *    it (fms-fsdp's selective_checkpointing = p, fms_fsdp/policies/
+ *    ac_handler.py:43-58 at 5a296af: 1/2 wraps blocks 1, 3, 5, ...),
+ *    in the same double arithmetic.
+ * With neither set, every block.
+ */
+void cost_every_rc(const struct chain *c, const struct cost_opts *o, int a,
+		   int e, int *rc);
 
 /*
  * Per-microbatch time the stage keeps its GPU busy: compute,

@@ -71,6 +71,9 @@ struct runtime {
 	int offload_rc;         /* ... also with recomputation */
 	int selective;          /* selective (attention-core) recomputation */
 	int mixed_rc;           /* a different recomputation per layer */
+	int every_rc;           /* full recomputation of some blocks only,
+				   counted over a rank's (--recompute-every;
+				   any runtime with mixed_rc too) */
 	int tp;                 /* tensor parallelism */
 	int sp;                 /* Megatron-style sequence parallelism
 				   with it */
@@ -162,6 +165,10 @@ int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
  */
 int runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 		     int ep, int zero, int shard, char *buf, size_t n);
+
+/* Whether rt runs full recomputation of some blocks only
+ * (--recompute-every): 0, or -1 with why in buf as runtime_check(). */
+int runtime_check_every(const struct runtime *rt, char *buf, size_t n);
 
 /*
  * Whether rt can run ZeRO stage zero (0-3) at depth d, sharded in groups

@@ -198,6 +198,38 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	cost_stage_mem(c, o, &g, s, a, e, rc, st);
 }
 
+int
+cost_every_on(const struct cost_opts *o)
+{
+	return o->every_n > 0 || o->every_p > 0;
+}
+
+void
+cost_every_rc(const struct chain *c, const struct cost_opts *o, int a,
+	      int e, int *rc)
+{
+	double cut = 0.5; /* fms-fsdp's cut_off */
+	int j, k = 0;
+
+	for (j = a; j <= e; j++) {
+		int ck = 1;
+
+		if (c->kind[j] != PROF_BLOCK) {
+			rc[j - a] = PROF_RC_NONE;
+			continue;
+		}
+		k++;
+		if (o->every_n > 0) {
+			ck = k % o->every_n == 0;
+		} else if (o->every_p > 0) {
+			ck = k * o->every_p >= cut;
+			if (ck)
+				cut += 1;
+		}
+		rc[j - a] = ck ? PROF_RC_FULL : PROF_RC_NONE;
+	}
+}
+
 double
 cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 {

@@ -244,6 +244,15 @@ runtime_init(struct runtime *rt, int id)
 	 * Engine's modules */
 	rt->fp8_casts = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_CASTS_EACH
 						    : ANALYTIC_CASTS_TE;
+	/* torchtitan's selective_ac_option = "N" wraps every N-th block
+	 * (distributed/activation_checkpoint.py:24-49 at v0.2.2); a
+	 * runtime that recomputes per layer runs any such choice.
+	 * Megatron-LM cannot: --recompute-method block recomputes the
+	 * first --recompute-num-layers of each chunk, uniform every layer
+	 * in groups of them (megatron/core/recompute.py:157-178 at
+	 * d98e8a6); DeepSpeed's activation_checkpoint_interval checkpoints
+	 * groups of layers, not every N-th */
+	rt->every_rc = rt->mixed_rc || rt->id == RUNTIME_TORCHTITAN;
 	derive(rt);
 }
 
@@ -522,6 +531,16 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 		return -1;
 	}
 	return 0;
+}
+
+int
+runtime_check_every(const struct runtime *rt, char *buf, size_t n)
+{
+	if (!rt->sched_mask || rt->every_rc)
+		return 0;
+	why(buf, n, "runtime %s cannot recompute only every N-th block "
+		 "(--recompute-every)", runtime_names[rt->id]);
+	return -1;
 }
 
 int

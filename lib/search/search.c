@@ -718,10 +718,14 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct part_entry *pe;
 	struct cost_cfg g;
 	double tb, t;
-	int s;
+	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
 
 	cfg_of(x, cd, place, &g);
-	tb = stage_bound(&g, bound);
+	/* Under --recompute-every the partition is full recomputation's
+	 * (NEEDSWORK: not the best one for the blocks each rank then
+	 * recomputes), whose time bounds nothing: the stages recompute
+	 * less */
+	tb = ev ? INFINITY : stage_bound(&g, bound);
 	/* Most candidates the bound cuts have no partition left under it:
 	 * part_solve() would say INFINITY; say it before the links, which
 	 * take O(w d t) to work out on a large cluster. */
@@ -778,8 +782,16 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 
-		cost_stage(x->c, o, &g, &x->links, s, x->first[s], e,
-			   &x->st[s]);
+		if (ev) {
+			/* the blocks this rank's runtime wraps */
+			cost_every_rc(x->c, o, x->first[s], e,
+				      x->rc + x->first[s]);
+			cost_stage_rc(x->c, o, &g, &x->links, s, x->first[s],
+				      e, x->rc + x->first[s], &x->st[s]);
+		} else {
+			cost_stage(x->c, o, &g, &x->links, s, x->first[s], e,
+				   &x->st[s]);
+		}
 		if (x->st[s].mem_bytes > o->cap_bytes)
 			return INFINITY;
 	}
@@ -1204,7 +1216,9 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 				    runtime_check_shard(rt, d, zs, sh, off, r,
 							NULL, 0))
 					continue;
-				if (runtime_check_train(rt, o->precision,
+				if ((cost_every_on(o) && r == PROF_RC_FULL &&
+				     runtime_check_every(rt, NULL, 0)) ||
+				    runtime_check_train(rt, o->precision,
 							o->optimizer, NULL, 0) ||
 				    runtime_check_par(rt, cp, ep, NULL, 0) ||
 				    runtime_check_ep(rt, w, cp, sc[ti].t, etp,
@@ -1263,10 +1277,22 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	const struct runtime *rt = cost_runtime(o, sched, d);
 
 	why[0] = 0;
+	if (cost_every_on(o) && e->r == PROF_RC_FULL &&
+	    runtime_check_every(rt, why, n))
+		return;
 	if (!runtime_check_train(rt, o->precision, o->optimizer, why, n) &&
 	    !runtime_check_par(rt, cp, ep, why, n))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,
 				 e->shard, why, n);
+}
+
+/* The recomputation a candidate's time bound counts: under
+ * --recompute-every "full" recomputes some blocks only, no more time than
+ * none (its memory at least full's, which the screen counts). */
+static int
+lb_rc(const struct cost_opts *o, int r)
+{
+	return cost_every_on(o) && r == PROF_RC_FULL ? PROF_RC_NONE : r;
 }
 
 /* A candidate's lower bound: its compute alone, all on one GPU for
@@ -1334,7 +1360,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 
 		if (e->v > 1 && !vok)
 			continue;
-		lb = cand_lb(sched, d, m, e->v, all[e->r], t[e->r]);
+		lb = cand_lb(sched, d, m, e->v, all[lb_rc(o, e->r)],
+			     t[lb_rc(o, e->r)]);
 		if (lb < lo)
 			lo = lb;
 		if (lb > hi)
@@ -1362,7 +1389,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		cd.zero = e->zero;
 		cd.shard = e->shard;
 		cd.offload = e->offload;
-		cd.lb = cand_lb(sched, d, m, e->v, all[e->r], t[e->r]);
+		cd.lb = cand_lb(sched, d, m, e->v, all[lb_rc(o, e->r)],
+				t[lb_rc(o, e->r)]);
 		vt->fn(vt, &cd);
 	}
 }
@@ -1787,7 +1815,10 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 				"more memory, or a smaller --reserve)",
 				plan_sched_names[b->sched], b->w, b->d,
 				x->sc[b->ti].t, x->c->mb[b->k],
-				prof_rc_names[b->r], best_t,
+				cost_every_on(x->o) && b->r == PROF_RC_FULL
+					? "every (--recompute-every)"
+					: prof_rc_names[b->r],
+				best_t,
 				100 * (1 - best_t / p->iter_ms),
 				100 * (1 - fastest / p->iter_ms),
 				best_mem / GIB,
@@ -1872,6 +1903,10 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 		apply_lp(x, cd, place, &terms);
 		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
 		p->lp_status = xstrdup(lp_status_names[x->lp_status]);
+	} else if (cost_every_on(x->o) && cd->r == PROF_RC_FULL) {
+		/* the blocks solve() priced (cost_every_rc()) */
+		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
+		p->lp_status = xstrdup("not run");
 	} else {
 		for (j = 0; j < x->c->L; j++)
 			p->layer_rc[j] = cd->r;
@@ -1900,7 +1935,10 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	p->b = x->c->mb[cd->k];
 	p->m = cd->m;
 	p->global_batch = (int64_t)p->w * p->b * p->m;
-	p->recompute = cd->lp ? overall_rc(x, x->c->L) : cd->r;
+	p->recompute = cd->lp || (cost_every_on(x->o) &&
+				  cd->r == PROF_RC_FULL)
+			       ? overall_rc(x, x->c->L)
+			       : cd->r;
 	p->t = x->sc[cd->ti].t;
 	p->sp = x->sc[cd->ti].sp;
 	p->c = x->sc[cd->ti].cp > 1 ? x->sc[cd->ti].cp : 1;
@@ -2309,6 +2347,7 @@ search_from(const struct search_chain *sc, int nsc,
 		int refined = 0, floored;
 
 		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
+		    !cost_every_on(o) &&
 		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
 			cd.lp = 1;
 			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
@@ -2322,6 +2361,8 @@ search_from(const struct search_chain *sc, int nsc,
 		}
 		if (!refined)
 			solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
+		if (cost_every_on(o) && ac[i].r == PROF_RC_FULL)
+			alts[i].recompute = overall_rc(&x, L);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
 		cfg_of(&x, &ac[i], alts[i].place, &g);
 		oa.alts = alts;
@@ -2434,15 +2475,22 @@ search_from(const struct search_chain *sc, int nsc,
 		}
 		mem = mm.best;
 		arg = mm.arg;
+		/* under --recompute-every the least is full
+		 * recomputation's, every block: a floor of what the blocks
+		 * it wraps need (NEEDSWORK: not their own least) */
 		if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
-				    "smallest needs %.2f GiB per GPU (%s w=%d "
+				    "smallest needs %s%.2f GiB per GPU (%s w=%d "
 				    "d=%d t=%d b=%d recompute=%s), %.2f GiB "
 				    "are available",
+				    cost_every_on(o) ? "more than " : "",
 				    mem / GIB, plan_sched_names[arg.sched],
 				    arg.w, arg.d, sc[arg.ti].t,
 				    sc[arg.ti].c->mb[arg.k],
-				    prof_rc_names[arg.r], o->cap_bytes / GIB);
+				    cost_every_on(o) && arg.r == PROF_RC_FULL
+					    ? "every (--recompute-every)"
+					    : prof_rc_names[arg.r],
+				    o->cap_bytes / GIB);
 		else
 			pd2bw_error("no configuration fits in memory");
 		ret = 3;

@@ -308,6 +308,34 @@ emit_grad_reduce_fp32(const struct emit_in *in)
 /* ---- re-evaluation of what a runtime runs ---- */
 
 int
+emit_every_n(const struct plan *p, const struct emit_shape *sh)
+{
+	int s, j, k, n = 0;
+
+	if (!p->layer_rc || p->recompute != PLAN_RC_MIXED)
+		return 0;
+	for (s = 0; s < p->d && !n; s++)
+		for (k = 1; k <= sh->blocks[s] && !n; k++)
+			if (p->layer_rc[p->stages[s].first + sh->embed[s] + k -
+					1] == PROF_RC_FULL)
+				n = k;
+	for (s = 0; n > 0 && s < p->d; s++) {
+		int a = p->stages[s].first, e = p->stages[s].last;
+
+		for (j = a; j <= e; j++) {
+			k = j - a - sh->embed[s] + 1;
+			if (p->layer_rc[j] !=
+			    (k >= 1 && k <= sh->blocks[s] && k % n == 0
+				     ? PROF_RC_FULL
+				     : PROF_RC_NONE))
+				return 0;
+		}
+	}
+	return n;
+}
+
+
+int
 emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 {
 	const struct plan *p = in->p;

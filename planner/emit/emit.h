@@ -133,6 +133,15 @@ struct emit_rc {
 };
 
 /*
+ * N when p recomputes in full exactly the N-th, 2N-th, ... block of each
+ * stage and nothing else, the embedding and head neither (pd2bw-plan
+ * --recompute-every N; 1: every block; with interleaving counted over the
+ * stage's blocks, as torchtitan counts over a rank's chunks: as many of
+ * them); else 0.
+ */
+int emit_every_n(const struct plan *p, const struct emit_shape *sh);
+
+/*
  * Re-evaluate rc->layer_rc with the cost model (in->c, o, cl needed;
  * else rc->evaluated stays 0).  Never more memory than the plan when every
  * layer's option saves at least as much as the planned one.  0 or -1.
@@ -193,6 +202,7 @@ struct emit_mcore {
 	int granularity;    /* PROF_RC_NONE, _SELECTIVE or _FULL */
 	int block_layers;   /* with _FULL: --recompute-num-layers (block) */
 	int uniform;        /* with _FULL: method uniform, 1 layer */
+	int every;          /* the plan's every N-th block (emit_every_n()) */
 	int first, last;    /* decoder first/last stage layers, 0: unset */
 	int use_layout;     /* the layout string is needed */
 	char *layout;       /* owned */

@@ -145,6 +145,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 
 	/* Recomputation of the blocks; Megatron recomputes no embedding or
 	 * head. */
+	mc->every = emit_every_n(p, sh);
 	mc->rc.layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
 	for (s = 0; s < d; s++)
 		for (j = p->stages[s].first; j <= p->stages[s].last; j++) {

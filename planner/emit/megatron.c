@@ -299,6 +299,23 @@ recompute_args(FILE *fp, const struct emit_in *in,
 					   "--recompute-num-layers", n, NULL};
 
 			snprintf(n, sizeof(n), "%d", mc->block_layers);
+			/* --recompute-method block checkpoints the first
+			 * --recompute-num-layers of a chunk, uniform every
+			 * layer in groups of them (megatron/core/
+			 * recompute.py:157-178 at d98e8a6): never every
+			 * N-th block */
+			if (mc->every > 1)
+				fprintf(fp,
+					"# The plan recomputes every %d%s block "
+					"of a stage (torchtitan's selective\n"
+					"# option); Megatron has no such method "
+					"(block: the first N of a chunk,\n"
+					"# uniform: all, in groups), so at "
+					"least as many, the first ones:\n",
+					mc->every,
+					mc->every == 2	 ? "nd"
+					: mc->every == 3 ? "rd"
+							 : "th");
 			fprintf(fp,
 				"# Full for the first %d layers of every "
 				"model chunk, the rest none.  Megatron\n"

@@ -14,7 +14,12 @@
  * pipeline_parallel_microbatch_size; gradient accumulation = global /
  * (local x data-parallel degree); DDP (replicate) only without other
  * parallelism; activation_checkpoint.mode none | full | selective |
- * memory_budget, per model, not per layer.  qwen3 flavors 30B-A3B and
+ * memory_budget, per model, not per layer, but for selective_ac_option
+ * "N", which wraps in full every N-th block of a process, counted over
+ * the blocks of its model parts in order (distributed/
+ * activation_checkpoint.py:24-49, pipeline_parallel.py:136-138; the same
+ * counter in v0.1.0's models/llama3/infra/parallelize.py:282-289; gone
+ * after v0.2.2, #3674).  qwen3 flavors 30B-A3B and
  * 235B-A22B (models/qwen3/__init__.py:145-190): every block a MoE of
  * top-8 over 128 experts without shared ones; no pipeline (pipelining_fn
  * None, __init__.py:199, refused at train.py:218-223).  deepseek_v3's
@@ -217,7 +222,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
-	int j, any = 0, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
+	int j, any = 0, every, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
@@ -288,8 +293,11 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	for (j = 0; j < p->nlayers; j++)
 		any |= (p->layer_rc ? p->layer_rc[j] : p->recompute) !=
 		       PROF_RC_NONE;
+	every = emit_every_n(p, sh);
 	for (j = 0; j < p->nlayers; j++)
-		rc.layer_rc[j] = any ? PROF_RC_FULL : PROF_RC_NONE;
+		rc.layer_rc[j] = every ? p->layer_rc[j]
+				 : any ? PROF_RC_FULL
+				       : PROF_RC_NONE;
 	if (emit_rc_eval(in, &rc)) {
 		emit_rc_release(&rc);
 		return -1;
@@ -433,10 +441,34 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
+	if (every == 1) {
+		/* mode full wraps the blocks alone (apply_ac's loop over
+		 * model.layers, activation_checkpoint.py:238-247) */
+		fprintf(fp, "# The plan recomputes every block in full, not "
+			    "the embedding or head,\n# as mode full does.\n"
+			    "mode = \"full\"\n");
+		emit_rc_release(&rc);
+		return 0;
+	}
+	if (every) {
+		fprintf(fp, "# The plan recomputes in full every %d%s block "
+			    "of each pipeline rank\n# (the rank counts "
+			    "over its model parts), as selective_ac_option "
+			    "does.\n",
+			every, every == 2 ? "nd" : every == 3 ? "rd" : "th");
+		fprintf(fp, "mode = \"selective\"\nselective_ac_option = "
+			    "\"%d\"\n", every);
+		emit_rc_release(&rc);
+		return 0;
+	}
 	fprintf(fp, "# The plan's recomputation is %s; torchtitan's mode "
 		    "applies to every layer%s.\n",
 		plan_rc_names[p->recompute],
-		any && rc.changed ? " (selective counted as full)" : "");
+		!any || !rc.changed ? ""
+		: p->recompute == PLAN_RC_MIXED
+			? "\n# or every N-th block of a rank, neither the "
+			  "plan's choice: counted as full"
+			: " (selective counted as full)");
 	emit_rc_note(fp, "# ", in, &rc);
 	fprintf(fp, "mode = \"%s\"\n", any ? "full" : "none");
 	if (rc.evaluated && !rc.fits) {

@@ -353,8 +353,28 @@ def check_torchtitan(p, path):
     expect(bad, per == p.blocks, "blocks per stage %s vs %s"
            % (per, p.blocks))
     mode = c["activation_checkpoint"]["mode"]
-    rs = [[2 if mode == "full" else 0] * p.blocks[s] for s in range(p.d)]
-    check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
+    opt = c["activation_checkpoint"].get("selective_ac_option", "2")
+    if mode == "selective" and opt.isdigit():
+        # every N-th block of a rank: its parts' blocks in build order
+        parts = q.get("module_fqns_per_model_part") or [
+            ["layers.%d" % i for i in range(sum(p.blocks))]]
+        rs = []
+        for s in range(p.d):
+            k, got = 0, []
+            for i, part in enumerate(parts):
+                if U.torchtitan_stage_rank(i, pp) != s:
+                    continue
+                for x in part:
+                    if x.startswith("layers."):
+                        k += 1
+                        got.append(2 if U.torchtitan_layer_sac(opt, k)
+                                   else 0)
+            rs.append(got)
+        check_rc(bad, p, rs, True)
+    else:
+        rs = [[2 if mode == "full" else 0] * p.blocks[s]
+              for s in range(p.d)]
+        check_rc(bad, p, rs, uniform_plan(p) and set(p.rc) != {1})
     expect(bad, U.TORCHTITAN_FLAVORS[(c["model"].get("name", "llama3"),
                                       c["model"]["flavor"])] ==
            sum(p.blocks), "flavor's layers")

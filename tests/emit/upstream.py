@@ -508,6 +508,7 @@ def deepspeed_rank(s, r, j, w, t):
 #   Q3 = torchtitan/models/qwen3/__init__.py
 #   F8 = torchtitan/components/quantization/float8.py
 #   L4 = torchtitan/models/llama4/infra/parallelize.py (qwen3's too)
+#   AC = torchtitan/distributed/activation_checkpoint.py
 TORCHTITAN_KEYS = {
     "job": {"description": "J:25"},
     "model": {"name": "J:101", "flavor": "J:104", "converters": "J:118"},
@@ -533,7 +534,8 @@ TORCHTITAN_KEYS = {
                     "expert_parallel_degree": "J:454",
                     # 1 (the default) | tp, PD:59
                     "expert_tensor_parallel_degree": "J:464"},
-    "activation_checkpoint": {"mode": "J:652"},
+    "activation_checkpoint": {"mode": "J:652",
+                              "selective_ac_option": "J:655"},
 }
 TORCHTITAN_AC_MODES = {"selective", "full", "memory_budget", "none"}  # J:652
 TORCHTITAN_PRECISIONS = {"bfloat16", "float32"}  # J:282
@@ -593,6 +595,12 @@ def torchtitan_rules(c, world):
             bad.append("parts %% pp (PP:456-458)")
     if c["activation_checkpoint"]["mode"] not in TORCHTITAN_AC_MODES:
         bad.append("mode (J:652)")
+    # AC:177-183: selective takes "op" or a layer frequency, digits (J:655:
+    # "2" by default)
+    opt = c["activation_checkpoint"].get("selective_ac_option", "2")
+    if (c["activation_checkpoint"]["mode"] == "selective" and
+            opt != "op" and not opt.isdigit()):
+        bad.append("selective_ac_option %r (AC:177-183)" % opt)
     if t.get("mixed_precision_param", "bfloat16") not in TORCHTITAN_PRECISIONS:
         bad.append("precision (J:282)")
     name = c["model"].get("name", "llama3")
@@ -631,6 +639,15 @@ def torchtitan_rules(c, world):
         if f8.get("recipe_name") and f8.get("enable_fsdp_float8_all_gather"):
             bad.append("FP8 all-gather with a recipe_name (F8:65-69)")
     return bad
+
+
+def torchtitan_layer_sac(option, k):
+    # AC:24, 37-40: one counter per process, k = 1, 2, ... over the blocks
+    # it wraps in turn, those of every model part of the pipeline rank in
+    # the order they are built (PP:136-138, stage ids from PP:460-461):
+    # block k is checkpointed when the frequency is 0 or divides k.
+    n = int(option)
+    return not n or k % n == 0
 
 
 def torchtitan_stage_rank(i, pp):

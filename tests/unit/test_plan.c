@@ -772,6 +772,106 @@ test_stage_rc(void)
 }
 
 /*
+ * --recompute-every: the blocks a runtime wraps, counted over each rank's,
+ * priced layer by layer.  Seven layers of 10 ms (fwd 3 + bwd 7; full
+ * recomputation +4 ms, stash 1 GB kept or 100 MB recomputed), the first
+ * an embedding and the last a head: blocks 1-5 are chain layers 1-5.
+ *  - every 2nd (torchtitan "2"): blocks 2 and 4, layers 2 and 4; a rank
+ *    holding layers 3-6 counts its own blocks 3, 4, 5 as 1, 2, 3 and
+ *    wraps the second, layer 4;
+ *  - fms-fsdp's fraction 1/3: blocks 2 and 5 ([no-ac, ac, no-ac, no-ac,
+ *    ac], ac_handler.py:28), 2/3: blocks 1, 3 and 4 (ac_handler.py:29);
+ *  - neither: every block, never the embedding or head.
+ * One stage of all seven, flush, one microbatch in flight: every 2nd
+ * recomputes 2 x 4 = 8 ms and stashes 5 x 1 GB + 2 x 100 MB, plus 1 GB
+ * for the layer rebuilt during backward = 6.2 GB; every block 5 x 4 =
+ * 20 ms and 2 x 1 GB + 5 x 100 MB + 1 GB = 3.5 GB.
+ */
+static void
+test_every_rc(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g = {
+		.sched = PLAN_FLUSH, .w = 1, .d = 1, .b = 1, .m = 1,
+		.r = PROF_RC_FULL, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
+	struct place_links l;
+	struct plan_stage st;
+	struct search_opts so;
+	struct search_stats ss;
+	struct plan e;
+	int rc[7], i;
+	static const int every2[7] = {0, 0, 2, 0, 2, 0, 0};
+	static const int rank2[4] = {0, 2, 0, 0};
+	static const int third[7] = {0, 0, 2, 0, 0, 2, 0};
+	static const int two3[7] = {0, 2, 0, 2, 2, 0, 0};
+	static const int all[7] = {0, 2, 2, 2, 2, 2, 0};
+
+	uniform_profile(&p, 7);
+	p.layers[0].kind = PROF_EMBED;
+	p.layers[6].kind = PROF_HEAD;
+	one_node(&cl, 1, 100);
+	default_opts(&o, 1e13);
+	chain_build(&c, &p);
+	place_links_init(&l, &cl, 1);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+
+	CHECK(!cost_every_on(&o));
+	cost_every_rc(&c, &o, 0, 6, rc);
+	CHECK(!memcmp(rc, all, sizeof(all)));
+	o.every_n = 2;
+	CHECK(cost_every_on(&o));
+	cost_every_rc(&c, &o, 0, 6, rc);
+	CHECK(!memcmp(rc, every2, sizeof(every2)));
+	cost_every_rc(&c, &o, 3, 6, rc);
+	CHECK(!memcmp(rc, rank2, sizeof(rank2)));
+	o.every_n = 0;
+	o.every_p = 1.0 / 3;
+	cost_every_rc(&c, &o, 0, 6, rc);
+	CHECK(!memcmp(rc, third, sizeof(third)));
+	o.every_p = 2.0 / 3;
+	cost_every_rc(&c, &o, 0, 6, rc);
+	CHECK(!memcmp(rc, two3, sizeof(two3)));
+
+	cost_stage_rc(&c, &o, &g, &l, 0, 0, 6, every2, &st);
+	CHECK_INT_EQ(st.recompute, PLAN_RC_MIXED);
+	CHECK_NEAR(st.compute_ms, 70, 1e-9);
+	CHECK_NEAR(st.recompute_ms, 8, 1e-9);
+	CHECK_INT_EQ(st.in_flight, 1);
+	CHECK_INT_EQ(st.stash_bytes, 6200000000LL);
+	cost_stage_rc(&c, &o, &g, &l, 0, 0, 6, all, &st);
+	CHECK_NEAR(st.recompute_ms, 20, 1e-9);
+	CHECK_INT_EQ(st.stash_bytes, 3500000000LL);
+
+	/* The search prices what it writes: evaluating w = d = 1 under
+	 * every 2nd block records layers 2 and 4 alone, and 70 + 8 ms. */
+	o.every_p = 0;
+	o.every_n = 2;
+	search_opts_init(&so);
+	so.batch = 1;
+	so.rc_mask = 1u << PROF_RC_FULL;
+	so.fix_w = so.fix_d = so.fix_b = 1;
+	so.fix_sched = PLAN_NONE;
+	so.fix_rc = PROF_RC_FULL;
+	plan_init(&e);
+	CHECK_INT_EQ(search_run(&c, &cl, &o, &so, &e, &ss), 0);
+	CHECK_INT_EQ(e.recompute, PLAN_RC_MIXED);
+	for (i = 0; i < 7; i++)
+		CHECK_INT_EQ(e.layer_rc[i], every2[i]);
+	CHECK_NEAR(e.stages[0].recompute_ms, 8, 1e-9);
+	CHECK_INT_EQ(e.stages[0].stash_bytes, 6200000000LL);
+	plan_release(&e);
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
+/*
  * The search on 8 equal layers, one node of 4 GPUs at 1e9 GB/s (transfers
  * free), batch 8: all 4 GPUs are used; under 2BW with no all-reduce cost
  * w x d = 4 gives 80 ms per sample-pipeline / 4 GPUs.  Checks: the chosen
@@ -1054,6 +1154,7 @@ main(void)
 	test_network_sharing();
 	test_tp_interleave_zero();
 	test_stage_rc();
+	test_every_rc();
 	test_search();
 	test_search_bound();
 	test_plan_roundtrip();

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 64 -e --width 2 --depth 4 --microbatch 1 -s flush -r full --runtime torchtitan --recompute-every 2 -q -o plan.yaml --emit torchtitan --emit-output t.toml && grep -E '^ *recompute:|^layer_recompute:' plan.yaml && sed -n '/^\[activation_checkpoint\]/,$p' t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml

@@ -1,0 +1,1 @@
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:2 -B 64 -s none --zero 3 --runtime torchtitan --recompute-every 1/3 -o plan.yaml 2>/dev/null | grep -E '^(chosen|predicted|binding|breakdown)'; grep -E '^layer_recompute:' plan.yaml
