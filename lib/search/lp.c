@@ -10,9 +10,9 @@
  * Memory:
  *   weights + state + work + inflight * sum x[j][r] stash[j][r] + y peak
  *     <= cap
- * and x[j][full] <= y for those layers.  Objective: sum x[j][r] (rc[j][r] + tp[j][r]), the
- * recomputation time plus the tensor-parallel all-reduces full
- * recomputation repeats.
+ * and x[j][full] <= y for those layers.  Objective: sum x[j][r] (rc[j][r] +
+ * tp[j][r]), the recomputation time plus the tensor-parallel all-reduces
+ * full recomputation repeats.
  */
 #include <glpk.h>
 #include <math.h>
