@@ -82,7 +82,7 @@ int64_t chain_eparams(const struct chain *c, int a, int e);
 /*
  * Whether layer j's full recomputation reruns anything at microbatch index
  * k.  The runtimes checkpoint the transformer blocks alone (pd2bw-plan(1),
- * RECOMPUTATION): an embedding's or a head's "full" figures are its
+ * Cost model): an embedding's or a head's "full" figures are its
  * no-recomputation ones, nothing rerun, nothing rebuilt in backward, no
  * all-reduce repeated.
  */
