@@ -311,7 +311,9 @@ prof_layer_stash(const struct prof_graph *g, int layer, int64_t b, int rc)
 	char kept[PROF_MAX_TENSORS] = {0};
 	int i;
 
-	if (rc == PROF_RC_FULL)
+	/* full recomputation checkpoints the blocks alone; the embedding
+	 * and the head keep everything (analytic.c, rc_outside_blocks()) */
+	if (rc == PROF_RC_FULL && l->kind == PROF_BLOCK)
 		return tensor_bytes(g, l, 0, T);
 	for (i = 0; i < l->nops; i++) {
 		const struct prof_op *op = &l->ops[i];

@@ -128,7 +128,8 @@ double prof_layer_flops(const struct prof_graph *g, int layer, int64_t b);
  * Bytes one copy of layer keeps from its forward to its backward pass at
  * microbatch b, under recomputation rc (enum prof_rc): none stores what
  * every op needs; selective drops the attention core's scores, softmax and
- * dropout masks (the core is recomputed); full keeps only the layer input.
+ * dropout masks (the core is recomputed); full keeps only a block's input
+ * (an embedding or head, which no runtime checkpoints, keeps what none does).
  */
 int64_t prof_layer_stash(const struct prof_graph *g, int layer, int64_t b,
 			 int rc);

@@ -287,7 +287,10 @@ measure_layer(const struct prof_backend *be, void *ctx,
 	pt->bwd_ms = prof_median(bw, n, &sb);
 	pt->recomp_ms[PROF_RC_NONE] = 0;
 	pt->recomp_ms[PROF_RC_SELECTIVE] = prof_median(at, n, &sa);
-	pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+	/* the blocks alone are checkpointed (analytic.c,
+	 * rc_outside_blocks()) */
+	pt->recomp_ms[PROF_RC_FULL] =
+		g->layers[li].kind == PROF_BLOCK ? pt->fwd_ms : 0;
 	pt->out_bytes = prof_layer_out_bytes(g, li, b);
 	for (i = 0; i < PROF_RC_N; i++)
 		pt->stash_bytes[i] = prof_layer_stash(g, li, b, i);

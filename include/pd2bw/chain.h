@@ -79,4 +79,17 @@ int64_t chain_eparams(const struct chain *c, int a, int e);
 /* Per-layer value at microbatch index k. */
 #define CHAIN_AT(c, arr, k, j) ((arr)[(size_t)(k) * (c)->L + (j)])
 
+/*
+ * Whether layer j's full recomputation reruns anything at microbatch index
+ * k.  The runtimes checkpoint the transformer blocks alone (pd2bw-plan(1),
+ * Cost model): an embedding's or a head's "full" figures are its
+ * no-recomputation ones, nothing rerun, nothing rebuilt in backward, no
+ * all-reduce repeated.
+ */
+static inline int
+chain_full_reruns(const struct chain *c, int k, int j)
+{
+	return CHAIN_AT(c, c->rc[PROF_RC_FULL], k, j) > 0;
+}
+
 #endif

@@ -507,9 +507,13 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 			m->big_gathered = gb;
 	}
 	m->per_mb += st;
-	m->any_full |= r == PROF_RC_FULL;
-	if (full > m->peak_full)
-		m->peak_full = full;
+	/* only a layer whose full recomputation reruns it rebuilds its
+	 * activations in backward (not an embedding or head) */
+	if (chain_full_reruns(c, k, j)) {
+		m->any_full |= r == PROF_RC_FULL;
+		if (full > m->peak_full)
+			m->peak_full = full;
+	}
 	if (st > m->big_stash)
 		m->big_stash = st;
 	if (wk > m->work)

@@ -1213,6 +1213,42 @@ block_point(struct shape *sh, struct prof_point *pt)
 }
 
 /*
+ * A layer outside the transformer blocks under every recomputation: what
+ * the runtimes run when they recompute ("full") is the blocks alone, each
+ * layer of model.layers checkpointed at its input, while the embedding,
+ * the final norm, the output layer and the loss run as without
+ * recomputation and keep their activations:
+ *  - Megatron-Core: --recompute-granularity full calls checkpointed_
+ *    forward() on the TransformerBlock's layers (megatron/core/transformer/
+ *    transformer_block.py:662-676 at d98e8a6), which wraps self.layers[i]
+ *    alone (megatron/core/recompute.py:74-77, 157-181); the final
+ *    layernorm runs after it (transformer_block.py:755-756), the embedding
+ *    before and the output layer and loss after the decoder
+ *    (models/gpt/gpt_model.py:354, 628, 807, 839);
+ *  - torchtitan: apply_ac wraps each block of model.layers
+ *    (torchtitan/distributed/activation_checkpoint.py:238-247 at v0.2.2);
+ *  - PipeDream-2BW (msr-fiddle/pipedream, branch pipedream_2bw at
+ *    d6e2538, Megatron's fork): ParallelTransformer._checkpointed_forward
+ *    checkpoints self.layers, the final layernorm after it
+ *    (megatron/megatron/model/transformer.py:542-563, 586-609);
+ *  - DeepSpeed: Megatron-DeepSpeed's GPTModelPipe checkpoints its
+ *    ParallelTransformerLayerPipe layers alone, any PipelineModule the
+ *    classes in checkpointable_layers (deepspeed/runtime/pipe/module.py:
+ *    648-667 at 38327e0), which --emit deepspeed's recipe names.
+ * So full's figures are none's: nothing recomputed, everything stashed.
+ */
+static void
+rc_outside_blocks(struct prof_point *pt, double stash)
+{
+	int r;
+
+	for (r = 0; r < PROF_RC_N; r++) {
+		pt->recomp_ms[r] = 0;
+		pt->stash_bytes[r] = (int64_t)stash;
+	}
+}
+
+/*
  * Embedding: token lookup (vocabulary-parallel under t), learned positions
  * added, BERT's token types and LayerNorm, dropout.  Backward scatter-adds
  * into a dense V/t x h gradient (PyTorch's embedding backward: zero it,
@@ -1246,13 +1282,9 @@ embed_point(struct shape *sh, struct prof_point *pt)
 
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
-	pt->recomp_ms[PROF_RC_NONE] = 0;
-	pt->recomp_ms[PROF_RC_SELECTIVE] = 0;
-	pt->recomp_ms[PROF_RC_FULL] = f;
+	/* no runtime checkpoints it (rc_outside_blocks()) */
+	rc_outside_blocks(pt, st);
 	pt->out_bytes = (int64_t)(nh * e);
-	pt->stash_bytes[PROF_RC_NONE] = (int64_t)st;
-	pt->stash_bytes[PROF_RC_SELECTIVE] = (int64_t)st;
-	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(8 * n);
 	pt->work_bytes = (int64_t)(nh * e);
 	pt->fwd_flops = 0;
 }
@@ -1308,13 +1340,10 @@ head_point(struct shape *sh, struct prof_point *pt)
 
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
-	pt->recomp_ms[PROF_RC_NONE] = 0;
-	pt->recomp_ms[PROF_RC_SELECTIVE] = 0;
-	pt->recomp_ms[PROF_RC_FULL] = f;
+	/* the final norm, the output layer and the loss run outside the
+	 * checkpointed blocks (rc_outside_blocks()) */
+	rc_outside_blocks(pt, st);
 	pt->out_bytes = (int64_t)(4 * n);
-	pt->stash_bytes[PROF_RC_NONE] = (int64_t)st;
-	pt->stash_bytes[PROF_RC_SELECTIVE] = (int64_t)st;
-	pt->stash_bytes[PROF_RC_FULL] = (int64_t)(nh * e);
 	pt->work_bytes = (int64_t)(n * vt * e);
 	pt->fwd_flops = flops;
 }
@@ -1846,15 +1875,19 @@ static void
 mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 {
 	struct prof_point b, hd;
-	double n = sh->n, h = sh->h, e = sh->e, f, bw;
+	double n = sh->n, h = sh->h, e = sh->e, look, nrm, rp, f, bw;
 	int k, r;
 
 	for (k = 0; k < m->mtp_layers; k++) {
 		layer_shape(sh, m, m->layers - 1);
 		memset(&b, 0, sizeof(b));
 		memset(&hd, 0, sizeof(hd));
-		f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * n * h * e) +
-		    2 * norm_ms(sh) + gemm_ms(sh, n, 2 * h, h);
+		/* the lookup, then the norms and the projection (rp) */
+		look = op_ms(sh, OP_VEC, 0, 8 * n + 2 * n * h * e);
+		nrm = norm_ms(sh);
+		rp = gemm_ms(sh, n, 2 * h, h);
+		f = look + 2 * nrm + rp;
+		rp += 2 * nrm;
 		bw = gemm_bwd_ms(sh, n, 2 * h, h) + 2 * norm_bwd_ms(sh);
 		/* the module's block is FP8 like the others */
 		sh->fp8 = model_prec_quantised(m->precision);
@@ -1863,7 +1896,14 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		head_point(sh, &hd);
 		pt->fwd_ms += f + b.fwd_ms + hd.fwd_ms;
 		pt->bwd_ms += bw + b.bwd_ms + hd.bwd_ms;
-		pt->recomp_ms[PROF_RC_FULL] += f + b.fwd_ms + hd.fwd_ms;
+		/* Megatron's full recomputation checkpoints the module's
+		 * norms, projection and block, not the lookup before them
+		 * nor the shared head after (multi_token_prediction.py:
+		 * 1696-1736, _proj_and_transformer_layer at 1361-1397, at
+		 * d98e8a6).  NEEDSWORK: the stash counts their activations
+		 * under every recomputation, not only the checkpoint's
+		 * inputs under full. */
+		pt->recomp_ms[PROF_RC_FULL] += rp + b.fwd_ms;
 		for (r = 0; r < PROF_RC_N; r++)
 			pt->stash_bytes[r] +=
 				(int64_t)(4 * n * h * e + 2 * n * sh->statb) +

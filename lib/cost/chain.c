@@ -14,16 +14,19 @@
  * forward (after attention and after the MLP) and two backward (their
  * conjugates at the QKV and MLP inputs), and its forward pair again when
  * fully recomputed; the vocabulary-parallel embedding reduces its output
- * (again when recomputed), the head reduces its input gradient.
+ * (again when recomputed: rerun, chain_full_reruns()), the head reduces
+ * its input gradient.
  */
 static int
-tp_allreduces(int kind, int r)
+tp_allreduces(int kind, int r, int rerun)
 {
+	int again = r == PROF_RC_FULL && rerun;
+
 	switch (kind) {
 	case PROF_BLOCK:
-		return 4 + (r == PROF_RC_FULL ? 2 : 0);
+		return 4 + (again ? 2 : 0);
 	case PROF_EMBED:
-		return 1 + (r == PROF_RC_FULL ? 1 : 0);
+		return 1 + (again ? 1 : 0);
 	case PROF_HEAD:
 		return 1;
 	default:
@@ -156,7 +159,9 @@ chain_build(struct chain *c, const struct profile *p)
 			double *pre = c->pre_t + off;
 
 			for (j = 0; j < L; j++) {
-				int na = tp_allreduces(c->kind[j], r);
+				int na = tp_allreduces(
+					c->kind[j], r,
+					chain_full_reruns(c, k, j));
 
 				pre[j + 1] = pre[j] + CHAIN_AT(c, c->fb, k, j) +
 					     CHAIN_AT(c, c->rc[r], k, j);

@@ -225,7 +225,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 
 				in[s].stash_bytes += CHAIN_AT(
 					c, c->stash[st[s].recompute], g->k, j);
-				if (full > peak)
+				if (chain_full_reruns(c, g->k, j) && full > peak)
 					peak = full;
 			}
 			if (st[s].recompute == PROF_RC_FULL)

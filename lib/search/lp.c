@@ -5,13 +5,14 @@
  * Variables x[j][r] in {0, 1}: layer j recomputes with option r; one per
  * layer (identical layers are grouped, x then counts how many of the group
  * take r).  y in {0, 1}: some layer recomputes fully, so one layer's whole
- * activations are rebuilt during backward (the largest, as cost_stage()
- * counts it).  Memory:
+ * activations are rebuilt during backward (the largest of those a full
+ * recomputation reruns, chain_full_reruns(), as cost_stage() counts it).
+ * Memory:
  *   weights + state + work + inflight * sum x[j][r] stash[j][r] + y peak
  *     <= cap
- * and x[j][full] <= y.  Objective: sum x[j][r] (rc[j][r] + tp[j][r]), the
- * recomputation time plus the tensor-parallel all-reduces full
- * recomputation repeats.
+ * and x[j][full] <= y for those layers.  Objective: sum x[j][r] (rc[j][r] +
+ * tp[j][r]), the recomputation time plus the tensor-parallel all-reduces
+ * full recomputation repeats.
  */
 #include <glpk.h>
 #include <math.h>
@@ -60,7 +61,8 @@ peak_layer(const struct chain *c, const struct cost_cfg *g, int a, int e)
 	int j;
 
 	for (j = a; j <= e; j++)
-		if (CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j) > pk)
+		if (chain_full_reruns(c, g->k, j) &&
+		    CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j) > pk)
 			pk = CHAIN_AT(c, c->stash[PROF_RC_NONE], g->k, j);
 	return pk;
 }
@@ -217,7 +219,8 @@ solve(const struct lp_in *in, int *rc, double *extra)
 		ja[nz] = ycol;
 		ar[nz] = -in->size[q];
 		for (r = 0; r < nr; r++)
-			if (in->opts[r] == PROF_RC_FULL) {
+			if (in->opts[r] == PROF_RC_FULL &&
+			    chain_full_reruns(c, g->k, a + in->rep[q])) {
 				nz++;
 				ia[nz] = row;
 				ja[nz] = 1 + q * nr + r;

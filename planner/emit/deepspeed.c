@@ -18,7 +18,9 @@
  * of one's own is set in _partition_layers, which must end with
  * _set_bounds(start=parts[stage], stop=parts[stage + 1]), else every stage
  * builds every layer; activation_checkpoint_interval k checkpoints every
- * run of k layers, so it recomputes all layers or none; overlap_comm
+ * run of k layers, so it recomputes all layers or none, of those
+ * checkpointable_layers names (every layer with parameters without it,
+ * pipe/module.py:648-667); overlap_comm
  * defaults to on for ZeRO-3 only (zero/config.py:351-353), gradients are
  * reduced in buckets of reduce_bucket_size elements (zero/config.py:109).
  */
@@ -206,8 +208,10 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "%d stages: plan with --zero 0 or 1, or "
 				   "--depth 1", p->zero, p->d);
 
-	/* activation_checkpoint_interval recomputes all layers or none:
-	 * any recomputation becomes full for every layer. */
+	/* activation_checkpoint_interval recomputes all layers it may
+	 * checkpoint or none: any recomputation becomes full for every
+	 * layer (the embedding's and head's full is their none: the recipe
+	 * names the blocks alone in checkpointable_layers). */
 	memset(&rc, 0, sizeof(rc));
 	rc.layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
 	for (j = 0; j < p->nlayers; j++)
@@ -283,10 +287,14 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		 "num_dp=%d)",
 		 p->d, p->t, p->w);
 	line(fp, &nrec, note);
+	/* checkpointable_layers: the blocks alone, as priced; without it a
+	 * PipelineModule checkpoints every layer with parameters, the
+	 * embedding and the head too (pipe/module.py:661-667) */
 	snprintf(note, sizeof(note),
 		 "model = Pd2bwPipe(layers=LAYERS, topology=topo, "
-		 "loss_fn=LOSS, activation_checkpoint_interval=%d)",
-		 interval);
+		 "loss_fn=LOSS, activation_checkpoint_interval=%d%s)",
+		 interval,
+		 interval ? ", checkpointable_layers=BLOCK_CLASSES" : "");
 	line(fp, &nrec, note);
 	fprintf(fp, "\n    ],\n    \"pd2bw_notes\": [\n");
 
@@ -316,14 +324,22 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	     p->nlayers, p->layer_names[0], p->layer_names[p->nlayers - 1]);
 	if (any && rc.changed)
 		NOTE("recompute: the plan's is %s; DeepSpeed's "
-		     "activation_checkpoint_interval recomputes every layer "
-		     "or none, so every layer recomputes its forward "
+		     "activation_checkpoint_interval recomputes every block "
+		     "or none, so every block recomputes its forward "
 		     "(selective counted as full: no more memory, more "
 		     "time)",
 		     plan_rc_names[p->recompute]);
 	else if (any)
 		NOTE("recompute full: activation_checkpoint_interval 1, "
-		     "every layer recomputes its forward");
+		     "every block recomputes its forward");
+	if (any)
+		NOTE("checkpointable_layers: BLOCK_CLASSES names the class "
+		     "of the transformer blocks among LAYERS, which DeepSpeed "
+		     "then checkpoints alone, as planned; without it every "
+		     "layer with parameters is checkpointed, the embedding "
+		     "and head too (pipe/module.py:661-667), and a reentrant "
+		     "checkpoint leaves the embedding without gradients "
+		     "(module.py:650-652)");
 	if (rc.changed && rc.evaluated)
 		NOTE("predicted: the plan %.1f ms per iteration, peak %.2f "
 		     "GiB per GPU; what runs %.1f ms, peak %.2f GiB",

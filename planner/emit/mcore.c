@@ -144,7 +144,8 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	}
 
 	/* Recomputation of the blocks; Megatron recomputes no embedding or
-	 * head. */
+	 * head (their full is their none in the profile: analytic.c,
+	 * rc_outside_blocks()). */
 	mc->every = emit_every_n(p, sh);
 	mc->rc.layer_rc = xcalloc((size_t)p->nlayers, sizeof(int));
 	for (s = 0; s < d; s++)
@@ -219,11 +220,23 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	if (emit_rc_eval(in, &mc->rc))
 		return -1;
 	if (mc->rc.evaluated && !mc->rc.fits) {
+		char what[64];
+
+		if (mc->granularity != PROF_RC_FULL)
+			snprintf(what, sizeof(what), "%s of every block",
+				 mc->granularity == PROF_RC_SELECTIVE
+					 ? "selective"
+					 : "none");
+		else if (mc->uniform)
+			snprintf(what, sizeof(what), "full of every block");
+		else
+			snprintf(what, sizeof(what),
+				 "full of the first %d blocks of each chunk",
+				 mc->block_layers);
 		pd2bw_error("--emit %s: Megatron cannot run the plan's "
-			    "recomputation (it recomputes no embedding or "
-			    "head): what it would run needs %.2f GiB per GPU, "
-			    "over the limit",
-			    sh->fmt,
+			    "recomputation (it runs %s): what it would run "
+			    "needs %.2f GiB per GPU, over the limit",
+			    sh->fmt, what,
 			    mc->rc.peak_bytes / (1024.0 * 1024.0 * 1024.0));
 		emit_mcore_release(mc);
 		return -1;

@@ -488,6 +488,14 @@ def deepspeed_rules(cfg, world, dp=None):
                "stop=self.parts[stage_id + 1])" in x
                for x in cfg["pipeline"]["pd2bw_recipe"]):
         bad.append("recipe without _set_bounds (M:444)")
+    # M:648-667: without checkpointable_layers a PipelineModule
+    # checkpoints every layer with parameters, the embedding and the head
+    # too; the plan recomputes the blocks alone.
+    if cfg["pipeline"].get("activation_checkpoint_interval", 0) and \
+            not any("checkpointable_layers=" in x
+                    for x in cfg["pipeline"]["pd2bw_recipe"]):
+        bad.append("recipe checkpoints without checkpointable_layers "
+                   "(M:661-667)")
     return bad
 
 

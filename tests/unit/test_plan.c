@@ -9,6 +9,8 @@
 #include "harness.h"
 #include "capture.h"
 
+#include "pd2bw/analytic.h"
+#include "pd2bw/catalog.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/partition.h"
@@ -18,6 +20,7 @@
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
+#include "pd2bw/runtime.h"
 
 #include "plan_fixtures.h"
 
@@ -771,6 +774,118 @@ test_stage_rc(void)
 	profile_release(&p);
 }
 
+
+/*
+ * Full recomputation checkpoints the blocks alone (Megatron-Core, torchtitan,
+ * PipeDream-2BW, DeepSpeed with its blocks named): the embedding, the final
+ * norm, the output layer and the loss keep their activations.  A 2-block
+ * GPT (h 256, 4 heads, s 128, V 50257, tied, dropout) at b = 1, t = 1, by
+ * hand:
+ *  - embedding: ids 8 s + dropout mask s h = 33792 bytes, also under full,
+ *    nothing recomputed, its output reduced once (not again);
+ *  - block: s h (34 + 5 a s / h) + 16 s = 1443840 bytes, full keeps its
+ *    input 2 s h = 65536 and reruns its forward;
+ *  - head: norm input and statistics, GEMM input, fp32 softmax:
+ *    4 s h + 8 s + 4 s V = 25863680 bytes, also under full, nothing
+ *    recomputed.
+ * Stage [block 2, head] under full, one microbatch in flight: 65536 +
+ * 25863680 kept, plus one block rebuilt in backward (1443840), not the
+ * head's larger stash; stage [embedding, block 1], two in flight:
+ * 2 (33792 + 65536) + 1443840.  The same for megatron-core under flush and
+ * pipedream-2bw under 2BW, and the same as --recompute-every 1.
+ */
+static void
+test_rc_outside_blocks(void)
+{
+	static const int mb[] = {1};
+	static const int rts[2] = {RUNTIME_MEGATRON_CORE,
+				   RUNTIME_PIPEDREAM_2BW};
+	static const int scheds[2] = {PLAN_FLUSH, PLAN_2BW};
+	struct gpu_catalog cat;
+	struct model m;
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct place_links l;
+	struct plan_stage st, ev;
+	int i, r, rc[2];
+
+	catalog_init(&cat);
+	model_init(&m);
+	m.name = "tiny-gpt";
+	m.layers = 2;
+	m.hidden = 256;
+	m.heads = 4;
+	m.kv_heads = 4;
+	m.ffn_hidden = 1024;
+	m.seq_len = 128;
+	m.vocab = 50257;
+	profile_init(&p);
+	CHECK_INT_EQ(analytic_profile(&p, &m, catalog_find(&cat, "H100-SXM"),
+				      mb, 1, 1),
+		     0);
+	CHECK_INT_EQ(p.nlayers, 3);
+	for (r = 0; r < PROF_RC_N; r++) {
+		CHECK(p.layers[0].pt[0].recomp_ms[r] == 0);
+		CHECK_INT_EQ(p.layers[0].pt[0].stash_bytes[r], 33792);
+		CHECK(p.layers[2].pt[0].recomp_ms[r] == 0);
+		CHECK_INT_EQ(p.layers[2].pt[0].stash_bytes[r], 25863680);
+	}
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_NONE], 1443840);
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_FULL], 65536);
+	CHECK(p.layers[1].pt[0].recomp_ms[PROF_RC_FULL] ==
+	      p.layers[1].pt[0].fwd_ms);
+
+	CHECK_INT_EQ(chain_build(&c, &p), 0);
+	CHECK_INT_EQ(c.L, 4);
+	CHECK(!chain_full_reruns(&c, 0, 0) && chain_full_reruns(&c, 0, 1) &&
+	      chain_full_reruns(&c, 0, 2) && !chain_full_reruns(&c, 0, 3));
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 0, 0), 1, 0);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 1, 1), 6, 0);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 3, 3), 1, 0);
+
+	one_node(&cl, 8, 100);
+	default_opts(&o, 1e12);
+	place_links_init(&l, &cl, 2);
+	for (i = 0; i < 2; i++) {
+		struct runtime rt;
+		struct cost_cfg g = {
+			.sched = scheds[i], .w = 1, .d = 2, .b = 1, .m = 4,
+			.r = PROF_RC_FULL, .place = PLAN_STAGES_IN_NODE,
+			.t = 1, .v = 1, .c = 1, .e = 1
+		};
+
+		runtime_init(&rt, rts[i]);
+		g.rt = &rt;
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		cost_stage(&c, &o, &g, &l, 1, 2, 3, &st);
+		CHECK_INT_EQ(st.in_flight, 1);
+		CHECK(st.recompute_ms == CHAIN_AT(&c, c.fwd, 0, 2));
+		CHECK_INT_EQ(st.stash_bytes, 65536 + 25863680 + 1443840);
+		/* --recompute-every 1: the blocks alone, the same figures */
+		o.every_n = 1;
+		cost_every_rc(&c, &o, 2, 3, rc);
+		o.every_n = 0;
+		CHECK_INT_EQ(rc[0], PROF_RC_FULL);
+		CHECK_INT_EQ(rc[1], PROF_RC_NONE);
+		cost_stage_rc(&c, &o, &g, &l, 1, 2, 3, rc, &ev);
+		CHECK_NEAR(ev.recompute_ms, st.recompute_ms, 1e-12);
+		CHECK_INT_EQ(ev.stash_bytes, st.stash_bytes);
+		CHECK_INT_EQ(ev.mem_bytes, st.mem_bytes);
+
+		cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+		CHECK_INT_EQ(st.in_flight, 2);
+		CHECK(st.recompute_ms == CHAIN_AT(&c, c.fwd, 0, 1));
+		CHECK_INT_EQ(st.stash_bytes, 2 * (33792 + 65536) + 1443840);
+	}
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+	catalog_release(&cat);
+}
+
 /*
  * --recompute-every: the blocks a runtime wraps, counted over each rank's,
  * priced layer by layer.  Seven layers of 10 ms (fwd 3 + bwd 7; full
@@ -1155,6 +1270,7 @@ main(void)
 	test_tp_interleave_zero();
 	test_stage_rc();
 	test_every_rc();
+	test_rc_outside_blocks();
 	test_search();
 	test_search_bound();
 	test_plan_roundtrip();

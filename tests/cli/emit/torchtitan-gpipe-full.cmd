@@ -1,1 +1,1 @@
-pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 64 -s gpipe -t 1 -r full -q -o plan.yaml --emit torchtitan --emit-output t.toml && cat t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml
+pd2bw-plan $TOP/models/llama3-8b.yaml -c dgx-h100:1 -B 16 -s gpipe -t 1 -r full -q -o plan.yaml --emit torchtitan --emit-output t.toml && cat t.toml && python3 $TOP/tests/emit/check.py one torchtitan plan.yaml t.toml
