@@ -216,7 +216,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
 	 0, 108, 0, 0, 0, 0, 0, 0},
-	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.75, 0.5, 0.8, 4,
+	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.746, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
 	 0, 108, 0, 0, 0, 0, 0, 0},
