@@ -35,6 +35,13 @@ struct part_ws {
 			     with three stages or more it may say INFINITY
 			     (pruned 1) when the optimum costs more, and
 			     answers as without it otherwise */
+	int no_sync;      /* set: a stage's cost leaves out its gradients'
+			     synchronisation and what its runtime hides
+			     (sequence parallelism's share of the
+			     tensor-parallel traffic, the interleaved
+			     schedule's transfers): at most its
+			     cost_stage_busy(), to rounding, but for the
+			     expert-parallel overlap; memory capped as ever */
 	int fits_known;   /* set: part_fits() holds for the next
 			     PART_TIME solve's bound, the caller asked it
 			     (the solve does not ask again) */

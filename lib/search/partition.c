@@ -81,6 +81,33 @@ dp_wire(const struct cost_opts *o, const struct cost_cfg *g,
 }
 
 /*
+ * ps without what cost_stage_busy() leaves out or its runtime hides: the
+ * synchronisation (paid per update), the share of the tensor-parallel
+ * traffic sequence parallelism hides (tp_ms's factor, cost_stage_rc()),
+ * the transfers the interleaved schedule hides (all of them: it hides
+ * them whenever compute is longer).  What is left sums, to rounding,
+ * terms of cost_stage_busy() that cost_stage_rc() leaves whole, or lower
+ * bounds of them (FSDP's steady share); the expert-parallel overlap it
+ * does not follow (the caller's to exclude).
+ */
+static void
+busy_only(const struct cost_opts *o, const struct cost_cfg *g,
+	  struct part_stage *ps)
+{
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+
+	ps->ar_coef = ps->ar_lat = ps->are_coef = ps->are_lat = 0;
+	if (g->sp) {
+		ps->tp_coef *= 1 - rt->tp_hidden;
+		ps->tp_lat *= 1 - rt->tp_hidden;
+	}
+	if (rt->p2p_hidden_v && g->v > 1) {
+		ps->in_coef = ps->in_lat = ps->out_lat_us = ps->lat = 0;
+		ps->out_gb_s = INFINITY;
+	}
+}
+
+/*
  * Fill ws->stg[0..d) for g: the terms of cost_p2p() and cost_allreduce()
  * hoisted, and cost_cp() + cost_ep() + FSDP's share summed layer by layer
  * once per link rate (a stage whose rates sum as the previous one's takes
@@ -183,6 +210,8 @@ stages_init(struct part_ws *ws, const struct chain *c,
 				l->ring_gb_s[s] + l->edp_gb_s[s];
 		}
 		ps->cpre_off = off;
+		if (ws->no_sync)
+			busy_only(o, g, ps);
 	}
 	/* the sums are all there: ws->cpre moves no more */
 	for (s = 0; s < d; s++)

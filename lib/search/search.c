@@ -738,6 +738,39 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		/* solved before: what the solve below would end with */
 		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
 	} else {
+		/*
+		 * Under flush and GPipe the iteration is at least (m + (d -
+		 * 1) / v) times the slowest stage's busy time
+		 * (cost_iteration()'s P), tb's divisor, and the programme's
+		 * stage cost without the synchronisation and what the
+		 * runtime hides (ws.no_sync) sums terms of that busy time,
+		 * to rounding, or lower bounds of them: with no partition
+		 * whose slowest stage costs tb and a hair or less so,
+		 * nothing beats bound (tests/unit/test_plan.c,
+		 * test_partition_busy).  The solve below cannot say so for
+		 * less than the whole programme: it adds the all-reduce,
+		 * paid once, to every stage, so no cut of tb holds for it.
+		 * Under the cut this one has a narrow band: most
+		 * candidates over it cost a fraction of the whole
+		 * programme, those under it little more.  (With one or two
+		 * stages the programme has no band to narrow.)  The
+		 * expert-parallel overlap hides a share of the all-to-alls
+		 * that no sum of layers follows: not with it.
+		 */
+		if ((g.sched == PLAN_FLUSH || g.sched == PLAN_GPIPE) &&
+		    g.d >= 3 && isfinite(tb) &&
+		    !(cost_ep_deg(&g) > 1 &&
+		      runtime_has(cost_cfg_runtime(o, &g),
+				  RUNTIME_OPT_OVERLAP_MOE_EP_COMM))) {
+			x->ws.no_sync = 1;
+			x->ws.cut_ms = tb * (1 + 1e-6);
+			t = part_solve(&x->ws, x->c, o, &g, &x->links,
+				       PART_TIME, INFINITY, x->first);
+			x->ws.no_sync = 0;
+			x->ws.cut_ms = 0;
+			if (!(t <= tb * (1 + 1e-6)))
+				return INFINITY;
+		}
 		/* part_fits() holds under tb: given, or just asked */
 		x->ws.fits_known = 1;
 		/* Under 2BW the iteration is m times its slowest stage's

@@ -674,6 +674,158 @@ test_partition_greedy(void)
 	part_ws_release(&plain);
 }
 
+
+/* Count one check, saying which failed. */
+static void
+ok_or_say(int *agree, int *checks, int ok, int trial, const char *what,
+	  double a, double b)
+{
+	++*checks;
+	*agree += ok;
+	if (!ok)
+		printf("# trial %d: %s %.17g vs %.17g\n", trial, what, a, b);
+}
+
+/*
+ * Every partition's slowest busy time and iteration over all compositions
+ * of L layers into d stages (within the cap): *busy the least of
+ * cost_stage_busy()'s maxima, returns the least cost_iteration().
+ */
+static double
+brute_iter(const struct chain *c, const struct cost_opts *o,
+	   const struct cost_cfg *g, const struct place_links *l, int s,
+	   int a, struct plan_stage *st, double *busy)
+{
+	struct plan_terms terms;
+	double best = INFINITY, v;
+	int e, hi = s == g->d - 1 ? c->L - 1 : c->L - (g->d - s);
+
+	for (e = s == g->d - 1 ? c->L - 1 : a; e <= hi; e++) {
+		cost_stage(c, o, g, l, s, a, e, &st[s]);
+		if (st[s].mem_bytes > o->cap_bytes)
+			continue;
+		if (s < g->d - 1) {
+			v = brute_iter(c, o, g, l, s + 1, e + 1, st, busy);
+		} else {
+			double mb = 0;
+			int i;
+
+			for (i = 0; i < g->d; i++)
+				if (cost_stage_busy(&st[i]) > mb)
+					mb = cost_stage_busy(&st[i]);
+			if (mb < *busy)
+				*busy = mb;
+			v = cost_iteration(st, g, &terms);
+		}
+		if (v < best)
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * The search's proof for flush and GPipe (solve_checked()): their
+ * iteration is at least (m + (d - 1) / v) times the slowest stage's busy
+ * time, and the programme without the synchronisation (ws->no_sync)
+ * costs a stage no more than that busy time, to rounding, whatever the
+ * runtime hides (sequence parallelism's share of the tensor-parallel
+ * traffic, the interleaved schedule's transfers).  On random chains
+ * under every combination, against all partitions: the programme's
+ * optimum is at most the least slowest busy time, and whenever the cut
+ * solve says no partition stays under tb and the hair, no partition's
+ * iteration beats the bound.  With the tensor-parallel share or the
+ * transfers left in, the first check fails (slow links make them
+ * count).
+ */
+static void
+test_partition_busy(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, checks = 0, proved = 0, trials = 300;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		struct plan_stage st[8];
+		int L = 3 + (int)(urand() * 7), j, i, first[16];
+		double u0, it, mb = INFINITY, div;
+
+		uniform_profile(&p, L);
+		p.seq_len = 128;
+		p.hidden = 256;
+		p.precision = xstrdup("fp16");
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = urand() * 10;
+			pt->bwd_ms = urand() * 20;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+		}
+		one_node(&cl, 8, 0.02 + urand() * 50);
+		cl.nodes = 8;
+		default_opts(&o, 1e12 + urand() * 2e12);
+		for (j = 0; j < RUNTIME_N; j++) {
+			o.rts[j].tp_hidden = trial % 2 ? 0.8 : 0;
+			o.rts[j].p2p_hidden_v = trial % 3 != 0;
+		}
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = urand() < 0.5 ? PLAN_FLUSH : PLAN_GPIPE;
+		g.w = 1 + (int)(urand() * 2);
+		g.d = 3 + (int)(urand() * ((L < 6 ? L : 6) - 2));
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		g.t = urand() < 0.5 ? 1 : 2;
+		g.sp = g.t > 1 && urand() < 0.7;
+		g.v = g.sched == PLAN_FLUSH && urand() < 0.5 ? 2 : 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 2) : 0;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		it = brute_iter(&c, &o, &g, &l, 0, 0, st, &mb);
+		ws.no_sync = 1;
+		u0 = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
+				first);
+		ok_or_say(&agree, &checks, isinf(mb) ||
+			  u0 <= mb * (1 + 1e-9), trial, "busy", u0, mb);
+		div = g.m + (double)(g.d - 1) / g.v;
+		for (i = 0; i < 6 && isfinite(it); i++) {
+			static const double f[] = { 0.5, 0.9, 1 - 1e-6, 1,
+						    1 + 1e-6, 1.5 };
+			double b = it * f[i], tb = b / div, u;
+
+			ws.cut_ms = tb * (1 + 1e-6);
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME,
+				       INFINITY, first);
+			ws.cut_ms = 0;
+			if (!(u <= tb * (1 + 1e-6))) {
+				proved++;
+				ok_or_say(&agree, &checks, it >= b, trial,
+					  "cut", b, it);
+			}
+		}
+		ws.no_sync = 0;
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(checks > trials);
+	CHECK(proved > trials / 2);
+	part_ws_release(&ws);
+}
+
 /*
  * Ties: four equal layers into three stages can put the pair first,
  * second or third; the rule gives the later stages the later starts.
@@ -1050,6 +1202,7 @@ main(void)
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
+	test_partition_busy();
 	test_ties();
 	test_network_sharing();
 	test_tp_interleave_zero();
