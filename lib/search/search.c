@@ -123,7 +123,47 @@ struct part_table {
 	size_t n, cap; /* cap a power of two */
 };
 
+/* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
+struct lentry {
+	int w, d, t, c, e, etp, rule;
+	int seg; /* place_segment() of the grid's GPUs */
+	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
+		      cp, cp latency, ep, ep latency */
+};
+
+#define LCACHE_SIZE 8192
+
+/*
+ * The links of the grids one search has filled, or (the memo's) those
+ * the searches sharing it have, on one cluster whose node count alone
+ * changes between them: the links read the count only through
+ * place_segment() (how many GPUs a node stands for, part of the key) and
+ * the size of their flow counts (a grid that fits counts within it), so
+ * a grid's links are the same at every size.
+ */
+struct link_cache {
+	struct lentry *lc; /* [LCACHE_SIZE], open addressing; NULL: empty */
+	/* the entries' vectors, to free without reading the whole table
+	 * (most of its pages are never touched) */
+	double **lcv;
+	size_t nlcv, lcv_alloc;
+	const struct cluster *cl; /* the memo's: filled on it */
+};
+
+static void
+link_cache_release(struct link_cache *k)
+{
+	size_t j;
+
+	for (j = 0; j < k->nlcv; j++)
+		free(k->lcv[j]);
+	free(k->lcv);
+	free(k->lc);
+	memset(k, 0, sizeof(*k));
+}
+
 struct search_memo {
+	struct link_cache links[SEARCH_MAX_THREADS]; /* one a thread */
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
 	/* the least memory of a candidate's partitions (PART_MEM), which
@@ -137,25 +177,13 @@ struct search_memo {
 	struct time_table sims;
 };
 
-/* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
-struct lentry {
-	int w, d, t, c, e, etp, rule;
-	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
-		      cp, cp latency, ep, ep latency */
-};
-
-#define LCACHE_SIZE 8192
-
 /* Candidates taken in the first batch of the best-first order: more than
  * searches solve, and more than the 256 explain_binding() looks at. */
 #define PICK_FIRST 8192
 
 struct ctx {
-	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
-	/* the entries' vectors, to free without reading the whole table
-	 * (most of its pages are never touched) */
-	double **lcv;
-	size_t nlcv, lcv_alloc;
+	struct link_cache own; /* without a memo */
+	struct link_cache *lk; /* own, or this thread's of the memo */
 	const struct search_chain *sc;
 	int nsc;
 	const struct chain *c; /* sc[current candidate].c */
@@ -331,20 +359,25 @@ static void
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
 {
+	struct link_cache *k = x->lk;
+	int seg = place_segment(x->cl, w * d * t * (c > 1 ? c : 1));
 	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u ^
 		      (unsigned)t * 97u ^ (unsigned)c * 7919u ^
-		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u) *
+		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u ^
+		      (unsigned)seg * 65599u) *
 			     2 +
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
 	int probe;
 
+	if (!k->lc)
+		k->lc = xcalloc(LCACHE_SIZE, sizeof(*k->lc));
 	for (probe = 0; probe < 8; probe++) {
-		e = &x->lc[(h + probe) % LCACHE_SIZE];
+		e = &k->lc[(h + probe) % LCACHE_SIZE];
 		if (!e->v || (e->w == w && e->d == d && e->t == t &&
 			      e->c == c && e->e == ep && e->etp == etp &&
-			      e->rule == rule))
+			      e->rule == rule && e->seg == seg))
 			break;
 		e = NULL;
 	}
@@ -364,9 +397,10 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->e = ep;
 	e->etp = etp;
 	e->rule = rule;
+	e->seg = seg;
 	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	xgrow((void **)&x->lcv, &x->lcv_alloc, x->nlcv + 1, sizeof(*x->lcv));
-	x->lcv[x->nlcv++] = e->v;
+	xgrow((void **)&k->lcv, &k->lcv_alloc, k->nlcv + 1, sizeof(*k->lcv));
+	k->lcv[k->nlcv++] = e->v;
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
 }
@@ -490,6 +524,7 @@ search_memo_free(struct search_memo *m)
 	if (!m)
 		return;
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
+		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
 		for (j = 0; j < m->s[i].cap; j++)
 			free(m->s[i].e[j].v);
@@ -2023,7 +2058,7 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	place_links_init(&x->links, cl, L);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
-	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
+	x->lk = &x->own;
 	x->st = xcalloc(L, sizeof(*x->st));
 	x->best_st = xcalloc(L, sizeof(*x->best_st));
 	x->first = xcalloc(L, sizeof(int));
@@ -2035,20 +2070,28 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 static void
 ctx_release(struct ctx *x)
 {
-	size_t j;
-
 	free(x->st);
 	free(x->best_st);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
-	for (j = 0; j < x->nlcv; j++)
-		free(x->lcv[j]);
-	free(x->lcv);
-	free(x->lc);
+	link_cache_release(&x->own);
 	part_ws_release(&x->ws);
 	part_table_release(&x->parts);
 	sim_mem_release(&x->sim);
+}
+
+/* Give x thread i's tables of memo m (its links: those of x's cluster). */
+static void
+ctx_memo(struct ctx *x, struct search_memo *m, int i)
+{
+	x->fit = &m->t[i];
+	x->times = &m->s[i];
+	if (m->links[i].cl != x->cl) {
+		link_cache_release(&m->links[i]);
+		m->links[i].cl = x->cl;
+	}
+	x->lk = &m->links[i];
 }
 
 /* Take candidates of the round and solve them, until none is left. */
@@ -2119,10 +2162,8 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
-		if (x->so->memo) {
-			y->fit = &x->so->memo->t[cw->nthr];
-			y->times = &x->so->memo->s[cw->nthr];
-		}
+		if (x->so->memo)
+			ctx_memo(y, x->so->memo, cw->nthr);
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
@@ -2232,10 +2273,8 @@ search_from(const struct search_chain *sc, int nsc,
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
-	if (so->memo) {
-		x.fit = &so->memo->t[0];
-		x.times = &so->memo->s[0];
-	}
+	if (so->memo)
+		ctx_memo(&x, so->memo, 0);
 	crew_start(&cw, &x, so->threads);
 	/* one at a time alone: the bound is always the newest */
 	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;
