@@ -76,6 +76,14 @@ double part_solve(struct part_ws *ws, const struct chain *c,
 		  double bound, int *first);
 
 /*
+ * A lower bound of part_solve(PART_MEM)'s optimum, memory cap or not:
+ * every partition has a stage that needs this many bytes or more (0:
+ * none known).  Cheap: one pass over the layers' parameters.
+ */
+double part_mem_lb(const struct chain *c, const struct cost_opts *o,
+		   const struct cost_cfg *g);
+
+/*
  * Whether part_solve(PART_TIME, bound) finds a partition at all (INFINITY
  * otherwise): some partition has every stage computing less than bound
  * (INFINITY: any) within o->cap_bytes.  Needs no links: the search asks

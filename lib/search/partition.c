@@ -543,6 +543,45 @@ out:
 	return ok;
 }
 
+/*
+ * Every stage's cost_mem_bytes() is at least its parameters' weights and
+ * state at rest (params x (weight + state), each term truncated to whole
+ * bytes: less than a byte each), plus the runtime's context (the runtime
+ * bytes, truncated, when the allocator margin adds nothing negative):
+ * the rest (the FSDP window, the routed experts' shares, stashes,
+ * workspace) adds bytes, never takes them, when their factors are not
+ * negative (else this says 0).  Some stage holds the largest layer, and
+ * some at least the average of the chain's parameters over d stages;
+ * the bound only grows with the parameters, so the larger of the two
+ * bounds the largest stage, less the truncations' 3 bytes and a
+ * relative hair for the rounding of the products.
+ */
+double
+part_mem_lb(const struct chain *c, const struct cost_opts *o,
+	    const struct cost_cfg *g)
+{
+	struct cost_mem m;
+	double p, big = 0, lb;
+	int j;
+
+	if (g->d < 1 || g->d > c->L)
+		return 0;
+	cost_mem_init(&m, o, g);
+	if (!(m.weight >= 0 && m.state >= 0 && m.context >= 0 &&
+	      m.frag >= 0 && m.gather >= 0 && m.grad >= 0 &&
+	      m.gather_blk >= 0 && m.eopt >= 0 && m.eweight >= 0 &&
+	      m.eshare >= 0))
+		return 0;
+	for (j = 0; j < c->L; j++)
+		if ((double)c->params[j] > big)
+			big = (double)c->params[j];
+	p = (double)chain_params(c, 0, c->L - 1) / g->d;
+	if (big > p)
+		p = big;
+	lb = (p * m.weight + p * m.state + m.context) * (1 - 1e-12) - 3;
+	return lb > 0 ? lb : 0;
+}
+
 int
 part_fits(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, double bound)

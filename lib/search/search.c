@@ -1754,10 +1754,16 @@ minmem_visit(struct visit *vt, const struct cand *cd)
 		}
 	}
 	cfg_of(x, cd, 0, &g);
-	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-	/* only a smaller memory than the best so far matters */
-	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
-			 mm->best, x->first);
+	/* only a smaller memory than the best so far matters: none when
+	 * every partition needs the best or more (what the solve would
+	 * say, INFINITY) */
+	if (part_mem_lb(x->c, &mm->o, &g) >= mm->best) {
+		mem = INFINITY;
+	} else {
+		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+		mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links,
+				 PART_MEM, mm->best, x->first);
+	}
 	if (e && isfinite(mem))
 		e->t = mem;
 	else if (e && mm->best > e->lo)

@@ -826,6 +826,131 @@ test_partition_busy(void)
 	part_ws_release(&ws);
 }
 
+
+/*
+ * part_mem_lb() bounds the memory programme's optimum from below: on
+ * random chains under every schedule, ZeRO stage, width, offload and
+ * runtime margin it is at most part_solve(PART_MEM)'s answer (and the
+ * brute force's on short chains), and on chains of equal layers with no
+ * activations, split evenly, within a hair of it (the bound is the
+ * optimum there, so one that overshot would fail the first check).
+ */
+static void
+test_partition_mem_lb(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, checks = 0, tight = 0, trials = 300;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int even = trial % 4 == 0, L = 2 + (int)(urand() * 40), j;
+		int first[64];
+		double lb, v, want = INFINITY;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = even ? 3000001
+						  : (int64_t)(urand() * 5e7);
+			pt->fwd_ms = 1 + urand();
+			pt->bwd_ms = 2;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = even ? 0 : (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				even ? 0 : (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+			pt->work_bytes = even ? 0 : (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 10 + urand() * 100);
+		cl.nodes = 16;
+		default_opts(&o, INFINITY);
+		if (!even && trial % 2)
+			for (j = 0; j < RUNTIME_N; j++) {
+				o.rts[j].context_bytes = urand() * 3e9;
+				o.rts[j].frag = urand() * 0.3;
+			}
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 4);
+		g.w = 1 + (int)(urand() * 4);
+		g.d = 1 + (int)(urand() * (L < 12 ? L : 12));
+		if (g.sched == PLAN_NONE)
+			g.d = 1;
+		if (even)
+			for (g.d = L; g.d > 1 && L % g.d; g.d--)
+				;
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.t = 1;
+		g.v = 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 4) : 0;
+		g.offload = !even && urand() < 0.3;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		lb = part_mem_lb(&c, &o, &g);
+		v = part_solve(&ws, &c, &o, &g, &l, PART_MEM, INFINITY, first);
+		if (L <= 10) {
+			/* every composition's largest stage */
+			int a[12], s, e;
+
+			for (s = 0; s < g.d; s++)
+				a[s] = s;
+			for (;;) {
+				double worst = 0;
+				struct plan_stage st;
+
+				for (s = 0; s < g.d; s++) {
+					e = s + 1 < g.d ? a[s + 1] - 1 : L - 1;
+					cost_stage_mem(&c, &o, &g, s, a[s], e,
+						       NULL, &st);
+					if ((double)st.mem_bytes > worst)
+						worst = (double)st.mem_bytes;
+				}
+				if (worst < want)
+					want = worst;
+				/* the next composition: starts a[1..d) */
+				for (s = g.d - 1; s >= 1 &&
+						  a[s] == L - (g.d - s);
+				     s--)
+					;
+				if (s < 1)
+					break;
+				a[s]++;
+				for (e = s + 1; e < g.d; e++)
+					a[e] = a[e - 1] + 1;
+			}
+			ok_or_say(&agree, &checks, lb <= want, trial,
+				  "lb brute", lb, want);
+		}
+		ok_or_say(&agree, &checks, lb <= v, trial, "lb", lb, v);
+		if (even && g.zero == 0) {
+			ok_or_say(&agree, &checks, lb >= v * (1 - 1e-9) - 4,
+				  trial, "tight", lb, v);
+			tight++;
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(tight > 10);
+	part_ws_release(&ws);
+}
+
 /*
  * Ties: four equal layers into three stages can put the pair first,
  * second or third; the rule gives the later stages the later starts.
@@ -1203,6 +1328,7 @@ main(void)
 	test_partition_bound();
 	test_partition_greedy();
 	test_partition_busy();
+	test_partition_mem_lb();
 	test_ties();
 	test_network_sharing();
 	test_tp_interleave_zero();
