@@ -1162,21 +1162,29 @@ fixed(int v, int want)
 	return want <= 0 || v == want;
 }
 
-/* Per chain: slowest single layer per (microbatch, recomputation). */
+/*
+ * Per chain and (microbatch, recomputation): the slowest single layer at
+ * [0], the whole chain's time at [1] ([c->nmb * PROF_RC_N][2]), what
+ * every candidate's lower bound reads.
+ */
 static double *
 max_layers(const struct chain *c)
 {
-	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N, sizeof(double));
+	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N * 2, sizeof(double));
 	int k, r, j;
 
 	for (k = 0; k < c->nmb; k++)
-		for (r = 0; r < PROF_RC_N; r++)
+		for (r = 0; r < PROF_RC_N; r++) {
+			double *x = maxl + 2 * (k * PROF_RC_N + r);
+
 			for (j = 0; j < c->L; j++) {
 				double t = chain_time(c, k, r, j, j);
 
-				if (t > maxl[k * PROF_RC_N + r])
-					maxl[k * PROF_RC_N + r] = t;
+				if (t > x[0])
+					x[0] = t;
 			}
+			x[1] = chain_time(c, k, r, 0, c->L - 1);
+		}
 	return maxl;
 }
 
@@ -1362,7 +1370,6 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  int w, int k, int m, struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
-	const struct chain *c = sc[ti].c;
 	double all[PROF_RC_N], t[PROF_RC_N], lo = INFINITY, hi = -INFINITY;
 	int i, vok = m % d == 0, r;
 	long cnt = 0;
@@ -1391,10 +1398,12 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	if (!tp->nrv)
 		return;
 	for (r = 0; r < PROF_RC_N; r++) {
-		all[r] = chain_time(c, k, r, 0, c->L - 1);
+		const double *x = maxl + 2 * (k * PROF_RC_N + r);
+
+		all[r] = x[1];
 		t[r] = all[r] / d;
-		if (maxl[k * PROF_RC_N + r] > t[r])
-			t[r] = maxl[k * PROF_RC_N + r];
+		if (x[0] > t[r])
+			t[r] = x[0];
 	}
 	for (i = 0; i < tp->nrv; i++) {
 		const struct tmpl_rv *e = &tp->rv[i];
