@@ -546,23 +546,27 @@ out:
 /*
  * Every stage's cost_mem_bytes() is at least its parameters' weights and
  * state at rest (params x (weight + state), each term truncated to whole
- * bytes: less than a byte each), plus the runtime's context (the runtime
- * bytes, truncated, when the allocator margin adds nothing negative):
- * the rest (the FSDP window, the routed experts' shares, stashes,
- * workspace) adds bytes, never takes them, when their factors are not
- * negative (else this says 0).  Some stage holds the largest layer, and
- * some at least the average of the chain's parameters over d stages;
- * the bound only grows with the parameters, so the larger of the two
- * bounds the largest stage, less the truncations' 3 bytes and a
- * relative hair for the rounding of the products.
+ * bytes: less than a byte each), plus its stashes (in_flight x their sum,
+ * truncated; in_flight no less than its least over the stages), plus the
+ * runtime's context (the runtime bytes, truncated, when the allocator
+ * margin adds nothing negative): the rest (the FSDP window, the routed
+ * experts' shares, full recomputation's peak, workspace) adds bytes,
+ * never takes them, when their factors are not negative (else this says
+ * 0).  Offloaded, the stashes are two layers' and count nothing here.
+ * So a stage needs at least A x params + F x stash + context, A = weight
+ * + state, F = the least in_flight: some stage holds the layer for which
+ * that is largest, and some at least the average over the d stages of
+ * the chain's sum (the largest of d numbers is at least their mean); less
+ * the truncations' 4 bytes and a relative hair for the rounding of the
+ * products.
  */
 double
 part_mem_lb(const struct chain *c, const struct cost_opts *o,
 	    const struct cost_cfg *g)
 {
 	struct cost_mem m;
-	double p, big = 0, lb;
-	int j;
+	double a, f = INFINITY, big = 0, sum_p = 0, sum_x = 0, lb;
+	int j, s;
 
 	if (g->d < 1 || g->d > c->L)
 		return 0;
@@ -572,13 +576,31 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 	      m.gather_blk >= 0 && m.eopt >= 0 && m.eweight >= 0 &&
 	      m.eshare >= 0))
 		return 0;
-	for (j = 0; j < c->L; j++)
-		if ((double)c->params[j] > big)
-			big = (double)c->params[j];
-	p = (double)chain_params(c, 0, c->L - 1) / g->d;
-	if (big > p)
-		p = big;
-	lb = (p * m.weight + p * m.state + m.context) * (1 - 1e-12) - 3;
+	for (s = 0; s < g->d; s++) {
+		cost_mem_stage(&m, g, s);
+		if (m.in_flight < f)
+			f = m.in_flight;
+	}
+	if (!(f >= 0) || m.offload)
+		f = 0;
+	a = m.weight + m.state;
+	for (j = 0; j < c->L; j++) {
+		double p = (double)c->params[j];
+		double x = CHAIN_AT(c, c->stash[g->r], g->k, j);
+		double one;
+
+		if (!(x >= 0))
+			return 0;
+		one = a * p + f * x;
+		if (one > big)
+			big = one;
+		sum_p += p;
+		sum_x += x;
+	}
+	lb = (a * sum_p + f * sum_x) / g->d;
+	if (big > lb)
+		lb = big;
+	lb = (lb + m.context) * (1 - 1e-12) - 4;
 	return lb > 0 ? lb : 0;
 }
 

@@ -831,9 +831,11 @@ test_partition_busy(void)
  * part_mem_lb() bounds the memory programme's optimum from below: on
  * random chains under every schedule, ZeRO stage, width, offload and
  * runtime margin it is at most part_solve(PART_MEM)'s answer (and the
- * brute force's on short chains), and on chains of equal layers with no
- * activations, split evenly, within a hair of it (the bound is the
- * optimum there, so one that overshot would fail the first check).
+ * brute force's on short chains: a bound that counted more stashes than
+ * the stage keeping the fewest fails there), and on chains of equal
+ * layers with no activations, split evenly, within a hair of it (the
+ * bound is the optimum there, so one that overshot would fail the first
+ * check).
  */
 static void
 test_partition_mem_lb(void)
