@@ -210,6 +210,7 @@ struct ctx {
 	 * placement's solve here ([L]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
+	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
 };
 
 /*
@@ -1019,6 +1020,28 @@ place_hi(const struct search_opts *so, const struct cand *cd)
 	return cd->w == 1 || cd->d == 1 ? 0 : 1;
 }
 
+/* Whether cd's links under placements p0 and p1 are the same to the bit
+ * (x->links then holds p1's). */
+static int
+same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
+{
+	struct cost_cfg g;
+	size_t i, n;
+
+	cfg_of(x, cd, p0, &g);
+	n = (size_t)g.d * sizeof(double);
+	links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		memcpy(x->lsave + i * g.d, x->links.all + i * x->links.dcap,
+		       n);
+	links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		if (memcmp(x->lsave + i * g.d,
+			   x->links.all + i * x->links.dcap, n))
+			return 0;
+	return 1;
+}
+
 /* Best placement of cd: iteration time, rule in *place. */
 static double
 solve_best(struct ctx *x, const struct cost_opts *o,
@@ -1054,6 +1077,19 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 		}
 		if (known) {
 			v = !isnan(e->t) && e->t < b ? e->t : INFINITY;
+		} else if (pl > place_lo(so) &&
+			   same_links(x, cd, pl - 1, pl)) {
+			/*
+			 * On the very same links the solve repeats the last
+			 * one's (every figure reads the placement through
+			 * its links alone): under its bound, with the same
+			 * check, when it found nothing; else it ends with
+			 * the same unbounded partition (solve_checked()),
+			 * whose time, best, is not below b = best.
+			 */
+			v = INFINITY;
+			if (e && b > e->lo)
+				e->lo = b;
 		} else {
 			v = solve_checked(x, o, cd, pl, b, !(best < bound),
 					  &t);
@@ -2076,6 +2112,7 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->lk = &x->own;
 	x->st = xcalloc(L, sizeof(*x->st));
 	x->best_st = xcalloc(L, sizeof(*x->best_st));
+	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * L, sizeof(double));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;
@@ -2087,6 +2124,7 @@ ctx_release(struct ctx *x)
 {
 	free(x->st);
 	free(x->best_st);
+	free(x->lsave);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
