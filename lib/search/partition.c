@@ -265,6 +265,17 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
 }
 
 /*
+ * Whether the memory cap can stop a stage at all: no stage's memory, a
+ * finite number of bytes, is over an infinite cap (the explanation's and
+ * the plan's solves without it), and the checks of it can go.
+ */
+static int
+capped_run(const struct part_run *pr)
+{
+	return pr->o->cap_bytes < INFINITY;
+}
+
+/*
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
@@ -278,13 +289,14 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	const struct cost_cfg *g = pr->g;
 	struct cost_mem mem = pr->mem0;
 	struct plan_stage scratch;
-	int e;
+	int e, capped = capped_run(pr);
 
 	cost_mem_stage(&mem, g, s);
 	for (e = a; e <= ehi; e++) {
 		double t = pr->pre[e + 1] - pr->pre[a];
 
-		cost_mem_add(&mem, pr->c, g->k, e, g->r);
+		if (capped)
+			cost_mem_add(&mem, pr->c, g->k, e, g->r);
 		if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
 			if (span && t < span[1])
 				span[1] = t;
@@ -292,7 +304,8 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		}
 		if (span && t > span[0])
 			span[0] = t;
-		if ((double)cost_mem_bytes(&mem, &scratch) > pr->o->cap_bytes)
+		if (capped && (double)cost_mem_bytes(&mem, &scratch) >
+				      pr->o->cap_bytes)
 			break;
 	}
 	return e;
@@ -346,6 +359,8 @@ mem_fits(const struct part_run *pr, int s, int a, int e)
 	struct plan_stage scratch;
 	int j;
 
+	if (!capped_run(pr))
+		return 1;
 	cost_mem_stage(&mem, pr->g, s);
 	for (j = a; j <= e; j++)
 		cost_mem_add(&mem, pr->c, pr->g->k, j, pr->g->r);
@@ -413,7 +428,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a, e;
+	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr);
 	double lim = cut * (1 + 1e-9);
 
 	for (s = 0, a = 0; s < d; s++) {
@@ -431,10 +446,11 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 		lo[s] = e;
 		cost_mem_stage(&mem, g, s);
 		for (a = e; a >= s; a--) {
-			cost_mem_add(&mem, c, g->k, a, g->r);
+			if (capped)
+				cost_mem_add(&mem, c, g->k, a, g->r);
 			if (stage_lb(pr, s, a, e) > lim ||
-			    (double)cost_mem_bytes(&mem, &scratch) >
-				    pr->o->cap_bytes)
+			    (capped && (double)cost_mem_bytes(&mem, &scratch) >
+					       pr->o->cap_bytes))
 				break;
 		}
 		if (a == e)
@@ -498,12 +514,15 @@ fits(const struct part_run *pr, double limit, double *span)
 			break;
 		a = e;
 	}
-	if (s < d || a != L) {
+	/* Without a cap the greedy below takes the very stages this one
+	 * took, comparing the same sums with the limit (compute only grows
+	 * with the stage): the same answer and limits. */
+	if (s < d || a != L || !capped_run(pr)) {
 		if (span) {
 			span[0] = cspan[0];
 			span[1] = cspan[1];
 		}
-		return 0;
+		return s == d && a == L;
 	}
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
@@ -686,7 +705,10 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
 		return INFINITY;
 	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
-	if (v > cut || (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+	if (v > cut)
+		return INFINITY;
+	if (capped_run(pr) &&
+	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -713,6 +735,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	double limit = bound, cut = INFINITY;
 	int timed = mode == PART_TIME && isfinite(bound);
 	int prev_lo = 0, prev_hi = L - 1, whole;
+	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
 	double *dp;
 	int *arg;
 
@@ -958,9 +981,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						break;
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
-					mb = (double)cost_mem_bytes(&mem,
-								    &scratch);
-					if (mb > o->cap_bytes)
+					if (capped &&
+					    (double)cost_mem_bytes(&mem,
+								   &scratch) >
+						    o->cap_bytes)
 						break;
 					if (s > 0)
 						t += out[a - 1] * ps->in_coef +
