@@ -618,8 +618,8 @@ test_partition_greedy(void)
 			    (v == vb && !memcmp(first, f2, g.d * sizeof(int))))
 				agree++;
 			else
-				printf("# trial %d: no cap %.17g, 1e300 %.17g\n",
-				       trial, v, vb);
+				printf("# trial %d: no cap %.17g, capped "
+				       "%.17g\n", trial, v, vb);
 			for (i = 0; i < 5 && isfinite(v); i++) {
 				double lo[2], hi[2], b = v * (0.5 + 0.25 * i);
 				int f0 = part_fits_span(&c, &o, &g, b, &lo[0],
