@@ -904,7 +904,7 @@ test_partition_mem_lb(void)
 			pt->work_bytes = even ? 0 : (int64_t)(urand() * 1e8);
 		}
 		one_node(&cl, 8, 10 + urand() * 100);
-		cl.nodes = 16;
+		cl.nodes = 32; /* w d <= 4 x 41 GPUs */
 		default_opts(&o, INFINITY);
 		if (!even && trial % 2)
 			for (j = 0; j < RUNTIME_N; j++) {
