@@ -35,6 +35,13 @@ struct part_ws {
 			     with three stages or more it may say INFINITY
 			     (pruned 1) when the optimum costs more, and
 			     answers as without it otherwise */
+	int no_sync;      /* set: a stage's cost leaves out its gradients'
+			     synchronisation and what its runtime hides
+			     (sequence parallelism's share of the
+			     tensor-parallel traffic, the interleaved
+			     schedule's transfers): at most its
+			     cost_stage_busy(), to rounding, but for the
+			     expert-parallel overlap; memory capped as ever */
 	int fits_known;   /* set: part_fits() holds for the next
 			     PART_TIME solve's bound, the caller asked it
 			     (the solve does not ask again) */
@@ -67,6 +74,14 @@ double part_solve(struct part_ws *ws, const struct chain *c,
 		  const struct cost_opts *o, const struct cost_cfg *g,
 		  const struct place_links *l, enum part_mode mode,
 		  double bound, int *first);
+
+/*
+ * A lower bound of part_solve(PART_MEM)'s optimum, memory cap or not:
+ * every partition has a stage that needs this many bytes or more (0:
+ * none known).  Cheap: one pass over the layers' parameters.
+ */
+double part_mem_lb(const struct chain *c, const struct cost_opts *o,
+		   const struct cost_cfg *g);
 
 /*
  * Whether part_solve(PART_TIME, bound) finds a partition at all (INFINITY

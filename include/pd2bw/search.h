@@ -133,7 +133,10 @@ struct search_stats {
  * result does not depend on the bound); a later search on the very same
  * links takes it, and the simulated time of an alternative re-scored
  * on them.  The least memory of a candidate's partitions (what a search
- * that nothing fits in reports) reads no links: kept as well.
+ * that nothing fits in reports) reads no links: kept as well.  So are
+ * the links of every grid, for the searches on one cluster (struct
+ * cluster) whose node count alone changes between them (a grid's links
+ * are the same at every size it fits; another cluster empties them).
  * search_memo_new() returns one (caller frees with search_memo_free();
  * NULL is fine there).
  */

@@ -81,6 +81,33 @@ dp_wire(const struct cost_opts *o, const struct cost_cfg *g,
 }
 
 /*
+ * ps without what cost_stage_busy() leaves out or its runtime hides: the
+ * synchronisation (paid per update), the share of the tensor-parallel
+ * traffic sequence parallelism hides (tp_ms's factor, cost_stage_rc()),
+ * the transfers the interleaved schedule hides (all of them: it hides
+ * them whenever compute is longer).  What is left sums, to rounding,
+ * terms of cost_stage_busy() that cost_stage_rc() leaves whole, or lower
+ * bounds of them (FSDP's steady share); the expert-parallel overlap it
+ * does not follow (the caller's to exclude).
+ */
+static void
+busy_only(const struct cost_opts *o, const struct cost_cfg *g,
+	  struct part_stage *ps)
+{
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+
+	ps->ar_coef = ps->ar_lat = ps->are_coef = ps->are_lat = 0;
+	if (g->sp) {
+		ps->tp_coef *= 1 - rt->tp_hidden;
+		ps->tp_lat *= 1 - rt->tp_hidden;
+	}
+	if (rt->p2p_hidden_v && g->v > 1) {
+		ps->in_coef = ps->in_lat = ps->out_lat_us = ps->lat = 0;
+		ps->out_gb_s = INFINITY;
+	}
+}
+
+/*
  * Fill ws->stg[0..d) for g: the terms of cost_p2p() and cost_allreduce()
  * hoisted, and cost_cp() + cost_ep() + FSDP's share summed layer by layer
  * once per link rate (a stage whose rates sum as the previous one's takes
@@ -183,6 +210,8 @@ stages_init(struct part_ws *ws, const struct chain *c,
 				l->ring_gb_s[s] + l->edp_gb_s[s];
 		}
 		ps->cpre_off = off;
+		if (ws->no_sync)
+			busy_only(o, g, ps);
 	}
 	/* the sums are all there: ws->cpre moves no more */
 	for (s = 0; s < d; s++)
@@ -236,6 +265,17 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
 }
 
 /*
+ * Whether the memory cap can stop a stage at all: no stage's memory, a
+ * finite number of bytes, is over an infinite cap (the explanation's and
+ * the plan's solves without it), and the checks of it can go.
+ */
+static int
+capped_run(const struct part_run *pr)
+{
+	return pr->o->cap_bytes < INFINITY;
+}
+
+/*
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
@@ -249,13 +289,14 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	const struct cost_cfg *g = pr->g;
 	struct cost_mem mem = pr->mem0;
 	struct plan_stage scratch;
-	int e;
+	int e, capped = capped_run(pr);
 
 	cost_mem_stage(&mem, g, s);
 	for (e = a; e <= ehi; e++) {
 		double t = pr->pre[e + 1] - pr->pre[a];
 
-		cost_mem_add(&mem, pr->c, g->k, e, g->r);
+		if (capped)
+			cost_mem_add(&mem, pr->c, g->k, e, g->r);
 		if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
 			if (span && t < span[1])
 				span[1] = t;
@@ -263,7 +304,8 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		}
 		if (span && t > span[0])
 			span[0] = t;
-		if ((double)cost_mem_bytes(&mem, &scratch) > pr->o->cap_bytes)
+		if (capped && (double)cost_mem_bytes(&mem, &scratch) >
+				      pr->o->cap_bytes)
 			break;
 	}
 	return e;
@@ -317,6 +359,8 @@ mem_fits(const struct part_run *pr, int s, int a, int e)
 	struct plan_stage scratch;
 	int j;
 
+	if (!capped_run(pr))
+		return 1;
 	cost_mem_stage(&mem, pr->g, s);
 	for (j = a; j <= e; j++)
 		cost_mem_add(&mem, pr->c, pr->g->k, j, pr->g->r);
@@ -384,7 +428,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a, e;
+	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr);
 	double lim = cut * (1 + 1e-9);
 
 	for (s = 0, a = 0; s < d; s++) {
@@ -402,10 +446,11 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 		lo[s] = e;
 		cost_mem_stage(&mem, g, s);
 		for (a = e; a >= s; a--) {
-			cost_mem_add(&mem, c, g->k, a, g->r);
+			if (capped)
+				cost_mem_add(&mem, c, g->k, a, g->r);
 			if (stage_lb(pr, s, a, e) > lim ||
-			    (double)cost_mem_bytes(&mem, &scratch) >
-				    pr->o->cap_bytes)
+			    (capped && (double)cost_mem_bytes(&mem, &scratch) >
+					       pr->o->cap_bytes))
 				break;
 		}
 		if (a == e)
@@ -469,12 +514,15 @@ fits(const struct part_run *pr, double limit, double *span)
 			break;
 		a = e;
 	}
-	if (s < d || a != L) {
+	/* Without a cap the greedy below takes the very stages this one
+	 * took, comparing the same sums with the limit (compute only grows
+	 * with the stage): the same answer and limits. */
+	if (s < d || a != L || !capped_run(pr)) {
 		if (span) {
 			span[0] = cspan[0];
 			span[1] = cspan[1];
 		}
-		return 0;
+		return s == d && a == L;
 	}
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
@@ -512,6 +560,67 @@ out:
 	if (hi)
 		*hi = span[1];
 	return ok;
+}
+
+/*
+ * Every stage's cost_mem_bytes() is at least its parameters' weights and
+ * state at rest (params x (weight + state), each term truncated to whole
+ * bytes: less than a byte each), plus its stashes (in_flight x their sum,
+ * truncated; in_flight no less than its least over the stages), plus the
+ * runtime's context (the runtime bytes, truncated, when the allocator
+ * margin adds nothing negative): the rest (the FSDP window, the routed
+ * experts' shares, full recomputation's peak, workspace) adds bytes,
+ * never takes them, when their factors are not negative (else this says
+ * 0).  Offloaded, the stashes are two layers' and count nothing here.
+ * So a stage needs at least A x params + F x stash + context, A = weight
+ * + state, F = the least in_flight: some stage holds the layer for which
+ * that is largest, and some at least the average over the d stages of
+ * the chain's sum (the largest of d numbers is at least their mean); less
+ * the truncations' 4 bytes and a relative hair for the rounding of the
+ * products.
+ */
+double
+part_mem_lb(const struct chain *c, const struct cost_opts *o,
+	    const struct cost_cfg *g)
+{
+	struct cost_mem m;
+	double a, f = INFINITY, big = 0, sum_p = 0, sum_x = 0, lb;
+	int j, s;
+
+	if (g->d < 1 || g->d > c->L)
+		return 0;
+	cost_mem_init(&m, o, g);
+	if (!(m.weight >= 0 && m.state >= 0 && m.context >= 0 &&
+	      m.frag >= 0 && m.gather >= 0 && m.grad >= 0 &&
+	      m.gather_blk >= 0 && m.eopt >= 0 && m.eweight >= 0 &&
+	      m.eshare >= 0))
+		return 0;
+	for (s = 0; s < g->d; s++) {
+		cost_mem_stage(&m, g, s);
+		if (m.in_flight < f)
+			f = m.in_flight;
+	}
+	if (!(f >= 0) || m.offload)
+		f = 0;
+	a = m.weight + m.state;
+	for (j = 0; j < c->L; j++) {
+		double p = (double)c->params[j];
+		double x = CHAIN_AT(c, c->stash[g->r], g->k, j);
+		double one;
+
+		if (!(x >= 0))
+			return 0;
+		one = a * p + f * x;
+		if (one > big)
+			big = one;
+		sum_p += p;
+		sum_x += x;
+	}
+	lb = (a * sum_p + f * sum_x) / g->d;
+	if (big > lb)
+		lb = big;
+	lb = (lb + m.context) * (1 - 1e-12) - 4;
+	return lb > 0 ? lb : 0;
 }
 
 int
@@ -596,7 +705,10 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
 		return INFINITY;
 	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
-	if (v > cut || (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+	if (v > cut)
+		return INFINITY;
+	if (capped_run(pr) &&
+	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -623,6 +735,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	double limit = bound, cut = INFINITY;
 	int timed = mode == PART_TIME && isfinite(bound);
 	int prev_lo = 0, prev_hi = L - 1, whole;
+	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
 	double *dp;
 	int *arg;
 
@@ -868,9 +981,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						break;
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
-					mb = (double)cost_mem_bytes(&mem,
-								    &scratch);
-					if (mb > o->cap_bytes)
+					if (capped &&
+					    (double)cost_mem_bytes(&mem,
+								   &scratch) >
+						    o->cap_bytes)
 						break;
 					if (s > 0)
 						t += out[a - 1] * ps->in_coef +

@@ -123,7 +123,47 @@ struct part_table {
 	size_t n, cap; /* cap a power of two */
 };
 
+/* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
+struct lentry {
+	int w, d, t, c, e, etp, rule;
+	int seg; /* place_segment() of the grid's GPUs */
+	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
+		      cp, cp latency, ep, ep latency */
+};
+
+#define LCACHE_SIZE 8192
+
+/*
+ * The links of the grids one search has filled, or (the memo's) those
+ * the searches sharing it have, on one cluster whose node count alone
+ * changes between them: the links read the count only through
+ * place_segment() (how many GPUs a node stands for, part of the key) and
+ * the size of their flow counts (a grid that fits counts within it), so
+ * a grid's links are the same at every size.
+ */
+struct link_cache {
+	struct lentry *lc; /* [LCACHE_SIZE], open addressing; NULL: empty */
+	/* the entries' vectors, to free without reading the whole table
+	 * (most of its pages are never touched) */
+	double **lcv;
+	size_t nlcv, lcv_alloc;
+	const struct cluster *cl; /* the memo's: filled on it */
+};
+
+static void
+link_cache_release(struct link_cache *k)
+{
+	size_t j;
+
+	for (j = 0; j < k->nlcv; j++)
+		free(k->lcv[j]);
+	free(k->lcv);
+	free(k->lc);
+	memset(k, 0, sizeof(*k));
+}
+
 struct search_memo {
+	struct link_cache links[SEARCH_MAX_THREADS]; /* one a thread */
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
 	/* the least memory of a candidate's partitions (PART_MEM), which
@@ -137,25 +177,13 @@ struct search_memo {
 	struct time_table sims;
 };
 
-/* Link bandwidths of a (w, d, t, c, rule) grid, computed once per grid. */
-struct lentry {
-	int w, d, t, c, e, etp, rule;
-	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
-		      cp, cp latency, ep, ep latency */
-};
-
-#define LCACHE_SIZE 8192
-
 /* Candidates taken in the first batch of the best-first order: more than
  * searches solve, and more than the 256 explain_binding() looks at. */
 #define PICK_FIRST 8192
 
 struct ctx {
-	struct lentry *lc; /* [LCACHE_SIZE], open addressing */
-	/* the entries' vectors, to free without reading the whole table
-	 * (most of its pages are never touched) */
-	double **lcv;
-	size_t nlcv, lcv_alloc;
+	struct link_cache own; /* without a memo */
+	struct link_cache *lk; /* own, or this thread's of the memo */
 	const struct search_chain *sc;
 	int nsc;
 	const struct chain *c; /* sc[current candidate].c */
@@ -182,6 +210,7 @@ struct ctx {
 	 * placement's solve here ([L]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
+	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
 };
 
 /*
@@ -331,20 +360,25 @@ static void
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
 {
+	struct link_cache *k = x->lk;
+	int seg = place_segment(x->cl, w * d * t * (c > 1 ? c : 1));
 	unsigned h = ((unsigned)w * 2654435761u ^ (unsigned)d * 40503u ^
 		      (unsigned)t * 97u ^ (unsigned)c * 7919u ^
-		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u) *
+		      (unsigned)ep * 104729u ^ (unsigned)etp * 31u ^
+		      (unsigned)seg * 65599u) *
 			     2 +
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
 	int probe;
 
+	if (!k->lc)
+		k->lc = xcalloc(LCACHE_SIZE, sizeof(*k->lc));
 	for (probe = 0; probe < 8; probe++) {
-		e = &x->lc[(h + probe) % LCACHE_SIZE];
+		e = &k->lc[(h + probe) % LCACHE_SIZE];
 		if (!e->v || (e->w == w && e->d == d && e->t == t &&
 			      e->c == c && e->e == ep && e->etp == etp &&
-			      e->rule == rule))
+			      e->rule == rule && e->seg == seg))
 			break;
 		e = NULL;
 	}
@@ -364,9 +398,10 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->e = ep;
 	e->etp = etp;
 	e->rule = rule;
+	e->seg = seg;
 	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	xgrow((void **)&x->lcv, &x->lcv_alloc, x->nlcv + 1, sizeof(*x->lcv));
-	x->lcv[x->nlcv++] = e->v;
+	xgrow((void **)&k->lcv, &k->lcv_alloc, k->nlcv + 1, sizeof(*k->lcv));
+	k->lcv[k->nlcv++] = e->v;
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
 }
@@ -490,6 +525,7 @@ search_memo_free(struct search_memo *m)
 	if (!m)
 		return;
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
+		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
 		for (j = 0; j < m->s[i].cap; j++)
 			free(m->s[i].e[j].v);
@@ -742,6 +778,39 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		/* solved before: what the solve below would end with */
 		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
 	} else {
+		/*
+		 * Under flush and GPipe the iteration is at least (m + (d -
+		 * 1) / v) times the slowest stage's busy time
+		 * (cost_iteration()'s P), tb's divisor, and the programme's
+		 * stage cost without the synchronisation and what the
+		 * runtime hides (ws.no_sync) sums terms of that busy time,
+		 * to rounding, or lower bounds of them: with no partition
+		 * whose slowest stage costs tb and a hair or less so,
+		 * nothing beats bound (tests/unit/test_plan.c,
+		 * test_partition_busy).  The solve below cannot say so for
+		 * less than the whole programme: it adds the all-reduce,
+		 * paid once, to every stage, so no cut of tb holds for it.
+		 * Under the cut this one has a narrow band: most
+		 * candidates over it cost a fraction of the whole
+		 * programme, those under it little more.  (With one or two
+		 * stages the programme has no band to narrow.)  The
+		 * expert-parallel overlap hides a share of the all-to-alls
+		 * that no sum of layers follows: not with it.
+		 */
+		if ((g.sched == PLAN_FLUSH || g.sched == PLAN_GPIPE) &&
+		    g.d >= 3 && isfinite(tb) &&
+		    !(cost_ep_deg(&g) > 1 &&
+		      runtime_has(cost_cfg_runtime(o, &g),
+				  RUNTIME_OPT_OVERLAP_MOE_EP_COMM))) {
+			x->ws.no_sync = 1;
+			x->ws.cut_ms = tb * (1 + 1e-6);
+			t = part_solve(&x->ws, x->c, o, &g, &x->links,
+				       PART_TIME, INFINITY, x->first);
+			x->ws.no_sync = 0;
+			x->ws.cut_ms = 0;
+			if (!(t <= tb * (1 + 1e-6)))
+				return INFINITY;
+		}
 		/* part_fits() holds under tb: given, or just asked */
 		x->ws.fits_known = 1;
 		/* Under 2BW the iteration is m times its slowest stage's
@@ -963,6 +1032,28 @@ place_hi(const struct search_opts *so, const struct cand *cd)
 	return cd->w == 1 || cd->d == 1 ? 0 : 1;
 }
 
+/* Whether cd's links under placements p0 and p1 are the same to the bit
+ * (x->links then holds p1's). */
+static int
+same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
+{
+	struct cost_cfg g;
+	size_t i, n;
+
+	cfg_of(x, cd, p0, &g);
+	n = (size_t)g.d * sizeof(double);
+	links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		memcpy(x->lsave + i * g.d, x->links.all + i * x->links.dcap,
+		       n);
+	links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		if (memcmp(x->lsave + i * g.d,
+			   x->links.all + i * x->links.dcap, n))
+			return 0;
+	return 1;
+}
+
 /* Best placement of cd: iteration time, rule in *place. */
 static double
 solve_best(struct ctx *x, const struct cost_opts *o,
@@ -998,6 +1089,19 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 		}
 		if (known) {
 			v = !isnan(e->t) && e->t < b ? e->t : INFINITY;
+		} else if (pl > place_lo(so) &&
+			   same_links(x, cd, pl - 1, pl)) {
+			/*
+			 * On the very same links the solve repeats the last
+			 * one's (every figure reads the placement through
+			 * its links alone): under its bound, with the same
+			 * check, when it found nothing; else it ends with
+			 * the same unbounded partition (solve_checked()),
+			 * whose time, best, is not below b = best.
+			 */
+			v = INFINITY;
+			if (e && b > e->lo)
+				e->lo = b;
 		} else {
 			v = solve_checked(x, o, cd, pl, b, !(best < bound),
 					  &t);
@@ -1106,21 +1210,29 @@ fixed(int v, int want)
 	return want <= 0 || v == want;
 }
 
-/* Per chain: slowest single layer per (microbatch, recomputation). */
+/*
+ * Per chain and (microbatch, recomputation): the slowest single layer at
+ * [0], the whole chain's time at [1] ([c->nmb * PROF_RC_N][2]), what
+ * every candidate's lower bound reads.
+ */
 static double *
 max_layers(const struct chain *c)
 {
-	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N, sizeof(double));
+	double *maxl = xcalloc((size_t)c->nmb * PROF_RC_N * 2, sizeof(double));
 	int k, r, j;
 
 	for (k = 0; k < c->nmb; k++)
-		for (r = 0; r < PROF_RC_N; r++)
+		for (r = 0; r < PROF_RC_N; r++) {
+			double *x = maxl + 2 * (k * PROF_RC_N + r);
+
 			for (j = 0; j < c->L; j++) {
 				double t = chain_time(c, k, r, j, j);
 
-				if (t > maxl[k * PROF_RC_N + r])
-					maxl[k * PROF_RC_N + r] = t;
+				if (t > x[0])
+					x[0] = t;
 			}
+			x[1] = chain_time(c, k, r, 0, c->L - 1);
+		}
 	return maxl;
 }
 
@@ -1320,7 +1432,6 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  int w, int k, int m, struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
-	const struct chain *c = sc[ti].c;
 	double all[PROF_RC_N], t[PROF_RC_N], lo = INFINITY, hi = -INFINITY;
 	int i, vok = m % d == 0, r;
 	long cnt = 0;
@@ -1349,10 +1460,12 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	if (!tp->nrv)
 		return;
 	for (r = 0; r < PROF_RC_N; r++) {
-		all[r] = chain_time(c, k, r, 0, c->L - 1);
+		const double *x = maxl + 2 * (k * PROF_RC_N + r);
+
+		all[r] = x[1];
 		t[r] = all[r] / d;
-		if (maxl[k * PROF_RC_N + r] > t[r])
-			t[r] = maxl[k * PROF_RC_N + r];
+		if (x[0] > t[r])
+			t[r] = x[0];
 	}
 	for (i = 0; i < tp->nrv; i++) {
 		const struct tmpl_rv *e = &tp->rv[i];
@@ -1714,10 +1827,16 @@ minmem_visit(struct visit *vt, const struct cand *cd)
 		}
 	}
 	cfg_of(x, cd, 0, &g);
-	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-	/* only a smaller memory than the best so far matters */
-	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
-			 mm->best, x->first);
+	/* only a smaller memory than the best so far matters: none when
+	 * every partition needs the best or more (what the solve would
+	 * say, INFINITY) */
+	if (part_mem_lb(x->c, &mm->o, &g) >= mm->best) {
+		mem = INFINITY;
+	} else {
+		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+		mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links,
+				 PART_MEM, mm->best, x->first);
+	}
 	if (e && isfinite(mem))
 		e->t = mem;
 	else if (e && mm->best > e->lo)
@@ -2028,9 +2147,10 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	place_links_init(&x->links, cl, L);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
-	x->lc = xcalloc(LCACHE_SIZE, sizeof(*x->lc));
+	x->lk = &x->own;
 	x->st = xcalloc(L, sizeof(*x->st));
 	x->best_st = xcalloc(L, sizeof(*x->best_st));
+	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * L, sizeof(double));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;
@@ -2040,20 +2160,29 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 static void
 ctx_release(struct ctx *x)
 {
-	size_t j;
-
 	free(x->st);
 	free(x->best_st);
+	free(x->lsave);
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
-	for (j = 0; j < x->nlcv; j++)
-		free(x->lcv[j]);
-	free(x->lcv);
-	free(x->lc);
+	link_cache_release(&x->own);
 	part_ws_release(&x->ws);
 	part_table_release(&x->parts);
 	sim_mem_release(&x->sim);
+}
+
+/* Give x thread i's tables of memo m (its links: those of x's cluster). */
+static void
+ctx_memo(struct ctx *x, struct search_memo *m, int i)
+{
+	x->fit = &m->t[i];
+	x->times = &m->s[i];
+	if (m->links[i].cl != x->cl) {
+		link_cache_release(&m->links[i]);
+		m->links[i].cl = x->cl;
+	}
+	x->lk = &m->links[i];
 }
 
 /* Take candidates of the round and solve them, until none is left. */
@@ -2124,10 +2253,8 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
-		if (x->so->memo) {
-			y->fit = &x->so->memo->t[cw->nthr];
-			y->times = &x->so->memo->s[cw->nthr];
-		}
+		if (x->so->memo)
+			ctx_memo(y, x->so->memo, cw->nthr);
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
@@ -2237,10 +2364,8 @@ search_from(const struct search_chain *sc, int nsc,
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
 	ctx_init(&x, sc, nsc, cl, o, so, st);
-	if (so->memo) {
-		x.fit = &so->memo->t[0];
-		x.times = &so->memo->s[0];
-	}
+	if (so->memo)
+		ctx_memo(&x, so->memo, 0);
 	crew_start(&cw, &x, so->threads);
 	/* one at a time alone: the bound is always the newest */
 	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;

@@ -513,9 +513,10 @@ test_partition_bound(void)
 /*
  * The greedy upper bound only narrows the programme: on random chains
  * (layer times on a coarse grid half the time, for ties; stashes of
- * whole bytes or not), under every schedule, ZeRO stage and memory cap,
- * into up to 40 stages, the answer with it is the plain programme's bit
- * for bit, partition included.
+ * whole bytes or not), under every schedule, ZeRO stage and memory cap
+ * (none too), into up to 40 stages, the answer with it is the plain
+ * programme's bit for bit, partition included; without a cap (its checks
+ * left out) the same as under one no stage comes near.
  * Under a bound it is INFINITY exactly when the plain one is (and
  * part_fits() says so), the plain one's answer below the bound, and
  * above it either that or the unbounded optimum.  Under a cut
@@ -569,6 +570,9 @@ test_partition_greedy(void)
 		cl.nodes = 16;
 		default_opts(&o, (urand() < 0.2 ? 1e12 : 2e9) +
 					 urand() * 2e10);
+		/* an eighth without a cap (the checks of it left out) */
+		if (trial % 8 == 7)
+			o.cap_bytes = INFINITY;
 		chain_build(&c, &p);
 		/* a third with stashes of fractions of a byte: their sums
 		 * depend on the order of the layers (the programme then adds
@@ -605,6 +609,32 @@ test_partition_greedy(void)
 			printf("# trial %d: L=%d d=%d greedy %.17g plain "
 			       "%.17g\n", trial, L, g.d, v, v2);
 		feasible += isfinite(v);
+		if (isinf(o.cap_bytes)) {
+			struct cost_opts big = o;
+			double vb;
+
+			big.cap_bytes = 1e300;
+			vb = part_solve(&ws, &c, &big, &g, &l, PART_TIME,
+					INFINITY, f2);
+			checks++;
+			if ((isinf(v) && isinf(vb)) ||
+			    (v == vb && !memcmp(first, f2, g.d * sizeof(int))))
+				agree++;
+			else
+				printf("# trial %d: no cap %.17g, capped "
+				       "%.17g\n", trial, v, vb);
+			for (i = 0; i < 5 && isfinite(v); i++) {
+				double lo[2], hi[2], b = v * (0.5 + 0.25 * i);
+				int f0 = part_fits_span(&c, &o, &g, b, &lo[0],
+							&hi[0]);
+				int f1 = part_fits_span(&c, &big, &g, b, &lo[1],
+							&hi[1]);
+
+				checks++;
+				agree += f0 == f1 && lo[0] == lo[1] &&
+					 hi[0] == hi[1];
+			}
+		}
 		for (i = 0; i < 5 && isfinite(v); i++) {
 			static const double f[] = { 1.5, 1, 1 - 1e-9, 0.9,
 						    0.5 };
@@ -675,6 +705,285 @@ test_partition_greedy(void)
 	CHECK(feasible < trials);
 	part_ws_release(&ws);
 	part_ws_release(&plain);
+}
+
+
+/* Count one check, saying which failed. */
+static void
+ok_or_say(int *agree, int *checks, int ok, int trial, const char *what,
+	  double a, double b)
+{
+	++*checks;
+	*agree += ok;
+	if (!ok)
+		printf("# trial %d: %s %.17g vs %.17g\n", trial, what, a, b);
+}
+
+/*
+ * Every partition's slowest busy time and iteration over all compositions
+ * of L layers into d stages (within the cap): *busy the least of
+ * cost_stage_busy()'s maxima, returns the least cost_iteration().
+ */
+static double
+brute_iter(const struct chain *c, const struct cost_opts *o,
+	   const struct cost_cfg *g, const struct place_links *l, int s,
+	   int a, struct plan_stage *st, double *busy)
+{
+	struct plan_terms terms;
+	double best = INFINITY, v;
+	int e, hi = s == g->d - 1 ? c->L - 1 : c->L - (g->d - s);
+
+	for (e = s == g->d - 1 ? c->L - 1 : a; e <= hi; e++) {
+		cost_stage(c, o, g, l, s, a, e, &st[s]);
+		if (st[s].mem_bytes > o->cap_bytes)
+			continue;
+		if (s < g->d - 1) {
+			v = brute_iter(c, o, g, l, s + 1, e + 1, st, busy);
+		} else {
+			double mb = 0;
+			int i;
+
+			for (i = 0; i < g->d; i++)
+				if (cost_stage_busy(&st[i]) > mb)
+					mb = cost_stage_busy(&st[i]);
+			if (mb < *busy)
+				*busy = mb;
+			v = cost_iteration(st, g, &terms);
+		}
+		if (v < best)
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * The search's proof for flush and GPipe (solve_checked()): their
+ * iteration is at least (m + (d - 1) / v) times the slowest stage's busy
+ * time, and the programme without the synchronisation (ws->no_sync)
+ * costs a stage no more than that busy time, to rounding, whatever the
+ * runtime hides (sequence parallelism's share of the tensor-parallel
+ * traffic, the interleaved schedule's transfers).  On random chains
+ * under every combination, against all partitions: the programme's
+ * optimum is at most the least slowest busy time, and whenever the cut
+ * solve says no partition stays under tb and the hair, no partition's
+ * iteration beats the bound.  With the tensor-parallel share or the
+ * transfers left in, the first check fails (slow links make them
+ * count).
+ */
+static void
+test_partition_busy(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, checks = 0, proved = 0, trials = 300;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		struct plan_stage st[8];
+		int L = 3 + (int)(urand() * 7), j, i, first[16];
+		double u0, it, mb = INFINITY, div;
+
+		uniform_profile(&p, L);
+		p.seq_len = 128;
+		p.hidden = 256;
+		p.precision = xstrdup("fp16");
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = urand() * 10;
+			pt->bwd_ms = urand() * 20;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+		}
+		one_node(&cl, 8, 0.02 + urand() * 50);
+		cl.nodes = 8;
+		default_opts(&o, 1e12 + urand() * 2e12);
+		for (j = 0; j < RUNTIME_N; j++) {
+			o.rts[j].tp_hidden = trial % 2 ? 0.8 : 0;
+			o.rts[j].p2p_hidden_v = trial % 3 != 0;
+		}
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = urand() < 0.5 ? PLAN_FLUSH : PLAN_GPIPE;
+		g.w = 1 + (int)(urand() * 2);
+		g.d = 3 + (int)(urand() * ((L < 6 ? L : 6) - 2));
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		g.t = urand() < 0.5 ? 1 : 2;
+		g.sp = g.t > 1 && urand() < 0.7;
+		g.v = g.sched == PLAN_FLUSH && urand() < 0.5 ? 2 : 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 2) : 0;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		it = brute_iter(&c, &o, &g, &l, 0, 0, st, &mb);
+		ws.no_sync = 1;
+		u0 = part_solve(&ws, &c, &o, &g, &l, PART_TIME, INFINITY,
+				first);
+		ok_or_say(&agree, &checks, isinf(mb) ||
+			  u0 <= mb * (1 + 1e-9), trial, "busy", u0, mb);
+		div = g.m + (double)(g.d - 1) / g.v;
+		for (i = 0; i < 6 && isfinite(it); i++) {
+			static const double f[] = { 0.5, 0.9, 1 - 1e-6, 1,
+						    1 + 1e-6, 1.5 };
+			double b = it * f[i], tb = b / div, u;
+
+			ws.cut_ms = tb * (1 + 1e-6);
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME,
+				       INFINITY, first);
+			ws.cut_ms = 0;
+			if (!(u <= tb * (1 + 1e-6))) {
+				proved++;
+				ok_or_say(&agree, &checks, it >= b, trial,
+					  "cut", b, it);
+			}
+		}
+		ws.no_sync = 0;
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(checks > trials);
+	CHECK(proved > trials / 2);
+	part_ws_release(&ws);
+}
+
+
+/*
+ * part_mem_lb() bounds the memory programme's optimum from below: on
+ * random chains under every schedule, ZeRO stage, width, offload and
+ * runtime margin it is at most part_solve(PART_MEM)'s answer (and the
+ * brute force's on short chains: a bound that counted more stashes than
+ * the stage keeping the fewest fails there), and on chains of equal
+ * layers with no activations, split evenly, within a hair of it (the
+ * bound is the optimum there, so one that overshot would fail the first
+ * check).
+ */
+static void
+test_partition_mem_lb(void)
+{
+	struct part_ws ws = {0};
+	int trial, agree = 0, checks = 0, tight = 0, trials = 300;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int even = trial % 4 == 0, L = 2 + (int)(urand() * 40), j;
+		int first[64];
+		double lb, v, want = INFINITY;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = even ? 3000001
+						  : (int64_t)(urand() * 5e7);
+			pt->fwd_ms = 1 + urand();
+			pt->bwd_ms = 2;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = even ? 0 : (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				even ? 0 : (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+			pt->work_bytes = even ? 0 : (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 10 + urand() * 100);
+		cl.nodes = 32; /* w d <= 4 x 41 GPUs */
+		default_opts(&o, INFINITY);
+		if (!even && trial % 2)
+			for (j = 0; j < RUNTIME_N; j++) {
+				o.rts[j].context_bytes = urand() * 3e9;
+				o.rts[j].frag = urand() * 0.3;
+			}
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 4);
+		g.w = 1 + (int)(urand() * 4);
+		g.d = 1 + (int)(urand() * (L < 12 ? L : 12));
+		if (g.sched == PLAN_NONE)
+			g.d = 1;
+		if (even)
+			for (g.d = L; g.d > 1 && L % g.d; g.d--)
+				;
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.t = 1;
+		g.v = 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 4) : 0;
+		g.offload = !even && urand() < 0.3;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		lb = part_mem_lb(&c, &o, &g);
+		v = part_solve(&ws, &c, &o, &g, &l, PART_MEM, INFINITY, first);
+		if (L <= 10) {
+			/* every composition's largest stage */
+			int a[12], s, e;
+
+			for (s = 0; s < g.d; s++)
+				a[s] = s;
+			for (;;) {
+				double worst = 0;
+				struct plan_stage st;
+
+				for (s = 0; s < g.d; s++) {
+					e = s + 1 < g.d ? a[s + 1] - 1 : L - 1;
+					cost_stage_mem(&c, &o, &g, s, a[s], e,
+						       NULL, &st);
+					if ((double)st.mem_bytes > worst)
+						worst = (double)st.mem_bytes;
+				}
+				if (worst < want)
+					want = worst;
+				/* the next composition: starts a[1..d) */
+				for (s = g.d - 1; s >= 1 &&
+						  a[s] == L - (g.d - s);
+				     s--)
+					;
+				if (s < 1)
+					break;
+				a[s]++;
+				for (e = s + 1; e < g.d; e++)
+					a[e] = a[e - 1] + 1;
+			}
+			ok_or_say(&agree, &checks, lb <= want, trial,
+				  "lb brute", lb, want);
+		}
+		ok_or_say(&agree, &checks, lb <= v, trial, "lb", lb, v);
+		if (even && g.zero == 0) {
+			ok_or_say(&agree, &checks, lb >= v * (1 - 1e-9) - 4,
+				  trial, "tight", lb, v);
+			tight++;
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(tight > 10);
+	part_ws_release(&ws);
 }
 
 /*
@@ -1265,6 +1574,8 @@ main(void)
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
+	test_partition_busy();
+	test_partition_mem_lb();
 	test_ties();
 	test_network_sharing();
 	test_tp_interleave_zero();

@@ -7,7 +7,9 @@
  * figures as the full one; searches over a type's sizes sharing a memo
  * (capacity's) the plans each finds from scratch, and so do searches
  * that start from a bound (capacity's: the one a smaller size proved),
- * and a re-scoring that leaves out what cannot make the top.
+ * and a re-scoring that leaves out what cannot make the top; a search
+ * that skips a placement whose links repeat the other's what each
+ * placement gives.
  */
 #include <math.h>
 #include <stdint.h>
@@ -505,6 +507,46 @@ test_rescore(struct setup *u)
 	u->cl.nodes = nodes;
 }
 
+
+/*
+ * Where the placements give every grid the same links (one DGX H100:
+ * NVSwitch between every pair of GPUs), the search skips the second
+ * placement's solve as the first one's repeat (solve_best()): the figures
+ * read the placement through the links alone.  A search fixed to either
+ * placement, solving each, finds the very same plan and alternatives,
+ * their placement apart, and the search over both that of the first.
+ */
+static void
+test_twin_links(struct setup *u)
+{
+	struct search_opts so = u->so;
+	struct search_stats st;
+	struct plan p[3];
+	int i, r[3], nodes = u->cl.nodes;
+
+	u->cl.nodes = 1;
+	for (i = 0; i < 3; i++) {
+		plan_init(&p[i]);
+		so.fix_place = i < 2 ? i : -1;
+		cap_begin();
+		r[i] = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p[i],
+				     &st);
+		free(cap_end());
+	}
+	CHECK_INT_EQ(r[0], 0);
+	CHECK_INT_EQ(r[1], 0);
+	CHECK_INT_EQ(r[2], 0);
+	CHECK(same_plan(&p[0], &p[2], 1));
+	for (i = 0; i < p[1].nalts && i < p[0].nalts; i++)
+		p[1].alts[i].place = p[0].alts[i].place;
+	p[1].place = p[0].place;
+	CHECK(p[0].nalts > 1);
+	CHECK(same_plan(&p[0], &p[1], 1));
+	for (i = 0; i < 3; i++)
+		plan_release(&p[i]);
+	u->cl.nodes = nodes;
+}
+
 int
 main(void)
 {
@@ -521,6 +563,7 @@ main(void)
 	test_memo(&u);
 	test_start_bound(&u);
 	test_rescore(&u);
+	test_twin_links(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
