@@ -585,6 +585,7 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 {
 	struct cost_mem m;
 	double a, f = INFINITY, big = 0, sum_p = 0, sum_x = 0, lb;
+	double p_muon = 0;
 	int j, s;
 
 	if (g->d < 1 || g->d > c->L)
@@ -610,13 +611,19 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 
 		if (!(x >= 0))
 			return 0;
-		one = a * p + f * x;
+		/* Muon's parameters keep 4 bytes less (the experts' share
+		 * apart, which nets eshare (eopt - 4) >= 0 and is left
+		 * out like the rest of it) */
+		if (c->mparams && c->mparams[j])
+			p_muon += m.mdelta * p;
+		one = a * p + (c->mparams && c->mparams[j] ? m.mdelta * p : 0) +
+		      f * x;
 		if (one > big)
 			big = one;
 		sum_p += p;
 		sum_x += x;
 	}
-	lb = (a * sum_p + f * sum_x) / g->d;
+	lb = (a * sum_p + p_muon + f * sum_x) / g->d;
 	if (big > lb)
 		lb = big;
 	lb = (lb + m.context) * (1 - 1e-12) - 4;
