@@ -427,6 +427,12 @@ double cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 
 /* Bytes per parameter held on a GPU under the configuration. */
 double cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g);
+/*
+ * What a parameter Muon manages keeps less than cost_param_bytes() says
+ * (<= 0: Adam's second moment, sharded as the state is; 0 under Adam or
+ * with the optimizer bytes given).
+ */
+double cost_muon_delta(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*
  * A stage's memory built up layer by layer, for cost_stage_mem() and for

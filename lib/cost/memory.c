@@ -176,6 +176,16 @@ cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 	return w + st;
 }
 
+/* Muon keeps one moment where Adam keeps two: 4 bytes less for each
+ * parameter it manages, unless the bytes were given. */
+double
+cost_muon_delta(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	if (o->optimizer != PLAN_MUON || o->opt_bytes >= 0)
+		return 0;
+	return -4.0 / (g->zero ? zero_ranks(g) : 1);
+}
+
 void
 cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 	      const struct cost_cfg *g)
@@ -204,12 +214,8 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 		m->eweight = g->zero >= 3 ? b.weight : 0;
 		m->eshare = 1.0 / cost_eshard_deg(g) - 1.0 / zero_ranks(g);
 	}
-	/* Muon keeps one moment where Adam keeps two: 4 bytes less for
-	 * each parameter it manages, unless the bytes were given */
-	if (o->optimizer == PLAN_MUON && o->opt_bytes < 0) {
-		m->mdelta = -4.0 / (g->zero ? zero_ranks(g) : 1);
-		m->medelta = m->eshare != 0 ? -4.0 * m->eshare : 0;
-	}
+	m->mdelta = cost_muon_delta(o, g);
+	m->medelta = m->mdelta < 0 && m->eshare != 0 ? -4.0 * m->eshare : 0;
 	m->context = rt->context_bytes;
 	m->frag = rt->frag;
 	m->offload = g->offload;

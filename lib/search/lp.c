@@ -44,14 +44,16 @@ fixed_mem(const struct chain *c, const struct cost_opts *o,
 	  const struct cost_cfg *g, int a, int e)
 {
 	const struct runtime *rt = cost_cfg_runtime(o, g);
-	double wk = 0;
+	double wk = 0, ns, nse;
+	int64_t mp = chain_muon(c, a, e, &ns, &nse);
 	int j;
 
 	for (j = a; j <= e; j++)
 		if (CHAIN_AT(c, c->work, g->k, j) > wk)
 			wk = CHAIN_AT(c, c->work, g->k, j);
 	return (double)chain_params(c, a, e) * cost_param_bytes(o, g) +
-	       wk * margin(o, g) + rt->context_bytes;
+	       (double)mp * cost_muon_delta(o, g) + wk * margin(o, g) +
+	       rt->context_bytes;
 }
 
 static double

@@ -1276,9 +1276,12 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	int etp = sc[ti].etp > 0 ? sc[ti].etp : sc[ti].t;
-	double P = (double)chain_params(c, 0, c->L - 1);
+	double P = (double)chain_params(c, 0, c->L - 1), ns, nse;
+	/* the parameters Muon manages keep less (cost_muon_delta()) */
+	double Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
 	const struct runtime *rt = cost_runtime(o, sched, d);
-	double pbz[8]; /* cost_param_bytes() by z, which alone it reads */
+	double pbz[8]; /* the bytes of all parameters by z, which alone
+			  they read */
 	int r, vi, z, have = 0;
 
 	tp->n = tp->nrv = 0;
@@ -1352,10 +1355,11 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					g.zero = zs;
 					g.shard = sh;
 					g.offload = off;
-					pbz[z] = cost_param_bytes(o, &g);
+					pbz[z] = P * cost_param_bytes(o, &g) +
+						 Pm * cost_muon_delta(o, &g);
 					have |= 1 << z;
 				}
-				if (P * pbz[z] / d > o->cap_bytes &&
+				if (pbz[z] / d > o->cap_bytes &&
 				    !(so->fix_w > 0 && so->fix_d > 0)) {
 					e->kind = TMPL_SCREENED;
 					tp->screened[iv > 1]++;
