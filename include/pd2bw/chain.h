@@ -51,7 +51,7 @@ struct chain {
 	/* Muon: [L] the parameters it manages (a layer's, where the
 	 * profile gives its Newton-Schulz FLOPs), and [L+1] prefix sums of
 	 * those FLOPs, all and the routed experts' */
-	int64_t *mparams;
+	int64_t *mparams, *pre_mparams;
 	double *pre_ns, *pre_nse;
 };
 

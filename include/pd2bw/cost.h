@@ -483,6 +483,11 @@ cost_layer_gather(const struct chain *c, int j, double gather, double blk,
 	return dense * blk + (own ? 0 : pe * gather);
 }
 
+/* The memory of a stage layer by layer, in part_solve()'s inner loop:
+ * inlined whatever the compiler's size heuristics say (a call there
+ * costs the 1024-GPU GPT-3 search 3% of its instructions). */
+#define COST_HOT static inline __attribute__((always_inline))
+
 /* The constants of configuration g into m (no stage yet). */
 void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 		   const struct cost_cfg *g);
@@ -490,7 +495,7 @@ void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 void cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s);
 
 /* Add layer j at microbatch index k under recomputation r, in any order. */
-static inline void
+COST_HOT void
 cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 {
 	double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
@@ -500,7 +505,7 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	m->n++;
 	m->params += c->params[j];
 	m->eparams += c->eparams[j];
-	if (c->mparams)
+	if (m->mdelta < 0)
 		m->mparams += c->mparams[j];
 	if ((double)c->params[j] > m->big_params)
 		m->big_params = (double)c->params[j];
@@ -535,7 +540,7 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
  * mem bytes and returns mem_bytes.  Inline: part_solve() asks it for
  * every stage it tries.
  */
-static inline int64_t
+COST_HOT int64_t
 cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 {
 	double params = (double)m->params, per_mb = m->per_mb, window = 0;
@@ -603,7 +608,11 @@ void cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 		   struct plan_stage *st);
 
 /* Whether o recomputes only some blocks (--recompute-every). */
-int cost_every_on(const struct cost_opts *o);
+static inline int
+cost_every_on(const struct cost_opts *o)
+{
+	return o->every_n > 0 || o->every_p > 0;
+}
 /*
  * The blocks a runtime checkpoints when it wraps only some of them, as
  * rc[0..e-a] for the layers [a, e] one rank holds: PROF_RC_FULL for those

@@ -64,6 +64,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->eparams = xcalloc(L, sizeof(int64_t));
 	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
 	c->mparams = xcalloc(L, sizeof(int64_t));
+	c->pre_mparams = xcalloc(L + 1, sizeof(int64_t));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
 	c->pre_nse = xcalloc(L + 1, sizeof(double));
 	if (c->ep > 1) {
@@ -107,6 +108,7 @@ chain_build(struct chain *c, const struct profile *p)
 			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
 			c->mparams[j] = ly->ns_flops > 0 ? ly->params : 0;
+			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
 			for (k = 0; k < p->nmb; k++) {
@@ -198,6 +200,7 @@ chain_release(struct chain *c)
 	free(c->eparams);
 	free(c->pre_eparams);
 	free(c->mparams);
+	free(c->pre_mparams);
 	free(c->pre_ns);
 	free(c->pre_nse);
 	free(c->epx);
@@ -256,15 +259,10 @@ chain_eparams(const struct chain *c, int a, int e)
 int64_t
 chain_muon(const struct chain *c, int a, int e, double *ns, double *nse)
 {
-	int64_t n = 0;
-	int j;
-
 	*ns = *nse = 0;
 	if (!c->pre_ns)
 		return 0;
 	*ns = c->pre_ns[e + 1] - c->pre_ns[a];
 	*nse = c->pre_nse[e + 1] - c->pre_nse[a];
-	for (j = a; j <= e; j++)
-		n += c->mparams[j];
-	return n;
+	return c->pre_mparams[e + 1] - c->pre_mparams[a];
 }

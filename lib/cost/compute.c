@@ -198,12 +198,6 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	cost_stage_mem(c, o, &g, s, a, e, rc, st);
 }
 
-int
-cost_every_on(const struct cost_opts *o)
-{
-	return o->every_n > 0 || o->every_p > 0;
-}
-
 void
 cost_every_rc(const struct chain *c, const struct cost_opts *o, int a,
 	      int e, int *rc)
