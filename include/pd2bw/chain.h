@@ -48,9 +48,9 @@ struct chain {
 	 * otherwise. */
 	double *epx, *epsf, *epaf, *epab;
 	char **names;         /* [L] "block.3" etc. (owned) */
-	/* Muon: [L] the parameters it manages (a layer's, where the
-	 * profile gives its Newton-Schulz FLOPs), and [L+1] prefix sums of
-	 * those FLOPs, all and the routed experts' */
+	/* Muon: [L] the parameters it manages (the profile's muon_params)
+	 * and [L+1] their prefix sums, and prefix sums of its Newton-Schulz
+	 * FLOPs, all and the routed experts' */
 	int64_t *mparams, *pre_mparams;
 	double *pre_ns, *pre_nse;
 };

@@ -71,6 +71,8 @@ struct prof_layer {
 	 * holds; 0 for a layer Muon does not manage (the embedding, the
 	 * head). */
 	double ns_flops, ns_expert_flops;
+	int64_t muon_params;    /* in memory only: of params, those in the
+				   matrices Muon manages */
 	struct prof_point *pt;  /* [nmb], owned */
 };
 

@@ -2082,6 +2082,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params = block_params_tp(m, &sh, i);
 		L->expert_params = expert_params_tp(m, &sh, i);
 		L->ns_flops = block_ns_flops(m, &sh, i, &L->ns_expert_flops);
+		/* its norms' few weights, which stay with Adam, counted
+		 * with the matrices */
+		L->muon_params = L->params;
 	}
 	L = &p->layers[nruns + 1];
 	L->name = xstrdup("head");
@@ -2097,6 +2100,21 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			      3 * norm_params(m) + 2 * h * h);
 		L->expert_params = m->mtp_layers *
 				   expert_params_tp(m, &sh, m->layers - 1);
+		/* the modules' block and 2h x h projection are Muon's; the
+		 * shared head's vocabulary matrix is not */
+		{
+			double e;
+
+			L->ns_flops = m->mtp_layers *
+				      (block_ns_flops(m, &sh, m->layers - 1,
+						      &e) +
+				       ns_flops(h, 2 * (double)h));
+			L->ns_expert_flops = m->mtp_layers * e;
+			L->muon_params = m->mtp_layers *
+					 (block_params_tp(m, &sh,
+							  m->layers - 1) +
+					  2 * h * h);
+		}
 	}
 
 	if (cls)

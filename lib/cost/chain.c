@@ -107,7 +107,7 @@ chain_build(struct chain *c, const struct profile *p)
 			c->params[j] = ly->params;
 			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
-			c->mparams[j] = ly->ns_flops > 0 ? ly->params : 0;
+			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;

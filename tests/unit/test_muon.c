@@ -77,8 +77,19 @@ test_flops(void)
 	CHECK_NEAR(p.layers[1].ns_flops, dense, 0);
 	CHECK_NEAR(p.layers[1].ns_expert_flops, 0, 0);
 	CHECK_NEAR(p.layers[2].ns_flops, 0, 0);   /* head: Adam */
+	CHECK_INT_EQ(p.layers[1].muon_params, p.layers[1].params);
+	CHECK_INT_EQ(p.layers[2].muon_params, 0);
 	CHECK(profile_ns(&p));
 	profile_release(&p);
+	/* a multi-token-prediction module: its block and its 64 x 128
+	 * projection are Muon's, with the head's vocabulary matrix Adam's */
+	m.mtp_layers = 1;
+	CHECK(run(&p, &m, 1, 1) == 0);
+	CHECK_NEAR(p.layers[2].ns_flops, dense + ns(64, 128), 0);
+	CHECK_INT_EQ(p.layers[2].muon_params,
+		     p.layers[1].params + 2 * 64 * 64);
+	profile_release(&p);
+	m.mtp_layers = 0;
 	/* tensor parallelism: every rank iterates on the whole matrices */
 	CHECK(run(&p, &m, 2, 1) == 0);
 	CHECK_NEAR(p.layers[1].ns_flops, dense, 0);

@@ -907,8 +907,10 @@ test_partition_mem_lb(void)
 			pt->work_bytes = even ? 0 : (int64_t)(urand() * 1e8);
 			/* Muon's matrices in some layers of a third of the
 			 * trials: their state is 4 bytes a parameter less */
-			if (!even && trial % 3 == 2 && urand() < 0.7)
+			if (!even && trial % 3 == 2 && urand() < 0.7) {
 				p.layers[j].ns_flops = 1e12;
+				p.layers[j].muon_params = p.layers[j].params;
+			}
 		}
 		one_node(&cl, 8, 10 + urand() * 100);
 		cl.nodes = 32; /* w d <= 4 x 41 GPUs */
