@@ -1356,9 +1356,12 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					tp->ck[r][vi][zs] = runtime_check(
 						rt, sched, d, sc[ti].t, iv, zs,
 						r, NULL, 0) != 0;
+				/* runtime_check_shard() finds nothing to
+				 * refuse without a shard group or offload */
 				if (tp->ck[r][vi][zs] ||
-				    runtime_check_shard(rt, d, zs, sh, off, r,
-							NULL, 0))
+				    ((sh > 0 || off) &&
+				     runtime_check_shard(rt, d, zs, sh, off, r,
+							 NULL, 0)))
 					continue;
 				if ((r == PROF_RC_FULL && bad_every) ||
 				    bad_all ||
