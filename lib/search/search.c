@@ -1363,10 +1363,13 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 				     runtime_check_shard(rt, d, zs, sh, off, r,
 							 NULL, 0)))
 					continue;
+				/* and runtime_check_ep() none without
+				 * expert parallelism */
 				if ((r == PROF_RC_FULL && bad_every) ||
 				    bad_all ||
-				    runtime_check_ep(rt, w, cp, sc[ti].t, etp,
-						     ep, zs, sh, NULL, 0)) {
+				    (ep > 1 &&
+				     runtime_check_ep(rt, w, cp, sc[ti].t, etp,
+						      ep, zs, sh, NULL, 0))) {
 					e->kind = TMPL_SKIP_RT;
 					tp->skipped[iv > 1]++;
 					tp->n++;
