@@ -736,7 +736,9 @@ double cost_simulate_time_cut(const struct chain *c,
  * A time cost_simulate()'s iteration of stages st is no shorter than,
  * without simulating: every stage runs its m forwards, recomputations and
  * backwards one after the other, after the stages before it forwarded
- * the first microbatch and before they take its last backward (2bw,
+ * the first microbatch and before they take its last backward, then
+ * the reduction's, the optimizer step's and the all-gather's part that
+ * follows a last backward (tail_of() in schedule.c; 2bw,
  * whose stage 0's updates it measures: per update the largest over s of
  * stage s's work, less s microbatches of it, plus a microbatch of each
  * stage before it, for m >= d - 1, else 0), less a relative 1e-8 for the

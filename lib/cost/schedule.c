@@ -366,27 +366,62 @@ floor_2bw(const struct plan_stage *st, const struct cost_cfg *g, int m,
 	return most * (1 - 1e-8);
 }
 
+/*
+ * What follows stage s's last backward (its first chunk's of the last
+ * microbatch) before a schedule without 2bw ends, at least (update_end()
+ * in sim.c): the gradients' reduction the optimizer step waits for, the
+ * last bucket's share of the first chunk's with the bucketed reduction
+ * (its end is the backward's end plus that share, or later), all of it
+ * after the backward otherwise; then the step, then the all-gather (less
+ * the next forward it hides behind, when it overlaps).  Each of them
+ * starts no earlier than the one before it ends, and the run's time is
+ * the last end of any of them, so no shorter than the backward's end
+ * plus this.
+ */
+static double
+tail_of(const struct plan_stage *st, const struct cost_cfg *g, double f,
+	int v)
+{
+	double red = 0;
+
+	if (st->allreduce_ms > 0)
+		red = sync_of(g) == RUNTIME_SYNC_LAST_BWD
+			      ? bucket_share(st, g) * (st->allreduce_ms / v)
+			      : st->allreduce_ms;
+	return red + st->optimizer_ms +
+	       (gather_overlap(g) ? fmax(0, st->gather_ms - f)
+				  : st->gather_ms);
+}
+
 /* cost_simulate_floor() of a run of m microbatches simulated as such,
  * over iters iterations when 2bw. */
 static double
 floor_of(const struct plan_stage *st, const struct cost_cfg *g, int m,
 	 int iters)
 {
-	double most = 0, fill = 0, drain = 0;
+	double most = 0, fill = 0, drain = 0, f0, r0, b0, tail0;
 	int s, v = g->v > 1 ? g->v : 1;
 
 	if (g->sched == PLAN_2BW)
 		return floor_2bw(st, g, m, iters);
+	durations(&st[0], &f0, &r0, &b0);
+	tail0 = tail_of(&st[0], g, f0, v);
 	for (s = 0; s < g->d; s++) {
-		double f, r, b, t;
+		double f, r, b, t, own;
 
 		durations(&st[s], &f, &r, &b);
 		/* Stage s starts once the stages before it forwarded the
 		 * first microbatch's first chunk, runs all its work one
 		 * operation after another, and its last backward (a first
-		 * chunk's) goes back through the stages before it. */
+		 * chunk's) goes back through the stages before it, to
+		 * stage 0's last backward, whose tail_of() follows; its
+		 * own tail_of() follows its own last backward. */
 		t = m * (f + r + b);
-		t += fill + drain;
+		t += fill;
+		own = t + tail_of(&st[s], g, f, v);
+		t += drain + tail0;
+		if (own > t)
+			t = own;
 		if (t > most)
 			most = t;
 		fill += f / v;

@@ -1260,6 +1260,14 @@ struct tmpl {
 	struct tmpl_rv rv[PROF_RC_N * SEARCH_MAX_V];
 	int n, nrv;
 	long screened[2], skipped[2]; /* [v > 1] */
+	/* runtime_check()'s answers for (chain ck_ti, ck_sched, ck_d),
+	 * which read no width, by recomputation, interleaving and ZeRO
+	 * stage (-1: not asked yet): the widths of a depth ask once */
+	int ck_ti, ck_sched, ck_d;
+	signed char ck[PROF_RC_N][SEARCH_MAX_V][4];
+	/* the z (ZeRO stage z >> 1, offload z & 1) the masks let through,
+	 * in order, nz of them: set with ck_ti */
+	int zl[8], nz;
 };
 
 /*
@@ -1282,8 +1290,25 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	const struct runtime *rt = cost_runtime(o, sched, d);
 	double pbz[8]; /* the bytes of all parameters by z, which alone
 			  they read */
-	int r, vi, z, have = 0;
+	int r, vi, z, zi, have = 0;
+	/* the checks that read neither the width nor the candidate's
+	 * recomputation, interleaving, ZeRO stage or offload, once */
+	int bad_every = cost_every_on(o) && runtime_check_every(rt, NULL, 0);
+	int bad_all = runtime_check_train(rt, o->precision, o->optimizer,
+					  NULL, 0) ||
+		      runtime_check_par(rt, cp, ep, NULL, 0);
 
+	if (tp->ck_ti < 0)
+		for (tp->nz = z = 0; z < 8; z++)
+			if ((so->zero_mask & (1u << (z >> 1))) &&
+			    (so->offload_mask & (1u << (z & 1))))
+				tp->zl[tp->nz++] = z;
+	if (tp->ck_ti != ti || tp->ck_sched != sched || tp->ck_d != d) {
+		memset(tp->ck, -1, sizeof(tp->ck));
+		tp->ck_ti = ti;
+		tp->ck_sched = sched;
+		tp->ck_d = d;
+	}
 	tp->n = tp->nrv = 0;
 	tp->screened[0] = tp->screened[1] = 0;
 	tp->skipped[0] = tp->skipped[1] = 0;
@@ -1300,13 +1325,14 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 			if (iv > 1 &&
 			    (sched != PLAN_FLUSH || d == 1 || iv * d > c->L))
 				continue;
-			for (z = 0; z < 8; z++) {
+			for (zi = 0; zi < tp->nz; zi++) {
 				struct tmpl_entry *e = &tp->e[tp->n];
-				int zs = z >> 1, off = z & 1, sh = 0;
+				int zs, off, sh = 0;
 
-				if (!(so->zero_mask & (1u << zs)) ||
-				    !(so->offload_mask & (1u << off)) ||
-				    (zs && w * cp == 1 && (so->zero_mask & 1)))
+				z = tp->zl[zi];
+				zs = z >> 1;
+				off = z & 1;
+				if (zs && w * cp == 1 && (so->zero_mask & 1))
 					continue;
 				e->r = r;
 				e->v = iv;
@@ -1326,18 +1352,24 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					sh = so->shard;
 				}
 				e->shard = sh;
-				if (runtime_check(rt, sched, d, sc[ti].t, iv,
-						  zs, r, NULL, 0) ||
-				    runtime_check_shard(rt, d, zs, sh, off, r,
-							NULL, 0))
+				if (tp->ck[r][vi][zs] < 0)
+					tp->ck[r][vi][zs] = runtime_check(
+						rt, sched, d, sc[ti].t, iv, zs,
+						r, NULL, 0) != 0;
+				/* runtime_check_shard() finds nothing to
+				 * refuse without a shard group or offload */
+				if (tp->ck[r][vi][zs] ||
+				    ((sh > 0 || off) &&
+				     runtime_check_shard(rt, d, zs, sh, off, r,
+							 NULL, 0)))
 					continue;
-				if ((cost_every_on(o) && r == PROF_RC_FULL &&
-				     runtime_check_every(rt, NULL, 0)) ||
-				    runtime_check_train(rt, o->precision,
-							o->optimizer, NULL, 0) ||
-				    runtime_check_par(rt, cp, ep, NULL, 0) ||
-				    runtime_check_ep(rt, w, cp, sc[ti].t, etp,
-						     ep, zs, sh, NULL, 0)) {
+				/* and runtime_check_ep() none without
+				 * expert parallelism */
+				if ((r == PROF_RC_FULL && bad_every) ||
+				    bad_all ||
+				    (ep > 1 &&
+				     runtime_check_ep(rt, w, cp, sc[ti].t, etp,
+						      ep, zs, sh, NULL, 0))) {
 					e->kind = TMPL_SKIP_RT;
 					tp->skipped[iv > 1]++;
 					tp->n++;
@@ -1523,6 +1555,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	int d, k, sched, ti, cp, ep, etp;
 	struct tmpl *tp = xmalloc(sizeof(*tp));
 
+	tp->ck_ti = -1; /* nothing asked yet */
 	*screened = 0;
 	/* the widths that divide the batch, once: not a test of every
 	 * width up to the GPUs for every depth */

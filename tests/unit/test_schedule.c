@@ -342,23 +342,33 @@ random_run(struct cost_cfg *g, struct plan_stage *st, int trial, int dmax,
 /*
  * cost_simulate_floor() never exceeds the simulated time: random stages,
  * all schedules, interleaving, d up to 12, m up to past the long runs
- * (where it gives 0); and it says something (above 60% of the time) for
- * most runs of the flush schedules.
+ * (where it gives 0), the reduction bucketed into the last backward or
+ * after it, with and without an all-gather after the step (overlapped
+ * with the next forward or not), each of which the floor's tail after
+ * the last backward counts; and it says something (above 60% of the
+ * time) for most runs of the flush schedules.
  */
 static void
 test_floor(void)
 {
-	struct runtime rt;
+	struct runtime rts[3];
 	struct sim_mem mem = {0};
-	int trial, ok = 0, n = 0, close = 0, flush = 0;
+	int trial, ok = 0, n = 0, close = 0, flush = 0, s;
 
-	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
-	for (trial = 0; trial < 600; trial++) {
+	runtime_init(&rts[0], RUNTIME_MEGATRON_CORE);
+	runtime_init(&rts[1], RUNTIME_MEGATRON_CORE);
+	runtime_parse(&rts[1], "megatron-core:no-overlap-grad-reduce,"
+			       "no-overlap-param-gather");
+	runtime_init(&rts[2], RUNTIME_PIPEDREAM_2BW);
+	for (trial = 0; trial < 900; trial++) {
 		struct plan_stage st[12];
 		struct cost_cfg g;
 		double a, f;
 
-		random_run(&g, st, trial, 12, 4, 900, &rt);
+		random_run(&g, st, trial, 12, 4, 900, &rts[trial / 4 % 3]);
+		if (trial / 12 % 2)
+			for (s = 0; s < g.d; s++)
+				st[s].gather_ms = 20 * urand();
 		a = cost_simulate_time(NULL, st, &g, &mem);
 		f = cost_simulate_floor(st, &g);
 		n++;
