@@ -158,48 +158,6 @@ group_link(const struct place_links *l, const struct cluster *c, int a,
 	}
 }
 
-/*
- * Rate at which ring (stage s, tensor-parallel rank j) leaves its
- * slowest node: the sum over its members there of their NIC's rate over
- * the ring members that NIC serves (counted in l->out), less the
- * oversubscription when the ring spans leaf switches.
- */
-static double
-ring_cross_bw(const struct place_links *l, const struct cluster *c,
-	      int rule, int w, int d, int t, int s, int j)
-{
-	int gpn = c->gpus_per_node, r, leaf0 = -1, spans = 0;
-	double best = -1, sum = 0;
-	int node = -1;
-
-	/* members of one node are consecutive in both placement rules */
-	for (r = 0; r <= w; r++) {
-		int g = r < w ? place_gpu(rule, w, d, s, r) * t + j : -1;
-		int n = g >= 0 ? g / gpn : -2;
-
-		if (n != node) {
-			if (node >= 0 && (best < 0 || sum < best))
-				best = sum;
-			node = n;
-			sum = 0;
-		}
-		if (g < 0)
-			break;
-		if (c->nodes_per_leaf > 0) {
-			int leaf = n / c->nodes_per_leaf;
-
-			if (leaf0 < 0)
-				leaf0 = leaf;
-			spans |= leaf != leaf0;
-		}
-		sum += l->nic_gb_s[slot(l, c, g) % l->nnics] /
-		       (l->out[slot(l, c, g)] > 0 ? l->out[slot(l, c, g)] : 1);
-	}
-	if (spans && c->oversubscription > 1)
-		best /= c->oversubscription;
-	return best;
-}
-
 void
 place_links_fill(struct place_links *l, const struct cluster *c, int rule,
 		 int w, int d, int t)
@@ -221,6 +179,82 @@ unit_gpu(int rule, int w, int d, int tp, int cp, int etp, int s, int u,
 
 	return place_gpu(rule, w, d, s, u / (cp * q)) * tp * cp +
 	       u / q % cp * tp + u % q * etp + j;
+}
+
+/*
+ * A ring of n GPUs that ascend with k, so that the members of a node are
+ * consecutive: the replicas' ring of stage s, tensor-parallel rank j
+ * (edp 0), or the ring of the ranks holding expert unit u0's experts,
+ * rank j of their expert-tensor-parallel group (edp 1, see fill_edp()).
+ */
+struct ring {
+	int rule, w, d, t, s, j;
+	int edp, tp, cp, etp, u0, ep;
+};
+
+static int
+ring_gpu(const struct ring *r, int k)
+{
+	if (r->edp)
+		return unit_gpu(r->rule, r->w, r->d, r->tp, r->cp, r->etp,
+				r->s, r->u0 + k * r->ep, r->j);
+	return place_gpu(r->rule, r->w, r->d, r->s, k) * r->t + r->j;
+}
+
+/*
+ * Fold ring r of n >= 2 members into the slowest link (*bw, *first) and
+ * the largest latency (*lt): its hops inside a node at the cluster's
+ * intra-node rate and, when it spans nodes, the rate at which it leaves
+ * its slowest node: the sum over its members there of their NIC's rate
+ * over the ring members that NIC serves (counted in l->out), less the
+ * oversubscription when the ring spans leaf switches.
+ */
+static void
+ring_link(const struct place_links *l, const struct cluster *c,
+	  const struct ring *r, int n, double *bw, double *lt, int *first)
+{
+	int gpn = c->gpus_per_node, k, node = -1, leaf0 = -1;
+	int spans = 0, multi = 0;
+	double sum = 0, exit = -1;
+
+	for (k = 0; k <= n; k++) {
+		int g = ring_gpu(r, k % n), h = ring_gpu(r, (k + 1) % n);
+
+		if (k == n || g / gpn != node) {
+			if (node >= 0 && (exit < 0 || sum < exit))
+				exit = sum;
+			multi |= node >= 0 && k < n;
+			node = g / gpn;
+			sum = 0;
+		}
+		if (k == n)
+			break;
+		sum += l->nic_gb_s[slot(l, c, g) % l->nnics] /
+		       (l->out[slot(l, c, g)] > 0 ? l->out[slot(l, c, g)] : 1);
+		if (c->nodes_per_leaf > 0) {
+			int leaf = g / gpn / c->nodes_per_leaf;
+
+			if (leaf0 < 0)
+				leaf0 = leaf;
+			spans |= leaf != leaf0;
+		}
+		if (g / gpn == h / gpn) {
+			double x = cluster_intra(c, g % gpn, h % gpn);
+
+			if (*first || x < *bw)
+				*bw = x;
+			*first = 0;
+		}
+		if (lat(c, g, h) > *lt)
+			*lt = lat(c, g, h);
+	}
+	if (multi) {
+		if (spans && c->oversubscription > 1)
+			exit /= c->oversubscription;
+		if (*first || exit < *bw)
+			*bw = exit;
+		*first = 0;
+	}
 }
 
 /*
@@ -439,71 +473,16 @@ static void
 fill_edp(struct place_links *l, const struct cluster *c, int rule, int w,
 	 int d, int tp, int cp, int etp, int ep)
 {
-	int gpn = c->gpus_per_node, n = w * cp * (tp / etp), s, u0, j, k;
-	int ne = n / ep;
+	int n = w * cp * (tp / etp), ne = n / ep, s;
 
 	for (s = 0; s < d; s++) {
+		struct ring r = {rule, w, d, 0, s, 0, 1, tp, cp, etp, 0, ep};
 		double bw = 0, lt = 0;
 		int first = 1;
 
-		for (u0 = 0; ne > 1 && u0 < ep; u0++)
-			for (j = 0; j < etp; j++) {
-				int node = -1, multi = 0, leaf0 = -1, spans = 0;
-				double sum = 0, exit = -1;
-
-				for (k = 0; k <= ne; k++) {
-					int g = unit_gpu(rule, w, d, tp, cp,
-							 etp, s, u0 + k % ne * ep,
-							 j);
-					int h = unit_gpu(rule, w, d, tp, cp,
-							 etp, s,
-							 u0 + (k + 1) % ne * ep,
-							 j);
-
-					/* the node's exit, members being
-					 * consecutive (GPUs ascend with u) */
-					if (k == ne || g / gpn != node) {
-						if (node >= 0 &&
-						    (exit < 0 || sum < exit))
-							exit = sum;
-						multi |= node >= 0 && k < ne;
-						node = g / gpn;
-						sum = 0;
-					}
-					if (k == ne)
-						break;
-					sum += l->nic_gb_s[slot(l, c, g) %
-							   l->nnics] /
-					       (l->out[slot(l, c, g)] > 0
-							? l->out[slot(l, c, g)]
-							: 1);
-					if (c->nodes_per_leaf > 0) {
-						int leaf = g / gpn /
-							   c->nodes_per_leaf;
-
-						if (leaf0 < 0)
-							leaf0 = leaf;
-						spans |= leaf != leaf0;
-					}
-					if (g / gpn == h / gpn) {
-						double x = cluster_intra(
-							c, g % gpn, h % gpn);
-
-						if (first || x < bw)
-							bw = x;
-						first = 0;
-					}
-					if (lat(c, g, h) > lt)
-						lt = lat(c, g, h);
-				}
-				if (multi) {
-					if (spans && c->oversubscription > 1)
-						exit /= c->oversubscription;
-					if (first || exit < bw)
-						bw = exit;
-					first = 0;
-				}
-			}
+		for (r.u0 = 0; ne > 1 && r.u0 < ep; r.u0++)
+			for (r.j = 0; r.j < etp; r.j++)
+				ring_link(l, c, &r, ne, &bw, &lt, &first);
 		l->edp_gb_s[s] = bw;
 		l->edp_lat_us[s] = lt;
 	}
@@ -558,39 +537,10 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 		double bw = 0, lt = 0;
 		int first = 1;
 
-		for (j = 0; w > 1 && j < t; j++) {
-			int n0 = -1, multi = 0;
+		struct ring rg = {rule, w, d, t, s, 0, 0, 0, 0, 0, 0, 0};
 
-			for (r = 0; r < w; r++) {
-				int g1 = place_gpu(rule, w, d, s, r) * t + j;
-				int g2 = place_gpu(rule, w, d, s, (r + 1) % w) *
-					 t + j;
-
-				if (n0 < 0)
-					n0 = g1 / c->gpus_per_node;
-				multi |= g1 / c->gpus_per_node != n0;
-				if (g1 / c->gpus_per_node ==
-				    g2 / c->gpus_per_node) {
-					double x = cluster_intra(
-						c, g1 % c->gpus_per_node,
-						g2 % c->gpus_per_node);
-
-					if (first || x < bw)
-						bw = x;
-					first = 0;
-				}
-				if (lat(c, g1, g2) > lt)
-					lt = lat(c, g1, g2);
-			}
-			if (multi) {
-				double x = ring_cross_bw(l, c, rule, w, d, t, s,
-							 j);
-
-				if (first || x < bw)
-					bw = x;
-				first = 0;
-			}
-		}
+		for (rg.j = 0; w > 1 && rg.j < t; rg.j++)
+			ring_link(l, c, &rg, w, &bw, &lt, &first);
 		l->ring_gb_s[s] = bw;
 		l->ring_lat_us[s] = lt;
 	}
