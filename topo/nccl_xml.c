@@ -83,7 +83,8 @@ sm_of(const char *gpu)
 		return 80;
 	if (!strncmp(gpu, "L40", 3))
 		return 89;
-	if (!strncmp(gpu, "H100", 4) || !strncmp(gpu, "H200", 4))
+	if (!strncmp(gpu, "H100", 4) || !strncmp(gpu, "H200", 4) ||
+	    !strncmp(gpu, "H800", 4) || !strncmp(gpu, "GH200", 5))
 		return 90;
 	if (!strncmp(gpu, "B200", 4))
 		return 100;

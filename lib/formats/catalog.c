@@ -58,16 +58,16 @@
  *    head size 64-128 without fused attention, or a fused flash kernel).
  *    FlashAttention-2 (Dao 2023) reaches 50-73% of peak on A100 forward
  *    and less backward; unfused batched GEMMs of that shape do about the
- *    same.  0.5 on V100/A100/B200, 0.45 on H100/H200 (FlashAttention-2
- *    reaches ~35-50% of H100's peak, FlashAttention-3 60-75%: the middle),
- *    0.45 on L40S.
+ *    same.  0.5 on V100/A100/B200, 0.45 on the Hopper parts
+ *    (FlashAttention-2 reaches ~35-50% of H100's peak, FlashAttention-3
+ *    60-75%: the middle), 0.45 on L40S.
  *  - attn_eff_fa2: attention kernels written for the warp-level MMA
  *    instructions of Ampere (FlashAttention-2, PyTorch SDPA's flash
  *    backend, the Triton flash kernel), as --attention fa2 prices them.
  *    On Hopper they leave the asynchronous warpgroup MMA unused and reach
  *    about 35% of H100's peak (Shah et al. 2024, FlashAttention-3,
- *    abstract): 0.35 on H100/H200.  Elsewhere FA2 is the GPU's own kind
- *    of kernel: attn_eff.
+ *    abstract): 0.35 on the Hopper parts (H100, H200, H800, GH200).
+ *    Elsewhere FA2 is the GPU's own kind of kernel: attn_eff.
  *  - mem_eff: the fraction of the memory bandwidth that streaming kernels
  *    reach; BabelStream / STREAM-like triad kernels measure 85-92% on
  *    V100, A100 and H100; framework elementwise kernels (layer norm,
@@ -76,7 +76,7 @@
  *    CUDA Graphs material quotes a few microseconds per launch: 4 us on
  *    V100/A100/L40S, 3 us on Hopper and Blackwell.
  *  - tflops8: dense FP8 peak of the datasheets (half the "with
- *    sparsity" figure): H100/H200 1978.9, B200 4500, L40S 733; none on
+ *    sparsity" figure): the Hopper parts 1978.9, B200 4500, L40S 733; none on
  *    V100 and A100.
  *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
  *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
@@ -189,8 +189,8 @@ struct builtin {
 /*
  * NVLink per direction is half the "total" (bidirectional) figure of the
  * datasheets: V100 NVLink2 6 links x 25 GB/s = 150 (300 total), A100
- * NVLink3 12 x 25 = 300 (600), H100/H200 NVLink4 18 x 25 = 450 (900),
- * B200 NVLink5 18 x 50 = 900 (1800).  PCIe per direction: Gen3 x16 ~16,
+ * NVLink3 12 x 25 = 300 (600), H100/H200/GH200 NVLink4 18 x 25 = 450
+ * (900), H800 8 x 25 = 200 (400), B200 NVLink5 18 x 50 = 900 (1800).  PCIe per direction: Gen3 x16 ~16,
  * Gen4 x16 32, Gen5 x16 64 GB/s (datasheets give the bidirectional 32 /
  * 64 / 128).
  */
@@ -233,6 +233,37 @@ static const struct builtin builtins[] = {
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	/*
+	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
+	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
+	 * links to 8, 400 GB/s (200 per direction) (NVIDIA H800 datasheet;
+	 * DeepSeek-V3 technical report, section 3.2.2, reaches 160 GB/s
+	 * over it).  The Hopper die: H100's efficiencies.
+	 */
+	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
+	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
+	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	/*
+	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
+	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
+	 * with 96 GB HBM3 at 4 TB/s (GH200 480GB) or 144 GB HBM3e at 4.9
+	 * TB/s (GH200 624GB), NVLink4 900 GB/s, and NVLink-C2C to its Grace
+	 * CPU at 900 GB/s, 450 per direction: the host link (NVIDIA GH200
+	 * Grace Hopper Superchip datasheet).  The Hopper die: H100's
+	 * efficiencies, as no validation row measures a GH200.
+	 */
+	{"GH200", 96, 989.4, 67, 4000, 450, 450, H100_GEMM_EFF, 0.45, 0.8, 3,
+	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
+	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
+	 "GB/s, NVLink-C2C 900 GB/s",
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF, 0.45,
+	 0.8, 3,
+	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
+	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
+	 "900 GB/s, NVLink-C2C 900 GB/s",
 	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
@@ -332,6 +363,15 @@ static const struct {
 	{"h200sxm", "H200"},
 	{"h200141gb", "H200"},
 	{"h200sxm141gb", "H200"},
+	{"h800sxm", "H800"},
+	{"h800sxm5", "H800"},
+	{"h80080gb", "H800"},
+	{"h80080gbhbm3", "H800"},
+	{"gh20096gb", "GH200"},
+	{"gh200120gb", "GH200"},
+	{"gh200480gb", "GH200"},
+	{"gh200144ghbm3e", "GH200-144GB"},
+	{"gh200624gb", "GH200-144GB"},
 };
 
 static void

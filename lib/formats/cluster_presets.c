@@ -1,9 +1,9 @@
 /*
  * cluster_presets.c - built-in cluster descriptions for planning before a
  * topology is measured: AWS p3.16xlarge, DGX-1 (V100), DGX A100, DGX H100,
- * DGX H200, an 8 x L40S PCIe server, DGX B200, DGX B300, and GB200 and
- * GB300 NVL72 racks (one 72-GPU NVLink domain each), each as NAME or
- * NAME:NODES.
+ * DGX H200, an 8 x L40S PCIe server, HGX H800, quad GH200 nodes, DGX B200,
+ * DGX B300, and GB200 and GB300 NVL72 racks (one 72-GPU NVLink domain
+ * each), each as NAME or NAME:NODES.
  *
  * Bandwidths are GB/s per direction, NIC rates Gbit/s; memory sizes are
  * the marketed capacities taken as GiB.  Latencies are typical NCCL
@@ -106,6 +106,25 @@ static const struct preset presets[] = {
 	 */
 	{"l40s-pcie", "L40S", 48, 8, CLUSTER_PCIE, 25, 8, 4, 200, "mlx5_", 5},
 	/*
+	 * An HGX H800 node as DeepSeek trains on: 8 x H800 80 GB on NVSwitch
+	 * at the H800's 8 NVLinks, 200 GB/s per GPU per direction; 8 x 400
+	 * Gbit/s InfiniBand, one per GPU (DeepSeek-V3 technical report,
+	 * section 3.1).
+	 */
+	{"hgx-h800", "H800", 80, 8, CLUSTER_NVSWITCH, 200, 3, 8, 400, "mlx5_",
+	 5},
+	/*
+	 * A quad GH200 node (HPE Cray EX254n, as in CSCS Alps and Isambard-
+	 * AI; JUPITER's nodes alike): four GH200 superchips of 96 GB and
+	 * four NICs, one per superchip (cscs-docs, docs/alps/hardware.md,
+	 * "NVIDIA GH200 GPU Nodes"); Slingshot 11 (JUPITER: InfiniBand
+	 * NDR200), 200 Gbit/s each.  No NVSwitch: each GPU's 18 NVLink4
+	 * links are split over its three peers, 6 links between any two,
+	 * 150 GB/s per direction.
+	 */
+	{"gh200-quad", "GH200", 96, 4, CLUSTER_NVLINK, 150, 3, 4, 200, "cxi",
+	 5},
+	/*
 	 * NVIDIA DGX B200: 8 x B200 180 GB, fifth-generation NVSwitch, 18
 	 * NVLinks = 900 GB/s per GPU per direction; 8 x 400 Gbit/s
 	 * ConnectX-7 for compute, one per GPU (DGX B200 datasheet).
@@ -141,8 +160,8 @@ static const struct preset presets[] = {
 
 const char *const cluster_preset_names[] = {
 	"p3.16xlarge", "dgx-1-v100", "dgx-a100", "dgx-h100", "dgx-h200",
-	"l40s-pcie", "dgx-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300",
-	NULL,
+	"l40s-pcie", "hgx-h800", "gh200-quad", "dgx-b200", "gb200-nvl72",
+	"gb300-nvl72", "dgx-b300", NULL,
 };
 
 static double

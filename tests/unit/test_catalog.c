@@ -12,7 +12,7 @@
 #include "pd2bw/error.h"
 
 /* the built-in catalog's GPUs */
-#define NBUILT 11
+#define NBUILT 14
 
 #define GIB 1073741824LL
 
@@ -119,7 +119,8 @@ test_builtin(void)
 	static const char *const names[] = {
 		"V100-16GB", "V100-32GB", "A100-40GB", "A100-80GB",
 		"H100-SXM",  "H200",      "B200",      "L40S",
-		"GB200",     "GB300",     "B300",
+		"GB200",     "GB300",     "B300",      "H800",
+		"GH200",     "GH200-144GB",
 	};
 	size_t i;
 
@@ -213,6 +214,32 @@ test_builtin(void)
 	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.512, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->tflops4, 0, 0);
 
+	/* the Hopper die elsewhere: H800's 8 NVLinks; GH200's HBM and its
+	 * NVLink-C2C as the host link, 450 GB/s per direction */
+	g = catalog_find(&c, "H800");
+	CHECK_INT_EQ(g->mem_bytes, 80 * GIB);
+	CHECK_NEAR(g->nvlink_gb_s, 200, 0);
+	CHECK_NEAR(g->tflops8, 1978.9, 0);
+	g = catalog_find(&c, "GH200");
+	CHECK_INT_EQ(g->mem_bytes, 96 * GIB);
+	CHECK_NEAR(g->mem_gb_s, 4000, 0);
+	CHECK_NEAR(g->pcie_gb_s, 450, 0);
+	CHECK_NEAR(g->nvlink_gb_s, 450, 0);
+	CHECK_INT_EQ(g->sms, 132);
+	g = catalog_find(&c, "GH200-144GB");
+	CHECK_INT_EQ(g->mem_bytes, 144 * GIB);
+	CHECK_NEAR(g->mem_gb_s, 4900, 0);
+	for (i = 0; i < 3; i++) {
+		static const char *const hop[] = {"H800", "GH200",
+						  "GH200-144GB"};
+
+		g = catalog_find(&c, hop[i]);
+		CHECK_NEAR(g->tflops16, 989.4, 0);
+		CHECK_NEAR(g->gemm_eff, 0.57, 0);
+		CHECK_NEAR(g->gemm_eff8, 0.571, 0);
+		CHECK_NEAR(g->attn_eff_fa2, 0.35, 0);
+	}
+
 	/* Forgiving names and aliases. */
 	g = catalog_find(&c, "h100sxm");
 	CHECK_STR_EQ(g ? g->name : NULL, "H100-SXM");
@@ -232,6 +259,13 @@ test_builtin(void)
 	CHECK_STR_EQ(g ? g->name : NULL, "H100-SXM");
 	g = catalog_find(&c, "NVIDIA L40S");
 	CHECK_STR_EQ(g ? g->name : NULL, "L40S");
+	/* the names nvidia-smi gives the GH200 parts and the H800 */
+	g = catalog_find(&c, "NVIDIA GH200 480GB");
+	CHECK_STR_EQ(g ? g->name : NULL, "GH200");
+	g = catalog_find(&c, "NVIDIA GH200 144G HBM3e");
+	CHECK_STR_EQ(g ? g->name : NULL, "GH200-144GB");
+	g = catalog_find(&c, "NVIDIA H800 80GB HBM3");
+	CHECK_STR_EQ(g ? g->name : NULL, "H800");
 	CHECK(catalog_find(&c, "v100") == catalog_find(&c, "V100-16GB"));
 	CHECK(catalog_find(&c, "H300") == NULL);
 	CHECK(catalog_find(&c, "") == NULL);

@@ -388,10 +388,32 @@ test_presets(void)
 	CHECK_NEAR(c.net_gb_s, 100, 0);
 	CHECK_NEAR(cluster_intra(&c, 1, 2), 900, 0);
 
+	/* HGX H800: NVSwitch at the H800's 8 NVLinks, 400 Gbit/s a GPU */
+	CHECK(cluster_preset(&c, "hgx-h800:4") == 0);
+	CHECK_STR_EQ(c.gpu, "H800");
+	CHECK_INT_EQ(c.intra_kind, CLUSTER_NVSWITCH);
+	CHECK_NEAR(cluster_intra(&c, 0, 7), 200, 0);
+	CHECK_NEAR(c.net_gb_s, 50, 0);
+	/* quad GH200: no switch, 6 NVLinks (150 GB/s) between any two,
+	 * a 200 Gbit/s NIC per superchip */
+	CHECK(cluster_preset(&c, "gh200-quad:8") == 0);
+	CHECK_STR_EQ(c.gpu, "GH200");
+	CHECK_INT_EQ(c.gpus_per_node, 4);
+	CHECK_INT_EQ(c.nodes, 8);
+	CHECK_INT_EQ(c.gpu_mem_bytes, 96 * GIB);
+	CHECK_INT_EQ(c.intra_kind, CLUSTER_NVLINK);
+	CHECK_NEAR(cluster_intra(&c, 0, 3), 150, 0);
+	CHECK_NEAR(cluster_intra(&c, 2, 1), 150, 0);
+	CHECK_INT_EQ(c.nnics, 4);
+	CHECK_INT_EQ(c.nics[3].ngpus, 1);
+	CHECK_INT_EQ(c.nics[3].gpus[0], 3);
+	CHECK_NEAR(c.net_gb_s, 25, 0);
+
 	CHECK_ERR(cluster_preset(&c, "dgx-z"),
 		  "pd2bw: unknown cluster 'dgx-z' (presets: p3.16xlarge, "
 		  "dgx-1-v100, dgx-a100, dgx-h100, dgx-h200, l40s-pcie, "
-		  "dgx-b200, gb200-nvl72, gb300-nvl72, dgx-b300; or a file)");
+		  "hgx-h800, gh200-quad, dgx-b200, gb200-nvl72, gb300-nvl72, "
+		  "dgx-b300; or a file)");
 	/* -2: a usage error for the programs (exit status 2) */
 	CHECK_ERR(cluster_preset(&c, "dgx-h100:0") == -2 ? -1 : 0,
 		  "pd2bw: invalid node count in cluster 'dgx-h100:0' (NAME:NODES, "

@@ -249,9 +249,23 @@ test_merge(void)
 	free(n);
 }
 
+/* PCI device ids to catalog names: the names the catalog holds, per
+ * NVIDIA's device id list (10de:2324 H800, 2342 GH200 120GB / 480GB,
+ * 2348 GH200 144G HBM3e). */
+static void
+test_gpu_guess(void)
+{
+	CHECK_STR_EQ(topo_gpu_guess(0x2330), "H100-SXM");
+	CHECK_STR_EQ(topo_gpu_guess(0x2324), "H800");
+	CHECK_STR_EQ(topo_gpu_guess(0x2342), "GH200");
+	CHECK_STR_EQ(topo_gpu_guess(0x2348), "GH200-144GB");
+	CHECK(topo_gpu_guess(0xffff) == NULL);
+}
+
 int
 main(void)
 {
+	test_gpu_guess();
 	test_paths();
 	test_sysfs();
 	test_cpumask();
