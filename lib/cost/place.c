@@ -15,6 +15,10 @@
  * domain, the unit a scheduler allocates */
 #define PLACE_TRAY 4
 
+/* Direct NVLink meshes hold a few GPUs (4 to 8); a larger node of that
+ * kind is priced as single rings */
+#define PLACE_MESH_MAX 16
+
 int
 place_gpu(int rule, int w, int d, int s, int r)
 {
@@ -120,6 +124,51 @@ flow_bw(const struct place_links *l, const struct cluster *c, int g1, int g2)
 	return bw;
 }
 
+/*
+ * What a ring collective over the n GPUs m[] of one node (local indices)
+ * moves per GPU, where the node has direct NVLinks between pairs and no
+ * switch (a mesh: the V100 cube mesh, quad GH200 nodes), or -1 where a
+ * single ring's slowest hop stands (switches, PCIe, rings that cannot
+ * stay on NVLink).  NCCL builds one ring per channel, each over other
+ * links of the mesh, and splits the data over the channels
+ * (NVIDIA/nccl src/graph/search.cc, ncclTopoCompute: rings are searched
+ * channel after channel on the bandwidth the earlier ones left), so a
+ * member sends over all its NVLinks to the other members at once: the
+ * rate is the least member's sum over them.  A member's NVLinks are its
+ * pairs at half its fastest pair or more (a bond of one link beside
+ * bonds of two counts; the mesh's PCIe path for GPUs without a link
+ * does not), and each member needs two of them in the group (one for
+ * a pair) to sit on rings of NVLink alone.
+ */
+static double
+mesh_ring_gb_s(const struct cluster *c, const int *m, int n)
+{
+	int gpn = c->gpus_per_node, i, j, links;
+	double bw = -1, top, sum, x;
+
+	if (c->intra_kind != CLUSTER_NVLINK || n < 2)
+		return -1;
+	for (i = 0; i < n; i++) {
+		top = 0;
+		for (j = 0; j < gpn; j++)
+			top = fmax(top, cluster_intra(c, m[i], j));
+		sum = 0;
+		links = 0;
+		for (j = 0; j < n; j++) {
+			x = j != i ? cluster_intra(c, m[i], m[j]) : 0;
+			if (x > 0 && x >= top / 2) {
+				sum += x;
+				links++;
+			}
+		}
+		if (links < (n > 2 ? 2 : 1))
+			return -1;
+		if (bw < 0 || sum < bw)
+			bw = sum;
+	}
+	return bw;
+}
+
 static double
 lat(const struct cluster *c, int g1, int g2)
 {
@@ -201,6 +250,50 @@ ring_gpu(const struct ring *r, int k)
 	return place_gpu(r->rule, r->w, r->d, r->s, k) * r->t + r->j;
 }
 
+/* The tensor-parallel ring of GPUs g to g + tp - 1. */
+static double
+tp_ring(const struct place_links *l, const struct cluster *c, int g, int tp)
+{
+	int n = c->gpus_per_node, m[PLACE_MESH_MAX], j;
+	double bw = -1, x;
+
+	if (tp <= PLACE_MESH_MAX && g / n == (g + tp - 1) / n) {
+		for (j = 0; j < tp; j++)
+			m[j] = (g + j) % n;
+		bw = mesh_ring_gb_s(c, m, tp);
+		if (bw >= 0)
+			return bw;
+	}
+	for (j = 0; j < tp; j++) {
+		x = flow_bw(l, c, g + j, g + (j + 1) % tp);
+		if (j == 0 || x < bw)
+			bw = x;
+	}
+	return bw;
+}
+
+/*
+ * mesh_ring_gb_s() of the members of ring r from the k-th on that share
+ * its node (members ascend, so those of a node are consecutive).
+ */
+static double
+run_mesh(const struct cluster *c, const struct ring *r, int k, int n)
+{
+	int gpn = c->gpus_per_node, node = ring_gpu(r, k) / gpn, len = 0;
+	int m[PLACE_MESH_MAX];
+
+	if (c->intra_kind != CLUSTER_NVLINK || gpn > PLACE_MESH_MAX)
+		return -1;
+	for (; k < n && len < gpn; k++) {
+		int g = ring_gpu(r, k);
+
+		if (g / gpn != node)
+			break;
+		m[len++] = g % gpn;
+	}
+	return mesh_ring_gb_s(c, m, len);
+}
+
 /*
  * Fold ring r of n >= 2 members into the slowest link (*bw, *first) and
  * the largest latency (*lt): its hops inside a node at the cluster's
@@ -215,7 +308,7 @@ ring_link(const struct place_links *l, const struct cluster *c,
 {
 	int gpn = c->gpus_per_node, k, node = -1, leaf0 = -1;
 	int spans = 0, multi = 0;
-	double sum = 0, exit = -1;
+	double sum = 0, exit = -1, mesh = -1;
 
 	for (k = 0; k <= n; k++) {
 		int g = ring_gpu(r, k % n), h = ring_gpu(r, (k + 1) % n);
@@ -226,6 +319,7 @@ ring_link(const struct place_links *l, const struct cluster *c,
 			multi |= node >= 0 && k < n;
 			node = g / gpn;
 			sum = 0;
+			mesh = k < n ? run_mesh(c, r, k, n) : -1;
 		}
 		if (k == n)
 			break;
@@ -239,7 +333,8 @@ ring_link(const struct place_links *l, const struct cluster *c,
 			spans |= leaf != leaf0;
 		}
 		if (g / gpn == h / gpn) {
-			double x = cluster_intra(c, g % gpn, h % gpn);
+			double x = mesh > 0 ? mesh
+					    : cluster_intra(c, g % gpn, h % gpn);
 
 			if (*first || x < *bw)
 				*bw = x;
@@ -413,7 +508,7 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 					int g = unit_gpu(rule, w, d, tp, cp, etp,
 							 s, u, j);
 					double in = 0, out = 0, nv = 0, nic = 0;
-					double x;
+					double x, peers;
 
 					for (v = u0; v < u0 + ep; v++) {
 						int h = unit_gpu(rule, w, d, tp,
@@ -447,8 +542,14 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 						if (lat(c, g, h) > lt)
 							lt = lat(c, g, h);
 					}
+					/* on a mesh each peer in the node has
+					 * links of its own: the in-node chunks
+					 * move at once, the slowest pair's */
+					peers = c->intra_kind == CLUSTER_NVLINK
+							? in
+							: 1;
 					flex_counts(l, ep, &in, &out);
-					x = fmax(in ? in / nv : 0,
+					x = fmax(in ? in / (peers * nv) : 0,
 						 out ? out / nic : 0);
 					x = x > 0 ? (ep - 1) / x : 0;
 					if (bw < 0 || x < bw)
@@ -571,16 +672,12 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 		int first = 1;
 
 		for (r = 0; tp > 1 && r < w; r++) {
-			int g = place_gpu(rule, w, d, s, r) * t;
+			double x = tp_ring(l, c,
+					   place_gpu(rule, w, d, s, r) * t, tp);
 
-			for (j = 0; j < tp; j++) {
-				double x = flow_bw(l, c, g + j,
-						   g + (j + 1) % tp);
-
-				if (first || x < bw)
-					bw = x;
-				first = 0;
-			}
+			if (first || x < bw)
+				bw = x;
+			first = 0;
 		}
 		l->tp_gb_s[s] = bw;
 		l->tp_lat_us[s] = tp > 1 ? c->intra_latency_us : 0;

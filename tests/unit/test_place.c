@@ -4,7 +4,7 @@
  * replica (place_links_fill_full): on every preset and on random irregular
  * clusters (odd NIC maps, uneven intra-node matrices, oversubscribed
  * leaves), for both placement rules and tensor, context and expert
- * parallel degrees.
+ * parallel degrees; and the rates of direct NVLink meshes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -64,7 +64,11 @@ compare(const struct cluster *c, int wmax, long *bad)
 		if (gpn % tp || (tp > 1 && tp % 2 && rnd(2)))
 			continue;
 		for (w = 1; w <= wmax && (int64_t)w * d * t <= N; w++) {
-			if (place_reduced_width(c, rule, w, d, t, ep) == w)
+			/* a rack-scale node (over 8 GPUs) runs a job on its
+			 * trays: the narrow path prices the tray view
+			 * (place_segment), by design not the packed grid */
+			if (place_reduced_width(c, rule, w, d, t, ep) == w ||
+			    place_segment(c, w * d * t) != gpn)
 				continue;
 			place_links_fill_full(&l, c, rule, w, d, tp, cp, ep,
 					      etp);
@@ -127,6 +131,8 @@ random_cluster(struct cluster *c, int gpn, int nodes)
 		for (j = 0; j < gpn; j++)
 			if (i != j)
 				c->intra_gb_s[i * gpn + j] = 10 + rnd(300);
+	/* switch, mesh (whose rings sum links) or PCIe */
+	c->intra_kind = (int)rnd(3);
 	c->intra_latency_us = 1 + rnd(5);
 	c->net_gb_s = 5 + rnd(50);
 	c->net_latency_us = 5 + rnd(10);
@@ -229,9 +235,62 @@ test_flex(void)
 	cluster_release(&c);
 }
 
+/*
+ * Direct NVLink meshes (pd2bw(5), kind nvlink): a ring collective moves
+ * the least member's sum of its NVLinks to the others (NCCL's channels
+ * take different links), an all-to-all reaches every peer at once; an
+ * NVSwitch port is shared by all.
+ */
+static void
+test_mesh(void)
+{
+	struct cluster c;
+	struct place_links l;
+	double eff = 370.0 / 450.0;
+
+	cluster_init(&c);
+	CHECK(cluster_preset(&c, "gh200-quad:2") == 0);
+	place_links_init(&l, &c, 1);
+	/* four-way tensor parallelism: three peers at 150 GB/s each */
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 1, 1, 4, 1, 1, 4);
+	CHECK_NEAR(l.tp_gb_s[0], 450, 0);
+	/* two-way: the pair's own six links */
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 1, 1, 2, 1, 1, 2);
+	CHECK_NEAR(l.tp_gb_s[0], 150, 0);
+	/* the replicas' ring of a node, and a four-way all-to-all in it */
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 4, 1, 1, 1, 4, 1);
+	CHECK_NEAR(l.ring_gb_s[0], 450, 0);
+	CHECK_NEAR(l.ep_gb_s[0], 3 * 150 * eff, 1e-12);
+	place_links_release(&l);
+
+	/* the V100 cube mesh: GPUs 0 to 3 are joined by one or two links a
+	 * pair, GPU 0 by 25 + 25 + 50 and GPU 1 by 25 + 50 + 25: 100; a ring
+	 * of all eight uses every GPU's six links, 150, not the 10 GB/s PCIe
+	 * path of its three unlinked pairs */
+	CHECK(cluster_preset(&c, "p3.16xlarge") == 0);
+	place_links_init(&l, &c, 1);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 1, 1, 4, 1, 1, 4);
+	CHECK_NEAR(l.tp_gb_s[0], 100, 0);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 1, 1);
+	CHECK_NEAR(l.ring_gb_s[0], 150, 0);
+	place_links_release(&l);
+
+	/* NVSwitch: one port of 450 for the ring and the all-to-all */
+	CHECK(cluster_preset(&c, "dgx-h100") == 0);
+	place_links_init(&l, &c, 1);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 8, 1);
+	CHECK_NEAR(l.ring_gb_s[0], 450, 0);
+	CHECK_NEAR(l.ep_gb_s[0], 450 * eff, 1e-12);
+	place_links_fill_par(&l, &c, PLAN_STAGES_IN_NODE, 1, 1, 8, 1, 1, 8);
+	CHECK_NEAR(l.tp_gb_s[0], 450, 0);
+	place_links_release(&l);
+	cluster_release(&c);
+}
+
 int
 main(void)
 {
+	test_mesh();
 	test_flex();
 	test_narrow();
 	test_presets();
