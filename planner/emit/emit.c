@@ -307,10 +307,25 @@ emit_grad_reduce_fp32(const struct emit_in *in)
 
 /* ---- re-evaluation of what a runtime runs ---- */
 
+void
+emit_every_fill(const struct plan *p, const struct emit_shape *sh, int n,
+		 int *layer_rc)
+{
+	int s, j, k;
+
+	for (s = 0; s < p->d; s++)
+		for (j = p->stages[s].first; j <= p->stages[s].last; j++) {
+			k = j - p->stages[s].first - sh->embed[s] + 1;
+			layer_rc[j] = k >= 1 && k <= sh->blocks[s] && k % n == 0
+					      ? PROF_RC_FULL
+					      : PROF_RC_NONE;
+		}
+}
+
 int
 emit_every_n(const struct plan *p, const struct emit_shape *sh)
 {
-	int s, j, k, n = 0;
+	int s, j, k, n = 0, *rule;
 
 	if (!p->layer_rc || p->recompute != PLAN_RC_MIXED)
 		return 0;
@@ -319,18 +334,40 @@ emit_every_n(const struct plan *p, const struct emit_shape *sh)
 			if (p->layer_rc[p->stages[s].first + sh->embed[s] + k -
 					1] == PROF_RC_FULL)
 				n = k;
-	for (s = 0; n > 0 && s < p->d; s++) {
-		int a = p->stages[s].first, e = p->stages[s].last;
+	if (!n)
+		return 0;
+	rule = xcalloc((size_t)p->nlayers, sizeof(int));
+	emit_every_fill(p, sh, n, rule);
+	for (j = 0; n && j < p->nlayers; j++)
+		if (p->layer_rc[j] != rule[j])
+			n = 0;
+	free(rule);
+	return n;
+}
 
-		for (j = a; j <= e; j++) {
-			k = j - a - sh->embed[s] + 1;
-			if (p->layer_rc[j] !=
-			    (k >= 1 && k <= sh->blocks[s] && k % n == 0
-				     ? PROF_RC_FULL
-				     : PROF_RC_NONE))
-				return 0;
-		}
+int
+emit_every_cover(const struct plan *p, const struct emit_shape *sh)
+{
+	int s, j, n, most = 0, any = 0, ok;
+	int *need = xcalloc((size_t)p->d, sizeof(int));
+
+	for (s = 0; s < p->d; s++) {
+		int a = p->stages[s].first + sh->embed[s];
+
+		for (j = a; j < a + sh->blocks[s]; j++)
+			need[s] += (p->layer_rc ? p->layer_rc[j]
+						: p->recompute) != PROF_RC_NONE;
+		any |= need[s] > 0;
+		if (sh->blocks[s] > most)
+			most = sh->blocks[s];
 	}
+	for (n = any ? most : 0; n > 1; n--) {
+		for (s = 0, ok = 1; s < p->d && ok; s++)
+			ok = sh->blocks[s] / n >= need[s];
+		if (ok)
+			break;
+	}
+	free(need);
 	return n;
 }
 

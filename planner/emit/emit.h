@@ -140,6 +140,18 @@ struct emit_rc {
  * them); else 0.
  */
 int emit_every_n(const struct plan *p, const struct emit_shape *sh);
+/* That rule for n in layer_rc[p->nlayers]: full for the n-th, 2n-th, ...
+ * block of each stage, none elsewhere. */
+void emit_every_fill(const struct plan *p, const struct emit_shape *sh, int n,
+		     int *layer_rc);
+/*
+ * The largest N whose every-N-th rule recomputes on each stage at least
+ * as many blocks as p recomputes there in any way (selective counted as
+ * full): 1 when only every block does, 0 when p recomputes no block.
+ * With blocks alike that rule stashes no more than the plan, whichever
+ * blocks the plan chose (fms-fsdp's fraction, GLPK's per-layer choice).
+ */
+int emit_every_cover(const struct plan *p, const struct emit_shape *sh);
 
 /*
  * Re-evaluate rc->layer_rc with the cost model (in->c, o, cl needed;

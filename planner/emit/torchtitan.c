@@ -222,7 +222,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
-	int j, any = 0, every, k, fsdp, shard, c = p->c > 1 ? p->c : 1;
+	int j, any = 0, every, cover = 0, k, fsdp, shard;
+	int c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
@@ -294,13 +295,26 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		any |= (p->layer_rc ? p->layer_rc[j] : p->recompute) !=
 		       PROF_RC_NONE;
 	every = emit_every_n(p, sh);
-	for (j = 0; j < p->nlayers; j++)
-		rc.layer_rc[j] = every ? p->layer_rc[j]
-				 : any ? PROF_RC_FULL
-				       : PROF_RC_NONE;
-	if (emit_rc_eval(in, &rc)) {
-		emit_rc_release(&rc);
-		return -1;
+	/* other blocks than torchtitan's every N-th (fms-fsdp's fraction,
+	 * GLPK's choice): the every-N-th rule that recomputes as many on
+	 * each rank, where it fits, before full everywhere */
+	if (!every && any && p->recompute == PLAN_RC_MIXED)
+		cover = emit_every_cover(p, sh);
+	for (;;) {
+		if (cover > 1)
+			emit_every_fill(p, sh, cover, rc.layer_rc);
+		else
+			for (j = 0; j < p->nlayers; j++)
+				rc.layer_rc[j] = every ? p->layer_rc[j]
+						 : any ? PROF_RC_FULL
+						       : PROF_RC_NONE;
+		if (emit_rc_eval(in, &rc)) {
+			emit_rc_release(&rc);
+			return -1;
+		}
+		if (cover < 2 || !rc.evaluated || rc.fits)
+			break;
+		cover = 0;
 	}
 	/* DDP runs only as the sole parallelism; otherwise the replicas
 	 * are FSDP's shards (less memory than planned).  ZeRO-2/3 shard
@@ -447,6 +461,18 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		fprintf(fp, "# The plan recomputes every block in full, not "
 			    "the embedding or head,\n# as mode full does.\n"
 			    "mode = \"full\"\n");
+		emit_rc_release(&rc);
+		return 0;
+	}
+	if (cover > 1) {
+		fprintf(fp, "# The plan recomputes in full some blocks of each "
+			    "pipeline rank, not torchtitan's\n# every N-th; "
+			    "every %d%s block, as selective_ac_option does, "
+			    "recomputes as many\n# or more on each rank.\n",
+			cover, cover == 2 ? "nd" : cover == 3 ? "rd" : "th");
+		emit_rc_note(fp, "# ", in, &rc);
+		fprintf(fp, "mode = \"selective\"\nselective_ac_option = "
+			    "\"%d\"\n", cover);
 		emit_rc_release(&rc);
 		return 0;
 	}

@@ -370,7 +370,10 @@ def check_torchtitan(p, path):
                         got.append(2 if U.torchtitan_layer_sac(opt, k)
                                    else 0)
             rs.append(got)
-        check_rc(bad, p, rs, True)
+        # exact where the plan chose torchtitan's blocks; other blocks
+        # (fms-fsdp's fraction, GLPK's choice) are covered by as many
+        # or more on each rank
+        check_rc(bad, p, rs, False)
     else:
         rs = [[2 if mode == "full" else 0] * p.blocks[s]
               for s in range(p.d)]
