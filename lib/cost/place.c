@@ -297,8 +297,10 @@ run_mesh(const struct cluster *c, const struct ring *r, int k, int n)
 /*
  * Fold ring r of n >= 2 members into the slowest link (*bw, *first) and
  * the largest latency (*lt): its hops inside a node at the cluster's
- * intra-node rate and, when it spans nodes, the rate at which it leaves
- * its slowest node: the sum over its members there of their NIC's rate
+ * intra-node rate (on a mesh, what its members there move over all
+ * their links, run_mesh()) and, when it spans nodes, the rate at which
+ * it leaves its slowest node: the sum over its members there of their
+ * NIC's rate
  * over the ring members that NIC serves (counted in l->out), less the
  * oversubscription when the ring spans leaf switches.
  */
