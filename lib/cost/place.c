@@ -300,9 +300,8 @@ run_mesh(const struct cluster *c, const struct ring *r, int k, int n)
  * intra-node rate (on a mesh, what its members there move over all
  * their links, run_mesh()) and, when it spans nodes, the rate at which
  * it leaves its slowest node: the sum over its members there of their
- * NIC's rate
- * over the ring members that NIC serves (counted in l->out), less the
- * oversubscription when the ring spans leaf switches.
+ * NIC's rate over the ring members that NIC serves (counted in l->out),
+ * less the oversubscription when the ring spans leaf switches.
  */
 static void
 ring_link(const struct place_links *l, const struct cluster *c,
