@@ -146,7 +146,7 @@ mesh_ring_gb_s(const struct cluster *c, const int *m, int n)
 	int gpn = c->gpus_per_node, i, j, links;
 	double bw = -1, top, sum, x;
 
-	if (c->intra_kind != CLUSTER_NVLINK || n < 2)
+	if (c->intra_kind != CLUSTER_NVLINK || n < 2 || gpn > PLACE_MESH_MAX)
 		return -1;
 	for (i = 0; i < n; i++) {
 		top = 0;
