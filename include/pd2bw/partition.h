@@ -30,6 +30,9 @@ struct part_ws {
 			     solve's, to the bit) */
 	int no_greedy;    /* set: solve without the greedy upper bound
 			     (the same answers, slower; tests compare) */
+	int no_fast_mem;  /* set: a stage's memory added up layer by layer,
+			     never from prefix sums and range maxima (the
+			     same answers, slower; tests compare) */
 	double cut_ms;    /* > 0: the next PART_TIME solve's caller wants
 			     no partition whose slowest stage costs more:
 			     with three stages or more it may say INFINITY
@@ -48,6 +51,10 @@ struct part_ws {
 	struct part_stage *stg; /* [d] per-stage constants */
 	int *iscr;        /* [3 d] the greedy partition, its band */
 	size_t stg_alloc;
+	double *mq;       /* the memory of any stage at once (mem_prep()) */
+	size_t mq_alloc;
+	int *mqi;
+	size_t mqi_alloc;
 };
 
 void part_ws_release(struct part_ws *ws);

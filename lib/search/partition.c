@@ -42,6 +42,14 @@ struct part_run {
 	struct cost_mem mem0; /* the configuration's constants */
 	double inv_t;
 	int add_ar;
+	/* mem_over(), when fast is set: the stashes' prefix sums, the
+	 * counts of layers full recomputation reruns, the log2 table and
+	 * sparse tables (level j at j L) of the work and of the rerun
+	 * layers' whole stashes; mono: memory only grows with the stage */
+	int fast, mono;
+	int lb_mono; /* lb_grows() */
+	const double *pst, *tw, *tf;
+	const int *prun, *lg;
 };
 
 void
@@ -60,6 +68,141 @@ part_ws_release(struct part_ws *ws)
 	ws->stg = NULL;
 	ws->iscr = NULL;
 	ws->stg_alloc = 0;
+	free(ws->mq);
+	free(ws->mqi);
+	ws->mq = NULL;
+	ws->mqi = NULL;
+	ws->mq_alloc = ws->mqi_alloc = 0;
+}
+
+/*
+ * Whether the memory cap can stop a stage at all: no stage's memory, a
+ * finite number of bytes, is over an infinite cap (the explanation's and
+ * the plan's solves without it), and the checks of it can go.
+ */
+static int
+capped_run(const struct part_run *pr)
+{
+	return pr->o->cap_bytes < INFINITY;
+}
+
+/*
+ * Set pr up for mem_over(): a stage's memory from prefix sums and range
+ * maxima in O(1), the very number cost_mem_bytes() gives for its layers
+ * added one by one.  It takes the fields cost_mem_add() fills that
+ * cost_mem_bytes() reads without offload and without an FSDP window
+ * (neither: pr->fast stays 0), and they come out the same to the bit:
+ * the parameter counts are sums of integers, the stashes too when they
+ * are whole bytes below 2^53 in all (else pr->fast stays 0), the rest
+ * maxima from 0 of numbers no smaller (all are checked to be >= 0).
+ * pr->mono is set when no term shrinks as a layer is added: then the
+ * first end a stage's memory goes over the cap at can be bisected.
+ */
+static void
+mem_prep(struct part_ws *ws, struct part_run *pr)
+{
+	const struct chain *c = pr->c;
+	const struct cost_mem *m = &pr->mem0;
+	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
+	double *pst, *tw, *tf, sum = 0;
+	int *prun, *lg;
+
+	pr->fast = pr->mono = 0;
+	if (!capped_run(pr) || m->gather > 0 || m->offload ||
+	    !c->pre_eparams || (m->mdelta < 0 && !c->pre_mparams))
+		return;
+	for (lv = 1; (1 << lv) <= L; lv++)
+		;
+	n = (L + 1) + 2 * lv * L;
+	if ((size_t)n > ws->mq_alloc) {
+		ws->mq = xrealloc(ws->mq, (size_t)n * sizeof(double));
+		ws->mq_alloc = n;
+	}
+	if ((size_t)(2 * (L + 1)) > ws->mqi_alloc) {
+		ws->mqi = xrealloc(ws->mqi, 2 * (size_t)(L + 1) * sizeof(int));
+		ws->mqi_alloc = 2 * (size_t)(L + 1);
+	}
+	pst = ws->mq;
+	tw = pst + L + 1;
+	tf = tw + (size_t)lv * L;
+	prun = ws->mqi;
+	lg = prun + L + 1;
+	pst[0] = 0;
+	prun[0] = 0;
+	lg[0] = lg[1] = 0;
+	for (j = 0; j < L; j++) {
+		double st = CHAIN_AT(c, c->stash[r], k, j);
+		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
+		double wk = CHAIN_AT(c, c->work, k, j);
+		int rerun = chain_full_reruns(c, k, j);
+
+		if (!(st >= 0 && st == floor(st) && wk >= 0 &&
+		      (!rerun || full >= 0)))
+			return;
+		sum += st;
+		pst[j + 1] = sum;
+		prun[j + 1] = prun[j] + rerun;
+		tw[j] = wk;
+		tf[j] = rerun ? full : 0;
+		if (j + 2 <= L)
+			lg[j + 2] = lg[(j + 2) / 2] + 1;
+	}
+	if (!(sum < 9007199254740992.0))
+		return;
+	for (i = 1; i < lv; i++)
+		for (j = 0; j + (1 << i) <= L; j++) {
+			const double *w0 = tw + (size_t)(i - 1) * L;
+			const double *f0 = tf + (size_t)(i - 1) * L;
+			int h = j + (1 << (i - 1));
+
+			tw[(size_t)i * L + j] = w0[j] > w0[h] ? w0[j] : w0[h];
+			tf[(size_t)i * L + j] = f0[j] > f0[h] ? f0[j] : f0[h];
+		}
+	pr->pst = pst;
+	pr->tw = tw;
+	pr->tf = tf;
+	pr->prun = prun;
+	pr->lg = lg;
+	pr->fast = 1;
+	/* every term a sum or maximum of numbers >= 0 times a factor >= 0,
+	 * each truncation of a growing number growing too */
+	pr->mono = m->weight >= 0 && m->state >= 0 && !(m->mdelta < 0) &&
+		   m->eopt >= 0 && m->eweight >= 0 && m->eshare >= 0 &&
+		   m->frag >= 0;
+	for (j = 0; pr->mono && j < L; j++)
+		pr->mono = c->params[j] >= 0 && c->eparams[j] >= 0;
+}
+
+/* The larger of t's entries a..e (a sparse table of pr's). */
+static inline double
+range_max(const struct part_run *pr, const double *t, int a, int e)
+{
+	int j = pr->lg[e - a + 1], L = pr->c->L;
+	double x = t[(size_t)j * L + a], y = t[(size_t)j * L + e - (1 << j) + 1];
+
+	return x > y ? x : y;
+}
+
+/*
+ * Whether stage [a, e] goes over the memory cap (pr->fast), m holding
+ * the stage's constants (cost_mem_stage()): its layers' fields set from
+ * mem_prep()'s sums and maxima.
+ */
+static inline int
+mem_over(const struct part_run *pr, struct cost_mem *m, int a, int e)
+{
+	const struct chain *c = pr->c;
+	struct plan_stage scratch;
+
+	m->params = c->pre_params[e + 1] - c->pre_params[a];
+	m->eparams = c->pre_eparams[e + 1] - c->pre_eparams[a];
+	if (m->mdelta < 0)
+		m->mparams = c->pre_mparams[e + 1] - c->pre_mparams[a];
+	m->per_mb = pr->pst[e + 1] - pr->pst[a];
+	m->any_full = pr->g->r == PROF_RC_FULL && pr->prun[e + 1] > pr->prun[a];
+	m->peak_full = range_max(pr, pr->tf, a, e);
+	m->work = range_max(pr, pr->tw, a, e);
+	return (double)cost_mem_bytes(m, &scratch) > pr->o->cap_bytes;
 }
 
 /*
@@ -265,14 +408,39 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
 }
 
 /*
- * Whether the memory cap can stop a stage at all: no stage's memory, a
- * finite number of bytes, is over an infinite cap (the explanation's and
- * the plan's solves without it), and the checks of it can go.
+ * Whether stage_lb() only grows with the stage, both ways: every term it
+ * sums grows, each a difference of prefix sums of numbers >= 0 or a
+ * count of parameters (experts' among them) times a factor >= 0.  The
+ * compute's prefix sums are taken to grow everywhere (compute_end()).
  */
 static int
-capped_run(const struct part_run *pr)
+lb_grows(const struct part_run *pr)
 {
-	return pr->o->cap_bytes < INFINITY;
+	const struct chain *c = pr->c;
+	int L = c->L, d = pr->g->d, s, j;
+
+	for (s = 0; s < d; s++) {
+		const struct part_stage *ps = &pr->ps[s];
+
+		if (!(ps->tp_coef >= 0 && ps->tp_lat >= 0 && ps->ar_coef >= 0 &&
+		      ps->ar_lat >= 0 && ps->are_coef >= 0 &&
+		      ps->are_lat >= 0))
+			return 0;
+		/* stages on the same rates share their sums */
+		for (j = 0; ps->cpre && (s == 0 || ps->cpre != ps[-1].cpre) &&
+			    j < L;
+		     j++)
+			if (!(ps->cpre[j + 1] >= ps->cpre[j]))
+				return 0;
+	}
+	if (!c->pre_eparams)
+		return 0;
+	for (j = 0; j < L; j++)
+		if (!(c->eparams[j] >= 0 && c->params[j] >= c->eparams[j] &&
+		      pr->tpx[j + 1] >= pr->tpx[j] &&
+		      pr->tpn[j + 1] >= pr->tpn[j]))
+			return 0;
+	return 1;
 }
 
 /*
@@ -281,34 +449,90 @@ capped_run(const struct part_run *pr)
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
  * or compute alone, strictly below lim.  With span (compute alone), the
  * limits that compare alike narrow span[0] < lim <= span[1].
+ *
+ * The first end over lim is bisected when the cost compared grows with
+ * the stage (compute always, stage_lb() with pr->lb_mono), and so is the
+ * first end over the cap when memory grows too (pr->mono): the ends the
+ * scan one layer at a time stops at, and the same limits.
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	 int lb, double *span)
 {
 	const struct cost_cfg *g = pr->g;
+	const double *pre = pr->pre;
 	struct cost_mem mem = pr->mem0;
 	struct plan_stage scratch;
-	int e, capped = capped_run(pr);
+	int e, lo, hi, mid, capped = capped_run(pr);
 
-	cost_mem_stage(&mem, g, s);
-	for (e = a; e <= ehi; e++) {
-		double t = pr->pre[e + 1] - pr->pre[a];
+	if ((!lb && !pr->fast && capped) || (lb && !pr->lb_mono)) {
+		/* one layer at a time */
+		cost_mem_stage(&mem, g, s);
+		for (e = a; e <= ehi; e++) {
+			double t = pre[e + 1] - pre[a];
 
-		if (capped)
-			cost_mem_add(&mem, pr->c, g->k, e, g->r);
-		if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
-			if (span && t < span[1])
-				span[1] = t;
-			break;
+			if (capped)
+				cost_mem_add(&mem, pr->c, g->k, e, g->r);
+			if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
+				if (span && t < span[1])
+					span[1] = t;
+				break;
+			}
+			if (span && t > span[0])
+				span[0] = t;
+			if (capped && (double)cost_mem_bytes(&mem, &scratch) >
+					      pr->o->cap_bytes)
+				break;
 		}
-		if (span && t > span[0])
-			span[0] = t;
-		if (capped && (double)cost_mem_bytes(&mem, &scratch) >
-				      pr->o->cap_bytes)
-			break;
+		return e;
 	}
+	/* the first end over lim: ehi + 1 when none is */
+	for (lo = a - 1, hi = ehi + 1; hi - lo > 1;) {
+		mid = lo + (hi - lo) / 2;
+		if (lb ? stage_lb(pr, s, a, mid) > lim
+		       : !(pre[mid + 1] - pre[a] < lim))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	e = hi;
+	/* the first end before it over the cap */
+	cost_mem_stage(&mem, g, s);
+	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
+		if (e > a && mem_over(pr, &mem, a, e - 1)) {
+			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
+				mid = lo + (hi - lo) / 2;
+				if (mem_over(pr, &mem, a, mid))
+					hi = mid;
+				else
+					lo = mid;
+			}
+			mid = hi;
+			goto capped;
+		}
+	} else if (capped) {
+		for (mid = a; mid < e; mid++) {
+			if (pr->fast) {
+				if (mem_over(pr, &mem, a, mid))
+					goto capped;
+				continue;
+			}
+			cost_mem_add(&mem, pr->c, g->k, mid, g->r);
+			if ((double)cost_mem_bytes(&mem, &scratch) >
+			    pr->o->cap_bytes)
+				goto capped;
+		}
+	}
+	if (span && e <= ehi && pre[e + 1] - pre[a] < span[1])
+		span[1] = pre[e + 1] - pre[a];
+	if (span && e > a && pre[e] - pre[a] > span[0])
+		span[0] = pre[e] - pre[a];
 	return e;
+capped:
+	/* the stage stops at mid for its memory, its compute under lim */
+	if (span && pre[mid + 1] - pre[a] > span[0])
+		span[0] = pre[mid + 1] - pre[a];
+	return mid;
 }
 
 /*
@@ -362,6 +586,8 @@ mem_fits(const struct part_run *pr, int s, int a, int e)
 	if (!capped_run(pr))
 		return 1;
 	cost_mem_stage(&mem, pr->g, s);
+	if (pr->fast)
+		return !mem_over(pr, &mem, a, e);
 	for (j = a; j <= e; j++)
 		cost_mem_add(&mem, pr->c, pr->g->k, j, pr->g->r);
 	return (double)cost_mem_bytes(&mem, &scratch) <= pr->o->cap_bytes;
@@ -445,13 +671,33 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 
 		lo[s] = e;
 		cost_mem_stage(&mem, g, s);
-		for (a = e; a >= s; a--) {
-			if (capped)
-				cost_mem_add(&mem, c, g->k, a, g->r);
-			if (stage_lb(pr, s, a, e) > lim ||
-			    (capped && (double)cost_mem_bytes(&mem, &scratch) >
-					       pr->o->cap_bytes))
-				break;
+		if (pr->lb_mono && (!capped || (pr->fast && pr->mono &&
+						mem.in_flight >= 0))) {
+			/* both grow as the start comes down: the first
+			 * start over either, bisected (s - 1: none) */
+			int lo2 = s - 1, hi2 = e + 1, mid;
+
+			while (hi2 - lo2 > 1) {
+				mid = lo2 + (hi2 - lo2) / 2;
+				if (stage_lb(pr, s, mid, e) > lim ||
+				    (capped && mem_over(pr, &mem, mid, e)))
+					lo2 = mid;
+				else
+					hi2 = mid;
+			}
+			a = lo2;
+		} else {
+			for (a = e; a >= s; a--) {
+				if (capped && !pr->fast)
+					cost_mem_add(&mem, c, g->k, a, g->r);
+				if (stage_lb(pr, s, a, e) > lim ||
+				    (capped &&
+				     (pr->fast ? mem_over(pr, &mem, a, e)
+					       : (double)cost_mem_bytes(
+							 &mem, &scratch) >
+							 pr->o->cap_bytes)))
+					break;
+			}
 		}
 		if (a == e)
 			return -1;
@@ -696,26 +942,36 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 /*
  * The cost of stage s = [a, e] (s > 0) on the programme's path through
  * start a, as the programme works it out (mem holding the stage's
- * layers, prow the previous stage's row), or INFINITY when the programme
+ * layers, or with pr->fast its constants alone, prow the previous
+ * stage's row), or INFINITY when the programme
  * would not take that start (over cut, or over the memory cap).
  */
 static double
 start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
-	   int e, double out_t, const struct cost_mem *mem, double cut,
+	   int e, double out_t, struct cost_mem *mem, double cut,
 	   const double *prow)
 {
+	const struct chain *c = pr->c;
 	struct plan_stage scratch;
 	double t, v, ar;
 
 	t = pr->pre[e + 1] - pr->pre[a];
 	if (t > cut)
 		return INFINITY;
-	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
+	if (pr->fast)
+		t = stage_terms(pr, s, a, e, out_t,
+				c->pre_params[e + 1] - c->pre_params[a],
+				c->pre_eparams[e + 1] - c->pre_eparams[a], &ar);
+	else
+		t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams,
+				&ar);
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
 	if (v > cut)
 		return INFINITY;
 	if (capped_run(pr) &&
-	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+	    (pr->fast ? mem_over(pr, mem, a, e)
+		      : (double)cost_mem_bytes(mem, &scratch) >
+				pr->o->cap_bytes))
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -769,6 +1025,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.mem0 = mem0;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
+	pr.fast = pr.mono = 0;
+	pr.lb_mono = mode == PART_TIME && lb_grows(&pr);
+	if (mode == PART_TIME && !ws->no_fast_mem)
+		mem_prep(ws, &pr);
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:
 	 * every state left out costs more than it, so the optimum, its ties
@@ -818,7 +1078,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * start.
 	 */
 	whole = isfinite(cut) && mem0.gather <= 0;
-	if (whole) {
+	if (whole && !pr.fast) { /* mem_prep() found them whole */
 		double sum = 0;
 
 		for (j = 0; whole && j < L; j++) {
@@ -878,10 +1138,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* Stage 0 starts at layer 0: its memory for [0, e] extends
 		 * that for [0, e - 1]. */
 		cost_mem_stage(&mem0, g, s);
-		for (a = 0; s == 0 && a < elo; a++)
+		/* with pr.fast mem_over() works out the memory, from the
+		 * stage's constants alone: no layer is added */
+		for (a = 0; !pr.fast && s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
 		passed = mem0;
-		for (a = pass; s > 0 && whole && a < elo; a++)
+		for (a = pass; !pr.fast && s > 0 && whole && a < elo; a++)
 			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, out_t = 0, seed = INFINITY;
@@ -894,7 +1156,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						     ps->out_lat_us);
 			if (s == 0) {
 				alo = e;
-				cost_mem_add(&mem0, c, k, e, r);
+				if (!pr.fast)
+					cost_mem_add(&mem0, c, k, e, r);
 				mem = mem0;
 			} else {
 				mem = mem0; /* the stage's constants, no layer */
@@ -905,7 +1168,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * unless their compute goes over cut first (it only
 			 * grows as the start comes down): at once. */
 			if (s > 0 && whole && e >= pass) {
-				cost_mem_add(&passed, c, k, e, r);
+				if (!pr.fast)
+					cost_mem_add(&passed, c, k, e, r);
 				if (pre[e + 1] - pre[pass] > cut)
 					atop = -1; /* the scan stops there */
 				else {
@@ -930,7 +1194,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			if (sa >= alo && sa <= atop) {
 				struct cost_mem sm = mem;
 
-				for (j = atop; j >= sa; j--)
+				for (j = atop; !pr.fast && j >= sa; j--)
 					cost_mem_add(&sm, c, k, j, r);
 				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
 						  cut, row - L);
@@ -939,12 +1203,19 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				double mb, t, v;
 				int64_t params, eparams;
 
-				if (s > 0)
-					cost_mem_add(&mem, c, k, a, r);
-				else
+				if (s == 0)
 					a = 0;
-				params = mem.params;
-				eparams = mem.eparams;
+				if (pr.fast) {
+					params = c->pre_params[e + 1] -
+						 c->pre_params[a];
+					eparams = c->pre_eparams[e + 1] -
+						  c->pre_eparams[a];
+				} else {
+					if (s > 0)
+						cost_mem_add(&mem, c, k, a, r);
+					params = mem.params;
+					eparams = mem.eparams;
+				}
 				if (mode == PART_MEM) {
 					/* a longer stage only needs more */
 					mb = (double)cost_mem_bytes(&mem,
@@ -989,9 +1260,11 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
 					if (capped &&
-					    (double)cost_mem_bytes(&mem,
-								   &scratch) >
-						    o->cap_bytes)
+					    (pr.fast
+						     ? mem_over(&pr, &mem, a, e)
+						     : (double)cost_mem_bytes(
+							       &mem, &scratch) >
+							       o->cap_bytes))
 						break;
 					if (s > 0)
 						t += out[a - 1] * ps->in_coef +

@@ -511,12 +511,15 @@ test_partition_bound(void)
 }
 
 /*
- * The greedy upper bound only narrows the programme: on random chains
- * (layer times on a coarse grid half the time, for ties; stashes of
- * whole bytes or not), under every schedule, ZeRO stage and memory cap
- * (none too), into up to 40 stages, the answer with it is the plain
- * programme's bit for bit, partition included; without a cap (its checks
- * left out) the same as under one no stage comes near.
+ * The greedy upper bound only narrows the programme, and a stage's
+ * memory from prefix sums and range maxima (mem_prep()) is the one added
+ * up layer by layer: on random chains (layer times on a coarse grid half
+ * the time, for ties; stashes of whole bytes or not), under every
+ * schedule, ZeRO stage, runtime margin and memory cap (none too), into
+ * up to 40 stages, the answer with both is the plain programme's (no
+ * greedy bound, memory layer by layer) bit for bit, partition included;
+ * without a cap (its checks left out) the same as under one no stage
+ * comes near.
  * Under a bound it is INFINITY exactly when the plain one is (and
  * part_fits() says so), the plain one's answer below the bound, and
  * above it either that or the unbounded optimum.  Under a cut
@@ -532,6 +535,7 @@ test_partition_greedy(void)
 	int trial, agree = 0, checks = 0, feasible = 0, trials = 400;
 
 	plain.no_greedy = 1;
+	plain.no_fast_mem = 1;
 	for (trial = 0; trial < trials; trial++) {
 		struct profile p;
 		struct cluster cl;
@@ -573,6 +577,12 @@ test_partition_greedy(void)
 		/* an eighth without a cap (the checks of it left out) */
 		if (trial % 8 == 7)
 			o.cap_bytes = INFINITY;
+		/* a fifth with the runtime's context and allocator margin */
+		if (trial % 5 == 1)
+			for (j = 0; j < RUNTIME_N; j++) {
+				o.rts[j].context_bytes = 1e9;
+				o.rts[j].frag = 0.2;
+			}
 		chain_build(&c, &p);
 		/* a third with stashes of fractions of a byte: their sums
 		 * depend on the order of the layers (the programme then adds
