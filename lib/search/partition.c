@@ -940,16 +940,56 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 }
 
 /*
+ * The first start from which stage [a, e] fits the memory cap (e + 1:
+ * none), for the programme's scan of one stage's starts, end after end,
+ * when memory only grows with the stage (pr->mono): it only moves up
+ * with the end, so it is bisected once (from base, the scan's lowest
+ * start) and then moved a start at a time, in place of a mem_over() at
+ * every start the scan tries.  Worked out for an end when first asked.
+ */
+struct fit_from {
+	int on;            /* used */
+	int base;          /* the scan's lowest start */
+	int e, amin;       /* amin for end e (e -1: none yet) */
+	struct cost_mem m; /* the stage's constants */
+};
+
+static int
+fit_from(const struct part_run *pr, struct fit_from *ff, int e)
+{
+	int lo, hi, mid;
+
+	if (ff->e == e)
+		return ff->amin;
+	if (ff->e < 0) {
+		/* over the cap below the first start that fits */
+		for (lo = ff->base - 1, hi = e + 1; hi - lo > 1;) {
+			mid = lo + (hi - lo) / 2;
+			if (mem_over(pr, &ff->m, mid, e))
+				lo = mid;
+			else
+				hi = mid;
+		}
+		ff->amin = hi;
+	} else {
+		while (ff->amin <= e && mem_over(pr, &ff->m, ff->amin, e))
+			ff->amin++;
+	}
+	ff->e = e;
+	return ff->amin;
+}
+
+/*
  * The cost of stage s = [a, e] (s > 0) on the programme's path through
  * start a, as the programme works it out (mem holding the stage's
- * layers, or with pr->fast its constants alone, prow the previous
- * stage's row), or INFINITY when the programme
+ * layers, or with pr->fast its constants alone; ff, when not NULL, its
+ * memory checks; prow the previous stage's row), or INFINITY when the programme
  * would not take that start (over cut, or over the memory cap).
  */
 static double
 start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
-	   int e, double out_t, struct cost_mem *mem, double cut,
-	   const double *prow)
+	   int e, double out_t, struct cost_mem *mem, struct fit_from *ff,
+	   double cut, const double *prow)
 {
 	const struct chain *c = pr->c;
 	struct plan_stage scratch;
@@ -969,9 +1009,10 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
 	if (v > cut)
 		return INFINITY;
 	if (capped_run(pr) &&
-	    (pr->fast ? mem_over(pr, mem, a, e)
-		      : (double)cost_mem_bytes(mem, &scratch) >
-				pr->o->cap_bytes))
+	    (ff		? a < fit_from(pr, ff, e)
+	     : pr->fast ? mem_over(pr, mem, a, e)
+			: (double)cost_mem_bytes(mem, &scratch) >
+				  pr->o->cap_bytes))
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -1096,6 +1137,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* the layers [pass, e] no start of stage s follows */
 		int pass = prev_hi + 2;
 		struct cost_mem passed;
+		/* with memory that only grows, the scan's memory checks
+		 * (fit_from()) */
+		struct fit_from ff;
+		int by_ff;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -1138,6 +1183,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* Stage 0 starts at layer 0: its memory for [0, e] extends
 		 * that for [0, e - 1]. */
 		cost_mem_stage(&mem0, g, s);
+		ff.on = capped && pr.fast && pr.mono && mem0.in_flight >= 0;
+		if (ff.on)
+			ff.m = mem0;
+		by_ff = ff.on; /* in a register: ff's address is taken */
+		ff.e = -1;
+		ff.amin = -1;
+		ff.base = s == 0 ? 0 : isfinite(cut) ? prev_lo + 1 : s;
 		/* with pr.fast mem_over() works out the memory, from the
 		 * stage's constants alone: no layer is added */
 		for (a = 0; !pr.fast && s == 0 && a < elo; a++)
@@ -1197,7 +1249,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 				for (j = atop; !pr.fast && j >= sa; j--)
 					cost_mem_add(&sm, c, k, j, r);
 				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
-						  cut, row - L);
+						  ff.on ? &ff : NULL, cut,
+						  row - L);
 			}
 			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
@@ -1260,11 +1313,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
 					if (capped &&
-					    (pr.fast
-						     ? mem_over(&pr, &mem, a, e)
-						     : (double)cost_mem_bytes(
-							       &mem, &scratch) >
-							       o->cap_bytes))
+					    (by_ff ? a < fit_from(&pr, &ff, e)
+					     : pr.fast ? mem_over(&pr, &mem, a,
+								  e)
+						       : (double)cost_mem_bytes(
+								 &mem,
+								 &scratch) >
+							 o->cap_bytes))
 						break;
 					if (s > 0)
 						t += out[a - 1] * ps->in_coef +
