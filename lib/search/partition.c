@@ -450,10 +450,11 @@ lb_grows(const struct part_run *pr)
  * or compute alone, strictly below lim.  With span (compute alone), the
  * limits that compare alike narrow span[0] < lim <= span[1].
  *
- * The first end over lim is bisected when the cost compared grows with
- * the stage (compute always, stage_lb() with pr->lb_mono), and so is the
- * first end over the cap when memory grows too (pr->mono): the ends the
- * scan one layer at a time stops at, and the same limits.
+ * The first end over lim is found by galloping and bisection when the
+ * cost compared grows with the stage (compute always, stage_lb() with
+ * pr->lb_mono), and the first end over the cap by bisection when memory
+ * grows too (pr->mono): the ends the scan one layer at a time stops at,
+ * and the same limits.
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
@@ -463,7 +464,7 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	const double *pre = pr->pre;
 	struct cost_mem mem = pr->mem0;
 	struct plan_stage scratch;
-	int e, lo, hi, mid, capped = capped_run(pr);
+	int e, lo, hi, mid, step, capped = capped_run(pr);
 
 	if ((!lb && !pr->fast && capped) || (lb && !pr->lb_mono)) {
 		/* one layer at a time */
@@ -486,8 +487,20 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		}
 		return e;
 	}
-	/* the first end over lim: ehi + 1 when none is */
-	for (lo = a - 1, hi = ehi + 1; hi - lo > 1;) {
+	/* the first end over lim, ehi + 1 when none is: galloping from a
+	 * (a stage is often a few layers of a long chain), then bisected */
+	for (lo = a - 1, step = 1;; step *= 2) {
+		hi = lo + step;
+		if (hi > ehi) {
+			hi = ehi + 1;
+			break;
+		}
+		if (lb ? stage_lb(pr, s, a, hi) > lim
+		       : !(pre[hi + 1] - pre[a] < lim))
+			break;
+		lo = hi;
+	}
+	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (lb ? stage_lb(pr, s, a, mid) > lim
 		       : !(pre[mid + 1] - pre[a] < lim))
@@ -499,6 +512,7 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	/* the first end before it over the cap */
 	cost_mem_stage(&mem, g, s);
 	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
+		/* one check when the whole stage fits, the usual case */
 		if (e > a && mem_over(pr, &mem, a, e - 1)) {
 			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
 				mid = lo + (hi - lo) / 2;
