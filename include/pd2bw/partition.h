@@ -18,6 +18,8 @@ enum part_mode {
 	PART_MEM   /* min over partitions of max stage memory, no cap */
 };
 
+struct part_mix;
+
 /* Reusable scratch space; zero-initialise, free with part_ws_release. */
 struct part_ws {
 	double *dp;
@@ -51,10 +53,9 @@ struct part_ws {
 	struct part_stage *stg; /* [d] per-stage constants */
 	int *iscr;        /* [3 d] the greedy partition, its band */
 	size_t stg_alloc;
-	double *mq;       /* the memory of any stage at once (mem_prep()) */
-	size_t mq_alloc;
-	int *mqi;
-	size_t mqi_alloc;
+	/* the chains' indexes for a stage's memory at once (mix_get()),
+	 * by chain, microbatch size and recomputation */
+	struct part_mix *mix;
 };
 
 void part_ws_release(struct part_ws *ws);

@@ -21,6 +21,9 @@
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
+/* Chains, microbatch sizes and recomputations a ws keeps indexes of. */
+#define PART_MIX 16
+
 /* One stage's constants: the terms of cost_p2p() and cost_allreduce(). */
 struct part_stage {
 	double in_coef, in_lat, ar_coef, ar_lat;
@@ -52,9 +55,30 @@ struct part_run {
 	const int *prun, *lg;
 };
 
+/*
+ * What mem_over() reads of a chain at microbatch size k under
+ * recomputation r: the stashes' prefix sums (pst), the counts of the
+ * layers full recomputation reruns (prun), a log2 table (lg) and sparse
+ * tables, level i at i L, of the work (tw) and of the rerun layers' whole
+ * stashes (tf).  ok: the stashes are whole bytes below 2^53 in all and
+ * every number >= 0 (else the tables are not filled); grows: no layer's
+ * parameter counts are negative; lb_ok: lb_grows()'s checks of the
+ * chain.  Built once per chain, k and r (the chain's id) in a ws.
+ */
+struct part_mix {
+	unsigned long id; /* 0: empty */
+	int k, r;
+	int ok, grows, lb_ok;
+	double *buf, *pst, *tw, *tf;
+	int *ibuf, *prun, *lg;
+	size_t alloc, ialloc;
+};
+
 void
 part_ws_release(struct part_ws *ws)
 {
+	int i;
+
 	free(ws->dp);
 	free(ws->arg);
 	free(ws->cpre);
@@ -68,11 +92,13 @@ part_ws_release(struct part_ws *ws)
 	ws->stg = NULL;
 	ws->iscr = NULL;
 	ws->stg_alloc = 0;
-	free(ws->mq);
-	free(ws->mqi);
-	ws->mq = NULL;
-	ws->mqi = NULL;
-	ws->mq_alloc = ws->mqi_alloc = 0;
+	if (ws->mix)
+		for (i = 0; i < PART_MIX; i++) {
+			free(ws->mix[i].buf);
+			free(ws->mix[i].ibuf);
+		}
+	free(ws->mix);
+	ws->mix = NULL;
 }
 
 /*
@@ -84,6 +110,85 @@ static int
 capped_run(const struct part_run *pr)
 {
 	return pr->o->cap_bytes < INFINITY;
+}
+
+static const struct part_mix *
+mix_get(struct part_ws *ws, const struct part_run *pr)
+{
+	const struct chain *c = pr->c;
+	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
+	struct part_mix *x;
+	double sum = 0;
+
+	if (!ws->mix)
+		ws->mix = xcalloc(PART_MIX, sizeof(*ws->mix));
+	x = &ws->mix[(c->id * 31 + (unsigned long)k * PROF_RC_N + r) %
+		     PART_MIX];
+	if (c->id && x->id == c->id && x->k == k && x->r == r)
+		return x;
+	x->id = c->id;
+	x->k = k;
+	x->r = r;
+	x->ok = x->grows = x->lb_ok = 0;
+	/* lb_grows()'s part: the parameter counts and the tensor-parallel
+	 * traffic's prefix sums */
+	x->lb_ok = c->pre_eparams != NULL;
+	for (j = 0; x->lb_ok && j < L; j++)
+		x->lb_ok = c->eparams[j] >= 0 && c->params[j] >= c->eparams[j] &&
+			   pr->tpx[j + 1] >= pr->tpx[j] &&
+			   pr->tpn[j + 1] >= pr->tpn[j];
+	for (lv = 1; (1 << lv) <= L; lv++)
+		;
+	n = (L + 1) + 2 * lv * L;
+	if ((size_t)n > x->alloc) {
+		x->buf = xrealloc(x->buf, (size_t)n * sizeof(double));
+		x->alloc = n;
+	}
+	if ((size_t)(2 * (L + 1)) > x->ialloc) {
+		x->ibuf = xrealloc(x->ibuf, 2 * (size_t)(L + 1) * sizeof(int));
+		x->ialloc = 2 * (size_t)(L + 1);
+	}
+	x->pst = x->buf;
+	x->tw = x->pst + L + 1;
+	x->tf = x->tw + (size_t)lv * L;
+	x->prun = x->ibuf;
+	x->lg = x->prun + L + 1;
+	x->pst[0] = 0;
+	x->prun[0] = 0;
+	x->lg[0] = x->lg[1] = 0;
+	for (j = 0; j < L; j++) {
+		double st = CHAIN_AT(c, c->stash[r], k, j);
+		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
+		double wk = CHAIN_AT(c, c->work, k, j);
+		int rerun = chain_full_reruns(c, k, j);
+
+		if (!(st >= 0 && st == floor(st) && wk >= 0 &&
+		      (!rerun || full >= 0)))
+			return x;
+		sum += st;
+		x->pst[j + 1] = sum;
+		x->prun[j + 1] = x->prun[j] + rerun;
+		x->tw[j] = wk;
+		x->tf[j] = rerun ? full : 0;
+		if (j + 2 <= L)
+			x->lg[j + 2] = x->lg[(j + 2) / 2] + 1;
+	}
+	if (!(sum < 9007199254740992.0))
+		return x;
+	for (i = 1; i < lv; i++)
+		for (j = 0; j + (1 << i) <= L; j++) {
+			const double *w0 = x->tw + (size_t)(i - 1) * L;
+			const double *f0 = x->tf + (size_t)(i - 1) * L;
+			int h = j + (1 << (i - 1));
+
+			x->tw[(size_t)i * L + j] = w0[j] > w0[h] ? w0[j] : w0[h];
+			x->tf[(size_t)i * L + j] = f0[j] > f0[h] ? f0[j] : f0[h];
+		}
+	x->ok = 1;
+	x->grows = 1;
+	for (j = 0; x->grows && j < L; j++)
+		x->grows = c->params[j] >= 0 && c->eparams[j] >= 0;
+	return x;
 }
 
 /*
@@ -99,78 +204,26 @@ capped_run(const struct part_run *pr)
  * first end a stage's memory goes over the cap at can be bisected.
  */
 static void
-mem_prep(struct part_ws *ws, struct part_run *pr)
+mem_prep(const struct part_mix *x, struct part_run *pr)
 {
 	const struct chain *c = pr->c;
 	const struct cost_mem *m = &pr->mem0;
-	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
-	double *pst, *tw, *tf, sum = 0;
-	int *prun, *lg;
 
 	pr->fast = pr->mono = 0;
 	if (!capped_run(pr) || m->gather > 0 || m->offload ||
-	    !c->pre_eparams || (m->mdelta < 0 && !c->pre_mparams))
+	    !c->pre_eparams || (m->mdelta < 0 && !c->pre_mparams) || !x->ok)
 		return;
-	for (lv = 1; (1 << lv) <= L; lv++)
-		;
-	n = (L + 1) + 2 * lv * L;
-	if ((size_t)n > ws->mq_alloc) {
-		ws->mq = xrealloc(ws->mq, (size_t)n * sizeof(double));
-		ws->mq_alloc = n;
-	}
-	if ((size_t)(2 * (L + 1)) > ws->mqi_alloc) {
-		ws->mqi = xrealloc(ws->mqi, 2 * (size_t)(L + 1) * sizeof(int));
-		ws->mqi_alloc = 2 * (size_t)(L + 1);
-	}
-	pst = ws->mq;
-	tw = pst + L + 1;
-	tf = tw + (size_t)lv * L;
-	prun = ws->mqi;
-	lg = prun + L + 1;
-	pst[0] = 0;
-	prun[0] = 0;
-	lg[0] = lg[1] = 0;
-	for (j = 0; j < L; j++) {
-		double st = CHAIN_AT(c, c->stash[r], k, j);
-		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
-		double wk = CHAIN_AT(c, c->work, k, j);
-		int rerun = chain_full_reruns(c, k, j);
-
-		if (!(st >= 0 && st == floor(st) && wk >= 0 &&
-		      (!rerun || full >= 0)))
-			return;
-		sum += st;
-		pst[j + 1] = sum;
-		prun[j + 1] = prun[j] + rerun;
-		tw[j] = wk;
-		tf[j] = rerun ? full : 0;
-		if (j + 2 <= L)
-			lg[j + 2] = lg[(j + 2) / 2] + 1;
-	}
-	if (!(sum < 9007199254740992.0))
-		return;
-	for (i = 1; i < lv; i++)
-		for (j = 0; j + (1 << i) <= L; j++) {
-			const double *w0 = tw + (size_t)(i - 1) * L;
-			const double *f0 = tf + (size_t)(i - 1) * L;
-			int h = j + (1 << (i - 1));
-
-			tw[(size_t)i * L + j] = w0[j] > w0[h] ? w0[j] : w0[h];
-			tf[(size_t)i * L + j] = f0[j] > f0[h] ? f0[j] : f0[h];
-		}
-	pr->pst = pst;
-	pr->tw = tw;
-	pr->tf = tf;
-	pr->prun = prun;
-	pr->lg = lg;
+	pr->pst = x->pst;
+	pr->tw = x->tw;
+	pr->tf = x->tf;
+	pr->prun = x->prun;
+	pr->lg = x->lg;
 	pr->fast = 1;
 	/* every term a sum or maximum of numbers >= 0 times a factor >= 0,
 	 * each truncation of a growing number growing too */
 	pr->mono = m->weight >= 0 && m->state >= 0 && !(m->mdelta < 0) &&
 		   m->eopt >= 0 && m->eweight >= 0 && m->eshare >= 0 &&
-		   m->frag >= 0;
-	for (j = 0; pr->mono && j < L; j++)
-		pr->mono = c->params[j] >= 0 && c->eparams[j] >= 0;
+		   m->frag >= 0 && x->grows;
 }
 
 /* The larger of t's entries a..e (a sparse table of pr's). */
@@ -414,10 +467,9 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
  * compute's prefix sums are taken to grow everywhere (compute_end()).
  */
 static int
-lb_grows(const struct part_run *pr)
+lb_grows(const struct part_run *pr, const struct part_mix *x)
 {
-	const struct chain *c = pr->c;
-	int L = c->L, d = pr->g->d, s, j;
+	int L = pr->c->L, d = pr->g->d, s, j;
 
 	for (s = 0; s < d; s++) {
 		const struct part_stage *ps = &pr->ps[s];
@@ -433,14 +485,7 @@ lb_grows(const struct part_run *pr)
 			if (!(ps->cpre[j + 1] >= ps->cpre[j]))
 				return 0;
 	}
-	if (!c->pre_eparams)
-		return 0;
-	for (j = 0; j < L; j++)
-		if (!(c->eparams[j] >= 0 && c->params[j] >= c->eparams[j] &&
-		      pr->tpx[j + 1] >= pr->tpx[j] &&
-		      pr->tpn[j + 1] >= pr->tpn[j]))
-			return 0;
-	return 1;
+	return x->lb_ok;
 }
 
 /*
@@ -1099,10 +1144,14 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.mem0 = mem0;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
-	pr.fast = pr.mono = 0;
-	pr.lb_mono = mode == PART_TIME && lb_grows(&pr);
-	if (mode == PART_TIME && !ws->no_fast_mem)
-		mem_prep(ws, &pr);
+	pr.fast = pr.mono = pr.lb_mono = 0;
+	if (mode == PART_TIME) {
+		const struct part_mix *x = mix_get(ws, &pr);
+
+		pr.lb_mono = lb_grows(&pr, x);
+		if (!ws->no_fast_mem)
+			mem_prep(x, &pr);
+	}
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:
 	 * every state left out costs more than it, so the optimum, its ties
