@@ -421,8 +421,11 @@ stages_init(struct part_ws *ws, const struct chain *c,
  * (compute, out_t, the tensor-parallel and per-layer terms), and in *ar
  * its gradients' synchronisation: the terms in the order the programme
  * sums them, so that greedy() and part_solve() agree to the bit.
+ * Inlined, as stage_lb() is, whatever the compiler's size heuristics say:
+ * the programme, the greedy and the band ask them for every stage they
+ * try (a call costs the 1024-GPU GPT-3 search 3% of its instructions).
  */
-static double
+COST_HOT double
 stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
 	    int64_t params, int64_t eparams, double *ar)
 {
@@ -446,7 +449,7 @@ stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
  * (the transfers in and out, which depend on the layers at its ends, count
  * their latencies alone).
  */
-static double
+COST_HOT double
 stage_lb(const struct part_run *pr, int s, int a, int e)
 {
 	const struct chain *c = pr->c;
