@@ -134,7 +134,8 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 	 * traffic's prefix sums */
 	x->lb_ok = c->pre_eparams != NULL;
 	for (j = 0; x->lb_ok && j < L; j++)
-		x->lb_ok = c->eparams[j] >= 0 && c->params[j] >= c->eparams[j] &&
+		x->lb_ok = c->eparams[j] >= 0 &&
+			   c->params[j] >= c->eparams[j] &&
 			   pr->tpx[j + 1] >= pr->tpx[j] &&
 			   pr->tpn[j + 1] >= pr->tpn[j];
 	for (lv = 1; (1 << lv) <= L; lv++)
@@ -179,10 +180,12 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 		for (j = 0; j + (1 << i) <= L; j++) {
 			const double *w0 = x->tw + (size_t)(i - 1) * L;
 			const double *f0 = x->tf + (size_t)(i - 1) * L;
+			double *w1 = x->tw + (size_t)i * L;
+			double *f1 = x->tf + (size_t)i * L;
 			int h = j + (1 << (i - 1));
 
-			x->tw[(size_t)i * L + j] = w0[j] > w0[h] ? w0[j] : w0[h];
-			x->tf[(size_t)i * L + j] = f0[j] > f0[h] ? f0[j] : f0[h];
+			w1[j] = w0[j] > w0[h] ? w0[j] : w0[h];
+			f1[j] = f0[j] > f0[h] ? f0[j] : f0[h];
 		}
 	x->ok = 1;
 	x->grows = 1;
@@ -231,7 +234,8 @@ static inline double
 range_max(const struct part_run *pr, const double *t, int a, int e)
 {
 	int j = pr->lg[e - a + 1], L = pr->c->L;
-	double x = t[(size_t)j * L + a], y = t[(size_t)j * L + e - (1 << j) + 1];
+	double x = t[(size_t)j * L + a];
+	double y = t[(size_t)j * L + e - (1 << j) + 1];
 
 	return x > y ? x : y;
 }
