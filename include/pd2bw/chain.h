@@ -11,6 +11,9 @@
 #include "pd2bw/profile.h"
 
 struct chain {
+	unsigned long id;     /* chain_build()'s own, never 0: what caches of
+				 the arrays below key on (the arrays are read
+				 only once the chain is searched) */
 	int L;                /* layers */
 	int nmb;              /* microbatch sizes, as in the profile */
 	const int *mb;        /* borrowed from the profile */

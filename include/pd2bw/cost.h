@@ -491,8 +491,20 @@ cost_layer_gather(const struct chain *c, int j, double gather, double blk,
 /* The constants of configuration g into m (no stage yet). */
 void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 		   const struct cost_cfg *g);
-/* Start stage s of g in m: no layers. */
-void cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s);
+/* Start stage s of g in m: no layers.  Inline: the partition starts a
+ * stage for every memory check it makes. */
+COST_HOT void
+cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
+{
+	m->in_flight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	m->n = 0;
+	m->last = -1;
+	m->any_full = 0;
+	m->params = m->eparams = m->mparams = 0;
+	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
+	m->work = m->last_stash = 0;
+	m->gathered = m->big_gathered = 0;
+}
 
 /* Add layer j at microbatch index k under recomputation r, in any order. */
 COST_HOT void

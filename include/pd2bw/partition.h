@@ -18,6 +18,8 @@ enum part_mode {
 	PART_MEM   /* min over partitions of max stage memory, no cap */
 };
 
+struct part_mix;
+
 /* Reusable scratch space; zero-initialise, free with part_ws_release. */
 struct part_ws {
 	double *dp;
@@ -30,6 +32,9 @@ struct part_ws {
 			     solve's, to the bit) */
 	int no_greedy;    /* set: solve without the greedy upper bound
 			     (the same answers, slower; tests compare) */
+	int no_fast_mem;  /* set: a stage's memory added up layer by layer,
+			     never from prefix sums and range maxima (the
+			     same answers, slower; tests compare) */
 	double cut_ms;    /* > 0: the next PART_TIME solve's caller wants
 			     no partition whose slowest stage costs more:
 			     with three stages or more it may say INFINITY
@@ -48,6 +53,9 @@ struct part_ws {
 	struct part_stage *stg; /* [d] per-stage constants */
 	int *iscr;        /* [3 d] the greedy partition, its band */
 	size_t stg_alloc;
+	/* the chains' indexes for a stage's memory at once (mix_get()),
+	 * by chain, microbatch size and recomputation */
+	struct part_mix *mix;
 };
 
 void part_ws_release(struct part_ws *ws);

@@ -2,6 +2,7 @@
  * chain.c - flatten a profile's layer chain (repeats expanded) into arrays
  * and prefix sums for the partitioner.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ tp_allreduces(int kind, int r, int rerun)
 	}
 }
 
+/* the last chain id handed out (threads may build chains at once) */
+static atomic_ulong chain_ids;
+
 int
 chain_build(struct chain *c, const struct profile *p)
 {
@@ -41,6 +45,7 @@ chain_build(struct chain *c, const struct profile *p)
 	size_t nk;
 
 	memset(c, 0, sizeof(*c));
+	c->id = atomic_fetch_add(&chain_ids, 1) + 1;
 	for (i = 0; i < p->nlayers; i++)
 		L += p->layers[i].repeat;
 	if (L < 1 || p->nmb < 1)

@@ -222,19 +222,6 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 }
 
 void
-cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
-{
-	m->in_flight = cost_in_flight(g, s) * cost_interleave_factor(g);
-	m->n = 0;
-	m->last = -1;
-	m->any_full = 0;
-	m->params = m->eparams = m->mparams = 0;
-	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
-	m->work = m->last_stash = 0;
-	m->gathered = m->big_gathered = 0;
-}
-
-void
 cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 	       const struct cost_cfg *g, int s, int a, int e, const int *rc,
 	       struct plan_stage *st)

@@ -241,7 +241,9 @@ struct ring {
 	int edp, tp, cp, etp, u0, ep;
 };
 
-static int
+/* Inlined whatever the compiler's size heuristics say: ring_link() asks
+ * it twice for every member of every ring of a grid. */
+static inline __attribute__((always_inline)) int
 ring_gpu(const struct ring *r, int k)
 {
 	if (r->edp)

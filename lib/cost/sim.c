@@ -280,8 +280,11 @@ quot(int n, int k)
 	return k == 1 ? n : k == 2 ? n / 2 : k == 3 ? n / 3 : n / k;
 }
 
-/* Step n of stage s's order (see build_orders()) into *st. */
-static void
+/* Step n of stage s's order (see build_orders()) into *st.  Inlined
+ * whatever the compiler's size heuristics say: the run asks it for every
+ * step of an interleaved schedule (the 1024-GPU GPT-3 search's re-scoring
+ * spends a tenth of its instructions there). */
+static inline __attribute__((always_inline)) void
 step_at(const struct run *r, int s, int n, struct step *st)
 {
 	int rc = r->cfg->st[s].rc_ms > 0, k = 2 + rc, w, q, j;

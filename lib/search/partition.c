@@ -21,6 +21,9 @@
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
+/* Chains, microbatch sizes and recomputations a ws keeps indexes of. */
+#define PART_MIX 16
+
 /* One stage's constants: the terms of cost_p2p() and cost_allreduce(). */
 struct part_stage {
 	double in_coef, in_lat, ar_coef, ar_lat;
@@ -42,11 +45,40 @@ struct part_run {
 	struct cost_mem mem0; /* the configuration's constants */
 	double inv_t;
 	int add_ar;
+	/* mem_over(), when fast is set: the stashes' prefix sums, the
+	 * counts of layers full recomputation reruns, the log2 table and
+	 * sparse tables (level j at j L) of the work and of the rerun
+	 * layers' whole stashes; mono: memory only grows with the stage */
+	int fast, mono;
+	int lb_mono; /* lb_grows() */
+	const double *pst, *tw, *tf;
+	const int *prun, *lg;
+};
+
+/*
+ * What mem_over() reads of a chain at microbatch size k under
+ * recomputation r: the stashes' prefix sums (pst), the counts of the
+ * layers full recomputation reruns (prun), a log2 table (lg) and sparse
+ * tables, level i at i L, of the work (tw) and of the rerun layers' whole
+ * stashes (tf).  ok: the stashes are whole bytes below 2^53 in all and
+ * every number >= 0 (else the tables are not filled); grows: no layer's
+ * parameter counts are negative; lb_ok: lb_grows()'s checks of the
+ * chain.  Built once per chain, k and r (the chain's id) in a ws.
+ */
+struct part_mix {
+	unsigned long id; /* 0: empty */
+	int k, r;
+	int ok, grows, lb_ok;
+	double *buf, *pst, *tw, *tf;
+	int *ibuf, *prun, *lg;
+	size_t alloc, ialloc;
 };
 
 void
 part_ws_release(struct part_ws *ws)
 {
+	int i;
+
 	free(ws->dp);
 	free(ws->arg);
 	free(ws->cpre);
@@ -60,6 +92,174 @@ part_ws_release(struct part_ws *ws)
 	ws->stg = NULL;
 	ws->iscr = NULL;
 	ws->stg_alloc = 0;
+	if (ws->mix)
+		for (i = 0; i < PART_MIX; i++) {
+			free(ws->mix[i].buf);
+			free(ws->mix[i].ibuf);
+		}
+	free(ws->mix);
+	ws->mix = NULL;
+}
+
+/*
+ * Whether the memory cap can stop a stage at all: no stage's memory, a
+ * finite number of bytes, is over an infinite cap (the explanation's and
+ * the plan's solves without it), and the checks of it can go.
+ */
+static int
+capped_run(const struct part_run *pr)
+{
+	return pr->o->cap_bytes < INFINITY;
+}
+
+static const struct part_mix *
+mix_get(struct part_ws *ws, const struct part_run *pr)
+{
+	const struct chain *c = pr->c;
+	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
+	struct part_mix *x;
+	double sum = 0;
+
+	if (!ws->mix)
+		ws->mix = xcalloc(PART_MIX, sizeof(*ws->mix));
+	x = &ws->mix[(c->id * 31 + (unsigned long)k * PROF_RC_N + r) %
+		     PART_MIX];
+	if (c->id && x->id == c->id && x->k == k && x->r == r)
+		return x;
+	x->id = c->id;
+	x->k = k;
+	x->r = r;
+	x->ok = x->grows = x->lb_ok = 0;
+	/* lb_grows()'s part: the parameter counts and the tensor-parallel
+	 * traffic's prefix sums */
+	x->lb_ok = c->pre_eparams != NULL;
+	for (j = 0; x->lb_ok && j < L; j++)
+		x->lb_ok = c->eparams[j] >= 0 &&
+			   c->params[j] >= c->eparams[j] &&
+			   pr->tpx[j + 1] >= pr->tpx[j] &&
+			   pr->tpn[j + 1] >= pr->tpn[j];
+	for (lv = 1; (1 << lv) <= L; lv++)
+		;
+	n = (L + 1) + 2 * lv * L;
+	if ((size_t)n > x->alloc) {
+		x->buf = xrealloc(x->buf, (size_t)n * sizeof(double));
+		x->alloc = n;
+	}
+	if ((size_t)(2 * (L + 1)) > x->ialloc) {
+		x->ibuf = xrealloc(x->ibuf, 2 * (size_t)(L + 1) * sizeof(int));
+		x->ialloc = 2 * (size_t)(L + 1);
+	}
+	x->pst = x->buf;
+	x->tw = x->pst + L + 1;
+	x->tf = x->tw + (size_t)lv * L;
+	x->prun = x->ibuf;
+	x->lg = x->prun + L + 1;
+	x->pst[0] = 0;
+	x->prun[0] = 0;
+	x->lg[0] = x->lg[1] = 0;
+	for (j = 0; j < L; j++) {
+		double st = CHAIN_AT(c, c->stash[r], k, j);
+		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
+		double wk = CHAIN_AT(c, c->work, k, j);
+		int rerun = chain_full_reruns(c, k, j);
+
+		if (!(st >= 0 && st == floor(st) && wk >= 0 &&
+		      (!rerun || full >= 0)))
+			return x;
+		sum += st;
+		x->pst[j + 1] = sum;
+		x->prun[j + 1] = x->prun[j] + rerun;
+		x->tw[j] = wk;
+		x->tf[j] = rerun ? full : 0;
+		if (j + 2 <= L)
+			x->lg[j + 2] = x->lg[(j + 2) / 2] + 1;
+	}
+	if (!(sum < 9007199254740992.0))
+		return x;
+	for (i = 1; i < lv; i++)
+		for (j = 0; j + (1 << i) <= L; j++) {
+			const double *w0 = x->tw + (size_t)(i - 1) * L;
+			const double *f0 = x->tf + (size_t)(i - 1) * L;
+			double *w1 = x->tw + (size_t)i * L;
+			double *f1 = x->tf + (size_t)i * L;
+			int h = j + (1 << (i - 1));
+
+			w1[j] = w0[j] > w0[h] ? w0[j] : w0[h];
+			f1[j] = f0[j] > f0[h] ? f0[j] : f0[h];
+		}
+	x->ok = 1;
+	x->grows = 1;
+	for (j = 0; x->grows && j < L; j++)
+		x->grows = c->params[j] >= 0 && c->eparams[j] >= 0;
+	return x;
+}
+
+/*
+ * Set pr up for mem_over(): a stage's memory from prefix sums and range
+ * maxima in O(1), the very number cost_mem_bytes() gives for its layers
+ * added one by one.  It takes the fields cost_mem_add() fills that
+ * cost_mem_bytes() reads without offload and without an FSDP window
+ * (neither: pr->fast stays 0), and they come out the same to the bit:
+ * the parameter counts are sums of integers, the stashes too when they
+ * are whole bytes below 2^53 in all (else pr->fast stays 0), the rest
+ * maxima from 0 of numbers no smaller (all are checked to be >= 0).
+ * pr->mono is set when no term shrinks as a layer is added: then the
+ * first end a stage's memory goes over the cap at can be bisected.
+ */
+static void
+mem_prep(const struct part_mix *x, struct part_run *pr)
+{
+	const struct chain *c = pr->c;
+	const struct cost_mem *m = &pr->mem0;
+
+	pr->fast = pr->mono = 0;
+	if (!capped_run(pr) || m->gather > 0 || m->offload ||
+	    !c->pre_eparams || (m->mdelta < 0 && !c->pre_mparams) || !x->ok)
+		return;
+	pr->pst = x->pst;
+	pr->tw = x->tw;
+	pr->tf = x->tf;
+	pr->prun = x->prun;
+	pr->lg = x->lg;
+	pr->fast = 1;
+	/* every term a sum or maximum of numbers >= 0 times a factor >= 0,
+	 * each truncation of a growing number growing too */
+	pr->mono = m->weight >= 0 && m->state >= 0 && !(m->mdelta < 0) &&
+		   m->eopt >= 0 && m->eweight >= 0 && m->eshare >= 0 &&
+		   m->frag >= 0 && x->grows;
+}
+
+/* The larger of t's entries a..e (a sparse table of pr's). */
+static inline double
+range_max(const struct part_run *pr, const double *t, int a, int e)
+{
+	int j = pr->lg[e - a + 1], L = pr->c->L;
+	double x = t[(size_t)j * L + a];
+	double y = t[(size_t)j * L + e - (1 << j) + 1];
+
+	return x > y ? x : y;
+}
+
+/*
+ * Whether stage [a, e] goes over the memory cap (pr->fast), m holding
+ * the stage's constants (cost_mem_stage()): its layers' fields set from
+ * mem_prep()'s sums and maxima.
+ */
+static inline int
+mem_over(const struct part_run *pr, struct cost_mem *m, int a, int e)
+{
+	const struct chain *c = pr->c;
+	struct plan_stage scratch;
+
+	m->params = c->pre_params[e + 1] - c->pre_params[a];
+	m->eparams = c->pre_eparams[e + 1] - c->pre_eparams[a];
+	if (m->mdelta < 0)
+		m->mparams = c->pre_mparams[e + 1] - c->pre_mparams[a];
+	m->per_mb = pr->pst[e + 1] - pr->pst[a];
+	m->any_full = pr->g->r == PROF_RC_FULL && pr->prun[e + 1] > pr->prun[a];
+	m->peak_full = range_max(pr, pr->tf, a, e);
+	m->work = range_max(pr, pr->tw, a, e);
+	return (double)cost_mem_bytes(m, &scratch) > pr->o->cap_bytes;
 }
 
 /*
@@ -225,8 +425,11 @@ stages_init(struct part_ws *ws, const struct chain *c,
  * (compute, out_t, the tensor-parallel and per-layer terms), and in *ar
  * its gradients' synchronisation: the terms in the order the programme
  * sums them, so that greedy() and part_solve() agree to the bit.
+ * Inlined, as stage_lb() is, whatever the compiler's size heuristics say:
+ * the programme, the greedy and the band ask them for every stage they
+ * try (a call costs the 1024-GPU GPT-3 search 3% of its instructions).
  */
-static double
+COST_HOT double
 stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
 	    int64_t params, int64_t eparams, double *ar)
 {
@@ -250,7 +453,7 @@ stage_terms(const struct part_run *pr, int s, int a, int e, double out_t,
  * (the transfers in and out, which depend on the layers at its ends, count
  * their latencies alone).
  */
-static double
+COST_HOT double
 stage_lb(const struct part_run *pr, int s, int a, int e)
 {
 	const struct chain *c = pr->c;
@@ -265,14 +468,31 @@ stage_lb(const struct part_run *pr, int s, int a, int e)
 }
 
 /*
- * Whether the memory cap can stop a stage at all: no stage's memory, a
- * finite number of bytes, is over an infinite cap (the explanation's and
- * the plan's solves without it), and the checks of it can go.
+ * Whether stage_lb() only grows with the stage, both ways: every term it
+ * sums grows, each a difference of prefix sums of numbers >= 0 or a
+ * count of parameters (experts' among them) times a factor >= 0.  The
+ * compute's prefix sums are taken to grow everywhere (compute_end()).
  */
 static int
-capped_run(const struct part_run *pr)
+lb_grows(const struct part_run *pr, const struct part_mix *x)
 {
-	return pr->o->cap_bytes < INFINITY;
+	int L = pr->c->L, d = pr->g->d, s, j;
+
+	for (s = 0; s < d; s++) {
+		const struct part_stage *ps = &pr->ps[s];
+
+		if (!(ps->tp_coef >= 0 && ps->tp_lat >= 0 && ps->ar_coef >= 0 &&
+		      ps->ar_lat >= 0 && ps->are_coef >= 0 &&
+		      ps->are_lat >= 0))
+			return 0;
+		/* stages on the same rates share their sums */
+		for (j = 0; ps->cpre && (s == 0 || ps->cpre != ps[-1].cpre) &&
+			    j < L;
+		     j++)
+			if (!(ps->cpre[j + 1] >= ps->cpre[j]))
+				return 0;
+	}
+	return x->lb_ok;
 }
 
 /*
@@ -281,34 +501,104 @@ capped_run(const struct part_run *pr)
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
  * or compute alone, strictly below lim.  With span (compute alone), the
  * limits that compare alike narrow span[0] < lim <= span[1].
+ *
+ * The first end over lim is found by galloping and bisection when the
+ * cost compared grows with the stage (compute always, stage_lb() with
+ * pr->lb_mono), and the first end over the cap by bisection when memory
+ * grows too (pr->mono): the ends the scan one layer at a time stops at,
+ * and the same limits.
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	 int lb, double *span)
 {
 	const struct cost_cfg *g = pr->g;
+	const double *pre = pr->pre;
 	struct cost_mem mem = pr->mem0;
 	struct plan_stage scratch;
-	int e, capped = capped_run(pr);
+	int e, lo, hi, mid, step, capped = capped_run(pr);
 
-	cost_mem_stage(&mem, g, s);
-	for (e = a; e <= ehi; e++) {
-		double t = pr->pre[e + 1] - pr->pre[a];
+	if ((!lb && !pr->fast && capped) || (lb && !pr->lb_mono)) {
+		/* one layer at a time */
+		cost_mem_stage(&mem, g, s);
+		for (e = a; e <= ehi; e++) {
+			double t = pre[e + 1] - pre[a];
 
-		if (capped)
-			cost_mem_add(&mem, pr->c, g->k, e, g->r);
-		if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
-			if (span && t < span[1])
-				span[1] = t;
+			if (capped)
+				cost_mem_add(&mem, pr->c, g->k, e, g->r);
+			if (lb ? stage_lb(pr, s, a, e) > lim : !(t < lim)) {
+				if (span && t < span[1])
+					span[1] = t;
+				break;
+			}
+			if (span && t > span[0])
+				span[0] = t;
+			if (capped && (double)cost_mem_bytes(&mem, &scratch) >
+					      pr->o->cap_bytes)
+				break;
+		}
+		return e;
+	}
+	/* the first end over lim, ehi + 1 when none is: galloping from a
+	 * (a stage is often a few layers of a long chain), then bisected */
+	for (lo = a - 1, step = 1;; step *= 2) {
+		hi = lo + step;
+		if (hi > ehi) {
+			hi = ehi + 1;
 			break;
 		}
-		if (span && t > span[0])
-			span[0] = t;
-		if (capped && (double)cost_mem_bytes(&mem, &scratch) >
-				      pr->o->cap_bytes)
+		if (lb ? stage_lb(pr, s, a, hi) > lim
+		       : !(pre[hi + 1] - pre[a] < lim))
 			break;
+		lo = hi;
 	}
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (lb ? stage_lb(pr, s, a, mid) > lim
+		       : !(pre[mid + 1] - pre[a] < lim))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	e = hi;
+	/* the first end before it over the cap */
+	cost_mem_stage(&mem, g, s);
+	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
+		/* one check when the whole stage fits, the usual case */
+		if (e > a && mem_over(pr, &mem, a, e - 1)) {
+			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
+				mid = lo + (hi - lo) / 2;
+				if (mem_over(pr, &mem, a, mid))
+					hi = mid;
+				else
+					lo = mid;
+			}
+			mid = hi;
+			goto capped;
+		}
+	} else if (capped) {
+		for (mid = a; mid < e; mid++) {
+			if (pr->fast) {
+				if (mem_over(pr, &mem, a, mid))
+					goto capped;
+				continue;
+			}
+			cost_mem_add(&mem, pr->c, g->k, mid, g->r);
+			if ((double)cost_mem_bytes(&mem, &scratch) >
+			    pr->o->cap_bytes)
+				goto capped;
+		}
+	}
+	if (span && e <= ehi && pre[e + 1] - pre[a] < span[1])
+		span[1] = pre[e + 1] - pre[a];
+	if (span && e > a && pre[e] - pre[a] > span[0])
+		span[0] = pre[e] - pre[a];
 	return e;
+capped:
+	/* the stage stops at mid for its memory, its compute under lim */
+	if (span && pre[mid + 1] - pre[a] > span[0])
+		span[0] = pre[mid + 1] - pre[a];
+	return mid;
 }
 
 /*
@@ -362,6 +652,8 @@ mem_fits(const struct part_run *pr, int s, int a, int e)
 	if (!capped_run(pr))
 		return 1;
 	cost_mem_stage(&mem, pr->g, s);
+	if (pr->fast)
+		return !mem_over(pr, &mem, a, e);
 	for (j = a; j <= e; j++)
 		cost_mem_add(&mem, pr->c, pr->g->k, j, pr->g->r);
 	return (double)cost_mem_bytes(&mem, &scratch) <= pr->o->cap_bytes;
@@ -423,6 +715,31 @@ greedy(const struct part_run *pr, double T, int *first)
  * and the greedy from the back starts each as early.  Returns -1 when
  * some stage cannot take a single layer (no such partition).
  */
+/*
+ * The greedy from the front of band(): each stage s as long as stage_lb()
+ * and the memory cap allow under lim (hi[s] its last layer when hi is not
+ * NULL).  Returns the first layer no stage takes (L when they take the
+ * whole chain), or -1 when some stage cannot take a single layer.  Under
+ * L no partition has every stage's cost within lim: each ends no later
+ * than the greedy's (stage_lb() and memory only grow with the stage).
+ */
+static int
+front(const struct part_run *pr, double lim, int *hi)
+{
+	int L = pr->c->L, d = pr->g->d, s, a, e;
+
+	for (s = 0, a = 0; s < d; s++) {
+		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
+			     NULL);
+		if (e == a)
+			return -1;
+		if (hi)
+			hi[s] = e - 1;
+		a = e;
+	}
+	return a;
+}
+
 static int
 band(const struct part_run *pr, double cut, int *lo, int *hi)
 {
@@ -431,27 +748,41 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr);
 	double lim = cut * (1 + 1e-9);
 
-	for (s = 0, a = 0; s < d; s++) {
-		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL);
-		if (e == a)
-			return -1;
-		hi[s] = e - 1;
-		a = e;
-	}
+	if (front(pr, lim, hi) < 0)
+		return -1;
 	for (s = d - 1, e = L - 1; s >= 0; s--) {
 		struct cost_mem mem = pr->mem0;
 		struct plan_stage scratch;
 
 		lo[s] = e;
 		cost_mem_stage(&mem, g, s);
-		for (a = e; a >= s; a--) {
-			if (capped)
-				cost_mem_add(&mem, c, g->k, a, g->r);
-			if (stage_lb(pr, s, a, e) > lim ||
-			    (capped && (double)cost_mem_bytes(&mem, &scratch) >
-					       pr->o->cap_bytes))
-				break;
+		if (pr->lb_mono && (!capped || (pr->fast && pr->mono &&
+						mem.in_flight >= 0))) {
+			/* both grow as the start comes down: the first
+			 * start over either, bisected (s - 1: none) */
+			int lo2 = s - 1, hi2 = e + 1, mid;
+
+			while (hi2 - lo2 > 1) {
+				mid = lo2 + (hi2 - lo2) / 2;
+				if (stage_lb(pr, s, mid, e) > lim ||
+				    (capped && mem_over(pr, &mem, mid, e)))
+					lo2 = mid;
+				else
+					hi2 = mid;
+			}
+			a = lo2;
+		} else {
+			for (a = e; a >= s; a--) {
+				if (capped && !pr->fast)
+					cost_mem_add(&mem, c, g->k, a, g->r);
+				if (stage_lb(pr, s, a, e) > lim ||
+				    (capped &&
+				     (pr->fast ? mem_over(pr, &mem, a, e)
+					       : (double)cost_mem_bytes(
+							 &mem, &scratch) >
+							 pr->o->cap_bytes)))
+					break;
+			}
 		}
 		if (a == e)
 			return -1;
@@ -694,28 +1025,79 @@ greedy_bound(const struct part_run *pr, double limit, int *first)
 }
 
 /*
+ * The first start from which stage [a, e] fits the memory cap (e + 1:
+ * none), for the programme's scan of one stage's starts, end after end,
+ * when memory only grows with the stage (pr->mono): it only moves up
+ * with the end, so it is bisected once (from base, the scan's lowest
+ * start) and then moved a start at a time, in place of a mem_over() at
+ * every start the scan tries.  Worked out for an end when first asked.
+ */
+struct fit_from {
+	int on;            /* used */
+	int base;          /* the scan's lowest start */
+	int e, amin;       /* amin for end e (e -1: none yet) */
+	struct cost_mem m; /* the stage's constants */
+};
+
+static int
+fit_from(const struct part_run *pr, struct fit_from *ff, int e)
+{
+	int lo, hi, mid;
+
+	if (ff->e == e)
+		return ff->amin;
+	if (ff->e < 0) {
+		/* over the cap below the first start that fits */
+		for (lo = ff->base - 1, hi = e + 1; hi - lo > 1;) {
+			mid = lo + (hi - lo) / 2;
+			if (mem_over(pr, &ff->m, mid, e))
+				lo = mid;
+			else
+				hi = mid;
+		}
+		ff->amin = hi;
+	} else {
+		while (ff->amin <= e && mem_over(pr, &ff->m, ff->amin, e))
+			ff->amin++;
+	}
+	ff->e = e;
+	return ff->amin;
+}
+
+/*
  * The cost of stage s = [a, e] (s > 0) on the programme's path through
  * start a, as the programme works it out (mem holding the stage's
- * layers, prow the previous stage's row), or INFINITY when the programme
+ * layers, or with pr->fast its constants alone; ff, when not NULL, its
+ * memory checks; prow the previous stage's row), or INFINITY when the programme
  * would not take that start (over cut, or over the memory cap).
  */
 static double
 start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
-	   int e, double out_t, const struct cost_mem *mem, double cut,
-	   const double *prow)
+	   int e, double out_t, struct cost_mem *mem, struct fit_from *ff,
+	   double cut, const double *prow)
 {
+	const struct chain *c = pr->c;
 	struct plan_stage scratch;
 	double t, v, ar;
 
 	t = pr->pre[e + 1] - pr->pre[a];
 	if (t > cut)
 		return INFINITY;
-	t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams, &ar);
+	if (pr->fast)
+		t = stage_terms(pr, s, a, e, out_t,
+				c->pre_params[e + 1] - c->pre_params[a],
+				c->pre_eparams[e + 1] - c->pre_eparams[a], &ar);
+	else
+		t = stage_terms(pr, s, a, e, out_t, mem->params, mem->eparams,
+				&ar);
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
 	if (v > cut)
 		return INFINITY;
 	if (capped_run(pr) &&
-	    (double)cost_mem_bytes(mem, &scratch) > pr->o->cap_bytes)
+	    (ff		? a < fit_from(pr, ff, e)
+	     : pr->fast ? mem_over(pr, mem, a, e)
+			: (double)cost_mem_bytes(mem, &scratch) >
+				  pr->o->cap_bytes))
 		return INFINITY;
 	t += pr->out[a - 1] * ps->in_coef + ps->in_lat;
 	v = pr->add_ar ? t + ar : t > ar ? t : ar;
@@ -769,6 +1151,14 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.mem0 = mem0;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
+	pr.fast = pr.mono = pr.lb_mono = 0;
+	if (mode == PART_TIME) {
+		const struct part_mix *x = mix_get(ws, &pr);
+
+		pr.lb_mono = lb_grows(&pr, x);
+		if (!ws->no_fast_mem)
+			mem_prep(x, &pr);
+	}
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:
 	 * every state left out costs more than it, so the optimum, its ties
@@ -782,6 +1172,17 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * bound it is the answer, above it is no better than the
 		 * best left, and it is what the caller needs then). */
 		if (timed && !ws->fits_known && !fits(&pr, limit, NULL)) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
+		/* The caller wants nothing above cut_ms: when the greedy
+		 * from the front by stage_lb() leaves layers over, every
+		 * partition has a stage that costs more: the answer for a
+		 * pass over the stages, before the greedy's bisection
+		 * (214 of the 294 cut solves of the 1024-GPU GPT-3
+		 * search end here). */
+		if (ws->cut_ms > 0 &&
+		    front(&pr, ws->cut_ms * (1 + 1e-9), NULL) != L) {
 			ws->pruned = 1;
 			return INFINITY;
 		}
@@ -818,7 +1219,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * start.
 	 */
 	whole = isfinite(cut) && mem0.gather <= 0;
-	if (whole) {
+	if (whole && !pr.fast) { /* mem_prep() found them whole */
 		double sum = 0;
 
 		for (j = 0; whole && j < L; j++) {
@@ -836,6 +1237,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* the layers [pass, e] no start of stage s follows */
 		int pass = prev_hi + 2;
 		struct cost_mem passed;
+		/* with memory that only grows, the scan's memory checks
+		 * (fit_from()) */
+		struct fit_from ff;
+		int by_ff;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -878,10 +1283,19 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* Stage 0 starts at layer 0: its memory for [0, e] extends
 		 * that for [0, e - 1]. */
 		cost_mem_stage(&mem0, g, s);
-		for (a = 0; s == 0 && a < elo; a++)
+		ff.on = capped && pr.fast && pr.mono && mem0.in_flight >= 0;
+		if (ff.on)
+			ff.m = mem0;
+		by_ff = ff.on; /* in a register: ff's address is taken */
+		ff.e = -1;
+		ff.amin = -1;
+		ff.base = s == 0 ? 0 : isfinite(cut) ? prev_lo + 1 : s;
+		/* with pr.fast mem_over() works out the memory, from the
+		 * stage's constants alone: no layer is added */
+		for (a = 0; !pr.fast && s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
 		passed = mem0;
-		for (a = pass; s > 0 && whole && a < elo; a++)
+		for (a = pass; !pr.fast && s > 0 && whole && a < elo; a++)
 			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, out_t = 0, seed = INFINITY;
@@ -894,7 +1308,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						     ps->out_lat_us);
 			if (s == 0) {
 				alo = e;
-				cost_mem_add(&mem0, c, k, e, r);
+				if (!pr.fast)
+					cost_mem_add(&mem0, c, k, e, r);
 				mem = mem0;
 			} else {
 				mem = mem0; /* the stage's constants, no layer */
@@ -905,7 +1320,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * unless their compute goes over cut first (it only
 			 * grows as the start comes down): at once. */
 			if (s > 0 && whole && e >= pass) {
-				cost_mem_add(&passed, c, k, e, r);
+				if (!pr.fast)
+					cost_mem_add(&passed, c, k, e, r);
 				if (pre[e + 1] - pre[pass] > cut)
 					atop = -1; /* the scan stops there */
 				else {
@@ -930,21 +1346,29 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			if (sa >= alo && sa <= atop) {
 				struct cost_mem sm = mem;
 
-				for (j = atop; j >= sa; j--)
+				for (j = atop; !pr.fast && j >= sa; j--)
 					cost_mem_add(&sm, c, k, j, r);
 				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
-						  cut, row - L);
+						  ff.on ? &ff : NULL, cut,
+						  row - L);
 			}
 			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
 				int64_t params, eparams;
 
-				if (s > 0)
-					cost_mem_add(&mem, c, k, a, r);
-				else
+				if (s == 0)
 					a = 0;
-				params = mem.params;
-				eparams = mem.eparams;
+				if (pr.fast) {
+					params = c->pre_params[e + 1] -
+						 c->pre_params[a];
+					eparams = c->pre_eparams[e + 1] -
+						  c->pre_eparams[a];
+				} else {
+					if (s > 0)
+						cost_mem_add(&mem, c, k, a, r);
+					params = mem.params;
+					eparams = mem.eparams;
+				}
 				if (mode == PART_MEM) {
 					/* a longer stage only needs more */
 					mb = (double)cost_mem_bytes(&mem,
@@ -989,9 +1413,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
 					if (capped &&
-					    (double)cost_mem_bytes(&mem,
-								   &scratch) >
-						    o->cap_bytes)
+					    (by_ff ? a < fit_from(&pr, &ff, e)
+					     : pr.fast ? mem_over(&pr, &mem, a,
+								  e)
+						       : (double)cost_mem_bytes(
+								 &mem,
+								 &scratch) >
+							 o->cap_bytes))
 						break;
 					if (s > 0)
 						t += out[a - 1] * ps->in_coef +

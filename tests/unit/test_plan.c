@@ -511,12 +511,15 @@ test_partition_bound(void)
 }
 
 /*
- * The greedy upper bound only narrows the programme: on random chains
- * (layer times on a coarse grid half the time, for ties; stashes of
- * whole bytes or not), under every schedule, ZeRO stage and memory cap
- * (none too), into up to 40 stages, the answer with it is the plain
- * programme's bit for bit, partition included; without a cap (its checks
- * left out) the same as under one no stage comes near.
+ * The greedy upper bound only narrows the programme, and a stage's
+ * memory from prefix sums and range maxima (mem_prep()) is the one added
+ * up layer by layer: on random chains (layer times on a coarse grid half
+ * the time, for ties; stashes of whole bytes or not), under every
+ * schedule, ZeRO stage, runtime margin and memory cap (none too), into
+ * up to 40 stages, the answer with both is the plain programme's (no
+ * greedy bound, memory layer by layer) bit for bit, partition included;
+ * without a cap (its checks left out) the same as under one no stage
+ * comes near.
  * Under a bound it is INFINITY exactly when the plain one is (and
  * part_fits() says so), the plain one's answer below the bound, and
  * above it either that or the unbounded optimum.  Under a cut
@@ -532,6 +535,7 @@ test_partition_greedy(void)
 	int trial, agree = 0, checks = 0, feasible = 0, trials = 400;
 
 	plain.no_greedy = 1;
+	plain.no_fast_mem = 1;
 	for (trial = 0; trial < trials; trial++) {
 		struct profile p;
 		struct cluster cl;
@@ -573,6 +577,12 @@ test_partition_greedy(void)
 		/* an eighth without a cap (the checks of it left out) */
 		if (trial % 8 == 7)
 			o.cap_bytes = INFINITY;
+		/* a fifth with the runtime's context and allocator margin */
+		if (trial % 5 == 1)
+			for (j = 0; j < RUNTIME_N; j++) {
+				o.rts[j].context_bytes = 1e9;
+				o.rts[j].frag = 0.2;
+			}
 		chain_build(&c, &p);
 		/* a third with stashes of fractions of a byte: their sums
 		 * depend on the order of the layers (the programme then adds
@@ -707,6 +717,90 @@ test_partition_greedy(void)
 	part_ws_release(&plain);
 }
 
+
+/*
+ * A ws keeps indexes of the chains it solved (their stashes' prefix sums
+ * and range maxima, by chain, microbatch size and recomputation): a
+ * chain built anew in the same struct, with other numbers, gets answers
+ * of its own.  Forty chains in turn, at one microbatch size and
+ * recomputation, through a ws kept across them (which has seen many
+ * chains by then) and through a fresh one: the same answers and
+ * partitions, under memory caps near an even split's first stage (most
+ * of them found).
+ */
+static void
+test_partition_index(void)
+{
+	struct part_ws kept = {0};
+	int trial, agree = 0, found = 0, trials = 40;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct part_ws fresh = {0};
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		struct plan_stage st;
+		int L = 30, j, first[16], f2[16];
+		double v, v2;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = 1 + urand() * 10;
+			pt->bwd_ms = 2 * pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				(int64_t)(urand() * 5e8);
+			pt->work_bytes = (int64_t)(urand() * 1e8);
+		}
+		one_node(&cl, 8, 100);
+		cl.nodes = 16;
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = PLAN_FLUSH;
+		g.w = 1;
+		g.d = 6;
+		g.b = 1;
+		g.m = 8;
+		g.r = PROF_RC_NONE;
+		g.place = PLAN_STAGES_IN_NODE;
+		g.t = g.v = g.c = g.e = 1;
+		/* a cap near what the first stage of an even split needs */
+		default_opts(&o, INFINITY);
+		cost_stage_mem(&c, &o, &g, 0, 0, L / g.d - 1, NULL, &st);
+		o.cap_bytes = st.mem_bytes * (0.9 + 0.4 * urand());
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		v = part_solve(&kept, &c, &o, &g, &l, PART_TIME, INFINITY,
+			       first);
+		v2 = part_solve(&fresh, &c, &o, &g, &l, PART_TIME, INFINITY,
+				f2);
+		if ((isinf(v) && isinf(v2)) ||
+		    (v == v2 && !memcmp(first, f2, g.d * sizeof(int))))
+			agree++;
+		else
+			printf("# trial %d: kept %.17g fresh %.17g\n", trial, v,
+			       v2);
+		found += isfinite(v2);
+		part_ws_release(&fresh);
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, trials);
+	CHECK(found > trials / 2);
+	part_ws_release(&kept);
+}
 
 /* Count one check, saying which failed. */
 static void
@@ -1584,6 +1678,7 @@ main(void)
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
+	test_partition_index();
 	test_partition_busy();
 	test_partition_mem_lb();
 	test_ties();
