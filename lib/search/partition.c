@@ -1175,17 +1175,6 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			ws->pruned = 1;
 			return INFINITY;
 		}
-		/* The caller wants nothing above cut_ms: when the greedy
-		 * from the front by stage_lb() leaves layers over, every
-		 * partition has a stage that costs more: the answer for a
-		 * pass over the stages, before the greedy's bisection
-		 * (214 of the 294 cut solves of the 1024-GPU GPT-3
-		 * search end here). */
-		if (ws->cut_ms > 0 &&
-		    front(&pr, ws->cut_ms * (1 + 1e-9), NULL) != L) {
-			ws->pruned = 1;
-			return INFINITY;
-		}
 		u = greedy_bound(&pr, ws->cut_ms > 0 ? ws->cut_ms : INFINITY,
 				 ws->iscr);
 		/* The caller wants nothing above cut_ms: with no greedy
