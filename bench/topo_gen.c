@@ -12,6 +12,8 @@
  * split=1 puts each PCIe switch under its own host bridge.
  * nvlink=mesh: GPU i links to i^1 twice, to the other two GPUs of its
  * quad once and to i^4 twice (a cube mesh of 6 links per GPU);
+ * nvlink=full: every pair of GPUs joined by `links` links, no switch (a
+ * quad GH200 node: gpus=4 links=6);
  * nvlink=switch: each GPU has `links` links spread over the NVSwitches of
  * its half of the machine (boards of 8 GPUs).
  */
@@ -147,7 +149,11 @@ add_nvlinks(hwloc_topology_t t, const struct gen *g)
 		return -1;
 	}
 	for (i = 0; i < g->gpus; i++) {
-		if (!strcmp(g->nvlink, "mesh")) {
+		if (!strcmp(g->nvlink, "full")) {
+			for (j = 0; j < g->gpus; j++)
+				if (j != i)
+					v[i * n + j] = g->links * LINK_MB_S;
+		} else if (!strcmp(g->nvlink, "mesh")) {
 			int q = i & ~3;
 
 			for (j = q; j < q + 4 && j < g->gpus; j++)

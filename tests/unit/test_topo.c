@@ -183,6 +183,41 @@ test_nvswitch16(void)
 	topo_node_release(&n);
 }
 
+/* A quad GH200 node (tests/data/topo/gh200q4.xml: bench/topo_gen.c
+ * gpus=4 per_switch=1 sockets=4 cores=2 nics=4 device=2342
+ * speed=31.507692 nvlink=full links=6): its GPUs named from their PCI
+ * id, six NVLinks between any two and no switch, so a mesh, and a
+ * 200 Gbit/s NIC beside each. */
+static void
+test_gh200q4(void)
+{
+	struct topo_node n;
+	struct topo_net net;
+	struct cluster c;
+
+	if (!CHECK(discover(&n, DATA "gh200q4.xml", DATA "sysfs-gh200q4") ==
+		   0))
+		return;
+	CHECK_INT_EQ(n.ngpus, 4);
+	CHECK_INT_EQ(n.nnics, 4);
+	CHECK_STR_EQ(n.gpu, "GH200");
+	CHECK_INT_EQ(n.nvswitches, 0);
+	CHECK_INT_EQ(n.nvlinks[0 * 4 + 3], 6);
+	CHECK_NEAR(n.gb_s[2 * 4 + 1], 150, 1e-9);
+	CHECK_INT_EQ(n.gpus[0].nvlinks, 18);
+	CHECK_INT_EQ(n.nics[2].ngpus, 1);
+	CHECK_INT_EQ(n.nics[2].gpus[0], 2);
+	CHECK_NEAR(n.nics[2].rate_gbit_s, 200, 0);
+	topo_net_init(&net);
+	if (CHECK(topo_cluster_from_node(&c, &n, 8, &net) == 0)) {
+		CHECK_INT_EQ(c.intra_kind, CLUSTER_NVLINK);
+		CHECK_NEAR(cluster_intra(&c, 3, 0), 150, 1e-9);
+		CHECK_NEAR(c.net_gb_s, 25, 1e-12);
+		cluster_release(&c);
+	}
+	topo_node_release(&n);
+}
+
 static void
 test_pcie4(void)
 {
@@ -271,6 +306,7 @@ main(void)
 	test_cpumask();
 	test_mesh8();
 	test_nvswitch16();
+	test_gh200q4();
 	test_pcie4();
 	test_merge();
 	return h_done();
