@@ -48,6 +48,11 @@ struct visit {
 	/* NULL, or whether to hand fn the n candidates of a group whose
 	 * lower bounds lie in [lo, hi] (0: fn would want none of them) */
 	int (*group)(struct visit *vt, double lo, double hi, long n);
+	/* only the candidates whose runtime takes a per-layer
+	 * recomputation choice, their lower bounds (lb, group's lo and hi)
+	 * without the time of any recomputation: the least a choice
+	 * costs */
+	int lp_only;
 };
 
 /*
@@ -876,6 +881,60 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 }
 
 /*
+ * Refine stage s of x->st (just solved for configuration g) with GLPK's
+ * per-layer recomputation choice, left in x->rc; returns lp_stage()'s
+ * status, the stage refined when LP_OPTIMAL or LP_FEASIBLE.  The stages
+ * are independent of each other: any order gives the same stages.
+ */
+static int
+apply_lp_stage(struct ctx *x, const struct cost_cfg *g,
+	       const struct lp_opts *lo, int s)
+{
+	struct plan_stage *st = &x->st[s];
+	int a = st->first, e = st->last, st_lp, j;
+	double extra = 0; /* the LP's figure: the stage's is below */
+
+	st_lp = lp_stage(x->c, x->o, g, &x->links, s, a, e, lo, x->rc + a,
+			 &extra);
+	/* Among equally good choices prefer the simpler: a layer whose
+	 * lighter option is as fast and as small (an embedding has nothing
+	 * to recompute selectively) takes it. */
+	for (j = a; st_lp <= LP_FEASIBLE && j <= e; j++) {
+		int r;
+
+		for (r = 0; r < x->rc[j]; r++)
+			if ((lo->rc_mask & (1u << r)) &&
+			    CHAIN_AT(x->c, x->c->rc[r], g->k, j) <=
+				    CHAIN_AT(x->c, x->c->rc[x->rc[j]], g->k,
+					     j) &&
+			    CHAIN_AT(x->c, x->c->stash[r], g->k, j) <=
+				    CHAIN_AT(x->c, x->c->stash[x->rc[j]],
+					     g->k, j) &&
+			    (r == PROF_RC_FULL || x->rc[j] != PROF_RC_FULL ||
+			     g->t == 1)) {
+				x->rc[j] = r;
+				break;
+			}
+	}
+	x->stats->lp_solves++;
+	if (st_lp > x->lp_status)
+		x->lp_status = st_lp;
+	if (st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE)
+		return st_lp;
+	/* the rule emit_rc_eval() evaluates a written plan by */
+	cost_stage_rc(x->c, x->o, g, &x->links, s, a, e, x->rc + a, st);
+	return st_lp;
+}
+
+static void
+lp_opts_of(const struct ctx *x, struct lp_opts *lo)
+{
+	lo->rc_mask = x->so->rc_mask;
+	lo->mip_gap = x->so->lp_gap;
+	lo->time_limit_ms = x->so->lp_ms;
+}
+
+/*
  * Refine the stages in x->st (just solved for cd under place) with a
  * per-layer recomputation choice from GLPK; returns the new iteration
  * time (INFINITY if a stage has no feasible choice) and leaves the choices
@@ -888,54 +947,18 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 	struct lp_opts lo;
 	struct cost_cfg g;
 	double t0 = now_ms();
-	int s, j;
+	int s, st_lp;
 
 	cfg_of(x, cd, place, &g);
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
-	lo.rc_mask = x->so->rc_mask;
-	lo.mip_gap = x->so->lp_gap;
-	lo.time_limit_ms = x->so->lp_ms;
+	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
 	for (s = 0; s < g.d; s++) {
-		struct plan_stage *st = &x->st[s];
-		int a = st->first, e = st->last, st_lp;
-		double extra = 0; /* the LP's figure: the stage's is below */
-
-		st_lp = lp_stage(x->c, x->o, &g, &x->links, s, a, e, &lo,
-				 x->rc + a, &extra);
-		/* Among equally good choices prefer the simpler: a layer
-		 * whose lighter option is as fast and as small (an
-		 * embedding has nothing to recompute selectively) takes
-		 * it. */
-		for (j = a; st_lp <= LP_FEASIBLE && j <= e; j++) {
-			int r;
-
-			for (r = 0; r < x->rc[j]; r++)
-				if ((lo.rc_mask & (1u << r)) &&
-				    CHAIN_AT(x->c, x->c->rc[r], g.k, j) <=
-					    CHAIN_AT(x->c, x->c->rc[x->rc[j]],
-						     g.k, j) &&
-				    CHAIN_AT(x->c, x->c->stash[r], g.k, j) <=
-					    CHAIN_AT(x->c,
-						     x->c->stash[x->rc[j]],
-						     g.k, j) &&
-				    (r == PROF_RC_FULL ||
-				     x->rc[j] != PROF_RC_FULL ||
-				     g.t == 1)) {
-					x->rc[j] = r;
-					break;
-				}
-		}
-		x->stats->lp_solves++;
-		if (st_lp > x->lp_status)
-			x->lp_status = st_lp;
+		st_lp = apply_lp_stage(x, &g, &lo, s);
 		if (st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) {
 			x->stats->lp_ms += now_ms() - t0;
 			return INFINITY;
 		}
-		/* the rule emit_rc_eval() evaluates a written plan by */
-		cost_stage_rc(x->c, x->o, &g, &x->links, s, a, e, x->rc + a,
-			      st);
 	}
 	x->stats->lp_ms += now_ms() - t0;
 	return cost_iteration(x->st, &g, terms);
@@ -1469,7 +1492,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  struct search_stats *stats)
 {
 	double all[PROF_RC_N], t[PROF_RC_N], lo = INFINITY, hi = -INFINITY;
-	int i, vok = m % d == 0, r;
+	int i, vok = m % d == 0, r, rb;
 	long cnt = 0;
 
 	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
@@ -1509,8 +1532,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 
 		if (e->v > 1 && !vok)
 			continue;
-		lb = cand_lb(sched, d, m, e->v, all[lb_rc(o, e->r)],
-			     t[lb_rc(o, e->r)]);
+		rb = vt->lp_only ? PROF_RC_NONE : lb_rc(o, e->r);
+		lb = cand_lb(sched, d, m, e->v, all[rb], t[rb]);
 		if (lb < lo)
 			lo = lb;
 		if (lb > hi)
@@ -1538,8 +1561,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		cd.zero = e->zero;
 		cd.shard = e->shard;
 		cd.offload = e->offload;
-		cd.lb = cand_lb(sched, d, m, e->v, all[lb_rc(o, e->r)],
-				t[lb_rc(o, e->r)]);
+		rb = vt->lp_only ? PROF_RC_NONE : lb_rc(o, e->r);
+		cd.lb = cand_lb(sched, d, m, e->v, all[rb], t[rb]);
 		vt->fn(vt, &cd);
 	}
 }
@@ -1601,6 +1624,9 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				    (so->sched_mask & ~(1u << PLAN_NONE)))
 					continue;
 				if (!fixed(d, so->fix_d))
+					continue;
+				if (vt->lp_only &&
+				    !cost_runtime(o, sched, d)->mixed_rc)
 					continue;
 				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
 				     wi++) {
@@ -2366,6 +2392,202 @@ search_run(const struct chain *c, const struct cluster *cl,
 #define SEARCH_AGAIN (-2)
 
 /*
+ * The candidates that recompute, whose per-layer refinement could beat
+ * bound, by lower bounds (the visit's lp_only) that leave recomputation
+ * out: they hold whatever GLPK chooses.
+ */
+struct lp_visit {
+	struct visit vt;
+	double bound;
+	struct cand *c;
+	long n, cap;
+};
+
+static int
+lp_visit_group(struct visit *vt, double lo, double hi, long n)
+{
+	(void)hi;
+	(void)n;
+	return lo < ((struct lp_visit *)vt)->bound;
+}
+
+static void
+lp_visit_fn(struct visit *vt, const struct cand *cd)
+{
+	struct lp_visit *lv = (struct lp_visit *)vt;
+
+	if (cd->r == PROF_RC_NONE || !(cd->lb < lv->bound))
+		return;
+	if (lv->n == lv->cap) {
+		lv->cap = lv->cap ? 2 * lv->cap : 64;
+		lv->c = xrealloc(lv->c, (size_t)lv->cap * sizeof(*lv->c));
+	}
+	lv->c[lv->n++] = *cd;
+}
+
+/*
+ * apply_lp() of cd (lp set) under place, whose stages x->st hold, unless
+ * it cannot come under bound: then INFINITY, and x->st and x->rc are
+ * left part refined.  GLPK keeps the partition and only adds some
+ * layers' recomputation (and what it repeats), so stages that recompute
+ * nothing are no slower than GLPK's, and the iteration time grows with
+ * each stage's time: with the stages not refined yet taken without
+ * recomputation, the time so far is a lower bound.  The stages are
+ * refined most memory first: they recompute the most, and their choice
+ * is most often enough to stop.  Under activation offload recomputing
+ * shortens the transfers: no bound then.  nst, ord: room for d stages
+ * and indices.
+ */
+static double
+apply_lp_under(struct ctx *x, const struct cand *cd, int place,
+	       double bound, struct plan_stage *nst, int *ord,
+	       struct plan_terms *terms)
+{
+	struct cand cn = *cd;
+	struct cost_cfg g, gn;
+	struct lp_opts lo;
+	double t0, t = 0;
+	int i, j, s, st_lp;
+
+	if (cd->offload)
+		return apply_lp(x, cd, place, terms);
+	cn.r = PROF_RC_NONE;
+	cn.lp = 0;
+	cfg_of(x, &cn, place, &gn);
+	links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
+	for (s = 0; s < cd->d; s++) {
+		cost_stage(x->c, x->o, &gn, &x->links, s, x->st[s].first,
+			   x->st[s].last, &nst[s]);
+		/* most memory over the cap first, the stage that needs
+		 * the most recomputation (ties: in stage order) */
+		for (i = s; i > 0 && nst[ord[i - 1]].mem_bytes <
+					     nst[s].mem_bytes;
+		     i--)
+			ord[i] = ord[i - 1];
+		ord[i] = s;
+	}
+	if (!(cost_iteration(nst, &gn, terms) < bound))
+		return INFINITY;
+	cfg_of(x, cd, place, &g);
+	lp_opts_of(x, &lo);
+	x->lp_status = LP_OPTIMAL;
+	t0 = now_ms();
+	for (j = 0; j < cd->d && t < INFINITY; j++) {
+		s = ord[j];
+		st_lp = apply_lp_stage(x, &g, &lo, s);
+		nst[s] = x->st[s];
+		if ((st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) ||
+		    !(cost_iteration(nst, &g, terms) < bound))
+			t = INFINITY;
+	}
+	x->stats->lp_ms += now_ms() - t0;
+	return t < INFINITY ? cost_iteration(x->st, &g, terms) : INFINITY;
+}
+
+/*
+ * GLPK's refinement of every candidate that recomputes and could beat
+ * the best alternative (simulated), not only of the lp_k best the
+ * closed form kept: a configuration that fits only by recomputing, whose
+ * uniform recomputation ranks it out of the kept alternatives, may win
+ * once GLPK recomputes only some layers.  Refined stages are those of
+ * the configuration's partition with some layers' recomputation added,
+ * so no faster than its best partition without recomputation and
+ * without the memory cap (an uncapped r = none solve), itself no faster
+ * than cand_lb() of r = none: candidates are taken by that bound, the
+ * solve is asked before GLPK, GLPK stops as apply_lp_under() says.
+ * Those bounds are closed-form times, the ranking's are simulated: they
+ * hold where the simulation of a stage set takes no less than its closed
+ * form (it only adds waits; NEEDSWORK: not proved for unequal stages).
+ * tried, tried_pl: the nt candidates (and placements) the loop over the
+ * alternatives refined already.  A refined candidate whose simulated
+ * time beats the best joins alts (the slowest making room when they are
+ * full, simt its time) and is then the time to beat.
+ */
+static void
+refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+	    const struct cluster *cl, const struct cost_opts *o,
+	    const struct search_opts *so, int N, struct plan_alt *alts,
+	    struct cand *ac, double *simt, int *nalt, int k,
+	    const struct cand *tried, const int *tried_pl, int nt)
+{
+	struct lp_visit lv;
+	struct cand ln = {0}; /* the last uncapped r = none solve's */
+	double tn = INFINITY; /* its time */
+	struct plan_terms terms;
+	struct plan_stage *nst;
+	long i, dummy;
+	int j, *ord, L = sc[0].c->L;
+
+	if (so->lp_k <= 0 || cost_every_on(o) || *nalt == 0)
+		return;
+	memset(&lv, 0, sizeof(lv));
+	lv.vt.fn = lp_visit_fn;
+	lv.vt.group = lp_visit_group;
+	lv.vt.lp_only = 1;
+	lv.bound = INFINITY;
+	for (j = 0; j < *nalt; j++)
+		if (alts[j].iter_ms < lv.bound)
+			lv.bound = alts[j].iter_ms;
+	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	cand_sort(lv.c, lv.n);
+	nst = xcalloc(L, sizeof(*nst));
+	ord = xcalloc(L, sizeof(*ord));
+	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
+		struct cand cd = lv.c[i], cn = cd;
+		int pl, place;
+
+		cn.r = PROF_RC_NONE;
+		cn.lb = 0;
+		/* selective and full share it (and their lower bound:
+		 * next to each other in the order) */
+		if (!cd.offload && !(ln.m > 0 && same_key(&ln, &cn))) {
+			ln = cn;
+			tn = solve_best(x, &x->nocap, so, &cn, lv.bound,
+					&place);
+		}
+		if (!cd.offload && !(tn < lv.bound))
+			continue;
+		for (pl = place_lo(so); pl <= place_hi(so, &cd); pl++) {
+			struct cand cr = cd;
+			double t, ts;
+			int fl, w, one = 0;
+
+			for (j = 0; j < nt; j++)
+				if (same_key(&tried[j], &cd) &&
+				    tried_pl[j] == pl)
+					break;
+			if (j < nt)
+				continue;
+			cr.lp = 1;
+			t = solve(x, o, &cr, pl, INFINITY, &terms);
+			if (isfinite(t))
+				t = apply_lp_under(x, &cr, pl, lv.bound, nst,
+						   ord, &terms);
+			if (!(t < lv.bound))
+				continue;
+			ts = rescore(x, &cr, pl, NULL, &fl);
+			if (!(ts * (1 + 1e-9) < lv.bound))
+				continue;
+			if (*nalt < k) {
+				w = (*nalt)++;
+			} else { /* the slowest makes room */
+				for (w = 0, j = 1; j < k; j++)
+					if (alts[j].iter_ms > alts[w].iter_ms)
+						w = j;
+			}
+			insert_alt(x, alts + w, ac + w, &one, 1, &cr, pl, ts);
+			alts[w].recompute = overall_rc(x, L);
+			alts[w].mem_bytes = (int64_t)stages_peak(x->st, cd.d);
+			simt[w] = ts;
+			lv.bound = ts;
+		}
+	}
+	free(ord);
+	free(nst);
+	free(lv.c);
+}
+
+/*
  * search_run_tp() with the bound start (INFINITY: none) until k
  * configurations are found: SEARCH_AGAIN when fewer than k come under
  * it.  With k of them under it, the k best are those of the search from
@@ -2389,6 +2611,9 @@ search_from(const struct search_chain *sc, int nsc,
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
 	double *simt = xcalloc(k, sizeof(*simt)); /* alts' simulated times */
+	/* the alternatives refined by GLPK among the lp_k best */
+	struct cand *tried = xcalloc(k, sizeof(*tried));
+	int *tried_pl = xcalloc(k, sizeof(*tried_pl)), ntried = 0;
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
@@ -2500,6 +2725,7 @@ search_from(const struct search_chain *sc, int nsc,
 	 * alternatives before one and its refinement decide whether it is
 	 * outrun, so refining each just before it is re-scored is
 	 * refining them all first (oi: its index before any was dropped).
+	 * Then refine_rest() refines whatever else could beat the best.
 	 */
 	for (i = 0, oi = 0; i < nalt; i++, oi++) {
 		struct plan_terms terms;
@@ -2511,6 +2737,8 @@ search_from(const struct search_chain *sc, int nsc,
 		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
 		    !cost_every_on(o) &&
 		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
+			tried_pl[ntried] = alts[i].place;
+			tried[ntried++] = cd;
 			cd.lp = 1;
 			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
 			t = apply_lp(&x, &cd, alts[i].place, &terms);
@@ -2556,6 +2784,8 @@ search_from(const struct search_chain *sc, int nsc,
 		if (isfinite(t))
 			alts[i].iter_ms = t;
 	}
+	refine_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
+		    tried, tried_pl, ntried);
 	for (i = 1; i < nalt; i++) {
 		long j2;
 
@@ -2674,6 +2904,8 @@ out:
 	st->ms = now_ms() - t0;
 	free(alts);
 	free(simt);
+	free(tried);
+	free(tried_pl);
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);
