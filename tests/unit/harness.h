@@ -8,11 +8,31 @@
 #define PD2BW_HARNESS_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int h_n, h_failed, h_skipped;
+
+/* xorshift64: the reproducible generator of the tests' random cases;
+ * each test keeps its own state (and seed), so its draws do not depend
+ * on the others'. */
+static inline uint64_t
+h_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A uniform double in [0, 1) from state s. */
+static inline double
+h_urand(uint64_t *s)
+{
+	return (double)(h_xorshift(s) >> 11) / 9007199254740992.0;
+}
 
 static inline int
 h_check(int ok, const char *what, const char *file, int line)

@@ -20,10 +20,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static double
 urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return h_urand(&rng);
 }
 
 /* Best extra time over all 3^n choices that fit; INFINITY if none. */

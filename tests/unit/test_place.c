@@ -21,10 +21,7 @@ static uint64_t rng = 88172645463325252ull;
 static unsigned
 rnd(unsigned n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
+	return (unsigned)(h_xorshift(&rng) % n);
 }
 
 /* The arrays of a fill, one after the other, for comparison. */

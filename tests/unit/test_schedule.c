@@ -20,15 +20,12 @@
 #include "pd2bw/search.h"
 #include "pd2bw/sim.h"
 
-static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static double
 urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return h_urand(&rng);
 }
 
 static int

@@ -32,10 +32,7 @@ static uint64_t rng = 88172645463325252ULL;
 static double
 urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return h_urand(&rng);
 }
 
 /* L layers of random times and stashes, microbatches of 1 and 2: full
