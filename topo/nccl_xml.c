@@ -17,6 +17,7 @@
 
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
+#include "pd2bw/xml.h"
 #include "nccl_xml.h"
 
 #define MAX_CPUS 4096
@@ -104,31 +105,12 @@ gen_name(int gen)
 	return gen >= 1 && gen <= 6 ? names[gen] : NULL;
 }
 
-/* Attribute name="value" with the value escaped for XML: the five
- * special characters as entities, control characters (not allowed in XML
- * 1.0) as '?'. */
+/* Attribute name="value", the value escaped for XML (xml.h). */
 static void
 attr(FILE *fp, const char *name, const char *value)
 {
-	const char *s;
-
 	fprintf(fp, " %s=\"", name);
-	for (s = value ? value : ""; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '&')
-			fputs("&amp;", fp);
-		else if (c == '<')
-			fputs("&lt;", fp);
-		else if (c == '>')
-			fputs("&gt;", fp);
-		else if (c == '"')
-			fputs("&quot;", fp);
-		else if (c == '\'')
-			fputs("&apos;", fp);
-		else
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, fp);
-	}
+	xml_escape(fp, value, 0);
 	fputc('"', fp);
 }
 

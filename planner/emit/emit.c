@@ -225,34 +225,6 @@ emit_json_str(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-void
-emit_xml_text(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		case '\'':
-			fputs("&apos;", fp);
-			break;
-		default:
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, fp);
-		}
-	}
-}
-
 int
 emit_family(const struct emit_in *in)
 {

@@ -173,9 +173,6 @@ void emit_text(FILE *fp, const char *s);
 /* s as a JSON string, quotes included (also valid TOML and YAML
  * double-quoted strings: only \" \\ and \uXXXX escapes). */
 void emit_json_str(FILE *fp, const char *s);
-/* s with XML's five special characters as entities and control
- * characters (not allowed in XML 1.0) as '?'. */
-void emit_xml_text(FILE *fp, const char *s);
 
 /* The model's family as far as it is known: from the model, else from
  * the profile's model name (bert...).  enum model_family. */

@@ -13,6 +13,7 @@
 #include "pictures/svg.h"
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
+#include "pd2bw/xml.h"
 
 #define W 820
 #define H 640
@@ -269,11 +270,11 @@ legend(FILE *fp, const struct capacity *c)
 			    "stroke=\"%s\" stroke-width=\"3\"/>\n",
 			RIGHT + 16, y, RIGHT + 40, y, colours[i % NCOLOURS]);
 		fprintf(fp, "<text x=\"%d\" y=\"%d\">", RIGHT + 46, y + 4);
-		svg_escape(fp, t->gpu);
+		xml_escape(fp, t->gpu, 1);
 		fprintf(fp, "</text>\n<text x=\"%d\" y=\"%d\" "
 			    "fill=\"#555555\">",
 			RIGHT + 46, y + 19);
-		svg_escape(fp, t->node);
+		xml_escape(fp, t->node, 1);
 		if (t->usd_per_gpu_hour >= 0)
 			fprintf(fp, ", $%.2f/h", t->usd_per_gpu_hour);
 		fputs("</text>\n", fp);
@@ -335,7 +336,7 @@ capacity_write_svg(const struct capacity *c, const char *path)
 	fprintf(f.fp, "<text x=\"%d\" y=\"28\" font-size=\"16\" "
 		      "text-anchor=\"middle\">",
 		(LEFT + RIGHT) / 2);
-	svg_escape(f.fp, c->model ? c->model : "unknown");
+	xml_escape(f.fp, c->model ? c->model : "unknown", 1);
 	tick_label(c->tokens, "", buf, sizeof(buf));
 	fprintf(f.fp, ": %s tokens, global batch %lld x %lld</text>\n", buf,
 		(long long)c->batch, (long long)c->seq_len);

@@ -11,6 +11,7 @@
 #include "pd2bw/afile.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
+#include "pd2bw/xml.h"
 #include "pictures/svg.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -32,38 +33,6 @@ static const char *const label[] = {
 static const char code[] = "FRB";
 #define IDLE "#e4e4e4"
 
-void
-svg_escape(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		case '\'':
-			fputs("&apos;", fp);
-			break;
-		default:
-			/* XML 1.0 allows no control character but tab, newline
-			 * and carriage return, not even as a reference. */
-			fputc((unsigned char)*s < 0x20 && *s != '\t' &&
-					      *s != '\n' && *s != '\r'
-				      ? '?'
-				      : *s,
-			      fp);
-		}
-	}
-}
-
 /* "gpt-2.2b: 2bw, w=2 d=4 b=1 m=4, recompute none" (escaped). */
 static void
 put_config(FILE *fp, const struct plan *p)
@@ -73,7 +42,7 @@ put_config(FILE *fp, const struct plan *p)
 	const char *rc = p->recompute >= 0 && p->recompute < PROF_RC_N
 				 ? prof_rc_names[p->recompute] : "?";
 
-	svg_escape(fp, p->model ? p->model : "plan");
+	xml_escape(fp, p->model ? p->model : "plan", 1);
 	fprintf(fp, ": %s, w=%d d=%d b=%d m=%d", sched, p->w, p->d, p->b,
 		p->m);
 	if (p->t > 1)
@@ -393,7 +362,7 @@ svg_memory(const char *path, const struct plan *p, const struct sim *s)
 	fprintf(fp,
 		"<text x=\"%.2f\" y=\"44\" font-size=\"12\" " FONT
 		">usable %.2f GiB of ", left, cap);
-	svg_escape(fp, p->gpu ? p->gpu : "the GPU");
+	xml_escape(fp, p->gpu ? p->gpu : "the GPU", 1);
 	fprintf(fp, "'s %.2f GiB (reserve %.2f GiB); peak %.2f GiB</text>\n",
 		dev, (double)p->reserve_bytes / GIB,
 		(double)p->peak_mem_bytes / GIB);

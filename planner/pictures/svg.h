@@ -27,9 +27,4 @@ int svg_timeline(const char *path, const struct plan *p, const struct sim *s);
  */
 int svg_memory(const char *path, const struct plan *p, const struct sim *s);
 
-/* Write s with &, <, >, " and ' escaped, control characters XML forbids as
- * '?', for SVG text or attributes (NULL
- * writes nothing). */
-void svg_escape(FILE *fp, const char *s);
-
 #endif
