@@ -887,7 +887,7 @@ run_type(struct capacity *c, const struct copts *o,
 	x.n = 1;
 	profile_init(prof);
 	memset(&x.ch[0], 0, sizeof(x.ch[0]));
-	if (input_load(prof, path, cat, t->gpu, o->mb, o->nmb, o->seq_len,
+	if (input_load(prof, path, cat, t->gpu, NULL, o->mb, o->nmb, o->seq_len,
 		       &is_model))
 		goto out;
 	if (!is_model && !t->profile)

@@ -117,8 +117,8 @@ set_seq(struct model *m, int64_t seq_len)
 
 int
 input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
-	   const char *gpu, const int *mb, int nmb, int64_t seq_len,
-	   int *is_model)
+	   const char *gpu, const char *gpu_at, const int *mb, int nmb,
+	   int64_t seq_len, int *is_model)
 {
 	size_t len = 0;
 	const char *file = infile_read(path, &len), *buf = file;
@@ -139,9 +139,10 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		ret = model_load_string(&m, path, buf, len);
 		set_seq(&m, seq_len);
 		if (!ret && !g)
-			ret = pd2bw_error("unknown GPU '%s' (see "
+			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",
-					  gpu);
+					  gpu_at ? gpu_at : "",
+					  gpu_at ? ": " : "", gpu);
 		if (!ret) {
 			if (nmb <= 0) {
 				mb = analytic_default_mb;

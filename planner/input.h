@@ -15,14 +15,17 @@
 
 /*
  * Load path into p (profile_init'ed).  For a model, gpu names the catalog
- * entry, mb[0..nmb) the microbatch sizes to estimate (nmb 0: defaults)
+ * entry (gpu_at, when not NULL, where a file named it: the place an
+ * unknown name is reported), mb[0..nmb) the microbatch sizes to estimate
+ * (nmb 0: defaults)
  * and seq_len > 0 the sequence length to train at instead of the model's
  * (a Hugging Face config gives the longest it supports).
  * *is_model tells which it was.  Returns 0 or -1.
  */
 int input_load(struct profile *p, const char *path,
-	       const struct gpu_catalog *cat, const char *gpu, const int *mb,
-	       int nmb, int64_t seq_len, int *is_model);
+	       const struct gpu_catalog *cat, const char *gpu,
+	       const char *gpu_at, const int *mb, int nmb, int64_t seq_len,
+	       int *is_model);
 
 /*
  * The file a PROFILE|MODEL argument names (pd2bw_resolve_model): a

@@ -25,6 +25,9 @@ struct cluster {
 	int nodes;
 	int gpus_per_node;
 	char *gpu;               /* GPU type, a catalog name (owned) */
+	char *gpu_at;            /* "file:line:col" of the gpu key when a
+				    file gave it, else NULL (owned): where
+				    an unknown name is reported */
 	int64_t gpu_mem_bytes;
 	int intra_kind;          /* enum cluster_link */
 	double *intra_gb_s;      /* [gpn*gpn], row-major, diagonal 0 */

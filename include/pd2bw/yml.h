@@ -45,6 +45,9 @@ void yml_release(struct yml_doc *d);
 /* Root node, or NULL (after a message) when the document is empty. */
 yaml_node_t *yml_root(struct yml_doc *d);
 
+/* "file:line:col" of node n ("file" when n is NULL), xmalloc'ed: for a
+ * message about n that a later stage reports. */
+char *yml_where(const struct yml_doc *d, const yaml_node_t *n);
 /* Print "file:line:col: message" for node n; returns -1. */
 int yml_err(struct yml_doc *d, const yaml_node_t *n, const char *fmt, ...)
 	PD2BW_PRINTF(3, 4);

@@ -34,6 +34,7 @@ cluster_release(struct cluster *c)
 
 	free(c->name);
 	free(c->gpu);
+	free(c->gpu_at);
 	free(c->intra_gb_s);
 	for (i = 0; i < c->nnics; i++) {
 		free(c->nics[i].name);
@@ -235,6 +236,7 @@ load_doc(struct cluster *c, struct yml_doc *d)
 		return yml_err(d, mem, "zero GPU memory");
 	if (!*c->gpu)
 		return yml_err(d, yml_get(d, root, "gpu"), "empty GPU name");
+	c->gpu_at = yml_where(d, yml_get(d, root, "gpu"));
 	if (read_intra(c, d, intra) || read_network(c, d, net))
 		return -1;
 	return 0;

@@ -268,6 +268,21 @@ yml_root(struct yml_doc *d)
 	return n;
 }
 
+char *
+yml_where(const struct yml_doc *d, const yaml_node_t *n)
+{
+	size_t len;
+	char *s;
+
+	if (!n)
+		return xstrdup(d->path);
+	len = strlen(d->path) + 48;
+	s = xmalloc(len);
+	snprintf(s, len, "%s:%zu:%zu", d->path, n->start_mark.line + 1,
+		 n->start_mark.column + 1);
+	return s;
+}
+
 int
 yml_err(struct yml_doc *d, const yaml_node_t *n, const char *fmt, ...)
 {

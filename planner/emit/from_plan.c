@@ -115,7 +115,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		}
 		input_set_rc_modules(rm);
 	}
-	if (input_load(&prof, p.profile, &cat, p.gpu, mb, 1, 0, &is_model))
+	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, 0,
+		       &is_model))
 		goto out;
 	if (chain_build(&ch, &prof))
 		goto out;
