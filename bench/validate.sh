@@ -414,6 +414,28 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "26.02")
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
 			    (rel < "26.04" ? ",flex-dispatcher" : "")
+		# Full-iteration CUDA graphs (cuda_graph_impl
+		# "full_iteration"): the MXFP8 presets of the 26.06 summary
+		# for DeepSeek-V3, GPT-OSS and both Qwen3 on GB200 and GB300,
+		# and Qwen3-30B on B300 (configs/deepseek/deepseek_workload_
+		# base_configs.py:73, 102; gpt_oss/gpt_oss_workload_base_
+		# configs.py:204, 214; qwen/qwen3_workload_base_configs.py:
+		# 206, 233, 361, 394, 435 at 63b08b397), the same in the later
+		# recipes (perf_recipes/deepseek/common.py:60, gpt_oss/
+		# common.py:25, qwen/common.py:37 at 067f987, called by the
+		# gb200, gb300 and b300 recipes of those models), which add
+		# Qwen3-235B on B200 and B300 and DeepSeek-V3 on B300 from
+		# 26.06.01 on.  Every other row runs eagerly (Transformer
+		# Engine'"'"'s partial graphs of attention and the router leave the
+		# path of the experts to the host).
+		if (prec == "fp8-mx" && rel >= "26.06" &&
+		    ((gpu ~ /^GB[23]00$/ && (model ~ /^qwen3-/ ||
+		      model == "deepseek-v3" || model == "gpt-oss-120b")) ||
+		     (gpu == "B300" && model == "qwen3-30b-a3b") ||
+		     (rel > "26.06" && ((gpu ~ /^B[23]00$/ &&
+		       model == "qwen3-235b-a22b") ||
+		      (gpu == "B300" && model == "deepseek-v3")))))
+			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
 		args = args " --runtime " a
 		if (muon) args = args " --optimizer muon"
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")

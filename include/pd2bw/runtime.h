@@ -91,6 +91,8 @@ struct runtime {
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
 	int p2p_hidden_v;       /* interleaved, p2p overlaps the chunks */
 	double host_us_per_kernel; /* CPU cost per kernel launch */
+	double host_us_moe;     /* CPU cost per kernel of a MoE layer, which
+				   the GPU waits for layer by layer */
 	double host_ms_per_mb;  /* fixed host cost per microbatch per stage */
 	double bucket_params;   /* gradient bucket, parameters */
 	double context_bytes;   /* CUDA context, NCCL and cuBLAS buffers */

@@ -106,6 +106,43 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
 	return st->compute_ms + st->recompute_ms;
 }
 
+/*
+ * The host time a microbatch of stage [a, e] leaves the GPU waiting for:
+ * the host issues the kernels while the GPU runs those before, so the
+ * GPU waits for what the host needs beyond the GPU's own time.  A layer
+ * of experts synchronises the two: the dispatcher reads the routing's
+ * counts on the host before its all-to-all or grouped GEMMs (Megatron-
+ * Core token_dispatcher.py, cuda_sync_point "before_ep_alltoall" or
+ * "before_finish" for dropless routing; DeepEP and HybridEP alike;
+ * torchtitan's all-to-all splits .tolist()), so the host cannot run
+ * ahead past it and each MoE layer weighs its own kernels against its
+ * own time (forward, backward and recomputation), at the runtime's
+ * host_us_moe a kernel; the other layers of the stage as one stretch.
+ */
+static double
+host_ms(const struct chain *c, const struct cost_cfg *g,
+	const struct place_links *l, int s, int a, int e, const int *rc)
+{
+	const struct runtime *rt = g->rt;
+	double kern = 0, gpu = 0, moe = 0, host;
+	int j;
+
+	for (j = a; j <= e; j++) {
+		double k = CHAIN_AT(c, c->kern, g->k, j);
+		double t = chain_time(c, g->k, rc ? rc[j - a] : g->r, j, j);
+
+		if (c->eparams[j] > 0) {
+			t += cost_ep(c, g, l, s, j, j);
+			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t);
+		} else {
+			kern += k;
+			gpu += t;
+		}
+	}
+	host = kern * rt->host_us_per_kernel * 1e-3;
+	return moe + (host > gpu ? host - gpu : 0);
+}
+
 void
 cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	      const struct cost_cfg *g0, const struct place_links *l, int s,
@@ -113,7 +150,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 {
 	struct cost_cfg g = *g0;
 	const struct runtime *rt;
-	double gpu, kern = 0, host, upd, busy;
+	double upd, busy;
 	int j;
 
 	/* one choice for the whole stage: the uniform rule's figures to
@@ -134,10 +171,8 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	st->in_flight = cost_in_flight(&g, s);
 	st->params = chain_params(c, a, e);
 	st->compute_ms = chain_time(c, g.k, PROF_RC_NONE, a, e);
-	for (j = a; j <= e; j++) {
+	for (j = a; j <= e; j++)
 		st->fwd_ms += CHAIN_AT(c, c->fwd, g.k, j);
-		kern += CHAIN_AT(c, c->kern, g.k, j);
-	}
 	if (rc) {
 		busy = mixed_terms(c, &g, l, s, a, e, rc, st);
 	} else {
@@ -163,7 +198,6 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	 * recomputation) is longer */
 	if (rt->p2p_hidden_v && g.v > 1 && st->p2p_ms < busy)
 		st->p2p_ms = 0;
-	gpu = st->compute_ms + st->recompute_ms;
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
 	    st->ep_ms > 0 && g.m > 0) {
 		double u = fmin(1, (double)st->in_flight / g.m), x;
@@ -176,8 +210,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 							? COST_FLEX_SMS
 							: COST_NCCL_CTAS);
 	}
-	host = kern * rt->host_us_per_kernel * 1e-3;
-	st->host_ms = (host > gpu ? host - gpu : 0) + rt->host_ms_per_mb;
+	st->host_ms = host_ms(c, &g, l, s, a, e, rc) + rt->host_ms_per_mb;
 	cost_dp_sync_ep(o, &g, l, s, st->params, chain_eparams(c, a, e),
 			&st->allreduce_ms, &st->gather_ms);
 	upd = (double)st->params;

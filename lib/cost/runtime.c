@@ -107,6 +107,21 @@ derive(struct runtime *rt)
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
 	 * the GPU waiting.  CUDA graphs replay a whole pass at once. */
 	rt->host_us_per_kernel = cg ? 0 : 8;
+	/* A layer of experts issues far more host work per kernel than
+	 * the launch: the router's small ops, the dispatcher's
+	 * permutation and its read of the routing counts, and Transformer
+	 * Engine's grouped linear layers, which quantise and multiply
+	 * expert by expert from Python (grouped_linear.py); Megatron-
+	 * Core's MoE guide names the result, gaps in the GPU timeline
+	 * while the host launches, cured by CUDA graphs of the router and
+	 * preprocessing or larger microbatches (megatron/core/transformer/
+	 * moe/README.md, "CPU Overhead Bottleneck", at d98e8a64dd).  80 us
+	 * a kernel is the figure the CP/EP fit rows of bench/data ask for
+	 * (the least mean error of 8 to 100 us); the other runtimes
+	 * dispatch experts without those Python loops: the launch's. */
+	rt->host_us_moe = cg ? 0
+			  : rt->id == RUNTIME_MEGATRON_CORE ? 80
+							    : rt->host_us_per_kernel;
 	rt->host_ms_per_mb = cg ? 0.05 : 0.5;
 	rt->bucket_params = 40e6;
 	/* CUDA context (~0.5 GiB), NCCL communicators and their buffers
