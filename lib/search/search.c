@@ -69,7 +69,11 @@ struct pick {
 	struct cand top;
 	int full;       /* top is set */
 	long sorted;    /* h[0..sorted) are in order, before the rest */
-	long grouped;   /* candidates turned away a group at a time by top */
+	long grouped;   /* candidates turned away a group at a time by top
+			   or cut */
+	/* no candidate of this bound or above is kept (INFINITY: none):
+	 * the search would not solve it */
+	double cut;
 };
 
 /*
@@ -1848,6 +1852,8 @@ pick_offer(struct visit *vt, const struct cand *cd)
 		return;
 	if (pk->full && !cand_after(&pk->top, cd))
 		return;
+	if (!(cd->lb < pk->cut))
+		return;
 	pk->h[pk->n++] = *cd;
 	if (pk->n == 2 * pk->cap)
 		pick_trim(pk);
@@ -1863,7 +1869,7 @@ pick_group(struct visit *vt, double lo, double hi, long n)
 
 	if (pk->after && hi < pk->after->lb)
 		return 0;
-	if (pk->full && lo > pk->top.lb) {
+	if ((pk->full && lo > pk->top.lb) || !(lo < pk->cut)) {
 		pk->grouped += n;
 		return 0;
 	}
@@ -2759,6 +2765,15 @@ search_from(const struct search_chain *sc, int nsc,
 	 * result are those of one sort of all of them.
 	 */
 	pk.cap = so->pick_first > 0 ? so->pick_first : PICK_FIRST;
+	/*
+	 * A brief search reads no candidate it does not solve, and solves
+	 * none at start or above (the bound is start until k are found,
+	 * then below it): the pick leaves them out, which turns whole
+	 * groups away.  When more than its cap come under start it keeps
+	 * the same ones; else the pass ends with the same solves, the
+	 * pick not full.
+	 */
+	pk.cut = so->brief && !evaluate ? start : INFINITY;
 	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
