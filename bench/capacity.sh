@@ -5,7 +5,7 @@
 # schedules, width, depth, tensor-parallel degree, microbatch and
 # recomputation (a type's sizes share a memo of which candidates have a
 # partition left under a bound, see search.h).  Prints the median of 3
-# runs of wall-clock and CPU time.  JOBS=1: about 1.0 s CPU on the
+# runs of wall-clock and CPU time.  JOBS=1: about 0.99 s CPU on the
 # 2-core development machine since the search refines with GLPK every
 # configuration that could beat the plan (1.56 s before the memo kept
 # those refinements across sizes; 0.45 s when GLPK refined the best
