@@ -2542,7 +2542,8 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 	struct cost_cfg g;
 	int fresh, seg;
 
-	if (!x->so->memo || cd->m <= 0)
+	/* (the even split is another partition, as with the times) */
+	if (!x->so->memo || x->so->uniform || cd->m <= 0)
 		return NULL;
 	rt = &x->so->memo->refined;
 	if (rt->cl != x->cl) {
