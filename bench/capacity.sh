@@ -5,10 +5,12 @@
 # schedules, width, depth, tensor-parallel degree, microbatch and
 # recomputation (a type's sizes share a memo of which candidates have a
 # partition left under a bound, see search.h).  Prints the median of 3
-# runs of wall-clock and CPU time.  JOBS=1: about 0.7-0.8 s CPU on the
-# 2-core development machine (0.85 s before each size started from the
-# bound the smaller one proved, 3.0 s before the memo and the brief
-# search); the target is 0.5 s.
+# runs of wall-clock and CPU time.  JOBS=1: about 0.99 s CPU on the
+# 2-core development machine since the search refines with GLPK every
+# configuration that could beat the plan (1.56 s before the memo kept
+# those refinements across sizes; 0.45 s when GLPK refined the best
+# alone, 3.0 s before the memo and the brief search); the target is
+# 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

@@ -137,6 +137,10 @@ struct search_stats {
  * the links of every grid, for the searches on one cluster (struct
  * cluster) whose node count alone changes between them (a grid's links
  * are the same at every size it fits; another cluster empties them).
+ * The per-layer refinement's verdicts as well (GLPK's refined time of a
+ * candidate under a placement, or none under some bound, and the
+ * uncapped solves that gate it), keyed like those links: the searches
+ * sharing a memo also share GLPK's options (lp_gap, lp_ms, rc_mask).
  * search_memo_new() returns one (caller frees with search_memo_free();
  * NULL is fine there).
  */

@@ -69,7 +69,11 @@ struct pick {
 	struct cand top;
 	int full;       /* top is set */
 	long sorted;    /* h[0..sorted) are in order, before the rest */
-	long grouped;   /* candidates turned away a group at a time by top */
+	long grouped;   /* candidates turned away a group at a time by top
+			   or cut */
+	/* no candidate of this bound or above is kept (INFINITY: none):
+	 * the search would not solve it */
+	double cut;
 };
 
 /*
@@ -105,6 +109,25 @@ struct time_entry {
 struct time_table {
 	struct time_entry *e;
 	size_t n, cap;
+};
+
+/*
+ * What refine_rest() found of a candidate under a placement on the grid
+ * seg says (place_segment()): GLPK's refined time t (its closed form,
+ * which does not depend on the bound), else lo, the largest bound under
+ * which it found none (-INFINITY: none asked).  No links: those of a
+ * grid are the same at every size of one cluster (struct link_cache).
+ */
+struct refine_entry {
+	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+	int seg;
+	double t, lo;
+};
+
+struct refine_table {
+	struct refine_entry *e;
+	size_t n, cap;
+	const struct cluster *cl; /* the cluster its entries are of */
 };
 
 /*
@@ -171,6 +194,10 @@ struct search_memo {
 	struct link_cache links[SEARCH_MAX_THREADS]; /* one a thread */
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
+	/* the same without the memory cap (ctx's nocap): what the
+	 * per-layer refinement asks of every size (refine_rest()) */
+	struct fit_table nt[SEARCH_MAX_THREADS];
+	struct time_table ns[SEARCH_MAX_THREADS];
 	/* the least memory of a candidate's partitions (PART_MEM), which
 	 * reads neither the cluster nor the links: t as in a time_entry,
 	 * no links (the search that nothing fits in asks, on its own
@@ -180,6 +207,8 @@ struct search_memo {
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
 	struct time_table sims;
+	/* what refine_rest() found, on the caller's thread */
+	struct refine_table refined;
 };
 
 /* Candidates taken in the first batch of the best-first order: more than
@@ -209,6 +238,8 @@ struct ctx {
 	struct crew *crew;     /* the solving threads this one belongs to */
 	struct fit_table *fit; /* this thread's verdicts, or NULL */
 	struct time_table *times; /* this thread's solves, or NULL */
+	struct fit_table *nfit;   /* the same under nocap */
+	struct time_table *ntimes;
 	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 	/* with keep_best, solve_best() copies the stages of its best
@@ -532,14 +563,19 @@ search_memo_free(struct search_memo *m)
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
+		free(m->nt[i].e);
 		for (j = 0; j < m->s[i].cap; j++)
 			free(m->s[i].e[j].v);
 		free(m->s[i].e);
+		for (j = 0; j < m->ns[i].cap; j++)
+			free(m->ns[i].e[j].v);
+		free(m->ns[i].e);
 	}
 	free(m->mins.e);
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
+	free(m->refined.e);
 	free(m);
 }
 
@@ -718,12 +754,14 @@ static int
 cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	  const struct cost_cfg *g, double tb)
 {
+	struct fit_table *ft = o == x->o ? x->fit
+				 : o == &x->nocap ? x->nfit : NULL;
 	struct fit_entry *e;
 	int ok;
 
-	if (!x->fit || o != x->o || cd->m <= 0)
+	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
-	e = fit_find(x->fit, cd);
+	e = fit_find(ft, cd);
 	if (e->lo < tb && tb <= e->hi)
 		return e->ok;
 	ok = part_fits_span(x->c, o, g, tb, &e->lo, &e->hi);
@@ -1083,6 +1121,8 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	   const struct search_opts *so, const struct cand *cd, double bound,
 	   int *place)
 {
+	struct time_table *tt = o == x->o ? x->times
+				  : o == &x->nocap ? x->ntimes : NULL;
 	struct plan_terms t;
 	struct cost_cfg g;
 	double best = INFINITY, v;
@@ -1103,10 +1143,10 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 
 		/* What an earlier search solved on the same links: its
 		 * time, or no time under a bound at least as large. */
-		if (x->times && o == x->o && !so->uniform && cd->m > 0) {
+		if (tt && !so->uniform && cd->m > 0) {
 			cfg_of(x, cd, pl, &g);
 			links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
-			e = time_find(x->times, cd, pl);
+			e = time_find(tt, cd, pl);
 			known = time_links(e, x, g.d) &&
 				(!isnan(e->t) || b <= e->lo);
 		}
@@ -1812,6 +1852,8 @@ pick_offer(struct visit *vt, const struct cand *cd)
 		return;
 	if (pk->full && !cand_after(&pk->top, cd))
 		return;
+	if (!(cd->lb < pk->cut))
+		return;
 	pk->h[pk->n++] = *cd;
 	if (pk->n == 2 * pk->cap)
 		pick_trim(pk);
@@ -1827,7 +1869,7 @@ pick_group(struct visit *vt, double lo, double hi, long n)
 
 	if (pk->after && hi < pk->after->lb)
 		return 0;
-	if (pk->full && lo > pk->top.lb) {
+	if ((pk->full && lo > pk->top.lb) || !(lo < pk->cut)) {
 		pk->grouped += n;
 		return 0;
 	}
@@ -2241,6 +2283,8 @@ ctx_memo(struct ctx *x, struct search_memo *m, int i)
 {
 	x->fit = &m->t[i];
 	x->times = &m->s[i];
+	x->nfit = &m->nt[i];
+	x->ntimes = &m->ns[i];
 	if (m->links[i].cl != x->cl) {
 		link_cache_release(&m->links[i]);
 		m->links[i].cl = x->cl;
@@ -2485,6 +2529,69 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 }
 
 /*
+ * The memo's entry of what refine_rest() found of cd under placement
+ * place (a fresh one when it has none, or one of another grid), or NULL
+ * without a memo.  Its pointer holds until the next call.
+ */
+static struct refine_entry *
+refined_find(struct ctx *x, const struct cand *cd, int place)
+{
+	struct refine_table *rt;
+	struct refine_entry *e;
+	struct cand k = *cd;
+	struct cost_cfg g;
+	int fresh, seg;
+
+	/* (the even split is another partition, as with the times) */
+	if (!x->so->memo || x->so->uniform || cd->m <= 0)
+		return NULL;
+	rt = &x->so->memo->refined;
+	if (rt->cl != x->cl) {
+		free(rt->e);
+		memset(rt, 0, sizeof(*rt));
+		rt->cl = x->cl;
+	}
+	cfg_of(x, cd, place, &g);
+	seg = place_segment(x->cl, g.w * g.d * g.t * g.c);
+	k.lb = 0;
+	k.lp = place;
+	e = slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e), 1024,
+		      &k, &fresh);
+	if (fresh || e->seg != seg) {
+		e->seg = seg;
+		e->t = NAN;
+		e->lo = -INFINITY;
+	}
+	return e;
+}
+
+/* Whether entry e (or NULL: nothing known) says its candidate has no
+ * refined time under bound. */
+static int
+refined_out(const struct refine_entry *e, double bound)
+{
+	if (!e)
+		return 0;
+	return isnan(e->t) ? bound <= e->lo : !(e->t < bound);
+}
+
+/* Keep in the memo that cd under place refines to t (INFINITY: to
+ * nothing under bound). */
+static void
+refined_keep(struct ctx *x, const struct cand *cd, int place, double t,
+	     double bound)
+{
+	struct refine_entry *e = refined_find(x, cd, place);
+
+	if (!e)
+		return;
+	if (isfinite(t))
+		e->t = t;
+	else if (bound > e->lo)
+		e->lo = bound;
+}
+
+/*
  * GLPK's refinement of every candidate that recomputes and could beat
  * the best alternative (simulated), not only of the lp_k best the
  * closed form kept: a configuration that fits only by recomputing, whose
@@ -2501,7 +2608,11 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
  * tried, tried_pl: the nt candidates (and placements) the loop over the
  * alternatives refined already.  A refined candidate whose simulated
  * time beats the best joins alts (the slowest making room when they are
- * full, simt its time) and is then the time to beat.
+ * full, simt its time) and is then the time to beat.  With a memo, what
+ * a search on the same links found of a candidate and placement stands
+ * (refined_find()): its refined time, which the bound does not change,
+ * or that it has none under a bound (the uncapped solve's verdict
+ * included); the sizes of capacity ask mostly the same ones.
  */
 static void
 refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
@@ -2534,8 +2645,20 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	ord = xcalloc(L, sizeof(*ord));
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
-		int pl, place;
+		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
+		int out[2] = {0, 0}, left = 0; /* by pl - p0: p1 <= p0 + 1 */
 
+		for (pl = p0; pl <= p1; pl++) {
+			for (j = 0; j < nt; j++)
+				if (same_key(&tried[j], &cd) &&
+				    tried_pl[j] == pl)
+					break;
+			out[pl - p0] = j < nt || refined_out(refined_find(x,
+						&cd, pl), lv.bound);
+			left += !out[pl - p0];
+		}
+		if (!left)
+			continue;
 		cn.r = PROF_RC_NONE;
 		cn.lb = 0;
 		/* selective and full share it (and their lower bound:
@@ -2545,24 +2668,26 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			tn = solve_best(x, &x->nocap, so, &cn, lv.bound,
 					&place);
 		}
-		if (!cd.offload && !(tn < lv.bound))
+		if (!cd.offload && !(tn < lv.bound)) {
+			for (pl = p0; pl <= p1; pl++)
+				if (!out[pl - p0])
+					refined_keep(x, &cd, pl, INFINITY,
+						     lv.bound);
 			continue;
-		for (pl = place_lo(so); pl <= place_hi(so, &cd); pl++) {
+		}
+		for (pl = p0; pl <= p1; pl++) {
 			struct cand cr = cd;
 			double t, ts;
 			int fl, w, one = 0;
 
-			for (j = 0; j < nt; j++)
-				if (same_key(&tried[j], &cd) &&
-				    tried_pl[j] == pl)
-					break;
-			if (j < nt)
+			if (out[pl - p0])
 				continue;
 			cr.lp = 1;
 			t = solve(x, o, &cr, pl, INFINITY, &terms);
 			if (isfinite(t))
 				t = apply_lp_under(x, &cr, pl, lv.bound, nst,
 						   ord, &terms);
+			refined_keep(x, &cd, pl, t, lv.bound);
 			if (!(t < lv.bound))
 				continue;
 			ts = rescore(x, &cr, pl, NULL, &fl);
@@ -2641,6 +2766,15 @@ search_from(const struct search_chain *sc, int nsc,
 	 * result are those of one sort of all of them.
 	 */
 	pk.cap = so->pick_first > 0 ? so->pick_first : PICK_FIRST;
+	/*
+	 * A brief search reads no candidate it does not solve, and solves
+	 * none at start or above (the bound is start until k are found,
+	 * then below it): the pick leaves them out, which turns whole
+	 * groups away.  When more than its cap come under start it keeps
+	 * the same ones; else the pass ends with the same solves, the
+	 * pick not full.
+	 */
+	pk.cut = so->brief && !evaluate ? start : INFINITY;
 	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;

@@ -8,7 +8,8 @@
  * choice the simulation would).  Fails when the refinement is left to the
  * lp_k best alternatives alone: a configuration that fits only by
  * recomputing, ranked out of them by its uniform recomputation, can win
- * once GLPK recomputes some layers only.
+ * once GLPK recomputes some layers only.  And searches one after another
+ * sharing a memo (capacity's sizes) find what searches from scratch do.
  */
 #include <math.h>
 #include <stdint.h>
@@ -144,11 +145,102 @@ test_exact(void)
 	printf("# %d plans, %d of them mixed\n", found, mixed);
 }
 
+/* Plans a and b have the same configuration and figures, to the bit. */
+static int
+same_plan(const struct plan *a, const struct plan *b)
+{
+	int i;
+
+	if (a->sched != b->sched || a->w != b->w || a->d != b->d ||
+	    a->t != b->t || a->b != b->b || a->m != b->m ||
+	    a->recompute != b->recompute || a->place != b->place ||
+	    a->iter_ms != b->iter_ms ||
+	    a->peak_mem_bytes != b->peak_mem_bytes || a->nalts != b->nalts)
+		return 0;
+	for (i = 0; i < a->nalts; i++)
+		if (a->alts[i].iter_ms != b->alts[i].iter_ms ||
+		    a->alts[i].recompute != b->alts[i].recompute ||
+		    a->alts[i].mem_bytes != b->alts[i].mem_bytes)
+			return 0;
+	return 1;
+}
+
+/*
+ * Searches one after another on one cluster whose node count grows and
+ * shrinks, sharing a memo as capacity's sizes do, each find the plan of
+ * a search from scratch: GLPK's refinement of every candidate that could
+ * beat the plan takes what an earlier search found of a candidate (its
+ * refined time, or none under a bound; refine_rest()), and the uncapped
+ * solves that gate it.  Fails when the memo keeps that a candidate has
+ * no refinement under a bound for a larger bound, or takes a refined
+ * time or an uncapped solve of other links.
+ */
+static void
+test_memo(void)
+{
+	static const int nodes[] = {1, 2, 4, 1, 3, 1, 2};
+	int trial, trials = 60, same = 0, n = 0, i;
+
+	for (trial = 0; trial < trials; trial++) {
+		struct search_memo *memo = search_memo_new();
+		struct profile p;
+		struct chain c;
+		struct cluster cl;
+		struct cost_opts o;
+		struct search_opts so;
+		struct search_stats st;
+		int L = 4 + (int)(urand() * 12);
+
+		random_profile(&p, L);
+		one_node(&cl, 8, 10 + urand() * 100);
+		cost_opts_init(&o);
+		o.cap_bytes = (1 + urand() * 6) * 1e9;
+		search_opts_init(&so);
+		so.batch = 16 << (int)(urand() * 3);
+		so.rc_mask = (1u << PROF_RC_N) - 1;
+		so.threads = 1;
+		so.brief = 1;
+		so.topk = 1 + (int)(urand() * 2);
+		so.lp_k = 1;
+		if (chain_build(&c, &p))
+			pd2bw_die("cannot build a chain");
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct plan p0, p1;
+			int r0, r1;
+
+			cl.nodes = nodes[i];
+			plan_init(&p0);
+			plan_init(&p1);
+			so.memo = NULL;
+			r0 = search_run(&c, &cl, &o, &so, &p0, &st);
+			so.memo = memo;
+			r1 = search_run(&c, &cl, &o, &so, &p1, &st);
+			n++;
+			if (r0 == r1 && (r0 != 0 || same_plan(&p0, &p1)))
+				same++;
+			else
+				printf("# trial %d, %d nodes: from scratch %d "
+				       "%.17g, with the memo %d %.17g\n",
+				       trial, cl.nodes, r0, p0.iter_ms, r1,
+				       p1.iter_ms);
+			plan_release(&p0);
+			plan_release(&p1);
+		}
+		search_memo_free(memo);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(same, n);
+}
+
 int
 main(void)
 {
 	(void)h_skip;
 	(void)h_skip_all;
 	test_exact();
+	test_memo();
 	return h_done();
 }
