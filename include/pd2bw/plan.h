@@ -37,7 +37,8 @@ enum plan_bind {
 	PLAN_BIND_COMPUTE,
 	PLAN_BIND_P2P,
 	PLAN_BIND_ALLREDUCE,
-	PLAN_BIND_MEMORY
+	PLAN_BIND_MEMORY,
+	PLAN_BIND_HOST
 };
 extern const char *const plan_bind_names[];
 

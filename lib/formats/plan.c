@@ -20,7 +20,7 @@ const char *const plan_place_names[] = {"stages-in-node", "replicas-in-node",
 const char *const plan_rc_names[] = {"none", "selective", "full", "mixed",
 				     NULL};
 const char *const plan_bind_names[] = {"compute", "p2p", "allreduce",
-				       "memory", NULL};
+				       "memory", "host", NULL};
 
 void
 plan_init(struct plan *p)

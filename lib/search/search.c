@@ -2085,6 +2085,18 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 				  "more",
 			(int)(slow - p->stages), slow->allreduce_ms,
 			slow->ring_gb_s, p->m);
+	} else if (slow->host_ms >
+		   0.25 * (slow->compute_ms + slow->recompute_ms)) {
+		/* eager kernels shorter than the host needs to issue them,
+		 * MoE layers most (they synchronise host and GPU) */
+		p->bind = PLAN_BIND_HOST;
+		p->bind_reason = fmt(
+			"stage %d waits %.2f ms per microbatch for the host to "
+			"issue its kernels, beside %.2f ms of compute: CUDA "
+			"graphs (the runtime's cuda-graphs) or a larger "
+			"microbatch take it off",
+			(int)(slow - p->stages), slow->host_ms,
+			slow->compute_ms + slow->recompute_ms);
 	} else if (slow->p2p_ms + slow->tp_ms >
 		   slow->compute_ms + slow->recompute_ms) {
 		p->bind = PLAN_BIND_P2P;
