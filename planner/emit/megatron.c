@@ -332,6 +332,81 @@ recompute_args(FILE *fp, const struct emit_in *in,
 	emit_rc_note(fp, "# ", in, &mc->rc);
 }
 
+/*
+ * The overlaps and CUDA graphs the plan was priced with, as Megatron-LM
+ * flags: its own defaults are all off (--overlap-grad-reduce and
+ * --overlap-param-gather are store_true, arguments.py:3121, 3148;
+ * tp_comm_overlap and overlap_moe_expert_parallel_comm are
+ * ModelParallelConfig fields defaulting to False, model_parallel_config.py:
+ * 265, 343; cuda_graph_impl "none", transformer_config.py:1075), while
+ * the megatron-core runtime prices what the recipes switch on.  The
+ * parameter all-gather overlaps only under the distributed optimizer or
+ * Megatron-FSDP and with the reduction overlapped (arguments.py:1024-1029);
+ * Transformer Engine's overlap only with sequence parallelism (1441-1442).
+ * A plan for another runtime gets Megatron-Core's defaults
+ * (emit_plan_runtime()).  Returns 0, or -1 after a message.
+ */
+static int
+overlap_args(FILE *fp, const struct emit_in *in, int e)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	int grad, any = 0, own = emit_plan_runtime(p, RUNTIME_MEGATRON_CORE,
+						  &rt);
+
+	if (own < 0)
+		return -1;
+	grad = runtime_has(&rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE);
+	if (runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS) && in->model &&
+	    in->model->moe.experts > 0)
+		return pd2bw_error("--emit megatron: the plan replays CUDA "
+				   "graphs of the whole iteration, which a "
+				   "mixture of experts captures only with a "
+				   "fixed expert capacity (Megatron-Bridge's "
+				   "recipes: HybridEP with "
+				   "moe_expert_rank_capacity_factor), which "
+				   "pd2bw does not price; plan without the "
+				   "runtime's cuda-graphs");
+	if (own) {
+		fprintf(fp, "# Overlaps as priced (runtime ");
+		emit_text(fp, p->runtime);
+		fprintf(fp, ").\n");
+	} else {
+		fprintf(fp, "# Overlaps: Megatron-Core's defaults (the plan "
+			    "was priced for ");
+		emit_text(fp, p->runtime ? p->runtime : "no runtime");
+		fprintf(fp, ").\n");
+	}
+	if (grad) {
+		arg1(fp, "--overlap-grad-reduce");
+		any = 1;
+	}
+	if (grad && p->zero >= 1 &&
+	    runtime_has(&rt, RUNTIME_OPT_OVERLAP_PARAM_GATHER)) {
+		arg1(fp, "--overlap-param-gather");
+		any = 1;
+	}
+	if (p->sp && p->t > 1 &&
+	    runtime_has(&rt, RUNTIME_OPT_TP_COMM_OVERLAP)) {
+		arg1(fp, "--tp-comm-overlap");
+		any = 1;
+	}
+	if (e > 1 && runtime_has(&rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM)) {
+		arg1(fp, "--overlap-moe-expert-parallel-comm");
+		any = 1;
+	}
+	if (runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS)) {
+		/* one graph of forward and backward; the loss's NaN check
+		 * must be off (arguments.py:1235-1237) */
+		arg_str(fp, "--cuda-graph-impl", "full_iteration");
+		arg1(fp, "--no-check-for-nan-in-loss-and-grad");
+		any = 1;
+	}
+	if (!any)
+		fprintf(fp, "# (none)\n");
+	return 0;
+}
+
 int
 emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
@@ -457,6 +532,11 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "# Activations offloaded to host memory, every "
 			    "layer but the last.\n");
 		arg_int(fp, "--cpu-offloading-num-layers", sh->nblocks - 1);
+	}
+
+	if (overlap_args(fp, in, e)) {
+		emit_mcore_release(&mc);
+		return -1;
 	}
 
 	fprintf(fp,

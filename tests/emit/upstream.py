@@ -59,6 +59,15 @@ MEGATRON_FLAGS = {
     "--num-virtual-stages-per-pipeline-rank": "A:3116",
     "--no-overlap-p2p-communication": "A:3118 (store_false: overlap on)",
     "--use-distributed-optimizer": "A:3156",
+    # overlaps, all off by default: A:3121 and A:3148 are store_true,
+    # MP:265 and MP:343 bool fields defaulting to False
+    "--overlap-grad-reduce": "A:3121 (store_true)",
+    "--overlap-param-gather": "A:3148 (store_true; A:1024-1029)",
+    "--tp-comm-overlap": "MP:265 (A:1441-1442)",
+    "--overlap-moe-expert-parallel-comm": "MP:343 (TC:3002-3041)",
+    "--cuda-graph-impl": "TC:1075 (none | local | transformer_engine | "
+                         "full_iteration)",
+    "--no-check-for-nan-in-loss-and-grad": "A:2872 (store_false)",
     "--optimizer": "A:2913-2914 (adam | sgd | muon | dist_muon | lion | "
                    "soap | adaptive_muon)",
     # Megatron-FSDP: DistributedInitConfig field (megatron/training/
@@ -247,6 +256,50 @@ def megatron_rules(a, world):
             or "--use-torch-fsdp2" in a):
         bad.append("--fp8-param-gather without the distributed optimizer "
                    "or FSDP (A:1095-1097)")
+    # A:1024-1029: the parameter all-gather overlaps under the distributed
+    # optimizer, Megatron-FSDP or dist_muon, and with the reduction
+    # overlapped
+    if "--overlap-param-gather" in a:
+        if not ("--use-distributed-optimizer" in a
+                or "--use-megatron-fsdp" in a or op == "dist_muon"):
+            bad.append("--overlap-param-gather without the distributed "
+                       "optimizer (A:1024-1027)")
+        if "--overlap-grad-reduce" not in a:
+            bad.append("--overlap-param-gather without "
+                       "--overlap-grad-reduce (A:1028-1029)")
+    # A:1441-1442: TE's TP overlap needs sequence parallelism
+    if "--tp-comm-overlap" in a and "--sequence-parallel" not in a:
+        bad.append("--tp-comm-overlap without --sequence-parallel "
+                   "(A:1441-1442)")
+    # TC:3002-3041: the EP all-to-all overlap
+    if "--overlap-moe-expert-parallel-comm" in a:
+        if int(one(a, "--expert-model-parallel-size") or 1) < 2:
+            bad.append("EP overlap without expert parallelism "
+                       "(TC:3012-3015)")
+        if int(one(a, "--pipeline-model-parallel-size") or 1) > 1 and not (
+                "--num-layers-per-virtual-pipeline-stage" in a
+                or "--num-virtual-stages-per-pipeline-rank" in a
+                or "--pipeline-model-parallel-layout" in a):
+            bad.append("EP overlap with a pipeline without virtual "
+                       "stages (TC:3007-3011)")
+        if one(a, "--moe-token-dispatcher-type") not in ("alltoall", "flex"):
+            bad.append("EP overlap without the alltoall or flex "
+                       "dispatcher (TC:3016-3019)")
+        if g == "full" or meth is not None or nl is not None:
+            bad.append("EP overlap with full recomputation "
+                       "(TC:3020-3029)")
+        if "--bf16" not in a and "--fp16" not in a:
+            bad.append("EP overlap without bf16 or fp16 (TC:3034-3037)")
+    gi = one(a, "--cuda-graph-impl")
+    if gi is not None:
+        if gi not in ("none", "local", "transformer_engine",
+                      "full_iteration"):
+            bad.append("cuda graph impl %s (TC:1075)" % gi)
+        # A:1235-1237: a full-iteration graph with the NaN check off
+        if gi == "full_iteration" and \
+                "--no-check-for-nan-in-loss-and-grad" not in a:
+            bad.append("full-iteration CUDA graph with the NaN check "
+                       "(A:1235-1237)")
     # A:1973-1974: multi-latent attention excludes group-query attention
     if "--multi-latent-attention" in a and "--group-query-attention" in a:
         bad.append("MLA with GQA (A:1973-1974)")
