@@ -722,6 +722,60 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
 	dispatcher_keys(fp, disp, backend);
 }
 
+/*
+ * *graphs: whether the plan replays CUDA graphs of the whole iteration
+ * (the megatron-core runtime's cuda-graphs).  A mixture of experts is
+ * refused: the recipes that capture one fix the experts' capacity first
+ * (perf_recipes/qwen/common.py:36-44 at 067f987, HybridEP with a rank
+ * capacity factor and padded experts), which pd2bw does not price.  The
+ * overlaps the recipe's CommOverlapConfig decides (training/
+ * comm_overlap.py:562-586: the gradient reduction and parameter gather
+ * overlap whenever data parallelism is used), which an override of ddp
+ * does not change: a plan priced without them gets a note.  Returns 0,
+ * or -1 after a message.
+ */
+static int
+bridge_graphs(const struct emit_in *in, int *graphs)
+{
+	struct runtime rt;
+
+	if (emit_plan_runtime(in->p, RUNTIME_MEGATRON_CORE, &rt) < 0)
+		return -1;
+	*graphs = runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS);
+	if (*graphs && in->model && in->model->moe.experts > 0)
+		return pd2bw_error("--emit megatron-bridge: the plan replays "
+				   "CUDA graphs of the whole iteration, which "
+				   "a mixture of experts captures only with a "
+				   "fixed expert capacity (the recipes' "
+				   "HybridEP capacity factor), which pd2bw "
+				   "does not price; plan without the "
+				   "runtime's cuda-graphs");
+	return 0;
+}
+
+/* The note for overlaps the plan was priced without. */
+static void
+bridge_overlap_note(FILE *fp, const struct plan *p)
+{
+	struct runtime rt;
+	int g, pg;
+
+	if (emit_plan_runtime(p, RUNTIME_MEGATRON_CORE, &rt) != 1 ||
+	    p->w < 2)
+		return;
+	g = runtime_has(&rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE);
+	pg = runtime_has(&rt, RUNTIME_OPT_OVERLAP_PARAM_GATHER);
+	if (g && (pg || !p->zero))
+		return;
+	fprintf(fp, "# pd2bw priced the %s without overlap; a recipe with a "
+		    "comm_overlap\n# config overlaps %s with data "
+		    "parallelism (training/comm_overlap.py:575-579),\n# "
+		    "unless it sets comm_overlap.%s = False.\n",
+		g ? "parameter all-gather" : "gradient reduction",
+		g ? "it" : "them", g ? "overlap_param_gather"
+				    : "overlap_grad_reduce");
+}
+
 int
 emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
@@ -733,6 +787,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const char *part, *backend, *disp = emit_mcore_dispatcher(p, &backend);
 	const char *mp;
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1, gathers;
+	int graphs;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit megatron-bridge: Megatron Core has "
@@ -786,6 +841,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "offloads activations only without a "
 				   "pipeline and without recomputation "
 				   "(transformer_config.py:1891-1899)");
+	if (bridge_graphs(in, &graphs))
+		return -1;
 	if (emit_mcore_init(&mc, in, sh))
 		return -1;
 
@@ -912,6 +969,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		     mc.uniform ? 1 : mc.block_layers);
 	}
 
+	if (graphs)
+		kstr(fp, "cuda_graph_impl", "full_iteration");
+	bridge_overlap_note(fp, p);
 	fprintf(fp, "train:\n");
 	kint(fp, "micro_batch_size", p->b);
 	kint(fp, "global_batch_size", p->global_batch);
@@ -982,6 +1042,12 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (!strcmp(prec, "nvfp4"))
 		fprintf(fp, "# NVFP4 GEMMs (Transformer Engine's "
 			    "NVFP4BlockScaling).\n");
+	if (graphs) {
+		/* the config refuses the graph with the loss's NaN check
+		 * on (training/config.py:1508-1513) */
+		fprintf(fp, "rerun_state_machine:\n");
+		kbool(fp, "check_for_nan_in_loss", 0);
+	}
 	if (mp)
 		fprintf(fp, "mixed_precision: \"%s\"\n", mp);
 	else

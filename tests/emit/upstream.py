@@ -722,7 +722,9 @@ def torchtitan_stage_rank(i, pp):
 #   G  = src/megatron/bridge/models/gpt_provider.py
 #   MX = src/megatron/bridge/training/mixed_precision.py
 # B:974-1001: ConfigContainer sections; overrides match its structure.
-BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer", "checkpoint"}
+# B:973: rerun_state_machine (Megatron's RerunStateMachineConfig).
+BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer", "checkpoint",
+                   "rerun_state_machine"}
 # model: TransformerConfig (TC, MP above) and GPTModelProvider (G) fields.
 BRIDGE_MODEL_KEYS = {
     "tensor_model_parallel_size": "MP:55", "pipeline_model_parallel_size":
@@ -742,6 +744,8 @@ BRIDGE_MODEL_KEYS = {
     "seq_length": "G:160", "vocab_size": "G:181",
     "cpu_offloading": "MP:458", "cpu_offloading_num_layers": "MP:461",
     "context_parallel_size": "MP:100", "cp_comm_type": "TC:1030",
+    "cuda_graph_impl": "TC:1075 (none | local | transformer_engine | "
+                       "full_iteration)",
 }
 # pd2bw-model/2 parts and expert parallelism (planner/emit/bridge.c): each
 # key's field and the YAML types it takes.  An override is set as parsed,
@@ -794,7 +798,8 @@ BRIDGE_OTHER_KEYS = {"train": {"micro_batch_size", "global_batch_size"},
                              "num_distributed_optimizer_instances"},
                      "optimizer": {"use_distributed_optimizer",
                                    "optimizer", "muon_tp_mode"},
-                     "checkpoint": {"ckpt_format"}}
+                     "checkpoint": {"ckpt_format"},
+                     "rerun_state_machine": {"check_for_nan_in_loss"}}
 # megatron/core/distributed/distributed_data_parallel_config.py (DP):
 # DP:29 use_distributed_optimizer, DP:34 num_distributed_optimizer_
 # instances, DP:90 use_megatron_fsdp, DP:103 data_parallel_sharding_
@@ -918,7 +923,8 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "expert_tensor_parallel_size", "seq_length", "moe_token_dispatcher_type",
     "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
-    "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16"}
+    "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
+    "cuda_graph_impl"}
 
 
 def bridge_recipe(path):
@@ -1004,6 +1010,16 @@ def bridge_rules(c, recipe=None):
         for k in c.get(sec, {}):
             if k not in keys:
                 bad.append("unknown key %s.%s" % (sec, k))
+    # B:1508-1513: a full-iteration CUDA graph with the loss's NaN check
+    # off (its default on, Megatron's RerunStateMachineConfig)
+    gi = c["model"].get("cuda_graph_impl", "none")
+    if gi not in ("none", "local", "transformer_engine", "full_iteration"):
+        bad.append("cuda_graph_impl %s (TC:1075)" % gi)
+    if gi == "full_iteration" and \
+            c.get("rerun_state_machine", {}).get("check_for_nan_in_loss",
+                                                 True):
+        bad.append("full_iteration CUDA graph with the NaN check "
+                   "(B:1508-1513)")
     # B:2111-2123: the two distributed-optimizer settings agree (else both
     # are switched on).
     if c["ddp"]["use_distributed_optimizer"] != \
