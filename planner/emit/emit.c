@@ -268,6 +268,15 @@ emit_fp8_params(const struct emit_in *in)
 }
 
 int
+emit_cuda_graphs(const struct plan *p)
+{
+	struct runtime rt;
+
+	return p->runtime && !runtime_parse(&rt, p->runtime) &&
+	       runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS);
+}
+
+int
 emit_grad_reduce_fp32(const struct emit_in *in)
 {
 	struct runtime rt;

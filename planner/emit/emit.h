@@ -186,6 +186,8 @@ int emit_fp8_params(const struct emit_in *in);
 /* Whether the plan's Megatron-Core runtime (or its defaults) reduces
  * the gradients in fp32 (option grad-reduce-fp32). */
 int emit_grad_reduce_fp32(const struct emit_in *in);
+/* Whether p's runtime replays CUDA graphs (its cuda-graphs option). */
+int emit_cuda_graphs(const struct plan *p);
 
 /* One writer per format; fp is open, the caller commits it.  0 or -1. */
 int emit_megatron(FILE *fp, const struct emit_in *in,
