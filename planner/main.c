@@ -1092,6 +1092,7 @@ main(int argc, char **argv)
 		ei.c = chain_of(sc, nsc, &plan);
 		ei.o = &co;
 		ei.cl = &cl;
+		ei.gpu = catalog_find(&cat, plan.gpu);
 		if (emit_write_all(&ei, emits, nemit)) {
 			ret = 1;
 			goto out;

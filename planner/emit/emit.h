@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pd2bw/catalog.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/cluster.h"
 #include "pd2bw/cost.h"
@@ -49,6 +50,8 @@ struct emit_in {
 	const struct chain *c;     /* the chain the plan was made from */
 	const struct cost_opts *o;
 	const struct cluster *cl;
+	const struct gpu_spec *gpu; /* the plan's GPU in the catalog, or
+				       NULL */
 };
 
 /*

@@ -161,6 +161,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	ei.c = is_model ? (tc.n ? tc.sc[0].c : NULL) : &ch;
 	ei.o = &co;
 	ei.cl = &cl;
+	ei.gpu = catalog_find(&cat, p.gpu);
 	/* The plan's own recomputation must give the plan's prediction, or
 	 * the re-evaluation of what runs would compare unlike things. */
 	self.layer_rc = xcalloc((size_t)p.nlayers, sizeof(int));

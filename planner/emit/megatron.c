@@ -407,6 +407,38 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 	return 0;
 }
 
+/*
+ * CUDA_DEVICE_MAX_CONNECTIONS as Megatron-LM asserts it
+ * (arguments.py:1451-1479): before Blackwell, tensor or context
+ * parallelism needs it 1, so that the kernels of one stream keep their
+ * order against the communication they overlap with, unless Megatron-FSDP
+ * or the EP all-to-all overlap wants more queues (a warning then); and
+ * Megatron-FSDP refuses 1 (1166-1167).  A GPU the catalog does not know
+ * is taken for one before Blackwell (1 is harmless on Blackwell).
+ */
+static void
+connections_env(FILE *fp, const struct emit_in *in, int c, int e)
+{
+	const struct plan *p = in->p;
+	struct runtime rt;
+	int blackwell = in->gpu && in->gpu->mxfp8;
+
+	if (p->zero > 1) {
+		fprintf(fp, "# Megatron-FSDP refuses CUDA_DEVICE_MAX_CONNECTIONS "
+			    "1 (arguments.py:1166-1167).\n"
+			    "unset CUDA_DEVICE_MAX_CONNECTIONS\n");
+		return;
+	}
+	if ((p->t < 2 && c < 2) || blackwell)
+		return;
+	if (emit_plan_runtime(p, RUNTIME_MEGATRON_CORE, &rt) >= 0 && e > 1 &&
+	    runtime_has(&rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM))
+		return;
+	fprintf(fp, "# Tensor or context parallelism before Blackwell: one "
+		    "hardware queue\n# (arguments.py:1451-1479).\n"
+		    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
+}
+
 int
 emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 {
@@ -446,7 +478,8 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		"# Source this file, then run %s \"$@\" followed by the "
 		"data,\n"
 		"# tokenizer, optimizer and training-length arguments; "
-		"every line appends to \"$@\".\n",
+		"every set line appends\n# to \"$@\", and the file sets "
+		"CUDA_DEVICE_MAX_CONNECTIONS where Megatron needs it.\n",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
 		MEGATRON_VERSIONS, script);
 
@@ -538,6 +571,7 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		emit_mcore_release(&mc);
 		return -1;
 	}
+	connections_env(fp, in, c, e);
 
 	fprintf(fp,
 		"\n# Batch: microbatch %d, global batch %lld = %d x %d "

@@ -69,6 +69,7 @@ class Plan:
         self.runtime = rt[0]
         self.rt_opts = rt[1].split(",") if len(rt) > 1 else []
         self.prec = c.get("precision")
+        self.gpu = y.get("inputs", {}).get("gpu", "")
         self.fp8_recipe = c.get("fp8_recipe")
         self.inputs = y.get("inputs", {})
         self.layers = y["layers"]
@@ -159,6 +160,17 @@ def megatron_args(path):
     return a
 
 
+def megatron_env(path):
+    """CUDA_DEVICE_MAX_CONNECTIONS once the file is sourced (None:
+    unset), whatever the caller's environment had."""
+    env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="7")
+    out = subprocess.run(
+        ["bash", "-c", '. "$0"; printf "%s" '
+         '"${CUDA_DEVICE_MAX_CONNECTIONS-unset}"', path],
+        check=True, capture_output=True, env=env).stdout.decode()
+    return None if out == "unset" else out
+
+
 def megatron_chunks(bad, p, a):
     """Blocks per (pipeline rank, virtual stage) from the partition
     flags."""
@@ -192,6 +204,7 @@ def check_megatron(p, path):
     bad = []
     a = megatron_args(path)
     bad += U.megatron_rules(a, p.world)
+    bad += U.megatron_env_rules(megatron_env(path), a, p.gpu)
     t = int(U.one(a, "--tensor-model-parallel-size"))
     pp, vpp, chunks = megatron_chunks(bad, p, a)
     bad += U.megatron_vpp_rules(pp, vpp,

@@ -177,6 +177,27 @@ def layout_check(stages, pp, num_layers, mtp=0):
     return [(i % pp, i // pp, st) for i, st in enumerate(stages)]
 
 
+def megatron_env_rules(conn, a, gpu):
+    """conn: CUDA_DEVICE_MAX_CONNECTIONS after sourcing the file (the
+    caller's was 7), or None when unset; gpu: the plan's catalog name."""
+    bad = []
+    fsdp = "--use-megatron-fsdp" in a or "--use-torch-fsdp2" in a
+    # A:1166-1167 (and A:1048-1049 for torch FSDP2): FSDP refuses 1
+    if fsdp and conn == "1":
+        bad.append("FSDP with CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1166-1167)")
+    # A:1451-1479: before Blackwell (device arch < 10: every catalog GPU
+    # but B200, B300, GB200, GB300) tensor or context parallelism asserts
+    # 1, unless FSDP or the EP overlap (warnings)
+    blackwell = gpu.startswith(("B", "GB"))
+    tp = int(one(a, "--tensor-model-parallel-size") or 1)
+    cp = int(one(a, "--context-parallel-size") or 1)
+    if (tp > 1 or cp > 1) and not blackwell and not fsdp and \
+            "--overlap-moe-expert-parallel-comm" not in a and conn != "1":
+        bad.append("tensor/context parallelism on %s without "
+                   "CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1476-1479)" % gpu)
+    return bad
+
+
 def megatron_rules(a, world):
     """a: flag -> list of values (None for switches).  Returns a list of
     violations."""
