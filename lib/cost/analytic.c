@@ -713,6 +713,23 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	return t;
 }
 
+double
+analytic_expert_rows(double n, int64_t top_k, int64_t experts, double cf,
+		     int min_capacity)
+{
+	double c;
+
+	if (cf <= 0 || experts < 1)
+		return n * (double)top_k;
+	/* the capacity of DeepSpeed-MoE's _capacity() (moe/sharded_moe.py:
+	 * 161-170): ceil(tokens / E x cf x k), at least min_capacity; the
+	 * [E, C, h] dispatch tensor holds E x C rows (sharded_moe.py:609) */
+	c = ceil(n / (double)experts * cf * (double)top_k);
+	if (c < min_capacity)
+		c = min_capacity;
+	return (double)experts * c;
+}
+
 /* The experts' [M x K] x [K x N] forward, M rows spread evenly. */
 static double
 expert_ms(struct shape *sh, double M, double K, double N)
@@ -1452,6 +1469,9 @@ analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_casts = ANALYTIC_CASTS_TE;
+	o->capacity_factor = 0;
+	o->min_capacity = 0;
+	o->dropless = 0;
 	o->fp8_recipe = FP8_DELAYED;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
@@ -1929,7 +1949,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	struct prof_layer *L;
 	int64_t h = m->hidden, kv, vt;
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
-	int ep = par->ep > 1 ? par->ep : 1;
+	int ep = par->ep > 1 ? par->ep : 1, mincap;
+	double cf;
 
 	if (par->etp > 1 && par->etp != tp)
 		return pd2bw_error("expert tensor parallelism %d must be 1 or "
@@ -2003,7 +2024,15 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
 				 tp);
 	}
-	sh.imb = par->imbalance > 1 ? par->imbalance : 1;
+	/* the model's capacity factor, else the runtime's; a capacity
+	 * bounds every expert's rows, so no rank receives more than its
+	 * padded share whatever the routing's imbalance */
+	cf = m->moe.capacity_factor > 0 ? m->moe.capacity_factor
+		: o ? o->capacity_factor : 0;
+	if (o && o->dropless)
+		cf = 0;
+	mincap = o && cf > 0 ? o->min_capacity : 0;
+	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;
 	sh.attn_cap = m->attn_softcap;
@@ -2131,11 +2160,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			sh.nk = 0;
 			sh.fp8 = model_prec_quantised(m->precision);
 			layer_shape(&sh, m, first[r]);
-			if (m->moe.capacity_factor > 0)
-				sh.ntok = sh.n * sh.topk *
-					  m->moe.capacity_factor;
-			else
-				sh.ntok = sh.n * sh.topk;
+			sh.ntok = analytic_expert_rows(sh.n, m->moe.top_k,
+						       m->moe.experts, cf, mincap);
 			/* whole experts under expert tensor parallelism 1:
 			 * each GPU of the tensor-parallel group computes
 			 * 1/t of the rows (its sequence-parallel tokens) */
