@@ -136,6 +136,9 @@ struct analytic_opts {
 	double capacity_factor;
 	int min_capacity;
 	int dropless;
+	/* the rows move by GEMMs over the one-hot routing (DeepSpeed-
+	 * MoE's einsums), not by a permutation */
+	int dense_dispatch;
 };
 
 /*

@@ -106,6 +106,9 @@ struct runtime {
 	 * before), so the host cannot run ahead of such a layer
 	 * (compute.c host_ms()); a fixed capacity needs no such read. */
 	int moe_sync;
+	int moe_dense_dispatch; /* rows dispatched and combined by GEMMs
+				   over the one-hot routing, not permuted
+				   (DeepSpeed-MoE; analytic.c) */
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */

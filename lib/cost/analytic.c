@@ -139,6 +139,8 @@ struct shape {
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
+	int dd;             /* dense dispatch: rows move by GEMMs over the
+			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
 };
 
@@ -852,6 +854,31 @@ expert_bias_ms(struct shape *sh, int bwd)
 }
 
 /*
+ * DeepSpeed-MoE's dispatch and combine (dense_dispatch of analytic_opts):
+ * the gate builds the fp32 one-hot [n, E, C] of each token's slots, and
+ * the rows move by two GEMMs over it, "sec,sm->ecm" and "sec,ecm->sm"
+ * (moe/sharded_moe.py:609, 669, both a torch.matmul of [n, E C]:
+ * 129-137), 2 n (E C) h FLOPs each whatever the routing.  R = E C of
+ * the rank's tokens, all of them: the tensor-parallel ranks drop their
+ * duplicates only after the dispatch GEMM.  Forward: the mask (written
+ * fp32, cast to 16 bits for each GEMM) and the two GEMMs; backward the
+ * dispatch's input gradient and the combine's two (the rows' and the
+ * routing weights').
+ */
+static double
+dense_dispatch_ms(struct shape *sh, int bwd)
+{
+	double n = sh->n, h = sh->h, e = sh->e;
+	double R = sh->ntok * (sh->etp < sh->t ? sh->t : 1);
+
+	if (!bwd)
+		return op_ms(sh, OP_VEC, 0, n * R * (4 + 2 * e)) +
+		       gemm_ms(sh, R, n, h) + gemm_ms(sh, n, R, h);
+	return gemm_ms(sh, n, R, h) + gemm_ms(sh, R, n, h) +
+	       gemm_ms(sh, n, h, R);
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -868,7 +895,10 @@ moe_ms(struct shape *sh)
 
 	t = gemm_ms(sh, n, h, E);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
-	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	if (sh->dd)
+		t += dense_dispatch_ms(sh, 0);
+	else
+		t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 1);
 	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
@@ -882,7 +912,9 @@ moe_ms(struct shape *sh)
 	t += expert_bias_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
-	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
+	if (!sh->dd)
+		t += op_ms(sh, OP_VEC, 2 * M * h,
+			   M * h * e + n * h * e + 4 * M);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -919,7 +951,11 @@ moe_bwd_ms(struct shape *sh)
 		}
 	}
 	/* un-permutation: gradients of the rows and of the probabilities */
-	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
+	if (sh->dd)
+		t += dense_dispatch_ms(sh, 1);
+	else
+		t += op_ms(sh, OP_VEC, 4 * M * h,
+			   2 * M * h * e + n * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
@@ -933,7 +969,8 @@ moe_bwd_ms(struct shape *sh)
 	}
 	t += fp8_pad_ms(sh, 0);
 	t += sort_chunks_ms(sh, 1);
-	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
+	if (!sh->dd)
+		t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
 	return t + gemm_bwd_ms(sh, n, h, E);
 }
@@ -952,10 +989,16 @@ static double
 moe_stash(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
+	double st = 4 * n * sh->ne + 12 * M + M * h * e +
+		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
+			    (M * sh->fe + n * sh->sf) * e;
 
-	return 4 * n * sh->ne + 12 * M + M * h * e +
-	       (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
-		       (M * sh->fe + n * sh->sf) * e;
+	/* dense dispatch: the two 16-bit masks the GEMMs keep, and the
+	 * experts' gathered output the combine keeps */
+	if (sh->dd)
+		st += 2 * n * sh->ntok * (sh->etp < sh->t ? sh->t : 1) * e +
+		      M * h * e;
+	return st;
 }
 
 /*
@@ -1472,6 +1515,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
 	o->dropless = 0;
+	o->dense_dispatch = 0;
 	o->fp8_recipe = FP8_DELAYED;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
@@ -2032,6 +2076,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	if (o && o->dropless)
 		cf = 0;
 	mincap = o && cf > 0 ? o->min_capacity : 0;
+	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;

@@ -226,6 +226,11 @@ runtime_init(struct runtime *rt, int id)
 		 * gathers them after (moe/sharded_moe.py:626-638, 649-664) */
 		rt->ep = 1;
 		rt->ep_tp_drop = 1;
+		/* TopKGate's one-hot [tokens, E, C] and MOELayer's two
+		 * einsums over it, dispatch and combine (sharded_moe.py:
+		 * 609, 669; Tutel's sparse dispatcher only for k = 1 with
+		 * use_tutel, 571) */
+		rt->moe_dense_dispatch = 1;
 		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(DROPLESS);
 		break;
 	case RUNTIME_TORCHTITAN:
