@@ -182,11 +182,13 @@ int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		      size_t n);
 
 /*
- * Whether rt can run expert-parallel degree ep with expert tensor
- * parallelism etp (1 or t) on w data x c context x t tensor-parallel
- * ranks under ZeRO stage zero, sharded in groups of shard data x
- * context ranks (0: all): 0, or -1 with why in buf (torchtitan: under
- * FSDP only, inside one shard group; pd2bw-plan(1), RUNTIMES).
+ * Whether rt can run a mixture of experts at expert-parallel degree ep
+ * (1: none) with expert tensor parallelism etp (1 or t) on w data x c
+ * context x t tensor-parallel ranks under ZeRO stage zero, sharded in
+ * groups of shard data x context ranks (0: all): 0, or -1 with why in
+ * buf (torchtitan: under FSDP only, inside one shard group; DeepSpeed:
+ * not under ZeRO-3, groups inside a stage; pd2bw-plan(1), RUNTIMES).
+ * Asked of MoE models only.
  */
 int runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 		     int ep, int zero, int shard, char *buf, size_t n);

@@ -471,7 +471,7 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 
 /*
  * DeepSpeed-MoE (microsoft/DeepSpeed 38327e07f).  ZeRO-3 refuses MoE
- * layers (runtime/engine.py:1675); stages 0-2 reduce the experts'
+ * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2 reduce the experts'
  * gradients over the expert-data-parallel group (engine.py:2588-2609,
  * zero/stage_1_and_2.py:616-641), the pipeline engine too (its
  * ReduceGrads, pipe/engine.py:293-304, goes through the same
@@ -491,11 +491,13 @@ check_ep_deepspeed(const struct runtime *rt, int w, int t, int etp, int ep,
 	const char *name = runtime_names[rt->id];
 
 	if (zero == 3) {
-		why(buf, n, "runtime %s cannot run expert parallelism under "
-			 "ZeRO stage 3 (--expert-parallel %d needs --zero 0, "
-			 "1 or 2)", name, ep);
+		why(buf, n, "runtime %s cannot run MoE layers under ZeRO "
+			 "stage 3 (--zero 3; deepspeed.moe needs 0, 1 or 2)",
+			 name);
 		return -1;
 	}
+	if (ep < 2)
+		return 0;
 	if (etp > 1 && w % ep) {
 		why(buf, n, "runtime %s takes expert-parallel ranks from the "
 			 "data-parallel ones with the experts split like the "
@@ -519,11 +521,9 @@ runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 	const char *name = runtime_names[rt->id];
 	int sh = shard > 0 && shard < w * c ? shard : w * c;
 
-	if (ep < 2)
-		return 0;
 	if (rt->id == RUNTIME_DEEPSPEED)
 		return check_ep_deepspeed(rt, w, t, etp, ep, zero, buf, n);
-	if (rt->id != RUNTIME_TORCHTITAN)
+	if (ep < 2 || rt->id != RUNTIME_TORCHTITAN)
 		return 0;
 	/* torchtitan wraps every block in fully_shard whenever EP is on
 	 * (models/llama4/infra/parallelize.py:181 at v0.2.2), the

@@ -258,11 +258,31 @@ def check_megatron(p, path):
 
 # ---- DeepSpeed ----
 
+def check_deepspeed_moe(bad, p, moe):
+    """The MoE layers as the plan: its experts split over its expert-
+    parallel degree, with expert tensor parallelism as planned, and the
+    capacity its deepspeed runtime priced."""
+    is_moe = any(x.startswith("block_moe") for x in p.layers)
+    expect(bad, (moe is not None) == is_moe, "MoE settings for a %s plan"
+           % ("MoE" if is_moe else "dense"))
+    if moe is None:
+        return
+    expect(bad, moe["ep_size"] == p.e, "ep_size %d vs plan %d"
+           % (moe["ep_size"], p.e))
+    expect(bad, moe["enable_expert_tensor_parallelism"] ==
+           (p.t > 1 and p.etp == p.t), "expert tensor parallelism")
+    if p.runtime == "deepspeed":
+        expect(bad, moe["drop_tokens"] == ("dropless" not in p.rt_opts),
+               "drop_tokens vs the runtime's")
+
+
 def check_deepspeed(p, path):
     bad = []
     with open(path) as f:
         c = json.load(f)
     bad += U.deepspeed_rules(c, p.world, p.w)
+    check_deepspeed_moe(bad, p, c.get("pipeline", c.get("pd2bw", {})).get(
+        "pd2bw_moe" if "pipeline" in c else "moe"))
     if "pipeline" not in c:
         # ZeRO-2/3 without a pipeline: deepspeed.initialize on the module
         z = c["zero_optimization"]
