@@ -860,7 +860,8 @@ expert_bias_ms(struct shape *sh, int bwd)
  * (moe/sharded_moe.py:609, 669, both a torch.matmul of [n, E C]:
  * 129-137), 2 n (E C) h FLOPs each whatever the routing.  R = E C of
  * the rank's tokens, all of them: the tensor-parallel ranks drop their
- * duplicates only after the dispatch GEMM.  Forward: the mask (written
+ * duplicates only after the dispatch GEMM; without a capacity (drop_
+ * tokens off) C is the busiest expert's count (imbalance x the share).  Forward: the mask (written
  * fp32, cast to 16 bits for each GEMM) and the two GEMMs; backward the
  * dispatch's input gradient and the combine's two (the rows' and the
  * routing weights').
@@ -869,7 +870,7 @@ static double
 dense_dispatch_ms(struct shape *sh, int bwd)
 {
 	double n = sh->n, h = sh->h, e = sh->e;
-	double R = sh->ntok * (sh->etp < sh->t ? sh->t : 1);
+	double R = sh->ntok * sh->imb * (sh->etp < sh->t ? sh->t : 1);
 
 	if (!bwd)
 		return op_ms(sh, OP_VEC, 0, n * R * (4 + 2 * e)) +
@@ -996,7 +997,7 @@ moe_stash(struct shape *sh)
 	/* dense dispatch: the two 16-bit masks the GEMMs keep, and the
 	 * experts' gathered output the combine keeps */
 	if (sh->dd)
-		st += 2 * n * sh->ntok * (sh->etp < sh->t ? sh->t : 1) * e +
+		st += 2 * n * M * sh->imb * (sh->etp < sh->t ? sh->t : 1) * e +
 		      M * h * e;
 	return st;
 }

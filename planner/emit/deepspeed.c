@@ -186,19 +186,25 @@ moe_notes(FILE *fp, int *n, const struct ds_moe *mo, const struct plan *p)
 	line(fp, n, buf);
 	if (mo->ep > 1) {
 		int edp = ranks / mo->ep;
+		size_t len;
 
-		snprintf(buf, sizeof(buf),
-			 "expert parallelism %d: ep_size %d of a stage's %d "
-			 "%s ranks%s; the experts' gradients are reduced "
-			 "over the %d rank(s) holding the same experts "
-			 "(runtime/engine.py:2588-2609)%s",
-			 mo->ep, mo->ep, ranks,
-			 mo->etp ? "data-parallel" : "data- and tensor-parallel",
-			 mo->etp ? " (the experts split over the tensor "
-				   "ranks, utils/groups.py:376-403)"
-				 : " (consecutive ranks, utils/groups.py:"
-				   "236-300)",
-			 edp, edp == 1 ? ": none" : "");
+		len = (size_t)snprintf(
+			buf, sizeof(buf),
+			"expert parallelism %d: ep_size %d of a stage's %d "
+			"%s ranks%s; ", mo->ep, mo->ep, ranks,
+			mo->etp ? "data-parallel" : "data- and tensor-parallel",
+			mo->etp ? " (the experts split over the tensor ranks, "
+				  "utils/groups.py:376-403)"
+				: " (consecutive ranks, utils/groups.py:236-300)");
+		if (edp > 1)
+			snprintf(buf + len, sizeof(buf) - len,
+				 "the experts' gradients are reduced over the "
+				 "%d ranks holding the same experts (runtime/"
+				 "engine.py:2588-2609)", edp);
+		else
+			snprintf(buf + len, sizeof(buf) - len,
+				 "one rank of a stage holds each expert: its "
+				 "gradients are not reduced");
 		line(fp, n, buf);
 	}
 	if (mo->cf > 0)
