@@ -128,7 +128,7 @@ static void
 moe_write(FILE *fp, const struct ds_moe *mo, const char *key,
 	  const char *ind)
 {
-	char buf[512];
+	char buf[512], cap[128];
 	int n = 0;
 
 	fprintf(fp, "%s\"%s\": {\"num_experts\": %lld, \"ep_size\": %d, "
@@ -144,24 +144,20 @@ moe_write(FILE *fp, const struct ds_moe *mo, const char *key,
 	line(fp, &n, "from deepspeed.moe.layer import MoE");
 	line(fp, &n, "from deepspeed.moe.utils import "
 		     "split_params_into_different_moe_groups_for_optimizer");
+	/* the capacity's arguments, or drop_tokens off */
 	if (mo->cf > 0)
-		snprintf(buf, sizeof(buf),
-			 "moe = MoE(hidden_size=%lld, expert=EXPERT, "
-			 "num_experts=%lld, ep_size=%d, k=%lld, "
+		snprintf(cap, sizeof(cap),
 			 "capacity_factor=%g, eval_capacity_factor=%g, "
-			 "min_capacity=%d, drop_tokens=True, "
-			 "use_residual=False, "
-			 "enable_expert_tensor_parallelism=%s)",
-			 mo->hidden, mo->experts, mo->ep, mo->top_k, mo->cf,
-			 mo->cf, mo->min_capacity, mo->etp ? "True" : "False");
+			 "min_capacity=%d, drop_tokens=True",
+			 mo->cf, mo->cf, mo->min_capacity);
 	else
-		snprintf(buf, sizeof(buf),
-			 "moe = MoE(hidden_size=%lld, expert=EXPERT, "
-			 "num_experts=%lld, ep_size=%d, k=%lld, "
-			 "drop_tokens=False, use_residual=False, "
-			 "enable_expert_tensor_parallelism=%s)",
-			 mo->hidden, mo->experts, mo->ep, mo->top_k,
-			 mo->etp ? "True" : "False");
+		snprintf(cap, sizeof(cap), "drop_tokens=False");
+	snprintf(buf, sizeof(buf),
+		 "moe = MoE(hidden_size=%lld, expert=EXPERT, num_experts=%lld, "
+		 "ep_size=%d, k=%lld, %s, use_residual=False, "
+		 "enable_expert_tensor_parallelism=%s)",
+		 mo->hidden, mo->experts, mo->ep, mo->top_k, cap,
+		 mo->etp ? "True" : "False");
 	line(fp, &n, buf);
 	line(fp, &n, "hidden_states, l_aux, _ = moe(hidden_states)");
 	line(fp, &n, "param_groups = "
@@ -177,13 +173,11 @@ moe_notes(FILE *fp, int *n, const struct ds_moe *mo, const struct plan *p)
 	char buf[1024];
 	int ranks = mo->etp ? p->w : p->w * p->t;
 
-	snprintf(buf, sizeof(buf),
-		 "moe: every MoE block's MLP is deepspeed.moe.layer.MoE as "
-		 "the recipe builds it (EXPERT: one routed expert's MLP); "
-		 "it returns the gate's l_aux, which the loss adds (moe/"
-		 "layer.py:105-132); deepspeed.initialize makes the "
-		 "expert groups itself (runtime/engine.py:1262-1263)");
-	line(fp, n, buf);
+	line(fp, n, "moe: every MoE block's MLP is deepspeed.moe.layer.MoE "
+		    "as the recipe builds it (EXPERT: one routed expert's "
+		    "MLP); it returns the gate's l_aux, which the loss adds "
+		    "(moe/layer.py:105-132); deepspeed.initialize makes the "
+		    "expert groups itself (runtime/engine.py:1262-1263)");
 	if (mo->ep > 1) {
 		int edp = ranks / mo->ep;
 		size_t len;

@@ -563,6 +563,40 @@ test_recompute_residue(void)
 	profile_release(&p);
 }
 
+/*
+ * MoE blocks by hand (repeat of them): a 100 MB dispatch buffer, 1e9 of
+ * each block's 1.5e9 parameters routed experts, 4 ms forward and 8
+ * backward, pre_fwd and pre_bwd of them before the dispatch; the chain
+ * and one stage's links with an expert-parallel ring of 70 GB/s.
+ */
+static void
+moe_hand(struct profile *p, struct chain *c, struct place_links *l,
+	 double *v, int repeat, double pre_fwd, double pre_bwd)
+{
+	profile_init(p);
+	profile_alloc(p, 1, 1);
+	p->mb[0] = 1;
+	p->ep = 8;
+	p->seq_len = 1024;
+	p->hidden = 64;
+	p->layers[0].name = xstrdup("block_moe");
+	p->layers[0].kind = PROF_BLOCK;
+	p->layers[0].repeat = repeat;
+	p->layers[0].params = 1500000000;
+	p->layers[0].expert_params = 1000000000;
+	p->layers[0].pt[0].fwd_ms = 4;
+	p->layers[0].pt[0].bwd_ms = 8;
+	p->layers[0].pt[0].ep_a2a_bytes = 1e8;
+	p->layers[0].pt[0].ep_pre_fwd_ms = pre_fwd;
+	p->layers[0].pt[0].ep_pre_bwd_ms = pre_bwd;
+	CHECK(chain_build(c, p) == 0);
+	links(l, v, 100);
+	memset(v + 8, 0, 4 * sizeof(*v));
+	l->ep_gb_s = v + 8;
+	l->ep_lat_us = v + 9;
+	v[8] = 70;
+}
+
 static void
 test_ep_cost(void)
 {
@@ -573,32 +607,10 @@ test_ep_cost(void)
 	struct cost_cfg g;
 	double v[12], red, gat;
 
-	/* Two MoE blocks by hand: a 100 MB dispatch buffer, 1e9 of each
-	 * block's 1.5e9 parameters routed experts. */
-	profile_init(&p);
-	profile_alloc(&p, 1, 1);
-	p.mb[0] = 1;
-	p.ep = 8;
-	p.seq_len = 1024;
-	p.hidden = 64;
-	p.layers[0].name = xstrdup("block_moe");
-	p.layers[0].kind = PROF_BLOCK;
-	p.layers[0].repeat = 2;
-	p.layers[0].params = 1500000000;
-	p.layers[0].expert_params = 1000000000;
-	p.layers[0].pt[0].fwd_ms = 4;
-	p.layers[0].pt[0].bwd_ms = 8;
-	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
-	/* of which attention and norms (before the dispatch) 1 and 2 */
-	p.layers[0].pt[0].ep_pre_fwd_ms = 1;
-	p.layers[0].pt[0].ep_pre_bwd_ms = 2;
-	CHECK(chain_build(&c, &p) == 0);
+	/* Two MoE blocks by hand, of whose forward and backward attention
+	 * and norms (before the dispatch) take 1 and 2 ms. */
+	moe_hand(&p, &c, &l, v, 2, 1, 2);
 	CHECK_INT_EQ(chain_eparams(&c, 0, 1), 2000000000LL);
-	links(&l, v, 100);
-	memset(v + 8, 0, 4 * sizeof(*v));
-	l.ep_gb_s = v + 8;
-	l.ep_lat_us = v + 9;
-	v[8] = 70;
 	memset(&g, 0, sizeof(g));
 	g.sched = PLAN_FLUSH;
 	g.w = 8;
@@ -779,26 +791,7 @@ test_ep_deepspeed(void)
 	 * (drop_tokens before the all-to-all).  A 100 MB buffer, 7/8 of it
 	 * at 70 GB/s: 1.25 ms an all-to-all for Megatron-Core, half for
 	 * DeepSpeed; four a layer */
-	profile_init(&p);
-	profile_alloc(&p, 1, 1);
-	p.mb[0] = 1;
-	p.ep = 8;
-	p.seq_len = 1024;
-	p.hidden = 64;
-	p.layers[0].name = xstrdup("block_moe");
-	p.layers[0].kind = PROF_BLOCK;
-	p.layers[0].repeat = 1;
-	p.layers[0].params = 1500000000;
-	p.layers[0].expert_params = 1000000000;
-	p.layers[0].pt[0].fwd_ms = 4;
-	p.layers[0].pt[0].bwd_ms = 8;
-	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
-	CHECK(chain_build(&c, &p) == 0);
-	links(&l, v, 100);
-	memset(v + 8, 0, 4 * sizeof(*v));
-	l.ep_gb_s = v + 8;
-	l.ep_lat_us = v + 9;
-	v[8] = 70;
+	moe_hand(&p, &c, &l, v, 1, 0, 0);
 	memset(&g, 0, sizeof(g));
 	g.sched = PLAN_NONE;
 	g.w = 8;
@@ -864,26 +857,7 @@ test_ep_torchtitan(void)
 	double v[12];
 	char why[256];
 
-	profile_init(&p);
-	profile_alloc(&p, 1, 1);
-	p.mb[0] = 1;
-	p.ep = 8;
-	p.seq_len = 1024;
-	p.hidden = 64;
-	p.layers[0].name = xstrdup("block_moe");
-	p.layers[0].kind = PROF_BLOCK;
-	p.layers[0].repeat = 2;
-	p.layers[0].params = 1500000000;
-	p.layers[0].expert_params = 1000000000;
-	p.layers[0].pt[0].fwd_ms = 4;
-	p.layers[0].pt[0].bwd_ms = 8;
-	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
-	CHECK(chain_build(&c, &p) == 0);
-	links(&l, v, 100);
-	memset(v + 8, 0, 4 * sizeof(*v));
-	l.ep_gb_s = v + 8;
-	l.ep_lat_us = v + 9;
-	v[8] = 70;
+	moe_hand(&p, &c, &l, v, 2, 0, 0);
 	cost_opts_init(&o);
 	o.runtime = RUNTIME_TORCHTITAN;
 	memset(&g, 0, sizeof(g));
