@@ -661,6 +661,10 @@ def run(cmd):
 # Mixtures of experts are planned a second time as torchtitan runs them,
 # expert-parallel degrees included (its qwen3 flavors emit those).
 MOE_EXTRA = ["--runtime", "torchtitan", "--expert-parallel", "1,2,4,8"]
+# ... and as DeepSpeed-MoE runs them (1F1B without interleaving or
+# selective recomputation), the models its emitter writes.
+DS_MOE_EXTRA = ["--runtime", "deepspeed", "--expert-parallel", "1,2,4,8",
+                "--interleave", "1", "-r", "none,full"]
 
 
 def sweep(quick):
@@ -669,8 +673,11 @@ def sweep(quick):
     runs = [(m, []) for m in models]
     for m in models:
         with open(os.path.join(TOP, "models", m + ".yaml")) as f:
-            if m.startswith("qwen3-") and "\nmoe:" in f.read():
+            moe = "\nmoe:" in f.read()
+            if m.startswith("qwen3-") and moe:
                 runs.append((m, MOE_EXTRA))
+            if m.startswith(("qwen3-", "mixtral-")) and moe:
+                runs.append((m, DS_MOE_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
