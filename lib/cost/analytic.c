@@ -994,10 +994,12 @@ moe_stash(struct shape *sh)
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 			    (M * sh->fe + n * sh->sf) * e;
 
-	/* dense dispatch: the two 16-bit masks the GEMMs keep, and the
+	/* dense dispatch: the two 16-bit masks the GEMMs keep, the fp32
+	 * one-hot the weights' einsum keeps (sharded_moe.py:442), and the
 	 * experts' gathered output the combine keeps */
 	if (sh->dd)
-		st += 2 * n * M * sh->imb * (sh->etp < sh->t ? sh->t : 1) * e +
+		st += (2 * e + 4) * n * M * sh->imb *
+			      (sh->etp < sh->t ? sh->t : 1) +
 		      M * h * e;
 	return st;
 }
@@ -1266,6 +1268,14 @@ block_point(struct shape *sh, struct prof_point *pt)
 			fmax((sh->swiglu ? 2 : 1) * sh->ntok * sh->fe * e,
 			     2 * sh->ntok * h * e),
 			sh->flash ? 0 : 2 * bas * e);
+	/* dense dispatch: the gate's fp32 one-hot of the slots and the
+	 * fp32 weights over it, [n, E C] each, and the boolean mask
+	 * (sharded_moe.py:440-444) before their 16-bit copies */
+	if (sh->moe && sh->dd)
+		pt->work_bytes = (int64_t)fmax(
+			(double)pt->work_bytes,
+			9 * n * sh->ntok * sh->imb *
+				(sh->etp < sh->t ? sh->t : 1));
 	if (sh->v2)
 		pt->fwd_flops = block_flops_v2(sh);
 	else

@@ -120,7 +120,10 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
  * parallelism, has every tensor-parallel rank drop all but its 1/t of
  * the rows before each all-to-all and gather them after (moe/
  * sharded_moe.py:626-638, 649-664; the runtime's ep_tp_drop): 1/t of
- * the chain's buffer, which holds all the rows then.
+ * the chain's buffer, which holds all the rows then.  NEEDSWORK: the
+ * all-gathers over the tensor-parallel group that restore the rows after
+ * each all-to-all (gather_tokens, sharded_moe.py:638, 664) are not
+ * priced.
  */
 static double
 ep_share(const struct cost_cfg *g)
