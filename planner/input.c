@@ -54,7 +54,7 @@ input_set_precision(int prec)
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE};
+				   ANALYTIC_CASTS_TE, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)
@@ -72,6 +72,16 @@ void
 input_set_fp8_casts(int c)
 {
 	est.fp8_casts = c;
+}
+
+void
+input_set_moe(double cf, int min_capacity, int dropless,
+	      int dense_dispatch)
+{
+	est.capacity_factor = cf;
+	est.min_capacity = min_capacity;
+	est.dropless = dropless;
+	est.dense_dispatch = dense_dispatch;
 }
 
 void

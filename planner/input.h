@@ -129,6 +129,11 @@ void input_set_fusions(unsigned f);
 void input_set_fp8_recipe(int r);
 /* Where FP8 GEMM inputs are cast (enum analytic_casts; the runtime's). */
 void input_set_fp8_casts(int c);
+/* The runtime's MoE layer (struct runtime capacity_factor,
+ * min_capacity, dropless, moe_dense_dispatch) for every MoE model read
+ * from now on. */
+void input_set_moe(double cf, int min_capacity, int dropless,
+		   int dense_dispatch);
 
 /* What the selective point of every model's estimate recomputes
  * (ANALYTIC_RC_* bits; default core_attn). */

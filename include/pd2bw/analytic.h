@@ -129,6 +129,16 @@ struct analytic_opts {
 	int attn;           /* enum analytic_attn (default: native) */
 	int fp8_casts;      /* enum analytic_casts: where an FP8 model's
 			       GEMM inputs are quantised (default: te) */
+	/* The runtime's expert capacity (struct runtime): the capacity
+	 * factor of a model that names none (default 0: dropless), the
+	 * fewest rows per expert under one, and whether the model's own
+	 * factor is ignored too (the runtime never drops) */
+	double capacity_factor;
+	int min_capacity;
+	int dropless;
+	/* the rows move by GEMMs over the one-hot routing (DeepSpeed-
+	 * MoE's einsums), not by a permutation */
+	int dense_dispatch;
 };
 
 /*
@@ -177,6 +187,14 @@ struct analytic_par {
  * sliding window).
  */
 int analytic_cp_check(const struct model *m, int cp, char *why, size_t n);
+
+/*
+ * The expert rows a rank's n tokens make, routed to top_k of experts:
+ * n top_k without a capacity (cf <= 0), else E x C padded, C =
+ * max(min_capacity, ceil(n / E x cf x top_k)) rows per expert.
+ */
+double analytic_expert_rows(double n, int64_t top_k, int64_t experts,
+			    double cf, int min_capacity);
 
 /*
  * Whether model m can run expert-parallel degree ep: 0, or -1 with why

@@ -42,6 +42,7 @@ enum runtime_opt {
 	RUNTIME_OPT_OVERLAP_MOE_EP_COMM,  /* megatron-core (EP A2A overlap) */
 	RUNTIME_OPT_FP8_ALL_GATHER,       /* torchtitan (FSDP2 gathers FP8) */
 	RUNTIME_OPT_FLEX_DISPATCHER,      /* megatron-core (DeepEP/HybridEP) */
+	RUNTIME_OPT_DROPLESS,             /* deepspeed (MoE drop_tokens off) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -86,6 +87,28 @@ struct runtime {
 				   rank dispatches all the rows, not 1/t */
 	int ep_shared_overlap;  /* the shared experts' forward runs beside
 				   the forward combine all-to-all */
+	int ep_tp_drop;         /* with the experts split like the tensor-
+				   parallel layers and no sequence
+				   parallelism, each tensor-parallel rank
+				   dispatches 1/t of the rows and gathers
+				   the rest after the all-to-all */
+	/* The experts' capacity: each of the E experts takes at most C =
+	 * max(min_capacity, ceil(k capacity_factor tokens / E)) rows of a
+	 * rank's tokens, the dispatch all-to-all moves E x C rows padded
+	 * whatever the routing, and no rank receives more (analytic.c).
+	 * capacity_factor is the runtime's when the model names none (0:
+	 * dropless, the rows as routed); dropless ignores the model's too. */
+	double capacity_factor;
+	int min_capacity;
+	int dropless;
+	/* The dispatcher reads the routing counts on the host every MoE
+	 * layer (dropless routing: the rows per expert are not known
+	 * before), so the host cannot run ahead of such a layer
+	 * (compute.c host_ms()); a fixed capacity needs no such read. */
+	int moe_sync;
+	int moe_dense_dispatch; /* rows dispatched and combined by GEMMs
+				   over the one-hot routing, not permuted
+				   (DeepSpeed-MoE; analytic.c) */
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
@@ -159,11 +182,13 @@ int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		      size_t n);
 
 /*
- * Whether rt can run expert-parallel degree ep with expert tensor
- * parallelism etp (1 or t) on w data x c context x t tensor-parallel
- * ranks under ZeRO stage zero, sharded in groups of shard data x
- * context ranks (0: all): 0, or -1 with why in buf (torchtitan: under
- * FSDP only, inside one shard group; pd2bw-plan(1), RUNTIMES).
+ * Whether rt can run a mixture of experts at expert-parallel degree ep
+ * (1: none) with expert tensor parallelism etp (1 or t) on w data x c
+ * context x t tensor-parallel ranks under ZeRO stage zero, sharded in
+ * groups of shard data x context ranks (0: all): 0, or -1 with why in
+ * buf (torchtitan: under FSDP only, inside one shard group; DeepSpeed:
+ * not under ZeRO-3, groups inside a stage; pd2bw-plan(1), RUNTIMES).
+ * Asked of MoE models only.
  */
 int runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 		     int ep, int zero, int shard, char *buf, size_t n);

@@ -139,6 +139,8 @@ struct shape {
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
+	int dd;             /* dense dispatch: rows move by GEMMs over the
+			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
 };
 
@@ -713,6 +715,23 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	return t;
 }
 
+double
+analytic_expert_rows(double n, int64_t top_k, int64_t experts, double cf,
+		     int min_capacity)
+{
+	double c;
+
+	if (cf <= 0 || experts < 1)
+		return n * (double)top_k;
+	/* the capacity of DeepSpeed-MoE's _capacity() (moe/sharded_moe.py:
+	 * 161-170): ceil(tokens / E x cf x k), at least min_capacity; the
+	 * [E, C, h] dispatch tensor holds E x C rows (sharded_moe.py:609) */
+	c = ceil(n / (double)experts * cf * (double)top_k);
+	if (c < min_capacity)
+		c = min_capacity;
+	return (double)experts * c;
+}
+
 /* The experts' [M x K] x [K x N] forward, M rows spread evenly. */
 static double
 expert_ms(struct shape *sh, double M, double K, double N)
@@ -835,6 +854,32 @@ expert_bias_ms(struct shape *sh, int bwd)
 }
 
 /*
+ * DeepSpeed-MoE's dispatch and combine (dense_dispatch of analytic_opts):
+ * the gate builds the fp32 one-hot [n, E, C] of each token's slots, and
+ * the rows move by two GEMMs over it, "sec,sm->ecm" and "sec,ecm->sm"
+ * (moe/sharded_moe.py:609, 669, both a torch.matmul of [n, E C]:
+ * 129-137), 2 n (E C) h FLOPs each whatever the routing.  R = E C of
+ * the rank's tokens, all of them: the tensor-parallel ranks drop their
+ * duplicates only after the dispatch GEMM; without a capacity (drop_
+ * tokens off) C is the busiest expert's count (imbalance x the share).  Forward: the mask (written
+ * fp32, cast to 16 bits for each GEMM) and the two GEMMs; backward the
+ * dispatch's input gradient and the combine's two (the rows' and the
+ * routing weights').
+ */
+static double
+dense_dispatch_ms(struct shape *sh, int bwd)
+{
+	double n = sh->n, h = sh->h, e = sh->e;
+	double R = sh->ntok * sh->imb * (sh->etp < sh->t ? sh->t : 1);
+
+	if (!bwd)
+		return op_ms(sh, OP_VEC, 0, n * R * (4 + 2 * e)) +
+		       gemm_ms(sh, R, n, h) + gemm_ms(sh, n, R, h);
+	return gemm_ms(sh, n, R, h) + gemm_ms(sh, R, n, h) +
+	       gemm_ms(sh, n, h, R);
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -851,7 +896,10 @@ moe_ms(struct shape *sh)
 
 	t = gemm_ms(sh, n, h, E);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
-	t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	if (sh->dd)
+		t += dense_dispatch_ms(sh, 0);
+	else
+		t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 1);
 	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
@@ -865,7 +913,9 @@ moe_ms(struct shape *sh)
 	t += expert_bias_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
-	t += op_ms(sh, OP_VEC, 2 * M * h, M * h * e + n * h * e + 4 * M);
+	if (!sh->dd)
+		t += op_ms(sh, OP_VEC, 2 * M * h,
+			   M * h * e + n * h * e + 4 * M);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -902,7 +952,11 @@ moe_bwd_ms(struct shape *sh)
 		}
 	}
 	/* un-permutation: gradients of the rows and of the probabilities */
-	t += op_ms(sh, OP_VEC, 4 * M * h, 2 * M * h * e + n * h * e + 8 * M);
+	if (sh->dd)
+		t += dense_dispatch_ms(sh, 1);
+	else
+		t += op_ms(sh, OP_VEC, 4 * M * h,
+			   2 * M * h * e + n * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
@@ -916,7 +970,8 @@ moe_bwd_ms(struct shape *sh)
 	}
 	t += fp8_pad_ms(sh, 0);
 	t += sort_chunks_ms(sh, 1);
-	t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
+	if (!sh->dd)
+		t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
 	return t + gemm_bwd_ms(sh, n, h, E);
 }
@@ -935,10 +990,18 @@ static double
 moe_stash(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
+	double st = 4 * n * sh->ne + 12 * M + M * h * e +
+		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
+			    (M * sh->fe + n * sh->sf) * e;
 
-	return 4 * n * sh->ne + 12 * M + M * h * e +
-	       (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
-		       (M * sh->fe + n * sh->sf) * e;
+	/* dense dispatch: the two 16-bit masks the GEMMs keep, the fp32
+	 * one-hot the weights' einsum keeps (sharded_moe.py:442), and the
+	 * experts' gathered output the combine keeps */
+	if (sh->dd)
+		st += (2 * e + 4) * n * M * sh->imb *
+			      (sh->etp < sh->t ? sh->t : 1) +
+		      M * h * e;
+	return st;
 }
 
 /*
@@ -1205,6 +1268,14 @@ block_point(struct shape *sh, struct prof_point *pt)
 			fmax((sh->swiglu ? 2 : 1) * sh->ntok * sh->fe * e,
 			     2 * sh->ntok * h * e),
 			sh->flash ? 0 : 2 * bas * e);
+	/* dense dispatch: the gate's fp32 one-hot of the slots and the
+	 * fp32 weights over it, [n, E C] each, and the boolean mask
+	 * (sharded_moe.py:440-444) before their 16-bit copies */
+	if (sh->moe && sh->dd)
+		pt->work_bytes = (int64_t)fmax(
+			(double)pt->work_bytes,
+			9 * n * sh->ntok * sh->imb *
+				(sh->etp < sh->t ? sh->t : 1));
 	if (sh->v2)
 		pt->fwd_flops = block_flops_v2(sh);
 	else
@@ -1452,6 +1523,10 @@ analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_casts = ANALYTIC_CASTS_TE;
+	o->capacity_factor = 0;
+	o->min_capacity = 0;
+	o->dropless = 0;
+	o->dense_dispatch = 0;
 	o->fp8_recipe = FP8_DELAYED;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
@@ -1929,7 +2004,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	struct prof_layer *L;
 	int64_t h = m->hidden, kv, vt;
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
-	int ep = par->ep > 1 ? par->ep : 1;
+	int ep = par->ep > 1 ? par->ep : 1, mincap;
+	double cf;
 
 	if (par->etp > 1 && par->etp != tp)
 		return pd2bw_error("expert tensor parallelism %d must be 1 or "
@@ -2003,7 +2079,16 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
 				 tp);
 	}
-	sh.imb = par->imbalance > 1 ? par->imbalance : 1;
+	/* the model's capacity factor, else the runtime's; a capacity
+	 * bounds every expert's rows, so no rank receives more than its
+	 * padded share whatever the routing's imbalance */
+	cf = m->moe.capacity_factor > 0 ? m->moe.capacity_factor
+		: o ? o->capacity_factor : 0;
+	if (o && o->dropless)
+		cf = 0;
+	mincap = o && cf > 0 ? o->min_capacity : 0;
+	sh.dd = o && o->dense_dispatch && m->moe.experts;
+	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;
 	sh.attn_cap = m->attn_softcap;
@@ -2131,11 +2216,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			sh.nk = 0;
 			sh.fp8 = model_prec_quantised(m->precision);
 			layer_shape(&sh, m, first[r]);
-			if (m->moe.capacity_factor > 0)
-				sh.ntok = sh.n * sh.topk *
-					  m->moe.capacity_factor;
-			else
-				sh.ntok = sh.n * sh.topk;
+			sh.ntok = analytic_expert_rows(sh.n, m->moe.top_k,
+						       m->moe.experts, cf, mincap);
 			/* whole experts under expert tensor parallelism 1:
 			 * each GPU of the tensor-parallel group computes
 			 * 1/t of the rows (its sequence-parallel tokens) */

@@ -116,13 +116,22 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
  * tp every rank of the group dispatches all of them (ExpertTensor-
  * Parallel's input is replicated over the etp mesh, expert_parallel.py:
  * 209-216; the runtime's ep_tp_all_rows): t times the chain's buffer
- * under sequence parallelism.
+ * under sequence parallelism.  DeepSpeed-MoE, without sequence
+ * parallelism, has every tensor-parallel rank drop all but its 1/t of
+ * the rows before each all-to-all and gather them after (moe/
+ * sharded_moe.py:626-638, 649-664; the runtime's ep_tp_drop): 1/t of
+ * the chain's buffer, which holds all the rows then.  NEEDSWORK: the
+ * all-gathers over the tensor-parallel group that restore the rows after
+ * each all-to-all (gather_tokens, sharded_moe.py:638, 664) are not
+ * priced.
  */
 static double
 ep_share(const struct cost_cfg *g)
 {
 	int t = g->t > 1 ? g->t : 1, etp = g->etp > 0 ? g->etp : t;
 
+	if (g->rt && g->rt->ep_tp_drop && !g->sp && etp == t)
+		return 1.0 / t;
 	if (!g->rt || !g->rt->ep_tp_all_rows)
 		return 1;
 	return g->sp && etp == t ? t : 1;

@@ -118,6 +118,8 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * ahead past it and each MoE layer weighs its own kernels against its
  * own time (forward, backward and recomputation), at the runtime's
  * host_us_moe a kernel; the other layers of the stage as one stretch.
+ * A dispatcher with a fixed capacity (DeepSpeed-MoE's drop_tokens) reads
+ * nothing: its MoE layers join the stretch (the runtime's moe_sync).
  */
 static double
 host_ms(const struct chain *c, const struct cost_cfg *g,
@@ -131,7 +133,7 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 		double k = CHAIN_AT(c, c->kern, g->k, j);
 		double t = chain_time(c, g->k, rc ? rc[j - a] : g->r, j, j);
 
-		if (c->eparams[j] > 0) {
+		if (c->eparams[j] > 0 && rt->moe_sync) {
 			t += cost_ep(c, g, l, s, j, j);
 			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t);
 		} else {

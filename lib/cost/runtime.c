@@ -66,7 +66,8 @@ const char *const runtime_names[] = {
 const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
-	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", NULL,
+	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
+	NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -122,6 +123,20 @@ derive(struct runtime *rt)
 	rt->host_us_moe = cg ? 0
 			  : rt->id == RUNTIME_MEGATRON_CORE ? 80
 							    : rt->host_us_per_kernel;
+	/* DeepSpeed-MoE's TopKGate drops what overflows a fixed capacity
+	 * unless drop_tokens is off: capacity_factor 1.0, min_capacity 4
+	 * (deepspeed/moe/layer.py:44, 46, 49, at 38327e07f); the capacity
+	 * is ceil(tokens / E x capacity_factor x k) at least min_capacity
+	 * (moe/sharded_moe.py:161-170, k passed at 331 and 406) and a
+	 * host-side value, so the dispatch needs no read of the counts.
+	 * With drop_tokens off it is the busiest expert's count, all-
+	 * reduced over the expert-parallel group and read on the host
+	 * (sharded_moe.py:422-431). */
+	rt->dropless = rt->id != RUNTIME_DEEPSPEED ||
+		       runtime_has(rt, RUNTIME_OPT_DROPLESS);
+	rt->capacity_factor = rt->dropless ? 0 : 1.0;
+	rt->min_capacity = rt->dropless ? 0 : 4;
+	rt->moe_sync = rt->dropless;
 	rt->host_ms_per_mb = cg ? 0.05 : 0.5;
 	rt->bucket_params = 40e6;
 	/* CUDA context (~0.5 GiB), NCCL communicators and their buffers
@@ -205,7 +220,18 @@ runtime_init(struct runtime *rt, int id)
 		rt->zero1 = 1;
 		rt->zero_mask = 0xf;
 		rt->zero_pipe_mask = 3;
-		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE);
+		/* deepspeed.moe.layer.MoE(ep_size=...): the rules of
+		 * runtime_check_ep(); under tensor parallelism the MOELayer
+		 * drops the duplicate rows before each all-to-all and
+		 * gathers them after (moe/sharded_moe.py:626-638, 649-664) */
+		rt->ep = 1;
+		rt->ep_tp_drop = 1;
+		/* TopKGate's one-hot [tokens, E, C] and MOELayer's two
+		 * einsums over it, dispatch and combine (sharded_moe.py:
+		 * 609, 669; Tutel's sparse dispatcher only for k = 1 with
+		 * use_tutel, 571) */
+		rt->moe_dense_dispatch = 1;
+		rt->allowed_opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(DROPLESS);
 		break;
 	case RUNTIME_TORCHTITAN:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(GPIPE) | SCHED(NONE);
@@ -431,8 +457,6 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 		  size_t n)
 {
 	if (ep > 1 && rt->sched_mask && !rt->ep) {
-		/* NEEDSWORK: DeepSpeed-MoE has expert parallelism too; its
-		 * rules are not priced yet */
 		why(buf, n, "runtime %s has no expert parallelism "
 			 "(--expert-parallel %d)", runtime_names[rt->id], ep);
 		return -1;
@@ -445,6 +469,51 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 	return -1;
 }
 
+/*
+ * DeepSpeed-MoE (microsoft/DeepSpeed 38327e07f).  ZeRO-3 refuses MoE
+ * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2 reduce the experts'
+ * gradients over the expert-data-parallel group (engine.py:2588-2609,
+ * zero/stage_1_and_2.py:616-641), the pipeline engine too (its
+ * ReduceGrads, pipe/engine.py:293-304, goes through the same
+ * buffered_allreduce_fallback, engine.py:2611-2625).  The groups:
+ * without expert tensor parallelism (MoE's enable_expert_tensor_
+ * parallelism off, the default) an expert-parallel group is ep
+ * consecutive ranks of a stage, which must divide the stage's ranks
+ * (utils/groups.py:258, 297-300): tensor-parallel ranks first,
+ * then data-parallel ones; with it, ep data-parallel ranks of one
+ * tensor rank, ep dividing the data-parallel world (groups.py:334,
+ * 403).
+ */
+static int
+check_ep_deepspeed(const struct runtime *rt, int w, int t, int etp, int ep,
+		   int zero, char *buf, size_t n)
+{
+	const char *name = runtime_names[rt->id];
+
+	if (zero == 3) {
+		why(buf, n, "runtime %s cannot run MoE layers under ZeRO "
+			 "stage 3 (--zero 3; deepspeed.moe needs 0, 1 or 2)",
+			 name);
+		return -1;
+	}
+	if (ep < 2)
+		return 0;
+	if (etp > 1 && w % ep) {
+		why(buf, n, "runtime %s takes expert-parallel ranks from the "
+			 "data-parallel ones with the experts split like the "
+			 "tensor-parallel layers (--expert-parallel %d does "
+			 "not divide %d replicas)", name, ep, w);
+		return -1;
+	}
+	if (etp <= 1 && ((long)w * t) % ep) {
+		why(buf, n, "runtime %s takes expert-parallel ranks from one "
+			 "stage's %d ranks (--expert-parallel %d does not "
+			 "divide them)", name, w * t, ep);
+		return -1;
+	}
+	return 0;
+}
+
 int
 runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 		 int ep, int zero, int shard, char *buf, size_t n)
@@ -452,6 +521,8 @@ runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 	const char *name = runtime_names[rt->id];
 	int sh = shard > 0 && shard < w * c ? shard : w * c;
 
+	if (rt->id == RUNTIME_DEEPSPEED)
+		return check_ep_deepspeed(rt, w, t, etp, ep, zero, buf, n);
 	if (ep < 2 || rt->id != RUNTIME_TORCHTITAN)
 		return 0;
 	/* torchtitan wraps every block in fully_shard whenever EP is on

@@ -1357,6 +1357,9 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	/* the checks that read neither the width nor the candidate's
 	 * recomputation, interleaving, ZeRO stage or offload, once */
 	int bad_every = cost_every_on(o) && runtime_check_every(rt, NULL, 0);
+	/* runtime_check_ep() judges every mixture of experts, with expert
+	 * parallelism or without (DeepSpeed-MoE's ZeRO rule) */
+	int moe = ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
 	int bad_all = runtime_check_train(rt, o->precision, o->optimizer,
 					  NULL, 0) ||
 		      runtime_check_par(rt, cp, ep, NULL, 0);
@@ -1427,10 +1430,10 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 							 NULL, 0)))
 					continue;
 				/* and runtime_check_ep() none without
-				 * expert parallelism */
+				 * experts */
 				if ((r == PROF_RC_FULL && bad_every) ||
 				    bad_all ||
-				    (ep > 1 &&
+				    (moe &&
 				     runtime_check_ep(rt, w, cp, sc[ti].t, etp,
 						      ep, zs, sh, NULL, 0))) {
 					e->kind = TMPL_SKIP_RT;
@@ -1492,7 +1495,8 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	    runtime_check_every(rt, why, n))
 		return;
 	if (!runtime_check_train(rt, o->precision, o->optimizer, why, n) &&
-	    !runtime_check_par(rt, cp, ep, why, n))
+	    !runtime_check_par(rt, cp, ep, why, n) &&
+	    (ep > 1 || chain_eparams(sc[ti].c, 0, sc[ti].c->L - 1) > 0))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,
 				 e->shard, why, n);
 }

@@ -57,6 +57,184 @@ batch_and_precision(FILE *fp, const struct plan *p, const char *prec)
 }
 
 /*
+ * What every MoE block builds, deepspeed.moe.layer.MoE's arguments
+ * (moe/layer.py:38-53), as the plan was priced (struct runtime: its
+ * capacity, dispatch and expert-parallel rules).
+ */
+struct ds_moe {
+	long long experts, top_k, hidden;
+	int ep;        /* ep_size */
+	int etp;       /* enable_expert_tensor_parallelism */
+	double cf;     /* capacity_factor; 0: drop_tokens off */
+	int min_capacity;
+	int priced;    /* the plan names runtime deepspeed */
+};
+
+/*
+ * Fill mo for the plan of in under DeepSpeed runtime rt (ds: the plan
+ * names it).  Returns 1 for a mixture of experts, 0 for a dense model,
+ * -1 after a message when DeepSpeed-MoE cannot run the plan: expert
+ * parallelism against runtime_check_ep()'s rules, group-limited routing
+ * or a router bias, which TopKGate has not (its router is a Linear
+ * without bias, top-k over all experts: moe/sharded_moe.py:480, 383).
+ */
+static int
+moe_settings(const struct emit_in *in, const struct runtime *rt, int ds,
+	     struct ds_moe *mo)
+{
+	const struct plan *p = in->p;
+	const struct moe_route *r = &in->prof->route;
+	const struct model *m = in->model;
+	int etp = p->etp > 0 ? p->etp : p->t, ep = p->e > 1 ? p->e : 1;
+	char why[256];
+
+	memset(mo, 0, sizeof(*mo));
+	if (r->experts < 1)
+		return 0;
+	if (runtime_check_ep(rt, p->w, 1, p->t, etp, ep, p->zero, p->shard,
+			     why, sizeof(why)))
+		return pd2bw_error("--emit deepspeed: %s", why);
+	if (r->groups > 1 && r->group_top_k > 0)
+		return pd2bw_error("--emit deepspeed: DeepSpeed-MoE's TopKGate "
+				   "has no group-limited routing (the model "
+				   "routes within its best %lld of %lld expert "
+				   "groups); emit megatron",
+				   (long long)r->group_top_k,
+				   (long long)r->groups);
+	if (m && m->moe.router_bias)
+		return pd2bw_error("--emit deepspeed: DeepSpeed-MoE's TopKGate "
+				   "has no router bias (a Linear without "
+				   "bias, moe/sharded_moe.py:480); emit "
+				   "megatron");
+	mo->experts = (long long)r->experts;
+	mo->top_k = (long long)r->top_k;
+	mo->hidden = (long long)in->prof->hidden;
+	mo->ep = ep;
+	mo->etp = p->t > 1 && etp == p->t;
+	mo->cf = m && m->moe.capacity_factor > 0 ? m->moe.capacity_factor
+						 : rt->capacity_factor;
+	if (rt->dropless)
+		mo->cf = 0;
+	mo->min_capacity = rt->min_capacity;
+	mo->priced = ds;
+	return 1;
+}
+
+/*
+ * The MoE object under key (a JSON member, indented by ind), with the
+ * recipe lines that build the layers and the optimizer's groups.
+ */
+static void
+moe_write(FILE *fp, const struct ds_moe *mo, const char *key,
+	  const char *ind)
+{
+	char buf[512], cap[128];
+	int n = 0;
+
+	fprintf(fp, "%s\"%s\": {\"num_experts\": %lld, \"ep_size\": %d, "
+		    "\"k\": %lld, ",
+		ind, key, mo->experts, mo->ep, mo->top_k);
+	if (mo->cf > 0)
+		fprintf(fp, "\"capacity_factor\": %g, \"min_capacity\": %d, ",
+			mo->cf, mo->min_capacity);
+	fprintf(fp, "\"drop_tokens\": %s, "
+		    "\"enable_expert_tensor_parallelism\": %s,\n",
+		mo->cf > 0 ? "true" : "false", mo->etp ? "true" : "false");
+	fprintf(fp, "%s  \"recipe\": [\n", ind);
+	line(fp, &n, "from deepspeed.moe.layer import MoE");
+	line(fp, &n, "from deepspeed.moe.utils import "
+		     "split_params_into_different_moe_groups_for_optimizer");
+	/* the capacity's arguments, or drop_tokens off */
+	if (mo->cf > 0)
+		snprintf(cap, sizeof(cap),
+			 "capacity_factor=%g, eval_capacity_factor=%g, "
+			 "min_capacity=%d, drop_tokens=True",
+			 mo->cf, mo->cf, mo->min_capacity);
+	else
+		snprintf(cap, sizeof(cap), "drop_tokens=False");
+	snprintf(buf, sizeof(buf),
+		 "moe = MoE(hidden_size=%lld, expert=EXPERT, num_experts=%lld, "
+		 "ep_size=%d, k=%lld, %s, use_residual=False, "
+		 "enable_expert_tensor_parallelism=%s)",
+		 mo->hidden, mo->experts, mo->ep, mo->top_k, cap,
+		 mo->etp ? "True" : "False");
+	line(fp, &n, buf);
+	line(fp, &n, "hidden_states, l_aux, _ = moe(hidden_states)");
+	line(fp, &n, "param_groups = "
+		     "split_params_into_different_moe_groups_for_optimizer("
+		     "{'params': list(model.parameters()), 'name': 'dense'})");
+	fprintf(fp, "\n%s  ]}", ind);
+}
+
+/* The notes on the MoE layers, lines of a JSON list (*n so far). */
+static void
+moe_notes(FILE *fp, int *n, const struct ds_moe *mo, const struct plan *p)
+{
+	char buf[1024];
+	int ranks = mo->etp ? p->w : p->w * p->t;
+
+	line(fp, n, "moe: every MoE block's MLP is deepspeed.moe.layer.MoE "
+		    "as the recipe builds it (EXPERT: one routed expert's "
+		    "MLP); it returns the gate's l_aux, which the loss adds "
+		    "(moe/layer.py:105-132); deepspeed.initialize makes the "
+		    "expert groups itself (runtime/engine.py:1262-1263)");
+	if (mo->ep > 1) {
+		int edp = ranks / mo->ep;
+		size_t len;
+
+		len = (size_t)snprintf(
+			buf, sizeof(buf),
+			"expert parallelism %d: ep_size %d of a stage's %d "
+			"%s ranks%s; ", mo->ep, mo->ep, ranks,
+			mo->etp ? "data-parallel" : "data- and tensor-parallel",
+			mo->etp ? " (the experts split over the tensor ranks, "
+				  "utils/groups.py:376-403)"
+				: " (consecutive ranks, utils/groups.py:236-300)");
+		if (edp > 1)
+			snprintf(buf + len, sizeof(buf) - len,
+				 "the experts' gradients are reduced over the "
+				 "%d ranks holding the same experts (runtime/"
+				 "engine.py:2588-2609)", edp);
+		else
+			snprintf(buf + len, sizeof(buf) - len,
+				 "one rank of a stage holds each expert: its "
+				 "gradients are not reduced");
+		line(fp, n, buf);
+	}
+	if (mo->cf > 0)
+		snprintf(buf, sizeof(buf),
+			 "capacity: each expert takes C = max(%d, ceil(tokens "
+			 "/ %lld x %g x %lld)) of a rank's tokens and drops "
+			 "the rest; the all-to-alls move all %lld x C rows, "
+			 "padded (moe/sharded_moe.py:161-170)%s",
+			 mo->min_capacity, mo->experts, mo->cf, mo->top_k,
+			 mo->experts,
+			 mo->priced ? ", as priced"
+				    : "; the plan names another runtime and "
+				      "was priced with its dispatcher: plan "
+				      "with --runtime deepspeed for "
+				      "DeepSpeed-MoE's");
+	else
+		snprintf(buf, sizeof(buf),
+			 "drop_tokens off: the capacity is the busiest "
+			 "expert's count, all-reduced over the expert-parallel "
+			 "group and read on the host every layer (moe/"
+			 "sharded_moe.py:422-431)%s",
+			 mo->priced ? ", as priced"
+				    : "; the plan names another runtime and "
+				      "was priced with its dispatcher");
+	line(fp, n, buf);
+	line(fp, n, "optimizer: a client optimizer takes param_groups, the "
+		  "experts' parameters in groups of their own (moe/utils.py:"
+		  "72); an optimizer section gets them from deepspeed."
+		  "initialize (runtime/engine.py:1357-1358)");
+	if (p->zero == 2)
+		line(fp, n, "zero stage 2 with MoE: contiguous_gradients and "
+			  "reduce_scatter stay on, their defaults (zero/"
+			  "stage_1_and_2.py:619, 624)");
+}
+
+/*
  * ZeRO-2 or -3 without a pipeline: deepspeed.initialize(model=MODULE,
  * config=THIS_FILE) on a plain module.  The plan's overlap and bucket
  * size are written out, so that what runs is what was priced: overlap_comm
@@ -72,9 +250,13 @@ emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
 	const struct plan *p = in->p;
 	struct runtime rt;
 	int ds = emit_plan_runtime(p, RUNTIME_DEEPSPEED, &rt);
-	int overlap, j, any = 0;
+	int overlap, j, any = 0, moe, nn = 1;
+	struct ds_moe mo;
 
 	if (ds < 0)
+		return -1;
+	moe = moe_settings(in, &rt, ds, &mo);
+	if (moe < 0)
 		return -1;
 	if (p->shard > 0 && p->shard < p->w)
 		return pd2bw_error("--emit deepspeed: the plan shards over "
@@ -108,6 +290,10 @@ emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
 	emit_json_str(fp, p->model);
 	fprintf(fp, ",\n    \"runtime\": ");
 	emit_json_str(fp, p->runtime ? p->runtime : "");
+	if (moe) {
+		fprintf(fp, ",\n");
+		moe_write(fp, &mo, "moe", "    ");
+	}
 	fprintf(fp, ",\n    \"notes\": [\n      ");
 	emit_json_str(fp, "deepspeed.initialize(model=MODULE, config=THIS_FILE) "
 			  "on the whole model: no pipeline engine, which "
@@ -152,6 +338,8 @@ emit_deepspeed_zero(FILE *fp, const struct emit_in *in, const char *prec)
 			emit_json_str(fp, note);
 		}
 	}
+	if (moe)
+		moe_notes(fp, &nn, &mo, p);
 	fprintf(fp, "\n    ]\n  }\n}\n");
 	return 0;
 }
@@ -164,7 +352,9 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	struct emit_rc rc;
 	char note[1024];
 	int s, j, nnotes = 0, nrec = 0, any = 0, world = p->w * p->d * p->t;
-	int interval;
+	int interval, moe;
+	struct runtime rt;
+	struct ds_moe mo;
 
 	(void)sh;
 	/* cpu_checkpointing offloads only checkpointed (fully recomputed)
@@ -191,6 +381,11 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (p->d == 1 && p->zero >= 2 &&
 	    (p->sched == PLAN_FLUSH || p->sched == PLAN_NONE))
 		return emit_deepspeed_zero(fp, in, prec);
+	moe = emit_plan_runtime(p, RUNTIME_DEEPSPEED, &rt);
+	if (moe >= 0)
+		moe = moe_settings(in, &rt, moe, &mo);
+	if (moe < 0)
+		return -1;
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit deepspeed: DeepSpeed's pipeline "
 				   "engine has no %s schedule (only 1F1B with "
@@ -301,7 +496,12 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		 interval,
 		 interval ? ", checkpointable_layers=BLOCK_CLASSES" : "");
 	line(fp, &nrec, note);
-	fprintf(fp, "\n    ],\n    \"pd2bw_notes\": [\n");
+	fprintf(fp, "\n    ],\n");
+	if (moe) {
+		moe_write(fp, &mo, "pd2bw_moe", "    ");
+		fprintf(fp, ",\n");
+	}
+	fprintf(fp, "    \"pd2bw_notes\": [\n");
 
 #define NOTE(...)                                                             \
 	do {                                                                  \
@@ -355,6 +555,8 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		       "replicas, as planned (stage 1 is the most the "
 		       "pipeline engine allows)"
 		     : "optimizer state on every replica, as planned");
+	if (moe)
+		moe_notes(fp, &nnotes, &mo, p);
 #undef NOTE
 	fprintf(fp, "\n    ]\n  }\n}\n");
 	emit_rc_release(&rc);

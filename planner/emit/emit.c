@@ -481,15 +481,23 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 
 	/* Megatron and Megatron-Bridge write the parts of pd2bw-model/2
 	 * they have settings for (megatron.c, bridge.c), torchtitan those
-	 * of its qwen3 flavors (torchtitan.c); DeepSpeed's files would be
-	 * silently dense.  NEEDSWORK: DeepSpeed. */
-	if (in->model && model_is_v2(in->model) && fmt == EMIT_DEEPSPEED)
-		return pd2bw_error("--emit %s: model '%s' uses parts of "
-				   "pd2bw-model/2 (experts, MLA, windows, "
-				   "head_dim, ...) that this emitter does not "
-				   "write yet (--emit megatron does)",
-				   emit_fmt_names[fmt],
-				   in->model->name ? in->model->name : "");
+	 * of its qwen3 flavors (torchtitan.c), DeepSpeed the experts
+	 * (deepspeed.c, deepspeed.moe.layer.MoE); its files would be
+	 * silently without the rest.  NEEDSWORK: DeepSpeed's others. */
+	if (in->model && fmt == EMIT_DEEPSPEED) {
+		struct model dense = *in->model;
+
+		dense.moe.experts = 0;
+		if (model_is_v2(&dense))
+			return pd2bw_error("--emit %s: model '%s' uses parts "
+					   "of pd2bw-model/2 (MLA, windows, "
+					   "head_dim, ...) that this emitter "
+					   "does not write yet (--emit "
+					   "megatron does)",
+					   emit_fmt_names[fmt],
+					   in->model->name ? in->model->name
+							   : "");
+	}
 	/* Megatron writes context and expert parallelism (megatron.c),
 	 * Megatron-Bridge context parallelism, torchtitan both, and launch
 	 * starts every rank
@@ -512,10 +520,12 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "Engine's), which this emitter does not "
 				   "write (--emit megatron does)",
 				   emit_fmt_names[fmt]);
-	/* expert parallelism: Megatron-Bridge too (bridge.c) */
+	/* expert parallelism: Megatron-Bridge and DeepSpeed too (bridge.c,
+	 * deepspeed.c) */
 	if (in->p->e > 1 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
 	    fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH &&
-	    fmt != EMIT_TORCHTITAN && fmt != EMIT_BRIDGE)
+	    fmt != EMIT_TORCHTITAN && fmt != EMIT_BRIDGE &&
+	    fmt != EMIT_DEEPSPEED)
 		return pd2bw_error("--emit %s: the plan is expert-parallel "
 				   "(%d), which this emitter does not write yet "
 				   "(--emit megatron does)",

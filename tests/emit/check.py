@@ -271,11 +271,31 @@ def check_megatron(p, path):
 
 # ---- DeepSpeed ----
 
+def check_deepspeed_moe(bad, p, moe):
+    """The MoE layers as the plan: its experts split over its expert-
+    parallel degree, with expert tensor parallelism as planned, and the
+    capacity its deepspeed runtime priced."""
+    is_moe = any(x.startswith("block_moe") for x in p.layers)
+    expect(bad, (moe is not None) == is_moe, "MoE settings for a %s plan"
+           % ("MoE" if is_moe else "dense"))
+    if moe is None:
+        return
+    expect(bad, moe["ep_size"] == p.e, "ep_size %d vs plan %d"
+           % (moe["ep_size"], p.e))
+    expect(bad, moe["enable_expert_tensor_parallelism"] ==
+           (p.t > 1 and p.etp == p.t), "expert tensor parallelism")
+    if p.runtime == "deepspeed":
+        expect(bad, moe["drop_tokens"] == ("dropless" not in p.rt_opts),
+               "drop_tokens vs the runtime's")
+
+
 def check_deepspeed(p, path):
     bad = []
     with open(path) as f:
         c = json.load(f)
     bad += U.deepspeed_rules(c, p.world, p.w)
+    check_deepspeed_moe(bad, p, c.get("pipeline", c.get("pd2bw", {})).get(
+        "pd2bw_moe" if "pipeline" in c else "moe"))
     if "pipeline" not in c:
         # ZeRO-2/3 without a pipeline: deepspeed.initialize on the module
         z = c["zero_optimization"]
@@ -654,6 +674,10 @@ def run(cmd):
 # Mixtures of experts are planned a second time as torchtitan runs them,
 # expert-parallel degrees included (its qwen3 flavors emit those).
 MOE_EXTRA = ["--runtime", "torchtitan", "--expert-parallel", "1,2,4,8"]
+# ... and as DeepSpeed-MoE runs them (1F1B without interleaving or
+# selective recomputation), the models its emitter writes.
+DS_MOE_EXTRA = ["--runtime", "deepspeed", "--expert-parallel", "1,2,4,8",
+                "--interleave", "1", "-r", "none,full"]
 
 
 def sweep(quick):
@@ -662,8 +686,11 @@ def sweep(quick):
     runs = [(m, []) for m in models]
     for m in models:
         with open(os.path.join(TOP, "models", m + ".yaml")) as f:
-            if m.startswith("qwen3-") and "\nmoe:" in f.read():
+            moe = "\nmoe:" in f.read()
+            if m.startswith("qwen3-") and moe:
                 runs.append((m, MOE_EXTRA))
+            if m.startswith(("qwen3-", "mixtral-")) and moe:
+                runs.append((m, DS_MOE_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]

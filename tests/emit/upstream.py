@@ -541,6 +541,9 @@ def deepspeed_rules(cfg, world, dp=None):
                                        * cfg["gradient_accumulation_steps"]
                                        * dp):
             bad.append("train_batch_size != micro x gas x dp (C:931)")
+        if "moe" in cfg.get("pd2bw", {}):
+            bad += deepspeed_moe_rules(cfg["pd2bw"]["moe"], z.get("stage", 0),
+                                       dp, world // dp)
         return bad
     # E:77-78: ZeRO-2 and -3 are incompatible with pipeline parallelism.
     if z.get("stage", 0) not in (0, 1):
@@ -557,6 +560,10 @@ def deepspeed_rules(cfg, world, dp=None):
     if tb != (cfg["train_micro_batch_size_per_gpu"]
               * cfg["gradient_accumulation_steps"] * topo["num_dp"]):
         bad.append("train_batch_size != micro x gas x dp (C:931)")
+    if "pd2bw_moe" in cfg["pipeline"]:
+        bad += deepspeed_moe_rules(cfg["pipeline"]["pd2bw_moe"],
+                                   z.get("stage", 0), topo["num_dp"],
+                                   topo["num_mp"])
     # M:444, M:531: a partition of one's own must call _set_bounds.
     if not any("_set_bounds(start=self.parts[stage_id], "
                "stop=self.parts[stage_id + 1])" in x
@@ -570,6 +577,58 @@ def deepspeed_rules(cfg, world, dp=None):
                     for x in cfg["pipeline"]["pd2bw_recipe"]):
         bad.append("recipe checkpoints without checkpointable_layers "
                    "(M:661-667)")
+    return bad
+
+
+# DeepSpeed-MoE, the same commit, files:
+#   L  = deepspeed/moe/layer.py
+#   S  = deepspeed/moe/sharded_moe.py
+#   G  = deepspeed/utils/groups.py
+#   EN = deepspeed/runtime/engine.py
+#   MU = deepspeed/moe/utils.py
+def deepspeed_moe_rules(moe, zero, dp, t):
+    """moe: the config's pd2bw_moe (pipeline) or pd2bw.moe object; zero
+    its ZeRO stage; dp x t the ranks of one pipeline stage."""
+    bad = []
+    ep = moe["ep_size"]
+    # L:59: the experts split evenly over the expert-parallel ranks.
+    if moe["num_experts"] % ep:
+        bad.append("ep_size %d does not divide %d experts (L:59)"
+                   % (ep, moe["num_experts"]))
+    # EN:1675: "MoE not supported with Stage 3".
+    if zero == 3:
+        bad.append("MoE under ZeRO stage 3 (EN:1675)")
+    # G:258 (consecutive ranks of a stage) without expert tensor
+    # parallelism; G:334, 403 (the data-parallel world) with it.
+    etp = moe["enable_expert_tensor_parallelism"]
+    ranks = dp if etp else dp * t
+    if ranks % ep:
+        bad.append("ep_size %d does not divide %d ranks (G:%s)"
+                   % (ep, ranks, "403" if etp else "258"))
+    # S:161-170, S:406: with drop_tokens the capacity needs a factor.
+    if moe["drop_tokens"] and not moe.get("capacity_factor", 0) > 0:
+        bad.append("drop_tokens without capacity_factor (S:161-170)")
+    # L:38-53: the recipe builds the MoE layer with the same arguments.
+    mk = [x for x in moe["recipe"] if x.startswith("moe = MoE(")]
+    want = ["num_experts=%d" % moe["num_experts"], "ep_size=%d" % ep,
+            "k=%d" % moe["k"],
+            "drop_tokens=%s" % ("True" if moe["drop_tokens"] else "False"),
+            "enable_expert_tensor_parallelism=%s" % ("True" if etp
+                                                     else "False")]
+    if moe["drop_tokens"]:
+        want += ["capacity_factor=%g" % moe["capacity_factor"],
+                 "min_capacity=%d" % moe["min_capacity"]]
+    if len(mk) != 1:
+        bad.append("recipe without one MoE(...) (L:38-53)")
+    else:
+        for w in want:
+            if w + "," not in mk[0] and w + ")" not in mk[0]:
+                bad.append("recipe's MoE(...) without %s" % w)
+    # MU:72: the optimizer needs the experts' parameters in MoE groups
+    # (zero/stage_1_and_2.py:626-628 asserts one).
+    if not any("split_params_into_different_moe_groups_for_optimizer(" in x
+               for x in moe["recipe"]):
+        bad.append("recipe without the optimizer's MoE groups (MU:72)")
     return bad
 
 

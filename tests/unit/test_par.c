@@ -563,6 +563,40 @@ test_recompute_residue(void)
 	profile_release(&p);
 }
 
+/*
+ * MoE blocks by hand (repeat of them): a 100 MB dispatch buffer, 1e9 of
+ * each block's 1.5e9 parameters routed experts, 4 ms forward and 8
+ * backward, pre_fwd and pre_bwd of them before the dispatch; the chain
+ * and one stage's links with an expert-parallel ring of 70 GB/s.
+ */
+static void
+moe_hand(struct profile *p, struct chain *c, struct place_links *l,
+	 double *v, int repeat, double pre_fwd, double pre_bwd)
+{
+	profile_init(p);
+	profile_alloc(p, 1, 1);
+	p->mb[0] = 1;
+	p->ep = 8;
+	p->seq_len = 1024;
+	p->hidden = 64;
+	p->layers[0].name = xstrdup("block_moe");
+	p->layers[0].kind = PROF_BLOCK;
+	p->layers[0].repeat = repeat;
+	p->layers[0].params = 1500000000;
+	p->layers[0].expert_params = 1000000000;
+	p->layers[0].pt[0].fwd_ms = 4;
+	p->layers[0].pt[0].bwd_ms = 8;
+	p->layers[0].pt[0].ep_a2a_bytes = 1e8;
+	p->layers[0].pt[0].ep_pre_fwd_ms = pre_fwd;
+	p->layers[0].pt[0].ep_pre_bwd_ms = pre_bwd;
+	CHECK(chain_build(c, p) == 0);
+	links(l, v, 100);
+	memset(v + 8, 0, 4 * sizeof(*v));
+	l->ep_gb_s = v + 8;
+	l->ep_lat_us = v + 9;
+	v[8] = 70;
+}
+
 static void
 test_ep_cost(void)
 {
@@ -573,32 +607,10 @@ test_ep_cost(void)
 	struct cost_cfg g;
 	double v[12], red, gat;
 
-	/* Two MoE blocks by hand: a 100 MB dispatch buffer, 1e9 of each
-	 * block's 1.5e9 parameters routed experts. */
-	profile_init(&p);
-	profile_alloc(&p, 1, 1);
-	p.mb[0] = 1;
-	p.ep = 8;
-	p.seq_len = 1024;
-	p.hidden = 64;
-	p.layers[0].name = xstrdup("block_moe");
-	p.layers[0].kind = PROF_BLOCK;
-	p.layers[0].repeat = 2;
-	p.layers[0].params = 1500000000;
-	p.layers[0].expert_params = 1000000000;
-	p.layers[0].pt[0].fwd_ms = 4;
-	p.layers[0].pt[0].bwd_ms = 8;
-	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
-	/* of which attention and norms (before the dispatch) 1 and 2 */
-	p.layers[0].pt[0].ep_pre_fwd_ms = 1;
-	p.layers[0].pt[0].ep_pre_bwd_ms = 2;
-	CHECK(chain_build(&c, &p) == 0);
+	/* Two MoE blocks by hand, of whose forward and backward attention
+	 * and norms (before the dispatch) take 1 and 2 ms. */
+	moe_hand(&p, &c, &l, v, 2, 1, 2);
 	CHECK_INT_EQ(chain_eparams(&c, 0, 1), 2000000000LL);
-	links(&l, v, 100);
-	memset(v + 8, 0, 4 * sizeof(*v));
-	l.ep_gb_s = v + 8;
-	l.ep_lat_us = v + 9;
-	v[8] = 70;
 	memset(&g, 0, sizeof(g));
 	g.sched = PLAN_FLUSH;
 	g.w = 8;
@@ -700,6 +712,130 @@ test_ep_cost(void)
 }
 
 /*
+ * DeepSpeed-MoE (runtime deepspeed), by hand.  The capacity of
+ * moe/sharded_moe.py:161-170: C = max(min_capacity, ceil(n / E x cf x
+ * k)) rows per expert, E x C rows dispatched whatever the routing.
+ */
+static void
+test_ep_deepspeed(void)
+{
+	static const int mb[] = {1};
+	struct runtime ds, dl;
+	struct analytic_par par;
+	struct analytic_opts ao;
+	struct profile p;
+	struct chain c;
+	struct place_links l;
+	struct cost_cfg g;
+	struct model m;
+	double v[12];
+	char why[256];
+
+	/* Qwen3-30B-A3B's 4096 tokens, 128 experts, top-8, cf 1: C = 256,
+	 * the dropless 32768 rows exactly */
+	CHECK_NEAR(analytic_expert_rows(4096, 8, 128, 1.0, 4), 32768, 0);
+	/* Mixtral's 8 experts, top-2, cf 1.25: C = ceil(512 x 2.5) = 1280,
+	 * 10240 rows for 8192 routed */
+	CHECK_NEAR(analytic_expert_rows(4096, 2, 8, 1.25, 4), 10240, 0);
+	/* 100 tokens over 64 experts, top-1: ceil(1.5625) = 2 < 4 */
+	CHECK_NEAR(analytic_expert_rows(100, 1, 64, 1.0, 4), 256, 0);
+	/* 4097 tokens: ceil(4097 / 128 x 8) = 257 */
+	CHECK_NEAR(analytic_expert_rows(4097, 8, 128, 1.0, 4), 32896, 0);
+	CHECK_NEAR(analytic_expert_rows(4096, 8, 128, 0, 4), 32768, 0);
+
+	/* the runtime: capacity 1.0, min 4, no host sync; dropless syncs */
+	runtime_init(&ds, RUNTIME_DEEPSPEED);
+	CHECK(runtime_parse(&dl, "deepspeed:dropless") == 0);
+	CHECK(ds.ep && ds.ep_tp_drop && ds.moe_dense_dispatch);
+	CHECK_NEAR(ds.capacity_factor, 1.0, 0);
+	CHECK_INT_EQ(ds.min_capacity, 4);
+	CHECK(!ds.moe_sync && !ds.dropless);
+	CHECK(dl.moe_sync && dl.dropless);
+	CHECK_NEAR(dl.capacity_factor, 0, 0);
+
+	/* the dispatch bytes of moe30 (b 1, s 4096, h 2048, bf16) on ep 8
+	 * under imbalance 1.5: with the capacity E x C = 32768 rows, the
+	 * imbalance absorbed (no rank receives more than C an expert);
+	 * dropless the busiest rank's 1.5 x */
+	moe30(&m);
+	memset(&par, 0, sizeof(par));
+	par.tp = par.cp = 1;
+	par.ep = 8;
+	par.imbalance = 1.5;
+	analytic_opts_init(&ao);
+	ao.capacity_factor = ds.capacity_factor;
+	ao.min_capacity = ds.min_capacity;
+	profile_init(&p);
+	CHECK(analytic_profile_par(&p, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &ao) == 0);
+	CHECK_NEAR(p.layers[1].pt[0].ep_a2a_bytes, 32768.0 * 2048 * 2, 0);
+	profile_release(&p);
+	ao.dropless = 1;
+	profile_init(&p);
+	CHECK(analytic_profile_par(&p, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &ao) == 0);
+	CHECK_NEAR(p.layers[1].pt[0].ep_a2a_bytes, 1.5 * 32768 * 2048 * 2, 0);
+	profile_release(&p);
+	/* the model's own factor 1.25 wins over the runtime's: C =
+	 * ceil(32 x 1.25 x 8) = 320, 40960 rows */
+	ao.dropless = 0;
+	m.moe.capacity_factor = 1.25;
+	profile_init(&p);
+	CHECK(analytic_profile_par(&p, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &ao) == 0);
+	CHECK_NEAR(p.layers[1].pt[0].ep_a2a_bytes, 40960.0 * 2048 * 2, 0);
+	profile_release(&p);
+
+	/* tensor parallelism 2 without sequence parallelism, the experts
+	 * split like it: every rank holds all rows but sends its 1/2
+	 * (drop_tokens before the all-to-all).  A 100 MB buffer, 7/8 of it
+	 * at 70 GB/s: 1.25 ms an all-to-all for Megatron-Core, half for
+	 * DeepSpeed; four a layer */
+	moe_hand(&p, &c, &l, v, 1, 0, 0);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_NONE;
+	g.w = 8;
+	g.d = g.v = 1;
+	g.t = 2;
+	g.e = 8;
+	runtime_init(&dl, RUNTIME_MEGATRON_CORE);
+	g.rt = &dl;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	g.rt = &ds;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 2.5, 1e-12);
+	/* whole experts: the chain's buffer is already 1/t */
+	g.etp = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	chain_release(&c);
+	profile_release(&p);
+
+	/* the rules: MoE layers never under ZeRO-3 (engine.py:1675), with
+	 * expert parallelism or without; EP groups inside a stage's ranks,
+	 * its replicas with expert tensor parallelism (groups.py:258, 403) */
+	CHECK(runtime_check_ep(&ds, 8, 1, 1, 1, 1, 3, 0, why, sizeof(why)) ==
+	      -1);
+	CHECK_STR_EQ(why, "runtime deepspeed cannot run MoE layers under ZeRO "
+			  "stage 3 (--zero 3; deepspeed.moe needs 0, 1 or "
+			  "2)");
+	CHECK(runtime_check_ep(&ds, 8, 1, 1, 1, 8, 2, 0, why, sizeof(why)) ==
+	      0);
+	CHECK(runtime_check_ep(&ds, 4, 1, 2, 1, 8, 1, 0, why, sizeof(why)) ==
+	      0);
+	CHECK(runtime_check_ep(&ds, 4, 1, 2, 2, 8, 1, 0, why, sizeof(why)) ==
+	      -1);
+	CHECK_STR_EQ(why, "runtime deepspeed takes expert-parallel ranks from "
+			  "the data-parallel ones with the experts split like "
+			  "the tensor-parallel layers (--expert-parallel 8 "
+			  "does not divide 4 replicas)");
+	CHECK(runtime_check_ep(&ds, 3, 1, 2, 1, 4, 0, 0, why, sizeof(why)) ==
+	      -1);
+	CHECK_STR_EQ(why, "runtime deepspeed takes expert-parallel ranks from "
+			  "one stage's 6 ranks (--expert-parallel 4 does not "
+			  "divide them)");
+	CHECK(runtime_check_par(&ds, 1, 8, why, sizeof(why)) == 0);
+}
+
+/*
  * torchtitan's expert parallelism (runtime torchtitan): the all-to-all
  * bytes per tensor-parallel rank, the experts sharded by FSDP over the
  * ranks holding the same experts (efsdp), and the configurations it
@@ -721,26 +857,7 @@ test_ep_torchtitan(void)
 	double v[12];
 	char why[256];
 
-	profile_init(&p);
-	profile_alloc(&p, 1, 1);
-	p.mb[0] = 1;
-	p.ep = 8;
-	p.seq_len = 1024;
-	p.hidden = 64;
-	p.layers[0].name = xstrdup("block_moe");
-	p.layers[0].kind = PROF_BLOCK;
-	p.layers[0].repeat = 2;
-	p.layers[0].params = 1500000000;
-	p.layers[0].expert_params = 1000000000;
-	p.layers[0].pt[0].fwd_ms = 4;
-	p.layers[0].pt[0].bwd_ms = 8;
-	p.layers[0].pt[0].ep_a2a_bytes = 1e8;
-	CHECK(chain_build(&c, &p) == 0);
-	links(&l, v, 100);
-	memset(v + 8, 0, 4 * sizeof(*v));
-	l.ep_gb_s = v + 8;
-	l.ep_lat_us = v + 9;
-	v[8] = 70;
+	moe_hand(&p, &c, &l, v, 2, 0, 0);
 	cost_opts_init(&o);
 	o.runtime = RUNTIME_TORCHTITAN;
 	memset(&g, 0, sizeof(g));
@@ -1083,6 +1200,7 @@ main(void)
 	test_recompute_residue();
 	test_ep_cost();
 	test_ep_torchtitan();
+	test_ep_deepspeed();
 	test_ep_place();
 	test_ep_segment();
 	test_search_brute();

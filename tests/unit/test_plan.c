@@ -150,6 +150,8 @@ test_hand_cost(void)
  * rule, every kernel at 8 us against the stage's 40 ms, left only the
  * 0.5.  torchtitan's MoE layers cost the launch's 8 us a kernel (1.6 and
  * 0.8 ms: hidden), 4.5 ms in all; CUDA graphs leave 0.05 ms.
+ * DeepSpeed's fixed capacity does not synchronise (the runtime's
+ * moe_sync).
  */
 static void
 test_moe_host(void)
@@ -195,6 +197,16 @@ test_moe_host(void)
 	CHECK_NEAR(st.host_ms, 0.05, 1e-12);
 
 	runtime_init(&rt, RUNTIME_TORCHTITAN);
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
+
+	/* DeepSpeed-MoE's fixed capacity reads no counts: the stage is one
+	 * stretch, 3300 x 8 us = 26.4 ms against 40, hidden: 0.5; with
+	 * drop_tokens off it syncs, as torchtitan's: 4.5 */
+	runtime_init(&rt, RUNTIME_DEEPSPEED);
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.host_ms, 0.5, 1e-9);
+	CHECK_INT_EQ(runtime_parse(&rt, "deepspeed:dropless"), 0);
 	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 
