@@ -895,8 +895,9 @@ main(int argc, char **argv)
 		gpu = cl.gpu;
 	par_opts_apply_input(&po);
 	input_set_rc_modules(rc_modules);
-	if (input_load(&prof, input, &cat, gpu, gpu == cl.gpu ? cl.gpu_at : NULL,
-		       mb, nmb, seq_len, &is_model))
+	if (input_load(&prof, input, &cat, gpu,
+		       gpu == cl.gpu ? cl.gpu_at : NULL, mb, nmb, seq_len,
+		       &is_model))
 		goto out;
 	if (!is_model && po.have_fusions)
 		pd2bw_warn("--fusions applies to models only; the profile's "

@@ -861,8 +861,9 @@ expert_bias_ms(struct shape *sh, int bwd)
  * 129-137), 2 n (E C) h FLOPs each whatever the routing.  R = E C of
  * the rank's tokens, all of them: the tensor-parallel ranks drop their
  * duplicates only after the dispatch GEMM; without a capacity (drop_
- * tokens off) C is the busiest expert's count (imbalance x the share).  Forward: the mask (written
- * fp32, cast to 16 bits for each GEMM) and the two GEMMs; backward the
+ * tokens off) C is the busiest expert's count (imbalance x the share).
+ * Forward: the mask (written fp32, cast to 16 bits for each GEMM) and
+ * the two GEMMs; backward the
  * dispatch's input gradient and the combine's two (the rows' and the
  * routing weights').
  */
@@ -2217,7 +2218,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			sh.fp8 = model_prec_quantised(m->precision);
 			layer_shape(&sh, m, first[r]);
 			sh.ntok = analytic_expert_rows(sh.n, m->moe.top_k,
-						       m->moe.experts, cf, mincap);
+						       m->moe.experts, cf,
+						       mincap);
 			/* whole experts under expert tensor parallelism 1:
 			 * each GPU of the tensor-parallel group computes
 			 * 1/t of the rows (its sequence-parallel tokens) */

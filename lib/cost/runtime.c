@@ -120,9 +120,12 @@ derive(struct runtime *rt)
 	 * a kernel is the figure the CP/EP fit rows of bench/data ask for
 	 * (the least mean error of 8 to 100 us); the other runtimes
 	 * dispatch experts without those Python loops: the launch's. */
-	rt->host_us_moe = cg ? 0
-			  : rt->id == RUNTIME_MEGATRON_CORE ? 80
-							    : rt->host_us_per_kernel;
+	if (cg)
+		rt->host_us_moe = 0;
+	else if (rt->id == RUNTIME_MEGATRON_CORE)
+		rt->host_us_moe = 80;
+	else
+		rt->host_us_moe = rt->host_us_per_kernel;
 	/* DeepSpeed-MoE's TopKGate drops what overflows a fixed capacity
 	 * unless drop_tokens is off: capacity_factor 1.0, min_capacity 4
 	 * (deepspeed/moe/layer.py:44, 46, 49, at 38327e07f); the capacity
@@ -471,9 +474,10 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 
 /*
  * DeepSpeed-MoE (microsoft/DeepSpeed 38327e07f).  ZeRO-3 refuses MoE
- * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2 reduce the experts'
- * gradients over the expert-data-parallel group (engine.py:2588-2609,
- * zero/stage_1_and_2.py:616-641), the pipeline engine too (its
+ * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2
+ * reduce the experts' gradients over the expert-data-parallel group
+ * (engine.py:2588-2609, zero/stage_1_and_2.py:616-641), the pipeline
+ * engine too (its
  * ReduceGrads, pipe/engine.py:293-304, goes through the same
  * buffered_allreduce_fallback, engine.py:2611-2625).  The groups:
  * without expert tensor parallelism (MoE's enable_expert_tensor_

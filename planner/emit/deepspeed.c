@@ -189,7 +189,8 @@ moe_notes(FILE *fp, int *n, const struct ds_moe *mo, const struct plan *p)
 			mo->etp ? "data-parallel" : "data- and tensor-parallel",
 			mo->etp ? " (the experts split over the tensor ranks, "
 				  "utils/groups.py:376-403)"
-				: " (consecutive ranks, utils/groups.py:236-300)");
+				: " (consecutive ranks, utils/"
+				  "groups.py:236-300)");
 		if (edp > 1)
 			snprintf(buf + len, sizeof(buf) - len,
 				 "the experts' gradients are reduced over the "

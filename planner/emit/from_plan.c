@@ -119,7 +119,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		/* the expert capacity the plan's runtime prices with */
 		struct runtime rt;
 
-		if (p.runtime && *p.runtime && runtime_parse(&rt, p.runtime) == 0)
+		if (p.runtime && *p.runtime &&
+		    runtime_parse(&rt, p.runtime) == 0)
 			input_set_moe(rt.capacity_factor, rt.min_capacity,
 				      rt.dropless, rt.moe_dense_dispatch);
 	}

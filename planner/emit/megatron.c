@@ -424,8 +424,9 @@ connections_env(FILE *fp, const struct emit_in *in, int c, int e)
 	int blackwell = in->gpu && in->gpu->mxfp8;
 
 	if (p->zero > 1) {
-		fprintf(fp, "# Megatron-FSDP refuses CUDA_DEVICE_MAX_CONNECTIONS "
-			    "1 (arguments.py:1166-1167).\n"
+		fprintf(fp, "# Megatron-FSDP refuses "
+			    "CUDA_DEVICE_MAX_CONNECTIONS 1 "
+			    "(arguments.py:1166-1167).\n"
 			    "unset CUDA_DEVICE_MAX_CONNECTIONS\n");
 		return;
 	}
