@@ -477,9 +477,8 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
  * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2
  * reduce the experts' gradients over the expert-data-parallel group
  * (engine.py:2588-2609, zero/stage_1_and_2.py:616-641), the pipeline
- * engine too (its
- * ReduceGrads, pipe/engine.py:293-304, goes through the same
- * buffered_allreduce_fallback, engine.py:2611-2625).  The groups:
+ * engine too (its ReduceGrads, pipe/engine.py:293-304, goes through the
+ * same buffered_allreduce_fallback, engine.py:2611-2625).  The groups:
  * without expert tensor parallelism (MoE's enable_expert_tensor_
  * parallelism off, the default) an expert-parallel group is ep
  * consecutive ranks of a stage, which must divide the stage's ranks
