@@ -246,6 +246,9 @@ struct ctx {
 	 * placement's solve here ([L]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
+	/* set: solve_best() stops at the first placement under its bound,
+	 * for a caller that asks only whether one is (refine_rest()) */
+	int any_under;
 	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
 };
 
@@ -1183,6 +1186,11 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 				memcpy(x->best_st, x->st,
 				       (size_t)cd->d * sizeof(*x->st));
 		}
+		/* the other placements could only be faster, which
+		 * such a caller does not ask; what they left unsolved the
+		 * memo does not claim */
+		if (x->any_under && best < bound)
+			break;
 	}
 	return best;
 }
@@ -2665,9 +2673,12 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		 * next to each other in the order) */
 		if (!cd.offload && !(ln.m > 0 && same_key(&ln, &cn))) {
 			ln = cn;
+			x->any_under = !so->gate_all;
 			tn = solve_best(x, &x->nocap, so, &cn, lv.bound,
 					&place);
+			x->any_under = 0;
 		}
+		x->stats->gated += cd.offload || tn < lv.bound;
 		if (!cd.offload && !(tn < lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
