@@ -209,6 +209,13 @@ struct search_memo {
 	struct time_table sims;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
+	/* max_layers() of the chains enumerated (by chain id), on the
+	 * caller's thread: every size enumerates twice */
+	struct maxl_entry {
+		unsigned long id;
+		double *maxl;
+	} *maxl;
+	int nmaxl;
 };
 
 /* Candidates taken in the first batch of the best-first order: more than
@@ -579,6 +586,9 @@ search_memo_free(struct search_memo *m)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
 	free(m->refined.e);
+	for (i = 0; i < m->nmaxl; i++)
+		free(m->maxl[i].maxl);
+	free(m->maxl);
 	free(m);
 }
 
@@ -1307,6 +1317,26 @@ max_layers(const struct chain *c)
 	return maxl;
 }
 
+/* max_layers(c), from the memo when it has one (*own NULL), else into
+ * *own, the caller's to free. */
+static const double *
+maxl_of(const struct search_opts *so, const struct chain *c, double **own)
+{
+	struct search_memo *m = so->memo;
+	int i;
+
+	*own = NULL;
+	if (!m || !c->id)
+		return *own = max_layers(c);
+	for (i = 0; i < m->nmaxl; i++)
+		if (m->maxl[i].id == c->id)
+			return m->maxl[i].maxl;
+	m->maxl = xrealloc(m->maxl, (size_t)(m->nmaxl + 1) * sizeof(*m->maxl));
+	m->maxl[m->nmaxl].id = c->id;
+	m->maxl[m->nmaxl].maxl = max_layers(c);
+	return m->maxl[m->nmaxl++].maxl;
+}
+
 /*
  * What the checks that read neither the microbatch size nor m say of one
  * (recomputation, interleaving, ZeRO stage, offload) of a group (chain,
@@ -1637,7 +1667,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	for (ti = 0; ti < nsc; ti++) {
 		const struct chain *c = sc[ti].c;
 		int t = sc[ti].t, L = c->L;
-		double *maxl;
+		const double *maxl;
+		double *own;
 
 		/* A tensor-parallel group stays inside one node; a
 		 * context-parallel group of them counts as one unit of t c
@@ -1652,7 +1683,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		t *= cp;
 		if (t > N)
 			continue;
-		maxl = max_layers(c);
+		maxl = maxl_of(so, c, &own);
 		for (sched = 0; sched < PLAN_NSCHED; sched++) {
 			if (!(so->sched_mask & (1u << sched)))
 				continue;
@@ -1710,7 +1741,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				}
 			}
 		}
-		free(maxl);
+		free(own);
 	}
 	free(ws);
 	free(tp);
