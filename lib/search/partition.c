@@ -990,9 +990,8 @@ part_lb(const struct part_run *pr)
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
 	const struct part_stage *ps = pr->ps;
-	int L = c->L, d = g->d, s, j, a, k, share = 1;
+	int L = c->L, d = g->d, s, j, share = 1;
 	double t = pr->pre[L] - pr->pre[0], ar = 0, minout = INFINITY;
-	double lb, win = INFINITY, arl = INFINITY;
 	double tpc = INFINITY, tpl = INFINITY, arc = INFINITY, arec = INFINITY;
 	int64_t params = c->pre_params[L] - c->pre_params[0];
 	int64_t eparams = c->pre_eparams ? c->pre_eparams[L] -
@@ -1005,12 +1004,16 @@ part_lb(const struct part_run *pr)
 	if (!(minout >= 0))
 		minout = 0;
 	for (s = 0; s < d; s++) {
-		tpc = fmin(tpc, ps[s].tp_coef);
-		tpl = fmin(tpl, ps[s].tp_lat);
-		arc = fmin(arc, ps[s].ar_coef);
-		arec = fmin(arec, ps[s].are_coef);
+		/* (lb_grows(): none is NAN) */
+		if (ps[s].tp_coef < tpc)
+			tpc = ps[s].tp_coef;
+		if (ps[s].tp_lat < tpl)
+			tpl = ps[s].tp_lat;
+		if (ps[s].ar_coef < arc)
+			arc = ps[s].ar_coef;
+		if (ps[s].are_coef < arec)
+			arec = ps[s].are_coef;
 		ar += ps[s].ar_lat;
-		arl = fmin(arl, ps[s].ar_lat);
 		share = share && ps[s].cpre == ps[0].cpre;
 		if (s < d - 1)
 			t += 2.0 * g->v * cost_xfer_ms(minout * pr->inv_t,
@@ -1026,33 +1029,9 @@ part_lb(const struct part_run *pr)
 	ar += (double)(params - eparams) * arc;
 	if (eparams)
 		ar += (double)eparams * arec;
-	lb = pr->add_ar ? (t + ar) / d : (t > ar ? t : ar) / d;
-	/*
-	 * Some stage holds ceil(L / d) layers or more: no less than the
-	 * cheapest run of that many of their per-layer terms (at the least
-	 * factors; the synchronisation with the least latency).  On equal
-	 * layers this is the optimum's own granularity, which the average
-	 * misses.
-	 */
-	k = (L + d - 1) / d;
-	for (a = 0; a + k <= L; a++) {
-		double tw = pr->pre[a + k] - pr->pre[a], aw = arl;
-		int64_t pw = c->pre_params[a + k] - c->pre_params[a];
-		int64_t ew = c->pre_eparams ? c->pre_eparams[a + k] -
-						      c->pre_eparams[a]
-					    : 0;
-
-		if (g->t > 1)
-			tw += tpc * (pr->tpx[a + k] - pr->tpx[a]) +
-			      tpl * (pr->tpn[a + k] - pr->tpn[a]);
-		if (share && ps[0].cpre)
-			tw += ps[0].cpre[a + k] - ps[0].cpre[a];
-		aw += (double)(pw - ew) * arc + (double)ew * arec;
-		tw = pr->add_ar ? tw + aw : tw > aw ? tw : aw;
-		if (tw < win)
-			win = tw;
-	}
-	return lb > win ? lb : win;
+	if (pr->add_ar)
+		return (t + ar) / d;
+	return (t > ar ? t : ar) / d;
 }
 
 /*

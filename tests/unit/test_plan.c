@@ -1017,9 +1017,9 @@ test_partition_busy(void)
 
 /*
  * Under a cut (ws->cut_ms) part_solve() turns a solve away at once when
- * its lower bound of the optimum (the stages' average cost, the cheapest
- * run of ceil(L / d) layers) is over the cut: a bound that overshot the
- * optimum would say INFINITY where the optimum is at or under the cut.
+ * its lower bound of the optimum (the stages' average cost) is over the
+ * cut: a bound that overshot the optimum would say INFINITY where the
+ * optimum is at or under the cut.
  * On random chains (equal layers or not, tensor-parallel traffic,
  * all-reduce, transfers on slow or fast links, every schedule the cut
  * serves, with and without ws->no_sync): at cuts at, just over and
@@ -1043,10 +1043,15 @@ test_partition_cut_lb(void)
 		struct cost_opts o;
 		struct cost_cfg g;
 		struct place_links l;
-		int L = 3 + (int)(urand() * 80), j, i, same = trial % 2;
+		int L = 3 + (int)(urand() * 80), j, i, same = trial % 2 == 0;
+		/* a quarter of equal layers on fast links over a divisor of
+		 * L: the bound within a transfer of the optimum */
+		int even = trial % 4 == 0, d0 = 3 + (int)(urand() * 10);
 		int first[128], f1[128], f2[128];
 		double v;
 
+		if (even)
+			L = d0 * (1 + (int)(urand() * 6));
 		uniform_profile(&p, L);
 		p.seq_len = 128;
 		p.hidden = 256;
@@ -1060,7 +1065,7 @@ test_partition_cut_lb(void)
 			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
 			pt->out_bytes = (int64_t)(urand() * 5e8);
 		}
-		one_node(&cl, 8, trial % 4 == 0 ? 1e6 : 0.02 + urand() * 50);
+		one_node(&cl, 8, even ? 1e6 : 0.02 + urand() * 50);
 		cl.nodes = 20; /* w d t up to 160 GPUs */
 		default_opts(&o, 1e12 + urand() * 2e12);
 		for (j = 0; j < RUNTIME_N; j++) {
@@ -1072,6 +1077,8 @@ test_partition_cut_lb(void)
 		g.sched = (int)(urand() * 3); /* 2bw, flush, gpipe */
 		g.w = 1 + (int)(urand() * 2);
 		g.d = 3 + (int)(urand() * ((L < 40 ? L : 40) - 2));
+		if (even)
+			g.d = d0;
 		g.b = 1;
 		g.m = g.d + (int)(urand() * 4);
 		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
