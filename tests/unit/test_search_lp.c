@@ -77,6 +77,24 @@ random_profile(struct profile *p, int L)
 	}
 }
 
+/* The cost and search options of test_exact() and test_gate(). */
+static void
+random_opts(struct cost_opts *o, struct search_opts *so)
+{
+	cost_opts_init(o);
+	/* a cap that most configurations meet only by recomputing */
+	o->cap_bytes = (1 + urand() * 6) * 1e9;
+	search_opts_init(so);
+	so->batch = 16 << (int)(urand() * 3);
+	so->rc_mask = (1u << PROF_RC_N) - 1;
+	so->threads = 1;
+	so->brief = 1;
+	/* few alternatives kept, few refined among them: the rest of the
+	 * candidates that recompute still count */
+	so->topk = 1 + (int)(urand() * 3);
+	so->lp_k = 1 + (int)(urand() * 3);
+}
+
 static void
 test_exact(void)
 {
@@ -95,19 +113,7 @@ test_exact(void)
 		random_profile(&p, L);
 		one_node(&cl, 8, 10 + urand() * 100);
 		cl.nodes = 1 + (int)(urand() * 2);
-		cost_opts_init(&o);
-		/* a cap that most configurations meet only by
-		 * recomputing */
-		o.cap_bytes = (1 + urand() * 6) * 1e9;
-		search_opts_init(&so);
-		so.batch = 16 << (int)(urand() * 3);
-		so.rc_mask = (1u << PROF_RC_N) - 1;
-		so.threads = 1;
-		so.brief = 1;
-		/* few alternatives kept, few refined among them: the
-		 * rest of the candidates that recompute still count */
-		so.topk = 1 + (int)(urand() * 3);
-		so.lp_k = 1 + (int)(urand() * 3);
+		random_opts(&o, &so);
 		if (chain_build(&c, &p))
 			pd2bw_die("cannot build a chain");
 		plan_init(&p0);
@@ -272,15 +278,7 @@ test_gate(void)
 		one_node(&cl, 8, 10 + urand() * 100);
 		cl.nodes = 2 + (int)(urand() * 3);
 		cl.net_gb_s = 0.2 + urand() * 3;
-		cost_opts_init(&o);
-		o.cap_bytes = (1 + urand() * 6) * 1e9;
-		search_opts_init(&so);
-		so.batch = 16 << (int)(urand() * 3);
-		so.rc_mask = (1u << PROF_RC_N) - 1;
-		so.threads = 1;
-		so.brief = 1;
-		so.topk = 1 + (int)(urand() * 3);
-		so.lp_k = 1 + (int)(urand() * 3);
+		random_opts(&o, &so);
 		if (chain_build(&c, &p))
 			pd2bw_die("cannot build a chain");
 		plan_init(&p0);
