@@ -51,7 +51,8 @@ struct visit {
 	/* only the candidates whose runtime takes a per-layer
 	 * recomputation choice, their lower bounds (lb, group's lo and hi)
 	 * without the time of any recomputation: the least a choice
-	 * costs */
+	 * costs; the counts of groups group turns away by their least
+	 * bound alone (lp_floor()) are left out */
 	int lp_only;
 };
 
@@ -1645,7 +1646,26 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	}
 }
 
-/* Enumerate the candidates, each handed to vt; returns their number. */
+/*
+ * The least lower bound an lp_only visit can see in the group (chain,
+ * schedule, d, w, microbatch size k, m): add_cands()'s without
+ * recomputation, at the most interleaving tried (vmax), which only
+ * lowers it; no template needed.
+ */
+static double
+lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
+{
+	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+	double t = x[1] / d;
+
+	if (x[0] > t)
+		t = x[0];
+	return cand_lb(sched, d, m, vmax, x[1], t);
+}
+
+/* Enumerate the candidates, each handed to vt; returns their number
+ * (an lp_only visit's, and its *screened, leave out the groups whose
+ * least bound it turns away before their template is built). */
 static long
 enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
@@ -1653,11 +1673,14 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 {
 	long n = 0, nw = 0, wi;
 	int64_t B = so->batch, w, *ws;
-	int d, k, sched, ti, cp, ep, etp;
+	int d, k, sched, ti, cp, ep, etp, vi, vmax = 1;
 	struct tmpl *tp = xmalloc(sizeof(*tp));
 
 	tp->ck_ti = -1; /* nothing asked yet */
 	*screened = 0;
+	for (vi = 0; vi < so->nv; vi++)
+		if (so->v[vi] > vmax)
+			vmax = so->v[vi];
 	/* the widths that divide the batch, once: not a test of every
 	 * width up to the GPUs for every depth */
 	ws = xmalloc(((size_t)(N < B ? N : B) + 1) * sizeof(*ws));
@@ -1728,6 +1751,15 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						m = B / w / b;
 						if (m > 1000000000 ||
 						    (sched == PLAN_2BW && m < d))
+							continue;
+						if (vt->lp_only && vt->group &&
+						    !so->gate_all &&
+						    !vt->group(vt,
+							       lp_floor(maxl,
+									k, sched,
+									d, (int)m,
+									vmax),
+							       INFINITY, 1))
 							continue;
 						if (!built++)
 							tmpl_build(sc, ti, o,
@@ -2679,6 +2711,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (alts[j].iter_ms < lv.bound)
 			lv.bound = alts[j].iter_ms;
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	x->stats->taken += lv.n;
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
