@@ -5,8 +5,12 @@
 # schedules, width, depth, tensor-parallel degree, microbatch and
 # recomputation (a type's sizes share a memo of which candidates have a
 # partition left under a bound, see search.h).  Prints the median of 3
-# runs of wall-clock and CPU time.  JOBS=1: about 0.99 s CPU on the
-# 2-core development machine since the search refines with GLPK every
+# runs of wall-clock and CPU time.  JOBS=1: about 0.88 s CPU on the
+# 2-core development machine (7.60 G instructions; 0.99 s and 8.80 G
+# before the uncapped solves that gate GLPK stopped at the first
+# placement under the bound, a cut partition was bounded by its
+# stages' average cost and the refinement's enumeration turned groups
+# away before their templates) since the search refines with GLPK every
 # configuration that could beat the plan (1.56 s before the memo kept
 # those refinements across sizes; 0.45 s when GLPK refined the best
 # alone, 3.0 s before the memo and the brief search); the target is

@@ -47,6 +47,9 @@ struct part_ws {
 			     schedule's transfers): at most its
 			     cost_stage_busy(), to rounding, but for the
 			     expert-parallel overlap; memory capped as ever */
+	int no_lb;        /* set: never turn a solve away under cut_ms by
+			     the stages' average cost (the same answers,
+			     slower; tests compare) */
 	int fits_known;   /* set: part_fits() holds for the next
 			     PART_TIME solve's bound, the caller asked it
 			     (the solve does not ask again) */

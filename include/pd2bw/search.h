@@ -65,6 +65,13 @@ struct search_opts {
 				 searches again without it when fewer than k
 				 come under it; the result does not depend
 				 on it (0: none) */
+	int gate_all;         /* GLPK's refinement of the rest builds
+				 every group's template, never turning a
+				 group away by its least bound first, and
+				 the uncapped solves that gate it solve
+				 every placement, never stopping at the
+				 first under the bound (tests: the result
+				 and stats->gated do not depend on it) */
 	int rescore_all;      /* simulate every alternative, even those
 				 topk others outrun (tests: the result does
 				 not depend on it) */
@@ -115,6 +122,12 @@ struct search_stats {
 	long rescore_cut;  /* of those, long runs left after the first of
 			      the two shorter runs they are extrapolated
 			      from (cost_simulate_time_cut()) */
+	long taken;        /* candidates GLPK's refinement of the rest
+			      (past the lp_k best) took by their lower
+			      bound (the best alternative's time) */
+	long gated;        /* candidates GLPK's refinement of the rest
+			      (past the lp_k best) took, whose uncapped
+			      solve let them through */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

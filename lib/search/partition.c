@@ -969,6 +969,72 @@ part_fits(const struct chain *c, const struct cost_opts *o,
 }
 
 /*
+ * A lower bound of the optimum (the least, over partitions, of the
+ * slowest stage's cost): at least the stages' average.  Their costs sum
+ * the whole chain's compute, its tensor-parallel traffic at the least
+ * rate of any stage, its per-layer sums (exactly when all stages share
+ * one rate, else none), a transfer out and in at every boundary of at
+ * least the smallest activation, and the gradients' synchronisation of
+ * all parameters at the least rate, each stage's latency once (2BW: a
+ * stage costs the larger of its time and its synchronisation, each then
+ * averaged alone).  Needs pr->lb_mono: every term of a stage then a
+ * difference of prefix sums that grow, or a count of parameters, times
+ * a factor >= 0, so that taking the least factor of any stage under-
+ * counts.  Cheap: O(L + d), against a greedy bisection and the
+ * programme's band, which the caller's cut (cut_ms) spares when the
+ * bound is over it.
+ */
+static double
+part_lb(const struct part_run *pr)
+{
+	const struct chain *c = pr->c;
+	const struct cost_cfg *g = pr->g;
+	const struct part_stage *ps = pr->ps;
+	int L = c->L, d = g->d, s, j, share = 1;
+	double t = pr->pre[L] - pr->pre[0], ar = 0, minout = INFINITY;
+	double tpc = INFINITY, tpl = INFINITY, arc = INFINITY, arec = INFINITY;
+	int64_t params = c->pre_params[L] - c->pre_params[0];
+	int64_t eparams = c->pre_eparams ? c->pre_eparams[L] -
+						   c->pre_eparams[0]
+					 : 0;
+
+	for (j = 0; j < L - 1; j++)
+		if (pr->out[j] < minout)
+			minout = pr->out[j];
+	if (!(minout >= 0))
+		minout = 0;
+	for (s = 0; s < d; s++) {
+		/* (lb_grows(): none is NAN) */
+		if (ps[s].tp_coef < tpc)
+			tpc = ps[s].tp_coef;
+		if (ps[s].tp_lat < tpl)
+			tpl = ps[s].tp_lat;
+		if (ps[s].ar_coef < arc)
+			arc = ps[s].ar_coef;
+		if (ps[s].are_coef < arec)
+			arec = ps[s].are_coef;
+		ar += ps[s].ar_lat;
+		share = share && ps[s].cpre == ps[0].cpre;
+		if (s < d - 1)
+			t += 2.0 * g->v * cost_xfer_ms(minout * pr->inv_t,
+						       ps[s].out_gb_s,
+						       ps[s].out_lat_us) +
+			     minout * ps[s + 1].in_coef + ps[s + 1].in_lat;
+	}
+	if (g->t > 1)
+		t += tpc * (pr->tpx[L] - pr->tpx[0]) +
+		     tpl * (pr->tpn[L] - pr->tpn[0]);
+	if (share && ps[0].cpre)
+		t += ps[0].cpre[L] - ps[0].cpre[0];
+	ar += (double)(params - eparams) * arc;
+	if (eparams)
+		ar += (double)eparams * arec;
+	if (pr->add_ar)
+		return (t + ar) / d;
+	return (t > ar ? t : ar) / d;
+}
+
+/*
  * An upper bound of the optimum under limit: the cost of the best greedy
  * partition found by bisecting its threshold between the compute's share
  * per stage (a lower bound of the optimum) and limit.  INFINITY when no
@@ -1158,6 +1224,18 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		pr.lb_mono = lb_grows(&pr, x);
 		if (!ws->no_fast_mem)
 			mem_prep(x, &pr);
+	}
+	/*
+	 * The caller wants nothing above cut_ms (three stages or more):
+	 * with the optimum over it by more than the programme's hairs
+	 * (the band's 1e-9; the bound's rounding), every path below says
+	 * INFINITY too, only later.
+	 */
+	if (mode == PART_TIME && d >= 3 && !ws->no_greedy &&
+	    !ws->no_lb && ws->cut_ms > 0 && pr.lb_mono &&
+	    part_lb(&pr) * (1 - 1e-9) > ws->cut_ms * (1 + 1e-6)) {
+		ws->pruned = 1;
+		return INFINITY;
 	}
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:

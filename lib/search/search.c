@@ -51,7 +51,8 @@ struct visit {
 	/* only the candidates whose runtime takes a per-layer
 	 * recomputation choice, their lower bounds (lb, group's lo and hi)
 	 * without the time of any recomputation: the least a choice
-	 * costs */
+	 * costs; the counts of groups group turns away by their least
+	 * bound alone (lp_floor()) are left out */
 	int lp_only;
 };
 
@@ -209,6 +210,13 @@ struct search_memo {
 	struct time_table sims;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
+	/* max_layers() of the chains enumerated (by chain id), on the
+	 * caller's thread: every size enumerates twice */
+	struct maxl_entry {
+		unsigned long id;
+		double *maxl;
+	} *maxl;
+	int nmaxl;
 };
 
 /* Candidates taken in the first batch of the best-first order: more than
@@ -246,6 +254,9 @@ struct ctx {
 	 * placement's solve here ([L]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
+	/* set: solve_best() stops at the first placement under its bound,
+	 * for a caller that asks only whether one is (refine_rest()) */
+	int any_under;
 	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
 };
 
@@ -576,6 +587,9 @@ search_memo_free(struct search_memo *m)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
 	free(m->refined.e);
+	for (i = 0; i < m->nmaxl; i++)
+		free(m->maxl[i].maxl);
+	free(m->maxl);
 	free(m);
 }
 
@@ -1183,6 +1197,11 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 				memcpy(x->best_st, x->st,
 				       (size_t)cd->d * sizeof(*x->st));
 		}
+		/* the other placements could only be faster, which
+		 * such a caller does not ask; what they left unsolved the
+		 * memo does not claim */
+		if (x->any_under && best < bound)
+			break;
 	}
 	return best;
 }
@@ -1297,6 +1316,26 @@ max_layers(const struct chain *c)
 			x[1] = chain_time(c, k, r, 0, c->L - 1);
 		}
 	return maxl;
+}
+
+/* max_layers(c), from the memo when it has one (*own NULL), else into
+ * *own, the caller's to free. */
+static const double *
+maxl_of(const struct search_opts *so, const struct chain *c, double **own)
+{
+	struct search_memo *m = so->memo;
+	int i;
+
+	*own = NULL;
+	if (!m || !c->id)
+		return *own = max_layers(c);
+	for (i = 0; i < m->nmaxl; i++)
+		if (m->maxl[i].id == c->id)
+			return m->maxl[i].maxl;
+	m->maxl = xrealloc(m->maxl, (size_t)(m->nmaxl + 1) * sizeof(*m->maxl));
+	m->maxl[m->nmaxl].id = c->id;
+	m->maxl[m->nmaxl].maxl = max_layers(c);
+	return m->maxl[m->nmaxl++].maxl;
 }
 
 /*
@@ -1611,7 +1650,26 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	}
 }
 
-/* Enumerate the candidates, each handed to vt; returns their number. */
+/*
+ * The least lower bound an lp_only visit can see in the group (chain,
+ * schedule, d, w, microbatch size k, m): add_cands()'s without
+ * recomputation, at the most interleaving tried (vmax), which only
+ * lowers it; no template needed.
+ */
+static double
+lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
+{
+	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+	double t = x[1] / d;
+
+	if (x[0] > t)
+		t = x[0];
+	return cand_lb(sched, d, m, vmax, x[1], t);
+}
+
+/* Enumerate the candidates, each handed to vt; returns their number
+ * (an lp_only visit's, and its *screened, leave out the groups whose
+ * least bound it turns away before their template is built). */
 static long
 enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
@@ -1619,11 +1677,14 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 {
 	long n = 0, nw = 0, wi;
 	int64_t B = so->batch, w, *ws;
-	int d, k, sched, ti, cp, ep, etp;
+	int d, k, sched, ti, cp, ep, etp, vi, vmax = 1;
 	struct tmpl *tp = xmalloc(sizeof(*tp));
 
 	tp->ck_ti = -1; /* nothing asked yet */
 	*screened = 0;
+	for (vi = 0; vi < so->nv; vi++)
+		if (so->v[vi] > vmax)
+			vmax = so->v[vi];
 	/* the widths that divide the batch, once: not a test of every
 	 * width up to the GPUs for every depth */
 	ws = xmalloc(((size_t)(N < B ? N : B) + 1) * sizeof(*ws));
@@ -1633,7 +1694,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	for (ti = 0; ti < nsc; ti++) {
 		const struct chain *c = sc[ti].c;
 		int t = sc[ti].t, L = c->L;
-		double *maxl;
+		const double *maxl;
+		double *own;
 
 		/* A tensor-parallel group stays inside one node; a
 		 * context-parallel group of them counts as one unit of t c
@@ -1648,7 +1710,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		t *= cp;
 		if (t > N)
 			continue;
-		maxl = max_layers(c);
+		maxl = maxl_of(so, c, &own);
 		for (sched = 0; sched < PLAN_NSCHED; sched++) {
 			if (!(so->sched_mask & (1u << sched)))
 				continue;
@@ -1694,6 +1756,15 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						if (m > 1000000000 ||
 						    (sched == PLAN_2BW && m < d))
 							continue;
+						if (vt->lp_only && vt->group &&
+						    !so->gate_all &&
+						    !vt->group(vt,
+							       lp_floor(maxl,
+									k, sched,
+									d, (int)m,
+									vmax),
+							       INFINITY, 1))
+							continue;
 						if (!built++)
 							tmpl_build(sc, ti, o,
 								   so, sched, d,
@@ -1706,7 +1777,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				}
 			}
 		}
-		free(maxl);
+		free(own);
 	}
 	free(ws);
 	free(tp);
@@ -2656,6 +2727,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (alts[j].iter_ms < lv.bound)
 			lv.bound = alts[j].iter_ms;
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	x->stats->taken += lv.n;
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
@@ -2681,9 +2753,12 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		 * next to each other in the order) */
 		if (!cd.offload && !(ln.m > 0 && same_key(&ln, &cn))) {
 			ln = cn;
+			x->any_under = !so->gate_all;
 			tn = solve_best(x, &x->nocap, so, &cn, lv.bound,
 					&place);
+			x->any_under = 0;
 		}
+		x->stats->gated += cd.offload || tn < lv.bound;
 		if (!cd.offload && !(tn < lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])

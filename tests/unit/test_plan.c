@@ -1028,6 +1028,121 @@ test_partition_busy(void)
 
 
 /*
+ * Under a cut (ws->cut_ms) part_solve() turns a solve away at once when
+ * its lower bound of the optimum (the stages' average cost) is over the
+ * cut: a bound that overshot the optimum would say INFINITY where the
+ * optimum is at or under the cut.
+ * On random chains (equal layers or not, tensor-parallel traffic,
+ * all-reduce, transfers on slow or fast links, every schedule the cut
+ * serves, with and without ws->no_sync): at cuts at, just over and
+ * above the unbounded optimum the answer is that optimum, partition
+ * included, and at every cut the answer is the one without the bound
+ * (ws->no_lb) to the bit.  Equal layers over a divisor of L and fast
+ * links make the bound the optimum within rounding, so one that counted
+ * a term twice, or a factor above the least, fails.
+ */
+static void
+test_partition_cut_lb(void)
+{
+	struct part_ws ws = {0}, nolb = {0};
+	int trial, agree = 0, checks = 0, turned = 0, trials = 400;
+
+	nolb.no_lb = 1;
+	for (trial = 0; trial < trials; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		struct place_links l;
+		int L = 3 + (int)(urand() * 80), j, i, same = trial % 2 == 0;
+		/* a quarter of equal layers on fast links over a divisor of
+		 * L: the bound within a transfer of the optimum */
+		int even = trial % 4 == 0, d0 = 3 + (int)(urand() * 10);
+		int first[128], f1[128], f2[128];
+		double v;
+
+		if (even)
+			L = d0 * (1 + (int)(urand() * 6));
+		uniform_profile(&p, L);
+		p.seq_len = 128;
+		p.hidden = 256;
+		p.precision = xstrdup("fp16");
+		for (j = 0; !same && j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = urand() * 10;
+			pt->bwd_ms = urand() * 20;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+		}
+		one_node(&cl, 8, even ? 1e6 : 0.02 + urand() * 50);
+		cl.nodes = 20; /* w d t up to 160 GPUs */
+		default_opts(&o, 1e12 + urand() * 2e12);
+		for (j = 0; j < RUNTIME_N; j++) {
+			o.rts[j].tp_hidden = trial % 3 ? 0.8 : 0;
+			o.rts[j].p2p_hidden_v = trial % 5 == 1;
+		}
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 3); /* 2bw, flush, gpipe */
+		g.w = 1 + (int)(urand() * 2);
+		g.d = 3 + (int)(urand() * ((L < 40 ? L : 40) - 2));
+		if (even)
+			g.d = d0;
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = urand() < 0.5 ? PROF_RC_NONE : PROF_RC_FULL;
+		g.place = urand() < 0.5 ? PLAN_STAGES_IN_NODE
+					: PLAN_REPLICAS_IN_NODE;
+		g.t = urand() < 0.5 ? 1 : 2;
+		g.sp = g.t > 1 && urand() < 0.7;
+		g.v = g.sched == PLAN_FLUSH && urand() < 0.3 ? 2 : 1;
+		g.c = 1;
+		g.e = 1;
+		g.zero = g.w > 1 ? (int)(urand() * 2) : 0;
+		ws.no_sync = nolb.no_sync = g.sched != PLAN_2BW &&
+					    urand() < 0.5;
+		place_links_init(&l, &cl, g.d);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		v = part_solve(&nolb, &c, &o, &g, &l, PART_TIME, INFINITY,
+			       first);
+		for (i = 0; i < 7 && isfinite(v); i++) {
+			static const double f[] = { 1, 1 + 1e-7, 1.5, 1 - 1e-7,
+						    0.999, 0.99, 0.9 };
+			double b = v * f[i], u, u2;
+			size_t n = g.d * sizeof(int);
+
+			ws.cut_ms = nolb.cut_ms = b;
+			u = part_solve(&ws, &c, &o, &g, &l, PART_TIME,
+				       INFINITY, f1);
+			u2 = part_solve(&nolb, &c, &o, &g, &l, PART_TIME,
+					INFINITY, f2);
+			ws.cut_ms = nolb.cut_ms = 0;
+			if (f[i] >= 1)
+				ok_or_say(&agree, &checks, u == v &&
+					  !memcmp(f1, first, n), trial,
+					  "cut at or over the optimum", u, v);
+			ok_or_say(&agree, &checks, (isinf(u) && isinf(u2)) ||
+				  (u == u2 && !memcmp(f1, f2, n)), trial,
+				  "with the bound and without", u, u2);
+			turned += isinf(u) && f[i] == 0.999;
+		}
+		ws.no_sync = nolb.no_sync = 0;
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(checks > 3 * trials);
+	CHECK(turned > 0);
+	part_ws_release(&ws);
+	part_ws_release(&nolb);
+}
+
+/*
  * part_mem_lb() bounds the memory programme's optimum from below: on
  * random chains under every schedule, ZeRO stage, width, offload and
  * runtime margin it is at most part_solve(PART_MEM)'s answer (and the
@@ -1754,6 +1869,7 @@ main(void)
 	test_partition_greedy();
 	test_partition_index();
 	test_partition_busy();
+	test_partition_cut_lb();
 	test_partition_mem_lb();
 	test_ties();
 	test_network_sharing();
