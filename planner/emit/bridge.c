@@ -723,37 +723,11 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
 }
 
 /*
- * *graphs: whether the plan replays CUDA graphs of the whole iteration
- * (the megatron-core runtime's cuda-graphs).  A mixture of experts is
- * refused: the recipes that capture one fix the experts' capacity first
- * (perf_recipes/qwen/common.py:36-44 at 067f987, HybridEP with a rank
- * capacity factor and padded experts), which pd2bw does not price.  The
- * overlaps the recipe's CommOverlapConfig decides (training/
- * comm_overlap.py:562-586: the gradient reduction and parameter gather
- * overlap whenever data parallelism is used), which an override of ddp
- * does not change: a plan priced without them gets a note.  Returns 0,
- * or -1 after a message.
+ * The note for overlaps the plan was priced without: the recipe's
+ * CommOverlapConfig decides them (training/comm_overlap.py:562-586: the
+ * gradient reduction and parameter gather overlap whenever data
+ * parallelism is used), which an override of ddp does not change.
  */
-static int
-bridge_graphs(const struct emit_in *in, int *graphs)
-{
-	struct runtime rt;
-
-	if (emit_plan_runtime(in->p, RUNTIME_MEGATRON_CORE, &rt) < 0)
-		return -1;
-	*graphs = runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS);
-	if (*graphs && in->model && in->model->moe.experts > 0)
-		return pd2bw_error("--emit megatron-bridge: the plan replays "
-				   "CUDA graphs of the whole iteration, which "
-				   "a mixture of experts captures only with a "
-				   "fixed expert capacity (the recipes' "
-				   "HybridEP capacity factor), which pd2bw "
-				   "does not price; plan without the "
-				   "runtime's cuda-graphs");
-	return 0;
-}
-
-/* The note for overlaps the plan was priced without. */
 static void
 bridge_overlap_note(FILE *fp, const struct plan *p)
 {
@@ -787,7 +761,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const char *part, *backend, *disp = emit_mcore_dispatcher(p, &backend);
 	const char *mp;
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1, gathers;
-	int graphs;
+	int graphs = emit_cuda_graphs(p);
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
 		return pd2bw_error("--emit megatron-bridge: Megatron Core has "
@@ -841,8 +815,6 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "offloads activations only without a "
 				   "pipeline and without recomputation "
 				   "(transformer_config.py:1891-1899)");
-	if (bridge_graphs(in, &graphs))
-		return -1;
 	if (emit_mcore_init(&mc, in, sh))
 		return -1;
 

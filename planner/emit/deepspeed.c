@@ -368,11 +368,6 @@ emit_deepspeed(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		return pd2bw_error("--emit deepspeed: the plan is priced with "
 				   "Megatron-Core's Muon; plan with --optimizer "
 				   "adam, or emit megatron");
-	if (emit_cuda_graphs(p))
-		return pd2bw_error("--emit deepspeed: the plan is priced with "
-				   "CUDA graphs (the runtime's cuda-graphs), "
-				   "which DeepSpeed's training config has no "
-				   "setting for; plan without them");
 	if (!strcmp(prec, "fp8") || !strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit deepspeed: DeepSpeed's config has "
 				   "no %s training (only fp16 and bf16 "

@@ -530,6 +530,32 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   "(%d), which this emitter does not write yet "
 				   "(--emit megatron does)",
 				   emit_fmt_names[fmt], in->p->e);
+	/* CUDA graphs of the whole iteration (the runtime's cuda-graphs):
+	 * Megatron and Megatron-Bridge capture them (megatron.c, bridge.c),
+	 * a mixture of experts only at a fixed expert capacity (Megatron-
+	 * Bridge's recipes: HybridEP with a rank capacity factor, perf_
+	 * recipes/qwen/common.py:36-44 at 067f987), which pd2bw does not
+	 * price; torchtitan's and DeepSpeed's files get no setting for them
+	 * (refused rather than dropped) */
+	if (emit_cuda_graphs(in->p) && (fmt == EMIT_TORCHTITAN ||
+					fmt == EMIT_DEEPSPEED))
+		return pd2bw_error("--emit %s: the plan is priced with CUDA "
+				   "graphs (the runtime's cuda-graphs), which "
+				   "pd2bw writes no %s setting for; plan "
+				   "without them",
+				   emit_fmt_names[fmt], emit_fmt_names[fmt]);
+	if (emit_cuda_graphs(in->p) && in->model &&
+	    in->model->moe.experts > 0 &&
+	    (fmt == EMIT_MEGATRON || fmt == EMIT_BRIDGE))
+		return pd2bw_error("--emit %s: the plan replays CUDA graphs of "
+				   "the whole iteration, which a mixture of "
+				   "experts captures only with a fixed expert "
+				   "capacity (Megatron-Bridge's recipes: "
+				   "HybridEP with "
+				   "moe_expert_rank_capacity_factor), which "
+				   "pd2bw does not price; plan without the "
+				   "runtime's cuda-graphs",
+				   emit_fmt_names[fmt]);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;
 	sh.fmt = emit_fmt_names[fmt];

@@ -357,16 +357,6 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 	if (own < 0)
 		return -1;
 	grad = runtime_has(&rt, RUNTIME_OPT_OVERLAP_GRAD_REDUCE);
-	if (runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS) && in->model &&
-	    in->model->moe.experts > 0)
-		return pd2bw_error("--emit megatron: the plan replays CUDA "
-				   "graphs of the whole iteration, which a "
-				   "mixture of experts captures only with a "
-				   "fixed expert capacity (Megatron-Bridge's "
-				   "recipes: HybridEP with "
-				   "moe_expert_rank_capacity_factor), which "
-				   "pd2bw does not price; plan without the "
-				   "runtime's cuda-graphs");
 	if (own) {
 		fprintf(fp, "# Overlaps as priced (runtime ");
 		emit_text(fp, p->runtime);
@@ -395,7 +385,7 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 		arg1(fp, "--overlap-moe-expert-parallel-comm");
 		any = 1;
 	}
-	if (runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS)) {
+	if (emit_cuda_graphs(p)) {
 		/* one graph of forward and backward; the loss's NaN check
 		 * must be off (arguments.py:1235-1237) */
 		arg_str(fp, "--cuda-graph-impl", "full_iteration");

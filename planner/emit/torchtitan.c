@@ -232,11 +232,6 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		return pd2bw_error("--emit torchtitan: the plan is priced with "
 				   "Megatron-Core's Muon; plan with --optimizer "
 				   "adam, or emit megatron");
-	if (emit_cuda_graphs(p))
-		return pd2bw_error("--emit torchtitan: the plan is priced with "
-				   "CUDA graphs (the runtime's cuda-graphs), "
-				   "which pd2bw writes no torchtitan setting "
-				   "for; plan without them");
 	if (!strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit torchtitan: torchtitan trains no "
 				   "NVFP4 GEMMs (its quantization converters "
