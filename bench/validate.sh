@@ -30,8 +30,8 @@
 #   --search     also show what pd2bw-plan itself would choose for the GPUs
 #                and batch of each row of sections A and B.
 #   --rows       list every row that is not expressible, one per line.
-#   --cmd ID     print the pd2bw-plan command that predicts row ID, and
-#                stop (add -e to it for the breakdown).
+#   --cmd ID     print the pd2bw-plan command that predicts row ID, quoted
+#                for a shell, and stop (add -e to it for the breakdown).
 #   --tsv FILE   write one line per row: id, section, fit, status, measured
 #                and predicted step time (s), error (%), memory figures,
 #                reasons; for the rows predicted, then the set the checks
@@ -508,15 +508,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		int((gpus + gpn(cl) - 1) / gpn(cl)), args
 }' "$TMP/rows" >"$TMP/todo"
 
-# cluster SPEC NODES: CL = the -c argument, a preset or a copy of a
-# cluster file of bench/data with its node count (a variable, not
-# printed: the loop below runs it 300 times and forks for nothing else).
+# cluster SPEC NODES: CL = the -c argument, a preset or a cluster file of
+# bench/data, with the row's node count (a variable, not printed: the
+# loop below runs it 300 times and forks for nothing else).
 cluster() {
 	case $1 in
-	*.yaml)
-		f=${1##*/}
-		CL=$TMP/cluster-${f%.yaml}-$2.yaml
-		[ -f "$CL" ] || sed "s/^nodes: .*/nodes: $2/" "bench/data/$1" >"$CL" ;;
+	*.yaml) CL=bench/data/$1:$2 ;;
 	*) CL=$1:$2 ;;
 	esac
 }
@@ -527,10 +524,17 @@ if [ -n "$CMD" ]; then
 $line
 EOF
 	if [ "$status" = skip ]; then echo "validate.sh: row $id is not expressible: $why" >&2; exit 1; fi
-	case $cl in
-	*.yaml) echo "$PLAN $args${GPUS:+ --gpus-file $GPUS} -c bench/data/$cl  # with nodes: $nodes" ;;
-	*) echo "$PLAN $args${GPUS:+ --gpus-file $GPUS} -c $cl:$nodes" ;;
-	esac
+	cluster "$cl" "$nodes"
+	# one line a shell runs as it is: words with characters a shell
+	# reads (a pipeline layout's | and parentheses) in single quotes
+	for w in $PLAN $args ${GPUS:+--gpus-file "$GPUS"} -c "$CL"; do
+		case $w in
+		*[!A-Za-z0-9_./:,=+-]*) printf "'%s'" "$w" ;;
+		*) printf '%s' "$w" ;;
+		esac
+		printf ' '
+	done | sed 's/ $//'
+	echo
 	exit 0
 fi
 GIB=1073741824

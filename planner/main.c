@@ -130,8 +130,8 @@ usage(FILE *fp)
 		"pd2bw model\nor a Hugging Face config.json, estimated "
 		"analytically for the GPU.\n"
 		"\n"
-		"  -c, --cluster SPEC       cluster file, or preset NAME[:NODES] "
-		"(e.g. dgx-h100:4)\n"
+		"  -c, --cluster SPEC       cluster FILE[:NODES] or preset "
+		"NAME[:NODES] (dgx-h100:4)\n"
 		"  -B, --batch N            global batch size (samples per "
 		"update)\n"
 		"  -g, --gpu NAME           GPU type for a MODEL (default: the "
@@ -1051,8 +1051,15 @@ main(int argc, char **argv)
 	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);
 	plan.cluster = xstrdup(cluster_spec);
 	/* A preset has no file to hash. */
-	plan.cluster_hash = xstrdup(access(cluster_spec, R_OK) ? "preset"
-			    : plan_hash_file(cluster_spec, hash) ? "" : hash);
+	{
+		char *cpath;
+
+		plan.cluster_hash = xstrdup(
+			!cluster_file_of(cluster_spec, &cpath) ? "preset"
+			: plan_hash_file(cpath, hash)	       ? ""
+							       : hash);
+		free(cpath);
+	}
 	plan.nodes = cl.nodes;
 	plan.gpus_per_node = cl.gpus_per_node;
 	plan.gpu_mem_bytes = cl.gpu_mem_bytes;

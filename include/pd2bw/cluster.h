@@ -78,10 +78,15 @@ extern const char *const cluster_preset_names[];
 void cluster_preset_list(char *buf, size_t n);
 
 /*
- * Load spec: a file when it exists or contains '/' or ends in .yaml, else a
- * preset.  0, -1, or -2 as cluster_preset().
+ * Load spec: a file when it exists or contains '/' or ends in .yaml, the
+ * same followed by :NODES (that many of its nodes), else a preset.  0,
+ * -1, or -2 (a bad NODES) as cluster_preset().
  */
 int cluster_open(struct cluster *c, const char *spec);
+
+/* 1 and the file's path in *path (the caller frees it) when spec names a
+ * cluster file, with or without :NODES; 0 for a preset. */
+int cluster_file_of(const char *spec, char **path);
 
 /* Bandwidth between local GPUs i and j of a node (GB/s, per direction). */
 double cluster_intra(const struct cluster *c, int i, int j);

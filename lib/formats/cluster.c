@@ -1,8 +1,10 @@
 /*
  * cluster.c - cluster descriptions (format pd2bw-cluster/1): reading with
  * full checks, byte-stable writing, the intra-node bandwidth matrix, and
- * cluster_open() choosing between a file and a built-in preset.
+ * cluster_open() choosing between a file (FILE or FILE:NODES) and a
+ * built-in preset.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,8 +200,10 @@ read_network(struct cluster *c, struct yml_doc *d, yaml_node_t *n)
 	return 0;
 }
 
+/* nodes > 0: that many nodes instead of the file's (FILE:NODES), checked
+ * as the file's own count is. */
 static int
-load_doc(struct cluster *c, struct yml_doc *d)
+load_doc(struct cluster *c, struct yml_doc *d, int nodes)
 {
 	yaml_node_t *root = yml_root(d), *intra = NULL, *net = NULL, *mem;
 	char *fmt = NULL;
@@ -226,6 +230,8 @@ load_doc(struct cluster *c, struct yml_doc *d)
 		if (ret)
 			return -1;
 	}
+	if (nodes > 0)
+		c->nodes = nodes;
 	if ((int64_t)c->nodes * c->gpus_per_node > CLUSTER_MAX_GPUS)
 		return yml_err(d, yml_get(d, root, "nodes"),
 			       "%d nodes of %d GPUs: more than the %d GPUs "
@@ -252,13 +258,13 @@ cluster_load_string(struct cluster *c, const char *name, const char *buf,
 	cluster_release(c);
 	ret = yml_load_string(&d, name, buf, len);
 	if (!ret)
-		ret = load_doc(c, &d);
+		ret = load_doc(c, &d, 0);
 	yml_release(&d);
 	return ret;
 }
 
-int
-cluster_load(struct cluster *c, const char *path)
+static int
+load_file(struct cluster *c, const char *path, int nodes)
 {
 	struct yml_doc d;
 	int ret;
@@ -266,9 +272,15 @@ cluster_load(struct cluster *c, const char *path)
 	cluster_release(c);
 	ret = yml_load_file(&d, path);
 	if (!ret)
-		ret = load_doc(c, &d);
+		ret = load_doc(c, &d, nodes);
 	yml_release(&d);
 	return ret;
+}
+
+int
+cluster_load(struct cluster *c, const char *path)
+{
+	return load_file(c, path, 0);
 }
 
 /* ---- writing ---- */
@@ -357,15 +369,74 @@ cluster_write(const struct cluster *c, const char *path)
 
 /* ---- file or preset ---- */
 
+/* A spec that names a file rather than a preset. */
+static int
+names_file(const char *spec, size_t n)
+{
+	struct stat st;
+	char *path = xstrdup(spec);
+	int ret;
+
+	path[n] = 0;
+	ret = !stat(path, &st) || memchr(spec, '/', n) ||
+	      (n > 5 && !strncmp(spec + n - 5, ".yaml", 5)) ||
+	      (n > 4 && !strncmp(spec + n - 4, ".yml", 4));
+	free(path);
+	return ret;
+}
+
+int
+cluster_file_of(const char *spec, char **path)
+{
+	struct stat st;
+	const char *colon = strrchr(spec, ':');
+	size_t n = strlen(spec);
+
+	*path = NULL;
+	if (!stat(spec, &st) || !colon || !names_file(spec, colon - spec)) {
+		if (!names_file(spec, n))
+			return 0;
+		*path = xstrdup(spec);
+		return 1;
+	}
+	*path = xstrdup(spec);
+	(*path)[colon - spec] = 0;
+	return 1;
+}
+
+/*
+ * FILE:NODES: the file's cluster on NODES nodes instead of its own count,
+ * which the file's checks then hold (the GPU limit, a network beyond one
+ * node: reported at the file's "nodes" and "bandwidth_gb_s").
+ */
+static int
+load_nodes(struct cluster *c, const char *spec, const char *path)
+{
+	const char *arg = spec + strlen(path) + 1;
+	char *end;
+	long nodes;
+
+	errno = 0;
+	nodes = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || nodes < 1 || nodes > MAX_NODES) {
+		pd2bw_error("invalid node count in cluster '%s' (FILE:NODES, "
+			    "NODES from 1 to %d)",
+			    spec, MAX_NODES);
+		return -2;
+	}
+	return load_file(c, path, (int)nodes);
+}
+
 int
 cluster_open(struct cluster *c, const char *spec)
 {
-	struct stat st;
-	size_t n = strlen(spec);
+	char *path;
+	int ret;
 
-	if (!stat(spec, &st) || strchr(spec, '/') ||
-	    (n > 5 && !strcmp(spec + n - 5, ".yaml")) ||
-	    (n > 4 && !strcmp(spec + n - 4, ".yml")))
-		return cluster_load(c, spec);
-	return cluster_preset(c, spec);
+	if (!cluster_file_of(spec, &path))
+		return cluster_preset(c, spec);
+	ret = strcmp(path, spec) ? load_nodes(c, spec, path)
+				 : cluster_load(c, spec);
+	free(path);
+	return ret;
 }

@@ -1,0 +1,1 @@
+d=$PWD; for id in C-26.08-01 F-25.02-02; do c=$(sh $TOP/bench/validate.sh --cmd $id "$PLAIN") || exit 1; printf '%s\n' "$c" | sed "s|^$PLAIN/||"; (cd $TOP && eval "$c -q -o '$d/$id.yaml'") || exit 1; grep -E '^  (cluster|nodes):' $id.yaml; done; sh $TOP/bench/validate.sh --cmd NO-SUCH-ROW "$PLAIN"; echo "exit $?"
