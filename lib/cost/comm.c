@@ -120,10 +120,8 @@ cost_cp(const struct chain *c, const struct cost_cfg *g,
  * parallelism, has every tensor-parallel rank drop all but its 1/t of
  * the rows before each all-to-all and gather them after (moe/
  * sharded_moe.py:626-638, 649-664; the runtime's ep_tp_drop): 1/t of
- * the chain's buffer, which holds all the rows then.  NEEDSWORK: the
- * all-gathers over the tensor-parallel group that restore the rows after
- * each all-to-all (gather_tokens, sharded_moe.py:638, 664) are not
- * priced.
+ * the chain's buffer, which holds all the rows then; ep_tp_gather_ms()
+ * prices the all-gathers that restore them.
  */
 static double
 ep_share(const struct cost_cfg *g)
@@ -159,6 +157,35 @@ ep_one(const struct chain *c, const struct cost_cfg *g,
 		     : 0;
 }
 
+/*
+ * DeepSpeed-MoE under tensor parallelism t, without sequence parallelism
+ * (ep_share()'s 1/t): the rows each rank dropped before an all-to-all
+ * come back by an all-gather over the tensor-parallel group
+ * (moe/mappings.py gather_tokens, all_gather_into_tensor over the
+ * tensor-parallel group: 30-53 at 38327e07f): after the combine always
+ * (sharded_moe.py:663-667), after the dispatch too when the experts are
+ * split like the tensor-parallel layers (636-640), each output the whole
+ * buffer, E x C rows: the chain's buffer with the experts split, t times
+ * it with whole experts (whose buffer holds 1/t of the rows).  The
+ * backward of each drop_tokens is such an all-gather and that of each
+ * gather_tokens a free narrow (mappings.py:75-102), so a backward gathers
+ * as often as its forward; k / 2 passes (forward, backward and a full
+ * recomputation's forward).  ms of layer j.
+ */
+static double
+ep_tp_gather_ms(const struct chain *c, const struct cost_cfg *g,
+		const struct place_links *l, int s, int j, double k)
+{
+	int t = g->t > 1 ? g->t : 1, etp = g->etp > 0 ? g->etp : t;
+	double x = CHAIN_AT(c, c->epx, g->k, j);
+
+	if (!g->rt || !g->rt->ep_tp_drop || g->sp || t < 2 || x <= 0)
+		return 0;
+	return k / 2 * (etp == t ? 2 : 1) *
+	       cost_coll_ms(COST_ALLGATHER, etp == t ? x : x * t, t,
+			    l->tp_gb_s[s], l->tp_lat_us[s]);
+}
+
 double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
@@ -174,6 +201,7 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 
 		if (y <= 0)
 			continue;
+		t += ep_tp_gather_ms(c, g, l, s, j, k);
 		/* where the shared experts' forward runs while the
 		 * combine is in flight (torchtitan), each forward's
 		 * combine exposes what they do not cover */

@@ -806,6 +806,27 @@ test_ep_deepspeed(void)
 	/* whole experts: the chain's buffer is already 1/t */
 	g.etp = 1;
 	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* the all-gathers that restore the dropped rows, over a 200 GB/s
+	 * tensor-parallel pair: split experts gather the 100 MB buffer
+	 * after the dispatch and the combine, 1/2 of it moved, 0.25 ms
+	 * each, and as often in the backward: 2.5 + 4 x 0.25; whole
+	 * experts gather only after the combine, 200 MB (t x the buffer):
+	 * 5 + 2 x 0.5; a full recomputation's forward gathers again; with
+	 * sequence parallelism (nothing dropped) and under Megatron-Core
+	 * none */
+	v[1] = 200;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 6, 1e-12);
+	g.r = PROF_RC_FULL;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 6 * 1.25 + 3 * 0.5, 1e-12);
+	g.r = PROF_RC_NONE;
+	g.etp = 2;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 3.5, 1e-12);
+	g.sp = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	g.sp = 0;
+	g.rt = &dl;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	v[1] = 0;
 	chain_release(&c);
 	profile_release(&p);
 
