@@ -83,6 +83,9 @@ struct prof_layer {
  */
 struct moe_route {
 	int64_t experts, top_k, groups, group_top_k;
+	double capacity; /* the capacity factor the experts' rows are padded
+			    to, a fixed E x C a rank (0: dropless, the rows
+			    as routed) */
 };
 
 struct profile {

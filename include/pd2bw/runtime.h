@@ -97,14 +97,17 @@ struct runtime {
 	 * rank's tokens, the dispatch all-to-all moves E x C rows padded
 	 * whatever the routing, and no rank receives more (analytic.c).
 	 * capacity_factor is the runtime's when the model names none (0:
-	 * dropless, the rows as routed); dropless ignores the model's too. */
+	 * dropless, the rows as routed); dropless ignores the model's too
+	 * (every runtime but DeepSpeed's and Megatron-Core's, which take a
+	 * model's). */
 	double capacity_factor;
 	int min_capacity;
 	int dropless;
 	/* The dispatcher reads the routing counts on the host every MoE
 	 * layer (dropless routing: the rows per expert are not known
 	 * before), so the host cannot run ahead of such a layer
-	 * (compute.c host_ms()); a fixed capacity needs no such read. */
+	 * (compute.c host_ms()); a fixed capacity needs no such read, nor
+	 * rows padded to the model's capacity (the chain's route). */
 	int moe_sync;
 	int moe_dense_dispatch; /* rows dispatched and combined by GEMMs
 				   over the one-hot routing, not permuted

@@ -2132,6 +2132,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->route.top_k = m->moe.top_k;
 	p->route.groups = m->moe.groups;
 	p->route.group_top_k = m->moe.group_top_k;
+	p->route.capacity = m->moe.experts ? cf : 0;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);

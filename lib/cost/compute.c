@@ -118,30 +118,39 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * ahead past it and each MoE layer weighs its own kernels against its
  * own time (forward, backward and recomputation), at the runtime's
  * host_us_moe a kernel; the other layers of the stage as one stretch.
- * A dispatcher with a fixed capacity (DeepSpeed-MoE's drop_tokens) reads
- * nothing: its MoE layers join the stretch (the runtime's moe_sync).
+ * A dispatcher with a fixed capacity reads nothing: DeepSpeed-MoE's
+ * drop_tokens (the runtime's moe_sync), and any whose rows are padded to
+ * the capacity factor pd2bw priced (the chain's route.capacity: Megatron-
+ * Core's moe_pad_expert_input_to_capacity, whose output size is E x C,
+ * token_dispatcher.py:517-540 at d98e8a6, where only a dropping dispatch
+ * without the padding syncs, 545-551).  Its MoE layers join the stretch,
+ * their kernels still at host_us_moe.
  */
 static double
 host_ms(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e, const int *rc)
 {
 	const struct runtime *rt = g->rt;
-	double kern = 0, gpu = 0, moe = 0, host;
+	double kern = 0, kmoe = 0, gpu = 0, moe = 0, host;
 	int j;
 
 	for (j = a; j <= e; j++) {
 		double k = CHAIN_AT(c, c->kern, g->k, j);
 		double t = chain_time(c, g->k, rc ? rc[j - a] : g->r, j, j);
 
-		if (c->eparams[j] > 0 && rt->moe_sync) {
+		if (c->eparams[j] > 0 && rt->moe_sync &&
+		    !(c->route.capacity > 0)) {
 			t += cost_ep(c, g, l, s, j, j);
 			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t);
+		} else if (c->eparams[j] > 0) {
+			kmoe += k;
+			gpu += t + cost_ep(c, g, l, s, j, j);
 		} else {
 			kern += k;
 			gpu += t;
 		}
 	}
-	host = kern * rt->host_us_per_kernel * 1e-3;
+	host = (kern * rt->host_us_per_kernel + kmoe * rt->host_us_moe) * 1e-3;
 	return moe + (host > gpu ? host - gpu : 0);
 }
 

@@ -134,12 +134,21 @@ derive(struct runtime *rt)
 	 * host-side value, so the dispatch needs no read of the counts.
 	 * With drop_tokens off it is the busiest expert's count, all-
 	 * reduced over the expert-parallel group and read on the host
-	 * (sharded_moe.py:422-431). */
-	rt->dropless = rt->id != RUNTIME_DEEPSPEED ||
-		       runtime_has(rt, RUNTIME_OPT_DROPLESS);
-	rt->capacity_factor = rt->dropless ? 0 : 1.0;
-	rt->min_capacity = rt->dropless ? 0 : 4;
-	rt->moe_sync = rt->dropless;
+	 * (sharded_moe.py:422-431).  Megatron-Core routes dropless unless
+	 * given a capacity factor (moe_expert_capacity_factor None,
+	 * transformer_config.py:917 at d98e8a6): a model's applies, its
+	 * rows padded to it as --emit megatron asks (get_capacity() without
+	 * a minimum, token_dispatcher.py:517-525, moe_utils.py:248-266).
+	 * The other runtimes route dropless whatever the model says
+	 * (torchtitan's TokenChoiceTopKRouter has no capacity). */
+	if (rt->id == RUNTIME_DEEPSPEED)
+		rt->dropless = runtime_has(rt, RUNTIME_OPT_DROPLESS);
+	else
+		rt->dropless = rt->id != RUNTIME_MEGATRON_CORE;
+	rt->capacity_factor =
+		rt->id == RUNTIME_DEEPSPEED && !rt->dropless ? 1.0 : 0;
+	rt->min_capacity = rt->id == RUNTIME_DEEPSPEED && !rt->dropless ? 4 : 0;
+	rt->moe_sync = rt->id != RUNTIME_DEEPSPEED || rt->dropless;
 	rt->host_ms_per_mb = cg ? 0.05 : 0.5;
 	rt->bucket_params = 40e6;
 	/* CUDA context (~0.5 GiB), NCCL communicators and their buffers

@@ -654,6 +654,8 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 		kfloat(fp, "moe_expert_capacity_factor", e->capacity_factor);
 	else
 		knull(fp, "moe_expert_capacity_factor");
+	/* padded to the capacity as priced (--emit megatron's comment) */
+	kbool(fp, "moe_pad_expert_input_to_capacity", e->capacity_factor > 0);
 	/* what pd2bw priced, as --emit megatron writes it: one grouped GEMM
 	 * over the experts, the plan's dispatcher */
 	kbool(fp, "moe_grouped_gemm", 1);

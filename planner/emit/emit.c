@@ -532,11 +532,13 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   emit_fmt_names[fmt], in->p->e);
 	/* CUDA graphs of the whole iteration (the runtime's cuda-graphs):
 	 * Megatron and Megatron-Bridge capture them (megatron.c, bridge.c),
-	 * a mixture of experts only at a fixed expert capacity (Megatron-
-	 * Bridge's recipes: HybridEP with a rank capacity factor, perf_
-	 * recipes/qwen/common.py:36-44 at 067f987), which pd2bw does not
-	 * price; torchtitan's and DeepSpeed's files get no setting for them
-	 * (refused rather than dropped) */
+	 * a mixture of experts only at a fixed expert capacity: padded to
+	 * the model's capacity factor ("moe cuda graph is only supported
+	 * with drop-padding MoE", transformer_config.py:2838-2844 at
+	 * d98e8a6), or HybridEP's rank capacity factor of Megatron-Bridge's
+	 * recipes (perf_recipes/qwen/common.py:36-44 at 067f987), which
+	 * pd2bw does not price; torchtitan's and DeepSpeed's files get no
+	 * setting for them (refused rather than dropped) */
 	if (emit_cuda_graphs(in->p) && (fmt == EMIT_TORCHTITAN ||
 					fmt == EMIT_DEEPSPEED))
 		return pd2bw_error("--emit %s: the plan is priced with CUDA "
@@ -546,15 +548,14 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 				   emit_fmt_names[fmt], emit_fmt_names[fmt]);
 	if (emit_cuda_graphs(in->p) && in->model &&
 	    in->model->moe.experts > 0 &&
+	    !(in->model->moe.capacity_factor > 0) &&
 	    (fmt == EMIT_MEGATRON || fmt == EMIT_BRIDGE))
 		return pd2bw_error("--emit %s: the plan replays CUDA graphs of "
 				   "the whole iteration, which a mixture of "
 				   "experts captures only with a fixed expert "
-				   "capacity (Megatron-Bridge's recipes: "
-				   "HybridEP with "
-				   "moe_expert_rank_capacity_factor), which "
-				   "pd2bw does not price; plan without the "
-				   "runtime's cuda-graphs",
+				   "capacity: give the model a capacity_factor "
+				   "(its experts padded to it), or plan without "
+				   "the runtime's cuda-graphs",
 				   emit_fmt_names[fmt]);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;

@@ -149,9 +149,14 @@ v2_args(FILE *fp, const struct model *m, const char *disp,
 			}
 			arg_str(fp, "--moe-layer-freq", pat);
 		}
+		/* a capacity as priced: every expert padded to it, E x C
+		 * rows a rank (without the padding Megatron drops the
+		 * overflow and pads nothing, transformer_config.py:917-
+		 * 925 at d98e8a6) */
 		if (e->capacity_factor > 0) {
 			snprintf(buf, sizeof(buf), "%g", e->capacity_factor);
 			arg_str(fp, "--moe-expert-capacity-factor", buf);
+			arg1(fp, "--moe-pad-expert-input-to-capacity");
 		}
 		/* what pd2bw priced: one grouped GEMM over the experts, the
 		 * plan's dispatcher */

@@ -106,6 +106,7 @@ MEGATRON_FLAGS = {
     "--moe-router-score-function": "TC:808 (softmax | sigmoid | ...)",
     "--moe-router-enable-expert-bias": "TC:816",
     "--moe-expert-capacity-factor": "TC:917",
+    "--moe-pad-expert-input-to-capacity": "TC:921",
     "--moe-grouped-gemm": "TC:850",
     "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
@@ -328,6 +329,14 @@ def megatron_rules(a, world):
     if d is not None and d not in ("allgather", "alltoall", "flex"):
         bad.append("dispatcher %s (TC:891)" % d)
     fb = one(a, "--moe-flex-dispatcher-backend")
+    # TC:1862-1865: padding to the capacity needs a capacity factor;
+    # TC:1754-1761: DeepEP's flex dispatcher cannot pad
+    if "--moe-pad-expert-input-to-capacity" in a:
+        if one(a, "--moe-expert-capacity-factor") is None:
+            bad.append("padding to capacity without a capacity factor "
+                       "(TC:1862-1865)")
+        if d == "flex" and fb == "deepep":
+            bad.append("padding to capacity with DeepEP (TC:1754-1761)")
     if fb is not None and fb not in ("deepep", "hybridep", "ncclep"):
         bad.append("flex backend %s (TC:898)" % fb)
     # TC:1771-1776: the ncclep backend needs the flex dispatcher; a
@@ -849,6 +858,7 @@ BRIDGE_V2_KEYS = {
     "moe_layer_freq": ("TC:735 int or List[int]", (int, list)),
     "moe_expert_capacity_factor": ("TC:917 Optional[float]",
                                    (float, type(None))),
+    "moe_pad_expert_input_to_capacity": ("TC:921", _BOOL),
     "moe_grouped_gemm": ("G:188", _BOOL),
     "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
     "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
@@ -1207,6 +1217,13 @@ def bridge_moe_rules(m):
     cf = m.get("moe_expert_capacity_factor")
     if cf is not None and cf < 0:
         bad.append("negative capacity factor is dropless (TC:1837-1838)")
+    if m.get("moe_pad_expert_input_to_capacity") and cf is None:
+        bad.append("padding to capacity without a capacity factor "
+                   "(TC:1862-1865)")
+    if m.get("moe_pad_expert_input_to_capacity") and \
+            m.get("moe_token_dispatcher_type") == "flex" and \
+            m.get("moe_flex_dispatcher_backend") == "deepep":
+        bad.append("padding to capacity with DeepEP (TC:1754-1761)")
     return bad
 
 

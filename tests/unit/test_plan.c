@@ -192,6 +192,14 @@ test_moe_host(void)
 	cost_stage(&c, &o, &g, &l, 0, 2, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 
+	/* rows padded to a capacity (moe_pad_expert_input_to_capacity):
+	 * no counts to read, one stretch, the MoE layers' 300 kernels
+	 * still at 80 us: 3000 x 8 + 300 x 80 us = 48 ms against 40 */
+	c.route.capacity = 1.0;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.host_ms, 8.5, 1e-9);
+	c.route.capacity = 0;
+
 	CHECK_INT_EQ(runtime_parse(&rt, "megatron-core:cuda-graphs"), 0);
 	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 0.05, 1e-12);
