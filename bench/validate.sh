@@ -293,10 +293,17 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		assume = add(assume, "distributed optimizer " dop)
 	}
 	if (vp == "-") { vp = 1; assume = add(assume, "no interleaving") }
+	# Ranks as the runtimes number them, the pipeline outermost (data,
+	# context and expert parallelism inside each stage'"'"'s ranks):
+	# Megatron'"'"'s default order tp-cp-ep-dp-pp (megatron/training/
+	# initialize.py:395 at d98e8a6, use_tp_pp_dp_mapping off),
+	# torchtitan'"'"'s mesh pp first, DeepSpeed'"'"'s pipe axis first:
+	# pd2bw'"'"'s replicas-in-node, not whichever placement it would pick
 	args = mfile " --max-gpus " gpus " -B " gbs " -e --width " dp " --depth " pp \
 		" --tp " tp " --microbatch " mbs " --microbatches " mbs " -s flush -r " rc \
 		" --sequence-parallel " sp " --interleave " vp " --optimizer-sharding " dop \
 		" --seq-len " seq " --reserve 0 --partition uniform" \
+		" --placement replicas-in-node" \
 		(rcm != "" ? " --recompute-modules " rcm : "") \
 		(ev != "" ? " --recompute-every " ev : "") \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
