@@ -642,6 +642,172 @@ lanes(struct run *r)
 }
 
 /*
+ * The time alone of 1F1B (flush, and 2bw over all its iterations) for
+ * v = 1 when every stage has its full warm-up (M >= d - 1: stage s runs
+ * w = d - s - 1 forwards first), in an order known in advance instead of
+ * sweeps that find each stage's next step ready or not (advance()).
+ * Stage s's order is its warm-up F(0..w-1), then in round k = 0, 1, ...
+ * F(w + k) while w + k < M, and [R(k)] B(k).  Every input is known when
+ * the stage takes it if the warm-ups run first, stage 0 up (F(i) of
+ * stage s takes F(i) of stage s - 1, whose warm-up is one longer), then
+ * the rounds one after the other, each from the last stage down:
+ * F(w + k) of stage s takes F(w + k) = F(w' + k - 1) of stage s - 1
+ * (w' = w + 1 its warm-up), which it ran in round k - 1, and B(k) takes
+ * stage s + 1's B(k), which it ran just before, in this round.  So a
+ * step checks nothing, and an input needs room for one value: the
+ * activation stage s takes next (r_in, written in the round before) and
+ * the gradient stage s + 1 just sent (carried down the round).  Each
+ * stage runs its own order on resources of its own (its stream and
+ * links, its all-reduce), so the times are the sweeps' to the bit: the
+ * same values through the same operations; only with iter_only, which
+ * stops once stage 0's update iters - 2 is known, does end_ms (the ends
+ * so far) differ, as the sweeps' did from a full run's.
+ */
+struct rstage {
+	double free, lf, lb;      /* r->stage_free, link_fwd, link_bwd */
+	double in;                /* the activation the next forward takes */
+	double fwd, bwd, rc, send, sendb; /* sendb: stage s - 1's send_ms */
+	int has_rc;
+};
+
+/* Whether rounds() runs r. */
+static int
+roundable(const struct run *r)
+{
+	return r->v == 1 && r->cfg->times_only &&
+	       (r->cfg->sched == PLAN_FLUSH || r->cfg->sched == PLAN_2BW) &&
+	       r->M >= r->d - 1;
+}
+
+/* Round k's steps of stage s (see rounds()): with fwd its forward
+ * F(d - s - 1 + k), with gate the 2bw weight version's wait on
+ * ar_end[gk]; first and last say which neighbours it has.  Returns the
+ * gradient it sends down (g: the one stage s + 1 sent). */
+static inline __attribute__((always_inline)) double
+round_step(struct sim *sm, struct run *r, struct rstage *L, int s, int k,
+	   double g, int fwd, int gate, int gk, int upd, int first, int last)
+{
+	struct rstage *l = &L[s];
+	double t, end, a, e;
+
+	if (fwd) {
+		t = l->free;
+		if (!first)
+			t = later(t, l->in);
+		if (gate)
+			t = later(t, r->ar_end[(size_t)s * r->cfg->iters + gk]);
+		end = t + l->fwd;
+		l->free = end;
+		if (!last) {
+			a = later(end, l->lf);
+			e = a + l->send;
+			l->lf = e;
+			l[1].in = e;
+		}
+	}
+	t = l->free;
+	if (!last)
+		t = later(t, g);
+	if (l->has_rc) {
+		end = t + l->rc;
+		l->free = end;
+		t = end;
+		if (!last)
+			t = later(t, g);
+	}
+	end = t + l->bwd;
+	l->free = end;
+	if (!first) {
+		a = later(end, l->lb);
+		e = a + l->sendb;
+		l->lb = e;
+		g = e;
+	}
+	if (upd) {
+		struct step st = {SIM_BWD, k, 0};
+
+		r->stage_free[s] = l->free;
+		update_end(sm, r, s, &st, t, end);
+		l->free = r->stage_free[s];
+	}
+	return g;
+}
+
+static void
+rounds(struct sim *sm, struct run *r)
+{
+	const struct sim_cfg *c = r->cfg;
+	int d = r->d, M = r->M, m = r->m, s, k, i;
+	struct rstage *L = xcalloc((size_t)d, sizeof(*L));
+	double *buf = xcalloc((size_t)d, sizeof(double));
+	double most;
+
+	for (s = 0; s < d; s++) {
+		L[s].fwd = c->st[s].fwd_ms;
+		L[s].bwd = c->st[s].bwd_ms;
+		L[s].rc = c->st[s].rc_ms;
+		L[s].has_rc = c->st[s].rc_ms > 0;
+		L[s].send = c->st[s].send_ms;
+		L[s].sendb = s > 0 ? c->st[s - 1].send_ms : 0;
+	}
+	/* the warm-ups, stage 0 up: buf[i] holds the activation of
+	 * microbatch i the stage below sent (then its own) */
+	for (s = 0; s < d - 1; s++) {
+		struct rstage *l = &L[s];
+
+		for (i = 0; i < d - 1 - s; i++) {
+			double t = l->free, end, a, e;
+
+			if (s > 0)
+				t = later(t, buf[i]);
+			end = t + l->fwd;
+			l->free = end;
+			a = later(end, l->lf);
+			e = a + l->send;
+			l->lf = e;
+			buf[i] = e;
+		}
+		/* what stage s + 1 takes in round 0 */
+		L[s + 1].in = buf[d - 2 - s];
+	}
+	for (k = 0; k < M && !r->stop; k++) {
+		/* stages above sf run a forward (those at or below it are
+		 * in their cool-down); a 2bw forward F(w + k), k >= 2 m a
+		 * multiple of m, waits for update k / m - 2 */
+		int sf = d - 1 - M + k, upd = k % m == m - 1;
+		int gate = c->sched == PLAN_2BW && k >= 2 * m && k % m == 0;
+		int gk = k / m - 2;
+		double g = 0;
+
+		if (d == 1) {
+			round_step(sm, r, L, 0, k, g, 1, gate, gk, upd, 1, 1);
+			continue;
+		}
+		g = round_step(sm, r, L, d - 1, k, g, d - 1 > sf, gate, gk,
+			       upd, 0, 1);
+		for (s = d - 2; s > 0; s--)
+			g = round_step(sm, r, L, s, k, g, s > sf, gate, gk,
+				       upd, 0, 0);
+		round_step(sm, r, L, 0, k, g, 0 > sf, gate, gk, upd, 1, 0);
+	}
+	/* Each resource's times only grow, and every operation's end is
+	 * one of them (or at most one: a transfer of no time), so the last
+	 * end is the largest of their last; update_end() kept its own. */
+	most = sm->end_ms;
+	for (s = 0; s < d; s++) {
+		r->stage_free[s] = L[s].free;
+		r->link_fwd[s] = L[s].lf;
+		r->link_bwd[s] = L[s].lb;
+		most = later(most, L[s].free);
+		most = later(most, L[s].lf);
+		most = later(most, L[s].lb);
+	}
+	sm->end_ms = most;
+	free(L);
+	free(buf);
+}
+
+/*
  * Peak stashes and weight versions of stage s, walking its order: a
  * chunk's stash lives from its forward to its backward, a microbatch is
  * in flight while any of its chunks has a stash.
@@ -811,7 +977,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	for (s = 0; s < c.d; s++)
 		r.head_pos[s] = -1;
 	build_orders(&r);
-	lanes(&r);
+	if (roundable(&r))
+		rounds(sm, &r);
+	else
+		lanes(&r);
 	if (!c.times_only && !c.terms_only) {
 		/* Room for every operation at once, as many as the steps
 		 * (each with its send) and per stage and iteration an
@@ -836,7 +1005,8 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	 * activation reaches the stage above going up, and a stage waits
 	 * about once in three steps instead of once in two.
 	 */
-	do {
+	done = roundable(&r);
+	while (!done) {
 		int j;
 
 		progress = 0;
@@ -870,7 +1040,9 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 				done = 0;
 		}
 		sweep++;
-	} while (!done && progress && !r.stop);
+		if (!progress || r.stop)
+			break;
+	}
 	if (!done && !r.stop) {
 		pd2bw_error("simulation: the schedule deadlocked");
 		goto out;
