@@ -119,6 +119,8 @@ struct lane {
 	int ib;        /* backwards run of the current update */
 	int gate, gk;  /* 2bw: the next forward that waits for an update's
 			  end (version gk + 2), else INT_MAX */
+	double fv, bv, rv; /* v > 1 (advance_v()): a chunk's forward,
+			      backward and recomputation */
 };
 
 static void
@@ -619,25 +621,117 @@ advance(struct sim *sm, struct run *r, int s)
 	return moved;
 }
 
-/* Set up advance()'s lanes when the run takes it: v = 1, the time
- * alone. */
+/*
+ * advance() of interleaved 1F1B (v > 1, flush; see build_interleaved()):
+ * the same order, forwards of table entries nf, backwards of entries nb
+ * with the chunk mirrored, the warm-up w, each chunk-step on its virtual
+ * stage's queues; ready_at() and execute() on the same values in the same
+ * order of operations (a chunk's durations divided once, the same
+ * quotients), but the step known from the last instead of step_at()'s.
+ * The ends are left to the caller: each resource's times only grow, so
+ * the last end is the largest of the stream's and links' last (see
+ * rounds()).
+ */
+static int
+advance_v(struct sim *sm, struct run *r, int s)
+{
+	struct lane *l = &r->lane[s];
+	const struct sim_cfg *c = r->cfg;
+	int d = r->d, V = r->V, m = r->m, nt = m * r->v, moved = 0;
+	double x_f = s < d - 1 ? c->st[s].send_ms : c->wrap_send_ms;
+	double x_b = s > 0 ? c->st[s - 1].send_ms : c->wrap_send_ms;
+	double t, end, a, e;
+
+	while (l->nb < nt) {
+		if (l->nf < nt && l->nf - l->nb <= l->w) {
+			int i = r->tab[2 * l->nf], ch = r->tab[2 * l->nf + 1];
+			int u = ch * d + s;
+
+			t = r->stage_free[s];
+			if (u > 0) {
+				struct queue *q = &r->act[u];
+
+				if (q->sent <= i)
+					break;
+				t = later(t, q->v[i & (q->cap - 1)]);
+				q->taken++;
+			}
+			end = t + l->fv;
+			r->stage_free[s] = end;
+			if (u < V - 1) {
+				a = later(end, r->link_fwd[s]);
+				e = a + x_f;
+				r->link_fwd[s] = e;
+				queue_put(&r->act[u + 1], e);
+			}
+			l->nf++;
+			moved = 1;
+			continue;
+		}
+		{
+			int i = r->tab[2 * l->nb];
+			int ch = r->v - 1 - r->tab[2 * l->nb + 1];
+			int u = ch * d + s;
+			struct queue *q = &r->grad[u];
+
+			t = r->stage_free[s];
+			if (u < V - 1) {
+				if (q->sent <= i)
+					break;
+				t = later(t, q->v[i & (q->cap - 1)]);
+			}
+			moved = 1;
+			if (l->rc && !l->rc_done) {
+				r->stage_free[s] = t + l->rv;
+				l->rc_done = 1;
+				continue;
+			}
+			end = t + l->bv;
+			r->stage_free[s] = end;
+			if (u < V - 1)
+				q->taken++;
+			if (u > 0) {
+				a = later(end, r->link_bwd[s]);
+				e = a + x_b;
+				r->link_bwd[s] = e;
+				queue_put(&r->grad[u - 1], e);
+			}
+			l->rc_done = 0;
+			l->nb++;
+			if (i % m == m - 1) {
+				struct step st = {SIM_BWD, i, ch};
+
+				update_end(sm, r, s, &st, t, end);
+			}
+		}
+	}
+	return moved;
+}
+
+/* Set up advance()'s lanes (advance_v()'s with v > 1) when the run takes
+ * it: the time alone. */
 static void
 lanes(struct run *r)
 {
 	int s;
 
-	if (r->v != 1 || !r->cfg->times_only)
+	if (!r->cfg->times_only)
 		return;
 	r->lane = xcalloc((size_t)r->d, sizeof(*r->lane));
 	for (s = 0; s < r->d; s++) {
 		struct lane *l = &r->lane[s];
+		const struct sim_stage_in *in = &r->cfg->st[s];
 
-		l->w = r->cfg->sched == PLAN_NONE    ? 0
+		l->w = r->v > 1			     ? r->warm[s]
+		       : r->cfg->sched == PLAN_NONE  ? 0
 		       : r->cfg->sched == PLAN_GPIPE ? r->M
 						     : r->warm[s];
-		l->rc = r->cfg->st[s].rc_ms > 0;
+		l->rc = in->rc_ms > 0;
 		l->gate = r->cfg->sched == PLAN_2BW ? r->warm[s] + 2 * r->m
 						    : INT_MAX;
+		l->fv = in->fwd_ms / r->v;
+		l->bv = in->bwd_ms / r->v;
+		l->rv = in->rc_ms / r->v;
 	}
 }
 
@@ -1013,6 +1107,12 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		done = 1;
 		for (j = 0; j < c.d && !r.stop; j++) {
 			s = c.times_only && (sweep & 1) ? c.d - 1 - j : j;
+			if (r.lane && r.v > 1) {
+				progress |= advance_v(sm, &r, s);
+				if (r.lane[s].nb < r.m * r.v)
+					done = 0;
+				continue;
+			}
 			if (r.lane) {
 				progress |= advance(sm, &r, s);
 				if (r.lane[s].nb < r.M)
@@ -1047,6 +1147,12 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 		pd2bw_error("simulation: the schedule deadlocked");
 		goto out;
 	}
+	if (r.lane && r.v > 1)
+		for (s = 0; s < c.d; s++) {
+			sm->end_ms = later(sm->end_ms, r.stage_free[s]);
+			sm->end_ms = later(sm->end_ms, r.link_fwd[s]);
+			sm->end_ms = later(sm->end_ms, r.link_bwd[s]);
+		}
 
 	for (n = 0; n < sm->nops; n++)
 		if (sm->ops[n].end_ms > sm->end_ms)
