@@ -736,8 +736,8 @@ lanes(struct run *r)
 }
 
 /*
- * The time alone of 1F1B (flush, and 2bw over all its iterations) for
- * v = 1 when every stage has its full warm-up (M >= d - 1: stage s runs
+ * The time alone (or the breakdown's terms) of 1F1B (flush, and 2bw over
+ * all its iterations) for v = 1 when every stage has its full warm-up (M >= d - 1: stage s runs
  * w = d - s - 1 forwards first), in an order known in advance instead of
  * sweeps that find each stage's next step ready or not (advance()).
  * Stage s's order is its warm-up F(0..w-1), then in round k = 0, 1, ...
@@ -755,11 +755,16 @@ lanes(struct run *r)
  * links, its all-reduce), so the times are the sweeps' to the bit: the
  * same values through the same operations; only with iter_only, which
  * stops once stage 0's update iters - 2 is known, does end_ms (the ends
- * so far) differ, as the sweeps' did from a full run's.
+ * so far) differ, as the sweeps' did from a full run's.  terms_only keeps
+ * the optimizer steps in the full run's order: 2bw has none; flush has
+ * one per stage, after its last backward, which the full run's sweeps
+ * (each from stage 0 up) reach a sweep after the stage above's, so from
+ * the last stage down, as the last round does.
  */
 struct rstage {
 	double free, lf, lb;      /* r->stage_free, link_fwd, link_bwd */
 	double in;                /* the activation the next forward takes */
+	double cend;              /* its last backward's end */
 	double fwd, bwd, rc, send, sendb; /* sendb: stage s - 1's send_ms */
 	int has_rc;
 };
@@ -768,7 +773,7 @@ struct rstage {
 static int
 roundable(const struct run *r)
 {
-	return r->v == 1 && r->cfg->times_only &&
+	return r->v == 1 && (r->cfg->times_only || r->cfg->terms_only) &&
 	       (r->cfg->sched == PLAN_FLUSH || r->cfg->sched == PLAN_2BW) &&
 	       r->M >= r->d - 1;
 }
@@ -811,6 +816,7 @@ round_step(struct sim *sm, struct run *r, struct rstage *L, int s, int k,
 	}
 	end = t + l->bwd;
 	l->free = end;
+	l->cend = end;
 	if (!first) {
 		a = later(end, l->lb);
 		e = a + l->sendb;
@@ -897,6 +903,12 @@ rounds(struct sim *sm, struct run *r)
 		most = later(most, L[s].lb);
 	}
 	sm->end_ms = most;
+	/* terms_only: the last compute (a backward, each stage's order
+	 * ends with them) */
+	if (c->terms_only)
+		for (s = 0; s < d; s++)
+			sm->compute_end_ms = later(sm->compute_end_ms,
+						   L[s].cend);
 	free(L);
 	free(buf);
 }

@@ -984,7 +984,9 @@ test_times_only(void)
 	for (i = 0; i < 400; i++) {
 		struct sim_stage_in st[12];
 		struct sim_cfg c;
-		struct sim full, fast, iter;
+		struct sim full, fast, iter, terms;
+		double cend = 0;
+		size_t n, o;
 		int s, k, ok;
 
 		memset(&c, 0, sizeof(c));
@@ -1020,7 +1022,11 @@ test_times_only(void)
 		memset(&full, 0, sizeof(full));
 		memset(&fast, 0, sizeof(fast));
 		memset(&iter, 0, sizeof(iter));
+		memset(&terms, 0, sizeof(terms));
 		ok = sim_run(&full, &c) == 0;
+		c.terms_only = 1;
+		ok = ok && sim_run(&terms, &c) == 0;
+		c.terms_only = 0;
 		c.times_only = 1;
 		ok = ok && sim_run(&fast, &c) == 0;
 		c.iter_only = 1;
@@ -1032,8 +1038,27 @@ test_times_only(void)
 		     full.measure_from_ms == iter.measure_from_ms &&
 		     full.bubble_frac == iter.bubble_frac &&
 		     (c.sched == PLAN_2BW || full.end_ms == iter.end_ms);
+		/* the breakdown's run: the same times, the last compute's
+		 * end, and the optimizer steps in the full run's order */
+		ok = ok && full.iter_ms == terms.iter_ms &&
+		     full.end_ms == terms.end_ms &&
+		     full.bubble_frac == terms.bubble_frac;
+		for (n = o = 0; ok && n < full.nops; n++) {
+			if (full.ops[n].kind <= SIM_BWD &&
+			    full.ops[n].end_ms > cend)
+				cend = full.ops[n].end_ms;
+			if (full.ops[n].kind != SIM_OPTIMIZER)
+				continue;
+			ok = o < terms.nops &&
+			     terms.ops[o].stage == full.ops[n].stage &&
+			     terms.ops[o].start_ms == full.ops[n].start_ms &&
+			     terms.ops[o].end_ms == full.ops[n].end_ms;
+			o++;
+		}
+		ok = ok && o == terms.nops && cend == terms.compute_end_ms;
 		for (k = 0; ok && k < full.iters; k++)
-			ok = full.update_ms[k] == fast.update_ms[k] &&
+			ok = full.update_ms[k] == terms.update_ms[k] &&
+			     full.update_ms[k] == fast.update_ms[k] &&
 			     ((k == full.iters - 1 && c.sched == PLAN_2BW) ||
 			      full.update_ms[k] == iter.update_ms[k]);
 		if (!ok && bad++ < 5)
@@ -1043,9 +1068,11 @@ test_times_only(void)
 		sim_release(&full);
 		sim_release(&fast);
 		sim_release(&iter);
+		sim_release(&terms);
 	}
-	CHECK_MSG(bad == 0, "the time alone, and the iteration alone, are "
-			    "the full run's to the bit (400 random runs)");
+	CHECK_MSG(bad == 0, "the time alone, the iteration alone and the "
+			    "breakdown's terms are the full run's to the bit "
+			    "(400 random runs)");
 }
 
 int
