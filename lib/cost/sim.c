@@ -121,6 +121,9 @@ struct lane {
 			  end (version gk + 2), else INT_MAX */
 	double fv, bv, rv; /* v > 1 (advance_v()): a chunk's forward,
 			      backward and recomputation */
+	double xf, xb;     /* v > 1: the sends up and down (x_up(),
+			      x_down()) */
+	int W;             /* v > 1: the warm-up before its cap (rounds_v()) */
 };
 
 static void
@@ -632,80 +635,151 @@ advance(struct sim *sm, struct run *r, int s)
  * the last end is the largest of the stream's and links' last (see
  * rounds()).
  */
+
+/* GPU s's next forward (entry l->nf), if its input is known: returns
+ * whether it ran. */
+static inline __attribute__((always_inline)) int
+v_fwd(struct run *r, struct lane *l, int s, double x_f)
+{
+	int i = r->tab[2 * l->nf], ch = r->tab[2 * l->nf + 1];
+	int u = ch * r->d + s;
+	double t = r->stage_free[s], end, a, e;
+
+	if (u > 0) {
+		struct queue *q = &r->act[u];
+
+		if (q->sent <= i)
+			return 0;
+		t = later(t, q->v[i & (q->cap - 1)]);
+		q->taken++;
+	}
+	end = t + l->fv;
+	r->stage_free[s] = end;
+	if (u < r->V - 1) {
+		a = later(end, r->link_fwd[s]);
+		e = a + x_f;
+		r->link_fwd[s] = e;
+		queue_put(&r->act[u + 1], e);
+	}
+	l->nf++;
+	return 1;
+}
+
+/* GPU s's next recomputation or backward (entry l->nb, the chunk
+ * mirrored), if its input is known: returns whether it ran. */
+static inline __attribute__((always_inline)) int
+v_bwd(struct sim *sm, struct run *r, struct lane *l, int s, double x_b)
+{
+	int i = r->tab[2 * l->nb], ch = r->v - 1 - r->tab[2 * l->nb + 1];
+	int u = ch * r->d + s;
+	struct queue *q = &r->grad[u];
+	double t = r->stage_free[s], end, a, e;
+
+	if (u < r->V - 1) {
+		if (q->sent <= i)
+			return 0;
+		t = later(t, q->v[i & (q->cap - 1)]);
+	}
+	if (l->rc && !l->rc_done) {
+		r->stage_free[s] = t + l->rv;
+		l->rc_done = 1;
+		return 1;
+	}
+	end = t + l->bv;
+	r->stage_free[s] = end;
+	if (u < r->V - 1)
+		q->taken++;
+	if (u > 0) {
+		a = later(end, r->link_bwd[s]);
+		e = a + x_b;
+		r->link_bwd[s] = e;
+		queue_put(&r->grad[u - 1], e);
+	}
+	l->rc_done = 0;
+	l->nb++;
+	/* the update's last microbatch (v > 1 runs flush, one update) */
+	if (i == r->m - 1) {
+		struct step st = {SIM_BWD, i, ch};
+
+		update_end(sm, r, s, &st, t, end);
+	}
+	return 1;
+}
+
+/* GPU s's sends up and down (the wrap link at either end). */
+static inline double
+x_up(const struct run *r, int s)
+{
+	return s < r->d - 1 ? r->cfg->st[s].send_ms : r->cfg->wrap_send_ms;
+}
+
+static inline double
+x_down(const struct run *r, int s)
+{
+	return s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
+}
+
 static int
 advance_v(struct sim *sm, struct run *r, int s)
 {
 	struct lane *l = &r->lane[s];
-	const struct sim_cfg *c = r->cfg;
-	int d = r->d, V = r->V, m = r->m, nt = m * r->v, moved = 0;
-	double x_f = s < d - 1 ? c->st[s].send_ms : c->wrap_send_ms;
-	double x_b = s > 0 ? c->st[s - 1].send_ms : c->wrap_send_ms;
-	double t, end, a, e;
+	int nt = r->m * r->v, moved = 0;
 
 	while (l->nb < nt) {
 		if (l->nf < nt && l->nf - l->nb <= l->w) {
-			int i = r->tab[2 * l->nf], ch = r->tab[2 * l->nf + 1];
-			int u = ch * d + s;
-
-			t = r->stage_free[s];
-			if (u > 0) {
-				struct queue *q = &r->act[u];
-
-				if (q->sent <= i)
-					break;
-				t = later(t, q->v[i & (q->cap - 1)]);
-				q->taken++;
-			}
-			end = t + l->fv;
-			r->stage_free[s] = end;
-			if (u < V - 1) {
-				a = later(end, r->link_fwd[s]);
-				e = a + x_f;
-				r->link_fwd[s] = e;
-				queue_put(&r->act[u + 1], e);
-			}
-			l->nf++;
-			moved = 1;
-			continue;
+			if (!v_fwd(r, l, s, l->xf))
+				break;
+		} else if (!v_bwd(sm, r, l, s, l->xb)) {
+			break;
 		}
-		{
-			int i = r->tab[2 * l->nb];
-			int ch = r->v - 1 - r->tab[2 * l->nb + 1];
-			int u = ch * d + s;
-			struct queue *q = &r->grad[u];
-
-			t = r->stage_free[s];
-			if (u < V - 1) {
-				if (q->sent <= i)
-					break;
-				t = later(t, q->v[i & (q->cap - 1)]);
-			}
-			moved = 1;
-			if (l->rc && !l->rc_done) {
-				r->stage_free[s] = t + l->rv;
-				l->rc_done = 1;
-				continue;
-			}
-			end = t + l->bv;
-			r->stage_free[s] = end;
-			if (u < V - 1)
-				q->taken++;
-			if (u > 0) {
-				a = later(end, r->link_bwd[s]);
-				e = a + x_b;
-				r->link_bwd[s] = e;
-				queue_put(&r->grad[u - 1], e);
-			}
-			l->rc_done = 0;
-			l->nb++;
-			if (i % m == m - 1) {
-				struct step st = {SIM_BWD, i, ch};
-
-				update_end(sm, r, s, &st, t, end);
-			}
-		}
+		moved = 1;
 	}
 	return moved;
+}
+
+/*
+ * rounds() of interleaved 1F1B (the time alone, v > 1) when d divides m
+ * (groups of d microbatches, as Megatron asks): GPU s's order in units,
+ * unit j at tick s + j: its warm-up forwards F(e) at e < w, then from
+ * j = W on unit W + q runs F(w + q) (while there is one), [R(q)] and
+ * B(q), W = 2 (d - s - 1) + (v - 1) d the warm-up before the cap at all
+ * m v entries (w = W unless capped; a capped GPU waits W - w ticks).
+ * Every input is sent a tick or more before: a forward takes entry e of
+ * GPU s - 1 (tick s - 1 + e), or at GPU 0 with a chunk past the first,
+ * entry e - d of GPU d - 1 (tick e - 1); a backward takes GPU s + 1's
+ * entry q (a tick before, W two less), or at GPU d - 1 GPU 0's entry
+ * q - d (tick W_0 + q - d, W_0 = W_{d-1} + 2 d - 2).  So the ticks run
+ * one after the other, every GPU's unit of the tick in any order, each
+ * step's input known (checked all the same: a bug would be an error, not
+ * a wrong time), and the times are the sweeps' to the bit (see rounds()).
+ * Returns -1 if an input was missing.
+ */
+static int
+rounds_v(struct sim *sm, struct run *r)
+{
+	int d = r->d, nt = r->m * r->v, s, tau, last;
+
+	last = 2 * (d - 1) + (r->v - 1) * d + nt - 1; /* GPU 0's last */
+	for (tau = 0; tau <= last; tau++)
+		for (s = 0; s < d && s <= tau; s++) {
+			struct lane *l = &r->lane[s];
+			int j = tau - s;
+
+			if (j < l->w) {
+				if (!v_fwd(r, l, s, l->xf))
+					return -1;
+				continue;
+			}
+			if (j < l->W || l->nb >= nt)
+				continue;
+			if (l->nf < nt && !v_fwd(r, l, s, l->xf))
+				return -1;
+			if (l->rc && !v_bwd(sm, r, l, s, l->xb))
+				return -1;
+			if (!v_bwd(sm, r, l, s, l->xb))
+				return -1;
+		}
+	return 0;
 }
 
 /* Set up advance()'s lanes (advance_v()'s with v > 1) when the run takes
@@ -732,6 +806,9 @@ lanes(struct run *r)
 		l->fv = in->fwd_ms / r->v;
 		l->bv = in->bwd_ms / r->v;
 		l->rv = in->rc_ms / r->v;
+		l->xf = x_up(r, s);
+		l->xb = x_down(r, s);
+		l->W = 2 * (r->d - s - 1) + (r->v - 1) * r->d;
 	}
 }
 
@@ -1112,6 +1189,13 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	 * about once in three steps instead of once in two.
 	 */
 	done = roundable(&r);
+	if (r.lane && r.v > 1 && r.m % r.d == 0) {
+		if (rounds_v(sm, &r)) {
+			pd2bw_error("simulation: the schedule deadlocked");
+			goto out;
+		}
+		done = 1;
+	}
 	while (!done) {
 		int j;
 
