@@ -841,7 +841,7 @@ lanes(struct run *r)
 struct rstage {
 	double free, lf, lb;      /* r->stage_free, link_fwd, link_bwd */
 	double in;                /* the activation the next forward takes */
-	double cend;              /* its last backward's end */
+	double cend;              /* its last update's last backward's end */
 	double fwd, bwd, rc, send, sendb; /* sendb: stage s - 1's send_ms */
 	int has_rc;
 };
@@ -893,7 +893,6 @@ round_step(struct sim *sm, struct run *r, struct rstage *L, int s, int k,
 	}
 	end = t + l->bwd;
 	l->free = end;
-	l->cend = end;
 	if (!first) {
 		a = later(end, l->lb);
 		e = a + l->sendb;
@@ -903,6 +902,8 @@ round_step(struct sim *sm, struct run *r, struct rstage *L, int s, int k,
 	if (upd) {
 		struct step st = {SIM_BWD, k, 0};
 
+		/* the stage's last backward is an update's last */
+		l->cend = end;
 		r->stage_free[s] = l->free;
 		update_end(sm, r, s, &st, t, end);
 		l->free = r->stage_free[s];
@@ -962,9 +963,14 @@ rounds(struct sim *sm, struct run *r)
 		}
 		g = round_step(sm, r, L, d - 1, k, g, d - 1 > sf, gate, gk,
 			       upd, 0, 1);
-		for (s = d - 2; s > 0; s--)
-			g = round_step(sm, r, L, s, k, g, s > sf, gate, gk,
-				       upd, 0, 0);
+		if (sf < 1 && !gate && !upd) /* most rounds: constants */
+			for (s = d - 2; s > 0; s--)
+				g = round_step(sm, r, L, s, k, g, 1, 0, 0, 0,
+					       0, 0);
+		else
+			for (s = d - 2; s > 0; s--)
+				g = round_step(sm, r, L, s, k, g, s > sf,
+					       gate, gk, upd, 0, 0);
 		round_step(sm, r, L, 0, k, g, 0 > sf, gate, gk, upd, 1, 0);
 	}
 	/* Each resource's times only grow, and every operation's end is
