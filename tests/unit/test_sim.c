@@ -1075,6 +1075,78 @@ test_times_only(void)
 			    "(400 random runs)");
 }
 
+/*
+ * Runs that share their scratch (cfg->mem, as a search's re-scoring
+ * does) give what runs of their own give, whatever ran in it before: a
+ * long 2bw run (its updates' ends, which a forward waits on, stay in the
+ * scratch), an interleaved run (its table), a flush run with fewer
+ * microbatches than stages (the sweeps) and a GPipe run (queues that
+ * grow), in turn and again, the time alone and every operation kept.
+ */
+static void
+test_mem_reuse(void)
+{
+	struct sim_stage_in st[4][8];
+	struct sim_cfg c[4];
+	struct sim_mem mem = {0};
+	unsigned long long x = 1234567ull;
+	int i, j, s, bad = 0;
+
+	memset(c, 0, sizeof(c));
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < 4; i++) {
+		c[i].st = st[i];
+		c[i].d = 8 - i;
+		for (s = 0; s < c[i].d; s++) {
+			st[i][s].fwd_ms = 0.5 + rnd(&x);
+			st[i][s].bwd_ms = 1 + 2 * rnd(&x);
+			st[i][s].rc_ms = s % 3 == 0 ? st[i][s].fwd_ms : 0;
+			st[i][s].send_ms = 0.3 * rnd(&x);
+			st[i][s].allreduce_ms = 10 * rnd(&x);
+			st[i][s].opt_ms = 0.5 * rnd(&x);
+			st[i][s].bucket_share = rnd(&x);
+		}
+	}
+	c[0].sched = PLAN_2BW;
+	c[0].m = 40;
+	c[0].iters = 8;
+	c[1].sched = PLAN_FLUSH;
+	c[1].v = 3;
+	c[1].m = 2 * c[1].d;
+	c[1].wrap_send_ms = 0.2;
+	c[2].sched = PLAN_FLUSH;
+	c[2].m = 3;
+	c[3].sched = PLAN_GPIPE;
+	c[3].m = 70;
+	for (j = 0; j < 16; j++) {
+		struct sim_cfg k = c[j % 4];
+		struct sim fresh, kept;
+
+		k.times_only = k.iter_only = j / 4 % 2 == 0;
+		memset(&fresh, 0, sizeof(fresh));
+		memset(&kept, 0, sizeof(kept));
+		if (sim_run(&fresh, &k))
+			bad++;
+		k.mem = &mem;
+		if (sim_run(&kept, &k))
+			bad++;
+		bad += fresh.iter_ms != kept.iter_ms ||
+		       fresh.end_ms != kept.end_ms ||
+		       fresh.measure_from_ms != kept.measure_from_ms ||
+		       fresh.bubble_frac != kept.bubble_frac ||
+		       fresh.nops != kept.nops;
+		for (i = 0; i < fresh.iters; i++)
+			bad += fresh.update_ms[i] != kept.update_ms[i];
+		for (i = 0; i < (int)fresh.nops && i < (int)kept.nops; i++)
+			bad += fresh.ops[i].end_ms != kept.ops[i].end_ms;
+		sim_release(&fresh);
+		sim_release(&kept);
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(bad == 0, "runs sharing their scratch give their own runs' "
+			    "times, in any order");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1098,6 +1170,7 @@ main(int argc, char **argv)
 	test_interleaved_p2p();
 	test_bad_config();
 	test_times_only();
+	test_mem_reuse();
 	test_writers();
 	return h_done();
 }
