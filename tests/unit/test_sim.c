@@ -967,8 +967,11 @@ rnd(unsigned long long *x)
 
 /*
  * The time alone (times_only, whose stages the simulator visits in
- * another order, and for v = 1 steps through without working each step
- * out anew, advance()) is the full run's to the bit: every schedule,
+ * another order: 1F1B in rounds() and interleaved 1F1B tick by tick,
+ * rounds_v(), when the warm-ups are full or d divides m, else in sweeps
+ * that step through without working each step out anew, advance()) is
+ * the full run's to the bit, and so are the breakdown's (terms_only,
+ * also in rounds()): every schedule,
  * interleaving (m a multiple of d, as the search asks), runtime sync,
  * with and without recomputation, 2bw over 4 to 8 iterations, on random
  * unequal stages with transfers, all-reduces, gathers and steps.  So is
