@@ -625,19 +625,19 @@ advance(struct sim *sm, struct run *r, int s)
 }
 
 /*
- * advance() of interleaved 1F1B (v > 1, flush; see build_interleaved()):
- * the same order, forwards of table entries nf, backwards of entries nb
- * with the chunk mirrored, the warm-up w, each chunk-step on its virtual
- * stage's queues; ready_at() and execute() on the same values in the same
- * order of operations (a chunk's durations divided once, the same
- * quotients), but the step known from the last instead of step_at()'s.
- * The ends are left to the caller: each resource's times only grow, so
- * the last end is the largest of the stream's and links' last (see
- * rounds()).
+ * The steps of interleaved 1F1B (v > 1, flush; see build_interleaved())
+ * for the time alone, advance_v() and rounds_v(): forwards of table
+ * entries nf, backwards of entries nb with the chunk mirrored, each
+ * chunk-step on its virtual stage's queues; ready_at() and execute() on
+ * the same values in the same order of operations (a chunk's durations
+ * divided once, the same quotients), but the step known from the last
+ * instead of step_at()'s.  The ends are left to the caller: each
+ * resource's times only grow, so the last end is the largest of the
+ * stream's and links' last (see rounds()).
+ *
+ * GPU s's next forward (entry l->nf), if its input is known: returns
+ * whether it ran.
  */
-
-/* GPU s's next forward (entry l->nf), if its input is known: returns
- * whether it ran. */
 static inline __attribute__((always_inline)) int
 v_fwd(struct run *r, struct lane *l, int s, double x_f)
 {
@@ -719,6 +719,8 @@ x_down(const struct run *r, int s)
 	return s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
 }
 
+/* advance() of interleaved 1F1B: its order, the warm-up w, as far as
+ * the inputs allow (d not dividing m, where rounds_v() does not run). */
 static int
 advance_v(struct sim *sm, struct run *r, int s)
 {
@@ -814,9 +816,10 @@ lanes(struct run *r)
 
 /*
  * The time alone (or the breakdown's terms) of 1F1B (flush, and 2bw over
- * all its iterations) for v = 1 when every stage has its full warm-up (M >= d - 1: stage s runs
- * w = d - s - 1 forwards first), in an order known in advance instead of
- * sweeps that find each stage's next step ready or not (advance()).
+ * all its iterations) for v = 1 when every stage has its full warm-up
+ * (M >= d - 1: stage s runs w = d - s - 1 forwards first), in an order
+ * known in advance instead of sweeps that find each stage's next step
+ * ready or not (advance()).
  * Stage s's order is its warm-up F(0..w-1), then in round k = 0, 1, ...
  * F(w + k) while w + k < M, and [R(k)] B(k).  Every input is known when
  * the stage takes it if the warm-ups run first, stage 0 up (F(i) of
@@ -826,7 +829,7 @@ lanes(struct run *r)
  * (w' = w + 1 its warm-up), which it ran in round k - 1, and B(k) takes
  * stage s + 1's B(k), which it ran just before, in this round.  So a
  * step checks nothing, and an input needs room for one value: the
- * activation stage s takes next (r_in, written in the round before) and
+ * activation stage s takes next (in, written in the round before) and
  * the gradient stage s + 1 just sent (carried down the round).  Each
  * stage runs its own order on resources of its own (its stream and
  * links, its all-reduce), so the times are the sweeps' to the bit: the
