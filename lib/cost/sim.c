@@ -124,6 +124,8 @@ struct lane {
 	double xf, xb;     /* v > 1: the sends up and down (x_up(),
 			      x_down()) */
 	int W;             /* v > 1: the warm-up before its cap (rounds_v()) */
+	double cend;       /* v > 1: its last backward's end so far of an
+			      update's last microbatch (terms_only) */
 };
 
 static void
@@ -697,10 +699,12 @@ v_bwd(struct sim *sm, struct run *r, struct lane *l, int s, double x_b)
 	}
 	l->rc_done = 0;
 	l->nb++;
-	/* the update's last microbatch (v > 1 runs flush, one update) */
+	/* the update's last microbatch (v > 1 runs flush, one update);
+	 * the GPU's last backward is one */
 	if (i == r->m - 1) {
 		struct step st = {SIM_BWD, i, ch};
 
+		l->cend = end;
 		update_end(sm, r, s, &st, t, end);
 	}
 	return 1;
@@ -740,7 +744,8 @@ advance_v(struct sim *sm, struct run *r, int s)
 }
 
 /*
- * rounds() of interleaved 1F1B (the time alone, v > 1) when d divides m
+ * rounds() of interleaved 1F1B (the time alone or the breakdown's terms,
+ * v > 1) when d divides m
  * (groups of d microbatches, as Megatron asks): GPU s's order in units,
  * unit j at tick s + j: its warm-up forwards F(e) at e < w, then from
  * j = W on unit W + q runs F(w + q) (while there is one), [R(q)] and
@@ -754,7 +759,10 @@ advance_v(struct sim *sm, struct run *r, int s)
  * one after the other, every GPU's unit of the tick in any order, each
  * step's input known (checked all the same: a bug would be an error, not
  * a wrong time), and the times are the sweeps' to the bit (see rounds()).
- * Returns -1 if an input was missing.
+ * The optimizer steps terms_only keeps come one per GPU, after its last
+ * backward (chunk 0's of the last microbatch), GPU d - 1's first as in
+ * the full run (see rounds()): GPU s's last tick, W_0 - s + m v - 1,
+ * comes later the lower s.  Returns -1 if an input was missing.
  */
 static int
 rounds_v(struct sim *sm, struct run *r)
@@ -785,13 +793,15 @@ rounds_v(struct sim *sm, struct run *r)
 }
 
 /* Set up advance()'s lanes (advance_v()'s with v > 1) when the run takes
- * it: the time alone. */
+ * it: the time alone, or the breakdown's terms where rounds_v() runs
+ * (v > 1, d dividing m). */
 static void
 lanes(struct run *r)
 {
 	int s;
 
-	if (!r->cfg->times_only)
+	if (!r->cfg->times_only &&
+	    !(r->cfg->terms_only && r->v > 1 && r->m % r->d == 0))
 		return;
 	r->lane = xcalloc((size_t)r->d, sizeof(*r->lane));
 	for (s = 0; s < r->d; s++) {
@@ -1257,6 +1267,9 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 			sm->end_ms = later(sm->end_ms, r.stage_free[s]);
 			sm->end_ms = later(sm->end_ms, r.link_fwd[s]);
 			sm->end_ms = later(sm->end_ms, r.link_bwd[s]);
+			if (c.terms_only)
+				sm->compute_end_ms = later(sm->compute_end_ms,
+							   r.lane[s].cend);
 		}
 
 	for (n = 0; n < sm->nops; n++)
