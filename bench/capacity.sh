@@ -6,7 +6,8 @@
 # recomputation (a type's sizes share a memo of which candidates have a
 # partition left under a bound, see search.h).  Prints the median of 3
 # runs of wall-clock and CPU time.  JOBS=1: about 0.88 s CPU on the
-# 2-core development machine (7.60 G instructions; 0.99 s and 8.80 G
+# 2-core development machine (6.83 G instructions since the re-scoring
+# simulator runs 1F1B in rounds, 7.60 G before; 0.99 s and 8.80 G
 # before the uncapped solves that gate GLPK stopped at the first
 # placement under the bound, a cut partition was bounded by its
 # stages' average cost and the refinement's enumeration turned groups

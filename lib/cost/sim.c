@@ -119,6 +119,13 @@ struct lane {
 	int ib;        /* backwards run of the current update */
 	int gate, gk;  /* 2bw: the next forward that waits for an update's
 			  end (version gk + 2), else INT_MAX */
+	double fv, bv, rv; /* v > 1 (advance_v()): a chunk's forward,
+			      backward and recomputation */
+	double xf, xb;     /* v > 1: the sends up and down (x_up(),
+			      x_down()) */
+	int W;             /* v > 1: the warm-up before its cap (rounds_v()) */
+	double cend;       /* v > 1: its last backward's end so far of an
+			      update's last microbatch (terms_only) */
 };
 
 static void
@@ -619,26 +626,387 @@ advance(struct sim *sm, struct run *r, int s)
 	return moved;
 }
 
-/* Set up advance()'s lanes when the run takes it: v = 1, the time
- * alone. */
+/*
+ * The steps of interleaved 1F1B (v > 1, flush; see build_interleaved())
+ * for the time alone, advance_v() and rounds_v(): forwards of table
+ * entries nf, backwards of entries nb with the chunk mirrored, each
+ * chunk-step on its virtual stage's queues; ready_at() and execute() on
+ * the same values in the same order of operations (a chunk's durations
+ * divided once, the same quotients), but the step known from the last
+ * instead of step_at()'s.  The ends are left to the caller: each
+ * resource's times only grow, so the last end is the largest of the
+ * stream's and links' last (see rounds()).
+ *
+ * GPU s's next forward (entry l->nf), if its input is known: returns
+ * whether it ran.
+ */
+static inline __attribute__((always_inline)) int
+v_fwd(struct run *r, struct lane *l, int s, double x_f)
+{
+	int i = r->tab[2 * l->nf], ch = r->tab[2 * l->nf + 1];
+	int u = ch * r->d + s;
+	double t = r->stage_free[s], end, a, e;
+
+	if (u > 0) {
+		struct queue *q = &r->act[u];
+
+		if (q->sent <= i)
+			return 0;
+		t = later(t, q->v[i & (q->cap - 1)]);
+		q->taken++;
+	}
+	end = t + l->fv;
+	r->stage_free[s] = end;
+	if (u < r->V - 1) {
+		a = later(end, r->link_fwd[s]);
+		e = a + x_f;
+		r->link_fwd[s] = e;
+		queue_put(&r->act[u + 1], e);
+	}
+	l->nf++;
+	return 1;
+}
+
+/* GPU s's next recomputation or backward (entry l->nb, the chunk
+ * mirrored), if its input is known: returns whether it ran. */
+static inline __attribute__((always_inline)) int
+v_bwd(struct sim *sm, struct run *r, struct lane *l, int s, double x_b)
+{
+	int i = r->tab[2 * l->nb], ch = r->v - 1 - r->tab[2 * l->nb + 1];
+	int u = ch * r->d + s;
+	struct queue *q = &r->grad[u];
+	double t = r->stage_free[s], end, a, e;
+
+	if (u < r->V - 1) {
+		if (q->sent <= i)
+			return 0;
+		t = later(t, q->v[i & (q->cap - 1)]);
+	}
+	if (l->rc && !l->rc_done) {
+		r->stage_free[s] = t + l->rv;
+		l->rc_done = 1;
+		return 1;
+	}
+	end = t + l->bv;
+	r->stage_free[s] = end;
+	if (u < r->V - 1)
+		q->taken++;
+	if (u > 0) {
+		a = later(end, r->link_bwd[s]);
+		e = a + x_b;
+		r->link_bwd[s] = e;
+		queue_put(&r->grad[u - 1], e);
+	}
+	l->rc_done = 0;
+	l->nb++;
+	/* the update's last microbatch (v > 1 runs flush, one update);
+	 * the GPU's last backward is one */
+	if (i == r->m - 1) {
+		struct step st = {SIM_BWD, i, ch};
+
+		l->cend = end;
+		update_end(sm, r, s, &st, t, end);
+	}
+	return 1;
+}
+
+/* GPU s's sends up and down (the wrap link at either end). */
+static inline double
+x_up(const struct run *r, int s)
+{
+	return s < r->d - 1 ? r->cfg->st[s].send_ms : r->cfg->wrap_send_ms;
+}
+
+static inline double
+x_down(const struct run *r, int s)
+{
+	return s > 0 ? r->cfg->st[s - 1].send_ms : r->cfg->wrap_send_ms;
+}
+
+/* advance() of interleaved 1F1B: its order, the warm-up w, as far as
+ * the inputs allow (d not dividing m, where rounds_v() does not run). */
+static int
+advance_v(struct sim *sm, struct run *r, int s)
+{
+	struct lane *l = &r->lane[s];
+	int nt = r->m * r->v, moved = 0;
+
+	while (l->nb < nt) {
+		if (l->nf < nt && l->nf - l->nb <= l->w) {
+			if (!v_fwd(r, l, s, l->xf))
+				break;
+		} else if (!v_bwd(sm, r, l, s, l->xb)) {
+			break;
+		}
+		moved = 1;
+	}
+	return moved;
+}
+
+/*
+ * rounds() of interleaved 1F1B (the time alone or the breakdown's terms,
+ * v > 1) when d divides m
+ * (groups of d microbatches, as Megatron asks): GPU s's order in units,
+ * unit j at tick s + j: its warm-up forwards F(e) at e < w, then from
+ * j = W on unit W + q runs F(w + q) (while there is one), [R(q)] and
+ * B(q), W = 2 (d - s - 1) + (v - 1) d the warm-up before the cap at all
+ * m v entries (w = W unless capped; a capped GPU waits W - w ticks).
+ * Every input is sent a tick or more before: a forward takes entry e of
+ * GPU s - 1 (tick s - 1 + e), or at GPU 0 with a chunk past the first,
+ * entry e - d of GPU d - 1 (tick e - 1); a backward takes GPU s + 1's
+ * entry q (a tick before, W two less), or at GPU d - 1 GPU 0's entry
+ * q - d (tick W_0 + q - d, W_0 = W_{d-1} + 2 d - 2).  So the ticks run
+ * one after the other, every GPU's unit of the tick in any order, each
+ * step's input known (checked all the same: a bug would be an error, not
+ * a wrong time), and the times are the sweeps' to the bit (see rounds()).
+ * The optimizer steps terms_only keeps come one per GPU, after its last
+ * backward (chunk 0's of the last microbatch), GPU d - 1's first as in
+ * the full run (see rounds()): GPU s's last tick, W_0 - s + m v - 1,
+ * comes later the lower s.  Returns -1 if an input was missing.
+ */
+static int
+rounds_v(struct sim *sm, struct run *r)
+{
+	int d = r->d, nt = r->m * r->v, s, tau, last;
+
+	last = 2 * (d - 1) + (r->v - 1) * d + nt - 1; /* GPU 0's last */
+	for (tau = 0; tau <= last; tau++)
+		for (s = 0; s < d && s <= tau; s++) {
+			struct lane *l = &r->lane[s];
+			int j = tau - s;
+
+			if (j < l->w) {
+				if (!v_fwd(r, l, s, l->xf))
+					return -1;
+				continue;
+			}
+			if (j < l->W || l->nb >= nt)
+				continue;
+			if (l->nf < nt && !v_fwd(r, l, s, l->xf))
+				return -1;
+			if (l->rc && !v_bwd(sm, r, l, s, l->xb))
+				return -1;
+			if (!v_bwd(sm, r, l, s, l->xb))
+				return -1;
+		}
+	return 0;
+}
+
+/* Set up advance()'s lanes (advance_v()'s with v > 1) when the run takes
+ * it: the time alone, or the breakdown's terms where rounds_v() runs
+ * (v > 1, d dividing m). */
 static void
 lanes(struct run *r)
 {
 	int s;
 
-	if (r->v != 1 || !r->cfg->times_only)
+	if (!r->cfg->times_only &&
+	    !(r->cfg->terms_only && r->v > 1 && r->m % r->d == 0))
 		return;
 	r->lane = xcalloc((size_t)r->d, sizeof(*r->lane));
 	for (s = 0; s < r->d; s++) {
 		struct lane *l = &r->lane[s];
+		const struct sim_stage_in *in = &r->cfg->st[s];
 
-		l->w = r->cfg->sched == PLAN_NONE    ? 0
+		l->w = r->v > 1			     ? r->warm[s]
+		       : r->cfg->sched == PLAN_NONE  ? 0
 		       : r->cfg->sched == PLAN_GPIPE ? r->M
 						     : r->warm[s];
-		l->rc = r->cfg->st[s].rc_ms > 0;
+		l->rc = in->rc_ms > 0;
 		l->gate = r->cfg->sched == PLAN_2BW ? r->warm[s] + 2 * r->m
 						    : INT_MAX;
+		l->fv = in->fwd_ms / r->v;
+		l->bv = in->bwd_ms / r->v;
+		l->rv = in->rc_ms / r->v;
+		l->xf = x_up(r, s);
+		l->xb = x_down(r, s);
+		l->W = 2 * (r->d - s - 1) + (r->v - 1) * r->d;
 	}
+}
+
+/*
+ * The time alone (or the breakdown's terms) of 1F1B (flush, and 2bw over
+ * all its iterations) for v = 1 when every stage has its full warm-up
+ * (M >= d - 1: stage s runs w = d - s - 1 forwards first), in an order
+ * known in advance instead of sweeps that find each stage's next step
+ * ready or not (advance()).
+ * Stage s's order is its warm-up F(0..w-1), then in round k = 0, 1, ...
+ * F(w + k) while w + k < M, and [R(k)] B(k).  Every input is known when
+ * the stage takes it if the warm-ups run first, stage 0 up (F(i) of
+ * stage s takes F(i) of stage s - 1, whose warm-up is one longer), then
+ * the rounds one after the other, each from the last stage down:
+ * F(w + k) of stage s takes F(w + k) = F(w' + k - 1) of stage s - 1
+ * (w' = w + 1 its warm-up), which it ran in round k - 1, and B(k) takes
+ * stage s + 1's B(k), which it ran just before, in this round.  So a
+ * step checks nothing, and an input needs room for one value: the
+ * activation stage s takes next (in, written in the round before) and
+ * the gradient stage s + 1 just sent (carried down the round).  Each
+ * stage runs its own order on resources of its own (its stream and
+ * links, its all-reduce), so the times are the sweeps' to the bit: the
+ * same values through the same operations; only with iter_only, which
+ * stops once stage 0's update iters - 2 is known, does end_ms (the ends
+ * so far) differ, as the sweeps' did from a full run's.  terms_only keeps
+ * the optimizer steps in the full run's order: 2bw has none; flush has
+ * one per stage, after its last backward, which the full run's sweeps
+ * (each from stage 0 up) reach a sweep after the stage above's, so from
+ * the last stage down, as the last round does.
+ */
+struct rstage {
+	double free, lf, lb;      /* r->stage_free, link_fwd, link_bwd */
+	double in;                /* the activation the next forward takes */
+	double cend;              /* its last update's last backward's end */
+	double fwd, bwd, rc, send, sendb; /* sendb: stage s - 1's send_ms */
+	int has_rc;
+};
+
+/* Whether rounds() runs r. */
+static int
+roundable(const struct run *r)
+{
+	return r->v == 1 && (r->cfg->times_only || r->cfg->terms_only) &&
+	       (r->cfg->sched == PLAN_FLUSH || r->cfg->sched == PLAN_2BW) &&
+	       r->M >= r->d - 1;
+}
+
+/* Round k's steps of stage s (see rounds()): with fwd its forward
+ * F(d - s - 1 + k), with gate the 2bw weight version's wait on
+ * ar_end[gk]; first and last say which neighbours it has.  Returns the
+ * gradient it sends down (g: the one stage s + 1 sent). */
+static inline __attribute__((always_inline)) double
+round_step(struct sim *sm, struct run *r, struct rstage *L, int s, int k,
+	   double g, int fwd, int gate, int gk, int upd, int first, int last)
+{
+	struct rstage *l = &L[s];
+	double t, end, a, e;
+
+	if (fwd) {
+		t = l->free;
+		if (!first)
+			t = later(t, l->in);
+		if (gate)
+			t = later(t, r->ar_end[(size_t)s * r->cfg->iters + gk]);
+		end = t + l->fwd;
+		l->free = end;
+		if (!last) {
+			a = later(end, l->lf);
+			e = a + l->send;
+			l->lf = e;
+			l[1].in = e;
+		}
+	}
+	t = l->free;
+	if (!last)
+		t = later(t, g);
+	if (l->has_rc) {
+		end = t + l->rc;
+		l->free = end;
+		t = end;
+		if (!last)
+			t = later(t, g);
+	}
+	end = t + l->bwd;
+	l->free = end;
+	if (!first) {
+		a = later(end, l->lb);
+		e = a + l->sendb;
+		l->lb = e;
+		g = e;
+	}
+	if (upd) {
+		struct step st = {SIM_BWD, k, 0};
+
+		/* the stage's last backward is an update's last */
+		l->cend = end;
+		r->stage_free[s] = l->free;
+		update_end(sm, r, s, &st, t, end);
+		l->free = r->stage_free[s];
+	}
+	return g;
+}
+
+static void
+rounds(struct sim *sm, struct run *r)
+{
+	const struct sim_cfg *c = r->cfg;
+	int d = r->d, M = r->M, m = r->m, s, k, i;
+	struct rstage *L = xcalloc((size_t)d, sizeof(*L));
+	double *buf = xcalloc((size_t)d, sizeof(double));
+	double most;
+
+	for (s = 0; s < d; s++) {
+		L[s].fwd = c->st[s].fwd_ms;
+		L[s].bwd = c->st[s].bwd_ms;
+		L[s].rc = c->st[s].rc_ms;
+		L[s].has_rc = c->st[s].rc_ms > 0;
+		L[s].send = c->st[s].send_ms;
+		L[s].sendb = s > 0 ? c->st[s - 1].send_ms : 0;
+	}
+	/* the warm-ups, stage 0 up: buf[i] holds the activation of
+	 * microbatch i the stage below sent (then its own) */
+	for (s = 0; s < d - 1; s++) {
+		struct rstage *l = &L[s];
+
+		for (i = 0; i < d - 1 - s; i++) {
+			double t = l->free, end, a, e;
+
+			if (s > 0)
+				t = later(t, buf[i]);
+			end = t + l->fwd;
+			l->free = end;
+			a = later(end, l->lf);
+			e = a + l->send;
+			l->lf = e;
+			buf[i] = e;
+		}
+		/* what stage s + 1 takes in round 0 */
+		L[s + 1].in = buf[d - 2 - s];
+	}
+	for (k = 0; k < M && !r->stop; k++) {
+		/* stages above sf run a forward (those at or below it are
+		 * in their cool-down); a 2bw forward F(w + k), k >= 2 m a
+		 * multiple of m, waits for update k / m - 2 */
+		int sf = d - 1 - M + k, upd = k % m == m - 1;
+		int gate = c->sched == PLAN_2BW && k >= 2 * m && k % m == 0;
+		int gk = k / m - 2;
+		double g = 0;
+
+		if (d == 1) {
+			round_step(sm, r, L, 0, k, g, 1, gate, gk, upd, 1, 1);
+			continue;
+		}
+		g = round_step(sm, r, L, d - 1, k, g, d - 1 > sf, gate, gk,
+			       upd, 0, 1);
+		if (sf < 1 && !gate && !upd) /* most rounds: constants */
+			for (s = d - 2; s > 0; s--)
+				g = round_step(sm, r, L, s, k, g, 1, 0, 0, 0,
+					       0, 0);
+		else
+			for (s = d - 2; s > 0; s--)
+				g = round_step(sm, r, L, s, k, g, s > sf,
+					       gate, gk, upd, 0, 0);
+		round_step(sm, r, L, 0, k, g, 0 > sf, gate, gk, upd, 1, 0);
+	}
+	/* Each resource's times only grow, and every operation's end is
+	 * one of them (or at most one: a transfer of no time), so the last
+	 * end is the largest of their last; update_end() kept its own. */
+	most = sm->end_ms;
+	for (s = 0; s < d; s++) {
+		r->stage_free[s] = L[s].free;
+		r->link_fwd[s] = L[s].lf;
+		r->link_bwd[s] = L[s].lb;
+		most = later(most, L[s].free);
+		most = later(most, L[s].lf);
+		most = later(most, L[s].lb);
+	}
+	sm->end_ms = most;
+	/* terms_only: the last compute (a backward, each stage's order
+	 * ends with them) */
+	if (c->terms_only)
+		for (s = 0; s < d; s++)
+			sm->compute_end_ms = later(sm->compute_end_ms,
+						   L[s].cend);
+	free(L);
+	free(buf);
 }
 
 /*
@@ -811,7 +1179,10 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	for (s = 0; s < c.d; s++)
 		r.head_pos[s] = -1;
 	build_orders(&r);
-	lanes(&r);
+	if (roundable(&r))
+		rounds(sm, &r);
+	else
+		lanes(&r);
 	if (!c.times_only && !c.terms_only) {
 		/* Room for every operation at once, as many as the steps
 		 * (each with its send) and per stage and iteration an
@@ -836,13 +1207,27 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 	 * activation reaches the stage above going up, and a stage waits
 	 * about once in three steps instead of once in two.
 	 */
-	do {
+	done = roundable(&r);
+	if (r.lane && r.v > 1 && r.m % r.d == 0) {
+		if (rounds_v(sm, &r)) {
+			pd2bw_error("simulation: the schedule deadlocked");
+			goto out;
+		}
+		done = 1;
+	}
+	while (!done) {
 		int j;
 
 		progress = 0;
 		done = 1;
 		for (j = 0; j < c.d && !r.stop; j++) {
 			s = c.times_only && (sweep & 1) ? c.d - 1 - j : j;
+			if (r.lane && r.v > 1) {
+				progress |= advance_v(sm, &r, s);
+				if (r.lane[s].nb < r.m * r.v)
+					done = 0;
+				continue;
+			}
 			if (r.lane) {
 				progress |= advance(sm, &r, s);
 				if (r.lane[s].nb < r.M)
@@ -870,11 +1255,22 @@ sim_run(struct sim *sm, const struct sim_cfg *cfg)
 				done = 0;
 		}
 		sweep++;
-	} while (!done && progress && !r.stop);
+		if (!progress || r.stop)
+			break;
+	}
 	if (!done && !r.stop) {
 		pd2bw_error("simulation: the schedule deadlocked");
 		goto out;
 	}
+	if (r.lane && r.v > 1)
+		for (s = 0; s < c.d; s++) {
+			sm->end_ms = later(sm->end_ms, r.stage_free[s]);
+			sm->end_ms = later(sm->end_ms, r.link_fwd[s]);
+			sm->end_ms = later(sm->end_ms, r.link_bwd[s]);
+			if (c.terms_only)
+				sm->compute_end_ms = later(sm->compute_end_ms,
+							   r.lane[s].cend);
+		}
 
 	for (n = 0; n < sm->nops; n++)
 		if (sm->ops[n].end_ms > sm->end_ms)

@@ -967,8 +967,11 @@ rnd(unsigned long long *x)
 
 /*
  * The time alone (times_only, whose stages the simulator visits in
- * another order, and for v = 1 steps through without working each step
- * out anew, advance()) is the full run's to the bit: every schedule,
+ * another order: 1F1B in rounds() and interleaved 1F1B tick by tick,
+ * rounds_v(), when the warm-ups are full or d divides m, else in sweeps
+ * that step through without working each step out anew, advance()) is
+ * the full run's to the bit, and so are the breakdown's (terms_only,
+ * also in rounds()): every schedule,
  * interleaving (m a multiple of d, as the search asks), runtime sync,
  * with and without recomputation, 2bw over 4 to 8 iterations, on random
  * unequal stages with transfers, all-reduces, gathers and steps.  So is
@@ -979,26 +982,33 @@ static void
 test_times_only(void)
 {
 	unsigned long long x = 88172645463325252ull;
-	int i, bad = 0;
+	int i, bad = 0, short_groups = 0;
 
 	for (i = 0; i < 400; i++) {
 		struct sim_stage_in st[12];
 		struct sim_cfg c;
-		struct sim full, fast, iter;
+		struct sim full, fast, iter, terms;
+		double cend = 0;
+		size_t n, o;
 		int s, k, ok;
 
 		memset(&c, 0, sizeof(c));
 		c.sched = (int)(rnd(&x) * PLAN_NSCHED);
 		c.d = 1 + (int)(rnd(&x) * 12);
-		c.m = c.d + (int)(rnd(&x) * 40);
+		/* a quarter with fewer microbatches than stages: warm-ups
+		 * cut short, which rounds() leaves to the sweeps */
+		c.m = rnd(&x) < 0.25 ? 1 + (int)(rnd(&x) * c.d)
+				     : c.d + (int)(rnd(&x) * 40);
 		c.v = c.sched == PLAN_FLUSH && c.d > 1 && rnd(&x) < 0.5
 			      ? 2 + (int)(rnd(&x) * 3)
 			      : 1;
 		c.sync = rnd(&x) < 0.5 ? RUNTIME_SYNC_LAST_BWD
 				       : RUNTIME_SYNC_AFTER;
 		c.gather_overlap = rnd(&x) < 0.5;
-		if (c.v > 1) /* microbatches in groups of d (Megatron) */
-			c.m = c.d * (1 + (int)(rnd(&x) * 6));
+		if (c.v > 1) /* microbatches in groups of d (Megatron), half
+			      * with a short last group */
+			c.m = rnd(&x) < 0.5 ? c.d * (1 + (int)(rnd(&x) * 6))
+					    : 1 + (int)(rnd(&x) * 6 * c.d);
 		c.wrap_send_ms = c.v > 1 ? rnd(&x) : 0;
 		c.iters = c.sched == PLAN_2BW ? 4 + (int)(rnd(&x) * 5) : 0;
 		c.st = st;
@@ -1017,7 +1027,22 @@ test_times_only(void)
 		memset(&full, 0, sizeof(full));
 		memset(&fast, 0, sizeof(fast));
 		memset(&iter, 0, sizeof(iter));
+		memset(&terms, 0, sizeof(terms));
 		ok = sim_run(&full, &c) == 0;
+		if (!ok && c.v > 1 && c.m % c.d) {
+			/* some short last groups deadlock the full run
+			 * (not a schedule the search makes), and so the
+			 * time alone */
+			c.times_only = c.iter_only = 1;
+			bad += sim_run(&fast, &c) == 0;
+			sim_release(&full);
+			sim_release(&fast);
+			continue;
+		}
+		short_groups += c.v > 1 && c.m % c.d;
+		c.terms_only = 1;
+		ok = ok && sim_run(&terms, &c) == 0;
+		c.terms_only = 0;
 		c.times_only = 1;
 		ok = ok && sim_run(&fast, &c) == 0;
 		c.iter_only = 1;
@@ -1029,8 +1054,27 @@ test_times_only(void)
 		     full.measure_from_ms == iter.measure_from_ms &&
 		     full.bubble_frac == iter.bubble_frac &&
 		     (c.sched == PLAN_2BW || full.end_ms == iter.end_ms);
+		/* the breakdown's run: the same times, the last compute's
+		 * end, and the optimizer steps in the full run's order */
+		ok = ok && full.iter_ms == terms.iter_ms &&
+		     full.end_ms == terms.end_ms &&
+		     full.bubble_frac == terms.bubble_frac;
+		for (n = o = 0; ok && n < full.nops; n++) {
+			if (full.ops[n].kind <= SIM_BWD &&
+			    full.ops[n].end_ms > cend)
+				cend = full.ops[n].end_ms;
+			if (full.ops[n].kind != SIM_OPTIMIZER)
+				continue;
+			ok = o < terms.nops &&
+			     terms.ops[o].stage == full.ops[n].stage &&
+			     terms.ops[o].start_ms == full.ops[n].start_ms &&
+			     terms.ops[o].end_ms == full.ops[n].end_ms;
+			o++;
+		}
+		ok = ok && o == terms.nops && cend == terms.compute_end_ms;
 		for (k = 0; ok && k < full.iters; k++)
-			ok = full.update_ms[k] == fast.update_ms[k] &&
+			ok = full.update_ms[k] == terms.update_ms[k] &&
+			     full.update_ms[k] == fast.update_ms[k] &&
 			     ((k == full.iters - 1 && c.sched == PLAN_2BW) ||
 			      full.update_ms[k] == iter.update_ms[k]);
 		if (!ok && bad++ < 5)
@@ -1040,9 +1084,85 @@ test_times_only(void)
 		sim_release(&full);
 		sim_release(&fast);
 		sim_release(&iter);
+		sim_release(&terms);
 	}
-	CHECK_MSG(bad == 0, "the time alone, and the iteration alone, are "
-			    "the full run's to the bit (400 random runs)");
+	CHECK_MSG(bad == 0, "the time alone, the iteration alone and the "
+			    "breakdown's terms are the full run's to the bit "
+			    "(400 random runs)");
+	CHECK_MSG(short_groups > 3, "interleaved runs with a short last "
+				    "group among them (advance_v()'s sweeps)");
+}
+
+/*
+ * Runs that share their scratch (cfg->mem, as a search's re-scoring
+ * does) give what runs of their own give, whatever ran in it before: a
+ * long 2bw run (its updates' ends, which a forward waits on, stay in the
+ * scratch), an interleaved run (its table), a flush run with fewer
+ * microbatches than stages (the sweeps) and a GPipe run (queues that
+ * grow), in turn and again, the time alone and every operation kept.
+ */
+static void
+test_mem_reuse(void)
+{
+	struct sim_stage_in st[4][8];
+	struct sim_cfg c[4];
+	struct sim_mem mem = {0};
+	unsigned long long x = 1234567ull;
+	int i, j, s, bad = 0;
+
+	memset(c, 0, sizeof(c));
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < 4; i++) {
+		c[i].st = st[i];
+		c[i].d = 8 - i;
+		for (s = 0; s < c[i].d; s++) {
+			st[i][s].fwd_ms = 0.5 + rnd(&x);
+			st[i][s].bwd_ms = 1 + 2 * rnd(&x);
+			st[i][s].rc_ms = s % 3 == 0 ? st[i][s].fwd_ms : 0;
+			st[i][s].send_ms = 0.3 * rnd(&x);
+			st[i][s].allreduce_ms = 10 * rnd(&x);
+			st[i][s].opt_ms = 0.5 * rnd(&x);
+			st[i][s].bucket_share = rnd(&x);
+		}
+	}
+	c[0].sched = PLAN_2BW;
+	c[0].m = 40;
+	c[0].iters = 8;
+	c[1].sched = PLAN_FLUSH;
+	c[1].v = 3;
+	c[1].m = 2 * c[1].d;
+	c[1].wrap_send_ms = 0.2;
+	c[2].sched = PLAN_FLUSH;
+	c[2].m = 3;
+	c[3].sched = PLAN_GPIPE;
+	c[3].m = 70;
+	for (j = 0; j < 16; j++) {
+		struct sim_cfg k = c[j % 4];
+		struct sim fresh, kept;
+
+		k.times_only = k.iter_only = j / 4 % 2 == 0;
+		memset(&fresh, 0, sizeof(fresh));
+		memset(&kept, 0, sizeof(kept));
+		if (sim_run(&fresh, &k))
+			bad++;
+		k.mem = &mem;
+		if (sim_run(&kept, &k))
+			bad++;
+		bad += fresh.iter_ms != kept.iter_ms ||
+		       fresh.end_ms != kept.end_ms ||
+		       fresh.measure_from_ms != kept.measure_from_ms ||
+		       fresh.bubble_frac != kept.bubble_frac ||
+		       fresh.nops != kept.nops;
+		for (i = 0; i < fresh.iters; i++)
+			bad += fresh.update_ms[i] != kept.update_ms[i];
+		for (i = 0; i < (int)fresh.nops && i < (int)kept.nops; i++)
+			bad += fresh.ops[i].end_ms != kept.ops[i].end_ms;
+		sim_release(&fresh);
+		sim_release(&kept);
+	}
+	sim_mem_release(&mem);
+	CHECK_MSG(bad == 0, "runs sharing their scratch give their own runs' "
+			    "times, in any order");
 }
 
 int
@@ -1068,6 +1188,7 @@ main(int argc, char **argv)
 	test_interleaved_p2p();
 	test_bad_config();
 	test_times_only();
+	test_mem_reuse();
 	test_writers();
 	return h_done();
 }
