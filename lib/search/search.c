@@ -6,6 +6,9 @@
  * an equal share of the chain's compute or than its slowest single layer.
  * Candidates are solved in increasing order of that bound; once the bound
  * reaches the k-th best time found, no later candidate can enter the top k.
+ * Those times are the closed form's; the best are then simulated, and
+ * every other candidate whose simulated time could beat the best one, by
+ * a lower bound of the simulation (exact_rest()), simulated too.
  */
 #include <math.h>
 #include <pthread.h>
@@ -213,6 +216,14 @@ struct search_memo {
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
 	struct time_table sims;
+	/* the floors exact_rest() found: t as in a time_entry, lp the
+	 * placement plus 2 for that of the stages without recomputation
+	 * (a floor of GLPK's refinement of them) */
+	struct time_table floors;
+	/* exact_busy()'s solves: t the least slowest stage without the
+	 * synchronisation, or lo a cut it is above; lp the placement plus
+	 * 2 without the memory cap */
+	struct time_table busy;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
 	/* max_layers() of the chains enumerated (by chain id), on the
@@ -591,6 +602,12 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
+	for (j = 0; j < m->floors.cap; j++)
+		free(m->floors.e[j].v);
+	free(m->floors.e);
+	for (j = 0; j < m->busy.cap; j++)
+		free(m->busy.e[j].v);
+	free(m->busy.e);
 	free(m->refined.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
@@ -2957,20 +2974,55 @@ exact_visit_fn(struct visit *vt, const struct cand *cd)
 	lv->c[lv->n++] = *cd;
 }
 
-/* Simulate cd under place, whose stages x->st hold, unless their floor
- * says it cannot beat *best; keep it when it does (*best its time then). */
+/*
+ * The memo's entry for a floor of cd under place on the links of x (cd
+ * lp: the floor of its stages without recomputation, which no
+ * refinement of them goes under; else of its stages), or NULL without a
+ * memo.  Its pointer holds until the next call.
+ */
+static struct time_entry *
+floor_find(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e;
+	struct cost_cfg g;
+
+	if (!x->so->memo || x->so->uniform || cd->m <= 0)
+		return NULL;
+	cfg_of(x, cd, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	e = time_find(&x->so->memo->floors, cd, place + 2 * cd->lp);
+	time_links(e, x, cd->d);
+	return e;
+}
+
+/* That floor as an earlier search kept it, or NAN. */
+static double
+floor_known(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e = floor_find(x, cd, place);
+
+	return e ? e->t : NAN;
+}
+
+static void
+floor_keep(struct ctx *x, const struct cand *cd, int place, double fl)
+{
+	struct time_entry *e = floor_find(x, cd, place);
+
+	if (e)
+		e->t = fl;
+}
+
+/* Simulate cd under place, whose stages x->st hold (their floor below
+ * *best); keep it when it beats *best (*best its time then). */
 static void
 exact_try(struct ctx *x, const struct cand *cd, int place,
 	  struct plan_alt *alts, struct cand *ac, double *simt, int *nalt,
 	  int k, double *best, int mixed)
 {
-	struct cost_cfg g;
 	double ts;
 	int fl;
 
-	cfg_of(x, cd, place, &g);
-	if (!(cost_simulate_floor(x->st, &g) < *best))
-		return;
 	x->stats->exact_sims++;
 	ts = rescore(x, cd, place, NULL, &fl);
 	if (!(ts * (1 + 1e-9) < *best))
@@ -3004,6 +3056,55 @@ exact_floor_none(struct ctx *x, const struct cand *cd, int place,
 		cost_stage(x->c, x->o, &gn, &x->links, s, x->st[s].first,
 			   x->st[s].last, &nst[s]);
 	return cost_simulate_floor(nst, &gn);
+}
+
+/*
+ * GLPK's refinement of cr (lp set) under place, whose stages x->st hold
+ * (solve()), as apply_lp() refines it, unless its floor cannot come
+ * under bound: then 0, and x->st left part refined.  As in
+ * apply_lp_under(), a stage refined adds recomputation to the stage
+ * without it, and the floor grows with each stage's time: with the
+ * stages not refined yet taken without recomputation (nst, room for d;
+ * ord room for d indices), the floor so far is one of the refinement's.
+ * The stages most over the memory cap go first.  Under activation
+ * offload, where recomputing shortens the transfers, every stage is
+ * refined before the floor is asked.  1 when all are refined and their
+ * floor is under bound.
+ */
+static int
+exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
+	 struct plan_stage *nst, int *ord)
+{
+	struct lp_opts lo;
+	struct cost_cfg g;
+	double t0 = now_ms();
+	int i, j, s, st_lp, ok = 1;
+
+	if (!cr->offload)
+		exact_floor_none(x, cr, place, nst);
+	for (s = 0; s < cr->d; s++) {
+		if (cr->offload)
+			nst[s] = x->st[s];
+		for (i = s; i > 0 && nst[ord[i - 1]].mem_bytes <
+					     nst[s].mem_bytes;
+		     i--)
+			ord[i] = ord[i - 1];
+		ord[i] = s;
+	}
+	cfg_of(x, cr, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	lp_opts_of(x, &lo);
+	x->lp_status = LP_OPTIMAL;
+	for (j = 0; j < cr->d && ok; j++) {
+		s = ord[j];
+		st_lp = apply_lp_stage(x, &g, &lo, s);
+		nst[s] = x->st[s];
+		ok = st_lp == LP_OPTIMAL || st_lp == LP_FEASIBLE;
+		if (ok && (!cr->offload || j == cr->d - 1))
+			ok = cost_simulate_floor(nst, &g) < bound;
+	}
+	x->stats->lp_ms += now_ms() - t0;
+	return ok;
 }
 
 /*
@@ -3048,6 +3149,8 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int pl;
 
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
+		struct time_entry *e = NULL;
+
 		cfg_of(x, cd, pl, &g);
 		if (cost_ep_deg(&g) > 1 &&
 		    runtime_has(cost_cfg_runtime(o, &g),
@@ -3055,12 +3158,29 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 			return 1;
 		cut = bound / cost_simulate_stage_lb(&g) * (1 + 1e-6);
 		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+		/* what an earlier search of the memo found on these links:
+		 * the least slowest stage, or that it is above some cut */
+		if (so->memo && cd->m > 0) {
+			e = time_find(&so->memo->busy, cd,
+				      pl + 2 * (o == &x->nocap));
+			if (time_links(e, x, cd->d) &&
+			    (!isnan(e->t) || cut <= e->lo)) {
+				if (!isnan(e->t) && e->t <= cut)
+					return 1;
+				continue;
+			}
+		}
 		x->ws.no_sync = 1;
 		x->ws.cut_ms = cut;
 		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME,
 			       INFINITY, x->first);
 		x->ws.no_sync = 0;
 		x->ws.cut_ms = 0;
+		/* under the cut the solve's optimum, above it none */
+		if (e && t <= cut)
+			e->t = t;
+		else if (e && cut > e->lo)
+			e->lo = cut;
 		if (t <= cut)
 			return 1;
 	}
@@ -3145,7 +3265,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	struct plan_terms terms;
 	struct plan_stage *nst;
 	long i, dummy;
-	int j, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
+	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
 
 	memset(&lv, 0, sizeof(lv));
 	lv.vt.fn = exact_visit_fn;
@@ -3160,8 +3280,11 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
+	ord = xcalloc(sc[0].c->L, sizeof(*ord));
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
+		struct cost_cfg g;
+		double fu, fr;
 		int place, refine, uni, ref;
 
 		cd.lb = 0;
@@ -3181,18 +3304,40 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		x->stats->exact++;
 		if (!isfinite(solve_best(x, o, so, &cd, INFINITY, &place)))
 			continue;
-		solve(x, o, &cd, place, INFINITY, &terms);
-		if (uni && !sims_has(sims, &cd, place))
-			exact_try(x, &cd, place, alts, ac, simt, nalt, k,
-				  &lv.bound, ev && cd.r == PROF_RC_FULL);
-		if (!ref || sims_has(sims, &cr, place) ||
-		    !(exact_floor_none(x, &cd, place, nst) < lv.bound))
+		/* what its floors were on these links, in an earlier
+		 * search of the memo (capacity's sizes) */
+		uni = uni && !sims_has(sims, &cd, place);
+		ref = ref && !sims_has(sims, &cr, place);
+		fu = uni ? floor_known(x, &cd, place) : NAN;
+		fr = ref ? floor_known(x, &cr, place) : NAN;
+		uni = uni && !(fu >= lv.bound);
+		ref = ref && !(fr >= lv.bound);
+		if (!uni && !ref)
 			continue;
-		solve(x, o, &cr, place, INFINITY, &terms);
-		if (isfinite(apply_lp(x, &cr, place, &terms)))
+		solve(x, o, &cd, place, INFINITY, &terms);
+		if (uni) {
+			cfg_of(x, &cd, place, &g);
+			fu = cost_simulate_floor(x->st, &g);
+			floor_keep(x, &cd, place, fu);
+			if (fu < lv.bound)
+				exact_try(x, &cd, place, alts, ac, simt, nalt,
+					  k, &lv.bound,
+					  ev && cd.r == PROF_RC_FULL);
+		}
+		if (!ref)
+			continue;
+		if (isnan(fr)) {
+			fr = exact_floor_none(x, &cd, place, nst);
+			floor_keep(x, &cr, place, fr);
+		}
+		if (!(fr < lv.bound))
+			continue;
+		/* x->st: its stages, what solve() of cr gives */
+		if (exact_lp(x, &cr, place, lv.bound, nst, ord))
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
+	free(ord);
 	free(nst);
 	free(lv.c);
 }
@@ -3343,7 +3488,11 @@ search_from(const struct search_chain *sc, int nsc,
 	 * alternatives before one and its refinement decide whether it is
 	 * outrun, so refining each just before it is re-scored is
 	 * refining them all first (oi: its index before any was dropped).
-	 * Then refine_rest() refines whatever else could beat the best.
+	 * Then refine_rest() refines whatever else could beat the best by
+	 * the closed form, and exact_rest() simulates whatever else could
+	 * by the simulation's bounds: the best alternative is then the
+	 * best simulated time of all candidates (the others are the best
+	 * of those simulated).
 	 */
 	for (i = 0, oi = 0; i < nalt; i++, oi++) {
 		struct plan_terms terms;
