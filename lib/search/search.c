@@ -3199,6 +3199,8 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
  * placement), its own does not.  The refinement's stages compute no
  * less than without recomputation, on a partition that fits without
  * the cap; so do --recompute-every's, which recompute less than full.
+ * Those are asked exact_busy() as well, which turns away enough of them
+ * to spare GLPK; for the others it costs about what solving them does.
  */
 static void
 exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
@@ -3220,8 +3222,7 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	cfg_of(x, cd, place, &g);
 	tb = bound / cost_simulate_stage_lb(&g) * (1 + 1e-9);
 	if (*uni && !ev)
-		*uni = cand_fits(x, o, cd, &g, tb) &&
-		       exact_busy(x, o, cd, bound);
+		*uni = cand_fits(x, o, cd, &g, tb);
 	if (*ref || (*uni && ev)) {
 		cfg_of(x, &cn, place, &g);
 		if (!cand_fits(x, &x->nocap, &cn, &g, tb) ||
