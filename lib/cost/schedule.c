@@ -516,44 +516,45 @@ cost_simulate_stage_lb(const struct cost_cfg *g)
 }
 
 /*
- * A partition whose floor is below bound has every stage's a T_s + S_s /
- * q below it (a the least a_s, at the last stage), and T_s, S_s are at
- * least the compute of its layers and of the layers before it.  A
- * stage's side of that grows with its last layer and shrinks as its
- * first moves on (by a x - x / q for a layer of x, a q >= 1), whatever
- * its index: so the greedy partition, each stage as long as the bound
- * lets it, is ahead of any such partition at every stage (the layer
- * after its stage s, in a later stage of the other, costs no more alone
- * than there), and finds one if there is any.  (With 2bw's a_s, larger
- * for the earlier stages, being ahead could cost more.)  O(L).
+ * A partition whose floor is below bound has every stage's a_s T_s +
+ * S_s / q below it, and T_s, S_s are at least the compute of its layers
+ * and of the layers before it.  A stage's side of that grows with its
+ * last layer and shrinks as its first moves on (by a_s x - x / q for a
+ * layer of x, a_s q >= 1).  So the greedy partition from the last stage
+ * back, each stage starting as early as the bound lets it, is ahead of
+ * (starts no later than) any such partition at every stage, and finds
+ * one if there is any: a layer it gives stage s that the other gives an
+ * earlier stage s', whose a_s' is no smaller (2bw's shrink with s), costs
+ * stage s no more alone than it costs s' alone, which is no more than
+ * s' itself.  (From the first stage on, being ahead could cost more.)
+ * O(L).
  */
 int
 cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 		      double bound)
 {
 	double a, q;
-	int s, first = 0, e;
+	int s, first, last = L - 1;
 
 	if (g->v > 1 || g->d > L)
 		return g->d <= L; /* chunks are not contiguous */
-	a = floor_factor(g, g->d - 1, &q);
-	if (!(a > 0))
-		return 1;
-	for (s = 0; s < g->d; s++) {
-		double before = (pre[first] - pre[0]) / q;
-
-		/* the layers after it leave one to each stage after it */
-		for (e = first; e <= L - (g->d - s) &&
-				(a * (pre[e + 1] - pre[first]) + before) *
-						LB_SLACK <
-					bound;
-		     e++)
+	for (s = g->d - 1; s >= 0; s--) {
+		a = floor_factor(g, s, &q);
+		if (!(a > 0))
+			return 1;
+		/* the layers before it leave one to each stage before it */
+		for (first = last + 1;
+		     first > s && (a * (pre[last + 1] - pre[first - 1]) +
+				   (pre[first - 1] - pre[0]) / q) *
+						  LB_SLACK <
+					  bound;
+		     first--)
 			;
-		if (e == first)
+		if (first == last + 1)
 			return 0;
-		first = e;
+		last = first - 1;
 	}
-	return first == L;
+	return last == -1;
 }
 
 double

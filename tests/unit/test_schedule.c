@@ -436,9 +436,9 @@ test_floor_2bw(void)
  * And cost_simulate_lb_fits() finds a partition of the stages' layers
  * (one to three each) under the floor (the simulated time of a long
  * run) and a hair, the stages' own one at least, and none under 90% of
- * the simulated time for many runs; fails when 2bw's stages each take
- * their own factor (m - s / P, larger for the earlier ones: a greedy
- * partition ahead of another then costs more).
+ * the simulated time for many runs; fails when its greedy goes from
+ * the first stage on with 2bw's factors (m - s / P, larger for the
+ * earlier stages: a partition ahead of another then costs more).
  */
 static void
 test_sim_lb(void)
