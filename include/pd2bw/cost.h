@@ -763,6 +763,41 @@ double cost_simulate_floor(const struct plan_stage *st,
 			   const struct cost_cfg *g);
 
 /*
+ * A time cost_simulate_floor() of any stages of configuration g is no
+ * lower than (for a long run, whose floor is 0: the simulated time,
+ * which tests/unit/test_schedule.c holds it below), knowing of them only
+ * that their forwards, recomputations and backwards (durations() in
+ * schedule.c: compute, recomputation and the exposed transfers) sum to
+ * all_ms or more, and that one stage's are max_ms or more (its slowest
+ * layer's).  Unlike the closed form's (m + (d - 1) / v) times the even
+ * share, which unequal stages' simulation can beat (one microbatch
+ * through stages of 10, 1 and 1 ms takes 12 ms, not 30), it bounds the
+ * simulation: what the search holds a candidate it has not partitioned
+ * against to leave it unsimulated.  The schedule, d, m and v read from
+ * g; 0 when it knows nothing.
+ */
+double cost_simulate_lb(const struct cost_cfg *g, double all_ms,
+			double max_ms);
+
+/*
+ * The same knowing only that one stage's forwards, recomputations and
+ * backwards take t ms or more: this factor times t (0: nothing known).
+ */
+double cost_simulate_stage_lb(const struct cost_cfg *g);
+
+/*
+ * Whether some partition of layers 0..L-1 into g->d contiguous stages
+ * (g->v 1) might have a cost_simulate_floor() (for a long run, a
+ * simulated time) below bound, knowing of each stage only that its
+ * forwards, recomputations and backwards take no less than its layers'
+ * compute, pre[e + 1] - pre[a] for layers a..e (pre: L + 1 prefix
+ * sums, chain_time()'s).  0: none can; 1: some might (always with
+ * interleaving, whose ranks hold layers apart).
+ */
+int cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
+			  double bound);
+
+/*
  * cost_simulate_mem()'s iteration time and breakdown (terms, not NULL),
  * bit for bit, keeping of the operations only the few the breakdown reads
  * (no sim to release): a search's chosen plan is reported with it.

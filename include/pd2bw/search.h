@@ -128,6 +128,11 @@ struct search_stats {
 	long gated;        /* candidates GLPK's refinement of the rest
 			      (past the lp_k best) took, whose uncapped
 			      solve let them through */
+	long exact;        /* candidates partitioned after the re-scoring
+			      because their simulated time could beat the
+			      best (exact_rest() in search.c) */
+	long exact_sims;   /* of those, how many were simulated: their
+			      floor (cost_simulate_floor()) was below it */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

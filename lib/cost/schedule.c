@@ -440,6 +440,123 @@ cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
 	return floor_of(st, g, g->m, sim_iters(g));
 }
 
+/*
+ * The least c for which stages of times T_0..T_{d-1} summing to all can
+ * keep a T_s + S_s / q below c for every s (S_s the sum of the T before
+ * s; a q >= 1): were they all below, the prefix sums U_s = S_s + T_s
+ * would grow as U_s < U_{s-1} (1 - 1 / (a q)) + c / a (increasing in
+ * U_{s-1} when a q >= 1), so U_{d-1} < c q (1 - (1 - 1 / (a q))^d), which
+ * is all: c is no more than all / (q (1 - (1 - 1 / (a q))^d)).  The stages
+ * equal to it, geometrically decreasing, reach it.
+ */
+static double
+lb_equalised(double all, double a, double q, int d)
+{
+	double x = 1 / (a * q);
+
+	/* 1 - (1 - x)^d without losing it when x is small */
+	return all / (q * -expm1(d * log1p(-x)));
+}
+
+/*
+ * The floors as cost_simulate_lb() reads them: each is at least
+ * a_s T_s + S_s / q for every stage s (T_s its forwards, recomputations
+ * and backwards, S_s those of the stages before it); returns a_s, q in
+ * *q, or 0 when a floor says nothing.  a_s q >= 1 where it says
+ * something.
+ */
+static double
+floor_factor(const struct cost_cfg *g, int s, double *q)
+{
+	int P;
+
+	if (g->d < 1 || g->m < 1)
+		return 0;
+	if (g->sched == PLAN_2BW) {
+		/* floor_2bw(): (m - s / P) T_s + S_s / P for each s < d,
+		 * where P m >= d (m >= d - 1 is floor_2bw()'s own) */
+		P = (sim_iters(g) - 2) / 2;
+		if ((double)P * g->m < g->d || g->m < g->d - 1)
+			return 0;
+		*q = P;
+		return g->m - (double)s / P;
+	}
+	/* floor_of(): stage s's m T_s after the forwards and before the
+	 * backwards of the stages before it, S_s / v */
+	*q = g->v > 1 ? g->v : 1;
+	return g->m;
+}
+
+/* What the floors' own 1e-8 and the rounding of the stages' compute
+ * (differences of prefix sums) against the chain's leave of a bound. */
+#define LB_SLACK (1 - 1e-7)
+
+double
+cost_simulate_lb(const struct cost_cfg *g, double all_ms, double max_ms)
+{
+	double a, q, lb;
+
+	/* the least a_s, at the last stage */
+	a = floor_factor(g, g->d - 1, &q);
+	if (!(a > 0) || !(all_ms > 0))
+		return 0;
+	lb = lb_equalised(all_ms, a, q, g->d);
+	/* the stage holding the slowest layer */
+	if (a * max_ms > lb)
+		lb = a * max_ms;
+	return lb * LB_SLACK;
+}
+
+double
+cost_simulate_stage_lb(const struct cost_cfg *g)
+{
+	double q;
+
+	return floor_factor(g, g->d - 1, &q) * LB_SLACK;
+}
+
+/*
+ * A partition whose floor is below bound has every stage's a_s T_s +
+ * S_s / q below it, and T_s, S_s are at least the compute of its layers
+ * and of the layers before it.  A stage's side of that grows with its
+ * last layer and shrinks as its first moves on (by a_s x - x / q for a
+ * layer of x, a_s q >= 1).  So the greedy partition from the last stage
+ * back, each stage starting as early as the bound lets it, is ahead of
+ * (starts no later than) any such partition at every stage, and finds
+ * one if there is any: a layer it gives stage s that the other gives an
+ * earlier stage s', whose a_s' is no smaller (2bw's shrink with s), costs
+ * stage s no more alone than it costs s' alone, which is no more than
+ * s' itself.  (From the first stage on, being ahead could cost more.)
+ * O(L).
+ */
+int
+cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
+		      double bound)
+{
+	double a, q;
+	int s, first, last = L - 1;
+
+	if (g->v > 1 || g->d > L)
+		return g->d <= L; /* chunks are not contiguous */
+	for (s = g->d - 1; s >= 0; s--) {
+		a = floor_factor(g, s, &q);
+		if (!(a > 0))
+			return 1;
+		/* the layers before it leave one to each stage before it */
+		for (first = last + 1;
+		     first > s && (a * (pre[last + 1] - pre[first - 1]) +
+				   (pre[first - 1] - pre[0]) / q) *
+						  LB_SLACK <
+					  bound;
+		     first--)
+			;
+		if (first == last + 1)
+			return 0;
+		last = first - 1;
+	}
+	return last == -1;
+}
+
 double
 cost_simulate(const struct chain *c, const struct plan_stage *st,
 	      const struct cost_cfg *g, struct sim *sm,

@@ -6,6 +6,9 @@
  * an equal share of the chain's compute or than its slowest single layer.
  * Candidates are solved in increasing order of that bound; once the bound
  * reaches the k-th best time found, no later candidate can enter the top k.
+ * Those times are the closed form's; the best are then simulated, and
+ * every other candidate whose simulated time could beat the best one, by
+ * a lower bound of the simulation (exact_rest()), simulated too.
  */
 #include <math.h>
 #include <pthread.h>
@@ -54,6 +57,11 @@ struct visit {
 	 * costs; the counts of groups group turns away by their least
 	 * bound alone (lp_floor()) are left out */
 	int lp_only;
+	/* set: the lower bounds are the simulation's (cand_sim_lb()), not
+	 * the closed form's; 2: GLPK refines the candidates that
+	 * recompute under a runtime that takes a per-layer choice, whose
+	 * bound then leaves their recomputation out */
+	int sim;
 };
 
 /*
@@ -208,6 +216,14 @@ struct search_memo {
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
 	struct time_table sims;
+	/* the floors exact_rest() found: t as in a time_entry, lp the
+	 * placement plus 2 for that of the stages without recomputation
+	 * (a floor of GLPK's refinement of them) */
+	struct time_table floors;
+	/* exact_busy()'s solves: t the least slowest stage without the
+	 * synchronisation, or lo a cut it is above; lp the placement plus
+	 * 2 without the memory cap */
+	struct time_table busy;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
 	/* max_layers() of the chains enumerated (by chain id), on the
@@ -586,6 +602,12 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
+	for (j = 0; j < m->floors.cap; j++)
+		free(m->floors.e[j].v);
+	free(m->floors.e);
+	for (j = 0; j < m->busy.cap; j++)
+		free(m->busy.e[j].v);
+	free(m->busy.e);
 	free(m->refined.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
@@ -1563,6 +1585,54 @@ cand_lb(int sched, int d, int m, int v, double all, double t)
 }
 
 /*
+ * A candidate's lower bound of its simulated time, whatever its
+ * partition (cost_simulate_lb(); cand_lb() bounds its closed-form time
+ * only, which unequal stages' simulation beats): all, the chain's
+ * compute, maxl its slowest layer's.
+ */
+static double
+cand_sim_lb(int sched, int d, int m, int v, double all, double maxl)
+{
+	struct cost_cfg g;
+
+	memset(&g, 0, sizeof(g));
+	g.sched = sched;
+	g.d = d;
+	g.m = m;
+	g.v = v;
+	return cost_simulate_lb(&g, all, maxl);
+}
+
+/* The recomputation a visit's lower bound of candidate (sched, d, r)
+ * counts. */
+static int
+visit_rc(const struct visit *vt, const struct cost_opts *o, int sched,
+	 int d, int r)
+{
+	if (vt->lp_only ||
+	    (vt->sim == 2 && r != PROF_RC_NONE &&
+	     cost_runtime(o, sched, d)->mixed_rc))
+		return PROF_RC_NONE;
+	return lb_rc(o, r);
+}
+
+/* A visit's lower bound of a candidate: cand_lb(), or with vt->sim
+ * cand_sim_lb(); mk the chain's max_layers() at its microbatch. */
+static double
+visit_lb(const struct visit *vt, const double *mk, int sched, int d,
+	 int m, int v, int rb)
+{
+	const double *x = mk + 2 * rb;
+	double t = x[1] / d;
+
+	if (vt->sim)
+		return cand_sim_lb(sched, d, m, v, x[1], x[0]);
+	if (x[0] > t)
+		t = x[0];
+	return cand_lb(sched, d, m, v, x[1], t);
+}
+
+/*
  * Hand vt the candidates of one (chain, schedule, d, w, b, m) from the
  * group's template tp: all at once to vt->group first (their lower
  * bounds' range), each in turn when it wants them.  Counts them in *n,
@@ -1574,8 +1644,10 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  int w, int k, int m, struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
-	double all[PROF_RC_N], t[PROF_RC_N], lo = INFINITY, hi = -INFINITY;
-	int i, vok = m % d == 0, r, rb;
+	const double *mk = maxl + 2 * (k * PROF_RC_N);
+	double lo = INFINITY, hi = -INFINITY;
+	double lbs[PROF_RC_N * SEARCH_MAX_V]; /* by tp->rv */
+	int i, j, vok = m % d == 0, rb;
 	long cnt = 0;
 
 	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
@@ -1601,22 +1673,14 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	}
 	if (!tp->nrv)
 		return;
-	for (r = 0; r < PROF_RC_N; r++) {
-		const double *x = maxl + 2 * (k * PROF_RC_N + r);
-
-		all[r] = x[1];
-		t[r] = all[r] / d;
-		if (x[0] > t[r])
-			t[r] = x[0];
-	}
 	for (i = 0; i < tp->nrv; i++) {
 		const struct tmpl_rv *e = &tp->rv[i];
 		double lb;
 
 		if (e->v > 1 && !vok)
 			continue;
-		rb = vt->lp_only ? PROF_RC_NONE : lb_rc(o, e->r);
-		lb = cand_lb(sched, d, m, e->v, all[rb], t[rb]);
+		rb = visit_rc(vt, o, sched, d, e->r);
+		lb = lbs[i] = visit_lb(vt, mk, sched, d, m, e->v, rb);
 		if (lb < lo)
 			lo = lb;
 		if (lb > hi)
@@ -1644,8 +1708,10 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		cd.zero = e->zero;
 		cd.shard = e->shard;
 		cd.offload = e->offload;
-		rb = vt->lp_only ? PROF_RC_NONE : lb_rc(o, e->r);
-		cd.lb = cand_lb(sched, d, m, e->v, all[rb], t[rb]);
+		/* the bound of its (recomputation, interleaving) */
+		for (j = 0; tp->rv[j].r != e->r || tp->rv[j].v != e->v; j++)
+			;
+		cd.lb = lbs[j];
 		vt->fn(vt, &cd);
 	}
 }
@@ -1665,6 +1731,21 @@ lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
 	if (x[0] > t)
 		t = x[0];
 	return cand_lb(sched, d, m, vmax, x[1], t);
+}
+
+/*
+ * The least lower bound a sim visit can see in the group (chain,
+ * schedule, d, w, microbatch size k, m): cand_sim_lb() without
+ * recomputation, at the most interleaving tried (vmax), which only
+ * lowers it (it shortens the fill); no template needed.
+ */
+static double
+sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
+{
+	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+
+	return cand_sim_lb(sched, d, m, sched == PLAN_FLUSH ? vmax : 1, x[1],
+			   x[0]);
 }
 
 /* Enumerate the candidates, each handed to vt; returns their number
@@ -1763,6 +1844,14 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 									k, sched,
 									d, (int)m,
 									vmax),
+							       INFINITY, 1))
+							continue;
+						if (vt->sim && vt->group &&
+						    !vt->group(vt,
+							       sim_floor(maxl,
+									 k, sched,
+									 d, (int)m,
+									 vmax),
 							       INFINITY, 1))
 							continue;
 						if (!built++)
@@ -2679,6 +2768,80 @@ refined_keep(struct ctx *x, const struct cand *cd, int place, double t,
 }
 
 /*
+ * The candidates (lp set: GLPK's refinement of them) and placements one
+ * search simulated, or whose simulated time it knows cannot beat the
+ * best: exact_rest() does not simulate them again.
+ */
+struct sims {
+	struct cand *c;
+	int *place;
+	long n, cap;
+};
+
+static void
+sims_add(struct sims *sm, const struct cand *cd, int place)
+{
+	if (sm->n == sm->cap) {
+		sm->cap = sm->cap ? 2 * sm->cap : 32;
+		sm->c = xrealloc(sm->c, (size_t)sm->cap * sizeof(*sm->c));
+		sm->place = xrealloc(sm->place,
+				     (size_t)sm->cap * sizeof(*sm->place));
+	}
+	sm->c[sm->n] = *cd;
+	sm->place[sm->n++] = place;
+}
+
+/* The placement cd was simulated under (the first: -1 when none) with
+ * place < 0, else whether it was under place. */
+static int
+sims_has(const struct sims *sm, const struct cand *cd, int place)
+{
+	long i;
+
+	for (i = 0; i < sm->n; i++)
+		if ((place < 0 || sm->place[i] == place) &&
+		    same_key(&sm->c[i], cd))
+			return place < 0 ? sm->place[i] : 1;
+	return place < 0 ? -1 : 0;
+}
+
+static void
+sims_release(struct sims *sm)
+{
+	free(sm->c);
+	free(sm->place);
+	memset(sm, 0, sizeof(*sm));
+}
+
+/*
+ * Keep cd under place, whose stages x->st hold and simulate to ts, among
+ * the alternatives alts (with their candidates ac and simulated times
+ * simt, *nalt of at most k): the slowest makes room when they are full.
+ * mixed: its recomputation is what x->rc says (GLPK's, or
+ * --recompute-every's), not cd->r alone.
+ */
+static void
+keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
+	 double *simt, int *nalt, int k, const struct cand *cd, int place,
+	 double ts, int mixed)
+{
+	int w, j, one = 0;
+
+	if (*nalt < k) {
+		w = (*nalt)++;
+	} else {
+		for (w = 0, j = 1; j < k; j++)
+			if (alts[j].iter_ms > alts[w].iter_ms)
+				w = j;
+	}
+	insert_alt(x, alts + w, ac + w, &one, 1, cd, place, ts);
+	if (mixed)
+		alts[w].recompute = overall_rc(x, x->c->L);
+	alts[w].mem_bytes = (int64_t)stages_peak(x->st, cd->d);
+	simt[w] = ts;
+}
+
+/*
  * GLPK's refinement of every candidate that recomputes and could beat
  * the best alternative (simulated), not only of the lp_k best the
  * closed form kept: a configuration that fits only by recomputing, whose
@@ -2689,11 +2852,13 @@ refined_keep(struct ctx *x, const struct cand *cd, int place, double t,
  * without the memory cap (an uncapped r = none solve), itself no faster
  * than cand_lb() of r = none: candidates are taken by that bound, the
  * solve is asked before GLPK, GLPK stops as apply_lp_under() says.
- * Those bounds are closed-form times, the ranking's are simulated: they
- * hold where the simulation of a stage set takes no less than its closed
- * form (it only adds waits; NEEDSWORK: not proved for unequal stages).
- * tried, tried_pl: the nt candidates (and placements) the loop over the
- * alternatives refined already.  A refined candidate whose simulated
+ * Those bounds are closed-form times, the ranking's are simulated: the
+ * simulation overlaps the transfers between stages with compute and can
+ * run well below the closed form of unequal stages, so they only choose
+ * the refinements most likely to win, early, to lower the time
+ * exact_rest() then holds every other candidate to (which makes up for
+ * what they leave out).  sims: what the loop over the alternatives
+ * refined already; those this refines join it.  A refined candidate whose simulated
  * time beats the best joins alts (the slowest making room when they are
  * full, simt its time) and is then the time to beat.  With a memo, what
  * a search on the same links found of a candidate and placement stands
@@ -2706,7 +2871,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	    const struct cluster *cl, const struct cost_opts *o,
 	    const struct search_opts *so, int N, struct plan_alt *alts,
 	    struct cand *ac, double *simt, int *nalt, int k,
-	    const struct cand *tried, const int *tried_pl, int nt)
+	    struct sims *sims)
 {
 	struct lp_visit lv;
 	struct cand ln = {0}; /* the last uncapped r = none solve's */
@@ -2737,12 +2902,12 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		int out[2] = {0, 0}, left = 0; /* by pl - p0: p1 <= p0 + 1 */
 
 		for (pl = p0; pl <= p1; pl++) {
-			for (j = 0; j < nt; j++)
-				if (same_key(&tried[j], &cd) &&
-				    tried_pl[j] == pl)
-					break;
-			out[pl - p0] = j < nt || refined_out(refined_find(x,
-						&cd, pl), lv.bound);
+			struct cand cr = cd;
+
+			cr.lp = 1;
+			out[pl - p0] = sims_has(sims, &cr, pl) ||
+				       refined_out(refined_find(x, &cd, pl),
+						   lv.bound);
 			left += !out[pl - p0];
 		}
 		if (!left)
@@ -2769,7 +2934,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		for (pl = p0; pl <= p1; pl++) {
 			struct cand cr = cd;
 			double t, ts;
-			int fl, w, one = 0;
+			int fl;
 
 			if (out[pl - p0])
 				continue;
@@ -2782,21 +2947,396 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			if (!(t < lv.bound))
 				continue;
 			ts = rescore(x, &cr, pl, NULL, &fl);
+			sims_add(sims, &cr, pl);
 			if (!(ts * (1 + 1e-9) < lv.bound))
 				continue;
-			if (*nalt < k) {
-				w = (*nalt)++;
-			} else { /* the slowest makes room */
-				for (w = 0, j = 1; j < k; j++)
-					if (alts[j].iter_ms > alts[w].iter_ms)
-						w = j;
-			}
-			insert_alt(x, alts + w, ac + w, &one, 1, &cr, pl, ts);
-			alts[w].recompute = overall_rc(x, L);
-			alts[w].mem_bytes = (int64_t)stages_peak(x->st, cd.d);
-			simt[w] = ts;
+			keep_sim(x, alts, ac, simt, nalt, k, &cr, pl, ts, 1);
 			lv.bound = ts;
 		}
+	}
+	free(ord);
+	free(nst);
+	free(lv.c);
+}
+
+/* exact_rest()'s visit: the candidates of bounds under bound. */
+static void
+exact_visit_fn(struct visit *vt, const struct cand *cd)
+{
+	struct lp_visit *lv = (struct lp_visit *)vt;
+
+	if (!(cd->lb < lv->bound))
+		return;
+	if (lv->n == lv->cap) {
+		lv->cap = lv->cap ? 2 * lv->cap : 64;
+		lv->c = xrealloc(lv->c, (size_t)lv->cap * sizeof(*lv->c));
+	}
+	lv->c[lv->n++] = *cd;
+}
+
+/*
+ * The memo's entry for a floor of cd under place on the links of x (cd
+ * lp: the floor of its stages without recomputation, which no
+ * refinement of them goes under; else of its stages), or NULL without a
+ * memo.  Its pointer holds until the next call.
+ */
+static struct time_entry *
+floor_find(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e;
+	struct cost_cfg g;
+
+	if (!x->so->memo || x->so->uniform || cd->m <= 0)
+		return NULL;
+	cfg_of(x, cd, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	e = time_find(&x->so->memo->floors, cd, place + 2 * cd->lp);
+	time_links(e, x, cd->d);
+	return e;
+}
+
+/* That floor as an earlier search kept it, or NAN. */
+static double
+floor_known(struct ctx *x, const struct cand *cd, int place)
+{
+	struct time_entry *e = floor_find(x, cd, place);
+
+	return e ? e->t : NAN;
+}
+
+static void
+floor_keep(struct ctx *x, const struct cand *cd, int place, double fl)
+{
+	struct time_entry *e = floor_find(x, cd, place);
+
+	if (e)
+		e->t = fl;
+}
+
+/* Simulate cd under place, whose stages x->st hold (their floor below
+ * *best); keep it when it beats *best (*best its time then). */
+static void
+exact_try(struct ctx *x, const struct cand *cd, int place,
+	  struct plan_alt *alts, struct cand *ac, double *simt, int *nalt,
+	  int k, double *best, int mixed)
+{
+	double ts;
+	int fl;
+
+	x->stats->exact_sims++;
+	ts = rescore(x, cd, place, NULL, &fl);
+	if (!(ts * (1 + 1e-9) < *best))
+		return;
+	keep_sim(x, alts, ac, simt, nalt, k, cd, place, ts, mixed);
+	*best = ts;
+}
+
+/*
+ * The floor (cost_simulate_floor()) of cd's stages in x->st (under
+ * place) taken without recomputation: GLPK's refinement keeps the
+ * partition and adds some layers' recomputation, and the floor grows
+ * with every stage's time, so no refinement's floor is lower.  Not under
+ * activation offload, where recomputing shortens the transfers: 0.
+ */
+static double
+exact_floor_none(struct ctx *x, const struct cand *cd, int place,
+		 struct plan_stage *nst)
+{
+	struct cand cn = *cd;
+	struct cost_cfg gn;
+	int s;
+
+	if (cd->offload)
+		return 0;
+	cn.r = PROF_RC_NONE;
+	cn.lp = 0;
+	cfg_of(x, &cn, place, &gn);
+	links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
+	for (s = 0; s < cd->d; s++)
+		cost_stage(x->c, x->o, &gn, &x->links, s, x->st[s].first,
+			   x->st[s].last, &nst[s]);
+	return cost_simulate_floor(nst, &gn);
+}
+
+/*
+ * GLPK's refinement of cr (lp set) under place, whose stages x->st hold
+ * (solve()), as apply_lp() refines it, unless its floor cannot come
+ * under bound: then 0, and x->st left part refined.  As in
+ * apply_lp_under(), a stage refined adds recomputation to the stage
+ * without it, and the floor grows with each stage's time: with the
+ * stages not refined yet taken without recomputation (nst, room for d;
+ * ord room for d indices), the floor so far is one of the refinement's.
+ * The stages most over the memory cap go first.  Under activation
+ * offload, where recomputing shortens the transfers, every stage is
+ * refined before the floor is asked.  1 when all are refined and their
+ * floor is under bound.
+ */
+static int
+exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
+	 struct plan_stage *nst, int *ord)
+{
+	struct lp_opts lo;
+	struct cost_cfg g;
+	double t0 = now_ms();
+	int i, j, s, st_lp, ok = 1;
+
+	if (!cr->offload)
+		exact_floor_none(x, cr, place, nst);
+	for (s = 0; s < cr->d; s++) {
+		if (cr->offload)
+			nst[s] = x->st[s];
+		for (i = s; i > 0 && nst[ord[i - 1]].mem_bytes <
+					     nst[s].mem_bytes;
+		     i--)
+			ord[i] = ord[i - 1];
+		ord[i] = s;
+	}
+	cfg_of(x, cr, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	lp_opts_of(x, &lo);
+	x->lp_status = LP_OPTIMAL;
+	for (j = 0; j < cr->d && ok; j++) {
+		s = ord[j];
+		st_lp = apply_lp_stage(x, &g, &lo, s);
+		nst[s] = x->st[s];
+		ok = st_lp == LP_OPTIMAL || st_lp == LP_FEASIBLE;
+		if (ok && (!cr->offload || j == cr->d - 1))
+			ok = cost_simulate_floor(nst, &g) < bound;
+	}
+	x->stats->lp_ms += now_ms() - t0;
+	return ok;
+}
+
+/*
+ * Whether any partition of cd's (not interleaved) could have a floor
+ * below bound (cost_simulate_lb_fits()), its stages computing as its
+ * chain says under recomputation r.
+ */
+static int
+exact_fits(struct ctx *x, const struct cand *cd, int r, double bound)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	struct cost_cfg g;
+
+	memset(&g, 0, sizeof(g));
+	g.sched = cd->sched;
+	g.d = cd->d;
+	g.m = cd->m;
+	g.v = cd->v;
+	return cost_simulate_lb_fits(&g, c->pre_t + ((size_t)cd->k *
+						      PROF_RC_N + r) *
+							     (c->L + 1),
+				     c->L, bound);
+}
+
+/*
+ * Whether some partition of cd under options o (the memory cap, or
+ * none), under some placement, has every stage busy (cost_stage_busy())
+ * for less than bound over cost_simulate_stage_lb(): else none can
+ * simulate below bound.  The programme's stage cost without the
+ * synchronisation (ws.no_sync) is at most the busy time, to rounding,
+ * and a cut lets the solve stop early (as solve_checked()'s); but not
+ * with the expert-parallel overlap, which hides a share of the
+ * all-to-alls that no sum of layers follows.
+ */
+static int
+exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	   double bound)
+{
+	const struct search_opts *so = x->so;
+	struct cost_cfg g;
+	double cut, t;
+	int pl;
+
+	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
+		struct time_entry *e = NULL;
+
+		cfg_of(x, cd, pl, &g);
+		if (cost_ep_deg(&g) > 1 &&
+		    runtime_has(cost_cfg_runtime(o, &g),
+				RUNTIME_OPT_OVERLAP_MOE_EP_COMM))
+			return 1;
+		cut = bound / cost_simulate_stage_lb(&g) * (1 + 1e-6);
+		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+		/* what an earlier search of the memo found on these links:
+		 * the least slowest stage, or that it is above some cut */
+		if (so->memo && cd->m > 0) {
+			e = time_find(&so->memo->busy, cd,
+				      pl + 2 * (o == &x->nocap));
+			if (time_links(e, x, cd->d) &&
+			    (!isnan(e->t) || cut <= e->lo)) {
+				if (!isnan(e->t) && e->t <= cut)
+					return 1;
+				continue;
+			}
+		}
+		x->ws.no_sync = 1;
+		x->ws.cut_ms = cut;
+		t = part_solve(&x->ws, x->c, o, &g, &x->links, PART_TIME,
+			       INFINITY, x->first);
+		x->ws.no_sync = 0;
+		x->ws.cut_ms = 0;
+		/* under the cut the solve's optimum, above it none */
+		if (e && t <= cut)
+			e->t = t;
+		else if (e && cut > e->lo)
+			e->lo = cut;
+		if (t <= cut)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Clear *uni (its uniform recomputation) and *ref (GLPK's refinement of
+ * it) when cd's partition cannot simulate below bound, before solving
+ * it.  Its stages' floor is at least a_s times the forwards,
+ * recomputations and backwards of each stage s plus those of the stages
+ * before it over q (cost_simulate_lb_fits()), and at least a times each
+ * stage's alone (cost_simulate_stage_lb()): with no partition whose
+ * stages' compute keeps under bound so (the second under the memory cap
+ * as well: part_fits(), which reads neither the links nor the
+ * placement), its own does not.  The refinement's stages compute no
+ * less than without recomputation, on a partition that fits without
+ * the cap; so do --recompute-every's, which recompute less than full.
+ * Those are asked exact_busy() as well, which turns away enough of them
+ * to spare GLPK; for the others it costs about what solving them does.
+ */
+static void
+exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	   int place, double bound, int *uni, int *ref)
+{
+	struct cand cn = *cd;
+	struct cost_cfg g;
+	double tb;
+	int ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
+
+	cn.r = PROF_RC_NONE;
+	if (*uni && !ev && !exact_fits(x, cd, cd->r, bound))
+		*uni = 0;
+	if ((*ref || (*uni && ev)) &&
+	    !exact_fits(x, cd, PROF_RC_NONE, bound)) {
+		*uni = *ref = 0;
+		return;
+	}
+	cfg_of(x, cd, place, &g);
+	tb = bound / cost_simulate_stage_lb(&g) * (1 + 1e-9);
+	if (*uni && !ev)
+		*uni = cand_fits(x, o, cd, &g, tb);
+	if (*ref || (*uni && ev)) {
+		cfg_of(x, &cn, place, &g);
+		if (!cand_fits(x, &x->nocap, &cn, &g, tb) ||
+		    (!cd->offload && !exact_busy(x, &x->nocap, &cn, bound)))
+			*uni = *ref = 0;
+	}
+}
+
+/*
+ * Make the best alternative the best simulated time of all candidates,
+ * as simulating every one of them would find it (tests/unit/
+ * test_search_lp.c): the closed form the search ranks by charges the
+ * transfers between stages on both ends of each stage, which the
+ * simulation overlaps with compute, so it can run well below the closed
+ * form (up to 40% on unequal stages) and a candidate the closed form
+ * ranked out of the alternatives kept can simulate faster than all of
+ * them.  Every candidate whose simulated time could beat the best one
+ * (best, the time to beat) is taken, in the order of a lower bound of
+ * its simulated time whatever its partition (cost_simulate_lb(), the
+ * visit's sim), until that bound reaches the best: solved as the search
+ * solves it (its best placement by the closed form, its stages the
+ * partition of that placement), and simulated when the floor of its
+ * stages is below the best; kept when faster.  A candidate that
+ * recomputes under a runtime that takes a per-layer choice is refined
+ * by GLPK as well, as the loop over the alternatives refines the lp_k
+ * best: its bound counts no recomputation, and GLPK only runs when the
+ * floor of its stages without recomputation is below the best (no
+ * refinement of them is faster).  sims: the candidates and placements
+ * simulated already (or known not to beat it), left out.  On a fast
+ * network the floors of most candidates lie above the best: few are
+ * simulated.
+ */
+static void
+exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+	   const struct cluster *cl, const struct cost_opts *o,
+	   const struct search_opts *so, int N, struct plan_alt *alts,
+	   struct cand *ac, double *simt, int *nalt, int k,
+	   const struct sims *sims)
+{
+	struct lp_visit lv;
+	struct plan_terms terms;
+	struct plan_stage *nst;
+	long i, dummy;
+	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
+
+	memset(&lv, 0, sizeof(lv));
+	lv.vt.fn = exact_visit_fn;
+	lv.vt.group = lp_visit_group;
+	lv.vt.sim = lp ? 2 : 1;
+	lv.bound = INFINITY;
+	for (j = 0; j < *nalt; j++)
+		if (simt[j] < lv.bound)
+			lv.bound = simt[j];
+	if (!isfinite(lv.bound))
+		return;
+	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	cand_sort(lv.c, lv.n);
+	nst = xcalloc(sc[0].c->L, sizeof(*nst));
+	ord = xcalloc(sc[0].c->L, sizeof(*ord));
+	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
+		struct cand cd = lv.c[i], cr = cd;
+		struct cost_cfg g;
+		double fu, fr;
+		int place, refine, uni, ref;
+
+		cd.lb = 0;
+		cr.lb = 0;
+		cr.lp = 1;
+		refine = lp && cd.r != PROF_RC_NONE &&
+			 cost_runtime(o, cd.sched, cd.d)->mixed_rc;
+		/* simulated already: under its best placement */
+		place = sims_has(sims, &cd, -1);
+		uni = place < 0;
+		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
+		if (!so->uniform && (uni || ref))
+			exact_gate(x, o, &cd, place_lo(so), lv.bound, &uni,
+				   &ref);
+		if (!uni && !ref)
+			continue;
+		x->stats->exact++;
+		if (!isfinite(solve_best(x, o, so, &cd, INFINITY, &place)))
+			continue;
+		/* what its floors were on these links, in an earlier
+		 * search of the memo (capacity's sizes) */
+		uni = uni && !sims_has(sims, &cd, place);
+		ref = ref && !sims_has(sims, &cr, place);
+		fu = uni ? floor_known(x, &cd, place) : NAN;
+		fr = ref ? floor_known(x, &cr, place) : NAN;
+		uni = uni && !(fu >= lv.bound);
+		ref = ref && !(fr >= lv.bound);
+		if (!uni && !ref)
+			continue;
+		solve(x, o, &cd, place, INFINITY, &terms);
+		if (uni) {
+			cfg_of(x, &cd, place, &g);
+			fu = cost_simulate_floor(x->st, &g);
+			floor_keep(x, &cd, place, fu);
+			if (fu < lv.bound)
+				exact_try(x, &cd, place, alts, ac, simt, nalt,
+					  k, &lv.bound,
+					  ev && cd.r == PROF_RC_FULL);
+		}
+		if (!ref)
+			continue;
+		if (isnan(fr)) {
+			fr = exact_floor_none(x, &cd, place, nst);
+			floor_keep(x, &cr, place, fr);
+		}
+		if (!(fr < lv.bound))
+			continue;
+		/* x->st: its stages, what solve() of cr gives */
+		if (exact_lp(x, &cr, place, lv.bound, nst, ord))
+			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
+				  &lv.bound, 1);
 	}
 	free(ord);
 	free(nst);
@@ -2827,9 +3367,8 @@ search_from(const struct search_chain *sc, int nsc,
 	int k = 2 * (so->topk > 0 ? so->topk : 1), L = sc[0].c->L;
 	struct plan_alt *alts = xcalloc(k, sizeof(*alts));
 	double *simt = xcalloc(k, sizeof(*simt)); /* alts' simulated times */
-	/* the alternatives refined by GLPK among the lp_k best */
-	struct cand *tried = xcalloc(k, sizeof(*tried));
-	int *tried_pl = xcalloc(k, sizeof(*tried_pl)), ntried = 0;
+	/* the alternatives simulated, and refined by GLPK */
+	struct sims sims = {0};
 	double t0 = now_ms();
 	int evaluate = so->fix_w > 0 && so->fix_d > 0 && so->fix_b > 0 &&
 		       so->fix_rc >= 0 && so->fix_sched >= 0;
@@ -2950,7 +3489,11 @@ search_from(const struct search_chain *sc, int nsc,
 	 * alternatives before one and its refinement decide whether it is
 	 * outrun, so refining each just before it is re-scored is
 	 * refining them all first (oi: its index before any was dropped).
-	 * Then refine_rest() refines whatever else could beat the best.
+	 * Then refine_rest() refines whatever else could beat the best by
+	 * the closed form, and exact_rest() simulates whatever else could
+	 * by the simulation's bounds: the best alternative is then the
+	 * best simulated time of all candidates (the others are the best
+	 * of those simulated).
 	 */
 	for (i = 0, oi = 0; i < nalt; i++, oi++) {
 		struct plan_terms terms;
@@ -2959,12 +3502,16 @@ search_from(const struct search_chain *sc, int nsc,
 		double t;
 		int refined = 0, floored;
 
+		/* its simulated time, or that topk others beat it, which
+		 * exact_rest() need not ask again */
+		sims_add(&sims, &cd, alts[i].place);
 		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
 		    !cost_every_on(o) &&
 		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
-			tried_pl[ntried] = alts[i].place;
-			tried[ntried++] = cd;
 			cd.lp = 1;
+			/* refined: what the brute force would simulate of
+			 * it, the refinement or the uniform choice */
+			sims_add(&sims, &cd, alts[i].place);
 			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
 			t = apply_lp(&x, &cd, alts[i].place, &terms);
 			if (t < alts[i].iter_ms * (1 - 1e-9)) {
@@ -3010,7 +3557,9 @@ search_from(const struct search_chain *sc, int nsc,
 			alts[i].iter_ms = t;
 	}
 	refine_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
-		    tried, tried_pl, ntried);
+		    &sims);
+	exact_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
+		   &sims);
 	for (i = 1; i < nalt; i++) {
 		long j2;
 
@@ -3129,8 +3678,7 @@ out:
 	st->ms = now_ms() - t0;
 	free(alts);
 	free(simt);
-	free(tried);
-	free(tried_pl);
+	sims_release(&sims);
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);

@@ -422,6 +422,99 @@ test_floor_2bw(void)
 				     "2% of their time");
 }
 
+/*
+ * cost_simulate_lb() of random stages, from their total and the largest
+ * share of one layer alone, is never above their floor
+ * (cost_simulate_floor()) nor their simulated time: every schedule,
+ * interleaving, d up to 12, m up to past the long runs (floor 0: held
+ * against the extrapolated time), 2bw from m = d.  A layer is taken as
+ * up to the whole of its stage's compute, the rest of the stage's time
+ * (transfers, the exposed host and tensor-parallel time) on top.  The
+ * search's closed-form bound (m + (d - 1) / v) x max(all / d, layer) is
+ * not one: unequal stages beat it, and the test says how often.  Fails
+ * when the bound counts the pipeline's whole fill, d - 1 stages' worth.
+ * And cost_simulate_lb_fits() finds a partition of the stages' layers
+ * (one to three each) under the floor (the simulated time of a long
+ * run) and a hair, the stages' own one at least, and none under 90% of
+ * the simulated time for many runs; fails when its greedy goes from
+ * the first stage on with 2bw's factors (m - s / P, larger for the
+ * earlier stages: a partition ahead of another then costs more).
+ */
+static void
+test_sim_lb(void)
+{
+	struct runtime rts[3];
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0, beaten = 0, useful = 0, none = 0, s;
+
+	runtime_init(&rts[0], RUNTIME_MEGATRON_CORE);
+	runtime_init(&rts[1], RUNTIME_MEGATRON_CORE);
+	runtime_parse(&rts[1], "megatron-core:no-overlap-grad-reduce,"
+			       "no-overlap-param-gather");
+	runtime_init(&rts[2], RUNTIME_PIPEDREAM_2BW);
+	for (trial = 0; trial < 1200; trial++) {
+		struct plan_stage st[12];
+		struct cost_cfg g;
+		double a, f, lb, all = 0, most = 0, even, pre[12 * 3 + 1];
+		int L, fits;
+
+		random_run(&g, st, trial, 12, 4, 900, &rts[trial / 4 % 3]);
+		if (g.sched == PLAN_2BW && trial % 8 == 0)
+			g.m = irand(g.d, 80 * g.d); /* long runs too */
+		/* a third with one heavy stage, the rest light */
+		if (trial % 3 == 0)
+			for (s = 0; s < g.d; s++)
+				if (s != trial / 3 % g.d)
+					st[s].compute_ms = st[s].fwd_ms *=
+						0.1;
+		for (s = 0; s < g.d; s++) {
+			double c = st[s].compute_ms + st[s].recompute_ms;
+
+			all += c;
+			c *= 0.3 + 0.7 * urand();
+			if (c > most)
+				most = c;
+		}
+		lb = cost_simulate_lb(&g, all, most);
+		a = cost_simulate_time(NULL, st, &g, &mem);
+		f = cost_simulate_floor(st, &g);
+		/* the stages' compute as one to three layers each */
+		for (s = 0, L = 0, pre[0] = 0; s < g.d; s++) {
+			double c = st[s].compute_ms + st[s].recompute_ms;
+			int j, nl = irand(1, 3);
+
+			for (j = 0; j < nl; j++, L++)
+				pre[L + 1] = pre[L] + c / nl;
+		}
+		fits = cost_simulate_lb_fits(&g, pre, L,
+					     (f > 0 ? f : a) * (1 + 1e-9));
+		n++;
+		ok += a >= 0 && lb <= a && lb <= (f > 0 ? f : a) && fits;
+		if (g.v == 1 && a >= 0)
+			none += !cost_simulate_lb_fits(&g, pre, L, 0.9 * a);
+		useful += lb > 0.5 * a;
+		even = all / g.d > most ? all / g.d : most;
+		beaten += g.sched != PLAN_2BW && g.sched != PLAN_NONE &&
+			  (g.m + (double)(g.d - 1) / g.v) * even > a;
+		if (!(a >= 0 && lb <= a && lb <= (f > 0 ? f : a) && fits))
+			printf("# trial %d: sched %d d %d v %d m %d: bound "
+			       "%.17g above the floor %.17g or the "
+			       "simulation's %.17g (its partition %s)\n",
+			       trial, g.sched, g.d, g.v, g.m, lb, f, a,
+			       fits ? "fits" : "does not fit");
+	}
+	sim_mem_release(&mem);
+	printf("# the closed-form bound above the simulation %d times of "
+	       "%d\n", beaten, n);
+	CHECK_MSG(ok == n, "the bound is below every floor and simulated "
+			   "time");
+	CHECK_MSG(useful > n / 2, "the bound is above half the simulated "
+				  "time for most runs");
+	CHECK_MSG(none > n / 10, "no partition fits under 90% of the "
+				 "simulated time of many runs");
+	printf("# no partition under 90%% of the time: %d of %d\n", none, n);
+}
+
 /* A struct cost_cut that takes every floor (or none), noting the last. */
 struct cut_arg {
 	int take, asked;
@@ -555,6 +648,7 @@ main(void)
 	test_time_only();
 	test_floor();
 	test_floor_2bw();
+	test_sim_lb();
 	test_cut();
 	test_hand_checked();
 	test_equal_stages();
