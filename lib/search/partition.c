@@ -51,6 +51,10 @@ struct part_run {
 	 * layers' whole stashes; mono: memory only grows with the stage */
 	int fast, mono;
 	int lb_mono; /* lb_grows() */
+	/* part_solve()'s scan keeps no layers in its memory: a stage's
+	 * parameters from the prefix sums (the same integers), its memory
+	 * from mem_over() (fast) or not asked (no cap) */
+	int lite;
 	const double *pst, *tw, *tf;
 	const int *prun, *lg;
 };
@@ -1105,7 +1109,7 @@ struct fit_from {
 	struct cost_mem m; /* the stage's constants */
 };
 
-static int
+static __attribute__((noinline)) int
 fit_from(const struct part_run *pr, struct fit_from *ff, int e)
 {
 	int lo, hi, mid;
@@ -1149,7 +1153,7 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
 	t = pr->pre[e + 1] - pr->pre[a];
 	if (t > cut)
 		return INFINITY;
-	if (pr->fast)
+	if (pr->lite)
 		t = stage_terms(pr, s, a, e, out_t,
 				c->pre_params[e + 1] - c->pre_params[a],
 				c->pre_eparams[e + 1] - c->pre_eparams[a], &ar);
@@ -1217,7 +1221,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.mem0 = mem0;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
-	pr.fast = pr.mono = pr.lb_mono = 0;
+	pr.fast = pr.mono = pr.lb_mono = pr.lite = 0;
 	if (mode == PART_TIME) {
 		const struct part_mix *x = mix_get(ws, &pr);
 
@@ -1225,6 +1229,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		if (!ws->no_fast_mem)
 			mem_prep(x, &pr);
 	}
+	pr.lite = mode == PART_TIME && (pr.fast || (!capped && c->pre_eparams));
 	/*
 	 * The caller wants nothing above cut_ms (three stages or more):
 	 * with the optimum over it by more than the programme's hairs
@@ -1359,10 +1364,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		ff.base = s == 0 ? 0 : isfinite(cut) ? prev_lo + 1 : s;
 		/* with pr.fast mem_over() works out the memory, from the
 		 * stage's constants alone: no layer is added */
-		for (a = 0; !pr.fast && s == 0 && a < elo; a++)
+		for (a = 0; !pr.lite && s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
-		passed = mem0;
-		for (a = pass; !pr.fast && s > 0 && whole && a < elo; a++)
+		/* lite: mem holds the stage's constants throughout */
+		mem = mem0;
+		if (!pr.lite)
+			passed = mem0;
+		for (a = pass; !pr.lite && s > 0 && whole && a < elo; a++)
 			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, out_t = 0, seed = INFINITY;
@@ -1375,11 +1383,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						     ps->out_lat_us);
 			if (s == 0) {
 				alo = e;
-				if (!pr.fast)
+				if (!pr.lite) {
 					cost_mem_add(&mem0, c, k, e, r);
-				mem = mem0;
+					mem = mem0;
+				}
 			} else {
-				mem = mem0; /* the stage's constants, no layer */
+				if (!pr.lite) /* the stage's constants, no layer */
+					mem = mem0;
 				if (isfinite(cut))
 					alo = prev_lo + 1;
 			}
@@ -1387,12 +1397,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * unless their compute goes over cut first (it only
 			 * grows as the start comes down): at once. */
 			if (s > 0 && whole && e >= pass) {
-				if (!pr.fast)
+				if (!pr.lite)
 					cost_mem_add(&passed, c, k, e, r);
 				if (pre[e + 1] - pre[pass] > cut)
 					atop = -1; /* the scan stops there */
 				else {
-					mem = passed;
+					if (!pr.lite)
+						mem = passed;
 					atop = pass - 1;
 				}
 			}
@@ -1410,10 +1421,14 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			sa = s > 0 && whole && e > elo
 				 ? arg[(size_t)s * L + e - 1]
 				 : -1;
-			if (sa >= alo && sa <= atop) {
+			if (sa >= alo && sa <= atop && pr.lite) {
+				seed = start_cost(&pr, ps, s, sa, e, out_t, &mem,
+						  ff.on ? &ff : NULL, cut,
+						  row - L);
+			} else if (sa >= alo && sa <= atop) {
 				struct cost_mem sm = mem;
 
-				for (j = atop; !pr.fast && j >= sa; j--)
+				for (j = atop; j >= sa; j--)
 					cost_mem_add(&sm, c, k, j, r);
 				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
 						  ff.on ? &ff : NULL, cut,
@@ -1425,7 +1440,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 				if (s == 0)
 					a = 0;
-				if (pr.fast) {
+				if (pr.lite) {
 					params = c->pre_params[e + 1] -
 						 c->pre_params[a];
 					eparams = c->pre_eparams[e + 1] -
@@ -1480,7 +1495,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
 					if (capped &&
-					    (by_ff ? a < fit_from(&pr, &ff, e)
+					    (by_ff ? a < (ff.e == e ? ff.amin
+								   : fit_from(&pr, &ff,
+									      e))
 					     : pr.fast ? mem_over(&pr, &mem, a,
 								  e)
 						       : (double)cost_mem_bytes(
