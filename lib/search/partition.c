@@ -14,6 +14,7 @@
  * programme's to the bit, found in a narrow band of (stage, last layer).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,9 @@ struct part_run {
 	 * parameters from the prefix sums (the same integers), its memory
 	 * from mem_over() (fast) or not asked (no cap) */
 	int lite;
+	/* fits(): mem_prep() from fits_ws()'s indexes before the greedy
+	 * by memory (part_fits_span(), which has no ws of its own) */
+	int lazy_mix;
 	const double *pst, *tw, *tf;
 	const int *prun, *lg;
 };
@@ -824,6 +828,48 @@ compute_end(const struct part_run *pr, int a, int ehi, double lim,
 }
 
 /*
+ * A ws of the calling thread's own for part_fits_span(): the chains'
+ * indexes for mem_over() (mix_get()), kept across its calls as a
+ * part_solve() ws keeps them across its own, and released with the
+ * thread.  NULL when none can be had (fits() then adds the layers one
+ * by one, the same answers).
+ */
+static pthread_key_t fits_key;
+static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
+static int fits_key_ok;
+
+static void
+fits_ws_free(void *p)
+{
+	part_ws_release(p);
+	free(p);
+}
+
+static void
+fits_key_make(void)
+{
+	fits_key_ok = pthread_key_create(&fits_key, fits_ws_free) == 0;
+}
+
+static struct part_ws *
+fits_ws(void)
+{
+	struct part_ws *ws;
+
+	if (pthread_once(&fits_once, fits_key_make) || !fits_key_ok)
+		return NULL;
+	ws = pthread_getspecific(fits_key);
+	if (!ws) {
+		ws = xcalloc(1, sizeof(*ws));
+		if (pthread_setspecific(fits_key, ws)) {
+			free(ws);
+			return NULL;
+		}
+	}
+	return ws;
+}
+
+/*
  * Whether some partition has every stage computing less than limit within
  * the memory cap: what the bounded programme leaves (its bound prunes by
  * compute alone).  Compute and memory only grow with a stage, and memory
@@ -835,7 +881,7 @@ compute_end(const struct part_run *pr, int a, int ehi, double lim,
  * (and for every bound its span gives: memory only shortens a stage).
  */
 static int
-fits(const struct part_run *pr, double limit, double *span)
+fits(struct part_run *pr, double limit, double *span)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
@@ -858,6 +904,12 @@ fits(const struct part_run *pr, double limit, double *span)
 			span[1] = cspan[1];
 		}
 		return s == d && a == L;
+	}
+	if (pr->lazy_mix) {
+		struct part_ws *ws = fits_ws();
+
+		if (ws)
+			mem_prep(mix_get(ws, pr), pr);
 	}
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
@@ -887,6 +939,9 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	pr.o = o;
 	pr.g = g;
 	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	pr.tpn = c->pre_tpn + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	pr.tpx = c->pre_tpx + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	pr.lazy_mix = 1;
 	cost_mem_init(&pr.mem0, o, g);
 	ok = fits(&pr, bound, span);
 out:
