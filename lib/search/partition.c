@@ -61,9 +61,10 @@ struct part_run {
 	 * parameters from the prefix sums (the same integers), its memory
 	 * from mem_over() (fast) or not asked (no cap) */
 	int lite;
-	/* fits(): mem_prep() from fits_ws()'s indexes before the greedy
-	 * by memory (part_fits_span(), which has no ws of its own) */
-	int lazy_mix;
+	/* the compute's prefix sums never go down: a stage's compute only
+	 * grows with it, and the first end it goes over a limit at is one
+	 * (first_over()), however it is searched */
+	int up;
 	const double *pst, *tw, *tf;
 	const int *prun, *lg;
 };
@@ -83,6 +84,7 @@ struct part_mix {
 	unsigned long used; /* when last asked (ws->mix_tick) */
 	int k, r;
 	int ok, grows, lb_ok;
+	int up; /* the compute's prefix sums never go down (pr->up) */
 	double *buf, *pst, *tw, *tf;
 	int *ibuf, *prun, *lg;
 	size_t alloc, ialloc;
@@ -155,6 +157,9 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 	x->k = k;
 	x->r = r;
 	x->ok = x->grows = x->lb_ok = 0;
+	x->up = 1;
+	for (j = 0; x->up && j < L; j++)
+		x->up = pr->pre[j + 1] >= pr->pre[j];
 	/* lb_grows()'s part: the parameter counts and the tensor-parallel
 	 * traffic's prefix sums */
 	x->lb_ok = c->pre_eparams != NULL;
@@ -521,6 +526,60 @@ lb_grows(const struct part_run *pr, const struct part_mix *x)
 }
 
 /*
+ * With pr->up: the first end e in [a, ehi] whose compute is not below
+ * lim (!(pre[e + 1] - pre[a] < lim)), ehi + 1 when none is.  The
+ * compute only grows with e, so that is one end however it is found
+ * (the bisections and galloping it stands in for find it too): here by
+ * galloping from guess either way, then bisection, a few steps where a
+ * stage is about as long as the one before it (a chain of equal blocks:
+ * every stage), against the bisection's log2 L.
+ */
+static int
+first_over(const double *pre, int a, int ehi, double lim, int guess)
+{
+	int lo, hi, mid, step;
+
+	if (ehi < a)
+		return ehi + 1;
+	if (guess < a)
+		guess = a;
+	if (guess > ehi)
+		guess = ehi;
+	/* below lim up to lo (a - 1: none), not from hi on */
+	if (pre[guess + 1] - pre[a] < lim) {
+		for (lo = guess, step = 1;; step *= 2) {
+			hi = lo + step;
+			if (hi > ehi) {
+				hi = ehi + 1;
+				break;
+			}
+			if (!(pre[hi + 1] - pre[a] < lim))
+				break;
+			lo = hi;
+		}
+	} else {
+		for (hi = guess, step = 1;; step *= 2) {
+			lo = hi - step;
+			if (lo < a) {
+				lo = a - 1;
+				break;
+			}
+			if (pre[lo + 1] - pre[a] < lim)
+				break;
+			hi = lo;
+		}
+	}
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (pre[mid + 1] - pre[a] < lim)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/*
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
@@ -535,7 +594,7 @@ lb_grows(const struct part_run *pr, const struct part_mix *x)
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
-	 int lb, double *span)
+	 int lb, double *span, int known)
 {
 	const struct cost_cfg *g = pr->g;
 	const double *pre = pr->pre;
@@ -564,8 +623,13 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		}
 		return e;
 	}
-	/* the first end over lim, ehi + 1 when none is: galloping from a
-	 * (a stage is often a few layers of a long chain), then bisected */
+	/* the first end over lim, ehi + 1 when none is: known (compute
+	 * alone, pr->up: the caller found it), else galloping from a (a
+	 * stage is often a few layers of a long chain), then bisected */
+	if (known >= 0) {
+		e = known;
+		goto found;
+	}
 	for (lo = a - 1, step = 1;; step *= 2) {
 		hi = lo + step;
 		if (hi > ehi) {
@@ -586,6 +650,7 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 			lo = mid;
 	}
 	e = hi;
+found:
 	/* the first end before it over the cap */
 	cost_mem_stage(&mem, g, s);
 	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
@@ -719,7 +784,7 @@ greedy(const struct part_run *pr, double T, int *first)
 		if (e >= elo && !mem_fits(pr, s, a, e))
 			e = last_within(pr, s, a, elo,
 					grow_end(pr, s, a, e, INFINITY, 0,
-						 NULL) - 1,
+						 NULL, -1) - 1,
 					T, &v);
 		if (e < elo)
 			return INFINITY;
@@ -755,7 +820,7 @@ front(const struct part_run *pr, double lim, int *hi)
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL);
+			     NULL, -1);
 		if (e == a)
 			return -1;
 		if (hi)
@@ -824,12 +889,16 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
  */
 static int
 compute_end(const struct part_run *pr, int a, int ehi, double lim,
-	    double *span)
+	    double *span, int guess)
 {
 	const double *pre = pr->pre;
 	int lo = a - 1, hi = ehi + 1, mid;
 
 	/* pre[e + 1] - pre[a] < lim up to lo, not from hi on */
+	if (pr->up) {
+		hi = first_over(pre, a, ehi, lim, guess);
+		lo = hi - 1;
+	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (pre[mid + 1] - pre[a] < lim)
@@ -902,14 +971,20 @@ fits(struct part_run *pr, double limit, double *span)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a, e;
+	int L = c->L, d = g->d, s, a, e, len = 0;
 	double cspan[2] = {-INFINITY, INFINITY};
+	/* the ends the greedy by compute alone took, for the greedy by
+	 * memory where it starts a stage where that one did (pr->up) */
+	int ends[256], keep = pr->up && d <= 256;
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = compute_end(pr, a, s == d - 1 ? L - 1 : L - d + s, limit,
-				cspan);
+				cspan, a + len);
+		if (keep)
+			ends[s] = e;
 		if (e == a)
 			break;
+		len = e - a;
 		a = e;
 	}
 	/* Without a cap the greedy below takes the very stages this one
@@ -922,17 +997,19 @@ fits(struct part_run *pr, double limit, double *span)
 		}
 		return s == d && a == L;
 	}
-	if (pr->lazy_mix) {
-		struct part_ws *ws = fits_ws();
+	for (s = 0, a = 0, len = 0; s < d; s++) {
+		int ehi = s == d - 1 ? L - 1 : L - d + s, known = -1;
 
-		if (ws)
-			mem_prep(mix_get(ws, pr), pr);
-	}
-	for (s = 0, a = 0; s < d; s++) {
-		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
-			     0, span);
+		/* compute alone ends the stage where it did above when it
+		 * starts there, else about as long as the one before */
+		if (keep && a == (s ? ends[s - 1] : 0))
+			known = ends[s];
+		else if (pr->up)
+			known = first_over(pr->pre, a, ehi, limit, a + len);
+		e = grow_end(pr, s, a, ehi, limit, 0, span, known);
 		if (e == a)
 			return 0;
+		len = e - a;
 		a = e;
 	}
 	return a == L;
@@ -944,6 +1021,7 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	       double *hi)
 {
 	struct part_run pr;
+	struct part_ws *ws;
 	double span[2] = {-INFINITY, INFINITY};
 	int ok;
 
@@ -958,8 +1036,14 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	pr.tpn = c->pre_tpn + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	pr.tpx = c->pre_tpx + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
-	pr.lazy_mix = 1;
 	cost_mem_init(&pr.mem0, o, g);
+	ws = fits_ws();
+	if (ws) {
+		const struct part_mix *x = mix_get(ws, &pr);
+
+		pr.up = x->up;
+		mem_prep(x, &pr);
+	}
 	ok = fits(&pr, bound, span);
 out:
 	if (lo)
@@ -1293,10 +1377,11 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.mem0 = mem0;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
-	pr.fast = pr.mono = pr.lb_mono = pr.lite = 0;
+	pr.fast = pr.mono = pr.lb_mono = pr.lite = pr.up = 0;
 	if (mode == PART_TIME) {
 		const struct part_mix *x = mix_get(ws, &pr);
 
+		pr.up = x->up;
 		pr.lb_mono = lb_grows(&pr, x);
 		if (!ws->no_fast_mem)
 			mem_prep(x, &pr);
