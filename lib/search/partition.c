@@ -1469,7 +1469,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* with memory that only grows, the scan's memory checks
 		 * (fit_from()) */
 		struct fit_from ff;
-		int by_ff;
+		int by_ff, skip_prev;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -1516,6 +1516,19 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		if (ff.on)
 			ff.m = mem0;
 		by_ff = ff.on; /* in a register: ff's address is taken */
+		/*
+		 * Under the greedy bound a start whose previous stage alone
+		 * costs the best so far or more cannot better it (nor tie:
+		 * a tie keeps the later start): the scan passes it by,
+		 * where what it would have stopped at there stops every
+		 * start below it too (the stage's cost so far, memory, only
+		 * grow as it does: lb_mono, up, memory by fit_from() or no
+		 * cap), so that only states over the bound, which no
+		 * partition under it passes through, can come out
+		 * otherwise.
+		 */
+		skip_prev = isfinite(cut) && s > 0 && pr.lb_mono && pr.up &&
+			    (!capped || by_ff);
 		ff.e = -1;
 		ff.amin = -1;
 		ff.base = s == 0 ? 0 : isfinite(cut) ? prev_lo + 1 : s;
@@ -1638,6 +1651,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						continue;
 					if (isfinite(seed) &&
 					    row[(ptrdiff_t)a - 1 - L] > seed)
+						continue;
+					if (skip_prev &&
+					    row[(ptrdiff_t)a - 1 - L] >= best)
 						continue;
 					t = stage_terms(&pr, s, a, e, out_t,
 							params, eparams, &ar);
