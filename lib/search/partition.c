@@ -527,15 +527,25 @@ lb_grows(const struct part_run *pr, const struct part_mix *x)
 
 /*
  * With pr->up: the first end e in [a, ehi] whose compute is not below
- * lim (!(pre[e + 1] - pre[a] < lim)), ehi + 1 when none is.  The
- * compute only grows with e, so that is one end however it is found
- * (the bisections and galloping it stands in for find it too): here by
- * galloping from guess either way, then bisection, a few steps where a
- * stage is about as long as the one before it (a chain of equal blocks:
- * every stage), against the bisection's log2 L.
+ * lim (!(pre[e + 1] - pre[a] < lim)), or with gt over it (pre[e + 1] -
+ * pre[a] > lim), ehi + 1 when none is.  The compute only grows with e,
+ * so that is one end however it is found (the bisections and galloping
+ * it stands in for find it too): here by galloping from guess either
+ * way, then bisection, a few steps where a stage is about as long as
+ * the one before it (a chain of equal blocks: every stage), against the
+ * bisection's log2 L.
  */
-static int
-first_over(const double *pre, int a, int ehi, double lim, int guess)
+static inline int
+over_at(const double *pre, int a, int e, double lim, int gt)
+{
+	double x = pre[e + 1] - pre[a];
+
+	return gt ? x > lim : !(x < lim);
+}
+
+static inline int
+first_over_by(const double *pre, int a, int ehi, double lim, int guess,
+	      int gt)
 {
 	int lo, hi, mid, step;
 
@@ -545,15 +555,15 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
 		guess = a;
 	if (guess > ehi)
 		guess = ehi;
-	/* below lim up to lo (a - 1: none), not from hi on */
-	if (pre[guess + 1] - pre[a] < lim) {
+	/* not over lim up to lo (a - 1: none), over it from hi on */
+	if (!over_at(pre, a, guess, lim, gt)) {
 		for (lo = guess, step = 1;; step *= 2) {
 			hi = lo + step;
 			if (hi > ehi) {
 				hi = ehi + 1;
 				break;
 			}
-			if (!(pre[hi + 1] - pre[a] < lim))
+			if (over_at(pre, a, hi, lim, gt))
 				break;
 			lo = hi;
 		}
@@ -564,19 +574,25 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
 				lo = a - 1;
 				break;
 			}
-			if (pre[lo + 1] - pre[a] < lim)
+			if (!over_at(pre, a, lo, lim, gt))
 				break;
 			hi = lo;
 		}
 	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (pre[mid + 1] - pre[a] < lim)
+		if (!over_at(pre, a, mid, lim, gt))
 			lo = mid;
 		else
 			hi = mid;
 	}
 	return hi;
+}
+
+static int
+first_over(const double *pre, int a, int ehi, double lim, int guess)
+{
+	return first_over_by(pre, a, ehi, lim, guess, 0);
 }
 
 /*
@@ -763,7 +779,7 @@ static double
 greedy(const struct part_run *pr, double T, int *first)
 {
 	const double *pre = pr->pre;
-	int L = pr->c->L, d = pr->g->d, s, a = 0, e, lo, hi, mid;
+	int L = pr->c->L, d = pr->g->d, s, a = 0, e, lo, hi, mid, len = 1;
 	double worst = 0, v;
 
 	for (s = 0; s < d; s++) {
@@ -771,14 +787,20 @@ greedy(const struct part_run *pr, double T, int *first)
 		int elo = s == d - 1 ? L - 1 : a;
 
 		/* compute only grows with the stage: the last end it
-		 * allows, by bisection of the prefix sums */
-		for (lo = a - 1, hi = ehi; lo < hi;) {
-			mid = hi - (hi - lo) / 2;
-			if (pre[mid + 1] - pre[a] > T)
-				hi = mid - 1;
-			else
-				lo = mid;
-		}
+		 * allows, by bisection of the prefix sums (pr->up: from
+		 * the previous stage's length, the same end) */
+		if (pr->up && a <= ehi)
+			lo = first_over_by(pre, a, ehi, T, a + len, 1) - 1;
+		else
+			for (lo = a - 1, hi = ehi; lo < hi;) {
+				mid = hi - (hi - lo) / 2;
+				if (pre[mid + 1] - pre[a] > T)
+					hi = mid - 1;
+				else
+					lo = mid;
+			}
+		if (lo >= a)
+			len = lo - a + 1;
 		e = last_within(pr, s, a, elo, lo, T, &v);
 		/* over the cap: no further than the memory allows */
 		if (e >= elo && !mem_fits(pr, s, a, e))
