@@ -26,7 +26,7 @@
  * PART_MIX_SETS sets of PART_MIX_WAYS, the least recently used of a set
  * replaced (a search asks dozens of them in turn: GPT-3 175B on 1024
  * GPUs 42, which 16 slots by hash alone rebuilt 1,238 times). */
-#define PART_MIX_SETS 16
+#define PART_MIX_SETS 64
 #define PART_MIX_WAYS 4
 #define PART_MIX (PART_MIX_SETS * PART_MIX_WAYS)
 
@@ -128,6 +128,49 @@ capped_run(const struct part_run *pr)
 	return pr->o->cap_bytes < INFINITY;
 }
 
+/*
+ * A ws of the calling thread's own, released with the thread: it keeps
+ * the chains' indexes (mix_get()) for every solve on the thread, across
+ * searches (a capacity sweep's sizes share their chains; a search's ws
+ * lives as long as the search), and serves part_fits_span(), which has
+ * no ws of its own.  NULL when none can be had (each ws keeps its own,
+ * and part_fits_span() adds the layers one by one: the same answers).
+ */
+static pthread_key_t fits_key;
+static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
+static int fits_key_ok;
+
+static void
+fits_ws_free(void *p)
+{
+	part_ws_release(p);
+	free(p);
+}
+
+static void
+fits_key_make(void)
+{
+	fits_key_ok = pthread_key_create(&fits_key, fits_ws_free) == 0;
+}
+
+static struct part_ws *
+fits_ws(void)
+{
+	struct part_ws *ws;
+
+	if (pthread_once(&fits_once, fits_key_make) || !fits_key_ok)
+		return NULL;
+	ws = pthread_getspecific(fits_key);
+	if (!ws) {
+		ws = xcalloc(1, sizeof(*ws));
+		if (pthread_setspecific(fits_key, ws)) {
+			free(ws);
+			return NULL;
+		}
+	}
+	return ws;
+}
+
 static const struct part_mix *
 mix_get(struct part_ws *ws, const struct part_run *pr)
 {
@@ -136,7 +179,10 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 	struct part_mix *x, *set;
 	double sum = 0;
 	unsigned long hash;
+	struct part_ws *own = fits_ws();
 
+	if (own)
+		ws = own;
 	if (!ws->mix)
 		ws->mix = xcalloc(PART_MIX, sizeof(*ws->mix));
 	hash = (c->id * PROF_RC_N + (unsigned long)r) * 0x9e3779b97f4a7c15UL +
@@ -933,48 +979,6 @@ compute_end(const struct part_run *pr, int a, int ehi, double lim,
 	if (span && lo >= a && pre[lo + 1] - pre[a] > span[0])
 		span[0] = pre[lo + 1] - pre[a];
 	return hi;
-}
-
-/*
- * A ws of the calling thread's own for part_fits_span(): the chains'
- * indexes for mem_over() (mix_get()), kept across its calls as a
- * part_solve() ws keeps them across its own, and released with the
- * thread.  NULL when none can be had (fits() then adds the layers one
- * by one, the same answers).
- */
-static pthread_key_t fits_key;
-static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
-static int fits_key_ok;
-
-static void
-fits_ws_free(void *p)
-{
-	part_ws_release(p);
-	free(p);
-}
-
-static void
-fits_key_make(void)
-{
-	fits_key_ok = pthread_key_create(&fits_key, fits_ws_free) == 0;
-}
-
-static struct part_ws *
-fits_ws(void)
-{
-	struct part_ws *ws;
-
-	if (pthread_once(&fits_once, fits_key_make) || !fits_key_ok)
-		return NULL;
-	ws = pthread_getspecific(fits_key);
-	if (!ws) {
-		ws = xcalloc(1, sizeof(*ws));
-		if (pthread_setspecific(fits_key, ws)) {
-			free(ws);
-			return NULL;
-		}
-	}
-	return ws;
 }
 
 /*
