@@ -86,6 +86,8 @@ struct part_mix {
 	int k, r;
 	int ok, grows, lb_ok;
 	int up; /* the compute's prefix sums never go down (pr->up) */
+	int whole; /* the stashes whole bytes >= 0, below 2^53 in all (in
+		      order), part_solve()'s test of them */
 	double *buf, *pst, *tw, *tf;
 	int *ibuf, *prun, *lg;
 	size_t alloc, ialloc;
@@ -207,6 +209,15 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 	x->up = 1;
 	for (j = 0; x->up && j < L; j++)
 		x->up = pr->pre[j + 1] >= pr->pre[j];
+	x->whole = 1;
+	for (j = 0; x->whole && j < L; j++) {
+		double st = CHAIN_AT(c, c->stash[r], k, j);
+
+		x->whole = st >= 0 && st == floor(st);
+		sum += st;
+	}
+	x->whole = x->whole && sum < 9007199254740992.0;
+	sum = 0;
 	/* lb_grows()'s part: the parameter counts and the tensor-parallel
 	 * traffic's prefix sums */
 	x->lb_ok = c->pre_eparams != NULL;
@@ -1378,6 +1389,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int timed = mode == PART_TIME && isfinite(bound);
 	int prev_lo = 0, prev_hi = L - 1, whole;
 	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
+	int mix_whole = -1; /* the mix's whole, -1: unknown */
 	double *dp;
 	int *arg;
 
@@ -1409,6 +1421,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		const struct part_mix *x = mix_get(ws, &pr);
 
 		pr.up = x->up;
+		mix_whole = x->whole;
 		pr.lb_mono = lb_grows(&pr, x);
 		if (!ws->no_fast_mem)
 			mem_prep(x, &pr);
@@ -1475,7 +1488,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * start.
 	 */
 	whole = isfinite(cut) && mem0.gather <= 0;
-	if (whole && !pr.fast) { /* mem_prep() found them whole */
+	if (whole && !pr.fast && mix_whole >= 0) /* mem_prep() found them
+						     whole, else mix_get() */
+		whole = mix_whole;
+	else if (whole && !pr.fast) {
 		double sum = 0;
 
 		for (j = 0; whole && j < L; j++) {
