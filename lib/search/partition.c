@@ -62,6 +62,10 @@ struct part_run {
 	 * parameters from the prefix sums (the same integers), its memory
 	 * from mem_over() (fast) or not asked (no cap) */
 	int lite;
+	/* with fast: a stage's memory constants to work mem_over() in,
+	 * mem0 but for the stage's in_flight (cost_mem_stage()), in place
+	 * of a copy of mem0 at every check (NULL: copies) */
+	struct cost_mem *scr;
 	/* the compute's prefix sums never go down: a stage's compute only
 	 * grows with it, and the first end it goes over a limit at is one
 	 * (first_over()), however it is searched */
@@ -672,12 +676,13 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 {
 	const struct cost_cfg *g = pr->g;
 	const double *pre = pr->pre;
-	struct cost_mem mem = pr->mem0;
+	struct cost_mem mem, *mp = &mem;
 	struct plan_stage scratch;
 	int e, lo, hi, mid, step, capped = capped_run(pr);
 
 	if ((!lb && !pr->fast && capped) || (lb && !pr->lb_mono)) {
 		/* one layer at a time */
+		mem = pr->mem0;
 		cost_mem_stage(&mem, g, s);
 		for (e = a; e <= ehi; e++) {
 			double t = pre[e + 1] - pre[a];
@@ -726,13 +731,19 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 	e = hi;
 found:
 	/* the first end before it over the cap */
-	cost_mem_stage(&mem, g, s);
-	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
+	if (!capped)
+		goto fits;
+	if (pr->fast && pr->scr)
+		mp = pr->scr;
+	else
+		mem = pr->mem0;
+	cost_mem_stage(mp, g, s);
+	if (pr->fast && pr->mono && mp->in_flight >= 0) {
 		/* one check when the whole stage fits, the usual case */
-		if (e > a && mem_over(pr, &mem, a, e - 1)) {
+		if (e > a && mem_over(pr, mp, a, e - 1)) {
 			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
 				mid = lo + (hi - lo) / 2;
-				if (mem_over(pr, &mem, a, mid))
+				if (mem_over(pr, mp, a, mid))
 					hi = mid;
 				else
 					lo = mid;
@@ -740,10 +751,10 @@ found:
 			mid = hi;
 			goto capped;
 		}
-	} else if (capped) {
+	} else {
 		for (mid = a; mid < e; mid++) {
 			if (pr->fast) {
-				if (mem_over(pr, &mem, a, mid))
+				if (mem_over(pr, mp, a, mid))
 					goto capped;
 				continue;
 			}
@@ -753,6 +764,7 @@ found:
 				goto capped;
 		}
 	}
+fits:
 	if (span && e <= ehi && pre[e + 1] - pre[a] < span[1])
 		span[1] = pre[e + 1] - pre[a];
 	if (span && e > a && pre[e] - pre[a] > span[0])
@@ -809,12 +821,17 @@ last_within(const struct part_run *pr, int s, int a, int elo, int e,
 static int
 mem_fits(const struct part_run *pr, int s, int a, int e)
 {
-	struct cost_mem mem = pr->mem0;
+	struct cost_mem mem;
 	struct plan_stage scratch;
 	int j;
 
 	if (!capped_run(pr))
 		return 1;
+	if (pr->fast && pr->scr) {
+		cost_mem_stage(pr->scr, pr->g, s);
+		return !mem_over(pr, pr->scr, a, e);
+	}
+	mem = pr->mem0;
 	cost_mem_stage(&mem, pr->g, s);
 	if (pr->fast)
 		return !mem_over(pr, &mem, a, e);
@@ -1059,6 +1076,7 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	       double *hi)
 {
 	struct part_run pr;
+	struct cost_mem scr_mem;
 	struct part_ws *ws;
 	double span[2] = {-INFINITY, INFINITY};
 	int ok;
@@ -1075,6 +1093,8 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	pr.tpn = c->pre_tpn + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	pr.tpx = c->pre_tpx + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	cost_mem_init(&pr.mem0, o, g);
+	scr_mem = pr.mem0;
+	pr.scr = &scr_mem;
 	ws = fits_ws();
 	if (ws) {
 		const struct part_mix *x = mix_get(ws, &pr);
@@ -1376,7 +1396,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 {
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a, j;
 	size_t need = (size_t)d * L;
-	struct cost_mem mem0, mem;
+	struct cost_mem mem0, mem, scr_mem;
 	struct plan_stage scratch;
 	struct part_run pr;
 	const double *out = c->out + (size_t)k * L;
@@ -1414,6 +1434,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.tpx = tpx;
 	pr.ps = ws->stg;
 	pr.mem0 = mem0;
+	scr_mem = mem0;
+	pr.scr = &scr_mem;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
 	pr.fast = pr.mono = pr.lb_mono = pr.lite = pr.up = 0;
