@@ -59,6 +59,7 @@ struct part_ws {
 	/* the chains' indexes for a stage's memory at once (mix_get()),
 	 * by chain, microbatch size and recomputation */
 	struct part_mix *mix;
+	unsigned long mix_tick; /* their last use's clock */
 };
 
 void part_ws_release(struct part_ws *ws);

@@ -13,7 +13,9 @@
  * ties included, and the optimum is one of them: the answer is the plain
  * programme's to the bit, found in a narrow band of (stage, last layer).
  */
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +23,13 @@
 #include "pd2bw/partition.h"
 #include "pd2bw/error.h"
 
-/* Chains, microbatch sizes and recomputations a ws keeps indexes of. */
-#define PART_MIX 16
+/* Chains, microbatch sizes and recomputations a ws keeps indexes of:
+ * PART_MIX_SETS sets of PART_MIX_WAYS, the least recently used of a set
+ * replaced (a search asks dozens of them in turn: GPT-3 175B on 1024
+ * GPUs 42, which 16 slots by hash alone rebuilt 1,238 times). */
+#define PART_MIX_SETS 16
+#define PART_MIX_WAYS 4
+#define PART_MIX (PART_MIX_SETS * PART_MIX_WAYS)
 
 /* One stage's constants: the terms of cost_p2p() and cost_allreduce(). */
 struct part_stage {
@@ -51,6 +58,18 @@ struct part_run {
 	 * layers' whole stashes; mono: memory only grows with the stage */
 	int fast, mono;
 	int lb_mono; /* lb_grows() */
+	/* part_solve()'s scan keeps no layers in its memory: a stage's
+	 * parameters from the prefix sums (the same integers), its memory
+	 * from mem_over() (fast) or not asked (no cap) */
+	int lite;
+	/* with fast: a stage's memory constants to work mem_over() in,
+	 * mem0 but for the stage's in_flight (cost_mem_stage()), in place
+	 * of a copy of mem0 at every check (NULL: copies) */
+	struct cost_mem *scr;
+	/* the compute's prefix sums never go down: a stage's compute only
+	 * grows with it, and the first end it goes over a limit at is one
+	 * (first_over()), however it is searched */
+	int up;
 	const double *pst, *tw, *tf;
 	const int *prun, *lg;
 };
@@ -67,8 +86,12 @@ struct part_run {
  */
 struct part_mix {
 	unsigned long id; /* 0: empty */
+	unsigned long used; /* when last asked (ws->mix_tick) */
 	int k, r;
 	int ok, grows, lb_ok;
+	int up; /* the compute's prefix sums never go down (pr->up) */
+	int whole; /* the stashes whole bytes >= 0, below 2^53 in all (in
+		      order), part_solve()'s test of them */
 	double *buf, *pst, *tw, *tf;
 	int *ibuf, *prun, *lg;
 	size_t alloc, ialloc;
@@ -112,24 +135,93 @@ capped_run(const struct part_run *pr)
 	return pr->o->cap_bytes < INFINITY;
 }
 
+/*
+ * A ws of the calling thread's own, released with the thread: it keeps
+ * the chains' indexes (mix_get()) for every solve on the thread, across
+ * searches (a capacity sweep's sizes share their chains; a search's ws
+ * lives as long as the search), and serves part_fits_span(), which has
+ * no ws of its own.  NULL when none can be had (each ws keeps its own,
+ * and part_fits_span() adds the layers one by one: the same answers).
+ */
+static pthread_key_t fits_key;
+static pthread_once_t fits_once = PTHREAD_ONCE_INIT;
+static int fits_key_ok;
+
+static void
+fits_ws_free(void *p)
+{
+	part_ws_release(p);
+	free(p);
+}
+
+static void
+fits_key_make(void)
+{
+	fits_key_ok = pthread_key_create(&fits_key, fits_ws_free) == 0;
+}
+
+static struct part_ws *
+fits_ws(void)
+{
+	struct part_ws *ws;
+
+	if (pthread_once(&fits_once, fits_key_make) || !fits_key_ok)
+		return NULL;
+	ws = pthread_getspecific(fits_key);
+	if (!ws) {
+		ws = xcalloc(1, sizeof(*ws));
+		if (pthread_setspecific(fits_key, ws)) {
+			free(ws);
+			return NULL;
+		}
+	}
+	return ws;
+}
+
 static const struct part_mix *
 mix_get(struct part_ws *ws, const struct part_run *pr)
 {
 	const struct chain *c = pr->c;
 	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
-	struct part_mix *x;
+	struct part_mix *x, *set;
 	double sum = 0;
+	unsigned long hash;
+	struct part_ws *own = fits_ws();
 
+	if (own)
+		ws = own;
 	if (!ws->mix)
 		ws->mix = xcalloc(PART_MIX, sizeof(*ws->mix));
-	x = &ws->mix[(c->id * 31 + (unsigned long)k * PROF_RC_N + r) %
-		     PART_MIX];
-	if (c->id && x->id == c->id && x->k == k && x->r == r)
-		return x;
+	hash = (c->id * PROF_RC_N + (unsigned long)r) * 0x9e3779b97f4a7c15UL +
+	       (unsigned long)k * 0x85ebca6bUL;
+	set = &ws->mix[((hash >> 32) % PART_MIX_SETS) * PART_MIX_WAYS];
+	x = set;
+	for (i = 0; i < PART_MIX_WAYS; i++) {
+		if (c->id && set[i].id == c->id && set[i].k == k &&
+		    set[i].r == r) {
+			set[i].used = ++ws->mix_tick;
+			return &set[i];
+		}
+		if (set[i].used < x->used)
+			x = &set[i];
+	}
+	x->used = ++ws->mix_tick;
 	x->id = c->id;
 	x->k = k;
 	x->r = r;
 	x->ok = x->grows = x->lb_ok = 0;
+	x->up = 1;
+	for (j = 0; x->up && j < L; j++)
+		x->up = pr->pre[j + 1] >= pr->pre[j];
+	x->whole = 1;
+	for (j = 0; x->whole && j < L; j++) {
+		double st = CHAIN_AT(c, c->stash[r], k, j);
+
+		x->whole = st >= 0 && st == floor(st);
+		sum += st;
+	}
+	x->whole = x->whole && sum < 9007199254740992.0;
+	sum = 0;
 	/* lb_grows()'s part: the parameter counts and the tensor-parallel
 	 * traffic's prefix sums */
 	x->lb_ok = c->pre_eparams != NULL;
@@ -496,6 +588,76 @@ lb_grows(const struct part_run *pr, const struct part_mix *x)
 }
 
 /*
+ * With pr->up: the first end e in [a, ehi] whose compute is not below
+ * lim (!(pre[e + 1] - pre[a] < lim)), or with gt over it (pre[e + 1] -
+ * pre[a] > lim), ehi + 1 when none is.  The compute only grows with e,
+ * so that is one end however it is found (the bisections and galloping
+ * it stands in for find it too): here by galloping from guess either
+ * way, then bisection, a few steps where a stage is about as long as
+ * the one before it (a chain of equal blocks: every stage), against the
+ * bisection's log2 L.
+ */
+static inline int
+over_at(const double *pre, int a, int e, double lim, int gt)
+{
+	double x = pre[e + 1] - pre[a];
+
+	return gt ? x > lim : !(x < lim);
+}
+
+static inline int
+first_over_by(const double *pre, int a, int ehi, double lim, int guess,
+	      int gt)
+{
+	int lo, hi, mid, step;
+
+	if (ehi < a)
+		return ehi + 1;
+	if (guess < a)
+		guess = a;
+	if (guess > ehi)
+		guess = ehi;
+	/* not over lim up to lo (a - 1: none), over it from hi on */
+	if (!over_at(pre, a, guess, lim, gt)) {
+		for (lo = guess, step = 1;; step *= 2) {
+			hi = lo + step;
+			if (hi > ehi) {
+				hi = ehi + 1;
+				break;
+			}
+			if (over_at(pre, a, hi, lim, gt))
+				break;
+			lo = hi;
+		}
+	} else {
+		for (hi = guess, step = 1;; step *= 2) {
+			lo = hi - step;
+			if (lo < a) {
+				lo = a - 1;
+				break;
+			}
+			if (!over_at(pre, a, lo, lim, gt))
+				break;
+			hi = lo;
+		}
+	}
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (!over_at(pre, a, mid, lim, gt))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+static int
+first_over(const double *pre, int a, int ehi, double lim, int guess)
+{
+	return first_over_by(pre, a, ehi, lim, guess, 0);
+}
+
+/*
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
  * stays within the cap and its cost within lim: stage_lb()'s bound (lb),
@@ -510,16 +672,17 @@ lb_grows(const struct part_run *pr, const struct part_mix *x)
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
-	 int lb, double *span)
+	 int lb, double *span, int known)
 {
 	const struct cost_cfg *g = pr->g;
 	const double *pre = pr->pre;
-	struct cost_mem mem = pr->mem0;
+	struct cost_mem mem, *mp = &mem;
 	struct plan_stage scratch;
 	int e, lo, hi, mid, step, capped = capped_run(pr);
 
 	if ((!lb && !pr->fast && capped) || (lb && !pr->lb_mono)) {
 		/* one layer at a time */
+		mem = pr->mem0;
 		cost_mem_stage(&mem, g, s);
 		for (e = a; e <= ehi; e++) {
 			double t = pre[e + 1] - pre[a];
@@ -539,8 +702,13 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		}
 		return e;
 	}
-	/* the first end over lim, ehi + 1 when none is: galloping from a
-	 * (a stage is often a few layers of a long chain), then bisected */
+	/* the first end over lim, ehi + 1 when none is: known (compute
+	 * alone, pr->up: the caller found it), else galloping from a (a
+	 * stage is often a few layers of a long chain), then bisected */
+	if (known >= 0) {
+		e = known;
+		goto found;
+	}
 	for (lo = a - 1, step = 1;; step *= 2) {
 		hi = lo + step;
 		if (hi > ehi) {
@@ -561,14 +729,21 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 			lo = mid;
 	}
 	e = hi;
+found:
 	/* the first end before it over the cap */
-	cost_mem_stage(&mem, g, s);
-	if (capped && pr->fast && pr->mono && mem.in_flight >= 0) {
+	if (!capped)
+		goto fits;
+	if (pr->fast && pr->scr)
+		mp = pr->scr;
+	else
+		mem = pr->mem0;
+	cost_mem_stage(mp, g, s);
+	if (pr->fast && pr->mono && mp->in_flight >= 0) {
 		/* one check when the whole stage fits, the usual case */
-		if (e > a && mem_over(pr, &mem, a, e - 1)) {
+		if (e > a && mem_over(pr, mp, a, e - 1)) {
 			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
 				mid = lo + (hi - lo) / 2;
-				if (mem_over(pr, &mem, a, mid))
+				if (mem_over(pr, mp, a, mid))
 					hi = mid;
 				else
 					lo = mid;
@@ -576,10 +751,10 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 			mid = hi;
 			goto capped;
 		}
-	} else if (capped) {
+	} else {
 		for (mid = a; mid < e; mid++) {
 			if (pr->fast) {
-				if (mem_over(pr, &mem, a, mid))
+				if (mem_over(pr, mp, a, mid))
 					goto capped;
 				continue;
 			}
@@ -589,6 +764,7 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 				goto capped;
 		}
 	}
+fits:
 	if (span && e <= ehi && pre[e + 1] - pre[a] < span[1])
 		span[1] = pre[e + 1] - pre[a];
 	if (span && e > a && pre[e] - pre[a] > span[0])
@@ -645,12 +821,17 @@ last_within(const struct part_run *pr, int s, int a, int elo, int e,
 static int
 mem_fits(const struct part_run *pr, int s, int a, int e)
 {
-	struct cost_mem mem = pr->mem0;
+	struct cost_mem mem;
 	struct plan_stage scratch;
 	int j;
 
 	if (!capped_run(pr))
 		return 1;
+	if (pr->fast && pr->scr) {
+		cost_mem_stage(pr->scr, pr->g, s);
+		return !mem_over(pr, pr->scr, a, e);
+	}
+	mem = pr->mem0;
 	cost_mem_stage(&mem, pr->g, s);
 	if (pr->fast)
 		return !mem_over(pr, &mem, a, e);
@@ -673,7 +854,7 @@ static double
 greedy(const struct part_run *pr, double T, int *first)
 {
 	const double *pre = pr->pre;
-	int L = pr->c->L, d = pr->g->d, s, a = 0, e, lo, hi, mid;
+	int L = pr->c->L, d = pr->g->d, s, a = 0, e, lo, hi, mid, len = 1;
 	double worst = 0, v;
 
 	for (s = 0; s < d; s++) {
@@ -681,20 +862,26 @@ greedy(const struct part_run *pr, double T, int *first)
 		int elo = s == d - 1 ? L - 1 : a;
 
 		/* compute only grows with the stage: the last end it
-		 * allows, by bisection of the prefix sums */
-		for (lo = a - 1, hi = ehi; lo < hi;) {
-			mid = hi - (hi - lo) / 2;
-			if (pre[mid + 1] - pre[a] > T)
-				hi = mid - 1;
-			else
-				lo = mid;
-		}
+		 * allows, by bisection of the prefix sums (pr->up: from
+		 * the previous stage's length, the same end) */
+		if (pr->up && a <= ehi)
+			lo = first_over_by(pre, a, ehi, T, a + len, 1) - 1;
+		else
+			for (lo = a - 1, hi = ehi; lo < hi;) {
+				mid = hi - (hi - lo) / 2;
+				if (pre[mid + 1] - pre[a] > T)
+					hi = mid - 1;
+				else
+					lo = mid;
+			}
+		if (lo >= a)
+			len = lo - a + 1;
 		e = last_within(pr, s, a, elo, lo, T, &v);
 		/* over the cap: no further than the memory allows */
 		if (e >= elo && !mem_fits(pr, s, a, e))
 			e = last_within(pr, s, a, elo,
 					grow_end(pr, s, a, e, INFINITY, 0,
-						 NULL) - 1,
+						 NULL, -1) - 1,
 					T, &v);
 		if (e < elo)
 			return INFINITY;
@@ -730,7 +917,7 @@ front(const struct part_run *pr, double lim, int *hi)
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL);
+			     NULL, -1);
 		if (e == a)
 			return -1;
 		if (hi)
@@ -799,12 +986,16 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
  */
 static int
 compute_end(const struct part_run *pr, int a, int ehi, double lim,
-	    double *span)
+	    double *span, int guess)
 {
 	const double *pre = pr->pre;
 	int lo = a - 1, hi = ehi + 1, mid;
 
 	/* pre[e + 1] - pre[a] < lim up to lo, not from hi on */
+	if (pr->up) {
+		hi = first_over(pre, a, ehi, lim, guess);
+		lo = hi - 1;
+	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (pre[mid + 1] - pre[a] < lim)
@@ -831,18 +1022,24 @@ compute_end(const struct part_run *pr, int a, int ehi, double lim,
  * (and for every bound its span gives: memory only shortens a stage).
  */
 static int
-fits(const struct part_run *pr, double limit, double *span)
+fits(struct part_run *pr, double limit, double *span)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a, e;
+	int L = c->L, d = g->d, s, a, e, len = 0;
 	double cspan[2] = {-INFINITY, INFINITY};
+	/* the ends the greedy by compute alone took, for the greedy by
+	 * memory where it starts a stage where that one did (pr->up) */
+	int ends[256], keep = pr->up && d <= 256;
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = compute_end(pr, a, s == d - 1 ? L - 1 : L - d + s, limit,
-				cspan);
+				cspan, a + len);
+		if (keep)
+			ends[s] = e;
 		if (e == a)
 			break;
+		len = e - a;
 		a = e;
 	}
 	/* Without a cap the greedy below takes the very stages this one
@@ -855,11 +1052,19 @@ fits(const struct part_run *pr, double limit, double *span)
 		}
 		return s == d && a == L;
 	}
-	for (s = 0, a = 0; s < d; s++) {
-		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, limit,
-			     0, span);
+	for (s = 0, a = 0, len = 0; s < d; s++) {
+		int ehi = s == d - 1 ? L - 1 : L - d + s, known = -1;
+
+		/* compute alone ends the stage where it did above when it
+		 * starts there, else about as long as the one before */
+		if (keep && a == (s ? ends[s - 1] : 0))
+			known = ends[s];
+		else if (pr->up)
+			known = first_over(pr->pre, a, ehi, limit, a + len);
+		e = grow_end(pr, s, a, ehi, limit, 0, span, known);
 		if (e == a)
 			return 0;
+		len = e - a;
 		a = e;
 	}
 	return a == L;
@@ -871,6 +1076,8 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	       double *hi)
 {
 	struct part_run pr;
+	struct cost_mem scr_mem;
+	struct part_ws *ws;
 	double span[2] = {-INFINITY, INFINITY};
 	int ok;
 
@@ -883,7 +1090,18 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	pr.o = o;
 	pr.g = g;
 	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	pr.tpn = c->pre_tpn + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
+	pr.tpx = c->pre_tpx + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	cost_mem_init(&pr.mem0, o, g);
+	scr_mem = pr.mem0;
+	pr.scr = &scr_mem;
+	ws = fits_ws();
+	if (ws) {
+		const struct part_mix *x = mix_get(ws, &pr);
+
+		pr.up = x->up;
+		mem_prep(x, &pr);
+	}
 	ok = fits(&pr, bound, span);
 out:
 	if (lo)
@@ -1105,7 +1323,7 @@ struct fit_from {
 	struct cost_mem m; /* the stage's constants */
 };
 
-static int
+static __attribute__((noinline)) int
 fit_from(const struct part_run *pr, struct fit_from *ff, int e)
 {
 	int lo, hi, mid;
@@ -1149,7 +1367,7 @@ start_cost(const struct part_run *pr, const struct part_stage *ps, int s, int a,
 	t = pr->pre[e + 1] - pr->pre[a];
 	if (t > cut)
 		return INFINITY;
-	if (pr->fast)
+	if (pr->lite)
 		t = stage_terms(pr, s, a, e, out_t,
 				c->pre_params[e + 1] - c->pre_params[a],
 				c->pre_eparams[e + 1] - c->pre_eparams[a], &ar);
@@ -1178,7 +1396,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 {
 	int L = c->L, d = g->d, k = g->k, r = g->r, s, e, a, j;
 	size_t need = (size_t)d * L;
-	struct cost_mem mem0, mem;
+	struct cost_mem mem0, mem, scr_mem;
 	struct plan_stage scratch;
 	struct part_run pr;
 	const double *out = c->out + (size_t)k * L;
@@ -1191,6 +1409,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int timed = mode == PART_TIME && isfinite(bound);
 	int prev_lo = 0, prev_hi = L - 1, whole;
 	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
+	int mix_whole = -1; /* the mix's whole, -1: unknown */
 	double *dp;
 	int *arg;
 
@@ -1215,16 +1434,21 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.tpx = tpx;
 	pr.ps = ws->stg;
 	pr.mem0 = mem0;
+	scr_mem = mem0;
+	pr.scr = &scr_mem;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
-	pr.fast = pr.mono = pr.lb_mono = 0;
+	pr.fast = pr.mono = pr.lb_mono = pr.lite = pr.up = 0;
 	if (mode == PART_TIME) {
 		const struct part_mix *x = mix_get(ws, &pr);
 
+		pr.up = x->up;
+		mix_whole = x->whole;
 		pr.lb_mono = lb_grows(&pr, x);
 		if (!ws->no_fast_mem)
 			mem_prep(x, &pr);
 	}
+	pr.lite = mode == PART_TIME && (pr.fast || (!capped && c->pre_eparams));
 	/*
 	 * The caller wants nothing above cut_ms (three stages or more):
 	 * with the optimum over it by more than the programme's hairs
@@ -1286,7 +1510,10 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * start.
 	 */
 	whole = isfinite(cut) && mem0.gather <= 0;
-	if (whole && !pr.fast) { /* mem_prep() found them whole */
+	if (whole && !pr.fast && mix_whole >= 0) /* mem_prep() found them
+						     whole, else mix_get() */
+		whole = mix_whole;
+	else if (whole && !pr.fast) {
 		double sum = 0;
 
 		for (j = 0; whole && j < L; j++) {
@@ -1307,7 +1534,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		/* with memory that only grows, the scan's memory checks
 		 * (fit_from()) */
 		struct fit_from ff;
-		int by_ff;
+		int by_ff, skip_prev;
 
 		if (s == d - 1)
 			elo = L - 1; /* only the whole chain matters */
@@ -1354,15 +1581,31 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		if (ff.on)
 			ff.m = mem0;
 		by_ff = ff.on; /* in a register: ff's address is taken */
+		/*
+		 * Under the greedy bound a start whose previous stage alone
+		 * costs the best so far or more cannot better it (nor tie:
+		 * a tie keeps the later start): the scan passes it by,
+		 * where what it would have stopped at there stops every
+		 * start below it too (the stage's cost so far, memory, only
+		 * grow as it does: lb_mono, up, memory by fit_from() or no
+		 * cap), so that only states over the bound, which no
+		 * partition under it passes through, can come out
+		 * otherwise.
+		 */
+		skip_prev = isfinite(cut) && s > 0 && pr.lb_mono && pr.up &&
+			    (!capped || by_ff);
 		ff.e = -1;
 		ff.amin = -1;
 		ff.base = s == 0 ? 0 : isfinite(cut) ? prev_lo + 1 : s;
 		/* with pr.fast mem_over() works out the memory, from the
 		 * stage's constants alone: no layer is added */
-		for (a = 0; !pr.fast && s == 0 && a < elo; a++)
+		for (a = 0; !pr.lite && s == 0 && a < elo; a++)
 			cost_mem_add(&mem0, c, k, a, r);
-		passed = mem0;
-		for (a = pass; !pr.fast && s > 0 && whole && a < elo; a++)
+		/* lite: mem holds the stage's constants throughout */
+		mem = mem0;
+		if (!pr.lite)
+			passed = mem0;
+		for (a = pass; !pr.lite && s > 0 && whole && a < elo; a++)
 			cost_mem_add(&passed, c, k, a, r);
 		for (e = elo; e <= ehi; e++) {
 			double best = INFINITY, out_t = 0, seed = INFINITY;
@@ -1375,11 +1618,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 						     ps->out_lat_us);
 			if (s == 0) {
 				alo = e;
-				if (!pr.fast)
+				if (!pr.lite) {
 					cost_mem_add(&mem0, c, k, e, r);
-				mem = mem0;
+					mem = mem0;
+				}
 			} else {
-				mem = mem0; /* the stage's constants, no layer */
+				if (!pr.lite) /* the stage's constants, no layer */
+					mem = mem0;
 				if (isfinite(cut))
 					alo = prev_lo + 1;
 			}
@@ -1387,12 +1632,13 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			 * unless their compute goes over cut first (it only
 			 * grows as the start comes down): at once. */
 			if (s > 0 && whole && e >= pass) {
-				if (!pr.fast)
+				if (!pr.lite)
 					cost_mem_add(&passed, c, k, e, r);
 				if (pre[e + 1] - pre[pass] > cut)
 					atop = -1; /* the scan stops there */
 				else {
-					mem = passed;
+					if (!pr.lite)
+						mem = passed;
 					atop = pass - 1;
 				}
 			}
@@ -1410,14 +1656,74 @@ part_solve(struct part_ws *ws, const struct chain *c,
 			sa = s > 0 && whole && e > elo
 				 ? arg[(size_t)s * L + e - 1]
 				 : -1;
-			if (sa >= alo && sa <= atop) {
+			if (sa >= alo && sa <= atop && pr.lite) {
+				seed = start_cost(&pr, ps, s, sa, e, out_t, &mem,
+						  ff.on ? &ff : NULL, cut,
+						  row - L);
+			} else if (sa >= alo && sa <= atop) {
 				struct cost_mem sm = mem;
 
-				for (j = atop; !pr.fast && j >= sa; j--)
+				for (j = atop; j >= sa; j--)
 					cost_mem_add(&sm, c, k, j, r);
 				seed = start_cost(&pr, ps, s, sa, e, out_t, &sm,
 						  ff.on ? &ff : NULL, cut,
 						  row - L);
+			}
+			/*
+			 * The scan below for PART_TIME with no layers kept
+			 * in its memory (lite), stage 1 on: the same tests in
+			 * the same order, what every start shares hoisted
+			 * (the resnext101 search's 166,000 starts).
+			 */
+			if (mode == PART_TIME && pr.lite && s > 0) {
+				const double pe1 = pre[e + 1];
+				const int64_t pp1 = c->pre_params[e + 1];
+				const int64_t ep1 = c->pre_eparams[e + 1];
+				/* prow[a]: the previous stage ending at a - 1 */
+				const double *prow = row - L - 1;
+				const double seedc = isfinite(seed) ? seed
+								    : INFINITY;
+				const int askip = isfinite(cut) ? prev_hi + 1
+								: INT_MAX;
+
+				for (a = atop; a >= alo; a--) {
+					double t = pe1 - pre[a], v, ar, pv;
+
+					if (t >= best || t > cut)
+						break;
+					if (t >= limit) {
+						ws->pruned = 1;
+						break;
+					}
+					if (a > askip)
+						continue;
+					pv = prow[a];
+					if (pv > seedc || (skip_prev && pv >= best))
+						continue;
+					t = stage_terms(&pr, s, a, e, out_t,
+							pp1 - c->pre_params[a],
+							ep1 - c->pre_eparams[a],
+							&ar);
+					v = add_ar ? t + ar : t > ar ? t : ar;
+					if (v >= best || v > cut)
+						break;
+					/* lite under a cap: pr.fast */
+					if (capped &&
+					    (by_ff ? a < (ff.e == e ? ff.amin
+								   : fit_from(&pr, &ff,
+									      e))
+						   : mem_over(&pr, &mem, a, e)))
+						break;
+					t += out[a - 1] * ps->in_coef + ps->in_lat;
+					v = add_ar ? t + ar : t > ar ? t : ar;
+					if (pv > v)
+						v = pv;
+					if (v < best) {
+						best = v;
+						besta = a;
+					}
+				}
+				alo = atop + 1; /* the scan below: none */
 			}
 			for (a = atop; a >= alo; a--) {
 				double mb, t, v;
@@ -1425,7 +1731,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 
 				if (s == 0)
 					a = 0;
-				if (pr.fast) {
+				if (pr.lite) {
 					params = c->pre_params[e + 1] -
 						 c->pre_params[a];
 					eparams = c->pre_eparams[e + 1] -
@@ -1467,6 +1773,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					if (isfinite(seed) &&
 					    row[(ptrdiff_t)a - 1 - L] > seed)
 						continue;
+					if (skip_prev &&
+					    row[(ptrdiff_t)a - 1 - L] >= best)
+						continue;
 					t = stage_terms(&pr, s, a, e, out_t,
 							params, eparams, &ar);
 					/* every term so far only grows with
@@ -1480,7 +1789,9 @@ part_solve(struct part_ws *ws, const struct chain *c,
 					/* cost_stage_mem()'s sum, the final
 					 * check's (after the cheaper tests) */
 					if (capped &&
-					    (by_ff ? a < fit_from(&pr, &ff, e)
+					    (by_ff ? a < (ff.e == e ? ff.amin
+								   : fit_from(&pr, &ff,
+									      e))
 					     : pr.fast ? mem_over(&pr, &mem, a,
 								  e)
 						       : (double)cost_mem_bytes(

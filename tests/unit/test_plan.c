@@ -883,6 +883,134 @@ test_partition_index(void)
 	part_ws_release(&kept);
 }
 
+/*
+ * The chains' indexes are kept per thread across every ws and search,
+ * by chain, microbatch size and recomputation, in sets of a few, the
+ * least recently used replaced: with far more of them than are kept,
+ * asked in turn twice (the second round finds some kept, some
+ * replaced), every solve is the one that adds each stage's memory layer
+ * by layer (no_fast_mem), to the bit.  An index served for another
+ * chain, microbatch size or recomputation (their stashes differ) would
+ * give another partition, or none, under a cap that binds.
+ */
+static void
+test_partition_mix(void)
+{
+	enum { NCH = 40, L = 16, NMB = 6 };
+	static struct chain cs[NCH];
+	static struct profile ps[NCH];
+	static double caps[NCH][NMB];
+	struct part_ws ws = {0}, plain = {0};
+	struct cluster cl;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	int i, j, k, round, rr, agree = 0, checks = 0, found = 0;
+
+	one_node(&cl, 8, 100);
+	cl.nodes = 16;
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = 1;
+	g.d = 5;
+	g.b = 1;
+	g.m = 8;
+	g.place = PLAN_STAGES_IN_NODE;
+	g.t = g.v = g.c = g.e = 1;
+	default_opts(&o, INFINITY);
+	for (i = 0; i < NCH; i++) {
+		profile_init(&ps[i]);
+		profile_alloc(&ps[i], NMB, L);
+		for (k = 0; k < NMB; k++)
+			ps[i].mb[k] = k + 1;
+		for (j = 0; j < L; j++) {
+			double f = 1 + urand() * 10, st = urand() * 5e9;
+			double out = urand() * 5e8, wk = urand() * 1e8;
+
+			ps[i].layers[j].name = xstrdup("x");
+			ps[i].layers[j].repeat = 1;
+			ps[i].layers[j].params = (int64_t)(urand() * 5e7);
+			for (k = 0; k < NMB; k++) {
+				struct prof_point *pt = &ps[i].layers[j].pt[k];
+
+				pt->fwd_ms = f * (k + 1);
+				pt->bwd_ms = 2 * pt->fwd_ms;
+				pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+				pt->out_bytes = (int64_t)(out * (k + 1));
+				pt->stash_bytes[PROF_RC_NONE] =
+					(int64_t)(st * (k + 1));
+				pt->stash_bytes[PROF_RC_SELECTIVE] =
+					(int64_t)(st * (k + 1) / 2);
+				pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
+				pt->recomp_ms[PROF_RC_SELECTIVE] =
+					pt->fwd_ms / 4;
+				pt->work_bytes = (int64_t)(wk * (k + 1));
+			}
+		}
+		chain_build(&cs[i], &ps[i]);
+		/* a cap near what an even split's first stage needs without
+		 * recomputation: it binds there, and the recomputed chains
+		 * (their stashes smaller) go otherwise */
+		for (k = 0; k < NMB; k++) {
+			struct plan_stage st;
+
+			g.k = k;
+			g.r = PROF_RC_NONE;
+			cost_stage_mem(&cs[i], &o, &g, 0, 0, L / g.d - 1, NULL,
+				       &st);
+			caps[i][k] = st.mem_bytes * (0.6 + 0.5 * urand());
+		}
+	}
+	place_links_init(&l, &cl, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+	plain.no_fast_mem = 1;
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < NCH; i++)
+			for (k = 0; k < NMB; k++)
+				for (rr = 0; rr < PROF_RC_N; rr++) {
+					int first[8], f2[8];
+					double v, v2;
+
+					g.k = k;
+					g.r = rr;
+					/* the cap of the microbatch size
+					 * before, so that memory binds for
+					 * one it does not fit */
+					o.cap_bytes = caps[i][k ? k - 1 : 0];
+					v = part_solve(&ws, &cs[i], &o, &g, &l,
+						       PART_TIME, INFINITY,
+						       first);
+					v2 = part_solve(&plain, &cs[i], &o, &g,
+							&l, PART_TIME,
+							INFINITY, f2);
+					checks++;
+					if ((isinf(v) && isinf(v2)) ||
+					    (!memcmp(&v, &v2, sizeof(v)) &&
+					     !memcmp(first, f2,
+						     g.d * sizeof(int))))
+						agree++;
+					else
+						printf("# chain %d k %d r %d "
+						       "round %d: %.17g "
+						       "against %.17g\n",
+						       i, k, g.r, round, v, v2);
+					found += isfinite(v2);
+				}
+	printf("# %d of %d solves found a partition\n", found, checks);
+	CHECK_INT_EQ(agree, checks);
+	/* the caps bind: some fit, some do not */
+	CHECK(found > checks / 4);
+	CHECK(found < checks);
+	part_ws_release(&ws);
+	part_ws_release(&plain);
+	place_links_release(&l);
+	for (i = 0; i < NCH; i++) {
+		chain_release(&cs[i]);
+		profile_release(&ps[i]);
+	}
+	cluster_release(&cl);
+}
+
 /* Count one check, saying which failed. */
 static void
 ok_or_say(int *agree, int *checks, int ok, int trial, const char *what,
@@ -1876,6 +2004,7 @@ main(void)
 	test_partition_bound();
 	test_partition_greedy();
 	test_partition_index();
+	test_partition_mix();
 	test_partition_busy();
 	test_partition_cut_lb();
 	test_partition_mem_lb();
