@@ -786,6 +786,15 @@ double cost_simulate_lb(const struct cost_cfg *g, double all_ms,
 double cost_simulate_stage_lb(const struct cost_cfg *g);
 
 /*
+ * A time the simulation of any stages of configuration g (not 2bw, not a
+ * long run) is no shorter than, knowing only that one of them reduces its
+ * gradients for red_ms or more (its allreduce_ms): red_ms / v, the
+ * reduction following that stage's last backward (0 when it knows
+ * nothing).
+ */
+double cost_simulate_sync_lb(const struct cost_cfg *g, double red_ms);
+
+/*
  * Whether some partition of layers 0..L-1 into g->d contiguous stages
  * (g->v 1) might have a cost_simulate_floor() (for a long run, a
  * simulated time) below bound, knowing of each stage only that its
