@@ -3217,6 +3217,92 @@ exact_sync_lb(struct ctx *x, const struct cost_opts *o, const struct cand *cd)
 }
 
 /*
+ * exact_lb()'s parts that read the links, by what they depend on (the
+ * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
+ * whatever m, recomputation and offload): an open-addressing table, for
+ * one exact_rest().
+ */
+struct lb_entry {
+	int used, ti, k, d, w, v, sched, zero, shard;
+	double extra, sync;
+};
+
+struct lb_memo {
+	struct lb_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
+static int
+lb_same(const struct lb_entry *e, const struct cand *cd)
+{
+	return e->ti == cd->ti && e->k == cd->k && e->d == cd->d &&
+	       e->w == cd->w && e->v == cd->v && e->sched == cd->sched &&
+	       e->zero == cd->zero && e->shard == cd->shard;
+}
+
+static size_t
+lb_hash(const struct cand *cd)
+{
+	uint64_t h = (uint64_t)cd->ti * 0x9e3779b97f4a7c15u;
+
+	h ^= (uint64_t)cd->k + 0x7f4a7c15u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->d * 2654435761u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->w * 40503u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)(cd->v * 64 + cd->sched * 8 + cd->zero) +
+	     (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->shard * 97u + (h << 6) + (h >> 2);
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t
+lb_hash_entry(const struct lb_entry *e)
+{
+	struct cand cd;
+
+	memset(&cd, 0, sizeof(cd));
+	cd.ti = (short)e->ti;
+	cd.k = (short)e->k;
+	cd.d = e->d;
+	cd.w = e->w;
+	cd.v = e->v;
+	cd.sched = (signed char)e->sched;
+	cd.zero = (signed char)e->zero;
+	cd.shard = e->shard;
+	return lb_hash(&cd);
+}
+
+/* The entry of cd, new (used 0) when not known yet. */
+static struct lb_entry *
+lb_find(struct lb_memo *mm, const struct cand *cd)
+{
+	size_t i;
+
+	if (2 * (mm->n + 1) > mm->cap) {
+		struct lb_memo big = {0};
+		size_t j;
+
+		big.cap = mm->cap ? 2 * mm->cap : 256;
+		big.e = xcalloc(big.cap, sizeof(*big.e));
+		for (j = 0; j < mm->cap; j++) {
+			if (!mm->e[j].used)
+				continue;
+			for (i = lb_hash_entry(&mm->e[j]) & (big.cap - 1);
+			     big.e[i].used; i = (i + 1) & (big.cap - 1))
+				;
+			big.e[i] = mm->e[j];
+		}
+		big.n = mm->n;
+		free(mm->e);
+		*mm = big;
+	}
+	for (i = lb_hash(cd) & (mm->cap - 1); mm->e[i].used;
+	     i = (i + 1) & (mm->cap - 1))
+		if (lb_same(&mm->e[i], cd))
+			return &mm->e[i];
+	return &mm->e[i];
+}
+
+/*
  * A time no partition of cd (its uniform recomputation or GLPK's
  * refinement of it) under any placement the search tries simulates
  * below: cost_simulate_lb() of the chain's compute without recomputation
@@ -3224,15 +3310,31 @@ exact_sync_lb(struct ctx *x, const struct cost_opts *o, const struct cand *cd)
  * it (exact_extra_lb()), or the reduction's part (exact_sync_lb()).
  */
 static double
-exact_lb(struct ctx *x, const struct cand *cd)
+exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
-	double lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
-				chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
-					exact_extra_lb(x, cd),
-				0);
+	struct lb_entry *e = lb_find(mm, cd);
+	double lb;
 
-	return fmax(lb, exact_sync_lb(x, x->o, cd));
+	if (!e->used) {
+		e->used = 1;
+		e->ti = cd->ti;
+		e->k = cd->k;
+		e->d = cd->d;
+		e->w = cd->w;
+		e->v = cd->v;
+		e->sched = cd->sched;
+		e->zero = cd->zero;
+		e->shard = cd->shard;
+		e->extra = exact_extra_lb(x, cd);
+		e->sync = exact_sync_lb(x, x->o, cd);
+		mm->n++;
+	}
+	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
+			 chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
+				 e->extra,
+			 0);
+	return fmax(lb, e->sync);
 }
 
 /*
@@ -3329,10 +3431,12 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
  * the cap; so do --recompute-every's, which recompute less than full.
  * Those are asked exact_busy() as well, which turns away enough of them
  * to spare GLPK; for the others it costs about what solving them does.
+ * Between the two, exact_lb() (mm its memo), which reads the links: what
+ * every partition adds to the compute, or the reduction.
  */
 static void
 exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-	   int place, double bound, int *uni, int *ref)
+	   int place, double bound, struct lb_memo *mm, int *uni, int *ref)
 {
 	struct cand cn = *cd;
 	struct cost_cfg g;
@@ -3344,6 +3448,11 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		*uni = 0;
 	if ((*ref || (*uni && ev)) &&
 	    !exact_fits(x, cd, PROF_RC_NONE, bound)) {
+		*uni = *ref = 0;
+		return;
+	}
+	/* what every partition's stages add, or its reduction */
+	if ((*uni || *ref) && exact_lb(x, mm, cd) >= bound) {
 		*uni = *ref = 0;
 		return;
 	}
@@ -3391,6 +3500,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	   const struct sims *sims)
 {
 	struct lp_visit lv;
+	struct lb_memo mm = {0};
 	struct plan_terms terms;
 	struct plan_stage *nst;
 	long i, dummy;
@@ -3425,12 +3535,11 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		place = sims_has(sims, &cd, -1);
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
-		/* no partition's stages can simulate below the best */
-		if ((uni || ref) && exact_lb(x, &cd) >= lv.bound)
-			continue;
 		if (!so->uniform && (uni || ref))
-			exact_gate(x, o, &cd, place_lo(so), lv.bound, &uni,
-				   &ref);
+			exact_gate(x, o, &cd, place_lo(so), lv.bound, &mm,
+				   &uni, &ref);
+		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
+			uni = ref = 0;
 		if (!uni && !ref)
 			continue;
 		x->stats->exact++;
@@ -3469,6 +3578,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
+	free(mm.e);
 	free(ord);
 	free(nst);
 	free(lv.c);
