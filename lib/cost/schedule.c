@@ -561,27 +561,23 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 }
 
 /*
- * The reduction's part of a floor of any stages of g, one of them
- * reducing its gradients for red_ms (allreduce_ms) or more: red_ms / v.
- * Without 2bw, whose reductions overlap the next update, floor_of()
- * (and the simulation, the run's time the last end of anything) has
- * that stage's last backward end no earlier than its m F R B, each
- * no shorter than its backward b; tail_of() follows it, its reduction
- * the larger of all of it and (red - b) / v or more.  m (F + R + B) +
- * (red - b) / v >= red / v since m >= 1 >= 1 / v, and the simulation's
- * reduction ends no earlier than its start plus red / v (a sum of
- * non-negative times, rounded monotonically).  0 for a long run, which
- * the simulation extrapolates, as cost_simulate_floor().
+ * A time the simulation of stages of g is no shorter than when one of
+ * them reduces its gradients for red_ms (allreduce_ms): without 2bw,
+ * whose reductions overlap the next update, update_end() in sim.c
+ * queues the stage's reduction after its last backward (or, bucketed,
+ * each chunk's red / v from its last backward's start on, one after the
+ * other on the stage's queue), so it ends at red_ms or later (v shares
+ * summed: rounded down a hair), and the run's time is the last end of
+ * anything.  0 for a long run, which the simulation extrapolates, as
+ * cost_simulate_floor().
  */
 double
 cost_simulate_sync_lb(const struct cost_cfg *g, double red_ms)
 {
-	int v = g->v > 1 ? g->v : 1;
-
 	if (g->sched == PLAN_2BW || g->m < 1 || g->m > SIM_LONG * g->d ||
 	    !(red_ms > 0))
 		return 0;
-	return red_ms / v * (1 - 1e-8);
+	return red_ms * (1 - 1e-8);
 }
 
 double

@@ -3109,111 +3109,33 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 
 /*
  * What every partition of cd under any placement the search tries adds
- * to its stages' forwards, recomputations and backwards (durations() in
- * schedule.c) beyond their compute and recomputation, at least, summed
- * over its stages (cost_stage_rc() in compute.c):
- *  - tensor parallelism: stage s's cost_tp() is 2 (t - 1) / t x_s / bw_s
- *    + n_s lat_s for the bytes x_s and collectives n_s of its layers,
- *    which sum to the chain's X and N (prefix sums, those without
- *    recomputation the least: recomputing reruns collectives, never
- *    fewer), so the stages' sum is no less than 2 (t - 1) / t X / (the
- *    fastest stage's link) + N (the least latency); times the share
- *    sequence parallelism leaves;
- *  - the host: each stage's host_ms_per_mb at least (host_ms() is a
- *    sum of non-negative terms);
- *  - the transfers between stages (cost_p2p()), unless interleaving hides
- *    them: both stages at a boundary after layer j send 2 v transfers of
- *    layer j's output over the later stage's link, d - 1 boundaries, each
- *    no less than the least output of any layer but the last over the
- *    slowest such link.
- * Each term rounded down a hair (1e-9) for the sums' rounding; 0 when
- * unknown.
+ * to its stages' compute (cost_stages_extra_lb()), and the reduction the
+ * stage with the most parameters takes (cost_stages_sync_lb(); not with
+ * 2bw, whose reductions overlap), at least: the least of each over the
+ * placements.
  */
-static double
-exact_extra_lb(struct ctx *x, const struct cand *cd)
+static void
+exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
+	       double *sync)
 {
-	const struct chain *c = x->sc[cd->ti].c;
 	struct cost_cfg g;
-	double least = INFINITY, out = INFINITY;
-	int pl, s, j;
+	int pl;
 
-	for (j = 0; j + 1 < c->L; j++)
-		out = fmin(out, CHAIN_AT(c, c->out, cd->k, j));
-	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
-		const struct runtime *rt;
-		double tp = 0, p2p = 0, host = 0, bw = 0, lat = INFINITY;
-		double xf = INFINITY;
-
-		cfg_of(x, cd, pl, &g);
-		rt = g.rt;
-		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
-		if (g.t >= 2) {
-			double X = chain_tp_bytes(c, g.k, PROF_RC_NONE, 0,
-						  c->L - 1);
-			double N = chain_tp_count(c, g.k, PROF_RC_NONE, 0,
-						  c->L - 1);
-
-			for (s = 0; s < g.d; s++) {
-				bw = fmax(bw, x->links.tp_gb_s[s]);
-				lat = fmin(lat, x->links.tp_lat_us[s]);
-			}
-			if (N > 0 && bw > 0 && isfinite(bw) && lat >= 0)
-				tp = 2.0 * (g.t - 1) / g.t * X / (bw * 1e6) +
-				     N * lat * 1e-3;
-			if (g.sp)
-				tp *= 1 - rt->tp_hidden;
-			tp = fmax(0, tp);
-		}
-		host = fmax(0, rt->host_ms_per_mb) * g.d;
-		if (g.d > 1 && !(rt->p2p_hidden_v && g.v > 1) && out >= 0 &&
-		    isfinite(out)) {
-			for (s = 1; s < g.d; s++)
-				xf = fmin(xf, cost_xfer_ms(out / g.t,
-							   x->links.in_gb_s[s],
-							   x->links.in_lat_us[s]));
-			if (xf > 0 && isfinite(xf))
-				p2p = 4.0 * g.v * (g.d - 1) * xf;
-		}
-		least = fmin(least, (tp + host + p2p) * (1 - 1e-9));
-	}
-	return isfinite(least) ? least : 0;
-}
-
-/*
- * A time no partition of cd under any placement the search tries can
- * simulate below (cost_simulate_sync_lb()): the stage with the most
- * parameters holds params / d of the chain's or more, and its gradients'
- * reduction (cost_dp_sync_ep(), a sum of collectives each growing with
- * the bytes, over that stage's ring) takes at least that share's on the
- * cheapest ring of any stage under any placement.  Only where no layer
- * holds experts, whose own rings and sharding part the parameters
- * otherwise; 0 when it knows nothing.
- */
-static double
-exact_sync_lb(struct ctx *x, const struct cost_opts *o, const struct cand *cd)
-{
-	const struct chain *c = x->sc[cd->ti].c;
-	struct cost_cfg g;
-	double least = INFINITY, red, gather;
-	int64_t params;
-	int pl, s;
-
-	if (cd->sched == PLAN_2BW || cd->d < 1 ||
-	    chain_eparams(c, 0, c->L - 1) > 0)
-		return 0;
-	params = chain_params(c, 0, c->L - 1) / cd->d;
+	*extra = *sync = INFINITY;
 	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
 		cfg_of(x, cd, pl, &g);
 		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
-		for (s = 0; s < cd->d; s++) {
-			cost_dp_sync_ep(o, &g, &x->links, s, params, 0, &red,
-					&gather);
-			if (red < least)
-				least = red;
-		}
+		*extra = fmin(*extra,
+			      cost_stages_extra_lb(x->c, &g, &x->links));
+		*sync = cd->sched == PLAN_2BW
+				? 0
+				: fmin(*sync, cost_stages_sync_lb(
+						      x->c, x->o, &g, &x->links));
 	}
-	cfg_of(x, cd, place_lo(x->so), &g);
-	return isfinite(least) ? cost_simulate_sync_lb(&g, least) : 0;
+	if (!isfinite(*extra))
+		*extra = 0;
+	if (!isfinite(*sync))
+		*sync = 0;
 }
 
 /*
@@ -3307,13 +3229,15 @@ lb_find(struct lb_memo *mm, const struct cand *cd)
  * refinement of it) under any placement the search tries simulates
  * below: cost_simulate_lb() of the chain's compute without recomputation
  * (recomputing adds to it) plus what every partition's stages add to
- * it (exact_extra_lb()), or the reduction's part (exact_sync_lb()).
+ * it, or cost_simulate_sync_lb() of the reduction of the stage with the
+ * most parameters (exact_links_lb(), memoised in mm).
  */
 static double
 exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
 	struct lb_entry *e = lb_find(mm, cd);
+	struct cost_cfg g;
 	double lb;
 
 	if (!e->used) {
@@ -3326,15 +3250,15 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 		e->sched = cd->sched;
 		e->zero = cd->zero;
 		e->shard = cd->shard;
-		e->extra = exact_extra_lb(x, cd);
-		e->sync = exact_sync_lb(x, x->o, cd);
+		exact_links_lb(x, cd, &e->extra, &e->sync);
 		mm->n++;
 	}
 	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
 			 chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
 				 e->extra,
 			 0);
-	return fmax(lb, e->sync);
+	cfg_of(x, cd, place_lo(x->so), &g);
+	return fmax(lb, cost_simulate_sync_lb(&g, e->sync));
 }
 
 /*
