@@ -805,11 +805,14 @@ double cost_simulate_stage_lb(const struct cost_cfg *g);
 
 /*
  * A time the simulation of any stages of configuration g (not 2bw, not a
- * long run) is no shorter than, knowing only that one of them reduces its
- * gradients for red_ms or more (its allreduce_ms): red_ms, the reduction
- * following that stage's backwards (0 when it knows nothing).
+ * long run) is no shorter than, knowing only that their forwards
+ * (durations() in schedule.c) sum to fwd_ms or more and one of them
+ * reduces its gradients for red_ms or more (its allreduce_ms): fwd_ms +
+ * red_ms, the last microbatch through every stage, then the reduction
+ * (0 when it knows nothing).
  */
-double cost_simulate_sync_lb(const struct cost_cfg *g, double red_ms);
+double cost_simulate_sync_lb(const struct cost_cfg *g, double fwd_ms,
+			     double red_ms);
 
 /*
  * Whether some partition of layers 0..L-1 into g->d contiguous stages

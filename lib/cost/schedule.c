@@ -561,23 +561,29 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 }
 
 /*
- * A time the simulation of stages of g is no shorter than when one of
- * them reduces its gradients for red_ms (allreduce_ms): without 2bw,
- * whose reductions overlap the next update, update_end() in sim.c
- * queues the stage's reduction after its last backward (or, bucketed,
- * each chunk's red / v from its last backward's start on, one after the
- * other on the stage's queue), so it ends at red_ms or later (v shares
- * summed: rounded down a hair), and the run's time is the last end of
- * anything.  0 for a long run, which the simulation extrapolates, as
+ * A time the simulation of stages of g is no shorter than, when one of
+ * them reduces its gradients for red_ms (allreduce_ms) and the stages'
+ * forwards (durations()' F, compute and half the exposed transfers)
+ * sum to fwd_ms: without 2bw, whose reductions overlap the next update,
+ * update_end() in sim.c queues a stage's reduction after its last
+ * backward (or, bucketed, each chunk's red / v from its last backward's
+ * start on, one after the other on the stage's queue, from the last
+ * chunk's on), so it ends red_ms or more after that backward's start.
+ * That backward is the last microbatch's, which waits for the gradient
+ * from the last stage (chunk), which waits for the microbatch's forward
+ * through every stage and chunk, each chunk a 1 / v share of its
+ * stage's F: fwd_ms in all.  The run's time is the last end of anything
+ * (sums of non-negative times, rounded monotonically: a hair off).  0
+ * for a long run, which the simulation extrapolates, as
  * cost_simulate_floor().
  */
 double
-cost_simulate_sync_lb(const struct cost_cfg *g, double red_ms)
+cost_simulate_sync_lb(const struct cost_cfg *g, double fwd_ms, double red_ms)
 {
 	if (g->sched == PLAN_2BW || g->m < 1 || g->m > SIM_LONG * g->d ||
 	    !(red_ms > 0))
 		return 0;
-	return red_ms * (1 - 1e-8);
+	return (fmax(0, fwd_ms) + red_ms) * (1 - 1e-8);
 }
 
 double

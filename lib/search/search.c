@@ -3146,7 +3146,7 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
  */
 struct lb_entry {
 	int used, ti, k, d, w, v, sched, zero, shard;
-	double extra, sync;
+	double extra, sync, fwd;
 };
 
 struct lb_memo {
@@ -3229,8 +3229,9 @@ lb_find(struct lb_memo *mm, const struct cand *cd)
  * refinement of it) under any placement the search tries simulates
  * below: cost_simulate_lb() of the chain's compute without recomputation
  * (recomputing adds to it) plus what every partition's stages add to
- * it, or cost_simulate_sync_lb() of the reduction of the stage with the
- * most parameters (exact_links_lb(), memoised in mm).
+ * it, or cost_simulate_sync_lb() of the chain's forwards and half of
+ * that, and of the reduction of the stage with the most parameters
+ * (exact_links_lb(), memoised in mm).
  */
 static double
 exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
@@ -3239,6 +3240,7 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 	struct lb_entry *e = lb_find(mm, cd);
 	struct cost_cfg g;
 	double lb;
+	int j;
 
 	if (!e->used) {
 		e->used = 1;
@@ -3251,6 +3253,9 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 		e->zero = cd->zero;
 		e->shard = cd->shard;
 		exact_links_lb(x, cd, &e->extra, &e->sync);
+		e->fwd = 0;
+		for (j = 0; j < c->L; j++)
+			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
 		mm->n++;
 	}
 	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
@@ -3258,7 +3263,10 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 				 e->extra,
 			 0);
 	cfg_of(x, cd, place_lo(x->so), &g);
-	return fmax(lb, cost_simulate_sync_lb(&g, e->sync));
+	/* the forwards: their compute and half of what the stages add */
+	return fmax(lb, cost_simulate_sync_lb(&g, e->fwd * (1 - 1e-9) +
+							  e->extra / 2,
+					      e->sync));
 }
 
 /*

@@ -426,11 +426,12 @@ test_floor_2bw(void)
 /*
  * Reduction-bound runs (each stage's gradient reduction 30 to 3000 times
  * its compute per microbatch, as many replicas over a slow network make
- * it): every schedule but 2bw, interleaving, m from 1, the reduction
+ * it; 1 to 10 times for a third): every schedule but 2bw, interleaving, m from 1, the reduction
  * bucketed into the last backwards or after them, stages of a tenth of
  * the compute for half of them.  cost_simulate_floor() (whose tail after
  * the last backward counts the bucketed reduction's (red - b) / v) and
- * cost_simulate_sync_lb() of the largest reduction are never above the
+ * cost_simulate_sync_lb() of the stages' forwards and the largest
+ * reduction are never above the
  * simulated time, and each is within 5% of it for many runs: either
  * taken 5% higher fails.
  */
@@ -448,7 +449,7 @@ test_floor_sync(void)
 	for (trial = 0; trial < 600; trial++) {
 		struct plan_stage st[12];
 		struct cost_cfg g;
-		double a, f, lb, red = 0;
+		double a, f, lb, red = 0, fwd = 0;
 
 		/* flush, GPipe and none (random_run()'s trial % 4 1 to 3) */
 		random_run(&g, st, 4 * (trial / 3) + 1 + trial % 3, 12, 4, 8,
@@ -461,14 +462,20 @@ test_floor_sync(void)
 				st[s].compute_ms *= 0.1;
 				st[s].recompute_ms *= 0.1;
 			}
+			/* a third with reductions of a few microbatches */
 			st[s].allreduce_ms = st[s].compute_ms *
-					     (30 + 2970 * urand());
+					     (trial / 2 % 3 ? 30 + 2970 * urand()
+							    : 1 + 9 * urand());
 			if (st[s].allreduce_ms > red)
 				red = st[s].allreduce_ms;
+			/* durations()' F */
+			fwd += st[s].fwd_ms +
+			       (st[s].tp_ms + st[s].p2p_ms + st[s].host_ms +
+				st[s].cp_ms) / 2;
 		}
 		a = cost_simulate_time(NULL, st, &g, &mem);
 		f = cost_simulate_floor(st, &g);
-		lb = cost_simulate_sync_lb(&g, red);
+		lb = cost_simulate_sync_lb(&g, fwd, red);
 		n++;
 		ok += a >= 0 && f <= a && lb <= a;
 		fclose += f > 0.95 * a;
