@@ -667,6 +667,14 @@ cost_stage_busy(const struct plan_stage *st)
 double cost_stages_extra_lb(const struct chain *c, const struct cost_cfg *g,
 			    const struct place_links *l);
 /*
+ * Per byte and per collective of a stage's layers' tensor-parallel
+ * traffic without recomputation (chain_tp_bytes(), chain_tp_count()),
+ * what any stage of g under links l pays at least in tp_ms (0, 0 when
+ * t < 2 or nothing is known).
+ */
+void cost_tp_lb(const struct cost_cfg *g, const struct place_links *l,
+		double *per_byte, double *per_coll);
+/*
  * A reduction time (allreduce_ms) the stage with the most parameters of
  * any such stages takes at least, where no layer holds experts (else 0).
  */

@@ -281,14 +281,39 @@ cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 }
 
 /*
+ * cost_tp_lb(): stage s's cost_tp() is n_s (2 (t - 1) / t (x_s / n_s) /
+ * bw_s + lat_s), x_s and n_s the bytes and collectives of its layers
+ * (at its recomputation, each layer's under a per-layer choice: never
+ * fewer than without), so no less than 2 (t - 1) / t x_s / (the fastest
+ * stage's link) + n_s (the least latency of any stage); times the share
+ * sequence parallelism leaves (cost_stage_rc()).  Rounded down a hair.
+ */
+void
+cost_tp_lb(const struct cost_cfg *g, const struct place_links *l,
+	   double *per_byte, double *per_coll)
+{
+	double bw = 0, lat = INFINITY, keep = 1;
+	int s;
+
+	*per_byte = *per_coll = 0;
+	if (g->t < 2 || !g->rt)
+		return;
+	for (s = 0; s < g->d; s++) {
+		bw = fmax(bw, l->tp_gb_s[s]);
+		lat = fmin(lat, l->tp_lat_us[s]);
+	}
+	if (g->sp)
+		keep = fmax(0, 1 - g->rt->tp_hidden);
+	if (!(bw > 0) || !isfinite(bw) || !(lat >= 0) || !isfinite(lat))
+		return;
+	*per_byte = keep * 2.0 * (g->t - 1) / g->t / (bw * 1e6) * (1 - 1e-9);
+	*per_coll = keep * lat * 1e-3 * (1 - 1e-9);
+}
+
+/*
  * cost_stages_extra_lb(), from cost_stage_rc():
- *  - tensor parallelism: stage s's cost_tp() is 2 (t - 1) / t x_s / bw_s
- *    + n_s lat_s for the bytes x_s and collectives n_s of its layers,
- *    which sum to the chain's X and N (prefix sums, those without
- *    recomputation the least: recomputing reruns collectives, never
- *    fewer; per layer under a per-layer choice), so the stages' sum is
- *    no less than 2 (t - 1) / t X / (the fastest stage's link) + N (the
- *    least latency); times the share sequence parallelism leaves;
+ *  - tensor parallelism: cost_tp_lb() of each stage's bytes and
+ *    collectives, which sum to the chain's (prefix sums);
  *  - the host: each stage's host_ms_per_mb at least (host_ms() is a sum
  *    of non-negative terms);
  *  - the transfers between stages (cost_p2p()), unless interleaving can
@@ -304,27 +329,16 @@ cost_stages_extra_lb(const struct chain *c, const struct cost_cfg *g,
 		     const struct place_links *l)
 {
 	const struct runtime *rt = g->rt;
-	double tp = 0, p2p = 0, host, bw = 0, lat = INFINITY, xf = INFINITY;
+	double tp = 0, p2p = 0, host, bw, lat, xf = INFINITY;
 	double out = INFINITY;
 	int s, j;
 
 	if (!rt || g->d < 1)
 		return 0;
-	if (g->t >= 2) {
-		double X = chain_tp_bytes(c, g->k, PROF_RC_NONE, 0, c->L - 1);
-		double N = chain_tp_count(c, g->k, PROF_RC_NONE, 0, c->L - 1);
-
-		for (s = 0; s < g->d; s++) {
-			bw = fmax(bw, l->tp_gb_s[s]);
-			lat = fmin(lat, l->tp_lat_us[s]);
-		}
-		if (N > 0 && X >= 0 && bw > 0 && isfinite(bw) && lat >= 0)
-			tp = 2.0 * (g->t - 1) / g->t * X / (bw * 1e6) +
-			     N * lat * 1e-3;
-		if (g->sp)
-			tp *= 1 - rt->tp_hidden;
-		tp = fmax(0, tp);
-	}
+	cost_tp_lb(g, l, &bw, &lat);
+	tp = bw * chain_tp_bytes(c, g->k, PROF_RC_NONE, 0, c->L - 1) +
+	     lat * chain_tp_count(c, g->k, PROF_RC_NONE, 0, c->L - 1);
+	tp = fmax(0, tp);
 	host = fmax(0, rt->host_ms_per_mb) * g->d;
 	if (g->d > 1 && !(rt->p2p_hidden_v && g->v > 1)) {
 		for (j = 0; j + 1 < c->L; j++)

@@ -3109,19 +3109,21 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 
 /*
  * What every partition of cd under any placement the search tries adds
- * to its stages' compute (cost_stages_extra_lb()), and the reduction the
+ * to its stages' compute (cost_stages_extra_lb()), the reduction the
  * stage with the most parameters takes (cost_stages_sync_lb(); not with
- * 2bw, whose reductions overlap), at least: the least of each over the
+ * 2bw, whose reductions overlap), and the tensor-parallel traffic's
+ * coefficients (cost_tp_lb()), at least: the least of each over the
  * placements.
  */
 static void
 exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
-	       double *sync)
+	       double *sync, double *tpx, double *tpn)
 {
 	struct cost_cfg g;
+	double px, pn;
 	int pl;
 
-	*extra = *sync = INFINITY;
+	*extra = *sync = *tpx = *tpn = INFINITY;
 	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
 		cfg_of(x, cd, pl, &g);
 		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
@@ -3131,11 +3133,18 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 				? 0
 				: fmin(*sync, cost_stages_sync_lb(
 						      x->c, x->o, &g, &x->links));
+		cost_tp_lb(&g, &x->links, &px, &pn);
+		*tpx = fmin(*tpx, px);
+		*tpn = fmin(*tpn, pn);
 	}
 	if (!isfinite(*extra))
 		*extra = 0;
 	if (!isfinite(*sync))
 		*sync = 0;
+	if (!isfinite(*tpx))
+		*tpx = 0;
+	if (!isfinite(*tpn))
+		*tpn = 0;
 }
 
 /*
@@ -3146,12 +3155,14 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
  */
 struct lb_entry {
 	int used, ti, k, d, w, v, sched, zero, shard;
-	double extra, sync, fwd;
+	double extra, sync, fwd, tpx, tpn;
 };
 
 struct lb_memo {
 	struct lb_entry *e;
 	size_t n, cap; /* cap a power of two */
+	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	struct lb_entry *last; /* exact_lb()'s */
 };
 
 static int
@@ -3213,9 +3224,9 @@ lb_find(struct lb_memo *mm, const struct cand *cd)
 				;
 			big.e[i] = mm->e[j];
 		}
-		big.n = mm->n;
 		free(mm->e);
-		*mm = big;
+		mm->e = big.e;
+		mm->cap = big.cap;
 	}
 	for (i = lb_hash(cd) & (mm->cap - 1); mm->e[i].used;
 	     i = (i + 1) & (mm->cap - 1))
@@ -3252,12 +3263,14 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 		e->sched = cd->sched;
 		e->zero = cd->zero;
 		e->shard = cd->shard;
-		exact_links_lb(x, cd, &e->extra, &e->sync);
+		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
+			       &e->tpn);
 		e->fwd = 0;
 		for (j = 0; j < c->L; j++)
 			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
 		mm->n++;
 	}
+	mm->last = e;
 	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
 			 chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
 				 e->extra,
@@ -3289,6 +3302,39 @@ exact_fits(struct ctx *x, const struct cand *cd, int r, double bound)
 						      PROF_RC_N + r) *
 							     (c->L + 1),
 				     c->L, bound);
+}
+
+/*
+ * exact_fits() with each layer's tensor-parallel traffic added to its
+ * compute, no more than any stage of it pays under any placement
+ * (exact_links_lb()'s coefficients e, from exact_lb(): cost_tp_lb(), the
+ * least over the placements): every stage's forwards,
+ * recomputations and backwards still take no less than the difference
+ * of the prefix sums, which is all cost_simulate_lb_fits() asks.
+ */
+static int
+exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
+	      const struct cand *cd, int r, double bound)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	size_t off = (size_t)cd->k * PROF_RC_N;
+	const double *pre = c->pre_t + (off + r) * (c->L + 1);
+	const double *px = c->pre_tpx + (off + PROF_RC_NONE) * (c->L + 1);
+	const double *pn = c->pre_tpn + (off + PROF_RC_NONE) * (c->L + 1);
+	struct cost_cfg g;
+	int j;
+
+	if (!(e->tpx > 0 || e->tpn > 0))
+		return 1;
+	for (j = 0; j <= c->L; j++)
+		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
+			     e->tpn * (pn[j] - pn[0]);
+	memset(&g, 0, sizeof(g));
+	g.sched = cd->sched;
+	g.d = cd->d;
+	g.m = cd->m;
+	g.v = cd->v;
+	return cost_simulate_lb_fits(&g, mm->pre, c->L, bound);
 }
 
 /*
@@ -3388,6 +3434,17 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		*uni = *ref = 0;
 		return;
 	}
+	/* the partitions with each layer's tensor-parallel traffic */
+	if (*uni && !ev &&
+	    !exact_fits_tp(x, mm, mm->last, cd, cd->r, bound))
+		*uni = 0;
+	if ((*ref || (*uni && ev)) &&
+	    !exact_fits_tp(x, mm, mm->last, cd, PROF_RC_NONE, bound)) {
+		*uni = *ref = 0;
+		return;
+	}
+	if (!*uni && !*ref)
+		return;
 	cfg_of(x, cd, place, &g);
 	tb = bound / cost_simulate_stage_lb(&g) * (1 + 1e-9);
 	if (*uni && !ev)
@@ -3452,6 +3509,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
+	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3511,6 +3569,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 				  &lv.bound, 1);
 	}
 	free(mm.e);
+	free(mm.pre);
 	free(ord);
 	free(nst);
 	free(lv.c);

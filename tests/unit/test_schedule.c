@@ -507,14 +507,17 @@ test_floor_sync(void)
  * every schedule and runtime's default, ZeRO-1 or not, both placements
  * of four 8-GPU nodes: what the stages add to their compute and
  * recomputation, summed, is never below the first, and the most any
- * stage reduces never below the second; each is within 5% of it for
- * many (blocks alike on links alike), so either taken 5% higher fails.
+ * stage reduces never below the second, each stage's tensor-parallel
+ * traffic never below cost_tp_lb() of its layers; each is within 5% of
+ * it for many (blocks alike on links alike), so any taken 5% higher
+ * fails.
  */
 static void
 test_stages_lb(void)
 {
 	static const int ts[] = {1, 2, 4, 8};
 	int trial, ok = 0, n = 0, xclose = 0, sclose = 0, xn = 0, sn = 0;
+	int tok = 0, tn = 0, tpos = 0, tclose = 0;
 
 	for (trial = 0; trial < 400; trial++) {
 		struct profile p;
@@ -526,6 +529,7 @@ test_stages_lb(void)
 		struct plan_stage st;
 		int L = irand(3, 24), j, s, a, cut[33], rc[24];
 		double add = 0, red = 0, xlb, slb, out = (1 << 20) * (1 + urand());
+		double pb, pc, tlb;
 
 		profile_init(&p);
 		profile_alloc(&p, 1, L);
@@ -572,6 +576,7 @@ test_stages_lb(void)
 		place_links_init(&l, &cl, g.d);
 		place_links_fill_par(&l, &cl, g.place, g.w, g.d, g.t, 1, 1,
 				     g.t);
+		cost_tp_lb(&g, &l, &pb, &pc);
 		/* d - 1 distinct cuts in 1..L-1, in order */
 		for (s = 0; s < g.d; s++)
 			cut[s] = s;
@@ -600,6 +605,17 @@ test_stages_lb(void)
 						      : PROF_RC_NONE;
 			cost_stage_rc(&c, &o, &g, &l, s, a, cut[s + 1] - 1, rc,
 				      &st);
+			/* its own tensor-parallel traffic */
+			tlb = pb * chain_tp_bytes(&c, 0, PROF_RC_NONE, a,
+						  cut[s + 1] - 1) +
+			      pc * chain_tp_count(&c, 0, PROF_RC_NONE, a,
+						  cut[s + 1] - 1);
+			tok += tlb <= st.tp_ms;
+			tn++;
+			if (st.tp_ms > 0) {
+				tpos++;
+				tclose += tlb > 0.95 * st.tp_ms;
+			}
 			add += cost_stage_busy(&st) - st.compute_ms -
 			       st.recompute_ms;
 			if (st.allreduce_ms > red)
@@ -634,6 +650,12 @@ test_stages_lb(void)
 				   "for many");
 	CHECK_MSG(sclose > sn / 10, "the bound of the largest reduction is "
 				    "within 5% for many");
+	printf("# tensor-parallel traffic within 5%%: %d of %d stages\n",
+	       tclose, tpos);
+	CHECK_MSG(tok == tn, "no stage's tensor-parallel traffic is below "
+			     "cost_tp_lb() of its layers");
+	CHECK_MSG(tclose > tpos / 4, "cost_tp_lb() is within 5% of many "
+				     "stages' traffic");
 }
 
 /*
