@@ -7,7 +7,9 @@
 # partition left under a bound, see search.h).  Prints the median of 3
 # runs of wall-clock and CPU time.  JOBS=1: about 2.9 s CPU since the
 # search simulates every candidate whose simulated time could beat the
-# plan (exact_rest() in search.c); before that about 0.88 s CPU on the
+# plan (exact_rest() in search.c; 17.6 G instructions, 15.2 G since
+# exact_lb() and exact_fits_tp() bound candidates by what their stages
+# add to the compute); before that about 0.88 s CPU on the
 # 2-core development machine (6.83 G instructions since the re-scoring
 # simulator runs 1F1B in rounds, 7.60 G before; 0.99 s and 8.80 G
 # before the uncapped solves that gate GLPK stopped at the first

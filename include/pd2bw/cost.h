@@ -657,6 +657,32 @@ cost_stage_busy(const struct plan_stage *st)
 }
 
 /*
+ * What any stages of g (d contiguous ranges covering the chain, each
+ * cost_stage_rc()'s under links l, whatever their recomputation) add to
+ * their compute and recomputation (cost_stage_busy() less compute_ms and
+ * recompute_ms), summed over the stages, at least: the tensor-parallel
+ * traffic, the host's fixed cost per stage, and the transfers between
+ * stages where interleaving does not hide them (0: nothing known).
+ */
+double cost_stages_extra_lb(const struct chain *c, const struct cost_cfg *g,
+			    const struct place_links *l);
+/*
+ * Per byte and per collective of a stage's layers' tensor-parallel
+ * traffic without recomputation (chain_tp_bytes(), chain_tp_count()),
+ * what any stage of g under links l pays at least in tp_ms (0, 0 when
+ * t < 2 or nothing is known).
+ */
+void cost_tp_lb(const struct cost_cfg *g, const struct place_links *l,
+		double *per_byte, double *per_coll);
+/*
+ * A reduction time (allreduce_ms) the stage with the most parameters of
+ * any such stages takes at least, where no layer holds experts (else 0).
+ */
+double cost_stages_sync_lb(const struct chain *c, const struct cost_opts *o,
+			   const struct cost_cfg *g,
+			   const struct place_links *l);
+
+/*
  * The partition's objective for one stage, per microbatch.  2bw (and
  * none) overlap the synchronisation with the next update's work: max(busy,
  * sync / m).  The others add sync / (m + (d-1)/v), the bound of their
@@ -784,6 +810,17 @@ double cost_simulate_lb(const struct cost_cfg *g, double all_ms,
  * backwards take t ms or more: this factor times t (0: nothing known).
  */
 double cost_simulate_stage_lb(const struct cost_cfg *g);
+
+/*
+ * A time the simulation of any stages of configuration g (not 2bw, not a
+ * long run) is no shorter than, knowing only that their forwards
+ * (durations() in schedule.c) sum to fwd_ms or more and one of them
+ * reduces its gradients for red_ms or more (its allreduce_ms): fwd_ms +
+ * red_ms, the last microbatch through every stage, then the reduction
+ * (0 when it knows nothing).
+ */
+double cost_simulate_sync_lb(const struct cost_cfg *g, double fwd_ms,
+			     double red_ms);
 
 /*
  * Whether some partition of layers 0..L-1 into g->d contiguous stages

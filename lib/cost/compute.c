@@ -279,3 +279,100 @@ cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 		return busy + ar;
 	return busy > ar ? busy : ar;
 }
+
+/*
+ * cost_tp_lb(): stage s's cost_tp() is n_s (2 (t - 1) / t (x_s / n_s) /
+ * bw_s + lat_s), x_s and n_s the bytes and collectives of its layers
+ * (at its recomputation, each layer's under a per-layer choice: never
+ * fewer than without), so no less than 2 (t - 1) / t x_s / (the fastest
+ * stage's link) + n_s (the least latency of any stage); times the share
+ * sequence parallelism leaves (cost_stage_rc()).  Rounded down a hair.
+ */
+void
+cost_tp_lb(const struct cost_cfg *g, const struct place_links *l,
+	   double *per_byte, double *per_coll)
+{
+	double bw = 0, lat = INFINITY, keep = 1;
+	int s;
+
+	*per_byte = *per_coll = 0;
+	if (g->t < 2 || !g->rt)
+		return;
+	for (s = 0; s < g->d; s++) {
+		bw = fmax(bw, l->tp_gb_s[s]);
+		lat = fmin(lat, l->tp_lat_us[s]);
+	}
+	if (g->sp)
+		keep = fmax(0, 1 - g->rt->tp_hidden);
+	if (!(bw > 0) || !isfinite(bw) || !(lat >= 0) || !isfinite(lat))
+		return;
+	*per_byte = keep * 2.0 * (g->t - 1) / g->t / (bw * 1e6) * (1 - 1e-9);
+	*per_coll = keep * lat * 1e-3 * (1 - 1e-9);
+}
+
+/*
+ * cost_stages_extra_lb(), from cost_stage_rc():
+ *  - tensor parallelism: cost_tp_lb() of each stage's bytes and
+ *    collectives, which sum to the chain's (prefix sums);
+ *  - the host: each stage's host_ms_per_mb at least (host_ms() is a sum
+ *    of non-negative terms);
+ *  - the transfers between stages (cost_p2p()), unless interleaving can
+ *    hide them (p2p_hidden_v): both stages at a boundary after layer j
+ *    send 2 v transfers of layer j's output over the later stage's link,
+ *    d - 1 boundaries, each no less than the least output of any layer
+ *    but the last over the slowest such link;
+ * the rest (context and expert parallelism, FSDP, offload) 0 or more.
+ * Rounded down a hair (1e-9) for the sums' rounding.
+ */
+double
+cost_stages_extra_lb(const struct chain *c, const struct cost_cfg *g,
+		     const struct place_links *l)
+{
+	const struct runtime *rt = g->rt;
+	double tp = 0, p2p = 0, host, bw, lat, xf = INFINITY;
+	double out = INFINITY;
+	int s, j;
+
+	if (!rt || g->d < 1)
+		return 0;
+	cost_tp_lb(g, l, &bw, &lat);
+	tp = bw * chain_tp_bytes(c, g->k, PROF_RC_NONE, 0, c->L - 1) +
+	     lat * chain_tp_count(c, g->k, PROF_RC_NONE, 0, c->L - 1);
+	tp = fmax(0, tp);
+	host = fmax(0, rt->host_ms_per_mb) * g->d;
+	if (g->d > 1 && !(rt->p2p_hidden_v && g->v > 1)) {
+		for (j = 0; j + 1 < c->L; j++)
+			out = fmin(out, CHAIN_AT(c, c->out, g->k, j));
+		for (s = 1; s < g->d && out >= 0 && isfinite(out); s++)
+			xf = fmin(xf, cost_xfer_ms(out / g->t, l->in_gb_s[s],
+						   l->in_lat_us[s]));
+		if (xf > 0 && isfinite(xf))
+			p2p = 4.0 * (g->v > 1 ? g->v : 1) * (g->d - 1) * xf;
+	}
+	return (tp + host + p2p) * (1 - 1e-9);
+}
+
+/*
+ * cost_stages_sync_lb(): the stages' parameters sum to the chain's, so
+ * the stage with the most holds params / d or more, and its reduction
+ * (cost_dp_sync_ep(), a sum of collectives each growing with the bytes,
+ * over that stage's ring) takes at least that share's on the cheapest
+ * ring of any stage.  Experts have their own rings and sharding: 0.
+ */
+double
+cost_stages_sync_lb(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, const struct place_links *l)
+{
+	double least = INFINITY, red, gather;
+	int64_t params;
+	int s;
+
+	if (g->d < 1 || chain_eparams(c, 0, c->L - 1) > 0)
+		return 0;
+	params = chain_params(c, 0, c->L - 1) / g->d;
+	for (s = 0; s < g->d; s++) {
+		cost_dp_sync_ep(o, g, l, s, params, 0, &red, &gather);
+		least = fmin(least, red);
+	}
+	return isfinite(least) ? least : 0;
+}

@@ -369,24 +369,27 @@ floor_2bw(const struct plan_stage *st, const struct cost_cfg *g, int m,
 /*
  * What follows stage s's last backward (its first chunk's of the last
  * microbatch) before a schedule without 2bw ends, at least (update_end()
- * in sim.c): the gradients' reduction the optimizer step waits for, the
- * last bucket's share of the first chunk's with the bucketed reduction
- * (its end is the backward's end plus that share, or later), all of it
- * after the backward otherwise; then the step, then the all-gather (less
- * the next forward it hides behind, when it overlaps).  Each of them
- * starts no earlier than the one before it ends, and the run's time is
- * the last end of any of them, so no shorter than the backward's end
- * plus this.
+ * in sim.c): the gradients' reduction the optimizer step waits for, all
+ * of it after the backward, or with the bucketed reduction the first
+ * chunk's 1/v of it, which starts no earlier than that backward (of b / v,
+ * b the stage's backward per microbatch) and ends no earlier than its
+ * end plus the last bucket's share: so its end is the backward's end
+ * plus the larger of share red / v and (red - b) / v, or later; then the
+ * step, then the all-gather (less the next forward it hides behind, when
+ * it overlaps).  Each of them starts no earlier than the one before it
+ * ends, and the run's time is the last end of any of them, so no shorter
+ * than the backward's end plus this.
  */
 static double
 tail_of(const struct plan_stage *st, const struct cost_cfg *g, double f,
-	int v)
+	double b, int v)
 {
 	double red = 0;
 
 	if (st->allreduce_ms > 0)
 		red = sync_of(g) == RUNTIME_SYNC_LAST_BWD
-			      ? bucket_share(st, g) * (st->allreduce_ms / v)
+			      ? fmax(bucket_share(st, g) * st->allreduce_ms,
+				     st->allreduce_ms - b) / v
 			      : st->allreduce_ms;
 	return red + st->optimizer_ms +
 	       (gather_overlap(g) ? fmax(0, st->gather_ms - f)
@@ -405,7 +408,7 @@ floor_of(const struct plan_stage *st, const struct cost_cfg *g, int m,
 	if (g->sched == PLAN_2BW)
 		return floor_2bw(st, g, m, iters);
 	durations(&st[0], &f0, &r0, &b0);
-	tail0 = tail_of(&st[0], g, f0, v);
+	tail0 = tail_of(&st[0], g, f0, b0, v);
 	for (s = 0; s < g->d; s++) {
 		double f, r, b, t, own;
 
@@ -418,7 +421,7 @@ floor_of(const struct plan_stage *st, const struct cost_cfg *g, int m,
 		 * own tail_of() follows its own last backward. */
 		t = m * (f + r + b);
 		t += fill;
-		own = t + tail_of(&st[s], g, f, v);
+		own = t + tail_of(&st[s], g, f, b, v);
 		t += drain + tail0;
 		if (own > t)
 			t = own;
@@ -555,6 +558,32 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 		last = first - 1;
 	}
 	return last == -1;
+}
+
+/*
+ * A time the simulation of stages of g is no shorter than, when one of
+ * them reduces its gradients for red_ms (allreduce_ms) and the stages'
+ * forwards (durations()' F, compute and half the exposed transfers)
+ * sum to fwd_ms: without 2bw, whose reductions overlap the next update,
+ * update_end() in sim.c queues a stage's reduction after its last
+ * backward (or, bucketed, each chunk's red / v from its last backward's
+ * start on, one after the other on the stage's queue, from the last
+ * chunk's on), so it ends red_ms or more after that backward's start.
+ * That backward is the last microbatch's, which waits for the gradient
+ * from the last stage (chunk), which waits for the microbatch's forward
+ * through every stage and chunk, each chunk a 1 / v share of its
+ * stage's F: fwd_ms in all.  The run's time is the last end of anything
+ * (sums of non-negative times, rounded monotonically: a hair off).  0
+ * for a long run, which the simulation extrapolates, as
+ * cost_simulate_floor().
+ */
+double
+cost_simulate_sync_lb(const struct cost_cfg *g, double fwd_ms, double red_ms)
+{
+	if (g->sched == PLAN_2BW || g->m < 1 || g->m > SIM_LONG * g->d ||
+	    !(red_ms > 0))
+		return 0;
+	return (fmax(0, fwd_ms) + red_ms) * (1 - 1e-8);
 }
 
 double

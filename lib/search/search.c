@@ -3108,6 +3108,181 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 }
 
 /*
+ * What every partition of cd under any placement the search tries adds
+ * to its stages' compute (cost_stages_extra_lb()), the reduction the
+ * stage with the most parameters takes (cost_stages_sync_lb(); not with
+ * 2bw, whose reductions overlap), and the tensor-parallel traffic's
+ * coefficients (cost_tp_lb()), at least: the least of each over the
+ * placements.
+ */
+static void
+exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
+	       double *sync, double *tpx, double *tpn)
+{
+	struct cost_cfg g;
+	double px, pn;
+	int pl;
+
+	*extra = *sync = *tpx = *tpn = INFINITY;
+	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
+		cfg_of(x, cd, pl, &g);
+		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+		*extra = fmin(*extra,
+			      cost_stages_extra_lb(x->c, &g, &x->links));
+		*sync = cd->sched == PLAN_2BW
+				? 0
+				: fmin(*sync, cost_stages_sync_lb(
+						      x->c, x->o, &g, &x->links));
+		cost_tp_lb(&g, &x->links, &px, &pn);
+		*tpx = fmin(*tpx, px);
+		*tpn = fmin(*tpn, pn);
+	}
+	if (!isfinite(*extra))
+		*extra = 0;
+	if (!isfinite(*sync))
+		*sync = 0;
+	if (!isfinite(*tpx))
+		*tpx = 0;
+	if (!isfinite(*tpn))
+		*tpn = 0;
+}
+
+/*
+ * exact_lb()'s parts that read the links, by what they depend on (the
+ * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
+ * whatever m, recomputation and offload): an open-addressing table, for
+ * one exact_rest().
+ */
+struct lb_entry {
+	int used, ti, k, d, w, v, sched, zero, shard;
+	double extra, sync, fwd, tpx, tpn;
+};
+
+struct lb_memo {
+	struct lb_entry *e;
+	size_t n, cap; /* cap a power of two */
+	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	struct lb_entry *last; /* exact_lb()'s */
+};
+
+static int
+lb_same(const struct lb_entry *e, const struct cand *cd)
+{
+	return e->ti == cd->ti && e->k == cd->k && e->d == cd->d &&
+	       e->w == cd->w && e->v == cd->v && e->sched == cd->sched &&
+	       e->zero == cd->zero && e->shard == cd->shard;
+}
+
+static size_t
+lb_hash(const struct cand *cd)
+{
+	uint64_t h = (uint64_t)cd->ti * 0x9e3779b97f4a7c15u;
+
+	h ^= (uint64_t)cd->k + 0x7f4a7c15u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->d * 2654435761u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->w * 40503u + (h << 6) + (h >> 2);
+	h ^= (uint64_t)(cd->v * 64 + cd->sched * 8 + cd->zero) +
+	     (h << 6) + (h >> 2);
+	h ^= (uint64_t)cd->shard * 97u + (h << 6) + (h >> 2);
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t
+lb_hash_entry(const struct lb_entry *e)
+{
+	struct cand cd;
+
+	memset(&cd, 0, sizeof(cd));
+	cd.ti = (short)e->ti;
+	cd.k = (short)e->k;
+	cd.d = e->d;
+	cd.w = e->w;
+	cd.v = e->v;
+	cd.sched = (signed char)e->sched;
+	cd.zero = (signed char)e->zero;
+	cd.shard = e->shard;
+	return lb_hash(&cd);
+}
+
+/* The entry of cd, new (used 0) when not known yet. */
+static struct lb_entry *
+lb_find(struct lb_memo *mm, const struct cand *cd)
+{
+	size_t i;
+
+	if (2 * (mm->n + 1) > mm->cap) {
+		struct lb_memo big = {0};
+		size_t j;
+
+		big.cap = mm->cap ? 2 * mm->cap : 256;
+		big.e = xcalloc(big.cap, sizeof(*big.e));
+		for (j = 0; j < mm->cap; j++) {
+			if (!mm->e[j].used)
+				continue;
+			for (i = lb_hash_entry(&mm->e[j]) & (big.cap - 1);
+			     big.e[i].used; i = (i + 1) & (big.cap - 1))
+				;
+			big.e[i] = mm->e[j];
+		}
+		free(mm->e);
+		mm->e = big.e;
+		mm->cap = big.cap;
+	}
+	for (i = lb_hash(cd) & (mm->cap - 1); mm->e[i].used;
+	     i = (i + 1) & (mm->cap - 1))
+		if (lb_same(&mm->e[i], cd))
+			return &mm->e[i];
+	return &mm->e[i];
+}
+
+/*
+ * A time no partition of cd (its uniform recomputation or GLPK's
+ * refinement of it) under any placement the search tries simulates
+ * below: cost_simulate_lb() of the chain's compute without recomputation
+ * (recomputing adds to it) plus what every partition's stages add to
+ * it, or cost_simulate_sync_lb() of the chain's forwards and half of
+ * that, and of the reduction of the stage with the most parameters
+ * (exact_links_lb(), memoised in mm).
+ */
+static double
+exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	struct lb_entry *e = lb_find(mm, cd);
+	struct cost_cfg g;
+	double lb;
+	int j;
+
+	if (!e->used) {
+		e->used = 1;
+		e->ti = cd->ti;
+		e->k = cd->k;
+		e->d = cd->d;
+		e->w = cd->w;
+		e->v = cd->v;
+		e->sched = cd->sched;
+		e->zero = cd->zero;
+		e->shard = cd->shard;
+		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
+			       &e->tpn);
+		e->fwd = 0;
+		for (j = 0; j < c->L; j++)
+			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
+		mm->n++;
+	}
+	mm->last = e;
+	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
+			 chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
+				 e->extra,
+			 0);
+	cfg_of(x, cd, place_lo(x->so), &g);
+	/* the forwards: their compute and half of what the stages add */
+	return fmax(lb, cost_simulate_sync_lb(&g, e->fwd * (1 - 1e-9) +
+							  e->extra / 2,
+					      e->sync));
+}
+
+/*
  * Whether any partition of cd's (not interleaved) could have a floor
  * below bound (cost_simulate_lb_fits()), its stages computing as its
  * chain says under recomputation r.
@@ -3127,6 +3302,39 @@ exact_fits(struct ctx *x, const struct cand *cd, int r, double bound)
 						      PROF_RC_N + r) *
 							     (c->L + 1),
 				     c->L, bound);
+}
+
+/*
+ * exact_fits() with each layer's tensor-parallel traffic added to its
+ * compute, no more than any stage of it pays under any placement
+ * (exact_links_lb()'s coefficients e, from exact_lb(): cost_tp_lb(), the
+ * least over the placements): every stage's forwards,
+ * recomputations and backwards still take no less than the difference
+ * of the prefix sums, which is all cost_simulate_lb_fits() asks.
+ */
+static int
+exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
+	      const struct cand *cd, int r, double bound)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	size_t off = (size_t)cd->k * PROF_RC_N;
+	const double *pre = c->pre_t + (off + r) * (c->L + 1);
+	const double *px = c->pre_tpx + (off + PROF_RC_NONE) * (c->L + 1);
+	const double *pn = c->pre_tpn + (off + PROF_RC_NONE) * (c->L + 1);
+	struct cost_cfg g;
+	int j;
+
+	if (!(e->tpx > 0 || e->tpn > 0))
+		return 1;
+	for (j = 0; j <= c->L; j++)
+		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
+			     e->tpn * (pn[j] - pn[0]);
+	memset(&g, 0, sizeof(g));
+	g.sched = cd->sched;
+	g.d = cd->d;
+	g.m = cd->m;
+	g.v = cd->v;
+	return cost_simulate_lb_fits(&g, mm->pre, c->L, bound);
 }
 
 /*
@@ -3201,10 +3409,12 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
  * the cap; so do --recompute-every's, which recompute less than full.
  * Those are asked exact_busy() as well, which turns away enough of them
  * to spare GLPK; for the others it costs about what solving them does.
+ * Between the two, exact_lb() (mm its memo), which reads the links: what
+ * every partition adds to the compute, or the reduction.
  */
 static void
 exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-	   int place, double bound, int *uni, int *ref)
+	   int place, double bound, struct lb_memo *mm, int *uni, int *ref)
 {
 	struct cand cn = *cd;
 	struct cost_cfg g;
@@ -3219,6 +3429,22 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		*uni = *ref = 0;
 		return;
 	}
+	/* what every partition's stages add, or its reduction */
+	if ((*uni || *ref) && exact_lb(x, mm, cd) >= bound) {
+		*uni = *ref = 0;
+		return;
+	}
+	/* the partitions with each layer's tensor-parallel traffic */
+	if (*uni && !ev &&
+	    !exact_fits_tp(x, mm, mm->last, cd, cd->r, bound))
+		*uni = 0;
+	if ((*ref || (*uni && ev)) &&
+	    !exact_fits_tp(x, mm, mm->last, cd, PROF_RC_NONE, bound)) {
+		*uni = *ref = 0;
+		return;
+	}
+	if (!*uni && !*ref)
+		return;
 	cfg_of(x, cd, place, &g);
 	tb = bound / cost_simulate_stage_lb(&g) * (1 + 1e-9);
 	if (*uni && !ev)
@@ -3263,6 +3489,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	   const struct sims *sims)
 {
 	struct lp_visit lv;
+	struct lb_memo mm = {0};
 	struct plan_terms terms;
 	struct plan_stage *nst;
 	long i, dummy;
@@ -3282,6 +3509,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
+	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3298,8 +3526,10 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
-			exact_gate(x, o, &cd, place_lo(so), lv.bound, &uni,
-				   &ref);
+			exact_gate(x, o, &cd, place_lo(so), lv.bound, &mm,
+				   &uni, &ref);
+		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
+			uni = ref = 0;
 		if (!uni && !ref)
 			continue;
 		x->stats->exact++;
@@ -3338,6 +3568,8 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
+	free(mm.e);
+	free(mm.pre);
 	free(ord);
 	free(nst);
 	free(lv.c);

@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/error.h"
+#include "pd2bw/place.h"
 #include "pd2bw/search.h"
 #include "pd2bw/sim.h"
 
@@ -423,6 +424,241 @@ test_floor_2bw(void)
 }
 
 /*
+ * Reduction-bound runs (each stage's gradient reduction 30 to 3000 times
+ * its compute per microbatch, as many replicas over a slow network make
+ * it; 1 to 10 times for a third): every schedule but 2bw, interleaving, m from 1, the reduction
+ * bucketed into the last backwards or after them, stages of a tenth of
+ * the compute for half of them.  cost_simulate_floor() (whose tail after
+ * the last backward counts the bucketed reduction's (red - b) / v) and
+ * cost_simulate_sync_lb() of the stages' forwards and the largest
+ * reduction are never above the
+ * simulated time, and each is within 5% of it for many runs: either
+ * taken 5% higher fails.
+ */
+static void
+test_floor_sync(void)
+{
+	struct runtime rts[2];
+	struct sim_mem mem = {0};
+	int trial, ok = 0, n = 0, fclose = 0, sclose = 0, s;
+
+	runtime_init(&rts[0], RUNTIME_MEGATRON_CORE);
+	runtime_init(&rts[1], RUNTIME_MEGATRON_CORE);
+	runtime_parse(&rts[1], "megatron-core:no-overlap-grad-reduce,"
+			       "no-overlap-param-gather");
+	for (trial = 0; trial < 600; trial++) {
+		struct plan_stage st[12];
+		struct cost_cfg g;
+		double a, f, lb, red = 0, fwd = 0;
+
+		/* flush, GPipe and none (random_run()'s trial % 4 1 to 3) */
+		random_run(&g, st, 4 * (trial / 3) + 1 + trial % 3, 12, 4, 8,
+			   &rts[trial / 3 % 2]);
+		if (g.v > 1)
+			g.m = g.d * irand(1, 2);
+		for (s = 0; s < g.d; s++) {
+			if (trial / 6 % 2) {
+				st[s].fwd_ms *= 0.1;
+				st[s].compute_ms *= 0.1;
+				st[s].recompute_ms *= 0.1;
+			}
+			/* a third with reductions of a few microbatches */
+			st[s].allreduce_ms = st[s].compute_ms *
+					     (trial / 2 % 3 ? 30 + 2970 * urand()
+							    : 1 + 9 * urand());
+			if (st[s].allreduce_ms > red)
+				red = st[s].allreduce_ms;
+			/* durations()' F */
+			fwd += st[s].fwd_ms +
+			       (st[s].tp_ms + st[s].p2p_ms + st[s].host_ms +
+				st[s].cp_ms) / 2;
+		}
+		a = cost_simulate_time(NULL, st, &g, &mem);
+		f = cost_simulate_floor(st, &g);
+		lb = cost_simulate_sync_lb(&g, fwd, red);
+		n++;
+		ok += a >= 0 && f <= a && lb <= a;
+		fclose += f > 0.95 * a;
+		sclose += lb > 0.95 * a;
+		if (!(a >= 0 && f <= a && lb <= a))
+			printf("# trial %d: sched %d d %d v %d m %d: floor "
+			       "%.17g or bound %.17g above the simulation's "
+			       "%.17g\n",
+			       trial, g.sched, g.d, g.v, g.m, f, lb, a);
+	}
+	sim_mem_release(&mem);
+	printf("# reduction-bound runs within 5%%: floor %d, bound %d of "
+	       "%d\n", fclose, sclose, n);
+	CHECK_MSG(ok == n, "the floor and the reduction's bound are below "
+			   "every simulated time");
+	CHECK_MSG(fclose > n / 4, "the floor of many reduction-bound runs is "
+				  "within 5% of their time");
+	CHECK_MSG(sclose > n / 10, "the reduction's bound of many runs is "
+				   "within 5% of their time");
+}
+
+/*
+ * cost_stages_extra_lb() and cost_stages_sync_lb() against the stages
+ * cost_stage_rc() makes of random chains (an embedding, blocks and a
+ * head, each with parameters of its own) split at random into d
+ * contiguous stages, each layer's recomputation at random for half of
+ * them (none for the rest), t 1 to 8 with or without sequence
+ * parallelism, w, v (interleaving, whose transfers the runtime may hide),
+ * every schedule and runtime's default, ZeRO-1 or not, both placements
+ * of four 8-GPU nodes: what the stages add to their compute and
+ * recomputation, summed, is never below the first, and the most any
+ * stage reduces never below the second, each stage's tensor-parallel
+ * traffic never below cost_tp_lb() of its layers; each is within 5% of
+ * it for many (blocks alike on links alike), so any taken 5% higher
+ * fails.
+ */
+static void
+test_stages_lb(void)
+{
+	static const int ts[] = {1, 2, 4, 8};
+	int trial, ok = 0, n = 0, xclose = 0, sclose = 0, xn = 0, sn = 0;
+	int tok = 0, tn = 0, tpos = 0, tclose = 0;
+
+	for (trial = 0; trial < 400; trial++) {
+		struct profile p;
+		struct chain c;
+		struct cluster cl;
+		struct cost_opts o;
+		struct place_links l;
+		struct cost_cfg g;
+		struct plan_stage st;
+		int L = irand(3, 24), j, s, a, cut[33], rc[24];
+		double add = 0, red = 0, xlb, slb, out = (1 << 20) * (1 + urand());
+		double pb, pc, tlb;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = irand(1, 4);
+		p.seq_len = 1024;
+		p.hidden = 1024 * irand(1, 8);
+		p.precision = xstrdup("bf16");
+		for (j = 0; j < L; j++) {
+			struct prof_layer *ly = &p.layers[j];
+			struct prof_point *pt = &ly->pt[0];
+
+			ly->name = xstrdup("layer");
+			ly->kind = j == 0 ? PROF_EMBED
+				   : j == L - 1 ? PROF_HEAD : PROF_BLOCK;
+			ly->repeat = 1;
+			ly->params = (int64_t)(1e6 + 3e8 * urand());
+			pt->fwd_ms = 1 + 5 * urand();
+			pt->bwd_ms = 2 * pt->fwd_ms;
+			pt->recomp_ms[PROF_RC_SELECTIVE] = 0.3 * pt->fwd_ms;
+			pt->recomp_ms[PROF_RC_FULL] = pt->fwd_ms;
+			pt->out_bytes = (int64_t)(trial % 2 ? out
+							    : out * (1 + urand()));
+		}
+		chain_build(&c, &p);
+		cluster_init(&cl);
+		cluster_preset(&cl, "dgx-a100:4");
+		cost_opts_init(&o);
+		memset(&g, 0, sizeof(g));
+		g.t = ts[irand(0, 3)];
+		g.d = irand(1, L < 32 / g.t ? L : 32 / g.t);
+		g.w = irand(1, 32 / (g.t * g.d));
+		g.sched = irand(0, PLAN_NSCHED - 1);
+		g.v = g.sched == PLAN_FLUSH && trial % 3 == 0 ? 2 : 1;
+		g.m = irand(1, 16);
+		g.k = 0;
+		g.b = p.mb[0];
+		g.r = irand(0, PROF_RC_N - 1);
+		g.zero = irand(0, 1);
+		g.sp = g.t > 1 && trial % 4 < 2;
+		g.c = g.e = 1;
+		g.etp = g.t;
+		g.place = irand(0, 1);
+		g.rt = cost_runtime(&o, g.sched, g.d);
+		place_links_init(&l, &cl, g.d);
+		place_links_fill_par(&l, &cl, g.place, g.w, g.d, g.t, 1, 1,
+				     g.t);
+		cost_tp_lb(&g, &l, &pb, &pc);
+		/* d - 1 distinct cuts in 1..L-1, in order */
+		for (s = 0; s < g.d; s++)
+			cut[s] = s;
+		for (j = g.d; j < L; j++) {
+			int r = irand(0, j);
+
+			if (r < g.d)
+				cut[r] = j;
+		}
+		for (s = 1; s < g.d; s++)
+			for (j = s; j > 0 && cut[j - 1] > cut[j]; j--) {
+				int tmp = cut[j];
+
+				cut[j] = cut[j - 1];
+				cut[j - 1] = tmp;
+			}
+		cut[0] = 0;
+		for (s = 1; s < g.d; s++)
+			if (cut[s] <= cut[s - 1])
+				cut[s] = cut[s - 1] + 1;
+		cut[g.d] = L;
+		for (s = 0; s < g.d; s++) {
+			a = cut[s];
+			for (j = a; j < cut[s + 1]; j++)
+				rc[j - a] = trial % 2 ? irand(0, PROF_RC_N - 1)
+						      : PROF_RC_NONE;
+			cost_stage_rc(&c, &o, &g, &l, s, a, cut[s + 1] - 1, rc,
+				      &st);
+			/* its own tensor-parallel traffic */
+			tlb = pb * chain_tp_bytes(&c, 0, PROF_RC_NONE, a,
+						  cut[s + 1] - 1) +
+			      pc * chain_tp_count(&c, 0, PROF_RC_NONE, a,
+						  cut[s + 1] - 1);
+			tok += tlb <= st.tp_ms;
+			tn++;
+			if (st.tp_ms > 0) {
+				tpos++;
+				tclose += tlb > 0.95 * st.tp_ms;
+			}
+			add += cost_stage_busy(&st) - st.compute_ms -
+			       st.recompute_ms;
+			if (st.allreduce_ms > red)
+				red = st.allreduce_ms;
+		}
+		xlb = cost_stages_extra_lb(&c, &g, &l);
+		slb = cost_stages_sync_lb(&c, &o, &g, &l);
+		n++;
+		ok += cut[g.d - 1] < L && xlb <= add && slb <= red;
+		if (add > 0) {
+			xn++;
+			xclose += xlb > 0.95 * add;
+		}
+		if (red > 0) {
+			sn++;
+			sclose += slb > 0.95 * red;
+		}
+		if (!(xlb <= add && slb <= red))
+			printf("# trial %d: t %d d %d w %d v %d: bounds %.17g, "
+			       "%.17g above %.17g, %.17g\n",
+			       trial, g.t, g.d, g.w, g.v, xlb, slb, add, red);
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	printf("# within 5%%: added time %d of %d, reduction %d of %d\n",
+	       xclose, xn, sclose, sn);
+	CHECK_MSG(ok == n, "what the stages add and their largest reduction "
+			   "are never below their bounds");
+	CHECK_MSG(xclose > xn / 4, "the bound of what stages add is within 5% "
+				   "for many");
+	CHECK_MSG(sclose > sn / 10, "the bound of the largest reduction is "
+				    "within 5% for many");
+	printf("# tensor-parallel traffic within 5%%: %d of %d stages\n",
+	       tclose, tpos);
+	CHECK_MSG(tok == tn, "no stage's tensor-parallel traffic is below "
+			     "cost_tp_lb() of its layers");
+	CHECK_MSG(tclose > tpos / 4, "cost_tp_lb() is within 5% of many "
+				     "stages' traffic");
+}
+
+/*
  * cost_simulate_lb() of random stages, from their total and the largest
  * share of one layer alone, is never above their floor
  * (cost_simulate_floor()) nor their simulated time: every schedule,
@@ -649,6 +885,8 @@ main(void)
 	test_floor();
 	test_floor_2bw();
 	test_sim_lb();
+	test_floor_sync();
+	test_stages_lb();
 	test_cut();
 	test_hand_checked();
 	test_equal_stages();
