@@ -3150,11 +3150,11 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 /*
  * exact_lb()'s parts that read the links, by what they depend on (the
  * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
- * whatever m, recomputation and offload): an open-addressing table, for
- * one exact_rest().
+ * whatever m, recomputation and offload: the key holds those, m 1), in
+ * slot_find()'s table, for one exact_rest().
  */
 struct lb_entry {
-	int used, ti, k, d, w, v, sched, zero, shard;
+	struct cand key;
 	double extra, sync, fwd, tpx, tpn;
 };
 
@@ -3165,74 +3165,24 @@ struct lb_memo {
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
-static int
-lb_same(const struct lb_entry *e, const struct cand *cd)
-{
-	return e->ti == cd->ti && e->k == cd->k && e->d == cd->d &&
-	       e->w == cd->w && e->v == cd->v && e->sched == cd->sched &&
-	       e->zero == cd->zero && e->shard == cd->shard;
-}
-
-static size_t
-lb_hash(const struct cand *cd)
-{
-	uint64_t h = (uint64_t)cd->ti * 0x9e3779b97f4a7c15u;
-
-	h ^= (uint64_t)cd->k + 0x7f4a7c15u + (h << 6) + (h >> 2);
-	h ^= (uint64_t)cd->d * 2654435761u + (h << 6) + (h >> 2);
-	h ^= (uint64_t)cd->w * 40503u + (h << 6) + (h >> 2);
-	h ^= (uint64_t)(cd->v * 64 + cd->sched * 8 + cd->zero) +
-	     (h << 6) + (h >> 2);
-	h ^= (uint64_t)cd->shard * 97u + (h << 6) + (h >> 2);
-	return (size_t)(h ^ (h >> 29));
-}
-
-static size_t
-lb_hash_entry(const struct lb_entry *e)
-{
-	struct cand cd;
-
-	memset(&cd, 0, sizeof(cd));
-	cd.ti = (short)e->ti;
-	cd.k = (short)e->k;
-	cd.d = e->d;
-	cd.w = e->w;
-	cd.v = e->v;
-	cd.sched = (signed char)e->sched;
-	cd.zero = (signed char)e->zero;
-	cd.shard = e->shard;
-	return lb_hash(&cd);
-}
-
-/* The entry of cd, new (used 0) when not known yet. */
+/* The entry of cd (*fresh 1: new, its figures for the caller). */
 static struct lb_entry *
-lb_find(struct lb_memo *mm, const struct cand *cd)
+lb_find(struct lb_memo *mm, const struct cand *cd, int *fresh)
 {
-	size_t i;
+	struct cand k;
 
-	if (2 * (mm->n + 1) > mm->cap) {
-		struct lb_memo big = {0};
-		size_t j;
-
-		big.cap = mm->cap ? 2 * mm->cap : 256;
-		big.e = xcalloc(big.cap, sizeof(*big.e));
-		for (j = 0; j < mm->cap; j++) {
-			if (!mm->e[j].used)
-				continue;
-			for (i = lb_hash_entry(&mm->e[j]) & (big.cap - 1);
-			     big.e[i].used; i = (i + 1) & (big.cap - 1))
-				;
-			big.e[i] = mm->e[j];
-		}
-		free(mm->e);
-		mm->e = big.e;
-		mm->cap = big.cap;
-	}
-	for (i = lb_hash(cd) & (mm->cap - 1); mm->e[i].used;
-	     i = (i + 1) & (mm->cap - 1))
-		if (lb_same(&mm->e[i], cd))
-			return &mm->e[i];
-	return &mm->e[i];
+	memset(&k, 0, sizeof(k));
+	k.ti = cd->ti;
+	k.k = cd->k;
+	k.d = cd->d;
+	k.w = cd->w;
+	k.v = cd->v;
+	k.sched = cd->sched;
+	k.zero = cd->zero;
+	k.shard = cd->shard;
+	k.m = 1;
+	return slot_find((void **)&mm->e, &mm->n, &mm->cap, sizeof(*mm->e),
+			 256, &k, fresh);
 }
 
 /*
@@ -3248,27 +3198,17 @@ static double
 exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
-	struct lb_entry *e = lb_find(mm, cd);
 	struct cost_cfg g;
 	double lb;
-	int j;
+	int j, fresh;
+	struct lb_entry *e = lb_find(mm, cd, &fresh);
 
-	if (!e->used) {
-		e->used = 1;
-		e->ti = cd->ti;
-		e->k = cd->k;
-		e->d = cd->d;
-		e->w = cd->w;
-		e->v = cd->v;
-		e->sched = cd->sched;
-		e->zero = cd->zero;
-		e->shard = cd->shard;
+	if (fresh) {
 		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
 			       &e->tpn);
 		e->fwd = 0;
 		for (j = 0; j < c->L; j++)
 			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
-		mm->n++;
 	}
 	mm->last = e;
 	lb = cand_sim_lb(cd->sched, cd->d, cd->m, cd->v,
