@@ -49,6 +49,16 @@ input_set_precision(int prec)
 	override_prec = prec;
 }
 
+/* --capacity-factor for every MoE model this run reads; 0: the model's
+ * own. */
+static double override_cf;
+
+void
+input_set_capacity(double cf)
+{
+	override_cf = cf;
+}
+
 /* How every estimate this run makes runs its kernels (--fusions,
  * --fp8-recipe) and what selective recomputation recomputes
  * (--recompute-modules). */
@@ -114,13 +124,15 @@ input_attn(void)
 	return est.attn;
 }
 
-/* Train m at seq_len (> 0) instead of its own length, and in the
- * precision asked for. */
+/* Train m at seq_len (> 0) instead of its own length, in the precision
+ * and with the expert capacity asked for. */
 static void
 set_seq(struct model *m, int64_t seq_len)
 {
 	if (override_prec >= 0)
 		m->precision = override_prec;
+	if (override_cf > 0 && m->moe.experts)
+		m->moe.capacity_factor = override_cf;
 	if (seq_len > 0)
 		m->seq_len = seq_len;
 }
@@ -270,6 +282,12 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	set_seq(&m, seq_len);
+	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1)) {
+		pd2bw_error("%s: model '%s' has no experts for %s", path,
+			    m.name ? m.name : "", override_cf > 0
+				? "--capacity-factor" : "--moe-imbalance");
+		goto out;
+	}
 	if (par->ep_auto && !par->nep && m.moe.experts > 1) {
 		/* (t, sp) shapes per (c, e) pair: at most two per degree */
 		int per = 2 * ntp * ncp, e;

@@ -134,6 +134,10 @@ void input_set_fp8_casts(int c);
  * from now on. */
 void input_set_moe(double cf, int min_capacity, int dropless,
 		   int dense_dispatch);
+/* --capacity-factor: every MoE model read from now on pads each
+ * expert's rows to cf times its balanced share instead of its own
+ * capacity_factor (0: the model's own). */
+void input_set_capacity(double cf);
 
 /* What the selective point of every model's estimate recomputes
  * (ANALYTIC_RC_* bits; default core_attn). */

@@ -1042,6 +1042,11 @@ main(int argc, char **argv)
 						   sizeof(fb));
 			plan.recompute_modules = xstrdup(fb);
 		}
+		/* what the MoE layers were priced with, for --from-plan */
+		if (tc.have_model && tc.model.moe.experts) {
+			plan.moe_imbalance = po.imbalance;
+			plan.capacity_factor = tc.model.moe.capacity_factor;
+		}
 	}
 	if (layout_spec)
 		plan.pipeline_layout = xstrdup(layout_spec);

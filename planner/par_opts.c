@@ -86,6 +86,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_IMBALANCE:
 		p->imbalance = cli_double("--moe-imbalance", arg, 1, 64);
 		return 1;
+	case PAR_OPT_CAPACITY:
+		p->capacity_factor = cli_double("--capacity-factor", arg, 0.01,
+						64);
+		return 1;
 	case PAR_OPT_INTERLEAVE:
 		so->nv = cli_ints("--interleave", arg, so->v, SEARCH_MAX_V, 1,
 				  64, 0);
@@ -258,6 +262,7 @@ par_opts_apply_input(struct par_opts *p)
 	else
 		input_set_moe(0, 0, 0, 0);
 	input_set_attn(p->attn);
+	input_set_capacity(p->capacity_factor);
 }
 
 void
@@ -303,6 +308,10 @@ par_opts_usage(FILE *fp)
 		"      --moe-imbalance F    busiest GPU's expert tokens over the "
 		"balanced share\n"
 		"                           (default 1: dropless, balanced)\n"
+		"      --capacity-factor F  each expert's rows padded to F times "
+		"its balanced share\n"
+		"                           (default: the model's "
+		"capacity_factor)\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
 		"(default: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "

@@ -2,7 +2,7 @@
  * par_opts.h - the parallelism, precision and runtime options plan mode
  * and "pd2bw-plan capacity" share: --runtime, --precision, --fp8-recipe,
  * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
- * --expert-tensor-parallel, --moe-imbalance, --interleave,
+ * --expert-tensor-parallel, --moe-imbalance, --capacity-factor, --interleave,
  * --optimizer-sharding, --zero, --shard-group, --offload and --optimizer.  One parser
  * and one set of checks, so a value means the same in both and is refused
  * with the same message.
@@ -34,6 +34,7 @@ enum par_opt {
 	PAR_OPT_EP,
 	PAR_OPT_ETP,
 	PAR_OPT_IMBALANCE,
+	PAR_OPT_CAPACITY,
 	PAR_OPT_INTERLEAVE,
 	PAR_OPT_OPT_SHARDING,
 	PAR_OPT_ZERO,
@@ -54,6 +55,7 @@ enum par_opt {
 	{"expert-parallel", required_argument, NULL, PAR_OPT_EP},             \
 	{"expert-tensor-parallel", required_argument, NULL, PAR_OPT_ETP},     \
 	{"moe-imbalance", required_argument, NULL, PAR_OPT_IMBALANCE},        \
+	{"capacity-factor", required_argument, NULL, PAR_OPT_CAPACITY},       \
 	{"interleave", required_argument, NULL, PAR_OPT_INTERLEAVE},          \
 	{"optimizer-sharding", required_argument, NULL,                       \
 	 PAR_OPT_OPT_SHARDING},                                               \
@@ -77,6 +79,7 @@ struct par_opts {
 	int eps[PAR_MAX_DEG], nep; /* nep 0: not given (1 alone) */
 	int etp_one;             /* --expert-tensor-parallel 1 */
 	double imbalance;        /* --moe-imbalance, >= 1 */
+	double capacity_factor;  /* --capacity-factor; 0: the model's */
 	int have_zero;           /* stages named: the runtime must run them */
 	int zero_one;            /* the one stage given, or -1 */
 	int zero_many;           /* several stages (or "all", "both") */

@@ -138,6 +138,13 @@ struct plan {
 				   data x context-parallel ranks (1: none) */
 	int etp;                /* expert tensor parallelism, 1 or t (0 in
 				   plans that predate it: t) */
+	double moe_imbalance;   /* the busiest GPU's expert rows over the
+				   balanced share priced (0 in plans that
+				   predate it: 1) */
+	double capacity_factor; /* each expert's rows padded to this multiple
+				   of its share, the model's or
+				   --capacity-factor (0: none priced from
+				   the model) */
 	int sp;                 /* sequence parallelism (with t > 1) */
 	int v;                  /* interleaved virtual stages per GPU */
 	int zero;               /* ZeRO stage 0-3 (1: optimizer state sharded

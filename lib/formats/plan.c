@@ -285,6 +285,10 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "expert_parallel", p->e);
 	if (p->e > 1 && p->etp > 0 && p->etp != p->t)
 		yml_out_kint(&o, "expert_tensor_parallel", p->etp);
+	if (p->moe_imbalance > 1)
+		yml_out_kdbl(&o, "moe_imbalance", p->moe_imbalance);
+	if (p->capacity_factor > 0)
+		yml_out_kdbl(&o, "capacity_factor", p->capacity_factor);
 	yml_out_kint(&o, "interleave", p->v);
 	yml_out_kbool(&o, "optimizer_sharding", p->zero > 0);
 	if (p->zero > 1)
@@ -580,6 +584,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("context_parallel", 0, &p->c, 1, 4096),
 		YK_INT("expert_parallel", 0, &p->e, 1, 1 << 20),
 		YK_INT("expert_tensor_parallel", 0, &p->etp, 1, 4096),
+		YK_DBL("moe_imbalance", 0, &p->moe_imbalance, 1, 64),
+		YK_DBL("capacity_factor", 0, &p->capacity_factor, 0.01, 64),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &p->zero),
 		YK_INT("zero_stage", 0, &zs, 2, 3),

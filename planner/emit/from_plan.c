@@ -123,6 +123,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		    runtime_parse(&rt, p.runtime) == 0)
 			input_set_moe(rt.capacity_factor, rt.min_capacity,
 				      rt.dropless, rt.moe_dense_dispatch);
+		/* the model's or --capacity-factor's, as the plan priced */
+		input_set_capacity(p.capacity_factor);
 	}
 	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, 0,
 		       &is_model))
@@ -130,8 +132,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		/* the plan's context and expert parallelism (the load
-		 * imbalance is not kept: 1) */
+		/* the plan's context and expert parallelism, and what its
+		 * MoE layers were priced with */
 		struct input_par ip;
 		int cps[1], eps[1];
 
@@ -142,7 +144,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		ip.ncp = 1;
 		ip.eps = eps;
 		ip.nep = 1;
-		ip.imbalance = 1;
+		ip.imbalance = p.moe_imbalance > 1 ? p.moe_imbalance : 1;
 		ip.etp_one = p.etp == 1 && p.t > 1;
 		ip.strict = 1;
 		if (input_par_chains(&tc, p.profile, catalog_find(&cat, p.gpu),
