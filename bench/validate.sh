@@ -119,6 +119,16 @@ function add(s, x) { return s == "" ? x : s ";" x }
 # GPUs per node of a cluster preset: an NVL72 rack is one 72-GPU node
 function gpn(c) { return c ~ /nvl72/ ? 72 : 8 }
 function has_flag(f) { return index("," $33 ",", "," f ",") > 0 }
+# "offload:N" (the recipe'"'"'s cpu_offloading_num_layers) or "offload": the
+# offloaded blocks, "on" for every layer but the last, "" for none
+function offload_arg(   i, n, f) {
+	n = split($33, f, ",")
+	for (i = 1; i <= n; i++) {
+		if (f[i] == "offload") return "on"
+		if (f[i] ~ /^offload:[0-9]+$/) return substr(f[i], 9)
+	}
+	return ""
+}
 # The option spellings assumed for what pd2bw-plan lacks today (issue 12):
 # change them here when the options land under other names.
 function runtime_name(r) {
@@ -245,7 +255,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (cp > 1 && !has_cp) hard = add(hard, "cp=CP " cp)
 	if (ep > 1 && !has_ep && !has_flag("moe")) hard = add(hard, "ep=EP " ep)
 	if (fsdp != "off" && fsdp != "-" && !has_fsdp) hard = add(hard, "fsdp=FSDP " fsdp)
-	if (has_flag("offload") && !has_offload) hard = add(hard, "offload=CPU activation offload")
+	if (offload_arg() != "" && !has_offload) hard = add(hard, "offload=CPU activation offload")
 	if (cl == "-") hard = add(hard, "gpu=GPU " gpu)
 	if (has_flag("layout-unknown")) hard = add(hard, "layout=parallel layout not stated")
 	# an expert-parallel group is carved out of one stage'"'"'s dp x cp x tp
@@ -306,6 +316,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		" --placement replicas-in-node" \
 		(rcm != "" ? " --recompute-modules " rcm : "") \
 		(ev != "" ? " --recompute-every " ev : "") \
+		(offload_arg() != "" ? " --offload " offload_arg() : "") \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.

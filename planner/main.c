@@ -359,7 +359,9 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 			fprintf(stderr, " --zero %d", p->zero);
 		if (p->shard > 0)
 			fprintf(stderr, " --shard-group %d", p->shard);
-		if (p->offload)
+		if (p->offload && p->offload_blocks > 0)
+			fprintf(stderr, " --offload %d", p->offload_blocks);
+		else if (p->offload)
 			fprintf(stderr, " --offload on");
 		/* the runtime the search priced, not the schedule's default */
 		if (have_rt && p->runtime)
@@ -1051,6 +1053,8 @@ main(int argc, char **argv)
 	if (layout_spec)
 		plan.pipeline_layout = xstrdup(layout_spec);
 	plan.optimizer = co.optimizer;
+	if (plan.offload)
+		plan.offload_blocks = co.offload_blocks;
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);
 	plan.profile = xstrdup(input);
 	plan.profile_hash = xstrdup(plan_hash_file(input, hash) ? "" : hash);

@@ -127,7 +127,17 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		so->shard = (int)cli_long("--shard-group", arg, 1, INT_MAX);
 		return 1;
 	case PAR_OPT_OFFLOAD:
-		cli_names("--offload", arg, onoff_names, &p->offload_one);
+		/* a count: on, for the model's first N blocks (Megatron's
+		 * --cpu-offloading-num-layers N) */
+		if (arg[0] >= '0' && arg[0] <= '9') {
+			p->offload_blocks = (int)cli_long("--offload", arg, 1,
+							  1 << 20);
+			p->offload_one = 1;
+		} else {
+			cli_names("--offload", arg, onoff_names,
+				  &p->offload_one);
+			p->offload_blocks = 0;
+		}
 		if (p->offload_one < 0)
 			cli_usage_error("invalid --offload '%s'", arg);
 		so->offload_mask = p->offload_one == 2 ? 3u
@@ -289,6 +299,20 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
 	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
 	co->optimizer = p->optimizer;
+	co->offload_blocks = p->offload_blocks;
+	if (p->offload_blocks > 0) {
+		/* Megatron offloads fewer layers than the model has
+		 * (transformer_config.py:1884-1889 at d98e8a6) */
+		int i, nb = 0;
+
+		for (i = 0; i < prof->nlayers; i++)
+			if (prof->layers[i].kind == PROF_BLOCK)
+				nb += prof->layers[i].repeat;
+		if (p->offload_blocks >= nb)
+			cli_usage_error("--offload %d: the model has %d "
+					"transformer blocks; offload at most "
+					"%d", p->offload_blocks, nb, nb - 1);
+	}
 	if (co->optimizer == PLAN_MUON && !profile_ns(prof))
 		cli_usage_error("--optimizer muon needs the model's matrices: "
 				"plan a model, not a profile file");
@@ -325,7 +349,9 @@ par_opts_usage(FILE *fp)
 		"                           ranks, replicated across (default: "
 		"all ranks)\n"
 		"      --offload MODE       activation CPU offload: off, on or "
-		"both (default: off)\n"
+		"both (default: off),\n"
+		"                           or N: on, for the first N "
+		"transformer blocks\n"
 		"      --optimizer NAME     adam (default) or muon (Newton-Schulz "
 		"on the blocks'\n"
 		"                           matrices; Megatron-Core)\n",

@@ -85,6 +85,8 @@ struct par_opts {
 	int zero_many;           /* several stages (or "all", "both") */
 	int have_offload;
 	int offload_one;         /* 0 off, 1 on, 2 both; -1 not given */
+	int offload_blocks;      /* --offload N: the first N blocks' (0:
+				    every layer's but the last) */
 	int optimizer;           /* enum plan_optimizer (--optimizer) */
 };
 

@@ -34,6 +34,8 @@ struct chain {
 	 * count and the bytes of activation they reduce (see chain.c). */
 	double *pre_tpn, *pre_tpx;
 	int *kind;            /* [L] enum prof_kind */
+	int *block_no;        /* [L] index among the transformer blocks,
+				 from 0; -1 for other layers */
 	int tp;               /* the profile's tensor-parallel degree */
 	int cp;               /* its context-parallel degree (1: none) */
 	/* With cp > 1, per microbatch index and layer as fb: the K and V

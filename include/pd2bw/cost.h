@@ -46,6 +46,11 @@ struct cost_opts {
 	double host_gb_s;      /* GPU-host link per direction (PCIe, or
 				  NVLink-C2C on Grace systems), for
 				  activation offload; 0: none */
+	int offload_blocks;    /* activation offload moves the stashes of
+				  the model's first this many transformer
+				  blocks (Megatron's --cpu-offloading-num-
+				  layers); 0: of every layer of a stage
+				  but its last */
 	int sms;               /* the GPU's streaming multiprocessors, for
 				  what NCCL's kernels take from the compute
 				  beside them (cost_fsdp()); 0 leaves it
@@ -412,10 +417,11 @@ double cost_fsdp_layer(const struct chain *c, const struct cost_opts *o,
 
 /*
  * Activation offload of layers [a, e] per microbatch, the part compute
- * does not hide: every layer but the stage's last copies its stash to
- * host memory over o->host_gb_s during its forward and back during the
- * backward of the layer after it; each copy exposes what it takes
- * beyond that compute.
+ * does not hide: every layer but the stage's last (or, with
+ * o->offload_blocks, each of the model's first that many blocks) copies
+ * its stash to host memory over o->host_gb_s during its forward and back
+ * during the backward of the layer after it; each copy exposes what it
+ * takes beyond that compute.
  */
 double cost_offload(const struct chain *c, const struct cost_opts *o,
 		    const struct cost_cfg *g, int a, int e);
@@ -456,11 +462,13 @@ struct cost_mem {
 	double mdelta, medelta;
 	double context, frag;  /* the runtime's context, allocator margin */
 	int offload;
+	int off_blocks;        /* cost_opts offload_blocks */
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
 	double in_flight;      /* stashes kept (interleaving included) */
 	int n, last, any_full;
 	int64_t params, eparams, mparams;
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
+	double off_stash, off_big; /* the offloaded blocks': sum, most */
 	double gathered, big_gathered; /* cost_layer_gather(): sum, most */
 };
 
@@ -483,6 +491,14 @@ cost_layer_gather(const struct chain *c, int j, double gather, double blk,
 	return dense * blk + (own ? 0 : pe * gather);
 }
 
+/* Whether activation offload of the model's first n blocks (n > 0)
+ * moves layer j's stash. */
+static inline int
+cost_offloads_block(const struct chain *c, int n, int j)
+{
+	return c->block_no && c->block_no[j] >= 0 && c->block_no[j] < n;
+}
+
 /* The memory of a stage layer by layer, in part_solve()'s inner loop:
  * inlined whatever the compiler's size heuristics say (a call there
  * costs the 1024-GPU GPT-3 search 3% of its instructions). */
@@ -503,6 +519,7 @@ cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 	m->params = m->eparams = m->mparams = 0;
 	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
 	m->work = m->last_stash = 0;
+	m->off_stash = m->off_big = 0;
 	m->gathered = m->big_gathered = 0;
 }
 
@@ -545,6 +562,11 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 		m->last = j;
 		m->last_stash = st;
 	}
+	if (m->off_blocks > 0 && cost_offloads_block(c, m->off_blocks, j)) {
+		m->off_stash += st;
+		if (st > m->off_big)
+			m->off_big = st;
+	}
 }
 
 /*
@@ -560,8 +582,13 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	if (m->gather > 0)
 		window = (m->keep ? m->gathered : 2 * m->big_gathered) +
 			 m->big_params * m->grad;
-	/* offloaded: the last layer's stash and one in transit */
-	if (m->offload && m->n > 1)
+	/* offloaded: the last layer's stash and one in transit, or with
+	 * some blocks offloaded what the others hold and one in transit
+	 * (Transformer Engine's cpu_offload.py: (layers - offloaded) x a
+	 * layer's activations) */
+	if (m->offload && m->off_blocks > 0)
+		per_mb = m->per_mb - m->off_stash + m->off_big;
+	else if (m->offload && m->n > 1)
 		per_mb = m->last_stash + m->big_stash;
 	st->weight_bytes = (int64_t)(params * m->weight + window);
 	st->state_bytes = (int64_t)(params * m->state);

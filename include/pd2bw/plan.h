@@ -153,6 +153,9 @@ struct plan {
 	int shard;              /* HSDP: shard groups of this many replicas
 				   (0: all replicas, full sharding) */
 	int offload;            /* activations offloaded to host memory */
+	int offload_blocks;     /* ... of the model's first this many
+				   transformer blocks (0: of every layer
+				   but the stage's last) */
 	int place;              /* enum plan_place */
 	char *place_reason;
 	char *runtime;          /* what runs it: "NAME[:OPT,...]" (owned) */

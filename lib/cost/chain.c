@@ -41,7 +41,7 @@ static atomic_ulong chain_ids;
 int
 chain_build(struct chain *c, const struct profile *p)
 {
-	int i, j, k, r, L = 0, n;
+	int i, j, k, r, L = 0, n, nblk = 0;
 	size_t nk;
 
 	memset(c, 0, sizeof(*c));
@@ -94,6 +94,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->pre_tpx = xcalloc((size_t)p->nmb * PROF_RC_N * (L + 1),
 			     sizeof(double));
 	c->kind = xcalloc(L, sizeof(int));
+	c->block_no = xcalloc(L, sizeof(int));
 	c->tp = p->tp > 0 ? p->tp : 1;
 	c->names = xcalloc(L, sizeof(char *));
 	for (i = 0, j = 0; i < p->nlayers; i++) {
@@ -112,6 +113,7 @@ chain_build(struct chain *c, const struct profile *p)
 			c->params[j] = ly->params;
 			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
+			c->block_no[j] = ly->kind == PROF_BLOCK ? nblk++ : -1;
 			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
@@ -220,6 +222,7 @@ chain_release(struct chain *c)
 	free(c->pre_tpn);
 	free(c->pre_tpx);
 	free(c->kind);
+	free(c->block_no);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -524,10 +524,15 @@ cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 		return 0;
 	for (j = a; j < e; j++) {
 		int r0 = rc ? rc[j - a] : g->r, r1 = rc ? rc[j + 1 - a] : g->r;
-		double x = cost_xfer_ms(CHAIN_AT(c, c->stash[r0], g->k, j),
-					o->host_gb_s, 0);
-		double bwd = chain_time(c, g->k, r1, j + 1, j + 1) -
-			     CHAIN_AT(c, c->fwd, g->k, j + 1);
+		double x, bwd;
+
+		if (o->offload_blocks > 0 &&
+		    !cost_offloads_block(c, o->offload_blocks, j))
+			continue;
+		x = cost_xfer_ms(CHAIN_AT(c, c->stash[r0], g->k, j),
+				 o->host_gb_s, 0);
+		bwd = chain_time(c, g->k, r1, j + 1, j + 1) -
+		      CHAIN_AT(c, c->fwd, g->k, j + 1);
 
 		/* out during layer j's forward, back during layer j+1's
 		 * backward (and recomputation) */

@@ -219,6 +219,7 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 	m->context = rt->context_bytes;
 	m->frag = rt->frag;
 	m->offload = g->offload;
+	m->off_blocks = o->offload_blocks;
 }
 
 void

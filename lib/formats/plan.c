@@ -297,6 +297,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "shard_group", p->shard);
 	if (p->offload)
 		yml_out_kbool(&o, "activation_offload", p->offload);
+	if (p->offload && p->offload_blocks > 0)
+		yml_out_kint(&o, "offload_blocks", p->offload_blocks);
 	yml_out_kstr(&o, "placement", plan_place_names[p->place]);
 	yml_out_kstr(&o, "placement_reason", p->place_reason);
 	yml_out_end_map(&o);
@@ -591,6 +593,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("zero_stage", 0, &zs, 2, 3),
 		YK_INT("shard_group", 0, &p->shard, 1, HUGE_COUNT),
 		YK_BOOL("activation_offload", 0, &p->offload),
+		YK_INT("offload_blocks", 0, &p->offload_blocks, 1, 1 << 20),
 		YK_ENUM("placement", 1, &p->place, plan_place_names),
 		YK_STR("placement_reason", 1, &p->place_reason),
 	};

@@ -164,6 +164,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	co.cap_bytes = (double)p.gpu_mem_bytes - (double)p.reserve_bytes;
 	co.fp8_recipe = r8;
 	co.optimizer = p.optimizer;
+	co.offload_blocks = p.offload ? p.offload_blocks : 0;
 
 	memset(&ei, 0, sizeof(ei));
 	ei.p = &p;

@@ -556,11 +556,15 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				inst);
 	}
 	if (p->offload) {
-		/* every layer but the last (transformer_config.py:
-		 * 1884-1889); no pipeline, no recomputation (1891-1899) */
-		fprintf(fp, "# Activations offloaded to host memory, every "
-			    "layer but the last.\n");
-		arg_int(fp, "--cpu-offloading-num-layers", sh->nblocks - 1);
+		/* every layer but the last, or the plan's first blocks
+		 * (transformer_config.py:1884-1889); no pipeline, no
+		 * recomputation (1891-1899) */
+		fprintf(fp, "# Activations offloaded to host memory, %s.\n",
+			p->offload_blocks > 0 ? "the first blocks'"
+					      : "every layer but the last");
+		arg_int(fp, "--cpu-offloading-num-layers",
+			p->offload_blocks > 0 ? p->offload_blocks
+					      : sh->nblocks - 1);
 	}
 
 	if (overlap_args(fp, in, e)) {

@@ -61,6 +61,10 @@ class Plan:
         self.optimizer = c.get("optimizer", "adam")
         self.shard = c.get("shard_group", 0)
         self.offload = c.get("activation_offload", False)
+        # the blocks whose activations leave: the plan's first N, or
+        # every layer but the last (Megatron's --cpu-offloading-num-
+        # layers, under its limit of TC:1884)
+        self.offload_blocks = c.get("offload_blocks", 0)
         # written only when used (pd2bw(5))
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
@@ -231,6 +235,10 @@ def check_megatron(p, path):
                         or 1) == n // g, "HSDP groups differ")
     expect(bad, ("--cpu-offloading-num-layers" in a) == bool(p.offload),
            "activation offload differs")
+    if p.offload:
+        expect(bad, int(U.one(a, "--cpu-offloading-num-layers")) ==
+               (p.offload_blocks or sum(p.blocks) - 1),
+               "offloaded layers differ")
     mb = int(U.one(a, "--micro-batch-size"))
     gb = int(U.one(a, "--global-batch-size"))
     expect(bad, (mb, gb, gb // (mb * dp)) == (p.b, p.B, p.m),
@@ -500,6 +508,10 @@ def check_bridge(p, path):
                n // g, "HSDP instances")
     expect(bad, bool(mdl.get("cpu_offloading")) == bool(p.offload),
            "activation offload")
+    if p.offload:
+        expect(bad, mdl.get("cpu_offloading_num_layers") ==
+               (p.offload_blocks or sum(p.blocks) - 1),
+               "offloaded layers")
     per = [sum(chunks[(s, k)] for k in range(vpp)) for s in range(pp)]
     expect(bad, per == p.blocks, "blocks per stage %s vs %s"
            % (per, p.blocks))

@@ -260,6 +260,21 @@ test_memory(const struct chain *c)
 	g.offload = 1;
 	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
 	CHECK_INT_EQ(st.stash_bytes, 2000000000);
+	/* --offload N: the first N blocks' stashes leave, one of them in
+	 * transit stays: N 2 keeps block 2 and one (2e9), N 1 blocks 1
+	 * and 2 and one (3e9, no saving with equal layers) */
+	o.offload_blocks = 2;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.stash_bytes, 2000000000);
+	o.offload_blocks = 1;
+	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
+	CHECK_INT_EQ(st.stash_bytes, 3000000000);
+	/* on a stage of blocks 1-2 only block 1 of the model's first two
+	 * leaves: block 2 and block 1 in transit */
+	o.offload_blocks = 2;
+	cost_stage_mem(c, &o, &g, 0, 1, 2, NULL, &st);
+	CHECK_INT_EQ(st.stash_bytes, 2000000000);
+	o.offload_blocks = 0;
 }
 
 static void
@@ -281,6 +296,14 @@ test_offload(const struct chain *c)
 	 * (1 exposed) and 2 ms of backward (0), for layers 0 and 1 */
 	o.host_gb_s = 500;
 	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 2, 1e-9);
+	/* --offload 1: layer 0's copy alone (1 exposed) */
+	o.offload_blocks = 1;
+	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 1, 1e-9);
+	/* a stage of blocks 1-2 holds none of the model's first block */
+	CHECK_NEAR(cost_offload(c, &o, &g, 1, 2), 0, 0);
+	o.offload_blocks = 2;
+	CHECK_NEAR(cost_offload(c, &o, &g, 1, 2), 1, 1e-9);
+	o.offload_blocks = 0;
 	/* PCIe Gen4 at 32 GB/s: 31.25 ms a copy: 30.25 + 29.25, twice */
 	o.host_gb_s = 32;
 	CHECK_NEAR(cost_offload(c, &o, &g, 0, 2), 2 * (30.25 + 29.25), 1e-9);

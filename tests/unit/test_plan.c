@@ -1949,6 +1949,7 @@ test_plan_roundtrip(void)
 		a.offload = 1;
 		a.moe_imbalance = 1.25;
 		a.capacity_factor = 1.5;
+		a.offload_blocks = 2;
 		a.stages[0].fsdp_ms = 1.5;
 		a.stages[0].offload_ms = 0.25;
 		a.terms.fsdp_ms = 3;
@@ -1959,11 +1960,13 @@ test_plan_roundtrip(void)
 		      strstr(x, "  activation_offload: true\n") &&
 		      strstr(x, "fsdp_ms: 1.5") && strstr(x, "fsdp: 3") &&
 		      strstr(x, "  moe_imbalance: 1.25\n") &&
-		      strstr(x, "  capacity_factor: 1.5\n"));
+		      strstr(x, "  capacity_factor: 1.5\n") &&
+		      strstr(x, "  offload_blocks: 2\n"));
 		free(x);
 		CHECK_INT_EQ(plan_load(&b, f2), 0);
 		CHECK_NEAR(b.moe_imbalance, 1.25, 0);
 		CHECK_NEAR(b.capacity_factor, 1.5, 0);
+		CHECK_INT_EQ(b.offload_blocks, 2);
 		CHECK_INT_EQ(b.zero, 3);
 		CHECK_INT_EQ(b.shard, 1);
 		CHECK_INT_EQ(b.offload, 1);
@@ -1974,6 +1977,7 @@ test_plan_roundtrip(void)
 		a.shard = sh;
 		a.offload = off;
 		a.moe_imbalance = a.capacity_factor = 0;
+		a.offload_blocks = 0;
 		a.w = w;
 	}
 
