@@ -121,6 +121,24 @@ struct time_table {
 };
 
 /*
+ * What exact_fits() said of a chain's partitions into a candidate's
+ * stages (key: its chain, microbatch, d, m, v, schedule and
+ * recomputation, the rest 0): whether any has a floor below a bound
+ * grows with the bound, so no, the largest bound it said no to (NAN:
+ * none), and yes, the least it said yes to (NAN: none), answer every
+ * bound outside (no, yes).
+ */
+struct lbfit_entry {
+	struct cand key; /* used: key.m > 0 */
+	double no, yes;
+};
+
+struct lbfit_table {
+	struct lbfit_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
+/*
  * What refine_rest() found of a candidate under a placement on the grid
  * seg says (place_segment()): GLPK's refined time t (its closed form,
  * which does not depend on the bound), else lo, the largest bound under
@@ -224,6 +242,9 @@ struct search_memo {
 	 * synchronisation, or lo a cut it is above; lp the placement plus
 	 * 2 without the memory cap */
 	struct time_table busy;
+	/* exact_fits()'s verdicts, which read the chains alone (on the
+	 * caller's thread) */
+	struct lbfit_table lbfits;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
 	/* max_layers() of the chains enumerated (by chain id), on the
@@ -608,6 +629,7 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->busy.cap; j++)
 		free(m->busy.e[j].v);
 	free(m->busy.e);
+	free(m->lbfits.e);
 	free(m->refined.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
@@ -3161,6 +3183,8 @@ struct lb_entry {
 struct lb_memo {
 	struct lb_entry *e;
 	size_t n, cap; /* cap a power of two */
+	/* exact_fits()'s verdicts: the memo's, else own's */
+	struct lbfit_table *fits, own;
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
 	struct lb_entry *last; /* exact_lb()'s */
 };
@@ -3222,26 +3246,66 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 					      e->sync));
 }
 
+/* The verdicts in t of cd's chain, microbatch and shape under
+ * recomputation r (cd->m > 0). */
+static struct lbfit_entry *
+lbfit_find(struct lbfit_table *t, const struct cand *cd, int r)
+{
+	struct lbfit_entry *e;
+	struct cand k;
+	int fresh;
+
+	memset(&k, 0, sizeof(k));
+	k.ti = cd->ti;
+	k.k = cd->k;
+	k.d = cd->d;
+	k.m = cd->m;
+	k.v = cd->v;
+	k.sched = cd->sched;
+	k.r = (signed char)r;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh)
+		e->no = e->yes = NAN;
+	return e;
+}
+
 /*
  * Whether any partition of cd's (not interleaved) could have a floor
  * below bound (cost_simulate_lb_fits()), its stages computing as its
- * chain says under recomputation r.
+ * chain says under recomputation r; from mm's verdicts when they tell
+ * (a type's sizes ask the same of its chains under other bounds).
  */
 static int
-exact_fits(struct ctx *x, const struct cand *cd, int r, double bound)
+exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
+	   double bound)
 {
 	const struct chain *c = x->sc[cd->ti].c;
+	struct lbfit_entry *e = NULL;
 	struct cost_cfg g;
+	int ok;
 
+	if (cd->m > 0) {
+		e = lbfit_find(mm->fits, cd, r);
+		if (bound <= e->no)
+			return 0;
+		if (bound >= e->yes)
+			return 1;
+	}
 	memset(&g, 0, sizeof(g));
 	g.sched = cd->sched;
 	g.d = cd->d;
 	g.m = cd->m;
 	g.v = cd->v;
-	return cost_simulate_lb_fits(&g, c->pre_t + ((size_t)cd->k *
-						      PROF_RC_N + r) *
-							     (c->L + 1),
-				     c->L, bound);
+	ok = cost_simulate_lb_fits(&g, c->pre_t + ((size_t)cd->k *
+						    PROF_RC_N + r) *
+							   (c->L + 1),
+				   c->L, bound);
+	if (e && ok)
+		e->yes = bound;
+	else if (e)
+		e->no = bound;
+	return ok;
 }
 
 /*
@@ -3362,10 +3426,10 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
 
 	cn.r = PROF_RC_NONE;
-	if (*uni && !ev && !exact_fits(x, cd, cd->r, bound))
+	if (*uni && !ev && !exact_fits(x, mm, cd, cd->r, bound))
 		*uni = 0;
 	if ((*ref || (*uni && ev)) &&
-	    !exact_fits(x, cd, PROF_RC_NONE, bound)) {
+	    !exact_fits(x, mm, cd, PROF_RC_NONE, bound)) {
 		*uni = *ref = 0;
 		return;
 	}
@@ -3450,6 +3514,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
 	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
+	mm.fits = so->memo ? &so->memo->lbfits : &mm.own;
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3509,6 +3574,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 				  &lv.bound, 1);
 	}
 	free(mm.e);
+	free(mm.own.e);
 	free(mm.pre);
 	free(ord);
 	free(nst);
