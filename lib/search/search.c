@@ -3086,8 +3086,9 @@ exact_floor_none(struct ctx *x, const struct cand *cd, int place,
  * under bound: then 0, and x->st left part refined.  As in
  * apply_lp_under(), a stage refined adds recomputation to the stage
  * without it, and the floor grows with each stage's time: with the
- * stages not refined yet taken without recomputation (nst, room for d;
- * ord room for d indices), the floor so far is one of the refinement's.
+ * stages not refined yet taken without recomputation (nst, room for d,
+ * holds them from exact_floor_none(); ord room for d indices), the
+ * floor so far is one of the refinement's.
  * The stages most over the memory cap go first.  Under activation
  * offload, where recomputing shortens the transfers, every stage is
  * refined before the floor is asked.  1 when all are refined and their
@@ -3102,8 +3103,6 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 	double t0 = now_ms();
 	int i, j, s, st_lp, ok = 1;
 
-	if (!cr->offload)
-		exact_floor_none(x, cr, place, nst);
 	for (s = 0; s < cr->d; s++) {
 		if (cr->offload)
 			nst[s] = x->st[s];
@@ -3462,6 +3461,32 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 }
 
 /*
+ * x->st, x->first and the links of place in x->links: cd's stages under
+ * place, whose solve_best() (with keep_best) just found it its best, as
+ * solve() gives them: the copy solve_best() kept (the unbounded solve's,
+ * whose partition the part table then holds for solve()), else solved.
+ * Not under --recompute-every, whose stages leave x->rc to keep_sim().
+ */
+static void
+best_stages(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	    int place)
+{
+	struct plan_terms terms;
+	struct cost_cfg g;
+	int s;
+
+	if (!x->kept) {
+		solve(x, o, cd, place, INFINITY, &terms);
+		return;
+	}
+	memcpy(x->st, x->best_st, (size_t)cd->d * sizeof(*x->st));
+	for (s = 0; s < cd->d; s++)
+		x->first[s] = x->st[s].first;
+	cfg_of(x, cd, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+}
+
+/*
  * Make the best alternative the best simulated time of all candidates,
  * as simulating every one of them would find it (tests/unit/
  * test_search_lp.c): the closed form the search ranks by charges the
@@ -3494,7 +3519,6 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 {
 	struct lp_visit lv;
 	struct lb_memo mm = {0};
-	struct plan_terms terms;
 	struct plan_stage *nst;
 	long i, dummy;
 	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
@@ -3518,7 +3542,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
-		double fu, fr;
+		double fu, fr, t;
 		int place, refine, uni, ref;
 
 		cd.lb = 0;
@@ -3538,7 +3562,10 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (!uni && !ref)
 			continue;
 		x->stats->exact++;
-		if (!isfinite(solve_best(x, o, so, &cd, INFINITY, &place)))
+		x->keep_best = !ev;
+		t = solve_best(x, o, so, &cd, INFINITY, &place);
+		x->keep_best = 0;
+		if (!isfinite(t))
 			continue;
 		/* what its floors were on these links, in an earlier
 		 * search of the memo (capacity's sizes) */
@@ -3550,7 +3577,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		ref = ref && !(fr >= lv.bound);
 		if (!uni && !ref)
 			continue;
-		solve(x, o, &cd, place, INFINITY, &terms);
+		best_stages(x, o, &cd, place);
 		if (uni) {
 			cfg_of(x, &cd, place, &g);
 			fu = cost_simulate_floor(x->st, &g);
@@ -3562,9 +3589,12 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		}
 		if (!ref)
 			continue;
+		/* nst: the stages without recomputation, for exact_lp() */
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
+		} else if (fr < lv.bound) {
+			exact_floor_none(x, &cd, place, nst);
 		}
 		if (!(fr < lv.bound))
 			continue;
