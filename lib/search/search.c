@@ -3184,6 +3184,7 @@ struct lb_memo {
 	size_t n, cap; /* cap a power of two */
 	/* exact_fits()'s verdicts: the memo's, else own's */
 	struct lbfit_table *fits, own;
+	double *phi, *fix, *per; /* exact_fits_rc()'s, L + 1, L + 1, L */
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
 	struct lb_entry *last; /* exact_lb()'s */
 };
@@ -3246,15 +3247,21 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 }
 
 /* The verdicts in t of cd's chain, microbatch and shape under
- * recomputation r (cd->m > 0). */
+ * recomputation r (cd->m > 0); with weights set, of its width, ZeRO
+ * stage and shard group too (what its weights' bytes read). */
 static struct lbfit_entry *
-lbfit_find(struct lbfit_table *t, const struct cand *cd, int r)
+lbfit_find(struct lbfit_table *t, const struct cand *cd, int r, int weights)
 {
 	struct lbfit_entry *e;
 	struct cand k;
 	int fresh;
 
 	memset(&k, 0, sizeof(k));
+	if (weights) {
+		k.w = cd->w;
+		k.zero = cd->zero;
+		k.shard = cd->shard;
+	}
 	k.ti = cd->ti;
 	k.k = cd->k;
 	k.d = cd->d;
@@ -3285,7 +3292,7 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 	int ok;
 
 	if (cd->m > 0) {
-		e = lbfit_find(mm->fits, cd, r);
+		e = lbfit_find(mm->fits, cd, r, 0);
 		if (bound <= e->no)
 			return 0;
 		if (bound >= e->yes)
@@ -3300,6 +3307,68 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 						    PROF_RC_N + r) *
 							   (c->L + 1),
 				   c->L, bound);
+	if (e && ok)
+		e->yes = bound;
+	else if (e)
+		e->no = bound;
+	return ok;
+}
+
+/*
+ * Whether partition p of cd's chain under placement place could have a
+ * floor below bound once GLPK's refinement adds its recomputation:
+ * cost_simulate_lb_fits_rc() of the compute without recomputation and
+ * lp_rc_lb()'s bound of what the refinement adds, at each of the
+ * multipliers where a layer's cheapest option changes (each a bound of
+ * its own; without any, that of no recomputation).
+ */
+static int
+exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+		 int place, double bound)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
+					PROF_RC_NONE) *
+					       (c->L + 1);
+	struct cost_rc_lb rl = {mm->phi, mm->fix, mm->per, 0};
+	struct cost_cfg g;
+	double mu[6];
+	int i, n = lp_rc_multipliers(c, cd->k, x->so->rc_mask, mu, 6);
+
+	cfg_of(x, cd, place, &g);
+	for (i = 0; i < n; i++) {
+		if (lp_rc_lb(c, x->o, &g, x->so->rc_mask, mu[i], mm->phi,
+			     mm->fix, mm->per, &rl.room))
+			return 1;
+		if (!cost_simulate_lb_fits_rc(&g, pre, c->L, bound, &rl))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * exact_fits_rc_at() under some placement the search tries, from mm's
+ * verdicts when they tell.  Not under activation offload, which the
+ * refinement's memory row does not follow.
+ */
+static int
+exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+	      double bound)
+{
+	struct lbfit_entry *e = NULL;
+	int pl, ok = 0;
+
+	if (cd->offload || cd->v > 1)
+		return 1;
+	if (cd->m > 0) {
+		e = lbfit_find(mm->fits, cd, PROF_RC_N, 1);
+		if (bound <= e->no)
+			return 0;
+		if (bound >= e->yes)
+			return 1;
+	}
+	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++)
+		ok = exact_fits_rc_at(x, mm, cd, pl, bound);
 	if (e && ok)
 		e->yes = bound;
 	else if (e)
@@ -3446,6 +3515,9 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		*uni = *ref = 0;
 		return;
 	}
+	/* the refinement's with what it must recompute to fit */
+	if (*ref && !exact_fits_rc(x, mm, cd, bound))
+		*ref = 0;
 	if (!*uni && !*ref)
 		return;
 	cfg_of(x, cd, place, &g);
@@ -3539,6 +3611,9 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
 	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
 	mm.fits = so->memo ? &so->memo->lbfits : &mm.own;
+	mm.phi = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.phi));
+	mm.fix = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.fix));
+	mm.per = xcalloc((size_t)sc[0].c->L, sizeof(*mm.per));
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3606,6 +3681,9 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	free(mm.e);
 	free(mm.own.e);
 	free(mm.pre);
+	free(mm.phi);
+	free(mm.fix);
+	free(mm.per);
 	free(ord);
 	free(nst);
 	free(lv.c);
