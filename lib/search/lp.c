@@ -128,6 +128,16 @@ glpk_failed(void *info)
 	longjmp(*(jmp_buf *)info, 1);
 }
 
+/* GLPK's output, its error messages included (which turn its terminal
+ * output back on), goes nowhere: the caller reports a failure. */
+static int
+glpk_quiet(void *info, const char *s)
+{
+	(void)info;
+	(void)s;
+	return 1;
+}
+
 /* setup() and solve() stay out of lp_stage(), whose setjmp would
  * otherwise see their variables (gcc's -Wclobbered). */
 #if defined(__GNUC__)
@@ -351,6 +361,7 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		pd2bw_error("GLPK failed (out of memory?): stage %d left "
 			    "without a per-layer choice", s);
 	} else {
+		glp_term_hook(glpk_quiet, NULL);
 		glp_error_hook(glpk_failed, &fail);
 		ret = solve(&in, rc, extra);
 		glp_error_hook(NULL, NULL);
