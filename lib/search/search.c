@@ -2864,6 +2864,34 @@ keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
 }
 
 /*
+ * exact_lb()'s parts that read the links, by what they depend on (the
+ * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
+ * whatever m, recomputation and offload: the key holds those, m 1), in
+ * slot_find()'s table, for one exact_rest().
+ */
+struct lb_entry {
+	struct cand key;
+	double extra, sync, fwd, tpx, tpn;
+};
+
+struct lb_memo {
+	struct lb_entry *e;
+	size_t n, cap; /* cap a power of two */
+	/* exact_fits()'s verdicts: the memo's, else own's */
+	struct lbfit_table *fits, own;
+	double *phi, *fix, *per; /* exact_fits_rc()'s, L + 1, L + 1, L */
+	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	struct lb_entry *last; /* exact_lb()'s */
+};
+
+/* exact_rest()'s bounds (below), which refine_rest() asks too */
+static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+			 int L);
+static void lb_memo_release(struct lb_memo *mm);
+static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
+			 const struct cand *cd, double bound);
+
+/*
  * GLPK's refinement of every candidate that recomputes and could beat
  * the best alternative (simulated), not only of the lp_k best the
  * closed form kept: a configuration that fits only by recomputing, whose
@@ -2896,6 +2924,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	    struct sims *sims)
 {
 	struct lp_visit lv;
+	struct lb_memo mm;
 	struct cand ln = {0}; /* the last uncapped r = none solve's */
 	double tn = INFINITY; /* its time */
 	struct plan_terms terms;
@@ -2918,6 +2947,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
+	lb_memo_init(&mm, so, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -2934,6 +2964,17 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		}
 		if (!left)
 			continue;
+		/* no partition's floor with what GLPK's refinement must
+		 * recompute comes under the bound: under 2bw its closed
+		 * form, m times its slowest stage, is no lower */
+		if (cd.sched == PLAN_2BW &&
+		    !exact_fits_rc(x, &mm, &cd, lv.bound)) {
+			for (pl = p0; pl <= p1; pl++)
+				if (!out[pl - p0])
+					refined_keep(x, &cd, pl, INFINITY,
+						     lv.bound);
+			continue;
+		}
 		cn.r = PROF_RC_NONE;
 		cn.lb = 0;
 		/* selective and full share it (and their lower bound:
@@ -2976,6 +3017,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = ts;
 		}
 	}
+	lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);
@@ -3168,26 +3210,29 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
-/*
- * exact_lb()'s parts that read the links, by what they depend on (the
- * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
- * whatever m, recomputation and offload: the key holds those, m 1), in
- * slot_find()'s table, for one exact_rest().
- */
-struct lb_entry {
-	struct cand key;
-	double extra, sync, fwd, tpx, tpn;
-};
+/* mm for chains of L layers under so (its verdicts in so's memo when it
+ * has one). */
+static void
+lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int L)
+{
+	memset(mm, 0, sizeof(*mm));
+	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
+	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
+	mm->phi = xcalloc((size_t)L + 1, sizeof(*mm->phi));
+	mm->fix = xcalloc((size_t)L + 1, sizeof(*mm->fix));
+	mm->per = xcalloc((size_t)L, sizeof(*mm->per));
+}
 
-struct lb_memo {
-	struct lb_entry *e;
-	size_t n, cap; /* cap a power of two */
-	/* exact_fits()'s verdicts: the memo's, else own's */
-	struct lbfit_table *fits, own;
-	double *phi, *fix, *per; /* exact_fits_rc()'s, L + 1, L + 1, L */
-	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
-	struct lb_entry *last; /* exact_lb()'s */
-};
+static void
+lb_memo_release(struct lb_memo *mm)
+{
+	free(mm->e);
+	free(mm->own.e);
+	free(mm->pre);
+	free(mm->phi);
+	free(mm->fix);
+	free(mm->per);
+}
 
 /* The entry of cd (*fresh 1: new, its figures for the caller). */
 static struct lb_entry *
@@ -3590,7 +3635,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	   const struct sims *sims)
 {
 	struct lp_visit lv;
-	struct lb_memo mm = {0};
+	struct lb_memo mm;
 	struct plan_stage *nst;
 	long i, dummy;
 	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
@@ -3609,11 +3654,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
-	mm.fits = so->memo ? &so->memo->lbfits : &mm.own;
-	mm.phi = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.phi));
-	mm.fix = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.fix));
-	mm.per = xcalloc((size_t)sc[0].c->L, sizeof(*mm.per));
+	lb_memo_init(&mm, so, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3678,12 +3719,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
-	free(mm.e);
-	free(mm.own.e);
-	free(mm.pre);
-	free(mm.phi);
-	free(mm.fix);
-	free(mm.per);
+	lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);
