@@ -836,17 +836,18 @@ int cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 
 /*
  * What recomputing adds to a stage's compute at least, in prefix sums:
- * for layers a..e at stage s, with left = room - (fix[e + 1] - fix[a]),
- * max(0, phi[e + 1] - phi[a] - per[s] max(left, 0)), or INFINITY when
- * left < -1e-6 |room| (the stage cannot fit).  It grows as the stage takes a layer on
- * either end (phi and fix non-decreasing) and shrinks with s (per
- * non-negative, non-decreasing in s); lp_rc_lb() fills it for the
- * choices lp_stage() makes.
+ * for layers a..e at stage s, with left = room - pb (params[e + 1] -
+ * params[a]), max(0, phi[e + 1] - phi[a] - per[s] max(left, 0)), or
+ * INFINITY when left < -1e-6 |room| (the stage cannot fit).  It grows as
+ * the stage takes a layer on either end (phi and params non-decreasing,
+ * pb >= 0) and shrinks with s (per non-negative, non-decreasing in s);
+ * lp_rc_phi() and lp_rc_row() fill it for the choices lp_stage() makes.
  */
 struct cost_rc_lb {
-	const double *phi, *fix; /* [L + 1] */
-	const double *per;       /* [d] */
-	double room;
+	const double *phi;      /* [L + 1] */
+	const int64_t *params;  /* [L + 1]: the chain's pre_params */
+	const double *per;      /* [d] */
+	double pb, room;
 };
 
 /*

@@ -528,7 +528,7 @@ rc_lb_of(const struct cost_rc_lb *rl, int s, int a, int e)
 
 	if (!rl)
 		return 0;
-	left = rl->room - (rl->fix[e + 1] - rl->fix[a]);
+	left = rl->room - rl->pb * (double)(rl->params[e + 1] - rl->params[a]);
 	if (left < -1e-6 * fabs(rl->room))
 		return INFINITY;
 	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * fmax(left, 0);

@@ -371,42 +371,51 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 }
 
 int
-lp_rc_lb(const struct chain *c, const struct cost_opts *o,
-	 const struct cost_cfg *g, unsigned rc_mask, double mu,
-	 double *phi, double *fix, double *per, double *room)
+lp_rc_phi(const struct chain *c, int k, unsigned rc_mask, double mu,
+	  double *phi)
 {
-	double pb = cost_param_bytes(o, g);
-	int j, r, s;
+	int j, r;
 
-	if (c->pre_mparams && c->pre_mparams[c->L] > 0 &&
-	    cost_muon_delta(o, g) != 0)
-		return -1;
-	phi[0] = fix[0] = 0;
+	phi[0] = 0;
 	for (j = 0; j < c->L; j++) {
 		double least = INFINITY;
 
 		for (r = 0; r < PROF_RC_N; r++) {
-			double x = CHAIN_AT(c, c->rc[r], g->k, j) -
-				   CHAIN_AT(c, c->rc[PROF_RC_NONE], g->k, j);
+			double x = CHAIN_AT(c, c->rc[r], k, j) -
+				   CHAIN_AT(c, c->rc[PROF_RC_NONE], k, j);
 
 			if (!(rc_mask & (1u << r)))
 				continue;
 			if (x < 0)
 				return -1;
-			x += mu * CHAIN_AT(c, c->stash[r], g->k, j);
+			x += mu * CHAIN_AT(c, c->stash[r], k, j);
 			if (x < least)
 				least = x;
 		}
 		if (!isfinite(least))
 			return -1;
-		/* a hair under: the sums' rounding, GLPK's tolerances */
 		phi[j + 1] = phi[j] + least * (1 - 1e-6);
-		fix[j + 1] = fix[j] + (double)c->params[j] * pb;
 	}
+	return 0;
+}
+
+int
+lp_rc_row(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, double mu, struct cost_rc_lb *rl,
+	  double *per)
+{
+	int s;
+
+	if (c->pre_mparams && c->pre_mparams[c->L] > 0 &&
+	    cost_muon_delta(o, g) != 0)
+		return -1;
 	for (s = 0; s < g->d; s++)
 		per[s] = mu / (cost_in_flight(g, s) *
 			       cost_interleave_factor(g) * margin(o, g));
-	*room = o->cap_bytes - cost_cfg_runtime(o, g)->context_bytes;
+	rl->per = per;
+	rl->params = c->pre_params;
+	rl->pb = cost_param_bytes(o, g);
+	rl->room = o->cap_bytes - cost_cfg_runtime(o, g)->context_bytes;
 	return 0;
 }
 

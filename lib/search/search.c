@@ -2879,15 +2879,24 @@ struct lb_memo {
 	size_t n, cap; /* cap a power of two */
 	/* exact_fits()'s verdicts: the memo's, else own's */
 	struct lbfit_table *fits, own;
-	double *phi, *fix, *per; /* exact_fits_rc()'s, L + 1, L + 1, L */
+	/* exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain
+	 * and microbatch (rcp[ti], NULL until asked; phi NULL: not yet),
+	 * and its lp_rc_row()'s per, L */
+	struct rc_phi {
+		int n;
+		double mu[6], *phi; /* n (L + 1) */
+	} **rcp;
+	int nsc;
+	double *per;
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
 /* exact_rest()'s bounds (below), which refine_rest() asks too */
 static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
-			 int L);
-static void lb_memo_release(struct lb_memo *mm);
+			 int nsc, int L);
+static void lb_memo_release(struct lb_memo *mm,
+			    const struct search_chain *sc);
 static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
 			 const struct cand *cd, double bound);
 
@@ -2947,7 +2956,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
-	lb_memo_init(&mm, so, L);
+	lb_memo_init(&mm, so, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -3017,7 +3026,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = ts;
 		}
 	}
-	lb_memo_release(&mm);
+	lb_memo_release(&mm, sc);
 	free(ord);
 	free(nst);
 	free(lv.c);
@@ -3210,27 +3219,34 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
-/* mm for chains of L layers under so (its verdicts in so's memo when it
- * has one). */
+/* mm for nsc chains of L layers under so (its verdicts in so's memo
+ * when it has one). */
 static void
-lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int L)
+lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int nsc,
+	     int L)
 {
 	memset(mm, 0, sizeof(*mm));
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
-	mm->phi = xcalloc((size_t)L + 1, sizeof(*mm->phi));
-	mm->fix = xcalloc((size_t)L + 1, sizeof(*mm->fix));
+	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
+	mm->nsc = nsc;
 	mm->per = xcalloc((size_t)L, sizeof(*mm->per));
 }
 
 static void
-lb_memo_release(struct lb_memo *mm)
+lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
 {
+	int i, k;
+
+	for (i = 0; i < mm->nsc; i++)
+		for (k = 0; mm->rcp[i] && k < sc[i].c->nmb; k++)
+			free(mm->rcp[i][k].phi);
+	for (i = 0; i < mm->nsc; i++)
+		free(mm->rcp[i]);
+	free(mm->rcp);
 	free(mm->e);
 	free(mm->own.e);
 	free(mm->pre);
-	free(mm->phi);
-	free(mm->fix);
 	free(mm->per);
 }
 
@@ -3359,13 +3375,37 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 	return ok;
 }
 
+/* mm's multipliers and lp_rc_phi() at each for cd's chain and
+ * microbatch (none when a layer's option costs less than none). */
+static const struct rc_phi *
+rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	struct rc_phi *e;
+	int i;
+
+	if (!mm->rcp[cd->ti])
+		mm->rcp[cd->ti] = xcalloc((size_t)c->nmb, sizeof(*e));
+	e = &mm->rcp[cd->ti][cd->k];
+	if (e->phi)
+		return e;
+	e->n = lp_rc_multipliers(c, cd->k, x->so->rc_mask, e->mu, 6);
+	e->phi = xcalloc((size_t)e->n * (c->L + 1) + 1, sizeof(*e->phi));
+	for (i = 0; i < e->n; i++)
+		if (lp_rc_phi(c, cd->k, x->so->rc_mask, e->mu[i],
+			      e->phi + (size_t)i * (c->L + 1)))
+			e->n = 0;
+	return e;
+}
+
 /*
- * Whether partition p of cd's chain under placement place could have a
+ * Whether a partition of cd's chain under placement place could have a
  * floor below bound once GLPK's refinement adds its recomputation:
  * cost_simulate_lb_fits_rc() of the compute without recomputation and
- * lp_rc_lb()'s bound of what the refinement adds, at each of the
- * multipliers where a layer's cheapest option changes (each a bound of
- * its own; without any, that of no recomputation).
+ * the Lagrangian bound of what the refinement adds (lp_rc_phi(),
+ * lp_rc_row()), at each of the multipliers where a layer's cheapest
+ * option changes (each a bound of its own; without any, that of no
+ * recomputation).
  */
 static int
 exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
@@ -3375,16 +3415,16 @@ exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
 					PROF_RC_NONE) *
 					       (c->L + 1);
-	struct cost_rc_lb rl = {mm->phi, mm->fix, mm->per, 0};
+	const struct rc_phi *e = rc_phi_of(x, mm, cd);
+	struct cost_rc_lb rl;
 	struct cost_cfg g;
-	double mu[6];
-	int i, n = lp_rc_multipliers(c, cd->k, x->so->rc_mask, mu, 6);
+	int i;
 
 	cfg_of(x, cd, place, &g);
-	for (i = 0; i < n; i++) {
-		if (lp_rc_lb(c, x->o, &g, x->so->rc_mask, mu[i], mm->phi,
-			     mm->fix, mm->per, &rl.room))
+	for (i = 0; i < e->n; i++) {
+		if (lp_rc_row(c, x->o, &g, e->mu[i], &rl, mm->per))
 			return 1;
+		rl.phi = e->phi + (size_t)i * (c->L + 1);
 		if (!cost_simulate_lb_fits_rc(&g, pre, c->L, bound, &rl))
 			return 0;
 	}
@@ -3401,6 +3441,8 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	      double bound)
 {
 	struct lbfit_entry *e = NULL;
+	struct cost_cfg g;
+	double pb = 0;
 	int pl, ok = 0;
 
 	if (cd->offload || cd->v > 1)
@@ -3412,8 +3454,14 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 		if (bound >= e->yes)
 			return 1;
 	}
-	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++)
+	/* the bound reads the placement only through the weights' bytes */
+	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++) {
+		cfg_of(x, cd, pl, &g);
+		if (pl > place_lo(x->so) && cost_param_bytes(x->o, &g) == pb)
+			continue;
+		pb = cost_param_bytes(x->o, &g);
 		ok = exact_fits_rc_at(x, mm, cd, pl, bound);
+	}
 	if (e && ok)
 		e->yes = bound;
 	else if (e)
@@ -3654,7 +3702,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	lb_memo_init(&mm, so, sc[0].c->L);
+	lb_memo_init(&mm, so, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -3719,7 +3767,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
-	lb_memo_release(&mm);
+	lb_memo_release(&mm, sc);
 	free(ord);
 	free(nst);
 	free(lv.c);

@@ -1,6 +1,6 @@
 /*
  * test_lp.c - GLPK's per-layer recomputation choice against brute force
- * over every combination on small random stages, and lp_rc_lb()'s bound
+ * over every combination on small random stages, and the Lagrangian bound
  * of what it adds against what it adds to the best partition's floor.
  */
 #include <math.h>
@@ -192,9 +192,9 @@ best_floor(const struct chain *c, const struct cost_opts *o,
 }
 
 /*
- * cost_simulate_lb_fits_rc() with lp_rc_lb()'s bound, at every
- * multiplier lp_rc_multipliers() gives and at 0, finds a partition
- * under the least floor of GLPK's refinements of every partition and a
+ * cost_simulate_lb_fits_rc() with lp_rc_phi() and lp_rc_row()'s bound,
+ * at every multiplier lp_rc_multipliers() gives and at 0, finds a
+ * partition under the least floor of GLPK's refinements of every partition and a
  * hair (random layers, caps, 1 to 3 stages of 2bw); and the bound is
  * close (under 97% of that floor no partition) for many, among them
  * the stages of identical layers whose memory needs exactly k of them
@@ -222,8 +222,8 @@ test_rc_lb(void)
 		int tight = trial % 3 == 0;
 		struct lp_opts lo = {tight ? 3 : 7, 0, 10000};
 		int L = 1 + (int)(urand() * 6), i, nmu, ok = 1, near = 0;
-		double mu[7], phi[8], fix[8], per[3], f;
-		struct cost_rc_lb rl = {phi, fix, per, 0};
+		double mu[7], phi[8], per[3], f;
+		struct cost_rc_lb rl;
 		const double *pre;
 
 		g.d = tight ? 1 : 1 + trial % 3;
@@ -260,9 +260,10 @@ test_rc_lb(void)
 		nmu = lp_rc_multipliers(&c, 0, lo.rc_mask, mu, 6);
 		mu[nmu++] = 0;
 		for (i = 0; isfinite(f) && i < nmu; i++) {
-			if (lp_rc_lb(&c, &o, &g, lo.rc_mask, mu[i], phi, fix,
-				     per, &rl.room))
+			if (lp_rc_phi(&c, 0, lo.rc_mask, mu[i], phi) ||
+			    lp_rc_row(&c, &o, &g, mu[i], &rl, per))
 				continue;
+			rl.phi = phi;
 			ok = ok && cost_simulate_lb_fits_rc(&g, pre, L,
 							    f * (1 + 1e-9),
 							    &rl);
