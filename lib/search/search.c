@@ -3337,6 +3337,26 @@ lbfit_find(struct lbfit_table *t, const struct cand *cd, int r, int weights)
 	return e;
 }
 
+/* What e's verdicts say of bound: 0 or 1, or -1 when they do not tell. */
+static int
+lbfit_says(const struct lbfit_entry *e, double bound)
+{
+	if (bound <= e->no)
+		return 0;
+	return bound >= e->yes ? 1 : -1;
+}
+
+/* Verdict ok of bound, kept in e (NULL: no memo). */
+static int
+lbfit_keep(struct lbfit_entry *e, double bound, int ok)
+{
+	if (e && ok)
+		e->yes = bound;
+	else if (e)
+		e->no = bound;
+	return ok;
+}
+
 /*
  * Whether any partition of cd's (not interleaved) could have a floor
  * below bound (cost_simulate_lb_fits()), its stages computing as its
@@ -3354,25 +3374,20 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 
 	if (cd->m > 0) {
 		e = lbfit_find(mm->fits, cd, r, 0);
-		if (bound <= e->no)
-			return 0;
-		if (bound >= e->yes)
-			return 1;
+		if ((ok = lbfit_says(e, bound)) >= 0)
+			return ok;
 	}
 	memset(&g, 0, sizeof(g));
 	g.sched = cd->sched;
 	g.d = cd->d;
 	g.m = cd->m;
 	g.v = cd->v;
-	ok = cost_simulate_lb_fits(&g, c->pre_t + ((size_t)cd->k *
-						    PROF_RC_N + r) *
-							   (c->L + 1),
-				   c->L, bound);
-	if (e && ok)
-		e->yes = bound;
-	else if (e)
-		e->no = bound;
-	return ok;
+	return lbfit_keep(e, bound,
+			  cost_simulate_lb_fits(
+				  &g,
+				  c->pre_t + ((size_t)cd->k * PROF_RC_N + r) *
+						     (c->L + 1),
+				  c->L, bound));
 }
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
@@ -3449,11 +3464,10 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 		return 1;
 	if (cd->m > 0) {
 		e = lbfit_find(mm->fits, cd, PROF_RC_N, 1);
-		if (bound <= e->no)
-			return 0;
-		if (bound >= e->yes)
-			return 1;
+		if ((ok = lbfit_says(e, bound)) >= 0)
+			return ok;
 	}
+	ok = 0;
 	/* the bound reads the placement only through the weights' bytes */
 	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++) {
 		cfg_of(x, cd, pl, &g);
@@ -3462,11 +3476,7 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 		pb = cost_param_bytes(x->o, &g);
 		ok = exact_fits_rc_at(x, mm, cd, pl, bound);
 	}
-	if (e && ok)
-		e->yes = bound;
-	else if (e)
-		e->no = bound;
-	return ok;
+	return lbfit_keep(e, bound, ok);
 }
 
 /*

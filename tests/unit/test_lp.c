@@ -24,6 +24,10 @@ urand(void)
 	return h_urand(&rng);
 }
 
+/* Adam's bytes per parameter, mixed precision; the trials set the cap. */
+static const struct cost_opts opts0 = {.weight_bytes = 2, .grad_bytes = 2,
+				       .opt_bytes = 12, .version_bytes = 4};
+
 /* Best extra time over all 3^n choices that fit; INFINITY if none. */
 static double
 brute(const struct chain *c, const struct cost_opts *o,
@@ -98,8 +102,7 @@ test_brute(void)
 		struct profile p;
 		struct cluster cl;
 		struct chain c;
-		struct cost_opts o = {.weight_bytes = 2, .grad_bytes = 2,
-				      .opt_bytes = 12, .version_bytes = 4};
+		struct cost_opts o = opts0;
 		struct cost_cfg g = {
 			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
 			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
@@ -210,8 +213,7 @@ test_rc_lb(void)
 		struct profile p;
 		struct cluster cl;
 		struct chain c;
-		struct cost_opts o = {.weight_bytes = 2, .grad_bytes = 2,
-				      .opt_bytes = 12, .version_bytes = 4};
+		struct cost_opts o = opts0;
 		struct cost_cfg g = {
 			.sched = PLAN_2BW, .w = 1, .b = 1, .r = PROF_RC_NONE,
 			.place = PLAN_STAGES_IN_NODE, .t = 1, .v = 1, .c = 1,
