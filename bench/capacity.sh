@@ -5,7 +5,11 @@
 # schedules, width, depth, tensor-parallel degree, microbatch and
 # recomputation (a type's sizes share a memo of which candidates have a
 # partition left under a bound, see search.h).  Prints the median of 3
-# runs of wall-clock and CPU time.  JOBS=1: about 2.9 s CPU since the
+# runs of wall-clock and CPU time.  JOBS=1: about 1.8 s CPU, 9.40 G
+# instructions (callgrind), since exact_fits_rc() bounds GLPK's
+# refinements by the recomputation each stage needs to fit its memory
+# (13.6 G and 2.2 s measured the same way before, on a shared machine);
+# about 2.9 s CPU since the
 # search simulates every candidate whose simulated time could beat the
 # plan (exact_rest() in search.c; 17.6 G instructions, 15.2 G since
 # exact_lb() and exact_fits_tp() bound candidates by what their stages

@@ -884,7 +884,9 @@ run_type(struct capacity *c, const struct copts *o,
 	int is_model = 0, ret = -1, i;
 	int64_t seq;
 
+	/* input_chains_release() reads have_model */
 	x.n = 1;
+	x.have_model = 0;
 	profile_init(prof);
 	memset(&x.ch[0], 0, sizeof(x.ch[0]));
 	if (input_load(prof, path, cat, t->gpu, NULL, o->mb, o->nmb, o->seq_len,

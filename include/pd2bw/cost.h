@@ -862,6 +862,30 @@ int cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 			  double bound);
 
 /*
+ * What recomputing adds to a stage's compute at least, in prefix sums:
+ * for layers a..e at stage s, with left = room - pb (params[e + 1] -
+ * params[a]), max(0, phi[e + 1] - phi[a] - per[s] max(left, 0)), or
+ * INFINITY when left < -1e-6 |room| (the stage cannot fit).  It grows as
+ * the stage takes a layer on either end (phi and params non-decreasing,
+ * pb >= 0) and shrinks with s (per non-negative, non-decreasing in s);
+ * lp_rc_phi() and lp_rc_row() fill it for the choices lp_stage() makes.
+ */
+struct cost_rc_lb {
+	const double *phi;      /* [L + 1] */
+	const int64_t *params;  /* [L + 1]: the chain's pre_params */
+	const double *per;      /* [d] */
+	double pb, room;
+};
+
+/*
+ * cost_simulate_lb_fits() with each stage's compute raised by what rl
+ * says its recomputation adds (rl NULL: nothing).
+ */
+int cost_simulate_lb_fits_rc(const struct cost_cfg *g, const double *pre,
+			     int L, double bound,
+			     const struct cost_rc_lb *rl);
+
+/*
  * cost_simulate_mem()'s iteration time and breakdown (terms, not NULL),
  * bit for bit, keeping of the operations only the few the breakdown reads
  * (no sim to release): a search's chosen plan is reported with it.

@@ -40,4 +40,38 @@ double lp_stage_mem(const struct chain *c, const struct cost_opts *o,
 		    const struct cost_cfg *g, int s, int a, int e,
 		    const int *rc);
 
+/*
+ * A lower bound on what lp_stage() adds to a stage by recomputing (its
+ * layers' rc[r] - rc[none], summed), in struct cost_rc_lb's terms, by
+ * the Lagrangian relaxation of its memory row at multiplier mu >= 0 (ms
+ * per byte of stash): the row keeps in_flight x margin x sum_j stash_j
+ * (plus a full recomputation's peak) within the cap less the stage's
+ * weights, state and context (and workspace), so for every choice
+ * within it sum_j cost_j >= sum_j min_r (cost_jr + mu stash_jr) - mu
+ * (cap - context - weights) / (in_flight x margin).
+ *
+ * lp_rc_phi(): phi (L + 1), the prefix sums of each layer's min_r of
+ * c's microbatch k over the options in rc_mask (a hair under: the sums'
+ * rounding, GLPK's tolerances); -1 when an option costs less than none.
+ */
+int lp_rc_phi(const struct chain *c, int k, unsigned rc_mask, double mu,
+	      double *phi);
+
+/*
+ * lp_rc_row(): the rest of rl (pb, room and per, room for g->d) for the
+ * stages of g under o at multiplier mu; -1 when the row has terms the
+ * bound leaves out (Muon's smaller state).
+ */
+int lp_rc_row(const struct chain *c, const struct cost_opts *o,
+	      const struct cost_cfg *g, double mu, struct cost_rc_lb *rl,
+	      double *per);
+
+/*
+ * The multipliers at which some layer's cheapest option under
+ * lp_rc_phi() changes (where the Lagrangian's best lies), the first n
+ * of them at most, distinct, in mu; returns how many.
+ */
+int lp_rc_multipliers(const struct chain *c, int k, unsigned rc_mask,
+		      double *mu, int n);
+
 #endif

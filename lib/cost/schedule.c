@@ -518,23 +518,42 @@ cost_simulate_stage_lb(const struct cost_cfg *g)
 	return floor_factor(g, g->d - 1, &q) * LB_SLACK;
 }
 
+/* What rl says stage s of layers a..e adds to its compute, at least:
+ * INFINITY when the layers leave no room at all (by more than the
+ * prefix sums' rounding, under which they leave none). */
+static double
+rc_lb_of(const struct cost_rc_lb *rl, int s, int a, int e)
+{
+	double left, x;
+
+	if (!rl)
+		return 0;
+	left = rl->room - rl->pb * (double)(rl->params[e + 1] - rl->params[a]);
+	if (left < -1e-6 * fabs(rl->room))
+		return INFINITY;
+	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * fmax(left, 0);
+	return x > 0 ? x : 0;
+}
+
 /*
  * A partition whose floor is below bound has every stage's a_s T_s +
  * S_s / q below it, and T_s, S_s are at least the compute of its layers
- * and of the layers before it.  A stage's side of that grows with its
- * last layer and shrinks as its first moves on (by a_s x - x / q for a
- * layer of x, a_s q >= 1).  So the greedy partition from the last stage
- * back, each stage starting as early as the bound lets it, is ahead of
- * (starts no later than) any such partition at every stage, and finds
- * one if there is any: a layer it gives stage s that the other gives an
- * earlier stage s', whose a_s' is no smaller (2bw's shrink with s), costs
- * stage s no more alone than it costs s' alone, which is no more than
- * s' itself.  (From the first stage on, being ahead could cost more.)
- * O(L).
+ * and of the layers before it (T_s plus what rl says its recomputation
+ * adds).  A stage's side of that grows with its last layer and shrinks
+ * as its first moves on (by a_s x - x / q for a layer of x, a_s q >= 1,
+ * and the recomputation's bound grows with the stage's layers).  So the
+ * greedy partition from the last stage back, each stage starting as
+ * early as the bound lets it, is ahead of (starts no later than) any
+ * such partition at every stage, and finds one if there is any: a layer
+ * it gives stage s that the other gives an earlier stage s', whose a_s'
+ * is no smaller (2bw's shrink with s) and whose recomputation's bound
+ * is no smaller (rl's per grows with s), costs stage s no more alone
+ * than it costs s' alone, which is no more than s' itself.  (From the
+ * first stage on, being ahead could cost more.)  O(L).
  */
 int
-cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
-		      double bound)
+cost_simulate_lb_fits_rc(const struct cost_cfg *g, const double *pre, int L,
+			 double bound, const struct cost_rc_lb *rl)
 {
 	double a, q;
 	int s, first, last = L - 1;
@@ -547,10 +566,12 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 			return 1;
 		/* the layers before it leave one to each stage before it */
 		for (first = last + 1;
-		     first > s && (a * (pre[last + 1] - pre[first - 1]) +
-				   (pre[first - 1] - pre[0]) / q) *
-						  LB_SLACK <
-					  bound;
+		     first > s &&
+		     (a * (pre[last + 1] - pre[first - 1] +
+			   rc_lb_of(rl, s, first - 1, last)) +
+		      (pre[first - 1] - pre[0]) / q) *
+				     LB_SLACK <
+			     bound;
 		     first--)
 			;
 		if (first == last + 1)
@@ -558,6 +579,13 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 		last = first - 1;
 	}
 	return last == -1;
+}
+
+int
+cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
+		      double bound)
+{
+	return cost_simulate_lb_fits_rc(g, pre, L, bound, NULL);
 }
 
 /*

@@ -128,6 +128,16 @@ glpk_failed(void *info)
 	longjmp(*(jmp_buf *)info, 1);
 }
 
+/* GLPK's output, its error messages included (which turn its terminal
+ * output back on), goes nowhere: the caller reports a failure. */
+static int
+glpk_quiet(void *info, const char *s)
+{
+	(void)info;
+	(void)s;
+	return 1;
+}
+
 /* setup() and solve() stay out of lp_stage(), whose setjmp would
  * otherwise see their variables (gcc's -Wclobbered). */
 #if defined(__GNUC__)
@@ -351,10 +361,87 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 		pd2bw_error("GLPK failed (out of memory?): stage %d left "
 			    "without a per-layer choice", s);
 	} else {
+		glp_term_hook(glpk_quiet, NULL);
 		glp_error_hook(glpk_failed, &fail);
 		ret = solve(&in, rc, extra);
 		glp_error_hook(NULL, NULL);
 	}
 	release(&in);
 	return ret;
+}
+
+int
+lp_rc_phi(const struct chain *c, int k, unsigned rc_mask, double mu,
+	  double *phi)
+{
+	int j, r;
+
+	phi[0] = 0;
+	for (j = 0; j < c->L; j++) {
+		double least = INFINITY;
+
+		for (r = 0; r < PROF_RC_N; r++) {
+			double x = CHAIN_AT(c, c->rc[r], k, j) -
+				   CHAIN_AT(c, c->rc[PROF_RC_NONE], k, j);
+
+			if (!(rc_mask & (1u << r)))
+				continue;
+			if (x < 0)
+				return -1;
+			x += mu * CHAIN_AT(c, c->stash[r], k, j);
+			if (x < least)
+				least = x;
+		}
+		if (!isfinite(least))
+			return -1;
+		phi[j + 1] = phi[j] + least * (1 - 1e-6);
+	}
+	return 0;
+}
+
+int
+lp_rc_row(const struct chain *c, const struct cost_opts *o,
+	  const struct cost_cfg *g, double mu, struct cost_rc_lb *rl,
+	  double *per)
+{
+	int s;
+
+	if (c->pre_mparams && c->pre_mparams[c->L] > 0 &&
+	    cost_muon_delta(o, g) != 0)
+		return -1;
+	for (s = 0; s < g->d; s++)
+		per[s] = mu / (cost_in_flight(g, s) *
+			       cost_interleave_factor(g) * margin(o, g));
+	rl->per = per;
+	rl->params = c->pre_params;
+	rl->pb = cost_param_bytes(o, g);
+	rl->room = o->cap_bytes - cost_cfg_runtime(o, g)->context_bytes;
+	return 0;
+}
+
+int
+lp_rc_multipliers(const struct chain *c, int k, unsigned rc_mask,
+		  double *mu, int n)
+{
+	int j, r, r2, i, got = 0;
+
+	for (j = 0; j < c->L && got < n; j++)
+		for (r = 0; r < PROF_RC_N; r++)
+			for (r2 = 0; r2 < PROF_RC_N && got < n; r2++) {
+				double ds = CHAIN_AT(c, c->stash[r], k, j) -
+					    CHAIN_AT(c, c->stash[r2], k, j);
+				double x = (CHAIN_AT(c, c->rc[r2], k, j) -
+					    CHAIN_AT(c, c->rc[r], k, j)) /
+					   ds;
+
+				if (!(rc_mask & (1u << r)) ||
+				    !(rc_mask & (1u << r2)) || !(ds > 0) ||
+				    !(x >= 0) || !isfinite(x))
+					continue;
+				for (i = 0; i < got && mu[i] != x; i++)
+					;
+				if (i == got)
+					mu[got++] = x;
+			}
+	return got;
 }

@@ -121,6 +121,24 @@ struct time_table {
 };
 
 /*
+ * What exact_fits() said of a chain's partitions into a candidate's
+ * stages (key: its chain, microbatch, d, m, v, schedule and
+ * recomputation, the rest 0): whether any has a floor below a bound
+ * grows with the bound, so no, the largest bound it said no to (NAN:
+ * none), and yes, the least it said yes to (NAN: none), answer every
+ * bound outside (no, yes).
+ */
+struct lbfit_entry {
+	struct cand key; /* used: key.m > 0 */
+	double no, yes;
+};
+
+struct lbfit_table {
+	struct lbfit_entry *e;
+	size_t n, cap; /* cap a power of two */
+};
+
+/*
  * What refine_rest() found of a candidate under a placement on the grid
  * seg says (place_segment()): GLPK's refined time t (its closed form,
  * which does not depend on the bound), else lo, the largest bound under
@@ -224,6 +242,9 @@ struct search_memo {
 	 * synchronisation, or lo a cut it is above; lp the placement plus
 	 * 2 without the memory cap */
 	struct time_table busy;
+	/* exact_fits()'s verdicts, which read the chains alone (on the
+	 * caller's thread) */
+	struct lbfit_table lbfits;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
 	/* max_layers() of the chains enumerated (by chain id), on the
@@ -608,6 +629,7 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->busy.cap; j++)
 		free(m->busy.e[j].v);
 	free(m->busy.e);
+	free(m->lbfits.e);
 	free(m->refined.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
@@ -2842,6 +2864,43 @@ keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
 }
 
 /*
+ * exact_lb()'s parts that read the links, by what they depend on (the
+ * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
+ * whatever m, recomputation and offload: the key holds those, m 1), in
+ * slot_find()'s table, for one exact_rest().
+ */
+struct lb_entry {
+	struct cand key;
+	double extra, sync, fwd, tpx, tpn;
+};
+
+struct lb_memo {
+	struct lb_entry *e;
+	size_t n, cap; /* cap a power of two */
+	/* exact_fits()'s verdicts: the memo's, else own's */
+	struct lbfit_table *fits, own;
+	/* exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain
+	 * and microbatch (rcp[ti], NULL until asked; phi NULL: not yet),
+	 * and its lp_rc_row()'s per, L */
+	struct rc_phi {
+		int n;
+		double mu[6], *phi; /* n (L + 1) */
+	} **rcp;
+	int nsc;
+	double *per;
+	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	struct lb_entry *last; /* exact_lb()'s */
+};
+
+/* exact_rest()'s bounds (below), which refine_rest() asks too */
+static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+			 int nsc, int L);
+static void lb_memo_release(struct lb_memo *mm,
+			    const struct search_chain *sc);
+static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
+			 const struct cand *cd, double bound);
+
+/*
  * GLPK's refinement of every candidate that recomputes and could beat
  * the best alternative (simulated), not only of the lp_k best the
  * closed form kept: a configuration that fits only by recomputing, whose
@@ -2874,6 +2933,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	    struct sims *sims)
 {
 	struct lp_visit lv;
+	struct lb_memo mm;
 	struct cand ln = {0}; /* the last uncapped r = none solve's */
 	double tn = INFINITY; /* its time */
 	struct plan_terms terms;
@@ -2896,6 +2956,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
+	lb_memo_init(&mm, so, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -2912,6 +2973,17 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		}
 		if (!left)
 			continue;
+		/* no partition's floor with what GLPK's refinement must
+		 * recompute comes under the bound: under 2bw its closed
+		 * form, m times its slowest stage, is no lower */
+		if (cd.sched == PLAN_2BW &&
+		    !exact_fits_rc(x, &mm, &cd, lv.bound)) {
+			for (pl = p0; pl <= p1; pl++)
+				if (!out[pl - p0])
+					refined_keep(x, &cd, pl, INFINITY,
+						     lv.bound);
+			continue;
+		}
 		cn.r = PROF_RC_NONE;
 		cn.lb = 0;
 		/* selective and full share it (and their lower bound:
@@ -2954,6 +3026,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = ts;
 		}
 	}
+	lb_memo_release(&mm, sc);
 	free(ord);
 	free(nst);
 	free(lv.c);
@@ -3064,8 +3137,9 @@ exact_floor_none(struct ctx *x, const struct cand *cd, int place,
  * under bound: then 0, and x->st left part refined.  As in
  * apply_lp_under(), a stage refined adds recomputation to the stage
  * without it, and the floor grows with each stage's time: with the
- * stages not refined yet taken without recomputation (nst, room for d;
- * ord room for d indices), the floor so far is one of the refinement's.
+ * stages not refined yet taken without recomputation (nst, room for d,
+ * holds them from exact_floor_none(); ord room for d indices), the
+ * floor so far is one of the refinement's.
  * The stages most over the memory cap go first.  Under activation
  * offload, where recomputing shortens the transfers, every stage is
  * refined before the floor is asked.  1 when all are refined and their
@@ -3080,8 +3154,6 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 	double t0 = now_ms();
 	int i, j, s, st_lp, ok = 1;
 
-	if (!cr->offload)
-		exact_floor_none(x, cr, place, nst);
 	for (s = 0; s < cr->d; s++) {
 		if (cr->offload)
 			nst[s] = x->st[s];
@@ -3147,23 +3219,36 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
-/*
- * exact_lb()'s parts that read the links, by what they depend on (the
- * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
- * whatever m, recomputation and offload: the key holds those, m 1), in
- * slot_find()'s table, for one exact_rest().
- */
-struct lb_entry {
-	struct cand key;
-	double extra, sync, fwd, tpx, tpn;
-};
+/* mm for nsc chains of L layers under so (its verdicts in so's memo
+ * when it has one). */
+static void
+lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int nsc,
+	     int L)
+{
+	memset(mm, 0, sizeof(*mm));
+	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
+	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
+	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
+	mm->nsc = nsc;
+	mm->per = xcalloc((size_t)L, sizeof(*mm->per));
+}
 
-struct lb_memo {
-	struct lb_entry *e;
-	size_t n, cap; /* cap a power of two */
-	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
-	struct lb_entry *last; /* exact_lb()'s */
-};
+static void
+lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
+{
+	int i, k;
+
+	for (i = 0; i < mm->nsc; i++)
+		for (k = 0; mm->rcp[i] && k < sc[i].c->nmb; k++)
+			free(mm->rcp[i][k].phi);
+	for (i = 0; i < mm->nsc; i++)
+		free(mm->rcp[i]);
+	free(mm->rcp);
+	free(mm->e);
+	free(mm->own.e);
+	free(mm->pre);
+	free(mm->per);
+}
 
 /* The entry of cd (*fresh 1: new, its figures for the caller). */
 static struct lb_entry *
@@ -3222,26 +3307,176 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 					      e->sync));
 }
 
+/* The verdicts in t of cd's chain, microbatch and shape under
+ * recomputation r (cd->m > 0); with weights set, of its width, ZeRO
+ * stage and shard group too (what its weights' bytes read). */
+static struct lbfit_entry *
+lbfit_find(struct lbfit_table *t, const struct cand *cd, int r, int weights)
+{
+	struct lbfit_entry *e;
+	struct cand k;
+	int fresh;
+
+	memset(&k, 0, sizeof(k));
+	if (weights) {
+		k.w = cd->w;
+		k.zero = cd->zero;
+		k.shard = cd->shard;
+	}
+	k.ti = cd->ti;
+	k.k = cd->k;
+	k.d = cd->d;
+	k.m = cd->m;
+	k.v = cd->v;
+	k.sched = cd->sched;
+	k.r = (signed char)r;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh)
+		e->no = e->yes = NAN;
+	return e;
+}
+
+/* What e's verdicts say of bound: 0 or 1, or -1 when they do not tell. */
+static int
+lbfit_says(const struct lbfit_entry *e, double bound)
+{
+	if (bound <= e->no)
+		return 0;
+	return bound >= e->yes ? 1 : -1;
+}
+
+/* Verdict ok of bound, kept in e (NULL: no memo). */
+static int
+lbfit_keep(struct lbfit_entry *e, double bound, int ok)
+{
+	if (e && ok)
+		e->yes = bound;
+	else if (e)
+		e->no = bound;
+	return ok;
+}
+
 /*
  * Whether any partition of cd's (not interleaved) could have a floor
  * below bound (cost_simulate_lb_fits()), its stages computing as its
- * chain says under recomputation r.
+ * chain says under recomputation r; from mm's verdicts when they tell
+ * (a type's sizes ask the same of its chains under other bounds).
  */
 static int
-exact_fits(struct ctx *x, const struct cand *cd, int r, double bound)
+exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
+	   double bound)
 {
 	const struct chain *c = x->sc[cd->ti].c;
+	struct lbfit_entry *e = NULL;
 	struct cost_cfg g;
+	int ok;
 
+	if (cd->m > 0) {
+		e = lbfit_find(mm->fits, cd, r, 0);
+		if ((ok = lbfit_says(e, bound)) >= 0)
+			return ok;
+	}
 	memset(&g, 0, sizeof(g));
 	g.sched = cd->sched;
 	g.d = cd->d;
 	g.m = cd->m;
 	g.v = cd->v;
-	return cost_simulate_lb_fits(&g, c->pre_t + ((size_t)cd->k *
-						      PROF_RC_N + r) *
-							     (c->L + 1),
-				     c->L, bound);
+	return lbfit_keep(e, bound,
+			  cost_simulate_lb_fits(
+				  &g,
+				  c->pre_t + ((size_t)cd->k * PROF_RC_N + r) *
+						     (c->L + 1),
+				  c->L, bound));
+}
+
+/* mm's multipliers and lp_rc_phi() at each for cd's chain and
+ * microbatch (none when a layer's option costs less than none). */
+static const struct rc_phi *
+rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	struct rc_phi *e;
+	int i;
+
+	if (!mm->rcp[cd->ti])
+		mm->rcp[cd->ti] = xcalloc((size_t)c->nmb, sizeof(*e));
+	e = &mm->rcp[cd->ti][cd->k];
+	if (e->phi)
+		return e;
+	e->n = lp_rc_multipliers(c, cd->k, x->so->rc_mask, e->mu, 6);
+	e->phi = xcalloc((size_t)e->n * (c->L + 1) + 1, sizeof(*e->phi));
+	for (i = 0; i < e->n; i++)
+		if (lp_rc_phi(c, cd->k, x->so->rc_mask, e->mu[i],
+			      e->phi + (size_t)i * (c->L + 1)))
+			e->n = 0;
+	return e;
+}
+
+/*
+ * Whether a partition of cd's chain under placement place could have a
+ * floor below bound once GLPK's refinement adds its recomputation:
+ * cost_simulate_lb_fits_rc() of the compute without recomputation and
+ * the Lagrangian bound of what the refinement adds (lp_rc_phi(),
+ * lp_rc_row()), at each of the multipliers where a layer's cheapest
+ * option changes (each a bound of its own; without any, that of no
+ * recomputation).
+ */
+static int
+exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+		 int place, double bound)
+{
+	const struct chain *c = x->sc[cd->ti].c;
+	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
+					PROF_RC_NONE) *
+					       (c->L + 1);
+	const struct rc_phi *e = rc_phi_of(x, mm, cd);
+	struct cost_rc_lb rl;
+	struct cost_cfg g;
+	int i;
+
+	cfg_of(x, cd, place, &g);
+	for (i = 0; i < e->n; i++) {
+		if (lp_rc_row(c, x->o, &g, e->mu[i], &rl, mm->per))
+			return 1;
+		rl.phi = e->phi + (size_t)i * (c->L + 1);
+		if (!cost_simulate_lb_fits_rc(&g, pre, c->L, bound, &rl))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * exact_fits_rc_at() under some placement the search tries, from mm's
+ * verdicts when they tell.  Not under activation offload, which the
+ * refinement's memory row does not follow.
+ */
+static int
+exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+	      double bound)
+{
+	struct lbfit_entry *e = NULL;
+	struct cost_cfg g;
+	double pb = 0;
+	int pl, ok = 0;
+
+	if (cd->offload || cd->v > 1)
+		return 1;
+	if (cd->m > 0) {
+		e = lbfit_find(mm->fits, cd, PROF_RC_N, 1);
+		if ((ok = lbfit_says(e, bound)) >= 0)
+			return ok;
+	}
+	ok = 0;
+	/* the bound reads the placement only through the weights' bytes */
+	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++) {
+		cfg_of(x, cd, pl, &g);
+		if (pl > place_lo(x->so) && cost_param_bytes(x->o, &g) == pb)
+			continue;
+		pb = cost_param_bytes(x->o, &g);
+		ok = exact_fits_rc_at(x, mm, cd, pl, bound);
+	}
+	return lbfit_keep(e, bound, ok);
 }
 
 /*
@@ -3362,10 +3597,10 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
 
 	cn.r = PROF_RC_NONE;
-	if (*uni && !ev && !exact_fits(x, cd, cd->r, bound))
+	if (*uni && !ev && !exact_fits(x, mm, cd, cd->r, bound))
 		*uni = 0;
 	if ((*ref || (*uni && ev)) &&
-	    !exact_fits(x, cd, PROF_RC_NONE, bound)) {
+	    !exact_fits(x, mm, cd, PROF_RC_NONE, bound)) {
 		*uni = *ref = 0;
 		return;
 	}
@@ -3383,6 +3618,9 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		*uni = *ref = 0;
 		return;
 	}
+	/* the refinement's with what it must recompute to fit */
+	if (*ref && !exact_fits_rc(x, mm, cd, bound))
+		*ref = 0;
 	if (!*uni && !*ref)
 		return;
 	cfg_of(x, cd, place, &g);
@@ -3395,6 +3633,32 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		    (!cd->offload && !exact_busy(x, &x->nocap, &cn, bound)))
 			*uni = *ref = 0;
 	}
+}
+
+/*
+ * x->st, x->first and the links of place in x->links: cd's stages under
+ * place, whose solve_best() (with keep_best) just found it its best, as
+ * solve() gives them: the copy solve_best() kept (the unbounded solve's,
+ * whose partition the part table then holds for solve()), else solved.
+ * Not under --recompute-every, whose stages leave x->rc to keep_sim().
+ */
+static void
+best_stages(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	    int place)
+{
+	struct plan_terms terms;
+	struct cost_cfg g;
+	int s;
+
+	if (!x->kept) {
+		solve(x, o, cd, place, INFINITY, &terms);
+		return;
+	}
+	memcpy(x->st, x->best_st, (size_t)cd->d * sizeof(*x->st));
+	for (s = 0; s < cd->d; s++)
+		x->first[s] = x->st[s].first;
+	cfg_of(x, cd, place, &g);
+	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 }
 
 /*
@@ -3429,8 +3693,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	   const struct sims *sims)
 {
 	struct lp_visit lv;
-	struct lb_memo mm = {0};
-	struct plan_terms terms;
+	struct lb_memo mm;
 	struct plan_stage *nst;
 	long i, dummy;
 	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
@@ -3449,11 +3712,11 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	mm.pre = xcalloc((size_t)sc[0].c->L + 1, sizeof(*mm.pre));
+	lb_memo_init(&mm, so, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
-		double fu, fr;
+		double fu, fr, t;
 		int place, refine, uni, ref;
 
 		cd.lb = 0;
@@ -3473,7 +3736,10 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (!uni && !ref)
 			continue;
 		x->stats->exact++;
-		if (!isfinite(solve_best(x, o, so, &cd, INFINITY, &place)))
+		x->keep_best = !ev;
+		t = solve_best(x, o, so, &cd, INFINITY, &place);
+		x->keep_best = 0;
+		if (!isfinite(t))
 			continue;
 		/* what its floors were on these links, in an earlier
 		 * search of the memo (capacity's sizes) */
@@ -3485,7 +3751,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		ref = ref && !(fr >= lv.bound);
 		if (!uni && !ref)
 			continue;
-		solve(x, o, &cd, place, INFINITY, &terms);
+		best_stages(x, o, &cd, place);
 		if (uni) {
 			cfg_of(x, &cd, place, &g);
 			fu = cost_simulate_floor(x->st, &g);
@@ -3497,9 +3763,12 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		}
 		if (!ref)
 			continue;
+		/* nst: the stages without recomputation, for exact_lp() */
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
+		} else if (fr < lv.bound) {
+			exact_floor_none(x, &cd, place, nst);
 		}
 		if (!(fr < lv.bound))
 			continue;
@@ -3508,8 +3777,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
-	free(mm.e);
-	free(mm.pre);
+	lb_memo_release(&mm, sc);
 	free(ord);
 	free(nst);
 	free(lv.c);
