@@ -168,7 +168,10 @@ function precision_name(p) {
 # mla_up_proj in every release (@f69d4dd59 deepseek_workload_base_
 # configs.py:115-128; @067f987 perf_recipes/deepseek/b300/deepseek_v3.py:
 # 44, 95, 146), GPT-OSS nothing (gpt_oss_workload_base_configs.py:62-68;
-# perf_recipes/gpt_oss/b300/gpt_oss.py:223-289).
+# perf_recipes/gpt_oss/b300/gpt_oss.py:223-289).  The GPT-OSS GB200, B200
+# and H100 presets recompute layernorm and moe_act since the first
+# version, so in 25.11, 26.02 and 26.02.01 too (@c3e43e6aa, 2025-12-03,
+# gpt_oss_workload_base_configs.py:42-62; @5dd02f535, 2026-01-16, :54-83).
 # The pipeline layout a DeepSeek-V3 row ran, by its ranks and virtual
 # stages: the layout_map of the recipe (src/megatron/bridge/recipes/deepseek/
 # deepseek_v3.py:235-243 at 97ad8cc6f, :37-44 at c0b9a0003; the chunks
@@ -198,7 +201,7 @@ function ds_layout(model, pp, vp,   k, m) {
 function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	old = rel == "26.04" || rel == "26.04.01"
 	new = rel >= "26.06"
-	if (model == "gpt-oss-120b" && (old || new) && prec == "bf16" &&
+	if (model == "gpt-oss-120b" && rel >= "25.11" && prec == "bf16" &&
 	    gpu ~ /^(GB200|B200|H100-SXM)$/)
 		return "layernorm,moe_act"
 	# Kimi-K2: mla_up_proj in every preset (configs/kimi/kimi_workload_
