@@ -172,6 +172,11 @@ function precision_name(p) {
 # and H100 presets recompute layernorm and moe_act since the first
 # version, so in 25.11, 26.02 and 26.02.01 too (@c3e43e6aa, 2025-12-03,
 # gpt_oss_workload_base_configs.py:42-62; @5dd02f535, 2026-01-16, :54-83).
+# DeepSeek-V3 in 26.02 and 26.02.01, the presets of the commit that
+# published them (@cfeddcd94 deepseek_workload_base_configs.py:41-54
+# GB300 at MBS 2, PP 2, VP 8, EP 32; :73-85 GB200 at PP 4, VP 4, EP 64;
+# :101-110 B200 at PP 16, EP 8): mla_up_proj; in 25.11 the GB200 and B200
+# layouts of @c3e43e6aa (:46-58, 64-72) likewise.
 # The pipeline layout a DeepSeek-V3 row ran, by its ranks and virtual
 # stages: the layout_map of the recipe (src/megatron/bridge/recipes/deepseek/
 # deepseek_v3.py:235-243 at 97ad8cc6f, :37-44 at c0b9a0003; the chunks
@@ -198,9 +203,11 @@ function ds_layout(model, pp, vp,   k, m) {
 	if (k == (m == "m" ? "8,4" : "16,2")) return "Et|(tt|)*30" m "L"
 	return ""
 }
-function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
+function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov) {
 	old = rel == "26.04" || rel == "26.04.01"
 	new = rel >= "26.06"
+	feb = rel == "26.02" || rel == "26.02.01"
+	nov = rel == "25.11"
 	if (model == "gpt-oss-120b" && rel >= "25.11" && prec == "bf16" &&
 	    gpu ~ /^(GB200|B200|H100-SXM)$/)
 		return "layernorm,moe_act"
@@ -208,13 +215,13 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new) {
 	# base_configs.py at cfeddcd94 to 63b08b397)
 	if (model == "kimi-k2")
 		return "mla_up_proj"
-	if (model != "deepseek-v3" || !(old || new))
+	if (model != "deepseek-v3" || !(old || new || feb || nov))
 		return ""
-	if (gpu == "GB300" && old && mbs == 2)
+	if (gpu == "GB300" && (old || feb) && mbs == 2)
 		return "mla_up_proj"
 	if (gpu == "GB200" && pp == 4 && vp == 4 && ep == 64)
-		return old && prec != "bf16" ? "mlp" : new && prec == "fp8-mx" ? "mla_up_proj" : ""
-	if (gpu == "B200" && pp == 16 && ep == 8 && old)
+		return old && prec != "bf16" ? "mlp" : (new && prec == "fp8-mx") || feb || nov ? "mla_up_proj" : ""
+	if (gpu == "B200" && pp == 16 && ep == 8 && (old || feb || nov))
 		return "mla_up_proj"
 	if (gpu == "B300")
 		return "mla_up_proj"
