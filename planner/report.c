@@ -74,8 +74,12 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, "tensor-parallel %.1f + ", t->tp_ms);
 	if (p->c > 1)
 		fprintf(fp, "context-parallel %.1f + ", t->cp_ms);
+	/* DeepSpeed-MoE gathers its dropped rows without expert
+	 * parallelism too */
 	if (p->e > 1)
 		fprintf(fp, "expert all-to-all %.1f + ", t->ep_ms);
+	else if (t->ep_ms > 0)
+		fprintf(fp, "expert gathers %.1f + ", t->ep_ms);
 	if (p->zero > 1)
 		fprintf(fp, "fsdp %.1f + ", t->fsdp_ms);
 	if (p->offload)

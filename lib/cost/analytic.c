@@ -1225,11 +1225,15 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * GPU's rows (its tokens, 1/t of them under sequence parallelism,
 	 * times top-k) of h elements to the rank holding its expert; the
 	 * combine brings them back (token_dispatcher.py:705, 864); the
-	 * busiest rank receives imbalance x the balanced share. */
-	if (sh->moe && sh->ep > 1) {
+	 * busiest rank receives imbalance x the balanced share.  Under
+	 * tensor parallelism without expert parallelism the buffer is kept
+	 * too: DeepSpeed-MoE gathers its dropped rows all the same
+	 * (comm.c ep_tp_gather_ms()). */
+	if (sh->moe && (sh->ep > 1 || sh->t > 1))
 		pt->ep_a2a_bytes = sh->ntok /
 				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
 				   h * e * sh->imb;
+	if (sh->moe && sh->ep > 1) {
 		pt->ep_shared_fwd_ms = sh->shf;
 		/* Megatron-Core's pre_dispatch_computation, what runs
 		 * before the MoE layer's dispatch: the rest of the block */

@@ -72,8 +72,10 @@ chain_build(struct chain *c, const struct profile *p)
 	c->pre_mparams = xcalloc(L + 1, sizeof(int64_t));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
 	c->pre_nse = xcalloc(L + 1, sizeof(double));
-	if (c->ep > 1) {
+	/* the expert buffer under expert or tensor parallelism */
+	if (c->ep > 1 || (p->tp > 1 && p->route.experts > 0))
 		c->epx = xcalloc(nk, sizeof(double));
+	if (c->ep > 1) {
 		c->epsf = xcalloc(nk, sizeof(double));
 		c->epaf = xcalloc(nk, sizeof(double));
 		c->epab = xcalloc(nk, sizeof(double));
@@ -128,8 +130,9 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
-				if (c->ep > 1) {
+				if (c->epx)
 					c->epx[at] = pt->ep_a2a_bytes;
+				if (c->ep > 1) {
 					c->epsf[at] = pt->ep_shared_fwd_ms;
 					c->epaf[at] = pt->ep_pre_fwd_ms;
 					c->epab[at] = pt->ep_pre_bwd_ms;

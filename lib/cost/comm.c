@@ -166,7 +166,11 @@ ep_one(const struct chain *c, const struct cost_cfg *g,
  * (sharded_moe.py:663-667), after the dispatch too when the experts are
  * split like the tensor-parallel layers (636-640), each output the whole
  * buffer, E x C rows: the chain's buffer with the experts split, t times
- * it with whole experts (whose buffer holds 1/t of the rows).  The
+ * it with whole experts (whose buffer holds 1/t of the rows).  Without
+ * expert parallelism the all-to-alls move nothing, but the ranks still
+ * drop their duplicates before them (626, whenever tensor parallelism
+ * is on) and gather after the combine; the gather after the dispatch
+ * needs expert parallelism too (634).  The
  * backward of each drop_tokens is such an all-gather and that of each
  * gather_tokens a free narrow (mappings.py:75-102), so a backward gathers
  * as often as its forward; k / 2 passes (forward, backward and a full
@@ -181,7 +185,7 @@ ep_tp_gather_ms(const struct chain *c, const struct cost_cfg *g,
 
 	if (!g->rt || !g->rt->ep_tp_drop || g->sp || t < 2 || x <= 0)
 		return 0;
-	return k / 2 * (etp == t ? 2 : 1) *
+	return k / 2 * (etp == t && g->e > 1 ? 2 : 1) *
 	       cost_coll_ms(COST_ALLGATHER, etp == t ? x : x * t, t,
 			    l->tp_gb_s[s], l->tp_lat_us[s]);
 }
@@ -194,8 +198,13 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1;
 	int j;
 
-	if (g->e < 2 || !c->epx)
+	if (!c->epx)
 		return 0;
+	if (g->e < 2) {
+		for (j = a; j <= e; j++)
+			t += ep_tp_gather_ms(c, g, l, s, j, k);
+		return t;
+	}
 	for (j = a; j <= e; j++) {
 		double y = ep_one(c, g, l, s, j), sf;
 

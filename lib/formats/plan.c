@@ -208,7 +208,7 @@ write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep,
 	yml_out_kdbl(o, "host_ms", s->host_ms);
 	if (cp > 1)
 		yml_out_kdbl(o, "cp_ms", s->cp_ms);
-	if (ep > 1)
+	if (ep > 1 || s->ep_ms > 0)
 		yml_out_kdbl(o, "ep_ms", s->ep_ms);
 	if (zero > 1)
 		yml_out_kdbl(o, "fsdp_ms", s->fsdp_ms);
@@ -324,7 +324,7 @@ plan_write(const struct plan *p, const char *path)
 	yml_out_kdbl(&o, "optimizer", p->terms.optimizer_ms);
 	if (p->c > 1)
 		yml_out_kdbl(&o, "cp", p->terms.cp_ms);
-	if (p->e > 1)
+	if (p->e > 1 || p->terms.ep_ms > 0)
 		yml_out_kdbl(&o, "ep", p->terms.ep_ms);
 	if (p->zero > 1)
 		yml_out_kdbl(&o, "fsdp", p->terms.fsdp_ms);

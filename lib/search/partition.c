@@ -477,9 +477,9 @@ stages_init(struct part_ws *ws, const struct chain *c,
 		}
 		/* cost_cp() and cost_ep() layer by layer, summed once per
 		 * link rate */
-		if ((g->c > 1 || ne > 1 || g->zero >= 2) &&
+		if ((g->c > 1 || ne > 1 || g->zero >= 2 || c->epx) &&
 		    l->cp_gb_s[s] + l->ep_gb_s[s] + l->ring_gb_s[s] +
-				    l->edp_gb_s[s] !=
+				    l->edp_gb_s[s] + l->tp_gb_s[s] !=
 			    cp_bw) {
 			double *p;
 
@@ -498,8 +498,11 @@ stages_init(struct part_ws *ws, const struct chain *c,
 				p[a + 1] = p[a] + cost_cp(c, g, l, s, a, a) +
 					   cost_ep(c, g, l, s, a, a) +
 					   cost_fsdp_layer(c, o, g, l, s, a);
+			/* DeepSpeed-MoE's gathers ride the tensor-parallel
+			 * links (comm.c ep_tp_gather_ms()) */
 			cp_bw = l->cp_gb_s[s] + l->ep_gb_s[s] +
-				l->ring_gb_s[s] + l->edp_gb_s[s];
+				l->ring_gb_s[s] + l->edp_gb_s[s] +
+				l->tp_gb_s[s];
 		}
 		ps->cpre_off = off;
 		if (ws->no_sync)

@@ -826,6 +826,20 @@ test_ep_deepspeed(void)
 	g.sp = 0;
 	g.rt = &dl;
 	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 5, 1e-12);
+	/* without expert parallelism DeepSpeed still drops and gathers
+	 * after the combine (sharded_moe.py:626, 663-667), not after the
+	 * dispatch (634): split experts 2 x 0.25, whole 2 x 0.5;
+	 * Megatron-Core nothing */
+	g.e = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 0, 0);
+	g.rt = &ds;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 0.5, 1e-12);
+	g.etp = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 1, 1e-12);
+	g.t = 1;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 0, 0);
+	g.t = 2;
+	g.e = 8;
 	v[1] = 0;
 	chain_release(&c);
 	profile_release(&p);
