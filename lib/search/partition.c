@@ -1480,6 +1480,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
 	int mix_whole = -1; /* the mix's whole, -1: unknown */
 	const struct part_mix *mx;
+	double avg = INFINITY; /* part_lb(), when asked */
 	double *dp;
 	int *arg;
 
@@ -1530,10 +1531,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * INFINITY too, only later.
 	 */
 	if (mode == PART_TIME && d >= 3 && !ws->no_greedy &&
-	    !ws->no_lb && ws->cut_ms > 0 && pr.lb_mono &&
-	    part_lb(&pr) * (1 - 1e-9) > ws->cut_ms * (1 + 1e-6)) {
-		ws->pruned = 1;
-		return INFINITY;
+	    !ws->no_lb && ws->cut_ms > 0 && pr.lb_mono) {
+		avg = part_lb(&pr);
+		if (avg * (1 - 1e-9) > ws->cut_ms * (1 + 1e-6)) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
 	}
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:
@@ -1559,9 +1562,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * said at once, not after the greedy's threshold widened to
 		 * the cut in vain (GPT-3 175B on 1024 GPUs: a third of its
 		 * solves, mostly a second placement that cannot beat the
-		 * first).
+		 * first).  Asked where the stages' average cost (avg, when
+		 * known) is three quarters of the cut or more: below, the
+		 * cut has so far always left room for a partition
+		 * (resnext101's solves), and the front is work lost.
 		 */
-		if (ws->cut_ms > 0 &&
+		if (ws->cut_ms > 0 && pr.lb_mono && avg >= 0.75 * ws->cut_ms &&
 		    none_within(&pr, ws->cut_ms * (1 + 1e-9), NULL, &e)) {
 			ws->pruned = 1;
 			return INFINITY;
