@@ -778,6 +778,45 @@ place_reduced_width(const struct cluster *c, int rule, int w, int d, int t,
 }
 
 /*
+ * place_links_fill_full() of a grid whose stages repeat, from two of
+ * them.  Under PLAN_REPLICAS_IN_NODE stage s holds GPUs s w t to (s + 1)
+ * w t - 1: with w t a multiple of the node, whole nodes, each stage's
+ * alone.  Every node then sees the same flows at every stage boundary
+ * (each of its GPUs sends one to the next stage, or receives one from
+ * the previous), every stage's rings the same members at the same places
+ * in their nodes and the same counts (every GPU once), and without
+ * oversubscribed leaves no flow's rate depends on which nodes it joins.
+ * So every stage's rings are the first's and every incoming link the
+ * second's, the same numbers from the same sums: filled at depth 2 and
+ * spread.  Context and expert parallelism, whose rings the argument
+ * leaves out, fill the whole grid (as does a grid that does not repeat).
+ */
+static void
+fill_stages(struct place_links *l, const struct cluster *c, int rule,
+	    int w, int d, int tp, int cp, int ep, int etp)
+{
+	/* the arrays fill_full() writes without expert parallelism: all
+	 * but ep's */
+	double *a[] = {l->in_gb_s,  l->in_lat_us, l->ring_gb_s,
+		       l->ring_lat_us, l->tp_gb_s, l->tp_lat_us,
+		       l->cp_gb_s,  l->cp_lat_us, l->edp_gb_s,
+		       l->edp_lat_us};
+	size_t i;
+	int s;
+
+	if (rule != PLAN_REPLICAS_IN_NODE || d < 3 || cp > 1 || ep > 1 ||
+	    (int64_t)w * tp % c->gpus_per_node ||
+	    (c->nodes_per_leaf > 0 && c->oversubscription > 1)) {
+		place_links_fill_full(l, c, rule, w, d, tp, cp, ep, etp);
+		return;
+	}
+	place_links_fill_full(l, c, rule, w, 2, tp, cp, ep, etp);
+	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		for (s = 2; s < d; s++)
+			a[i][s] = a[i][1];
+}
+
+/*
  * Every node of a cluster is alike, so what a flow gets depends only on
  * the flows in the nodes it touches, seen from the position of those nodes
  * in their period (a node, or a leaf when leaves are oversubscribed).
@@ -798,9 +837,9 @@ place_links_fill_par(struct place_links *l, const struct cluster *c,
 	struct cluster v;
 
 	if (seg == c->gpus_per_node) {
-		place_links_fill_full(l, c, rule,
-				      place_reduced_width(c, rule, w, d, t, ep),
-				      d, tp, cp, ep, etp);
+		fill_stages(l, c, rule,
+			    place_reduced_width(c, rule, w, d, t, ep), d, tp,
+			    cp, ep, etp);
 		return;
 	}
 	/* the same cluster seen as gpus / seg nodes of its first seg GPUs
@@ -812,8 +851,7 @@ place_links_fill_par(struct place_links *l, const struct cluster *c,
 	for (i = 0; i < seg; i++)
 		for (j = 0; j < seg; j++)
 			v.intra_gb_s[i * seg + j] = cluster_intra(c, i, j);
-	place_links_fill_full(l, &v, rule,
-			      place_reduced_width(&v, rule, w, d, t, ep), d, tp,
-			      cp, ep, etp);
+	fill_stages(l, &v, rule, place_reduced_width(&v, rule, w, d, t, ep), d,
+		    tp, cp, ep, etp);
 	free(v.intra_gb_s);
 }

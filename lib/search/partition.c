@@ -36,7 +36,9 @@ struct part_stage {
 	double in_coef, in_lat, ar_coef, ar_lat;
 	double tp_coef, tp_lat, are_coef, are_lat;
 	double out_gb_s, out_lat_us; /* the link to stage s + 1 */
-	double lat;                  /* the transfers' latencies in and out */
+	double lat;                  /* the least the transfers in and out
+					cost: their latencies and the
+					smallest activation's bytes */
 	const double *cpre;          /* [L + 1] per-layer terms summed, or
 					NULL when there are none */
 	long cpre_off;
@@ -51,6 +53,7 @@ struct part_run {
 	const struct part_stage *ps;
 	struct cost_mem mem0; /* the configuration's constants */
 	double inv_t;
+	double minout; /* least_out() of the chain at the microbatch size */
 	int add_ar;
 	/* mem_over(), when fast is set: the stashes' prefix sums, the
 	 * counts of layers full recomputation reruns, the log2 table and
@@ -92,6 +95,7 @@ struct part_mix {
 	int up; /* the compute's prefix sums never go down (pr->up) */
 	int whole; /* the stashes whole bytes >= 0, below 2^53 in all (in
 		      order), part_solve()'s test of them */
+	double minout; /* least_out() of the activations */
 	double *buf, *pst, *tw, *tf;
 	int *ibuf, *prun, *lg;
 	size_t alloc, ialloc;
@@ -178,6 +182,23 @@ fits_ws(void)
 	return ws;
 }
 
+/*
+ * The smallest activation a stage boundary can carry: the least of
+ * out[0..L-2] (the last layer's goes nowhere), 0 when that is not a
+ * number >= 0.
+ */
+static double
+least_out(const double *out, int L)
+{
+	double m = INFINITY;
+	int j;
+
+	for (j = 0; j < L - 1; j++)
+		if (out[j] < m)
+			m = out[j];
+	return m >= 0 ? m : 0;
+}
+
 static const struct part_mix *
 mix_get(struct part_ws *ws, const struct part_run *pr)
 {
@@ -209,6 +230,7 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 	x->id = c->id;
 	x->k = k;
 	x->r = r;
+	x->minout = least_out(c->out + (size_t)k * L, L);
 	x->ok = x->grows = x->lb_ok = 0;
 	x->up = 1;
 	for (j = 0; x->up && j < L; j++)
@@ -394,9 +416,33 @@ busy_only(const struct cost_opts *o, const struct cost_cfg *g,
 		ps->tp_lat *= 1 - rt->tp_hidden;
 	}
 	if (rt->p2p_hidden_v && g->v > 1) {
-		ps->in_coef = ps->in_lat = ps->out_lat_us = ps->lat = 0;
+		ps->in_coef = ps->in_lat = ps->out_lat_us = 0;
 		ps->out_gb_s = INFINITY;
 	}
+}
+
+/*
+ * ps->lat: the least stage s's transfers in and out cost wherever it
+ * starts and ends, each the programme's term for the smallest activation
+ * (minout) at the boundary: a part of stage_lb() that does not shrink
+ * the stage (a chain of equal blocks: the transfers to the bit, so that
+ * band() leaves out every stage over the cut).  The latencies alone
+ * where that is not a number.
+ */
+static void
+stage_lat(const struct cost_cfg *g, double inv_t, double minout, int s,
+	  struct part_stage *ps)
+{
+	double lat = ps->in_lat, x = 0;
+
+	if (s < g->d - 1)
+		lat += 2.0 * g->v * ps->out_lat_us * 1e-3;
+	if (s > 0)
+		x = minout * ps->in_coef + ps->in_lat;
+	if (s < g->d - 1)
+		x += 2.0 * g->v *
+		     cost_xfer_ms(minout * inv_t, ps->out_gb_s, ps->out_lat_us);
+	ps->lat = x >= lat ? x : lat;
 }
 
 /*
@@ -408,7 +454,7 @@ busy_only(const struct cost_opts *o, const struct cost_cfg *g,
 static void
 stages_init(struct part_ws *ws, const struct chain *c,
 	    const struct cost_opts *o, const struct cost_cfg *g,
-	    const struct place_links *l)
+	    const struct place_links *l, double minout)
 {
 	int L = c->L, d = g->d, s, a;
 	int nr = g->w * cost_cp_deg(g), ne = cost_ep_deg(g);
@@ -437,9 +483,6 @@ stages_init(struct part_ws *ws, const struct chain *c,
 			ps->out_gb_s = l->in_gb_s[s + 1];
 			ps->out_lat_us = l->in_lat_us[s + 1];
 		}
-		ps->lat = ps->in_lat + (s < d - 1 ? 2.0 * g->v *
-						    ps->out_lat_us * 1e-3
-						  : 0);
 		if (g->t > 1) {
 			ps->tp_coef = 2.0 * (g->t - 1) / g->t /
 				      (l->tp_gb_s[s] * 1e6);
@@ -507,6 +550,7 @@ stages_init(struct part_ws *ws, const struct chain *c,
 		ps->cpre_off = off;
 		if (ws->no_sync)
 			busy_only(o, g, ps);
+		stage_lat(g, inv_t, minout, s, ps);
 	}
 	/* the sums are all there: ws->cpre moves no more */
 	for (s = 0; s < d; s++)
@@ -897,15 +941,6 @@ greedy(const struct part_run *pr, double T, int *first)
 }
 
 /*
- * The band of (stage, last layer) states a partition whose stages all
- * cost at most cut can pass through: stage s ends in [lo[s], hi[s]].
- * Stage costs bounded from below by stage_lb() (and memory) only grow
- * with the stage, so the greedy from the front, each stage as long as
- * the bound allows, ends each stage as late as any such partition can,
- * and the greedy from the back starts each as early.  Returns -1 when
- * some stage cannot take a single layer (no such partition).
- */
-/*
  * The greedy from the front of band(): each stage s as long as stage_lb()
  * and the memory cap allow under lim (hi[s] its last layer when hi is not
  * NULL).  Returns the first layer no stage takes (L when they take the
@@ -930,6 +965,37 @@ front(const struct part_run *pr, double lim, int *hi)
 	return a;
 }
 
+/*
+ * front() under lim, and whether that shows that no partition has every
+ * stage's stage_lb() within lim and its memory within the cap: when
+ * both only grow with the stage, each stage of such a partition ends no
+ * later than the front's (a stage the front starts later than it does
+ * can end no earlier than it: it is no longer), so the front's leaving
+ * layers over shows it.  A stage that takes no layer shows nothing (*a
+ * < 0): the stage of such a partition may end before the front's
+ * starts, and the layer it cannot take go to a later stage, whose links
+ * (and memory) differ.
+ */
+static int
+none_within(const struct part_run *pr, double lim, int *hi, int *a)
+{
+	*a = front(pr, lim, hi);
+	return *a >= 0 && *a != pr->c->L && pr->lb_mono &&
+	       (!capped_run(pr) || (pr->fast && pr->mono));
+}
+
+/*
+ * The band of (stage, last layer) states a partition whose stages all
+ * cost at most cut can pass through: stage s ends in [lo[s], hi[s]].
+ * Stage costs bounded from below by stage_lb() (and memory) only grow
+ * with the stage, so the greedy from the front, each stage as long as
+ * the bound allows, ends each stage as late as any such partition can,
+ * and the greedy from the back starts each as early.  Returns -1 when
+ * none_within() shows there is no such partition.  When one of the
+ * greedy ones finds a stage that cannot take a single layer, there may
+ * be such a partition all the same (none_within()): the band is then
+ * every state.
+ */
 static int
 band(const struct part_run *pr, double cut, int *lo, int *hi)
 {
@@ -938,8 +1004,10 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr);
 	double lim = cut * (1 + 1e-9);
 
-	if (front(pr, lim, hi) < 0)
+	if (none_within(pr, lim, hi, &a))
 		return -1;
+	if (a < 0)
+		goto all;
 	for (s = d - 1, e = L - 1; s >= 0; s--) {
 		struct cost_mem mem = pr->mem0;
 		struct plan_stage scratch;
@@ -975,8 +1043,14 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 			}
 		}
 		if (a == e)
-			return -1;
+			goto all;
 		e = a;
+	}
+	return 0;
+all:
+	for (s = 0; s < d; s++) {
+		lo[s] = s;
+		hi[s] = s == d - 1 ? L - 1 : L - d + s;
 	}
 	return 0;
 }
@@ -1211,19 +1285,14 @@ part_lb(const struct part_run *pr)
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
 	const struct part_stage *ps = pr->ps;
-	int L = c->L, d = g->d, s, j, share = 1;
-	double t = pr->pre[L] - pr->pre[0], ar = 0, minout = INFINITY;
+	int L = c->L, d = g->d, s, share = 1;
+	double t = pr->pre[L] - pr->pre[0], ar = 0, minout = pr->minout;
 	double tpc = INFINITY, tpl = INFINITY, arc = INFINITY, arec = INFINITY;
 	int64_t params = c->pre_params[L] - c->pre_params[0];
 	int64_t eparams = c->pre_eparams ? c->pre_eparams[L] -
 						   c->pre_eparams[0]
 					 : 0;
 
-	for (j = 0; j < L - 1; j++)
-		if (pr->out[j] < minout)
-			minout = pr->out[j];
-	if (!(minout >= 0))
-		minout = 0;
 	for (s = 0; s < d; s++) {
 		/* (lb_grows(): none is NAN) */
 		if (ps[s].tp_coef < tpc)
@@ -1413,6 +1482,8 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	int prev_lo = 0, prev_hi = L - 1, whole;
 	int capped = o->cap_bytes < INFINITY; /* capped_run()'s */
 	int mix_whole = -1; /* the mix's whole, -1: unknown */
+	const struct part_mix *mx;
+	double avg = INFINITY; /* part_lb(), when asked */
 	double *dp;
 	int *arg;
 
@@ -1427,7 +1498,6 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	}
 	dp = ws->dp;
 	arg = ws->arg;
-	stages_init(ws, c, o, g, l);
 	pr.c = c;
 	pr.o = o;
 	pr.g = g;
@@ -1435,21 +1505,26 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	pr.pre = pre;
 	pr.tpn = tpn;
 	pr.tpx = tpx;
-	pr.ps = ws->stg;
 	pr.mem0 = mem0;
 	scr_mem = mem0;
 	pr.scr = &scr_mem;
 	pr.inv_t = inv_t;
 	pr.add_ar = add_ar;
 	pr.fast = pr.mono = pr.lb_mono = pr.lite = pr.up = 0;
-	if (mode == PART_TIME) {
-		const struct part_mix *x = mix_get(ws, &pr);
-
-		pr.up = x->up;
-		mix_whole = x->whole;
-		pr.lb_mono = lb_grows(&pr, x);
+	/* stage_lb()'s transfers: the smallest activation's (PART_MEM
+	 * asks no stage_lb()) */
+	pr.minout = 0;
+	mx = mode == PART_TIME ? mix_get(ws, &pr) : NULL;
+	if (mx)
+		pr.minout = mx->minout;
+	stages_init(ws, c, o, g, l, pr.minout);
+	pr.ps = ws->stg;
+	if (mx) {
+		pr.up = mx->up;
+		mix_whole = mx->whole;
+		pr.lb_mono = lb_grows(&pr, mx);
 		if (!ws->no_fast_mem)
-			mem_prep(x, &pr);
+			mem_prep(mx, &pr);
 	}
 	pr.lite = mode == PART_TIME && (pr.fast || (!capped && c->pre_eparams));
 	/*
@@ -1459,10 +1534,12 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	 * INFINITY too, only later.
 	 */
 	if (mode == PART_TIME && d >= 3 && !ws->no_greedy &&
-	    !ws->no_lb && ws->cut_ms > 0 && pr.lb_mono &&
-	    part_lb(&pr) * (1 - 1e-9) > ws->cut_ms * (1 + 1e-6)) {
-		ws->pruned = 1;
-		return INFINITY;
+	    !ws->no_lb && ws->cut_ms > 0 && pr.lb_mono) {
+		avg = part_lb(&pr);
+		if (avg * (1 - 1e-9) > ws->cut_ms * (1 + 1e-6)) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
 	}
 	/* With three stages or more (two: the programme is one scan), a
 	 * greedy partition under the limit bounds the search from above:
@@ -1477,6 +1554,24 @@ part_solve(struct part_ws *ws, const struct chain *c,
 		 * bound it is the answer, above it is no better than the
 		 * best left, and it is what the caller needs then). */
 		if (timed && !ws->fits_known && !fits(&pr, limit, NULL)) {
+			ws->pruned = 1;
+			return INFINITY;
+		}
+		/*
+		 * The caller wants nothing above cut_ms: with no partition
+		 * whose stages' stage_lb() (no more than their costs, to a
+		 * hair for the rounding) are all within it, the greedy below
+		 * finds none under it and band() of it says so after it:
+		 * said at once, not after the greedy's threshold widened to
+		 * the cut in vain (GPT-3 175B on 1024 GPUs: a third of its
+		 * solves, mostly a second placement that cannot beat the
+		 * first).  Asked where the stages' average cost (avg, when
+		 * known) is three quarters of the cut or more: below, the
+		 * cut has so far always left room for a partition
+		 * (resnext101's solves), and the front is work lost.
+		 */
+		if (ws->cut_ms > 0 && pr.lb_mono && avg >= 0.75 * ws->cut_ms &&
+		    none_within(&pr, ws->cut_ms * (1 + 1e-9), NULL, &e)) {
 			ws->pruned = 1;
 			return INFINITY;
 		}

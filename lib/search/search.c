@@ -1770,6 +1770,46 @@ sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
 			   x[0]);
 }
 
+/*
+ * sim_floor() as enumerate() asks it: the next of the floors kept in
+ * (*fl)[0..*nfl) when it replays them (*ifl the next to read), else
+ * worked out and kept.
+ */
+static double
+floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
+	 const double *maxl, int k, int sched, int d, int m, int vmax)
+{
+	double f;
+
+	if (replay && *ifl < *nfl)
+		return (*fl)[(*ifl)++];
+	f = sim_floor(maxl, k, sched, d, m, vmax);
+	if (!replay) {
+		xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
+		(*fl)[(*nfl)++] = f;
+	}
+	return f;
+}
+
+/*
+ * Whether enumerate()'s loops over chain b ask sim_floor() what they
+ * asked over chain a, in the same order: the same grid (tensor, context
+ * and expert parallelism, layers, microbatch sizes) and the same
+ * max_layers() (ma, mb), which is all the floors read of a chain.
+ * Sequence parallelism or not: the same compute, the same floors.
+ */
+static int
+same_floors(const struct search_chain *a, const double *ma,
+	    const struct search_chain *b, const double *mb)
+{
+	const struct chain *x = a->c, *y = b->c;
+
+	return a->t == b->t && a->cp == b->cp && a->ep == b->ep &&
+	       a->etp == b->etp && x->L == y->L && x->nmb == y->nmb &&
+	       !memcmp(x->mb, y->mb, (size_t)x->nmb * sizeof(*x->mb)) &&
+	       !memcmp(ma, mb, 2 * (size_t)x->nmb * PROF_RC_N * sizeof(*ma));
+}
+
 /* Enumerate the candidates, each handed to vt; returns their number
  * (an lp_only visit's, and its *screened, leave out the groups whose
  * least bound it turns away before their template is built). */
@@ -1782,6 +1822,17 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	int64_t B = so->batch, w, *ws;
 	int d, k, sched, ti, cp, ep, etp, vi, vmax = 1;
 	struct tmpl *tp = xmalloc(sizeof(*tp));
+	/*
+	 * A sim visit's floors (sim_floor()) of the last chain its loops
+	 * ran over, in the order asked: a chain that asks the same ones
+	 * (same_floors()) reads them back (GPT-3 with and without sequence
+	 * parallelism: 3 of its 7 chains).  Not with an lp_only visit,
+	 * whose groups it turns away can leave out others' floors.
+	 */
+	double *fl = NULL, *pown = NULL;
+	const double *pmaxl = NULL;
+	size_t nfl = 0, afl = 0, ifl;
+	int pti = -1, replay;
 
 	tp->ck_ti = -1; /* nothing asked yet */
 	*screened = 0;
@@ -1814,6 +1865,11 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		if (t > N)
 			continue;
 		maxl = maxl_of(so, c, &own);
+		replay = vt->sim && vt->group && !vt->lp_only && pti >= 0 &&
+			 same_floors(&sc[pti], pmaxl, &sc[ti], maxl);
+		if (!replay)
+			nfl = 0;
+		ifl = 0;
 		for (sched = 0; sched < PLAN_NSCHED; sched++) {
 			if (!(so->sched_mask & (1u << sched)))
 				continue;
@@ -1870,10 +1926,11 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 							continue;
 						if (vt->sim && vt->group &&
 						    !vt->group(vt,
-							       sim_floor(maxl,
-									 k, sched,
-									 d, (int)m,
-									 vmax),
+							       floor_of(&fl, &nfl,
+									&afl, &ifl,
+									replay, maxl,
+									k, sched, d,
+									(int)m, vmax),
 							       INFINITY, 1))
 							continue;
 						if (!built++)
@@ -1888,8 +1945,13 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				}
 			}
 		}
-		free(own);
+		free(pown);
+		pown = own;
+		pmaxl = maxl;
+		pti = ti;
 	}
+	free(pown);
+	free(fl);
 	free(ws);
 	free(tp);
 	return n;

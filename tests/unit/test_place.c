@@ -1,6 +1,7 @@
 /*
  * test_place.c - the link bandwidths of a wide grid, taken from a narrower
- * one (place_links_fill_par), are those of the whole grid replica by
+ * one (place_links_fill_par), or a grid's repeating stages taken from
+ * two of them, are those of the whole grid replica by
  * replica (place_links_fill_full): on every preset and on random irregular
  * clusters (odd NIC maps, uneven intra-node matrices, oversubscribed
  * leaves), for both placement rules and tensor, context and expert
@@ -36,7 +37,8 @@ flat(const struct place_links *l, int d, double *v)
 
 /*
  * Compare both paths on every grid of cluster c that the reduction
- * narrows, for w up to wmax; returns the number of grids compared and
+ * narrows or whose stages may repeat (replicas in a node, three stages
+ * or more), for w up to wmax; returns the number of grids compared and
  * counts the mismatches in *bad (the first printed).
  */
 static long
@@ -64,7 +66,8 @@ compare(const struct cluster *c, int wmax, long *bad)
 			/* a rack-scale node (over 8 GPUs) runs a job on its
 			 * trays: the narrow path prices the tray view
 			 * (place_segment), by design not the packed grid */
-			if (place_reduced_width(c, rule, w, d, t, ep) == w ||
+			if ((place_reduced_width(c, rule, w, d, t, ep) == w &&
+			     (rule != PLAN_REPLICAS_IN_NODE || d < 3)) ||
 			    place_segment(c, w * d * t) != gpn)
 				continue;
 			place_links_fill_full(&l, c, rule, w, d, tp, cp, ep,

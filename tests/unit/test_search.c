@@ -9,7 +9,8 @@
  * that start from a bound (capacity's: the one a smaller size proved),
  * and a re-scoring that leaves out what cannot make the top; a search
  * that skips a placement whose links repeat the other's what each
- * placement gives.
+ * placement gives; twin chains (sequence parallelism or not) one after
+ * the other what they give apart.
  */
 #include <math.h>
 #include <stdint.h>
@@ -547,6 +548,54 @@ test_twin_links(struct setup *u)
 	u->cl.nodes = nodes;
 }
 
+/*
+ * The tensor-parallel chains searched twice over, with sequence
+ * parallelism and without (the same compute: the exact search's
+ * enumeration reads a chain's floors back for the twin that follows
+ * it), give what they give in an order where no twin follows its own:
+ * the same plan and alternatives, and the exact search takes up as many
+ * candidates (a floor read back wrong turns away others' groups), on
+ * grids where it takes up some.
+ */
+static void
+test_floor_twins(struct setup *u)
+{
+	static const int nodes[] = {3, 16};
+	static const int64_t batch[] = {64, 96};
+	struct search_chain next[2 * NSHAPE - 1], apart[2 * NSHAPE - 1];
+	struct search_opts so = u->so;
+	struct search_stats st[2];
+	struct plan p[2];
+	int i, c, r[2], n = 2 * NSHAPE - 1, nn = u->cl.nodes;
+
+	next[0] = apart[0] = u->sc[0];
+	for (i = 1; i < NSHAPE; i++) {
+		next[2 * i - 1] = apart[i] = u->sc[i];
+		next[2 * i] = apart[NSHAPE + i - 1] = u->sc[i];
+		next[2 * i].sp = apart[NSHAPE + i - 1].sp = 1;
+	}
+	for (c = 0; c < 2; c++) {
+		u->cl.nodes = nodes[c];
+		so.batch = batch[c];
+		for (i = 0; i < 2; i++) {
+			plan_init(&p[i]);
+			cap_begin();
+			r[i] = search_run_tp(i ? apart : next, n, &u->cl,
+					     &u->o, &so, &p[i], &st[i]);
+			free(cap_end());
+		}
+		CHECK_INT_EQ(r[0], 0);
+		CHECK_INT_EQ(r[1], 0);
+		CHECK(same_plan(&p[0], &p[1], 1));
+		CHECK(st[0].exact > 0);
+		CHECK_INT_EQ(st[0].exact, st[1].exact);
+		CHECK_INT_EQ(st[0].candidates, st[1].candidates);
+		for (i = 0; i < 2; i++)
+			plan_release(&p[i]);
+	}
+	u->cl.nodes = nn;
+}
+
 int
 main(void)
 {
@@ -564,6 +613,7 @@ main(void)
 	test_start_bound(&u);
 	test_rescore(&u);
 	test_twin_links(&u);
+	test_floor_twins(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
