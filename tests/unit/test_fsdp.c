@@ -252,29 +252,33 @@ test_memory(const struct chain *c)
 	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
 	CHECK_INT_EQ(st.weight_bytes, 300000000 + 800000000);
 	CHECK_INT_EQ(st.state_bytes, 2400000000);
-	/* offload keeps the last layer's stash and one in transit */
+	/* offload keeps the last layer's stash and one in transit; with
+	 * --offload N the first N blocks' stashes leave, one of them in
+	 * transit stays: N 2 keeps block 2 and one (2e9), N 1 blocks 1
+	 * and 2 and one (3e9, no saving with equal layers); on a stage of
+	 * blocks 1-2, N 2 moves block 1 alone: block 2 and block 1 in
+	 * transit */
 	g.shard = 0;
 	g.zero = 0;
-	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
-	CHECK_INT_EQ(st.stash_bytes, 3000000000);
-	g.offload = 1;
-	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
-	CHECK_INT_EQ(st.stash_bytes, 2000000000);
-	/* --offload N: the first N blocks' stashes leave, one of them in
-	 * transit stays: N 2 keeps block 2 and one (2e9), N 1 blocks 1
-	 * and 2 and one (3e9, no saving with equal layers) */
-	o.offload_blocks = 2;
-	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
-	CHECK_INT_EQ(st.stash_bytes, 2000000000);
-	o.offload_blocks = 1;
-	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
-	CHECK_INT_EQ(st.stash_bytes, 3000000000);
-	/* on a stage of blocks 1-2 only block 1 of the model's first two
-	 * leaves: block 2 and block 1 in transit */
-	o.offload_blocks = 2;
-	cost_stage_mem(c, &o, &g, 0, 1, 2, NULL, &st);
-	CHECK_INT_EQ(st.stash_bytes, 2000000000);
-	o.offload_blocks = 0;
+	{
+		static const struct {
+			int offload, n, a;
+			int64_t stash;
+		} k[] = {
+			{0, 0, 0, 3000000000}, {1, 0, 0, 2000000000},
+			{1, 2, 0, 2000000000}, {1, 1, 0, 3000000000},
+			{1, 2, 1, 2000000000},
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+			g.offload = k[i].offload;
+			o.offload_blocks = k[i].n;
+			cost_stage_mem(c, &o, &g, 0, k[i].a, 2, NULL, &st);
+			CHECK_INT_EQ(st.stash_bytes, k[i].stash);
+		}
+		o.offload_blocks = 0;
+	}
 }
 
 static void
