@@ -917,13 +917,13 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		/* every layer but the last (transformer_config.py:
 		 * 1884-1889), activations only (model_parallel_config.py:
 		 * 471-474, the defaults) */
-		fprintf(fp, "  # Activations offloaded to host memory, %s.\n",
-			p->offload_blocks > 0 ? "the first blocks'"
-					      : "every layer but the last");
+		int n = p->offload_blocks > 0 ? p->offload_blocks
+					       : sh->nblocks - 1;
+
+		fprintf(fp, "  # Activations offloaded to host memory: the "
+			    "first %d blocks'.\n", n);
 		kbool(fp, "cpu_offloading", 1);
-		kint(fp, "cpu_offloading_num_layers",
-		     p->offload_blocks > 0 ? p->offload_blocks
-					   : sh->nblocks - 1);
+		kint(fp, "cpu_offloading_num_layers", n);
 	}
 	kbool(fp, "bf16", !strcmp(prec, "bf16") || !strcmp(prec, "fp8") ||
 			      !strcmp(prec, "nvfp4"));

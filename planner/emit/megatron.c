@@ -559,12 +559,12 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		/* every layer but the last, or the plan's first blocks
 		 * (transformer_config.py:1884-1889); no pipeline, no
 		 * recomputation (1891-1899) */
-		fprintf(fp, "# Activations offloaded to host memory, %s.\n",
-			p->offload_blocks > 0 ? "the first blocks'"
-					      : "every layer but the last");
-		arg_int(fp, "--cpu-offloading-num-layers",
-			p->offload_blocks > 0 ? p->offload_blocks
-					      : sh->nblocks - 1);
+		int n = p->offload_blocks > 0 ? p->offload_blocks
+					       : sh->nblocks - 1;
+
+		fprintf(fp, "# Activations offloaded to host memory: the "
+			    "first %d blocks'.\n", n);
+		arg_int(fp, "--cpu-offloading-num-layers", n);
 	}
 
 	if (overlap_args(fp, in, e)) {
