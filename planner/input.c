@@ -127,7 +127,7 @@ input_attn(void)
 /* Train m at seq_len (> 0) instead of its own length, in the precision
  * and with the expert capacity asked for. */
 static void
-set_seq(struct model *m, int64_t seq_len)
+apply_overrides(struct model *m, int64_t seq_len)
 {
 	if (override_prec >= 0)
 		m->precision = override_prec;
@@ -159,7 +159,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		*is_model = 1;
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
-		set_seq(&m, seq_len);
+		apply_overrides(&m, seq_len);
 		if (!ret && !g)
 			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",
@@ -281,7 +281,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	model_init(&m);
 	if (model_load(&m, path))
 		goto out;
-	set_seq(&m, seq_len);
+	apply_overrides(&m, seq_len);
 	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1)) {
 		pd2bw_error("%s: model '%s' has no experts for %s", path,
 			    m.name ? m.name : "", override_cf > 0

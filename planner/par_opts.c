@@ -300,22 +300,18 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
 	co->optimizer = p->optimizer;
 	co->offload_blocks = p->offload_blocks;
-	{
+	if (p->offload_blocks > 0) {
 		/* Megatron offloads fewer layers than the model has
-		 * (transformer_config.py:1884-1889 at d98e8a6): its "on" is
-		 * every block but the last, what the emitters pass */
+		 * (transformer_config.py:1884-1889 at d98e8a6) */
 		int i, nb = 0;
 
 		for (i = 0; i < prof->nlayers; i++)
 			if (prof->layers[i].kind == PROF_BLOCK)
 				nb += prof->layers[i].repeat;
-		if (p->offload_blocks >= nb && p->offload_blocks > 0)
+		if (p->offload_blocks >= nb)
 			cli_usage_error("--offload %d: the model has %d "
 					"transformer blocks; offload at most "
 					"%d", p->offload_blocks, nb, nb - 1);
-		if (!p->offload_blocks && p->have_rt &&
-		    p->rt.id == RUNTIME_MEGATRON_CORE && nb > 1)
-			co->offload_blocks = nb - 1;
 	}
 	if (co->optimizer == PLAN_MUON && !profile_ns(prof))
 		cli_usage_error("--optimizer muon needs the model's matrices: "

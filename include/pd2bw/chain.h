@@ -36,6 +36,7 @@ struct chain {
 	int *kind;            /* [L] enum prof_kind */
 	int *block_no;        /* [L] index among the transformer blocks,
 				 from 0; -1 for other layers */
+	int nblocks;          /* the transformer blocks */
 	int tp;               /* the profile's tensor-parallel degree */
 	int cp;               /* its context-parallel degree (1: none) */
 	/* With cp > 1, per microbatch index and layer as fb: the K and V

@@ -462,7 +462,7 @@ struct cost_mem {
 	double mdelta, medelta;
 	double context, frag;  /* the runtime's context, allocator margin */
 	int offload;
-	int off_blocks;        /* cost_opts offload_blocks */
+	int off_blocks;        /* cost_offload_blocks() */
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
 	double in_flight;      /* stashes kept (interleaving included) */
 	int n, last, any_full;
@@ -491,6 +491,20 @@ cost_layer_gather(const struct chain *c, int j, double gather, double blk,
 	return dense * blk + (own ? 0 : pe * gather);
 }
 
+/* The model's first blocks activation offload moves under o and g:
+ * --offload N's, every block but the last under a runtime that counts
+ * so (Megatron), or 0: every layer but a stage's last. */
+static inline int
+cost_offload_blocks(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g)
+{
+	if (o->offload_blocks > 0)
+		return o->offload_blocks;
+	return g->rt && g->rt->offload_blocks && c->nblocks > 1
+		       ? c->nblocks - 1
+		       : 0;
+}
+
 /* Whether activation offload of the model's first n blocks (n > 0)
  * moves layer j's stash. */
 static inline int
@@ -504,9 +518,9 @@ cost_offloads_block(const struct chain *c, int n, int j)
  * costs the 1024-GPU GPT-3 search 3% of its instructions). */
 #define COST_HOT static inline __attribute__((always_inline))
 
-/* The constants of configuration g into m (no stage yet). */
-void cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
-		   const struct cost_cfg *g);
+/* The constants of configuration g of chain c into m (no stage yet). */
+void cost_mem_init(struct cost_mem *m, const struct chain *c,
+		   const struct cost_opts *o, const struct cost_cfg *g);
 /* Start stage s of g in m: no layers.  Inline: the partition starts a
  * stage for every memory check it makes. */
 COST_HOT void

@@ -70,6 +70,10 @@ struct runtime {
 	int zero3_keep_pp;
 	int offload;            /* activation CPU offload, one stage only */
 	int offload_rc;         /* ... also with recomputation */
+	int offload_blocks;     /* offload "on" moves every transformer
+				   block but the last (Megatron's
+				   --cpu-offloading-num-layers), not every
+				   layer but the stage's last */
 	int selective;          /* selective (attention-core) recomputation */
 	int mixed_rc;           /* a different recomputation per layer */
 	int every_rc;           /* full recomputation of some blocks only,

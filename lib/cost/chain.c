@@ -150,6 +150,7 @@ chain_build(struct chain *c, const struct profile *p)
 			}
 		}
 	}
+	c->nblocks = nblk;
 	for (j = 0; j < L; j++) {
 		c->pre_params[j + 1] = c->pre_params[j] + c->params[j];
 		c->pre_eparams[j + 1] = c->pre_eparams[j] + c->eparams[j];

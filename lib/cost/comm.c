@@ -527,7 +527,7 @@ cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 		const struct cost_cfg *g, int a, int e, const int *rc)
 {
 	double t = 0;
-	int j;
+	int j, n = cost_offload_blocks(c, o, g);
 
 	if (!g->offload || o->host_gb_s <= 0)
 		return 0;
@@ -535,8 +535,7 @@ cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 		int r0 = rc ? rc[j - a] : g->r, r1 = rc ? rc[j + 1 - a] : g->r;
 		double x, bwd;
 
-		if (o->offload_blocks > 0 &&
-		    !cost_offloads_block(c, o->offload_blocks, j))
+		if (n > 0 && !cost_offloads_block(c, n, j))
 			continue;
 		x = cost_xfer_ms(CHAIN_AT(c, c->stash[r0], g->k, j),
 				 o->host_gb_s, 0);

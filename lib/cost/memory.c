@@ -187,8 +187,8 @@ cost_muon_delta(const struct cost_opts *o, const struct cost_cfg *g)
 }
 
 void
-cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
-	      const struct cost_cfg *g)
+cost_mem_init(struct cost_mem *m, const struct chain *c,
+	      const struct cost_opts *o, const struct cost_cfg *g)
 {
 	const struct runtime *rt = cost_cfg_runtime(o, g);
 	struct cost_bytes b;
@@ -219,7 +219,7 @@ cost_mem_init(struct cost_mem *m, const struct cost_opts *o,
 	m->context = rt->context_bytes;
 	m->frag = rt->frag;
 	m->offload = g->offload;
-	m->off_blocks = o->offload_blocks;
+	m->off_blocks = cost_offload_blocks(c, o, g);
 }
 
 void
@@ -230,7 +230,7 @@ cost_stage_mem(const struct chain *c, const struct cost_opts *o,
 	struct cost_mem m;
 	int j;
 
-	cost_mem_init(&m, o, g);
+	cost_mem_init(&m, c, o, g);
 	cost_mem_stage(&m, g, s);
 	for (j = a; j <= e; j++)
 		cost_mem_add(&m, c, g->k, j, rc ? rc[j - a] : g->r);

@@ -206,6 +206,10 @@ runtime_init(struct runtime *rt, int id)
 		 * Llama 3.1 405B recipe: PP 2 with Megatron-FSDP) */
 		rt->zero_mask = rt->zero_pipe_mask = 0xf;
 		rt->hsdp = rt->offload = 1;
+		/* Megatron offloads fewer blocks than the model has
+		 * (transformer_config.py:1884-1889 at d98e8a6): on is
+		 * every block but the last, what the emitters pass */
+		rt->offload_blocks = 1;
 		rt->p2p_hidden_v = 1;
 		/* --context-parallel-size: Transformer Engine's ring
 		 * (cp_comm_type p2p, the default) */

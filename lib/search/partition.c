@@ -1169,7 +1169,7 @@ part_fits_span(const struct chain *c, const struct cost_opts *o,
 	pr.pre = c->pre_t + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	pr.tpn = c->pre_tpn + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
 	pr.tpx = c->pre_tpx + ((size_t)g->k * PROF_RC_N + g->r) * (c->L + 1);
-	cost_mem_init(&pr.mem0, o, g);
+	cost_mem_init(&pr.mem0, c, o, g);
 	scr_mem = pr.mem0;
 	pr.scr = &scr_mem;
 	ws = fits_ws();
@@ -1216,7 +1216,7 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 
 	if (g->d < 1 || g->d > c->L)
 		return 0;
-	cost_mem_init(&m, o, g);
+	cost_mem_init(&m, c, o, g);
 	if (!(m.weight >= 0 && m.state >= 0 && m.context >= 0 &&
 	      m.frag >= 0 && m.gather >= 0 && m.grad >= 0 &&
 	      m.gather_blk >= 0 && m.eopt >= 0 && m.eweight >= 0 &&
@@ -1490,7 +1490,7 @@ part_solve(struct part_ws *ws, const struct chain *c,
 	ws->pruned = 0;
 	if (d < 1 || d > L)
 		return INFINITY;
-	cost_mem_init(&mem0, o, g);
+	cost_mem_init(&mem0, c, o, g);
 	if (need > ws->alloc) {
 		ws->dp = xrealloc(ws->dp, need * sizeof(double));
 		ws->arg = xrealloc(ws->arg, need * sizeof(int));

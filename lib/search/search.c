@@ -3419,6 +3419,20 @@ lbfit_keep(struct lbfit_entry *e, double bound, int ok)
 	return ok;
 }
 
+/* cost_simulate_lb_fits() of cd's schedule over the prefix sums pre. */
+static int
+cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound)
+{
+	struct cost_cfg g;
+
+	memset(&g, 0, sizeof(g));
+	g.sched = cd->sched;
+	g.d = cd->d;
+	g.m = cd->m;
+	g.v = cd->v;
+	return cost_simulate_lb_fits(&g, pre, L, bound);
+}
+
 /*
  * Whether any partition of cd's (not interleaved) could have a floor
  * below bound (cost_simulate_lb_fits()), its stages computing as its
@@ -3431,7 +3445,6 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 {
 	const struct chain *c = x->sc[cd->ti].c;
 	struct lbfit_entry *e = NULL;
-	struct cost_cfg g;
 	int ok;
 
 	if (cd->m > 0) {
@@ -3439,17 +3452,11 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 		if ((ok = lbfit_says(e, bound)) >= 0)
 			return ok;
 	}
-	memset(&g, 0, sizeof(g));
-	g.sched = cd->sched;
-	g.d = cd->d;
-	g.m = cd->m;
-	g.v = cd->v;
 	return lbfit_keep(e, bound,
-			  cost_simulate_lb_fits(
-				  &g,
-				  c->pre_t + ((size_t)cd->k * PROF_RC_N + r) *
-						     (c->L + 1),
-				  c->L, bound));
+			  cand_lb_fits(cd,
+				       c->pre_t + ((size_t)cd->k * PROF_RC_N +
+						   r) * (c->L + 1),
+				       c->L, bound));
 }
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
@@ -3476,8 +3483,9 @@ rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 }
 
 /*
- * Whether a partition of cd's chain under placement place could have a
- * floor below bound once GLPK's refinement adds its recomputation:
+ * Whether a partition of cd's chain under configuration g (one of its
+ * placements) could have a floor below bound once GLPK's refinement adds
+ * its recomputation:
  * cost_simulate_lb_fits_rc() of the compute without recomputation and
  * the Lagrangian bound of what the refinement adds (lp_rc_phi(),
  * lp_rc_row()), at each of the multipliers where a layer's cheapest
@@ -3486,7 +3494,7 @@ rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
  */
 static int
 exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
-		 int place, double bound)
+		 const struct cost_cfg *g, double bound)
 {
 	const struct chain *c = x->sc[cd->ti].c;
 	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
@@ -3494,15 +3502,13 @@ exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 					       (c->L + 1);
 	const struct rc_phi *e = rc_phi_of(x, mm, cd);
 	struct cost_rc_lb rl;
-	struct cost_cfg g;
 	int i;
 
-	cfg_of(x, cd, place, &g);
 	for (i = 0; i < e->n; i++) {
-		if (lp_rc_row(c, x->o, &g, e->mu[i], &rl, mm->per))
+		if (lp_rc_row(c, x->o, g, e->mu[i], &rl, mm->per))
 			return 1;
 		rl.phi = e->phi + (size_t)i * (c->L + 1);
-		if (!cost_simulate_lb_fits_rc(&g, pre, c->L, bound, &rl))
+		if (!cost_simulate_lb_fits_rc(g, pre, c->L, bound, &rl))
 			return 0;
 	}
 	return 1;
@@ -3536,7 +3542,7 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 		if (pl > place_lo(x->so) && cost_param_bytes(x->o, &g) == pb)
 			continue;
 		pb = cost_param_bytes(x->o, &g);
-		ok = exact_fits_rc_at(x, mm, cd, pl, bound);
+		ok = exact_fits_rc_at(x, mm, cd, &g, bound);
 	}
 	return lbfit_keep(e, bound, ok);
 }
@@ -3558,7 +3564,6 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	const double *pre = c->pre_t + (off + r) * (c->L + 1);
 	const double *px = c->pre_tpx + (off + PROF_RC_NONE) * (c->L + 1);
 	const double *pn = c->pre_tpn + (off + PROF_RC_NONE) * (c->L + 1);
-	struct cost_cfg g;
 	int j;
 
 	if (!(e->tpx > 0 || e->tpn > 0))
@@ -3566,12 +3571,7 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	for (j = 0; j <= c->L; j++)
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
-	memset(&g, 0, sizeof(g));
-	g.sched = cd->sched;
-	g.d = cd->d;
-	g.m = cd->m;
-	g.v = cd->v;
-	return cost_simulate_lb_fits(&g, mm->pre, c->L, bound);
+	return cand_lb_fits(cd, mm->pre, c->L, bound);
 }
 
 /*
