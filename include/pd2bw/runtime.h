@@ -123,6 +123,9 @@ struct runtime {
 	double host_us_per_kernel; /* CPU cost per kernel launch */
 	double host_us_moe;     /* CPU cost per kernel of a MoE layer, which
 				   the GPU waits for layer by layer */
+	double host_ms_moe_sync; /* host work between a read of the routing
+				   counts and the next kernel it issues, the
+				   GPU idle: per MoE layer forward */
 	double host_ms_per_mb;  /* fixed host cost per microbatch per stage */
 	double bucket_params;   /* gradient bucket, parameters */
 	double context_bytes;   /* CUDA context, NCCL and cuBLAS buffers */

@@ -118,6 +118,11 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * ahead past it and each MoE layer weighs its own kernels against its
  * own time (forward, backward and recomputation), at the runtime's
  * host_us_moe a kernel; the other layers of the stage as one stretch.
+ * After each read the GPU also idles while the host turns the counts
+ * into split sizes and issues the next kernel: the runtime's
+ * host_ms_moe_sync once a forward (the backward reuses the splits;
+ * full recomputation runs the forward, and reads, again), added to
+ * the layer's time whichever of host and GPU is the longer.
  * A dispatcher with a fixed capacity reads nothing: DeepSpeed-MoE's
  * drop_tokens (the runtime's moe_sync), and any whose rows are padded to
  * the capacity factor pd2bw priced (the chain's route.capacity: Megatron-
@@ -140,8 +145,12 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 
 		if (c->eparams[j] > 0 && rt->moe_sync &&
 		    !(c->route.capacity > 0)) {
+			int r = rc ? rc[j - a] : g->r;
+
 			t += cost_ep(c, g, l, s, j, j);
-			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t);
+			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t) +
+			       (r == PROF_RC_FULL ? 2 : 1) *
+				       rt->host_ms_moe_sync;
 		} else if (c->eparams[j] > 0) {
 			kmoe += k;
 			gpu += t + cost_ep(c, g, l, s, j, j);

@@ -116,16 +116,24 @@ derive(struct runtime *rt)
 	 * Core's MoE guide names the result, gaps in the GPU timeline
 	 * while the host launches, cured by CUDA graphs of the router and
 	 * preprocessing or larger microbatches (megatron/core/transformer/
-	 * moe/README.md, "CPU Overhead Bottleneck", at d98e8a64dd).  80 us
-	 * a kernel is the figure the CP/EP fit rows of bench/data ask for
-	 * (the least mean error of 8 to 100 us); the other runtimes
-	 * dispatch experts without those Python loops: the launch's. */
+	 * moe/README.md, "CPU Overhead Bottleneck", at d98e8a64dd).  And
+	 * the GPU idles from the dispatcher's read of the routing counts
+	 * (d2h_event.synchronize(), token_dispatcher.py:955-957) until
+	 * the host has turned them into split lists and issued the next
+	 * kernel: host_ms_moe_sync a MoE layer's forward.  65 us a kernel
+	 * and 1 ms a read are the pair the CP/EP fit rows of bench/data
+	 * ask for (their least mean error, within 0.02 points, over 40-90
+	 * us and 0.25-2 ms; bench/data/README.md); the other runtimes
+	 * dispatch experts
+	 * without those Python loops: the launch's, and no gap priced. */
 	if (cg)
 		rt->host_us_moe = 0;
 	else if (rt->id == RUNTIME_MEGATRON_CORE)
-		rt->host_us_moe = 80;
+		rt->host_us_moe = 65;
 	else
 		rt->host_us_moe = rt->host_us_per_kernel;
+	rt->host_ms_moe_sync =
+		!cg && rt->id == RUNTIME_MEGATRON_CORE ? 1.0 : 0;
 	/* DeepSpeed-MoE's TopKGate drops what overflows a fixed capacity
 	 * unless drop_tokens is off: capacity_factor 1.0, min_capacity 4
 	 * (deepspeed/moe/layer.py:44, 46, 49, at 38327e07f); the capacity

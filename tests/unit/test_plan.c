@@ -144,12 +144,14 @@ test_hand_cost(void)
  * Host costs, by hand.  Four layers of 10 ms (forward 3, backward 7): two
  * MoE layers of 200 and 100 kernels, then two dense ones of 1000 and 2000.
  * A MoE layer synchronises host and GPU, so each weighs its own kernels:
- * under megatron-core 200 x 80 us = 16 ms against 10 leaves 6 waiting,
- * 100 x 80 us = 8 ms none; the dense stretch issues 3000 x 8 us = 24 ms
- * against its 20: 4 more; with the 0.5 ms per microbatch, 10.5.  The old
- * rule, every kernel at 8 us against the stage's 40 ms, left only the
- * 0.5.  torchtitan's MoE layers cost the launch's 8 us a kernel (1.6 and
- * 0.8 ms: hidden), 4.5 ms in all; CUDA graphs leave 0.05 ms.
+ * under megatron-core 200 x 65 us = 13 ms against 10 leaves 3 waiting,
+ * 100 x 65 us = 6.5 ms none, and each forward's read of the routing
+ * counts idles the GPU 1 ms more: 4 and 1; the dense stretch issues
+ * 3000 x 8 us = 24 ms against its 20: 4 more; with the 0.5 ms per
+ * microbatch, 9.5.  The old rule, every kernel at 8 us against the
+ * stage's 40 ms, left only the 0.5.  torchtitan's MoE layers cost the
+ * launch's 8 us a kernel (1.6 and 0.8 ms: hidden) and no gap after the
+ * read, 4.5 ms in all; CUDA graphs leave 0.05 ms.
  * DeepSpeed's fixed capacity does not synchronise (the runtime's
  * moe_sync).
  */
@@ -185,19 +187,26 @@ test_moe_host(void)
 	g.rt = &rt;
 	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
 	CHECK_NEAR(st.compute_ms, 40, 1e-12);
-	CHECK_NEAR(st.host_ms, 10.5, 1e-9);
-	/* one MoE layer alone: 6 + 0.5; the two dense ones: 4 + 0.5 */
+	CHECK_NEAR(st.host_ms, 9.5, 1e-9);
+	/* one MoE layer alone: 3 + 1 + 0.5; the two dense ones: 4 + 0.5 */
 	cost_stage(&c, &o, &g, &l, 0, 0, 0, &st);
-	CHECK_NEAR(st.host_ms, 6.5, 1e-9);
+	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 	cost_stage(&c, &o, &g, &l, 0, 2, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
+	/* full recomputation runs the forward again, and its read: the
+	 * second MoE layer's kernels stay hidden, its two reads do not */
+	g.r = PROF_RC_FULL;
+	cost_stage(&c, &o, &g, &l, 0, 1, 1, &st);
+	CHECK_NEAR(st.host_ms, 2 * 1.0 + 0.5, 1e-9);
+	g.r = PROF_RC_NONE;
 
 	/* rows padded to a capacity (moe_pad_expert_input_to_capacity):
 	 * no counts to read, one stretch, the MoE layers' 300 kernels
-	 * still at 80 us: 3000 x 8 + 300 x 80 us = 48 ms against 40 */
+	 * still at 65 us and no read: 3000 x 8 + 300 x 65 us = 43.5 ms
+	 * against 40 */
 	c.route.capacity = 1.0;
 	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
-	CHECK_NEAR(st.host_ms, 8.5, 1e-9);
+	CHECK_NEAR(st.host_ms, 4.0, 1e-9);
 	c.route.capacity = 0;
 
 	CHECK_INT_EQ(runtime_parse(&rt, "megatron-core:cuda-graphs"), 0);
