@@ -327,6 +327,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		(rcm != "" ? " --recompute-modules " rcm : "") \
 		(ev != "" ? " --recompute-every " ev : "") \
 		(offload_arg() != "" ? " --offload " offload_arg() : "") \
+		(has_flag("tokendrop") ? " --capacity-factor 1" : "") \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
