@@ -405,7 +405,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# deepseek_v3.py:141 at 067f987).  The Qwen3 and GPT-OSS
 		# recipes that set it keep their expert-parallel groups
 		# inside one NVLink domain, where it moves what the all-to-all
-		# moves (pd2bw-plan(1)).
+		# moves (pd2bw-plan(1)), but for Qwen3-30B on H100 (below).
 		# Kimi-K2: HybridEP in the GB200 and GB300 presets of every
 		# release (configs/kimi/kimi_workload_base_configs.py),
 		# moe_a2a_overlap off.
@@ -440,6 +440,20 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model ~ /^qwen3-/ && prec == "fp8-mx" && rel >= "26.06" &&
 		    gpu ~ /^(GB200|GB300|B300)$/)
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
+		# Qwen3-30B on H100: the 26.02 runs (PP 2, VP 12, EP 8, GBS
+		# 1024) are the preset of c4cc63bac (configs/qwen/qwen3_
+		# workload_base_configs.py:423-431: moe_a2a_overlap and
+		# DeepEP) that 4a6450755 replaced by EP 16 with HybridEP,
+		# the preset of the later runs (:422-429 at cfeddcd94, :433-
+		# 440 at f69d4dd59, :470-477 at 63b08b397); EP 16 spans two
+		# DGX nodes, whose traffic the flex dispatcher sends once per
+		# node.
+		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && ep == 8 &&
+		    pp == 2 && vp == 12 && gbs == 1024)
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
+		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && ep == 16 &&
+		    rel >= "26.02")
+			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "26.02")
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
 			    (rel < "26.04" ? ",flex-dispatcher" : "")
