@@ -124,8 +124,8 @@ derive(struct runtime *rt)
 	 * and 1 ms a read are the pair the CP/EP fit rows of bench/data
 	 * ask for (their least mean error, within 0.02 points, over 40-90
 	 * us and 0.25-2 ms; bench/data/README.md); the other runtimes
-	 * dispatch experts
-	 * without those Python loops: the launch's, and no gap priced. */
+	 * dispatch experts without those Python loops: the launch's, and
+	 * no gap priced. */
 	if (cg)
 		rt->host_us_moe = 0;
 	else if (rt->id == RUNTIME_MEGATRON_CORE)
