@@ -847,6 +847,22 @@ double cost_simulate_lb(const struct cost_cfg *g, double all_ms,
 			double max_ms);
 
 /*
+ * cost_simulate_lb() in two parts: what it reads of g (the schedule, d, m
+ * and v) into f, once, and cost_simulate_lb_at() of f, the same number
+ * to the bit for any all_ms and max_ms (the search asks many chains and
+ * microbatch sizes of one d, m and v).
+ */
+struct cost_sim_lb {
+	double a;   /* the last stage's floor factor (0: nothing known) */
+	double den; /* the equalised stages' divisor of all_ms */
+};
+
+void cost_simulate_lb_factors(const struct cost_cfg *g,
+			      struct cost_sim_lb *f);
+double cost_simulate_lb_at(const struct cost_sim_lb *f, double all_ms,
+			   double max_ms);
+
+/*
  * The same knowing only that one stage's forwards, recomputations and
  * backwards take t ms or more: this factor times t (0: nothing known).
  */

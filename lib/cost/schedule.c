@@ -450,15 +450,16 @@ cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
  * would grow as U_s < U_{s-1} (1 - 1 / (a q)) + c / a (increasing in
  * U_{s-1} when a q >= 1), so U_{d-1} < c q (1 - (1 - 1 / (a q))^d), which
  * is all: c is no more than all / (q (1 - (1 - 1 / (a q))^d)).  The stages
- * equal to it, geometrically decreasing, reach it.
+ * equal to it, geometrically decreasing, reach it: all over this, which
+ * reads neither all nor the stages.
  */
 static double
-lb_equalised(double all, double a, double q, int d)
+lb_den(double a, double q, int d)
 {
 	double x = 1 / (a * q);
 
 	/* 1 - (1 - x)^d without losing it when x is small */
-	return all / (q * -expm1(d * log1p(-x)));
+	return q * -expm1(d * log1p(-x));
 }
 
 /*
@@ -494,20 +495,38 @@ floor_factor(const struct cost_cfg *g, int s, double *q)
  * (differences of prefix sums) against the chain's leave of a bound. */
 #define LB_SLACK (1 - 1e-7)
 
+void
+cost_simulate_lb_factors(const struct cost_cfg *g, struct cost_sim_lb *f)
+{
+	double q;
+
+	/* the least a_s, at the last stage */
+	f->a = floor_factor(g, g->d - 1, &q);
+	f->den = f->a > 0 ? lb_den(f->a, q, g->d) : 0;
+}
+
+double
+cost_simulate_lb_at(const struct cost_sim_lb *f, double all_ms,
+		    double max_ms)
+{
+	double lb;
+
+	if (!(f->a > 0) || !(all_ms > 0))
+		return 0;
+	lb = all_ms / f->den;
+	/* the stage holding the slowest layer */
+	if (f->a * max_ms > lb)
+		lb = f->a * max_ms;
+	return lb * LB_SLACK;
+}
+
 double
 cost_simulate_lb(const struct cost_cfg *g, double all_ms, double max_ms)
 {
-	double a, q, lb;
+	struct cost_sim_lb f;
 
-	/* the least a_s, at the last stage */
-	a = floor_factor(g, g->d - 1, &q);
-	if (!(a > 0) || !(all_ms > 0))
-		return 0;
-	lb = lb_equalised(all_ms, a, q, g->d);
-	/* the stage holding the slowest layer */
-	if (a * max_ms > lb)
-		lb = a * max_ms;
-	return lb * LB_SLACK;
+	cost_simulate_lb_factors(g, &f);
+	return cost_simulate_lb_at(&f, all_ms, max_ms);
 }
 
 double

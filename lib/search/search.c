@@ -1406,6 +1406,18 @@ struct tmpl {
 	struct tmpl_rv rv[PROF_RC_N * SEARCH_MAX_V];
 	int n, nrv;
 	long screened[2], skipped[2]; /* [v > 1] */
+	/*
+	 * The entries of (chain sk_ti, sk_sched, sk_d) before the memory
+	 * screen (its candidates TMPL_CAND), sk_n of them (-1: none kept),
+	 * P and Pm the chain's parameters as tmpl_build() reads them: with
+	 * w c > 1, no shard group and no experts nothing else the checks
+	 * read depends on the width, so the widths of a depth screen these
+	 * by their own bytes (tmpl_screen()) instead of checking anew.
+	 */
+	struct tmpl_entry sk[PROF_RC_N * SEARCH_MAX_V * 8];
+	int sk_n, sk_ti, sk_sched, sk_d;
+	double sk_P, sk_Pm;
+	int moe_ti, moe; /* whether chain moe_ti has experts (-1: none) */
 	/* runtime_check()'s answers for (chain ck_ti, ck_sched, ck_d),
 	 * which read no width, by recomputation, interleaving and ZeRO
 	 * stage (-1: not asked yet): the widths of a depth ask once */
@@ -1422,8 +1434,8 @@ struct tmpl {
  * interleaving, then ZeRO stage and offload).
  */
 static void
-tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
-	   const struct search_opts *so, int sched, int d, int w,
+tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	   const struct search_opts *so, int sched, int d, int w, int screen,
 	   struct tmpl *tp)
 {
 	const struct chain *c = sc[ti].c;
@@ -1524,6 +1536,11 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					tp->n++;
 					continue;
 				}
+				if (!screen) {
+					e->kind = TMPL_CAND;
+					tp->n++;
+					continue;
+				}
 				if (!(have & (1 << z))) {
 					struct cost_cfg g;
 
@@ -1559,6 +1576,106 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 			}
 		}
 	}
+}
+
+/*
+ * tmpl_check()'s memory screen of the entries kept in tp->sk, at width w:
+ * the same template as tmpl_check() with the screen on builds, when the
+ * width reads nothing else (tmpl_build()).
+ */
+static void
+tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	    const struct search_opts *so, int sched, int d, int w,
+	    struct tmpl *tp)
+{
+	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+	int fix = so->fix_w > 0 && so->fix_d > 0, i, z, have = 0;
+	double pbz[8]; /* as tmpl_check()'s */
+
+	tp->n = tp->nrv = 0;
+	tp->screened[0] = tp->screened[1] = 0;
+	tp->skipped[0] = tp->skipped[1] = 0;
+	for (i = 0; i < tp->sk_n; i++) {
+		struct tmpl_entry *e = &tp->e[tp->n++];
+		struct tmpl_rv *rv;
+
+		*e = tp->sk[i];
+		if (e->kind != TMPL_CAND) {
+			tp->skipped[e->v > 1]++;
+			continue;
+		}
+		z = e->zero << 1 | e->offload;
+		if (!(have & (1 << z))) {
+			struct cost_cfg g;
+
+			memset(&g, 0, sizeof(g));
+			g.sched = sched;
+			g.w = w;
+			g.d = d;
+			g.c = cp;
+			g.e = ep;
+			g.zero = e->zero;
+			g.shard = e->shard;
+			g.offload = e->offload;
+			pbz[z] = tp->sk_P * cost_param_bytes(o, &g) +
+				 tp->sk_Pm * cost_muon_delta(o, &g);
+			have |= 1 << z;
+		}
+		if (pbz[z] / d > o->cap_bytes && !fix) {
+			e->kind = TMPL_SCREENED;
+			tp->screened[e->v > 1]++;
+			continue;
+		}
+		/* an (r, v)'s entries are consecutive, in tmpl_check()'s
+		 * order of its rv */
+		rv = tp->nrv ? &tp->rv[tp->nrv - 1] : NULL;
+		if (!rv || rv->r != e->r || rv->v != e->v) {
+			rv = &tp->rv[tp->nrv++];
+			rv->r = e->r;
+			rv->v = e->v;
+			rv->n = 0;
+		}
+		rv->n++;
+	}
+}
+
+/*
+ * The template of the group (chain ti, sched, d, w) into tp, as
+ * tmpl_check() with its screen builds it: from the entries kept for the
+ * chain, schedule and depth when the width reads nothing but the
+ * screen (w c > 1: ZeRO's rule for one rank; no shard group, whose
+ * division reads it; no experts, whose checks read it).
+ */
+static void
+tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	   const struct search_opts *so, int sched, int d, int w,
+	   struct tmpl *tp)
+{
+	const struct chain *c = sc[ti].c;
+	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	double ns, nse;
+
+	if (tp->moe_ti != ti) {
+		tp->moe_ti = ti;
+		tp->moe = sc[ti].ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
+	}
+	if (w * cp == 1 || so->shard > 0 || tp->moe) {
+		tmpl_check(sc, ti, o, so, sched, d, w, 1, tp);
+		return;
+	}
+	if (tp->sk_n < 0 || tp->sk_ti != ti || tp->sk_sched != sched ||
+	    tp->sk_d != d) {
+		tmpl_check(sc, ti, o, so, sched, d, w, 0, tp);
+		memcpy(tp->sk, tp->e, (size_t)tp->n * sizeof(*tp->e));
+		tp->sk_n = tp->n;
+		tp->sk_ti = ti;
+		tp->sk_sched = sched;
+		tp->sk_d = d;
+		tp->sk_P = (double)chain_params(c, 0, c->L - 1);
+		tp->sk_Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
+	}
+	tmpl_screen(sc, ti, o, so, sched, d, w, tp);
 }
 
 /* The reason runtime_check_train(), runtime_check_par() or
@@ -1625,30 +1742,72 @@ cand_sim_lb(int sched, int d, int m, int v, double all, double maxl)
 	return cost_simulate_lb(&g, all, maxl);
 }
 
-/* The recomputation a visit's lower bound of candidate (sched, d, r)
- * counts. */
-static int
-visit_rc(const struct visit *vt, const struct cost_opts *o, int sched,
-	 int d, int r)
+/*
+ * cost_simulate_lb()'s factors by (schedule, d, m, v), what
+ * cand_sim_lb() reads of a candidate: one enumeration asks the same ones
+ * of every chain, width and microbatch size whose m is the same, and
+ * working them out (expm1(), log1p()) costs more than the rest of a
+ * group.  Direct-mapped: an entry asked for another key is replaced.
+ */
+#define SIMLB_N 1024
+
+struct simlb_cache {
+	struct simlb_entry {
+		int sched, d, m, v; /* d 0: empty */
+		struct cost_sim_lb f;
+	} e[SIMLB_N];
+};
+
+/* cand_sim_lb() to the bit, its factors from mc. */
+static double
+cand_sim_lb_memo(struct simlb_cache *mc, int sched, int d, int m, int v,
+		 double all, double maxl)
 {
-	if (vt->lp_only ||
-	    (vt->sim == 2 && r != PROF_RC_NONE &&
-	     cost_runtime(o, sched, d)->mixed_rc))
+	unsigned h = ((unsigned)d * 2654435761u ^ (unsigned)m * 40503u ^
+		      (unsigned)v * 97u ^ (unsigned)sched * 7919u) %
+		     SIMLB_N;
+	struct simlb_entry *e = &mc->e[h];
+
+	if (e->d != d || e->m != m || e->v != v || e->sched != sched) {
+		struct cost_cfg g;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = sched;
+		g.d = d;
+		g.m = m;
+		g.v = v;
+		cost_simulate_lb_factors(&g, &e->f);
+		e->sched = sched;
+		e->d = d;
+		e->m = m;
+		e->v = v;
+	}
+	return cost_simulate_lb_at(&e->f, all, maxl);
+}
+
+/* The recomputation a visit's lower bound of candidate (sched, d, r)
+ * counts; mixed: the runtime of (sched, d) takes a per-layer choice. */
+static int
+visit_rc(const struct visit *vt, const struct cost_opts *o, int mixed,
+	 int r)
+{
+	if (vt->lp_only || (vt->sim == 2 && r != PROF_RC_NONE && mixed))
 		return PROF_RC_NONE;
 	return lb_rc(o, r);
 }
 
 /* A visit's lower bound of a candidate: cand_lb(), or with vt->sim
- * cand_sim_lb(); mk the chain's max_layers() at its microbatch. */
+ * cand_sim_lb() (its factors from mc); mk the chain's max_layers() at
+ * its microbatch. */
 static double
-visit_lb(const struct visit *vt, const double *mk, int sched, int d,
-	 int m, int v, int rb)
+visit_lb(const struct visit *vt, struct simlb_cache *mc, const double *mk,
+	 int sched, int d, int m, int v, int rb)
 {
 	const double *x = mk + 2 * rb;
 	double t = x[1] / d;
 
 	if (vt->sim)
-		return cand_sim_lb(sched, d, m, v, x[1], x[0]);
+		return cand_sim_lb_memo(mc, sched, d, m, v, x[1], x[0]);
 	if (x[0] > t)
 		t = x[0];
 	return cand_lb(sched, d, m, v, x[1], t);
@@ -1663,7 +1822,8 @@ visit_lb(const struct visit *vt, const double *mk, int sched, int d,
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  const struct cost_opts *o, const struct tmpl *tp, int sched, int d,
-	  int w, int k, int m, struct visit *vt, long *n, long *screened,
+	  int w, int k, int m, int mixed, struct simlb_cache *mc,
+	  struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
 	const double *mk = maxl + 2 * (k * PROF_RC_N);
@@ -1701,8 +1861,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 
 		if (e->v > 1 && !vok)
 			continue;
-		rb = visit_rc(vt, o, sched, d, e->r);
-		lb = lbs[i] = visit_lb(vt, mk, sched, d, m, e->v, rb);
+		rb = visit_rc(vt, o, mixed, e->r);
+		lb = lbs[i] = visit_lb(vt, mc, mk, sched, d, m, e->v, rb);
 		if (lb < lo)
 			lo = lb;
 		if (lb > hi)
@@ -1762,12 +1922,13 @@ lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
  * lowers it (it shortens the fill); no template needed.
  */
 static double
-sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
+sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
+	  int d, int m, int vmax)
 {
 	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
 
-	return cand_sim_lb(sched, d, m, sched == PLAN_FLUSH ? vmax : 1, x[1],
-			   x[0]);
+	return cand_sim_lb_memo(mc, sched, d, m,
+				sched == PLAN_FLUSH ? vmax : 1, x[1], x[0]);
 }
 
 /*
@@ -1777,13 +1938,14 @@ sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
  */
 static double
 floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
-	 const double *maxl, int k, int sched, int d, int m, int vmax)
+	 struct simlb_cache *mc, const double *maxl, int k, int sched, int d,
+	 int m, int vmax)
 {
 	double f;
 
 	if (replay && *ifl < *nfl)
 		return (*fl)[(*ifl)++];
-	f = sim_floor(maxl, k, sched, d, m, vmax);
+	f = sim_floor(mc, maxl, k, sched, d, m, vmax);
 	if (!replay) {
 		xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
 		(*fl)[(*nfl)++] = f;
@@ -1832,9 +1994,12 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	double *fl = NULL, *pown = NULL;
 	const double *pmaxl = NULL;
 	size_t nfl = 0, afl = 0, ifl;
-	int pti = -1, replay;
+	int pti = -1, replay, mixed;
+	struct simlb_cache *mc = vt->sim ? xcalloc(1, sizeof(*mc)) : NULL;
 
 	tp->ck_ti = -1; /* nothing asked yet */
+	tp->sk_n = -1;
+	tp->moe_ti = -1;
 	*screened = 0;
 	for (vi = 0; vi < so->nv; vi++)
 		if (so->v[vi] > vmax)
@@ -1893,6 +2058,9 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				if (vt->lp_only &&
 				    !cost_runtime(o, sched, d)->mixed_rc)
 					continue;
+				/* what visit_rc() reads of the runtime */
+				mixed = vt->sim == 2 &&
+					cost_runtime(o, sched, d)->mixed_rc;
 				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
 				     wi++) {
 					int built = 0;
@@ -1928,7 +2096,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						    !vt->group(vt,
 							       floor_of(&fl, &nfl,
 									&afl, &ifl,
-									replay, maxl,
+									replay, mc,
+									maxl,
 									k, sched, d,
 									(int)m, vmax),
 							       INFINITY, 1))
@@ -1939,8 +2108,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 								   (int)w, tp);
 						add_cands(sc, ti, maxl, o, tp,
 							  sched, d, (int)w, k,
-							  (int)m, vt, &n,
-							  screened, stats);
+							  (int)m, mixed, mc, vt,
+							  &n, screened, stats);
 					}
 				}
 			}
@@ -1954,6 +2123,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	free(fl);
 	free(ws);
 	free(tp);
+	free(mc);
 	return n;
 }
 
