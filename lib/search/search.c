@@ -3121,12 +3121,17 @@ struct lb_memo {
 	int nsc;
 	double *per;
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	/* by chain: the first chain whose compute's prefix sums (pre_t)
+	 * are the same to the bit, all that exact_fits() reads of it (with
+	 * and without sequence parallelism: twins), whose verdicts it
+	 * shares */
+	int *twin;
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
 /* exact_rest()'s bounds (below), which refine_rest() asks too */
 static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
-			 int nsc, int L);
+			 const struct search_chain *sc, int nsc, int L);
 static void lb_memo_release(struct lb_memo *mm,
 			    const struct search_chain *sc);
 static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
@@ -3188,7 +3193,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
-	lb_memo_init(&mm, so, nsc, L);
+	lb_memo_init(&mm, so, sc, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -3451,13 +3456,32 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
-/* mm for nsc chains of L layers under so (its verdicts in so's memo
- * when it has one). */
+/* mm for the nsc chains sc of L layers under so (its verdicts in so's
+ * memo when it has one). */
 static void
-lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int nsc,
-	     int L)
+lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+	     const struct search_chain *sc, int nsc, int L)
 {
+	int i, j;
+
 	memset(mm, 0, sizeof(*mm));
+	mm->twin = xcalloc((size_t)nsc, sizeof(*mm->twin));
+	for (i = 0; i < nsc; i++) {
+		const struct chain *a = sc[i].c;
+
+		for (j = 0; j < i; j++) {
+			const struct chain *b = sc[j].c;
+
+			if (mm->twin[j] == j && a->L == b->L &&
+			    a->nmb == b->nmb &&
+			    !memcmp(a->pre_t, b->pre_t,
+				    (size_t)a->nmb * PROF_RC_N *
+					    (size_t)(a->L + 1) *
+					    sizeof(*a->pre_t)))
+				break;
+		}
+		mm->twin[i] = j;
+	}
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
 	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
@@ -3480,6 +3504,7 @@ lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
 	free(mm->own.e);
 	free(mm->pre);
 	free(mm->per);
+	free(mm->twin);
 }
 
 /* The entry of cd (*fresh 1: new, its figures for the caller). */
@@ -3618,7 +3643,10 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 	int ok;
 
 	if (cd->m > 0) {
-		e = lbfit_find(mm->fits, cd, r, 0);
+		struct cand k = *cd;
+
+		k.ti = (short)mm->twin[cd->ti];
+		e = lbfit_find(mm->fits, &k, r, 0);
 		if ((ok = lbfit_says(e, bound)) >= 0)
 			return ok;
 	}
@@ -3944,7 +3972,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	lb_memo_init(&mm, so, nsc, sc[0].c->L);
+	lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
