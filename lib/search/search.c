@@ -182,6 +182,9 @@ struct part_table {
 struct lentry {
 	int w, d, t, c, e, etp, rule;
 	int seg; /* place_segment() of the grid's GPUs */
+	/* whether the links under rule - 1 are the same to the bit
+	 * (same_links(); -1: not asked yet) */
+	int same_prev;
 	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
 		      cp, cp latency, ep, ep latency */
 };
@@ -439,8 +442,9 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Fill x->links for the grid, from the cache when it is there. */
-static void
+/* Fill x->links for the grid, from the cache when it is there; returns
+ * the grid's entry in the cache (NULL: not kept there). */
+static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
 {
@@ -470,11 +474,11 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 			memcpy(x->links.all + i * x->links.dcap, e->v + i * d,
 			       n);
-		return;
+		return e;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
 	if (!e)
-		return; /* neighbourhood full: compute without caching */
+		return NULL; /* neighbourhood full: compute without caching */
 	e->w = w;
 	e->d = d;
 	e->t = t;
@@ -483,11 +487,13 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->etp = etp;
 	e->rule = rule;
 	e->seg = seg;
+	e->same_prev = -1;
 	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
 	xgrow((void **)&k->lcv, &k->lcv_alloc, k->nlcv + 1, sizeof(*k->lcv));
 	k->lcv[k->nlcv++] = e->v;
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
+	return e;
 }
 
 static void
@@ -1151,26 +1157,33 @@ place_hi(const struct search_opts *so, const struct cand *cd)
 	return cd->w == 1 || cd->d == 1 ? 0 : 1;
 }
 
-/* Whether cd's links under placements p0 and p1 are the same to the bit
- * (x->links then holds p1's). */
+/* Whether cd's links under placements p0 and p0 + 1 = p1 are the same
+ * to the bit (x->links then holds p1's), kept with p1's grid in the
+ * cache. */
 static int
 same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
 {
+	struct lentry *e;
 	struct cost_cfg g;
 	size_t i, n;
+	int same = 1;
 
 	cfg_of(x, cd, p0, &g);
 	n = (size_t)g.d * sizeof(double);
+	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	if (e && p1 == p0 + 1 && e->same_prev >= 0)
+		return e->same_prev;
 	links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(x->lsave + i * g.d, x->links.all + i * x->links.dcap,
 		       n);
-	links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
-	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-		if (memcmp(x->lsave + i * g.d,
-			   x->links.all + i * x->links.dcap, n))
-			return 0;
-	return 1;
+	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; same && i < PLACE_LINK_ARRAYS; i++)
+		same = !memcmp(x->lsave + i * g.d,
+			       x->links.all + i * x->links.dcap, n);
+	if (e && p1 == p0 + 1)
+		e->same_prev = same;
+	return same;
 }
 
 /* Best placement of cd: iteration time, rule in *place. */
