@@ -1406,6 +1406,7 @@ enum tmpl_kind { TMPL_CAND, TMPL_SCREENED, TMPL_SKIP_SHARD, TMPL_SKIP_RT };
 struct tmpl_entry {
 	int r, v, zero, shard, offload;
 	enum tmpl_kind kind;
+	int rvi; /* a candidate's: the index of its (r, v) in the rv */
 };
 
 /* One (recomputation, interleaving) of a group's candidates and how many
@@ -1578,6 +1579,7 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					continue;
 				}
 				e->kind = TMPL_CAND;
+				e->rvi = tp->nrv; /* the rv this (r, v) adds */
 				tp->n++;
 				ncand++;
 			}
@@ -1650,6 +1652,7 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 			rv->n = 0;
 		}
 		rv->n++;
+		e->rvi = (int)(rv - tp->rv);
 	}
 }
 
@@ -1842,7 +1845,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	const double *mk = maxl + 2 * (k * PROF_RC_N);
 	double lo = INFINITY, hi = -INFINITY;
 	double lbs[PROF_RC_N * SEARCH_MAX_V]; /* by tp->rv */
-	int i, j, vok = m % d == 0, rb;
+	int i, vok = m % d == 0, rb;
 	long cnt = 0;
 
 	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
@@ -1904,9 +1907,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		cd.shard = e->shard;
 		cd.offload = e->offload;
 		/* the bound of its (recomputation, interleaving) */
-		for (j = 0; tp->rv[j].r != e->r || tp->rv[j].v != e->v; j++)
-			;
-		cd.lb = lbs[j];
+		cd.lb = lbs[e->rvi];
 		vt->fn(vt, &cd);
 	}
 }
@@ -1960,7 +1961,8 @@ floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
 		return (*fl)[(*ifl)++];
 	f = sim_floor(mc, maxl, k, sched, d, m, vmax);
 	if (!replay) {
-		xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
+		if (*nfl == *afl) /* (a call a floor is the loop's cost) */
+			xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
 		(*fl)[(*nfl)++] = f;
 	}
 	return f;
@@ -2077,6 +2079,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
 				     wi++) {
 					int built = 0;
+					int64_t bw;
 
 					w = ws[wi];
 					if (!fixed((int)w, so->fix_w))
@@ -2085,14 +2088,17 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 					 * the w c t / etp blocks of etp */
 					if (w * cp * (sc[ti].t / etp) % ep)
 						continue;
+					/* each replica's share of the
+					 * batch, divided once a width */
+					bw = B / w;
+
 					for (k = 0; k < c->nmb; k++) {
 						int b = c->mb[k];
 						int64_t m;
 
-						if ((B / w) % b ||
-						    !fixed(b, so->fix_b))
+						if (bw % b || !fixed(b, so->fix_b))
 							continue;
-						m = B / w / b;
+						m = bw / b;
 						if (m > 1000000000 ||
 						    (sched == PLAN_2BW && m < d))
 							continue;
