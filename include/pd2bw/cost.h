@@ -892,6 +892,14 @@ int cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 			  double bound);
 
 /*
+ * The same answer as cost_simulate_lb_fits(), to the bit, in O(d log L)
+ * instead of O(L): for prefix sums that never go down (pre[j] <= pre[j +
+ * 1], no NaN), which the caller knows.
+ */
+int cost_simulate_lb_fits_up(const struct cost_cfg *g, const double *pre,
+			     int L, double bound);
+
+/*
  * What recomputing adds to a stage's compute at least, in prefix sums:
  * for layers a..e at stage s, with left = room - pb (params[e + 1] -
  * params[a]), max(0, phi[e + 1] - phi[a] - per[s] max(left, 0)), or

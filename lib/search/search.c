@@ -3145,6 +3145,10 @@ struct lb_memo {
 	 * and without sequence parallelism: twins), whose verdicts it
 	 * shares */
 	int *twin;
+	/* by chain: whether its pre_t never goes down (no NaN), each
+	 * microbatch size's and recomputation's: exact_fits() may then
+	 * gallop (cost_simulate_lb_fits_up()) */
+	int *up;
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
@@ -3475,6 +3479,20 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
+/* Whether each of the n runs of len numbers from x never goes down (no
+ * NaN: a comparison with it fails). */
+static int
+rises(const double *x, int n, int len)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++, x += len)
+		for (j = 1; j < len; j++)
+			if (!(x[j - 1] <= x[j]))
+				return 0;
+	return 1;
+}
+
 /* mm for the nsc chains sc of L layers under so (its verdicts in so's
  * memo when it has one). */
 static void
@@ -3501,6 +3519,10 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 		}
 		mm->twin[i] = j;
 	}
+	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
+	for (i = 0; i < nsc; i++)
+		mm->up[i] = rises(sc[i].c->pre_t, sc[i].c->nmb * PROF_RC_N,
+				  sc[i].c->L + 1);
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
 	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
@@ -3524,6 +3546,7 @@ lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
 	free(mm->pre);
 	free(mm->per);
 	free(mm->twin);
+	free(mm->up);
 }
 
 /* The entry of cd (*fresh 1: new, its figures for the caller). */
@@ -3633,9 +3656,11 @@ lbfit_keep(struct lbfit_entry *e, double bound, int ok)
 	return ok;
 }
 
-/* cost_simulate_lb_fits() of cd's schedule over the prefix sums pre. */
+/* cost_simulate_lb_fits() of cd's schedule over the prefix sums pre
+ * (up: they never go down, and the answer is found by galloping). */
 static int
-cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound)
+cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound,
+	     int up)
 {
 	struct cost_cfg g;
 
@@ -3644,7 +3669,8 @@ cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound)
 	g.d = cd->d;
 	g.m = cd->m;
 	g.v = cd->v;
-	return cost_simulate_lb_fits(&g, pre, L, bound);
+	return up ? cost_simulate_lb_fits_up(&g, pre, L, bound)
+		  : cost_simulate_lb_fits(&g, pre, L, bound);
 }
 
 /*
@@ -3673,7 +3699,7 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 			  cand_lb_fits(cd,
 				       c->pre_t + ((size_t)cd->k * PROF_RC_N +
 						   r) * (c->L + 1),
-				       c->L, bound));
+				       c->L, bound, mm->up[cd->ti]));
 }
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
@@ -3788,7 +3814,8 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	for (j = 0; j <= c->L; j++)
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
-	return cand_lb_fits(cd, mm->pre, c->L, bound);
+	return cand_lb_fits(cd, mm->pre, c->L, bound,
+			    rises(mm->pre, 1, c->L + 1));
 }
 
 /*
