@@ -1676,7 +1676,7 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		tp->moe_ti = ti;
 		tp->moe = sc[ti].ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
 	}
-	if (w * cp == 1 || so->shard > 0 || tp->moe) {
+	if (w * cp == 1 || so->shard > 0 || tp->moe || so->plain) {
 		tmpl_check(sc, ti, o, so, sched, d, w, 1, tp);
 		return;
 	}
@@ -1774,7 +1774,7 @@ struct simlb_cache {
 	} e[SIMLB_N];
 };
 
-/* cand_sim_lb() to the bit, its factors from mc. */
+/* cand_sim_lb() to the bit, its factors from mc (NULL: worked out). */
 static double
 cand_sim_lb_memo(struct simlb_cache *mc, int sched, int d, int m, int v,
 		 double all, double maxl)
@@ -1782,8 +1782,11 @@ cand_sim_lb_memo(struct simlb_cache *mc, int sched, int d, int m, int v,
 	unsigned h = ((unsigned)d * 2654435761u ^ (unsigned)m * 40503u ^
 		      (unsigned)v * 97u ^ (unsigned)sched * 7919u) %
 		     SIMLB_N;
-	struct simlb_entry *e = &mc->e[h];
+	struct simlb_entry *e;
 
+	if (!mc)
+		return cand_sim_lb(sched, d, m, v, all, maxl);
+	e = &mc->e[h];
 	if (e->d != d || e->m != m || e->v != v || e->sched != sched) {
 		struct cost_cfg g;
 
@@ -2010,7 +2013,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	const double *pmaxl = NULL;
 	size_t nfl = 0, afl = 0, ifl;
 	int pti = -1, replay, mixed;
-	struct simlb_cache *mc = vt->sim ? xcalloc(1, sizeof(*mc)) : NULL;
+	struct simlb_cache *mc =
+		vt->sim && !so->plain ? xcalloc(1, sizeof(*mc)) : NULL;
 
 	tp->ck_ti = -1; /* nothing asked yet */
 	tp->sk_n = -1;
@@ -3149,6 +3153,7 @@ struct lb_memo {
 	 * microbatch size's and recomputation's: exact_fits() may then
 	 * gallop (cost_simulate_lb_fits_up()) */
 	int *up;
+	int plain; /* so->plain: neither */
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
@@ -3506,7 +3511,7 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 	for (i = 0; i < nsc; i++) {
 		const struct chain *a = sc[i].c;
 
-		for (j = 0; j < i; j++) {
+		for (j = 0; j < i && !so->plain; j++) {
 			const struct chain *b = sc[j].c;
 
 			if (mm->twin[j] == j && a->L == b->L &&
@@ -3517,10 +3522,11 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 					    sizeof(*a->pre_t)))
 				break;
 		}
-		mm->twin[i] = j;
+		mm->twin[i] = so->plain ? i : j;
 	}
 	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
-	for (i = 0; i < nsc; i++)
+	mm->plain = so->plain;
+	for (i = 0; i < nsc && !so->plain; i++)
 		mm->up[i] = rises(sc[i].c->pre_t, sc[i].c->nmb * PROF_RC_N,
 				  sc[i].c->L + 1);
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
@@ -3815,7 +3821,7 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
 	return cand_lb_fits(cd, mm->pre, c->L, bound,
-			    rises(mm->pre, 1, c->L + 1));
+			    !mm->plain && rises(mm->pre, 1, c->L + 1));
 }
 
 /*
@@ -4015,6 +4021,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	if (!isfinite(lv.bound))
 		return;
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	x->stats->exact_taken += lv.n;
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
