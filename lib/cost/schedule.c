@@ -551,7 +551,8 @@ rc_lb_of(const struct cost_rc_lb *rl, int s, int a, int e)
 	left = rl->room - rl->pb * (double)(rl->params[e + 1] - rl->params[a]);
 	if (left < -1e-6 * fabs(rl->room))
 		return INFINITY;
-	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * fmax(left, 0);
+	/* (not fmax(), a call: the same number, NaN and zeros alike) */
+	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * (left > 0 ? left : 0);
 	return x > 0 ? x : 0;
 }
 
