@@ -719,7 +719,7 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
-	 int lb, double *span, int known)
+	 int lb, double *span, int known, int mguess)
 {
 	const struct cost_cfg *g = pr->g;
 	const double *pre = pr->pre;
@@ -788,7 +788,39 @@ found:
 	if (pr->fast && pr->mono && mp->in_flight >= 0) {
 		/* one check when the whole stage fits, the usual case */
 		if (e > a && mem_over(pr, mp, a, e - 1)) {
-			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
+			lo = a - 1;
+			hi = e - 1;
+			/* memory only grows with the stage: galloping from
+			 * the caller's guess (about as long as the stage
+			 * before) narrows the same first end over the cap */
+			if (mguess >= a && mguess < e - 1) {
+				if (mem_over(pr, mp, a, mguess)) {
+					for (hi = mguess, step = 1;;
+					     step *= 2) {
+						lo = hi - step;
+						if (lo < a) {
+							lo = a - 1;
+							break;
+						}
+						if (!mem_over(pr, mp, a, lo))
+							break;
+						hi = lo;
+					}
+				} else {
+					for (lo = mguess, step = 1;;
+					     step *= 2) {
+						mid = lo + step;
+						if (mid >= e - 1)
+							break;
+						if (mem_over(pr, mp, a, mid)) {
+							hi = mid;
+							break;
+						}
+						lo = mid;
+					}
+				}
+			}
+			while (hi - lo > 1) {
 				mid = lo + (hi - lo) / 2;
 				if (mem_over(pr, mp, a, mid))
 					hi = mid;
@@ -928,7 +960,7 @@ greedy(const struct part_run *pr, double T, int *first)
 		if (e >= elo && !mem_fits(pr, s, a, e))
 			e = last_within(pr, s, a, elo,
 					grow_end(pr, s, a, e, INFINITY, 0,
-						 NULL, -1) - 1,
+						 NULL, -1, -1) - 1,
 					T, &v);
 		if (e < elo)
 			return INFINITY;
@@ -955,7 +987,7 @@ front(const struct part_run *pr, double lim, int *hi)
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL, -1);
+			     NULL, -1, -1);
 		if (e == a)
 			return -1;
 		if (hi)
@@ -1138,7 +1170,8 @@ fits(struct part_run *pr, double limit, double *span)
 			known = ends[s];
 		else if (pr->up)
 			known = first_over(pr->pre, a, ehi, limit, a + len);
-		e = grow_end(pr, s, a, ehi, limit, 0, span, known);
+		e = grow_end(pr, s, a, ehi, limit, 0, span, known,
+			     len > 0 ? a + len : -1);
 		if (e == a)
 			return 0;
 		len = e - a;
