@@ -200,11 +200,14 @@ struct lentry {
  * a grid's links are the same at every size.
  */
 struct link_cache {
-	struct lentry *lc; /* [LCACHE_SIZE], open addressing; NULL: empty */
-	/* the entries' vectors, to free without reading the whole table
-	 * (most of its pages are never touched) */
-	double **lcv;
-	size_t nlcv, lcv_alloc;
+	/* [LCACHE_SIZE], open addressing: 1 + the index of a grid's entry
+	 * in ent, 0 empty.  Indices, not the entries: a search fills a
+	 * few dozen grids, and a table of entries (48 bytes each) would
+	 * touch a page for most of them, each page a fault the first
+	 * time (GPT-3 175B on 1024 GPUs: about a hundred). */
+	int *slot;
+	struct lentry *ent; /* in the order filled */
+	size_t nent, ent_alloc;
 	const struct cluster *cl; /* the memo's: filled on it */
 };
 
@@ -213,10 +216,10 @@ link_cache_release(struct link_cache *k)
 {
 	size_t j;
 
-	for (j = 0; j < k->nlcv; j++)
-		free(k->lcv[j]);
-	free(k->lcv);
-	free(k->lc);
+	for (j = 0; j < k->nent; j++)
+		free(k->ent[j].v);
+	free(k->ent);
+	free(k->slot);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -443,7 +446,8 @@ now_ms(void)
 }
 
 /* Fill x->links for the grid, from the cache when it is there; returns
- * the grid's entry in the cache (NULL: not kept there). */
+ * the grid's entry in the cache (NULL: not kept there), which holds
+ * until the next call. */
 static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
@@ -458,27 +462,31 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
-	int probe;
+	int probe, *sl = NULL;
 
-	if (!k->lc)
-		k->lc = xcalloc(LCACHE_SIZE, sizeof(*k->lc));
+	if (!k->slot)
+		k->slot = xcalloc(LCACHE_SIZE, sizeof(*k->slot));
 	for (probe = 0; probe < 8; probe++) {
-		e = &k->lc[(h + probe) % LCACHE_SIZE];
-		if (!e->v || (e->w == w && e->d == d && e->t == t &&
-			      e->c == c && e->e == ep && e->etp == etp &&
-			      e->rule == rule && e->seg == seg))
+		sl = &k->slot[(h + probe) % LCACHE_SIZE];
+		if (!*sl)
 			break;
-		e = NULL;
-	}
-	if (e && e->v) {
-		for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-			memcpy(x->links.all + i * x->links.dcap, e->v + i * d,
-			       n);
-		return e;
+		e = &k->ent[*sl - 1];
+		if (e->w == w && e->d == d && e->t == t && e->c == c &&
+		    e->e == ep && e->etp == etp && e->rule == rule &&
+		    e->seg == seg) {
+			for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+				memcpy(x->links.all + i * x->links.dcap,
+				       e->v + i * d, n);
+			return e;
+		}
+		sl = NULL;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
-	if (!e)
+	if (!sl)
 		return NULL; /* neighbourhood full: compute without caching */
+	xgrow((void **)&k->ent, &k->ent_alloc, k->nent + 1, sizeof(*k->ent));
+	e = &k->ent[k->nent++];
+	*sl = (int)k->nent;
 	e->w = w;
 	e->d = d;
 	e->t = t;
@@ -489,8 +497,6 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->seg = seg;
 	e->same_prev = -1;
 	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	xgrow((void **)&k->lcv, &k->lcv_alloc, k->nlcv + 1, sizeof(*k->lcv));
-	k->lcv[k->nlcv++] = e->v;
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
 	return e;
