@@ -1612,15 +1612,21 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
 	int fix = so->fix_w > 0 && so->fix_d > 0, i, z, have = 0;
+	/* tmpl_check()'s first check, the one that reads w c: one rank
+	 * leaves ZeRO out when plain data parallelism is allowed */
+	int one = w * cp == 1 && (so->zero_mask & 1);
 	double pbz[8]; /* as tmpl_check()'s */
 
 	tp->n = tp->nrv = 0;
 	tp->screened[0] = tp->screened[1] = 0;
 	tp->skipped[0] = tp->skipped[1] = 0;
 	for (i = 0; i < tp->sk_n; i++) {
-		struct tmpl_entry *e = &tp->e[tp->n++];
+		struct tmpl_entry *e;
 		struct tmpl_rv *rv;
 
+		if (one && tp->sk[i].zero)
+			continue;
+		e = &tp->e[tp->n++];
 		*e = tp->sk[i];
 		if (e->kind != TMPL_CAND) {
 			tp->skipped[e->v > 1]++;
@@ -1666,8 +1672,8 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
  * The template of the group (chain ti, sched, d, w) into tp, as
  * tmpl_check() with its screen builds it: from the entries kept for the
  * chain, schedule and depth when the width reads nothing but the
- * screen (w c > 1: ZeRO's rule for one rank; no shard group, whose
- * division reads it; no experts, whose checks read it).
+ * screen and ZeRO's rule for one rank (no shard group, whose division
+ * reads it; no experts, whose checks read it).
  */
 static void
 tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
@@ -1675,20 +1681,22 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	   struct tmpl *tp)
 {
 	const struct chain *c = sc[ti].c;
-	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	double ns, nse;
 
 	if (tp->moe_ti != ti) {
 		tp->moe_ti = ti;
 		tp->moe = sc[ti].ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
 	}
-	if (w * cp == 1 || so->shard > 0 || tp->moe || so->plain) {
+	if (so->shard > 0 || tp->moe || so->plain) {
 		tmpl_check(sc, ti, o, so, sched, d, w, 1, tp);
 		return;
 	}
 	if (tp->sk_n < 0 || tp->sk_ti != ti || tp->sk_sched != sched ||
 	    tp->sk_d != d) {
-		tmpl_check(sc, ti, o, so, sched, d, w, 0, tp);
+		/* the entries of any width of w c > 1 (2: with no shard
+		 * group and no experts nothing else reads it), which
+		 * tmpl_screen() narrows for one rank */
+		tmpl_check(sc, ti, o, so, sched, d, 2, 0, tp);
 		memcpy(tp->sk, tp->e, (size_t)tp->n * sizeof(*tp->e));
 		tp->sk_n = tp->n;
 		tp->sk_ti = ti;
