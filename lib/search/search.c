@@ -62,6 +62,10 @@ struct visit {
 	 * recompute under a runtime that takes a per-layer choice, whose
 	 * bound then leaves their recomputation out */
 	int sim;
+	/* with sim: a bound at or above which group turns a group away
+	 * (0: none known), that enumerate() may say of its floor before
+	 * working it out */
+	double over;
 };
 
 /*
@@ -1954,12 +1958,26 @@ lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
  */
 static double
 sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
-	  int d, int m, int vmax)
+	  int d, int m, int vmax, double over)
 {
 	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+	double all = x[1], most;
 
+	/*
+	 * Without 2bw the floor is at least all m / d: its last stage's
+	 * factor is m, and the equalised stages' divisor at most d / m (1
+	 * - (1 - y)^d <= d y), both to a few units in the last place.
+	 * With that a relative 1e-9 over (0: none known) or more, so is
+	 * the floor, and the group is turned away whatever it is: this
+	 * is said instead, without expm1() and log1p().
+	 */
+	if (mc && over > 0 && sched != PLAN_2BW && all > 0) {
+		most = all * m / d * ((1 - 1e-9) * (1 - 1e-7));
+		if (most >= over)
+			return most;
+	}
 	return cand_sim_lb_memo(mc, sched, d, m,
-				sched == PLAN_FLUSH ? vmax : 1, x[1], x[0]);
+				sched == PLAN_FLUSH ? vmax : 1, all, x[0]);
 }
 
 /*
@@ -1970,13 +1988,13 @@ sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
 static double
 floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
 	 struct simlb_cache *mc, const double *maxl, int k, int sched, int d,
-	 int m, int vmax)
+	 int m, int vmax, double over)
 {
 	double f;
 
 	if (replay && *ifl < *nfl)
 		return (*fl)[(*ifl)++];
-	f = sim_floor(mc, maxl, k, sched, d, m, vmax);
+	f = sim_floor(mc, maxl, k, sched, d, m, vmax, over);
 	if (!replay) {
 		if (*nfl == *afl) /* (a call a floor is the loop's cost) */
 			xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
@@ -2136,7 +2154,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 									replay, mc,
 									maxl,
 									k, sched, d,
-									(int)m, vmax),
+									(int)m, vmax,
+									vt->over),
 							       INFINITY, 1))
 							continue;
 						if (!built++)
@@ -4034,6 +4053,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = simt[j];
 	if (!isfinite(lv.bound))
 		return;
+	lv.vt.over = lv.bound; /* lp_visit_group()'s */
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
 	x->stats->exact_taken += lv.n;
 	cand_sort(lv.c, lv.n);
