@@ -860,8 +860,8 @@ capped:
  * Stage s = [a, e]'s cost as the programme works it out (its memory
  * apart): the same terms in the same order, so to the bit.
  */
-static double
-stage_cost(const struct part_run *pr, int s, int a, int e)
+static inline double
+stage_cost_out(const struct part_run *pr, int s, int a, int e, double out)
 {
 	const struct chain *c = pr->c;
 	const struct part_stage *ps = &pr->ps[s];
@@ -873,7 +873,7 @@ stage_cost(const struct part_run *pr, int s, int a, int e)
 
 	if (s < pr->g->d - 1)
 		out_t = 2.0 * pr->g->v *
-			cost_xfer_ms(pr->out[e] * pr->inv_t, ps->out_gb_s,
+			cost_xfer_ms(out * pr->inv_t, ps->out_gb_s,
 				     ps->out_lat_us);
 	t = stage_terms(pr, s, a, e, out_t, params, eparams, &ar);
 	if (s > 0)
@@ -881,18 +881,52 @@ stage_cost(const struct part_run *pr, int s, int a, int e)
 	return pr->add_ar ? t + ar : t > ar ? t : ar;
 }
 
+static double
+stage_cost(const struct part_run *pr, int s, int a, int e)
+{
+	return stage_cost_out(pr, s, a, e, pr->out[e]);
+}
+
 /*
  * The last end in [elo, e] of stage s from a whose cost is T or less
  * (elo - 1 when none), its cost in *v.  Costs are not monotone in the
  * end (the transfer out depends on it): the ends are tried from e down.
  */
-static int
+static inline int
 last_within(const struct part_run *pr, int s, int a, int elo, int e,
 	    double T, double *v)
 {
-	for (; e >= elo; e--)
+	/* Then blocks of 8 ends whose every cost is over T are passed by at
+	 * once: each term of the cost only grows with the end (pr->up,
+	 * pr->lb_mono) but the transfer out, which grows with its bytes,
+	 * so the cost at the block's first end with the least bytes of the
+	 * block (the same terms in the same order, each no larger) is no
+	 * more than any of its costs.  (resnext101: a stage's transfer out
+	 * and reduction put a few dozen ends past the compute's last.) */
+	int blocks = pr->up && pr->lb_mono, e1, j, stop;
+	double least;
+
+	/* the first two one by one (most stages end there) */
+	for (stop = e - 1; e >= elo && e >= stop; e--)
 		if ((*v = stage_cost(pr, s, a, e)) <= T)
-			break;
+			return e;
+	while (e >= elo) {
+		stop = elo;
+		if (blocks && e - elo >= 8) {
+			e1 = e - 7;
+			for (least = pr->out[e], j = e1; j < e; j++)
+				if (pr->out[j] < least)
+					least = pr->out[j];
+			if (stage_cost_out(pr, s, a, e1, least) > T) {
+				e = e1 - 1;
+				continue;
+			}
+			stop = e1;
+		}
+		for (; e >= stop; e--)
+			if ((*v = stage_cost(pr, s, a, e)) <= T)
+				return e;
+	}
 	return e;
 }
 
