@@ -847,6 +847,22 @@ double cost_simulate_lb(const struct cost_cfg *g, double all_ms,
 			double max_ms);
 
 /*
+ * cost_simulate_lb() in two parts: what it reads of g (the schedule, d, m
+ * and v) into f, once, and cost_simulate_lb_at() of f, the same number
+ * to the bit for any all_ms and max_ms (the search asks many chains and
+ * microbatch sizes of one d, m and v).
+ */
+struct cost_sim_lb {
+	double a;   /* the last stage's floor factor (0: nothing known) */
+	double den; /* the equalised stages' divisor of all_ms */
+};
+
+void cost_simulate_lb_factors(const struct cost_cfg *g,
+			      struct cost_sim_lb *f);
+double cost_simulate_lb_at(const struct cost_sim_lb *f, double all_ms,
+			   double max_ms);
+
+/*
  * The same knowing only that one stage's forwards, recomputations and
  * backwards take t ms or more: this factor times t (0: nothing known).
  */
@@ -874,6 +890,14 @@ double cost_simulate_sync_lb(const struct cost_cfg *g, double fwd_ms,
  */
 int cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 			  double bound);
+
+/*
+ * The same answer as cost_simulate_lb_fits(), to the bit, in O(d log L)
+ * instead of O(L): for prefix sums that never go down (pre[j] <= pre[j +
+ * 1], no NaN), which the caller knows.
+ */
+int cost_simulate_lb_fits_up(const struct cost_cfg *g, const double *pre,
+			     int L, double bound);
 
 /*
  * What recomputing adds to a stage's compute at least, in prefix sums:

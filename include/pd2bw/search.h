@@ -72,6 +72,13 @@ struct search_opts {
 				 every placement, never stopping at the
 				 first under the bound (tests: the result
 				 and stats->gated do not depend on it) */
+	int plain;            /* none of the shortcuts that only save
+				 arithmetic: every group's template
+				 checked anew, every cost_simulate_lb()
+				 worked out whole, no verdict shared
+				 between twin chains, no galloping (tests:
+				 the result and the statistics do not
+				 depend on it) */
 	int rescore_all;      /* simulate every alternative, even those
 				 topk others outrun (tests: the result does
 				 not depend on it) */
@@ -133,6 +140,10 @@ struct search_stats {
 			      best (exact_rest() in search.c) */
 	long exact_sims;   /* of those, how many were simulated: their
 			      floor (cost_simulate_floor()) was below it */
+	long exact_taken;  /* candidates the exact search took by their
+			      lower bound of the simulation (the best
+			      alternative's simulated time), before its
+			      gates */
 	long skipped_rt;   /* configurations the runtime cannot run for a
 			      dimension it lacks (context or expert
 			      parallelism) */

@@ -450,15 +450,16 @@ cost_simulate_floor(const struct plan_stage *st, const struct cost_cfg *g)
  * would grow as U_s < U_{s-1} (1 - 1 / (a q)) + c / a (increasing in
  * U_{s-1} when a q >= 1), so U_{d-1} < c q (1 - (1 - 1 / (a q))^d), which
  * is all: c is no more than all / (q (1 - (1 - 1 / (a q))^d)).  The stages
- * equal to it, geometrically decreasing, reach it.
+ * equal to it, geometrically decreasing, reach it: all over this, which
+ * reads neither all nor the stages.
  */
 static double
-lb_equalised(double all, double a, double q, int d)
+lb_den(double a, double q, int d)
 {
 	double x = 1 / (a * q);
 
 	/* 1 - (1 - x)^d without losing it when x is small */
-	return all / (q * -expm1(d * log1p(-x)));
+	return q * -expm1(d * log1p(-x));
 }
 
 /*
@@ -466,9 +467,10 @@ lb_equalised(double all, double a, double q, int d)
  * a_s T_s + S_s / q for every stage s (T_s its forwards, recomputations
  * and backwards, S_s those of the stages before it); returns a_s, q in
  * *q, or 0 when a floor says nothing.  a_s q >= 1 where it says
- * something.
+ * something.  Inlined whatever the compiler's size heuristics say: the
+ * bounds' scans ask it for every stage.
  */
-static double
+static inline __attribute__((always_inline)) double
 floor_factor(const struct cost_cfg *g, int s, double *q)
 {
 	int P;
@@ -494,20 +496,38 @@ floor_factor(const struct cost_cfg *g, int s, double *q)
  * (differences of prefix sums) against the chain's leave of a bound. */
 #define LB_SLACK (1 - 1e-7)
 
+void
+cost_simulate_lb_factors(const struct cost_cfg *g, struct cost_sim_lb *f)
+{
+	double q;
+
+	/* the least a_s, at the last stage */
+	f->a = floor_factor(g, g->d - 1, &q);
+	f->den = f->a > 0 ? lb_den(f->a, q, g->d) : 0;
+}
+
+double
+cost_simulate_lb_at(const struct cost_sim_lb *f, double all_ms,
+		    double max_ms)
+{
+	double lb;
+
+	if (!(f->a > 0) || !(all_ms > 0))
+		return 0;
+	lb = all_ms / f->den;
+	/* the stage holding the slowest layer */
+	if (f->a * max_ms > lb)
+		lb = f->a * max_ms;
+	return lb * LB_SLACK;
+}
+
 double
 cost_simulate_lb(const struct cost_cfg *g, double all_ms, double max_ms)
 {
-	double a, q, lb;
+	struct cost_sim_lb f;
 
-	/* the least a_s, at the last stage */
-	a = floor_factor(g, g->d - 1, &q);
-	if (!(a > 0) || !(all_ms > 0))
-		return 0;
-	lb = lb_equalised(all_ms, a, q, g->d);
-	/* the stage holding the slowest layer */
-	if (a * max_ms > lb)
-		lb = a * max_ms;
-	return lb * LB_SLACK;
+	cost_simulate_lb_factors(g, &f);
+	return cost_simulate_lb_at(&f, all_ms, max_ms);
 }
 
 double
@@ -531,7 +551,8 @@ rc_lb_of(const struct cost_rc_lb *rl, int s, int a, int e)
 	left = rl->room - rl->pb * (double)(rl->params[e + 1] - rl->params[a]);
 	if (left < -1e-6 * fabs(rl->room))
 		return INFINITY;
-	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * fmax(left, 0);
+	/* (not fmax(), a call: the same number, NaN and zeros alike) */
+	x = rl->phi[e + 1] - rl->phi[a] - rl->per[s] * (left > 0 ? left : 0);
 	return x > 0 ? x : 0;
 }
 
@@ -586,6 +607,71 @@ cost_simulate_lb_fits(const struct cost_cfg *g, const double *pre, int L,
 		      double bound)
 {
 	return cost_simulate_lb_fits_rc(g, pre, L, bound, NULL);
+}
+
+/*
+ * A stage's side of cost_simulate_lb_fits_rc()'s test without rl, first
+ * layer j, last layer's prefix sum P: the very expression, to the bit.
+ */
+static inline double
+lb_side(double a, double q, const double *pre, double P, int j)
+{
+	return (a * (P - pre[j] + 0.0) + (pre[j] - pre[0]) / q) * LB_SLACK;
+}
+
+/*
+ * cost_simulate_lb_fits() over prefix sums that never go down, by
+ * galloping: with x = pre[j] a stage's side a (P - x) + (x - pre[0]) / q
+ * never grows with x in the reals (a q >= 1, to a few units of rounding
+ * in the last place under 2bw, s + 1 of them at most), every term of
+ * it is >= 0 (P >= x >= pre[0]), so each rounding moves it by a
+ * relative 2^-53 at most and the five of them by less than 1e-15: where
+ * the computed side is below bound by a relative 1e-9 at j, it is below
+ * bound at every j' in [j, last] (x no smaller) as the scan computes
+ * it.  So the scan of the starts from the last layer down may jump over
+ * such a run at once, found by galloping, and go on one start at a time
+ * from there, to the same first start that goes over (O(d log L) for
+ * L starts).
+ */
+int
+cost_simulate_lb_fits_up(const struct cost_cfg *g, const double *pre, int L,
+			 double bound)
+{
+	double a, q, P, safe = bound / (1 + 1e-9);
+	int s, j, step, first, last = L - 1;
+
+	if (g->v > 1 || g->d > L)
+		return g->d <= L; /* chunks are not contiguous */
+	for (s = g->d - 1; s >= 0; s--) {
+		a = floor_factor(g, s, &q);
+		if (!(a > 0))
+			return 1;
+		P = pre[last + 1];
+		/* cost_simulate_lb_fits_rc()'s scan, four starts (most
+		 * stages of a long pipeline are a few layers) */
+		for (first = last + 1, j = 0;
+		     j < 4 && first > s &&
+		     lb_side(a, q, pre, P, first - 1) < bound;
+		     j++, first--)
+			;
+		if (j == 4) {
+			/* [j, last] all below bound: galloping down by
+			 * safe, then the scan from there */
+			for (j = first, step = 1;
+			     j - step > s &&
+			     lb_side(a, q, pre, P, j - step) < safe;
+			     step *= 2)
+				j -= step;
+			for (first = j; first > s &&
+					lb_side(a, q, pre, P, first - 1) < bound;
+			     first--)
+				;
+		}
+		if (first == last + 1)
+			return 0;
+		last = first - 1;
+	}
+	return last == -1;
 }
 
 /*

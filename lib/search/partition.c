@@ -719,7 +719,7 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
-	 int lb, double *span, int known)
+	 int lb, double *span, int known, int mguess)
 {
 	const struct cost_cfg *g = pr->g;
 	const double *pre = pr->pre;
@@ -788,7 +788,39 @@ found:
 	if (pr->fast && pr->mono && mp->in_flight >= 0) {
 		/* one check when the whole stage fits, the usual case */
 		if (e > a && mem_over(pr, mp, a, e - 1)) {
-			for (lo = a - 1, hi = e - 1; hi - lo > 1;) {
+			lo = a - 1;
+			hi = e - 1;
+			/* memory only grows with the stage: galloping from
+			 * the caller's guess (about as long as the stage
+			 * before) narrows the same first end over the cap */
+			if (mguess >= a && mguess < e - 1) {
+				if (mem_over(pr, mp, a, mguess)) {
+					for (hi = mguess, step = 1;;
+					     step *= 2) {
+						lo = hi - step;
+						if (lo < a) {
+							lo = a - 1;
+							break;
+						}
+						if (!mem_over(pr, mp, a, lo))
+							break;
+						hi = lo;
+					}
+				} else {
+					for (lo = mguess, step = 1;;
+					     step *= 2) {
+						mid = lo + step;
+						if (mid >= e - 1)
+							break;
+						if (mem_over(pr, mp, a, mid)) {
+							hi = mid;
+							break;
+						}
+						lo = mid;
+					}
+				}
+			}
+			while (hi - lo > 1) {
 				mid = lo + (hi - lo) / 2;
 				if (mem_over(pr, mp, a, mid))
 					hi = mid;
@@ -828,8 +860,8 @@ capped:
  * Stage s = [a, e]'s cost as the programme works it out (its memory
  * apart): the same terms in the same order, so to the bit.
  */
-static double
-stage_cost(const struct part_run *pr, int s, int a, int e)
+static inline double
+stage_cost_out(const struct part_run *pr, int s, int a, int e, double out)
 {
 	const struct chain *c = pr->c;
 	const struct part_stage *ps = &pr->ps[s];
@@ -841,7 +873,7 @@ stage_cost(const struct part_run *pr, int s, int a, int e)
 
 	if (s < pr->g->d - 1)
 		out_t = 2.0 * pr->g->v *
-			cost_xfer_ms(pr->out[e] * pr->inv_t, ps->out_gb_s,
+			cost_xfer_ms(out * pr->inv_t, ps->out_gb_s,
 				     ps->out_lat_us);
 	t = stage_terms(pr, s, a, e, out_t, params, eparams, &ar);
 	if (s > 0)
@@ -849,18 +881,52 @@ stage_cost(const struct part_run *pr, int s, int a, int e)
 	return pr->add_ar ? t + ar : t > ar ? t : ar;
 }
 
+static double
+stage_cost(const struct part_run *pr, int s, int a, int e)
+{
+	return stage_cost_out(pr, s, a, e, pr->out[e]);
+}
+
 /*
  * The last end in [elo, e] of stage s from a whose cost is T or less
  * (elo - 1 when none), its cost in *v.  Costs are not monotone in the
  * end (the transfer out depends on it): the ends are tried from e down.
  */
-static int
+static inline int
 last_within(const struct part_run *pr, int s, int a, int elo, int e,
 	    double T, double *v)
 {
-	for (; e >= elo; e--)
+	/* Then blocks of 8 ends whose every cost is over T are passed by at
+	 * once: each term of the cost only grows with the end (pr->up,
+	 * pr->lb_mono) but the transfer out, which grows with its bytes,
+	 * so the cost at the block's first end with the least bytes of the
+	 * block (the same terms in the same order, each no larger) is no
+	 * more than any of its costs.  (resnext101: a stage's transfer out
+	 * and reduction put a few dozen ends past the compute's last.) */
+	int blocks = pr->up && pr->lb_mono, e1, j, stop;
+	double least;
+
+	/* the first two one by one (most stages end there) */
+	for (stop = e - 1; e >= elo && e >= stop; e--)
 		if ((*v = stage_cost(pr, s, a, e)) <= T)
-			break;
+			return e;
+	while (e >= elo) {
+		stop = elo;
+		if (blocks && e - elo >= 8) {
+			e1 = e - 7;
+			for (least = pr->out[e], j = e1; j < e; j++)
+				if (pr->out[j] < least)
+					least = pr->out[j];
+			if (stage_cost_out(pr, s, a, e1, least) > T) {
+				e = e1 - 1;
+				continue;
+			}
+			stop = e1;
+		}
+		for (; e >= stop; e--)
+			if ((*v = stage_cost(pr, s, a, e)) <= T)
+				return e;
+	}
 	return e;
 }
 
@@ -928,7 +994,7 @@ greedy(const struct part_run *pr, double T, int *first)
 		if (e >= elo && !mem_fits(pr, s, a, e))
 			e = last_within(pr, s, a, elo,
 					grow_end(pr, s, a, e, INFINITY, 0,
-						 NULL, -1) - 1,
+						 NULL, -1, -1) - 1,
 					T, &v);
 		if (e < elo)
 			return INFINITY;
@@ -955,7 +1021,7 @@ front(const struct part_run *pr, double lim, int *hi)
 
 	for (s = 0, a = 0; s < d; s++) {
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL, -1);
+			     NULL, -1, -1);
 		if (e == a)
 			return -1;
 		if (hi)
@@ -1138,7 +1204,8 @@ fits(struct part_run *pr, double limit, double *span)
 			known = ends[s];
 		else if (pr->up)
 			known = first_over(pr->pre, a, ehi, limit, a + len);
-		e = grow_end(pr, s, a, ehi, limit, 0, span, known);
+		e = grow_end(pr, s, a, ehi, limit, 0, span, known,
+			     len > 0 ? a + len : -1);
 		if (e == a)
 			return 0;
 		len = e - a;

@@ -62,6 +62,10 @@ struct visit {
 	 * recompute under a runtime that takes a per-layer choice, whose
 	 * bound then leaves their recomputation out */
 	int sim;
+	/* with sim: a bound at or above which group turns a group away
+	 * (0: none known), that enumerate() may say of its floor before
+	 * working it out */
+	double over;
 };
 
 /*
@@ -182,6 +186,9 @@ struct part_table {
 struct lentry {
 	int w, d, t, c, e, etp, rule;
 	int seg; /* place_segment() of the grid's GPUs */
+	/* whether the links under rule - 1 are the same to the bit
+	 * (same_links(); -1: not asked yet) */
+	int same_prev;
 	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
 		      cp, cp latency, ep, ep latency */
 };
@@ -197,11 +204,14 @@ struct lentry {
  * a grid's links are the same at every size.
  */
 struct link_cache {
-	struct lentry *lc; /* [LCACHE_SIZE], open addressing; NULL: empty */
-	/* the entries' vectors, to free without reading the whole table
-	 * (most of its pages are never touched) */
-	double **lcv;
-	size_t nlcv, lcv_alloc;
+	/* [LCACHE_SIZE], open addressing: 1 + the index of a grid's entry
+	 * in ent, 0 empty.  Indices, not the entries: a search fills a
+	 * few dozen grids, and a table of entries (48 bytes each) would
+	 * touch a page for most of them, each page a fault the first
+	 * time (GPT-3 175B on 1024 GPUs: about a hundred). */
+	int *slot;
+	struct lentry *ent; /* in the order filled */
+	size_t nent, ent_alloc;
 	const struct cluster *cl; /* the memo's: filled on it */
 };
 
@@ -210,10 +220,10 @@ link_cache_release(struct link_cache *k)
 {
 	size_t j;
 
-	for (j = 0; j < k->nlcv; j++)
-		free(k->lcv[j]);
-	free(k->lcv);
-	free(k->lc);
+	for (j = 0; j < k->nent; j++)
+		free(k->ent[j].v);
+	free(k->ent);
+	free(k->slot);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -439,8 +449,10 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Fill x->links for the grid, from the cache when it is there. */
-static void
+/* Fill x->links for the grid, from the cache when it is there; returns
+ * the grid's entry in the cache (NULL: not kept there), which holds
+ * until the next call. */
+static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
 {
@@ -454,27 +466,31 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		     (unsigned)rule;
 	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
-	int probe;
+	int probe, *sl = NULL;
 
-	if (!k->lc)
-		k->lc = xcalloc(LCACHE_SIZE, sizeof(*k->lc));
+	if (!k->slot)
+		k->slot = xcalloc(LCACHE_SIZE, sizeof(*k->slot));
 	for (probe = 0; probe < 8; probe++) {
-		e = &k->lc[(h + probe) % LCACHE_SIZE];
-		if (!e->v || (e->w == w && e->d == d && e->t == t &&
-			      e->c == c && e->e == ep && e->etp == etp &&
-			      e->rule == rule && e->seg == seg))
+		sl = &k->slot[(h + probe) % LCACHE_SIZE];
+		if (!*sl)
 			break;
-		e = NULL;
-	}
-	if (e && e->v) {
-		for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-			memcpy(x->links.all + i * x->links.dcap, e->v + i * d,
-			       n);
-		return;
+		e = &k->ent[*sl - 1];
+		if (e->w == w && e->d == d && e->t == t && e->c == c &&
+		    e->e == ep && e->etp == etp && e->rule == rule &&
+		    e->seg == seg) {
+			for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+				memcpy(x->links.all + i * x->links.dcap,
+				       e->v + i * d, n);
+			return e;
+		}
+		sl = NULL;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
-	if (!e)
-		return; /* neighbourhood full: compute without caching */
+	if (!sl)
+		return NULL; /* neighbourhood full: compute without caching */
+	xgrow((void **)&k->ent, &k->ent_alloc, k->nent + 1, sizeof(*k->ent));
+	e = &k->ent[k->nent++];
+	*sl = (int)k->nent;
 	e->w = w;
 	e->d = d;
 	e->t = t;
@@ -483,11 +499,11 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->etp = etp;
 	e->rule = rule;
 	e->seg = seg;
+	e->same_prev = -1;
 	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	xgrow((void **)&k->lcv, &k->lcv_alloc, k->nlcv + 1, sizeof(*k->lcv));
-	k->lcv[k->nlcv++] = e->v;
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
+	return e;
 }
 
 static void
@@ -1151,26 +1167,33 @@ place_hi(const struct search_opts *so, const struct cand *cd)
 	return cd->w == 1 || cd->d == 1 ? 0 : 1;
 }
 
-/* Whether cd's links under placements p0 and p1 are the same to the bit
- * (x->links then holds p1's). */
+/* Whether cd's links under placements p0 and p0 + 1 = p1 are the same
+ * to the bit (x->links then holds p1's), kept with p1's grid in the
+ * cache. */
 static int
 same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
 {
+	struct lentry *e;
 	struct cost_cfg g;
 	size_t i, n;
+	int same = 1;
 
 	cfg_of(x, cd, p0, &g);
 	n = (size_t)g.d * sizeof(double);
+	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	if (e && p1 == p0 + 1 && e->same_prev >= 0)
+		return e->same_prev;
 	links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(x->lsave + i * g.d, x->links.all + i * x->links.dcap,
 		       n);
-	links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
-	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-		if (memcmp(x->lsave + i * g.d,
-			   x->links.all + i * x->links.dcap, n))
-			return 0;
-	return 1;
+	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	for (i = 0; same && i < PLACE_LINK_ARRAYS; i++)
+		same = !memcmp(x->lsave + i * g.d,
+			       x->links.all + i * x->links.dcap, n);
+	if (e && p1 == p0 + 1)
+		e->same_prev = same;
+	return same;
 }
 
 /* Best placement of cd: iteration time, rule in *place. */
@@ -1393,6 +1416,7 @@ enum tmpl_kind { TMPL_CAND, TMPL_SCREENED, TMPL_SKIP_SHARD, TMPL_SKIP_RT };
 struct tmpl_entry {
 	int r, v, zero, shard, offload;
 	enum tmpl_kind kind;
+	int rvi; /* a candidate's: the index of its (r, v) in the rv */
 };
 
 /* One (recomputation, interleaving) of a group's candidates and how many
@@ -1406,6 +1430,18 @@ struct tmpl {
 	struct tmpl_rv rv[PROF_RC_N * SEARCH_MAX_V];
 	int n, nrv;
 	long screened[2], skipped[2]; /* [v > 1] */
+	/*
+	 * The entries of (chain sk_ti, sk_sched, sk_d) before the memory
+	 * screen (its candidates TMPL_CAND), sk_n of them (-1: none kept),
+	 * P and Pm the chain's parameters as tmpl_build() reads them: with
+	 * w c > 1, no shard group and no experts nothing else the checks
+	 * read depends on the width, so the widths of a depth screen these
+	 * by their own bytes (tmpl_screen()) instead of checking anew.
+	 */
+	struct tmpl_entry sk[PROF_RC_N * SEARCH_MAX_V * 8];
+	int sk_n, sk_ti, sk_sched, sk_d;
+	double sk_P, sk_Pm;
+	int moe_ti, moe; /* whether chain moe_ti has experts (-1: none) */
 	/* runtime_check()'s answers for (chain ck_ti, ck_sched, ck_d),
 	 * which read no width, by recomputation, interleaving and ZeRO
 	 * stage (-1: not asked yet): the widths of a depth ask once */
@@ -1422,8 +1458,8 @@ struct tmpl {
  * interleaving, then ZeRO stage and offload).
  */
 static void
-tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
-	   const struct search_opts *so, int sched, int d, int w,
+tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	   const struct search_opts *so, int sched, int d, int w, int screen,
 	   struct tmpl *tp)
 {
 	const struct chain *c = sc[ti].c;
@@ -1524,6 +1560,11 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					tp->n++;
 					continue;
 				}
+				if (!screen) {
+					e->kind = TMPL_CAND;
+					tp->n++;
+					continue;
+				}
 				if (!(have & (1 << z))) {
 					struct cost_cfg g;
 
@@ -1548,6 +1589,7 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					continue;
 				}
 				e->kind = TMPL_CAND;
+				e->rvi = tp->nrv; /* the rv this (r, v) adds */
 				tp->n++;
 				ncand++;
 			}
@@ -1559,6 +1601,115 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 			}
 		}
 	}
+}
+
+/*
+ * tmpl_check()'s memory screen of the entries kept in tp->sk, at width w:
+ * the same template as tmpl_check() with the screen on builds, when the
+ * width reads nothing else (tmpl_build()).
+ */
+static void
+tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	    const struct search_opts *so, int sched, int d, int w,
+	    struct tmpl *tp)
+{
+	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
+	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
+	int fix = so->fix_w > 0 && so->fix_d > 0, i, z, have = 0;
+	/* tmpl_check()'s first check, the one that reads w c: one rank
+	 * leaves ZeRO out when plain data parallelism is allowed */
+	int one = w * cp == 1 && (so->zero_mask & 1);
+	double pbz[8]; /* as tmpl_check()'s */
+
+	tp->n = tp->nrv = 0;
+	tp->screened[0] = tp->screened[1] = 0;
+	tp->skipped[0] = tp->skipped[1] = 0;
+	for (i = 0; i < tp->sk_n; i++) {
+		struct tmpl_entry *e;
+		struct tmpl_rv *rv;
+
+		if (one && tp->sk[i].zero)
+			continue;
+		e = &tp->e[tp->n++];
+		*e = tp->sk[i];
+		if (e->kind != TMPL_CAND) {
+			tp->skipped[e->v > 1]++;
+			continue;
+		}
+		z = e->zero << 1 | e->offload;
+		if (!(have & (1 << z))) {
+			struct cost_cfg g;
+
+			memset(&g, 0, sizeof(g));
+			g.sched = sched;
+			g.w = w;
+			g.d = d;
+			g.c = cp;
+			g.e = ep;
+			g.zero = e->zero;
+			g.shard = e->shard;
+			g.offload = e->offload;
+			pbz[z] = tp->sk_P * cost_param_bytes(o, &g) +
+				 tp->sk_Pm * cost_muon_delta(o, &g);
+			have |= 1 << z;
+		}
+		if (pbz[z] / d > o->cap_bytes && !fix) {
+			e->kind = TMPL_SCREENED;
+			tp->screened[e->v > 1]++;
+			continue;
+		}
+		/* an (r, v)'s entries are consecutive, in tmpl_check()'s
+		 * order of its rv */
+		rv = tp->nrv ? &tp->rv[tp->nrv - 1] : NULL;
+		if (!rv || rv->r != e->r || rv->v != e->v) {
+			rv = &tp->rv[tp->nrv++];
+			rv->r = e->r;
+			rv->v = e->v;
+			rv->n = 0;
+		}
+		rv->n++;
+		e->rvi = (int)(rv - tp->rv);
+	}
+}
+
+/*
+ * The template of the group (chain ti, sched, d, w) into tp, as
+ * tmpl_check() with its screen builds it: from the entries kept for the
+ * chain, schedule and depth when the width reads nothing but the
+ * screen and ZeRO's rule for one rank (no shard group, whose division
+ * reads it; no experts, whose checks read it).
+ */
+static void
+tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
+	   const struct search_opts *so, int sched, int d, int w,
+	   struct tmpl *tp)
+{
+	const struct chain *c = sc[ti].c;
+	double ns, nse;
+
+	if (tp->moe_ti != ti) {
+		tp->moe_ti = ti;
+		tp->moe = sc[ti].ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
+	}
+	if (so->shard > 0 || tp->moe || so->plain) {
+		tmpl_check(sc, ti, o, so, sched, d, w, 1, tp);
+		return;
+	}
+	if (tp->sk_n < 0 || tp->sk_ti != ti || tp->sk_sched != sched ||
+	    tp->sk_d != d) {
+		/* the entries of any width of w c > 1 (2: with no shard
+		 * group and no experts nothing else reads it), which
+		 * tmpl_screen() narrows for one rank */
+		tmpl_check(sc, ti, o, so, sched, d, 2, 0, tp);
+		memcpy(tp->sk, tp->e, (size_t)tp->n * sizeof(*tp->e));
+		tp->sk_n = tp->n;
+		tp->sk_ti = ti;
+		tp->sk_sched = sched;
+		tp->sk_d = d;
+		tp->sk_P = (double)chain_params(c, 0, c->L - 1);
+		tp->sk_Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
+	}
+	tmpl_screen(sc, ti, o, so, sched, d, w, tp);
 }
 
 /* The reason runtime_check_train(), runtime_check_par() or
@@ -1625,30 +1776,75 @@ cand_sim_lb(int sched, int d, int m, int v, double all, double maxl)
 	return cost_simulate_lb(&g, all, maxl);
 }
 
-/* The recomputation a visit's lower bound of candidate (sched, d, r)
- * counts. */
-static int
-visit_rc(const struct visit *vt, const struct cost_opts *o, int sched,
-	 int d, int r)
+/*
+ * cost_simulate_lb()'s factors by (schedule, d, m, v), what
+ * cand_sim_lb() reads of a candidate: one enumeration asks the same ones
+ * of every chain, width and microbatch size whose m is the same, and
+ * working them out (expm1(), log1p()) costs more than the rest of a
+ * group.  Direct-mapped: an entry asked for another key is replaced.
+ */
+#define SIMLB_N 1024
+
+struct simlb_cache {
+	struct simlb_entry {
+		int sched, d, m, v; /* d 0: empty */
+		struct cost_sim_lb f;
+	} e[SIMLB_N];
+};
+
+/* cand_sim_lb() to the bit, its factors from mc (NULL: worked out). */
+static double
+cand_sim_lb_memo(struct simlb_cache *mc, int sched, int d, int m, int v,
+		 double all, double maxl)
 {
-	if (vt->lp_only ||
-	    (vt->sim == 2 && r != PROF_RC_NONE &&
-	     cost_runtime(o, sched, d)->mixed_rc))
+	unsigned h = ((unsigned)d * 2654435761u ^ (unsigned)m * 40503u ^
+		      (unsigned)v * 97u ^ (unsigned)sched * 7919u) %
+		     SIMLB_N;
+	struct simlb_entry *e;
+
+	if (!mc)
+		return cand_sim_lb(sched, d, m, v, all, maxl);
+	e = &mc->e[h];
+	if (e->d != d || e->m != m || e->v != v || e->sched != sched) {
+		struct cost_cfg g;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = sched;
+		g.d = d;
+		g.m = m;
+		g.v = v;
+		cost_simulate_lb_factors(&g, &e->f);
+		e->sched = sched;
+		e->d = d;
+		e->m = m;
+		e->v = v;
+	}
+	return cost_simulate_lb_at(&e->f, all, maxl);
+}
+
+/* The recomputation a visit's lower bound of candidate (sched, d, r)
+ * counts; mixed: the runtime of (sched, d) takes a per-layer choice. */
+static int
+visit_rc(const struct visit *vt, const struct cost_opts *o, int mixed,
+	 int r)
+{
+	if (vt->lp_only || (vt->sim == 2 && r != PROF_RC_NONE && mixed))
 		return PROF_RC_NONE;
 	return lb_rc(o, r);
 }
 
 /* A visit's lower bound of a candidate: cand_lb(), or with vt->sim
- * cand_sim_lb(); mk the chain's max_layers() at its microbatch. */
+ * cand_sim_lb() (its factors from mc); mk the chain's max_layers() at
+ * its microbatch. */
 static double
-visit_lb(const struct visit *vt, const double *mk, int sched, int d,
-	 int m, int v, int rb)
+visit_lb(const struct visit *vt, struct simlb_cache *mc, const double *mk,
+	 int sched, int d, int m, int v, int rb)
 {
 	const double *x = mk + 2 * rb;
 	double t = x[1] / d;
 
 	if (vt->sim)
-		return cand_sim_lb(sched, d, m, v, x[1], x[0]);
+		return cand_sim_lb_memo(mc, sched, d, m, v, x[1], x[0]);
 	if (x[0] > t)
 		t = x[0];
 	return cand_lb(sched, d, m, v, x[1], t);
@@ -1663,13 +1859,14 @@ visit_lb(const struct visit *vt, const double *mk, int sched, int d,
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	  const struct cost_opts *o, const struct tmpl *tp, int sched, int d,
-	  int w, int k, int m, struct visit *vt, long *n, long *screened,
+	  int w, int k, int m, int mixed, struct simlb_cache *mc,
+	  struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
 	const double *mk = maxl + 2 * (k * PROF_RC_N);
 	double lo = INFINITY, hi = -INFINITY;
 	double lbs[PROF_RC_N * SEARCH_MAX_V]; /* by tp->rv */
-	int i, j, vok = m % d == 0, rb;
+	int i, vok = m % d == 0, rb;
 	long cnt = 0;
 
 	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
@@ -1701,8 +1898,8 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 
 		if (e->v > 1 && !vok)
 			continue;
-		rb = visit_rc(vt, o, sched, d, e->r);
-		lb = lbs[i] = visit_lb(vt, mk, sched, d, m, e->v, rb);
+		rb = visit_rc(vt, o, mixed, e->r);
+		lb = lbs[i] = visit_lb(vt, mc, mk, sched, d, m, e->v, rb);
 		if (lb < lo)
 			lo = lb;
 		if (lb > hi)
@@ -1731,9 +1928,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 		cd.shard = e->shard;
 		cd.offload = e->offload;
 		/* the bound of its (recomputation, interleaving) */
-		for (j = 0; tp->rv[j].r != e->r || tp->rv[j].v != e->v; j++)
-			;
-		cd.lb = lbs[j];
+		cd.lb = lbs[e->rvi];
 		vt->fn(vt, &cd);
 	}
 }
@@ -1762,12 +1957,27 @@ lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
  * lowers it (it shortens the fill); no template needed.
  */
 static double
-sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
+sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
+	  int d, int m, int vmax, double over)
 {
 	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+	double all = x[1], most;
 
-	return cand_sim_lb(sched, d, m, sched == PLAN_FLUSH ? vmax : 1, x[1],
-			   x[0]);
+	/*
+	 * Without 2bw the floor is at least all m / d: its last stage's
+	 * factor is m, and the equalised stages' divisor at most d / m (1
+	 * - (1 - y)^d <= d y), both to a few units in the last place.
+	 * With that a relative 1e-9 over (0: none known) or more, so is
+	 * the floor, and the group is turned away whatever it is: this
+	 * is said instead, without expm1() and log1p().
+	 */
+	if (mc && over > 0 && sched != PLAN_2BW && all > 0) {
+		most = all * m / d * ((1 - 1e-9) * (1 - 1e-7));
+		if (most >= over)
+			return most;
+	}
+	return cand_sim_lb_memo(mc, sched, d, m,
+				sched == PLAN_FLUSH ? vmax : 1, all, x[0]);
 }
 
 /*
@@ -1777,15 +1987,17 @@ sim_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
  */
 static double
 floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
-	 const double *maxl, int k, int sched, int d, int m, int vmax)
+	 struct simlb_cache *mc, const double *maxl, int k, int sched, int d,
+	 int m, int vmax, double over)
 {
 	double f;
 
 	if (replay && *ifl < *nfl)
 		return (*fl)[(*ifl)++];
-	f = sim_floor(maxl, k, sched, d, m, vmax);
+	f = sim_floor(mc, maxl, k, sched, d, m, vmax, over);
 	if (!replay) {
-		xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
+		if (*nfl == *afl) /* (a call a floor is the loop's cost) */
+			xgrow((void **)fl, afl, *nfl + 1, sizeof(**fl));
 		(*fl)[(*nfl)++] = f;
 	}
 	return f;
@@ -1832,9 +2044,13 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	double *fl = NULL, *pown = NULL;
 	const double *pmaxl = NULL;
 	size_t nfl = 0, afl = 0, ifl;
-	int pti = -1, replay;
+	int pti = -1, replay, mixed;
+	struct simlb_cache *mc =
+		vt->sim && !so->plain ? xcalloc(1, sizeof(*mc)) : NULL;
 
 	tp->ck_ti = -1; /* nothing asked yet */
+	tp->sk_n = -1;
+	tp->moe_ti = -1;
 	*screened = 0;
 	for (vi = 0; vi < so->nv; vi++)
 		if (so->v[vi] > vmax)
@@ -1893,9 +2109,13 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				if (vt->lp_only &&
 				    !cost_runtime(o, sched, d)->mixed_rc)
 					continue;
+				/* what visit_rc() reads of the runtime */
+				mixed = vt->sim == 2 &&
+					cost_runtime(o, sched, d)->mixed_rc;
 				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
 				     wi++) {
 					int built = 0;
+					int64_t bw;
 
 					w = ws[wi];
 					if (!fixed((int)w, so->fix_w))
@@ -1904,14 +2124,17 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 					 * the w c t / etp blocks of etp */
 					if (w * cp * (sc[ti].t / etp) % ep)
 						continue;
+					/* each replica's share of the
+					 * batch, divided once a width */
+					bw = B / w;
+
 					for (k = 0; k < c->nmb; k++) {
 						int b = c->mb[k];
 						int64_t m;
 
-						if ((B / w) % b ||
-						    !fixed(b, so->fix_b))
+						if (bw % b || !fixed(b, so->fix_b))
 							continue;
-						m = B / w / b;
+						m = bw / b;
 						if (m > 1000000000 ||
 						    (sched == PLAN_2BW && m < d))
 							continue;
@@ -1928,9 +2151,11 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						    !vt->group(vt,
 							       floor_of(&fl, &nfl,
 									&afl, &ifl,
-									replay, maxl,
+									replay, mc,
+									maxl,
 									k, sched, d,
-									(int)m, vmax),
+									(int)m, vmax,
+									vt->over),
 							       INFINITY, 1))
 							continue;
 						if (!built++)
@@ -1939,8 +2164,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 								   (int)w, tp);
 						add_cands(sc, ti, maxl, o, tp,
 							  sched, d, (int)w, k,
-							  (int)m, vt, &n,
-							  screened, stats);
+							  (int)m, mixed, mc, vt,
+							  &n, screened, stats);
 					}
 				}
 			}
@@ -1954,6 +2179,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	free(fl);
 	free(ws);
 	free(tp);
+	free(mc);
 	return n;
 }
 
@@ -2951,12 +3177,22 @@ struct lb_memo {
 	int nsc;
 	double *per;
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
+	/* by chain: the first chain whose compute's prefix sums (pre_t)
+	 * are the same to the bit, all that exact_fits() reads of it (with
+	 * and without sequence parallelism: twins), whose verdicts it
+	 * shares */
+	int *twin;
+	/* by chain: whether its pre_t never goes down (no NaN), each
+	 * microbatch size's and recomputation's: exact_fits() may then
+	 * gallop (cost_simulate_lb_fits_up()) */
+	int *up;
+	int plain; /* so->plain: neither */
 	struct lb_entry *last; /* exact_lb()'s */
 };
 
 /* exact_rest()'s bounds (below), which refine_rest() asks too */
 static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
-			 int nsc, int L);
+			 const struct search_chain *sc, int nsc, int L);
 static void lb_memo_release(struct lb_memo *mm,
 			    const struct search_chain *sc);
 static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
@@ -3018,7 +3254,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
-	lb_memo_init(&mm, so, nsc, L);
+	lb_memo_init(&mm, so, sc, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -3281,13 +3517,51 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 		*tpn = 0;
 }
 
-/* mm for nsc chains of L layers under so (its verdicts in so's memo
- * when it has one). */
-static void
-lb_memo_init(struct lb_memo *mm, const struct search_opts *so, int nsc,
-	     int L)
+/* Whether each of the n runs of len numbers from x never goes down (no
+ * NaN: a comparison with it fails). */
+static int
+rises(const double *x, int n, int len)
 {
+	int i, j;
+
+	for (i = 0; i < n; i++, x += len)
+		for (j = 1; j < len; j++)
+			if (!(x[j - 1] <= x[j]))
+				return 0;
+	return 1;
+}
+
+/* mm for the nsc chains sc of L layers under so (its verdicts in so's
+ * memo when it has one). */
+static void
+lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+	     const struct search_chain *sc, int nsc, int L)
+{
+	int i, j;
+
 	memset(mm, 0, sizeof(*mm));
+	mm->twin = xcalloc((size_t)nsc, sizeof(*mm->twin));
+	for (i = 0; i < nsc; i++) {
+		const struct chain *a = sc[i].c;
+
+		for (j = 0; j < i && !so->plain; j++) {
+			const struct chain *b = sc[j].c;
+
+			if (mm->twin[j] == j && a->L == b->L &&
+			    a->nmb == b->nmb &&
+			    !memcmp(a->pre_t, b->pre_t,
+				    (size_t)a->nmb * PROF_RC_N *
+					    (size_t)(a->L + 1) *
+					    sizeof(*a->pre_t)))
+				break;
+		}
+		mm->twin[i] = so->plain ? i : j;
+	}
+	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
+	mm->plain = so->plain;
+	for (i = 0; i < nsc && !so->plain; i++)
+		mm->up[i] = rises(sc[i].c->pre_t, sc[i].c->nmb * PROF_RC_N,
+				  sc[i].c->L + 1);
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
 	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
@@ -3310,6 +3584,8 @@ lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
 	free(mm->own.e);
 	free(mm->pre);
 	free(mm->per);
+	free(mm->twin);
+	free(mm->up);
 }
 
 /* The entry of cd (*fresh 1: new, its figures for the caller). */
@@ -3419,9 +3695,11 @@ lbfit_keep(struct lbfit_entry *e, double bound, int ok)
 	return ok;
 }
 
-/* cost_simulate_lb_fits() of cd's schedule over the prefix sums pre. */
+/* cost_simulate_lb_fits() of cd's schedule over the prefix sums pre
+ * (up: they never go down, and the answer is found by galloping). */
 static int
-cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound)
+cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound,
+	     int up)
 {
 	struct cost_cfg g;
 
@@ -3430,7 +3708,8 @@ cand_lb_fits(const struct cand *cd, const double *pre, int L, double bound)
 	g.d = cd->d;
 	g.m = cd->m;
 	g.v = cd->v;
-	return cost_simulate_lb_fits(&g, pre, L, bound);
+	return up ? cost_simulate_lb_fits_up(&g, pre, L, bound)
+		  : cost_simulate_lb_fits(&g, pre, L, bound);
 }
 
 /*
@@ -3448,7 +3727,10 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 	int ok;
 
 	if (cd->m > 0) {
-		e = lbfit_find(mm->fits, cd, r, 0);
+		struct cand k = *cd;
+
+		k.ti = (short)mm->twin[cd->ti];
+		e = lbfit_find(mm->fits, &k, r, 0);
 		if ((ok = lbfit_says(e, bound)) >= 0)
 			return ok;
 	}
@@ -3456,7 +3738,7 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 			  cand_lb_fits(cd,
 				       c->pre_t + ((size_t)cd->k * PROF_RC_N +
 						   r) * (c->L + 1),
-				       c->L, bound));
+				       c->L, bound, mm->up[cd->ti]));
 }
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
@@ -3571,7 +3853,8 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	for (j = 0; j <= c->L; j++)
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
-	return cand_lb_fits(cd, mm->pre, c->L, bound);
+	return cand_lb_fits(cd, mm->pre, c->L, bound,
+			    !mm->plain && rises(mm->pre, 1, c->L + 1));
 }
 
 /*
@@ -3770,11 +4053,13 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = simt[j];
 	if (!isfinite(lv.bound))
 		return;
+	lv.vt.over = lv.bound; /* lp_visit_group()'s */
 	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	x->stats->exact_taken += lv.n;
 	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	lb_memo_init(&mm, so, nsc, sc[0].c->L);
+	lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;

@@ -751,6 +751,85 @@ test_sim_lb(void)
 	printf("# no partition under 90%% of the time: %d of %d\n", none, n);
 }
 
+/* The side of stage s from layer j to last that cost_simulate_lb_fits()
+ * compares with its bound: its own expression, a = m - s / P (2bw) or
+ * m, q = P or v. */
+static double
+lb_side_of(const struct cost_cfg *g, const double *pre, int s, int j,
+	   int last)
+{
+	double q = g->sched == PLAN_2BW ? (g->m * g->d * g->v > 20000 ? 1 : 3)
+					: (g->v > 1 ? g->v : 1);
+	double a = g->sched == PLAN_2BW ? g->m - (double)s / q : g->m;
+
+	return (a * (pre[last + 1] - pre[j] + 0.0) + (pre[j] - pre[0]) / q) *
+	       (1 - 1e-7);
+}
+
+/*
+ * cost_simulate_lb_fits_up() (galloping over prefix sums that never go
+ * down) says what cost_simulate_lb_fits() (one start at a time) says:
+ * random chains of up to 400 layers (equal blocks, random ones, runs of
+ * zeros, one heavy layer), flush, GPipe and 2bw, d up to the layers,
+ * bounds at the very sides the scan compares (and the doubles either
+ * side of them), where a jump that missed one would answer otherwise.
+ * Fails when the galloping jumps over a start without its margin.
+ */
+static void
+test_lb_fits_up(void)
+{
+	static const int scheds[] = {PLAN_FLUSH, PLAN_GPIPE, PLAN_2BW};
+	double *pre = xcalloc(402, sizeof(*pre));
+	int trial, n = 0, same = 0, yes = 0;
+
+	for (trial = 0; trial < 3000; trial++) {
+		struct cost_cfg g;
+		int L = irand(1, trial % 10 ? 60 : 400), j, k;
+
+		memset(&g, 0, sizeof(g));
+		g.sched = scheds[trial % 3];
+		g.d = irand(1, L);
+		g.m = g.sched == PLAN_2BW ? irand(g.d, 4 * g.d) : irand(1, 64);
+		g.v = 1;
+		for (j = 0; j < L; j++) {
+			double x = trial % 4 == 0 ? 1.25
+				   : trial % 4 == 1 && urand() < 0.3 ? 0
+								   : urand();
+
+			if (trial % 5 == 0 && j == L / 2)
+				x *= 50;
+			pre[j + 1] = pre[j] + x;
+		}
+		for (k = 0; k < 8; k++) {
+			/* a side the scan compares, or any bound */
+			int s = irand(0, g.d - 1), last = irand(s, L - 1);
+			double b = lb_side_of(&g, pre, s, irand(s, last), last);
+
+			if (k == 7)
+				b = urand() * pre[L] * g.m;
+			else if (k % 3 == 1)
+				b = nextafter(b, INFINITY);
+			else if (k % 3 == 2)
+				b = nextafter(b, 0);
+			n++;
+			j = cost_simulate_lb_fits(&g, pre, L, b);
+			yes += j;
+			same += j == cost_simulate_lb_fits_up(&g, pre, L, b);
+			if (j != cost_simulate_lb_fits_up(&g, pre, L, b))
+				printf("# trial %d: sched %d L %d d %d m %d "
+				       "bound %.17g: %d by one start at a "
+				       "time\n",
+				       trial, g.sched, L, g.d, g.m, b, j);
+		}
+	}
+	free(pre);
+	CHECK_MSG(same == n, "galloping over rising prefix sums: the scan's "
+			     "answer at every bound");
+	CHECK_MSG(yes > n / 10 && yes < n - n / 10,
+		  "the bounds tried both ways");
+	printf("# %d of %d bounds some partition might meet\n", yes, n);
+}
+
 /* A struct cost_cut that takes every floor (or none), noting the last. */
 struct cut_arg {
 	int take, asked;
@@ -885,6 +964,7 @@ main(void)
 	test_floor();
 	test_floor_2bw();
 	test_sim_lb();
+	test_lb_fits_up();
 	test_floor_sync();
 	test_stages_lb();
 	test_cut();

@@ -596,6 +596,99 @@ test_floor_twins(struct setup *u)
 	u->cl.nodes = nn;
 }
 
+/* Whether two searches' statistics agree on all but the time. */
+static int
+same_stats(const struct search_stats *a, const struct search_stats *b)
+{
+	return a->candidates == b->candidates && a->screened == b->screened &&
+	       a->solved == b->solved && a->bounded == b->bounded &&
+	       a->grouped == b->grouped && a->cut == b->cut &&
+	       a->passes == b->passes && a->lp_solves == b->lp_solves &&
+	       a->kth_ms == b->kth_ms && a->rescore_skipped ==
+	       b->rescore_skipped && a->taken == b->taken &&
+	       a->gated == b->gated && a->exact == b->exact &&
+	       a->exact_sims == b->exact_sims &&
+	       a->exact_taken == b->exact_taken &&
+	       a->skipped_rt == b->skipped_rt &&
+	       !strcmp(a->skip_why, b->skip_why);
+}
+
+/*
+ * The shortcuts that only save arithmetic (so.plain off: templates kept
+ * per chain, schedule and depth and screened per width,
+ * cost_simulate_lb()'s factors memoised, exact_fits()'s verdicts shared
+ * by twin chains, its scans galloping) leave the plan, the alternatives
+ * and every statistic as the plain search finds them: clusters, batches
+ * and memory caps of several sizes, ZeRO stages 0 to 3 with activation
+ * offload or not, a shard group (a width the template reads), GLPK's
+ * refinement of the rest (exact_fits_rc()), twin chains (sequence
+ * parallelism or not) one after the other.  Fails when a template's
+ * screen, a factor or a verdict is another's.
+ */
+static void
+test_plain(struct setup *u)
+{
+	static const int nodes[] = {1, 3, 16};
+	static const int64_t batch[] = {96, 512, 1000};
+	struct search_chain tw[2 * NSHAPE];
+	double cap = u->o.cap_bytes;
+	int i, j, k, nn = u->cl.nodes, exact = 0, n = 0;
+
+	for (i = 0; i < NSHAPE; i++) {
+		tw[2 * i] = tw[2 * i + 1] = u->sc[i];
+		tw[2 * i + 1].sp = 1;
+	}
+	for (k = 0; k < 8; k++)
+		for (i = 0; i < 3; i++)
+			for (j = 0; j < 3; j++) {
+				struct search_opts so = u->so;
+				struct search_stats st[2];
+				struct plan p[2];
+				char msg[200];
+				int r[2], q, twins = k & 1;
+
+				u->cl.nodes = nodes[i];
+				u->o.cap_bytes = k & 2 ? 24e9 : cap;
+				so.batch = batch[j];
+				so.threads = 1;
+				so.lp_k = k & 4 ? 2 : 0;
+				if (k >= 4) {
+					so.zero_mask = 0xf;
+					so.offload_mask = 3;
+					so.shard = k == 6 ? 8 : 0;
+				}
+				for (q = 0; q < 2; q++) {
+					so.plain = !q;
+					plan_init(&p[q]);
+					cap_begin();
+					r[q] = search_run_tp(
+						twins ? tw : u->sc,
+						twins ? 2 * NSHAPE : NSHAPE,
+						&u->cl, &u->o, &so, &p[q], &st[q]);
+					free(cap_end());
+				}
+				snprintf(msg, sizeof(msg),
+					 "%d nodes, batch %lld, cap %.0f GB, "
+					 "case %d: the shortcuts leave the "
+					 "plan and the statistics",
+					 nodes[i], (long long)batch[j],
+					 u->o.cap_bytes / 1e9, k);
+				CHECK_MSG(r[0] == r[1] &&
+						  (r[0] ||
+						   same_plan(&p[0], &p[1], 1)) &&
+						  same_stats(&st[0], &st[1]),
+					  msg);
+				exact += st[0].exact > 0;
+				n++;
+				plan_release(&p[0]);
+				plan_release(&p[1]);
+			}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(exact > n / 4, "the exact search partitions candidates in "
+				 "many cases");
+}
+
 int
 main(void)
 {
@@ -614,6 +707,7 @@ main(void)
 	test_rescore(&u);
 	test_twin_links(&u);
 	test_floor_twins(&u);
+	test_plain(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
