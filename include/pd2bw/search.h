@@ -165,6 +165,19 @@ struct search_stats {
 struct search_memo *search_memo_new(void);
 void search_memo_free(struct search_memo *m);
 
+/*
+ * The searches sharing m take at most max_gpus GPUs (capacity's largest
+ * size; 0: no span) and the same search options: m then lists once, in
+ * order, every candidate of up to max_gpus GPUs as each kind of visit of
+ * a search sees it (its lower bounds read no cluster), and a search on N
+ * GPUs takes those of N or fewer from the lists instead of enumerating
+ * them, again for every kind of visit (the same candidates in the same
+ * order: the result does not depend on it).  A search on more than
+ * max_gpus GPUs enumerates; a cluster of other nodes (GPUs per node)
+ * lists again.
+ */
+void search_memo_span(struct search_memo *m, int max_gpus);
+
 /* Defaults: all schedules, none + full recomputation, top 10, all free,
  * one thread. */
 void search_opts_init(struct search_opts *so);
