@@ -117,6 +117,10 @@ struct time_entry {
 	double *v;
 	int nv;
 	double t, lo;
+	/* the solves' tables (search_memo's s and ns): the partition
+	 * part_solve() found on these links, as a search's part_entry
+	 * keeps it (NULL: none yet) */
+	int *first;
 };
 
 struct time_table {
@@ -724,11 +728,15 @@ search_memo_free(struct search_memo *m)
 		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
 		free(m->nt[i].e);
-		for (j = 0; j < m->s[i].cap; j++)
+		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
+			free(m->s[i].e[j].first);
+		}
 		free(m->s[i].e);
-		for (j = 0; j < m->ns[i].cap; j++)
+		for (j = 0; j < m->ns[i].cap; j++) {
 			free(m->ns[i].e[j].v);
+			free(m->ns[i].e[j].first);
+		}
 		free(m->ns[i].e);
 	}
 	free(m->mins.e);
@@ -861,6 +869,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 		e->nv = 0;
 		e->t = NAN;
 		e->lo = -INFINITY;
+		e->first = NULL;
 	}
 	return e;
 }
@@ -893,6 +902,8 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	e->v[k * d + 2] = l->gpus_per_node;
 	e->t = NAN;
 	e->lo = -INFINITY;
+	free(e->first);
+	e->first = NULL;
 	return 0;
 }
 
@@ -959,6 +970,27 @@ stage_bound(const struct cost_cfg *g, double bound)
 }
 
 /*
+ * The memo's entry (this thread's) for cd under place and options o (the
+ * context's own or nocap), whose partition (first) a search solving it
+ * on the same links (x->links) ends with (first NULL: it knows none
+ * yet), or NULL without a memo.
+ */
+static struct time_entry *
+part_known(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	   int place, int d)
+{
+	struct time_table *tt = o == x->o ? x->times
+				: o == &x->nocap ? x->ntimes : NULL;
+	struct time_entry *e;
+
+	if (!tt)
+		return NULL;
+	e = time_find(tt, cd, place);
+	time_links(e, x, d);
+	return e;
+}
+
+/*
  * Solve candidate cd under placement rule place; returns its iteration
  * time, or INFINITY when it does not fit or cannot beat bound.  On success
  * x->st[0..d) hold its stages.  fits: part_fits() is known to hold under
@@ -970,6 +1002,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	      struct plan_terms *terms)
 {
 	struct part_entry *pe;
+	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
 	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
@@ -995,6 +1028,12 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else if (pe && pe->first) {
 		/* solved before: what the solve below would end with */
 		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
+	} else if (pe && (me = part_known(x, o, cd, place, g.d)) &&
+		   me->first) {
+		/* and so in an earlier search of the memo, on these links */
+		pe->first = xmalloc((size_t)g.d * sizeof(int));
+		memcpy(pe->first, me->first, (size_t)g.d * sizeof(int));
+		memcpy(x->first, me->first, (size_t)g.d * sizeof(int));
 	} else {
 		/*
 		 * Under flush and GPipe the iteration is at least (m + (d -
@@ -1063,6 +1102,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (pe) {
 			pe->first = xmalloc((size_t)g.d * sizeof(int));
 			memcpy(pe->first, x->first,
+			       (size_t)g.d * sizeof(int));
+		}
+		if (me) {
+			me->first = xmalloc((size_t)g.d * sizeof(int));
+			memcpy(me->first, x->first,
 			       (size_t)g.d * sizeof(int));
 		}
 	}
