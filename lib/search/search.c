@@ -278,6 +278,25 @@ rc_phis_release(struct rc_phis *t)
 }
 
 /*
+ * What exact_gate() proved of a candidate on one cluster (key: the
+ * candidate, lb 0; seg: place_segment() of its GPUs, which its links
+ * read): neither its uniform recomputation nor GLPK's refinement of it
+ * simulates below no[0], no[1] (the largest bounds it turned them away
+ * under; -INFINITY: none), nor so below any smaller bound.
+ */
+struct gate_entry {
+	struct cand key; /* used: key.m > 0 */
+	int seg;
+	double no[2];
+};
+
+struct gate_table {
+	struct gate_entry *e;
+	size_t n, cap; /* cap a power of two */
+	const struct cluster *cl; /* the cluster its entries are of */
+};
+
+/*
  * The kinds of visit whose candidates a memo with a span lists: the
  * best-first pick's (closed-form bounds), refine_rest()'s (lp_only) and
  * exact_rest()'s (the simulation's, sim 1 or 2).
@@ -341,6 +360,8 @@ struct search_memo {
 	struct rc_phis phis;
 	/* GLPK's answers (lp_memo_new()), on the caller's thread */
 	struct lp_memo *lp;
+	/* exact_gate()'s proofs, on the caller's thread */
+	struct gate_table gates;
 	/* max_layers() of the chains enumerated (by chain id), on the
 	 * caller's thread: every size enumerates twice */
 	struct maxl_entry {
@@ -756,6 +777,7 @@ search_memo_free(struct search_memo *m)
 	free(m->lbs);
 	rc_phis_release(&m->phis);
 	lp_memo_free(m->lp);
+	free(m->gates.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
 	free(m->maxl);
@@ -4028,6 +4050,65 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	}
 }
 
+/* The memo's entry for cd on x's cluster, or NULL without a memo. */
+static struct gate_entry *
+gate_find(struct ctx *x, const struct cand *cd)
+{
+	struct gate_table *t;
+	struct gate_entry *e;
+	struct cand k = *cd;
+	int fresh, seg;
+
+	if (!x->so->memo || cd->m <= 0)
+		return NULL;
+	t = &x->so->memo->gates;
+	if (t->cl != x->cl) {
+		free(t->e);
+		memset(t, 0, sizeof(*t));
+		t->cl = x->cl;
+	}
+	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
+	k.lb = 0;
+	k.lp = 0;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh || e->seg != seg) {
+		e->seg = seg;
+		e->no[0] = e->no[1] = -INFINITY;
+	}
+	return e;
+}
+
+/*
+ * exact_gate() under place_lo(), first from what it proved of cd in an
+ * earlier search of the memo on these links (capacity's sizes): a proof
+ * under a bound holds under every smaller one.  A proof left out would
+ * only let through what then cannot beat the bound, as the search finds
+ * by solving and simulating it.
+ */
+static void
+exact_gate_known(struct ctx *x, const struct cost_opts *o,
+		 const struct cand *cd, double bound, struct lb_memo *mm,
+		 int *uni, int *ref)
+{
+	struct gate_entry *e = gate_find(x, cd);
+	int u0, r0;
+
+	if (e && *uni && bound <= e->no[0])
+		*uni = 0;
+	if (e && *ref && bound <= e->no[1])
+		*ref = 0;
+	if (!*uni && !*ref)
+		return;
+	u0 = *uni;
+	r0 = *ref;
+	exact_gate(x, o, cd, place_lo(x->so), bound, mm, uni, ref);
+	if (e && u0 && !*uni && bound > e->no[0])
+		e->no[0] = bound;
+	if (e && r0 && !*ref && bound > e->no[1])
+		e->no[1] = bound;
+}
+
 /*
  * x->st, x->first and the links of place in x->links: cd's stages under
  * place, whose solve_best() (with keep_best) just found it its best, as
@@ -4122,8 +4203,8 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
-			exact_gate(x, o, &cd, place_lo(so), lv.bound, &mm,
-				   &uni, &ref);
+			exact_gate_known(x, o, &cd, lv.bound, &mm, &uni,
+					 &ref);
 		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
