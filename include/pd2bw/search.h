@@ -159,6 +159,12 @@ struct search_stats {
  * candidate under a placement, or none under some bound, and the
  * uncapped solves that gate it), keyed like those links: the searches
  * sharing a memo also share GLPK's options (lp_gap, lp_ms, rc_mask).
+ * And, for the searches on one cluster: the partition each solve found
+ * on its links, what every partition of a configuration adds to its
+ * compute (exact_lb()) and the bounds under which exact_gate() proved a
+ * configuration cannot simulate faster (a proof under a bound holds
+ * under every smaller one); GLPK's answer to every stage problem, by the
+ * problem's numbers (lp.h's struct lp_memo).
  * search_memo_new() returns one (caller frees with search_memo_free();
  * NULL is fine there).
  */
