@@ -229,7 +229,7 @@ link_cache_release(struct link_cache *k)
  * exact_lb()'s parts that read the links, by what they depend on (the
  * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
  * whatever m, recomputation and offload: the key holds those, m 1), in
- * slot_find()'s table, for one exact_rest().
+ * slot_find()'s table (struct lb_table).
  */
 struct lb_entry {
 	struct cand key;
