@@ -3,27 +3,18 @@
 # sizes (1 to 128 nodes of 8, the default sweep) of each of 4 GPU types
 # (H100-SXM, H200, A100-80GB, L40S), every size a full search over
 # schedules, width, depth, tensor-parallel degree, microbatch and
-# recomputation (a type's sizes share a memo of which candidates have a
-# partition left under a bound, see search.h).  Prints the median of 3
-# runs of wall-clock and CPU time.  JOBS=1: about 1.8 s CPU, 9.40 G
-# instructions (callgrind), since exact_fits_rc() bounds GLPK's
-# refinements by the recomputation each stage needs to fit its memory
-# (13.6 G and 2.2 s measured the same way before, on a shared machine);
-# about 2.9 s CPU since the
-# search simulates every candidate whose simulated time could beat the
-# plan (exact_rest() in search.c; 17.6 G instructions, 15.2 G since
-# exact_lb() and exact_fits_tp() bound candidates by what their stages
-# add to the compute); before that about 0.88 s CPU on the
-# 2-core development machine (6.83 G instructions since the re-scoring
-# simulator runs 1F1B in rounds, 7.60 G before; 0.99 s and 8.80 G
-# before the uncapped solves that gate GLPK stopped at the first
-# placement under the bound, a cut partition was bounded by its
-# stages' average cost and the refinement's enumeration turned groups
-# away before their templates) since the search refines with GLPK every
-# configuration that could beat the plan (1.56 s before the memo kept
-# those refinements across sizes; 0.45 s when GLPK refined the best
-# alone, 3.0 s before the memo and the brief search); the target is
-# 0.5 s.
+# recomputation (a type's sizes share a memo, see search.h: the
+# candidates listed once for the largest size, the partitions solved,
+# what the gates proved, GLPK's answers).  Prints the median of 3 runs of
+# wall-clock and CPU time.  JOBS=1: about 0.9-1.0 s CPU, 5.41 G
+# instructions (callgrind), since the sizes share the candidate lists,
+# exact_lb()'s link bounds, the partitions, exact_gate()'s proofs and
+# GLPK's answers (1.5-1.7 s and 8.79 G before, measured back to back on
+# the shared 2-core machine).  Earlier: 9.40 G since exact_fits_rc()
+# bounds GLPK's refinements by the recomputation each stage needs (13.6
+# G, 2.2 s before); 17.6 G, 2.9 s since exact_rest() simulates every
+# candidate that could beat the plan (0.88 s, 6.83 G before, when the
+# search was not exact for the simulation).  The target is 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

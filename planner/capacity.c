@@ -881,7 +881,7 @@ run_type(struct capacity *c, const struct copts *o,
 	struct profile *prof = &x.prof[0];
 	struct cost_opts co;
 	struct search_opts so = o->so;
-	int is_model = 0, ret = -1, i;
+	int is_model = 0, ret = -1, i, most;
 	int64_t seq;
 
 	/* input_chains_release() reads have_model */
@@ -974,6 +974,11 @@ run_type(struct capacity *c, const struct copts *o,
 	 * chains, cost options and batch); the hint's searches below have
 	 * other chains or options */
 	so.memo = search_memo_new();
+	/* and list the candidates once, for the largest size */
+	for (i = 0, most = 0; i < t->nrows; i++)
+		if (t->rows[i].nodes > most)
+			most = t->rows[i].nodes;
+	search_memo_span(so.memo, most * cl->gpus_per_node);
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
 	search_memo_free(so.memo);
 	so.memo = NULL;

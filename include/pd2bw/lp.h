@@ -12,14 +12,30 @@
 #include "pd2bw/cost.h"
 #include "pd2bw/place.h"
 
+struct lp_memo;
+
 struct lp_opts {
 	unsigned rc_mask;  /* options allowed per layer, bits 1 << PROF_RC_* */
 	double mip_gap;    /* relative gap at which GLPK may stop */
 	int time_limit_ms; /* per solve */
+	struct lp_memo *memo; /* NULL, or GLPK's answers to earlier stages'
+				 problems (lp_memo_new()) */
 };
 
 enum lp_status { LP_OPTIMAL, LP_FEASIBLE, LP_INFEASIBLE, LP_ERROR };
 extern const char *const lp_status_names[];
+
+/*
+ * GLPK's answers, each kept with its problem as GLPK got it (every
+ * coefficient, bound and option, to the bit): a stage whose problem is
+ * the same (another width, or the same configuration at another cluster
+ * size, often sets the same one up) takes the answer without solving,
+ * the same choice and time GLPK gives it.  Not for more than one thread
+ * at a time.  lp_memo_new() returns one (caller frees with
+ * lp_memo_free(); NULL is fine there).
+ */
+struct lp_memo *lp_memo_new(void);
+void lp_memo_free(struct lp_memo *m);
 
 /*
  * Choose rc[j - a] for layers j in [a, e] of stage s under g (g->r is

@@ -170,11 +170,30 @@ struct search_stats {
  * candidate under a placement, or none under some bound, and the
  * uncapped solves that gate it), keyed like those links: the searches
  * sharing a memo also share GLPK's options (lp_gap, lp_ms, rc_mask).
+ * And, for the searches on one cluster: the partition each solve found
+ * on its links, what every partition of a configuration adds to its
+ * compute (exact_lb()) and the bounds under which exact_gate() proved a
+ * configuration cannot simulate faster (a proof under a bound holds
+ * under every smaller one); GLPK's answer to every stage problem, by the
+ * problem's numbers (lp.h's struct lp_memo).
  * search_memo_new() returns one (caller frees with search_memo_free();
  * NULL is fine there).
  */
 struct search_memo *search_memo_new(void);
 void search_memo_free(struct search_memo *m);
+
+/*
+ * The searches sharing m take at most max_gpus GPUs (capacity's largest
+ * size; 0: no span) and the same search options: m then lists once, in
+ * order, every candidate of up to max_gpus GPUs as each kind of visit of
+ * a search sees it (its lower bounds read no cluster), and a search on N
+ * GPUs takes those of N or fewer from the lists instead of enumerating
+ * them, again for every kind of visit (the same candidates in the same
+ * order: the result does not depend on it).  A search on more than
+ * max_gpus GPUs enumerates; a cluster of other nodes (GPUs per node)
+ * lists again.
+ */
+void search_memo_span(struct search_memo *m, int max_gpus);
 
 /* Defaults: all schedules, none + full recomputation, top 10, all free,
  * one thread. */

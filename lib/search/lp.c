@@ -17,6 +17,7 @@
 #include <glpk.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,47 +159,154 @@ struct lp_in {
 	int *gof, *rep, *size;  /* layer's group, group's first layer, size */
 	int *ia, *ja;           /* the matrix, cap 4 ng nr + 4 entries */
 	double *ar, inflight, budget;
+	int nz;                 /* its entries (from 1) */
+	double *obj;            /* [ng nr] the columns' costs */
+	int *count;             /* [ng nr] the answer: how many of each
+				   group take each option */
 };
 
 /*
- * Build and solve in's problem; fills rc and *extra.  GLPK may leave it
- * by longjmp (glpk_failed): it touches nothing of its caller's but in's
- * arrays, which the caller frees.
+ * What solve() answered a problem: the problem as GLPK gets it, to the
+ * last bit (key, nkey bytes, hash h), its status, objective and counts
+ * (NULL: unused slot).
  */
-static NOINLINE int
-solve(const struct lp_in *in, int *rc, double *extra)
+struct lp_answer {
+	unsigned char *key;
+	size_t nkey;
+	uint64_t h;
+	int ret;
+	double extra;
+	int *count; /* [ng nr] */
+};
+
+struct lp_memo {
+	struct lp_answer *e;
+	size_t n, cap; /* cap a power of two */
+	unsigned char *buf; /* the key being built */
+	size_t nbuf, abuf;
+};
+
+struct lp_memo *
+lp_memo_new(void)
+{
+	return xcalloc(1, sizeof(struct lp_memo));
+}
+
+void
+lp_memo_free(struct lp_memo *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->cap; i++) {
+		free(m->e[i].key);
+		free(m->e[i].count);
+	}
+	free(m->e);
+	free(m->buf);
+	free(m);
+}
+
+static void
+key_add(struct lp_memo *m, const void *p, size_t n)
+{
+	xgrow((void **)&m->buf, &m->abuf, m->nbuf + n, 1);
+	memcpy(m->buf + m->nbuf, p, n);
+	m->nbuf += n;
+}
+
+/*
+ * in's problem as GLPK gets it, into m->buf: every number solve() hands
+ * GLPK (the options, the groups' sizes, the costs, the matrix, the
+ * budget) and GLPK's own options, which are all its answer reads.
+ */
+static void
+key_of(struct lp_memo *m, const struct lp_in *in)
+{
+	size_t nc = (size_t)in->ng * in->nr;
+	double b = in->budget / 1e9;
+
+	m->nbuf = 0;
+	key_add(m, &in->nr, sizeof(in->nr));
+	key_add(m, in->opts, (size_t)in->nr * sizeof(*in->opts));
+	key_add(m, &in->ng, sizeof(in->ng));
+	key_add(m, in->size, (size_t)in->ng * sizeof(*in->size));
+	key_add(m, in->obj, nc * sizeof(*in->obj));
+	key_add(m, &in->nz, sizeof(in->nz));
+	key_add(m, in->ia + 1, (size_t)in->nz * sizeof(*in->ia));
+	key_add(m, in->ja + 1, (size_t)in->nz * sizeof(*in->ja));
+	key_add(m, in->ar + 1, (size_t)in->nz * sizeof(*in->ar));
+	key_add(m, &b, sizeof(b));
+	key_add(m, &in->lo->mip_gap, sizeof(in->lo->mip_gap));
+	key_add(m, &in->lo->time_limit_ms, sizeof(in->lo->time_limit_ms));
+}
+
+static uint64_t
+key_hash(const unsigned char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211u;
+	return h ^ (h >> 29);
+}
+
+/* The slot of the key in m->buf: its answer, or the free slot for it
+ * (key NULL).  Kept at most half full. */
+static struct lp_answer *
+answer_find(struct lp_memo *m, uint64_t h)
+{
+	struct lp_answer *e;
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		size_t ucap = m->cap ? 2 * m->cap : 256, j;
+		struct lp_answer *u = xcalloc(ucap, sizeof(*u));
+
+		for (j = 0; j < m->cap; j++) {
+			if (!m->e[j].key)
+				continue;
+			for (i = m->e[j].h & (ucap - 1); u[i].key;
+			     i = (i + 1) & (ucap - 1))
+				;
+			u[i] = m->e[j];
+		}
+		free(m->e);
+		m->e = u;
+		m->cap = ucap;
+	}
+	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		e = &m->e[i];
+		if (!e->key || (e->h == h && e->nkey == m->nbuf &&
+				!memcmp(e->key, m->buf, m->nbuf)))
+			return e;
+	}
+}
+
+/*
+ * in's costs and matrix, as solve() hands them to GLPK.  Columns:
+ * x[group][opt] (how many of the group take it), then y.  Rows: counts
+ * per group (ng), memory (1), x_full <= size y (ng).
+ */
+static void
+fill(struct lp_in *in)
 {
 	const struct chain *c = in->c;
 	const struct cost_cfg *g = in->g;
 	int ng = in->ng, nr = in->nr, a = in->a, e = in->e;
-	int nz = 0, q, r, j, col, row, ycol, err, st, ret;
+	int nz = 0, q, r, row, ycol = ng * nr + 1;
 	int *ia = in->ia, *ja = in->ja;
 	double *ar = in->ar;
-	glp_prob *lp;
-	glp_iocp parm;
 
-	glp_term_out(GLP_OFF);
-	lp = glp_create_prob();
-	glp_set_obj_dir(lp, GLP_MIN);
-	/* Columns: x[group][opt] (how many of the group take it), then y. */
-	glp_add_cols(lp, ng * nr + 1);
 	for (q = 0; q < ng; q++)
-		for (r = 0; r < nr; r++) {
-			col = 1 + q * nr + r;
-			glp_set_col_kind(lp, col, GLP_IV);
-			glp_set_col_bnds(lp, col, GLP_DB, 0, in->size[q]);
-			glp_set_obj_coef(lp, col,
-					 extra_ms(c, g, in->l, in->s,
-						  a + in->rep[q], in->opts[r]));
-		}
-	ycol = ng * nr + 1;
-	glp_set_col_kind(lp, ycol, GLP_BV);
-
-	/* Rows: counts per group (ng), memory (1), x_full <= size y (ng). */
-	glp_add_rows(lp, 2 * ng + 1);
+		for (r = 0; r < nr; r++)
+			in->obj[q * nr + r] = extra_ms(c, g, in->l, in->s,
+						       a + in->rep[q],
+						       in->opts[r]);
 	for (q = 0; q < ng; q++) {
 		row = 1 + q;
-		glp_set_row_bnds(lp, row, GLP_FX, in->size[q], in->size[q]);
 		for (r = 0; r < nr; r++) {
 			nz++;
 			ia[nz] = row;
@@ -208,7 +316,6 @@ solve(const struct lp_in *in, int *rc, double *extra)
 	}
 	row = ng + 1;
 	/* Memory in GB keeps the coefficients well scaled. */
-	glp_set_row_bnds(lp, row, GLP_UP, 0, in->budget / 1e9);
 	for (q = 0; q < ng; q++)
 		for (r = 0; r < nr; r++) {
 			nz++;
@@ -225,7 +332,6 @@ solve(const struct lp_in *in, int *rc, double *extra)
 	ar[nz] = peak_layer(c, g, a, e) * margin(in->o, g) / 1e9;
 	for (q = 0; q < ng; q++) {
 		row = ng + 2 + q;
-		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
 		nz++;
 		ia[nz] = row;
 		ja[nz] = ycol;
@@ -239,7 +345,45 @@ solve(const struct lp_in *in, int *rc, double *extra)
 				ar[nz] = 1;
 			}
 	}
-	glp_load_matrix(lp, nz, ia, ja, ar);
+	in->nz = nz;
+}
+
+/*
+ * Solve in's problem (fill()'s): its status, *extra and in->count for
+ * LP_OPTIMAL and LP_FEASIBLE.  GLPK may leave it by longjmp
+ * (glpk_failed): it touches nothing of its caller's but in's arrays,
+ * which the caller frees.
+ */
+static NOINLINE int
+solve(struct lp_in *in, double *extra)
+{
+	int ng = in->ng, nr = in->nr;
+	int q, r, col, row, ycol, err, st, ret;
+	glp_prob *lp;
+	glp_iocp parm;
+
+	glp_term_out(GLP_OFF);
+	lp = glp_create_prob();
+	glp_set_obj_dir(lp, GLP_MIN);
+	glp_add_cols(lp, ng * nr + 1);
+	for (q = 0; q < ng; q++)
+		for (r = 0; r < nr; r++) {
+			col = 1 + q * nr + r;
+			glp_set_col_kind(lp, col, GLP_IV);
+			glp_set_col_bnds(lp, col, GLP_DB, 0, in->size[q]);
+			glp_set_obj_coef(lp, col, in->obj[q * nr + r]);
+		}
+	ycol = ng * nr + 1;
+	glp_set_col_kind(lp, ycol, GLP_BV);
+	glp_add_rows(lp, 2 * ng + 1);
+	for (q = 0; q < ng; q++)
+		glp_set_row_bnds(lp, 1 + q, GLP_FX, in->size[q], in->size[q]);
+	glp_set_row_bnds(lp, ng + 1, GLP_UP, 0, in->budget / 1e9);
+	for (q = 0; q < ng; q++) {
+		row = ng + 2 + q;
+		glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
+	}
+	glp_load_matrix(lp, in->nz, in->ia, in->ja, in->ar);
 
 	glp_init_iocp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
@@ -250,23 +394,10 @@ solve(const struct lp_in *in, int *rc, double *extra)
 	st = glp_mip_status(lp);
 	if ((err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
 	    (st == GLP_OPT || st == GLP_FEAS)) {
-		/* Hand each group's counts out to its layers in order. */
-		for (q = 0; q < ng; q++) {
-			int left[PROF_RC_N];
-
+		for (q = 0; q < ng; q++)
 			for (r = 0; r < nr; r++)
-				left[r] = (int)(glp_mip_col_val(
-							lp, 1 + q * nr + r) +
-						0.5);
-			for (j = 0, r = 0; j < in->n; j++) {
-				if (in->gof[j] != q)
-					continue;
-				while (r < nr - 1 && left[r] == 0)
-					r++;
-				rc[j] = in->opts[r];
-				left[r]--;
-			}
-		}
+				in->count[q * nr + r] = (int)(glp_mip_col_val(
+						lp, 1 + q * nr + r) + 0.5);
 		*extra = glp_mip_obj_val(lp);
 		ret = st == GLP_OPT && err == 0 ? LP_OPTIMAL : LP_FEASIBLE;
 	} else if (err == GLP_ENOPFS || st == GLP_NOFEAS ||
@@ -277,6 +408,28 @@ solve(const struct lp_in *in, int *rc, double *extra)
 	}
 	glp_delete_prob(lp);
 	return ret;
+}
+
+/* Hand each group's counts out to its layers in order. */
+static void
+hand_out(const struct lp_in *in, int *rc)
+{
+	int q, r, j, nr = in->nr;
+
+	for (q = 0; q < in->ng; q++) {
+		int left[PROF_RC_N];
+
+		for (r = 0; r < nr; r++)
+			left[r] = in->count[q * nr + r];
+		for (j = 0, r = 0; j < in->n; j++) {
+			if (in->gof[j] != q)
+				continue;
+			while (r < nr - 1 && left[r] == 0)
+				r++;
+			rc[j] = in->opts[r];
+			left[r]--;
+		}
+	}
 }
 
 /* Set up in for stage s = layers a..e: the options, the groups of alike
@@ -329,6 +482,9 @@ setup(struct lp_in *in, const struct chain *c, const struct cost_opts *o,
 	in->ia = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
 	in->ja = xmalloc((size_t)(cap_nz + 1) * sizeof(int));
 	in->ar = xmalloc((size_t)(cap_nz + 1) * sizeof(double));
+	in->obj = xcalloc((size_t)in->ng * in->nr, sizeof(double));
+	in->count = xcalloc((size_t)in->ng * in->nr, sizeof(int));
+	fill(in);
 	return 0;
 }
 
@@ -341,6 +497,70 @@ release(struct lp_in *in)
 	free(in->gof);
 	free(in->rep);
 	free(in->size);
+	free(in->obj);
+	free(in->count);
+}
+
+/*
+ * solve() with GLPK's failures caught: LP_ERROR after one, reported.
+ * Nothing here but ret changes between setjmp and a longjmp.
+ */
+static NOINLINE int
+solve_caught(struct lp_in *in, double *extra)
+{
+	volatile int ret = LP_ERROR;
+	jmp_buf fail;
+
+	if (setjmp(fail)) {
+		glp_error_hook(NULL, NULL);
+		glp_free_env();
+		pd2bw_error("GLPK failed (out of memory?): stage %d left "
+			    "without a per-layer choice", in->s);
+		return ret;
+	}
+	glp_term_hook(glpk_quiet, NULL);
+	glp_error_hook(glpk_failed, &fail);
+	ret = solve(in, extra);
+	glp_error_hook(NULL, NULL);
+	return ret;
+}
+
+/* in's problem's answer from m: 1 with it in *ret, *extra and
+ * in->count, else 0 and *an the slot to keep it in (key in m->buf, its
+ * hash *h). */
+static int
+answer_known(struct lp_memo *m, struct lp_in *in, int *ret, double *extra,
+	     struct lp_answer **an, uint64_t *h)
+{
+	key_of(m, in);
+	*h = key_hash(m->buf, m->nbuf);
+	*an = answer_find(m, *h);
+	if (!(*an)->key)
+		return 0;
+	*ret = (*an)->ret;
+	*extra = (*an)->extra;
+	memcpy(in->count, (*an)->count,
+	       (size_t)in->ng * in->nr * sizeof(*in->count));
+	return 1;
+}
+
+/* Keep in's answer (ret, extra, in->count) in slot an of m for the key
+ * in m->buf of hash h. */
+static void
+answer_keep(struct lp_memo *m, struct lp_answer *an, uint64_t h,
+	    const struct lp_in *in, int ret, double extra)
+{
+	size_t nc = (size_t)in->ng * in->nr;
+
+	an->key = xmalloc(m->nbuf);
+	memcpy(an->key, m->buf, m->nbuf);
+	an->nkey = m->nbuf;
+	an->h = h;
+	an->ret = ret;
+	an->extra = extra;
+	an->count = xmalloc(nc * sizeof(*an->count) + 1);
+	memcpy(an->count, in->count, nc * sizeof(*an->count));
+	m->n++;
 }
 
 int
@@ -349,22 +569,23 @@ lp_stage(const struct chain *c, const struct cost_opts *o,
 	 int e, const struct lp_opts *lo, int *rc, double *extra)
 {
 	struct lp_in in;
-	volatile int ret = LP_ERROR;
-	jmp_buf fail;
+	struct lp_answer *an = NULL;
+	uint64_t h = 0;
+	double x = 0;
+	int ret;
 
 	if (setup(&in, c, o, g, l, s, a, e, lo))
 		return LP_INFEASIBLE;
-	/* nothing here but ret changes between setjmp and a longjmp */
-	if (setjmp(fail)) {
-		glp_error_hook(NULL, NULL);
-		glp_free_env();
-		pd2bw_error("GLPK failed (out of memory?): stage %d left "
-			    "without a per-layer choice", s);
-	} else {
-		glp_term_hook(glpk_quiet, NULL);
-		glp_error_hook(glpk_failed, &fail);
-		ret = solve(&in, rc, extra);
-		glp_error_hook(NULL, NULL);
+	if (!lo->memo || !answer_known(lo->memo, &in, &ret, &x, &an, &h)) {
+		ret = solve_caught(&in, &x);
+		/* what GLPK answers the same numbers; not a failure,
+		 * which may not come again */
+		if (an && ret != LP_ERROR)
+			answer_keep(lo->memo, an, h, &in, ret, x);
+	}
+	if (ret == LP_OPTIMAL || ret == LP_FEASIBLE) {
+		hand_out(&in, rc);
+		*extra = x;
 	}
 	release(&in);
 	return ret;

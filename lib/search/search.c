@@ -66,6 +66,10 @@ struct visit {
 	 * (0: none known), that enumerate() may say of its floor before
 	 * working it out */
 	double over;
+	/* NULL, or [GPUs]: the candidates screened out by memory and
+	 * skipped for a runtime's reason, added up by the GPUs they take
+	 * (cand_list_build()) */
+	long *scr, *skip;
 };
 
 /*
@@ -117,6 +121,10 @@ struct time_entry {
 	double *v;
 	int nv;
 	double t, lo;
+	/* the solves' tables (search_memo's s and ns): the partition
+	 * part_solve() found on these links, as a search's part_entry
+	 * keeps it (NULL: none yet) */
+	int *first;
 };
 
 struct time_table {
@@ -227,7 +235,106 @@ link_cache_release(struct link_cache *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/*
+ * exact_lb()'s parts that read the links, by what they depend on (the
+ * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
+ * whatever m, recomputation and offload: the key holds those, m 1), in
+ * slot_find()'s table (struct lb_table).
+ */
+struct lb_entry {
+	struct cand key;
+	double extra, sync, fwd, tpx, tpn;
+	int seg; /* place_segment() of its GPUs, which its links read */
+};
+
+/* lb_entry's table: one search's, or the memo's for the searches on
+ * one cluster (as refine_entry's, the links of a grid are the same at
+ * every size; another cluster empties it). */
+struct lb_table {
+	struct lb_entry *e;
+	size_t n, cap; /* cap a power of two */
+	const struct cluster *cl; /* the cluster its entries are of */
+};
+
+/*
+ * exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain and
+ * microbatch (rcp[ti] of nmb[ti], NULL until asked; phi NULL: not yet),
+ * which read the chains alone: one search's, or the memo's.
+ */
+struct rc_phi {
+	int n;
+	double mu[6], *phi; /* n (L + 1) */
+};
+
+struct rc_phis {
+	struct rc_phi **rcp; /* [nsc], NULL: none asked */
+	int *nmb;
+	int nsc;
+};
+
+static void
+rc_phis_release(struct rc_phis *t)
+{
+	int i, k;
+
+	for (i = 0; t->rcp && i < t->nsc; i++) {
+		for (k = 0; t->rcp[i] && k < t->nmb[i]; k++)
+			free(t->rcp[i][k].phi);
+		free(t->rcp[i]);
+	}
+	free(t->rcp);
+	free(t->nmb);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * What exact_gate() proved of a candidate on one cluster (key: the
+ * candidate, lb 0; seg: place_segment() of its GPUs, which its links
+ * read): neither its uniform recomputation nor GLPK's refinement of it
+ * simulates below no[0], no[1] (the largest bounds it turned them away
+ * under; -INFINITY: none), nor so below any smaller bound.
+ */
+struct gate_entry {
+	struct cand key; /* used: key.m > 0 */
+	int seg;
+	double no[2];
+};
+
+struct gate_table {
+	struct gate_entry *e;
+	size_t n, cap; /* cap a power of two */
+	const struct cluster *cl; /* the cluster its entries are of */
+};
+
+/*
+ * The kinds of visit whose candidates a memo with a span lists: the
+ * best-first pick's (closed-form bounds), refine_rest()'s (lp_only) and
+ * exact_rest()'s (the simulation's, sim 1 or 2).
+ */
+enum cand_kind { KIND_PICK, KIND_LP, KIND_SIM1, KIND_SIM2, KIND_N };
+
+/*
+ * Every candidate of up to the memo's span of GPUs that enumerate()
+ * hands one kind of visit, with its lower bound, in cand_cmp order, and
+ * the GPUs each takes: a search on N GPUs wants those of N or fewer
+ * (enumerate() reads N only there, and the bounds read no cluster), in
+ * the same order, which a pass over the list gives without enumerating.
+ * ncand and nscr: how many candidates take up to g GPUs ([g], span + 1),
+ * and how many of those are screened out by memory or skipped.
+ */
+struct cand_list {
+	struct cand *c;
+	int *gpus;
+	long n;
+	long *ncand, *nscr, *nskip;
+	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
+};
+
 struct search_memo {
+	/* search_memo_span()'s GPUs (0: none), the lists by enum
+	 * cand_kind (on the caller's thread) */
+	int span;
+	struct cand_list lists[KIND_N];
 	struct link_cache links[SEARCH_MAX_THREADS]; /* one a thread */
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
@@ -257,6 +364,14 @@ struct search_memo {
 	struct lbfit_table lbfits;
 	/* what refine_rest() found, on the caller's thread */
 	struct refine_table refined;
+	/* exact_lb()'s parts that read the links, and exact_fits_rc()'s
+	 * multipliers, on the caller's thread */
+	struct lb_table *lbs;
+	struct rc_phis phis;
+	/* GLPK's answers (lp_memo_new()), on the caller's thread */
+	struct lp_memo *lp;
+	/* exact_gate()'s proofs, on the caller's thread */
+	struct gate_table gates;
 	/* max_layers() of the chains enumerated (by chain id), on the
 	 * caller's thread: every size enumerates twice */
 	struct maxl_entry {
@@ -616,6 +731,27 @@ search_memo_new(void)
 	return xcalloc(1, sizeof(struct search_memo));
 }
 
+static void
+cand_list_release(struct cand_list *l)
+{
+	free(l->c);
+	free(l->gpus);
+	free(l->ncand);
+	free(l->nscr);
+	free(l->nskip);
+	memset(l, 0, sizeof(*l));
+}
+
+void
+search_memo_span(struct search_memo *m, int max_gpus)
+{
+	int i;
+
+	for (i = 0; i < KIND_N; i++)
+		cand_list_release(&m->lists[i]);
+	m->span = max_gpus > 0 ? max_gpus : 0;
+}
+
 void
 search_memo_free(struct search_memo *m)
 {
@@ -624,15 +760,20 @@ search_memo_free(struct search_memo *m)
 
 	if (!m)
 		return;
+	search_memo_span(m, 0);
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
 		free(m->nt[i].e);
-		for (j = 0; j < m->s[i].cap; j++)
+		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
+			free(m->s[i].e[j].first);
+		}
 		free(m->s[i].e);
-		for (j = 0; j < m->ns[i].cap; j++)
+		for (j = 0; j < m->ns[i].cap; j++) {
 			free(m->ns[i].e[j].v);
+			free(m->ns[i].e[j].first);
+		}
 		free(m->ns[i].e);
 	}
 	free(m->mins.e);
@@ -647,6 +788,12 @@ search_memo_free(struct search_memo *m)
 	free(m->busy.e);
 	free(m->lbfits.e);
 	free(m->refined.e);
+	if (m->lbs)
+		free(m->lbs->e);
+	free(m->lbs);
+	rc_phis_release(&m->phis);
+	lp_memo_free(m->lp);
+	free(m->gates.e);
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
 	free(m->maxl);
@@ -760,6 +907,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 		e->nv = 0;
 		e->t = NAN;
 		e->lo = -INFINITY;
+		e->first = NULL;
 	}
 	return e;
 }
@@ -792,6 +940,8 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	e->v[k * d + 2] = l->gpus_per_node;
 	e->t = NAN;
 	e->lo = -INFINITY;
+	free(e->first);
+	e->first = NULL;
 	return 0;
 }
 
@@ -858,6 +1008,27 @@ stage_bound(const struct cost_cfg *g, double bound)
 }
 
 /*
+ * The memo's entry (this thread's) for cd under place and options o (the
+ * context's own or nocap), whose partition (first) a search solving it
+ * on the same links (x->links) ends with (first NULL: it knows none
+ * yet), or NULL without a memo.
+ */
+static struct time_entry *
+part_known(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	   int place, int d)
+{
+	struct time_table *tt = o == x->o ? x->times
+				: o == &x->nocap ? x->ntimes : NULL;
+	struct time_entry *e;
+
+	if (!tt)
+		return NULL;
+	e = time_find(tt, cd, place);
+	time_links(e, x, d);
+	return e;
+}
+
+/*
  * Solve candidate cd under placement rule place; returns its iteration
  * time, or INFINITY when it does not fit or cannot beat bound.  On success
  * x->st[0..d) hold its stages.  fits: part_fits() is known to hold under
@@ -869,6 +1040,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	      struct plan_terms *terms)
 {
 	struct part_entry *pe;
+	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
 	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
@@ -894,6 +1066,12 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else if (pe && pe->first) {
 		/* solved before: what the solve below would end with */
 		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
+	} else if (pe && (me = part_known(x, o, cd, place, g.d)) &&
+		   me->first) {
+		/* and so in an earlier search of the memo, on these links */
+		pe->first = xmalloc((size_t)g.d * sizeof(int));
+		memcpy(pe->first, me->first, (size_t)g.d * sizeof(int));
+		memcpy(x->first, me->first, (size_t)g.d * sizeof(int));
 	} else {
 		/*
 		 * Under flush and GPipe the iteration is at least (m + (d -
@@ -962,6 +1140,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (pe) {
 			pe->first = xmalloc((size_t)g.d * sizeof(int));
 			memcpy(pe->first, x->first,
+			       (size_t)g.d * sizeof(int));
+		}
+		if (me) {
+			me->first = xmalloc((size_t)g.d * sizeof(int));
+			memcpy(me->first, x->first,
 			       (size_t)g.d * sizeof(int));
 		}
 	}
@@ -1044,6 +1227,13 @@ lp_opts_of(const struct ctx *x, struct lp_opts *lo)
 	lo->rc_mask = x->so->rc_mask;
 	lo->mip_gap = x->so->lp_gap;
 	lo->time_limit_ms = x->so->lp_ms;
+	/* GLPK's answers, for the searches of the memo (on the caller's
+	 * thread, as every GLPK solve) */
+	lo->memo = NULL;
+	if (x->so->memo && !x->so->memo->lp)
+		x->so->memo->lp = lp_memo_new();
+	if (x->so->memo)
+		lo->memo = x->so->memo->lp;
 }
 
 /*
@@ -1870,6 +2060,13 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	long cnt = 0;
 
 	*screened += tp->screened[0] + (vok ? tp->screened[1] : 0);
+	if (vt->scr) {
+		long g = (long)w * d * sc[ti].t *
+			 (sc[ti].cp > 1 ? sc[ti].cp : 1);
+
+		vt->scr[g] += tp->screened[0] + (vok ? tp->screened[1] : 0);
+		vt->skip[g] += tp->skipped[0] + (vok ? tp->skipped[1] : 0);
+	}
 	if (stats && (tp->skipped[0] || (vok && tp->skipped[1]))) {
 		stats->skipped_rt +=
 			tp->skipped[0] + (vok ? tp->skipped[1] : 0);
@@ -2280,6 +2477,93 @@ cand_select(struct cand *h, long n, long k)
 		cand_swap(&h[lo], &h[hi]);
 }
 
+/* The GPUs candidate cd takes: w d t c. */
+static int
+cand_gpus(const struct search_chain *sc, const struct cand *cd)
+{
+	int cp = sc[cd->ti].cp > 1 ? sc[cd->ti].cp : 1;
+
+	return cd->w * cd->d * sc[cd->ti].t * cp;
+}
+
+/* Every candidate a visit is handed, appended to l->c (room for cap). */
+struct list_visit {
+	struct visit vt;
+	struct cand_list *l;
+	long cap;
+};
+
+static void
+list_visit_fn(struct visit *vt, const struct cand *cd)
+{
+	struct list_visit *lv = (struct list_visit *)vt;
+	struct cand_list *l = lv->l;
+
+	if (l->n == lv->cap) {
+		lv->cap = lv->cap ? 2 * lv->cap : 1024;
+		l->c = xrealloc(l->c, (size_t)lv->cap * sizeof(*l->c));
+	}
+	l->c[l->n++] = *cd;
+}
+
+/* Build l, of the given kind, for the memo's span: one enumeration
+ * that no group turns away, sorted. */
+static void
+cand_list_build(struct cand_list *l, enum cand_kind kind,
+		const struct search_chain *sc, int nsc,
+		const struct cluster *cl, const struct cost_opts *o,
+		const struct search_opts *so)
+{
+	int g, span = so->memo->span;
+	struct list_visit lv;
+	long i, dummy;
+
+	memset(&lv, 0, sizeof(lv));
+	lv.vt.fn = list_visit_fn;
+	lv.vt.lp_only = kind == KIND_LP;
+	lv.vt.sim = kind == KIND_SIM1 ? 1 : kind == KIND_SIM2 ? 2 : 0;
+	lv.vt.scr = l->nscr = xcalloc((size_t)span + 1, sizeof(long));
+	lv.vt.skip = l->nskip = xcalloc((size_t)span + 1, sizeof(long));
+	lv.l = l;
+	enumerate(sc, nsc, cl, o, so, span, &lv.vt, &dummy, NULL);
+	cand_sort(l->c, l->n);
+	l->gpus = xmalloc(((size_t)l->n + 1) * sizeof(*l->gpus));
+	l->ncand = xcalloc((size_t)span + 1, sizeof(long));
+	for (i = 0; i < l->n; i++) {
+		l->gpus[i] = cand_gpus(sc, &l->c[i]);
+		l->ncand[l->gpus[i]]++;
+	}
+	for (g = 1; g <= span; g++) {
+		l->ncand[g] += l->ncand[g - 1];
+		l->nscr[g] += l->nscr[g - 1];
+		l->nskip[g] += l->nskip[g - 1];
+	}
+	l->gpn = cl->gpus_per_node;
+}
+
+/*
+ * The memo's list of kind for a search on N GPUs of cluster cl (built
+ * the first time, and again for a cluster of other nodes), or NULL
+ * without a memo with a span of N or more.  The searches sharing the
+ * memo share their options (search_memo_span()).
+ */
+static const struct cand_list *
+cand_list_of(const struct search_chain *sc, int nsc,
+	     const struct cluster *cl, const struct cost_opts *o,
+	     const struct search_opts *so, int N, enum cand_kind kind)
+{
+	struct cand_list *l;
+
+	if (!so->memo || N > so->memo->span)
+		return NULL;
+	l = &so->memo->lists[kind];
+	if (l->gpn != cl->gpus_per_node) {
+		cand_list_release(l);
+		cand_list_build(l, kind, sc, nsc, cl, o, so);
+	}
+	return l;
+}
+
 /* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
  * them in pk->top. */
 static void
@@ -2351,6 +2635,38 @@ pick_group(struct visit *vt, double lo, double hi, long n)
 }
 
 /*
+ * pick_next() from the memo's list l: the first cap of N GPUs or fewer
+ * after pk->after and under pk->cut, in order.
+ */
+static long
+pick_listed(struct pick *pk, const struct cand_list *l, int N,
+	    long *screened, struct search_stats *stats)
+{
+	long i = 0, lo, hi;
+
+	if (pk->after) {
+		/* the first after it */
+		for (lo = 0, hi = l->n; lo < hi;) {
+			long mid = lo + (hi - lo) / 2;
+
+			if (cand_after(&l->c[mid], pk->after))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		i = lo;
+	}
+	for (; i < l->n && pk->n < pk->cap && l->c[i].lb < pk->cut; i++)
+		if (l->gpus[i] <= N)
+			pk->h[pk->n++] = l->c[i];
+	pk->sorted = pk->n;
+	*screened = l->nscr[N];
+	if (stats)
+		stats->skipped_rt += l->nskip[N];
+	return l->ncand[N];
+}
+
+/*
  * The next cap candidates in cand_cmp order after `after` (NULL: from
  * the first), into pk->h[0..pk->n), put in order as pick_at() reads
  * them; returns how many candidates there are in all.
@@ -2361,6 +2677,8 @@ pick_next(struct pick *pk, const struct cand *after,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
 	  long *screened, struct search_stats *stats)
 {
+	const struct cand_list *l =
+		cand_list_of(sc, nsc, cl, o, so, N, KIND_PICK);
 	long n;
 
 	pk->vt.fn = pick_offer;
@@ -2370,6 +2688,9 @@ pick_next(struct pick *pk, const struct cand *after,
 	pk->after = after;
 	pk->full = 0;
 	pk->sorted = 0;
+	/* the reason a runtime skipped them when that is all there is */
+	if (l && l->ncand[N] + l->nscr[N] > 0)
+		return pick_listed(pk, l, N, screened, stats);
 	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
 	if (pk->n > pk->cap)
 		pick_trim(pk);
@@ -2956,6 +3277,38 @@ lp_visit_fn(struct visit *vt, const struct cand *cd)
 }
 
 /*
+ * The candidates of N GPUs or fewer that lv's visit (lp_visit_fn() for
+ * KIND_LP, exact_visit_fn()) keeps under lv->bound, into lv->c in
+ * cand_cmp order: from the memo's list of that kind when it has one,
+ * else enumerated and sorted.
+ */
+static void
+lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
+	   const struct cluster *cl, const struct cost_opts *o,
+	   const struct search_opts *so, int N, enum cand_kind kind)
+{
+	const struct cand_list *l = cand_list_of(sc, nsc, cl, o, so, N, kind);
+	long i, dummy;
+
+	if (!l) {
+		enumerate(sc, nsc, cl, o, so, N, &lv->vt, &dummy, NULL);
+		cand_sort(lv->c, lv->n);
+		return;
+	}
+	for (i = 0; i < l->n && l->c[i].lb < lv->bound; i++) {
+		if (l->gpus[i] > N ||
+		    (kind == KIND_LP && l->c[i].r == PROF_RC_NONE))
+			continue;
+		if (lv->n == lv->cap) {
+			lv->cap = lv->cap ? 2 * lv->cap : 64;
+			lv->c = xrealloc(lv->c,
+					 (size_t)lv->cap * sizeof(*lv->c));
+		}
+		lv->c[lv->n++] = l->c[i];
+	}
+}
+
+/*
  * apply_lp() of cd (lp set) under place, whose stages x->st hold, unless
  * it cannot come under bound: then INFINITY, and x->st and x->rc are
  * left part refined.  GLPK keeps the partition and only adds some
@@ -3151,29 +3504,13 @@ keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
 	simt[w] = ts;
 }
 
-/*
- * exact_lb()'s parts that read the links, by what they depend on (the
- * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
- * whatever m, recomputation and offload: the key holds those, m 1), in
- * slot_find()'s table, for one exact_rest().
- */
-struct lb_entry {
-	struct cand key;
-	double extra, sync, fwd, tpx, tpn;
-};
-
 struct lb_memo {
-	struct lb_entry *e;
-	size_t n, cap; /* cap a power of two */
+	struct lb_table *lbs, own_lbs; /* the memo's, else own_lbs */
 	/* exact_fits()'s verdicts: the memo's, else own's */
 	struct lbfit_table *fits, own;
-	/* exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain
-	 * and microbatch (rcp[ti], NULL until asked; phi NULL: not yet),
-	 * and its lp_rc_row()'s per, L */
-	struct rc_phi {
-		int n;
-		double mu[6], *phi; /* n (L + 1) */
-	} **rcp;
+	/* exact_fits_rc()'s multipliers: the memo's, else own_phis; and
+	 * its lp_rc_row()'s per, L */
+	struct rc_phis *phis, own_phis;
 	int nsc;
 	double *per;
 	double *pre;   /* exact_fits_tp()'s prefix sums, L + 1 */
@@ -3193,8 +3530,7 @@ struct lb_memo {
 /* exact_rest()'s bounds (below), which refine_rest() asks too */
 static void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 			 const struct search_chain *sc, int nsc, int L);
-static void lb_memo_release(struct lb_memo *mm,
-			    const struct search_chain *sc);
+static void lb_memo_release(struct lb_memo *mm);
 static int exact_fits_rc(struct ctx *x, struct lb_memo *mm,
 			 const struct cand *cd, double bound);
 
@@ -3236,7 +3572,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	double tn = INFINITY; /* its time */
 	struct plan_terms terms;
 	struct plan_stage *nst;
-	long i, dummy;
+	long i;
 	int j, *ord, L = sc[0].c->L;
 
 	if (so->lp_k <= 0 || cost_every_on(o) || *nalt == 0)
@@ -3249,9 +3585,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	for (j = 0; j < *nalt; j++)
 		if (alts[j].iter_ms < lv.bound)
 			lv.bound = alts[j].iter_ms;
-	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	lp_collect(&lv, sc, nsc, cl, o, so, N, KIND_LP);
 	x->stats->taken += lv.n;
-	cand_sort(lv.c, lv.n);
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
 	lb_memo_init(&mm, so, sc, nsc, L);
@@ -3324,7 +3659,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			lv.bound = ts;
 		}
 	}
-	lb_memo_release(&mm, sc);
+	lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);
@@ -3564,23 +3899,19 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 				  sc[i].c->L + 1);
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
-	mm->rcp = xcalloc((size_t)nsc, sizeof(*mm->rcp));
+	if (so->memo && !so->memo->lbs)
+		so->memo->lbs = xcalloc(1, sizeof(*so->memo->lbs));
+	mm->lbs = so->memo ? so->memo->lbs : &mm->own_lbs;
+	mm->phis = so->memo ? &so->memo->phis : &mm->own_phis;
 	mm->nsc = nsc;
 	mm->per = xcalloc((size_t)L, sizeof(*mm->per));
 }
 
 static void
-lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
+lb_memo_release(struct lb_memo *mm)
 {
-	int i, k;
-
-	for (i = 0; i < mm->nsc; i++)
-		for (k = 0; mm->rcp[i] && k < sc[i].c->nmb; k++)
-			free(mm->rcp[i][k].phi);
-	for (i = 0; i < mm->nsc; i++)
-		free(mm->rcp[i]);
-	free(mm->rcp);
-	free(mm->e);
+	rc_phis_release(&mm->own_phis);
+	free(mm->own_lbs.e);
 	free(mm->own.e);
 	free(mm->pre);
 	free(mm->per);
@@ -3588,12 +3919,22 @@ lb_memo_release(struct lb_memo *mm, const struct search_chain *sc)
 	free(mm->up);
 }
 
-/* The entry of cd (*fresh 1: new, its figures for the caller). */
+/* The entry of cd on x's cluster (*fresh 1: new, its figures for the
+ * caller). */
 static struct lb_entry *
-lb_find(struct lb_memo *mm, const struct cand *cd, int *fresh)
+lb_find(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+	int *fresh)
 {
+	struct lb_table *t = mm->lbs;
+	struct lb_entry *e;
 	struct cand k;
+	int seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 
+	if (t->cl != x->cl) {
+		free(t->e);
+		memset(t, 0, sizeof(*t));
+		t->cl = x->cl;
+	}
 	memset(&k, 0, sizeof(k));
 	k.ti = cd->ti;
 	k.k = cd->k;
@@ -3604,8 +3945,12 @@ lb_find(struct lb_memo *mm, const struct cand *cd, int *fresh)
 	k.zero = cd->zero;
 	k.shard = cd->shard;
 	k.m = 1;
-	return slot_find((void **)&mm->e, &mm->n, &mm->cap, sizeof(*mm->e),
-			 256, &k, fresh);
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 256, &k,
+		      fresh);
+	if (e->seg != seg)
+		*fresh = 1;
+	e->seg = seg;
+	return e;
 }
 
 /*
@@ -3624,7 +3969,7 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 	struct cost_cfg g;
 	double lb;
 	int j, fresh;
-	struct lb_entry *e = lb_find(mm, cd, &fresh);
+	struct lb_entry *e = lb_find(x, mm, cd, &fresh);
 
 	if (fresh) {
 		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
@@ -3747,12 +4092,20 @@ static const struct rc_phi *
 rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
+	struct rc_phis *t = mm->phis;
 	struct rc_phi *e;
 	int i;
 
-	if (!mm->rcp[cd->ti])
-		mm->rcp[cd->ti] = xcalloc((size_t)c->nmb, sizeof(*e));
-	e = &mm->rcp[cd->ti][cd->k];
+	if (!t->rcp) {
+		t->nsc = mm->nsc;
+		t->rcp = xcalloc((size_t)t->nsc, sizeof(*t->rcp));
+		t->nmb = xcalloc((size_t)t->nsc, sizeof(*t->nmb));
+	}
+	if (!t->rcp[cd->ti]) {
+		t->rcp[cd->ti] = xcalloc((size_t)c->nmb, sizeof(*e));
+		t->nmb[cd->ti] = c->nmb;
+	}
+	e = &t->rcp[cd->ti][cd->k];
 	if (e->phi)
 		return e;
 	e->n = lp_rc_multipliers(c, cd->k, x->so->rc_mask, e->mu, 6);
@@ -3980,6 +4333,65 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	}
 }
 
+/* The memo's entry for cd on x's cluster, or NULL without a memo. */
+static struct gate_entry *
+gate_find(struct ctx *x, const struct cand *cd)
+{
+	struct gate_table *t;
+	struct gate_entry *e;
+	struct cand k = *cd;
+	int fresh, seg;
+
+	if (!x->so->memo || cd->m <= 0)
+		return NULL;
+	t = &x->so->memo->gates;
+	if (t->cl != x->cl) {
+		free(t->e);
+		memset(t, 0, sizeof(*t));
+		t->cl = x->cl;
+	}
+	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
+	k.lb = 0;
+	k.lp = 0;
+	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
+		      &fresh);
+	if (fresh || e->seg != seg) {
+		e->seg = seg;
+		e->no[0] = e->no[1] = -INFINITY;
+	}
+	return e;
+}
+
+/*
+ * exact_gate() under place_lo(), first from what it proved of cd in an
+ * earlier search of the memo on these links (capacity's sizes): a proof
+ * under a bound holds under every smaller one.  A proof left out would
+ * only let through what then cannot beat the bound, as the search finds
+ * by solving and simulating it.
+ */
+static void
+exact_gate_known(struct ctx *x, const struct cost_opts *o,
+		 const struct cand *cd, double bound, struct lb_memo *mm,
+		 int *uni, int *ref)
+{
+	struct gate_entry *e = gate_find(x, cd);
+	int u0, r0;
+
+	if (e && *uni && bound <= e->no[0])
+		*uni = 0;
+	if (e && *ref && bound <= e->no[1])
+		*ref = 0;
+	if (!*uni && !*ref)
+		return;
+	u0 = *uni;
+	r0 = *ref;
+	exact_gate(x, o, cd, place_lo(x->so), bound, mm, uni, ref);
+	if (e && u0 && !*uni && bound > e->no[0])
+		e->no[0] = bound;
+	if (e && r0 && !*ref && bound > e->no[1])
+		e->no[1] = bound;
+}
+
 /*
  * x->st, x->first and the links of place in x->links: cd's stages under
  * place, whose solve_best() (with keep_best) just found it its best, as
@@ -4040,7 +4452,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	struct lp_visit lv;
 	struct lb_memo mm;
 	struct plan_stage *nst;
-	long i, dummy;
+	long i;
 	int j, *ord, ev = cost_every_on(o), lp = so->lp_k > 0 && !ev;
 
 	memset(&lv, 0, sizeof(lv));
@@ -4054,9 +4466,9 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	if (!isfinite(lv.bound))
 		return;
 	lv.vt.over = lv.bound; /* lp_visit_group()'s */
-	enumerate(sc, nsc, cl, o, so, N, &lv.vt, &dummy, NULL);
+	lp_collect(&lv, sc, nsc, cl, o, so, N,
+		   lv.vt.sim == 2 ? KIND_SIM2 : KIND_SIM1);
 	x->stats->exact_taken += lv.n;
-	cand_sort(lv.c, lv.n);
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
 	lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
@@ -4076,8 +4488,8 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
-			exact_gate(x, o, &cd, place_lo(so), lv.bound, &mm,
-				   &uni, &ref);
+			exact_gate_known(x, o, &cd, lv.bound, &mm, &uni,
+					 &ref);
 		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
@@ -4124,7 +4536,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
-	lb_memo_release(&mm, sc);
+	lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);

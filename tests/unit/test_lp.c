@@ -109,7 +109,7 @@ test_brute(void)
 			.t = 1, .v = 1, .c = 1, .e = 1
 		};
 		struct place_links l;
-		struct lp_opts lo = {7, 0, 10000};
+		struct lp_opts lo = {7, 0, 10000, NULL};
 		int n = 1 + (int)(urand() * 6), j, rc[8], rcb[8], st;
 		double want, got = INFINITY, extra = 0;
 
@@ -153,6 +153,70 @@ test_brute(void)
 	CHECK(feasible < trials);
 }
 
+/*
+ * A memo of GLPK's answers gives every stage the answer GLPK gives it
+ * from scratch: its status, choice and time, for problems that differ in
+ * the memory budget alone (three caps, the first again at the end), in
+ * the layers, in their number and in the option mask, one memo for all
+ * of them.  Fails when the memo answers a problem by another's (a key
+ * that leaves out a number GLPK reads) or gets an answer wrong.
+ */
+static void
+test_memo(void)
+{
+	struct lp_memo *memo = lp_memo_new();
+	int trial, same = 0, n_cases = 0, feasible = 0;
+
+	for (trial = 0; trial < 60; trial++) {
+		static const double caps[] = {0.3, 0.7, 1.0, 0.3};
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_cfg g = {
+			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
+			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
+			.t = 1, .v = 1, .c = 1, .e = 1
+		};
+		struct place_links l;
+		int n = 1 + (int)(urand() * 6), i;
+		double cap = 1e9 + urand() * 1.6e10;
+
+		random_profile(&p, n, trial % 2, 1);
+		cluster_init(&cl);
+		cl.nodes = 1;
+		cl.gpus_per_node = 2;
+		cluster_set_uniform(&cl, 2, 100);
+		chain_build(&c, &p);
+		place_links_init(&l, &cl, 2);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		for (i = 0; i < 8; i++) {
+			struct cost_opts o = opts0;
+			struct lp_opts lo = {i < 4 ? 7 : 5, 0, 10000, NULL};
+			int rc0[8], rc[8], st0, st, j, ok;
+			double x0 = -1, x = -1;
+
+			o.cap_bytes = cap * caps[i % 4];
+			st0 = lp_stage(&c, &o, &g, &l, 0, 0, n - 1, &lo, rc0,
+				       &x0);
+			lo.memo = memo;
+			st = lp_stage(&c, &o, &g, &l, 0, 0, n - 1, &lo, rc,
+				      &x);
+			ok = st == st0 && x == x0;
+			for (j = 0; ok && st <= LP_FEASIBLE && j < n; j++)
+				ok = rc[j] == rc0[j];
+			same += ok;
+			feasible += st0 <= LP_FEASIBLE;
+			n_cases++;
+		}
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	lp_memo_free(memo);
+	CHECK_INT_EQ(same, n_cases);
+	CHECK(feasible > n_cases / 4 && feasible < n_cases);
+}
 
 /*
  * The least floor (cost_simulate_floor()) over every partition of c's n
@@ -222,7 +286,7 @@ test_rc_lb(void)
 		struct place_links l;
 		/* a third: none and selective alone, exact caps */
 		int tight = trial % 3 == 0;
-		struct lp_opts lo = {tight ? 3 : 7, 0, 10000};
+		struct lp_opts lo = {tight ? 3 : 7, 0, 10000, NULL};
 		int L = 1 + (int)(urand() * 6), i, nmu, ok = 1, near = 0;
 		double mu[7], phi[8], per[3], f;
 		struct cost_rc_lb rl;
@@ -302,6 +366,7 @@ int
 main(void)
 {
 	test_brute();
+	test_memo();
 	test_rc_lb();
 	return h_done();
 }

@@ -369,6 +369,81 @@ test_memo(struct setup *u)
 }
 
 /*
+ * A memo with a span (capacity's largest size) lists the candidates once
+ * and each search takes those of its GPUs: one search after another
+ * gives the plan, the messages and the counts of candidates and of those
+ * screened out of a search from scratch, over growing and shrinking
+ * clusters, one past the span (enumerated), then on nodes of 4 GPUs
+ * (listed again), under memory caps that leave many, few and none, on
+ * one thread and on three.  Fails when a list keeps a candidate of more
+ * GPUs than the search's, leaves one out, or outlives its cluster's
+ * node shape.
+ */
+static void
+test_memo_span(struct setup *u)
+{
+	static const struct {
+		const char *kind;
+		int nodes;
+	} sizes[] = {{"dgx-h100", 1}, {"dgx-h100", 2}, {"dgx-h100", 5},
+		     {"dgx-h100", 12}, {"dgx-h100", 16}, {"dgx-h100", 6},
+		     {"dgx-h100", 3}, {"gh200-quad", 2}, {"gh200-quad", 24},
+		     {"gh200-quad", 7}, {"dgx-h100", 8}};
+	struct search_opts so = u->so;
+	double cap = u->o.cap_bytes;
+	size_t i;
+	int caps;
+
+	for (caps = 0; caps < 3; caps++) {
+		struct search_memo *memo = search_memo_new();
+
+		u->o.cap_bytes = caps == 2 ? 1e9 : caps ? 24e9 : 40e9;
+		search_memo_span(memo, 96);
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			struct search_stats st0, st;
+			struct cluster cl;
+			struct plan p0, p;
+			char msg[160], *e0, *e;
+			int r0, r;
+
+			cluster_init(&cl);
+			CHECK(cluster_open(&cl, sizes[i].kind) == 0);
+			cl.nodes = sizes[i].nodes;
+			so.memo = NULL;
+			so.threads = 1;
+			plan_init(&p0);
+			cap_begin();
+			r0 = search_run_tp(u->sc, NSHAPE, &cl, &u->o, &so, &p0,
+					   &st0);
+			e0 = cap_end();
+			so.memo = memo;
+			so.threads = i % 2 ? 3 : 1;
+			plan_init(&p);
+			cap_begin();
+			r = search_run_tp(u->sc, NSHAPE, &cl, &u->o, &so, &p,
+					  &st);
+			e = cap_end();
+			snprintf(msg, sizeof(msg),
+				 "%s:%d, cap %.0f GB, a memo spanning 96 GPUs: "
+				 "the plan and counts from scratch",
+				 sizes[i].kind, cl.nodes, u->o.cap_bytes / 1e9);
+			CHECK_MSG(r == r0 && (r0 || same_plan(&p0, &p, 1)) &&
+					  !strcmp(e0, e) &&
+					  st.candidates == st0.candidates &&
+					  st.screened == st0.screened,
+				  msg);
+			free(e0);
+			free(e);
+			plan_release(&p);
+			plan_release(&p0);
+			cluster_release(&cl);
+		}
+		search_memo_free(memo);
+	}
+	u->o.cap_bytes = cap;
+}
+
+/*
  * A start bound (capacity's: the k-th best time a smaller cluster's
  * search found) leaves the plan and its alternatives as they were: the
  * k-th best time itself, above it, far above, and below it (fewer than k
@@ -703,6 +778,7 @@ main(void)
 	test_groups(&u);
 	test_brief(&u);
 	test_memo(&u);
+	test_memo_span(&u);
 	test_start_bound(&u);
 	test_rescore(&u);
 	test_twin_links(&u);
