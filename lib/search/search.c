@@ -828,15 +828,26 @@ key_hash(const struct cand *c)
  * sz (cap a power of two), each beginning with its struct cand key (m 0:
  * empty): k's own, or a fresh one with k as its key (*fresh 1, the rest
  * zero for the caller to fill).  Kept at most half full: growing moves
- * the entries as they are.
+ * the entries as they are, so a pointer into the table holds until a key
+ * it lacks is added (finding one it has moves nothing).
  */
 static void *
 slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
 	  const struct cand *k, int *fresh)
 {
-	char *e;
+	char *e = NULL;
 	size_t i;
 
+	for (i = *cap ? key_hash(k) & (*cap - 1) : 0; *cap;
+	     i = (i + 1) & (*cap - 1)) {
+		e = (char *)*tab + i * sz;
+		if (((struct cand *)e)->m <= 0)
+			break;
+		if (same_key((struct cand *)e, k)) {
+			*fresh = 0;
+			return e;
+		}
+	}
 	if (2 * (*n + 1) > *cap) {
 		size_t ucap = *cap ? 2 * *cap : cap0, un = 0;
 		void *u = xcalloc(ucap, sz);
@@ -855,14 +866,11 @@ slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
 		*tab = u;
 		*cap = ucap;
 		*n = un;
-	}
-	for (i = key_hash(k) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
-		e = (char *)*tab + i * sz;
-		if (((struct cand *)e)->m <= 0)
-			break;
-		if (same_key((struct cand *)e, k)) {
-			*fresh = 0;
-			return e;
+		/* k is not in it: its first empty slot */
+		for (i = key_hash(k) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
+			e = (char *)*tab + i * sz;
+			if (((struct cand *)e)->m <= 0)
+				break;
 		}
 	}
 	memcpy(e, k, sizeof(*k));
