@@ -1650,6 +1650,28 @@ struct tmpl {
 	int zl[8], nz;
 };
 
+
+/* The bytes of P parameters (Pm of them Muon's) that a rank of the group
+ * (sched, w, d, cp, ep) holds under ZeRO stage zero, shard group shard
+ * and optimizer offload off: what the templates' memory screen reads. */
+static double
+tmpl_param_bytes(const struct cost_opts *o, int sched, int w, int d, int cp,
+		 int ep, int zero, int shard, int off, double P, double Pm)
+{
+	struct cost_cfg g;
+
+	memset(&g, 0, sizeof(g));
+	g.sched = sched;
+	g.w = w;
+	g.d = d;
+	g.c = cp;
+	g.e = ep;
+	g.zero = zero;
+	g.shard = shard;
+	g.offload = off;
+	return P * cost_param_bytes(o, &g) + Pm * cost_muon_delta(o, &g);
+}
+
 /*
  * The template of the group (chain ti, sched, d, w) into tp: every check
  * add_cands() made per candidate, in its order (recomputation, then
@@ -1764,19 +1786,9 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					continue;
 				}
 				if (!(have & (1 << z))) {
-					struct cost_cfg g;
-
-					memset(&g, 0, sizeof(g));
-					g.sched = sched;
-					g.w = w;
-					g.d = d;
-					g.c = cp;
-					g.e = ep;
-					g.zero = zs;
-					g.shard = sh;
-					g.offload = off;
-					pbz[z] = P * cost_param_bytes(o, &g) +
-						 Pm * cost_muon_delta(o, &g);
+					pbz[z] = tmpl_param_bytes(o, sched, w, d,
+								  cp, ep, zs, sh,
+								  off, P, Pm);
 					have |= 1 << z;
 				}
 				if (pbz[z] / d > o->cap_bytes &&
@@ -1836,19 +1848,9 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		}
 		z = e->zero << 1 | e->offload;
 		if (!(have & (1 << z))) {
-			struct cost_cfg g;
-
-			memset(&g, 0, sizeof(g));
-			g.sched = sched;
-			g.w = w;
-			g.d = d;
-			g.c = cp;
-			g.e = ep;
-			g.zero = e->zero;
-			g.shard = e->shard;
-			g.offload = e->offload;
-			pbz[z] = tp->sk_P * cost_param_bytes(o, &g) +
-				 tp->sk_Pm * cost_muon_delta(o, &g);
+			pbz[z] = tmpl_param_bytes(o, sched, w, d, cp, ep,
+						  e->zero, e->shard, e->offload,
+						  tp->sk_P, tp->sk_Pm);
 			have |= 1 << z;
 		}
 		if (pbz[z] / d > o->cap_bytes && !fix) {
