@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "pd2bw/error.h"
+#include "pd2bw/hash.h"
 #include "pd2bw/infile.h"
 #include "pd2bw/pipedream.h"
 
@@ -514,24 +515,11 @@ parse(struct pd_graph *g, const char *buf, size_t len)
 	return ret;
 }
 
-static uint64_t
-hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* Index of the node named s[0..len), or -1. */
 static int
 lookup(const struct pd_graph *g, const char *s, size_t len)
 {
-	size_t i = (size_t)hash_bytes(s, len) & (g->hsize - 1);
+	size_t i = (size_t)pd2bw_hash_bytes(s, len) & (g->hsize - 1);
 
 	for (; g->hash[i]; i = (i + 1) & (g->hsize - 1)) {
 		const struct pd_node *n = &g->nodes[g->hash[i] - 1];
@@ -561,7 +549,7 @@ build_index(struct pd_graph *g)
 				      "%d)",
 				      (int)n->id_len, g->buf + n->id_off,
 				      g->nodes[prev].line);
-		j = (size_t)hash_bytes(g->buf + n->id_off, n->id_len) &
+		j = (size_t)pd2bw_hash_bytes(g->buf + n->id_off, n->id_len) &
 		    (g->hsize - 1);
 		while (g->hash[j])
 			j = (j + 1) & (g->hsize - 1);

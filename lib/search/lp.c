@@ -23,6 +23,7 @@
 
 #include "pd2bw/lp.h"
 #include "pd2bw/error.h"
+#include "pd2bw/hash.h"
 
 const char *const lp_status_names[] = {"optimal", "feasible", "infeasible",
 				       "error", NULL};
@@ -240,17 +241,6 @@ key_of(struct lp_memo *m, const struct lp_in *in)
 	key_add(m, &b, sizeof(b));
 	key_add(m, &in->lo->mip_gap, sizeof(in->lo->mip_gap));
 	key_add(m, &in->lo->time_limit_ms, sizeof(in->lo->time_limit_ms));
-}
-
-static uint64_t
-key_hash(const unsigned char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603u;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211u;
-	return h ^ (h >> 29);
 }
 
 /* The slot of the key in m->buf: its answer, or the free slot for it
@@ -533,7 +523,7 @@ answer_known(struct lp_memo *m, struct lp_in *in, int *ret, double *extra,
 	     struct lp_answer **an, uint64_t *h)
 {
 	key_of(m, in);
-	*h = key_hash(m->buf, m->nbuf);
+	*h = pd2bw_hash_bytes(m->buf, m->nbuf);
 	*an = answer_find(m, *h);
 	if (!(*an)->key)
 		return 0;
