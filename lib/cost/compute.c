@@ -140,13 +140,12 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 	int j;
 
 	for (j = a; j <= e; j++) {
+		int r = rc ? rc[j - a] : g->r;
 		double k = CHAIN_AT(c, c->kern, g->k, j);
-		double t = chain_time(c, g->k, rc ? rc[j - a] : g->r, j, j);
+		double t = chain_time(c, g->k, r, j, j);
 
 		if (c->eparams[j] > 0 && rt->moe_sync &&
 		    !(c->route.capacity > 0)) {
-			int r = rc ? rc[j - a] : g->r;
-
 			t += cost_ep(c, g, l, s, j, j);
 			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t) +
 			       (r == PROF_RC_FULL ? 2 : 1) *
