@@ -49,6 +49,11 @@
 #   parallel (CP, EP) held-out: n=38 mean=...   (context- or expert-parallel
 #                                             rows, apart from the dense ones)
 #   check: ... PASS|FAIL
+# Without -q, a table of the mean signed and absolute error by software
+# release (the container of each row of sections C, D and F) follows:
+# the same configurations run faster in each newer container, so a
+# release's signed error shows how far its software is from the one the
+# efficiencies describe.
 #
 # Options pd2bw-plan does not have yet (a runtime, a precision, context
 # parallelism, FSDP) are found in its --help and passed as soon as they
@@ -740,6 +745,14 @@ END {
 					if (dn) { stat("check" (r[32] == 1 ? "fit" : "held"), e); stat("checkall", e) }
 					if (par) { stat("par" (r[32] == 1 ? "fit" : "held"), e); stat("parall", e) }
 					if (fs) { stat("fsdp" (r[32] == 1 ? "fit" : "held"), e); stat("fsdpall", e) }
+					# by software release (the sections that name
+					# their container): signed and absolute error
+					if (r[3] ~ /^[0-9][0-9]\.[0-9]/ && (dn || par || fs)) {
+						rset = dn ? "1 dense" : par ? "2 CP/EP" : "3 FSDP"
+						rkey = rset SUBSEP r[3]
+						if (!(rkey in rn)) rord[++nrel] = rkey
+						rn[rkey]++; rsg[rkey] += e; rab[rkey] += abs(e)
+					}
 					if (dn && r[22] ~ /^(bf16|fp16|fp32)$/) {
 						if (r[32] != 1) stat("check16held", e)
 						stat("check16all", e)
@@ -835,6 +848,19 @@ END {
 	a16 = n["check16all"] ? mx["check16all"] : 1e9
 	ok = hm <= cmean && am <= cmax && mm <= cmem && !cfailed && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !pfailed && fm <= cmeanfsdp && !ffailed
 	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, ok ? "PASS" : "FAIL"
+	if (!quiet && nrel) {
+		# newer containers run the same configurations faster: the
+		# signed error of a release says how far its software is from
+		# the one the efficiencies were fitted on
+		for (a = 2; a <= nrel; a++)
+			for (b = a; b > 1 && rord[b - 1] > rord[b]; b--) { x = rord[b]; rord[b] = rord[b - 1]; rord[b - 1] = x }
+		printf "\nBy software release (every row that names its container, fit rows too):\n"
+		printf "  %-6s %-9s %4s %8s %8s\n", "set", "release", "rows", "signed", "abs"
+		for (a = 1; a <= nrel; a++) {
+			split(rord[a], rk2, SUBSEP)
+			printf "  %-6s %-9s %4d %+7.1f%% %7.1f%%\n", substr(rk2[1], 3), rk2[2], rn[rord[a]], rsg[rord[a]] / rn[rord[a]], rab[rord[a]] / rn[rord[a]]
+		}
+	}
 	if (!quiet) {
 		printf "\nNot expressible yet: %d of %d rows.  A row counts under each of its\n", nskip, nrows
 		printf "reasons; \"alone\": the rows that reason alone keeps out.\n"
