@@ -170,9 +170,11 @@ usage(FILE *fp)
 		"                           each rank holds seq/N tokens, K/V "
 		"ring in attention\n"
 		"      --expert-parallel LIST  expert-parallel degrees for a MoE "
-		"MODEL (default 1):\n"
-		"                           experts split N ways, all-to-alls "
-		"per MoE layer\n",
+		"MODEL: experts split\n"
+		"                           N ways, all-to-alls per MoE layer "
+		"(default: the powers\n"
+		"                           of two that divide the GPUs per "
+		"node and the experts)\n",
 		pd2bw_progname, pd2bw_progname, pd2bw_progname,
 		pd2bw_progname);
 	par_opts_usage(fp);
@@ -921,6 +923,7 @@ main(int argc, char **argv)
 		goto out;
 	if (is_model) {
 		par_opts_input_par(&po, &ipar, evaluate);
+		ipar.ep_auto = !evaluate;
 		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
 				     cl.gpus_per_node, mb, nmb, seq_len, tps,
 				     ntp, po.sp_mode, &ipar))
