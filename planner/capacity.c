@@ -1208,6 +1208,7 @@ capacity_main(int argc, char **argv)
 		cli_usage_error("%s", "missing --gpu");
 	/* an output over an input (or the other output) would lose it */
 	check_paths(&o, output, svg);
+	par_opts_search_defaults(&o.po, &o.so);
 	par_opts_check(&o.po, &o.so, o.have_sched, o.have_rc, o.tps,
 		       o.have_tp ? o.ntp : 0);
 	par_opts_apply_input(&o.po);

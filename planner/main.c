@@ -834,6 +834,8 @@ main(int argc, char **argv)
 					runtime_names[id]);
 		}
 	}
+	if (!evaluate)
+		par_opts_search_defaults(&po, &so);
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
 	else if (evaluate && (po.have_zero || po.have_offload)) {

@@ -103,6 +103,7 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		so->zero_mask = p->zero_one == 2 ? 3u : 1u << p->zero_one;
 		p->zero_many = p->zero_one == 2;
 		p->have_zero = 1;
+		p->zero_given = 1;
 		return 1;
 	case PAR_OPT_ZERO: {
 		int zs[4], nz, i;
@@ -112,6 +113,7 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 			so->zero_mask = 0xf;
 			p->zero_many = 1;
 			p->have_zero = 0;
+			p->zero_given = 1;
 			return 1;
 		}
 		nz = cli_ints("--zero", arg, zs, 4, 0, 3, 0);
@@ -121,6 +123,7 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		p->zero_one = zs[0];
 		p->zero_many = nz > 1;
 		p->have_zero = 1;
+		p->zero_given = 1;
 		return 1;
 	}
 	case PAR_OPT_SHARD_GROUP:
@@ -276,6 +279,13 @@ par_opts_apply_input(struct par_opts *p)
 }
 
 void
+par_opts_search_defaults(const struct par_opts *p, struct search_opts *so)
+{
+	if (!p->zero_given)
+		so->zero_mask = 3;
+}
+
+void
 par_opts_input_par(const struct par_opts *p, struct input_par *ip,
 		   int strict)
 {
@@ -339,11 +349,13 @@ par_opts_usage(FILE *fp)
 		"      --interleave LIST    virtual stages per GPU for flush "
 		"(default: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
-		"(default: off)\n"
+		"(default: both,\n"
+		"                           where the runtime shards; "
+		"--evaluate: off)\n"
 		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
 		"state, 2 + gradients,\n"
 		"                           3 + parameters (FSDP), or all "
-		"(default: 0)\n"
+		"(default: 0,1)\n"
 		"      --shard-group N      HSDP: stages 2 and 3 shard in groups "
 		"of N data-parallel\n"
 		"                           ranks, replicated across (default: "

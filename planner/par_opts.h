@@ -81,6 +81,8 @@ struct par_opts {
 	double imbalance;        /* --moe-imbalance, >= 1 */
 	double capacity_factor;  /* --capacity-factor; 0: the model's */
 	int have_zero;           /* stages named: the runtime must run them */
+	int zero_given;          /* --zero or --optimizer-sharding given
+				    ("all" too): no search default */
 	int zero_one;            /* the one stage given, or -1 */
 	int zero_many;           /* several stages (or "all", "both") */
 	int have_offload;
@@ -102,6 +104,17 @@ void par_opts_init(struct par_opts *p);
  */
 int par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		   const char *arg);
+
+/*
+ * What a search (plan mode and capacity; not evaluate mode) weighs unless
+ * told: the optimizer state sharded over the data-parallel replicas
+ * (ZeRO-1, Megatron's distributed optimizer) or not, whichever is faster
+ * where it fits.  Every runtime but pipedream-2bw runs it, and the
+ * Megatron-Bridge recipes turn it on; par_opts_check() drops it for a
+ * runtime that cannot.  Call after parsing, before par_opts_check().
+ */
+void par_opts_search_defaults(const struct par_opts *p,
+			      struct search_opts *so);
 
 /*
  * With --runtime: what the user asked for that the runtime cannot run is
