@@ -63,13 +63,13 @@ for mode in paper full; do
 		echo "128-layer GPT (h 8192, s 2048), dgx-h100 nodes: the paper's"
 		echo "search (t = 1), all schedules, recompute none+full, 7"
 		echo "microbatch sizes, GLPK on the 10 best; median of 5"
-		extra="--tp 1"
+		extra="--tp 1 -r none,full --interleave 1 --optimizer-sharding off"
 		sizes="1 8 64 128 512 1024 2048"
 	else
 		echo
 		echo "The same with tensor parallelism (t = 1, 2, 4, 8, sequence"
 		echo "parallel or not), recompute none+selective+full,"
-		echo "interleaving 1, 2, 4 (everything on)"
+		echo "interleaving 1, 2, 4, ZeRO-1 or not (everything on)"
 		extra="-r none,selective,full --interleave 1,2,4"
 		sizes="1 8 64 128 512 1024 2048 8192 16384 131072"
 	fi
@@ -102,6 +102,7 @@ run "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
 	-r none,selective,full --interleave 1,2,4 --optimizer-sharding both
 echo
 
+PD="-r none,full --interleave 1 --optimizer-sharding off"
 for f in gnmt_large resnext101; do
 	if [ $f = gnmt_large ]; then
 		G=${GNMT:-$TOP/../shared/fixtures/pipedream/gnmt_large/graph.txt}
@@ -110,9 +111,14 @@ for f in gnmt_large resnext101; do
 	fi
 	if [ -f "$G" ]; then
 		echo
-		echo "PipeDream $f, 16 GPUs (p3.16xlarge:2), batch 1024:"
-		printf '  search  '; run "$G" -c p3.16xlarge:2 -B 1024; echo
-		printf '  command '; wall "$G" -c p3.16xlarge:2 -B 1024
+		# PipeDream's own space, which its optimizer searches:
+		# no interleaving, no optimizer sharding, no selective
+		# recomputation (pd2bw-plan's defaults add all three)
+		echo "PipeDream $f, 16 GPUs (p3.16xlarge:2), batch 1024, PipeDream's space:"
+		# shellcheck disable=SC2086
+		printf '  search  '; run "$G" -c p3.16xlarge:2 -B 1024 $PD; echo
+		# shellcheck disable=SC2086
+		printf '  command '; wall "$G" -c p3.16xlarge:2 -B 1024 $PD
 	else
 		echo "$f profile not found (set GNMT= or RESNEXT=path/to/graph.txt)"
 	fi

@@ -464,8 +464,9 @@ usage(FILE *fp)
 		"model (default 1,2,4,8)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"2bw,flush,none)\n"
-		"  -r, --recompute LIST     none,selective,full (default: "
-		"none,full)\n",
+		"  -r, --recompute LIST     none,selective,full (default: all;"
+		"\n"
+		"                           --evaluate: one)\n",
 		pd2bw_progname);
 	fputs("      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
@@ -1208,7 +1209,7 @@ capacity_main(int argc, char **argv)
 		cli_usage_error("%s", "missing --gpu");
 	/* an output over an input (or the other output) would lose it */
 	check_paths(&o, output, svg);
-	par_opts_search_defaults(&o.po, &o.so);
+	par_opts_search_defaults(&o.po, &o.so, o.have_rc);
 	par_opts_check(&o.po, &o.so, o.have_sched, o.have_rc, o.tps,
 		       o.have_tp ? o.ntp : 0);
 	par_opts_apply_input(&o.po);

@@ -146,8 +146,9 @@ usage(FILE *fp)
 		"(default: its own)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"all)\n"
-		"  -r, --recompute LIST     none,selective,full (default: "
-		"none,full)\n"
+		"  -r, --recompute LIST     none,selective,full (default: all;"
+		"\n"
+		"                           --evaluate: one)\n"
 		"      --recompute-modules LIST  what selective recomputes for a "
 		"MODEL:\n"
 		"                           core_attn, mla_up_proj, moe_act, "
@@ -835,7 +836,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (!evaluate)
-		par_opts_search_defaults(&po, &so);
+		par_opts_search_defaults(&po, &so, have_rc);
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
 	else if (evaluate && (po.have_zero || po.have_offload)) {

@@ -93,6 +93,7 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_INTERLEAVE:
 		so->nv = cli_ints("--interleave", arg, so->v, SEARCH_MAX_V, 1,
 				  64, 0);
+		p->have_interleave = 1;
 		return 1;
 	case PAR_OPT_OPT_SHARDING:
 		cli_names("--optimizer-sharding", arg, onoff_names,
@@ -192,11 +193,15 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 	if (so->fix_d > 1 && !(so->sched_mask & ~(1u << PLAN_NONE)))
 		cli_usage_error("runtime %s cannot run a pipeline", name);
 	for (i = 0, j = 0; i < so->nv; i++) {
-		if (so->v[i] > 1 && !rt->interleave)
+		if (so->v[i] > 1 && !rt->interleave) {
+			if (!p->have_interleave)
+				continue;
 			cli_usage_error("runtime %s cannot interleave stages "
 					"(--interleave %d)", name, so->v[i]);
+		}
 		so->v[j++] = so->v[i];
 	}
+	so->nv = j;
 	for (i = 0; i < ntp; i++)
 		if (tps[i] > 1 && !rt->tp)
 			cli_usage_error("runtime %s has no tensor parallelism "
@@ -279,10 +284,19 @@ par_opts_apply_input(struct par_opts *p)
 }
 
 void
-par_opts_search_defaults(const struct par_opts *p, struct search_opts *so)
+par_opts_search_defaults(const struct par_opts *p, struct search_opts *so,
+			 int have_rc)
 {
 	if (!p->zero_given)
 		so->zero_mask = 3;
+	if (!have_rc)
+		so->rc_mask |= 1u << PROF_RC_SELECTIVE;
+	if (!p->have_interleave) {
+		so->nv = 3;
+		so->v[0] = 1;
+		so->v[1] = 2;
+		so->v[2] = 4;
+	}
 }
 
 void
@@ -347,7 +361,9 @@ par_opts_usage(FILE *fp)
 		"                           (default: the model's "
 		"capacity_factor)\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
-		"(default: 1)\n"
+		"(default: 1,2,4\n"
+		"                           where the runtime interleaves; "
+		"--evaluate: 1)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
 		"(default: both,\n"
 		"                           where the runtime shards; "

@@ -83,6 +83,8 @@ struct par_opts {
 	int have_zero;           /* stages named: the runtime must run them */
 	int zero_given;          /* --zero or --optimizer-sharding given
 				    ("all" too): no search default */
+	int have_interleave;     /* --interleave given: the runtime must
+				    run it */
 	int zero_one;            /* the one stage given, or -1 */
 	int zero_many;           /* several stages (or "all", "both") */
 	int have_offload;
@@ -107,14 +109,18 @@ int par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 
 /*
  * What a search (plan mode and capacity; not evaluate mode) weighs unless
- * told: the optimizer state sharded over the data-parallel replicas
- * (ZeRO-1, Megatron's distributed optimizer) or not, whichever is faster
- * where it fits.  Every runtime but pipedream-2bw runs it, and the
- * Megatron-Bridge recipes turn it on; par_opts_check() drops it for a
- * runtime that cannot.  Call after parsing, before par_opts_check().
+ * told, the choices today's runtimes offer and their recipes take:
+ *  - the optimizer state sharded over the data-parallel replicas (ZeRO-1,
+ *    Megatron's distributed optimizer) or not;
+ *  - selective recomputation beside none and full (have_rc 0: no -r);
+ *  - 1, 2 or 4 virtual stages per GPU in a flush pipeline.
+ * Each is kept where it is faster and fits.  A runtime that cannot run one
+ * drops it without complaint (par_opts_check(), or the search's own
+ * checks without --runtime); one named is a usage error there.  Call
+ * after parsing, before par_opts_check().
  */
 void par_opts_search_defaults(const struct par_opts *p,
-			      struct search_opts *so);
+			      struct search_opts *so, int have_rc);
 
 /*
  * With --runtime: what the user asked for that the runtime cannot run is
