@@ -2229,6 +2229,36 @@ same_floors(const struct search_chain *a, const double *ma,
 	       !memcmp(ma, mb, 2 * (size_t)x->nmb * PROF_RC_N * sizeof(*ma));
 }
 
+/*
+ * One stage is plain data parallelism, whatever the schedule: a schedule
+ * other than the one that stands for it (none when searched, else the
+ * first searched; none alone when the schedule is fixed) repeats it, unless the
+ * two run on runtimes of their own (without --runtime one stage of flush
+ * runs on megatron-core, of none on pytorch-ddp), whose overlap, bytes
+ * and memory differ: then both are candidates, so that searching more
+ * synchronous schedules never finds a slower plan than searching one of
+ * them.
+ */
+static int
+one_stage_repeats(const struct cost_opts *o, const struct search_opts *so,
+		  int sched)
+{
+	int rep;
+
+	if (so->fix_sched >= 0)
+		return 1;
+	if (so->sched_mask & (1u << PLAN_NONE))
+		rep = PLAN_NONE;
+	else
+		for (rep = 0; !(so->sched_mask & (1u << rep)); rep++)
+			;
+	/* 2BW on one stage would be data parallelism whose weights lag
+	 * an update: the schedule that stands for one stage keeps it */
+	return rep != sched &&
+	       (sched == PLAN_2BW ||
+		cost_runtime(o, rep, 1) == cost_runtime(o, sched, 1));
+}
+
 /* Enumerate the candidates, each handed to vt; returns their number
  * (an lp_only visit's, and its *screened, leave out the groups whose
  * least bound it turns away before their template is built). */
@@ -2299,13 +2329,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 			if (so->fix_sched >= 0 && sched != so->fix_sched)
 				continue;
 			for (d = 1; d <= L && (int64_t)d * t <= N; d++) {
-				/* One stage is plain data parallelism:
-				 * schedule "none" stands for it unless it is
-				 * excluded. */
 				if (d == 1 && sched != PLAN_NONE &&
-				    ((so->sched_mask & (1u << PLAN_NONE)) ||
-				     so->fix_sched >= 0 ||
-				     (so->sched_mask & ((1u << sched) - 1))))
+				    one_stage_repeats(o, so, sched))
 					continue;
 				if (d > 1 && sched == PLAN_NONE &&
 				    so->fix_d <= 0 &&

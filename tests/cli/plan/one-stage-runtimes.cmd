@@ -1,0 +1,1 @@
+M=$TOP/bench/data/models/megatron-gpt-1.7b.yaml; for s in 2bw,flush,gpipe,none flush none; do pd2bw-plan $M -c dgx-a100:4 --max-gpus 32 -B 512 --grad-bytes 4 -s $s -q -o - | sed -n 's/^  runtime: \([a-z0-9-]*\).*/\1/p; s/^  schedule: /schedule /p; s/^  depth: /depth /p; s/^  iteration_ms: /ms /p' | tr '\n' ' ' | sed "s/^/-s $s: /"; echo; done
