@@ -1238,6 +1238,7 @@ lp_opts_of(const struct ctx *x, struct lp_opts *lo)
 	/* GLPK's answers, for the searches of the memo (on the caller's
 	 * thread, as every GLPK solve) */
 	lo->memo = NULL;
+	lo->plain = x->so->plain;
 	if (x->so->memo && !x->so->memo->lp)
 		x->so->memo->lp = lp_memo_new();
 	if (x->so->memo)
