@@ -20,6 +20,8 @@ struct lp_opts {
 	int time_limit_ms; /* per solve */
 	struct lp_memo *memo; /* NULL, or GLPK's answers to earlier stages'
 				 problems (lp_memo_new()) */
+	int plain; /* every stage to GLPK, even one whose optimum needs no
+		      solver (search_opts.plain: the same answers) */
 };
 
 enum lp_status { LP_OPTIMAL, LP_FEASIBLE, LP_INFEASIBLE, LP_ERROR };

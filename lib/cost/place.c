@@ -312,30 +312,37 @@ ring_link(const struct place_links *l, const struct cluster *c,
 	int gpn = c->gpus_per_node, k, node = -1, leaf0 = -1;
 	int spans = 0, multi = 0;
 	double sum = 0, exit = -1, mesh = -1;
+	/* member k's GPU and node, then member k + 1's: each member's
+	 * worked out once, not as both ends of two hops */
+	int g = ring_gpu(r, 0), gn = g / gpn, h, hn;
 
 	for (k = 0; k <= n; k++) {
-		int g = ring_gpu(r, k % n), h = ring_gpu(r, (k + 1) % n);
-
-		if (k == n || g / gpn != node) {
+		h = k < n ? ring_gpu(r, (k + 1) % n) : g;
+		hn = h / gpn;
+		if (k == n || gn != node) {
 			if (node >= 0 && (exit < 0 || sum < exit))
 				exit = sum;
 			multi |= node >= 0 && k < n;
-			node = g / gpn;
+			node = gn;
 			sum = 0;
 			mesh = k < n ? run_mesh(c, r, k, n) : -1;
 		}
 		if (k == n)
 			break;
-		sum += l->nic_gb_s[slot(l, c, g) % l->nnics] /
-		       (l->out[slot(l, c, g)] > 0 ? l->out[slot(l, c, g)] : 1);
+		{
+			int sl = slot(l, c, g);
+
+			sum += l->nic_gb_s[sl % l->nnics] /
+			       (l->out[sl] > 0 ? l->out[sl] : 1);
+		}
 		if (c->nodes_per_leaf > 0) {
-			int leaf = g / gpn / c->nodes_per_leaf;
+			int leaf = gn / c->nodes_per_leaf;
 
 			if (leaf0 < 0)
 				leaf0 = leaf;
 			spans |= leaf != leaf0;
 		}
-		if (g / gpn == h / gpn) {
+		if (gn == hn) {
 			double x = mesh > 0 ? mesh
 					    : cluster_intra(c, g % gpn, h % gpn);
 
@@ -343,8 +350,15 @@ ring_link(const struct place_links *l, const struct cluster *c,
 				*bw = x;
 			*first = 0;
 		}
-		if (lat(c, g, h) > *lt)
-			*lt = lat(c, g, h);
+		{
+			double lg = gn == hn ? c->intra_latency_us
+					     : c->net_latency_us;
+
+			if (lg > *lt)
+				*lt = lg;
+		}
+		g = h;
+		gn = hn;
 	}
 	if (multi) {
 		if (spans && c->oversubscription > 1)

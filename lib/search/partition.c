@@ -715,7 +715,9 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
  * cost compared grows with the stage (compute always, stage_lb() with
  * pr->lb_mono), and the first end over the cap by bisection when memory
  * grows too (pr->mono): the ends the scan one layer at a time stops at,
- * and the same limits.
+ * and the same limits.  mguess (-1: none), where both searches start:
+ * the caller's guess of the first end over, a stage about as long as
+ * the one before.
  */
 static int
 grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
@@ -756,16 +758,50 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		e = known;
 		goto found;
 	}
-	for (lo = a - 1, step = 1;; step *= 2) {
-		hi = lo + step;
-		if (hi > ehi) {
-			hi = ehi + 1;
-			break;
+	if (pr->up && mguess > a && mguess <= ehi) {
+		/* from the caller's guess, either way: where a stage is
+		 * about as long as the one before (every stage of a chain
+		 * of equal blocks) a few steps, not two log2 of its length
+		 * (the compute's prefix sums never go down: one first end,
+		 * however it is searched) */
+		if (!(lb ? stage_lb(pr, s, a, mguess) > lim
+			 : !(pre[mguess + 1] - pre[a] < lim))) {
+			for (lo = mguess, step = 1;; step *= 2) {
+				hi = lo + step;
+				if (hi > ehi) {
+					hi = ehi + 1;
+					break;
+				}
+				if (lb ? stage_lb(pr, s, a, hi) > lim
+				       : !(pre[hi + 1] - pre[a] < lim))
+					break;
+				lo = hi;
+			}
+		} else {
+			for (hi = mguess, step = 1;; step *= 2) {
+				lo = hi - step;
+				if (lo < a) {
+					lo = a - 1;
+					break;
+				}
+				if (!(lb ? stage_lb(pr, s, a, lo) > lim
+					 : !(pre[lo + 1] - pre[a] < lim)))
+					break;
+				hi = lo;
+			}
 		}
-		if (lb ? stage_lb(pr, s, a, hi) > lim
-		       : !(pre[hi + 1] - pre[a] < lim))
-			break;
-		lo = hi;
+	} else {
+		for (lo = a - 1, step = 1;; step *= 2) {
+			hi = lo + step;
+			if (hi > ehi) {
+				hi = ehi + 1;
+				break;
+			}
+			if (lb ? stage_lb(pr, s, a, hi) > lim
+			       : !(pre[hi + 1] - pre[a] < lim))
+				break;
+			lo = hi;
+		}
 	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
@@ -1017,15 +1053,17 @@ greedy(const struct part_run *pr, double T, int *first)
 static int
 front(const struct part_run *pr, double lim, int *hi)
 {
-	int L = pr->c->L, d = pr->g->d, s, a, e;
+	int L = pr->c->L, d = pr->g->d, s, a, e, len = 0;
 
 	for (s = 0, a = 0; s < d; s++) {
+		/* guessed about as long as the stage before */
 		e = grow_end(pr, s, a, s == d - 1 ? L - 1 : L - d + s, lim, 1,
-			     NULL, -1, -1);
+			     NULL, -1, len > 0 ? a + len : -1);
 		if (e == a)
 			return -1;
 		if (hi)
 			hi[s] = e - 1;
+		len = e - a;
 		a = e;
 	}
 	return a;
@@ -1067,7 +1105,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 {
 	const struct chain *c = pr->c;
 	const struct cost_cfg *g = pr->g;
-	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr);
+	int L = c->L, d = g->d, s, a, e, capped = capped_run(pr), len = 0;
 	double lim = cut * (1 + 1e-9);
 
 	if (none_within(pr, lim, hi, &a))
@@ -1084,16 +1122,47 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 						mem.in_flight >= 0))) {
 			/* both grow as the start comes down: the first
 			 * start over either, bisected (s - 1: none) */
-			int lo2 = s - 1, hi2 = e + 1, mid;
+			int lo2 = s - 1, hi2 = e + 1, mid, step;
+			int guess = e - len; /* as long as the stage after */
 
+#define BAND_OVER(x) \
+	(stage_lb(pr, s, (x), e) > lim || (capped && mem_over(pr, &mem, (x), e)))
+			/* galloping from the guess first (pr->up: the same
+			 * first start however it is searched), a few steps
+			 * on a chain of equal blocks */
+			if (pr->up && len > 0 && guess > s - 1 && guess <= e) {
+				if (BAND_OVER(guess)) {
+					for (lo2 = guess, step = 1;; step *= 2) {
+						hi2 = lo2 + step;
+						if (hi2 > e) {
+							hi2 = e + 1;
+							break;
+						}
+						if (!BAND_OVER(hi2))
+							break;
+						lo2 = hi2;
+					}
+				} else {
+					for (hi2 = guess, step = 1;; step *= 2) {
+						lo2 = hi2 - step;
+						if (lo2 < s) {
+							lo2 = s - 1;
+							break;
+						}
+						if (BAND_OVER(lo2))
+							break;
+						hi2 = lo2;
+					}
+				}
+			}
 			while (hi2 - lo2 > 1) {
 				mid = lo2 + (hi2 - lo2) / 2;
-				if (stage_lb(pr, s, mid, e) > lim ||
-				    (capped && mem_over(pr, &mem, mid, e)))
+				if (BAND_OVER(mid))
 					lo2 = mid;
 				else
 					hi2 = mid;
 			}
+#undef BAND_OVER
 			a = lo2;
 		} else {
 			for (a = e; a >= s; a--) {
@@ -1110,6 +1179,7 @@ band(const struct part_run *pr, double cut, int *lo, int *hi)
 		}
 		if (a == e)
 			goto all;
+		len = e - a;
 		e = a;
 	}
 	return 0;

@@ -70,6 +70,10 @@ struct visit {
 	 * skipped for a runtime's reason, added up by the GPUs they take
 	 * (cand_list_build()) */
 	long *scr, *skip;
+	/* set: group turns away every group whose lo is at or above one
+	 * it turns away (lp_visit_group()), which enumerate() may then
+	 * bisect (floor_widths()) */
+	int mono;
 };
 
 /*
@@ -1238,6 +1242,7 @@ lp_opts_of(const struct ctx *x, struct lp_opts *lo)
 	/* GLPK's answers, for the searches of the memo (on the caller's
 	 * thread, as every GLPK solve) */
 	lo->memo = NULL;
+	lo->plain = x->so->plain;
 	if (x->so->memo && !x->so->memo->lp)
 		x->so->memo->lp = lp_memo_new();
 	if (x->so->memo)
@@ -2157,6 +2162,13 @@ lp_floor(const double *maxl, int k, int sched, int d, int m, int vmax)
 	return cand_lb(sched, d, m, vmax, x[1], t);
 }
 
+/* sim_floor()'s all m / d, a hair under. */
+static inline double
+sim_most(double all, int d, int m)
+{
+	return all * m / d * ((1 - 1e-9) * (1 - 1e-7));
+}
+
 /*
  * The least lower bound a sim visit can see in the group (chain,
  * schedule, d, w, microbatch size k, m): cand_sim_lb() without
@@ -2179,7 +2191,7 @@ sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
 	 * is said instead, without expm1() and log1p().
 	 */
 	if (mc && over > 0 && sched != PLAN_2BW && all > 0) {
-		most = all * m / d * ((1 - 1e-9) * (1 - 1e-7));
+		most = sim_most(all, d, m);
 		if (most >= over)
 			return most;
 	}
@@ -2208,6 +2220,85 @@ floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
 		(*fl)[(*nfl)++] = f;
 	}
 	return f;
+}
+
+/*
+ * Whether enumerate() passes the group (chain of max_layers() maxl,
+ * schedule, d, width w, microbatch size k of b) by before its template
+ * for its floor alone, where that floor only grows with m: an lp_only
+ * visit's lp_floor() (its times >= 0), a sim visit's sim_floor() where
+ * its all m / d decides (mc, an over, no 2bw).  Or for m over 10^9,
+ * which it passes by too.  0: not passed by, or not for those reasons.
+ */
+static int
+floor_away(struct visit *vt, const struct search_opts *so,
+	   struct simlb_cache *mc, const double *maxl, int64_t B, int64_t w,
+	   int b, int k, int sched, int d, int vmax)
+{
+	const double *x = maxl + 2 * (k * PROF_RC_N + PROF_RC_NONE);
+	int64_t m = B / w / b;
+	double f;
+
+	if (m > 1000000000)
+		return 1;
+	if (m < 1)
+		return 0;
+	if (vt->lp_only) {
+		if (so->gate_all || !(x[0] >= 0 && x[1] >= 0) ||
+		    !isfinite(x[0]) || !isfinite(x[1]))
+			return 0;
+		f = lp_floor(maxl, k, sched, d, (int)m, vmax);
+	} else {
+		if (!vt->sim || !mc || !(vt->over > 0) || sched == PLAN_2BW ||
+		    !(x[1] > 0) || !isfinite(x[1]))
+			return 0;
+		f = sim_most(x[1], d, (int)m);
+		if (!(f >= vt->over))
+			return 0;
+	}
+	return !vt->group(vt, f, INFINITY, 1);
+}
+
+/*
+ * For each microbatch size k of chain c, wf[k]: the first of the nwd
+ * widths ws (ascending) whose groups enumerate() does not pass by under
+ * floor_away(), which passes every one before it by (m, and with it the
+ * floor, only comes down as the width grows; vt->mono: so does the
+ * visit's verdict).  Bisected: a few floors where the loops over the
+ * widths would work out each (the refinement's and the exact search's
+ * enumerations of GPT-3 175B on 1024 GPUs pass most groups by, the
+ * narrow ones of many microbatches).  Returns the least of them; all 0
+ * when the visit has none such (or so->plain).
+ */
+static long
+floor_widths(struct visit *vt, const struct search_opts *so,
+	     struct simlb_cache *mc, const double *maxl,
+	     const struct chain *c, const int64_t *ws, long nwd, int64_t B,
+	     int sched, int d, int vmax, long *wf)
+{
+	long least = nwd, lo, hi, mid;
+	int k;
+
+	for (k = 0; k < c->nmb; k++)
+		wf[k] = 0;
+	if (so->plain || !vt->group || !vt->mono ||
+	    !(vt->lp_only || vt->sim))
+		return 0;
+	for (k = 0; k < c->nmb; k++) {
+		/* away before lo, not from hi on */
+		for (lo = 0, hi = nwd; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (floor_away(vt, so, mc, maxl, B, ws[mid], c->mb[k],
+				       k, sched, d, vmax))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		wf[k] = lo;
+		if (lo < least)
+			least = lo;
+	}
+	return least;
 }
 
 /*
@@ -2267,7 +2358,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	  const struct cost_opts *o, const struct search_opts *so, int N,
 	  struct visit *vt, long *screened, struct search_stats *stats)
 {
-	long n = 0, nw = 0, wi;
+	long n = 0, nw = 0, nwd, wi, *wf = NULL;
 	int64_t B = so->batch, w, *ws;
 	int d, k, sched, ti, cp, ep, etp, vi, vmax = 1;
 	struct tmpl *tp = xmalloc(sizeof(*tp));
@@ -2318,6 +2409,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 		if (t > N)
 			continue;
 		maxl = maxl_of(so, c, &own);
+		wf = xrealloc(wf, (size_t)c->nmb * sizeof(*wf));
 		replay = vt->sim && vt->group && !vt->lp_only && pti >= 0 &&
 			 same_floors(&sc[pti], pmaxl, &sc[ti], maxl);
 		if (!replay)
@@ -2344,8 +2436,18 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 				/* what visit_rc() reads of the runtime */
 				mixed = vt->sim == 2 &&
 					cost_runtime(o, sched, d)->mixed_rc;
-				for (wi = 0; wi < nw && ws[wi] * d * t <= N;
-				     wi++) {
+				/* the widths of this depth, and the first
+				 * each microbatch size's floor lets through:
+				 * those before it are passed by below
+				 * anyway, floors asked or not (the floors a
+				 * replay reads are those of the same widths) */
+				for (nwd = 0; nwd < nw && ws[nwd] * d * t <= N;
+				     nwd++)
+					;
+				for (wi = floor_widths(vt, so, mc, maxl, c, ws,
+						       nwd, B, sched, d, vmax,
+						       wf);
+				     wi < nwd; wi++) {
 					int built = 0;
 					int64_t bw;
 
@@ -2364,7 +2466,8 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 						int b = c->mb[k];
 						int64_t m;
 
-						if (bw % b || !fixed(b, so->fix_b))
+						if (wi < wf[k] || bw % b ||
+						    !fixed(b, so->fix_b))
 							continue;
 						m = bw / b;
 						if (m > 1000000000 ||
@@ -2410,6 +2513,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	free(pown);
 	free(fl);
 	free(ws);
+	free(wf);
 	free(tp);
 	free(mc);
 	return n;
@@ -3615,6 +3719,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	memset(&lv, 0, sizeof(lv));
 	lv.vt.fn = lp_visit_fn;
 	lv.vt.group = lp_visit_group;
+	lv.vt.mono = 1;
 	lv.vt.lp_only = 1;
 	lv.bound = INFINITY;
 	for (j = 0; j < *nalt; j++)
@@ -4493,6 +4598,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	memset(&lv, 0, sizeof(lv));
 	lv.vt.fn = exact_visit_fn;
 	lv.vt.group = lp_visit_group;
+	lv.vt.mono = 1;
 	lv.vt.sim = lp ? 2 : 1;
 	lv.bound = INFINITY;
 	for (j = 0; j < *nalt; j++)

@@ -109,7 +109,7 @@ test_brute(void)
 			.t = 1, .v = 1, .c = 1, .e = 1
 		};
 		struct place_links l;
-		struct lp_opts lo = {7, 0, 10000, NULL};
+		struct lp_opts lo = {7, 0, 10000, NULL, 0};
 		int n = 1 + (int)(urand() * 6), j, rc[8], rcb[8], st;
 		double want, got = INFINITY, extra = 0;
 
@@ -191,7 +191,7 @@ test_memo(void)
 		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
 		for (i = 0; i < 8; i++) {
 			struct cost_opts o = opts0;
-			struct lp_opts lo = {i < 4 ? 7 : 5, 0, 10000, NULL};
+			struct lp_opts lo = {i < 4 ? 7 : 5, 0, 10000, NULL, 0};
 			int rc0[8], rc[8], st0, st, j, ok;
 			double x0 = -1, x = -1;
 
@@ -286,7 +286,7 @@ test_rc_lb(void)
 		struct place_links l;
 		/* a third: none and selective alone, exact caps */
 		int tight = trial % 3 == 0;
-		struct lp_opts lo = {tight ? 3 : 7, 0, 10000, NULL};
+		struct lp_opts lo = {tight ? 3 : 7, 0, 10000, NULL, 0};
 		int L = 1 + (int)(urand() * 6), i, nmu, ok = 1, near = 0;
 		double mu[7], phi[8], per[3], f;
 		struct cost_rc_lb rl;
@@ -362,11 +362,78 @@ test_rc_lb(void)
 	CHECK_MSG(exact > 0, "exact caps give exact bounds");
 }
 
+/*
+ * A stage whose every layer fits without recomputing, each other option
+ * costing time, has one optimum, which lp_stage() answers without GLPK:
+ * the same status, choice and time as GLPK's (lo.plain), on caps from
+ * half to three times that stage's memory, so that about half the
+ * stages take the shortcut and the rest go to GLPK both ways.  Fails
+ * when the shortcut takes a stage that does not fit, or answers
+ * anything GLPK does not.
+ */
+static void
+test_one_optimum(void)
+{
+	int trial, same = 0, n_cases = 0, roomy = 0;
+
+	for (trial = 0; trial < 120; trial++) {
+		struct profile p;
+		struct cluster cl;
+		struct chain c;
+		struct cost_opts o = opts0;
+		struct cost_cfg g = {
+			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
+			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
+			.t = 1, .v = 1, .c = 1, .e = 1
+		};
+		struct place_links l;
+		struct lp_opts lo = {trial % 3 ? 7 : 5, 0, 10000, NULL, 0};
+		int n = 1 + (int)(urand() * 7), j, rc0[8], rc[8], st0, st;
+		int ok;
+		double x0 = -1, x = -1;
+
+		random_profile(&p, n, trial % 2, trial % 4 < 2);
+		cluster_init(&cl);
+		cl.nodes = 1;
+		cl.gpus_per_node = 2;
+		cluster_set_uniform(&cl, 2, 100);
+		chain_build(&c, &p);
+		place_links_init(&l, &cl, 2);
+		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
+		for (j = 0; j < n; j++)
+			rc[j] = PROF_RC_NONE;
+		o.cap_bytes = lp_stage_mem(&c, &o, &g, 0, 0, n - 1, rc) *
+			      (0.5 + 2.5 * urand());
+		roomy += lp_stage_mem(&c, &o, &g, 0, 0, n - 1, rc) <
+			 o.cap_bytes * (1 - 1e-5);
+		lo.plain = 1;
+		st0 = lp_stage(&c, &o, &g, &l, 0, 0, n - 1, &lo, rc0, &x0);
+		lo.plain = 0;
+		st = lp_stage(&c, &o, &g, &l, 0, 0, n - 1, &lo, rc, &x);
+		ok = st == st0 && x == x0;
+		for (j = 0; ok && st <= LP_FEASIBLE && j < n; j++)
+			ok = rc[j] == rc0[j];
+		if (!ok)
+			printf("# trial %d: n=%d status %s/%s time %.17g/%.17g\n",
+			       trial, n, lp_status_names[st0],
+			       lp_status_names[st], x0, x);
+		same += ok;
+		n_cases++;
+		place_links_release(&l);
+		chain_release(&c);
+		cluster_release(&cl);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(same, n_cases);
+	CHECK(roomy > n_cases / 4 && roomy < n_cases);
+}
+
 int
 main(void)
 {
 	test_brute();
 	test_memo();
+	test_one_optimum();
 	test_rc_lb();
 	return h_done();
 }
