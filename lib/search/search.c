@@ -94,14 +94,19 @@ struct pick {
 };
 
 /*
- * What part_fits() last said of a candidate (ok), and the bounds in
- * (lo, hi] for which it says the same (part_fits_span(); lo NAN: not
- * asked yet).
+ * What part_fits() said of a candidate.  Its answer is monotone in the
+ * bound (a partition whose stages each compute less than a bound does
+ * under every larger one, and fits()'s greedy finds one whenever there
+ * is one), so two numbers keep all it said over every span
+ * (part_fits_span()) it was asked in: no, the largest bound known to
+ * leave nothing (so does every bound up to it), and yes, one over which
+ * a partition is known to be left (so is one over every larger bound).
+ * The sizes of a sweep ask under bounds that fall as the cluster grows:
+ * a candidate with nothing left under one has nothing under the next.
  */
 struct fit_entry {
 	struct cand key; /* lb 0; used: key.m > 0 */
-	double lo, hi;
-	int ok;
+	double no, yes;
 };
 
 struct fit_table {
@@ -891,9 +896,8 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
 		      &fresh);
 	if (fresh) {
-		e->lo = NAN; /* no bound compares with it */
-		e->hi = NAN;
-		e->ok = 0;
+		e->no = -INFINITY;
+		e->yes = INFINITY;
 	}
 	return e;
 }
@@ -989,15 +993,23 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	struct fit_table *ft = o == x->o ? x->fit
 				 : o == &x->nocap ? x->nfit : NULL;
 	struct fit_entry *e;
+	double lo, hi;
 	int ok;
 
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
-	if (e->lo < tb && tb <= e->hi)
-		return e->ok;
-	ok = part_fits_span(x->c, o, g, tb, &e->lo, &e->hi);
-	e->ok = ok;
+	if (tb <= e->no)
+		return 0;
+	if (tb > e->yes)
+		return 1;
+	/* the answer holds over its span, and by monotony beyond it on the
+	 * side of that answer */
+	ok = part_fits_span(x->c, o, g, tb, &lo, &hi);
+	if (ok && lo < e->yes)
+		e->yes = lo;
+	else if (!ok && hi > e->no)
+		e->no = hi;
 	return ok;
 }
 
