@@ -2719,55 +2719,226 @@ pick_next(struct pick *pk, const struct cand *after,
 	return n;
 }
 
-/* The least peak stage memory of the candidates visited, and whose. */
+/*
+ * The least peak stage memory of the candidates visited, and whose: the
+ * first in the order of the visit of those that need that least.  Two
+ * visits of the same candidates in the same order: the first finds the
+ * one that looks least (the least known memory or lower bound), whose
+ * memory then bounds every solve of the second, so that few are solved
+ * (a bound of the last least found, INFINITY at first, solves many).
+ */
 struct minmem {
 	struct visit vt;
 	struct ctx *x;
 	struct cost_opts o; /* without the cap */
 	double best;
 	struct cand arg;
+	long i;     /* candidates visited so far in this visit */
+	long at;    /* arg's place in the order (-1: none yet) */
+	double key; /* the first visit's least known memory or bound */
+	/* the second visit's candidates that may need best or less, by
+	 * their known memory or bound (key) and place in the order (lb, i) */
+	struct minmem_cand {
+		struct cand cd;
+		double key;
+		long i;
+	} *c;
+	long n;
+	size_t alloc;
+	int over; /* more than MINMEM_KEEP of them: none kept */
 };
 
+#define MINMEM_KEEP 65536
+
+/* The memo's entry of cd (NULL: none), which knows its least memory
+ * (t), or that it is lo or more. */
+static struct time_entry *
+minmem_entry(struct minmem *mm, const struct cand *cd)
+{
+	struct ctx *x = mm->x;
+
+	if (!x->so->memo || cd->m <= 0)
+		return NULL;
+	return time_find(&x->so->memo->mins, cd, 0);
+}
+
+/* Its least memory under bound (part_solve(PART_MEM)'s: INFINITY when it
+ * is bound or more), kept in e. */
+static double
+minmem_solve(struct minmem *mm, const struct cand *cd,
+	     struct time_entry *e, double bound)
+{
+	struct ctx *x = mm->x;
+	struct cost_cfg g;
+	double mem;
+
+	cfg_of(x, cd, 0, &g);
+	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
+			 bound, x->first);
+	if (e && isfinite(mem))
+		e->t = mem;
+	else if (e && bound > e->lo)
+		e->lo = bound;
+	return mem;
+}
+
+/* The first visit: the candidate whose known memory, else lower bound,
+ * is least (the first of those). */
+static void
+minmem_peek(struct visit *vt, const struct cand *cd)
+{
+	struct minmem *mm = (struct minmem *)vt;
+	struct time_entry *e = minmem_entry(mm, cd);
+	struct cost_cfg g;
+	double key;
+
+	if (e && !isnan(e->t)) {
+		key = e->t;
+	} else {
+		cfg_of(mm->x, cd, 0, &g);
+		key = part_mem_lb(mm->x->c, &mm->o, &g);
+	}
+	if (mm->at < 0 || key < mm->key) {
+		mm->key = key;
+		mm->arg = *cd;
+		mm->at = mm->i;
+	}
+	mm->i++;
+}
+
+/*
+ * The candidate of the second visit: whether it may need best or less
+ * (its memory or lower bound, *key, not above best); *e its memo entry.
+ */
+static int
+minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
+	   double *key)
+{
+	struct cost_cfg g;
+
+	*e = minmem_entry(mm, cd);
+	if (*e && !isnan((*e)->t)) {
+		*key = (*e)->t;
+		return *key <= mm->best;
+	}
+	if (*e && (*e)->lo > mm->best)
+		return 0; /* it needs lo or more */
+	cfg_of(mm->x, cd, 0, &g);
+	*key = part_mem_lb(mm->x->c, &mm->o, &g);
+	return *key <= mm->best;
+}
+
+/* Candidate i, of memory or lower bound key, against the least so far:
+ * solved under a bound just above best, which gives its memory when that
+ * is best or less; the first in the order of those that need the least
+ * wins, as one visit under the least found so far would have found it. */
+static void
+minmem_try(struct minmem *mm, const struct cand *cd, struct time_entry *e,
+	   long i)
+{
+	double mem = e && !isnan(e->t)
+			     ? e->t
+			     : minmem_solve(mm, cd, e,
+					    nextafter(mm->best, INFINITY));
+
+	if (mem < mm->best || (mem == mm->best && i < mm->at)) {
+		mm->best = mem;
+		mm->arg = *cd;
+		mm->at = i;
+	}
+}
+
+/* The second visit: the candidates that may need best or less, kept to
+ * be tried least bound first (the best then falls soonest and bounds
+ * the most), or tried at once when more than MINMEM_KEEP are. */
 static void
 minmem_visit(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
-	struct ctx *x = mm->x;
-	struct time_entry *e = NULL;
-	struct cost_cfg g;
-	double mem;
+	long i = mm->i++;
+	struct time_entry *e;
+	double key;
 
-	/* What an earlier search of the memo found: the least memory, or
-	 * that it is no less than some bound (a finite answer under a
-	 * bound is the unbounded one). */
-	if (x->so->memo && cd->m > 0) {
-		e = time_find(&x->so->memo->mins, cd, 0);
-		if (!isnan(e->t) || mm->best <= e->lo) {
-			mem = !isnan(e->t) && e->t < mm->best ? e->t
-							     : INFINITY;
-			goto out;
-		}
+	if (i == mm->at || !minmem_may(mm, cd, &e, &key))
+		return;
+	if (mm->over) {
+		minmem_try(mm, cd, e, i);
+		return;
 	}
-	cfg_of(x, cd, 0, &g);
-	/* only a smaller memory than the best so far matters: none when
-	 * every partition needs the best or more (what the solve would
-	 * say, INFINITY) */
-	if (part_mem_lb(x->c, &mm->o, &g) >= mm->best) {
-		mem = INFINITY;
-	} else {
-		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-		mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links,
-				 PART_MEM, mm->best, x->first);
+	if (mm->n == MINMEM_KEEP) {
+		mm->over = 1;
+		return;
 	}
-	if (e && isfinite(mem))
-		e->t = mem;
-	else if (e && mm->best > e->lo)
-		e->lo = mm->best;
-out:
-	if (mem < mm->best) {
-		mm->best = mem;
-		mm->arg = *cd;
+	xgrow((void **)&mm->c, &mm->alloc, mm->n + 1, sizeof(*mm->c));
+	mm->c[mm->n].cd = *cd;
+	mm->c[mm->n].key = key;
+	mm->c[mm->n].i = i;
+	mm->n++;
+}
+
+static int
+minmem_cmp(const void *a, const void *b)
+{
+	const struct minmem_cand *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The least peak stage memory of the candidates enumerate() visits with
+ * so and o (o's cap, if any, left out), whose in *arg; INFINITY when
+ * none has a partition. */
+static double
+minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
+	  const struct cluster *cl, const struct cost_opts *o,
+	  const struct search_opts *so, int N, struct cand *arg)
+{
+	struct minmem mm;
+	struct time_entry *e;
+	long dummy, j;
+
+	memset(&mm, 0, sizeof(mm));
+	mm.x = x;
+	mm.o = *o;
+	mm.o.cap_bytes = INFINITY;
+	mm.best = INFINITY;
+	mm.at = -1;
+	/* plain: one visit, each tried as it comes under the least so far
+	 * (tests: the answer does not depend on it) */
+	mm.over = so->plain;
+	mm.vt.fn = minmem_peek;
+	if (!so->plain)
+		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	if (mm.at >= 0) {
+		e = minmem_entry(&mm, &mm.arg);
+		mm.best = e && !isnan(e->t)
+				  ? e->t
+				  : minmem_solve(&mm, &mm.arg, e, INFINITY);
+		if (!isfinite(mm.best))
+			mm.at = -1;
 	}
+	mm.i = 0;
+	mm.vt.fn = minmem_visit;
+	enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	if (mm.over) {
+		/* too many to keep: once more, each tried as it comes */
+		mm.i = 0;
+		mm.n = 0;
+		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	}
+	qsort(mm.c, (size_t)mm.n, sizeof(*mm.c), minmem_cmp);
+	/* in order of their bounds: none after one above best needs
+	 * best or less */
+	for (j = 0; j < mm.n && mm.c[j].key <= mm.best; j++) {
+		e = minmem_entry(&mm, &mm.c[j].cd);
+		if (!(e && isnan(e->t) && e->lo > mm.best))
+			minmem_try(&mm, &mm.c[j].cd, e, mm.c[j].i);
+	}
+	free(mm.c);
+	*arg = mm.arg;
+	return mm.best;
 }
 
 static double
@@ -4841,27 +5012,14 @@ search_from(const struct search_chain *sc, int nsc,
 		goto out;
 	}
 	if (nalt == 0) {
-		struct minmem mm;
+		struct search_opts so2 = *so;
 		struct cand arg;
 		double mem;
 
 		/* Include the screened-out candidates: search without the
 		 * memory screen to find the least memory anything needs. */
-		{
-			struct search_opts so2 = *so;
-
-			memset(&mm, 0, sizeof(mm));
-			mm.vt.fn = minmem_visit;
-			mm.x = &x;
-			mm.o = *o;
-			mm.o.cap_bytes = INFINITY;
-			mm.best = INFINITY;
-			so2.fix_place = -1;
-			enumerate(sc, nsc, cl, &mm.o, &so2, N, &mm.vt, &dummy,
-				  NULL);
-		}
-		mem = mm.best;
-		arg = mm.arg;
+		so2.fix_place = -1;
+		mem = minmem_of(&x, sc, nsc, cl, o, &so2, N, &arg);
 		/* under --recompute-every the least is full
 		 * recomputation's, every block: a floor of what the blocks
 		 * it wraps need (NEEDSWORK: not their own least) */

@@ -764,6 +764,74 @@ test_plain(struct setup *u)
 				 "many cases");
 }
 
+/*
+ * When nothing fits, the least memory any candidate needs and whose it is
+ * (the first in the order of the enumeration of those that need the
+ * least) come out of a search as out of the plain one, which tries each
+ * candidate as it comes under the least found so far: clusters of
+ * several sizes, batches and caps that leave nothing, on their own and
+ * one after another sharing a memo, the sizes out of order.  Fails when
+ * the first visit's least bound, the order of the second or the memo's
+ * bounds (a memory at or above one) change the answer or the tie.
+ */
+static void
+test_minmem(struct setup *u)
+{
+	static const int nodes[] = {3, 1, 16, 2, 1, 3};
+	static const int64_t batch[] = {96, 512};
+	static const double caps[] = {1e9, 6e9};
+	double cap = u->o.cap_bytes;
+	int i, j, k, q, nn = u->cl.nodes, nofit = 0;
+
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < 2; j++) {
+			struct search_memo *memo = search_memo_new();
+
+			u->o.cap_bytes = caps[k];
+			for (i = 0; i < 6; i++) {
+				struct search_opts so = u->so;
+				struct search_stats st;
+				struct plan p[3];
+				char msg[200], *e[3];
+				int r[3];
+
+				u->cl.nodes = nodes[i];
+				so.batch = batch[j];
+				so.threads = 1;
+				for (q = 0; q < 3; q++) {
+					so.plain = q == 0;
+					so.memo = q == 2 ? memo : NULL;
+					plan_init(&p[q]);
+					cap_begin();
+					r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+							     &u->o, &so, &p[q],
+							     &st);
+					e[q] = cap_end();
+				}
+				snprintf(msg, sizeof(msg),
+					 "%d nodes, batch %lld, cap %.0f GB: "
+					 "the least memory, alone and sharing "
+					 "a memo, as the plain search's",
+					 nodes[i], (long long)batch[j],
+					 caps[k] / 1e9);
+				CHECK_MSG(r[0] == r[1] && r[0] == r[2] &&
+						  !strcmp(e[0], e[1]) &&
+						  !strcmp(e[0], e[2]),
+					  msg);
+				nofit += r[0] == 3 &&
+					 strstr(e[0], "the smallest needs");
+				for (q = 0; q < 3; q++) {
+					free(e[q]);
+					plan_release(&p[q]);
+				}
+			}
+			search_memo_free(memo);
+		}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(nofit >= 12, "nothing fits in most cases");
+}
+
 int
 main(void)
 {
@@ -784,6 +852,7 @@ main(void)
 	test_twin_links(&u);
 	test_floor_twins(&u);
 	test_plain(&u);
+	test_minmem(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
