@@ -188,6 +188,10 @@ struct refine_table {
 struct part_entry {
 	struct cand key; /* lb 0, lp as above; used: key.m > 0 */
 	int *first;      /* [key.d], NULL: not solved yet */
+	/* [key.d]: the stages cost_stage() made of first on this search's
+	 * links (they read nothing else: the same every time), NULL: none
+	 * yet (or under --recompute-every, whose choices it does not keep) */
+	struct plan_stage *st;
 };
 
 struct part_table {
@@ -975,8 +979,10 @@ part_table_release(struct part_table *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->cap; i++) {
 		free(t->e[i].first);
+		free(t->e[i].st);
+	}
 	free(t->e);
 	t->e = NULL;
 	t->n = t->cap = 0;
@@ -1168,6 +1174,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 			       (size_t)g.d * sizeof(int));
 		}
 	}
+	if (pe && pe->st) {
+		/* the stages of the same partition on the same links */
+		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
+		goto stages;
+	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 
@@ -1184,6 +1195,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (x->st[s].mem_bytes > o->cap_bytes)
 			return INFINITY;
 	}
+	if (pe && !ev) {
+		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
+		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+	}
+stages:
 	t = cost_iteration(x->st, &g, terms);
 	return t < bound ? t : INFINITY;
 }
