@@ -819,17 +819,31 @@ same_key(const struct cand *a, const struct cand *b)
 	       a->lp == b->lp;
 }
 
+/*
+ * The fields same_key() compares, packed four to a word and mixed by one
+ * multiplication each, then the high half folded into the low bits the
+ * tables index by: about 40 instructions where a multiplication a field
+ * (FNV-1a over the twelve) took about 100, on the lookups of every
+ * solve and gate (capacity's sweep: 1.2 million).
+ */
 static size_t
 key_hash(const struct cand *c)
 {
-	size_t h = 1469598103934665603u;
-	int f[] = {c->sched, c->w, c->d, c->k, c->r, c->m, c->ti, c->v,
-		   c->zero, c->shard, c->offload, c->lp};
-	size_t i;
+	uint64_t a = (uint64_t)(uint32_t)c->w << 32 | (uint32_t)c->d;
+	uint64_t b = (uint64_t)(uint32_t)c->m << 32 | (uint32_t)c->v;
+	uint64_t s = (uint64_t)(uint32_t)c->shard << 32 |
+		     (uint64_t)(uint16_t)c->ti << 16 | (uint16_t)c->k;
+	uint64_t f = (uint64_t)(uint8_t)c->sched |
+		     (uint64_t)(uint8_t)c->r << 8 |
+		     (uint64_t)(uint8_t)c->zero << 16 |
+		     (uint64_t)(uint8_t)c->offload << 24 |
+		     (uint64_t)(uint8_t)c->lp << 32;
+	uint64_t h = a * 0x9e3779b97f4a7c15u ^ b * 0xc2b2ae3d27d4eb4fu ^
+		     s * 0x165667b19e3779f9u ^ f * 0xd6e8feb86659fd93u;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		h = (h ^ (unsigned)f[i]) * 1099511628211u;
-	return h ^ (h >> 29);
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	return (size_t)(h ^ h >> 29);
 }
 
 /*
