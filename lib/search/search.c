@@ -254,6 +254,12 @@ struct lb_entry {
 	struct cand key;
 	double extra, sync, fwd, tpx, tpn;
 	int seg; /* place_segment() of its GPUs, which its links read */
+	/* exact_fits_tp()'s verdicts for microbatches tp_m (0: none yet),
+	 * by recomputation, as lbfit_entry's: no under tp_no[r] or any
+	 * smaller bound, yes under tp_yes[r] or any larger (tpx and tpn
+	 * are the entry's, the rest the key's) */
+	int tp_m;
+	double tp_no[PROF_RC_N], tp_yes[PROF_RC_N];
 };
 
 /* lb_entry's table: one search's, or the memo's for the searches on
@@ -4197,6 +4203,7 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 	if (fresh) {
 		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
 			       &e->tpn);
+		e->tp_m = 0;
 		e->fwd = 0;
 		for (j = 0; j < c->L; j++)
 			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
@@ -4414,7 +4421,7 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
  * of the prefix sums, which is all cost_simulate_lb_fits() asks.
  */
 static int
-exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
+exact_fits_tp(struct ctx *x, struct lb_memo *mm, struct lb_entry *e,
 	      const struct cand *cd, int r, double bound)
 {
 	const struct chain *c = x->sc[cd->ti].c;
@@ -4422,15 +4429,35 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	const double *pre = c->pre_t + (off + r) * (c->L + 1);
 	const double *px = c->pre_tpx + (off + PROF_RC_NONE) * (c->L + 1);
 	const double *pn = c->pre_tpn + (off + PROF_RC_NONE) * (c->L + 1);
-	int j;
+	int j, ok;
 
 	if (!(e->tpx > 0 || e->tpn > 0))
+		return 1;
+	/* A sweep asks it again at each size (the bound falls): what it
+	 * said under larger bounds and smaller ones answers most. */
+	if (!mm->plain && e->tp_m != cd->m) {
+		e->tp_m = cd->m;
+		for (j = 0; j < PROF_RC_N; j++) {
+			e->tp_no[j] = -INFINITY;
+			e->tp_yes[j] = INFINITY;
+		}
+	}
+	if (!mm->plain && bound <= e->tp_no[r])
+		return 0;
+	if (!mm->plain && bound >= e->tp_yes[r])
 		return 1;
 	for (j = 0; j <= c->L; j++)
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
-	return cand_lb_fits(cd, mm->pre, c->L, bound,
-			    !mm->plain && rises(mm->pre, 1, c->L + 1));
+	ok = cand_lb_fits(cd, mm->pre, c->L, bound,
+			  !mm->plain && rises(mm->pre, 1, c->L + 1));
+	if (mm->plain)
+		return ok;
+	if (ok && bound < e->tp_yes[r])
+		e->tp_yes[r] = bound;
+	else if (!ok && bound > e->tp_no[r])
+		e->tp_no[r] = bound;
+	return ok;
 }
 
 /*
