@@ -2964,7 +2964,8 @@ minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
 		mm.n = 0;
 		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
 	}
-	qsort(mm.c, (size_t)mm.n, sizeof(*mm.c), minmem_cmp);
+	if (mm.n > 1) /* mm.c NULL when none was kept */
+		qsort(mm.c, (size_t)mm.n, sizeof(*mm.c), minmem_cmp);
 	/* in order of their bounds: none after one above best needs
 	 * best or less */
 	for (j = 0; j < mm.n && mm.c[j].key <= mm.best; j++) {
