@@ -6,8 +6,12 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: about 0.9-1.3 s CPU, 5.20 G
-# instructions (callgrind, 7ce9575), since the sizes share the candidate lists,
+# wall-clock and CPU time.  JOBS=1: about 0.9-1.3 s CPU (the shared 2-core
+# machine's load moves it more than the last changes did), 4.68 G
+# instructions (callgrind, capspeed4: part_fits()'s answers kept as
+# bounds, the least memory when nothing fits in two visits, a partition's
+# stages kept, a cheaper key hash, exact_fits_tp()'s verdicts kept; 5.20
+# G at 7ce9575), since the sizes share the candidate lists,
 # exact_lb()'s link bounds, the partitions, exact_gate()'s proofs and
 # GLPK's answers (1.5-1.7 s and 8.79 G before, measured back to back on
 # the shared 2-core machine).  Earlier: 9.40 G since exact_fits_rc()

@@ -98,14 +98,19 @@ struct pick {
 };
 
 /*
- * What part_fits() last said of a candidate (ok), and the bounds in
- * (lo, hi] for which it says the same (part_fits_span(); lo NAN: not
- * asked yet).
+ * What part_fits() said of a candidate.  Its answer is monotone in the
+ * bound (a partition whose stages each compute less than a bound does
+ * under every larger one, and fits()'s greedy finds one whenever there
+ * is one), so two numbers keep all it said over every span
+ * (part_fits_span()) it was asked in: no, the largest bound known to
+ * leave nothing (so does every bound up to it), and yes, one over which
+ * a partition is known to be left (so is one over every larger bound).
+ * The sizes of a sweep ask under bounds that fall as the cluster grows:
+ * a candidate with nothing left under one has nothing under the next.
  */
 struct fit_entry {
 	struct cand key; /* lb 0; used: key.m > 0 */
-	double lo, hi;
-	int ok;
+	double no, yes;
 };
 
 struct fit_table {
@@ -187,6 +192,10 @@ struct refine_table {
 struct part_entry {
 	struct cand key; /* lb 0, lp as above; used: key.m > 0 */
 	int *first;      /* [key.d], NULL: not solved yet */
+	/* [key.d]: the stages cost_stage() made of first on this search's
+	 * links (they read nothing else: the same every time), NULL: none
+	 * yet (or under --recompute-every, whose choices it does not keep) */
+	struct plan_stage *st;
 };
 
 struct part_table {
@@ -249,6 +258,12 @@ struct lb_entry {
 	struct cand key;
 	double extra, sync, fwd, tpx, tpn;
 	int seg; /* place_segment() of its GPUs, which its links read */
+	/* exact_fits_tp()'s verdicts for microbatches tp_m (0: none yet),
+	 * by recomputation, as lbfit_entry's: no under tp_no[r] or any
+	 * smaller bound, yes under tp_yes[r] or any larger (tpx and tpn
+	 * are the entry's, the rest the key's) */
+	int tp_m;
+	double tp_no[PROF_RC_N], tp_yes[PROF_RC_N];
 };
 
 /* lb_entry's table: one search's, or the memo's for the searches on
@@ -814,17 +829,31 @@ same_key(const struct cand *a, const struct cand *b)
 	       a->lp == b->lp;
 }
 
+/*
+ * The fields same_key() compares, packed four to a word and mixed by one
+ * multiplication each, then the high half folded into the low bits the
+ * tables index by: about 40 instructions where a multiplication a field
+ * (FNV-1a over the twelve) took about 100, on the lookups of every
+ * solve and gate (capacity's sweep: 1.2 million).
+ */
 static size_t
 key_hash(const struct cand *c)
 {
-	size_t h = 1469598103934665603u;
-	int f[] = {c->sched, c->w, c->d, c->k, c->r, c->m, c->ti, c->v,
-		   c->zero, c->shard, c->offload, c->lp};
-	size_t i;
+	uint64_t a = (uint64_t)(uint32_t)c->w << 32 | (uint32_t)c->d;
+	uint64_t b = (uint64_t)(uint32_t)c->m << 32 | (uint32_t)c->v;
+	uint64_t s = (uint64_t)(uint32_t)c->shard << 32 |
+		     (uint64_t)(uint16_t)c->ti << 16 | (uint16_t)c->k;
+	uint64_t f = (uint64_t)(uint8_t)c->sched |
+		     (uint64_t)(uint8_t)c->r << 8 |
+		     (uint64_t)(uint8_t)c->zero << 16 |
+		     (uint64_t)(uint8_t)c->offload << 24 |
+		     (uint64_t)(uint8_t)c->lp << 32;
+	uint64_t h = a * 0x9e3779b97f4a7c15u ^ b * 0xc2b2ae3d27d4eb4fu ^
+		     s * 0x165667b19e3779f9u ^ f * 0xd6e8feb86659fd93u;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		h = (h ^ (unsigned)f[i]) * 1099511628211u;
-	return h ^ (h >> 29);
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	return (size_t)(h ^ h >> 29);
 }
 
 /*
@@ -895,9 +924,8 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
 		      &fresh);
 	if (fresh) {
-		e->lo = NAN; /* no bound compares with it */
-		e->hi = NAN;
-		e->ok = 0;
+		e->no = -INFINITY;
+		e->yes = INFINITY;
 	}
 	return e;
 }
@@ -975,8 +1003,10 @@ part_table_release(struct part_table *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->cap; i++) {
 		free(t->e[i].first);
+		free(t->e[i].st);
+	}
 	free(t->e);
 	t->e = NULL;
 	t->n = t->cap = 0;
@@ -993,15 +1023,23 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	struct fit_table *ft = o == x->o ? x->fit
 				 : o == &x->nocap ? x->nfit : NULL;
 	struct fit_entry *e;
+	double lo, hi;
 	int ok;
 
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
-	if (e->lo < tb && tb <= e->hi)
-		return e->ok;
-	ok = part_fits_span(x->c, o, g, tb, &e->lo, &e->hi);
-	e->ok = ok;
+	if (tb <= e->no)
+		return 0;
+	if (tb > e->yes)
+		return 1;
+	/* the answer holds over its span, and by monotony beyond it on the
+	 * side of that answer */
+	ok = part_fits_span(x->c, o, g, tb, &lo, &hi);
+	if (ok && lo < e->yes)
+		e->yes = lo;
+	else if (!ok && hi > e->no)
+		e->no = hi;
 	return ok;
 }
 
@@ -1160,6 +1198,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 			       (size_t)g.d * sizeof(int));
 		}
 	}
+	if (pe && pe->st) {
+		/* the stages of the same partition on the same links */
+		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
+		goto stages;
+	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 
@@ -1176,6 +1219,11 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		if (x->st[s].mem_bytes > o->cap_bytes)
 			return INFINITY;
 	}
+	if (pe && !ev) {
+		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
+		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+	}
+stages:
 	t = cost_iteration(x->st, &g, terms);
 	return t < bound ? t : INFINITY;
 }
@@ -2836,55 +2884,227 @@ pick_next(struct pick *pk, const struct cand *after,
 	return n;
 }
 
-/* The least peak stage memory of the candidates visited, and whose. */
+/*
+ * The least peak stage memory of the candidates visited, and whose: the
+ * first in the order of the visit of those that need that least.  Two
+ * visits of the same candidates in the same order: the first finds the
+ * one that looks least (the least known memory or lower bound), whose
+ * memory then bounds every solve of the second, so that few are solved
+ * (a bound of the last least found, INFINITY at first, solves many).
+ */
 struct minmem {
 	struct visit vt;
 	struct ctx *x;
 	struct cost_opts o; /* without the cap */
 	double best;
 	struct cand arg;
+	long i;     /* candidates visited so far in this visit */
+	long at;    /* arg's place in the order (-1: none yet) */
+	double key; /* the first visit's least known memory or bound */
+	/* the second visit's candidates that may need best or less, by
+	 * their known memory or bound (key) and place in the order (lb, i) */
+	struct minmem_cand {
+		struct cand cd;
+		double key;
+		long i;
+	} *c;
+	long n;
+	size_t alloc;
+	int over; /* more than MINMEM_KEEP of them: none kept */
 };
 
+#define MINMEM_KEEP 65536
+
+/* The memo's entry of cd (NULL: none), which knows its least memory
+ * (t), or that it is lo or more. */
+static struct time_entry *
+minmem_entry(struct minmem *mm, const struct cand *cd)
+{
+	struct ctx *x = mm->x;
+
+	if (!x->so->memo || cd->m <= 0)
+		return NULL;
+	return time_find(&x->so->memo->mins, cd, 0);
+}
+
+/* Its least memory under bound (part_solve(PART_MEM)'s: INFINITY when it
+ * is bound or more), kept in e. */
+static double
+minmem_solve(struct minmem *mm, const struct cand *cd,
+	     struct time_entry *e, double bound)
+{
+	struct ctx *x = mm->x;
+	struct cost_cfg g;
+	double mem;
+
+	cfg_of(x, cd, 0, &g);
+	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
+			 bound, x->first);
+	if (e && isfinite(mem))
+		e->t = mem;
+	else if (e && bound > e->lo)
+		e->lo = bound;
+	return mem;
+}
+
+/* The first visit: the candidate whose known memory, else lower bound,
+ * is least (the first of those). */
+static void
+minmem_peek(struct visit *vt, const struct cand *cd)
+{
+	struct minmem *mm = (struct minmem *)vt;
+	struct time_entry *e = minmem_entry(mm, cd);
+	struct cost_cfg g;
+	double key;
+
+	if (e && !isnan(e->t)) {
+		key = e->t;
+	} else {
+		cfg_of(mm->x, cd, 0, &g);
+		key = part_mem_lb(mm->x->c, &mm->o, &g);
+	}
+	if (mm->at < 0 || key < mm->key) {
+		mm->key = key;
+		mm->arg = *cd;
+		mm->at = mm->i;
+	}
+	mm->i++;
+}
+
+/*
+ * The candidate of the second visit: whether it may need best or less
+ * (its memory or lower bound, *key, not above best); *e its memo entry.
+ */
+static int
+minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
+	   double *key)
+{
+	struct cost_cfg g;
+
+	*e = minmem_entry(mm, cd);
+	if (*e && !isnan((*e)->t)) {
+		*key = (*e)->t;
+		return *key <= mm->best;
+	}
+	if (*e && (*e)->lo > mm->best)
+		return 0; /* it needs lo or more */
+	cfg_of(mm->x, cd, 0, &g);
+	*key = part_mem_lb(mm->x->c, &mm->o, &g);
+	return *key <= mm->best;
+}
+
+/* Candidate i, of memory or lower bound key, against the least so far:
+ * solved under a bound just above best, which gives its memory when that
+ * is best or less; the first in the order of those that need the least
+ * wins, as one visit under the least found so far would have found it. */
+static void
+minmem_try(struct minmem *mm, const struct cand *cd, struct time_entry *e,
+	   long i)
+{
+	double mem = e && !isnan(e->t)
+			     ? e->t
+			     : minmem_solve(mm, cd, e,
+					    nextafter(mm->best, INFINITY));
+
+	if (mem < mm->best || (mem == mm->best && i < mm->at)) {
+		mm->best = mem;
+		mm->arg = *cd;
+		mm->at = i;
+	}
+}
+
+/* The second visit: the candidates that may need best or less, kept to
+ * be tried least bound first (the best then falls soonest and bounds
+ * the most), or tried at once when more than MINMEM_KEEP are. */
 static void
 minmem_visit(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
-	struct ctx *x = mm->x;
-	struct time_entry *e = NULL;
-	struct cost_cfg g;
-	double mem;
+	long i = mm->i++;
+	struct time_entry *e;
+	double key;
 
-	/* What an earlier search of the memo found: the least memory, or
-	 * that it is no less than some bound (a finite answer under a
-	 * bound is the unbounded one). */
-	if (x->so->memo && cd->m > 0) {
-		e = time_find(&x->so->memo->mins, cd, 0);
-		if (!isnan(e->t) || mm->best <= e->lo) {
-			mem = !isnan(e->t) && e->t < mm->best ? e->t
-							     : INFINITY;
-			goto out;
-		}
+	if (i == mm->at || !minmem_may(mm, cd, &e, &key))
+		return;
+	if (mm->over) {
+		minmem_try(mm, cd, e, i);
+		return;
 	}
-	cfg_of(x, cd, 0, &g);
-	/* only a smaller memory than the best so far matters: none when
-	 * every partition needs the best or more (what the solve would
-	 * say, INFINITY) */
-	if (part_mem_lb(x->c, &mm->o, &g) >= mm->best) {
-		mem = INFINITY;
-	} else {
-		links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
-		mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links,
-				 PART_MEM, mm->best, x->first);
+	if (mm->n == MINMEM_KEEP) {
+		mm->over = 1;
+		return;
 	}
-	if (e && isfinite(mem))
-		e->t = mem;
-	else if (e && mm->best > e->lo)
-		e->lo = mm->best;
-out:
-	if (mem < mm->best) {
-		mm->best = mem;
-		mm->arg = *cd;
+	xgrow((void **)&mm->c, &mm->alloc, mm->n + 1, sizeof(*mm->c));
+	mm->c[mm->n].cd = *cd;
+	mm->c[mm->n].key = key;
+	mm->c[mm->n].i = i;
+	mm->n++;
+}
+
+static int
+minmem_cmp(const void *a, const void *b)
+{
+	const struct minmem_cand *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The least peak stage memory of the candidates enumerate() visits with
+ * so and o (o's cap, if any, left out), whose in *arg; INFINITY when
+ * none has a partition. */
+static double
+minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
+	  const struct cluster *cl, const struct cost_opts *o,
+	  const struct search_opts *so, int N, struct cand *arg)
+{
+	struct minmem mm;
+	struct time_entry *e;
+	long dummy, j;
+
+	memset(&mm, 0, sizeof(mm));
+	mm.x = x;
+	mm.o = *o;
+	mm.o.cap_bytes = INFINITY;
+	mm.best = INFINITY;
+	mm.at = -1;
+	/* plain: one visit, each tried as it comes under the least so far
+	 * (tests: the answer does not depend on it) */
+	mm.over = so->plain;
+	mm.vt.fn = minmem_peek;
+	if (!so->plain)
+		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	if (mm.at >= 0) {
+		e = minmem_entry(&mm, &mm.arg);
+		mm.best = e && !isnan(e->t)
+				  ? e->t
+				  : minmem_solve(&mm, &mm.arg, e, INFINITY);
+		if (!isfinite(mm.best))
+			mm.at = -1;
 	}
+	mm.i = 0;
+	mm.vt.fn = minmem_visit;
+	enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	if (mm.over) {
+		/* too many to keep: once more, each tried as it comes */
+		mm.i = 0;
+		mm.n = 0;
+		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	}
+	if (mm.n > 1) /* mm.c NULL when none was kept */
+		qsort(mm.c, (size_t)mm.n, sizeof(*mm.c), minmem_cmp);
+	/* in order of their bounds: none after one above best needs
+	 * best or less */
+	for (j = 0; j < mm.n && mm.c[j].key <= mm.best; j++) {
+		e = minmem_entry(&mm, &mm.c[j].cd);
+		if (!(e && isnan(e->t) && e->lo > mm.best))
+			minmem_try(&mm, &mm.c[j].cd, e, mm.c[j].i);
+	}
+	free(mm.c);
+	*arg = mm.arg;
+	return mm.best;
 }
 
 static double
@@ -4114,6 +4334,7 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 	if (fresh) {
 		exact_links_lb(x, cd, &e->extra, &e->sync, &e->tpx,
 			       &e->tpn);
+		e->tp_m = 0;
 		e->fwd = 0;
 		for (j = 0; j < c->L; j++)
 			e->fwd += CHAIN_AT(c, c->fwd, cd->k, j);
@@ -4331,7 +4552,7 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
  * of the prefix sums, which is all cost_simulate_lb_fits() asks.
  */
 static int
-exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
+exact_fits_tp(struct ctx *x, struct lb_memo *mm, struct lb_entry *e,
 	      const struct cand *cd, int r, double bound)
 {
 	const struct chain *c = x->sc[cd->ti].c;
@@ -4339,15 +4560,35 @@ exact_fits_tp(struct ctx *x, struct lb_memo *mm, const struct lb_entry *e,
 	const double *pre = c->pre_t + (off + r) * (c->L + 1);
 	const double *px = c->pre_tpx + (off + PROF_RC_NONE) * (c->L + 1);
 	const double *pn = c->pre_tpn + (off + PROF_RC_NONE) * (c->L + 1);
-	int j;
+	int j, ok;
 
 	if (!(e->tpx > 0 || e->tpn > 0))
+		return 1;
+	/* A sweep asks it again at each size (the bound falls): what it
+	 * said under larger bounds and smaller ones answers most. */
+	if (!mm->plain && e->tp_m != cd->m) {
+		e->tp_m = cd->m;
+		for (j = 0; j < PROF_RC_N; j++) {
+			e->tp_no[j] = -INFINITY;
+			e->tp_yes[j] = INFINITY;
+		}
+	}
+	if (!mm->plain && bound <= e->tp_no[r])
+		return 0;
+	if (!mm->plain && bound >= e->tp_yes[r])
 		return 1;
 	for (j = 0; j <= c->L; j++)
 		mm->pre[j] = pre[j] + e->tpx * (px[j] - px[0]) +
 			     e->tpn * (pn[j] - pn[0]);
-	return cand_lb_fits(cd, mm->pre, c->L, bound,
-			    !mm->plain && rises(mm->pre, 1, c->L + 1));
+	ok = cand_lb_fits(cd, mm->pre, c->L, bound,
+			  !mm->plain && rises(mm->pre, 1, c->L + 1));
+	if (mm->plain)
+		return ok;
+	if (ok && bound < e->tp_yes[r])
+		e->tp_yes[r] = bound;
+	else if (!ok && bound > e->tp_no[r])
+		e->tp_no[r] = bound;
+	return ok;
 }
 
 /*
@@ -4960,27 +5201,14 @@ search_from(const struct search_chain *sc, int nsc,
 		goto out;
 	}
 	if (nalt == 0) {
-		struct minmem mm;
+		struct search_opts so2 = *so;
 		struct cand arg;
 		double mem;
 
 		/* Include the screened-out candidates: search without the
 		 * memory screen to find the least memory anything needs. */
-		{
-			struct search_opts so2 = *so;
-
-			memset(&mm, 0, sizeof(mm));
-			mm.vt.fn = minmem_visit;
-			mm.x = &x;
-			mm.o = *o;
-			mm.o.cap_bytes = INFINITY;
-			mm.best = INFINITY;
-			so2.fix_place = -1;
-			enumerate(sc, nsc, cl, &mm.o, &so2, N, &mm.vt, &dummy,
-				  NULL);
-		}
-		mem = mm.best;
-		arg = mm.arg;
+		so2.fix_place = -1;
+		mem = minmem_of(&x, sc, nsc, cl, o, &so2, N, &arg);
 		/* under --recompute-every the least is full
 		 * recomputation's, every block: a floor of what the blocks
 		 * it wraps need (NEEDSWORK: not their own least) */

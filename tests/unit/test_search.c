@@ -764,6 +764,153 @@ test_plain(struct setup *u)
 				 "many cases");
 }
 
+/*
+ * When nothing fits, the least memory any candidate needs and whose it is
+ * (the first in the order of the enumeration of those that need the
+ * least) come out of a search as out of the plain one, which tries each
+ * candidate as it comes under the least found so far: clusters of
+ * several sizes, batches and caps that leave nothing, on their own and
+ * one after another sharing a memo, the sizes out of order.  Fails when
+ * the first visit's least bound, the order of the second or the memo's
+ * bounds (a memory at or above one) change the answer or the tie.
+ */
+static void
+test_minmem(struct setup *u)
+{
+	static const int nodes[] = {3, 1, 16, 2, 1, 3};
+	static const int64_t batch[] = {96, 512};
+	static const double caps[] = {1e9, 6e9};
+	double cap = u->o.cap_bytes;
+	int i, j, k, q, nn = u->cl.nodes, nofit = 0;
+
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < 2; j++) {
+			struct search_memo *memo = search_memo_new();
+
+			u->o.cap_bytes = caps[k];
+			for (i = 0; i < 6; i++) {
+				struct search_opts so = u->so;
+				struct search_stats st;
+				struct plan p[3];
+				char msg[200], *e[3];
+				int r[3];
+
+				u->cl.nodes = nodes[i];
+				so.batch = batch[j];
+				so.threads = 1;
+				for (q = 0; q < 3; q++) {
+					so.plain = q == 0;
+					so.memo = q == 2 ? memo : NULL;
+					plan_init(&p[q]);
+					cap_begin();
+					r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+							     &u->o, &so, &p[q],
+							     &st);
+					e[q] = cap_end();
+				}
+				snprintf(msg, sizeof(msg),
+					 "%d nodes, batch %lld, cap %.0f GB: "
+					 "the least memory, alone and sharing "
+					 "a memo, as the plain search's",
+					 nodes[i], (long long)batch[j],
+					 caps[k] / 1e9);
+				CHECK_MSG(r[0] == r[1] && r[0] == r[2] &&
+						  !strcmp(e[0], e[1]) &&
+						  !strcmp(e[0], e[2]),
+					  msg);
+				nofit += r[0] == 3 &&
+					 strstr(e[0], "the smallest needs");
+				for (q = 0; q < 3; q++) {
+					free(e[q]);
+					plan_release(&p[q]);
+				}
+			}
+			search_memo_free(memo);
+		}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(nofit >= 12, "nothing fits in most cases");
+}
+
+/*
+ * A sweep of growing clusters sharing a memo, each search starting from
+ * the bound the last one proved (as capacity runs them), partitions
+ * after the re-scoring exactly the candidates each search from scratch
+ * does (stats->exact): what the memo keeps of the gates' verdicts
+ * (exact_fits(), exact_fits_tp(), exact_gate()'s proofs, part_fits())
+ * answers as the gates would, with and without ZeRO and offload.  Fails
+ * when a verdict kept turns a candidate away that its gate lets through
+ * (where no later gate turns it away too: a part_fits() answer kept as
+ * no over too wide a span fails here, half again too wide on
+ * exact_fits_tp()'s no does not).
+ */
+static void
+test_memo_gates(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 3, 4, 6, 8, 12, 16};
+	double cap = u->o.cap_bytes;
+	int i, caps, nn = u->cl.nodes, exact = 0;
+
+	for (caps = 0; caps < 4; caps++) {
+		struct search_memo *memo = search_memo_new();
+		struct search_opts so = u->so;
+
+		u->o.cap_bytes = caps & 1 ? 24e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.batch = caps & 2 ? 1000 : 96;
+		if (caps & 2) {
+			so.zero_mask = 0xf;
+			so.offload_mask = 3;
+		}
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st0, st;
+			struct plan p0, p;
+			char msg[160];
+			int r0, r;
+
+			u->cl.nodes = nodes[i];
+			so.memo = NULL;
+			so.start_bound = 0;
+			plan_init(&p0);
+			cap_begin();
+			r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					   &p0, &st0);
+			free(cap_end());
+			so.memo = memo;
+			so.start_bound = i ? so.start_bound : 0;
+			plan_init(&p);
+			cap_begin();
+			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					  &p, &st);
+			free(cap_end());
+			so.start_bound = r == 0 && isfinite(st.kth_ms)
+						 ? st.kth_ms
+						 : 0;
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, batch %lld, cap %.0f GB, a sweep's "
+				 "memo: the plan and the candidates "
+				 "partitioned after the re-scoring (%ld) from "
+				 "scratch",
+				 nodes[i], (long long)so.batch,
+				 u->o.cap_bytes / 1e9, st0.exact);
+			CHECK_MSG(r == r0 && (r0 || same_plan(&p0, &p, 1)) &&
+					  st.exact == st0.exact &&
+					  st.exact_sims == st0.exact_sims,
+				  msg);
+			exact += st0.exact > 0;
+			plan_release(&p0);
+			plan_release(&p);
+		}
+		search_memo_free(memo);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(exact >= 4, "the exact search partitions candidates in "
+			      "several sizes");
+}
+
 int
 main(void)
 {
@@ -784,6 +931,8 @@ main(void)
 	test_twin_links(&u);
 	test_floor_twins(&u);
 	test_plain(&u);
+	test_minmem(&u);
+	test_memo_gates(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
