@@ -704,6 +704,37 @@ first_over(const double *pre, int a, int ehi, double lim, int guess)
 	return first_over_by(pre, a, ehi, lim, guess, 0);
 }
 
+/* Whether stage s from a to e is over lim: its compute, or with lb its
+ * lower bound (both grow with e where grow_end() bisects). */
+static int
+end_over(const struct part_run *pr, int s, int a, int e, double lim, int lb)
+{
+	return lb ? stage_lb(pr, s, a, e) > lim
+		  : !(pr->pre[e + 1] - pr->pre[a] < lim);
+}
+
+/* Galloping up from lo (not over lim) to the first hi over it, or ehi + 1;
+ * *lop gets the last end not over it passed on the way. */
+static int
+gallop_up(const struct part_run *pr, int s, int a, int lo, int ehi,
+	  double lim, int lb, int *lop)
+{
+	int hi, step;
+
+	for (step = 1;; step *= 2) {
+		hi = lo + step;
+		if (hi > ehi) {
+			hi = ehi + 1;
+			break;
+		}
+		if (end_over(pr, s, a, hi, lim, lb))
+			break;
+		lo = hi;
+	}
+	*lop = lo;
+	return hi;
+}
+
 /*
  * The greedy from the front: the first layer from a that stage s cannot
  * take (ehi + 1 when it takes them all), the stage grown while its memory
@@ -764,19 +795,8 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 		 * of equal blocks) a few steps, not two log2 of its length
 		 * (the compute's prefix sums never go down: one first end,
 		 * however it is searched) */
-		if (!(lb ? stage_lb(pr, s, a, mguess) > lim
-			 : !(pre[mguess + 1] - pre[a] < lim))) {
-			for (lo = mguess, step = 1;; step *= 2) {
-				hi = lo + step;
-				if (hi > ehi) {
-					hi = ehi + 1;
-					break;
-				}
-				if (lb ? stage_lb(pr, s, a, hi) > lim
-				       : !(pre[hi + 1] - pre[a] < lim))
-					break;
-				lo = hi;
-			}
+		if (!end_over(pr, s, a, mguess, lim, lb)) {
+			hi = gallop_up(pr, s, a, mguess, ehi, lim, lb, &lo);
 		} else {
 			for (hi = mguess, step = 1;; step *= 2) {
 				lo = hi - step;
@@ -784,29 +804,17 @@ grow_end(const struct part_run *pr, int s, int a, int ehi, double lim,
 					lo = a - 1;
 					break;
 				}
-				if (!(lb ? stage_lb(pr, s, a, lo) > lim
-					 : !(pre[lo + 1] - pre[a] < lim)))
+				if (!end_over(pr, s, a, lo, lim, lb))
 					break;
 				hi = lo;
 			}
 		}
 	} else {
-		for (lo = a - 1, step = 1;; step *= 2) {
-			hi = lo + step;
-			if (hi > ehi) {
-				hi = ehi + 1;
-				break;
-			}
-			if (lb ? stage_lb(pr, s, a, hi) > lim
-			       : !(pre[hi + 1] - pre[a] < lim))
-				break;
-			lo = hi;
-		}
+		hi = gallop_up(pr, s, a, a - 1, ehi, lim, lb, &lo);
 	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (lb ? stage_lb(pr, s, a, mid) > lim
-		       : !(pre[mid + 1] - pre[a] < lim))
+		if (end_over(pr, s, a, mid, lim, lb))
 			hi = mid;
 		else
 			lo = mid;
