@@ -6,8 +6,12 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: about 0.9-1.3 s CPU (the shared 2-core
-# machine's load moves it more than the last changes did), 4.68 G
+# wall-clock and CPU time.  JOBS=1: 6.17 G instructions (callgrind) in
+# the default space of ff55a3e, which weighs the sharded optimizer state,
+# selective recomputation and 1, 2 or 4 virtual stages too; in the
+# earlier space (-r none,full --interleave 1 --optimizer-sharding off)
+# about 0.9-1.3 s CPU (the shared 2-core machine's load moves it more
+# than the last changes did), 4.68 G
 # instructions (callgrind, capspeed4: part_fits()'s answers kept as
 # bounds, the least memory when nothing fits in two visits, a partition's
 # stages kept, a cheaper key hash, exact_fits_tp()'s verdicts kept; 5.20
