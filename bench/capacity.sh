@@ -11,8 +11,9 @@
 # selective recomputation and 1, 2 or 4 virtual stages too; in the
 # earlier space (-r none,full --interleave 1 --optimizer-sharding off)
 # about 0.9-1.3 s CPU (the shared 2-core machine's load moves it more
-# than the last changes did), 4.68 G
-# instructions (callgrind, capspeed4: part_fits()'s answers kept as
+# than the last changes did) and 4.61 G now (4.68 G
+# instructions after capspeed4 before the one-stage runtimes of a4f55d5;
+# capspeed4: part_fits()'s answers kept as
 # bounds, the least memory when nothing fits in two visits, a partition's
 # stages kept, a cheaper key hash, exact_fits_tp()'s verdicts kept; 5.20
 # G at 7ce9575), since the sizes share the candidate lists,
