@@ -264,36 +264,48 @@ key_of(struct lp_memo *m, const struct lp_in *in)
 	key_add(m, &in->lo->time_limit_ms, sizeof(in->lo->time_limit_ms));
 }
 
+/* The free slot for hash h (m->cap > 0). */
+static struct lp_answer *
+answer_free_slot(struct lp_memo *m, uint64_t h)
+{
+	size_t i;
+
+	for (i = h & (m->cap - 1); m->e[i].key; i = (i + 1) & (m->cap - 1))
+		;
+	return &m->e[i];
+}
+
 /* The slot of the key in m->buf: its answer, or the free slot for it
- * (key NULL).  Kept at most half full. */
+ * (key NULL).  Kept at most half full, grown only for a key it lacks, as
+ * search.c's slot_find(). */
 static struct lp_answer *
 answer_find(struct lp_memo *m, uint64_t h)
 {
-	struct lp_answer *e;
+	struct lp_answer *e = NULL;
 	size_t i;
 
-	if (2 * (m->n + 1) > m->cap) {
-		size_t ucap = m->cap ? 2 * m->cap : 256, j;
-		struct lp_answer *u = xcalloc(ucap, sizeof(*u));
-
-		for (j = 0; j < m->cap; j++) {
-			if (!m->e[j].key)
-				continue;
-			for (i = m->e[j].h & (ucap - 1); u[i].key;
-			     i = (i + 1) & (ucap - 1))
-				;
-			u[i] = m->e[j];
-		}
-		free(m->e);
-		m->e = u;
-		m->cap = ucap;
-	}
-	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (i = m->cap ? h & (m->cap - 1) : 0; m->cap;
+	     i = (i + 1) & (m->cap - 1)) {
 		e = &m->e[i];
-		if (!e->key || (e->h == h && e->nkey == m->nbuf &&
-				!memcmp(e->key, m->buf, m->nbuf)))
+		if (!e->key)
+			break;
+		if (e->h == h && e->nkey == m->nbuf &&
+		    !memcmp(e->key, m->buf, m->nbuf))
 			return e;
 	}
+	if (2 * (m->n + 1) > m->cap) {
+		struct lp_answer *old = m->e;
+		size_t j, ocap = m->cap;
+
+		m->cap = ocap ? 2 * ocap : 256;
+		m->e = xcalloc(m->cap, sizeof(*m->e));
+		for (j = 0; j < ocap; j++)
+			if (old[j].key)
+				*answer_free_slot(m, old[j].h) = old[j];
+		free(old);
+		return answer_free_slot(m, h);
+	}
+	return e;
 }
 
 /*
