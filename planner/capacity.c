@@ -464,9 +464,8 @@ usage(FILE *fp)
 		"model (default 1,2,4,8)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"2bw,flush,none)\n"
-		"  -r, --recompute LIST     none,selective,full (default: all;"
-		"\n"
-		"                           --evaluate: one)\n",
+		"  -r, --recompute LIST     none,selective,full (default: "
+		"all)\n",
 		pd2bw_progname);
 	fputs("      --sequence-parallel MODE  off, on or both (default: "
 		"both)\n"
@@ -813,7 +812,6 @@ probe_hint(struct capacity_type *t, const struct copts *o,
 		par_opts_input_par(&o->po, &ip, 0);
 		ip.cps = cps;
 		ip.ncp = 4;
-		ip.ep_auto = 1;
 		if (quiet_begin(&q))
 			goto out;
 		bad = input_par_chains(y, o->model, catalog_find(cat, t->gpu),
@@ -939,7 +937,6 @@ run_type(struct capacity *c, const struct copts *o,
 		 * the node unless --expert-parallel names them. */
 		input_chains_release(&x);
 		par_opts_input_par(&o->po, &ip, 0);
-		ip.ep_auto = 1;
 		if (input_par_chains(&x, o->model, catalog_find(cat, t->gpu),
 				     t->gpus_per_node, o->mb, o->nmb,
 				     o->seq_len, o->tps, o->ntp,

@@ -926,7 +926,6 @@ main(int argc, char **argv)
 		goto out;
 	if (is_model) {
 		par_opts_input_par(&po, &ipar, evaluate);
-		ipar.ep_auto = !evaluate;
 		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
 				     cl.gpus_per_node, mb, nmb, seq_len, tps,
 				     ntp, po.sp_mode, &ipar))

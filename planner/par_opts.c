@@ -311,6 +311,8 @@ par_opts_input_par(const struct par_opts *p, struct input_par *ip,
 	ip->imbalance = p->imbalance;
 	ip->etp_one = p->etp_one;
 	ip->strict = strict;
+	/* a search's default, as par_opts_search_defaults()'s */
+	ip->ep_auto = !strict;
 }
 
 void
@@ -361,13 +363,12 @@ par_opts_usage(FILE *fp)
 		"                           (default: the model's "
 		"capacity_factor)\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
-		"(default: 1,2,4\n"
-		"                           where the runtime interleaves; "
-		"--evaluate: 1)\n"
+		"(search default:\n"
+		"                           1,2,4 where the runtime "
+		"interleaves)\n"
 		"      --optimizer-sharding MODE  off, on (ZeRO-1) or both "
-		"(default: both,\n"
-		"                           where the runtime shards; "
-		"--evaluate: off)\n"
+		"(search default:\n"
+		"                           both where the runtime shards)\n"
 		"      --zero LIST          ZeRO stages: 0 none, 1 optimizer "
 		"state, 2 + gradients,\n"
 		"                           3 + parameters (FSDP), or all "

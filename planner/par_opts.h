@@ -113,7 +113,9 @@ int par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
  *  - the optimizer state sharded over the data-parallel replicas (ZeRO-1,
  *    Megatron's distributed optimizer) or not;
  *  - selective recomputation beside none and full (have_rc 0: no -r);
- *  - 1, 2 or 4 virtual stages per GPU in a flush pipeline.
+ *  - 1, 2 or 4 virtual stages per GPU in a flush pipeline;
+ *  - for a mixture of experts, the expert-parallel degrees that tile the
+ *    node (par_opts_input_par()'s ep_auto, read where the model is).
  * Each is kept where it is faster and fits.  A runtime that cannot run one
  * drops it without complaint (par_opts_check(), or the search's own
  * checks without --runtime); one named is a usage error there.  Call
@@ -139,7 +141,8 @@ void par_opts_check(struct par_opts *p, struct search_opts *so,
  */
 void par_opts_apply_input(struct par_opts *p);
 
-/* The degrees to estimate a model at (borrowing p's arrays). */
+/* The degrees to estimate a model at (borrowing p's arrays); strict for
+ * evaluate mode, else a search's (input_par's ep_auto). */
 void par_opts_input_par(const struct par_opts *p, struct input_par *ip,
 			int strict);
 

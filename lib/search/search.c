@@ -2371,8 +2371,8 @@ same_floors(const struct search_chain *a, const double *ma,
 /*
  * One stage is plain data parallelism, whatever the schedule: a schedule
  * other than the one that stands for it (none when searched, else the
- * first searched; none alone when the schedule is fixed) repeats it, unless the
- * two run on runtimes of their own (without --runtime one stage of flush
+ * first searched; none alone when the schedule is fixed) repeats it,
+ * unless the two run on runtimes of their own (without --runtime one stage of flush
  * runs on megatron-core, of none on pytorch-ddp), whose overlap, bytes
  * and memory differ: then both are candidates, so that searching more
  * synchronous schedules never finds a slower plan than searching one of
