@@ -325,7 +325,8 @@ parse_every(const char *s, int *n, double *p)
 /* After the summary: where the plan went and what to try next. */
 static void
 next_steps(const struct plan *p, const char *output, int evaluate,
-	   int emitted, const char *timeline, int have_rt, const char *every)
+	   int emitted, const char *timeline, int have_rt, const char *every,
+	   const char *unweighed)
 {
 	if (output)
 		fprintf(stderr, "%s: plan written to %s\n", pd2bw_progname,
@@ -341,6 +342,10 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 		fprintf(stderr, "%s: next: --timeline FILE.svg draws its "
 			"schedule, --memory FILE.svg its memory\n",
 			pd2bw_progname);
+	if (!evaluate && p->bind == PLAN_BIND_MEMORY && *unweighed)
+		fprintf(stderr, "%s: next: memory binds this plan, and the "
+			"search did not weigh %s, which hold less per GPU\n",
+			pd2bw_progname, unweighed);
 	if (!evaluate) {
 		fprintf(stderr, "%s: next: -e --width %d --depth %d "
 			"--microbatch %d -s %s -r %s --tp %d",
@@ -1130,9 +1135,14 @@ main(int argc, char **argv)
 out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
-	if (ret == 0 && !quiet && !(output && !strcmp(output, "-")))
+	if (ret == 0 && !quiet && !(output && !strcmp(output, "-"))) {
+		char unweighed[256];
+
+		par_opts_unweighed(&po, &so, &co, unweighed,
+				   sizeof(unweighed));
 		next_steps(&plan, output, evaluate, nemit > 0, timeline,
-			   po.have_rt, every_arg);
+			   po.have_rt, every_arg, unweighed);
+	}
 	plan_release(&plan);
 	free(layout);
 	chain_release(&ch);

@@ -265,6 +265,53 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 }
 
 void
+par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
+		   const struct cost_opts *co, char *buf, size_t n)
+{
+	unsigned zero = 0, rc;
+	int offload = 0, selective = 0, s, d, z;
+	size_t k = 0;
+
+	for (s = 0; s < PLAN_NSCHED; s++)
+		for (d = 1; d <= 2; d++) {
+			const struct runtime *rt;
+
+			if (!(so->sched_mask & (1u << s)) ||
+			    (d > 1 && s == PLAN_NONE) ||
+			    (so->fix_d && (so->fix_d > 1) != (d > 1)))
+				continue;
+			rt = cost_runtime(co, s, d);
+			zero |= d > 1 ? rt->zero_pipe_mask : rt->zero_mask;
+			offload |= d == 1 && rt->offload;
+			selective |= rt->selective;
+		}
+	/* Muon runs without FSDP (par_opts_check()) */
+	if (p->optimizer == PLAN_MUON)
+		zero &= 3u;
+	zero &= ~so->zero_mask & 0xeu;
+	rc = ~so->rc_mask & ((1u << PROF_RC_FULL) |
+			     (selective ? 1u << PROF_RC_SELECTIVE : 0));
+	buf[0] = 0;
+	for (z = 1; z < 4; z++)
+		if (zero >> z & 1)
+			k += (size_t)snprintf(buf + k, k < n ? n - k : 0,
+					      "%sZeRO-%d", k ? ", " : "", z);
+	if (k)
+		k += (size_t)snprintf(buf + k, k < n ? n - k : 0, " (--zero)");
+	if (offload && !(so->offload_mask & 2))
+		k += (size_t)snprintf(buf + k, k < n ? n - k : 0,
+				      "%sactivation offload (--offload)",
+				      k ? ", " : "");
+	if (rc)
+		snprintf(buf + k, k < n ? n - k : 0, "%s%s recomputation (-r)",
+			 k ? ", " : "",
+			 rc == (1u << PROF_RC_FULL) ? "full"
+			 : rc == (1u << PROF_RC_SELECTIVE)
+				 ? "selective"
+				 : "selective and full");
+}
+
+void
 par_opts_apply_input(struct par_opts *p)
 {
 	input_set_fusions(p->have_fusions ? p->fusions
