@@ -9,10 +9,12 @@
  * per GPU (analytic.c), the all-to-alls' time (cost_ep()), the experts'
  * own gradient ring, the group's links, the degrees refused, torchtitan's
  * bytes, FSDP of the experts and rules; and the
- * search over context-parallel shapes against brute force.
+ * search over context-parallel shapes against brute force (the plan and its
+ * alternatives).
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -1118,11 +1120,22 @@ test_ep_segment(void)
 	cluster_release(&cl);
 }
 
+static int
+cmp_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The search over context-parallel shapes against brute force: every
  * (shape, width, depth, microbatch, schedule, recomputation) predicted on
- * its own in evaluate mode; the best of them must be the search's plan.
+ * its own in evaluate mode; the best of them must be the search's plan,
+ * and its alternatives the next best, in order (TOPK of them: the bounds
+ * turn away only what cannot beat the k-th best).
  */
+#define TOPK 8
 static void
 test_search_brute(void)
 {
@@ -1138,8 +1151,8 @@ test_search_brute(void)
 	struct search_stats st;
 	struct plan p;
 	struct model m;
-	double best = INFINITY, got;
-	int i, w, d, k, r, sched, ok = 1;
+	double best = INFINITY, got, all[256], alt[TOPK];
+	int i, w, d, k, r, sched, nall = 0, nalt, ok = 1;
 
 	llama8(&m);
 	m.layers = 4;
@@ -1175,11 +1188,15 @@ test_search_brute(void)
 	search_opts_init(&so);
 	so.batch = 16;
 	so.sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
-	so.topk = 1;
+	so.topk = TOPK;
 	so.lp_k = 0;
 	plan_init(&p);
 	CHECK(search_run_tp(sc, 4, &cl, &o, &so, &p, &st) == 0);
 	got = p.iter_ms;
+	nalt = p.nalts < TOPK ? p.nalts : TOPK;
+	CHECK_INT_EQ(nalt, TOPK);
+	for (i = 0; i < nalt; i++)
+		alt[i] = p.alts[i].iter_ms;
 	/* the memory cap leaves context parallelism the fastest */
 	CHECK_INT_EQ(p.c, 2);
 	plan_release(&p);
@@ -1203,15 +1220,24 @@ test_search_brute(void)
 							e.fix_b = mb[k];
 							e.fix_sched = sched;
 							e.fix_rc = r;
+							e.topk = 1;
 							plan_init(&p);
 							if (search_run_tp(&sc[i], 1, &cl,
 									  &o, &e, &p,
 									  &st) == 0 &&
-							    p.iter_ms < best)
-								best = p.iter_ms;
+							    nall < 256) {
+								all[nall++] = p.iter_ms;
+								if (p.iter_ms < best)
+									best = p.iter_ms;
+							}
 							plan_release(&p);
 						}
 	CHECK_NEAR(got, best, 1e-9 * best);
+	/* the alternatives: the next best configurations, in order */
+	qsort(all, (size_t)nall, sizeof(*all), cmp_ms);
+	CHECK(nall >= TOPK);
+	for (i = 0; i < nalt && i < nall; i++)
+		CHECK_NEAR(alt[i], all[i], 1e-9 * all[i]);
 	for (i = 0; i < 4; i++) {
 		chain_release(&ch[i]);
 		profile_release(&prof[i]);
