@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "capture.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/cluster.h"
@@ -1245,6 +1246,125 @@ test_search_brute(void)
 	cluster_release(&cl);
 }
 
+/*
+ * The same for a mixture of experts over the dimensions the defaults
+ * search: expert-parallel degree 1, 2 or 4, interleaving 1 or 2, the
+ * optimizer state whole or sharded (ZeRO-1) or FSDP (ZeRO-3), no,
+ * selective or full recomputation, flush or plain data parallelism,
+ * microbatch 1 or 2, under a memory cap that 115 configurations pass:
+ * the plan and its alternatives are the brute force's best TOPK, in
+ * order.
+ */
+static void
+test_search_brute_moe(void)
+{
+	static const int mb[] = {1, 2}, eps[] = {1, 2, 4}, zs[] = {0, 1, 3};
+	struct profile prof[3];
+	struct chain ch[3];
+	struct search_chain sc[3];
+	struct cluster cl;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats st;
+	struct plan p;
+	struct model m;
+	double all[2048], alt[TOPK];
+	int i, w, d, k, r, v, z, sched, nall = 0, nalt, ok = 1;
+
+	moe30(&m);
+	m.layers = 4;
+	for (i = 0; i < 3; i++) {
+		struct analytic_par par;
+
+		memset(&par, 0, sizeof(par));
+		par.tp = 1;
+		par.cp = 1;
+		par.ep = eps[i];
+		par.etp = 1;
+		par.imbalance = 1;
+		profile_init(&prof[i]);
+		ok &= analytic_profile_par(&prof[i], &m,
+					   catalog_find(&cat, "H100-SXM"), mb, 2,
+					   &par, NULL) == 0;
+		ok &= chain_build(&ch[i], &prof[i]) == 0;
+		memset(&sc[i], 0, sizeof(sc[i]));
+		sc[i].c = &ch[i];
+		sc[i].t = 1;
+		sc[i].cp = 1;
+		sc[i].ep = eps[i];
+	}
+	CHECK(ok);
+	cluster_init(&cl);
+	CHECK(cluster_open(&cl, "dgx-h100:1") == 0);
+	cost_opts_init(&o);
+	o.runtime = RUNTIME_MEGATRON_CORE;
+	o.cap_bytes = 20e9;
+	search_opts_init(&so);
+	so.batch = 16;
+	so.sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
+	so.rc_mask = (1u << PROF_RC_N) - 1;
+	so.zero_mask = (1u << 0) | (1u << 1) | (1u << 3);
+	so.nv = 2;
+	so.v[0] = 1;
+	so.v[1] = 2;
+	so.topk = TOPK;
+	so.lp_k = 0;
+	plan_init(&p);
+	CHECK(search_run_tp(sc, 3, &cl, &o, &so, &p, &st) == 0);
+	nalt = p.nalts < TOPK ? p.nalts : TOPK;
+	CHECK_INT_EQ(nalt, TOPK);
+	for (i = 0; i < nalt; i++)
+		alt[i] = p.alts[i].iter_ms;
+	/* 8-wide FSDP over 4-way experts first, then interleaved
+	 * pipelines under ZeRO-1: the dimensions all take part */
+	CHECK_INT_EQ(p.e, 4);
+	CHECK_INT_EQ(p.zero, 3);
+	CHECK_INT_EQ(p.alts[1].v, 2);
+	plan_release(&p);
+	/* brute force: each configuration on its own */
+	for (i = 0; i < 3; i++)
+	for (d = 1; d <= 4; d++)
+	for (w = 1; w * d <= 8; w++)
+	for (k = 0; k < 2; k++)
+	for (r = 0; r < PROF_RC_N; r++)
+	for (v = 1; v <= 2; v++)
+	for (z = 0; z < 3; z++)
+	for (sched = PLAN_FLUSH; sched <= PLAN_NONE;
+	     sched += PLAN_NONE - PLAN_FLUSH) {
+		struct search_opts e = so;
+
+		if ((sched == PLAN_NONE) != (d == 1) || 16 % (w * mb[k]) ||
+		    (v > 1 && sched != PLAN_FLUSH))
+			continue;
+		e.fix_w = w;
+		e.fix_d = d;
+		e.fix_b = mb[k];
+		e.fix_sched = sched;
+		e.fix_rc = r;
+		e.nv = 1;
+		e.v[0] = v;
+		e.zero_mask = 1u << zs[z];
+		e.topk = 1;
+		plan_init(&p);
+		cap_begin();
+		if (search_run_tp(&sc[i], 1, &cl, &o, &e, &p, &st) == 0 &&
+		    nall < 2048) {
+			all[nall++] = p.iter_ms;
+		}
+		free(cap_end());
+		plan_release(&p);
+	}
+	qsort(all, (size_t)nall, sizeof(*all), cmp_ms);
+	CHECK(nall >= TOPK);
+	for (i = 0; i < nalt && i < nall; i++)
+		CHECK_NEAR(alt[i], all[i], 1e-9 * all[i]);
+	for (i = 0; i < 3; i++) {
+		chain_release(&ch[i]);
+		profile_release(&prof[i]);
+	}
+	cluster_release(&cl);
+}
+
 int
 main(void)
 {
@@ -1265,6 +1385,7 @@ main(void)
 	test_ep_place();
 	test_ep_segment();
 	test_search_brute();
+	test_search_brute_moe();
 	catalog_release(&cat);
 	return h_done();
 }
