@@ -1121,12 +1121,122 @@ test_ep_segment(void)
 	cluster_release(&cl);
 }
 
+#define TOPK 8
+
 static int
 cmp_ms(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* Chain sc (profile p, chain c) of model m at degrees par, microbatch 1
+ * and 2 on an H100. */
+static int
+shape_chain(const struct model *m, const struct analytic_par *par,
+	    struct profile *p, struct chain *c, struct search_chain *sc)
+{
+	static const int mb[] = {1, 2};
+	int ok;
+
+	profile_init(p);
+	ok = analytic_profile_par(p, m, catalog_find(&cat, "H100-SXM"), mb, 2,
+				  par, NULL) == 0;
+	ok &= chain_build(c, p) == 0;
+	memset(sc, 0, sizeof(*sc));
+	sc->c = c;
+	sc->t = par->tp;
+	sc->sp = par->sp;
+	sc->cp = par->cp;
+	sc->ep = par->ep;
+	return ok;
+}
+
+/* One DGX H100 under Megatron-Core with cap bytes per GPU; a search of
+ * batch 16 for the TOPK best of flush and plain data parallelism, without
+ * GLPK's per-layer refinement. */
+static void
+brute_opts(struct cluster *cl, struct cost_opts *o, struct search_opts *so,
+	   double cap)
+{
+	cluster_init(cl);
+	CHECK(cluster_open(cl, "dgx-h100:1") == 0);
+	cost_opts_init(o);
+	o->runtime = RUNTIME_MEGATRON_CORE;
+	o->cap_bytes = cap;
+	search_opts_init(so);
+	so->batch = 16;
+	so->sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
+	so->topk = TOPK;
+	so->lp_k = 0;
+}
+
+/*
+ * Brute force: each configuration the search so spans over the nsc chains
+ * sc (depth 1 to 4, the widths that fit 8 GPUs, microbatch 1 and 2, each
+ * recomputation, interleaving, ZeRO stage and schedule so weighs) searched
+ * on its own, fixed; the time of each that runs into all (at most n).
+ * Returns how many.  The refusals of those that do not fit stay unprinted.
+ */
+static int
+brute_all(const struct search_chain *sc, int nsc, struct cluster *cl,
+	  const struct cost_opts *o, const struct search_opts *so,
+	  double *all, int n)
+{
+	static const int mb[] = {1, 2};
+	struct search_stats st;
+	struct plan p;
+	int i, d, w, k, r, v, z, sched, nall = 0;
+
+	for (i = 0; i < nsc; i++)
+	for (d = 1; d <= 4; d++)
+	for (w = 1; w * d * sc[i].t * sc[i].cp <= 8; w++)
+	for (k = 0; k < 2; k++)
+	for (r = 0; r < PROF_RC_N; r++)
+	for (v = 0; v < so->nv; v++)
+	for (z = 0; z < 4; z++)
+	for (sched = 0; sched < PLAN_NSCHED; sched++) {
+		struct search_opts e = *so;
+
+		if (!(so->rc_mask >> r & 1) || !(so->zero_mask >> z & 1) ||
+		    !(so->sched_mask >> sched & 1) ||
+		    (sched == PLAN_NONE) != (d == 1) ||
+		    so->batch % (w * mb[k]) ||
+		    (so->v[v] > 1 && sched != PLAN_FLUSH))
+			continue;
+		e.fix_w = w;
+		e.fix_d = d;
+		e.fix_b = mb[k];
+		e.fix_sched = sched;
+		e.fix_rc = r;
+		e.nv = 1;
+		e.v[0] = so->v[v];
+		e.zero_mask = 1u << z;
+		e.topk = 1;
+		plan_init(&p);
+		cap_begin();
+		if (search_run_tp(&sc[i], 1, cl, o, &e, &p, &st) == 0 &&
+		    nall < n)
+			all[nall++] = p.iter_ms;
+		free(cap_end());
+		plan_release(&p);
+	}
+	return nall;
+}
+
+/* The search's first TOPK alternatives alt are the nall brute-force times
+ * all, sorted, in order. */
+static void
+check_topk(const double *alt, int nalt, double *all, int nall)
+{
+	int i;
+
+	CHECK_INT_EQ(nalt, TOPK);
+	qsort(all, (size_t)nall, sizeof(*all), cmp_ms);
+	CHECK(nall >= TOPK);
+	for (i = 0; i < nalt && i < nall; i++)
+		CHECK_NEAR(alt[i], all[i], 1e-9 * all[i]);
 }
 
 /*
@@ -1136,11 +1246,9 @@ cmp_ms(const void *a, const void *b)
  * and its alternatives the next best, in order (TOPK of them: the bounds
  * turn away only what cannot beat the k-th best).
  */
-#define TOPK 8
 static void
 test_search_brute(void)
 {
-	static const int mb[] = {1, 2};
 	static const int shapes[][3] = {{1, 0, 1}, {1, 0, 2}, {2, 1, 1},
 					{2, 1, 2}};
 	struct profile prof[4];
@@ -1153,7 +1261,7 @@ test_search_brute(void)
 	struct plan p;
 	struct model m;
 	double best = INFINITY, got, all[256], alt[TOPK];
-	int i, w, d, k, r, sched, nall = 0, nalt, ok = 1;
+	int i, nall, nalt, ok = 1;
 
 	llama8(&m);
 	m.layers = 4;
@@ -1167,78 +1275,27 @@ test_search_brute(void)
 		par.cp = shapes[i][2];
 		par.ep = 1;
 		par.imbalance = 1;
-		profile_init(&prof[i]);
-		ok &= analytic_profile_par(&prof[i], &m,
-					   catalog_find(&cat, "H100-SXM"), mb, 2,
-					   &par, NULL) == 0;
-		ok &= chain_build(&ch[i], &prof[i]) == 0;
-		memset(&sc[i], 0, sizeof(sc[i]));
-		sc[i].c = &ch[i];
-		sc[i].t = par.tp;
-		sc[i].sp = par.sp;
-		sc[i].cp = par.cp;
-		sc[i].ep = 1;
+		ok &= shape_chain(&m, &par, &prof[i], &ch[i], &sc[i]);
 	}
 	CHECK(ok);
-	cluster_init(&cl);
-	CHECK(cluster_open(&cl, "dgx-h100:1") == 0);
-	cost_opts_init(&o);
-	o.runtime = RUNTIME_MEGATRON_CORE;
 	/* tight enough that w=2 x t=2 x c=2 is the best that fits */
-	o.cap_bytes = 22e9;
-	search_opts_init(&so);
-	so.batch = 16;
-	so.sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
-	so.topk = TOPK;
-	so.lp_k = 0;
+	brute_opts(&cl, &o, &so, 22e9);
 	plan_init(&p);
 	CHECK(search_run_tp(sc, 4, &cl, &o, &so, &p, &st) == 0);
 	got = p.iter_ms;
 	nalt = p.nalts < TOPK ? p.nalts : TOPK;
-	CHECK_INT_EQ(nalt, TOPK);
 	for (i = 0; i < nalt; i++)
 		alt[i] = p.alts[i].iter_ms;
 	/* the memory cap leaves context parallelism the fastest */
 	CHECK_INT_EQ(p.c, 2);
 	plan_release(&p);
 	/* brute force: each configuration on its own */
-	for (i = 0; i < 4; i++)
-		for (d = 1; d <= 4; d++)
-			for (w = 1; w * d * sc[i].t * sc[i].cp <= 8; w++)
-				for (k = 0; k < 2; k++)
-					for (r = 0; r < PROF_RC_N; r += 2)
-						for (sched = PLAN_FLUSH;
-						     sched <= PLAN_NONE;
-						     sched += PLAN_NONE -
-							      PLAN_FLUSH) {
-							struct search_opts e = so;
-
-							if ((sched == PLAN_NONE) != (d == 1) ||
-							    16 % (w * mb[k]))
-								continue;
-							e.fix_w = w;
-							e.fix_d = d;
-							e.fix_b = mb[k];
-							e.fix_sched = sched;
-							e.fix_rc = r;
-							e.topk = 1;
-							plan_init(&p);
-							if (search_run_tp(&sc[i], 1, &cl,
-									  &o, &e, &p,
-									  &st) == 0 &&
-							    nall < 256) {
-								all[nall++] = p.iter_ms;
-								if (p.iter_ms < best)
-									best = p.iter_ms;
-							}
-							plan_release(&p);
-						}
+	nall = brute_all(sc, 4, &cl, &o, &so, all, 256);
+	for (i = 0; i < nall; i++)
+		best = fmin(best, all[i]);
 	CHECK_NEAR(got, best, 1e-9 * best);
 	/* the alternatives: the next best configurations, in order */
-	qsort(all, (size_t)nall, sizeof(*all), cmp_ms);
-	CHECK(nall >= TOPK);
-	for (i = 0; i < nalt && i < nall; i++)
-		CHECK_NEAR(alt[i], all[i], 1e-9 * all[i]);
+	check_topk(alt, nalt, all, nall);
 	for (i = 0; i < 4; i++) {
 		chain_release(&ch[i]);
 		profile_release(&prof[i]);
@@ -1258,7 +1315,7 @@ test_search_brute(void)
 static void
 test_search_brute_moe(void)
 {
-	static const int mb[] = {1, 2}, eps[] = {1, 2, 4}, zs[] = {0, 1, 3};
+	static const int eps[] = {1, 2, 4};
 	struct profile prof[3];
 	struct chain ch[3];
 	struct search_chain sc[3];
@@ -1269,7 +1326,7 @@ test_search_brute_moe(void)
 	struct plan p;
 	struct model m;
 	double all[2048], alt[TOPK];
-	int i, w, d, k, r, v, z, sched, nall = 0, nalt, ok = 1;
+	int i, nall, nalt, ok = 1;
 
 	moe30(&m);
 	m.layers = 4;
@@ -1282,37 +1339,18 @@ test_search_brute_moe(void)
 		par.ep = eps[i];
 		par.etp = 1;
 		par.imbalance = 1;
-		profile_init(&prof[i]);
-		ok &= analytic_profile_par(&prof[i], &m,
-					   catalog_find(&cat, "H100-SXM"), mb, 2,
-					   &par, NULL) == 0;
-		ok &= chain_build(&ch[i], &prof[i]) == 0;
-		memset(&sc[i], 0, sizeof(sc[i]));
-		sc[i].c = &ch[i];
-		sc[i].t = 1;
-		sc[i].cp = 1;
-		sc[i].ep = eps[i];
+		ok &= shape_chain(&m, &par, &prof[i], &ch[i], &sc[i]);
 	}
 	CHECK(ok);
-	cluster_init(&cl);
-	CHECK(cluster_open(&cl, "dgx-h100:1") == 0);
-	cost_opts_init(&o);
-	o.runtime = RUNTIME_MEGATRON_CORE;
-	o.cap_bytes = 20e9;
-	search_opts_init(&so);
-	so.batch = 16;
-	so.sched_mask = (1u << PLAN_FLUSH) | (1u << PLAN_NONE);
+	brute_opts(&cl, &o, &so, 20e9);
 	so.rc_mask = (1u << PROF_RC_N) - 1;
 	so.zero_mask = (1u << 0) | (1u << 1) | (1u << 3);
 	so.nv = 2;
 	so.v[0] = 1;
 	so.v[1] = 2;
-	so.topk = TOPK;
-	so.lp_k = 0;
 	plan_init(&p);
 	CHECK(search_run_tp(sc, 3, &cl, &o, &so, &p, &st) == 0);
 	nalt = p.nalts < TOPK ? p.nalts : TOPK;
-	CHECK_INT_EQ(nalt, TOPK);
 	for (i = 0; i < nalt; i++)
 		alt[i] = p.alts[i].iter_ms;
 	/* 8-wide FSDP over 4-way experts first, then interleaved
@@ -1322,42 +1360,8 @@ test_search_brute_moe(void)
 	CHECK_INT_EQ(p.alts[1].v, 2);
 	plan_release(&p);
 	/* brute force: each configuration on its own */
-	for (i = 0; i < 3; i++)
-	for (d = 1; d <= 4; d++)
-	for (w = 1; w * d <= 8; w++)
-	for (k = 0; k < 2; k++)
-	for (r = 0; r < PROF_RC_N; r++)
-	for (v = 1; v <= 2; v++)
-	for (z = 0; z < 3; z++)
-	for (sched = PLAN_FLUSH; sched <= PLAN_NONE;
-	     sched += PLAN_NONE - PLAN_FLUSH) {
-		struct search_opts e = so;
-
-		if ((sched == PLAN_NONE) != (d == 1) || 16 % (w * mb[k]) ||
-		    (v > 1 && sched != PLAN_FLUSH))
-			continue;
-		e.fix_w = w;
-		e.fix_d = d;
-		e.fix_b = mb[k];
-		e.fix_sched = sched;
-		e.fix_rc = r;
-		e.nv = 1;
-		e.v[0] = v;
-		e.zero_mask = 1u << zs[z];
-		e.topk = 1;
-		plan_init(&p);
-		cap_begin();
-		if (search_run_tp(&sc[i], 1, &cl, &o, &e, &p, &st) == 0 &&
-		    nall < 2048) {
-			all[nall++] = p.iter_ms;
-		}
-		free(cap_end());
-		plan_release(&p);
-	}
-	qsort(all, (size_t)nall, sizeof(*all), cmp_ms);
-	CHECK(nall >= TOPK);
-	for (i = 0; i < nalt && i < nall; i++)
-		CHECK_NEAR(alt[i], all[i], 1e-9 * all[i]);
+	nall = brute_all(sc, 3, &cl, &o, &so, all, 2048);
+	check_topk(alt, nalt, all, nall);
 	for (i = 0; i < 3; i++) {
 		chain_release(&ch[i]);
 		profile_release(&prof[i]);
