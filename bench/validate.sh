@@ -53,7 +53,8 @@
 # release (the container of each row of sections C, D and F) follows:
 # the same configurations run faster in each newer container, so a
 # release's signed error shows how far its software is from the one the
-# efficiencies describe.
+# efficiencies describe.  Then the same by model, GPU and precision: where
+# the error sits.
 #
 # Options pd2bw-plan does not have yet (a runtime, a precision, context
 # parallelism, FSDP) are found in its --help and passed as soon as they
@@ -753,6 +754,13 @@ END {
 						if (!(rkey in rn)) rord[++nrel] = rkey
 						rn[rkey]++; rsg[rkey] += e; rab[rkey] += abs(e)
 					}
+					# by model, GPU and precision: where the
+					# error sits
+					if (dn || par || fs) {
+						gkey = (dn ? "1 dense" : par ? "2 CP/EP" : "3 FSDP") SUBSEP r[4] SUBSEP r[5] SUBSEP r[22]
+						if (!(gkey in gn)) gord[++ngrp] = gkey
+						gn[gkey]++; gsg[gkey] += e; gab[gkey] += abs(e)
+					}
 					if (dn && r[22] ~ /^(bf16|fp16|fp32)$/) {
 						if (r[32] != 1) stat("check16held", e)
 						stat("check16all", e)
@@ -859,6 +867,16 @@ END {
 		for (a = 1; a <= nrel; a++) {
 			split(rord[a], rk2, SUBSEP)
 			printf "  %-6s %-9s %4d %+7.1f%% %7.1f%%\n", substr(rk2[1], 3), rk2[2], rn[rord[a]], rsg[rord[a]] / rn[rord[a]], rab[rord[a]] / rn[rord[a]]
+		}
+	}
+	if (!quiet && ngrp) {
+		for (a = 2; a <= ngrp; a++)
+			for (b = a; b > 1 && gord[b - 1] > gord[b]; b--) { x = gord[b]; gord[b] = gord[b - 1]; gord[b - 1] = x }
+		printf "\nBy model, GPU and precision (fit rows too):\n"
+		printf "  %-6s %-20s %-10s %-9s %4s %8s %8s\n", "set", "model", "gpu", "precision", "rows", "signed", "abs"
+		for (a = 1; a <= ngrp; a++) {
+			split(gord[a], gk2, SUBSEP)
+			printf "  %-6s %-20s %-10s %-9s %4d %+7.1f%% %7.1f%%\n", substr(gk2[1], 3), gk2[2], gk2[3], gk2[4], gn[gord[a]], gsg[gord[a]] / gn[gord[a]], gab[gord[a]] / gn[gord[a]]
 		}
 	}
 	if (!quiet) {
