@@ -2025,7 +2025,7 @@ cand_lb(int sched, int d, int m, int v, double all, double t)
 static void
 tmpl_sums(const struct cost_opts *o, struct tmpl *tp)
 {
-	int i, f;
+	int i, f, every = cost_every_on(o);
 
 	for (f = 0; f < 2; f++) {
 		tp->cnt[f] = 0;
@@ -2034,12 +2034,14 @@ tmpl_sums(const struct cost_opts *o, struct tmpl *tp)
 	}
 	for (i = 0; i < tp->nrv; i++) {
 		const struct tmpl_rv *e = &tp->rv[i];
+		/* lb_rc() */
+		int rb = every && e->r == PROF_RC_FULL ? PROF_RC_NONE : e->r;
 
 		for (f = e->v > 1; f < 2; f++) {
 			tp->cnt[f] += e->n;
 			if (e->v > tp->vmax[f])
 				tp->vmax[f] = e->v;
-			tp->rbmask[f] |= 1 << lb_rc(o, e->r);
+			tp->rbmask[f] |= 1 << rb;
 		}
 	}
 }
@@ -2214,6 +2216,7 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	const double *mk = maxl + 2 * (k * PROF_RC_N);
 	double lo = INFINITY, hi = -INFINITY;
 	double lbs[PROF_RC_N * SEARCH_MAX_V]; /* by tp->rv */
+	struct cand cd;
 	int i, vok = m % d == 0, rb;
 	long cnt = 0;
 
@@ -2274,20 +2277,20 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	*n += cnt;
 	if (!cnt || (vt->group && !vt->group(vt, lo, hi, cnt)))
 		return;
+	/* the group's fields once, each candidate's own in turn */
+	memset(&cd, 0, sizeof(cd));
+	cd.sched = sched;
+	cd.w = w;
+	cd.d = d;
+	cd.k = k;
+	cd.m = m;
+	cd.ti = ti;
 	for (i = 0; i < tp->n; i++) {
 		const struct tmpl_entry *e = &tp->e[i];
-		struct cand cd;
 
 		if (e->kind != TMPL_CAND || (e->v > 1 && !vok))
 			continue;
-		memset(&cd, 0, sizeof(cd));
-		cd.sched = sched;
-		cd.w = w;
-		cd.d = d;
-		cd.k = k;
 		cd.r = e->r;
-		cd.m = m;
-		cd.ti = ti;
 		cd.v = e->v;
 		cd.zero = e->zero;
 		cd.shard = e->shard;
