@@ -804,6 +804,7 @@ place_reduced_width(const struct cluster *c, int rule, int w, int d, int t,
  * second's, the same numbers from the same sums: filled at depth 2 and
  * spread.  Context and expert parallelism, whose rings the argument
  * leaves out, fill the whole grid (as does a grid that does not repeat).
+ * Stages in a node repeat too, below.
  */
 static void
 fill_stages(struct place_links *l, const struct cluster *c, int rule,
@@ -816,18 +817,44 @@ fill_stages(struct place_links *l, const struct cluster *c, int rule,
 		       l->cp_gb_s,  l->cp_lat_us, l->edp_gb_s,
 		       l->edp_lat_us};
 	size_t i;
-	int s;
+	int s, gpn = c->gpus_per_node, p = tp > 0 ? gpn / tp : 0;
 
-	if (rule != PLAN_REPLICAS_IN_NODE || d < 3 || cp > 1 || ep > 1 ||
-	    (int64_t)w * tp % c->gpus_per_node ||
+	if (cp > 1 || ep > 1 ||
 	    (c->nodes_per_leaf > 0 && c->oversubscription > 1)) {
 		place_links_fill_full(l, c, rule, w, d, tp, cp, ep, etp);
 		return;
 	}
-	place_links_fill_full(l, c, rule, w, 2, tp, cp, ep, etp);
-	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
-		for (s = 2; s < d; s++)
-			a[i][s] = a[i][1];
+	if (rule == PLAN_REPLICAS_IN_NODE && d >= 3 &&
+	    (int64_t)w * tp % gpn == 0) {
+		place_links_fill_full(l, c, rule, w, 2, tp, cp, ep, etp);
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (s = 2; s < d; s++)
+				a[i][s] = a[i][1];
+		return;
+	}
+	/*
+	 * Under PLAN_STAGES_IN_NODE with p = gpn / tp stages to a node and
+	 * d a multiple of p, each replica's pipeline holds whole nodes of
+	 * its own, p stages apiece: stage s sits at the same places in its
+	 * node as stage s + p, every stage's rings have the same members at
+	 * the same places (one per replica, each in a node of its own,
+	 * every GPU counted once), and every boundary that leaves a node
+	 * the same flows, out of the GPUs of a node's last stage and into
+	 * those of the next node's first, counted alike.  So the grid of 2
+	 * p stages (one boundary between nodes) has every stage's numbers:
+	 * stage s's are its stage s % p's, and the incoming link of a stage
+	 * that starts a node (s % p == 0) its stage p's.
+	 */
+	if (rule == PLAN_STAGES_IN_NODE && p > 0 && gpn % tp == 0 &&
+	    d % p == 0 && d > 2 * p) {
+		place_links_fill_full(l, c, rule, w, 2 * p, tp, cp, ep, etp);
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (s = 2 * p; s < d; s++)
+				a[i][s] = a[i][i < 2 && s % p == 0 ? p
+								   : s % p];
+		return;
+	}
+	place_links_fill_full(l, c, rule, w, d, tp, cp, ep, etp);
 }
 
 /*
