@@ -35,13 +35,17 @@ flat(const struct place_links *l, int d, double *v)
 		memcpy(v + i * d, l->all + i * l->dcap, d * sizeof(double));
 }
 
-/* Whether stage s's numbers repeat every gpn / tp stages (stages in a
- * node, whole nodes to a replica, more than two nodes' worth). */
+/* Whether stage s's numbers repeat every p = gpn / tp stages (stages in
+ * a node, whole nodes to a replica and more than two nodes' worth, or
+ * whole nodes throughout and more than p + 1 stages). */
 static int
-stages_repeat(int rule, int gpn, int tp, int d)
+stages_repeat(int rule, int gpn, int tp, int d, int w)
 {
-	return rule == PLAN_STAGES_IN_NODE && gpn % tp == 0 &&
-	       d % (gpn / tp) == 0 && d > 2 * (gpn / tp);
+	int p = gpn % tp ? 0 : gpn / tp;
+
+	return rule == PLAN_STAGES_IN_NODE && p > 0 &&
+	       ((d % p == 0 && d > 2 * p) ||
+		((int64_t)w * d * tp % gpn == 0 && d > p + 1));
 }
 
 /*
@@ -54,7 +58,8 @@ stages_repeat(int rule, int gpn, int tp, int d)
 static long
 compare(const struct cluster *c, int wmax, long *bad)
 {
-	static const int ds[] = { 1, 2, 3, 5, 8, 6, 12, 16, 24, 36 };
+	static const int ds[] = { 1, 2, 3, 5, 8, 6, 12, 16, 24, 36,
+				  7, 9, 10, 13, 21 };
 	int gpn = c->gpus_per_node, N = c->nodes * gpn;
 	int rule, tp, cp, ep, etp, di, w;
 	struct place_links l;
@@ -67,19 +72,20 @@ compare(const struct cluster *c, int wmax, long *bad)
 	for (cp = 1; cp <= 2; cp++)
 	for (ep = 1; ep <= 8; ep *= 2)
 	for (etp = 1; etp <= tp; etp += tp > 1 ? tp - 1 : 1)
-	for (di = 0; di < 10; di++) {
+	for (di = 0; di < 15; di++) {
 		int d = ds[di], t = tp * cp;
 
 		if (gpn % tp || (tp > 1 && tp % 2 && rnd(2)) ||
-		    (di >= 5 && !stages_repeat(rule, gpn, tp, d)))
+		    (di >= 5 && rule != PLAN_STAGES_IN_NODE))
 			continue;
 		for (w = 1; w <= wmax && (int64_t)w * d * t <= N; w++) {
 			/* a rack-scale node (over 8 GPUs) runs a job on its
 			 * trays: the narrow path prices the tray view
 			 * (place_segment), by design not the packed grid */
-			if ((place_reduced_width(c, rule, w, d, t, ep) == w &&
+			if ((di >= 5 && !stages_repeat(rule, gpn, tp, d, w)) ||
+			    (place_reduced_width(c, rule, w, d, t, ep) == w &&
 			     (rule != PLAN_REPLICAS_IN_NODE || d < 3) &&
-			     !stages_repeat(rule, gpn, tp, d)) ||
+			     !stages_repeat(rule, gpn, tp, d, w)) ||
 			    place_segment(c, w * d * t) != gpn)
 				continue;
 			place_links_fill_full(&l, c, rule, w, d, tp, cp, ep,
