@@ -1224,6 +1224,35 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		}
 		if (x->st[s].mem_bytes > o->cap_bytes)
 			return INFINITY;
+		/*
+		 * cost_iteration() from the slowest stage up: under 2BW m
+		 * times the largest over the stages of a stage's busy time
+		 * or its synchronisation per microbatch, under flush and
+		 * GPipe (m + (d - 1) / v) times the largest busy time and
+		 * more, the same terms in the same order.  No less than
+		 * this stage's figure: with that at the bound or over,
+		 * nothing beats it whatever the rest (the stages are not
+		 * kept).
+		 */
+		if (isfinite(bound) && !x->so->plain &&
+		    (g.sched == PLAN_2BW || g.sched == PLAN_FLUSH ||
+		     g.sched == PLAN_GPIPE)) {
+			double busy = cost_stage_busy(&x->st[s]), lb;
+			int v = g.v > 1 ? g.v : 1;
+
+			if (g.sched == PLAN_2BW) {
+				double sync = (x->st[s].allreduce_ms +
+					       x->st[s].gather_ms +
+					       x->st[s].optimizer_ms) /
+					      g.m;
+
+				lb = g.m * (busy > sync ? busy : sync);
+			} else {
+				lb = g.m * busy + (g.d - 1) * busy / v;
+			}
+			if (lb >= bound)
+				return INFINITY;
+		}
 	}
 	if (pe && !ev) {
 		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));

@@ -692,13 +692,15 @@ same_stats(const struct search_stats *a, const struct search_stats *b)
  * The shortcuts that only save arithmetic (so.plain off: templates kept
  * per chain, schedule and depth and screened per width,
  * cost_simulate_lb()'s factors memoised, exact_fits()'s verdicts shared
- * by twin chains, its scans galloping) leave the plan, the alternatives
- * and every statistic as the plain search finds them: clusters, batches
- * and memory caps of several sizes, ZeRO stages 0 to 3 with activation
- * offload or not, a shard group (a width the template reads), GLPK's
- * refinement of the rest (exact_fits_rc()), twin chains (sequence
- * parallelism or not) one after the other.  Fails when a template's
- * screen, a factor or a verdict is another's.
+ * by twin chains, its scans galloping, a solve's stages given up at the
+ * first whose own figure puts the iteration at the bound) leave the
+ * plan, the alternatives and every statistic as the plain search finds
+ * them: clusters, batches and memory caps of several sizes, ZeRO stages
+ * 0 to 3 with activation offload or not, a shard group (a width the
+ * template reads), GLPK's refinement of the rest (exact_fits_rc()),
+ * twin chains (sequence parallelism or not) one after the other.  Fails
+ * when a template's screen, a factor or a verdict is another's, or a
+ * stage's figure is over the iteration's.
  */
 static void
 test_plain(struct setup *u)
