@@ -1099,7 +1099,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
-	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
+	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
 
 	cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
@@ -1209,9 +1209,14 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
 		goto stages;
 	}
-	for (s = 0; s < g.d; s++) {
-		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
+	/* the first stage and the last first (the model's ends, the
+	 * slowest most often, whose figure can end the solve below); each
+	 * stage on its own */
+	for (i = 0; i < g.d; i++) {
+		int e;
 
+		s = i < 2 ? (i ? g.d - 1 : 0) : i - 1;
+		e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 		if (ev) {
 			/* the blocks this rank's runtime wraps */
 			cost_every_rc(x->c, o, x->first[s], e,
