@@ -606,9 +606,15 @@ fill_edp(struct place_links *l, const struct cluster *c, int rule, int w,
 	}
 }
 
-void
-place_links_fill_full(struct place_links *l, const struct cluster *c,
-		      int rule, int w, int d, int tp, int cp, int ep, int etp)
+/*
+ * place_links_fill_full(), its stages' numbers worked out for the first
+ * ne of them alone (the flows counted over the whole grid): the caller
+ * spreads them over the rest (fill_stages()).  Expert parallelism fills
+ * its own arrays over all d.
+ */
+static void
+fill_full_to(struct place_links *l, const struct cluster *c, int rule, int w,
+	     int d, int tp, int cp, int ep, int etp, int ne)
 {
 	int s, r, j, i, t = tp * (cp > 1 ? cp : 1);
 	int64_t used = ((int64_t)w * d * t + c->gpus_per_node - 1) /
@@ -623,7 +629,7 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 				count(l, c,
 				      place_gpu(rule, w, d, s - 1, r) * t + j,
 				      place_gpu(rule, w, d, s, r) * t + j);
-	for (s = 0; s < d; s++) {
+	for (s = 0; s < ne; s++) {
 		double bw = 0, lt = 0;
 		int first = 1;
 
@@ -651,7 +657,7 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 
 				l->out[slot(l, c, g)]++;
 			}
-	for (s = 0; s < d; s++) {
+	for (s = 0; s < ne; s++) {
 		double bw = 0, lt = 0;
 		int first = 1;
 
@@ -678,13 +684,13 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 							    j)]++;
 		fill_edp(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
 	} else {
-		memcpy(l->edp_gb_s, l->ring_gb_s, d * sizeof(double));
-		memcpy(l->edp_lat_us, l->ring_lat_us, d * sizeof(double));
+		memcpy(l->edp_gb_s, l->ring_gb_s, ne * sizeof(double));
+		memcpy(l->edp_lat_us, l->ring_lat_us, ne * sizeof(double));
 	}
 
 	/* Tensor-parallel rings stay inside a node: the first tp GPUs of
 	 * a group, and each of its cp blocks of tp. */
-	for (s = 0; s < d; s++) {
+	for (s = 0; s < ne; s++) {
 		double bw = 0;
 		int first = 1;
 
@@ -717,7 +723,7 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 					count(l, c, g + i * tp + j,
 					      g + (i + 1) % cp * tp + j);
 				}
-	for (s = 0; s < d; s++) {
+	for (s = 0; s < ne; s++) {
 		double bw = 0, lt = 0;
 		int first = 1;
 
@@ -741,6 +747,13 @@ place_links_fill_full(struct place_links *l, const struct cluster *c,
 	if (ep > 1 && etp >= 1 && tp % etp == 0 &&
 	    (w * (cp > 1 ? cp : 1) * (tp / etp)) % ep == 0)
 		fill_ep(l, c, rule, w, d, tp, cp > 1 ? cp : 1, etp, ep);
+}
+
+void
+place_links_fill_full(struct place_links *l, const struct cluster *c,
+		      int rule, int w, int d, int tp, int cp, int ep, int etp)
+{
+	fill_full_to(l, c, rule, w, d, tp, cp, ep, etp, d);
 }
 
 int
@@ -804,6 +817,7 @@ place_reduced_width(const struct cluster *c, int rule, int w, int d, int t,
  * second's, the same numbers from the same sums: filled at depth 2 and
  * spread.  Context and expert parallelism, whose rings the argument
  * leaves out, fill the whole grid (as does a grid that does not repeat).
+ * Stages in a node repeat too, below.
  */
 static void
 fill_stages(struct place_links *l, const struct cluster *c, int rule,
@@ -816,18 +830,65 @@ fill_stages(struct place_links *l, const struct cluster *c, int rule,
 		       l->cp_gb_s,  l->cp_lat_us, l->edp_gb_s,
 		       l->edp_lat_us};
 	size_t i;
-	int s;
+	int s, gpn = c->gpus_per_node, p = tp > 0 ? gpn / tp : 0;
 
-	if (rule != PLAN_REPLICAS_IN_NODE || d < 3 || cp > 1 || ep > 1 ||
-	    (int64_t)w * tp % c->gpus_per_node ||
+	if (cp > 1 || ep > 1 ||
 	    (c->nodes_per_leaf > 0 && c->oversubscription > 1)) {
 		place_links_fill_full(l, c, rule, w, d, tp, cp, ep, etp);
 		return;
 	}
-	place_links_fill_full(l, c, rule, w, 2, tp, cp, ep, etp);
-	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
-		for (s = 2; s < d; s++)
-			a[i][s] = a[i][1];
+	if (rule == PLAN_REPLICAS_IN_NODE && d >= 3 &&
+	    (int64_t)w * tp % gpn == 0) {
+		place_links_fill_full(l, c, rule, w, 2, tp, cp, ep, etp);
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (s = 2; s < d; s++)
+				a[i][s] = a[i][1];
+		return;
+	}
+	/*
+	 * Under PLAN_STAGES_IN_NODE with p = gpn / tp stages to a node and
+	 * d a multiple of p, each replica's pipeline holds whole nodes of
+	 * its own, p stages apiece: stage s sits at the same places in its
+	 * node as stage s + p, every stage's rings have the same members at
+	 * the same places (one per replica, each in a node of its own,
+	 * every GPU counted once), and every boundary that leaves a node
+	 * the same flows, out of the GPUs of a node's last stage and into
+	 * those of the next node's first, counted alike.  So the grid of 2
+	 * p stages (one boundary between nodes) has every stage's numbers:
+	 * stage s's are its stage s % p's, and the incoming link of a stage
+	 * that starts a node (s % p == 0) its stage p's.
+	 */
+	if (rule == PLAN_STAGES_IN_NODE && p > 0 && gpn % tp == 0 &&
+	    d % p == 0 && d > 2 * p) {
+		place_links_fill_full(l, c, rule, w, 2 * p, tp, cp, ep, etp);
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (s = 2 * p; s < d; s++)
+				a[i][s] = a[i][i < 2 && s % p == 0 ? p
+								   : s % p];
+		return;
+	}
+	/*
+	 * Stages in a node with whole nodes throughout (w d tp a multiple
+	 * of gpn) but replicas that share them: stage s + p is stage s one
+	 * node on, replica by replica, at the same places in it.  A node
+	 * holds p consecutive groups, so at most one boundary leaves it
+	 * (from its last group to the same replica's next stage, when
+	 * there is one) and at most one enters it (into its first group):
+	 * every crossing flow leaves and enters at the same places, counted
+	 * alike.  Every GPU counts once for the
+	 * rings, in full nodes alike.  So stage s's numbers are stage s -
+	 * p's (its incoming link for s > p, stage 0 having none): worked out
+	 * for the first p + 1 stages of the whole grid and spread.
+	 */
+	if (rule == PLAN_STAGES_IN_NODE && p > 0 && gpn % tp == 0 &&
+	    (int64_t)w * d * tp % gpn == 0 && d > p + 1) {
+		fill_full_to(l, c, rule, w, d, tp, cp, ep, etp, p + 1);
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (s = p + 1; s < d; s++)
+				a[i][s] = a[i][s - p];
+		return;
+	}
+	place_links_fill_full(l, c, rule, w, d, tp, cp, ep, etp);
 }
 
 /*

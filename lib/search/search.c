@@ -74,6 +74,12 @@ struct visit {
 	 * it turns away (lp_visit_group()), which enumerate() may then
 	 * bisect (floor_widths()) */
 	int mono;
+	/* NULL, or whether group turns away, counting them, the n
+	 * candidates of a group whose lower bounds are all lo or more (0:
+	 * it cannot tell): asked of a floor of the group's bounds
+	 * (group_floor()) before they are worked out, by a visit of
+	 * closed-form bounds (neither lp_only nor sim) */
+	int (*away)(struct visit *vt, double lo, long n);
 };
 
 /*
@@ -1093,7 +1099,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
-	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
+	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
 
 	cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
@@ -1203,9 +1209,14 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
 		goto stages;
 	}
-	for (s = 0; s < g.d; s++) {
-		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
+	/* the first stage and the last first (the model's ends, the
+	 * slowest most often, whose figure can end the solve below); each
+	 * stage on its own */
+	for (i = 0; i < g.d; i++) {
+		int e;
 
+		s = i < 2 ? (i ? g.d - 1 : 0) : i - 1;
+		e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 		if (ev) {
 			/* the blocks this rank's runtime wraps */
 			cost_every_rc(x->c, o, x->first[s], e,
@@ -1218,6 +1229,35 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		}
 		if (x->st[s].mem_bytes > o->cap_bytes)
 			return INFINITY;
+		/*
+		 * cost_iteration() from the slowest stage up: under 2BW m
+		 * times the largest over the stages of a stage's busy time
+		 * or its synchronisation per microbatch, under flush and
+		 * GPipe (m + (d - 1) / v) times the largest busy time and
+		 * more, the same terms in the same order.  No less than
+		 * this stage's figure: with that at the bound or over,
+		 * nothing beats it whatever the rest (the stages are not
+		 * kept).
+		 */
+		if (isfinite(bound) && !x->so->plain &&
+		    (g.sched == PLAN_2BW || g.sched == PLAN_FLUSH ||
+		     g.sched == PLAN_GPIPE)) {
+			double busy = cost_stage_busy(&x->st[s]), lb;
+			int v = g.v > 1 ? g.v : 1;
+
+			if (g.sched == PLAN_2BW) {
+				double sync = (x->st[s].allreduce_ms +
+					       x->st[s].gather_ms +
+					       x->st[s].optimizer_ms) /
+					      g.m;
+
+				lb = g.m * (busy > sync ? busy : sync);
+			} else {
+				lb = g.m * busy + (g.d - 1) * busy / v;
+			}
+			if (lb >= bound)
+				return INFINITY;
+		}
 	}
 	if (pe && !ev) {
 		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
@@ -1693,6 +1733,11 @@ struct tmpl {
 	int sk_n, sk_ti, sk_sched, sk_d;
 	double sk_P, sk_Pm;
 	int moe_ti, moe; /* whether chain moe_ti has experts (-1: none) */
+	/* tmpl_sums()'s, by whether interleaving is allowed ([vok]): the
+	 * candidates, the most interleaving among them and the mask of
+	 * their recomputations as lb_rc() counts them (bit rb) */
+	long cnt[2];
+	int vmax[2], rbmask[2];
 	/* runtime_check()'s answers for (chain ck_ti, ck_sched, ck_d),
 	 * which read no width, by recomputation, interleaving and ZeRO
 	 * stage (-1: not asked yet): the widths of a depth ask once */
@@ -2010,6 +2055,91 @@ cand_lb(int sched, int d, int m, int v, double all, double t)
 	return (m + (double)(d - 1) / v) * t;
 }
 
+/* tp's cnt, vmax and rbmask, from its rv (lb_rc() under o). */
+static void
+tmpl_sums(const struct cost_opts *o, struct tmpl *tp)
+{
+	int i, f, every = cost_every_on(o);
+
+	for (f = 0; f < 2; f++) {
+		tp->cnt[f] = 0;
+		tp->vmax[f] = 1;
+		tp->rbmask[f] = 0;
+	}
+	for (i = 0; i < tp->nrv; i++) {
+		const struct tmpl_rv *e = &tp->rv[i];
+		/* lb_rc() */
+		int rb = every && e->r == PROF_RC_FULL ? PROF_RC_NONE : e->r;
+
+		for (f = e->v > 1; f < 2; f++) {
+			tp->cnt[f] += e->n;
+			if (e->v > tp->vmax[f])
+				tp->vmax[f] = e->v;
+			tp->rbmask[f] |= 1 << rb;
+		}
+	}
+}
+
+#define RB_MASKS (1 << PROF_RC_N)
+
+/*
+ * For each microbatch size k of a chain of max_layers() maxl (nmb of
+ * them) and each mask of recomputations (bit rb), the least slowest
+ * layer and the least whole chain over them into fm[2 (k RB_MASKS +
+ * mask)] (the order of maxl's pairs): NAN when one of them is NAN or
+ * negative.
+ */
+static void
+floor_mins(const double *maxl, int nmb, double *fm)
+{
+	int k, mask, rb;
+
+	for (k = 0; k < nmb; k++)
+		for (mask = 0; mask < RB_MASKS; mask++) {
+			double *f = fm + 2 * (k * RB_MASKS + mask);
+
+			f[0] = f[1] = INFINITY;
+			for (rb = 0; rb < PROF_RC_N; rb++) {
+				const double *x = maxl + 2 * (k * PROF_RC_N + rb);
+
+				if (!(mask & (1 << rb)))
+					continue;
+				if (!(x[0] >= 0 && x[1] >= 0)) {
+					f[0] = f[1] = NAN;
+					break;
+				}
+				if (x[0] < f[0])
+					f[0] = x[0];
+				if (x[1] < f[1])
+					f[1] = x[1];
+			}
+		}
+}
+
+/*
+ * A floor of the closed-form bounds visit_lb() works out (neither lp_only
+ * nor sim) for the candidates of template tp at (sched, d, m), vok
+ * whether they may interleave, f their chain's floor_mins() at their
+ * microbatch size: cand_lb() of the least slowest layer and chain over
+ * their recomputations, at their most interleaving (which only shortens
+ * the fill).  Each step of cand_lb() only grows with its arguments when
+ * they are 0 or more, and rounds monotonically: no candidate's bound is
+ * under it.  -INFINITY where floor_mins() said NAN.
+ */
+static inline double
+group_floor(const struct tmpl *tp, const double *f, int sched, int d, int m,
+	    int vok)
+{
+	const double *x = f + 2 * tp->rbmask[vok];
+	double t = x[1] / d;
+
+	if (isnan(x[0]))
+		return -INFINITY;
+	if (x[0] > t)
+		t = x[0];
+	return cand_lb(sched, d, m, tp->vmax[vok], x[1], t);
+}
+
 /*
  * A candidate's lower bound of its simulated time, whatever its
  * partition (cost_simulate_lb(); cand_lb() bounds its closed-form time
@@ -2106,19 +2236,21 @@ visit_lb(const struct visit *vt, struct simlb_cache *mc, const double *mk,
 /*
  * Hand vt the candidates of one (chain, schedule, d, w, b, m) from the
  * group's template tp: all at once to vt->group first (their lower
- * bounds' range), each in turn when it wants them.  Counts them in *n,
+ * bounds' range; with vt->away a floor of them, from fm, the chain's
+ * floor_mins(), before), each in turn when it wants them.  Counts them in *n,
  * those screened out by memory in *screened, those skipped in stats.
  */
 static void
 add_cands(const struct search_chain *sc, int ti, const double *maxl,
-	  const struct cost_opts *o, const struct tmpl *tp, int sched, int d,
-	  int w, int k, int m, int mixed, struct simlb_cache *mc,
-	  struct visit *vt, long *n, long *screened,
+	  const double *fm, const struct cost_opts *o, const struct tmpl *tp,
+	  int sched, int d, int w, int k, int m, int mixed,
+	  struct simlb_cache *mc, struct visit *vt, long *n, long *screened,
 	  struct search_stats *stats)
 {
 	const double *mk = maxl + 2 * (k * PROF_RC_N);
 	double lo = INFINITY, hi = -INFINITY;
 	double lbs[PROF_RC_N * SEARCH_MAX_V]; /* by tp->rv */
+	struct cand cd;
 	int i, vok = m % d == 0, rb;
 	long cnt = 0;
 
@@ -2152,6 +2284,16 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	}
 	if (!tp->nrv)
 		return;
+	/* what group says of the whole group, said of a floor of its
+	 * bounds first: most that it turns away are turned away by it */
+	if (vt->away && (cnt = tp->cnt[vok]) > 0 &&
+	    vt->away(vt,
+		     group_floor(tp, fm + 2 * k * RB_MASKS, sched, d, m, vok),
+		     cnt)) {
+		*n += cnt;
+		return;
+	}
+	cnt = 0;
 	for (i = 0; i < tp->nrv; i++) {
 		const struct tmpl_rv *e = &tp->rv[i];
 		double lb;
@@ -2169,20 +2311,20 @@ add_cands(const struct search_chain *sc, int ti, const double *maxl,
 	*n += cnt;
 	if (!cnt || (vt->group && !vt->group(vt, lo, hi, cnt)))
 		return;
+	/* the group's fields once, each candidate's own in turn */
+	memset(&cd, 0, sizeof(cd));
+	cd.sched = sched;
+	cd.w = w;
+	cd.d = d;
+	cd.k = k;
+	cd.m = m;
+	cd.ti = ti;
 	for (i = 0; i < tp->n; i++) {
 		const struct tmpl_entry *e = &tp->e[i];
-		struct cand cd;
 
 		if (e->kind != TMPL_CAND || (e->v > 1 && !vok))
 			continue;
-		memset(&cd, 0, sizeof(cd));
-		cd.sched = sched;
-		cd.w = w;
-		cd.d = d;
-		cd.k = k;
 		cd.r = e->r;
-		cd.m = m;
-		cd.ti = ti;
 		cd.v = e->v;
 		cd.zero = e->zero;
 		cd.shard = e->shard;
@@ -2417,7 +2559,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	 * parallelism: 3 of its 7 chains).  Not with an lp_only visit,
 	 * whose groups it turns away can leave out others' floors.
 	 */
-	double *fl = NULL, *pown = NULL;
+	double *fl = NULL, *pown = NULL, *fm = NULL;
 	const double *pmaxl = NULL;
 	size_t nfl = 0, afl = 0, ifl;
 	int pti = -1, replay, mixed;
@@ -2458,6 +2600,11 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 			continue;
 		maxl = maxl_of(so, c, &own);
 		wf = xrealloc(wf, (size_t)c->nmb * sizeof(*wf));
+		if (vt->away) {
+			fm = xrealloc(fm, 2 * (size_t)c->nmb * RB_MASKS *
+						  sizeof(*fm));
+			floor_mins(maxl, c->nmb, fm);
+		}
 		replay = vt->sim && vt->group && !vt->lp_only && pti >= 0 &&
 			 same_floors(&sc[pti], pmaxl, &sc[ti], maxl);
 		if (!replay)
@@ -2541,11 +2688,14 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 									vt->over),
 							       INFINITY, 1))
 							continue;
-						if (!built++)
+						if (!built++) {
 							tmpl_build(sc, ti, o,
 								   so, sched, d,
 								   (int)w, tp);
-						add_cands(sc, ti, maxl, o, tp,
+							if (vt->away)
+								tmpl_sums(o, tp);
+						}
+						add_cands(sc, ti, maxl, fm, o, tp,
 							  sched, d, (int)w, k,
 							  (int)m, mixed, mc, vt,
 							  &n, screened, stats);
@@ -2560,6 +2710,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 	}
 	free(pown);
 	free(fl);
+	free(fm);
 	free(ws);
 	free(wf);
 	free(tp);
@@ -2821,6 +2972,20 @@ pick_group(struct visit *vt, double lo, double hi, long n)
 	return 1;
 }
 
+/* What pick_group() says of a group none of whose bounds is under lo,
+ * when that is enough to say it turns the group away (no pk->after,
+ * whose test reads the largest bound). */
+static int
+pick_away(struct visit *vt, double lo, long n)
+{
+	struct pick *pk = (struct pick *)vt;
+
+	if (pk->after || !((pk->full && lo > pk->top.lb) || lo >= pk->cut))
+		return 0;
+	pk->grouped += n;
+	return 1;
+}
+
 /*
  * pick_next() from the memo's list l: the first cap of N GPUs or fewer
  * after pk->after and under pk->cut, in order.
@@ -2870,6 +3035,7 @@ pick_next(struct pick *pk, const struct cand *after,
 
 	pk->vt.fn = pick_offer;
 	pk->vt.group = so->no_group ? NULL : pick_group;
+	pk->vt.away = so->no_group || so->plain ? NULL : pick_away;
 	pk->grouped = 0;
 	pk->n = 0;
 	pk->after = after;

@@ -35,39 +35,57 @@ flat(const struct place_links *l, int d, double *v)
 		memcpy(v + i * d, l->all + i * l->dcap, d * sizeof(double));
 }
 
+/* Whether stage s's numbers repeat every p = gpn / tp stages (stages in
+ * a node, whole nodes to a replica and more than two nodes' worth, or
+ * whole nodes throughout and more than p + 1 stages). */
+static int
+stages_repeat(int rule, int gpn, int tp, int d, int w)
+{
+	int p = gpn % tp ? 0 : gpn / tp;
+
+	return rule == PLAN_STAGES_IN_NODE && p > 0 &&
+	       ((d % p == 0 && d > 2 * p) ||
+		((int64_t)w * d * tp % gpn == 0 && d > p + 1));
+}
+
 /*
  * Compare both paths on every grid of cluster c that the reduction
  * narrows or whose stages may repeat (replicas in a node, three stages
- * or more), for w up to wmax; returns the number of grids compared and
- * counts the mismatches in *bad (the first printed).
+ * or more; stages in a node, whole nodes to a replica), for w up to wmax;
+ * returns the number of grids compared and counts the mismatches in *bad
+ * (the first printed).
  */
 static long
 compare(const struct cluster *c, int wmax, long *bad)
 {
-	static const int ds[] = { 1, 2, 3, 5, 8 };
+	static const int ds[] = { 1, 2, 3, 5, 8, 6, 12, 16, 24, 36,
+				  7, 9, 10, 13, 21 };
 	int gpn = c->gpus_per_node, N = c->nodes * gpn;
 	int rule, tp, cp, ep, etp, di, w;
 	struct place_links l;
-	double a[PLACE_LINK_ARRAYS * 8], b[PLACE_LINK_ARRAYS * 8];
+	double a[PLACE_LINK_ARRAYS * 36], b[PLACE_LINK_ARRAYS * 36];
 	long n = 0;
 
-	place_links_init(&l, c, 8);
+	place_links_init(&l, c, 36);
 	for (rule = 0; rule < 2; rule++)
 	for (tp = 1; tp <= gpn; tp++)
 	for (cp = 1; cp <= 2; cp++)
 	for (ep = 1; ep <= 8; ep *= 2)
 	for (etp = 1; etp <= tp; etp += tp > 1 ? tp - 1 : 1)
-	for (di = 0; di < 5; di++) {
+	for (di = 0; di < 15; di++) {
 		int d = ds[di], t = tp * cp;
 
-		if (gpn % tp || (tp > 1 && tp % 2 && rnd(2)))
+		if (gpn % tp || (tp > 1 && tp % 2 && rnd(2)) ||
+		    (di >= 5 && rule != PLAN_STAGES_IN_NODE))
 			continue;
 		for (w = 1; w <= wmax && (int64_t)w * d * t <= N; w++) {
 			/* a rack-scale node (over 8 GPUs) runs a job on its
 			 * trays: the narrow path prices the tray view
 			 * (place_segment), by design not the packed grid */
-			if ((place_reduced_width(c, rule, w, d, t, ep) == w &&
-			     (rule != PLAN_REPLICAS_IN_NODE || d < 3)) ||
+			if ((di >= 5 && !stages_repeat(rule, gpn, tp, d, w)) ||
+			    (place_reduced_width(c, rule, w, d, t, ep) == w &&
+			     (rule != PLAN_REPLICAS_IN_NODE || d < 3) &&
+			     !stages_repeat(rule, gpn, tp, d, w)) ||
 			    place_segment(c, w * d * t) != gpn)
 				continue;
 			place_links_fill_full(&l, c, rule, w, d, tp, cp, ep,

@@ -692,13 +692,15 @@ same_stats(const struct search_stats *a, const struct search_stats *b)
  * The shortcuts that only save arithmetic (so.plain off: templates kept
  * per chain, schedule and depth and screened per width,
  * cost_simulate_lb()'s factors memoised, exact_fits()'s verdicts shared
- * by twin chains, its scans galloping) leave the plan, the alternatives
- * and every statistic as the plain search finds them: clusters, batches
- * and memory caps of several sizes, ZeRO stages 0 to 3 with activation
- * offload or not, a shard group (a width the template reads), GLPK's
- * refinement of the rest (exact_fits_rc()), twin chains (sequence
- * parallelism or not) one after the other.  Fails when a template's
- * screen, a factor or a verdict is another's.
+ * by twin chains, its scans galloping, a solve's stages given up at the
+ * first whose own figure puts the iteration at the bound) leave the
+ * plan, the alternatives and every statistic as the plain search finds
+ * them: clusters, batches and memory caps of several sizes, ZeRO stages
+ * 0 to 3 with activation offload or not, a shard group (a width the
+ * template reads), GLPK's refinement of the rest (exact_fits_rc()),
+ * twin chains (sequence parallelism or not) one after the other.  Fails
+ * when a template's screen, a factor or a verdict is another's, or a
+ * stage's figure is over the iteration's.
  */
 static void
 test_plain(struct setup *u)
@@ -762,6 +764,76 @@ test_plain(struct setup *u)
 	u->o.cap_bytes = cap;
 	CHECK_MSG(exact > n / 4, "the exact search partitions candidates in "
 				 "many cases");
+}
+
+/*
+ * The pick's floor of a group's bounds (pick_away(): most groups turned
+ * away before their bounds are worked out) turns away, and counts, the
+ * very groups the plain search turns away by their least bound: the
+ * same plan, alternatives and statistics, the count of candidates turned
+ * away a group at a time among them, over clusters, batches, memory
+ * caps and first batches small enough that the pick fills (one pass or
+ * many).  Fails when the floor is over a bound of its group.
+ */
+static void
+test_plain_groups(struct setup *u)
+{
+	static const int nodes[] = {1, 3, 16};
+	static const int64_t batch[] = {96, 512, 1000};
+	static const long first[] = {5, 40, 300};
+	double cap = u->o.cap_bytes;
+	long grouped = 0;
+	size_t i, j, f;
+	int caps, q;
+
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 24e9 : cap;
+		for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+			for (j = 0; j < sizeof(batch) / sizeof(batch[0]); j++)
+				for (f = 0; f < 3; f++) {
+					struct search_opts so = u->so;
+					struct search_stats st[2];
+					struct cluster cl = u->cl;
+					struct plan p[2];
+					char msg[160];
+					int r[2];
+
+					cl.nodes = nodes[i];
+					so.batch = batch[j];
+					so.pick_first = first[f];
+					so.threads = 1;
+					for (q = 0; q < 2; q++) {
+						so.plain = !q;
+						plan_init(&p[q]);
+						cap_begin();
+						r[q] = search_run_tp(u->sc, NSHAPE,
+								     &cl, &u->o,
+								     &so, &p[q],
+								     &st[q]);
+						free(cap_end());
+					}
+					snprintf(msg, sizeof(msg),
+						 "%d nodes, batch %lld, cap %.0f "
+						 "GB, first batch %ld: the "
+						 "floors leave the plan and the "
+						 "statistics",
+						 nodes[i], (long long)batch[j],
+						 u->o.cap_bytes / 1e9, first[f]);
+					CHECK_MSG(r[0] == r[1] &&
+							  (r[0] ||
+							   same_plan(&p[0],
+								     &p[1], 1)) &&
+							  same_stats(&st[0],
+								     &st[1]),
+						  msg);
+					grouped += st[1].grouped;
+					plan_release(&p[0]);
+					plan_release(&p[1]);
+				}
+	}
+	u->o.cap_bytes = cap;
+	CHECK_MSG(grouped > 0, "the floors' searches turn some candidates "
+			       "away a group at a time");
 }
 
 /*
@@ -931,6 +1003,7 @@ main(void)
 	test_twin_links(&u);
 	test_floor_twins(&u);
 	test_plain(&u);
+	test_plain_groups(&u);
 	test_minmem(&u);
 	test_memo_gates(&u);
 	setup_release(&u);
