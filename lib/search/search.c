@@ -2644,6 +2644,93 @@ cand_sort(struct cand *h, long n)
 	}
 }
 
+/*
+ * cand_sort() of a long list h[0..n), the same order (cand_cmp's, a
+ * total order): the lower bounds' bits sorted as integers (the order of
+ * the doubles, zeros alike), by radix, a digit of 11 bits a pass over
+ * keys of 16 bytes rather than the candidates of 40 (the passes
+ * whose digit every key shares skipped), then each run of equal bounds
+ * by cand_sort().  Returns -1, h untouched, when a bound is NaN (which
+ * cand_cmp does not order as the bits).
+ */
+#define RADIX_BITS 11
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+struct radix_key {
+	uint64_t k;
+	long i;
+};
+
+static int
+cand_sort_radix(struct cand *h, long n)
+{
+	struct radix_key *a, *b, *t;
+	struct cand *out;
+	long (*cnt)[1 << RADIX_BITS], i, j;
+	int p;
+
+	for (i = 0; i < n; i++)
+		if (isnan(h[i].lb))
+			return -1;
+	a = xmalloc((size_t)n * sizeof(*a));
+	b = xmalloc((size_t)n * sizeof(*b));
+	cnt = xcalloc(RADIX_PASSES, sizeof(*cnt));
+	for (i = 0; i < n; i++) {
+		double lb = h[i].lb == 0 ? 0.0 : h[i].lb;
+		uint64_t u;
+
+		memcpy(&u, &lb, sizeof(u));
+		a[i].k = u >> 63 ? ~u : u | (uint64_t)1 << 63;
+		a[i].i = i;
+		for (p = 0; p < RADIX_PASSES; p++)
+			cnt[p][(a[i].k >> (p * RADIX_BITS)) &
+			       ((1 << RADIX_BITS) - 1)]++;
+	}
+	for (p = 0; p < RADIX_PASSES; p++) {
+		unsigned sh = (unsigned)p * RADIX_BITS;
+		long sum = 0;
+
+		if (cnt[p][(a[0].k >> sh) & ((1 << RADIX_BITS) - 1)] == n)
+			continue;
+		for (j = 0; j < 1 << RADIX_BITS; j++) {
+			long c = cnt[p][j];
+
+			cnt[p][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[p][(a[i].k >> sh) & ((1 << RADIX_BITS) - 1)]++] =
+				a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	out = xmalloc((size_t)n * sizeof(*out));
+	for (i = 0; i < n; i++)
+		out[i] = h[a[i].i];
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && a[j].k == a[i].k; j++)
+			;
+		if (j - i > 1)
+			cand_sort(out + i, j - i);
+	}
+	memcpy(h, out, (size_t)n * sizeof(*h));
+	free(out);
+	free(cnt);
+	free(b);
+	free(a);
+	return 0;
+}
+
+/* cand_sort(), by radix (cand_sort_radix()) when the list is long and
+ * plain is not set. */
+static void
+cand_sort_long(struct cand *h, long n, int plain)
+{
+	if (plain || n < 4096 || cand_sort_radix(h, n))
+		cand_sort(h, n);
+}
+
 /* Quickselect: h[k] (k < n) where the sort of h[0..n) puts it, the
  * smaller ones before it, the larger after. */
 static void
@@ -2713,7 +2800,7 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	lv.vt.skip = l->nskip = xcalloc((size_t)span + 1, sizeof(long));
 	lv.l = l;
 	enumerate(sc, nsc, cl, o, so, span, &lv.vt, &dummy, NULL);
-	cand_sort(l->c, l->n);
+	cand_sort_long(l->c, l->n, so->plain);
 	l->gpus = xmalloc(((size_t)l->n + 1) * sizeof(*l->gpus));
 	l->ncand = xcalloc((size_t)span + 1, sizeof(long));
 	for (i = 0; i < l->n; i++) {
@@ -3651,7 +3738,7 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 
 	if (!l) {
 		enumerate(sc, nsc, cl, o, so, N, &lv->vt, &dummy, NULL);
-		cand_sort(lv->c, lv->n);
+		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
 	for (i = 0; i < l->n && l->c[i].lb < lv->bound; i++) {

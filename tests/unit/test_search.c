@@ -911,6 +911,80 @@ test_memo_gates(struct setup *u)
 			      "several sizes");
 }
 
+/*
+ * A sweep sharing a memo that lists its candidates (search_memo_span()),
+ * plain and not, the sizes out of order: the same plans and statistics
+ * at every size.  The lists are long enough (more than 4096 candidates)
+ * that the search sorts them by their bounds' bits (cand_sort_radix()),
+ * the plain one by comparisons.  Fails when the two sorts put two
+ * candidates in another order (the best-first order then differs and
+ * so do the statistics) or a verdict kept across sizes is wrong.
+ */
+static void
+test_memo_plain(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 3, 8, 16, 6, 12};
+	double cap = u->o.cap_bytes;
+	long most = 0;
+	int i, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 2; k++) {
+		struct search_memo *memo[2];
+		struct search_opts so = u->so;
+
+		u->o.cap_bytes = k ? 24e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.batch = 1024;
+		so.zero_mask = 0xf;
+		so.offload_mask = 3;
+		so.nv = 3;
+		so.v[0] = 1;
+		so.v[1] = 2;
+		so.v[2] = 4;
+		for (q = 0; q < 2; q++) {
+			memo[q] = search_memo_new();
+			search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+		}
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.plain = q;
+				so.memo = memo[q];
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				free(cap_end());
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, a sweep's memo with "
+				 "its lists: plain and not alike",
+				 nodes[i], u->o.cap_bytes / 1e9);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]),
+				  msg);
+			if (st[0].candidates > most)
+				most = st[0].candidates;
+			plan_release(&p[0]);
+			plan_release(&p[1]);
+		}
+		for (q = 0; q < 2; q++)
+			search_memo_free(memo[q]);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(most > 4096, "the lists are long enough to sort by radix");
+	printf("# %ld candidates at most\n", most);
+}
+
 int
 main(void)
 {
@@ -933,6 +1007,7 @@ main(void)
 	test_plain(&u);
 	test_minmem(&u);
 	test_memo_gates(&u);
+	test_memo_plain(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
