@@ -398,6 +398,11 @@ struct search_memo {
 		double *maxl;
 	} *maxl;
 	int nmaxl;
+	/* lb_memo_init()'s twins and rises (not plain) of the tu_n chains
+	 * of ids tu_id (none yet: tu_n 0), which every search of a sweep
+	 * asks twice, on the caller's thread */
+	unsigned long *tu_id;
+	int *tu_twin, *tu_up, tu_n;
 };
 
 /* Candidates taken in the first batch of the best-first order: more than
@@ -816,6 +821,9 @@ search_memo_free(struct search_memo *m)
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
 	free(m->maxl);
+	free(m->tu_id);
+	free(m->tu_twin);
+	free(m->tu_up);
 	free(m);
 }
 
@@ -4313,6 +4321,49 @@ rises(const double *x, int n, int len)
 	return 1;
 }
 
+/* Whether so's memo knows the twins and rises of chains sc (then in
+ * mm): not plain, the same chains (by id) as the last asked. */
+static int
+lb_memo_known(struct lb_memo *mm, const struct search_opts *so,
+	      const struct search_chain *sc, int nsc)
+{
+	const struct search_memo *m = so->memo;
+	int i;
+
+	if (!m || so->plain || m->tu_n != nsc)
+		return 0;
+	for (i = 0; i < nsc; i++)
+		if (!sc[i].c->id || sc[i].c->id != m->tu_id[i])
+			return 0;
+	memcpy(mm->twin, m->tu_twin, (size_t)nsc * sizeof(*mm->twin));
+	memcpy(mm->up, m->tu_up, (size_t)nsc * sizeof(*mm->up));
+	return 1;
+}
+
+/* Keep mm's twins and rises of chains sc in so's memo (not plain). */
+static void
+lb_memo_keep(const struct lb_memo *mm, const struct search_opts *so,
+	     const struct search_chain *sc, int nsc)
+{
+	struct search_memo *m = so->memo;
+	int i;
+
+	if (!m || so->plain)
+		return;
+	m->tu_n = 0;
+	for (i = 0; i < nsc; i++)
+		if (!sc[i].c->id)
+			return;
+	m->tu_id = xrealloc(m->tu_id, (size_t)nsc * sizeof(*m->tu_id));
+	m->tu_twin = xrealloc(m->tu_twin, (size_t)nsc * sizeof(*m->tu_twin));
+	m->tu_up = xrealloc(m->tu_up, (size_t)nsc * sizeof(*m->tu_up));
+	for (i = 0; i < nsc; i++)
+		m->tu_id[i] = sc[i].c->id;
+	memcpy(m->tu_twin, mm->twin, (size_t)nsc * sizeof(*mm->twin));
+	memcpy(m->tu_up, mm->up, (size_t)nsc * sizeof(*mm->up));
+	m->tu_n = nsc;
+}
+
 /* mm for the nsc chains sc of L layers under so (its verdicts in so's
  * memo when it has one). */
 static void
@@ -4323,6 +4374,10 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 
 	memset(mm, 0, sizeof(*mm));
 	mm->twin = xcalloc((size_t)nsc, sizeof(*mm->twin));
+	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
+	mm->plain = so->plain;
+	if (lb_memo_known(mm, so, sc, nsc))
+		goto known;
 	for (i = 0; i < nsc; i++) {
 		const struct chain *a = sc[i].c;
 
@@ -4339,11 +4394,11 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 		}
 		mm->twin[i] = so->plain ? i : j;
 	}
-	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
-	mm->plain = so->plain;
 	for (i = 0; i < nsc && !so->plain; i++)
 		mm->up[i] = rises(sc[i].c->pre_t, sc[i].c->nmb * PROF_RC_N,
 				  sc[i].c->L + 1);
+	lb_memo_keep(mm, so, sc, nsc);
+known:
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
 	if (so->memo && !so->memo->lbs)
@@ -5073,7 +5128,8 @@ search_from(const struct search_chain *sc, int nsc,
 	 * pick not full.
 	 */
 	pk.cut = so->brief && !evaluate ? start : INFINITY;
-	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
+	/* filled before it is read (pk.n): not zeroed, 650 KB a search */
+	pk.h = xmalloc(2 * pk.cap * sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
 	nv = pk.n;
