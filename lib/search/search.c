@@ -10,6 +10,7 @@
  * every other candidate whose simulated time could beat the best one, by
  * a lower bound of the simulation (exact_rest()), simulated too.
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -345,6 +346,12 @@ struct cand_list {
 	struct cand *c;
 	int *gpus;
 	long n;
+	/* by block of LIST_BLOCK candidates (the last one whole or not
+	 * kept): the fewest GPUs any takes, and the largest lower bound
+	 * (INFINITY for a NaN): a scan skips a block none of which it
+	 * takes and none of which stops it (NULL: plain, no skips) */
+	int *bmin;
+	double *bhi;
 	long *ncand, *nscr, *nskip;
 	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
 };
@@ -408,6 +415,9 @@ struct search_memo {
 /* Candidates taken in the first batch of the best-first order: more than
  * searches solve, and more than the 256 explain_binding() looks at. */
 #define PICK_FIRST 8192
+
+/* Candidates of a memo's list a block (struct cand_list's bmin, bhi). */
+#define LIST_BLOCK 64
 
 struct ctx {
 	struct link_cache own; /* without a memo */
@@ -760,6 +770,8 @@ cand_list_release(struct cand_list *l)
 {
 	free(l->c);
 	free(l->gpus);
+	free(l->bmin);
+	free(l->bhi);
 	free(l->ncand);
 	free(l->nscr);
 	free(l->nskip);
@@ -2788,6 +2800,18 @@ list_visit_fn(struct visit *vt, const struct cand *cd)
 	l->c[l->n++] = *cd;
 }
 
+/* Whether a scan of l under N GPUs and a bound bound may skip the
+ * block of candidates from i on (i a multiple of LIST_BLOCK): all of them
+ * there, none on more than N GPUs, and all below bound. */
+static inline int
+list_skips(const struct cand_list *l, long i, int N, double bound)
+{
+	long b = i / LIST_BLOCK;
+
+	return l->bmin && i % LIST_BLOCK == 0 && i + LIST_BLOCK <= l->n &&
+	       l->bmin[b] > N && l->bhi[b] < bound;
+}
+
 /* Build l, of the given kind, for the memo's span: one enumeration
  * that no group turns away, sorted. */
 static void
@@ -2814,6 +2838,26 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	for (i = 0; i < l->n; i++) {
 		l->gpus[i] = cand_gpus(sc, &l->c[i]);
 		l->ncand[l->gpus[i]]++;
+	}
+	/* the blocks a scan skips (none: plain) */
+	l->bmin = so->plain ? NULL
+			    : xmalloc(((size_t)l->n / LIST_BLOCK + 1) *
+				      sizeof(*l->bmin));
+	l->bhi = so->plain ? NULL
+			   : xmalloc(((size_t)l->n / LIST_BLOCK + 1) *
+				     sizeof(*l->bhi));
+	for (i = 0; !so->plain && i + LIST_BLOCK <= l->n; i += LIST_BLOCK) {
+		long b = i / LIST_BLOCK, j;
+
+		l->bmin[b] = INT_MAX;
+		l->bhi[b] = -INFINITY;
+		for (j = i; j < i + LIST_BLOCK; j++) {
+			if (l->gpus[j] < l->bmin[b])
+				l->bmin[b] = l->gpus[j];
+			if (isnan(l->c[j].lb) || l->c[j].lb > l->bhi[b])
+				l->bhi[b] = isnan(l->c[j].lb) ? INFINITY
+							      : l->c[j].lb;
+		}
 	}
 	for (g = 1; g <= span; g++) {
 		l->ncand[g] += l->ncand[g - 1];
@@ -2938,9 +2982,15 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		}
 		i = lo;
 	}
-	for (; i < l->n && pk->n < pk->cap && l->c[i].lb < pk->cut; i++)
+	for (; i < l->n && pk->n < pk->cap; i++) {
+		/* (a block of candidates on more GPUs, at once) */
+		while (list_skips(l, i, N, pk->cut))
+			i += LIST_BLOCK;
+		if (i == l->n || !(l->c[i].lb < pk->cut))
+			break;
 		if (l->gpus[i] <= N)
 			pk->h[pk->n++] = l->c[i];
+	}
 	pk->sorted = pk->n;
 	*screened = l->nscr[N];
 	if (stats)
@@ -3749,7 +3799,11 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
-	for (i = 0; i < l->n && l->c[i].lb < lv->bound; i++) {
+	for (i = 0; i < l->n; i++) {
+		while (list_skips(l, i, N, lv->bound))
+			i += LIST_BLOCK;
+		if (i == l->n || !(l->c[i].lb < lv->bound))
+			break;
 		if (l->gpus[i] > N ||
 		    (kind == KIND_LP && l->c[i].r == PROF_RC_NONE))
 			continue;
