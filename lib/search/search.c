@@ -765,6 +765,50 @@ search_memo_new(void)
 	return xcalloc(1, sizeof(struct search_memo));
 }
 
+/* Table t (e, n, cap) of slot_find()'s emptied, its room kept (entries
+ * that own nothing; one with no entry is empty already). */
+#define TABLE_EMPTY(t)                                                   \
+	do {                                                             \
+		if ((t)->n)                                              \
+			memset((t)->e, 0, (t)->cap * sizeof(*(t)->e));   \
+		(t)->n = 0;                                              \
+	} while (0)
+
+/* Table t of u as empty as a new memo's, with the room m's t has (u's t
+ * untouched). */
+#define TABLE_ROOM(u, m, t)                                              \
+	do {                                                             \
+		(u)->t.cap = (m)->t.cap;                                 \
+		(u)->t.e = (m)->t.cap ? xcalloc((m)->t.cap,              \
+						sizeof(*(u)->t.e))       \
+				      : NULL;                            \
+	} while (0)
+
+struct search_memo *
+search_memo_renew(struct search_memo *m)
+{
+	struct search_memo *u = search_memo_new();
+	int i;
+
+	if (!m)
+		return u;
+	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
+		TABLE_ROOM(u, m, t[i]);
+		TABLE_ROOM(u, m, nt[i]);
+		TABLE_ROOM(u, m, s[i]);
+		TABLE_ROOM(u, m, ns[i]);
+	}
+	TABLE_ROOM(u, m, mins);
+	TABLE_ROOM(u, m, sims);
+	TABLE_ROOM(u, m, floors);
+	TABLE_ROOM(u, m, busy);
+	TABLE_ROOM(u, m, lbfits);
+	TABLE_ROOM(u, m, refined);
+	TABLE_ROOM(u, m, gates);
+	search_memo_free(m);
+	return u;
+}
+
 static void
 cand_list_release(struct cand_list *l)
 {
@@ -3894,8 +3938,7 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 		return NULL;
 	rt = &x->so->memo->refined;
 	if (rt->cl != x->cl) {
-		free(rt->e);
-		memset(rt, 0, sizeof(*rt));
+		TABLE_EMPTY(rt);
 		rt->cl = x->cl;
 	}
 	cfg_of(x, cd, place, &g);
@@ -4487,8 +4530,7 @@ lb_find(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	int seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 
 	if (t->cl != x->cl) {
-		free(t->e);
-		memset(t, 0, sizeof(*t));
+		TABLE_EMPTY(t);
 		t->cl = x->cl;
 	}
 	memset(&k, 0, sizeof(k));
@@ -4923,8 +4965,7 @@ gate_find(struct ctx *x, const struct cand *cd)
 		return NULL;
 	t = &x->so->memo->gates;
 	if (t->cl != x->cl) {
-		free(t->e);
-		memset(t, 0, sizeof(*t));
+		TABLE_EMPTY(t);
 		t->cl = x->cl;
 	}
 	seg = place_segment(x->cl, cand_gpus(x->sc, cd));

@@ -985,6 +985,73 @@ test_memo_plain(struct setup *u)
 	printf("# %ld candidates at most\n", most);
 }
 
+/*
+ * A memo renewed from one a sweep filled (search_memo_renew(), its
+ * tables as large) knows nothing of that sweep: a sweep under another
+ * memory cap and batch through it gives the plans and statistics a new
+ * memo gives.  Fails when the renewed memo keeps an entry or a verdict
+ * of the last sweep, or loses the room a table needs.
+ */
+static void
+test_memo_renew(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 3, 8, 16};
+	double cap = u->o.cap_bytes;
+	struct search_memo *memo = NULL;
+	int i, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 3; k++) {
+		struct search_memo *fresh = search_memo_new();
+		struct search_opts so = u->so;
+
+		memo = search_memo_renew(memo);
+		/* a smaller cap first: what it turned away fits under
+		 * the next */
+		u->o.cap_bytes = k == 0 ? 24e9 : k == 2 ? 1e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.batch = k == 2 ? 1000 : 512;
+		so.zero_mask = 0xf;
+		so.offload_mask = 3;
+		search_memo_span(memo, 16 * u->cl.gpus_per_node);
+		search_memo_span(fresh, 16 * u->cl.gpus_per_node);
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160], *e[2];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.memo = q ? fresh : memo;
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				e[q] = cap_end();
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, sweep %d: a renewed "
+				 "memo as a new one",
+				 nodes[i], u->o.cap_bytes / 1e9, k);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]) &&
+					  !strcmp(e[0], e[1]),
+				  msg);
+			for (q = 0; q < 2; q++) {
+				free(e[q]);
+				plan_release(&p[q]);
+			}
+		}
+		search_memo_free(fresh);
+	}
+	search_memo_free(memo);
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
 int
 main(void)
 {
@@ -1008,6 +1075,7 @@ main(void)
 	test_minmem(&u);
 	test_memo_gates(&u);
 	test_memo_plain(&u);
+	test_memo_renew(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
