@@ -2725,6 +2725,47 @@ struct radix_key {
 	long i;
 };
 
+/* cand_cmp(a, b) > 0 for a and b of the same lower bound: its order of
+ * the other fields, inlined. */
+static inline int
+cand_tie_after(const struct cand *a, const struct cand *b)
+{
+	if (a->sched != b->sched)
+		return a->sched > b->sched;
+	if (a->d != b->d)
+		return a->d > b->d;
+	if (a->w != b->w)
+		return a->w > b->w;
+	if (a->k != b->k)
+		return a->k > b->k;
+	if (a->ti != b->ti)
+		return a->ti > b->ti;
+	if (a->v != b->v)
+		return a->v > b->v;
+	if (a->zero != b->zero)
+		return a->zero > b->zero;
+	if (a->shard != b->shard)
+		return a->shard > b->shard;
+	if (a->offload != b->offload)
+		return a->offload > b->offload;
+	return a->r > b->r;
+}
+
+/* cand_sort() of a few candidates h[0..n) of one lower bound. */
+static void
+cand_sort_ties(struct cand *h, long n)
+{
+	long i, j;
+
+	for (i = 1; i < n; i++) {
+		struct cand t = h[i];
+
+		for (j = i; j > 0 && cand_tie_after(&h[j - 1], &t); j--)
+			h[j] = h[j - 1];
+		h[j] = t;
+	}
+}
+
 static int
 cand_sort_radix(struct cand *h, long n)
 {
@@ -2775,8 +2816,10 @@ cand_sort_radix(struct cand *h, long n)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && a[j].k == a[i].k; j++)
 			;
-		if (j - i > 1)
+		if (j - i > 16)
 			cand_sort(out + i, j - i);
+		else if (j - i > 1)
+			cand_sort_ties(out + i, j - i);
 	}
 	memcpy(h, out, (size_t)n * sizeof(*h));
 	free(out);
