@@ -135,6 +135,11 @@ struct time_entry {
 	 * part_solve() found on these links, as a search's part_entry
 	 * keeps it (NULL: none yet) */
 	int *first;
+	/* the floors' table (search_memo's floors), under GLPK's
+	 * refinement: the stages without recomputation that
+	 * exact_floor_none() made of the candidate's partition on these
+	 * links, [key.d] (NULL: none kept) */
+	struct plan_stage *st;
 };
 
 struct time_table {
@@ -860,8 +865,10 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
-	for (j = 0; j < m->floors.cap; j++)
+	for (j = 0; j < m->floors.cap; j++) {
 		free(m->floors.e[j].v);
+		free(m->floors.e[j].st);
+	}
 	free(m->floors.e);
 	for (j = 0; j < m->busy.cap; j++)
 		free(m->busy.e[j].v);
@@ -1012,6 +1019,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 		e->t = NAN;
 		e->lo = -INFINITY;
 		e->first = NULL;
+		e->st = NULL;
 	}
 	return e;
 }
@@ -1046,6 +1054,8 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	e->lo = -INFINITY;
 	free(e->first);
 	e->first = NULL;
+	free(e->st);
+	e->st = NULL;
 	return 0;
 }
 
@@ -4314,6 +4324,47 @@ floor_keep(struct ctx *x, const struct cand *cd, int place, double fl)
 		e->t = fl;
 }
 
+/*
+ * exact_floor_none()'s stages nst of cr's partition, x->st's, kept with
+ * its floor on these links (not plain; not under activation offload,
+ * where it makes none).
+ */
+static void
+floor_keep_stages(struct ctx *x, const struct cand *cr, int place,
+		  const struct plan_stage *nst)
+{
+	struct time_entry *e;
+
+	if (x->so->plain || cr->offload || !(e = floor_find(x, cr, place)))
+		return;
+	if (!e->st)
+		e->st = xmalloc((size_t)cr->d * sizeof(*e->st));
+	memcpy(e->st, nst, (size_t)cr->d * sizeof(*e->st));
+}
+
+/*
+ * Those stages into nst when kept, of the very partition x->st holds:
+ * 1, else 0 (exact_floor_none() makes them).  The same links, cost
+ * options and layers give the same stages.
+ */
+static int
+floor_stages(struct ctx *x, const struct cand *cr, int place,
+	     struct plan_stage *nst)
+{
+	struct time_entry *e;
+	int s;
+
+	if (x->so->plain || cr->offload || !(e = floor_find(x, cr, place)) ||
+	    !e->st)
+		return 0;
+	for (s = 0; s < cr->d; s++)
+		if (e->st[s].first != x->st[s].first ||
+		    e->st[s].last != x->st[s].last)
+			return 0;
+	memcpy(nst, e->st, (size_t)cr->d * sizeof(*nst));
+	return 1;
+}
+
 /* Simulate cd under place, whose stages x->st hold (their floor below
  * *best); keep it when it beats *best (*best its time then). */
 static void
@@ -5188,8 +5239,12 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
-		} else if (fr < lv.bound) {
+			if (fr < lv.bound)
+				floor_keep_stages(x, &cr, place, nst);
+		} else if (fr < lv.bound &&
+			   !floor_stages(x, &cr, place, nst)) {
 			exact_floor_none(x, &cd, place, nst);
+			floor_keep_stages(x, &cr, place, nst);
 		}
 		if (!(fr < lv.bound))
 			continue;

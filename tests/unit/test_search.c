@@ -1052,6 +1052,89 @@ test_memo_renew(struct setup *u)
 	u->o.cap_bytes = cap;
 }
 
+/*
+ * Capacity's sweep (brief, one alternative, GLPK's refinement of the
+ * best, each size from the bound the last proved) through a memo, plain
+ * and not, under memory caps that make recomputation pay: the same
+ * plans and statistics at every size.  The exact search's refinement
+ * takes the stages without recomputation an earlier size made of a
+ * partition on the same links (floor_stages()) instead of making them
+ * again.  Fails when those stages are another partition's or links'.
+ */
+static void
+test_memo_floors(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+	static const double caps[] = {10e9, 14e9, 18e9};
+	double cap = u->o.cap_bytes;
+	int i, k, q, nn = u->cl.nodes, exact = 0, rt = u->o.runtime;
+
+	/* each schedule's own runtime, as capacity's: PipeDream's
+	 * recomputes per layer */
+	u->o.runtime = -1;
+	for (k = 0; k < 3; k++) {
+		struct search_memo *memo[2];
+		struct search_opts so = u->so;
+		double start[2] = {0, 0};
+
+		u->o.cap_bytes = caps[k];
+		so.threads = 1;
+		so.topk = 1;
+		so.lp_k = 1;
+		so.brief = 1;
+		so.pick_first = 2048;
+		so.batch = k == 1 ? 1024 : 512;
+		so.zero_mask = 3;
+		so.nv = 2;
+		so.v[0] = 1;
+		so.v[1] = 2;
+		for (q = 0; q < 2; q++) {
+			memo[q] = search_memo_new();
+			search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+		}
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.plain = q;
+				so.memo = memo[q];
+				so.start_bound = start[q];
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				free(cap_end());
+				start[q] = r[q] == 0 && isfinite(st[q].kth_ms)
+						   ? st[q].kth_ms
+						   : 0;
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, capacity's sweep: "
+				 "plain and not alike",
+				 nodes[i], u->o.cap_bytes / 1e9);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]),
+				  msg);
+			exact += st[0].exact_sims > 0;
+			plan_release(&p[0]);
+			plan_release(&p[1]);
+		}
+		for (q = 0; q < 2; q++)
+			search_memo_free(memo[q]);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	u->o.runtime = rt;
+	printf("# %d sizes simulated candidates after the re-scoring\n",
+	       exact);
+}
+
 int
 main(void)
 {
@@ -1076,6 +1159,7 @@ main(void)
 	test_memo_gates(&u);
 	test_memo_plain(&u);
 	test_memo_renew(&u);
+	test_memo_floors(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
