@@ -135,10 +135,11 @@ struct time_entry {
 	 * part_solve() found on these links, as a search's part_entry
 	 * keeps it (NULL: none yet) */
 	int *first;
-	/* the floors' table (search_memo's floors), under GLPK's
-	 * refinement: the stages without recomputation that
-	 * exact_floor_none() made of the candidate's partition on these
-	 * links, [key.d] (NULL: none kept) */
+	/* [key.d] or NULL (none kept), stages on these links: in the
+	 * solves' tables, those cost_stage() made of first when a second
+	 * search took it (solve_checked()); in the floors' table, under
+	 * GLPK's refinement, those without recomputation that
+	 * exact_floor_none() made of the candidate's partition */
 	struct plan_stage *st;
 };
 
@@ -853,11 +854,13 @@ search_memo_free(struct search_memo *m)
 		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
 			free(m->s[i].e[j].first);
+			free(m->s[i].e[j].st);
 		}
 		free(m->s[i].e);
 		for (j = 0; j < m->ns[i].cap; j++) {
 			free(m->ns[i].e[j].v);
 			free(m->ns[i].e[j].first);
+			free(m->ns[i].e[j].st);
 		}
 		free(m->ns[i].e);
 	}
@@ -1167,7 +1170,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
-	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
+	int s, ev = cost_every_on(o) && cd->r == PROF_RC_FULL, again = 0;
 
 	cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
@@ -1193,6 +1196,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else if (pe && (me = part_known(x, o, cd, place, g.d)) &&
 		   me->first) {
 		/* and so in an earlier search of the memo, on these links */
+		again = !ev && !x->so->plain;
 		pe->first = xmalloc((size_t)g.d * sizeof(int));
 		memcpy(pe->first, me->first, (size_t)g.d * sizeof(int));
 		memcpy(x->first, me->first, (size_t)g.d * sizeof(int));
@@ -1277,6 +1281,13 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
 		goto stages;
 	}
+	if (again && me->st) {
+		/* and as a third search of the memo or later made them */
+		memcpy(x->st, me->st, (size_t)g.d * sizeof(*x->st));
+		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
+		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+		goto stages;
+	}
 	for (s = 0; s < g.d; s++) {
 		int e = s + 1 < g.d ? x->first[s + 1] - 1 : x->c->L - 1;
 
@@ -1296,6 +1307,13 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	if (pe && !ev) {
 		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
 		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+	}
+	if (again) {
+		/* kept for the searches after (a partition a second
+		 * search takes is most often taken again; the first's are
+		 * too many to keep all) */
+		me->st = xmalloc((size_t)g.d * sizeof(*me->st));
+		memcpy(me->st, x->st, (size_t)g.d * sizeof(*me->st));
 	}
 stages:
 	t = cost_iteration(x->st, &g, terms);

@@ -1135,6 +1135,67 @@ test_memo_floors(struct setup *u)
 	       exact);
 }
 
+/*
+ * The same size searched three times through one memo: the second takes
+ * the partitions the first solved and keeps the stages it makes of them,
+ * the third takes those stages (solve_checked()).  Each gives the plan,
+ * its alternatives' times and the statistics of a search with no memo.
+ * Fails when stages kept are another partition's or links'.
+ */
+static void
+test_memo_thrice(struct setup *u)
+{
+	static const int nodes[] = {2, 5, 16};
+	double cap = u->o.cap_bytes;
+	int i, j, q, nn = u->cl.nodes;
+
+	for (i = 0; i < 3; i++) {
+		struct search_memo *memo = search_memo_new();
+		struct search_opts so = u->so;
+		struct search_stats st0;
+		struct plan p0;
+		int r0;
+
+		u->cl.nodes = nodes[i];
+		u->o.cap_bytes = i == 1 ? 24e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.topk = 4;
+		plan_init(&p0);
+		cap_begin();
+		r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p0,
+				   &st0);
+		free(cap_end());
+		so.memo = memo;
+		for (q = 0; q < 3; q++) {
+			struct search_stats st;
+			struct plan p;
+			char msg[160];
+			int r, same;
+
+			plan_init(&p);
+			cap_begin();
+			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					  &p, &st);
+			free(cap_end());
+			same = r == r0 && (r0 || same_plan(&p0, &p, 1)) &&
+			       same_stats(&st0, &st);
+			for (j = 0; same && !r0 && j < p.nalts; j++)
+				same = p.alts[j].iter_ms == p0.alts[j].iter_ms;
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, search %d through one memo: as "
+				 "without it",
+				 nodes[i], q + 1);
+			CHECK_MSG(same, msg);
+			plan_release(&p);
+		}
+		plan_release(&p0);
+		search_memo_free(memo);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
 int
 main(void)
 {
@@ -1160,6 +1221,7 @@ main(void)
 	test_memo_plain(&u);
 	test_memo_renew(&u);
 	test_memo_floors(&u);
+	test_memo_thrice(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
