@@ -290,6 +290,7 @@ struct lb_table {
 struct rc_phi {
 	int n;
 	double mu[6], *phi; /* n (L + 1) */
+	int first; /* the multiplier asked first: the last that said no */
 };
 
 struct rc_phis {
@@ -4799,7 +4800,7 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
  * microbatch (none when a layer's option costs less than none). */
-static const struct rc_phi *
+static struct rc_phi *
 rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
@@ -4846,16 +4847,24 @@ exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
 					PROF_RC_NONE) *
 					       (c->L + 1);
-	const struct rc_phi *e = rc_phi_of(x, mm, cd);
+	struct rc_phi *e = rc_phi_of(x, mm, cd);
 	struct cost_rc_lb rl;
-	int i;
+	int i, j;
 
-	for (i = 0; i < e->n; i++) {
+	/* Each multiplier's bound says no alone, and lp_rc_row() fails for
+	 * all of them or none (it reads no multiplier): any order answers
+	 * alike, and the one that said no last most often says it first
+	 * (not plain). */
+	for (j = 0; j < e->n; j++) {
+		i = mm->plain ? j : (e->first + j) % e->n;
 		if (lp_rc_row(c, x->o, g, e->mu[i], &rl, mm->per))
 			return 1;
 		rl.phi = e->phi + (size_t)i * (c->L + 1);
-		if (!cost_simulate_lb_fits_rc(g, pre, c->L, bound, &rl))
+		if (!cost_simulate_lb_fits_rc(g, pre, c->L, bound, &rl)) {
+			if (!mm->plain)
+				e->first = i;
 			return 0;
+		}
 	}
 	return 1;
 }
