@@ -6,7 +6,13 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: 6.17 G instructions (callgrind) in
+# wall-clock and CPU time.  JOBS=1: 5.63 G instructions (callgrind),
+# 0.95 s CPU (1.26 s at ab4845f, back to back on the shared 2-core
+# machine), since capspeed5: the memo's candidate lists sorted by radix
+# and scanned a block of 64 at a time past those on more GPUs, each GPU
+# type's memo as large at once as the last one grew, the stages a
+# partition or a floor made kept for the sizes after, lb_memo_init()'s
+# twins kept, the multiplier that said no last asked first; 6.17 G in
 # the default space of ff55a3e, which weighs the sharded optimizer state,
 # selective recomputation and 1, 2 or 4 virtual stages too; in the
 # earlier space (-r none,full --interleave 1 --optimizer-sharding off)

@@ -873,7 +873,7 @@ out:
 static int
 run_type(struct capacity *c, const struct copts *o,
 	 const struct gpu_catalog *cat, struct capacity_type *t,
-	 struct cluster *cl)
+	 struct cluster *cl, struct search_memo **last)
 {
 	const char *path = t->profile ? t->profile : o->model;
 	struct input_chains x;
@@ -971,14 +971,16 @@ run_type(struct capacity *c, const struct copts *o,
 	/* the sizes share what they learn of the candidates (the same
 	 * chains, cost options and batch); the hint's searches below have
 	 * other chains or options */
-	so.memo = search_memo_new();
+	so.memo = search_memo_renew(*last);
+	*last = NULL;
 	/* and list the candidates once, for the largest size */
 	for (i = 0, most = 0; i < t->nrows; i++)
 		if (t->rows[i].nodes > most)
 			most = t->rows[i].nodes;
 	search_memo_span(so.memo, most * cl->gpus_per_node);
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
-	search_memo_free(so.memo);
+	/* the next type's memo takes its tables' room */
+	*last = so.memo;
 	so.memo = NULL;
 	for (i = 0; !ret && i < t->nrows && !t->rows[i].fits; i++)
 		;
@@ -1063,6 +1065,7 @@ capacity_main(int argc, char **argv)
 	struct capacity cap;
 	struct gpu_catalog cat;
 	struct cluster cl;
+	struct search_memo *memo = NULL; /* the last type's */
 	const char *output = NULL, *svg = NULL;
 	double tokens = 0, deadline = 0, eff = 50;
 	int fmt = -1, quiet = 0, ch, ret = 1, i, any = 0;
@@ -1246,9 +1249,12 @@ capacity_main(int argc, char **argv)
 	for (k = 0; k < o.gpus.n; k++) {
 		if (setup_type(&cap, &o, &cat, &o.gpus.v[k], &cl))
 			goto out;
-		if (run_type(&cap, &o, &cat, &cap.types[cap.ntypes - 1], &cl))
+		if (run_type(&cap, &o, &cat, &cap.types[cap.ntypes - 1], &cl,
+			     &memo))
 			goto out;
 	}
+	search_memo_free(memo);
+	memo = NULL;
 	capacity_summarise(&cap);
 	for (i = 0; i < cap.ntypes; i++)
 		any |= cap.types[i].smallest >= 0;
@@ -1285,6 +1291,7 @@ capacity_main(int argc, char **argv)
 				    "model");
 	}
 out:
+	search_memo_free(memo);
 	capacity_release(&cap);
 	cluster_release(&cl);
 	catalog_release(&cat);

@@ -183,6 +183,14 @@ struct search_memo *search_memo_new(void);
 void search_memo_free(struct search_memo *m);
 
 /*
+ * A new memo (as search_memo_new()'s, knowing nothing) for searches like
+ * m's on other chains (capacity's next GPU type), its tables made as
+ * large at once as m's grew one doubling at a time; frees m (NULL: a
+ * memo with no room made).  The result does not depend on it.
+ */
+struct search_memo *search_memo_renew(struct search_memo *m);
+
+/*
  * The searches sharing m take at most max_gpus GPUs (capacity's largest
  * size; 0: no span) and the same search options: m then lists once, in
  * order, every candidate of up to max_gpus GPUs as each kind of visit of

@@ -10,6 +10,7 @@
  * every other candidate whose simulated time could beat the best one, by
  * a lower bound of the simulation (exact_rest()), simulated too.
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -140,6 +141,12 @@ struct time_entry {
 	 * part_solve() found on these links, as a search's part_entry
 	 * keeps it (NULL: none yet) */
 	int *first;
+	/* [key.d] or NULL (none kept), stages on these links: in the
+	 * solves' tables, those cost_stage() made of first when a second
+	 * search took it (solve_checked()); in the floors' table, under
+	 * GLPK's refinement, those without recomputation that
+	 * exact_floor_none() made of the candidate's partition */
+	struct plan_stage *st;
 };
 
 struct time_table {
@@ -289,6 +296,7 @@ struct lb_table {
 struct rc_phi {
 	int n;
 	double mu[6], *phi; /* n (L + 1) */
+	int first; /* the multiplier asked first: the last that said no */
 };
 
 struct rc_phis {
@@ -351,6 +359,12 @@ struct cand_list {
 	struct cand *c;
 	int *gpus;
 	long n;
+	/* by block of LIST_BLOCK candidates (the last one whole or not
+	 * kept): the fewest GPUs any takes, and the largest lower bound
+	 * (INFINITY for a NaN): a scan skips a block none of which it
+	 * takes and none of which stops it (NULL: plain, no skips) */
+	int *bmin;
+	double *bhi;
 	long *ncand, *nscr, *nskip;
 	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
 };
@@ -404,11 +418,19 @@ struct search_memo {
 		double *maxl;
 	} *maxl;
 	int nmaxl;
+	/* lb_memo_init()'s twins and rises (not plain) of the tu_n chains
+	 * of ids tu_id (none yet: tu_n 0), which every search of a sweep
+	 * asks twice, on the caller's thread */
+	unsigned long *tu_id;
+	int *tu_twin, *tu_up, tu_n;
 };
 
 /* Candidates taken in the first batch of the best-first order: more than
  * searches solve, and more than the 256 explain_binding() looks at. */
 #define PICK_FIRST 8192
+
+/* Candidates of a memo's list a block (struct cand_list's bmin, bhi). */
+#define LIST_BLOCK 64
 
 struct ctx {
 	struct link_cache own; /* without a memo */
@@ -756,11 +778,57 @@ search_memo_new(void)
 	return xcalloc(1, sizeof(struct search_memo));
 }
 
+/* Table t (e, n, cap) of slot_find()'s emptied, its room kept (entries
+ * that own nothing; one with no entry is empty already). */
+#define TABLE_EMPTY(t)                                                   \
+	do {                                                             \
+		if ((t)->n)                                              \
+			memset((t)->e, 0, (t)->cap * sizeof(*(t)->e));   \
+		(t)->n = 0;                                              \
+	} while (0)
+
+/* Table t of u as empty as a new memo's, with the room m's t has (u's t
+ * untouched). */
+#define TABLE_ROOM(u, m, t)                                              \
+	do {                                                             \
+		(u)->t.cap = (m)->t.cap;                                 \
+		(u)->t.e = (m)->t.cap ? xcalloc((m)->t.cap,              \
+						sizeof(*(u)->t.e))       \
+				      : NULL;                            \
+	} while (0)
+
+struct search_memo *
+search_memo_renew(struct search_memo *m)
+{
+	struct search_memo *u = search_memo_new();
+	int i;
+
+	if (!m)
+		return u;
+	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
+		TABLE_ROOM(u, m, t[i]);
+		TABLE_ROOM(u, m, nt[i]);
+		TABLE_ROOM(u, m, s[i]);
+		TABLE_ROOM(u, m, ns[i]);
+	}
+	TABLE_ROOM(u, m, mins);
+	TABLE_ROOM(u, m, sims);
+	TABLE_ROOM(u, m, floors);
+	TABLE_ROOM(u, m, busy);
+	TABLE_ROOM(u, m, lbfits);
+	TABLE_ROOM(u, m, refined);
+	TABLE_ROOM(u, m, gates);
+	search_memo_free(m);
+	return u;
+}
+
 static void
 cand_list_release(struct cand_list *l)
 {
 	free(l->c);
 	free(l->gpus);
+	free(l->bmin);
+	free(l->bhi);
 	free(l->ncand);
 	free(l->nscr);
 	free(l->nskip);
@@ -793,11 +861,13 @@ search_memo_free(struct search_memo *m)
 		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
 			free(m->s[i].e[j].first);
+			free(m->s[i].e[j].st);
 		}
 		free(m->s[i].e);
 		for (j = 0; j < m->ns[i].cap; j++) {
 			free(m->ns[i].e[j].v);
 			free(m->ns[i].e[j].first);
+			free(m->ns[i].e[j].st);
 		}
 		free(m->ns[i].e);
 	}
@@ -805,8 +875,10 @@ search_memo_free(struct search_memo *m)
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
-	for (j = 0; j < m->floors.cap; j++)
+	for (j = 0; j < m->floors.cap; j++) {
 		free(m->floors.e[j].v);
+		free(m->floors.e[j].st);
+	}
 	free(m->floors.e);
 	for (j = 0; j < m->busy.cap; j++)
 		free(m->busy.e[j].v);
@@ -822,6 +894,9 @@ search_memo_free(struct search_memo *m)
 	for (i = 0; i < m->nmaxl; i++)
 		free(m->maxl[i].maxl);
 	free(m->maxl);
+	free(m->tu_id);
+	free(m->tu_twin);
+	free(m->tu_up);
 	free(m);
 }
 
@@ -954,6 +1029,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 		e->t = NAN;
 		e->lo = -INFINITY;
 		e->first = NULL;
+		e->st = NULL;
 	}
 	return e;
 }
@@ -988,6 +1064,8 @@ time_links(struct time_entry *e, const struct ctx *x, int d)
 	e->lo = -INFINITY;
 	free(e->first);
 	e->first = NULL;
+	free(e->st);
+	e->st = NULL;
 	return 0;
 }
 
@@ -1099,7 +1177,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct time_entry *me = NULL;
 	struct cost_cfg g;
 	double tb, t;
-	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL;
+	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL, again = 0;
 
 	cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
@@ -1125,6 +1203,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else if (pe && (me = part_known(x, o, cd, place, g.d)) &&
 		   me->first) {
 		/* and so in an earlier search of the memo, on these links */
+		again = !ev && !x->so->plain;
 		pe->first = xmalloc((size_t)g.d * sizeof(int));
 		memcpy(pe->first, me->first, (size_t)g.d * sizeof(int));
 		memcpy(x->first, me->first, (size_t)g.d * sizeof(int));
@@ -1209,6 +1288,13 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 		memcpy(x->st, pe->st, (size_t)g.d * sizeof(*x->st));
 		goto stages;
 	}
+	if (again && me->st) {
+		/* and as a third search of the memo or later made them */
+		memcpy(x->st, me->st, (size_t)g.d * sizeof(*x->st));
+		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
+		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+		goto stages;
+	}
 	/* the first stage and the last first (the model's ends, the
 	 * slowest most often, whose figure can end the solve below); each
 	 * stage on its own */
@@ -1262,6 +1348,13 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	if (pe && !ev) {
 		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
 		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
+	}
+	if (again) {
+		/* kept for the searches after (a partition a second
+		 * search takes is most often taken again; the first's are
+		 * too many to keep all) */
+		me->st = xmalloc((size_t)g.d * sizeof(*me->st));
+		memcpy(me->st, x->st, (size_t)g.d * sizeof(*me->st));
 	}
 stages:
 	t = cost_iteration(x->st, &g, terms);
@@ -2795,6 +2888,136 @@ cand_sort(struct cand *h, long n)
 	}
 }
 
+/*
+ * cand_sort() of a long list h[0..n), the same order (cand_cmp's, a
+ * total order): the lower bounds' bits sorted as integers (the order of
+ * the doubles, zeros alike), by radix, a digit of 11 bits a pass over
+ * keys of 16 bytes rather than the candidates of 40 (the passes
+ * whose digit every key shares skipped), then each run of equal bounds
+ * by cand_sort().  Returns -1, h untouched, when a bound is NaN (which
+ * cand_cmp does not order as the bits).
+ */
+#define RADIX_BITS 11
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+struct radix_key {
+	uint64_t k;
+	long i;
+};
+
+/* cand_cmp(a, b) > 0 for a and b of the same lower bound: its order of
+ * the other fields, inlined. */
+static inline int
+cand_tie_after(const struct cand *a, const struct cand *b)
+{
+	if (a->sched != b->sched)
+		return a->sched > b->sched;
+	if (a->d != b->d)
+		return a->d > b->d;
+	if (a->w != b->w)
+		return a->w > b->w;
+	if (a->k != b->k)
+		return a->k > b->k;
+	if (a->ti != b->ti)
+		return a->ti > b->ti;
+	if (a->v != b->v)
+		return a->v > b->v;
+	if (a->zero != b->zero)
+		return a->zero > b->zero;
+	if (a->shard != b->shard)
+		return a->shard > b->shard;
+	if (a->offload != b->offload)
+		return a->offload > b->offload;
+	return a->r > b->r;
+}
+
+/* cand_sort() of a few candidates h[0..n) of one lower bound. */
+static void
+cand_sort_ties(struct cand *h, long n)
+{
+	long i, j;
+
+	for (i = 1; i < n; i++) {
+		struct cand t = h[i];
+
+		for (j = i; j > 0 && cand_tie_after(&h[j - 1], &t); j--)
+			h[j] = h[j - 1];
+		h[j] = t;
+	}
+}
+
+static int
+cand_sort_radix(struct cand *h, long n)
+{
+	struct radix_key *a, *b, *t;
+	struct cand *out;
+	long (*cnt)[1 << RADIX_BITS], i, j;
+	int p;
+
+	for (i = 0; i < n; i++)
+		if (isnan(h[i].lb))
+			return -1;
+	a = xmalloc((size_t)n * sizeof(*a));
+	b = xmalloc((size_t)n * sizeof(*b));
+	cnt = xcalloc(RADIX_PASSES, sizeof(*cnt));
+	for (i = 0; i < n; i++) {
+		double lb = h[i].lb == 0 ? 0.0 : h[i].lb;
+		uint64_t u;
+
+		memcpy(&u, &lb, sizeof(u));
+		a[i].k = u >> 63 ? ~u : u | (uint64_t)1 << 63;
+		a[i].i = i;
+		for (p = 0; p < RADIX_PASSES; p++)
+			cnt[p][(a[i].k >> (p * RADIX_BITS)) &
+			       ((1 << RADIX_BITS) - 1)]++;
+	}
+	for (p = 0; p < RADIX_PASSES; p++) {
+		unsigned sh = (unsigned)p * RADIX_BITS;
+		long sum = 0;
+
+		if (cnt[p][(a[0].k >> sh) & ((1 << RADIX_BITS) - 1)] == n)
+			continue;
+		for (j = 0; j < 1 << RADIX_BITS; j++) {
+			long c = cnt[p][j];
+
+			cnt[p][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[p][(a[i].k >> sh) & ((1 << RADIX_BITS) - 1)]++] =
+				a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	out = xmalloc((size_t)n * sizeof(*out));
+	for (i = 0; i < n; i++)
+		out[i] = h[a[i].i];
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && a[j].k == a[i].k; j++)
+			;
+		if (j - i > 16)
+			cand_sort(out + i, j - i);
+		else if (j - i > 1)
+			cand_sort_ties(out + i, j - i);
+	}
+	memcpy(h, out, (size_t)n * sizeof(*h));
+	free(out);
+	free(cnt);
+	free(b);
+	free(a);
+	return 0;
+}
+
+/* cand_sort(), by radix (cand_sort_radix()) when the list is long and
+ * plain is not set. */
+static void
+cand_sort_long(struct cand *h, long n, int plain)
+{
+	if (plain || n < 4096 || cand_sort_radix(h, n))
+		cand_sort(h, n);
+}
+
 /* Quickselect: h[k] (k < n) where the sort of h[0..n) puts it, the
  * smaller ones before it, the larger after. */
 static void
@@ -2844,6 +3067,18 @@ list_visit_fn(struct visit *vt, const struct cand *cd)
 	l->c[l->n++] = *cd;
 }
 
+/* Whether a scan of l under N GPUs and a bound bound may skip the
+ * block of candidates from i on (i a multiple of LIST_BLOCK): all of them
+ * there, none on more than N GPUs, and all below bound. */
+static inline int
+list_skips(const struct cand_list *l, long i, int N, double bound)
+{
+	long b = i / LIST_BLOCK;
+
+	return l->bmin && i % LIST_BLOCK == 0 && i + LIST_BLOCK <= l->n &&
+	       l->bmin[b] > N && l->bhi[b] < bound;
+}
+
 /* Build l, of the given kind, for the memo's span: one enumeration
  * that no group turns away, sorted. */
 static void
@@ -2864,12 +3099,32 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	lv.vt.skip = l->nskip = xcalloc((size_t)span + 1, sizeof(long));
 	lv.l = l;
 	enumerate(sc, nsc, cl, o, so, span, &lv.vt, &dummy, NULL);
-	cand_sort(l->c, l->n);
+	cand_sort_long(l->c, l->n, so->plain);
 	l->gpus = xmalloc(((size_t)l->n + 1) * sizeof(*l->gpus));
 	l->ncand = xcalloc((size_t)span + 1, sizeof(long));
 	for (i = 0; i < l->n; i++) {
 		l->gpus[i] = cand_gpus(sc, &l->c[i]);
 		l->ncand[l->gpus[i]]++;
+	}
+	/* the blocks a scan skips (none: plain) */
+	l->bmin = so->plain ? NULL
+			    : xmalloc(((size_t)l->n / LIST_BLOCK + 1) *
+				      sizeof(*l->bmin));
+	l->bhi = so->plain ? NULL
+			   : xmalloc(((size_t)l->n / LIST_BLOCK + 1) *
+				     sizeof(*l->bhi));
+	for (i = 0; !so->plain && i + LIST_BLOCK <= l->n; i += LIST_BLOCK) {
+		long b = i / LIST_BLOCK, j;
+
+		l->bmin[b] = INT_MAX;
+		l->bhi[b] = -INFINITY;
+		for (j = i; j < i + LIST_BLOCK; j++) {
+			if (l->gpus[j] < l->bmin[b])
+				l->bmin[b] = l->gpus[j];
+			if (isnan(l->c[j].lb) || l->c[j].lb > l->bhi[b])
+				l->bhi[b] = isnan(l->c[j].lb) ? INFINITY
+							      : l->c[j].lb;
+		}
 	}
 	for (g = 1; g <= span; g++) {
 		l->ncand[g] += l->ncand[g - 1];
@@ -3008,9 +3263,15 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		}
 		i = lo;
 	}
-	for (; i < l->n && pk->n < pk->cap && l->c[i].lb < pk->cut; i++)
+	for (; i < l->n && pk->n < pk->cap; i++) {
+		/* (a block of candidates on more GPUs, at once) */
+		while (list_skips(l, i, N, pk->cut))
+			i += LIST_BLOCK;
+		if (i == l->n || !(l->c[i].lb < pk->cut))
+			break;
 		if (l->gpus[i] <= N)
 			pk->h[pk->n++] = l->c[i];
+	}
 	pk->sorted = pk->n;
 	*screened = l->nscr[N];
 	if (stats)
@@ -3817,10 +4078,14 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 
 	if (!l) {
 		enumerate(sc, nsc, cl, o, so, N, &lv->vt, &dummy, NULL);
-		cand_sort(lv->c, lv->n);
+		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
-	for (i = 0; i < l->n && l->c[i].lb < lv->bound; i++) {
+	for (i = 0; i < l->n; i++) {
+		while (list_skips(l, i, N, lv->bound))
+			i += LIST_BLOCK;
+		if (i == l->n || !(l->c[i].lb < lv->bound))
+			break;
 		if (l->gpus[i] > N ||
 		    (kind == KIND_LP && l->c[i].r == PROF_RC_NONE))
 			continue;
@@ -3911,8 +4176,7 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 		return NULL;
 	rt = &x->so->memo->refined;
 	if (rt->cl != x->cl) {
-		free(rt->e);
-		memset(rt, 0, sizeof(*rt));
+		TABLE_EMPTY(rt);
 		rt->cl = x->cl;
 	}
 	cfg_of(x, cd, place, &g);
@@ -4245,6 +4509,47 @@ floor_keep(struct ctx *x, const struct cand *cd, int place, double fl)
 		e->t = fl;
 }
 
+/*
+ * exact_floor_none()'s stages nst of cr's partition, x->st's, kept with
+ * its floor on these links (not plain; not under activation offload,
+ * where it makes none).
+ */
+static void
+floor_keep_stages(struct ctx *x, const struct cand *cr, int place,
+		  const struct plan_stage *nst)
+{
+	struct time_entry *e;
+
+	if (x->so->plain || cr->offload || !(e = floor_find(x, cr, place)))
+		return;
+	if (!e->st)
+		e->st = xmalloc((size_t)cr->d * sizeof(*e->st));
+	memcpy(e->st, nst, (size_t)cr->d * sizeof(*e->st));
+}
+
+/*
+ * Those stages into nst when kept, of the very partition x->st holds:
+ * 1, else 0 (exact_floor_none() makes them).  The same links, cost
+ * options and layers give the same stages.
+ */
+static int
+floor_stages(struct ctx *x, const struct cand *cr, int place,
+	     struct plan_stage *nst)
+{
+	struct time_entry *e;
+	int s;
+
+	if (x->so->plain || cr->offload || !(e = floor_find(x, cr, place)) ||
+	    !e->st)
+		return 0;
+	for (s = 0; s < cr->d; s++)
+		if (e->st[s].first != x->st[s].first ||
+		    e->st[s].last != x->st[s].last)
+			return 0;
+	memcpy(nst, e->st, (size_t)cr->d * sizeof(*nst));
+	return 1;
+}
+
 /* Simulate cd under place, whose stages x->st hold (their floor below
  * *best); keep it when it beats *best (*best its time then). */
 static void
@@ -4392,6 +4697,49 @@ rises(const double *x, int n, int len)
 	return 1;
 }
 
+/* Whether so's memo knows the twins and rises of chains sc (then in
+ * mm): not plain, the same chains (by id) as the last asked. */
+static int
+lb_memo_known(struct lb_memo *mm, const struct search_opts *so,
+	      const struct search_chain *sc, int nsc)
+{
+	const struct search_memo *m = so->memo;
+	int i;
+
+	if (!m || so->plain || m->tu_n != nsc)
+		return 0;
+	for (i = 0; i < nsc; i++)
+		if (!sc[i].c->id || sc[i].c->id != m->tu_id[i])
+			return 0;
+	memcpy(mm->twin, m->tu_twin, (size_t)nsc * sizeof(*mm->twin));
+	memcpy(mm->up, m->tu_up, (size_t)nsc * sizeof(*mm->up));
+	return 1;
+}
+
+/* Keep mm's twins and rises of chains sc in so's memo (not plain). */
+static void
+lb_memo_keep(const struct lb_memo *mm, const struct search_opts *so,
+	     const struct search_chain *sc, int nsc)
+{
+	struct search_memo *m = so->memo;
+	int i;
+
+	if (!m || so->plain)
+		return;
+	m->tu_n = 0;
+	for (i = 0; i < nsc; i++)
+		if (!sc[i].c->id)
+			return;
+	m->tu_id = xrealloc(m->tu_id, (size_t)nsc * sizeof(*m->tu_id));
+	m->tu_twin = xrealloc(m->tu_twin, (size_t)nsc * sizeof(*m->tu_twin));
+	m->tu_up = xrealloc(m->tu_up, (size_t)nsc * sizeof(*m->tu_up));
+	for (i = 0; i < nsc; i++)
+		m->tu_id[i] = sc[i].c->id;
+	memcpy(m->tu_twin, mm->twin, (size_t)nsc * sizeof(*mm->twin));
+	memcpy(m->tu_up, mm->up, (size_t)nsc * sizeof(*mm->up));
+	m->tu_n = nsc;
+}
+
 /* mm for the nsc chains sc of L layers under so (its verdicts in so's
  * memo when it has one). */
 static void
@@ -4402,6 +4750,10 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 
 	memset(mm, 0, sizeof(*mm));
 	mm->twin = xcalloc((size_t)nsc, sizeof(*mm->twin));
+	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
+	mm->plain = so->plain;
+	if (lb_memo_known(mm, so, sc, nsc))
+		goto known;
 	for (i = 0; i < nsc; i++) {
 		const struct chain *a = sc[i].c;
 
@@ -4418,11 +4770,11 @@ lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
 		}
 		mm->twin[i] = so->plain ? i : j;
 	}
-	mm->up = xcalloc((size_t)nsc, sizeof(*mm->up));
-	mm->plain = so->plain;
 	for (i = 0; i < nsc && !so->plain; i++)
 		mm->up[i] = rises(sc[i].c->pre_t, sc[i].c->nmb * PROF_RC_N,
 				  sc[i].c->L + 1);
+	lb_memo_keep(mm, so, sc, nsc);
+known:
 	mm->pre = xcalloc((size_t)L + 1, sizeof(*mm->pre));
 	mm->fits = so->memo ? &so->memo->lbfits : &mm->own;
 	if (so->memo && !so->memo->lbs)
@@ -4457,8 +4809,7 @@ lb_find(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	int seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 
 	if (t->cl != x->cl) {
-		free(t->e);
-		memset(t, 0, sizeof(*t));
+		TABLE_EMPTY(t);
 		t->cl = x->cl;
 	}
 	memset(&k, 0, sizeof(k));
@@ -4615,7 +4966,7 @@ exact_fits(struct ctx *x, struct lb_memo *mm, const struct cand *cd, int r,
 
 /* mm's multipliers and lp_rc_phi() at each for cd's chain and
  * microbatch (none when a layer's option costs less than none). */
-static const struct rc_phi *
+static struct rc_phi *
 rc_phi_of(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 {
 	const struct chain *c = x->sc[cd->ti].c;
@@ -4662,16 +5013,24 @@ exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	const double *pre = c->pre_t + ((size_t)cd->k * PROF_RC_N +
 					PROF_RC_NONE) *
 					       (c->L + 1);
-	const struct rc_phi *e = rc_phi_of(x, mm, cd);
+	struct rc_phi *e = rc_phi_of(x, mm, cd);
 	struct cost_rc_lb rl;
-	int i;
+	int i, j;
 
-	for (i = 0; i < e->n; i++) {
+	/* Each multiplier's bound says no alone, and lp_rc_row() fails for
+	 * all of them or none (it reads no multiplier): any order answers
+	 * alike, and the one that said no last most often says it first
+	 * (not plain). */
+	for (j = 0; j < e->n; j++) {
+		i = mm->plain ? j : (e->first + j) % e->n;
 		if (lp_rc_row(c, x->o, g, e->mu[i], &rl, mm->per))
 			return 1;
 		rl.phi = e->phi + (size_t)i * (c->L + 1);
-		if (!cost_simulate_lb_fits_rc(g, pre, c->L, bound, &rl))
+		if (!cost_simulate_lb_fits_rc(g, pre, c->L, bound, &rl)) {
+			if (!mm->plain)
+				e->first = i;
 			return 0;
+		}
 	}
 	return 1;
 }
@@ -4893,8 +5252,7 @@ gate_find(struct ctx *x, const struct cand *cd)
 		return NULL;
 	t = &x->so->memo->gates;
 	if (t->cl != x->cl) {
-		free(t->e);
-		memset(t, 0, sizeof(*t));
+		TABLE_EMPTY(t);
 		t->cl = x->cl;
 	}
 	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
@@ -5074,8 +5432,12 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
-		} else if (fr < lv.bound) {
+			if (fr < lv.bound)
+				floor_keep_stages(x, &cr, place, nst);
+		} else if (fr < lv.bound &&
+			   !floor_stages(x, &cr, place, nst)) {
 			exact_floor_none(x, &cd, place, nst);
+			floor_keep_stages(x, &cr, place, nst);
 		}
 		if (!(fr < lv.bound))
 			continue;
@@ -5152,7 +5514,8 @@ search_from(const struct search_chain *sc, int nsc,
 	 * pick not full.
 	 */
 	pk.cut = so->brief && !evaluate ? start : INFINITY;
-	pk.h = xcalloc(2 * pk.cap, sizeof(*pk.h));
+	/* filled before it is read (pk.n): not zeroed, 650 KB a search */
+	pk.h = xmalloc(2 * pk.cap * sizeof(*pk.h));
 	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
 	v = pk.h;
 	nv = pk.n;

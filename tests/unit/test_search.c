@@ -983,6 +983,291 @@ test_memo_gates(struct setup *u)
 			      "several sizes");
 }
 
+/*
+ * A sweep sharing a memo that lists its candidates (search_memo_span()),
+ * plain and not, the sizes out of order: the same plans and statistics
+ * at every size.  The lists are long enough (more than 4096 candidates)
+ * that the search sorts them by their bounds' bits (cand_sort_radix()),
+ * the plain one by comparisons.  Fails when the two sorts put two
+ * candidates in another order (the best-first order then differs and
+ * so do the statistics) or a verdict kept across sizes is wrong.
+ */
+static void
+test_memo_plain(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 3, 8, 16, 6, 12};
+	double cap = u->o.cap_bytes;
+	long most = 0;
+	int i, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 2; k++) {
+		struct search_memo *memo[2];
+		struct search_opts so = u->so;
+
+		u->o.cap_bytes = k ? 24e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.batch = 1024;
+		so.zero_mask = 0xf;
+		so.offload_mask = 3;
+		so.nv = 3;
+		so.v[0] = 1;
+		so.v[1] = 2;
+		so.v[2] = 4;
+		for (q = 0; q < 2; q++) {
+			memo[q] = search_memo_new();
+			search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+		}
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.plain = q;
+				so.memo = memo[q];
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				free(cap_end());
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, a sweep's memo with "
+				 "its lists: plain and not alike",
+				 nodes[i], u->o.cap_bytes / 1e9);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]),
+				  msg);
+			if (st[0].candidates > most)
+				most = st[0].candidates;
+			plan_release(&p[0]);
+			plan_release(&p[1]);
+		}
+		for (q = 0; q < 2; q++)
+			search_memo_free(memo[q]);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(most > 4096, "the lists are long enough to sort by radix");
+	printf("# %ld candidates at most\n", most);
+}
+
+/*
+ * A memo renewed from one a sweep filled (search_memo_renew(), its
+ * tables as large) knows nothing of that sweep: a sweep under another
+ * memory cap and batch through it gives the plans and statistics a new
+ * memo gives.  Fails when the renewed memo keeps an entry or a verdict
+ * of the last sweep, or loses the room a table needs.
+ */
+static void
+test_memo_renew(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 3, 8, 16};
+	double cap = u->o.cap_bytes;
+	struct search_memo *memo = NULL;
+	int i, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 3; k++) {
+		struct search_memo *fresh = search_memo_new();
+		struct search_opts so = u->so;
+
+		memo = search_memo_renew(memo);
+		/* a smaller cap first: what it turned away fits under
+		 * the next */
+		u->o.cap_bytes = k == 0 ? 24e9 : k == 2 ? 1e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.batch = k == 2 ? 1000 : 512;
+		so.zero_mask = 0xf;
+		so.offload_mask = 3;
+		search_memo_span(memo, 16 * u->cl.gpus_per_node);
+		search_memo_span(fresh, 16 * u->cl.gpus_per_node);
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160], *e[2];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.memo = q ? fresh : memo;
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				e[q] = cap_end();
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, sweep %d: a renewed "
+				 "memo as a new one",
+				 nodes[i], u->o.cap_bytes / 1e9, k);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]) &&
+					  !strcmp(e[0], e[1]),
+				  msg);
+			for (q = 0; q < 2; q++) {
+				free(e[q]);
+				plan_release(&p[q]);
+			}
+		}
+		search_memo_free(fresh);
+	}
+	search_memo_free(memo);
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
+/*
+ * Capacity's sweep (brief, one alternative, GLPK's refinement of the
+ * best, each size from the bound the last proved) through a memo, plain
+ * and not, under memory caps that make recomputation pay: the same
+ * plans and statistics at every size.  The exact search's refinement
+ * takes the stages without recomputation an earlier size made of a
+ * partition on the same links (floor_stages()) instead of making them
+ * again.  Fails when those stages are another partition's or links'.
+ */
+static void
+test_memo_floors(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+	static const double caps[] = {10e9, 14e9, 18e9};
+	double cap = u->o.cap_bytes;
+	int i, k, q, nn = u->cl.nodes, exact = 0, rt = u->o.runtime;
+
+	/* each schedule's own runtime, as capacity's: PipeDream's
+	 * recomputes per layer */
+	u->o.runtime = -1;
+	for (k = 0; k < 3; k++) {
+		struct search_memo *memo[2];
+		struct search_opts so = u->so;
+		double start[2] = {0, 0};
+
+		u->o.cap_bytes = caps[k];
+		so.threads = 1;
+		so.topk = 1;
+		so.lp_k = 1;
+		so.brief = 1;
+		so.pick_first = 2048;
+		so.batch = k == 1 ? 1024 : 512;
+		so.zero_mask = 3;
+		so.nv = 2;
+		so.v[0] = 1;
+		so.v[1] = 2;
+		for (q = 0; q < 2; q++) {
+			memo[q] = search_memo_new();
+			search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+		}
+		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+		     i++) {
+			struct search_stats st[2];
+			struct plan p[2];
+			char msg[160];
+			int r[2];
+
+			u->cl.nodes = nodes[i];
+			for (q = 0; q < 2; q++) {
+				so.plain = q;
+				so.memo = memo[q];
+				so.start_bound = start[q];
+				plan_init(&p[q]);
+				cap_begin();
+				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
+						     &u->o, &so, &p[q], &st[q]);
+				free(cap_end());
+				start[q] = r[q] == 0 && isfinite(st[q].kth_ms)
+						   ? st[q].kth_ms
+						   : 0;
+			}
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, cap %.0f GB, capacity's sweep: "
+				 "plain and not alike",
+				 nodes[i], u->o.cap_bytes / 1e9);
+			CHECK_MSG(r[0] == r[1] &&
+					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+					  same_stats(&st[0], &st[1]),
+				  msg);
+			exact += st[0].exact_sims > 0;
+			plan_release(&p[0]);
+			plan_release(&p[1]);
+		}
+		for (q = 0; q < 2; q++)
+			search_memo_free(memo[q]);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	u->o.runtime = rt;
+	printf("# %d sizes simulated candidates after the re-scoring\n",
+	       exact);
+}
+
+/*
+ * The same size searched three times through one memo: the second takes
+ * the partitions the first solved and keeps the stages it makes of them,
+ * the third takes those stages (solve_checked()).  Each gives the plan,
+ * its alternatives' times and the statistics of a search with no memo.
+ * Fails when stages kept are another partition's or links'.
+ */
+static void
+test_memo_thrice(struct setup *u)
+{
+	static const int nodes[] = {2, 5, 16};
+	double cap = u->o.cap_bytes;
+	int i, j, q, nn = u->cl.nodes;
+
+	for (i = 0; i < 3; i++) {
+		struct search_memo *memo = search_memo_new();
+		struct search_opts so = u->so;
+		struct search_stats st0;
+		struct plan p0;
+		int r0;
+
+		u->cl.nodes = nodes[i];
+		u->o.cap_bytes = i == 1 ? 24e9 : cap;
+		so.threads = 1;
+		so.lp_k = 2;
+		so.topk = 4;
+		plan_init(&p0);
+		cap_begin();
+		r0 = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p0,
+				   &st0);
+		free(cap_end());
+		so.memo = memo;
+		for (q = 0; q < 3; q++) {
+			struct search_stats st;
+			struct plan p;
+			char msg[160];
+			int r, same;
+
+			plan_init(&p);
+			cap_begin();
+			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
+					  &p, &st);
+			free(cap_end());
+			same = r == r0 && (r0 || same_plan(&p0, &p, 1)) &&
+			       same_stats(&st0, &st);
+			for (j = 0; same && !r0 && j < p.nalts; j++)
+				same = p.alts[j].iter_ms == p0.alts[j].iter_ms;
+			snprintf(msg, sizeof(msg),
+				 "%d nodes, search %d through one memo: as "
+				 "without it",
+				 nodes[i], q + 1);
+			CHECK_MSG(same, msg);
+			plan_release(&p);
+		}
+		plan_release(&p0);
+		search_memo_free(memo);
+	}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
 int
 main(void)
 {
@@ -1006,6 +1291,10 @@ main(void)
 	test_plain_groups(&u);
 	test_minmem(&u);
 	test_memo_gates(&u);
+	test_memo_plain(&u);
+	test_memo_renew(&u);
+	test_memo_floors(&u);
+	test_memo_thrice(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
