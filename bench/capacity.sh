@@ -6,9 +6,10 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: 5.63 G instructions (callgrind),
-# 0.95 s CPU (1.26 s at ab4845f, back to back on the shared 2-core
-# machine), since capspeed5: the memo's candidate lists sorted by radix
+# wall-clock and CPU time.  JOBS=1: 5.45 G instructions (callgrind),
+# 0.85 s CPU at f4e795a (1.26 s at ab4845f, back to back on the shared
+# 2-core machine), since gpt3speed5's repetition of a node's link figures
+# (place.c fill_stages(); 5.63 G and 0.95 s before it) and capspeed5: the memo's candidate lists sorted by radix
 # and scanned a block of 64 at a time past those on more GPUs, each GPU
 # type's memo as large at once as the last one grew, the stages a
 # partition or a floor made kept for the sizes after, lb_memo_init()'s
