@@ -984,6 +984,47 @@ test_memo_gates(struct setup *u)
 }
 
 /*
+ * One size of a sweep searched plain and not, each through its own memo
+ * (memo[0] the shortcuts', memo[1] the plain one's), from start[q] when
+ * start is not NULL (then set to each search's k-th best, as capacity
+ * does): the same plan and statistics, or the check named what fails.
+ * st[0] gets the first search's statistics.
+ */
+static void
+sweep_pair(struct setup *u, struct search_opts so, struct search_memo **memo,
+	   double *start, const char *what, struct search_stats *st)
+{
+	struct search_stats s2[2];
+	struct plan p[2];
+	char msg[160];
+	int q, r[2];
+
+	for (q = 0; q < 2; q++) {
+		so.plain = q;
+		so.memo = memo[q];
+		if (start)
+			so.start_bound = start[q];
+		plan_init(&p[q]);
+		cap_begin();
+		r[q] = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p[q],
+				     &s2[q]);
+		free(cap_end());
+		if (start)
+			start[q] = r[q] == 0 && isfinite(s2[q].kth_ms)
+					   ? s2[q].kth_ms
+					   : 0;
+	}
+	snprintf(msg, sizeof(msg), "%d nodes, cap %.0f GB, %s: plain and not "
+		 "alike", u->cl.nodes, u->o.cap_bytes / 1e9, what);
+	CHECK_MSG(r[0] == r[1] && (r[0] || same_plan(&p[0], &p[1], 1)) &&
+			  same_stats(&s2[0], &s2[1]),
+		  msg);
+	*st = s2[0];
+	plan_release(&p[0]);
+	plan_release(&p[1]);
+}
+
+/*
  * A sweep sharing a memo that lists its candidates (search_memo_span()),
  * plain and not, the sizes out of order: the same plans and statistics
  * at every size.  The lists are long enough (more than 4096 candidates)
@@ -1020,33 +1061,13 @@ test_memo_plain(struct setup *u)
 		}
 		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
 		     i++) {
-			struct search_stats st[2];
-			struct plan p[2];
-			char msg[160];
-			int r[2];
+			struct search_stats st;
 
 			u->cl.nodes = nodes[i];
-			for (q = 0; q < 2; q++) {
-				so.plain = q;
-				so.memo = memo[q];
-				plan_init(&p[q]);
-				cap_begin();
-				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
-						     &u->o, &so, &p[q], &st[q]);
-				free(cap_end());
-			}
-			snprintf(msg, sizeof(msg),
-				 "%d nodes, cap %.0f GB, a sweep's memo with "
-				 "its lists: plain and not alike",
-				 nodes[i], u->o.cap_bytes / 1e9);
-			CHECK_MSG(r[0] == r[1] &&
-					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
-					  same_stats(&st[0], &st[1]),
-				  msg);
-			if (st[0].candidates > most)
-				most = st[0].candidates;
-			plan_release(&p[0]);
-			plan_release(&p[1]);
+			sweep_pair(u, so, memo, NULL,
+				   "a sweep's memo with its lists", &st);
+			if (st.candidates > most)
+				most = st.candidates;
 		}
 		for (q = 0; q < 2; q++)
 			search_memo_free(memo[q]);
@@ -1166,36 +1187,12 @@ test_memo_floors(struct setup *u)
 		}
 		for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
 		     i++) {
-			struct search_stats st[2];
-			struct plan p[2];
-			char msg[160];
-			int r[2];
+			struct search_stats st;
 
 			u->cl.nodes = nodes[i];
-			for (q = 0; q < 2; q++) {
-				so.plain = q;
-				so.memo = memo[q];
-				so.start_bound = start[q];
-				plan_init(&p[q]);
-				cap_begin();
-				r[q] = search_run_tp(u->sc, NSHAPE, &u->cl,
-						     &u->o, &so, &p[q], &st[q]);
-				free(cap_end());
-				start[q] = r[q] == 0 && isfinite(st[q].kth_ms)
-						   ? st[q].kth_ms
-						   : 0;
-			}
-			snprintf(msg, sizeof(msg),
-				 "%d nodes, cap %.0f GB, capacity's sweep: "
-				 "plain and not alike",
-				 nodes[i], u->o.cap_bytes / 1e9);
-			CHECK_MSG(r[0] == r[1] &&
-					  (r[0] || same_plan(&p[0], &p[1], 1)) &&
-					  same_stats(&st[0], &st[1]),
-				  msg);
-			exact += st[0].exact_sims > 0;
-			plan_release(&p[0]);
-			plan_release(&p[1]);
+			sweep_pair(u, so, memo, start, "capacity's sweep",
+				   &st);
+			exact += st.exact_sims > 0;
 		}
 		for (q = 0; q < 2; q++)
 			search_memo_free(memo[q]);
