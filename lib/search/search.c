@@ -520,13 +520,12 @@ search_threads_online(void)
 	return n < 1 ? 1 : n > SEARCH_MAX_THREADS ? SEARCH_MAX_THREADS : (int)n;
 }
 
-static int
-cand_cmp(const void *x, const void *y)
+/* cand_cmp()'s order of two candidates past their lower bounds: the
+ * schedule, depth, width, microbatch, chain, interleaving, ZeRO stage,
+ * shard group, offload, recomputation. */
+static inline int
+cand_cmp_fields(const struct cand *a, const struct cand *b)
 {
-	const struct cand *a = x, *b = y;
-
-	if (a->lb != b->lb)
-		return a->lb < b->lb ? -1 : 1;
 	if (a->sched != b->sched)
 		return a->sched - b->sched;
 	if (a->d != b->d)
@@ -546,6 +545,16 @@ cand_cmp(const void *x, const void *y)
 	if (a->offload != b->offload)
 		return a->offload - b->offload;
 	return a->r - b->r;
+}
+
+static int
+cand_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->lb != b->lb)
+		return a->lb < b->lb ? -1 : 1;
+	return cand_cmp_fields(a, b);
 }
 
 /* Simplicity rank of a schedule: none, gpipe, flush, 2bw. */
@@ -2905,32 +2914,6 @@ struct radix_key {
 	long i;
 };
 
-/* cand_cmp(a, b) > 0 for a and b of the same lower bound: its order of
- * the other fields, inlined. */
-static inline int
-cand_tie_after(const struct cand *a, const struct cand *b)
-{
-	if (a->sched != b->sched)
-		return a->sched > b->sched;
-	if (a->d != b->d)
-		return a->d > b->d;
-	if (a->w != b->w)
-		return a->w > b->w;
-	if (a->k != b->k)
-		return a->k > b->k;
-	if (a->ti != b->ti)
-		return a->ti > b->ti;
-	if (a->v != b->v)
-		return a->v > b->v;
-	if (a->zero != b->zero)
-		return a->zero > b->zero;
-	if (a->shard != b->shard)
-		return a->shard > b->shard;
-	if (a->offload != b->offload)
-		return a->offload > b->offload;
-	return a->r > b->r;
-}
-
 /* cand_sort() of a few candidates h[0..n) of one lower bound. */
 static void
 cand_sort_ties(struct cand *h, long n)
@@ -2940,7 +2923,7 @@ cand_sort_ties(struct cand *h, long n)
 	for (i = 1; i < n; i++) {
 		struct cand t = h[i];
 
-		for (j = i; j > 0 && cand_tie_after(&h[j - 1], &t); j--)
+		for (j = i; j > 0 && cand_cmp_fields(&h[j - 1], &t) > 0; j--)
 			h[j] = h[j - 1];
 		h[j] = t;
 	}
