@@ -153,6 +153,18 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	}
 }
 
+/*
+ * The ZeRO stages p's optimizer runs with (bit z for stage z): Megatron-
+ * Core runs Muon with DDP or its layer-wise distributed optimizer, not
+ * FSDP ("Emerging optimizer does not support Megatron-FSDP",
+ * arguments.py:1739-1740); Adam with all.
+ */
+static unsigned
+optimizer_zero(const struct par_opts *p)
+{
+	return p->optimizer == PLAN_MUON ? 0x3u : 0xfu;
+}
+
 void
 par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 	       int have_rc, const int *tps, int ntp)
@@ -161,16 +173,12 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 	char name[96], why[256];
 	int i, j;
 
-	/* Megatron-Core runs Muon with DDP or its layer-wise distributed
-	 * optimizer, not FSDP ("Emerging optimizer does not support
-	 * Megatron-FSDP", arguments.py:1739-1740): "all" narrows to those,
-	 * named stages must be */
-	if (p->optimizer == PLAN_MUON) {
-		if (p->have_zero && (so->zero_mask & 0xcu))
-			cli_usage_error("--optimizer muon: Megatron-Core runs "
-					"Muon without FSDP; give --zero 0 or 1");
-		so->zero_mask &= 0x3u;
-	}
+	/* "all" narrows to what the optimizer runs with, named stages
+	 * must be */
+	if (p->have_zero && (so->zero_mask & ~optimizer_zero(p)))
+		cli_usage_error("--optimizer muon: Megatron-Core runs Muon "
+				"without FSDP; give --zero 0 or 1");
+	so->zero_mask &= optimizer_zero(p);
 	if (!p->have_rt)
 		return;
 	if (p->rt_via)
@@ -285,10 +293,7 @@ par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 			offload |= d == 1 && rt->offload;
 			selective |= rt->selective;
 		}
-	/* Muon runs without FSDP (par_opts_check()) */
-	if (p->optimizer == PLAN_MUON)
-		zero &= 3u;
-	zero &= ~so->zero_mask & 0xeu;
+	zero &= optimizer_zero(p) & ~so->zero_mask & 0xeu;
 	rc = ~so->rc_mask & ((1u << PROF_RC_FULL) |
 			     (selective ? 1u << PROF_RC_SELECTIVE : 0));
 	buf[0] = 0;
