@@ -71,16 +71,21 @@ enum analytic_rc_module {
 	ANALYTIC_RC_MOE_ACT = 4,     /* the experts' activation output */
 	ANALYTIC_RC_LAYERNORM = 8,   /* the two pre-norms' outputs */
 	ANALYTIC_RC_MLP = 16,        /* a dense MLP's inner activations */
-	ANALYTIC_RC_ALL = 31
+	ANALYTIC_RC_OP = 32,         /* torchtitan's per-op policy: every
+					op but the saved matmuls and the
+					attention core (alone, not with
+					the modules above) */
+	ANALYTIC_RC_ALL = 63
 };
 
-/* "core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", in bit
- * order; NULL-terminated. */
+/* "core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", "op", in
+ * bit order; NULL-terminated. */
 extern const char *const analytic_rc_module_names[];
 
 /*
  * Parse a comma list of module names into *out.  Returns 0, or -1 after
- * printing a message naming the valid ones.
+ * printing a message naming the valid ones, or saying that op, a policy
+ * over every op of the block, takes no modules beside it.
  */
 int analytic_rc_modules_parse(const char *s, unsigned *out);
 

@@ -1085,6 +1085,68 @@ block_flops_v2(struct shape *sh)
 }
 
 /*
+ * torchtitan's per-op selective recomputation (selective_ac_option "op":
+ * torchtitan/distributed/activation_checkpoint.py _apply_op_sac, lines
+ * 52-137 at v0.2.2, and the save list of each model's infra/
+ * parallelize.py, llama3's lines 36-52, deepseek_v3's 33-48).  The
+ * block's forward runs again in backward but for the ops whose outputs
+ * it saved: the attention core (its output and log-sum-exp), the
+ * sequence-parallel reduce-scatters, the expert all-to-alls, and every
+ * odd aten.mm of the block in forward order (lines 108-117 recompute the
+ * even ones): Q, V, the MLP's first and last GEMMs of a Llama block; K,
+ * the output projection and the gate's second GEMM run again.  The
+ * routed experts' grouped GEMMs are no aten.mm and the router's gate is
+ * forced to recompute (per_op_sac_force_recompute_mm_shapes_by_fqns):
+ * neither counts.  Under torchao's Float8Linear every linear layer is a
+ * _scaled_mm, which the list leaves out: all of them run again.  Kept:
+ * the block's input (the checkpoint's) and those outputs.  Returns the
+ * recomputation's ms, and the bytes kept in *keep.
+ */
+static double
+op_sac(struct shape *sh, double f, double core, double *keep)
+{
+	double n = sh->n, h = sh->h, e = sh->e, at = sh->at;
+	double k[12], w[12], ms = 0, x;
+	int m = 0, i;
+
+	if (sh->mla) {
+		if (sh->qr) {
+			k[m] = h, w[m++] = sh->qr;
+			k[m] = sh->qr, w[m++] = at * sh->dqk;
+		} else
+			k[m] = h, w[m++] = at * sh->dqk;
+		k[m] = h, w[m++] = sh->kvr + sh->rd;
+		k[m] = sh->kvr, w[m++] = at * (sh->dqk - sh->rd + sh->dv);
+	} else {
+		k[m] = h, w[m++] = at * sh->dh;
+		k[m] = h, w[m++] = sh->kvt * sh->dh;
+		k[m] = h, w[m++] = sh->kvt * sh->dh;
+	}
+	k[m] = sh->ht, w[m++] = h;
+	if (!sh->moe || sh->sf > 0) {
+		double ft = sh->moe ? sh->sf : sh->ft;
+
+		k[m] = h, w[m++] = ft;
+		if (sh->swiglu)
+			k[m] = h, w[m++] = ft;
+		k[m] = ft, w[m++] = h;
+	}
+	x = n * h * e / (sh->sp ? sh->t : 1) + n * sh->ht * e +
+	    core_stash(sh);
+	for (i = 0; i < m && !sh->fp8; i += 2) {
+		ms += gemm_ms(sh, n, k[i], w[i]);
+		x += n * w[i] * e;
+	}
+	if (sh->sp && sh->t > 1)
+		x += 2 * n * h * e / sh->t;
+	if (sh->moe && sh->ep > 1)
+		x += 2 * sh->ntok * h * e * sh->imb /
+		     (sh->sp && sh->etp == sh->t ? sh->t : 1);
+	*keep = x;
+	return fmax(0, f - ms - core);
+}
+
+/*
  * Selective recomputation of a block: the forward time of the modules in
  * sh->rcm run again in backward, returned, and the bytes they no longer
  * stash in *saved (Megatron-Core transformer_config.py recompute_modules;
@@ -1098,12 +1160,19 @@ block_flops_v2(struct shape *sh)
  *   moe_act      the experts' weighted activation output (the second
  *                grouped GEMM's input); the activation again
  *   mlp          a dense MLP's inner activations; its forward again
+ *   op           torchtitan's per-op policy, op_sac()
  */
 static double
-selective(struct shape *sh, double core, double *saved)
+selective(struct shape *sh, double f, double core, double *saved)
 {
 	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0;
 	double ge = sh->fp8 ? sh->qb : e;
+
+	if (sh->rcm & ANALYTIC_RC_OP) {
+		t = op_sac(sh, f, core, &x);
+		*saved = fmax(0, block_stash(sh) - x);
+		return t;
+	}
 
 	if (sh->rcm & ANALYTIC_RC_CORE_ATTN) {
 		t += core;
@@ -1256,7 +1325,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		double nk = sh->nk, saved = 0;
 
 		/* its kernels run in backward: not the forward's count */
-		pt->recomp_ms[PROF_RC_SELECTIVE] = selective(sh, core, &saved);
+		pt->recomp_ms[PROF_RC_SELECTIVE] = selective(sh, f, core, &saved);
 		sh->nk = nk;
 		pt->stash_bytes[PROF_RC_SELECTIVE] =
 			(int64_t)(block_stash(sh) - saved);
@@ -1600,7 +1669,7 @@ analytic_fusions_parse(const char *s, unsigned *out)
 }
 
 const char *const analytic_rc_module_names[] = {
-	"core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", NULL,
+	"core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", "op", NULL,
 };
 
 int
@@ -1621,7 +1690,7 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 		if (!analytic_rc_module_names[i])
 			return pd2bw_error("unknown recompute module '%.*s' "
 					   "(valid: core_attn, mla_up_proj, "
-					   "moe_act, layernorm, mlp)",
+					   "moe_act, layernorm, mlp, op)",
 					   (int)n, s);
 		f |= 1u << i;
 		s += n;
@@ -1629,6 +1698,10 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 			return pd2bw_error("empty recompute module name "
 					   "after ','");
 	}
+	if ((f & ANALYTIC_RC_OP) && f != ANALYTIC_RC_OP)
+		return pd2bw_error("recompute module op (torchtitan's per-op "
+				   "policy) covers the whole block: give it "
+				   "alone");
 	*out = f;
 	return 0;
 }

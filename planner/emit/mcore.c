@@ -115,7 +115,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 {
 	const struct plan *p = in->p;
 	int d = p->d, v = p->v > 1 ? p->v : 1, s, k, j, even = 1;
-	int any = 0, full = 0, n = 0;
+	int any = 0, full = 0, sel = 0, n = 0;
 
 	memset(mc, 0, sizeof(*mc));
 	if (!sh->transformer)
@@ -159,7 +159,15 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 				continue;
 			any |= r != PROF_RC_NONE;
 			full |= r == PROF_RC_FULL;
+			sel |= r == PROF_RC_SELECTIVE;
 		}
+	if (sel && p->recompute_modules &&
+	    !strcmp(p->recompute_modules, "op"))
+		return pd2bw_error("--emit %s: the plan recomputes per op, "
+				   "torchtitan's policy, which Megatron-Core "
+				   "does not run (its --recompute-modules "
+				   "are modules); plan with --runtime "
+				   "megatron-core", sh->fmt);
 	if (!any) {
 		mc->granularity = PROF_RC_NONE;
 	} else if (!full) {

@@ -223,6 +223,10 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int fp8 = !strcmp(prec, "fp8");
 	struct emit_rc rc;
 	int j, any = 0, every, cover = 0, k, fsdp, shard;
+	/* selective as torchtitan runs it: its per-op policy, in every
+	 * block (the plan's recompute_modules op, --runtime torchtitan's) */
+	int op = p->recompute == PROF_RC_SELECTIVE && p->recompute_modules &&
+		 !strcmp(p->recompute_modules, "op");
 	int c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
 
@@ -306,6 +310,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		else
 			for (j = 0; j < p->nlayers; j++)
 				rc.layer_rc[j] = every ? p->layer_rc[j]
+						 : op  ? PROF_RC_SELECTIVE
 						 : any ? PROF_RC_FULL
 						       : PROF_RC_NONE;
 		if (emit_rc_eval(in, &rc)) {
@@ -455,6 +460,17 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
+	if (op) {
+		/* _apply_op_sac (activation_checkpoint.py:52-137): the
+		 * policy the plan priced */
+		fprintf(fp, "# Per-op selective recomputation in every block, "
+			    "as priced: the odd matmuls,\n# attention and "
+			    "the reduce-scatters are kept, the rest runs "
+			    "again.\nmode = \"selective\"\n"
+			    "selective_ac_option = \"op\"\n");
+		emit_rc_release(&rc);
+		return 0;
+	}
 	if (every == 1) {
 		/* mode full wraps the blocks alone (apply_ac's loop over
 		 * model.layers, activation_checkpoint.py:238-247) */

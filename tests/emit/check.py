@@ -75,6 +75,8 @@ class Plan:
         self.prec = c.get("precision")
         self.gpu = y.get("inputs", {}).get("gpu", "")
         self.fp8_recipe = c.get("fp8_recipe")
+        # what selective recomputes, written unless core_attn alone
+        self.rc_modules = c.get("recompute_modules", "core_attn")
         self.inputs = y.get("inputs", {})
         self.layers = y["layers"]
         self.rc = [RC[r] for r in y["layer_recompute"]]
@@ -415,6 +417,15 @@ def check_torchtitan(p, path):
         # (fms-fsdp's fraction, GLPK's choice) are covered by as many
         # or more on each rank
         check_rc(bad, p, rs, False)
+    elif mode == "selective":
+        # AC:177-183: "op" is the per-op policy in every block, what a
+        # plan priced with recompute_modules op recomputes
+        expect(bad, opt == "op", "selective_ac_option %r" % opt)
+        expect(bad, p.rc_modules == "op",
+               "per-op recomputation for a plan priced with %r"
+               % p.rc_modules)
+        rs = [[1] * p.blocks[s] for s in range(p.d)]
+        check_rc(bad, p, rs, True)
     else:
         rs = [[2 if mode == "full" else 0] * p.blocks[s]
               for s in range(p.d)]

@@ -955,7 +955,12 @@ test_rc_modules(void)
 	CHECK_STR_EQ(buf, "moe_act,layernorm");
 	CHECK_ERR(analytic_rc_modules_parse("mlp,attn", &mods),
 		  "pd2bw: unknown recompute module 'attn' (valid: core_attn, "
-		  "mla_up_proj, moe_act, layernorm, mlp)");
+		  "mla_up_proj, moe_act, layernorm, mlp, op)");
+	CHECK_ERR(analytic_rc_modules_parse("op,layernorm", &mods),
+		  "pd2bw: recompute module op (torchtitan's per-op policy) "
+		  "covers the whole block: give it alone");
+	CHECK(analytic_rc_modules_parse("op", &mods) == 0);
+	CHECK_INT_EQ(mods, ANALYTIC_RC_OP);
 
 	model_init(&m);
 	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
@@ -1002,6 +1007,63 @@ test_rc_modules(void)
 	model_release(&m);
 }
 
+/*
+ * torchtitan's per-op selective recomputation keeps a Llama block's
+ * input, the odd matmuls' outputs (Q, V, w1, w2: the 1st, 3rd, 5th and
+ * 7th aten.mm), the attention core's output and log-sum-exp; Llama 3 8B
+ * at b = 1, s = 8192, 16-bit: 8192 x 2 x (4096 + 4096 + 4096 + 1024 +
+ * 14336 + 4096) + 4 x 32 heads x 8192.  Under torchao's float8 every
+ * linear layer is a _scaled_mm, off the save list: the input and the
+ * core's alone, and more of the forward runs again.  With sequence
+ * parallelism (t = 2) the input is a shard, each rank's Q, V and w1 are
+ * halves, w2's partial sums whole, and the two reduce-scatters' outputs
+ * (n h / t each) are kept too.
+ */
+static void
+test_rc_op(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct profile p, p8, pt;
+	struct model m;
+	const struct prof_point *a, *b;
+
+	llama8(&m);
+	analytic_opts_init(&o);
+	o.rc_modules = ANALYTIC_RC_OP;
+	profile_init(&p);
+	CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
+	a = &p.layers[1].pt[0];
+	CHECK_INT_EQ(a->stash_bytes[PROF_RC_SELECTIVE],
+		     8192LL * 2 * (4096 + 4096 + 4096 + 1024 + 14336 + 4096) +
+			     4LL * 32 * 8192);
+	/* K, the output projection, w3, the norms, rope and the SwiGLU
+	 * again: more than a tenth of the forward, not all of it */
+	CHECK(a->recomp_ms[PROF_RC_SELECTIVE] > 0.1 * a->fwd_ms &&
+	      a->recomp_ms[PROF_RC_SELECTIVE] < 0.6 * a->fwd_ms);
+	m.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_TENSORWISE;
+	o.fp8_casts = ANALYTIC_CASTS_EACH;
+	profile_init(&p8);
+	CHECK(analytic_profile_opts(&p8, &m, g, mb, 1, 1, 0, &o) == 0);
+	b = &p8.layers[1].pt[0];
+	CHECK_INT_EQ(b->stash_bytes[PROF_RC_SELECTIVE],
+		     8192LL * 2 * (4096 + 4096) + 4LL * 32 * 8192);
+	CHECK(b->recomp_ms[PROF_RC_SELECTIVE] / b->fwd_ms >
+	      a->recomp_ms[PROF_RC_SELECTIVE] / a->fwd_ms + 0.2);
+	m.precision = MODEL_BF16;
+	profile_init(&pt);
+	CHECK(analytic_profile_opts(&pt, &m, g, mb, 1, 2, 1, &o) == 0);
+	CHECK_INT_EQ(pt.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
+		     8192LL * 2 * (2048 + 2048 + 2048 + 512 + 7168 + 4096 +
+				   2 * 2048) +
+			     4LL * 16 * 8192);
+	profile_release(&p);
+	profile_release(&p8);
+	profile_release(&pt);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1024,6 +1086,7 @@ main(int argc, char **argv)
 	test_v2();
 	test_moe_stash();
 	test_rc_modules();
+	test_rc_op();
 	catalog_release(&cat);
 	return h_done();
 }
