@@ -515,6 +515,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# the first FlashAttention algorithm (llmfoundry/models/layers/
 	# attention.py:334-371 at b2a43a147); the IBM FSDP blog runs Llama 2
 	# with SDPA FlashAttention-2 (pytorch.org/blog/maximizing-training/)
+	# llm-foundry'"'"'s MPT computes its loss with flash-attn'"'"'s fused
+	# CrossEntropyLoss unless told otherwise (loss_fn
+	# "fused_crossentropy", llmfoundry/models/mpt/modeling_mpt.py:
+	# 724-730 at b2a43a147), not PyTorch'"'"'s cross_entropy that the
+	# torchtitan runtime pricing the row runs
+	if (has_fusions && rt == "composer-fsdp")
+		args = args " --fusions xent"
 	if (has_attn_kernel && rt == "composer-fsdp")
 		args = args " --attention-kernel " (has_attn_triton ? "triton" : "fa2")
 	if (has_attn_kernel && rt == "fms-fsdp")

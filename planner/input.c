@@ -64,7 +64,7 @@ input_set_capacity(double cf)
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 0, 0, 0};
+				   ANALYTIC_CASTS_TE, 0, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)
@@ -82,6 +82,12 @@ void
 input_set_fp8_casts(int c)
 {
 	est.fp8_casts = c;
+}
+
+void
+input_set_xent_copy(int on)
+{
+	est.xent_copy = on;
 }
 
 void

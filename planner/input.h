@@ -129,6 +129,9 @@ void input_set_fusions(unsigned f);
 void input_set_fp8_recipe(int r);
 /* Where FP8 GEMM inputs are cast (enum analytic_casts; the runtime's). */
 void input_set_fp8_casts(int c);
+/* Whether the loss's backward copies its fp32 gradients (analytic_opts
+ * xent_copy). */
+void input_set_xent_copy(int on);
 /* The runtime's MoE layer (struct runtime capacity_factor,
  * min_capacity, dropless, moe_dense_dispatch) for every MoE model read
  * from now on. */

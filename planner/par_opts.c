@@ -326,6 +326,7 @@ par_opts_apply_input(struct par_opts *p)
 		p->fp8_recipe = p->have_rt ? p->rt.fp8_recipe : FP8_DELAYED;
 	input_set_fp8_recipe(p->fp8_recipe);
 	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
+	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
 	if (p->have_rt)
 		input_set_moe(p->rt.capacity_factor, p->rt.min_capacity,
 			      p->rt.dropless, p->rt.moe_dense_dispatch);

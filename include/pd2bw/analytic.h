@@ -134,6 +134,11 @@ struct analytic_opts {
 	int attn;           /* enum analytic_attn (default: native) */
 	int fp8_casts;      /* enum analytic_casts: where an FP8 model's
 			       GEMM inputs are quantised (default: te) */
+	int xent_copy;      /* the loss is PyTorch's cross_entropy on the
+			       fp32 logits: nll_loss's backward writes a
+			       dense fp32 gradient and log_softmax's
+			       another (default 0: in place, Megatron's
+			       vocabulary-parallel loss) */
 	/* The runtime's expert capacity (struct runtime): the capacity
 	 * factor of a model that names none (default 0: dropless), the
 	 * fewest rows per expert under one, and whether the model's own

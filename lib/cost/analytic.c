@@ -139,6 +139,7 @@ struct shape {
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
+	int xcopy;          /* analytic_opts xent_copy */
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
@@ -1489,7 +1490,12 @@ head_point(struct shape *sh, struct prof_point *pt)
 	 * checkpointed blocks (rc_outside_blocks()) */
 	rc_outside_blocks(pt, st);
 	pt->out_bytes = (int64_t)(4 * n);
-	pt->work_bytes = (int64_t)(n * vt * e);
+	/* the 16-bit logits' gradient; PyTorch's cross_entropy first
+	 * writes nll_loss's dense fp32 gradient and log_softmax's from it
+	 * beside its saved output (the runtime's xent_copy) */
+	pt->work_bytes = (int64_t)(sh->xcopy && !fused(sh, ANALYTIC_FUSE_XENT)
+					   ? 8 * n * vt
+					   : n * vt * e);
 	pt->fwd_flops = flops;
 }
 
@@ -1597,6 +1603,7 @@ analytic_opts_init(struct analytic_opts *o)
 {
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_casts = ANALYTIC_CASTS_TE;
+	o->xent_copy = 0;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
 	o->dropless = 0;
@@ -2166,6 +2173,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		cf = 0;
 	mincap = o && cf > 0 ? o->min_capacity : 0;
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
+	sh.xcopy = o && o->xent_copy;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;

@@ -309,6 +309,12 @@ runtime_init(struct runtime *rt, int id)
 	 * Engine's modules */
 	rt->fp8_casts = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_CASTS_EACH
 						    : ANALYTIC_CASTS_TE;
+	/* torchtitan's loss is cross_entropy on the upcast logits
+	 * (components/loss.py:20-25 at v0.2.2), as a plain PyTorch DDP
+	 * model's is; the Megatron family's vocabulary-parallel one
+	 * turns its saved softmax into the gradient in place */
+	rt->xent_copy = rt->id == RUNTIME_TORCHTITAN ||
+			rt->id == RUNTIME_PYTORCH_DDP;
 	/* torchtitan's selective_ac_option = "N" wraps every N-th block
 	 * (distributed/activation_checkpoint.py:24-49 at v0.2.2); a
 	 * runtime that recomputes per layer runs any such choice.

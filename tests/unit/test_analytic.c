@@ -1064,6 +1064,38 @@ test_rc_op(void)
 	profile_release(&pt);
 }
 
+/*
+ * The loss's backward transient: Megatron's vocabulary-parallel loss
+ * turns its saved fp32 softmax into the gradient in place, leaving the
+ * 16-bit logits' gradient (n V 2 bytes); PyTorch's cross_entropy on the
+ * upcast logits (torchtitan) writes nll_loss's dense fp32 gradient and
+ * log_softmax's beside it, 8 n V; a fused loss works in place again.
+ * Llama 3 8B at b = 1, s = 8192, V = 128256.
+ */
+static void
+test_xent_copy(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct profile p;
+	struct model m;
+	int i;
+
+	llama8(&m);
+	analytic_opts_init(&o);
+	for (i = 0; i < 3; i++) {
+		o.xent_copy = i > 0;
+		o.fusions = i == 2 ? ANALYTIC_FUSE_XENT : 0;
+		profile_init(&p);
+		CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
+		CHECK_STR_EQ(p.layers[p.nlayers - 1].name, "head");
+		CHECK_INT_EQ(p.layers[p.nlayers - 1].pt[0].work_bytes,
+			     (i == 1 ? 8LL : 2LL) * 8192 * 128256);
+		profile_release(&p);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1087,6 +1119,7 @@ main(int argc, char **argv)
 	test_moe_stash();
 	test_rc_modules();
 	test_rc_op();
+	test_xent_copy();
 	catalog_release(&cat);
 	return h_done();
 }
