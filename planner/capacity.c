@@ -1212,6 +1212,8 @@ capacity_main(int argc, char **argv)
 	par_opts_search_defaults(&o.po, &o.so, o.have_rc);
 	par_opts_check(&o.po, &o.so, o.have_sched, o.have_rc, o.tps,
 		       o.have_tp ? o.ntp : 0);
+	input_set_rc_modules(par_opts_rc_modules(&o.po, 0,
+						 ANALYTIC_RC_CORE_ATTN));
 	par_opts_apply_input(&o.po);
 	if (fmt < 0)
 		fmt = output ? format_from_name(output) : 0;

@@ -419,30 +419,6 @@ apply_layout(const char *spec, const struct chain *c, struct search_opts *so,
 	return 0;
 }
 
-/*
- * What selective recomputation means on the runtime: torchtitan's is its
- * per-op policy (selective_ac_option "op"; its other, "N", is
- * --recompute-every) and it has no module list; Megatron-Core's is its
- * --recompute-modules, and no other runtime runs the per-op policy.
- */
-static unsigned
-runtime_rc_modules(const struct par_opts *po, int given, unsigned m)
-{
-	int tt = po->have_rt && po->rt.id == RUNTIME_TORCHTITAN;
-
-	if (tt && !given)
-		return ANALYTIC_RC_OP;
-	if (tt && m != ANALYTIC_RC_OP)
-		cli_usage_error("runtime torchtitan recomputes selectively "
-				"per op (selective_ac_option \"op\"), not "
-				"by module: --recompute-modules op");
-	if (!tt && (m & ANALYTIC_RC_OP))
-		cli_usage_error("--recompute-modules op is torchtitan's "
-				"per-op policy: it needs --runtime "
-				"torchtitan%s",
-				po->have_rt ? "" : " (or --emit torchtitan)");
-	return m;
-}
 
 int
 main(int argc, char **argv)
@@ -867,7 +843,7 @@ main(int argc, char **argv)
 					runtime_names[id]);
 		}
 	}
-	rc_modules = runtime_rc_modules(&po, have_rc_modules, rc_modules);
+	rc_modules = par_opts_rc_modules(&po, have_rc_modules, rc_modules);
 	if (!evaluate)
 		par_opts_search_defaults(&po, &so, have_rc);
 	if (po.have_rt)

@@ -439,3 +439,28 @@ par_opts_usage(FILE *fp)
 		"                           matrices; Megatron-Core)\n",
 	      fp);
 }
+
+/*
+ * What selective recomputation means on the runtime: torchtitan's is its
+ * per-op policy (selective_ac_option "op"; its other, "N", is
+ * --recompute-every) and it has no module list; Megatron-Core's is its
+ * --recompute-modules, and no other runtime runs the per-op policy.
+ */
+unsigned
+par_opts_rc_modules(const struct par_opts *po, int given, unsigned m)
+{
+	int tt = po->have_rt && po->rt.id == RUNTIME_TORCHTITAN;
+
+	if (tt && !given)
+		return ANALYTIC_RC_OP;
+	if (tt && m != ANALYTIC_RC_OP)
+		cli_usage_error("runtime torchtitan recomputes selectively "
+				"per op (selective_ac_option \"op\"), not "
+				"by module: --recompute-modules op");
+	if (!tt && (m & ANALYTIC_RC_OP))
+		cli_usage_error("--recompute-modules op is torchtitan's "
+				"per-op policy: it needs --runtime "
+				"torchtitan%s",
+				po->have_rt ? "" : " (or --emit torchtitan)");
+	return m;
+}

@@ -141,6 +141,14 @@ void par_opts_check(struct par_opts *p, struct search_opts *so,
  */
 void par_opts_apply_input(struct par_opts *p);
 
+/*
+ * What selective recomputation recomputes under p's runtime, given the
+ * user's module list m (given: --recompute-modules was set): torchtitan's
+ * per-op policy under torchtitan, the list elsewhere.  A usage error
+ * where the runtime cannot run the list.
+ */
+unsigned par_opts_rc_modules(const struct par_opts *p, int given, unsigned m);
+
 /* The degrees to estimate a model at (borrowing p's arrays); strict for
  * evaluate mode, else a search's (input_par's ep_auto). */
 void par_opts_input_par(const struct par_opts *p, struct input_par *ip,
