@@ -449,7 +449,7 @@ par_opts_usage(FILE *fp)
 unsigned
 par_opts_rc_modules(const struct par_opts *po, int given, unsigned m)
 {
-	int tt = po->have_rt && po->rt.id == RUNTIME_TORCHTITAN;
+	int tt = po->have_rt && po->rt.rc_op;
 
 	if (tt && !given)
 		return ANALYTIC_RC_OP;

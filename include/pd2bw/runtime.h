@@ -134,6 +134,9 @@ struct runtime {
 				   ANALYTIC_FUSE_* bits (analytic.h) */
 	int fp8_recipe;         /* its default FP8 recipe (enum model_fp8) */
 	int fp8_casts;          /* where it quantises (enum analytic_casts) */
+	unsigned rc_op;         /* ANALYTIC_RC_OP: its selective
+				   recomputation is the per-op policy
+				   (torchtitan), else 0: a module list */
 	int xent_copy;          /* the loss is PyTorch's cross_entropy,
 				   whose backward allocates its fp32
 				   gradients (analytic_opts) */

@@ -313,6 +313,11 @@ runtime_init(struct runtime *rt, int id)
 	 * (components/loss.py:20-25 at v0.2.2), as a plain PyTorch DDP
 	 * model's is; the Megatron family's vocabulary-parallel one
 	 * turns its saved softmax into the gradient in place */
+	/* torchtitan's selective recomputation is per op
+	 * (selective_ac_option "op", distributed/activation_checkpoint.py
+	 * :173-183 at v0.2.2; its "N" is --recompute-every); Megatron-
+	 * Core's is its module list */
+	rt->rc_op = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_RC_OP : 0;
 	rt->xent_copy = rt->id == RUNTIME_TORCHTITAN ||
 			rt->id == RUNTIME_PYTORCH_DDP;
 	/* torchtitan's selective_ac_option = "N" wraps every N-th block
