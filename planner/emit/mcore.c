@@ -162,12 +162,14 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 			sel |= r == PROF_RC_SELECTIVE;
 		}
 	if (sel && p->recompute_modules &&
-	    !strcmp(p->recompute_modules, "op"))
-		return pd2bw_error("--emit %s: the plan recomputes per op, "
-				   "torchtitan's policy, which Megatron-Core "
-				   "does not run (its --recompute-modules "
-				   "are modules); plan with --runtime "
-				   "megatron-core", sh->fmt);
+	    !strcmp(p->recompute_modules, "op")) {
+		pd2bw_error("--emit %s: the plan recomputes per op, "
+			    "torchtitan's policy, which Megatron-Core does not "
+			    "run (its --recompute-modules are modules); plan "
+			    "with --runtime megatron-core", sh->fmt);
+		emit_mcore_release(mc);
+		return -1;
+	}
 	if (!any) {
 		mc->granularity = PROF_RC_NONE;
 	} else if (!full) {
@@ -225,8 +227,10 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 			}
 		}
 	}
-	if (emit_rc_eval(in, &mc->rc))
+	if (emit_rc_eval(in, &mc->rc)) {
+		emit_mcore_release(mc);
 		return -1;
+	}
 	if (mc->rc.evaluated && !mc->rc.fits) {
 		char what[64];
 
