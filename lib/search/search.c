@@ -1119,6 +1119,9 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	double lo, hi;
 	int ok;
 
+	/* plain: the greedy alone (part_fits_span() asked its span) */
+	if ((!ft || cd->m <= 0) && x->so->plain)
+		return part_fits_span(x->c, o, g, tb, &lo, &hi);
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
