@@ -836,6 +836,15 @@ test_plain_groups(struct setup *u)
 			       "away a group at a time");
 }
 
+/* The binding constraint and its reason of a and b agree. */
+static int
+same_binding(const struct plan *a, const struct plan *b)
+{
+	return a->bind == b->bind &&
+	       !strcmp(a->bind_reason ? a->bind_reason : "",
+		       b->bind_reason ? b->bind_reason : "");
+}
+
 /*
  * The binding constraint and its reason come out of a search as out of
  * the plain one, which solves each faster candidate explain_binding()
@@ -865,7 +874,7 @@ test_plain_binding(struct setup *u)
 				struct search_stats st[2];
 				struct plan p[2];
 				char msg[160];
-				int r[2], q;
+				int r[2], q, same;
 
 				u->cl.nodes = nodes[i];
 				u->o.cap_bytes = caps[j];
@@ -875,25 +884,17 @@ test_plain_binding(struct setup *u)
 					so.plain = !q;
 					plan_init(&p[q]);
 					r[q] = search_run_tp(u->sc, NSHAPE,
-							     &u->cl, &u->o,
-							     &so, &p[q], &st[q]);
+							     &u->cl, &u->o, &so,
+							     &p[q], &st[q]);
 				}
 				snprintf(msg, sizeof(msg),
 					 "%d nodes, cap %.0f GB, batch %lld: "
 					 "the binding as the plain search's",
 					 nodes[i], caps[j] / 1e9,
 					 (long long)batch[k]);
-				CHECK_MSG(r[0] == r[1] &&
-						  (r[0] ||
-						   (same_plan(&p[0], &p[1], 1) &&
-						    p[0].bind == p[1].bind &&
-						    !strcmp(p[0].bind_reason
-								    ? p[0].bind_reason
-								    : "",
-							    p[1].bind_reason
-								    ? p[1].bind_reason
-								    : ""))),
-					  msg);
+				same = r[0] || (same_plan(&p[0], &p[1], 1) &&
+						same_binding(&p[0], &p[1]));
+				CHECK_MSG(r[0] == r[1] && same, msg);
 				memory += !r[0] &&
 					  p[0].bind == PLAN_BIND_MEMORY;
 				plan_release(&p[0]);
