@@ -110,6 +110,9 @@ int part_fits(const struct chain *c, const struct cost_opts *o,
  * comparison of a stage's compute with the bound comes out alike), so
  * part_fits() gives the same answer there.  A memo of answers by
  * candidate can serve them without assuming anything of the cost.
+ * With lo and hi NULL it is part_fits(), which for a deep pipeline
+ * (4 d >= L) counts the fewest stages under the bound first; with
+ * either asked, the greedy alone (the same answer).
  */
 int part_fits_span(const struct chain *c, const struct cost_opts *o,
 		   const struct cost_cfg *g, double bound, double *lo,

@@ -1119,6 +1119,9 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	double lo, hi;
 	int ok;
 
+	/* plain: the greedy alone (part_fits_span() asked its span) */
+	if ((!ft || cd->m <= 0) && x->so->plain)
+		return part_fits_span(x->c, o, g, tb, &lo, &hi);
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
@@ -1834,6 +1837,16 @@ struct tmpl {
 	struct tmpl_entry sk[PROF_RC_N * SEARCH_MAX_V * 8];
 	int sk_n, sk_ti, sk_sched, sk_d;
 	double sk_P, sk_Pm;
+	/*
+	 * What tmpl_screen() read at the last width: whether ZeRO was
+	 * left out for one rank (scr_one) and by z the screen's verdicts
+	 * (bit z of scr) on the z of sk's candidates (sk_z); scr_ok: e,
+	 * rv and the counts are still those it built from them (not
+	 * plain).  The bytes of the z of ZeRO stage 0 (pz, bit z of pz_ok),
+	 * which read no width: kept with sk.
+	 */
+	int sk_z, scr_ok, scr_one, scr, pz_ok;
+	double pz[2];
 	int moe_ti, moe; /* whether chain moe_ti has experts (-1: none) */
 	/* tmpl_sums()'s, by whether interleaving is allowed ([vok]): the
 	 * candidates, the most interleaving among them and the mask of
@@ -1903,6 +1916,7 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 					  NULL, 0) ||
 		      runtime_check_par(rt, cp, ep, NULL, 0);
 
+	tp->scr_ok = 0; /* e, rv and the counts change below */
 	if (tp->ck_ti < 0)
 		for (tp->nz = z = 0; z < 8; z++)
 			if ((so->zero_mask & (1u << (z >> 1))) &&
@@ -2016,21 +2030,49 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 /*
  * tmpl_check()'s memory screen of the entries kept in tp->sk, at width w:
  * the same template as tmpl_check() with the screen on builds, when the
- * width reads nothing else (tmpl_build()).
+ * width reads nothing else (tmpl_build()).  Returns 0 when that is the
+ * template tp holds already, 1 when it built it anew.
  */
-static void
+static int
 tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	    const struct search_opts *so, int sched, int d, int w,
 	    struct tmpl *tp)
 {
 	int cp = sc[ti].cp > 1 ? sc[ti].cp : 1;
 	int ep = sc[ti].ep > 1 ? sc[ti].ep : 1;
-	int fix = so->fix_w > 0 && so->fix_d > 0, i, z, have = 0;
+	int fix = so->fix_w > 0 && so->fix_d > 0, i, z, have, scr = 0;
 	/* tmpl_check()'s first check, the one that reads w c: one rank
 	 * leaves ZeRO out when plain data parallelism is allowed */
 	int one = w * cp == 1 && (so->zero_mask & 1);
 	double pbz[8]; /* as tmpl_check()'s */
 
+	/* the verdicts first: the z of ZeRO stage 0 (z < 2) read no
+	 * width (no shard group, no division by the ranks) */
+	have = one ? tp->sk_z & 3 : tp->sk_z;
+	for (z = 0; z < 8; z++) {
+		if (!(have & (1 << z)))
+			continue;
+		if (z < 2 && (tp->pz_ok & (1 << z))) {
+			pbz[z] = tp->pz[z];
+		} else {
+			pbz[z] = tmpl_param_bytes(o, sched, w, d, cp, ep,
+						  z >> 1, 0, z & 1, tp->sk_P,
+						  tp->sk_Pm);
+			if (z < 2) {
+				tp->pz[z] = pbz[z];
+				tp->pz_ok |= 1 << z;
+			}
+		}
+		if (pbz[z] / d > o->cap_bytes && !fix)
+			scr |= 1 << z;
+	}
+	/* the template of the last width, when it read the same (GPT-3
+	 * 175B on 1024 GPUs: 7,591 widths of 12,359) */
+	if (tp->scr_ok && tp->scr_one == one && tp->scr == scr)
+		return 0;
+	tp->scr_ok = 1;
+	tp->scr_one = one;
+	tp->scr = scr;
 	tp->n = tp->nrv = 0;
 	tp->screened[0] = tp->screened[1] = 0;
 	tp->skipped[0] = tp->skipped[1] = 0;
@@ -2047,13 +2089,7 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 			continue;
 		}
 		z = e->zero << 1 | e->offload;
-		if (!(have & (1 << z))) {
-			pbz[z] = tmpl_param_bytes(o, sched, w, d, cp, ep,
-						  e->zero, e->shard, e->offload,
-						  tp->sk_P, tp->sk_Pm);
-			have |= 1 << z;
-		}
-		if (pbz[z] / d > o->cap_bytes && !fix) {
+		if (scr & (1 << z)) {
 			e->kind = TMPL_SCREENED;
 			tp->screened[e->v > 1]++;
 			continue;
@@ -2070,6 +2106,7 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		rv->n++;
 		e->rvi = (int)(rv - tp->rv);
 	}
+	return 1;
 }
 
 /*
@@ -2079,13 +2116,14 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
  * screen and ZeRO's rule for one rank (no shard group, whose division
  * reads it; no experts, whose checks read it).
  */
-static void
+static int
 tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	   const struct search_opts *so, int sched, int d, int w,
 	   struct tmpl *tp)
 {
 	const struct chain *c = sc[ti].c;
 	double ns, nse;
+	int i;
 
 	if (tp->moe_ti != ti) {
 		tp->moe_ti = ti;
@@ -2093,7 +2131,7 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	}
 	if (so->shard > 0 || tp->moe || so->plain) {
 		tmpl_check(sc, ti, o, so, sched, d, w, 1, tp);
-		return;
+		return 1;
 	}
 	if (tp->sk_n < 0 || tp->sk_ti != ti || tp->sk_sched != sched ||
 	    tp->sk_d != d) {
@@ -2108,8 +2146,13 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		tp->sk_d = d;
 		tp->sk_P = (double)chain_params(c, 0, c->L - 1);
 		tp->sk_Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
+		tp->sk_z = tp->pz_ok = 0;
+		for (i = 0; i < tp->sk_n; i++)
+			if (tp->sk[i].kind == TMPL_CAND)
+				tp->sk_z |= 1 << (tp->sk[i].zero << 1 |
+						  tp->sk[i].offload);
 	}
-	tmpl_screen(sc, ti, o, so, sched, d, w, tp);
+	return tmpl_screen(sc, ti, o, so, sched, d, w, tp);
 }
 
 /* The reason runtime_check_train(), runtime_check_par() or
@@ -2670,6 +2713,7 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 
 	tp->ck_ti = -1; /* nothing asked yet */
 	tp->sk_n = -1;
+	tp->scr_ok = 0;
 	tp->moe_ti = -1;
 	*screened = 0;
 	for (vi = 0; vi < so->nv; vi++)
@@ -2790,13 +2834,14 @@ enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
 									vt->over),
 							       INFINITY, 1))
 							continue;
-						if (!built++) {
-							tmpl_build(sc, ti, o,
-								   so, sched, d,
-								   (int)w, tp);
-							if (vt->away)
-								tmpl_sums(o, tp);
-						}
+						/* (tmpl_sums() of a template
+						 * unchanged: as it was) */
+						if (!built++ &&
+						    tmpl_build(sc, ti, o, so,
+							       sched, d, (int)w,
+							       tp) &&
+						    vt->away)
+							tmpl_sums(o, tp);
 						add_cands(sc, ti, maxl, fm, o, tp,
 							  sched, d, (int)w, k,
 							  (int)m, mixed, mc, vt,
@@ -3559,17 +3604,33 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 	{
 		double best_mem = INFINITY, best_t = 0, fastest = INFINITY;
 		long best = -1;
+		/* part_mem_lb() bounds the peak of every partition: not
+		 * under --recompute-every, whose stages recompute other
+		 * layers than the candidate's own choice says */
+		int lbs = !so->plain && !cost_every_on(x->o);
 
 		for (i = 0; i < n && tried < 256 &&
 			    v[i].lb < p->iter_ms * 0.99;
 		     i++) {
 			struct plan_terms terms;
-			double t, mem;
+			struct cost_cfg g;
+			double t, mem, b = p->iter_ms * 0.99;
 
 			tried++;
+			/* One that needs best_mem or more whatever its
+			 * partition names nothing new unless it is faster
+			 * than the fastest so far: solved under that bound.
+			 * Asked where its lower bound is at that bound
+			 * already (resnext101: 16 of 52, each turned away
+			 * at once), not of every one (GPT-3's 256). */
+			if (lbs && fastest < b && v[i].lb >= fastest) {
+				cfg_of(x, &v[i], place_lo(so), &g);
+				if (part_mem_lb(x->c, &x->nocap, &g) >=
+				    best_mem)
+					b = fastest;
+			}
 			x->keep_best = 1;
-			t = solve_best(x, &x->nocap, so, &v[i],
-				       p->iter_ms * 0.99, &place);
+			t = solve_best(x, &x->nocap, so, &v[i], b, &place);
 			x->keep_best = 0;
 			if (!isfinite(t))
 				continue;

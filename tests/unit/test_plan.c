@@ -2037,6 +2037,92 @@ test_plan_roundtrip(void)
 	profile_release(&p);
 }
 
+/*
+ * part_fits() of a deep pipeline (4 d >= L) first asks whether the
+ * fewest stages computing less than the bound are d or fewer
+ * (compute_fits()), where part_fits_span() asks its greedy alone: the
+ * same answers on chains of whole-number layer times (ties at every
+ * bound), at bounds that are the compute of some run of layers, a hair
+ * below and a hair above, with and without a memory cap.  Fails when the
+ * shortcut counts a stage that computes the bound itself as under it,
+ * or one stage too many or too few.
+ */
+static void
+test_partition_fits_compute(void)
+{
+	int trial, agree = 0, checks = 0, no = 0, yes = 0;
+
+	for (trial = 0; trial < 300; trial++) {
+		struct profile p;
+		struct chain c;
+		struct cost_opts o;
+		struct cost_cfg g;
+		int L = 4 + (int)(urand() * 60), j, i;
+
+		profile_init(&p);
+		profile_alloc(&p, 1, L);
+		p.mb[0] = 1;
+		for (j = 0; j < L; j++) {
+			struct prof_point *pt = &p.layers[j].pt[0];
+
+			p.layers[j].name = xstrdup("x");
+			p.layers[j].repeat = 1;
+			p.layers[j].params = (int64_t)(urand() * 5e7);
+			pt->fwd_ms = 1 + (int)(urand() * 3);
+			pt->bwd_ms = 2 * pt->fwd_ms;
+			pt->out_bytes = (int64_t)(urand() * 5e8);
+			pt->stash_bytes[PROF_RC_NONE] =
+				(int64_t)(urand() * 5e8);
+			pt->work_bytes = (int64_t)(urand() * 1e8);
+		}
+		default_opts(&o, trial % 2 ? INFINITY : 4e9 + urand() * 2e10);
+		chain_build(&c, &p);
+		memset(&g, 0, sizeof(g));
+		g.sched = (int)(urand() * 3);
+		g.w = 1;
+		g.d = (L + 3) / 4 + (int)(urand() * (L - (L + 3) / 4 + 1));
+		g.b = 1;
+		g.m = g.d + (int)(urand() * 4);
+		g.r = PROF_RC_NONE;
+		g.t = 1;
+		g.v = 1;
+		g.c = 1;
+		g.e = 1;
+		for (i = 0; i < 12; i++) {
+			/* the compute of layers [a, e] */
+			int a = (int)(urand() * L), e = a + (int)(urand() * 4);
+			const double *pre = c.pre_t + PROF_RC_NONE * (L + 1);
+			double b, lo, hi;
+			int k, f0, f1;
+
+			if (e >= L)
+				e = L - 1;
+			b = pre[e + 1] - pre[a];
+			for (k = 0; k < 3; k++) {
+				double at = k == 0 ? b
+					    : k == 1 ? nextafter(b, 0)
+						     : nextafter(b, INFINITY);
+
+				f0 = part_fits(&c, &o, &g, at);
+				f1 = part_fits_span(&c, &o, &g, at, &lo, &hi);
+				checks++;
+				agree += f0 == f1;
+				no += !f1;
+				yes += f1;
+				if (f0 != f1)
+					printf("# trial %d: L=%d d=%d bound "
+					       "%.17g: %d, span's %d\n",
+					       trial, L, g.d, at, f0, f1);
+			}
+		}
+		chain_release(&c);
+		profile_release(&p);
+	}
+	CHECK_INT_EQ(agree, checks);
+	CHECK(no > checks / 10);
+	CHECK(yes > checks / 10);
+}
+
 int
 main(void)
 {
@@ -2045,6 +2131,7 @@ main(void)
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
+	test_partition_fits_compute();
 	test_partition_index();
 	test_partition_mix();
 	test_partition_busy();

@@ -836,6 +836,76 @@ test_plain_groups(struct setup *u)
 			       "away a group at a time");
 }
 
+/* The binding constraint and its reason of a and b agree. */
+static int
+same_binding(const struct plan *a, const struct plan *b)
+{
+	return a->bind == b->bind &&
+	       !strcmp(a->bind_reason ? a->bind_reason : "",
+		       b->bind_reason ? b->bind_reason : "");
+}
+
+/*
+ * The binding constraint and its reason come out of a search as out of
+ * the plain one, which solves each faster candidate explain_binding()
+ * looks at under the plan's bound: the search solves one that needs the
+ * least memory found so far or more, whatever its partition
+ * (part_mem_lb()), under the fastest time found so far instead, which
+ * leaves the fastest, the least memory and whose it is as they were.
+ * Clusters, batches and memory caps such that memory binds most plans.
+ * Fails when the bound or the memory bound turns away a candidate that
+ * would have named another nearest configuration or fastest time.
+ */
+static void
+test_plain_binding(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 3, 4, 8, 16};
+	static const double caps[] = {20e9, 30e9, 45e9, 60e9};
+	static const int64_t batch[] = {512, 1024};
+	double cap = u->o.cap_bytes;
+	size_t i, j, k;
+	int nn = u->cl.nodes, memory = 0;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		for (j = 0; j < sizeof(caps) / sizeof(caps[0]); j++)
+			for (k = 0; k < sizeof(batch) / sizeof(batch[0]);
+			     k++) {
+				struct search_opts so = u->so;
+				struct search_stats st[2];
+				struct plan p[2];
+				char msg[160];
+				int r[2], q, same;
+
+				u->cl.nodes = nodes[i];
+				u->o.cap_bytes = caps[j];
+				so.batch = batch[k];
+				so.threads = 1;
+				for (q = 0; q < 2; q++) {
+					so.plain = !q;
+					plan_init(&p[q]);
+					r[q] = search_run_tp(u->sc, NSHAPE,
+							     &u->cl, &u->o, &so,
+							     &p[q], &st[q]);
+				}
+				snprintf(msg, sizeof(msg),
+					 "%d nodes, cap %.0f GB, batch %lld: "
+					 "the binding as the plain search's",
+					 nodes[i], caps[j] / 1e9,
+					 (long long)batch[k]);
+				same = r[0] || (same_plan(&p[0], &p[1], 1) &&
+						same_binding(&p[0], &p[1]));
+				CHECK_MSG(r[0] == r[1] && same, msg);
+				memory += !r[0] &&
+					  p[0].bind == PLAN_BIND_MEMORY;
+				plan_release(&p[0]);
+				plan_release(&p[1]);
+			}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+	CHECK_MSG(memory > 10, "memory binds many of the plans");
+	printf("# memory binds %d plans\n", memory);
+}
+
 /*
  * When nothing fits, the least memory any candidate needs and whose it is
  * (the first in the order of the enumeration of those that need the
@@ -1286,6 +1356,7 @@ main(void)
 	test_floor_twins(&u);
 	test_plain(&u);
 	test_plain_groups(&u);
+	test_plain_binding(&u);
 	test_minmem(&u);
 	test_memo_gates(&u);
 	test_memo_plain(&u);
