@@ -196,6 +196,33 @@ gather_head(float *q, float *k, float *v, const float *qkv,
 	}
 }
 
+/* gather_head()'s inverse for gradients: undo the rope of dq and dk
+ * (in place) and add dq, dk, dv into head hh's columns of dqkv (its
+ * group's k and v columns gather every head of the group). */
+static void
+scatter_head(float *dqkv, float *dq, float *dk, const float *dv,
+	     const struct prof_dims *d, int64_t bi, int64_t hh)
+{
+	int64_t cols = (d->heads + 2 * d->kv_heads) * d->head_dim;
+	int64_t grp = hh / (d->heads / d->kv_heads), i, c;
+	int64_t D = d->head_dim;
+
+	for (i = 0; i < d->s; i++) {
+		float *row = dqkv + (bi * d->s + i) * cols;
+
+		if (d->rotary) {
+			rope(dq + i * D, D, i, 1);
+			rope(dk + i * D, D, i, 1);
+		}
+		for (c = 0; c < D; c++) {
+			row[hh * D + c] += dq[i * D + c];
+			row[(d->heads + grp) * D + c] += dk[i * D + c];
+			row[(d->heads + d->kv_heads + grp) * D + c] +=
+				dv[i * D + c];
+		}
+	}
+}
+
 /* Softmax row i of q k^T / sqrt(d) into p[0..s); returns the row length. */
 static int64_t
 softmax_row(float *p, const float *q, const float *k,
@@ -271,8 +298,6 @@ prof_cpu_attn_bwd_ref(float *dqkv, const float *dctx, const float *qkv,
 		  uint32_t key)
 {
 	int64_t D = d->head_dim, S = d->s, bi, hh, i, j, c;
-	int64_t cols = (d->heads + 2 * d->kv_heads) * D;
-	int64_t grp_size = d->heads / d->kv_heads;
 	float scale = 1.0f / sqrtf((float)D);
 	float *q = xmalloc((6 * S * D + 2 * S) * sizeof(float));
 	float *k = q + S * D, *v = k + S * D, *dq = v + S * D;
@@ -283,8 +308,6 @@ prof_cpu_attn_bwd_ref(float *dqkv, const float *dctx, const float *qkv,
 	 * is the dropout mask, from its hash. */
 	for (bi = 0; bi < b; bi++)
 		for (hh = 0; hh < d->heads; hh++) {
-			int64_t grp = hh / grp_size;
-
 			gather_head(q, k, v, qkv, d, bi, hh);
 			memset(dq, 0, 3 * S * D * sizeof(float));
 			for (i = 0; i < S; i++) {
@@ -323,21 +346,7 @@ prof_cpu_attn_bwd_ref(float *dqkv, const float *dctx, const float *qkv,
 					}
 				}
 			}
-			for (i = 0; i < S; i++) {
-				float *row = dqkv + (bi * S + i) * cols;
-
-				if (d->rotary) {
-					rope(dq + i * D, D, i, 1);
-					rope(dk + i * D, D, i, 1);
-				}
-				for (c = 0; c < D; c++) {
-					row[hh * D + c] += dq[i * D + c];
-					row[(d->heads + grp) * D + c] +=
-						dk[i * D + c];
-					row[(d->heads + d->kv_heads + grp) * D +
-					    c] += dv[i * D + c];
-				}
-			}
+			scatter_head(dqkv, dq, dk, dv, d, bi, hh);
 		}
 	free(q);
 }
@@ -487,8 +496,7 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 		  uint32_t key)
 {
 	int64_t D = d->head_dim, S = d->s, R = S < ATTN_ROWS ? S : ATTN_ROWS;
-	int64_t ldo = d->heads * D, cols = (d->heads + 2 * d->kv_heads) * D;
-	int64_t grp_size = d->heads / d->kv_heads, bi, hh, i0, i, j, c;
+	int64_t ldo = d->heads * D, bi, hh, i0, i, j;
 	float scale = 1.0f / sqrtf((float)D);
 	float *q = xmalloc((6 * S * D + 2 * R * S) * sizeof(float));
 	float *k = q + S * D, *v = k + S * D, *dq = v + S * D;
@@ -501,8 +509,6 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 	 * softmax's dS = P (dP - rowsum(P dP)). */
 	for (bi = 0; bi < b; bi++)
 		for (hh = 0; hh < d->heads; hh++) {
-			int64_t grp = hh / grp_size;
-
 			gather_head(q, k, v, qkv, d, bi, hh);
 			memset(dq, 0, 3 * S * D * sizeof(float));
 			for (i0 = 0; i0 < S; i0 += R) {
@@ -561,21 +567,7 @@ prof_cpu_attn_bwd(float *dqkv, const float *dctx, const float *qkv,
 					    q + i0 * D, (int)D, 1.0f, dk,
 					    (int)D);
 			}
-			for (i = 0; i < S; i++) {
-				float *row = dqkv + (bi * S + i) * cols;
-
-				if (d->rotary) {
-					rope(dq + i * D, D, i, 1);
-					rope(dk + i * D, D, i, 1);
-				}
-				for (c = 0; c < D; c++) {
-					row[hh * D + c] += dq[i * D + c];
-					row[(d->heads + grp) * D + c] +=
-						dk[i * D + c];
-					row[(d->heads + d->kv_heads + grp) * D +
-					    c] += dv[i * D + c];
-				}
-			}
+			scatter_head(dqkv, dq, dk, dv, d, bi, hh);
 		}
 	free(q);
 }
