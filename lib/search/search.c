@@ -118,11 +118,40 @@ struct pick {
 struct fit_entry {
 	struct cand key; /* lb 0; used: key.m > 0 */
 	double no, yes;
+	int cls; /* 1 + its fit_class in the table (0: none yet; plain:
+		    none, no and yes its own) */
+};
+
+/*
+ * part_fits() reads a configuration only through its chain, microbatch,
+ * recomputation and depth (the compute's prefix sums it compares with
+ * the bound) and its memory: cost_mem_init()'s constants and each
+ * stage's stashes in flight (cost_mem_stage()).  Candidates alike in all
+ * of that answer alike under every bound: widths whose memory reads no
+ * width (no ZeRO), microbatch counts past the depth under 1F1B (a stage
+ * keeps d - s stashes at most).  A class holds what part_fits() said of
+ * any of them (no and yes as a fit_entry's), for them all (about half
+ * of the part_fits() calls of capacity's sweep, most of them asked once
+ * of a candidate).
+ */
+struct fit_class {
+	struct cost_mem mem; /* cost_mem_init()'s */
+	struct cost_cfg g;   /* the first candidate's: the in_flight of
+				each of its stages is every other's */
+	int ti;
+	uint64_t hash;
+	double no, yes;
 };
 
 struct fit_table {
 	struct fit_entry *e;
 	size_t n, cap; /* cap a power of two */
+	/* the classes of its entries in the order found, and their index
+	 * by hash (1 + a class, 0: empty; ccap a power of two, at most
+	 * half full) */
+	struct fit_class *cls;
+	size_t ncls, acls, ccap;
+	int *cslot;
 };
 
 /*
@@ -866,7 +895,11 @@ search_memo_free(struct search_memo *m)
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
+		free(m->t[i].cls);
+		free(m->t[i].cslot);
 		free(m->nt[i].e);
+		free(m->nt[i].cls);
+		free(m->nt[i].cslot);
 		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
 			free(m->s[i].e[j].first);
@@ -1016,8 +1049,114 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	if (fresh) {
 		e->no = -INFINITY;
 		e->yes = INFINITY;
+		e->cls = 0;
 	}
 	return e;
+}
+
+/* A word's bits mixed into h (fit_class's hash). */
+static uint64_t
+fit_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15u;
+	return h ^ h >> 31;
+}
+
+static uint64_t
+fit_bits(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+/* Stage s's stashes in flight under g, as cost_mem_stage() sets them. */
+static double
+fit_in_flight(const struct cost_cfg *g, int s)
+{
+	return cost_in_flight(g, s) * cost_interleave_factor(g);
+}
+
+/* Whether class fc holds candidate ti of configuration g, whose memory
+ * constants are mem: part_fits() then reads the same of both. */
+static int
+fit_class_same(const struct fit_class *fc, int ti, const struct cost_mem *mem,
+	       const struct cost_cfg *g)
+{
+	double fa, fb;
+	int s;
+
+	if (fc->ti != ti || fc->g.d != g->d || fc->g.k != g->k ||
+	    fc->g.r != g->r || memcmp(&fc->mem, mem, sizeof(*mem)))
+		return 0;
+	fa = cost_interleave_factor(&fc->g);
+	fb = cost_interleave_factor(g);
+	for (s = 0; s < g->d; s++)
+		if (cost_in_flight(&fc->g, s) * fa != cost_in_flight(g, s) * fb)
+			return 0;
+	return 1;
+}
+
+/*
+ * The class in t of e, candidate ti of chain c and configuration g under
+ * options o (found or made the first time e asks).
+ */
+static struct fit_class *
+fit_class_of(struct fit_table *t, struct fit_entry *e, int ti,
+	     const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g)
+{
+	struct fit_class *fc;
+	struct cost_mem mem;
+	uint64_t h;
+	size_t i, j;
+
+	if (e->cls)
+		return &t->cls[e->cls - 1];
+	/* (cost_mem_init() zeroes the whole struct first: memcmp() is
+	 * fair) */
+	cost_mem_init(&mem, c, o, g);
+	h = fit_mix((uint64_t)ti << 40 | (uint64_t)(uint16_t)g->k << 24 |
+			    (uint64_t)(uint8_t)g->r << 16 |
+			    (uint64_t)(uint16_t)g->d,
+		    fit_bits(mem.weight));
+	h = fit_mix(h, fit_bits(mem.state));
+	/* the first stage's stashes, the most (equal classes have equal
+	 * hashes; fit_class_same() compares every stage's) */
+	h = fit_mix(h, fit_bits(fit_in_flight(g, 0)));
+	if (2 * (t->ncls + 1) > t->ccap) {
+		free(t->cslot);
+		t->ccap = t->ccap ? 2 * t->ccap : 1024;
+		t->cslot = xcalloc(t->ccap, sizeof(*t->cslot));
+		for (j = 0; j < t->ncls; j++) {
+			for (i = t->cls[j].hash & (t->ccap - 1); t->cslot[i];
+			     i = (i + 1) & (t->ccap - 1))
+				;
+			t->cslot[i] = (int)j + 1;
+		}
+	}
+	for (i = h & (t->ccap - 1); t->cslot[i]; i = (i + 1) & (t->ccap - 1)) {
+		fc = &t->cls[t->cslot[i] - 1];
+		if (fc->hash == h && fit_class_same(fc, ti, &mem, g)) {
+			e->cls = t->cslot[i];
+			return fc;
+		}
+	}
+	if (t->ncls == t->acls) {
+		t->acls = t->acls ? 2 * t->acls : 1024;
+		t->cls = xrealloc(t->cls, t->acls * sizeof(*t->cls));
+	}
+	fc = &t->cls[t->ncls++];
+	fc->mem = mem;
+	fc->g = *g;
+	fc->ti = ti;
+	fc->hash = h;
+	fc->no = -INFINITY;
+	fc->yes = INFINITY;
+	t->cslot[i] = (int)t->ncls;
+	e->cls = (int)t->ncls;
+	return fc;
 }
 
 /* The entry of cd under placement place in t (a fresh one when none). */
@@ -1116,23 +1255,32 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	struct fit_table *ft = o == x->o ? x->fit
 				 : o == &x->nocap ? x->nfit : NULL;
 	struct fit_entry *e;
-	double lo, hi;
+	double lo, hi, *no, *yes;
 	int ok;
 
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
-	if (tb <= e->no)
+	no = &e->no;
+	yes = &e->yes;
+	if (!x->so->plain) {
+		/* what part_fits() said of the candidates like it */
+		struct fit_class *fc = fit_class_of(ft, e, cd->ti, x->c, o, g);
+
+		no = &fc->no;
+		yes = &fc->yes;
+	}
+	if (tb <= *no)
 		return 0;
-	if (tb > e->yes)
+	if (tb > *yes)
 		return 1;
 	/* the answer holds over its span, and by monotony beyond it on the
 	 * side of that answer */
 	ok = part_fits_span(x->c, o, g, tb, &lo, &hi);
-	if (ok && lo < e->yes)
-		e->yes = lo;
-	else if (!ok && hi > e->no)
-		e->no = hi;
+	if (ok && lo < *yes)
+		*yes = lo;
+	else if (!ok && hi > *no)
+		*no = hi;
 	return ok;
 }
 

@@ -1079,6 +1079,56 @@ test_memo_plain(struct setup *u)
 }
 
 /*
+ * A sweep through a memo, plain and not, with batches so small that a
+ * width's microbatches come under its depth (each stage then keeps as
+ * many stashes as microbatches, no more) and memory caps that the
+ * stashes decide: the same plans and statistics at every size.  What
+ * part_fits() said of a candidate answers for every other with the same
+ * chain, microbatch, recomputation, depth, memory constants and stashes
+ * in flight (struct fit_class), the plain search asks each.  Fails when
+ * a class takes candidates whose stages keep other stashes or whose
+ * memory reads the width (ZeRO).
+ */
+static void
+test_memo_fit_classes(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16};
+	static const int batches[] = {16, 64};
+	static const double caps[] = {8e9, 16e9, 30e9};
+	double cap = u->o.cap_bytes;
+	int i, j, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 3; k++)
+		for (j = 0; j < 2; j++) {
+			struct search_memo *memo[2];
+			struct search_opts so = u->so;
+
+			u->o.cap_bytes = caps[k];
+			so.threads = 1;
+			so.lp_k = 1;
+			so.batch = batches[j];
+			so.zero_mask = 3;
+			for (q = 0; q < 2; q++) {
+				memo[q] = search_memo_new();
+				search_memo_span(memo[q],
+						 16 * u->cl.gpus_per_node);
+			}
+			for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+			     i++) {
+				struct search_stats st;
+
+				u->cl.nodes = nodes[i];
+				sweep_pair(u, so, memo, NULL,
+					   "part_fits()'s classes", &st);
+			}
+			for (q = 0; q < 2; q++)
+				search_memo_free(memo[q]);
+		}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
+/*
  * A memo renewed from one a sweep filled (search_memo_renew(), its
  * tables as large) knows nothing of that sweep: a sweep under another
  * memory cap and batch through it gives the plans and statistics a new
@@ -1289,6 +1339,7 @@ main(void)
 	test_minmem(&u);
 	test_memo_gates(&u);
 	test_memo_plain(&u);
+	test_memo_fit_classes(&u);
 	test_memo_renew(&u);
 	test_memo_floors(&u);
 	test_memo_thrice(&u);
