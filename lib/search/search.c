@@ -415,6 +415,9 @@ struct search_memo {
 	 * no links (the search that nothing fits in asks, on its own
 	 * thread) */
 	struct time_table mins;
+	/* part_mem_lb() of the candidates that search asks, t as the
+	 * bound (it reads neither the cluster nor the links either) */
+	struct time_table mem_lbs;
 	/* the simulated times of the alternatives re-scored: t as in a
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
@@ -914,6 +917,7 @@ search_memo_free(struct search_memo *m)
 		free(m->ns[i].e);
 	}
 	free(m->mins.e);
+	free(m->mem_lbs.e);
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
@@ -3485,6 +3489,29 @@ minmem_entry(struct minmem *mm, const struct cand *cd)
 	return time_find(&x->so->memo->mins, cd, 0);
 }
 
+/* part_mem_lb() of cd, from the memo when it knows (not plain): a search
+ * that nothing fits in asks it of every candidate twice, and so do the
+ * sizes after it that nothing fits in either. */
+static double
+minmem_lb(struct minmem *mm, const struct cand *cd)
+{
+	struct ctx *x = mm->x;
+	struct time_entry *e = NULL;
+	struct cost_cfg g;
+	double lb;
+
+	if (x->so->memo && !x->so->plain && cd->m > 0) {
+		e = time_find(&x->so->memo->mem_lbs, cd, 0);
+		if (!isnan(e->t))
+			return e->t;
+	}
+	cfg_of(x, cd, 0, &g);
+	lb = part_mem_lb(x->c, &mm->o, &g);
+	if (e)
+		e->t = lb;
+	return lb;
+}
+
 /* Its least memory under bound (part_solve(PART_MEM)'s: INFINITY when it
  * is bound or more), kept in e. */
 static double
@@ -3513,15 +3540,9 @@ minmem_peek(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
 	struct time_entry *e = minmem_entry(mm, cd);
-	struct cost_cfg g;
 	double key;
 
-	if (e && !isnan(e->t)) {
-		key = e->t;
-	} else {
-		cfg_of(mm->x, cd, 0, &g);
-		key = part_mem_lb(mm->x->c, &mm->o, &g);
-	}
+	key = e && !isnan(e->t) ? e->t : minmem_lb(mm, cd);
 	if (mm->at < 0 || key < mm->key) {
 		mm->key = key;
 		mm->arg = *cd;
@@ -3538,8 +3559,6 @@ static int
 minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
 	   double *key)
 {
-	struct cost_cfg g;
-
 	*e = minmem_entry(mm, cd);
 	if (*e && !isnan((*e)->t)) {
 		*key = (*e)->t;
@@ -3547,8 +3566,7 @@ minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
 	}
 	if (*e && (*e)->lo > mm->best)
 		return 0; /* it needs lo or more */
-	cfg_of(mm->x, cd, 0, &g);
-	*key = part_mem_lb(mm->x->c, &mm->o, &g);
+	*key = minmem_lb(mm, cd);
 	return *key <= mm->best;
 }
 

@@ -844,7 +844,8 @@ test_plain_groups(struct setup *u)
  * several sizes, batches and caps that leave nothing, on their own and
  * one after another sharing a memo, the sizes out of order.  Fails when
  * the first visit's least bound, the order of the second or the memo's
- * bounds (a memory at or above one) change the answer or the tie.
+ * bounds (a memory at or above one, part_mem_lb() of a candidate) change
+ * the answer or the tie.
  */
 static void
 test_minmem(struct setup *u)
