@@ -3054,12 +3054,20 @@ cand_sort(struct cand *h, long n)
  * total order): the lower bounds' bits sorted as integers (the order of
  * the doubles, zeros alike), by radix, a digit of 11 bits a pass over
  * keys of 16 bytes rather than the candidates of 40 (the passes
- * whose digit every key shares skipped), then each run of equal bounds
- * by cand_sort().  Returns -1, h untouched, when a bound is NaN (which
+ * whose digit every key shares skipped), then each run of bounds alike
+ * in those bits by cand_sort() (a short one of one bound by its other
+ * fields alone).  The radix takes the top RADIX_TOP bits
+ * alone (sign, exponent and 21 bits of the fraction, three passes where
+ * the whole word took six): bounds that share them differ by a few
+ * parts in ten million at most, rare but for equal bounds, and their
+ * runs are short.  Returns -1, h untouched, when a bound is NaN (which
  * cand_cmp does not order as the bits).
  */
 #define RADIX_BITS 11
+#define RADIX_TOP 33
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_FIRST (RADIX_PASSES - (RADIX_TOP + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_LOW (64 - RADIX_TOP)
 
 struct radix_key {
 	uint64_t k;
@@ -3102,11 +3110,11 @@ cand_sort_radix(struct cand *h, long n)
 		memcpy(&u, &lb, sizeof(u));
 		a[i].k = u >> 63 ? ~u : u | (uint64_t)1 << 63;
 		a[i].i = i;
-		for (p = 0; p < RADIX_PASSES; p++)
+		for (p = RADIX_FIRST; p < RADIX_PASSES; p++)
 			cnt[p][(a[i].k >> (p * RADIX_BITS)) &
 			       ((1 << RADIX_BITS) - 1)]++;
 	}
-	for (p = 0; p < RADIX_PASSES; p++) {
+	for (p = RADIX_FIRST; p < RADIX_PASSES; p++) {
 		unsigned sh = (unsigned)p * RADIX_BITS;
 		long sum = 0;
 
@@ -3129,9 +3137,12 @@ cand_sort_radix(struct cand *h, long n)
 	for (i = 0; i < n; i++)
 		out[i] = h[a[i].i];
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && a[j].k == a[i].k; j++)
-			;
-		if (j - i > 16)
+		int tie = 1; /* one bound all through */
+
+		for (j = i + 1;
+		     j < n && a[j].k >> RADIX_LOW == a[i].k >> RADIX_LOW; j++)
+			tie &= a[j].k == a[i].k;
+		if (j - i > 16 || (j - i > 1 && !tie))
 			cand_sort(out + i, j - i);
 		else if (j - i > 1)
 			cand_sort_ties(out + i, j - i);

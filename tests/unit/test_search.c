@@ -42,22 +42,30 @@ struct setup {
 	struct search_opts so;
 };
 
+static const int setup_mb[] = {1, 2, 4, 8};
+
+static void
+setup_model(struct model *m)
+{
+	model_init_family(m, MODEL_LLAMA);
+	m->name = "llama-like";
+	m->layers = 16;
+	m->hidden = 4096;
+	m->heads = 32;
+	m->kv_heads = 8;
+	m->ffn_hidden = 14336;
+	m->seq_len = 4096;
+	m->vocab = 128256;
+}
+
 static int
 setup_init(struct setup *u)
 {
-	static const int mb[] = {1, 2, 4, 8};
+	const int *mb = setup_mb;
 	struct model m;
 	int i, ok = 1;
 
-	model_init_family(&m, MODEL_LLAMA);
-	m.name = "llama-like";
-	m.layers = 16;
-	m.hidden = 4096;
-	m.heads = 32;
-	m.kv_heads = 8;
-	m.ffn_hidden = 14336;
-	m.seq_len = 4096;
-	m.vocab = 128256;
+	setup_model(&m);
 	for (i = 0; i < NSHAPE; i++) {
 		struct analytic_par par;
 
@@ -1130,6 +1138,70 @@ test_memo_fit_classes(struct setup *u)
 }
 
 /*
+ * Bounds a few parts in a billion apart: a sweep's lists sorted by radix
+ * (cand_sort_radix(), which sorts by the bounds' top bits and leaves
+ * each run alike in those to comparisons) put the candidates in the
+ * order the plain search's comparisons do, and every size finds the
+ * same plan and statistics.  The shapes of 1, 2 and 4 and a second of
+ * 2 with sequence parallelism, on a GPU a hair faster (its bounds a hair
+ * lower than the first's).  Fails when a run of bounds alike in their
+ * top bits is taken for one of equal bounds.
+ */
+static void
+test_memo_near_ties(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16};
+	struct search_chain keep = u->sc[3];
+	struct gpu_spec gpu = *catalog_find(&cat, "H100-SXM");
+	struct search_memo *memo[2];
+	struct search_opts so = u->so;
+	struct analytic_par par;
+	struct profile prof;
+	struct model m;
+	struct chain ch;
+	int i, q, nn = u->cl.nodes;
+
+	setup_model(&m);
+	memset(&par, 0, sizeof(par));
+	par.tp = 2;
+	par.cp = 1;
+	par.ep = 1;
+	par.imbalance = 1;
+	gpu.tflops16 *= 1 + 4e-9;
+	gpu.mem_gb_s *= 1 + 4e-9;
+	profile_init(&prof);
+	memset(&ch, 0, sizeof(ch));
+	if (analytic_profile_par(&prof, &m, &gpu, setup_mb, 4, &par, NULL) ||
+	    chain_build(&ch, &prof)) {
+		CHECK_MSG(0, "the near twin's chain");
+		goto out;
+	}
+	u->sc[3].c = &ch;
+	u->sc[3].t = 2;
+	u->sc[3].sp = 1;
+	so.threads = 1;
+	so.lp_k = 1;
+	so.batch = 1024;
+	for (q = 0; q < 2; q++) {
+		memo[q] = search_memo_new();
+		search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+	}
+	for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0])); i++) {
+		struct search_stats st;
+
+		u->cl.nodes = nodes[i];
+		sweep_pair(u, so, memo, NULL, "bounds a hair apart", &st);
+	}
+	for (q = 0; q < 2; q++)
+		search_memo_free(memo[q]);
+out:
+	u->sc[3] = keep;
+	u->cl.nodes = nn;
+	chain_release(&ch);
+	profile_release(&prof);
+}
+
+/*
  * A memo renewed from one a sweep filled (search_memo_renew(), its
  * tables as large) knows nothing of that sweep: a sweep under another
  * memory cap and batch through it gives the plans and statistics a new
@@ -1341,6 +1413,7 @@ main(void)
 	test_memo_gates(&u);
 	test_memo_plain(&u);
 	test_memo_fit_classes(&u);
+	test_memo_near_ties(&u);
 	test_memo_renew(&u);
 	test_memo_floors(&u);
 	test_memo_thrice(&u);
