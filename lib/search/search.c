@@ -4328,7 +4328,6 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 	struct refine_table *rt;
 	struct refine_entry *e;
 	struct cand k = *cd;
-	struct cost_cfg g;
 	int fresh, seg;
 
 	/* (the even split is another partition, as with the times) */
@@ -4339,8 +4338,10 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 		TABLE_EMPTY(rt);
 		rt->cl = x->cl;
 	}
-	cfg_of(x, cd, place, &g);
-	seg = place_segment(x->cl, g.w * g.d * g.t * g.c);
+	/* its GPUs (w d t c), as cfg_of() would give them; the chain in
+	 * x->c as cfg_of() leaves it */
+	x->c = x->sc[cd->ti].c;
+	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 	k.lb = 0;
 	k.lp = place;
 	e = slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e), 1024,
