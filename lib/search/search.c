@@ -4241,6 +4241,12 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
+	/* room for every candidate of N GPUs or fewer at once (untouched
+	 * but for those taken), not doubled a copy at a time */
+	if (lv->cap < l->ncand[N]) {
+		lv->cap = l->ncand[N];
+		lv->c = xrealloc(lv->c, (size_t)lv->cap * sizeof(*lv->c));
+	}
 	for (i = 0; i < l->n; i++) {
 		while (list_skips(l, i, N, lv->bound))
 			i += LIST_BLOCK;
