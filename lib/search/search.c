@@ -396,6 +396,15 @@ struct cand_list {
 	double *bhi;
 	long *ncand, *nscr, *nskip;
 	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
+	/* exact_gate()'s proofs by candidate (as the gates table keeps
+	 * them, struct gate_entry; seg 0: none yet) on cluster gcl, for the
+	 * kinds exact_rest() takes (NULL: none asked yet): read by the
+	 * candidate's place in the list, not by its key's hash */
+	struct gate_slot {
+		int seg;
+		double no[2];
+	} *gates;
+	const struct cluster *gcl;
 };
 
 struct search_memo {
@@ -873,6 +882,7 @@ cand_list_release(struct cand_list *l)
 	free(l->ncand);
 	free(l->nscr);
 	free(l->nskip);
+	free(l->gates);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -4198,6 +4208,10 @@ struct lp_visit {
 	double bound;
 	struct cand *c;
 	long n, cap;
+	/* taken from the memo's list from (NULL: enumerated): c[i] is its
+	 * at[i]-th candidate */
+	struct cand_list *from;
+	long *at;
 };
 
 static int
@@ -4241,12 +4255,16 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
+	/* (the memo's own, which cand_list_of() hands out read-only) */
+	lv->from = &so->memo->lists[kind];
 	/* room for every candidate of N GPUs or fewer at once (untouched
 	 * but for those taken), not doubled a copy at a time */
 	if (lv->cap < l->ncand[N]) {
 		lv->cap = l->ncand[N];
 		lv->c = xrealloc(lv->c, (size_t)lv->cap * sizeof(*lv->c));
 	}
+	free(lv->at);
+	lv->at = xmalloc(((size_t)lv->cap + 1) * sizeof(*lv->at));
 	for (i = 0; i < l->n; i++) {
 		while (list_skips(l, i, N, lv->bound))
 			i += LIST_BLOCK;
@@ -4259,7 +4277,10 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 			lv->cap = lv->cap ? 2 * lv->cap : 64;
 			lv->c = xrealloc(lv->c,
 					 (size_t)lv->cap * sizeof(*lv->c));
+			lv->at = xrealloc(lv->at, (size_t)lv->cap *
+							  sizeof(*lv->at));
 		}
+		lv->at[lv->n] = i;
 		lv->c[lv->n++] = l->c[i];
 	}
 }
@@ -4620,6 +4641,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	free(ord);
 	free(nst);
 	free(lv.c);
+	free(lv.at);
 }
 
 /* exact_rest()'s visit: the candidates of bounds under bound. */
@@ -5435,33 +5457,65 @@ gate_find(struct ctx *x, const struct cand *cd)
 }
 
 /*
+ * What the memo proved of lv's i-th candidate cd (no[2] as a
+ * gate_entry's), or NULL without a memo: by its place in the memo's
+ * list when lv was taken from one (the same proofs as gate_find() keeps
+ * by key, a list holding each candidate once), else gate_find()'s.
+ */
+static double *
+gate_no(struct ctx *x, struct lp_visit *lv, long i, const struct cand *cd)
+{
+	struct cand_list *l = lv->from;
+	struct gate_entry *e;
+	struct gate_slot *g;
+	int seg;
+
+	if (!l || cd->m <= 0) {
+		e = gate_find(x, cd);
+		return e ? e->no : NULL;
+	}
+	if (!l->gates || l->gcl != x->cl) {
+		free(l->gates);
+		l->gates = xcalloc((size_t)l->n, sizeof(*l->gates));
+		l->gcl = x->cl;
+	}
+	g = &l->gates[lv->at[i]];
+	seg = place_segment(x->cl, l->gpus[lv->at[i]]);
+	if (g->seg != seg) {
+		g->seg = seg;
+		g->no[0] = g->no[1] = -INFINITY;
+	}
+	return g->no;
+}
+
+/*
  * exact_gate() under place_lo(), first from what it proved of cd in an
- * earlier search of the memo on these links (capacity's sizes): a proof
- * under a bound holds under every smaller one.  A proof left out would
- * only let through what then cannot beat the bound, as the search finds
- * by solving and simulating it.
+ * earlier search of the memo on these links (capacity's sizes; no: its
+ * gate_no(), NULL: none): a proof under a bound holds under every
+ * smaller one.  A proof left out would only let through what then
+ * cannot beat the bound, as the search finds by solving and simulating
+ * it.
  */
 static void
 exact_gate_known(struct ctx *x, const struct cost_opts *o,
 		 const struct cand *cd, double bound, struct lb_memo *mm,
-		 int *uni, int *ref)
+		 double *no, int *uni, int *ref)
 {
-	struct gate_entry *e = gate_find(x, cd);
 	int u0, r0;
 
-	if (e && *uni && bound <= e->no[0])
+	if (no && *uni && bound <= no[0])
 		*uni = 0;
-	if (e && *ref && bound <= e->no[1])
+	if (no && *ref && bound <= no[1])
 		*ref = 0;
 	if (!*uni && !*ref)
 		return;
 	u0 = *uni;
 	r0 = *ref;
 	exact_gate(x, o, cd, place_lo(x->so), bound, mm, uni, ref);
-	if (e && u0 && !*uni && bound > e->no[0])
-		e->no[0] = bound;
-	if (e && r0 && !*ref && bound > e->no[1])
-		e->no[1] = bound;
+	if (no && u0 && !*uni && bound > no[0])
+		no[0] = bound;
+	if (no && r0 && !*ref && bound > no[1])
+		no[1] = bound;
 }
 
 /*
@@ -5561,8 +5615,8 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
-			exact_gate_known(x, o, &cd, lv.bound, &mm, &uni,
-					 &ref);
+			exact_gate_known(x, o, &cd, lv.bound, &mm,
+					 gate_no(x, &lv, i, &cd), &uni, &ref);
 		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
@@ -5617,6 +5671,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	free(ord);
 	free(nst);
 	free(lv.c);
+	free(lv.at);
 }
 
 /*

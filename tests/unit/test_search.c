@@ -919,7 +919,8 @@ test_minmem(struct setup *u)
  * after the re-scoring exactly the candidates each search from scratch
  * does (stats->exact): what the memo keeps of the gates' verdicts
  * (exact_fits(), exact_fits_tp(), exact_gate()'s proofs, part_fits())
- * answers as the gates would, with and without ZeRO and offload.  Fails
+ * answers as the gates would, with and without ZeRO and offload, with
+ * and without the memo's lists.  Fails
  * when a verdict kept turns a candidate away that its gate lets through
  * (where no later gate turns it away too: a part_fits() answer kept as
  * no over too wide a span fails here, half again too wide on
@@ -929,13 +930,20 @@ static void
 test_memo_gates(struct setup *u)
 {
 	static const int nodes[] = {1, 2, 3, 4, 6, 8, 12, 16};
+	/* the sizes out of order too: a proof kept under a smaller bound
+	 * is asked under a larger one */
+	static const int mixed[] = {1, 2, 4, 3, 8, 16, 6, 12};
 	double cap = u->o.cap_bytes;
 	int i, caps, nn = u->cl.nodes, exact = 0;
 
-	for (caps = 0; caps < 4; caps++) {
+	for (caps = 0; caps < 8; caps++) {
 		struct search_memo *memo = search_memo_new();
 		struct search_opts so = u->so;
 
+		/* with its lists, the proofs by a candidate's place in them
+		 * (gate_no()) */
+		if (caps & 4)
+			search_memo_span(memo, 16 * u->cl.gpus_per_node);
 		u->o.cap_bytes = caps & 1 ? 24e9 : cap;
 		so.threads = 1;
 		so.lp_k = 2;
@@ -951,7 +959,7 @@ test_memo_gates(struct setup *u)
 			char msg[160];
 			int r0, r;
 
-			u->cl.nodes = nodes[i];
+			u->cl.nodes = caps & 4 ? mixed[i] : nodes[i];
 			so.memo = NULL;
 			so.start_bound = 0;
 			plan_init(&p0);
@@ -960,7 +968,10 @@ test_memo_gates(struct setup *u)
 					   &p0, &st0);
 			free(cap_end());
 			so.memo = memo;
-			so.start_bound = i ? so.start_bound : 0;
+			so.start_bound = i && u->cl.nodes > (caps & 4 ? mixed[i - 1]
+							     : nodes[i - 1])
+						 ? so.start_bound
+						 : 0;
 			plan_init(&p);
 			cap_begin();
 			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
