@@ -208,10 +208,14 @@ struct lbfit_table {
  * which it found none (-INFINITY: none asked).  No links: those of a
  * grid are the same at every size of one cluster (struct link_cache).
  */
-struct refine_entry {
-	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+struct refine_mark {
 	int seg;
 	double t, lo;
+};
+
+struct refine_entry {
+	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+	struct refine_mark k;
 };
 
 struct refine_table {
@@ -405,6 +409,11 @@ struct cand_list {
 		double no[2];
 	} *gates;
 	const struct cluster *gcl;
+	/* and refine_rest()'s findings, as the refined table keeps them,
+	 * two a candidate (placements 0 and 1; seg 0: none yet), on
+	 * cluster rcl */
+	struct refine_mark *refs;
+	const struct cluster *rcl;
 };
 
 struct search_memo {
@@ -883,6 +892,7 @@ cand_list_release(struct cand_list *l)
 	free(l->nscr);
 	free(l->nskip);
 	free(l->gates);
+	free(l->refs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -4349,7 +4359,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
  * place (a fresh one when it has none, or one of another grid), or NULL
  * without a memo.  Its pointer holds until the next call.
  */
-static struct refine_entry *
+static struct refine_mark *
 refined_find(struct ctx *x, const struct cand *cd, int place)
 {
 	struct refine_table *rt;
@@ -4373,7 +4383,40 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 	k.lp = place;
 	e = slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e), 1024,
 		      &k, &fresh);
-	if (fresh || e->seg != seg) {
+	if (fresh || e->k.seg != seg) {
+		e->k.seg = seg;
+		e->k.t = NAN;
+		e->k.lo = -INFINITY;
+	}
+	return &e->k;
+}
+
+/*
+ * refined_find() of lv's i-th candidate cd: by its place in the memo's
+ * list when lv was taken from one (the same findings, a list holding
+ * each candidate once), else by key.  Its pointer holds until the next
+ * call.
+ */
+static struct refine_mark *
+refined_at(struct ctx *x, const struct lp_visit *lv, long i,
+	   const struct cand *cd, int place)
+{
+	struct cand_list *l = lv->from;
+	struct refine_mark *e;
+	int seg;
+
+	if (!l || x->so->uniform || cd->m <= 0 || place < 0 || place > 1)
+		return refined_find(x, cd, place);
+	if (!l->refs || l->rcl != x->cl) {
+		free(l->refs);
+		l->refs = xcalloc(2 * (size_t)l->n, sizeof(*l->refs));
+		l->rcl = x->cl;
+	}
+	/* the chain in x->c as refined_find() leaves it */
+	x->c = x->sc[cd->ti].c;
+	e = &l->refs[2 * lv->at[i] + place];
+	seg = place_segment(x->cl, l->gpus[lv->at[i]]);
+	if (e->seg != seg) {
 		e->seg = seg;
 		e->t = NAN;
 		e->lo = -INFINITY;
@@ -4384,20 +4427,20 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 /* Whether entry e (or NULL: nothing known) says its candidate has no
  * refined time under bound. */
 static int
-refined_out(const struct refine_entry *e, double bound)
+refined_out(const struct refine_mark *e, double bound)
 {
 	if (!e)
 		return 0;
 	return isnan(e->t) ? bound <= e->lo : !(e->t < bound);
 }
 
-/* Keep in the memo that cd under place refines to t (INFINITY: to
- * nothing under bound). */
+/* Keep in the memo that lv's i-th candidate cd under place refines to t
+ * (INFINITY: to nothing under bound). */
 static void
-refined_keep(struct ctx *x, const struct cand *cd, int place, double t,
-	     double bound)
+refined_keep(struct ctx *x, const struct lp_visit *lv, long i,
+	     const struct cand *cd, int place, double t, double bound)
 {
-	struct refine_entry *e = refined_find(x, cd, place);
+	struct refine_mark *e = refined_at(x, lv, i, cd, place);
 
 	if (!e)
 		return;
@@ -4578,8 +4621,9 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 
 			cr.lp = 1;
 			out[pl - p0] = sims_has(sims, &cr, pl) ||
-				       refined_out(refined_find(x, &cd, pl),
-						   lv.bound);
+				       refined_out(
+					       refined_at(x, &lv, i, &cd, pl),
+					       lv.bound);
 			left += !out[pl - p0];
 		}
 		if (!left)
@@ -4591,8 +4635,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		    !exact_fits_rc(x, &mm, &cd, lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
-					refined_keep(x, &cd, pl, INFINITY,
-						     lv.bound);
+					refined_keep(x, &lv, i, &cd, pl,
+						     INFINITY, lv.bound);
 			continue;
 		}
 		cn.r = PROF_RC_NONE;
@@ -4610,8 +4654,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (!cd.offload && !(tn < lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
-					refined_keep(x, &cd, pl, INFINITY,
-						     lv.bound);
+					refined_keep(x, &lv, i, &cd, pl,
+						     INFINITY, lv.bound);
 			continue;
 		}
 		for (pl = p0; pl <= p1; pl++) {
@@ -4626,7 +4670,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			if (isfinite(t))
 				t = apply_lp_under(x, &cr, pl, lv.bound, nst,
 						   ord, &terms);
-			refined_keep(x, &cd, pl, t, lv.bound);
+			refined_keep(x, &lv, i, &cd, pl, t, lv.bound);
 			if (!(t < lv.bound))
 				continue;
 			ts = rescore(x, &cr, pl, NULL, &fl);
