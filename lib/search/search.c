@@ -3258,6 +3258,13 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	long i, dummy;
 
 	memset(&lv, 0, sizeof(lv));
+	/* room for as many as the longest list built (the kinds list
+	 * about as many), not doubled a copy at a time */
+	for (g = 0; g < KIND_N; g++)
+		if (so->memo->lists[g].n > lv.cap)
+			lv.cap = so->memo->lists[g].n;
+	if (lv.cap)
+		l->c = xrealloc(l->c, (size_t)lv.cap * sizeof(*l->c));
 	lv.vt.fn = list_visit_fn;
 	lv.vt.lp_only = kind == KIND_LP;
 	lv.vt.sim = kind == KIND_SIM1 ? 1 : kind == KIND_SIM2 ? 2 : 0;
