@@ -1142,8 +1142,8 @@ fit_class_of(struct fit_table *t, struct fit_entry *e, int ti,
 	 * fair) */
 	cost_mem_init(&mem, c, o, g);
 	h = fit_mix((uint64_t)ti << 40 | (uint64_t)(uint16_t)g->k << 24 |
-			    (uint64_t)(uint8_t)g->r << 16 |
-			    (uint64_t)(uint16_t)g->d,
+			(uint64_t)(uint8_t)g->r << 16 |
+			(uint64_t)(uint16_t)g->d,
 		    fit_bits(mem.weight));
 	h = fit_mix(h, fit_bits(mem.state));
 	/* the first stage's stashes, the most (equal classes have equal
@@ -4294,8 +4294,8 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 			lv->cap = lv->cap ? 2 * lv->cap : 64;
 			lv->c = xrealloc(lv->c,
 					 (size_t)lv->cap * sizeof(*lv->c));
-			lv->at = xrealloc(lv->at, (size_t)lv->cap *
-							  sizeof(*lv->at));
+			lv->at =
+			    xrealloc(lv->at, (size_t)lv->cap * sizeof(*lv->at));
 		}
 		lv->at[lv->n] = i;
 		lv->c[lv->n++] = l->c[i];
@@ -4627,10 +4627,10 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			struct cand cr = cd;
 
 			cr.lp = 1;
-			out[pl - p0] = sims_has(sims, &cr, pl) ||
-				       refined_out(
-					       refined_at(x, &lv, i, &cd, pl),
-					       lv.bound);
+			out[pl - p0] =
+			    sims_has(sims, &cr, pl) ||
+			    refined_out(refined_at(x, &lv, i, &cd, pl),
+					lv.bound);
 			left += !out[pl - p0];
 		}
 		if (!left)

@@ -934,7 +934,7 @@ test_memo_gates(struct setup *u)
 	 * is asked under a larger one */
 	static const int mixed[] = {1, 2, 4, 3, 8, 16, 6, 12};
 	double cap = u->o.cap_bytes;
-	int i, caps, nn = u->cl.nodes, exact = 0;
+	int i, caps, nn = u->cl.nodes, exact = 0, prev;
 
 	for (caps = 0; caps < 8; caps++) {
 		struct search_memo *memo = search_memo_new();
@@ -968,10 +968,10 @@ test_memo_gates(struct setup *u)
 					   &p0, &st0);
 			free(cap_end());
 			so.memo = memo;
-			so.start_bound = i && u->cl.nodes > (caps & 4 ? mixed[i - 1]
-							     : nodes[i - 1])
-						 ? so.start_bound
-						 : 0;
+			/* the last size's bound holds for a larger one */
+			prev = !i ? 0 : caps & 4 ? mixed[i - 1] : nodes[i - 1];
+			so.start_bound =
+			    i && u->cl.nodes > prev ? so.start_bound : 0;
 			plan_init(&p);
 			cap_begin();
 			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
