@@ -6,31 +6,10 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: 5.45 G instructions (callgrind),
-# 0.85 s CPU at f4e795a (1.26 s at ab4845f, back to back on the shared
-# 2-core machine), since gpt3speed5's repetition of a node's link figures
-# (place.c fill_stages(); 5.63 G and 0.95 s before it) and capspeed5: the memo's candidate lists sorted by radix
-# and scanned a block of 64 at a time past those on more GPUs, each GPU
-# type's memo as large at once as the last one grew, the stages a
-# partition or a floor made kept for the sizes after, lb_memo_init()'s
-# twins kept, the multiplier that said no last asked first; 6.17 G in
-# the default space of ff55a3e, which weighs the sharded optimizer state,
-# selective recomputation and 1, 2 or 4 virtual stages too; in the
-# earlier space (-r none,full --interleave 1 --optimizer-sharding off)
-# about 0.9-1.3 s CPU (the shared 2-core machine's load moves it more
-# than the last changes did) and 4.61 G now (4.68 G
-# instructions after capspeed4 before the one-stage runtimes of a4f55d5;
-# capspeed4: part_fits()'s answers kept as
-# bounds, the least memory when nothing fits in two visits, a partition's
-# stages kept, a cheaper key hash, exact_fits_tp()'s verdicts kept; 5.20
-# G at 7ce9575), since the sizes share the candidate lists,
-# exact_lb()'s link bounds, the partitions, exact_gate()'s proofs and
-# GLPK's answers (1.5-1.7 s and 8.79 G before, measured back to back on
-# the shared 2-core machine).  Earlier: 9.40 G since exact_fits_rc()
-# bounds GLPK's refinements by the recomputation each stage needs (13.6
-# G, 2.2 s before); 17.6 G, 2.9 s since exact_rest() simulates every
-# candidate that could beat the plan (0.88 s, 6.83 G before, when the
-# search was not exact for the simulation).  The target is 0.5 s.
+# wall-clock and CPU time.  JOBS=1: 4.77 G instructions (valgrind
+# --tool=callgrind, the figure to compare: CPU time on the shared 2-core
+# machine moves by 0.1 s from run to run), about 0.85 s CPU; 5.45 G
+# before capspeed6.  The history is in git log.  The target is 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

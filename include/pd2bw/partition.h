@@ -99,7 +99,9 @@ double part_mem_lb(const struct chain *c, const struct cost_opts *o,
  * Whether part_solve(PART_TIME, bound) finds a partition at all (INFINITY
  * otherwise): some partition has every stage computing less than bound
  * (INFINITY: any) within o->cap_bytes.  Needs no links: the search asks
- * it before working them out.  Returns 1 or 0.
+ * it before working them out.  Reads g through its d, k and r and
+ * cost_mem_init() and cost_mem_stage() alone (the search shares an
+ * answer between configurations alike in those).  Returns 1 or 0.
  */
 int part_fits(const struct chain *c, const struct cost_opts *o,
 	      const struct cost_cfg *g, double bound);

@@ -76,7 +76,8 @@ struct search_opts {
 				 arithmetic: every group's template
 				 checked anew, every cost_simulate_lb()
 				 worked out whole, no verdict shared
-				 between twin chains, no galloping (tests:
+				 between twin chains or between candidates
+				 part_fits() reads alike, no galloping (tests:
 				 the result and the statistics do not
 				 depend on it) */
 	int rescore_all;      /* simulate every alternative, even those

@@ -465,31 +465,47 @@ lb_den(double a, double q, int d)
 /*
  * The floors as cost_simulate_lb() reads them: each is at least
  * a_s T_s + S_s / q for every stage s (T_s its forwards, recomputations
- * and backwards, S_s those of the stages before it); returns a_s, q in
- * *q, or 0 when a floor says nothing.  a_s q >= 1 where it says
- * something.  Inlined whatever the compiler's size heuristics say: the
- * bounds' scans ask it for every stage.
+ * and backwards, S_s those of the stages before it); floor_factor()
+ * returns a_s, q in *q, or 0 when a floor says nothing.  a_s q >= 1
+ * where it says something.  floor_factors() works out what reads no
+ * stage once (0: the floors say nothing), floor_at() a stage's a_s from
+ * it: the bounds' scans ask every stage.  Inlined whatever the
+ * compiler's size heuristics say.
  */
-static inline __attribute__((always_inline)) double
-floor_factor(const struct cost_cfg *g, int s, double *q)
+static inline __attribute__((always_inline)) int
+floor_factors(const struct cost_cfg *g, double *q, int *P)
 {
-	int P;
-
 	if (g->d < 1 || g->m < 1)
 		return 0;
 	if (g->sched == PLAN_2BW) {
 		/* floor_2bw(): (m - s / P) T_s + S_s / P for each s < d,
 		 * where P m >= d (m >= d - 1 is floor_2bw()'s own) */
-		P = (sim_iters(g) - 2) / 2;
-		if ((double)P * g->m < g->d || g->m < g->d - 1)
+		*P = (sim_iters(g) - 2) / 2;
+		if ((double)*P * g->m < g->d || g->m < g->d - 1)
 			return 0;
-		*q = P;
-		return g->m - (double)s / P;
+		*q = *P;
+		return 1;
 	}
 	/* floor_of(): stage s's m T_s after the forwards and before the
 	 * backwards of the stages before it, S_s / v */
+	*P = 0;
 	*q = g->v > 1 ? g->v : 1;
-	return g->m;
+	return 1;
+}
+
+/* a_s of floor_factors()'s P (stage s: what alone reads it). */
+static inline __attribute__((always_inline)) double
+floor_at(const struct cost_cfg *g, int P, int s)
+{
+	return P ? g->m - (double)s / P : g->m;
+}
+
+static inline __attribute__((always_inline)) double
+floor_factor(const struct cost_cfg *g, int s, double *q)
+{
+	int P;
+
+	return floor_factors(g, q, &P) ? floor_at(g, P, s) : 0;
 }
 
 /* What the floors' own 1e-8 and the rounding of the stages' compute
@@ -577,12 +593,13 @@ cost_simulate_lb_fits_rc(const struct cost_cfg *g, const double *pre, int L,
 			 double bound, const struct cost_rc_lb *rl)
 {
 	double a, q;
-	int s, first, last = L - 1;
+	int s, first, last = L - 1, P, ok;
 
 	if (g->v > 1 || g->d > L)
 		return g->d <= L; /* chunks are not contiguous */
+	ok = floor_factors(g, &q, &P);
 	for (s = g->d - 1; s >= 0; s--) {
-		a = floor_factor(g, s, &q);
+		a = ok ? floor_at(g, P, s) : 0;
 		if (!(a > 0))
 			return 1;
 		/* the layers before it leave one to each stage before it */
@@ -638,12 +655,13 @@ cost_simulate_lb_fits_up(const struct cost_cfg *g, const double *pre, int L,
 			 double bound)
 {
 	double a, q, P, safe = bound / (1 + 1e-9);
-	int s, j, step, first, last = L - 1;
+	int s, j, step, first, last = L - 1, np, ok;
 
 	if (g->v > 1 || g->d > L)
 		return g->d <= L; /* chunks are not contiguous */
+	ok = floor_factors(g, &q, &np);
 	for (s = g->d - 1; s >= 0; s--) {
-		a = floor_factor(g, s, &q);
+		a = ok ? floor_at(g, np, s) : 0;
 		if (!(a > 0))
 			return 1;
 		P = pre[last + 1];

@@ -26,8 +26,10 @@
 /* Chains, microbatch sizes and recomputations a ws keeps indexes of:
  * PART_MIX_SETS sets of PART_MIX_WAYS, the least recently used of a set
  * replaced (a search asks dozens of them in turn: GPT-3 175B on 1024
- * GPUs 42, which 16 slots by hash alone rebuilt 1,238 times). */
-#define PART_MIX_SETS 16
+ * GPUs 42, which 16 slots by hash alone rebuilt 1,238 times; a capacity
+ * sweep of Llama 3 70B more than 16 sets of 4 hold, each rebuilt about
+ * 1,500 instructions a part_fits() call). */
+#define PART_MIX_SETS 64
 #define PART_MIX_WAYS 4
 #define PART_MIX (PART_MIX_SETS * PART_MIX_WAYS)
 

@@ -118,11 +118,40 @@ struct pick {
 struct fit_entry {
 	struct cand key; /* lb 0; used: key.m > 0 */
 	double no, yes;
+	int cls; /* 1 + its fit_class in the table (0: none yet; plain:
+		    none, no and yes its own) */
+};
+
+/*
+ * part_fits() reads a configuration only through its chain, microbatch,
+ * recomputation and depth (the compute's prefix sums it compares with
+ * the bound) and its memory: cost_mem_init()'s constants and each
+ * stage's stashes in flight (cost_mem_stage()).  Candidates alike in all
+ * of that answer alike under every bound: widths whose memory reads no
+ * width (no ZeRO), microbatch counts past the depth under 1F1B (a stage
+ * keeps d - s stashes at most).  A class holds what part_fits() said of
+ * any of them (no and yes as a fit_entry's), for them all (about half
+ * of the part_fits() calls of capacity's sweep, most of them asked once
+ * of a candidate).
+ */
+struct fit_class {
+	struct cost_mem mem; /* cost_mem_init()'s */
+	struct cost_cfg g;   /* the first candidate's: the in_flight of
+				each of its stages is every other's */
+	int ti;
+	uint64_t hash;
+	double no, yes;
 };
 
 struct fit_table {
 	struct fit_entry *e;
 	size_t n, cap; /* cap a power of two */
+	/* the classes of its entries in the order found, and their index
+	 * by hash (1 + a class, 0: empty; ccap a power of two, at most
+	 * half full) */
+	struct fit_class *cls;
+	size_t ncls, acls, ccap;
+	int *cslot;
 };
 
 /*
@@ -179,10 +208,14 @@ struct lbfit_table {
  * which it found none (-INFINITY: none asked).  No links: those of a
  * grid are the same at every size of one cluster (struct link_cache).
  */
-struct refine_entry {
-	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+struct refine_mark {
 	int seg;
 	double t, lo;
+};
+
+struct refine_entry {
+	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
+	struct refine_mark k;
 };
 
 struct refine_table {
@@ -367,6 +400,20 @@ struct cand_list {
 	double *bhi;
 	long *ncand, *nscr, *nskip;
 	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
+	/* exact_gate()'s proofs by candidate (as the gates table keeps
+	 * them, struct gate_entry; seg 0: none yet) on cluster gcl, for the
+	 * kinds exact_rest() takes (NULL: none asked yet): read by the
+	 * candidate's place in the list, not by its key's hash */
+	struct gate_slot {
+		int seg;
+		double no[2];
+	} *gates;
+	const struct cluster *gcl;
+	/* and refine_rest()'s findings, as the refined table keeps them,
+	 * two a candidate (placements 0 and 1; seg 0: none yet), on
+	 * cluster rcl */
+	struct refine_mark *refs;
+	const struct cluster *rcl;
 };
 
 struct search_memo {
@@ -386,6 +433,9 @@ struct search_memo {
 	 * no links (the search that nothing fits in asks, on its own
 	 * thread) */
 	struct time_table mins;
+	/* part_mem_lb() of the candidates that search asks, t as the
+	 * bound (it reads neither the cluster nor the links either) */
+	struct time_table mem_lbs;
 	/* the simulated times of the alternatives re-scored: t as in a
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
@@ -841,6 +891,8 @@ cand_list_release(struct cand_list *l)
 	free(l->ncand);
 	free(l->nscr);
 	free(l->nskip);
+	free(l->gates);
+	free(l->refs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -866,7 +918,11 @@ search_memo_free(struct search_memo *m)
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		link_cache_release(&m->links[i]);
 		free(m->t[i].e);
+		free(m->t[i].cls);
+		free(m->t[i].cslot);
 		free(m->nt[i].e);
+		free(m->nt[i].cls);
+		free(m->nt[i].cslot);
 		for (j = 0; j < m->s[i].cap; j++) {
 			free(m->s[i].e[j].v);
 			free(m->s[i].e[j].first);
@@ -881,6 +937,7 @@ search_memo_free(struct search_memo *m)
 		free(m->ns[i].e);
 	}
 	free(m->mins.e);
+	free(m->mem_lbs.e);
 	for (j = 0; j < m->sims.cap; j++)
 		free(m->sims.e[j].v);
 	free(m->sims.e);
@@ -1016,8 +1073,114 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	if (fresh) {
 		e->no = -INFINITY;
 		e->yes = INFINITY;
+		e->cls = 0;
 	}
 	return e;
+}
+
+/* A word's bits mixed into h (fit_class's hash). */
+static uint64_t
+fit_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15u;
+	return h ^ h >> 31;
+}
+
+static uint64_t
+fit_bits(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+/* Stage s's stashes in flight under g, as cost_mem_stage() sets them. */
+static double
+fit_in_flight(const struct cost_cfg *g, int s)
+{
+	return cost_in_flight(g, s) * cost_interleave_factor(g);
+}
+
+/* Whether class fc holds candidate ti of configuration g, whose memory
+ * constants are mem: part_fits() then reads the same of both. */
+static int
+fit_class_same(const struct fit_class *fc, int ti, const struct cost_mem *mem,
+	       const struct cost_cfg *g)
+{
+	double fa, fb;
+	int s;
+
+	if (fc->ti != ti || fc->g.d != g->d || fc->g.k != g->k ||
+	    fc->g.r != g->r || memcmp(&fc->mem, mem, sizeof(*mem)))
+		return 0;
+	fa = cost_interleave_factor(&fc->g);
+	fb = cost_interleave_factor(g);
+	for (s = 0; s < g->d; s++)
+		if (cost_in_flight(&fc->g, s) * fa != cost_in_flight(g, s) * fb)
+			return 0;
+	return 1;
+}
+
+/*
+ * The class in t of e, candidate ti of chain c and configuration g under
+ * options o (found or made the first time e asks).
+ */
+static struct fit_class *
+fit_class_of(struct fit_table *t, struct fit_entry *e, int ti,
+	     const struct chain *c, const struct cost_opts *o,
+	     const struct cost_cfg *g)
+{
+	struct fit_class *fc;
+	struct cost_mem mem;
+	uint64_t h;
+	size_t i, j;
+
+	if (e->cls)
+		return &t->cls[e->cls - 1];
+	/* (cost_mem_init() zeroes the whole struct first: memcmp() is
+	 * fair) */
+	cost_mem_init(&mem, c, o, g);
+	h = fit_mix((uint64_t)ti << 40 | (uint64_t)(uint16_t)g->k << 24 |
+			(uint64_t)(uint8_t)g->r << 16 |
+			(uint64_t)(uint16_t)g->d,
+		    fit_bits(mem.weight));
+	h = fit_mix(h, fit_bits(mem.state));
+	/* the first stage's stashes, the most (equal classes have equal
+	 * hashes; fit_class_same() compares every stage's) */
+	h = fit_mix(h, fit_bits(fit_in_flight(g, 0)));
+	if (2 * (t->ncls + 1) > t->ccap) {
+		free(t->cslot);
+		t->ccap = t->ccap ? 2 * t->ccap : 1024;
+		t->cslot = xcalloc(t->ccap, sizeof(*t->cslot));
+		for (j = 0; j < t->ncls; j++) {
+			for (i = t->cls[j].hash & (t->ccap - 1); t->cslot[i];
+			     i = (i + 1) & (t->ccap - 1))
+				;
+			t->cslot[i] = (int)j + 1;
+		}
+	}
+	for (i = h & (t->ccap - 1); t->cslot[i]; i = (i + 1) & (t->ccap - 1)) {
+		fc = &t->cls[t->cslot[i] - 1];
+		if (fc->hash == h && fit_class_same(fc, ti, &mem, g)) {
+			e->cls = t->cslot[i];
+			return fc;
+		}
+	}
+	if (t->ncls == t->acls) {
+		t->acls = t->acls ? 2 * t->acls : 1024;
+		t->cls = xrealloc(t->cls, t->acls * sizeof(*t->cls));
+	}
+	fc = &t->cls[t->ncls++];
+	fc->mem = mem;
+	fc->g = *g;
+	fc->ti = ti;
+	fc->hash = h;
+	fc->no = -INFINITY;
+	fc->yes = INFINITY;
+	t->cslot[i] = (int)t->ncls;
+	e->cls = (int)t->ncls;
+	return fc;
 }
 
 /* The entry of cd under placement place in t (a fresh one when none). */
@@ -1116,7 +1279,7 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	struct fit_table *ft = o == x->o ? x->fit
 				 : o == &x->nocap ? x->nfit : NULL;
 	struct fit_entry *e;
-	double lo, hi;
+	double lo, hi, *no, *yes;
 	int ok;
 
 	/* plain: the greedy alone (part_fits_span() asked its span) */
@@ -1125,17 +1288,26 @@ cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	if (!ft || cd->m <= 0)
 		return part_fits(x->c, o, g, tb);
 	e = fit_find(ft, cd);
-	if (tb <= e->no)
+	no = &e->no;
+	yes = &e->yes;
+	if (!x->so->plain) {
+		/* what part_fits() said of the candidates like it */
+		struct fit_class *fc = fit_class_of(ft, e, cd->ti, x->c, o, g);
+
+		no = &fc->no;
+		yes = &fc->yes;
+	}
+	if (tb <= *no)
 		return 0;
-	if (tb > e->yes)
+	if (tb > *yes)
 		return 1;
 	/* the answer holds over its span, and by monotony beyond it on the
 	 * side of that answer */
 	ok = part_fits_span(x->c, o, g, tb, &lo, &hi);
-	if (ok && lo < e->yes)
-		e->yes = lo;
-	else if (!ok && hi > e->no)
-		e->no = hi;
+	if (ok && lo < *yes)
+		*yes = lo;
+	else if (!ok && hi > *no)
+		*no = hi;
 	return ok;
 }
 
@@ -2947,12 +3119,20 @@ cand_sort(struct cand *h, long n)
  * total order): the lower bounds' bits sorted as integers (the order of
  * the doubles, zeros alike), by radix, a digit of 11 bits a pass over
  * keys of 16 bytes rather than the candidates of 40 (the passes
- * whose digit every key shares skipped), then each run of equal bounds
- * by cand_sort().  Returns -1, h untouched, when a bound is NaN (which
+ * whose digit every key shares skipped), then each run of bounds alike
+ * in those bits by cand_sort() (a short one of one bound by its other
+ * fields alone).  The radix takes the top RADIX_TOP bits
+ * alone (sign, exponent and 21 bits of the fraction, three passes where
+ * the whole word took six): bounds that share them differ by a few
+ * parts in ten million at most, rare but for equal bounds, and their
+ * runs are short.  Returns -1, h untouched, when a bound is NaN (which
  * cand_cmp does not order as the bits).
  */
 #define RADIX_BITS 11
+#define RADIX_TOP 33
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_FIRST (RADIX_PASSES - (RADIX_TOP + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_LOW (64 - RADIX_TOP)
 
 struct radix_key {
 	uint64_t k;
@@ -2995,11 +3175,11 @@ cand_sort_radix(struct cand *h, long n)
 		memcpy(&u, &lb, sizeof(u));
 		a[i].k = u >> 63 ? ~u : u | (uint64_t)1 << 63;
 		a[i].i = i;
-		for (p = 0; p < RADIX_PASSES; p++)
+		for (p = RADIX_FIRST; p < RADIX_PASSES; p++)
 			cnt[p][(a[i].k >> (p * RADIX_BITS)) &
 			       ((1 << RADIX_BITS) - 1)]++;
 	}
-	for (p = 0; p < RADIX_PASSES; p++) {
+	for (p = RADIX_FIRST; p < RADIX_PASSES; p++) {
 		unsigned sh = (unsigned)p * RADIX_BITS;
 		long sum = 0;
 
@@ -3022,9 +3202,12 @@ cand_sort_radix(struct cand *h, long n)
 	for (i = 0; i < n; i++)
 		out[i] = h[a[i].i];
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && a[j].k == a[i].k; j++)
-			;
-		if (j - i > 16)
+		int tie = 1; /* one bound all through */
+
+		for (j = i + 1;
+		     j < n && a[j].k >> RADIX_LOW == a[i].k >> RADIX_LOW; j++)
+			tie &= a[j].k == a[i].k;
+		if (j - i > 16 || (j - i > 1 && !tie))
 			cand_sort(out + i, j - i);
 		else if (j - i > 1)
 			cand_sort_ties(out + i, j - i);
@@ -3120,6 +3303,13 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	long i, dummy;
 
 	memset(&lv, 0, sizeof(lv));
+	/* room for as many as the longest list built (the kinds list
+	 * about as many), not doubled a copy at a time */
+	for (g = 0; g < KIND_N; g++)
+		if (so->memo->lists[g].n > lv.cap)
+			lv.cap = so->memo->lists[g].n;
+	if (lv.cap)
+		l->c = xrealloc(l->c, (size_t)lv.cap * sizeof(*l->c));
 	lv.vt.fn = list_visit_fn;
 	lv.vt.lp_only = kind == KIND_LP;
 	lv.vt.sim = kind == KIND_SIM1 ? 1 : kind == KIND_SIM2 ? 2 : 0;
@@ -3382,6 +3572,29 @@ minmem_entry(struct minmem *mm, const struct cand *cd)
 	return time_find(&x->so->memo->mins, cd, 0);
 }
 
+/* part_mem_lb() of cd, from the memo when it knows (not plain): a search
+ * that nothing fits in asks it of every candidate twice, and so do the
+ * sizes after it that nothing fits in either. */
+static double
+minmem_lb(struct minmem *mm, const struct cand *cd)
+{
+	struct ctx *x = mm->x;
+	struct time_entry *e = NULL;
+	struct cost_cfg g;
+	double lb;
+
+	if (x->so->memo && !x->so->plain && cd->m > 0) {
+		e = time_find(&x->so->memo->mem_lbs, cd, 0);
+		if (!isnan(e->t))
+			return e->t;
+	}
+	cfg_of(x, cd, 0, &g);
+	lb = part_mem_lb(x->c, &mm->o, &g);
+	if (e)
+		e->t = lb;
+	return lb;
+}
+
 /* Its least memory under bound (part_solve(PART_MEM)'s: INFINITY when it
  * is bound or more), kept in e. */
 static double
@@ -3410,15 +3623,9 @@ minmem_peek(struct visit *vt, const struct cand *cd)
 {
 	struct minmem *mm = (struct minmem *)vt;
 	struct time_entry *e = minmem_entry(mm, cd);
-	struct cost_cfg g;
 	double key;
 
-	if (e && !isnan(e->t)) {
-		key = e->t;
-	} else {
-		cfg_of(mm->x, cd, 0, &g);
-		key = part_mem_lb(mm->x->c, &mm->o, &g);
-	}
+	key = e && !isnan(e->t) ? e->t : minmem_lb(mm, cd);
 	if (mm->at < 0 || key < mm->key) {
 		mm->key = key;
 		mm->arg = *cd;
@@ -3435,8 +3642,6 @@ static int
 minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
 	   double *key)
 {
-	struct cost_cfg g;
-
 	*e = minmem_entry(mm, cd);
 	if (*e && !isnan((*e)->t)) {
 		*key = (*e)->t;
@@ -3444,8 +3649,7 @@ minmem_may(struct minmem *mm, const struct cand *cd, struct time_entry **e,
 	}
 	if (*e && (*e)->lo > mm->best)
 		return 0; /* it needs lo or more */
-	cfg_of(mm->x, cd, 0, &g);
-	*key = part_mem_lb(mm->x->c, &mm->o, &g);
+	*key = minmem_lb(mm, cd);
 	return *key <= mm->best;
 }
 
@@ -4082,6 +4286,10 @@ struct lp_visit {
 	double bound;
 	struct cand *c;
 	long n, cap;
+	/* taken from the memo's list from (NULL: enumerated): c[i] is its
+	 * at[i]-th candidate */
+	struct cand_list *from;
+	long *at;
 };
 
 static int
@@ -4125,6 +4333,16 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
+	/* (the memo's own, which cand_list_of() hands out read-only) */
+	lv->from = &so->memo->lists[kind];
+	/* room for every candidate of N GPUs or fewer at once (untouched
+	 * but for those taken), not doubled a copy at a time */
+	if (lv->cap < l->ncand[N]) {
+		lv->cap = l->ncand[N];
+		lv->c = xrealloc(lv->c, (size_t)lv->cap * sizeof(*lv->c));
+	}
+	free(lv->at);
+	lv->at = xmalloc(((size_t)lv->cap + 1) * sizeof(*lv->at));
 	for (i = 0; i < l->n; i++) {
 		while (list_skips(l, i, N, lv->bound))
 			i += LIST_BLOCK;
@@ -4137,7 +4355,10 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 			lv->cap = lv->cap ? 2 * lv->cap : 64;
 			lv->c = xrealloc(lv->c,
 					 (size_t)lv->cap * sizeof(*lv->c));
+			lv->at =
+			    xrealloc(lv->at, (size_t)lv->cap * sizeof(*lv->at));
 		}
+		lv->at[lv->n] = i;
 		lv->c[lv->n++] = l->c[i];
 	}
 }
@@ -4206,13 +4427,12 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
  * place (a fresh one when it has none, or one of another grid), or NULL
  * without a memo.  Its pointer holds until the next call.
  */
-static struct refine_entry *
+static struct refine_mark *
 refined_find(struct ctx *x, const struct cand *cd, int place)
 {
 	struct refine_table *rt;
 	struct refine_entry *e;
 	struct cand k = *cd;
-	struct cost_cfg g;
 	int fresh, seg;
 
 	/* (the even split is another partition, as with the times) */
@@ -4223,13 +4443,48 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 		TABLE_EMPTY(rt);
 		rt->cl = x->cl;
 	}
-	cfg_of(x, cd, place, &g);
-	seg = place_segment(x->cl, g.w * g.d * g.t * g.c);
+	/* its GPUs (w d t c), as cfg_of() would give them; the chain in
+	 * x->c as cfg_of() leaves it */
+	x->c = x->sc[cd->ti].c;
+	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 	k.lb = 0;
 	k.lp = place;
 	e = slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e), 1024,
 		      &k, &fresh);
-	if (fresh || e->seg != seg) {
+	if (fresh || e->k.seg != seg) {
+		e->k.seg = seg;
+		e->k.t = NAN;
+		e->k.lo = -INFINITY;
+	}
+	return &e->k;
+}
+
+/*
+ * refined_find() of lv's i-th candidate cd: by its place in the memo's
+ * list when lv was taken from one (the same findings, a list holding
+ * each candidate once), else by key.  Its pointer holds until the next
+ * call.
+ */
+static struct refine_mark *
+refined_at(struct ctx *x, const struct lp_visit *lv, long i,
+	   const struct cand *cd, int place)
+{
+	struct cand_list *l = lv->from;
+	struct refine_mark *e;
+	int seg;
+
+	if (!l || x->so->uniform || cd->m <= 0 || place < 0 || place > 1)
+		return refined_find(x, cd, place);
+	if (!l->refs || l->rcl != x->cl) {
+		free(l->refs);
+		l->refs = xcalloc(2 * (size_t)l->n, sizeof(*l->refs));
+		l->rcl = x->cl;
+	}
+	/* the chain in x->c as refined_find() leaves it */
+	x->c = x->sc[cd->ti].c;
+	e = &l->refs[2 * lv->at[i] + place];
+	seg = place_segment(x->cl, l->gpus[lv->at[i]]);
+	if (e->seg != seg) {
 		e->seg = seg;
 		e->t = NAN;
 		e->lo = -INFINITY;
@@ -4240,20 +4495,20 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 /* Whether entry e (or NULL: nothing known) says its candidate has no
  * refined time under bound. */
 static int
-refined_out(const struct refine_entry *e, double bound)
+refined_out(const struct refine_mark *e, double bound)
 {
 	if (!e)
 		return 0;
 	return isnan(e->t) ? bound <= e->lo : !(e->t < bound);
 }
 
-/* Keep in the memo that cd under place refines to t (INFINITY: to
- * nothing under bound). */
+/* Keep in the memo that lv's i-th candidate cd under place refines to t
+ * (INFINITY: to nothing under bound). */
 static void
-refined_keep(struct ctx *x, const struct cand *cd, int place, double t,
-	     double bound)
+refined_keep(struct ctx *x, const struct lp_visit *lv, long i,
+	     const struct cand *cd, int place, double t, double bound)
 {
-	struct refine_entry *e = refined_find(x, cd, place);
+	struct refine_mark *e = refined_at(x, lv, i, cd, place);
 
 	if (!e)
 		return;
@@ -4433,9 +4688,10 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			struct cand cr = cd;
 
 			cr.lp = 1;
-			out[pl - p0] = sims_has(sims, &cr, pl) ||
-				       refined_out(refined_find(x, &cd, pl),
-						   lv.bound);
+			out[pl - p0] =
+			    sims_has(sims, &cr, pl) ||
+			    refined_out(refined_at(x, &lv, i, &cd, pl),
+					lv.bound);
 			left += !out[pl - p0];
 		}
 		if (!left)
@@ -4447,8 +4703,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		    !exact_fits_rc(x, &mm, &cd, lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
-					refined_keep(x, &cd, pl, INFINITY,
-						     lv.bound);
+					refined_keep(x, &lv, i, &cd, pl,
+						     INFINITY, lv.bound);
 			continue;
 		}
 		cn.r = PROF_RC_NONE;
@@ -4466,8 +4722,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (!cd.offload && !(tn < lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
-					refined_keep(x, &cd, pl, INFINITY,
-						     lv.bound);
+					refined_keep(x, &lv, i, &cd, pl,
+						     INFINITY, lv.bound);
 			continue;
 		}
 		for (pl = p0; pl <= p1; pl++) {
@@ -4482,7 +4738,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			if (isfinite(t))
 				t = apply_lp_under(x, &cr, pl, lv.bound, nst,
 						   ord, &terms);
-			refined_keep(x, &cd, pl, t, lv.bound);
+			refined_keep(x, &lv, i, &cd, pl, t, lv.bound);
 			if (!(t < lv.bound))
 				continue;
 			ts = rescore(x, &cr, pl, NULL, &fl);
@@ -4497,6 +4753,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	free(ord);
 	free(nst);
 	free(lv.c);
+	free(lv.at);
 }
 
 /* exact_rest()'s visit: the candidates of bounds under bound. */
@@ -5312,33 +5569,65 @@ gate_find(struct ctx *x, const struct cand *cd)
 }
 
 /*
+ * What the memo proved of lv's i-th candidate cd (no[2] as a
+ * gate_entry's), or NULL without a memo: by its place in the memo's
+ * list when lv was taken from one (the same proofs as gate_find() keeps
+ * by key, a list holding each candidate once), else gate_find()'s.
+ */
+static double *
+gate_no(struct ctx *x, struct lp_visit *lv, long i, const struct cand *cd)
+{
+	struct cand_list *l = lv->from;
+	struct gate_entry *e;
+	struct gate_slot *g;
+	int seg;
+
+	if (!l || cd->m <= 0) {
+		e = gate_find(x, cd);
+		return e ? e->no : NULL;
+	}
+	if (!l->gates || l->gcl != x->cl) {
+		free(l->gates);
+		l->gates = xcalloc((size_t)l->n, sizeof(*l->gates));
+		l->gcl = x->cl;
+	}
+	g = &l->gates[lv->at[i]];
+	seg = place_segment(x->cl, l->gpus[lv->at[i]]);
+	if (g->seg != seg) {
+		g->seg = seg;
+		g->no[0] = g->no[1] = -INFINITY;
+	}
+	return g->no;
+}
+
+/*
  * exact_gate() under place_lo(), first from what it proved of cd in an
- * earlier search of the memo on these links (capacity's sizes): a proof
- * under a bound holds under every smaller one.  A proof left out would
- * only let through what then cannot beat the bound, as the search finds
- * by solving and simulating it.
+ * earlier search of the memo on these links (capacity's sizes; no: its
+ * gate_no(), NULL: none): a proof under a bound holds under every
+ * smaller one.  A proof left out would only let through what then
+ * cannot beat the bound, as the search finds by solving and simulating
+ * it.
  */
 static void
 exact_gate_known(struct ctx *x, const struct cost_opts *o,
 		 const struct cand *cd, double bound, struct lb_memo *mm,
-		 int *uni, int *ref)
+		 double *no, int *uni, int *ref)
 {
-	struct gate_entry *e = gate_find(x, cd);
 	int u0, r0;
 
-	if (e && *uni && bound <= e->no[0])
+	if (no && *uni && bound <= no[0])
 		*uni = 0;
-	if (e && *ref && bound <= e->no[1])
+	if (no && *ref && bound <= no[1])
 		*ref = 0;
 	if (!*uni && !*ref)
 		return;
 	u0 = *uni;
 	r0 = *ref;
 	exact_gate(x, o, cd, place_lo(x->so), bound, mm, uni, ref);
-	if (e && u0 && !*uni && bound > e->no[0])
-		e->no[0] = bound;
-	if (e && r0 && !*ref && bound > e->no[1])
-		e->no[1] = bound;
+	if (no && u0 && !*uni && bound > no[0])
+		no[0] = bound;
+	if (no && r0 && !*ref && bound > no[1])
+		no[1] = bound;
 }
 
 /*
@@ -5438,8 +5727,8 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
-			exact_gate_known(x, o, &cd, lv.bound, &mm, &uni,
-					 &ref);
+			exact_gate_known(x, o, &cd, lv.bound, &mm,
+					 gate_no(x, &lv, i, &cd), &uni, &ref);
 		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
@@ -5494,6 +5783,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	free(ord);
 	free(nst);
 	free(lv.c);
+	free(lv.at);
 }
 
 /*

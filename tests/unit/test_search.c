@@ -42,22 +42,30 @@ struct setup {
 	struct search_opts so;
 };
 
+static const int setup_mb[] = {1, 2, 4, 8};
+
+static void
+setup_model(struct model *m)
+{
+	model_init_family(m, MODEL_LLAMA);
+	m->name = "llama-like";
+	m->layers = 16;
+	m->hidden = 4096;
+	m->heads = 32;
+	m->kv_heads = 8;
+	m->ffn_hidden = 14336;
+	m->seq_len = 4096;
+	m->vocab = 128256;
+}
+
 static int
 setup_init(struct setup *u)
 {
-	static const int mb[] = {1, 2, 4, 8};
+	const int *mb = setup_mb;
 	struct model m;
 	int i, ok = 1;
 
-	model_init_family(&m, MODEL_LLAMA);
-	m.name = "llama-like";
-	m.layers = 16;
-	m.hidden = 4096;
-	m.heads = 32;
-	m.kv_heads = 8;
-	m.ffn_hidden = 14336;
-	m.seq_len = 4096;
-	m.vocab = 128256;
+	setup_model(&m);
 	for (i = 0; i < NSHAPE; i++) {
 		struct analytic_par par;
 
@@ -914,7 +922,8 @@ test_plain_binding(struct setup *u)
  * several sizes, batches and caps that leave nothing, on their own and
  * one after another sharing a memo, the sizes out of order.  Fails when
  * the first visit's least bound, the order of the second or the memo's
- * bounds (a memory at or above one) change the answer or the tie.
+ * bounds (a memory at or above one, part_mem_lb() of a candidate) change
+ * the answer or the tie.
  */
 static void
 test_minmem(struct setup *u)
@@ -980,7 +989,8 @@ test_minmem(struct setup *u)
  * after the re-scoring exactly the candidates each search from scratch
  * does (stats->exact): what the memo keeps of the gates' verdicts
  * (exact_fits(), exact_fits_tp(), exact_gate()'s proofs, part_fits())
- * answers as the gates would, with and without ZeRO and offload.  Fails
+ * answers as the gates would, with and without ZeRO and offload, with
+ * and without the memo's lists.  Fails
  * when a verdict kept turns a candidate away that its gate lets through
  * (where no later gate turns it away too: a part_fits() answer kept as
  * no over too wide a span fails here, half again too wide on
@@ -990,13 +1000,20 @@ static void
 test_memo_gates(struct setup *u)
 {
 	static const int nodes[] = {1, 2, 3, 4, 6, 8, 12, 16};
+	/* the sizes out of order too: a proof kept under a smaller bound
+	 * is asked under a larger one */
+	static const int mixed[] = {1, 2, 4, 3, 8, 16, 6, 12};
 	double cap = u->o.cap_bytes;
-	int i, caps, nn = u->cl.nodes, exact = 0;
+	int i, caps, nn = u->cl.nodes, exact = 0, prev;
 
-	for (caps = 0; caps < 4; caps++) {
+	for (caps = 0; caps < 8; caps++) {
 		struct search_memo *memo = search_memo_new();
 		struct search_opts so = u->so;
 
+		/* with its lists, the proofs by a candidate's place in them
+		 * (gate_no()) */
+		if (caps & 4)
+			search_memo_span(memo, 16 * u->cl.gpus_per_node);
 		u->o.cap_bytes = caps & 1 ? 24e9 : cap;
 		so.threads = 1;
 		so.lp_k = 2;
@@ -1012,7 +1029,7 @@ test_memo_gates(struct setup *u)
 			char msg[160];
 			int r0, r;
 
-			u->cl.nodes = nodes[i];
+			u->cl.nodes = caps & 4 ? mixed[i] : nodes[i];
 			so.memo = NULL;
 			so.start_bound = 0;
 			plan_init(&p0);
@@ -1021,7 +1038,10 @@ test_memo_gates(struct setup *u)
 					   &p0, &st0);
 			free(cap_end());
 			so.memo = memo;
-			so.start_bound = i ? so.start_bound : 0;
+			/* the last size's bound holds for a larger one */
+			prev = !i ? 0 : caps & 4 ? mixed[i - 1] : nodes[i - 1];
+			so.start_bound =
+			    i && u->cl.nodes > prev ? so.start_bound : 0;
 			plan_init(&p);
 			cap_begin();
 			r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so,
@@ -1146,6 +1166,120 @@ test_memo_plain(struct setup *u)
 	u->o.cap_bytes = cap;
 	CHECK_MSG(most > 4096, "the lists are long enough to sort by radix");
 	printf("# %ld candidates at most\n", most);
+}
+
+/*
+ * A sweep through a memo, plain and not, with batches so small that a
+ * width's microbatches come under its depth (each stage then keeps as
+ * many stashes as microbatches, no more) and memory caps that the
+ * stashes decide: the same plans and statistics at every size.  What
+ * part_fits() said of a candidate answers for every other with the same
+ * chain, microbatch, recomputation, depth, memory constants and stashes
+ * in flight (struct fit_class), the plain search asks each.  Fails when
+ * a class takes candidates whose stages keep other stashes or whose
+ * memory reads the width (ZeRO).
+ */
+static void
+test_memo_fit_classes(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16};
+	static const int batches[] = {16, 64};
+	static const double caps[] = {8e9, 16e9, 30e9};
+	double cap = u->o.cap_bytes;
+	int i, j, k, q, nn = u->cl.nodes;
+
+	for (k = 0; k < 3; k++)
+		for (j = 0; j < 2; j++) {
+			struct search_memo *memo[2];
+			struct search_opts so = u->so;
+
+			u->o.cap_bytes = caps[k];
+			so.threads = 1;
+			so.lp_k = 1;
+			so.batch = batches[j];
+			so.zero_mask = 3;
+			for (q = 0; q < 2; q++) {
+				memo[q] = search_memo_new();
+				search_memo_span(memo[q],
+						 16 * u->cl.gpus_per_node);
+			}
+			for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0]));
+			     i++) {
+				struct search_stats st;
+
+				u->cl.nodes = nodes[i];
+				sweep_pair(u, so, memo, NULL,
+					   "part_fits()'s classes", &st);
+			}
+			for (q = 0; q < 2; q++)
+				search_memo_free(memo[q]);
+		}
+	u->cl.nodes = nn;
+	u->o.cap_bytes = cap;
+}
+
+/*
+ * Bounds a few parts in a billion apart: a sweep's lists sorted by radix
+ * (cand_sort_radix(), which sorts by the bounds' top bits and leaves
+ * each run alike in those to comparisons) put the candidates in the
+ * order the plain search's comparisons do, and every size finds the
+ * same plan and statistics.  The shapes of 1, 2 and 4 and a second of
+ * 2 with sequence parallelism, on a GPU a hair faster (its bounds a hair
+ * lower than the first's).  Fails when a run of bounds alike in their
+ * top bits is taken for one of equal bounds.
+ */
+static void
+test_memo_near_ties(struct setup *u)
+{
+	static const int nodes[] = {1, 2, 4, 8, 16};
+	struct search_chain keep = u->sc[3];
+	struct gpu_spec gpu = *catalog_find(&cat, "H100-SXM");
+	struct search_memo *memo[2];
+	struct search_opts so = u->so;
+	struct analytic_par par;
+	struct profile prof;
+	struct model m;
+	struct chain ch;
+	int i, q, nn = u->cl.nodes;
+
+	setup_model(&m);
+	memset(&par, 0, sizeof(par));
+	par.tp = 2;
+	par.cp = 1;
+	par.ep = 1;
+	par.imbalance = 1;
+	gpu.tflops16 *= 1 + 4e-9;
+	gpu.mem_gb_s *= 1 + 4e-9;
+	profile_init(&prof);
+	memset(&ch, 0, sizeof(ch));
+	if (analytic_profile_par(&prof, &m, &gpu, setup_mb, 4, &par, NULL) ||
+	    chain_build(&ch, &prof)) {
+		CHECK_MSG(0, "the near twin's chain");
+		goto out;
+	}
+	u->sc[3].c = &ch;
+	u->sc[3].t = 2;
+	u->sc[3].sp = 1;
+	so.threads = 1;
+	so.lp_k = 1;
+	so.batch = 1024;
+	for (q = 0; q < 2; q++) {
+		memo[q] = search_memo_new();
+		search_memo_span(memo[q], 16 * u->cl.gpus_per_node);
+	}
+	for (i = 0; i < (int)(sizeof(nodes) / sizeof(nodes[0])); i++) {
+		struct search_stats st;
+
+		u->cl.nodes = nodes[i];
+		sweep_pair(u, so, memo, NULL, "bounds a hair apart", &st);
+	}
+	for (q = 0; q < 2; q++)
+		search_memo_free(memo[q]);
+out:
+	u->sc[3] = keep;
+	u->cl.nodes = nn;
+	chain_release(&ch);
+	profile_release(&prof);
 }
 
 /*
@@ -1360,6 +1494,8 @@ main(void)
 	test_minmem(&u);
 	test_memo_gates(&u);
 	test_memo_plain(&u);
+	test_memo_fit_classes(&u);
+	test_memo_near_ties(&u);
 	test_memo_renew(&u);
 	test_memo_floors(&u);
 	test_memo_thrice(&u);
