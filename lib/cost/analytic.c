@@ -1110,7 +1110,8 @@ block_flops_v2(struct shape *sh)
  * (all_to_all_single, expert_parallel.py:138, 175) are on deepseek_v3's
  * and llama4's lists, not on qwen3's (nor llama3's): a MoE without MLA
  * or shared experts is qwen3, whose dispatch and combine run again
- * (the communication's second run is not priced here).  Kept under them:
+ * (block_point() marks them for cost_ep(), and the sequence-parallel
+ * all-gathers, on no list, for cost_tp()).  Kept under them:
  * the dispatch's output, the busiest rank's imbalance x its rows, and
  * the combine's, its own rows; with the experts split like tp, every
  * rank dispatches all of them (expert_parallel.py:209-216).
@@ -1123,6 +1124,12 @@ block_flops_v2(struct shape *sh)
  * (the checkpoint's) and those outputs.  Returns the recomputation's
  * ms, and the bytes kept in *keep.
  */
+static int
+op_sac_keeps_a2a(const struct shape *sh)
+{
+	return sh->mla || sh->sf > 0;
+}
+
 static double
 op_sac(struct shape *sh, double f, double core, double *keep)
 {
@@ -1162,7 +1169,7 @@ op_sac(struct shape *sh, double f, double core, double *keep)
 	}
 	if (sh->sp && sh->t > 1)
 		x += 2 * n * h * e / sh->t;
-	if (sh->moe && sh->ep > 1 && (sh->mla || sh->sf > 0))
+	if (sh->moe && sh->ep > 1 && op_sac_keeps_a2a(sh))
 		x += (sh->imb + 1) * sh->ntok * h * e;
 	*keep = x;
 	return fmax(0, f - ms - core);
@@ -1339,6 +1346,17 @@ block_point(struct shape *sh, struct prof_point *pt)
 		pt->attn_fwd_ms = core;
 		pt->attn_bwd_ms = core_b;
 	}
+	/* torchtitan's per-op policy saves the reduce-scatters' outputs,
+	 * not the all-gathers' (all_gather_into_tensor is on no save
+	 * list): the recomputation gathers again; qwen3's (no
+	 * all_to_all_single on its list) dispatches and combines again
+	 * (op_sac()) */
+	pt->sel_rerun = 0;
+	if ((sh->rcm & ANALYTIC_RC_OP) && sh->sp && sh->t > 1)
+		pt->sel_rerun |= PROF_RERUN_TP_GATHER;
+	if ((sh->rcm & ANALYTIC_RC_OP) && sh->moe && sh->ep > 1 &&
+	    !op_sac_keeps_a2a(sh))
+		pt->sel_rerun |= PROF_RERUN_EP_A2A;
 	pt->recomp_ms[PROF_RC_NONE] = 0;
 	pt->recomp_ms[PROF_RC_FULL] = f;
 	pt->out_bytes = (int64_t)(n * h * e);

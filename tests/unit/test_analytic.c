@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "capture.h"
 #include "pd2bw/analytic.h"
+#include "pd2bw/chain.h"
 #include "pd2bw/error.h"
 
 static struct gpu_catalog cat;
@@ -1029,6 +1030,7 @@ test_rc_op(void)
 	struct analytic_opts o;
 	struct profile p, p8, pt;
 	struct model m;
+	struct chain c;
 	const struct prof_point *a, *b;
 
 	llama8(&m);
@@ -1063,6 +1065,18 @@ test_rc_op(void)
 		     8192LL * 2 * (2048 + 2048 + 2048 + 512 + 7168 + 4096 +
 				   2 * 2048) +
 			     4LL * 16 * 8192);
+	/* the all-gathers (all_gather_into_tensor, on no save list) run
+	 * again: the forward's two, the bytes of one all-reduce more */
+	CHECK_INT_EQ(a->sel_rerun, 0);
+	CHECK_INT_EQ(pt.layers[1].pt[0].sel_rerun, PROF_RERUN_TP_GATHER);
+	CHECK(chain_build(&c, &pt) == 0);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_SELECTIVE, 1, 1) -
+			   chain_tp_count(&c, 0, PROF_RC_NONE, 1, 1),
+		   1, 0);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 1, 1) -
+			   chain_tp_count(&c, 0, PROF_RC_NONE, 1, 1),
+		   2, 0);
+	chain_release(&c);
 	profile_release(&p);
 	profile_release(&p8);
 	profile_release(&pt);
@@ -1114,6 +1128,9 @@ test_rc_op_moe(void)
 		CHECK_STR_EQ(p.layers[1].name, "block_moe");
 		CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
 			     qkeep);
+		/* ... and its recomputation dispatches and combines again */
+		CHECK_INT_EQ(p.layers[1].pt[0].sel_rerun,
+			     ep > 1 ? PROF_RERUN_EP_A2A : 0);
 		profile_release(&p);
 	}
 	m.moe.shared_experts = 1;
@@ -1123,6 +1140,7 @@ test_rc_op_moe(void)
 	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
 		     qkeep + 4096LL * 2 * (768 + 2048) +
 			     2 * 4096LL * 8 * 2048 * 2);
+	CHECK_INT_EQ(p.layers[1].pt[0].sel_rerun, 0);
 	profile_release(&p);
 	model_release(&m);
 
