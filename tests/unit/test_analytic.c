@@ -1091,8 +1091,9 @@ test_rc_op(void)
  * qwen3's save list has no all_to_all_single: under expert parallelism
  * (8) nothing more is kept.  With a shared expert (768) the count goes
  * on into it, w1 (5th) and w2 (7th) kept, and llama4's and deepseek_v3's
- * lists keep the all-to-alls: the dispatch's n top_k rows (balanced)
- * and the combine's, 2 x 4096 x 8 x 2048 x 2 bytes.  DeepSeek-V3 (MLA
+ * lists keep the all-to-alls: the dispatch's n top_k rows (balanced;
+ * imbalance x them on the busiest rank) and the combine's, 2 x 4096 x 8
+ * x 2048 x 2 bytes (2.25 x at imbalance 1.25).  DeepSeek-V3 (MLA
  * with a query latent): wq_a, wq_b, wkv_a, wkv_b, wo, then w1, w3, w2,
  * so wq_a (1536), wkv_a (512 + 64), wo (7168) and w3 are kept, w3 the
  * dense MLP's (18432) in a dense block, the shared expert's (2048) in a
@@ -1142,6 +1143,16 @@ test_rc_op_moe(void)
 			     2 * 4096LL * 8 * 2048 * 2);
 	CHECK_INT_EQ(p.layers[1].pt[0].sel_rerun, 0);
 	profile_release(&p);
+	/* the busiest rank receives 1.25 x its rows; the combine returns
+	 * its own (expert_parallel.py:168-181) */
+	par.imbalance = 1.25;
+	profile_init(&p);
+	CHECK(analytic_profile_par(&p, &m, g, mb, 1, &par, &o) == 0);
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
+		     qkeep + 4096LL * 2 * (768 + 2048) +
+			     (1.25 + 1) * 4096LL * 8 * 2048 * 2);
+	profile_release(&p);
+	par.imbalance = 1;
 	model_release(&m);
 
 	model_init(&m);
