@@ -28,6 +28,8 @@ struct chain {
 	double *work;         /* workspace bytes */
 	double *flops;        /* forward FLOPs */
 	double *kern;         /* kernels launched forward + backward */
+	unsigned *rerun;      /* the collectives selective recomputation
+				 runs again (prof_point sel_rerun) */
 	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */
 	double *pre_t;
 	/* Tensor-parallel all-reduces per microbatch, same indexing: their

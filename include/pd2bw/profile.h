@@ -55,7 +55,16 @@ struct prof_point {
 					   dispatch (attention, norms), each
 					   way: Megatron's EP overlap hides
 					   a combine behind each */
+	unsigned sel_rerun;             /* the collectives selective
+					   recomputation runs again
+					   (torchtitan's per-op policy):
+					   PROF_RERUN_* bits */
 };
+
+/* prof_point sel_rerun: the forward's sequence-parallel all-gathers
+ * (half its tensor-parallel traffic), the expert all-to-alls. */
+#define PROF_RERUN_TP_GATHER 1u
+#define PROF_RERUN_EP_A2A 2u
 
 struct prof_layer {
 	char *name;             /* owned */

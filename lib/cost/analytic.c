@@ -1089,20 +1089,47 @@ block_flops_v2(struct shape *sh)
  * torchtitan's per-op selective recomputation (selective_ac_option "op":
  * torchtitan/distributed/activation_checkpoint.py _apply_op_sac, lines
  * 52-137 at v0.2.2, and the save list of each model's infra/
- * parallelize.py, llama3's lines 36-52, deepseek_v3's 33-48).  The
- * block's forward runs again in backward but for the ops whose outputs
- * it saved: the attention core (its output and log-sum-exp), the
- * sequence-parallel reduce-scatters, the expert all-to-alls, and every
- * odd aten.mm of the block in forward order (lines 108-117 recompute the
- * even ones): Q, V, the MLP's first and last GEMMs of a Llama block; K,
- * the output projection and the gate's second GEMM run again.  The
- * routed experts' grouped GEMMs are no aten.mm and the router's gate is
- * forced to recompute (per_op_sac_force_recompute_mm_shapes_by_fqns):
- * neither counts.  Under torchao's Float8Linear every linear layer is a
- * _scaled_mm, which the list leaves out: all of them run again.  Kept:
- * the block's input (the checkpoint's) and those outputs.  Returns the
- * recomputation's ms, and the bytes kept in *keep.
+ * parallelize.py: llama3's lines 36-51, qwen3's 39-54, deepseek_v3's
+ * 33-48, llama4's 51-66).  Each block's checkpoint makes a fresh counter
+ * (meta = defaultdict(int), lines 126-128); the block's forward runs
+ * again in backward but for the ops whose outputs it saved: the
+ * attention core (its output and log-sum-exp), the sequence-parallel
+ * reduce-scatters, and every odd aten.mm of the block in forward order
+ * (lines 108-117 recompute the even ones).  F.linear without a bias
+ * reaches aten.mm through matmul's fold of the leading dimensions, below
+ * the autograd key where the dispatch mode sees it.  A Llama block calls
+ * wq, wk, wv (llama3/model/model.py:251), wo (304), w1, w3, w2 (343):
+ * Q, V, w1 and w2 are kept; K, the output projection and w3 run again.
+ * MLA calls wq (or wq_a, wq_b), wkv_a, wkv_b, wo (deepseek_v3/model/
+ * model.py:273-276, 288, 295, 323).  In a MoE block the router's gate
+ * is forced to recompute before it is counted (lines 111-112,
+ * per_op_sac_force_recompute_mm_shapes_by_fqns, job_config.py:661-663)
+ * and the routed experts are torch._grouped_mm (moe/moe.py:122-128),
+ * not on the lists: neither counts, both run again; the shared experts
+ * (moe.py:529) continue the count.  The expert all-to-alls
+ * (all_to_all_single, expert_parallel.py:138, 175) are on deepseek_v3's
+ * and llama4's lists, not on qwen3's (nor llama3's): a MoE without MLA
+ * or shared experts is qwen3, whose dispatch and combine run again
+ * (block_point() marks them for cost_ep(), and the sequence-parallel
+ * all-gathers, on no list, for cost_tp()).  Kept under them:
+ * the dispatch's output, the busiest rank's imbalance x its rows, and
+ * the combine's, its own rows; with the experts split like tp, every
+ * rank dispatches all of them (expert_parallel.py:209-216).
+ * torchao's Float8Linear calls torch.mm on Float8TrainingTensor
+ * operands (torchao float8/float8_linear.py:89 at 450699a, torchtitan
+ * v0.2.2's day); the dispatch mode sees that aten.mm before the
+ * subclass turns it into _scaled_mm (float8/float8_ops.py:364-365, 73):
+ * FP8 blocks keep the same odd outputs, 16-bit, and only the GEMMs
+ * are saved, their inputs' casts run again.  Kept: the block's input
+ * (the checkpoint's) and those outputs.  Returns the recomputation's
+ * ms, and the bytes kept in *keep.
  */
+static int
+op_sac_keeps_a2a(const struct shape *sh)
+{
+	return sh->mla || sh->sf > 0;
+}
+
 static double
 op_sac(struct shape *sh, double f, double core, double *keep)
 {
@@ -1134,15 +1161,16 @@ op_sac(struct shape *sh, double f, double core, double *keep)
 	}
 	x = n * h * e / (sh->sp ? sh->t : 1) + n * sh->ht * e +
 	    core_stash(sh);
-	for (i = 0; i < m && !sh->fp8; i += 2) {
+	for (i = 0; i < m; i += 2) {
 		ms += gemm_ms(sh, n, k[i], w[i]);
+		if (sh->fp8)
+			ms -= quant_ms(sh, n * k[i], Q_OWN);
 		x += n * w[i] * e;
 	}
 	if (sh->sp && sh->t > 1)
 		x += 2 * n * h * e / sh->t;
-	if (sh->moe && sh->ep > 1)
-		x += 2 * sh->ntok * h * e * sh->imb /
-		     (sh->sp && sh->etp == sh->t ? sh->t : 1);
+	if (sh->moe && sh->ep > 1 && op_sac_keeps_a2a(sh))
+		x += (sh->imb + 1) * sh->ntok * h * e;
 	*keep = x;
 	return fmax(0, f - ms - core);
 }
@@ -1318,6 +1346,17 @@ block_point(struct shape *sh, struct prof_point *pt)
 		pt->attn_fwd_ms = core;
 		pt->attn_bwd_ms = core_b;
 	}
+	/* torchtitan's per-op policy saves the reduce-scatters' outputs,
+	 * not the all-gathers' (all_gather_into_tensor is on no save
+	 * list): the recomputation gathers again; qwen3's (no
+	 * all_to_all_single on its list) dispatches and combines again
+	 * (op_sac()) */
+	pt->sel_rerun = 0;
+	if ((sh->rcm & ANALYTIC_RC_OP) && sh->sp && sh->t > 1)
+		pt->sel_rerun |= PROF_RERUN_TP_GATHER;
+	if ((sh->rcm & ANALYTIC_RC_OP) && sh->moe && sh->ep > 1 &&
+	    !op_sac_keeps_a2a(sh))
+		pt->sel_rerun |= PROF_RERUN_EP_A2A;
 	pt->recomp_ms[PROF_RC_NONE] = 0;
 	pt->recomp_ms[PROF_RC_FULL] = f;
 	pt->out_bytes = (int64_t)(n * h * e);

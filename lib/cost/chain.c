@@ -16,16 +16,24 @@
  * conjugates at the QKV and MLP inputs), and its forward pair again when
  * fully recomputed; the vocabulary-parallel embedding reduces its output
  * (again when recomputed: rerun, chain_full_reruns()), the head reduces
- * its input gradient.
+ * its input gradient.  Under sequence parallelism each is a reduce-
+ * scatter and an all-gather; a selective recomputation that gathers
+ * again but keeps the reduce-scatters' outputs (sel, torchtitan's per-op
+ * policy: PROF_RERUN_TP_GATHER) adds the forward's two all-gathers, the
+ * bytes of one all-reduce.
  */
 static int
-tp_allreduces(int kind, int r, int rerun)
+tp_allreduces(int kind, int r, int rerun, unsigned sel)
 {
 	int again = r == PROF_RC_FULL && rerun;
 
 	switch (kind) {
 	case PROF_BLOCK:
-		return 4 + (again ? 2 : 0);
+		return 4 + (again ? 2 : 0) +
+		       (r == PROF_RC_SELECTIVE &&
+				(sel & PROF_RERUN_TP_GATHER)
+			    ? 1
+			    : 0);
 	case PROF_EMBED:
 		return 1 + (again ? 1 : 0);
 	case PROF_HEAD:
@@ -95,6 +103,7 @@ chain_build(struct chain *c, const struct profile *p)
 			     sizeof(double));
 	c->pre_tpx = xcalloc((size_t)p->nmb * PROF_RC_N * (L + 1),
 			     sizeof(double));
+	c->rerun = xcalloc(nk, sizeof(unsigned));
 	c->kind = xcalloc(L, sizeof(int));
 	c->block_no = xcalloc(L, sizeof(int));
 	c->tp = p->tp > 0 ? p->tp : 1;
@@ -130,6 +139,7 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
+				c->rerun[at] = pt->sel_rerun;
 				if (c->epx)
 					c->epx[at] = pt->ep_a2a_bytes;
 				if (c->ep > 1) {
@@ -174,7 +184,8 @@ chain_build(struct chain *c, const struct profile *p)
 			for (j = 0; j < L; j++) {
 				int na = tp_allreduces(
 					c->kind[j], r,
-					chain_full_reruns(c, k, j));
+					chain_full_reruns(c, k, j),
+					c->rerun[(size_t)k * L + j]);
 
 				pre[j + 1] = pre[j] + CHAIN_AT(c, c->fb, k, j) +
 					     CHAIN_AT(c, c->rc[r], k, j);
@@ -223,6 +234,7 @@ chain_release(struct chain *c)
 		free(c->stash[r]);
 	}
 	free(c->pre_t);
+	free(c->rerun);
 	free(c->pre_tpn);
 	free(c->pre_tpx);
 	free(c->kind);

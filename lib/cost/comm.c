@@ -194,15 +194,19 @@ double
 cost_ep(const struct chain *c, const struct cost_cfg *g,
 	const struct place_links *l, int s, int a, int e)
 {
-	/* k all-to-alls a layer, fc of them forward combines */
-	double t = 0, k = g->r == PROF_RC_FULL ? 6 : 4, fc = k / 2 - 1;
+	/* k all-to-alls a layer, fc of them forward combines: 6 and 2
+	 * when its recomputation dispatches and combines again (full, or
+	 * selective that does not keep their outputs: PROF_RERUN_EP_A2A,
+	 * torchtitan's per-op policy on qwen3) */
+	double t = 0, k, fc;
 	int j;
 
 	if (!c->epx)
 		return 0;
 	if (g->e < 2) {
 		for (j = a; j <= e; j++)
-			t += ep_tp_gather_ms(c, g, l, s, j, k);
+			t += ep_tp_gather_ms(c, g, l, s, j,
+					     g->r == PROF_RC_FULL ? 6 : 4);
 		return t;
 	}
 	for (j = a; j <= e; j++) {
@@ -210,6 +214,13 @@ cost_ep(const struct chain *c, const struct cost_cfg *g,
 
 		if (y <= 0)
 			continue;
+		k = g->r == PROF_RC_FULL ||
+				    (g->r == PROF_RC_SELECTIVE &&
+				     (CHAIN_AT(c, c->rerun, g->k, j) &
+				      PROF_RERUN_EP_A2A))
+			    ? 6
+			    : 4;
+		fc = k / 2 - 1;
 		t += ep_tp_gather_ms(c, g, l, s, j, k);
 		/* where the shared experts' forward runs while the
 		 * combine is in flight (torchtitan), each forward's

@@ -626,6 +626,14 @@ test_ep_cost(void)
 	/* full recomputation repeats the forward pair */
 	g.r = PROF_RC_FULL;
 	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 0), 7.5, 1e-12);
+	/* selective keeps them, but for a layer whose recomputation
+	 * dispatches and combines again (torchtitan's per-op policy on
+	 * qwen3, whose save list has no all_to_all_single) */
+	g.r = PROF_RC_SELECTIVE;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 1), 10, 1e-12);
+	c.rerun[0] = PROF_RERUN_EP_A2A;
+	CHECK_NEAR(cost_ep(&c, &g, &l, 0, 0, 1), 12.5, 1e-12);
+	c.rerun[0] = 0;
 	g.r = PROF_RC_NONE;
 	/* gradients: 0.5e9 dense over the 8 replicas, 1e9 of experts over
 	 * 8 / 8 = 1 rank (nothing); fp32 gradients at 50 GB/s, ring */
