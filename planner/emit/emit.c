@@ -304,6 +304,12 @@ emit_every_fill(const struct plan *p, const struct emit_shape *sh, int n,
 }
 
 int
+emit_rc_per_op(const struct plan *p)
+{
+	return p->recompute_modules && !strcmp(p->recompute_modules, "op");
+}
+
+int
 emit_every_n(const struct plan *p, const struct emit_shape *sh)
 {
 	int s, j, k, n = 0, *rule;

@@ -143,6 +143,9 @@ struct emit_rc {
  * them); else 0.
  */
 int emit_every_n(const struct plan *p, const struct emit_shape *sh);
+/* Whether p's selective recomputation was priced as torchtitan's per-op
+ * policy (recompute_modules op), which only torchtitan runs. */
+int emit_rc_per_op(const struct plan *p);
 /* That rule for n in layer_rc[p->nlayers]: full for the n-th, 2n-th, ...
  * block of each stage, none elsewhere. */
 void emit_every_fill(const struct plan *p, const struct emit_shape *sh, int n,

@@ -161,8 +161,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 			full |= r == PROF_RC_FULL;
 			sel |= r == PROF_RC_SELECTIVE;
 		}
-	if (sel && p->recompute_modules &&
-	    !strcmp(p->recompute_modules, "op")) {
+	if (sel && emit_rc_per_op(p)) {
 		pd2bw_error("--emit %s: the plan recomputes per op, "
 			    "torchtitan's policy, which Megatron-Core does not "
 			    "run (its --recompute-modules are modules); plan "

@@ -225,8 +225,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int j, any = 0, every, cover = 0, k, fsdp, shard;
 	/* selective as torchtitan runs it: its per-op policy, in every
 	 * block (the plan's recompute_modules op, --runtime torchtitan's) */
-	int op = p->recompute == PROF_RC_SELECTIVE && p->recompute_modules &&
-		 !strcmp(p->recompute_modules, "op");
+	int op = p->recompute == PROF_RC_SELECTIVE && emit_rc_per_op(p);
 	int c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
 
