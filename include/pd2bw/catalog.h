@@ -32,6 +32,9 @@ struct gpu_spec {
 	double tflops4;      /* dense NVFP4 tensor-core peak; 0 = none */
 	double gemm_eff4;    /* achievable fraction of tflops4 on large
 				NVFP4 GEMMs */
+	double flops_per_exp; /* 16-bit tensor FLOPs per exponential of the
+				 special-function units, per SM and clock;
+				 0 = no bound on attention's softmax */
 	char *source;        /* where the figures come from (owned) */
 };
 

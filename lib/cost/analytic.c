@@ -501,13 +501,22 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
  * pairs), each reading the queries again; after every step but the
  * first a correction of corr elements: forward rescales the output by the
  * log-sum-exps, backward accumulates dQ and dK/dV.
+ * Each of the pairs scores takes one exponential, forward and backward
+ * (P recomputed), on the special-function units: the kernel runs at the
+ * slower of its matmuls and those (the catalog's flops_per_exp, against
+ * the 16-bit tensor peak whatever precision the matmuls run in).
  */
 static double
-ring_ms(struct shape *sh, double flops, double bytes, double corr, int bwd)
+ring_ms(struct shape *sh, double flops, double pairs, double bytes,
+	double corr, int bwd)
 {
 	double lse = (bwd ? 8 : 4) * sh->b * sh->at * sh->sq, t = 0;
+	double x = pairs * sh->g->flops_per_exp * sh->attn_tflops /
+		   sh->g->tflops16;
 	int i, c = (int)sh->c;
 
+	if (x > flops)
+		flops = x;
 	for (i = 0; i < c; i++) {
 		t += op_ms(sh, OP_ATTN, flops / sh->c, bytes + lse);
 		if (i > 0)
@@ -532,7 +541,7 @@ mla_core_ms(struct shape *sh)
 	if (sh->flash)
 		return ring_ms(sh, (2 * bas * sh->dqk + 2 * bas * sh->dv) *
 					   sh->afrac,
-			       (2 * q + 2 * v) * sh->e, v, 0);
+			       bas * sh->afrac, (2 * q + 2 * v) * sh->e, v, 0);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dqk, (2 * q + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -554,7 +563,8 @@ mla_core_bwd_ms(struct shape *sh)
 		return op_ms(sh, OP_VEC, 2 * v, 2 * v * sh->e) +
 		       ring_ms(sh, (6 * bas * sh->dqk + 4 * bas * sh->dv) *
 					   sh->afrac,
-			       (4 * q + 4 * v) * sh->e, q + v, 1);
+			       bas * sh->afrac, (4 * q + 4 * v) * sh->e, q + v,
+			       1);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (2 * v + bas) * sh->e);
 	t += op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (bas + 2 * v) * sh->e);
 	if (sh->drop)
@@ -578,8 +588,8 @@ core_ms(struct shape *sh)
 	if (sh->mla)
 		return mla_core_ms(sh);
 	if (sh->flash)
-		return ring_ms(sh, 2 * mm * sh->afrac, (2 * q + 2 * kv) * sh->e,
-			       q, 0);
+		return ring_ms(sh, 2 * mm * sh->afrac, bas * sh->afrac,
+			       (2 * q + 2 * kv) * sh->e, q, 0);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -602,8 +612,8 @@ core_bwd_ms(struct shape *sh)
 		/* Row sums of dO * O, then recompute QK^T and P; dV, dP,
 		 * dQ, dK: five matmuls. */
 		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
-		       ring_ms(sh, 5 * mm * sh->afrac, (4 * q + 4 * kv) * sh->e,
-			       q + 2 * kv, 1);
+		       ring_ms(sh, 5 * mm * sh->afrac, bas * sh->afrac,
+			       (4 * q + 4 * kv) * sh->e, q + 2 * kv, 1);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
 	t += op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e);    /* dV */
 	if (sh->drop)

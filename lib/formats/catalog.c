@@ -30,6 +30,8 @@
  *       tflops4: 10000           optional: dense NVFP4 tensor peak, >= 0
  *       gemm_eff_nvfp4: 0.3      optional: fraction of tflops4 NVFP4
  *                                GEMMs reach (needed with tflops4)
+ *       flops_per_exp: 256       optional: 16-bit tensor FLOPs per
+ *                                exponential, per SM and clock, >= 0
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -75,6 +77,19 @@
  *  - kernel_us: fixed cost per kernel (launch, ramp-up and tail); NVIDIA's
  *    CUDA Graphs material quotes a few microseconds per launch: 4 us on
  *    V100/A100/L40S, 3 us on Hopper and Blackwell.
+ *  - flops_per_exp: what bounds a fused attention kernel besides its
+ *    matmuls: one exponential per score (forward, and again in backward
+ *    where P is recomputed) on the special-function units, 16 a clock
+ *    per SM from Volta to Blackwell, 32 on Blackwell Ultra (CUDA C++
+ *    Programming Guide, arithmetic instruction throughput table; NVIDIA
+ *    Blackwell Ultra technical blog, "2x attention-layer acceleration"),
+ *    against the tensor cores' dense 16-bit FLOPs a clock per SM (the
+ *    peak over SMs x boost clock: 1024 on V100 and L40S, 2048 on A100,
+ *    4096 on Hopper, 8192 on Blackwell).  A forward score costs 4 x
+ *    head size FLOPs, a backward one 10 x: below flops_per_exp / 4 (a
+ *    head size of 128 on B200 and GB200, 64 on Hopper, Blackwell Ultra)
+ *    the forward waits for its exponentials (on Blackwell the limit
+ *    FlashAttention-4 eases by emulating part of them on the FMA units).
  *  - tflops8: dense FP8 peak of the datasheets (half the "with
  *    sparsity" figure): the Hopper parts 1978.9, B200 4500, L40S 733; none on
  *    V100 and A100.
@@ -185,6 +200,7 @@ struct builtin {
 	double gemm_eff8mx;
 	double attn_eff_fa2;
 	double tflops4, gemm_eff4;
+	double flops_per_exp;
 };
 
 /*
@@ -203,11 +219,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -216,11 +232,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.746, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -230,11 +246,11 @@ static const struct builtin builtins[] = {
 	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
@@ -245,7 +261,7 @@ static const struct builtin builtins[] = {
 	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, 0.45, 0.8, 3,
 	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	/*
 	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
 	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
@@ -259,13 +275,13 @@ static const struct builtin builtins[] = {
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
 	 "GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF, 0.45,
 	 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -276,7 +292,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200},
+	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -291,7 +307,7 @@ static const struct builtin builtins[] = {
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200},
+	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -308,7 +324,7 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300},
+	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256},
 	/*
 	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
 	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
@@ -325,7 +341,7 @@ static const struct builtin builtins[] = {
 	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300},
+	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -333,7 +349,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0, 0, 0, 0},
+	 733, 142, 0.6, 0, 0, 0, 0, 0, 64},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -466,6 +482,7 @@ catalog_init(struct gpu_catalog *c)
 		g.attn_eff_fa2 = b->attn_eff_fa2;
 		g.tflops4 = b->tflops4;
 		g.gemm_eff4 = b->gemm_eff4;
+		g.flops_per_exp = b->flops_per_exp;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -590,6 +607,7 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("gemm_eff_mxfp8", 0, &g->gemm_eff8mx, 0, 1),
 		YK_DBL("tflops4", 0, &g->tflops4, 0, 1e6),
 		YK_DBL("gemm_eff_nvfp4", 0, &g->gemm_eff4, 0, 1),
+		YK_DBL("flops_per_exp", 0, &g->flops_per_exp, 0, 1e6),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -820,6 +838,8 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kdbl(&o, "tflops4", g->tflops4);
 		if (g->gemm_eff4 > 0)
 			yml_out_kdbl(&o, "gemm_eff_nvfp4", g->gemm_eff4);
+		if (g->flops_per_exp > 0)
+			yml_out_kdbl(&o, "flops_per_exp", g->flops_per_exp);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

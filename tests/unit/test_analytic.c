@@ -451,10 +451,66 @@ test_attn_triton(void)
 }
 
 /*
+ * The exponential bound of fused attention (the catalog's flops_per_exp):
+ * a score takes one exponential forward and one backward.  Llama 3 8B
+ * with 64 heads of 64 on B200 (8192 tensor FLOPs a clock per SM, 16
+ * exponentials: 512), b = 1, s = 8192, causal: bas = 64 x 8192^2 pairs in
+ * full, half of them computed; the forward's 4 x 64 FLOPs a score wait
+ * for the exponential's 512, the backward's 10 x 64 do not.  The forward
+ * takes bas / 2 x (512 - 256) / (2250e12 x 0.5) s = 0.488671 ms more
+ * than without the bound; the backward nothing more.  At heads of 128
+ * the two balance (nothing changes); Blackwell Ultra's doubled
+ * exponential rate (256) leaves heads of 64 unbound.
+ */
+static void
+test_attn_exp(void)
+{
+	static const int mb[] = {1};
+	struct gpu_spec nob = *catalog_find(&cat, "B200");
+	struct profile pa, pb;
+	struct model m;
+	int i;
+
+	CHECK_NEAR(nob.flops_per_exp, 512, 0);
+	CHECK_NEAR(catalog_find(&cat, "GB300")->flops_per_exp, 256, 0);
+	CHECK_NEAR(catalog_find(&cat, "H100-SXM")->flops_per_exp, 256, 0);
+	nob.flops_per_exp = 0;
+	llama8(&m);
+	m.flash_attention = 1;
+	for (i = 0; i < 2; i++) {
+		if (i)
+			m.heads = 64, m.kv_heads = 8;
+		CHECK_INT_EQ(run(&pa, &m, "B200", mb, 1, 1), 0);
+		profile_init(&pb);
+		CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
+		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
+			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 1.125e15 * 1e3
+			     : 0,
+			   1e-9);
+		CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms,
+			   1e-12);
+		profile_release(&pa);
+		profile_release(&pb);
+	}
+	/* heads of 64 on GB300 are not bound */
+	nob = *catalog_find(&cat, "GB300");
+	nob.flops_per_exp = 0;
+	CHECK_INT_EQ(run(&pa, &m, "GB300", mb, 1, 1), 0);
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
+	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms, pb.layers[1].pt[0].fwd_ms, 1e-12);
+	profile_release(&pa);
+	profile_release(&pb);
+}
+
+/*
  * FP8 attention (--attention-kernel fp8): the attention matmuls at the
  * FP8 peak.  On a GPU whose FP8 peak is its 16-bit one nothing changes;
- * on B200 (twice) the block gets faster both ways; the embedding and the
- * head, which have no attention, do not move; a 16-bit model is refused.
+ * on B200 (twice) the block's backward gets faster, its forward not: at
+ * heads of 128 the 16-bit forward already balances its matmuls against
+ * its exponentials (test_attn_exp), which FP8 does not speed; the
+ * embedding and the head, which have no attention, do not move; a 16-bit
+ * model is refused.
  */
 static void
 test_attn_fp8(void)
@@ -487,7 +543,7 @@ test_attn_fp8(void)
 	CHECK_INT_EQ(analytic_profile_opts(&pn, &m, b200, mb, 1, 1, 0, &o), 0);
 	o.attn = ANALYTIC_ATTN_FP8;
 	CHECK_INT_EQ(analytic_profile_opts(&pf, &m, b200, mb, 1, 1, 0, &o), 0);
-	CHECK(pf.layers[1].pt[0].fwd_ms < pn.layers[1].pt[0].fwd_ms);
+	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms, pn.layers[1].pt[0].fwd_ms, 1e-12);
 	CHECK(pf.layers[1].pt[0].bwd_ms < pn.layers[1].pt[0].bwd_ms);
 	CHECK_NEAR(pf.layers[0].pt[0].fwd_ms, pn.layers[0].pt[0].fwd_ms, 0);
 	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pn.layers[2].pt[0].fwd_ms, 0);
@@ -1224,6 +1280,7 @@ main(int argc, char **argv)
 	test_fusions();
 	test_attn_kernel();
 	test_attn_triton();
+	test_attn_exp();
 	test_attn_fp8();
 	test_fp8_recipes();
 	test_nvfp4();
