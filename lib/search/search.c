@@ -495,7 +495,7 @@ struct ctx {
 	struct cost_opts nocap;
 	struct part_ws ws;
 	struct place_links links;
-	struct plan_stage *st; /* [L] */
+	struct plan_stage *st; /* [D]: D the most stages, ctx_init()'s */
 	int *first;            /* [L] */
 	int *rc;               /* [L] per-layer recomputation of the last
 				  apply_lp() */
@@ -510,13 +510,13 @@ struct ctx {
 	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 	/* with keep_best, solve_best() copies the stages of its best
-	 * placement's solve here ([L]; kept: it did, for its result) */
+	 * placement's solve here ([D]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
 	/* set: solve_best() stops at the first placement under its bound,
 	 * for a caller that asks only whether one is (refine_rest()) */
 	int any_under;
-	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
+	double *lsave; /* [PLACE_LINK_ARRAYS D]: same_links()'s */
 };
 
 /*
@@ -4089,7 +4089,11 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	 const struct cluster *cl, const struct cost_opts *o,
 	 const struct search_opts *so, struct search_stats *st)
 {
-	int L = sc[0].c->L;
+	int L = sc[0].c->L, N = cl->nodes * cl->gpus_per_node;
+	/* the most stages a candidate has: no more than the layers, nor
+	 * than the GPUs (resnext101's 347 layers on 16 GPUs: 50 pages
+	 * fewer to fault in, 13 us each in a virtual machine) */
+	int D = N > 0 && N < L ? N : L;
 
 	memset(x, 0, sizeof(*x));
 	x->sc = sc;
@@ -4099,13 +4103,13 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->o = o;
 	x->nocap = *o;
 	x->nocap.cap_bytes = INFINITY;
-	place_links_init(&x->links, cl, L);
+	place_links_init(&x->links, cl, D);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
 	x->lk = &x->own;
-	x->st = xcalloc(L, sizeof(*x->st));
-	x->best_st = xcalloc(L, sizeof(*x->best_st));
-	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * L, sizeof(double));
+	x->st = xcalloc(D, sizeof(*x->st));
+	x->best_st = xcalloc(D, sizeof(*x->best_st));
+	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * D, sizeof(double));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;
