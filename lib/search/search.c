@@ -256,8 +256,13 @@ struct lentry {
 	/* whether the links under rule - 1 are the same to the bit
 	 * (same_links(); -1: not asked yet) */
 	int same_prev;
-	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
-		      cp, cp latency, ep, ep latency */
+	/* the PLACE_LINK_ARRAYS arrays of d in turn (in, in latency, ring,
+	 * ring latency, tp, tp latency, ...), each one number when every
+	 * stage's is the same to the bit (bit i of cst): most are (GPT-3
+	 * 175B's: all but in and in latency), and d numbers of each took
+	 * page faults that cost its search 0.6 ms in a virtual machine */
+	double *v;
+	unsigned cst;
 };
 
 #define LCACHE_SIZE 8192
@@ -673,6 +678,53 @@ now_ms(void)
 /* Fill x->links for the grid, from the cache when it is there; returns
  * the grid's entry in the cache (NULL: not kept there), which holds
  * until the next call. */
+/* Keep the links of d stages of l in e (v and cst). */
+static void
+lentry_keep(struct lentry *e, const struct place_links *l, int d)
+{
+	size_t i, nv = 0;
+	int j;
+
+	e->cst = 0;
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++) {
+		const double *a = l->all + i * l->dcap;
+
+		for (j = 1; j < d && !memcmp(&a[j], &a[0], sizeof(*a)); j++)
+			;
+		if (j >= d)
+			e->cst |= 1u << i;
+		nv += j >= d ? 1 : (size_t)d;
+	}
+	e->v = xmalloc(nv * sizeof(double));
+	for (i = 0, nv = 0; i < PLACE_LINK_ARRAYS; i++) {
+		size_t k = e->cst >> i & 1 ? 1 : (size_t)d;
+
+		memcpy(e->v + nv, l->all + i * l->dcap, k * sizeof(double));
+		nv += k;
+	}
+}
+
+/* The links of d stages that e keeps into l. */
+static void
+lentry_load(const struct lentry *e, struct place_links *l, int d)
+{
+	size_t i, nv = 0;
+	int j;
+
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++) {
+		double *a = l->all + i * l->dcap;
+
+		if (e->cst >> i & 1) {
+			for (j = 0; j < d; j++)
+				a[j] = e->v[nv];
+			nv++;
+		} else {
+			memcpy(a, e->v + nv, (size_t)d * sizeof(double));
+			nv += d;
+		}
+	}
+}
+
 static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
@@ -685,7 +737,6 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		      (unsigned)seg * 65599u) *
 			     2 +
 		     (unsigned)rule;
-	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
 	int probe, *sl = NULL;
 
@@ -699,9 +750,7 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		if (e->w == w && e->d == d && e->t == t && e->c == c &&
 		    e->e == ep && e->etp == etp && e->rule == rule &&
 		    e->seg == seg) {
-			for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-				memcpy(x->links.all + i * x->links.dcap,
-				       e->v + i * d, n);
+			lentry_load(e, &x->links, d);
 			return e;
 		}
 		sl = NULL;
@@ -721,9 +770,7 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->rule = rule;
 	e->seg = seg;
 	e->same_prev = -1;
-	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
+	lentry_keep(e, &x->links, d);
 	return e;
 }
 
