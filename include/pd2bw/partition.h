@@ -19,6 +19,7 @@ enum part_mode {
 };
 
 struct part_mix;
+struct part_tabs;
 
 /* Reusable scratch space; zero-initialise, free with part_ws_release. */
 struct part_ws {
@@ -59,6 +60,7 @@ struct part_ws {
 	/* the chains' indexes for a stage's memory at once (mix_get()),
 	 * by chain, microbatch size and recomputation */
 	struct part_mix *mix;
+	struct part_tabs *tabs; /* their tables shared by recomputations */
 	unsigned long mix_tick; /* their last use's clock */
 };
 

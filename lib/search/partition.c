@@ -80,14 +80,36 @@ struct part_run {
 };
 
 /*
+ * What mem_over() reads of a chain at microbatch size k whatever the
+ * recomputation: the counts of the layers full recomputation reruns
+ * (prun), a log2 table (lg) and sparse tables, level i at i L, of the
+ * work (tw) and of the rerun layers' whole stashes (tf).  ok: every
+ * number of them >= 0 (else the tables are not all filled).  Built once
+ * per chain and k (the chain's id) in a ws, for its recomputations'
+ * part_mix to share (GPT-3 175B on 1024 GPUs: a third of the tables,
+ * whose 100 pages cost its search 1.3 ms of faults in a virtual
+ * machine); gen tells a part_mix that took them whether they are still
+ * those (PART_TABS of them, the least recently used replaced).
+ */
+struct part_tabs {
+	unsigned long id; /* 0: empty */
+	unsigned long used, gen; /* ws->mix_tick when last asked, built */
+	int k, ok;
+	double *buf, *tw, *tf;
+	int *ibuf, *prun, *lg;
+	size_t alloc, ialloc;
+};
+
+#define PART_TABS 64
+
+/*
  * What mem_over() reads of a chain at microbatch size k under
- * recomputation r: the stashes' prefix sums (pst), the counts of the
- * layers full recomputation reruns (prun), a log2 table (lg) and sparse
- * tables, level i at i L, of the work (tw) and of the rerun layers' whole
- * stashes (tf).  ok: the stashes are whole bytes below 2^53 in all and
- * every number >= 0 (else the tables are not filled); grows: no layer's
- * parameter counts are negative; lb_ok: lb_grows()'s checks of the
- * chain.  Built once per chain, k and r (the chain's id) in a ws.
+ * recomputation r: the stashes' prefix sums (pst) and the chain's
+ * part_tabs (tw, tf, prun, lg: tabs's, built at gen).  ok: the stashes
+ * are whole bytes below 2^53 in all and every number >= 0 (else the
+ * tables are not filled); grows: no layer's parameter counts are
+ * negative; lb_ok: lb_grows()'s checks of the chain.  Built once per
+ * chain, k and r (the chain's id) in a ws.
  */
 struct part_mix {
 	unsigned long id; /* 0: empty */
@@ -98,9 +120,12 @@ struct part_mix {
 	int whole; /* the stashes whole bytes >= 0, below 2^53 in all (in
 		      order), part_solve()'s test of them */
 	double minout; /* least_out() of the activations */
-	double *buf, *pst, *tw, *tf;
-	int *ibuf, *prun, *lg;
-	size_t alloc, ialloc;
+	double *pst;
+	const double *tw, *tf;
+	const int *prun, *lg;
+	const struct part_tabs *tabs;
+	unsigned long gen;
+	size_t alloc;
 };
 
 void
@@ -122,12 +147,17 @@ part_ws_release(struct part_ws *ws)
 	ws->iscr = NULL;
 	ws->stg_alloc = 0;
 	if (ws->mix)
-		for (i = 0; i < PART_MIX; i++) {
-			free(ws->mix[i].buf);
-			free(ws->mix[i].ibuf);
-		}
+		for (i = 0; i < PART_MIX; i++)
+			free(ws->mix[i].pst);
 	free(ws->mix);
 	ws->mix = NULL;
+	if (ws->tabs)
+		for (i = 0; i < PART_TABS; i++) {
+			free(ws->tabs[i].buf);
+			free(ws->tabs[i].ibuf);
+		}
+	free(ws->tabs);
+	ws->tabs = NULL;
 }
 
 /*
@@ -201,11 +231,85 @@ least_out(const double *out, int L)
 	return m >= 0 ? m : 0;
 }
 
+/* x's tables (part_tabs) of chain c at microbatch size k: ws's, built
+ * the first time, the least recently used replaced. */
+static void
+tabs_of(struct part_ws *ws, struct part_mix *x, const struct chain *c, int k)
+{
+	struct part_tabs *t = NULL;
+	int L = c->L, i, j, lv, n;
+
+	if (!ws->tabs)
+		ws->tabs = xcalloc(PART_TABS, sizeof(*ws->tabs));
+	for (i = 0; i < PART_TABS; i++) {
+		if (c->id && ws->tabs[i].id == c->id && ws->tabs[i].k == k) {
+			t = &ws->tabs[i];
+			goto found;
+		}
+		if (!t || ws->tabs[i].used < t->used)
+			t = &ws->tabs[i];
+	}
+	t->id = c->id;
+	t->k = k;
+	t->gen = ++ws->mix_tick;
+	t->ok = 0;
+	for (lv = 1; (1 << lv) <= L; lv++)
+		;
+	n = 2 * lv * L;
+	if ((size_t)n > t->alloc) {
+		t->buf = xrealloc(t->buf, (size_t)n * sizeof(double));
+		t->alloc = n;
+	}
+	if ((size_t)(2 * (L + 1)) > t->ialloc) {
+		t->ibuf = xrealloc(t->ibuf, 2 * (size_t)(L + 1) * sizeof(int));
+		t->ialloc = 2 * (size_t)(L + 1);
+	}
+	t->tw = t->buf;
+	t->tf = t->tw + (size_t)lv * L;
+	t->prun = t->ibuf;
+	t->lg = t->prun + L + 1;
+	t->prun[0] = 0;
+	t->lg[0] = t->lg[1] = 0;
+	for (j = 0; j < L; j++) {
+		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
+		double wk = CHAIN_AT(c, c->work, k, j);
+		int rerun = chain_full_reruns(c, k, j);
+
+		if (!(wk >= 0 && (!rerun || full >= 0)))
+			goto found;
+		t->prun[j + 1] = t->prun[j] + rerun;
+		t->tw[j] = wk;
+		t->tf[j] = rerun ? full : 0;
+		if (j + 2 <= L)
+			t->lg[j + 2] = t->lg[(j + 2) / 2] + 1;
+	}
+	for (i = 1; i < lv; i++)
+		for (j = 0; j + (1 << i) <= L; j++) {
+			const double *w0 = t->tw + (size_t)(i - 1) * L;
+			const double *f0 = t->tf + (size_t)(i - 1) * L;
+			double *w1 = t->tw + (size_t)i * L;
+			double *f1 = t->tf + (size_t)i * L;
+			int h = j + (1 << (i - 1));
+
+			w1[j] = w0[j] > w0[h] ? w0[j] : w0[h];
+			f1[j] = f0[j] > f0[h] ? f0[j] : f0[h];
+		}
+	t->ok = 1;
+found:
+	t->used = ++ws->mix_tick;
+	x->tabs = t;
+	x->gen = t->gen;
+	x->tw = t->tw;
+	x->tf = t->tf;
+	x->prun = t->prun;
+	x->lg = t->lg;
+}
+
 static const struct part_mix *
 mix_get(struct part_ws *ws, const struct part_run *pr)
 {
 	const struct chain *c = pr->c;
-	int L = c->L, k = pr->g->k, r = pr->g->r, j, i, n, lv;
+	int L = c->L, k = pr->g->k, r = pr->g->r, j, i;
 	struct part_mix *x, *set;
 	double sum = 0;
 	unsigned long hash;
@@ -223,6 +327,9 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 		if (c->id && set[i].id == c->id && set[i].k == k &&
 		    set[i].r == r) {
 			set[i].used = ++ws->mix_tick;
+			/* its tables replaced since: taken again */
+			if (set[i].ok && set[i].tabs->gen != set[i].gen)
+				tabs_of(ws, &set[i], c, k);
 			return &set[i];
 		}
 		if (set[i].used < x->used)
@@ -254,55 +361,24 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 			   c->params[j] >= c->eparams[j] &&
 			   pr->tpx[j + 1] >= pr->tpx[j] &&
 			   pr->tpn[j + 1] >= pr->tpn[j];
-	for (lv = 1; (1 << lv) <= L; lv++)
-		;
-	n = (L + 1) + 2 * lv * L;
-	if ((size_t)n > x->alloc) {
-		x->buf = xrealloc(x->buf, (size_t)n * sizeof(double));
-		x->alloc = n;
+	if ((size_t)(L + 1) > x->alloc) {
+		x->pst = xrealloc(x->pst, (size_t)(L + 1) * sizeof(double));
+		x->alloc = L + 1;
 	}
-	if ((size_t)(2 * (L + 1)) > x->ialloc) {
-		x->ibuf = xrealloc(x->ibuf, 2 * (size_t)(L + 1) * sizeof(int));
-		x->ialloc = 2 * (size_t)(L + 1);
-	}
-	x->pst = x->buf;
-	x->tw = x->pst + L + 1;
-	x->tf = x->tw + (size_t)lv * L;
-	x->prun = x->ibuf;
-	x->lg = x->prun + L + 1;
 	x->pst[0] = 0;
-	x->prun[0] = 0;
-	x->lg[0] = x->lg[1] = 0;
 	for (j = 0; j < L; j++) {
 		double st = CHAIN_AT(c, c->stash[r], k, j);
-		double full = CHAIN_AT(c, c->stash[PROF_RC_NONE], k, j);
-		double wk = CHAIN_AT(c, c->work, k, j);
-		int rerun = chain_full_reruns(c, k, j);
 
-		if (!(st >= 0 && st == floor(st) && wk >= 0 &&
-		      (!rerun || full >= 0)))
+		if (!(st >= 0 && st == floor(st)))
 			return x;
 		sum += st;
 		x->pst[j + 1] = sum;
-		x->prun[j + 1] = x->prun[j] + rerun;
-		x->tw[j] = wk;
-		x->tf[j] = rerun ? full : 0;
-		if (j + 2 <= L)
-			x->lg[j + 2] = x->lg[(j + 2) / 2] + 1;
 	}
 	if (!(sum < 9007199254740992.0))
 		return x;
-	for (i = 1; i < lv; i++)
-		for (j = 0; j + (1 << i) <= L; j++) {
-			const double *w0 = x->tw + (size_t)(i - 1) * L;
-			const double *f0 = x->tf + (size_t)(i - 1) * L;
-			double *w1 = x->tw + (size_t)i * L;
-			double *f1 = x->tf + (size_t)i * L;
-			int h = j + (1 << (i - 1));
-
-			w1[j] = w0[j] > w0[h] ? w0[j] : w0[h];
-			f1[j] = f0[j] > f0[h] ? f0[j] : f0[h];
-		}
+	tabs_of(ws, x, c, k);
+	if (!x->tabs->ok)
+		return x;
 	x->ok = 1;
 	x->grows = 1;
 	for (j = 0; x->grows && j < L; j++)

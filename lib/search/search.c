@@ -256,8 +256,13 @@ struct lentry {
 	/* whether the links under rule - 1 are the same to the bit
 	 * (same_links(); -1: not asked yet) */
 	int same_prev;
-	double *v; /* 10 x d: in, in latency, ring, ring latency, tp, tp lat.,
-		      cp, cp latency, ep, ep latency */
+	/* the PLACE_LINK_ARRAYS arrays of d in turn (in, in latency, ring,
+	 * ring latency, tp, tp latency, ...), each one number when every
+	 * stage's is the same to the bit (bit i of cst): most are (GPT-3
+	 * 175B's: all but in and in latency), and d numbers of each took
+	 * page faults that cost its search 0.6 ms in a virtual machine */
+	double *v;
+	unsigned cst;
 };
 
 #define LCACHE_SIZE 8192
@@ -495,7 +500,7 @@ struct ctx {
 	struct cost_opts nocap;
 	struct part_ws ws;
 	struct place_links links;
-	struct plan_stage *st; /* [L] */
+	struct plan_stage *st; /* [D]: D the most stages, ctx_init()'s */
 	int *first;            /* [L] */
 	int *rc;               /* [L] per-layer recomputation of the last
 				  apply_lp() */
@@ -510,13 +515,13 @@ struct ctx {
 	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
 	/* with keep_best, solve_best() copies the stages of its best
-	 * placement's solve here ([L]; kept: it did, for its result) */
+	 * placement's solve here ([D]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
 	/* set: solve_best() stops at the first placement under its bound,
 	 * for a caller that asks only whether one is (refine_rest()) */
 	int any_under;
-	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
+	double *lsave; /* [PLACE_LINK_ARRAYS D]: same_links()'s */
 };
 
 /*
@@ -673,6 +678,53 @@ now_ms(void)
 /* Fill x->links for the grid, from the cache when it is there; returns
  * the grid's entry in the cache (NULL: not kept there), which holds
  * until the next call. */
+/* Keep the links of d stages of l in e (v and cst). */
+static void
+lentry_keep(struct lentry *e, const struct place_links *l, int d)
+{
+	size_t i, nv = 0;
+	int j;
+
+	e->cst = 0;
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++) {
+		const double *a = l->all + i * l->dcap;
+
+		for (j = 1; j < d && !memcmp(&a[j], &a[0], sizeof(*a)); j++)
+			;
+		if (j >= d)
+			e->cst |= 1u << i;
+		nv += j >= d ? 1 : (size_t)d;
+	}
+	e->v = xmalloc(nv * sizeof(double));
+	for (i = 0, nv = 0; i < PLACE_LINK_ARRAYS; i++) {
+		size_t k = e->cst >> i & 1 ? 1 : (size_t)d;
+
+		memcpy(e->v + nv, l->all + i * l->dcap, k * sizeof(double));
+		nv += k;
+	}
+}
+
+/* The links of d stages that e keeps into l. */
+static void
+lentry_load(const struct lentry *e, struct place_links *l, int d)
+{
+	size_t i, nv = 0;
+	int j;
+
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++) {
+		double *a = l->all + i * l->dcap;
+
+		if (e->cst >> i & 1) {
+			for (j = 0; j < d; j++)
+				a[j] = e->v[nv];
+			nv++;
+		} else {
+			memcpy(a, e->v + nv, (size_t)d * sizeof(double));
+			nv += d;
+		}
+	}
+}
+
 static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
@@ -685,7 +737,6 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		      (unsigned)seg * 65599u) *
 			     2 +
 		     (unsigned)rule;
-	size_t i, n = (size_t)d * sizeof(double);
 	struct lentry *e = NULL;
 	int probe, *sl = NULL;
 
@@ -699,9 +750,7 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		if (e->w == w && e->d == d && e->t == t && e->c == c &&
 		    e->e == ep && e->etp == etp && e->rule == rule &&
 		    e->seg == seg) {
-			for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-				memcpy(x->links.all + i * x->links.dcap,
-				       e->v + i * d, n);
+			lentry_load(e, &x->links, d);
 			return e;
 		}
 		sl = NULL;
@@ -721,9 +770,7 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	e->rule = rule;
 	e->seg = seg;
 	e->same_prev = -1;
-	e->v = xmalloc(PLACE_LINK_ARRAYS * n);
-	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-		memcpy(e->v + i * d, x->links.all + i * x->links.dcap, n);
+	lentry_keep(e, &x->links, d);
 	return e;
 }
 
@@ -1007,9 +1054,12 @@ key_hash(const struct cand *c)
  * The slot of key k in an open-addressed table of *cap entries of size
  * sz (cap a power of two), each beginning with its struct cand key (m 0:
  * empty): k's own, or a fresh one with k as its key (*fresh 1, the rest
- * zero for the caller to fill).  Kept at most half full: growing moves
- * the entries as they are, so a pointer into the table holds until a key
- * it lacks is added (finding one it has moves nothing).
+ * zero for the caller to fill).  Kept at most three quarters full (half
+ * left each table of GPT-3 175B's search twice as large, and its pages
+ * took 56 more page faults, 0.7 ms in a virtual machine, where linear
+ * probes of neighbouring slots cost little): growing moves the entries
+ * as they are, so a pointer into the table holds until a key it lacks is
+ * added (finding one it has moves nothing).
  */
 static void *
 slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
@@ -1028,7 +1078,7 @@ slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
 			return e;
 		}
 	}
-	if (2 * (*n + 1) > *cap) {
+	if (4 * (*n + 1) > 3 * *cap) {
 		size_t ucap = *cap ? 2 * *cap : cap0, un = 0;
 		void *u = xcalloc(ucap, sz);
 		int f;
@@ -1362,6 +1412,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	struct cost_cfg g;
 	double tb, t;
 	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL, again = 0;
+	int repeat = 0; /* the part table knew its partition */
 
 	cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
@@ -1384,6 +1435,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	} else if (pe && pe->first) {
 		/* solved before: what the solve below would end with */
 		memcpy(x->first, pe->first, (size_t)g.d * sizeof(int));
+		repeat = 1;
 	} else if (pe && (me = part_known(x, o, cd, place, g.d)) &&
 		   me->first) {
 		/* and so in an earlier search of the memo, on these links */
@@ -1529,7 +1581,14 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 				return INFINITY;
 		}
 	}
-	if (pe && !ev) {
+	/*
+	 * Kept from its second solve on: most candidates are solved once,
+	 * and their stages' copies (d of 192 bytes) would each take new
+	 * pages, which cost more than working the stages out again (GPT-3
+	 * 175B on 1024 GPUs: 155 page faults of 13 us each, a tenth of its
+	 * search, in a virtual machine).
+	 */
+	if (pe && !ev && repeat) {
 		pe->st = xmalloc((size_t)g.d * sizeof(*pe->st));
 		memcpy(pe->st, x->st, (size_t)g.d * sizeof(*pe->st));
 	}
@@ -4080,7 +4139,11 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	 const struct cluster *cl, const struct cost_opts *o,
 	 const struct search_opts *so, struct search_stats *st)
 {
-	int L = sc[0].c->L;
+	int L = sc[0].c->L, N = cl->nodes * cl->gpus_per_node;
+	/* the most stages a candidate has: no more than the layers, nor
+	 * than the GPUs (resnext101's 347 layers on 16 GPUs: 50 pages
+	 * fewer to fault in, 13 us each in a virtual machine) */
+	int D = N > 0 && N < L ? N : L;
 
 	memset(x, 0, sizeof(*x));
 	x->sc = sc;
@@ -4090,13 +4153,13 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->o = o;
 	x->nocap = *o;
 	x->nocap.cap_bytes = INFINITY;
-	place_links_init(&x->links, cl, L);
+	place_links_init(&x->links, cl, D);
 	/* every candidate's all-to-all is its runtime's: one per search */
 	place_links_route(&x->links, &x->c->route, cost_ep_flex(o, NULL));
 	x->lk = &x->own;
-	x->st = xcalloc(L, sizeof(*x->st));
-	x->best_st = xcalloc(L, sizeof(*x->best_st));
-	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * L, sizeof(double));
+	x->st = xcalloc(D, sizeof(*x->st));
+	x->best_st = xcalloc(D, sizeof(*x->best_st));
+	x->lsave = xcalloc((size_t)PLACE_LINK_ARRAYS * D, sizeof(double));
 	x->first = xcalloc(L, sizeof(int));
 	x->rc = xcalloc(L, sizeof(int));
 	x->so = so;

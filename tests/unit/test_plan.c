@@ -892,54 +892,34 @@ test_partition_index(void)
 	part_ws_release(&kept);
 }
 
+enum { MIX_L = 16, MIX_NMB = 6 };
+
 /*
- * The chains' indexes are kept per thread across every ws and search,
- * by chain, microbatch size and recomputation, in sets of a few, the
- * least recently used replaced: with far more of them than are kept,
- * asked in turn twice (the second round finds some kept, some
- * replaced), every solve is the one that adds each stage's memory layer
- * by layer (no_fast_mem), to the bit.  An index served for another
- * chain, microbatch size or recomputation (their stashes differ) would
- * give another partition, or none, under a cap that binds.
+ * n chains of MIX_L random layers at MIX_NMB microbatch sizes into
+ * cs[0..n) (ps their profiles), and caps[i][k] for each: near what an
+ * even split of g's d stages needs in its first stage without
+ * recomputation, so that it binds there (the recomputed chains, their
+ * stashes smaller, go otherwise).
  */
 static void
-test_partition_mix(void)
+mix_chains(struct chain *cs, struct profile *ps, double (*caps)[MIX_NMB],
+	   int n, const struct cost_opts *o, struct cost_cfg *g)
 {
-	enum { NCH = 40, L = 16, NMB = 6 };
-	static struct chain cs[NCH];
-	static struct profile ps[NCH];
-	static double caps[NCH][NMB];
-	struct part_ws ws = {0}, plain = {0};
-	struct cluster cl;
-	struct cost_opts o;
-	struct cost_cfg g;
-	struct place_links l;
-	int i, j, k, round, rr, agree = 0, checks = 0, found = 0;
+	int i, j, k;
 
-	one_node(&cl, 8, 100);
-	cl.nodes = 16;
-	memset(&g, 0, sizeof(g));
-	g.sched = PLAN_FLUSH;
-	g.w = 1;
-	g.d = 5;
-	g.b = 1;
-	g.m = 8;
-	g.place = PLAN_STAGES_IN_NODE;
-	g.t = g.v = g.c = g.e = 1;
-	default_opts(&o, INFINITY);
-	for (i = 0; i < NCH; i++) {
+	for (i = 0; i < n; i++) {
 		profile_init(&ps[i]);
-		profile_alloc(&ps[i], NMB, L);
-		for (k = 0; k < NMB; k++)
+		profile_alloc(&ps[i], MIX_NMB, MIX_L);
+		for (k = 0; k < MIX_NMB; k++)
 			ps[i].mb[k] = k + 1;
-		for (j = 0; j < L; j++) {
+		for (j = 0; j < MIX_L; j++) {
 			double f = 1 + urand() * 10, st = urand() * 5e9;
 			double out = urand() * 5e8, wk = urand() * 1e8;
 
 			ps[i].layers[j].name = xstrdup("x");
 			ps[i].layers[j].repeat = 1;
 			ps[i].layers[j].params = (int64_t)(urand() * 5e7);
-			for (k = 0; k < NMB; k++) {
+			for (k = 0; k < MIX_NMB; k++) {
 				struct prof_point *pt = &ps[i].layers[j].pt[k];
 
 				pt->fwd_ms = f * (k + 1);
@@ -957,59 +937,170 @@ test_partition_mix(void)
 			}
 		}
 		chain_build(&cs[i], &ps[i]);
-		/* a cap near what an even split's first stage needs without
-		 * recomputation: it binds there, and the recomputed chains
-		 * (their stashes smaller) go otherwise */
-		for (k = 0; k < NMB; k++) {
+		for (k = 0; k < MIX_NMB; k++) {
 			struct plan_stage st;
 
-			g.k = k;
-			g.r = PROF_RC_NONE;
-			cost_stage_mem(&cs[i], &o, &g, 0, 0, L / g.d - 1, NULL,
-				       &st);
+			g->k = k;
+			g->r = PROF_RC_NONE;
+			cost_stage_mem(&cs[i], o, g, 0, 0, MIX_L / g->d - 1,
+				       NULL, &st);
 			caps[i][k] = st.mem_bytes * (0.6 + 0.5 * urand());
 		}
 	}
+}
+
+/* The configuration and cluster of the mix tests: 5 stages of flush. */
+static void
+mix_setup(struct cluster *cl, struct cost_cfg *g, struct cost_opts *o)
+{
+	one_node(cl, 8, 100);
+	cl->nodes = 16;
+	memset(g, 0, sizeof(*g));
+	g->sched = PLAN_FLUSH;
+	g->w = 1;
+	g->d = 5;
+	g->b = 1;
+	g->m = 8;
+	g->place = PLAN_STAGES_IN_NODE;
+	g->t = g->v = g->c = g->e = 1;
+	default_opts(o, INFINITY);
+}
+
+/* part_solve() of chain c under ws and plain (no_fast_mem) alike, to the
+ * bit; counted in *agree, *checks, *found (plain's found one). */
+static void
+mix_agree(struct part_ws *ws, struct part_ws *plain, const struct chain *c,
+	  const struct cost_opts *o, const struct cost_cfg *g,
+	  const struct place_links *l, int *agree, int *checks, int *found,
+	  const char *what, int i)
+{
+	int first[8], f2[8];
+	double v, v2;
+
+	v = part_solve(ws, c, o, g, l, PART_TIME, INFINITY, first);
+	v2 = part_solve(plain, c, o, g, l, PART_TIME, INFINITY, f2);
+	checks[0]++;
+	if ((isinf(v) && isinf(v2)) ||
+	    (!memcmp(&v, &v2, sizeof(v)) &&
+	     !memcmp(first, f2, g->d * sizeof(int))))
+		agree[0]++;
+	else
+		printf("# %s %d k %d r %d: %.17g against %.17g\n", what, i,
+		       g->k, g->r, v, v2);
+	found[0] += isfinite(v2);
+}
+
+/*
+ * The chains' indexes are kept per thread across every ws and search,
+ * by chain, microbatch size and recomputation, in sets of a few, the
+ * least recently used replaced: with far more of them than are kept,
+ * asked in turn twice (the second round finds some kept, some
+ * replaced), every solve is the one that adds each stage's memory layer
+ * by layer (no_fast_mem), to the bit.  An index served for another
+ * chain, microbatch size or recomputation (their stashes differ) would
+ * give another partition, or none, under a cap that binds.
+ */
+static void
+test_partition_mix(void)
+{
+	enum { NCH = 40 };
+	static struct chain cs[NCH];
+	static struct profile ps[NCH];
+	static double caps[NCH][MIX_NMB];
+	struct part_ws ws = {0}, plain = {0};
+	struct cluster cl;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	int i, k, round, rr, agree = 0, checks = 0, found = 0;
+
+	mix_setup(&cl, &g, &o);
+	mix_chains(cs, ps, caps, NCH, &o, &g);
 	place_links_init(&l, &cl, g.d);
 	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
 	plain.no_fast_mem = 1;
 	for (round = 0; round < 2; round++)
 		for (i = 0; i < NCH; i++)
-			for (k = 0; k < NMB; k++)
+			for (k = 0; k < MIX_NMB; k++)
 				for (rr = 0; rr < PROF_RC_N; rr++) {
-					int first[8], f2[8];
-					double v, v2;
-
 					g.k = k;
 					g.r = rr;
 					/* the cap of the microbatch size
 					 * before, so that memory binds for
 					 * one it does not fit */
 					o.cap_bytes = caps[i][k ? k - 1 : 0];
-					v = part_solve(&ws, &cs[i], &o, &g, &l,
-						       PART_TIME, INFINITY,
-						       first);
-					v2 = part_solve(&plain, &cs[i], &o, &g,
-							&l, PART_TIME,
-							INFINITY, f2);
-					checks++;
-					if ((isinf(v) && isinf(v2)) ||
-					    (!memcmp(&v, &v2, sizeof(v)) &&
-					     !memcmp(first, f2,
-						     g.d * sizeof(int))))
-						agree++;
-					else
-						printf("# chain %d k %d r %d "
-						       "round %d: %.17g "
-						       "against %.17g\n",
-						       i, k, g.r, round, v, v2);
-					found += isfinite(v2);
+					mix_agree(&ws, &plain, &cs[i], &o, &g,
+						  &l, &agree, &checks, &found,
+						  round ? "round 1, chain"
+							: "round 0, chain",
+						  i);
 				}
 	printf("# %d of %d solves found a partition\n", found, checks);
 	CHECK_INT_EQ(agree, checks);
 	/* the caps bind: some fit, some do not */
 	CHECK(found > checks / 4);
 	CHECK(found < checks);
+	part_ws_release(&ws);
+	part_ws_release(&plain);
+	place_links_release(&l);
+	for (i = 0; i < NCH; i++) {
+		chain_release(&cs[i]);
+		profile_release(&ps[i]);
+	}
+	cluster_release(&cl);
+}
+
+/*
+ * The work and rerun tables of a chain at a microbatch size (part_tabs)
+ * are kept fewer than the indexes that share them: an index asked again
+ * after its tables went to other chains takes them again.  Chain 0 under
+ * full recomputation (whose rerun layers' stashes the tables hold) is
+ * asked after each of 80 other chains and microbatch sizes in turn, so
+ * that its index stays while its tables are replaced: every solve is
+ * the plain one, to the bit.  Tables served for another chain would give
+ * another partition, or none, under a cap that binds.
+ */
+static void
+test_partition_tabs(void)
+{
+	enum { NCH = 20 };
+	static struct chain cs[NCH];
+	static struct profile ps[NCH];
+	static double caps[NCH][MIX_NMB];
+	struct part_ws ws = {0}, plain = {0};
+	struct cluster cl;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	int i, j, agree = 0, checks = 0, found = 0, found0 = 0, asked0 = 0;
+
+	mix_setup(&cl, &g, &o);
+	mix_chains(cs, ps, caps, NCH, &o, &g);
+	place_links_init(&l, &cl, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+	plain.no_fast_mem = 1;
+	for (j = 0; j < 80; j++) {
+		i = 1 + j % (NCH - 1);
+		g.k = j / (NCH - 1) % MIX_NMB;
+		g.r = PROF_RC_NONE;
+		o.cap_bytes = caps[i][g.k];
+		mix_agree(&ws, &plain, &cs[i], &o, &g, &l, &agree, &checks,
+			  &found, "chain", i);
+		/* caps from a tenth to 0.8 of chain 0's own, some under
+		 * what it needs with full recomputation */
+		g.k = 0;
+		g.r = PROF_RC_FULL;
+		o.cap_bytes = caps[0][0] * (0.1 + 0.1 * (j % 8));
+		mix_agree(&ws, &plain, &cs[0], &o, &g, &l, &agree, &checks,
+			  &found0, "chain", 0);
+		asked0++;
+	}
+	printf("# chain 0: %d of %d solves found a partition\n", found0,
+	       asked0);
+	CHECK_INT_EQ(agree, checks);
+	/* its caps bind: some fit, some do not */
+	CHECK(found0 > 0);
+	CHECK(found0 < asked0);
 	part_ws_release(&ws);
 	part_ws_release(&plain);
 	place_links_release(&l);
@@ -2146,5 +2237,7 @@ main(void)
 	test_search();
 	test_search_bound();
 	test_plan_roundtrip();
+	/* last: its chains' random numbers leave the others' as they were */
+	test_partition_tabs();
 	return h_done();
 }
