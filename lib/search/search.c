@@ -537,6 +537,11 @@ struct ctx {
 	 * for a caller that asks only whether one is (refine_rest()) */
 	int any_under;
 	double *lsave; /* [PLACE_LINK_ARRAYS L]: same_links()'s */
+	/* 1 + the index in lk's entries of the grid whose links x->links
+	 * holds (0: none known): links_for() copies them once, not at
+	 * every call for the same grid (a search's context sees one
+	 * cluster, and links_for() alone writes x->links) */
+	int lk_held;
 };
 
 /*
@@ -719,19 +724,24 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		if (e->w == w && e->d == d && e->t == t && e->c == c &&
 		    e->e == ep && e->etp == etp && e->rule == rule &&
 		    e->seg == seg) {
-			for (i = 0; i < PLACE_LINK_ARRAYS; i++)
-				memcpy(x->links.all + i * x->links.dcap,
-				       e->v + i * d, n);
+			if (x->lk_held != *sl)
+				for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+					memcpy(x->links.all +
+						       i * x->links.dcap,
+					       e->v + i * d, n);
+			x->lk_held = *sl;
 			return e;
 		}
 		sl = NULL;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
+	x->lk_held = 0;
 	if (!sl)
 		return NULL; /* neighbourhood full: compute without caching */
 	xgrow((void **)&k->ent, &k->ent_alloc, k->nent + 1, sizeof(*k->ent));
 	e = &k->ent[k->nent++];
 	*sl = (int)k->nent;
+	x->lk_held = *sl;
 	e->w = w;
 	e->d = d;
 	e->t = t;
@@ -4224,6 +4234,7 @@ ctx_memo(struct ctx *x, struct search_memo *m, int i)
 		m->links[i].cl = x->cl;
 	}
 	x->lk = &m->links[i];
+	x->lk_held = 0;
 }
 
 /* Take candidates of the round and solve them, until none is left. */
