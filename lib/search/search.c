@@ -901,12 +901,17 @@ search_memo_renew(struct search_memo *m)
 		TABLE_ROOM(u, m, ns[i]);
 	}
 	TABLE_ROOM(u, m, mins);
+	TABLE_ROOM(u, m, mem_lbs);
 	TABLE_ROOM(u, m, sims);
 	TABLE_ROOM(u, m, floors);
 	TABLE_ROOM(u, m, busy);
 	TABLE_ROOM(u, m, lbfits);
 	TABLE_ROOM(u, m, refined);
 	TABLE_ROOM(u, m, gates);
+	if (m->lbs) {
+		u->lbs = xcalloc(1, sizeof(*u->lbs));
+		TABLE_ROOM(u, m, lbs[0]);
+	}
 	search_memo_free(m);
 	return u;
 }
