@@ -1296,8 +1296,9 @@ link_intern(struct link_pool *p, const struct place_links *l, int d)
 		return p->last;
 	h = link_vec_hash(l, d);
 	if (2 * (p->n + 1) > p->cap) {
-		struct link_pool u = { NULL, NULL, p->n, p->cap ? 2 * p->cap : 64 };
+		struct link_pool u = {NULL, NULL, p->n, 0};
 
+		u.cap = p->cap ? 2 * p->cap : 64;
 		u.slot = xcalloc(u.cap, sizeof(*u.slot));
 		for (j = 0; j < p->cap; j++) {
 			struct link_vec *q = p->slot[j];
