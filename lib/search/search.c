@@ -886,6 +886,17 @@ search_memo_new(void)
 				      : NULL;                            \
 	} while (0)
 
+/* Fit table u with room for as many classes as m has (and their index),
+ * not grown a doubling at a time again. */
+static void
+fit_class_room(struct fit_table *u, const struct fit_table *m)
+{
+	u->acls = m->acls;
+	u->cls = m->acls ? xmalloc(m->acls * sizeof(*u->cls)) : NULL;
+	u->ccap = m->ccap;
+	u->cslot = m->ccap ? xcalloc(m->ccap, sizeof(*u->cslot)) : NULL;
+}
+
 struct search_memo *
 search_memo_renew(struct search_memo *m)
 {
@@ -897,6 +908,8 @@ search_memo_renew(struct search_memo *m)
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		TABLE_ROOM(u, m, t[i]);
 		TABLE_ROOM(u, m, nt[i]);
+		fit_class_room(&u->t[i], &m->t[i]);
+		fit_class_room(&u->nt[i], &m->nt[i]);
 		TABLE_ROOM(u, m, s[i]);
 		TABLE_ROOM(u, m, ns[i]);
 	}
