@@ -430,10 +430,10 @@ apply_layout(const char *spec, const struct chain *c, struct search_opts *so,
  * The search's large buffers (candidate lists, sorts, tables a doubling
  * at a time) are freed and asked for again, search after search: glibc
  * maps each above its sliding threshold afresh and gives the heap's top
- * back, and every page of either faults in zeroed the next time, 15 to
- * 30% of capacity's sweep's CPU time (22,000 faults of about 7 us on a
- * virtual machine).  Kept instead: the heap grows to the peak the
- * process holds, once.
+ * back, and every page of either faults in zeroed the next time (7,000
+ * of capacity's sweep's 22,000 faults, each about 7 us on a virtual
+ * machine).  Kept instead: the heap grows to the peak the process holds,
+ * once.
  */
 static void
 keep_freed_memory(void)
@@ -449,10 +449,10 @@ keep_freed_memory(void)
 
 /*
  * The heap's pages, even kept, fault in once each: 15,000 of them (60
- * MB) in capacity's sweep, 0.1 s of its CPU time on a virtual machine.
- * In transparent huge pages, where the system lends them on request
- * (transparent_hugepage/enabled "madvise", as glibc's own
- * glibc.malloc.hugetlb=1 asks them), 2 MB fault in at once: one block
+ * MB) in capacity's sweep, 0.1 to 0.15 s of its 0.6 s of CPU time on a
+ * virtual machine.  In transparent huge pages, where the system lends
+ * them on request (transparent_hugepage/enabled "madvise"; glibc's own
+ * glibc.malloc.hugetlb=1 asks them so), 2 MB fault in at once: one block
  * below the mmap threshold makes the heap grow by HEAP_PAD more
  * (M_TOP_PAD), that room is asked for in huge pages, and the block goes
  * back to the heap's top, which keep_freed_memory() keeps.  Only
