@@ -6,7 +6,7 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: 4.60 G instructions (valgrind
+# wall-clock and CPU time.  JOBS=1: 4.58 G instructions (valgrind
 # --tool=callgrind, the figure to compare: CPU time on the shared 2-core
 # machine moves by 0.1 s from run to run), about 0.45 s CPU where the
 # system lends transparent huge pages on request (pd2bw-plan asks them
