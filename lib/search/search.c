@@ -155,16 +155,35 @@ struct fit_table {
 };
 
 /*
- * What solving a candidate under a placement gave, on links v (10 d
- * rates and latencies, then the node's rate, latency and GPUs): its
+ * Links a time table's entries were solved on: PLACE_LINK_ARRAYS x d
+ * rates and latencies, then the node's rate, latency and GPUs (n of
+ * them).  Each kept once by the table (struct link_pool), which its
+ * entries point into: most share them (a grid's links are the same at
+ * every size), and a copy an entry took 7.7 KB (80 stages), 28 MB of
+ * capacity's sweep, each page a fault the first time.
+ */
+struct link_vec {
+	size_t hash; /* link_vec_hash()'s */
+	int n;
+	double v[];
+};
+
+/* The distinct links of a table, open addressing (cap a power of two,
+ * at most half full); last: the one time_links() found last. */
+struct link_pool {
+	struct link_vec **slot, *last;
+	size_t n, cap;
+};
+
+/*
+ * What solving a candidate under a placement gave, on links lv: its
  * iteration time t when a solve found one (the unbounded optimum: below
  * its bound a solve's result does not depend on the bound), else lo, the
  * largest bound under which it found none (-INFINITY: none asked).
  */
 struct time_entry {
 	struct cand key; /* lb 0, lp the placement; used: key.m > 0 */
-	double *v;
-	int nv;
+	const struct link_vec *lv; /* in its table's pool; NULL: none yet */
 	double t, lo;
 	/* the solves' tables (search_memo's s and ns): the partition
 	 * part_solve() found on these links, as a search's part_entry
@@ -181,6 +200,7 @@ struct time_entry {
 struct time_table {
 	struct time_entry *e;
 	size_t n, cap;
+	struct link_pool pool;
 };
 
 /*
@@ -522,6 +542,11 @@ struct ctx {
 	 * for a caller that asks only whether one is (refine_rest()) */
 	int any_under;
 	double *lsave; /* [PLACE_LINK_ARRAYS D]: same_links()'s */
+	/* 1 + the index in lk's entries of the grid whose links x->links
+	 * holds (0: none known): links_for() copies them once, not at
+	 * every call for the same grid (a search's context sees one
+	 * cluster, and links_for() alone writes x->links) */
+	int lk_held;
 };
 
 /*
@@ -750,17 +775,21 @@ links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 		if (e->w == w && e->d == d && e->t == t && e->c == c &&
 		    e->e == ep && e->etp == etp && e->rule == rule &&
 		    e->seg == seg) {
-			lentry_load(e, &x->links, d);
+			if (x->lk_held != *sl)
+				lentry_load(e, &x->links, d);
+			x->lk_held = *sl;
 			return e;
 		}
 		sl = NULL;
 	}
 	place_links_fill_par(&x->links, x->cl, rule, w, d, t, c, ep, etp);
+	x->lk_held = 0;
 	if (!sl)
 		return NULL; /* neighbourhood full: compute without caching */
 	xgrow((void **)&k->ent, &k->ent_alloc, k->nent + 1, sizeof(*k->ent));
 	e = &k->ent[k->nent++];
 	*sl = (int)k->nent;
+	x->lk_held = *sl;
 	e->w = w;
 	e->d = d;
 	e->t = t;
@@ -903,6 +932,17 @@ search_memo_new(void)
 				      : NULL;                            \
 	} while (0)
 
+/* Fit table u with room for as many classes as m has (and their index),
+ * not grown a doubling at a time again. */
+static void
+fit_class_room(struct fit_table *u, const struct fit_table *m)
+{
+	u->acls = m->acls;
+	u->cls = m->acls ? xmalloc(m->acls * sizeof(*u->cls)) : NULL;
+	u->ccap = m->ccap;
+	u->cslot = m->ccap ? xcalloc(m->ccap, sizeof(*u->cslot)) : NULL;
+}
+
 struct search_memo *
 search_memo_renew(struct search_memo *m)
 {
@@ -914,16 +954,23 @@ search_memo_renew(struct search_memo *m)
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
 		TABLE_ROOM(u, m, t[i]);
 		TABLE_ROOM(u, m, nt[i]);
+		fit_class_room(&u->t[i], &m->t[i]);
+		fit_class_room(&u->nt[i], &m->nt[i]);
 		TABLE_ROOM(u, m, s[i]);
 		TABLE_ROOM(u, m, ns[i]);
 	}
 	TABLE_ROOM(u, m, mins);
+	TABLE_ROOM(u, m, mem_lbs);
 	TABLE_ROOM(u, m, sims);
 	TABLE_ROOM(u, m, floors);
 	TABLE_ROOM(u, m, busy);
 	TABLE_ROOM(u, m, lbfits);
 	TABLE_ROOM(u, m, refined);
 	TABLE_ROOM(u, m, gates);
+	if (m->lbs) {
+		u->lbs = xcalloc(1, sizeof(*u->lbs));
+		TABLE_ROOM(u, m, lbs[0]);
+	}
 	search_memo_free(m);
 	return u;
 }
@@ -953,10 +1000,24 @@ search_memo_span(struct search_memo *m, int max_gpus)
 	m->span = max_gpus > 0 ? max_gpus : 0;
 }
 
+static void
+time_table_release(struct time_table *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->cap; j++) {
+		free(t->e[j].first);
+		free(t->e[j].st);
+	}
+	free(t->e);
+	for (j = 0; j < t->pool.cap; j++)
+		free(t->pool.slot[j]);
+	free(t->pool.slot);
+}
+
 void
 search_memo_free(struct search_memo *m)
 {
-	size_t j;
 	int i;
 
 	if (!m)
@@ -970,32 +1031,14 @@ search_memo_free(struct search_memo *m)
 		free(m->nt[i].e);
 		free(m->nt[i].cls);
 		free(m->nt[i].cslot);
-		for (j = 0; j < m->s[i].cap; j++) {
-			free(m->s[i].e[j].v);
-			free(m->s[i].e[j].first);
-			free(m->s[i].e[j].st);
-		}
-		free(m->s[i].e);
-		for (j = 0; j < m->ns[i].cap; j++) {
-			free(m->ns[i].e[j].v);
-			free(m->ns[i].e[j].first);
-			free(m->ns[i].e[j].st);
-		}
-		free(m->ns[i].e);
+		time_table_release(&m->s[i]);
+		time_table_release(&m->ns[i]);
 	}
-	free(m->mins.e);
-	free(m->mem_lbs.e);
-	for (j = 0; j < m->sims.cap; j++)
-		free(m->sims.e[j].v);
-	free(m->sims.e);
-	for (j = 0; j < m->floors.cap; j++) {
-		free(m->floors.e[j].v);
-		free(m->floors.e[j].st);
-	}
-	free(m->floors.e);
-	for (j = 0; j < m->busy.cap; j++)
-		free(m->busy.e[j].v);
-	free(m->busy.e);
+	time_table_release(&m->mins);
+	time_table_release(&m->mem_lbs);
+	time_table_release(&m->sims);
+	time_table_release(&m->floors);
+	time_table_release(&m->busy);
 	free(m->lbfits.e);
 	free(m->refined.e);
 	if (m->lbs)
@@ -1246,8 +1289,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
 		      &fresh);
 	if (fresh) {
-		e->v = NULL;
-		e->nv = 0;
+		e->lv = NULL;
 		e->t = NAN;
 		e->lo = -INFINITY;
 		e->first = NULL;
@@ -1256,32 +1298,110 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 	return e;
 }
 
-/* Whether e was solved on the links x holds now for d stages (else it
- * takes them, forgetting what it knew). */
+/* Whether lv holds the links l holds for d stages (the figures to the
+ * bit, the node's as ==, as time_links() has always compared them). */
 static int
-time_links(struct time_entry *e, const struct ctx *x, int d)
+link_vec_is(const struct link_vec *lv, const struct place_links *l, int d)
 {
-	const struct place_links *l = &x->links;
-	int i, k = PLACE_LINK_ARRAYS, n = k * d + 3, same = e->nv == n;
+	int i, k = PLACE_LINK_ARRAYS;
 	size_t sz = (size_t)d * sizeof(double);
 
-	for (i = 0; same && i < k; i++)
-		same = !memcmp(e->v + i * d, l->all + i * l->dcap, sz);
-	same = same && e->v[k * d] == l->node_gb_s &&
-	       e->v[k * d + 1] == l->node_lat_us &&
-	       e->v[k * d + 2] == l->gpus_per_node;
-	if (same)
-		return 1;
-	if (e->nv != n) {
-		free(e->v);
-		e->v = xmalloc(n * sizeof(double));
-		e->nv = n;
-	}
+	if (lv->n != k * d + 3)
+		return 0;
 	for (i = 0; i < k; i++)
-		memcpy(e->v + i * d, l->all + i * l->dcap, sz);
-	e->v[k * d] = l->node_gb_s;
-	e->v[k * d + 1] = l->node_lat_us;
-	e->v[k * d + 2] = l->gpus_per_node;
+		if (memcmp(lv->v + i * d, l->all + i * l->dcap, sz))
+			return 0;
+	return lv->v[k * d] == l->node_gb_s &&
+	       lv->v[k * d + 1] == l->node_lat_us &&
+	       lv->v[k * d + 2] == l->gpus_per_node;
+}
+
+/* A hash of the links l holds for d stages: each array's ends and middle
+ * (the lookup compares the whole; the node's figures not, being compared
+ * as ==, under which -0 is 0). */
+static size_t
+link_vec_hash(const struct place_links *l, int d)
+{
+	uint64_t h = (uint64_t)d * 0x9e3779b97f4a7c15u, b;
+	int i, j, at[3] = { 0, d / 2, d - 1 };
+
+	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
+		for (j = 0; j < 3; j++) {
+			memcpy(&b, l->all + i * l->dcap + at[j], sizeof(b));
+			h = (h ^ b) * 0xc2b2ae3d27d4eb4fu;
+		}
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of a link_vec of hash h in p (an empty one: none has it),
+ * that holds l's links for d stages. */
+static struct link_vec **
+link_slot(struct link_pool *p, size_t h, const struct place_links *l, int d)
+{
+	size_t i;
+
+	for (i = h & (p->cap - 1); p->slot[i]; i = (i + 1) & (p->cap - 1))
+		if (p->slot[i]->hash == h && link_vec_is(p->slot[i], l, d))
+			break;
+	return &p->slot[i];
+}
+
+/* p's copy of the links l holds for d stages (made when it has none). */
+static const struct link_vec *
+link_intern(struct link_pool *p, const struct place_links *l, int d)
+{
+	int i, k = PLACE_LINK_ARRAYS, n = k * d + 3;
+	size_t h, j;
+	struct link_vec **sl, *lv;
+
+	if (p->last && link_vec_is(p->last, l, d))
+		return p->last;
+	h = link_vec_hash(l, d);
+	if (2 * (p->n + 1) > p->cap) {
+		struct link_pool u = {NULL, NULL, p->n, 0};
+
+		u.cap = p->cap ? 2 * p->cap : 64;
+		u.slot = xcalloc(u.cap, sizeof(*u.slot));
+		for (j = 0; j < p->cap; j++) {
+			struct link_vec *q = p->slot[j];
+			size_t s;
+
+			for (s = q ? q->hash & (u.cap - 1) : 0; q && u.slot[s];
+			     s = (s + 1) & (u.cap - 1))
+				;
+			if (q)
+				u.slot[s] = q;
+		}
+		free(p->slot);
+		*p = u;
+	}
+	sl = link_slot(p, h, l, d);
+	if (!*sl) {
+		lv = xmalloc(sizeof(*lv) + (size_t)n * sizeof(double));
+		lv->hash = h;
+		lv->n = n;
+		for (i = 0; i < k; i++)
+			memcpy(lv->v + i * d, l->all + i * l->dcap,
+			       (size_t)d * sizeof(double));
+		lv->v[k * d] = l->node_gb_s;
+		lv->v[k * d + 1] = l->node_lat_us;
+		lv->v[k * d + 2] = l->gpus_per_node;
+		*sl = lv;
+		p->n++;
+	}
+	p->last = *sl;
+	return p->last;
+}
+
+/* Whether e (of table t) was solved on the links x holds now for d
+ * stages (else it takes them, forgetting what it knew). */
+static int
+time_links(struct time_table *t, struct time_entry *e, const struct ctx *x,
+	   int d)
+{
+	if (e->lv && link_vec_is(e->lv, &x->links, d))
+		return 1;
+	e->lv = link_intern(&t->pool, &x->links, d);
 	e->t = NAN;
 	e->lo = -INFINITY;
 	free(e->first);
@@ -1392,7 +1512,7 @@ part_known(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	if (!tt)
 		return NULL;
 	e = time_find(tt, cd, place);
-	time_links(e, x, d);
+	time_links(tt, e, x, d);
 	return e;
 }
 
@@ -1743,7 +1863,8 @@ rescore(struct ctx *x, const struct cand *cd, int place,
 	*floored = 0;
 	if (x->so->memo && cd->m > 0) {
 		e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
-		if (time_links(e, x, cd->d) && !isnan(e->t))
+		if (time_links(&x->so->memo->sims, e, x, cd->d) &&
+		    !isnan(e->t))
 			return e->t;
 	}
 	cfg_of(x, cd, place, &g);
@@ -1855,7 +1976,7 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 			cfg_of(x, cd, pl, &g);
 			links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
 			e = time_find(tt, cd, pl);
-			known = time_links(e, x, g.d) &&
+			known = time_links(tt, e, x, g.d) &&
 				(!isnan(e->t) || b <= e->lo);
 		}
 		if (known) {
@@ -4194,6 +4315,7 @@ ctx_memo(struct ctx *x, struct search_memo *m, int i)
 		m->links[i].cl = x->cl;
 	}
 	x->lk = &m->links[i];
+	x->lk_held = 0;
 }
 
 /* Take candidates of the round and solve them, until none is left. */
@@ -4203,9 +4325,12 @@ crew_work(struct crew *cw, struct ctx *x)
 	for (;;) {
 		long i;
 
-		pthread_mutex_lock(&cw->mu);
+		/* alone, no lock (crew_round()) */
+		if (cw->nthr > 1)
+			pthread_mutex_lock(&cw->mu);
 		i = cw->next < cw->n ? cw->next++ : -1;
-		pthread_mutex_unlock(&cw->mu);
+		if (cw->nthr > 1)
+			pthread_mutex_unlock(&cw->mu);
 		if (i < 0)
 			return;
 		cw->t[i] = solve_best(x, x->o, x->so, &cw->v[i], cw->bound,
@@ -4279,13 +4404,23 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 static void
 crew_round(struct crew *cw, const struct cand *v, long n, double bound)
 {
-	pthread_mutex_lock(&cw->mu);
+	/* The caller alone (-j 1) takes no lock, here or in crew_work():
+	 * capacity's sweep runs 260,000 rounds, most of one candidate,
+	 * whose locks cost 70 M instructions. */
+	int alone = cw->nthr == 1;
+
+	if (!alone)
+		pthread_mutex_lock(&cw->mu);
 	cw->v = v;
 	cw->n = n;
 	cw->next = 0;
 	cw->bound = bound;
 	cw->busy = cw->nthr - 1;
 	cw->round++;
+	if (alone) {
+		crew_work(cw, cw->self);
+		return;
+	}
 	pthread_cond_broadcast(&cw->go);
 	pthread_mutex_unlock(&cw->mu);
 	crew_work(cw, cw->self);
@@ -4851,7 +4986,7 @@ floor_find(struct ctx *x, const struct cand *cd, int place)
 	cfg_of(x, cd, place, &g);
 	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	e = time_find(&x->so->memo->floors, cd, place + 2 * cd->lp);
-	time_links(e, x, cd->d);
+	time_links(&x->so->memo->floors, e, x, cd->d);
 	return e;
 }
 
@@ -5514,7 +5649,7 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		if (so->memo && cd->m > 0) {
 			e = time_find(&so->memo->busy, cd,
 				      pl + 2 * (o == &x->nocap));
-			if (time_links(e, x, cd->d) &&
+			if (time_links(&so->memo->busy, e, x, cd->d) &&
 			    (!isnan(e->t) || cut <= e->lo)) {
 				if (!isnan(e->t) && e->t <= cut)
 					return 1;

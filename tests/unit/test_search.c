@@ -5,8 +5,9 @@
  * alternatives, and a brief search (capacity's: no binding or placement
  * reason, the simulation's time alone) the same configuration and
  * figures as the full one; searches over a type's sizes sharing a memo
- * (capacity's) the plans each finds from scratch, and so do searches
- * that start from a bound (capacity's: the one a smaller size proved),
+ * (capacity's) the plans each finds from scratch, also when the network
+ * between nodes alike changes, and so do searches that start from a
+ * bound (capacity's: the one a smaller size proved),
  * and a re-scoring that leaves out what cannot make the top; a search
  * that skips a placement whose links repeat the other's what each
  * placement gives; twin chains (sequence parallelism or not) one after
@@ -1469,6 +1470,65 @@ test_memo_thrice(struct setup *u)
 	u->o.cap_bytes = cap;
 }
 
+/*
+ * One search after another through one memo, on nodes alike (the node's
+ * links the same) whose network alternates between fast and a quarter
+ * as fast: each gives the plan and messages of a search from scratch.
+ * The memo's solves are kept with the links they were solved on (a
+ * table's link_pool), and a candidate's are the node's alike on either
+ * network: fails when time_links() does not compare the stages' links.
+ */
+static void
+test_memo_network(struct setup *u)
+{
+	static const int nodes[] = {2, 4, 8, 16, 8, 4, 2};
+	struct search_memo *memo = search_memo_new();
+	struct search_opts so = u->so;
+	struct cluster cl[2];
+	int i, j, k;
+
+	for (k = 0; k < 2; k++) {
+		cluster_init(&cl[k]);
+		CHECK(cluster_open(&cl[k], "dgx-h100") == 0);
+	}
+	cl[1].net_gb_s /= 4;
+	for (j = 0; j < cl[1].nnics; j++)
+		cl[1].nics[j].rate_gbit_s /= 4;
+	so.threads = 1;
+	for (i = 0; i < 2 * (int)(sizeof(nodes) / sizeof(nodes[0])); i++) {
+		struct cluster *c = &cl[i % 2];
+		struct search_stats st;
+		struct plan p[2];
+		char msg[160], *e[2];
+		int r[2];
+
+		c->nodes = nodes[i / 2];
+		for (k = 0; k < 2; k++) {
+			so.memo = k ? memo : NULL;
+			plan_init(&p[k]);
+			cap_begin();
+			r[k] = search_run_tp(u->sc, NSHAPE, c, &u->o, &so,
+					     &p[k], &st);
+			e[k] = cap_end();
+		}
+		snprintf(msg, sizeof(msg),
+			 "%d nodes, %s network, a shared memo: the plan "
+			 "from scratch",
+			 c->nodes, i % 2 ? "slow" : "fast");
+		CHECK_MSG(r[0] == r[1] &&
+				  (r[0] || same_plan(&p[0], &p[1], 1)) &&
+				  !strcmp(e[0], e[1]),
+			  msg);
+		for (k = 0; k < 2; k++) {
+			free(e[k]);
+			plan_release(&p[k]);
+		}
+	}
+	search_memo_free(memo);
+	for (k = 0; k < 2; k++)
+		cluster_release(&cl[k]);
+}
+
 int
 main(void)
 {
@@ -1499,6 +1559,7 @@ main(void)
 	test_memo_renew(&u);
 	test_memo_floors(&u);
 	test_memo_thrice(&u);
+	test_memo_network(&u);
 	setup_release(&u);
 	catalog_release(&cat);
 	return h_done();
