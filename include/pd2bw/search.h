@@ -38,6 +38,10 @@ struct search_opts {
 	int max_gpus;         /* 0: all GPUs of the cluster */
 	int threads;          /* solving threads (<= 1: the caller's
 				 alone); the result does not depend on it */
+	int threads_eager;    /* start them at once and give them every
+				 round, however quick its solves (tests);
+				 0: only once a candidate's solve averages
+				 100 us */
 	int uniform;          /* split blocks evenly (Megatron) instead of
 				 the exact min-max partition */
 	const int *layout;    /* with uniform: the chain entries each of

@@ -569,11 +569,23 @@ struct crew {
 	const struct cand *v;   /* the round's candidates */
 	long n, next;
 	double bound;
-	double *t;              /* [CREW_ROUND * nthr] results */
+	double *t;              /* [CREW_ROUND * want] results */
 	int *place;
+	int want;               /* threads asked for (-j), the caller's too */
+	int on;                 /* rounds go to the threads */
+	double avg_us;          /* a candidate's solve, recent average */
 };
 
 #define CREW_ROUND 4 /* candidates per thread and round */
+/*
+ * Waking the threads and waiting for them costs tens of microseconds a
+ * round, more than a memoised solve: capacity's 256 searches solve most
+ * candidates in a few microseconds, and took three times as long on two
+ * threads as on one.  So the threads start, and rounds go to them, only
+ * once the caller's solves average CREW_ON_US a candidate; they stop at a
+ * quarter of that.  Who solves a candidate never changes its result.
+ */
+#define CREW_ON_US 100.0
 
 void
 search_opts_init(struct search_opts *so)
@@ -4320,16 +4332,16 @@ ctx_memo(struct ctx *x, struct search_memo *m, int i)
 
 /* Take candidates of the round and solve them, until none is left. */
 static void
-crew_work(struct crew *cw, struct ctx *x)
+crew_work(struct crew *cw, struct ctx *x, int alone)
 {
 	for (;;) {
 		long i;
 
 		/* alone, no lock (crew_round()) */
-		if (cw->nthr > 1)
+		if (!alone)
 			pthread_mutex_lock(&cw->mu);
 		i = cw->next < cw->n ? cw->next++ : -1;
-		if (cw->nthr > 1)
+		if (!alone)
 			pthread_mutex_unlock(&cw->mu);
 		if (i < 0)
 			return;
@@ -4353,7 +4365,7 @@ crew_main(void *arg)
 			break;
 		seen = cw->round;
 		pthread_mutex_unlock(&cw->mu);
-		crew_work(cw, x);
+		crew_work(cw, x, 0);
 		pthread_mutex_lock(&cw->mu);
 		if (--cw->busy == 0)
 			pthread_cond_signal(&cw->idle);
@@ -4363,15 +4375,12 @@ crew_main(void *arg)
 }
 
 /*
- * Start nthr - 1 threads beside the caller, whose context is x (each
- * thread gets its own, alike).  A thread that cannot be started is done
- * without: fewer threads give the same result.
+ * A crew of nthr threads, the caller's (context x) included; the other
+ * threads start when the rounds need them (crew_round()).
  */
 static void
 crew_start(struct crew *cw, struct ctx *x, int nthr)
 {
-	int i;
-
 	memset(cw, 0, sizeof(*cw));
 	if (nthr < 1)
 		nthr = 1;
@@ -4384,7 +4393,20 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 	cw->place = xcalloc((size_t)nthr * CREW_ROUND, sizeof(*cw->place));
 	cw->self = x;
 	cw->nthr = 1;
-	for (i = 1; i < nthr; i++) {
+	cw->want = nthr;
+}
+
+/*
+ * Start the want - 1 threads beside the caller, each with its own
+ * context, alike.  A thread that cannot be started is done without:
+ * fewer threads give the same result.
+ */
+static void
+crew_spawn(struct crew *cw)
+{
+	struct ctx *x = cw->self;
+
+	while (cw->nthr < cw->want) {
 		struct ctx *y = &cw->x[cw->nthr];
 
 		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
@@ -4394,40 +4416,84 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
 			ctx_release(y);
+			cw->want = cw->nthr;
 			break;
 		}
 		cw->nthr++;
 	}
 }
 
-/* Solve v[0..n) against bound on every thread: cw->t[], cw->place[]. */
-static void
-crew_round(struct crew *cw, const struct cand *v, long n, double bound)
+/* Candidates a round takes: one at a time alone (the bound always the
+ * newest), CREW_ROUND a thread with the threads on. */
+static long
+crew_size(const struct crew *cw)
 {
-	/* The caller alone (-j 1) takes no lock, here or in crew_work():
-	 * capacity's sweep runs 260,000 rounds, most of one candidate,
-	 * whose locks cost 70 M instructions. */
-	int alone = cw->nthr == 1;
+	return cw->on ? (long)cw->nthr * CREW_ROUND : 1;
+}
 
-	if (!alone)
-		pthread_mutex_lock(&cw->mu);
+static double
+wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* A round of n candidates over the started threads and the caller. */
+static void
+crew_share(struct crew *cw, const struct cand *v, long n, double bound)
+{
+	pthread_mutex_lock(&cw->mu);
 	cw->v = v;
 	cw->n = n;
 	cw->next = 0;
 	cw->bound = bound;
 	cw->busy = cw->nthr - 1;
 	cw->round++;
-	if (alone) {
-		crew_work(cw, cw->self);
-		return;
-	}
 	pthread_cond_broadcast(&cw->go);
 	pthread_mutex_unlock(&cw->mu);
-	crew_work(cw, cw->self);
+	crew_work(cw, cw->self, 0);
 	pthread_mutex_lock(&cw->mu);
 	while (cw->busy > 0)
 		pthread_cond_wait(&cw->idle, &cw->mu);
 	pthread_mutex_unlock(&cw->mu);
+}
+
+/* Solve v[0..n) against bound on every thread: cw->t[], cw->place[]. */
+static void
+crew_round(struct crew *cw, const struct cand *v, long n, double bound)
+{
+	/* The caller alone (-j 1, the threads off: CREW_ON_US), or a
+	 * round of one candidate, which no other thread could share,
+	 * takes no lock and wakes no thread, here or in crew_work():
+	 * capacity's sweep runs 260,000 rounds, most of one candidate,
+	 * whose locks cost 70 M instructions.  The threads wait for a
+	 * round number that does not move. */
+	int alone = !cw->on || n == 1;
+	double t0 = cw->want > 1 ? wall_us() : 0, us;
+
+	if (alone) {
+		cw->v = v;
+		cw->n = n;
+		cw->next = 0;
+		cw->bound = bound;
+		crew_work(cw, cw->self, 1);
+	} else {
+		crew_share(cw, v, n, bound);
+	}
+	if (cw->want < 2)
+		return;
+	/* a candidate's solve as one thread would take it */
+	us = (wall_us() - t0) / (double)n * (alone ? 1 : cw->nthr);
+	cw->avg_us = cw->avg_us > 0 ? 0.75 * cw->avg_us + 0.25 * us : us;
+	if (!cw->on && cw->avg_us >= CREW_ON_US) {
+		crew_spawn(cw);
+		cw->on = cw->nthr > 1;
+	} else if (cw->on && cw->avg_us < CREW_ON_US / 4 &&
+		   !cw->self->so->threads_eager) {
+		cw->on = 0;
+	}
 }
 
 static void
@@ -6001,7 +6067,7 @@ search_from(const struct search_chain *sc, int nsc,
 	struct cand *v = NULL, *ac, last;
 	struct pick pk;
 	struct crew cw;
-	long n, i, oi, r, used, round, nv = 0, dummy;
+	long n, i, oi, r, used, nv = 0, dummy;
 	int N = cl->nodes * cl->gpus_per_node, nalt = 0, ret = -1;
 	/* Keep spares: a per-layer refinement that comes back uniform
 	 * duplicates another alternative and is dropped. */
@@ -6025,8 +6091,10 @@ search_from(const struct search_chain *sc, int nsc,
 	if (so->memo)
 		ctx_memo(&x, so->memo, 0);
 	crew_start(&cw, &x, so->threads);
-	/* one at a time alone: the bound is always the newest */
-	round = cw.nthr > 1 ? cw.nthr * CREW_ROUND : 1;
+	if (so->threads_eager) {
+		crew_spawn(&cw);
+		cw.on = cw.nthr > 1;
+	}
 
 	/*
 	 * Best first without sorting everything: take the PICK_FIRST
@@ -6069,7 +6137,7 @@ search_from(const struct search_chain *sc, int nsc,
 		for (i = 0; i < pk.n && !done; i += used) {
 			double bound = nalt == k ? alts[k - 1].iter_ms
 						 : start;
-			long j;
+			long j, round = crew_size(&cw);
 
 			/* sorted by lower bound: a prefix can be solved */
 			for (r = 0; r < round && i + r < pk.n &&

@@ -348,6 +348,7 @@ test_memo(struct setup *u)
 			for (j = 0; j < 2; j++) {
 				so.memo = memo[j];
 				so.threads = j ? 3 : 1;
+				so.threads_eager = 1;
 				plan_init(&p);
 				snprintf(msg, sizeof(msg),
 					 "%s:%d, cap %.0f GB, %d thread(s), "
@@ -427,6 +428,7 @@ test_memo_span(struct setup *u)
 			e0 = cap_end();
 			so.memo = memo;
 			so.threads = i % 2 ? 3 : 1;
+			so.threads_eager = i % 4 == 1;
 			plan_init(&p);
 			cap_begin();
 			r = search_run_tp(u->sc, NSHAPE, &cl, &u->o, &so, &p,
@@ -479,6 +481,7 @@ test_start_bound(struct setup *u)
 
 			so.start_bound = 0;
 			so.threads = j % 2 ? 3 : 1;
+			so.threads_eager = 1;
 			so.brief = j % 4 == 1;
 			so.topk = j % 3 == 0 ? 1 : 4;
 			plan_init(&p0);
