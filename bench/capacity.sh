@@ -8,12 +8,11 @@
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
 # wall-clock and CPU time.  JOBS=1: 4.58 G instructions (valgrind
 # --tool=callgrind, the figure to compare: CPU time on the shared 2-core
-# machine moves by 0.1 s from run to run), about 0.6 s CPU (13,400 page
-# faults; 4.70 G, 0.95 s and 27,500 faults before capspeed7).  Run with
-# GLIBC_TUNABLES=glibc.malloc.hugetlb=1, where the system lends
-# transparent huge pages on request, glibc takes the heap in 2 MB pages:
-# about 1,000 faults and 0.45 s.  The history is in git log.  The target
-# is 0.5 s.
+# machine moves by 0.1 s from run to run), about 0.45 s CPU where the
+# system lends transparent huge pages on request (pd2bw-plan asks them
+# for its heap: 1,000 page faults, not 27,000), about 0.6 s where not;
+# 4.70 G and 0.8 s before capspeed7.  The history is in git log.  The
+# target is 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

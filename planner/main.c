@@ -1,6 +1,7 @@
 /*
  * main.c - pd2bw-plan: options, usage and exit status.
  */
+#define _DEFAULT_SOURCE /* madvise, sbrk */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #endif
 
 #include "capacity.h"
@@ -441,6 +444,42 @@ keep_freed_memory(void)
 #endif
 }
 
+#define HEAP_HUGE ((size_t)2 << 20)  /* a transparent huge page */
+#define HEAP_PAD ((size_t)256 << 20) /* the heap's first, in huge pages */
+
+/*
+ * The heap's pages, even kept, fault in once each: 15,000 of them (60
+ * MB) in capacity's sweep, 0.1 to 0.15 s of its 0.6 s of CPU time on a
+ * virtual machine.  In transparent huge pages, where the system lends
+ * them on request (transparent_hugepage/enabled "madvise"; glibc's own
+ * glibc.malloc.hugetlb=1 asks them so), 2 MB fault in at once: one block
+ * below the mmap threshold makes the heap grow by HEAP_PAD more
+ * (M_TOP_PAD), that room is asked for in huge pages, and the block goes
+ * back to the heap's top, which keep_freed_memory() keeps.  Only
+ * addresses: a page costs nothing until touched.  Where the room cannot
+ * be had the heap grows as before.
+ */
+static void
+heap_huge_pages(void)
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+	char *p;
+
+	mallopt(M_TOP_PAD, (int)HEAP_PAD);
+	p = malloc(16 << 20); /* more than the top holds: the heap grows */
+	if (p) {
+		char *a = p + (-(uintptr_t)p & (HEAP_HUGE - 1));
+		char *end = sbrk(0);
+
+		/* the heap's, from the block's first huge page on */
+		if (p < end && a < end)
+			madvise(a, (size_t)(end - a), MADV_HUGEPAGE);
+	}
+	free(p);
+	mallopt(M_TOP_PAD, 128 << 10); /* glibc's default */
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -487,6 +526,7 @@ main(int argc, char **argv)
 	int partition_given = 0, *layout = NULL;
 
 	keep_freed_memory();
+	heap_huge_pages();
 	pd2bw_set_progname(argv[0]);
 	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
