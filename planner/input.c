@@ -72,6 +72,25 @@ input_set_fusions(unsigned f)
 	est.fusions = f;
 }
 
+/* The runtime fuses the rotary embedding only for plain rotary
+ * positions (runtime.rope_plain); off when --fusions is given. */
+static int rope_plain;
+
+void
+input_set_rope_plain(int on)
+{
+	rope_plain = on;
+}
+
+/* What m changes of the run's estimates: a runtime that fuses only
+ * plain rotary positions runs YaRN's unfused. */
+static void
+model_fusions(const struct model *m)
+{
+	if (rope_plain && m->rope_yarn && m->attention != MODEL_MLA)
+		est.fusions &= ~ANALYTIC_FUSE_ROPE;
+}
+
 void
 input_set_fp8_recipe(int r)
 {
@@ -166,6 +185,8 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
 		apply_overrides(&m, seq_len);
+	model_fusions(&m);
+		model_fusions(&m);
 		if (!ret && !g)
 			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",

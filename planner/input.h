@@ -132,6 +132,9 @@ void input_set_fp8_casts(int c);
 /* Whether the loss's backward copies its fp32 gradients (analytic_opts
  * xent_copy). */
 void input_set_xent_copy(int on);
+/* Whether the runtime fuses the rotary embedding only for plain rotary
+ * positions (runtime.rope_plain): a YaRN model's estimate unfuses it. */
+void input_set_rope_plain(int on);
 /* The runtime's MoE layer (struct runtime capacity_factor,
  * min_capacity, dropless, moe_dense_dispatch) for every MoE model read
  * from now on. */

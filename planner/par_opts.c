@@ -327,6 +327,8 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_fp8_recipe(p->fp8_recipe);
 	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
 	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
+	input_set_rope_plain(!p->have_fusions && p->have_rt &&
+			     p->rt.rope_plain);
 	if (p->have_rt)
 		input_set_moe(p->rt.capacity_factor, p->rt.min_capacity,
 			      p->rt.dropless, p->rt.moe_dense_dispatch);

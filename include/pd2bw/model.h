@@ -118,6 +118,9 @@ struct model {
 	int norm;             /* enum model_norm */
 	int positions;        /* enum model_pos */
 	double rope_base;     /* rotary base (theta); 10000 unless given */
+	int rope_yarn;        /* rotary positions stretched by YaRN (Hugging
+				 Face rope_scaling "yarn"): Megatron's
+				 position_embedding_type yarn */
 	int causal;           /* causal attention mask (gpt, llama) */
 	int tied_embeddings;  /* head shares the embedding matrix */
 	int bias;             /* linear layers carry biases */

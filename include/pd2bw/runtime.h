@@ -132,6 +132,9 @@ struct runtime {
 	double frag;            /* allocator margin, share of activations */
 	unsigned fusions;       /* kernels its model code fuses: the
 				   ANALYTIC_FUSE_* bits (analytic.h) */
+	int rope_plain;         /* fuses the rotary embedding only for plain
+				   rotary positions, not YaRN's (model
+				   rope_yarn) outside MLA */
 	int fp8_recipe;         /* its default FP8 recipe (enum model_fp8) */
 	int fp8_casts;          /* where it quantises (enum analytic_casts) */
 	unsigned rc_op;         /* ANALYTIC_RC_OP: its selective

@@ -198,6 +198,12 @@ runtime_init(struct runtime *rt, int id)
 	memset(rt, 0, sizeof(*rt));
 	rt->id = id;
 	rt->max_depth_none = 1;
+	/* Megatron-Core's rope fusion is for position_embedding_type rope
+	 * alone (megatron/training/arguments.py:1628-1629 at d98e8a6;
+	 * Megatron-Bridge likewise, utils/fusions.py:84-92 at 067f987):
+	 * gpt-oss's YaRN is position_embedding_type yarn (models/gpt_oss/
+	 * gpt_oss_bridge.py:65), MLA's YaRN a rope_type of its own */
+	rt->rope_plain = id == RUNTIME_MEGATRON_CORE;
 	rt->tp = 1;
 	switch (id) {
 	case RUNTIME_PIPEDREAM_2BW:

@@ -444,6 +444,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_ENUM("positions", 0, &m->positions,
 				model_pos_names),
 			YK_DBL("rope_base", 0, &m->rope_base, 1, 1e12),
+			YK_BOOL("rope_yarn", 0, &m->rope_yarn),
 			YK_BOOL("causal", 0, &m->causal),
 			YK_BOOL("tied_embeddings", 0, &m->tied_embeddings),
 			YK_BOOL("bias", 0, &m->bias),
@@ -482,6 +483,9 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			       "map");
 	if (m->attention != MODEL_MLA && mla)
 		return yml_err(d, mla, "mla map without attention: mla");
+	if (m->rope_yarn && m->positions != MODEL_ROTARY)
+		return yml_err(d, yml_get(d, root, "rope_yarn"),
+			       "rope_yarn needs positions: rotary");
 	m->kv_heads = kv ? kv : m->heads;
 	m->ffn_hidden = ffn ? ffn : default_ffn(m);
 	return check(m, &o);
@@ -544,6 +548,30 @@ hf_get(struct yml_doc *d, yaml_node_t *root, const char *key)
 	yaml_node_t *n = yml_get(d, root, key);
 
 	return hf_null(n) ? NULL : n;
+}
+
+/*
+ * Whether the config's rope_scaling (rope_parameters) is YaRN:
+ * transformers' rope_type, or type in older configs, "yarn" (DeepSeek's
+ * "deepseek_yarn" alike).
+ */
+static int
+hf_yarn(struct yml_doc *d, yaml_node_t *root)
+{
+	yaml_node_t *rs = hf_get(d, root, "rope_scaling"), *t;
+	const char *s;
+
+	/* transformers 5 names it rope_parameters */
+	if (!rs)
+		rs = hf_get(d, root, "rope_parameters");
+
+	if (!rs || rs->type != YAML_MAPPING_NODE)
+		return 0;
+	t = hf_get(d, rs, "rope_type");
+	if (!t)
+		t = hf_get(d, rs, "type");
+	s = t ? yml_scalar(t) : NULL;
+	return s && strstr(s, "yarn") != NULL;
 }
 
 /* Fetch key of the config as an integer; required ones must exist. */
@@ -1238,6 +1266,9 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	    yml_to_dbl(d, yml_get(d, root, "rope_theta"), &m->rope_base, 1,
 		       1e12))
 		return -1;
+	/* Megatron-Bridge reads every gpt_oss config as YaRN (models/
+	 * gpt_oss/gpt_oss_bridge.py:65, position_embedding_type "yarn") */
+	m->rope_yarn = st == HF_GPT_OSS || hf_yarn(d, root);
 	/* The multimodal Gemma 3 keeps these at the top. */
 	if (hf_bool(d, top, "tie_word_embeddings", &m->tied_embeddings) ||
 	    (root != top &&
@@ -1397,6 +1428,8 @@ model_write(const struct model *m, const char *path)
 	yml_out_kstr(&o, "positions", model_pos_names[m->positions]);
 	if (m->positions == MODEL_ROTARY)
 		yml_out_kdbl(&o, "rope_base", m->rope_base);
+	if (m->positions == MODEL_ROTARY && m->rope_yarn)
+		yml_out_kbool(&o, "rope_yarn", 1);
 	yml_out_kbool(&o, "causal", m->causal);
 	yml_out_kbool(&o, "tied_embeddings", m->tied_embeddings);
 	yml_out_kbool(&o, "bias", m->bias);

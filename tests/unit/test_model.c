@@ -514,6 +514,26 @@ test_hf_v2(void)
 	CHECK(m.moe.groups == 8 && m.moe.group_top_k == 4 &&
 	      m.moe.router_bias);
 
+	/* YaRN: rope_scaling's rope_type (or type), transformers 5's
+	 * rope_parameters, and any gpt_oss config, as Megatron-Bridge reads
+	 * them; other scalings are not YaRN */
+	CHECK(model_load(&m, cap_path("tests/data/hf/gpt-oss-120b.json")) == 0);
+	CHECK_INT_EQ(m.rope_yarn, 1);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-8b.json")) == 0);
+	CHECK_INT_EQ(m.rope_yarn, 0);
+	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"rope_type\": "
+		 "\"yarn\", \"factor\": 4.0}}", q3);
+	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
+	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"type\": "
+		 "\"yarn\"}}", q3);
+	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
+	snprintf(buf, sizeof(buf), "%s,\n \"rope_parameters\": {\"rope_type\": "
+		 "\"yarn\", \"rope_theta\": 1e6}}", q3);
+	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
+	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"rope_type\": "
+		 "\"linear\", \"factor\": 4.0}}", q3);
+	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 0);
+
 	/* What cannot be priced is refused, naming the key. */
 	snprintf(buf, sizeof(buf), "%s,\n \"decoder_sparse_step\": 2}", q3);
 	CHECK_ERR(load_json(&m, buf),
@@ -654,7 +674,12 @@ test_zoo(void)
 	CHECK_NEAR(model_active_params(&m) / 1e9, 39, 1);
 	CHECK(model_load(&m, cap_path("models/gpt-oss-120b.yaml")) == 0);
 	CHECK(m.window == 128 && m.global_every == 2 && m.attn_sinks &&
-	      m.bias && m.head_dim == 64);
+	      m.bias && m.head_dim == 64 && m.rope_yarn);
+	/* YaRN stretches rotary positions only */
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 8\nvocab: 9\npositions: learned\n"
+			    "rope_yarn: true\n"),
+		  "pd2bw: m.yaml:9:12: rope_yarn needs positions: rotary");
 	model_release(&m);
 	cap_rmdir(dir);
 }
