@@ -201,7 +201,16 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		arg_str(fp, "--normalization",
 			m->norm == MODEL_RMSNORM ? "RMSNorm" : "LayerNorm");
 		if (m->positions == MODEL_ROTARY) {
-			arg_str(fp, "--position-embedding-type", "rope");
+			/* YaRN outside MLA is a type of its own
+			 * (arguments.py:2397-2399 at d98e8a6), which
+			 * Megatron runs without the rope fusion pd2bw
+			 * then prices (runtime.rope_plain); its scaling
+			 * factor is not in the model file: Megatron's
+			 * default, 1 */
+			arg_str(fp, "--position-embedding-type",
+				m->rope_yarn && m->attention != MODEL_MLA
+					? "yarn"
+					: "rope");
 			snprintf(base, sizeof(base), "%.0f", m->rope_base);
 			arg_str(fp, "--rotary-base", base);
 		} else {
