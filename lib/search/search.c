@@ -712,9 +712,6 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Fill x->links for the grid, from the cache when it is there; returns
- * the grid's entry in the cache (NULL: not kept there), which holds
- * until the next call. */
 /* Keep the links of d stages of l in e (v and cst). */
 static void
 lentry_keep(struct lentry *e, const struct place_links *l, int d)
@@ -762,6 +759,9 @@ lentry_load(const struct lentry *e, struct place_links *l, int d)
 	}
 }
 
+/* Fill x->links for the grid, from the cache when it is there; returns
+ * the grid's entry in the cache (NULL: not kept there), which holds
+ * until the next call. */
 static struct lentry *
 links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
 	  int etp)
@@ -1378,11 +1378,12 @@ link_intern(struct link_pool *p, const struct place_links *l, int d)
 			struct link_vec *q = p->slot[j];
 			size_t s;
 
-			for (s = q ? q->hash & (u.cap - 1) : 0; q && u.slot[s];
+			if (!q)
+				continue;
+			for (s = q->hash & (u.cap - 1); u.slot[s];
 			     s = (s + 1) & (u.cap - 1))
 				;
-			if (q)
-				u.slot[s] = q;
+			u.slot[s] = q;
 		}
 		free(p->slot);
 		*p = u;
@@ -4374,9 +4375,12 @@ crew_main(void *arg)
 	return NULL;
 }
 
+static void crew_turn_on(struct crew *cw);
+
 /*
  * A crew of nthr threads, the caller's (context x) included; the other
- * threads start when the rounds need them (crew_round()).
+ * threads start when the rounds need them (crew_round()), or at once
+ * under threads_eager.
  */
 static void
 crew_start(struct crew *cw, struct ctx *x, int nthr)
@@ -4394,6 +4398,8 @@ crew_start(struct crew *cw, struct ctx *x, int nthr)
 	cw->self = x;
 	cw->nthr = 1;
 	cw->want = nthr;
+	if (x->so->threads_eager)
+		crew_turn_on(cw);
 }
 
 /*
@@ -4421,6 +4427,14 @@ crew_spawn(struct crew *cw)
 		}
 		cw->nthr++;
 	}
+}
+
+/* Rounds go to the threads, started now if they were not. */
+static void
+crew_turn_on(struct crew *cw)
+{
+	crew_spawn(cw);
+	cw->on = cw->nthr > 1;
 }
 
 /* Candidates a round takes: one at a time alone (the bound always the
@@ -4488,8 +4502,7 @@ crew_round(struct crew *cw, const struct cand *v, long n, double bound)
 	us = (wall_us() - t0) / (double)n * (alone ? 1 : cw->nthr);
 	cw->avg_us = cw->avg_us > 0 ? 0.75 * cw->avg_us + 0.25 * us : us;
 	if (!cw->on && cw->avg_us >= CREW_ON_US) {
-		crew_spawn(cw);
-		cw->on = cw->nthr > 1;
+		crew_turn_on(cw);
 	} else if (cw->on && cw->avg_us < CREW_ON_US / 4 &&
 		   !cw->self->so->threads_eager) {
 		cw->on = 0;
@@ -6091,10 +6104,6 @@ search_from(const struct search_chain *sc, int nsc,
 	if (so->memo)
 		ctx_memo(&x, so->memo, 0);
 	crew_start(&cw, &x, so->threads);
-	if (so->threads_eager) {
-		crew_spawn(&cw);
-		cw.on = cw.nthr > 1;
-	}
 
 	/*
 	 * Best first without sorting everything: take the PICK_FIRST
