@@ -87,7 +87,7 @@ input_set_rope_plain(int on)
 static void
 model_fusions(const struct model *m)
 {
-	if (rope_plain && m->rope_yarn && m->attention != MODEL_MLA)
+	if (rope_plain && model_yarn_positions(m))
 		est.fusions &= ~ANALYTIC_FUSE_ROPE;
 }
 
@@ -185,7 +185,6 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
 		apply_overrides(&m, seq_len);
-	model_fusions(&m);
 		model_fusions(&m);
 		if (!ret && !g)
 			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
@@ -309,6 +308,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	apply_overrides(&m, seq_len);
+	model_fusions(&m);
 	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1)) {
 		pd2bw_error("%s: model '%s' has no experts for %s", path,
 			    m.name ? m.name : "", override_cf > 0

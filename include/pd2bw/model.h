@@ -179,6 +179,10 @@ int model_validate(const struct model *m, const char *path);
 /* Non-zero when m uses a key of format 2 (model_write names that version). */
 int model_is_v2(const struct model *m);
 
+/* Non-zero when m's positions are YaRN's as a type of their own
+ * (Megatron's position_embedding_type yarn): rope_yarn outside MLA,
+ * whose YaRN is a rope type of its attention. */
+int model_yarn_positions(const struct model *m);
 /* Bytes per element of activations and 16-bit weights (2 or 4). */
 int model_dtype_bytes(const struct model *m);
 /* Size of one head (head_dim, or hidden / heads); for MLA the value head. */

@@ -144,7 +144,14 @@ model_is_v2(const struct model *m)
 	       m->post_norms || m->attn_sinks || m->window ||
 	       m->global_every || m->attn_softcap || m->logit_softcap ||
 	       m->mtp_layers || m->activation == MODEL_GEGLU ||
-	       m->activation == MODEL_SQRELU;
+	       m->activation == MODEL_SQRELU || m->rope_yarn;
+}
+
+int
+model_yarn_positions(const struct model *m)
+{
+	return m->positions == MODEL_ROTARY && m->rope_yarn &&
+	       m->attention != MODEL_MLA;
 }
 
 /*
@@ -385,7 +392,7 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 static const char *const v2_keys[] = {
 	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
 	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
-	"logit_softcap", "mtp_layers", NULL,
+	"logit_softcap", "mtp_layers", "rope_yarn", NULL,
 };
 
 static int
@@ -1349,6 +1356,8 @@ model_load_string(struct model *m, const char *name, const char *buf,
 static void
 write_v2(struct yml_out *o, const struct model *m)
 {
+	if (m->rope_yarn)
+		yml_out_kbool(o, "rope_yarn", 1);
 	if (m->head_dim)
 		yml_out_kint(o, "head_dim", m->head_dim);
 	if (m->attention == MODEL_MLA) {
@@ -1428,8 +1437,6 @@ model_write(const struct model *m, const char *path)
 	yml_out_kstr(&o, "positions", model_pos_names[m->positions]);
 	if (m->positions == MODEL_ROTARY)
 		yml_out_kdbl(&o, "rope_base", m->rope_base);
-	if (m->positions == MODEL_ROTARY && m->rope_yarn)
-		yml_out_kbool(&o, "rope_yarn", 1);
 	yml_out_kbool(&o, "causal", m->causal);
 	yml_out_kbool(&o, "tied_embeddings", m->tied_embeddings);
 	yml_out_kbool(&o, "bias", m->bias);

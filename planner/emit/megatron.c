@@ -208,9 +208,7 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			 * factor is not in the model file: Megatron's
 			 * default, 1 */
 			arg_str(fp, "--position-embedding-type",
-				m->rope_yarn && m->attention != MODEL_MLA
-					? "yarn"
-					: "rope");
+				model_yarn_positions(m) ? "yarn" : "rope");
 			snprintf(base, sizeof(base), "%.0f", m->rope_base);
 			arg_str(fp, "--rotary-base", base);
 		} else {

@@ -462,7 +462,19 @@ test_hf_v2(void)
 		" \"vocab_size\": 9, \"num_experts\": 4, "
 		"\"num_experts_per_tok\": 2,\n"
 		" \"moe_intermediate_size\": 8";
+	static const struct {
+		const char *json;
+		int is;
+	} yarn[] = {
+		{"\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0}", 1},
+		{"\"rope_scaling\": {\"type\": \"yarn\"}", 1},
+		{"\"rope_parameters\": {\"rope_type\": \"yarn\", "
+		 "\"rope_theta\": 1e6}", 1},
+		{"\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 4.0}",
+		 0},
+	};
 	char buf[1024];
+	size_t i;
 
 	model_init(&m);
 	/* A model directory holding config.json. */
@@ -521,18 +533,11 @@ test_hf_v2(void)
 	CHECK_INT_EQ(m.rope_yarn, 1);
 	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-8b.json")) == 0);
 	CHECK_INT_EQ(m.rope_yarn, 0);
-	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"rope_type\": "
-		 "\"yarn\", \"factor\": 4.0}}", q3);
-	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
-	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"type\": "
-		 "\"yarn\"}}", q3);
-	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
-	snprintf(buf, sizeof(buf), "%s,\n \"rope_parameters\": {\"rope_type\": "
-		 "\"yarn\", \"rope_theta\": 1e6}}", q3);
-	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 1);
-	snprintf(buf, sizeof(buf), "%s,\n \"rope_scaling\": {\"rope_type\": "
-		 "\"linear\", \"factor\": 4.0}}", q3);
-	CHECK(load_json(&m, buf) == 0 && m.rope_yarn == 0);
+	for (i = 0; i < sizeof(yarn) / sizeof(yarn[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s,\n %s}", q3, yarn[i].json);
+		CHECK_MSG(load_json(&m, buf) == 0 && m.rope_yarn == yarn[i].is,
+			  yarn[i].json);
+	}
 
 	/* What cannot be priced is refused, naming the key. */
 	snprintf(buf, sizeof(buf), "%s,\n \"decoder_sparse_step\": 2}", q3);
@@ -675,11 +680,15 @@ test_zoo(void)
 	CHECK(model_load(&m, cap_path("models/gpt-oss-120b.yaml")) == 0);
 	CHECK(m.window == 128 && m.global_every == 2 && m.attn_sinks &&
 	      m.bias && m.head_dim == 64 && m.rope_yarn);
-	/* YaRN stretches rotary positions only */
-	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
-			    "seq_len: 8\nvocab: 9\npositions: learned\n"
-			    "rope_yarn: true\n"),
+	/* YaRN stretches rotary positions only; a key of format 2 */
+	CHECK_ERR(load_str(&m, "format: pd2bw-model/2\nname: t\nlayers: 2\n"
+			   "hidden: 64\nheads: 4\nseq_len: 8\nvocab: 9\n"
+			   "positions: learned\nrope_yarn: true\n"),
 		  "pd2bw: m.yaml:9:12: rope_yarn needs positions: rotary");
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 8\nvocab: 9\nrope_yarn: true\n"),
+		  "pd2bw: m.yaml:1:1: key 'rope_yarn' needs format "
+		  "pd2bw-model/2");
 	model_release(&m);
 	cap_rmdir(dir);
 }
