@@ -174,10 +174,6 @@ $(B)/profiler/%.o: profiler/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(CUDA_CPPFLAGS) -c -o $@ $<
 
-$(B)/planner/%.o: planner/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Iplanner -c -o $@ $<
-
 # The CUDA objects depend on the profiler's and libpd2bw's headers too.
 # make check's sanitizer build (CUDA_FROM=the plain build) takes the
 # plain build's object when it is newer than all of them: nvcc adds no

@@ -39,6 +39,20 @@ int pd2bw_error(const char *fmt, ...) PD2BW_PRINTF(1, 2);
 /* Print "progname: warning: <message>" to stderr. */
 void pd2bw_warn(const char *fmt, ...) PD2BW_PRINTF(1, 2);
 
+/*
+ * Capture: from pd2bw_capture_begin() to pd2bw_capture_end() the messages
+ * of pd2bw_error() and pd2bw_warn(), of every thread, are held in memory
+ * instead of going to stderr (pd2bw_die()'s still go there), for a caller
+ * that keeps them (capacity: the reason a cluster size does not fit).
+ * begin returns 0, or -1 with a message on stderr; captures do not nest.
+ * pd2bw_capture_take() returns what was held since begin or the last take,
+ * whole lines as stderr would have had them (the caller frees it), or NULL
+ * when nothing was.  end drops what is still held.
+ */
+int pd2bw_capture_begin(void);
+char *pd2bw_capture_take(void);
+void pd2bw_capture_end(void);
+
 /* Print "progname: <message>" and exit(1). */
 _Noreturn void pd2bw_die(const char *fmt, ...) PD2BW_PRINTF(1, 2);
 

@@ -1,6 +1,8 @@
 /*
- * error.c - diagnostics (pd2bw_error/warn/die) and dying allocators.
+ * error.c - diagnostics (pd2bw_error/warn/die), their capture, and dying
+ * allocators.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,21 @@
 #include "pd2bw/error.h"
 
 const char *pd2bw_progname = "pd2bw";
+
+/*
+ * While a capture holds (pd2bw_capture_begin()), the messages go into
+ * capture_buf, a memory stream, instead of stderr.  stderr's lock guards
+ * both: the messages of threads do not interleave, wherever they go.
+ */
+static FILE *capture_fp;
+static char *capture_buf;
+static size_t capture_len;
+
+static FILE *
+msg_fp(void)
+{
+	return capture_fp ? capture_fp : stderr;
+}
 
 void
 pd2bw_set_progname(const char *argv0)
@@ -64,8 +81,8 @@ pd2bw_vreport(const char *prefix, const char *fmt, va_list ap)
 	/* one message at a time: stderr is unbuffered, and threads (the
 	 * search's -j) may report together */
 	flockfile(stderr);
-	fprintf(stderr, "%s: %s", pd2bw_progname, prefix);
-	put_escaped(n < 0 ? fmt : msg, stderr);
+	fprintf(msg_fp(), "%s: %s", pd2bw_progname, prefix);
+	put_escaped(n < 0 ? fmt : msg, msg_fp());
 	funlockfile(stderr);
 	if (msg != small)
 		free(msg);
@@ -76,7 +93,7 @@ vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	flockfile(stderr);
 	pd2bw_vreport(prefix, fmt, ap);
-	fputc('\n', stderr);
+	fputc('\n', msg_fp());
 	funlockfile(stderr);
 }
 
@@ -108,12 +125,67 @@ pd2bw_die(const char *fmt, ...)
 
 	/* the first thread to die reports and exits holding stderr: a
 	 * second one (two searching threads out of memory) waits here
-	 * instead of printing into its message or exiting with it */
+	 * instead of printing into its message or exiting with it; the
+	 * message reaches stderr, captured or not */
 	flockfile(stderr);
+	capture_fp = NULL;
 	va_start(ap, fmt);
 	vreport("", fmt, ap);
 	va_end(ap);
 	exit(1);
+}
+
+int
+pd2bw_capture_begin(void)
+{
+	FILE *fp = open_memstream(&capture_buf, &capture_len);
+
+	if (!fp)
+		return pd2bw_error("cannot hold messages in memory: %s",
+				   strerror(errno));
+	flockfile(stderr);
+	capture_fp = fp;
+	funlockfile(stderr);
+	return 0;
+}
+
+char *
+pd2bw_capture_take(void)
+{
+	char *s = NULL;
+
+	flockfile(stderr);
+	if (capture_fp) {
+		/* closing the stream leaves its buffer to us: hand it on,
+		 * and hold the next messages in a new one */
+		fclose(capture_fp);
+		if (capture_len > 0)
+			s = capture_buf;
+		else
+			free(capture_buf);
+		capture_buf = NULL;
+		capture_len = 0;
+		capture_fp = open_memstream(&capture_buf, &capture_len);
+		if (!capture_fp)
+			pd2bw_die("cannot hold messages in memory: %s",
+				  strerror(errno));
+	}
+	funlockfile(stderr);
+	return s;
+}
+
+void
+pd2bw_capture_end(void)
+{
+	flockfile(stderr);
+	if (capture_fp) {
+		fclose(capture_fp);
+		free(capture_buf);
+		capture_fp = NULL;
+		capture_buf = NULL;
+		capture_len = 0;
+	}
+	funlockfile(stderr);
 }
 
 int

@@ -3,7 +3,8 @@
  * cases: the sweep of cluster sizes, time to train, GPU-hours and cost of
  * a row, efficiency, the smallest fit, the fastest size, the efficiency
  * limit and the cheapest size meeting a deadline within and across GPU
- * types; and planning a sweep of the tiny profile.
+ * types; planning a sweep of the tiny profile; and the capture of the
+ * messages that keeps a row's reason.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +12,7 @@
 #include "harness.h"
 #include "capture.h"
 
-#include "../../planner/capacity.h"
+#include "pd2bw/capacity.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/search.h"
 #include "pd2bw/cluster.h"
@@ -321,6 +322,37 @@ test_plan_tiny(void)
 	cluster_release(&cl);
 }
 
+/*
+ * The message capture capacity_plan_type() keeps its rows' reasons with:
+ * messages held while it holds, whole lines as stderr would have had them
+ * (control characters spelled out), nothing on stderr meanwhile; a take
+ * empties it; after the end, stderr again.
+ */
+static void
+test_capture(void)
+{
+	const char *prog = pd2bw_progname;
+	char *got, *err;
+
+	pd2bw_progname = "cap";
+	cap_begin();
+	CHECK_INT_EQ(pd2bw_capture_begin(), 0);
+	CHECK(pd2bw_capture_take() == NULL);
+	CHECK_INT_EQ(pd2bw_error("size %d: %s", 8, "a\nb"), -1);
+	pd2bw_warn("tight");
+	got = pd2bw_capture_take();
+	CHECK_STR_EQ(got, "cap: size 8: a\\nb\ncap: warning: tight\n");
+	free(got);
+	CHECK(pd2bw_capture_take() == NULL);
+	pd2bw_error("dropped");
+	pd2bw_capture_end();
+	pd2bw_error("after");
+	err = cap_end();
+	CHECK_STR_EQ(err, "cap: after\n");
+	free(err);
+	pd2bw_progname = prog;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -330,5 +362,6 @@ main(int argc, char **argv)
 	test_row();
 	test_summary();
 	test_plan_tiny();
+	test_capture();
 	return h_done();
 }
