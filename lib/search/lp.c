@@ -277,7 +277,7 @@ answer_free_slot(struct lp_memo *m, uint64_t h)
 
 /* The slot of the key in m->buf: its answer, or the free slot for it
  * (key NULL).  Kept at most half full, grown only for a key it lacks, as
- * search.c's slot_find(). */
+ * memo.c's slot_find(). */
 static struct lp_answer *
 answer_find(struct lp_memo *m, uint64_t h)
 {
