@@ -142,7 +142,7 @@ struct search_stats {
 			      solve let them through */
 	long exact;        /* candidates partitioned after the re-scoring
 			      because their simulated time could beat the
-			      best (exact_rest() in exact.c) */
+			      best (search_exact_rest() in exact.c) */
 	long exact_sims;   /* of those, how many were simulated: their
 			      floor (cost_simulate_floor()) was below it */
 	long exact_taken;  /* candidates the exact search took by their

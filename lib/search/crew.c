@@ -28,7 +28,7 @@ crew_work(struct crew *cw, struct ctx *x, int alone)
 	for (;;) {
 		long i;
 
-		/* alone, no lock (crew_round()) */
+		/* alone, no lock (search_crew_round()) */
 		if (!alone)
 			pthread_mutex_lock(&cw->mu);
 		i = cw->next < cw->n ? cw->next++ : -1;
@@ -36,8 +36,8 @@ crew_work(struct crew *cw, struct ctx *x, int alone)
 			pthread_mutex_unlock(&cw->mu);
 		if (i < 0)
 			return;
-		cw->t[i] = solve_best(x, x->o, x->so, &cw->v[i], cw->bound,
-				      &cw->place[i]);
+		cw->t[i] = search_solve_best(x, x->o, x->so, &cw->v[i],
+					     cw->bound, &cw->place[i]);
 	}
 }
 
@@ -69,11 +69,11 @@ static void crew_turn_on(struct crew *cw);
 
 /*
  * A crew of nthr threads, the caller's (context x) included; the other
- * threads start when the rounds need them (crew_round()), or at once
+ * threads start when the rounds need them (search_crew_round()), or at once
  * under threads_eager.
  */
 void
-crew_start(struct crew *cw, struct ctx *x, int nthr)
+search_crew_start(struct crew *cw, struct ctx *x, int nthr)
 {
 	memset(cw, 0, sizeof(*cw));
 	if (nthr < 1)
@@ -105,13 +105,13 @@ crew_spawn(struct crew *cw)
 	while (cw->nthr < cw->want) {
 		struct ctx *y = &cw->x[cw->nthr];
 
-		ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
+		search_ctx_init(y, x->sc, x->nsc, x->cl, x->o, x->so, x->stats);
 		y->crew = cw;
 		if (x->so->memo)
-			ctx_memo(y, x->so->memo, cw->nthr);
+			search_ctx_memo(y, x->so->memo, cw->nthr);
 		if (pthread_create(&cw->tid[cw->nthr - 1], NULL, crew_main,
 				   y)) {
-			ctx_release(y);
+			search_ctx_release(y);
 			cw->want = cw->nthr;
 			break;
 		}
@@ -130,7 +130,7 @@ crew_turn_on(struct crew *cw)
 /* Candidates a round takes: one at a time alone (the bound always the
  * newest), CREW_ROUND a thread with the threads on. */
 long
-crew_size(const struct crew *cw)
+search_crew_size(const struct crew *cw)
 {
 	return cw->on ? (long)cw->nthr * CREW_ROUND : 1;
 }
@@ -166,7 +166,7 @@ crew_share(struct crew *cw, const struct cand *v, long n, double bound)
 
 /* Solve v[0..n) against bound on every thread: cw->t[], cw->place[]. */
 void
-crew_round(struct crew *cw, const struct cand *v, long n, double bound)
+search_crew_round(struct crew *cw, const struct cand *v, long n, double bound)
 {
 	/* The caller alone (-j 1, the threads off: CREW_ON_US), or a
 	 * round of one candidate, which no other thread could share,
@@ -200,7 +200,7 @@ crew_round(struct crew *cw, const struct cand *v, long n, double bound)
 }
 
 void
-crew_stop(struct crew *cw)
+search_crew_stop(struct crew *cw)
 {
 	int i;
 
@@ -212,7 +212,7 @@ crew_stop(struct crew *cw)
 	pthread_mutex_unlock(&cw->mu);
 	for (i = 1; i < cw->nthr; i++) {
 		pthread_join(cw->tid[i - 1], NULL);
-		ctx_release(&cw->x[i]);
+		search_ctx_release(&cw->x[i]);
 	}
 	pthread_mutex_destroy(&cw->mu);
 	pthread_cond_destroy(&cw->go);

@@ -2,7 +2,7 @@
  * enumerate.c - every candidate configuration and its lower bound: the
  * templates of a group's checks (tmpl_build()), the closed-form and the
  * simulation's bounds (cand_lb(), cand_sim_lb()), the floors that turn
- * whole groups away, and enumerate(), which hands them to a visit.
+ * whole groups away, and search_enumerate(), which hands them to a visit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -772,7 +772,7 @@ sim_floor(struct simlb_cache *mc, const double *maxl, int k, int sched,
 }
 
 /*
- * sim_floor() as enumerate() asks it: the next of the floors kept in
+ * sim_floor() as search_enumerate() asks it: the next of the floors kept in
  * (*fl)[0..*nfl) when it replays them (*ifl the next to read), else
  * worked out and kept.
  */
@@ -795,7 +795,7 @@ floor_of(double **fl, size_t *nfl, size_t *afl, size_t *ifl, int replay,
 }
 
 /*
- * Whether enumerate() passes the group (chain of max_layers() maxl,
+ * Whether search_enumerate() passes the group (chain of max_layers() maxl,
  * schedule, d, width w, microbatch size k of b) by before its template
  * for its floor alone, where that floor only grows with m: an lp_only
  * visit's lp_floor() (its times >= 0), a sim visit's sim_floor() where
@@ -833,7 +833,7 @@ floor_away(struct visit *vt, const struct search_opts *so,
 
 /*
  * For each microbatch size k of chain c, wf[k]: the first of the nwd
- * widths ws (ascending) whose groups enumerate() does not pass by under
+ * widths ws (ascending) whose groups search_enumerate() does not pass by under
  * floor_away(), which passes every one before it by (m, and with it the
  * floor, only comes down as the width grows; vt->mono: so does the
  * visit's verdict).  Bisected: a few floors where the loops over the
@@ -874,7 +874,7 @@ floor_widths(struct visit *vt, const struct search_opts *so,
 }
 
 /*
- * Whether enumerate()'s loops over chain b ask sim_floor() what they
+ * Whether search_enumerate()'s loops over chain b ask sim_floor() what they
  * asked over chain a, in the same order: the same grid (tensor, context
  * and expert parallelism, layers, microbatch sizes) and the same
  * max_layers() (ma, mb), which is all the floors read of a chain.
@@ -926,9 +926,10 @@ one_stage_repeats(const struct cost_opts *o, const struct search_opts *so,
  * (an lp_only visit's, and its *screened, leave out the groups whose
  * least bound it turns away before their template is built). */
 long
-enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
-	  const struct cost_opts *o, const struct search_opts *so, int N,
-	  struct visit *vt, long *screened, struct search_stats *stats)
+search_enumerate(const struct search_chain *sc, int nsc,
+		 const struct cluster *cl, const struct cost_opts *o,
+		 const struct search_opts *so, int N, struct visit *vt,
+		 long *screened, struct search_stats *stats)
 {
 	long n = 0, nw = 0, nwd, wi, *wf = NULL;
 	int64_t B = so->batch, w, *ws;

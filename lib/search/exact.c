@@ -2,7 +2,7 @@
  * exact.c - exactness against the simulation: every candidate whose
  * simulated time could beat the best, by the simulation's lower bounds
  * and gates, partitioned and, when its floor says so, simulated
- * (exact_rest()).
+ * (search_exact_rest()).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "search_int.h"
 
-/* exact_rest()'s visit: the candidates of bounds under bound. */
+/* search_exact_rest()'s visit: the candidates of bounds under bound. */
 static void
 exact_visit_fn(struct visit *vt, const struct cand *cd)
 {
@@ -39,10 +39,10 @@ floor_find(struct ctx *x, const struct cand *cd, int place)
 
 	if (!x->so->memo || x->so->uniform || cd->m <= 0)
 		return NULL;
-	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
-	e = time_find(&x->so->memo->floors, cd, place + 2 * cd->lp);
-	time_links(&x->so->memo->floors, e, x, cd->d);
+	search_cfg_of(x, cd, place, &g);
+	search_links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	e = search_time_find(&x->so->memo->floors, cd, place + 2 * cd->lp);
+	search_time_links(&x->so->memo->floors, e, x, cd->d);
 	return e;
 }
 
@@ -116,10 +116,10 @@ exact_try(struct ctx *x, const struct cand *cd, int place,
 	int fl;
 
 	x->stats->exact_sims++;
-	ts = rescore(x, cd, place, NULL, &fl);
+	ts = search_rescore(x, cd, place, NULL, &fl);
 	if (!(ts * (1 + 1e-9) < *best))
 		return;
-	keep_sim(x, alts, ac, simt, nalt, k, cd, place, ts, mixed);
+	search_keep_sim(x, alts, ac, simt, nalt, k, cd, place, ts, mixed);
 	*best = ts;
 }
 
@@ -142,8 +142,8 @@ exact_floor_none(struct ctx *x, const struct cand *cd, int place,
 		return 0;
 	cn.r = PROF_RC_NONE;
 	cn.lp = 0;
-	cfg_of(x, &cn, place, &gn);
-	links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
+	search_cfg_of(x, &cn, place, &gn);
+	search_links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
 	for (s = 0; s < cd->d; s++)
 		cost_stage(x->c, x->o, &gn, &x->links, s, x->st[s].first,
 			   x->st[s].last, &nst[s]);
@@ -152,8 +152,8 @@ exact_floor_none(struct ctx *x, const struct cand *cd, int place,
 
 /*
  * GLPK's refinement of cr (lp set) under place, whose stages x->st hold
- * (solve()), as apply_lp() refines it, unless its floor cannot come
- * under bound: then 0, and x->st left part refined.  As in
+ * (search_solve()), as search_apply_lp() refines it, unless its floor cannot
+ * come under bound: then 0, and x->st left part refined.  As in
  * apply_lp_under(), a stage refined adds recomputation to the stage
  * without it, and the floor grows with each stage's time: with the
  * stages not refined yet taken without recomputation (nst, room for d,
@@ -182,13 +182,13 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 			ord[i] = ord[i - 1];
 		ord[i] = s;
 	}
-	cfg_of(x, cr, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_cfg_of(x, cr, place, &g);
+	search_links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
 	for (j = 0; j < cr->d && ok; j++) {
 		s = ord[j];
-		st_lp = apply_lp_stage(x, &g, &lo, s);
+		st_lp = search_apply_lp_stage(x, &g, &lo, s);
 		nst[s] = x->st[s];
 		ok = st_lp == LP_OPTIMAL || st_lp == LP_FEASIBLE;
 		if (ok && (!cr->offload || j == cr->d - 1))
@@ -216,8 +216,8 @@ exact_links_lb(struct ctx *x, const struct cand *cd, double *extra,
 
 	*extra = *sync = *tpx = *tpn = INFINITY;
 	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
-		cfg_of(x, cd, pl, &g);
-		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+		search_cfg_of(x, cd, pl, &g);
+		search_links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
 		*extra = fmin(*extra,
 			      cost_stages_extra_lb(x->c, &g, &x->links));
 		*sync = cd->sched == PLAN_2BW
@@ -298,8 +298,8 @@ lb_memo_keep(const struct lb_memo *mm, const struct search_opts *so,
 /* mm for the nsc chains sc of L layers under so (its verdicts in so's
  * memo when it has one). */
 void
-lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
-	     const struct search_chain *sc, int nsc, int L)
+search_lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+		    const struct search_chain *sc, int nsc, int L)
 {
 	int i, j;
 
@@ -341,9 +341,9 @@ known:
 }
 
 void
-lb_memo_release(struct lb_memo *mm)
+search_lb_memo_release(struct lb_memo *mm)
 {
-	rc_phis_release(&mm->own_phis);
+	search_rc_phis_release(&mm->own_phis);
 	free(mm->own_lbs.e);
 	free(mm->own.e);
 	free(mm->pre);
@@ -377,8 +377,8 @@ lb_find(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	k.zero = cd->zero;
 	k.shard = cd->shard;
 	k.m = 1;
-	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 256, &k,
-		      fresh);
+	e = search_slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 256,
+			     &k, fresh);
 	if (e->seg != seg)
 		*fresh = 1;
 	e->seg = seg;
@@ -416,7 +416,7 @@ exact_lb(struct ctx *x, struct lb_memo *mm, const struct cand *cd)
 			 chain_time(c, cd->k, PROF_RC_NONE, 0, c->L - 1) +
 				 e->extra,
 			 0);
-	cfg_of(x, cd, place_lo(x->so), &g);
+	search_cfg_of(x, cd, place_lo(x->so), &g);
 	/* the forwards: their compute and half of what the stages add */
 	return fmax(lb, cost_simulate_sync_lb(&g, e->fwd * (1 - 1e-9) +
 							  e->extra / 2,
@@ -446,8 +446,8 @@ lbfit_find(struct lbfit_table *t, const struct cand *cd, int r, int weights)
 	k.v = cd->v;
 	k.sched = cd->sched;
 	k.r = (signed char)r;
-	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
-		      &fresh);
+	e = search_slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024,
+			     &k, &fresh);
 	if (fresh)
 		e->no = e->yes = NAN;
 	return e;
@@ -596,8 +596,8 @@ exact_fits_rc_at(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
  * refinement's memory row does not follow.
  */
 int
-exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
-	      double bound)
+search_exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
+		     double bound)
 {
 	struct lbfit_entry *e = NULL;
 	struct cost_cfg g;
@@ -614,7 +614,7 @@ exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
 	ok = 0;
 	/* the bound reads the placement only through the weights' bytes */
 	for (pl = place_lo(x->so); !ok && pl <= place_hi(x->so, cd); pl++) {
-		cfg_of(x, cd, pl, &g);
+		search_cfg_of(x, cd, pl, &g);
 		if (pl > place_lo(x->so) && cost_param_bytes(x->o, &g) == pb)
 			continue;
 		pb = cost_param_bytes(x->o, &g);
@@ -693,19 +693,19 @@ exact_busy(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
 		struct time_entry *e = NULL;
 
-		cfg_of(x, cd, pl, &g);
+		search_cfg_of(x, cd, pl, &g);
 		if (cost_ep_deg(&g) > 1 &&
 		    runtime_has(cost_cfg_runtime(o, &g),
 				RUNTIME_OPT_OVERLAP_MOE_EP_COMM))
 			return 1;
 		cut = bound / cost_simulate_stage_lb(&g) * (1 + 1e-6);
-		links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+		search_links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
 		/* what an earlier search of the memo found on these links:
 		 * the least slowest stage, or that it is above some cut */
 		if (so->memo && cd->m > 0) {
-			e = time_find(&so->memo->busy, cd,
-				      pl + 2 * (o == &x->nocap));
-			if (time_links(&so->memo->busy, e, x, cd->d) &&
+			e = search_time_find(&so->memo->busy, cd,
+					     pl + 2 * (o == &x->nocap));
+			if (search_time_links(&so->memo->busy, e, x, cd->d) &&
 			    (!isnan(e->t) || cut <= e->lo)) {
 				if (!isnan(e->t) && e->t <= cut)
 					return 1;
@@ -778,17 +778,17 @@ exact_gate(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 		return;
 	}
 	/* the refinement's with what it must recompute to fit */
-	if (*ref && !exact_fits_rc(x, mm, cd, bound))
+	if (*ref && !search_exact_fits_rc(x, mm, cd, bound))
 		*ref = 0;
 	if (!*uni && !*ref)
 		return;
-	cfg_of(x, cd, place, &g);
+	search_cfg_of(x, cd, place, &g);
 	tb = bound / cost_simulate_stage_lb(&g) * (1 + 1e-9);
 	if (*uni && !ev)
-		*uni = cand_fits(x, o, cd, &g, tb);
+		*uni = search_cand_fits(x, o, cd, &g, tb);
 	if (*ref || (*uni && ev)) {
-		cfg_of(x, &cn, place, &g);
-		if (!cand_fits(x, &x->nocap, &cn, &g, tb) ||
+		search_cfg_of(x, &cn, place, &g);
+		if (!search_cand_fits(x, &x->nocap, &cn, &g, tb) ||
 		    (!cd->offload && !exact_busy(x, &x->nocap, &cn, bound)))
 			*uni = *ref = 0;
 	}
@@ -813,8 +813,8 @@ gate_find(struct ctx *x, const struct cand *cd)
 	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 	k.lb = 0;
 	k.lp = 0;
-	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
-		      &fresh);
+	e = search_slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024,
+			     &k, &fresh);
 	if (fresh || e->seg != seg) {
 		e->seg = seg;
 		e->no[0] = e->no[1] = -INFINITY;
@@ -886,10 +886,11 @@ exact_gate_known(struct ctx *x, const struct cost_opts *o,
 
 /*
  * x->st, x->first and the links of place in x->links: cd's stages under
- * place, whose solve_best() (with keep_best) just found it its best, as
- * solve() gives them: the copy solve_best() kept (the unbounded solve's,
- * whose partition the part table then holds for solve()), else solved.
- * Not under --recompute-every, whose stages leave x->rc to keep_sim().
+ * place, whose search_solve_best() (with keep_best) just found it its best, as
+ * search_solve() gives them: the copy search_solve_best() kept (the unbounded
+ * solve's, whose partition the part table then holds for search_solve()), else
+ * solved. Not under --recompute-every, whose stages leave x->rc to
+ * search_keep_sim().
  */
 static void
 best_stages(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
@@ -900,14 +901,14 @@ best_stages(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 	int s;
 
 	if (!x->kept) {
-		solve(x, o, cd, place, INFINITY, &terms);
+		search_solve(x, o, cd, place, INFINITY, &terms);
 		return;
 	}
 	memcpy(x->st, x->best_st, (size_t)cd->d * sizeof(*x->st));
 	for (s = 0; s < cd->d; s++)
 		x->first[s] = x->st[s].first;
-	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_cfg_of(x, cd, place, &g);
+	search_links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 }
 
 /*
@@ -935,11 +936,11 @@ best_stages(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
  * simulated.
  */
 void
-exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
-	   const struct cluster *cl, const struct cost_opts *o,
-	   const struct search_opts *so, int N, struct plan_alt *alts,
-	   struct cand *ac, double *simt, int *nalt, int k,
-	   const struct sims *sims)
+search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+		  const struct cluster *cl, const struct cost_opts *o,
+		  const struct search_opts *so, int N, struct plan_alt *alts,
+		  struct cand *ac, double *simt, int *nalt, int k,
+		  const struct sims *sims)
 {
 	struct lp_visit lv;
 	struct lb_memo mm;
@@ -964,7 +965,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->stats->exact_taken += lv.n;
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
-	lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
+	search_lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
@@ -977,9 +978,10 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		refine = lp && cd.r != PROF_RC_NONE &&
 			 cost_runtime(o, cd.sched, cd.d)->mixed_rc;
 		/* simulated already: under its best placement */
-		place = sims_has(sims, &cd, -1);
+		place = search_sims_has(sims, &cd, -1);
 		uni = place < 0;
-		ref = refine && (place < 0 || !sims_has(sims, &cr, place));
+		ref =
+		    refine && (place < 0 || !search_sims_has(sims, &cr, place));
 		if (!so->uniform && (uni || ref))
 			exact_gate_known(x, o, &cd, lv.bound, &mm,
 					 gate_no(x, &lv, i, &cd), &uni, &ref);
@@ -989,14 +991,14 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			continue;
 		x->stats->exact++;
 		x->keep_best = !ev;
-		t = solve_best(x, o, so, &cd, INFINITY, &place);
+		t = search_solve_best(x, o, so, &cd, INFINITY, &place);
 		x->keep_best = 0;
 		if (!isfinite(t))
 			continue;
 		/* what its floors were on these links, in an earlier
 		 * search of the memo (capacity's sizes) */
-		uni = uni && !sims_has(sims, &cd, place);
-		ref = ref && !sims_has(sims, &cr, place);
+		uni = uni && !search_sims_has(sims, &cd, place);
+		ref = ref && !search_sims_has(sims, &cr, place);
 		fu = uni ? floor_known(x, &cd, place) : NAN;
 		fr = ref ? floor_known(x, &cr, place) : NAN;
 		uni = uni && !(fu >= lv.bound);
@@ -1005,7 +1007,7 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			continue;
 		best_stages(x, o, &cd, place);
 		if (uni) {
-			cfg_of(x, &cd, place, &g);
+			search_cfg_of(x, &cd, place, &g);
 			fu = cost_simulate_floor(x->st, &g);
 			floor_keep(x, &cd, place, fu);
 			if (fu < lv.bound)
@@ -1028,12 +1030,12 @@ exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		}
 		if (!(fr < lv.bound))
 			continue;
-		/* x->st: its stages, what solve() of cr gives */
+		/* x->st: its stages, what search_solve() of cr gives */
 		if (exact_lp(x, &cr, place, lv.bound, nst, ord))
 			exact_try(x, &cr, place, alts, ac, simt, nalt, k,
 				  &lv.bound, 1);
 	}
-	lb_memo_release(&mm);
+	search_lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);

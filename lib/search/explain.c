@@ -1,8 +1,8 @@
 /*
  * explain.c - what a search says of its answer: the plan of the chosen
- * candidate (fill_plan()), the constraint that binds its speed
- * (explain_binding()), and, when nothing fits, the least memory any
- * candidate needs (minmem_of()).
+ * candidate (search_fill_plan()), the constraint that binds its speed
+ * (search_explain_binding()), and, when nothing fits, the least memory any
+ * candidate needs (search_minmem_of()).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ minmem_entry(struct minmem *mm, const struct cand *cd)
 
 	if (!x->so->memo || cd->m <= 0)
 		return NULL;
-	return time_find(&x->so->memo->mins, cd, 0);
+	return search_time_find(&x->so->memo->mins, cd, 0);
 }
 
 /* part_mem_lb() of cd, from the memo when it knows (not plain): a search
@@ -65,11 +65,11 @@ minmem_lb(struct minmem *mm, const struct cand *cd)
 	double lb;
 
 	if (x->so->memo && !x->so->plain && cd->m > 0) {
-		e = time_find(&x->so->memo->mem_lbs, cd, 0);
+		e = search_time_find(&x->so->memo->mem_lbs, cd, 0);
 		if (!isnan(e->t))
 			return e->t;
 	}
-	cfg_of(x, cd, 0, &g);
+	search_cfg_of(x, cd, 0, &g);
 	lb = part_mem_lb(x->c, &mm->o, &g);
 	if (e)
 		e->t = lb;
@@ -86,8 +86,8 @@ minmem_solve(struct minmem *mm, const struct cand *cd,
 	struct cost_cfg g;
 	double mem;
 
-	cfg_of(x, cd, 0, &g);
-	links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_cfg_of(x, cd, 0, &g);
+	search_links_for(x, 0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	mem = part_solve(&x->ws, x->c, &mm->o, &g, &x->links, PART_MEM,
 			 bound, x->first);
 	if (e && isfinite(mem))
@@ -192,13 +192,13 @@ minmem_cmp(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* The least peak stage memory of the candidates enumerate() visits with
+/* The least peak stage memory of the candidates search_enumerate() visits with
  * so and o (o's cap, if any, left out), whose in *arg; INFINITY when
  * none has a partition. */
 double
-minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
-	  const struct cluster *cl, const struct cost_opts *o,
-	  const struct search_opts *so, int N, struct cand *arg)
+search_minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
+		 const struct cluster *cl, const struct cost_opts *o,
+		 const struct search_opts *so, int N, struct cand *arg)
 {
 	struct minmem mm;
 	struct time_entry *e;
@@ -215,7 +215,8 @@ minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
 	mm.over = so->plain;
 	mm.vt.fn = minmem_peek;
 	if (!so->plain)
-		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+		search_enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy,
+				 NULL);
 	if (mm.at >= 0) {
 		e = minmem_entry(&mm, &mm.arg);
 		mm.best = e && !isnan(e->t)
@@ -226,12 +227,13 @@ minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
 	}
 	mm.i = 0;
 	mm.vt.fn = minmem_visit;
-	enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+	search_enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
 	if (mm.over) {
 		/* too many to keep: once more, each tried as it comes */
 		mm.i = 0;
 		mm.n = 0;
-		enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy, NULL);
+		search_enumerate(sc, nsc, cl, &mm.o, so, N, &mm.vt, &dummy,
+				 NULL);
 	}
 	if (mm.n > 1) /* mm.c NULL when none was kept */
 		qsort(mm.c, (size_t)mm.n, sizeof(*mm.c), minmem_cmp);
@@ -249,8 +251,8 @@ minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
 
 /* Explain which constraint set the chosen configuration's speed. */
 void
-explain_binding(struct ctx *x, const struct search_opts *so,
-		const struct cand *v, long n, struct plan *p)
+search_explain_binding(struct ctx *x, const struct search_opts *so,
+		       const struct cand *v, long n, struct plan *p)
 {
 	const struct plan_stage *slow = NULL;
 	double tmb = -1;
@@ -283,25 +285,26 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 			 * already (resnext101: 16 of 52, each turned away
 			 * at once), not of every one (GPT-3's 256). */
 			if (lbs && fastest < b && v[i].lb >= fastest) {
-				cfg_of(x, &v[i], place_lo(so), &g);
+				search_cfg_of(x, &v[i], place_lo(so), &g);
 				if (part_mem_lb(x->c, &x->nocap, &g) >=
 				    best_mem)
 					b = fastest;
 			}
 			x->keep_best = 1;
-			t = solve_best(x, &x->nocap, so, &v[i], b, &place);
+			t = search_solve_best(x, &x->nocap, so, &v[i], b,
+					      &place);
 			x->keep_best = 0;
 			if (!isfinite(t))
 				continue;
 			if (t < fastest)
 				fastest = t;
 			/* the stages of the unbounded solve: kept by
-			 * solve_best() (not solved again), or solved */
+			 * search_solve_best() (not solved again), or solved */
 			if (x->kept) {
 				mem = stages_peak(x->best_st, v[i].d);
 			} else {
-				solve(x, &x->nocap, &v[i], place, INFINITY,
-				      &terms);
+				search_solve(x, &x->nocap, &v[i], place,
+					     INFINITY, &terms);
 				mem = stages_peak(x->st, v[i].d);
 			}
 			if (mem < best_mem) {
@@ -405,26 +408,27 @@ explain_binding(struct ctx *x, const struct search_opts *so,
 /* Fill p's configuration, stages, ranks and prediction from cd (sim_ms:
  * the simulated time of its stages when known, else NAN). */
 void
-fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
-	  int place, double sim_ms, struct plan *p)
+search_fill_plan(struct ctx *x, const struct search_opts *so,
+		 const struct cand *cd, int place, double sim_ms,
+		 struct plan *p)
 {
 	struct plan_terms terms;
 	double iter, other = INFINITY, flops = 0;
 	int s, j, gpn = x->cl->gpus_per_node, n;
 
 	if (place_hi(so, cd) > place_lo(so) && !so->brief) {
-		other = solve(x, x->o, cd, 1 - place, INFINITY, &terms);
+		other = search_solve(x, x->o, cd, 1 - place, INFINITY, &terms);
 	}
-	iter = solve(x, x->o, cd, place, INFINITY, &terms);
+	iter = search_solve(x, x->o, cd, place, INFINITY, &terms);
 	if (!isfinite(iter)) /* evaluate mode over the cap */
-		iter = solve(x, &x->nocap, cd, place, INFINITY, &terms);
+		iter = search_solve(x, &x->nocap, cd, place, INFINITY, &terms);
 	p->layer_rc = xcalloc(x->c->L, sizeof(int));
 	if (cd->lp) {
-		apply_lp(x, cd, place, &terms);
+		search_apply_lp(x, cd, place, &terms);
 		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
 		p->lp_status = xstrdup(lp_status_names[x->lp_status]);
 	} else if (cost_every_on(x->o) && cd->r == PROF_RC_FULL) {
-		/* the blocks solve() priced (cost_every_rc()) */
+		/* the blocks search_solve() priced (cost_every_rc()) */
 		memcpy(p->layer_rc, x->rc, x->c->L * sizeof(int));
 		p->lp_status = xstrdup("not run");
 	} else {
@@ -440,8 +444,8 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 	if (so->brief && !isnan(sim_ms))
 		iter = sim_ms;
 	else
-		iter = simulate_stages(x, cd, place,
-				       so->brief ? NULL : &terms);
+		iter = search_simulate_stages(x, cd, place,
+					      so->brief ? NULL : &terms);
 	{
 		char rt[256];
 
@@ -497,7 +501,7 @@ fill_plan(struct ctx *x, const struct search_opts *so, const struct cand *cd,
 		struct cost_cfg gc;
 		struct cost_bytes by;
 
-		cfg_of(x, cd, place, &gc);
+		search_cfg_of(x, cd, place, &gc);
 		cost_bytes(x->o, &gc, &by);
 		for (s = 0; s < p->d; s++) {
 			double g2 = 2.0 * (p->w - 1) / p->w *

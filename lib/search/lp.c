@@ -161,7 +161,7 @@ glpk_quiet(void *info, const char *s)
 	return 1;
 }
 
-/* setup() and solve() stay out of lp_stage(), whose setjmp would
+/* setup() and search_solve() stay out of lp_stage(), whose setjmp would
  * otherwise see their variables (gcc's -Wclobbered). */
 #if defined(__GNUC__)
 #define NOINLINE __attribute__((noinline))
@@ -169,7 +169,7 @@ glpk_quiet(void *info, const char *s)
 #define NOINLINE
 #endif
 
-/* One stage's problem, as lp_stage() sets it up for solve(). */
+/* One stage's problem, as lp_stage() sets it up for search_solve(). */
 struct lp_in {
 	const struct chain *c;
 	const struct cost_opts *o;
@@ -188,7 +188,7 @@ struct lp_in {
 };
 
 /*
- * What solve() answered a problem: the problem as GLPK gets it, to the
+ * What search_solve() answered a problem: the problem as GLPK gets it, to the
  * last bit (key, nkey bytes, hash h), its status, objective and counts
  * (NULL: unused slot).
  */
@@ -239,7 +239,7 @@ key_add(struct lp_memo *m, const void *p, size_t n)
 }
 
 /*
- * in's problem as GLPK gets it, into m->buf: every number solve() hands
+ * in's problem as GLPK gets it, into m->buf: every number search_solve() hands
  * GLPK (the options, the groups' sizes, the costs, the matrix, the
  * budget) and GLPK's own options, which are all its answer reads.
  */
@@ -277,7 +277,7 @@ answer_free_slot(struct lp_memo *m, uint64_t h)
 
 /* The slot of the key in m->buf: its answer, or the free slot for it
  * (key NULL).  Kept at most half full, grown only for a key it lacks, as
- * memo.c's slot_find(). */
+ * memo.c's search_slot_find(). */
 static struct lp_answer *
 answer_find(struct lp_memo *m, uint64_t h)
 {
@@ -309,7 +309,7 @@ answer_find(struct lp_memo *m, uint64_t h)
 }
 
 /*
- * in's costs and matrix, as solve() hands them to GLPK.  Columns:
+ * in's costs and matrix, as search_solve() hands them to GLPK.  Columns:
  * x[group][opt] (how many of the group take it), then y.  Rows: counts
  * per group (ng), memory (1), x_full <= size y (ng).
  */
@@ -378,7 +378,7 @@ fill(struct lp_in *in)
  * which the caller frees.
  */
 static NOINLINE int
-solve(struct lp_in *in, double *extra)
+search_solve(struct lp_in *in, double *extra)
 {
 	int ng = in->ng, nr = in->nr;
 	int q, r, col, row, ycol, err, st, ret;
@@ -532,7 +532,7 @@ release(struct lp_in *in)
 }
 
 /*
- * solve() with GLPK's failures caught: LP_ERROR after one, reported.
+ * search_solve() with GLPK's failures caught: LP_ERROR after one, reported.
  * Nothing here but ret changes between setjmp and a longjmp.
  */
 static NOINLINE int
@@ -550,7 +550,7 @@ solve_caught(struct lp_in *in, double *extra)
 	}
 	glp_term_hook(glpk_quiet, NULL);
 	glp_error_hook(glpk_failed, &fail);
-	ret = solve(in, extra);
+	ret = search_solve(in, extra);
 	glp_error_hook(NULL, NULL);
 	return ret;
 }

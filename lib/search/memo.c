@@ -2,9 +2,10 @@
  * memo.c - what searches keep of what they worked out: the memo the
  * searches of a sweep share (search_memo_new() to search_memo_free()),
  * and the tables a search or the memo holds, open-addressed on a
- * candidate's key (slot_find()): part_fits()'s verdicts (cand_fits()),
- * the times and partitions solved on each set of links (time_find(),
- * time_links()), and the links of each grid (links_for()).
+ * candidate's key (search_slot_find()): part_fits()'s verdicts
+ * (search_cand_fits()), the times and partitions solved on each set of links
+ * (search_time_find(), search_time_links()), and the links of each grid
+ * (search_links_for()).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "search_int.h"
 
 void
-link_cache_release(struct link_cache *k)
+search_link_cache_release(struct link_cache *k)
 {
 	size_t j;
 
@@ -25,7 +26,7 @@ link_cache_release(struct link_cache *k)
 }
 
 void
-rc_phis_release(struct rc_phis *t)
+search_rc_phis_release(struct rc_phis *t)
 {
 	int i, k;
 
@@ -90,8 +91,8 @@ lentry_load(const struct lentry *e, struct place_links *l, int d)
  * the grid's entry in the cache (NULL: not kept there), which holds
  * until the next call. */
 struct lentry *
-links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
-	  int etp)
+search_links_for(struct ctx *x, int rule, int w, int d, int t, int c, int ep,
+		 int etp)
 {
 	struct link_cache *k = x->lk;
 	int seg = place_segment(x->cl, w * d * t * (c > 1 ? c : 1));
@@ -202,7 +203,7 @@ search_memo_renew(struct search_memo *m)
 }
 
 void
-cand_list_release(struct cand_list *l)
+search_cand_list_release(struct cand_list *l)
 {
 	free(l->c);
 	free(l->gpus);
@@ -222,7 +223,7 @@ search_memo_span(struct search_memo *m, int max_gpus)
 	int i;
 
 	for (i = 0; i < KIND_N; i++)
-		cand_list_release(&m->lists[i]);
+		search_cand_list_release(&m->lists[i]);
 	m->span = max_gpus > 0 ? max_gpus : 0;
 }
 
@@ -250,7 +251,7 @@ search_memo_free(struct search_memo *m)
 		return;
 	search_memo_span(m, 0);
 	for (i = 0; i < SEARCH_MAX_THREADS; i++) {
-		link_cache_release(&m->links[i]);
+		search_link_cache_release(&m->links[i]);
 		free(m->t[i].e);
 		free(m->t[i].cls);
 		free(m->t[i].cslot);
@@ -270,7 +271,7 @@ search_memo_free(struct search_memo *m)
 	if (m->lbs)
 		free(m->lbs->e);
 	free(m->lbs);
-	rc_phis_release(&m->phis);
+	search_rc_phis_release(&m->phis);
 	lp_memo_free(m->lp);
 	free(m->gates.e);
 	for (i = 0; i < m->nmaxl; i++)
@@ -321,8 +322,8 @@ key_hash(const struct cand *c)
  * added (finding one it has moves nothing).
  */
 void *
-slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
-	  const struct cand *k, int *fresh)
+search_slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
+		 const struct cand *k, int *fresh)
 {
 	char *e = NULL;
 	size_t i;
@@ -347,8 +348,8 @@ slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
 				(const struct cand *)((char *)*tab + i * sz);
 
 			if (ki->m > 0)
-				memcpy(slot_find(&u, &un, &ucap, sz, cap0, ki,
-						 &f),
+				memcpy(search_slot_find(&u, &un, &ucap, sz,
+							cap0, ki, &f),
 				       ki, sz);
 		}
 		free(*tab);
@@ -377,8 +378,8 @@ fit_find(struct fit_table *t, const struct cand *cd)
 	int fresh;
 
 	k.lb = 0;
-	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
-		      &fresh);
+	e = search_slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024,
+			     &k, &fresh);
 	if (fresh) {
 		e->no = -INFINITY;
 		e->yes = INFINITY;
@@ -494,7 +495,7 @@ fit_class_of(struct fit_table *t, struct fit_entry *e, int ti,
 
 /* The entry of cd under placement place in t (a fresh one when none). */
 struct time_entry *
-time_find(struct time_table *t, const struct cand *cd, int place)
+search_time_find(struct time_table *t, const struct cand *cd, int place)
 {
 	struct cand k = *cd;
 	struct time_entry *e;
@@ -502,8 +503,8 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 
 	k.lb = 0;
 	k.lp = place;
-	e = slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024, &k,
-		      &fresh);
+	e = search_slot_find((void **)&t->e, &t->n, &t->cap, sizeof(*e), 1024,
+			     &k, &fresh);
 	if (fresh) {
 		e->lv = NULL;
 		e->t = NAN;
@@ -515,7 +516,7 @@ time_find(struct time_table *t, const struct cand *cd, int place)
 }
 
 /* Whether lv holds the links l holds for d stages (the figures to the
- * bit, the node's as ==, as time_links() has always compared them). */
+ * bit, the node's as ==, as search_time_links() has always compared them). */
 static int
 link_vec_is(const struct link_vec *lv, const struct place_links *l, int d)
 {
@@ -613,8 +614,8 @@ link_intern(struct link_pool *p, const struct place_links *l, int d)
 /* Whether e (of table t) was solved on the links x holds now for d
  * stages (else it takes them, forgetting what it knew). */
 int
-time_links(struct time_table *t, struct time_entry *e, const struct ctx *x,
-	   int d)
+search_time_links(struct time_table *t, struct time_entry *e,
+		  const struct ctx *x, int d)
 {
 	if (e->lv && link_vec_is(e->lv, &x->links, d))
 		return 1;
@@ -647,8 +648,8 @@ part_table_release(struct part_table *t)
  * options o) at stage bound tb, from the memo when it knows.
  */
 int
-cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-	  const struct cost_cfg *g, double tb)
+search_cand_fits(struct ctx *x, const struct cost_opts *o,
+		 const struct cand *cd, const struct cost_cfg *g, double tb)
 {
 	struct fit_table *ft = o == x->o ? x->fit
 				 : o == &x->nocap ? x->nfit : NULL;

@@ -1,8 +1,8 @@
 /*
  * order.c - the best-first order of the candidates (cand_cmp()): sorting
  * and selecting them, the memo's lists of every candidate in that order
- * (cand_list_of()), and the pick of the next batch of smallest lower
- * bounds (pick_next()).
+ * (search_cand_list_of()), and the pick of the next batch of smallest lower
+ * bounds (search_pick_next()).
  */
 #include <limits.h>
 #include <math.h>
@@ -234,7 +234,7 @@ cand_sort_radix(struct cand *h, long n)
 /* cand_sort(), by radix (cand_sort_radix()) when the list is long and
  * plain is not set. */
 void
-cand_sort_long(struct cand *h, long n, int plain)
+search_cand_sort_long(struct cand *h, long n, int plain)
 {
 	if (plain || n < 4096 || cand_sort_radix(h, n))
 		cand_sort(h, n);
@@ -306,8 +306,8 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
 	lv.vt.scr = l->nscr = xcalloc((size_t)span + 1, sizeof(long));
 	lv.vt.skip = l->nskip = xcalloc((size_t)span + 1, sizeof(long));
 	lv.l = l;
-	enumerate(sc, nsc, cl, o, so, span, &lv.vt, &dummy, NULL);
-	cand_sort_long(l->c, l->n, so->plain);
+	search_enumerate(sc, nsc, cl, o, so, span, &lv.vt, &dummy, NULL);
+	search_cand_sort_long(l->c, l->n, so->plain);
 	l->gpus = xmalloc(((size_t)l->n + 1) * sizeof(*l->gpus));
 	l->ncand = xcalloc((size_t)span + 1, sizeof(long));
 	for (i = 0; i < l->n; i++) {
@@ -349,9 +349,9 @@ cand_list_build(struct cand_list *l, enum cand_kind kind,
  * memo share their options (search_memo_span()).
  */
 const struct cand_list *
-cand_list_of(const struct search_chain *sc, int nsc,
-	     const struct cluster *cl, const struct cost_opts *o,
-	     const struct search_opts *so, int N, enum cand_kind kind)
+search_cand_list_of(const struct search_chain *sc, int nsc,
+		    const struct cluster *cl, const struct cost_opts *o,
+		    const struct search_opts *so, int N, enum cand_kind kind)
 {
 	struct cand_list *l;
 
@@ -359,7 +359,7 @@ cand_list_of(const struct search_chain *sc, int nsc,
 		return NULL;
 	l = &so->memo->lists[kind];
 	if (l->gpn != cl->gpus_per_node) {
-		cand_list_release(l);
+		search_cand_list_release(l);
 		cand_list_build(l, kind, sc, nsc, cl, o, so);
 	}
 	return l;
@@ -382,7 +382,7 @@ pick_trim(struct pick *pk)
  * twice as far as before at least.
  */
 const struct cand *
-pick_at(struct pick *pk, long i)
+search_pick_at(struct pick *pk, long i)
 {
 	long want = 2 * pk->sorted, from = pk->sorted;
 
@@ -450,7 +450,7 @@ pick_away(struct visit *vt, double lo, long n)
 }
 
 /*
- * pick_next() from the memo's list l: the first cap of N GPUs or fewer
+ * search_pick_next() from the memo's list l: the first cap of N GPUs or fewer
  * after pk->after and under pk->cut, in order.
  */
 static long
@@ -489,17 +489,18 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 
 /*
  * The next cap candidates in cand_cmp order after `after` (NULL: from
- * the first), into pk->h[0..pk->n), put in order as pick_at() reads
+ * the first), into pk->h[0..pk->n), put in order as search_pick_at() reads
  * them; returns how many candidates there are in all.
  */
 long
-pick_next(struct pick *pk, const struct cand *after,
-	  const struct search_chain *sc, int nsc, const struct cluster *cl,
-	  const struct cost_opts *o, const struct search_opts *so, int N,
-	  long *screened, struct search_stats *stats)
+search_pick_next(struct pick *pk, const struct cand *after,
+		 const struct search_chain *sc, int nsc,
+		 const struct cluster *cl, const struct cost_opts *o,
+		 const struct search_opts *so, int N, long *screened,
+		 struct search_stats *stats)
 {
 	const struct cand_list *l =
-		cand_list_of(sc, nsc, cl, o, so, N, KIND_PICK);
+	    search_cand_list_of(sc, nsc, cl, o, so, N, KIND_PICK);
 	long n;
 
 	pk->vt.fn = pick_offer;
@@ -513,7 +514,7 @@ pick_next(struct pick *pk, const struct cand *after,
 	/* the reason a runtime skipped them when that is all there is */
 	if (l && l->ncand[N] + l->nscr[N] > 0)
 		return pick_listed(pk, l, N, screened, stats);
-	n = enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
+	n = search_enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
 	if (pk->n > pk->cap)
 		pick_trim(pk);
 	return n;

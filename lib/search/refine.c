@@ -2,7 +2,7 @@
  * refine.c - GLPK's per-layer recomputation beyond the lp_k best: every
  * candidate that recomputes and could beat the best alternative, taken by
  * a bound that leaves its recomputation out, and refined under bounds
- * that stop GLPK early (refine_rest()).
+ * that stop GLPK early (search_refine_rest()).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "search_int.h"
 
-/* struct lp_visit's group (exact_rest()'s too): whether the least
+/* struct lp_visit's group (search_exact_rest()'s too): whether the least
  * lower bound of a group, lo, is under the bound. */
 int
 lp_visit_group(struct visit *vt, double lo, double hi, long n)
@@ -45,15 +45,16 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 	   const struct cluster *cl, const struct cost_opts *o,
 	   const struct search_opts *so, int N, enum cand_kind kind)
 {
-	const struct cand_list *l = cand_list_of(sc, nsc, cl, o, so, N, kind);
+	const struct cand_list *l =
+	    search_cand_list_of(sc, nsc, cl, o, so, N, kind);
 	long i, dummy;
 
 	if (!l) {
-		enumerate(sc, nsc, cl, o, so, N, &lv->vt, &dummy, NULL);
-		cand_sort_long(lv->c, lv->n, so->plain);
+		search_enumerate(sc, nsc, cl, o, so, N, &lv->vt, &dummy, NULL);
+		search_cand_sort_long(lv->c, lv->n, so->plain);
 		return;
 	}
-	/* (the memo's own, which cand_list_of() hands out read-only) */
+	/* (the memo's own, which search_cand_list_of() hands out read-only) */
 	lv->from = &so->memo->lists[kind];
 	/* room for every candidate of N GPUs or fewer at once (untouched
 	 * but for those taken), not doubled a copy at a time */
@@ -84,7 +85,7 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 }
 
 /*
- * apply_lp() of cd (lp set) under place, whose stages x->st hold, unless
+ * search_apply_lp() of cd (lp set) under place, whose stages x->st hold, unless
  * it cannot come under bound: then INFINITY, and x->st and x->rc are
  * left part refined.  GLPK keeps the partition and only adds some
  * layers' recomputation (and what it repeats), so stages that recompute
@@ -108,11 +109,11 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 	int i, j, s, st_lp;
 
 	if (cd->offload)
-		return apply_lp(x, cd, place, terms);
+		return search_apply_lp(x, cd, place, terms);
 	cn.r = PROF_RC_NONE;
 	cn.lp = 0;
-	cfg_of(x, &cn, place, &gn);
-	links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
+	search_cfg_of(x, &cn, place, &gn);
+	search_links_for(x, place, gn.w, gn.d, gn.t, gn.c, gn.e, gn.etp);
 	for (s = 0; s < cd->d; s++) {
 		cost_stage(x->c, x->o, &gn, &x->links, s, x->st[s].first,
 			   x->st[s].last, &nst[s]);
@@ -126,13 +127,13 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 	}
 	if (!(cost_iteration(nst, &gn, terms) < bound))
 		return INFINITY;
-	cfg_of(x, cd, place, &g);
+	search_cfg_of(x, cd, place, &g);
 	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
 	t0 = now_ms();
 	for (j = 0; j < cd->d && t < INFINITY; j++) {
 		s = ord[j];
-		st_lp = apply_lp_stage(x, &g, &lo, s);
+		st_lp = search_apply_lp_stage(x, &g, &lo, s);
 		nst[s] = x->st[s];
 		if ((st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) ||
 		    !(cost_iteration(nst, &g, terms) < bound))
@@ -143,7 +144,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 }
 
 /*
- * The memo's entry of what refine_rest() found of cd under placement
+ * The memo's entry of what search_refine_rest() found of cd under placement
  * place (a fresh one when it has none, or one of another grid), or NULL
  * without a memo.  Its pointer holds until the next call.
  */
@@ -163,14 +164,14 @@ refined_find(struct ctx *x, const struct cand *cd, int place)
 		TABLE_EMPTY(rt);
 		rt->cl = x->cl;
 	}
-	/* its GPUs (w d t c), as cfg_of() would give them; the chain in
-	 * x->c as cfg_of() leaves it */
+	/* its GPUs (w d t c), as search_cfg_of() would give them; the chain in
+	 * x->c as search_cfg_of() leaves it */
 	x->c = x->sc[cd->ti].c;
 	seg = place_segment(x->cl, cand_gpus(x->sc, cd));
 	k.lb = 0;
 	k.lp = place;
-	e = slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e), 1024,
-		      &k, &fresh);
+	e = search_slot_find((void **)&rt->e, &rt->n, &rt->cap, sizeof(*e),
+			     1024, &k, &fresh);
 	if (fresh || e->k.seg != seg) {
 		e->k.seg = seg;
 		e->k.t = NAN;
@@ -253,22 +254,22 @@ refined_keep(struct ctx *x, const struct lp_visit *lv, long i,
  * simulation overlaps the transfers between stages with compute and can
  * run well below the closed form of unequal stages, so they only choose
  * the refinements most likely to win, early, to lower the time
- * exact_rest() then holds every other candidate to (which makes up for
+ * search_exact_rest() then holds every other candidate to (which makes up for
  * what they leave out).  sims: what the loop over the alternatives
- * refined already; those this refines join it.  A refined candidate whose simulated
- * time beats the best joins alts (the slowest making room when they are
- * full, simt its time) and is then the time to beat.  With a memo, what
- * a search on the same links found of a candidate and placement stands
+ * refined already; those this refines join it.  A refined candidate whose
+ * simulated time beats the best joins alts (the slowest making room when they
+ * are full, simt its time) and is then the time to beat.  With a memo, what a
+ * search on the same links found of a candidate and placement stands
  * (refined_find()): its refined time, which the bound does not change,
  * or that it has none under a bound (the uncapped solve's verdict
  * included); the sizes of capacity ask mostly the same ones.
  */
 void
-refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
-	    const struct cluster *cl, const struct cost_opts *o,
-	    const struct search_opts *so, int N, struct plan_alt *alts,
-	    struct cand *ac, double *simt, int *nalt, int k,
-	    struct sims *sims)
+search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+		   const struct cluster *cl, const struct cost_opts *o,
+		   const struct search_opts *so, int N, struct plan_alt *alts,
+		   struct cand *ac, double *simt, int *nalt, int k,
+		   struct sims *sims)
 {
 	struct lp_visit lv;
 	struct lb_memo mm;
@@ -294,7 +295,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	x->stats->taken += lv.n;
 	nst = xcalloc(L, sizeof(*nst));
 	ord = xcalloc(L, sizeof(*ord));
-	lb_memo_init(&mm, so, sc, nsc, L);
+	search_lb_memo_init(&mm, so, sc, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
 		int pl, place, p0 = place_lo(so), p1 = place_hi(so, &cd);
@@ -305,7 +306,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 
 			cr.lp = 1;
 			out[pl - p0] =
-			    sims_has(sims, &cr, pl) ||
+			    search_sims_has(sims, &cr, pl) ||
 			    refined_out(refined_at(x, &lv, i, &cd, pl),
 					lv.bound);
 			left += !out[pl - p0];
@@ -316,7 +317,7 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		 * recompute comes under the bound: under 2bw its closed
 		 * form, m times its slowest stage, is no lower */
 		if (cd.sched == PLAN_2BW &&
-		    !exact_fits_rc(x, &mm, &cd, lv.bound)) {
+		    !search_exact_fits_rc(x, &mm, &cd, lv.bound)) {
 			for (pl = p0; pl <= p1; pl++)
 				if (!out[pl - p0])
 					refined_keep(x, &lv, i, &cd, pl,
@@ -330,8 +331,8 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (!cd.offload && !(ln.m > 0 && same_key(&ln, &cn))) {
 			ln = cn;
 			x->any_under = !so->gate_all;
-			tn = solve_best(x, &x->nocap, so, &cn, lv.bound,
-					&place);
+			tn = search_solve_best(x, &x->nocap, so, &cn, lv.bound,
+					       &place);
 			x->any_under = 0;
 		}
 		x->stats->gated += cd.offload || tn < lv.bound;
@@ -350,22 +351,23 @@ refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			if (out[pl - p0])
 				continue;
 			cr.lp = 1;
-			t = solve(x, o, &cr, pl, INFINITY, &terms);
+			t = search_solve(x, o, &cr, pl, INFINITY, &terms);
 			if (isfinite(t))
 				t = apply_lp_under(x, &cr, pl, lv.bound, nst,
 						   ord, &terms);
 			refined_keep(x, &lv, i, &cd, pl, t, lv.bound);
 			if (!(t < lv.bound))
 				continue;
-			ts = rescore(x, &cr, pl, NULL, &fl);
-			sims_add(sims, &cr, pl);
+			ts = search_rescore(x, &cr, pl, NULL, &fl);
+			search_sims_add(sims, &cr, pl);
 			if (!(ts * (1 + 1e-9) < lv.bound))
 				continue;
-			keep_sim(x, alts, ac, simt, nalt, k, &cr, pl, ts, 1);
+			search_keep_sim(x, alts, ac, simt, nalt, k, &cr, pl, ts,
+					1);
 			lv.bound = ts;
 		}
 	}
-	lb_memo_release(&mm);
+	search_lb_memo_release(&mm);
 	free(ord);
 	free(nst);
 	free(lv.c);

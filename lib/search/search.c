@@ -8,7 +8,7 @@
  * reaches the k-th best time found, no later candidate can enter the top k.
  * Those times are the closed form's; the best are then simulated, and
  * every other candidate whose simulated time could beat the best one, by
- * a lower bound of the simulation (exact_rest()), simulated too.
+ * a lower bound of the simulation (search_exact_rest()), simulated too.
  *
  * This file is the driver (search_from()) and keeps the top k
  * alternatives; the rest of the search is in modules of its own, which
@@ -26,7 +26,7 @@
 #include "search_int.h"
 
 /* Candidates taken in the first batch of the best-first order: more than
- * searches solve, and more than the 256 explain_binding() looks at. */
+ * searches solve, and more than the 256 search_explain_binding() looks at. */
 #define PICK_FIRST 8192
 
 void
@@ -161,8 +161,8 @@ outrun_cut(void *arg, double floor)
 
 /* Keep the k best in alts (sorted), with their candidates in ac. */
 void
-insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
-	   int *n, int k, const struct cand *cd, int place, double iter)
+search_insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
+		  int *n, int k, const struct cand *cd, int place, double iter)
 {
 	int i;
 	struct plan_alt a;
@@ -197,9 +197,9 @@ insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
 }
 
 void
-ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
-	 const struct cluster *cl, const struct cost_opts *o,
-	 const struct search_opts *so, struct search_stats *st)
+search_ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
+		const struct cluster *cl, const struct cost_opts *o,
+		const struct search_opts *so, struct search_stats *st)
 {
 	int L = sc[0].c->L, N = cl->nodes * cl->gpus_per_node;
 	/* the most stages a candidate has: no more than the layers, nor
@@ -229,7 +229,7 @@ ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
 }
 
 void
-ctx_release(struct ctx *x)
+search_ctx_release(struct ctx *x)
 {
 	free(x->st);
 	free(x->best_st);
@@ -237,7 +237,7 @@ ctx_release(struct ctx *x)
 	free(x->first);
 	free(x->rc);
 	place_links_release(&x->links);
-	link_cache_release(&x->own);
+	search_link_cache_release(&x->own);
 	part_ws_release(&x->ws);
 	part_table_release(&x->parts);
 	sim_mem_release(&x->sim);
@@ -245,14 +245,14 @@ ctx_release(struct ctx *x)
 
 /* Give x thread i's tables of memo m (its links: those of x's cluster). */
 void
-ctx_memo(struct ctx *x, struct search_memo *m, int i)
+search_ctx_memo(struct ctx *x, struct search_memo *m, int i)
 {
 	x->fit = &m->t[i];
 	x->times = &m->s[i];
 	x->nfit = &m->nt[i];
 	x->ntimes = &m->ns[i];
 	if (m->links[i].cl != x->cl) {
-		link_cache_release(&m->links[i]);
+		search_link_cache_release(&m->links[i]);
 		m->links[i].cl = x->cl;
 	}
 	x->lk = &m->links[i];
@@ -279,7 +279,7 @@ search_run(const struct chain *c, const struct cluster *cl,
 #define SEARCH_AGAIN (-2)
 
 void
-sims_add(struct sims *sm, const struct cand *cd, int place)
+search_sims_add(struct sims *sm, const struct cand *cd, int place)
 {
 	if (sm->n == sm->cap) {
 		sm->cap = sm->cap ? 2 * sm->cap : 32;
@@ -294,7 +294,7 @@ sims_add(struct sims *sm, const struct cand *cd, int place)
 /* The placement cd was simulated under (the first: -1 when none) with
  * place < 0, else whether it was under place. */
 int
-sims_has(const struct sims *sm, const struct cand *cd, int place)
+search_sims_has(const struct sims *sm, const struct cand *cd, int place)
 {
 	long i;
 
@@ -321,9 +321,9 @@ sims_release(struct sims *sm)
  * --recompute-every's), not cd->r alone.
  */
 void
-keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
-	 double *simt, int *nalt, int k, const struct cand *cd, int place,
-	 double ts, int mixed)
+search_keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
+		double *simt, int *nalt, int k, const struct cand *cd,
+		int place, double ts, int mixed)
 {
 	int w, j, one = 0;
 
@@ -334,7 +334,7 @@ keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
 			if (alts[j].iter_ms > alts[w].iter_ms)
 				w = j;
 	}
-	insert_alt(x, alts + w, ac + w, &one, 1, cd, place, ts);
+	search_insert_alt(x, alts + w, ac + w, &one, 1, cd, place, ts);
 	if (mixed)
 		alts[w].recompute = overall_rc(x, x->c->L);
 	alts[w].mem_bytes = (int64_t)stages_peak(x->st, cd->d);
@@ -378,10 +378,10 @@ search_from(const struct search_chain *sc, int nsc,
 	ac = xcalloc(k, sizeof(*ac));
 	if (so->max_gpus > 0 && so->max_gpus < N)
 		N = so->max_gpus;
-	ctx_init(&x, sc, nsc, cl, o, so, st);
+	search_ctx_init(&x, sc, nsc, cl, o, so, st);
 	if (so->memo)
-		ctx_memo(&x, so->memo, 0);
-	crew_start(&cw, &x, so->threads);
+		search_ctx_memo(&x, so->memo, 0);
+	search_crew_start(&cw, &x, so->threads);
 
 	/*
 	 * Best first without sorting everything: take the PICK_FIRST
@@ -403,7 +403,8 @@ search_from(const struct search_chain *sc, int nsc,
 	pk.cut = so->brief && !evaluate ? start : INFINITY;
 	/* filled before it is read (pk.n): not zeroed, 650 KB a search */
 	pk.h = xmalloc(2 * pk.cap * sizeof(*pk.h));
-	n = pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened, st);
+	n = search_pick_next(&pk, NULL, sc, nsc, cl, o, so, N, &st->screened,
+			     st);
 	v = pk.h;
 	nv = pk.n;
 	st->candidates = n + st->screened;
@@ -424,16 +425,16 @@ search_from(const struct search_chain *sc, int nsc,
 		for (i = 0; i < pk.n && !done; i += used) {
 			double bound = nalt == k ? alts[k - 1].iter_ms
 						 : start;
-			long j, round = crew_size(&cw);
+			long j, round = search_crew_size(&cw);
 
 			/* sorted by lower bound: a prefix can be solved */
 			for (r = 0; r < round && i + r < pk.n &&
-				    pick_at(&pk, i + r)->lb < bound;
+				    search_pick_at(&pk, i + r)->lb < bound;
 			     r++)
 				;
 			if (r == 0)
 				break;
-			crew_round(&cw, pk.h + i, r, bound);
+			search_crew_round(&cw, pk.h + i, r, bound);
 			/* The results hold while the bound stays: the bound
 			 * prunes inside the partition, and a solve under
 			 * another bound might not give what the one-by-one
@@ -446,27 +447,28 @@ search_from(const struct search_chain *sc, int nsc,
 					break;
 				st->solved++;
 				if (t < bound)
-					insert_alt(&x, alts, ac, &nalt, k,
-						   &pk.h[i + used],
-						   cw.place[used], t);
+					search_insert_alt(&x, alts, ac, &nalt,
+							  k, &pk.h[i + used],
+							  cw.place[used], t);
 				else
 					st->cut++;
 			}
 			j = i + used;
 			bound = nalt == k ? alts[k - 1].iter_ms : start;
-			if (j < pk.n && !(pick_at(&pk, j)->lb < bound))
+			if (j < pk.n && !(search_pick_at(&pk, j)->lb < bound))
 				done = 1;
 		}
 		done |= i < pk.n;
 		if (done || pk.n < pk.cap)
 			break;
-		/* The first batch stays for explain_binding(). */
-		last = *pick_at(&pk, pk.n - 1);
+		/* The first batch stays for search_explain_binding(). */
+		last = *search_pick_at(&pk, pk.n - 1);
 		if (pk.h == v)
 			pk.h = NULL;
 		pk.cap *= 2;
 		pk.h = xrealloc(pk.h, 2 * pk.cap * sizeof(*pk.h));
-		pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy, NULL);
+		search_pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy,
+				 NULL);
 		st->passes++;
 	}
 	if (nalt < k && isfinite(start)) {
@@ -486,9 +488,9 @@ search_from(const struct search_chain *sc, int nsc,
 	 * alternatives before one and its refinement decide whether it is
 	 * outrun, so refining each just before it is re-scored is
 	 * refining them all first (oi: its index before any was dropped).
-	 * Then refine_rest() refines whatever else could beat the best by
-	 * the closed form, and exact_rest() simulates whatever else could
-	 * by the simulation's bounds: the best alternative is then the
+	 * Then search_refine_rest() refines whatever else could beat the best
+	 * by the closed form, and search_exact_rest() simulates whatever else
+	 * could by the simulation's bounds: the best alternative is then the
 	 * best simulated time of all candidates (the others are the best
 	 * of those simulated).
 	 */
@@ -500,17 +502,18 @@ search_from(const struct search_chain *sc, int nsc,
 		int refined = 0, floored;
 
 		/* its simulated time, or that topk others beat it, which
-		 * exact_rest() need not ask again */
-		sims_add(&sims, &cd, alts[i].place);
+		 * search_exact_rest() need not ask again */
+		search_sims_add(&sims, &cd, alts[i].place);
 		if (oi < so->lp_k && cd.r != PROF_RC_NONE &&
 		    !cost_every_on(o) &&
 		    cost_runtime(o, cd.sched, cd.d)->mixed_rc) {
 			cd.lp = 1;
 			/* refined: what the brute force would simulate of
 			 * it, the refinement or the uniform choice */
-			sims_add(&sims, &cd, alts[i].place);
-			solve(&x, o, &cd, alts[i].place, INFINITY, &terms);
-			t = apply_lp(&x, &cd, alts[i].place, &terms);
+			search_sims_add(&sims, &cd, alts[i].place);
+			search_solve(&x, o, &cd, alts[i].place, INFINITY,
+				     &terms);
+			t = search_apply_lp(&x, &cd, alts[i].place, &terms);
 			if (t < alts[i].iter_ms * (1 - 1e-9)) {
 				alts[i].iter_ms = t;
 				alts[i].recompute = overall_rc(&x, L);
@@ -519,11 +522,12 @@ search_from(const struct search_chain *sc, int nsc,
 			}
 		}
 		if (!refined)
-			solve(&x, o, &ac[i], alts[i].place, INFINITY, &terms);
+			search_solve(&x, o, &ac[i], alts[i].place, INFINITY,
+				     &terms);
 		if (cost_every_on(o) && ac[i].r == PROF_RC_FULL)
 			alts[i].recompute = overall_rc(&x, L);
 		alts[i].mem_bytes = (int64_t)stages_peak(x.st, ac[i].d);
-		cfg_of(&x, &ac[i], alts[i].place, &g);
+		search_cfg_of(&x, &ac[i], alts[i].place, &g);
 		oa.alts = alts;
 		oa.simt = simt;
 		oa.i = i;
@@ -531,8 +535,9 @@ search_from(const struct search_chain *sc, int nsc,
 		floored = !so->rescore_all &&
 			  outrun_cut(&oa, cost_simulate_floor(x.st, &g));
 		if (!floored) {
-			t = rescore(&x, &ac[i], alts[i].place,
-				    so->rescore_all ? NULL : &cut, &floored);
+			t = search_rescore(&x, &ac[i], alts[i].place,
+					   so->rescore_all ? NULL : &cut,
+					   &floored);
 			st->rescore_cut += floored;
 		}
 		if (floored) {
@@ -553,10 +558,10 @@ search_from(const struct search_chain *sc, int nsc,
 		if (isfinite(t))
 			alts[i].iter_ms = t;
 	}
-	refine_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
-		    &sims);
-	exact_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
-		   &sims);
+	search_refine_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
+			   &sims);
+	search_exact_rest(&x, sc, nsc, cl, o, so, N, alts, ac, simt, &nalt, k,
+			  &sims);
 	for (i = 1; i < nalt; i++) {
 		long j2;
 
@@ -602,9 +607,9 @@ search_from(const struct search_chain *sc, int nsc,
 
 		/* the placement it would run fastest under, had it room */
 		if (pk.h == v) /* still being read: in order so far */
-			pick_at(&pk, 0);
-		solve_best(&x, &x.nocap, so, &v[0], INFINITY, &place);
-		fill_plan(&x, so, &v[0], place, NAN, p);
+			search_pick_at(&pk, 0);
+		search_solve_best(&x, &x.nocap, so, &v[0], INFINITY, &place);
+		search_fill_plan(&x, so, &v[0], place, NAN, p);
 		p->bind = PLAN_BIND_MEMORY;
 		p->bind_reason = fmt("does not fit: it needs %.2f GiB per GPU, "
 				     "%.2f GiB are available",
@@ -624,7 +629,7 @@ search_from(const struct search_chain *sc, int nsc,
 		/* Include the screened-out candidates: search without the
 		 * memory screen to find the least memory anything needs. */
 		so2.fix_place = -1;
-		mem = minmem_of(&x, sc, nsc, cl, o, &so2, N, &arg);
+		mem = search_minmem_of(&x, sc, nsc, cl, o, &so2, N, &arg);
 		/* under --recompute-every the least is full
 		 * recomputation's, every block: a floor of what the blocks
 		 * it wraps need (NEEDSWORK: not their own least) */
@@ -646,7 +651,7 @@ search_from(const struct search_chain *sc, int nsc,
 		ret = 3;
 		goto out;
 	}
-	fill_plan(&x, so, &ac[0], alts[0].place, simt[0], p);
+	search_fill_plan(&x, so, &ac[0], alts[0].place, simt[0], p);
 	p->alts = alts;
 	p->nalts = nalt;
 	alts = NULL;
@@ -654,8 +659,8 @@ search_from(const struct search_chain *sc, int nsc,
 		/* it reads up to 256 of the first batch (all in order when
 		 * the search went past it) */
 		if (pk.h == v && nv > 0)
-			pick_at(&pk, nv < 256 ? nv - 1 : 255);
-		explain_binding(&x, so, v, nv, p);
+			search_pick_at(&pk, nv < 256 ? nv - 1 : 255);
+		search_explain_binding(&x, so, v, nv, p);
 	}
 	ret = 0;
 out:
@@ -667,8 +672,8 @@ out:
 	if (pk.h != v)
 		free(pk.h);
 	free(v);
-	crew_stop(&cw);
-	ctx_release(&x);
+	search_crew_stop(&cw);
+	search_ctx_release(&x);
 	return ret;
 }
 

@@ -1,9 +1,12 @@
 /*
  * search_int.h - what the modules of the search (lib/search/) share; not
- * installed.  The candidate, the visit that enumerate() hands candidates
- * to, the memo's and a search's tables, a solving thread's context, and
- * the functions one module calls in another, each defined, with its
- * contract, in the file its group names.  The small helpers that the hot
+ * installed.  The candidate, the visit that search_enumerate() hands
+ * candidates to, the memo's and a search's tables, a solving thread's
+ * context, and the functions one module calls in another, each defined,
+ * with its contract, in the file its group names.  Those functions are
+ * global symbols of the installed libpd2bw.a, so each is named search_*
+ * (like its public API, pd2bw/search.h) and cannot take the name of a
+ * function of the program that links it.  The small helpers that the hot
  * loops of several modules call are static inline here.
  */
 #ifndef PD2BW_SEARCH_INT_H
@@ -40,7 +43,7 @@ struct cand {
 };
 
 /*
- * What enumerate() hands each candidate to: the candidates are never all
+ * What search_enumerate() hands each candidate to: the candidates are never all
  * kept (a million GPUs enumerate tens of millions of them).
  */
 struct visit {
@@ -60,7 +63,7 @@ struct visit {
 	 * bound then leaves their recomputation out */
 	int sim;
 	/* with sim: a bound at or above which group turns a group away
-	 * (0: none known), that enumerate() may say of its floor before
+	 * (0: none known), that search_enumerate() may say of its floor before
 	 * working it out */
 	double over;
 	/* NULL, or [GPUs]: the candidates screened out by memory and
@@ -68,7 +71,7 @@ struct visit {
 	 * (cand_list_build()) */
 	long *scr, *skip;
 	/* set: group turns away every group whose lo is at or above one
-	 * it turns away (lp_visit_group()), which enumerate() may then
+	 * it turns away (lp_visit_group()), which search_enumerate() may then
 	 * bisect (floor_widths()) */
 	int mono;
 	/* NULL, or whether group turns away, counting them, the n
@@ -165,7 +168,7 @@ struct link_vec {
 };
 
 /* The distinct links of a table, open addressing (cap a power of two,
- * at most half full); last: the one time_links() found last. */
+ * at most half full); last: the one search_time_links() found last. */
 struct link_pool {
 	struct link_vec **slot, *last;
 	size_t n, cap;
@@ -218,7 +221,7 @@ struct lbfit_table {
 };
 
 /*
- * What refine_rest() found of a candidate under a placement on the grid
+ * What search_refine_rest() found of a candidate under a placement on the grid
  * seg says (place_segment()): GLPK's refined time t (its closed form,
  * which does not depend on the bound), else lo, the largest bound under
  * which it found none (-INFINITY: none asked).  No links: those of a
@@ -307,7 +310,7 @@ struct link_cache {
  * exact_lb()'s parts that read the links, by what they depend on (the
  * chain, microbatch size, d, w, v, schedule, ZeRO stage and shard group,
  * whatever m, recomputation and offload: the key holds those, m 1), in
- * slot_find()'s table (struct lb_table).
+ * search_slot_find()'s table (struct lb_table).
  */
 struct lb_entry {
 	struct cand key;
@@ -331,7 +334,7 @@ struct lb_table {
 };
 
 /*
- * exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain and
+ * search_exact_fits_rc()'s multipliers and lp_rc_phi() at each, by chain and
  * microbatch (rcp[ti] of nmb[ti], NULL until asked; phi NULL: not yet),
  * which read the chains alone: one search's, or the memo's.
  */
@@ -368,16 +371,16 @@ struct gate_table {
 
 /*
  * The kinds of visit whose candidates a memo with a span lists: the
- * best-first pick's (closed-form bounds), refine_rest()'s (lp_only) and
- * exact_rest()'s (the simulation's, sim 1 or 2).
+ * best-first pick's (closed-form bounds), search_refine_rest()'s (lp_only) and
+ * search_exact_rest()'s (the simulation's, sim 1 or 2).
  */
 enum cand_kind { KIND_PICK, KIND_LP, KIND_SIM1, KIND_SIM2, KIND_N };
 
 /*
- * Every candidate of up to the memo's span of GPUs that enumerate()
+ * Every candidate of up to the memo's span of GPUs that search_enumerate()
  * hands one kind of visit, with its lower bound, in cand_cmp order, and
  * the GPUs each takes: a search on N GPUs wants those of N or fewer
- * (enumerate() reads N only there, and the bounds read no cluster), in
+ * (search_enumerate() reads N only there, and the bounds read no cluster), in
  * the same order, which a pass over the list gives without enumerating.
  * ncand and nscr: how many candidates take up to g GPUs ([g], span + 1),
  * and how many of those are screened out by memory or skipped.
@@ -396,14 +399,14 @@ struct cand_list {
 	int gpn; /* the cluster's GPUs per node it holds (0: not built) */
 	/* exact_gate()'s proofs by candidate (as the gates table keeps
 	 * them, struct gate_entry; seg 0: none yet) on cluster gcl, for the
-	 * kinds exact_rest() takes (NULL: none asked yet): read by the
+	 * kinds search_exact_rest() takes (NULL: none asked yet): read by the
 	 * candidate's place in the list, not by its key's hash */
 	struct gate_slot {
 		int seg;
 		double no[2];
 	} *gates;
 	const struct cluster *gcl;
-	/* and refine_rest()'s findings, as the refined table keeps them,
+	/* and search_refine_rest()'s findings, as the refined table keeps them,
 	 * two a candidate (placements 0 and 1; seg 0: none yet), on
 	 * cluster rcl */
 	struct refine_mark *refs;
@@ -419,7 +422,7 @@ struct search_memo {
 	struct fit_table t[SEARCH_MAX_THREADS]; /* one a thread */
 	struct time_table s[SEARCH_MAX_THREADS];
 	/* the same without the memory cap (ctx's nocap): what the
-	 * per-layer refinement asks of every size (refine_rest()) */
+	 * per-layer refinement asks of every size (search_refine_rest()) */
 	struct fit_table nt[SEARCH_MAX_THREADS];
 	struct time_table ns[SEARCH_MAX_THREADS];
 	/* the least memory of a candidate's partitions (PART_MEM), which
@@ -434,7 +437,7 @@ struct search_memo {
 	 * time_entry, lp the placement plus 2 with GLPK's refinement (the
 	 * same configuration on the same links has the same stages) */
 	struct time_table sims;
-	/* the floors exact_rest() found: t as in a time_entry, lp the
+	/* the floors search_exact_rest() found: t as in a time_entry, lp the
 	 * placement plus 2 for that of the stages without recomputation
 	 * (a floor of GLPK's refinement of them) */
 	struct time_table floors;
@@ -445,9 +448,9 @@ struct search_memo {
 	/* exact_fits()'s verdicts, which read the chains alone (on the
 	 * caller's thread) */
 	struct lbfit_table lbfits;
-	/* what refine_rest() found, on the caller's thread */
+	/* what search_refine_rest() found, on the caller's thread */
 	struct refine_table refined;
-	/* exact_lb()'s parts that read the links, and exact_fits_rc()'s
+	/* exact_lb()'s parts that read the links, and search_exact_fits_rc()'s
 	 * multipliers, on the caller's thread */
 	struct lb_table *lbs;
 	struct rc_phis phis;
@@ -462,8 +465,8 @@ struct search_memo {
 		double *maxl;
 	} *maxl;
 	int nmaxl;
-	/* lb_memo_init()'s twins and rises (not plain) of the tu_n chains
-	 * of ids tu_id (none yet: tu_n 0), which every search of a sweep
+	/* search_lb_memo_init()'s twins and rises (not plain) of the tu_n
+	 * chains of ids tu_id (none yet: tu_n 0), which every search of a sweep
 	 * asks twice, on the caller's thread */
 	unsigned long *tu_id;
 	int *tu_twin, *tu_up, tu_n;
@@ -485,10 +488,10 @@ struct ctx {
 	struct cost_opts nocap;
 	struct part_ws ws;
 	struct place_links links;
-	struct plan_stage *st; /* [D]: D the most stages, ctx_init()'s */
+	struct plan_stage *st; /* [D]: D the most stages, search_ctx_init()'s */
 	int *first;            /* [L] */
-	int *rc;               /* [L] per-layer recomputation of the last
-				  apply_lp() */
+	int *rc;	       /* [L] per-layer recomputation of the last
+				  search_apply_lp() */
 	int lp_status;         /* worst enum lp_status of that call */
 	const struct search_opts *so;
 	struct search_stats *stats;
@@ -499,18 +502,19 @@ struct ctx {
 	struct time_table *ntimes;
 	struct part_table parts; /* this search's partitions */
 	struct sim_mem sim;    /* the re-scoring simulations' scratch */
-	/* with keep_best, solve_best() copies the stages of its best
+	/* with keep_best, search_solve_best() copies the stages of its best
 	 * placement's solve here ([D]; kept: it did, for its result) */
 	struct plan_stage *best_st;
 	int keep_best, kept;
-	/* set: solve_best() stops at the first placement under its bound,
-	 * for a caller that asks only whether one is (refine_rest()) */
+	/* set: search_solve_best() stops at the first placement under its
+	 * bound, for a caller that asks only whether one is
+	 * (search_refine_rest()) */
 	int any_under;
 	double *lsave; /* [PLACE_LINK_ARRAYS D]: same_links()'s */
 	/* 1 + the index in lk's entries of the grid whose links x->links
-	 * holds (0: none known): links_for() copies them once, not at
+	 * holds (0: none known): search_links_for() copies them once, not at
 	 * every call for the same grid (a search's context sees one
-	 * cluster, and links_for() alone writes x->links) */
+	 * cluster, and search_links_for() alone writes x->links) */
 	int lk_held;
 };
 
@@ -560,7 +564,7 @@ struct lp_visit {
 /*
  * The candidates (lp set: GLPK's refinement of them) and placements one
  * search simulated, or whose simulated time it knows cannot beat the
- * best: exact_rest() does not simulate them again.
+ * best: search_exact_rest() does not simulate them again.
  */
 struct sims {
 	struct cand *c;
@@ -572,7 +576,7 @@ struct lb_memo {
 	struct lb_table *lbs, own_lbs; /* the memo's, else own_lbs */
 	/* exact_fits()'s verdicts: the memo's, else own's */
 	struct lbfit_table *fits, own;
-	/* exact_fits_rc()'s multipliers: the memo's, else own_phis; and
+	/* search_exact_fits_rc()'s multipliers: the memo's, else own_phis; and
 	 * its lp_rc_row()'s per, L */
 	struct rc_phis *phis, own_phis;
 	int nsc;
@@ -592,109 +596,117 @@ struct lb_memo {
 };
 
 /* memo.c: the tables */
-void link_cache_release(struct link_cache *k);
-void rc_phis_release(struct rc_phis *t);
-struct lentry *links_for(struct ctx *x, int rule, int w, int d, int t, int c,
-			 int ep, int etp);
-void cand_list_release(struct cand_list *l);
-void *slot_find(void **tab, size_t *n, size_t *cap, size_t sz, size_t cap0,
-		const struct cand *k, int *fresh);
-struct time_entry *time_find(struct time_table *t, const struct cand *cd,
-			     int place);
-int time_links(struct time_table *t, struct time_entry *e, const struct ctx *x,
-	       int d);
+void search_link_cache_release(struct link_cache *k);
+void search_rc_phis_release(struct rc_phis *t);
+struct lentry *search_links_for(struct ctx *x, int rule, int w, int d, int t,
+				int c, int ep, int etp);
+void search_cand_list_release(struct cand_list *l);
+void *search_slot_find(void **tab, size_t *n, size_t *cap, size_t sz,
+		       size_t cap0, const struct cand *k, int *fresh);
+struct time_entry *search_time_find(struct time_table *t, const struct cand *cd,
+				    int place);
+int search_time_links(struct time_table *t, struct time_entry *e,
+		      const struct ctx *x, int d);
 void part_table_release(struct part_table *t);
-int cand_fits(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-	      const struct cost_cfg *g, double tb);
+int search_cand_fits(struct ctx *x, const struct cost_opts *o,
+		     const struct cand *cd, const struct cost_cfg *g,
+		     double tb);
 
 /* solve.c: one candidate's exact solve */
-void cfg_of(struct ctx *x, const struct cand *cd, int place,
-	    struct cost_cfg *g);
-double solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-	     int place, double bound, struct plan_terms *terms);
-int apply_lp_stage(struct ctx *x, const struct cost_cfg *g,
-		   const struct lp_opts *lo, int s);
+void search_cfg_of(struct ctx *x, const struct cand *cd, int place,
+		   struct cost_cfg *g);
+double search_solve(struct ctx *x, const struct cost_opts *o,
+		    const struct cand *cd, int place, double bound,
+		    struct plan_terms *terms);
+int search_apply_lp_stage(struct ctx *x, const struct cost_cfg *g,
+			  const struct lp_opts *lo, int s);
 void lp_opts_of(const struct ctx *x, struct lp_opts *lo);
-double apply_lp(struct ctx *x, const struct cand *cd, int place,
-		struct plan_terms *terms);
-double simulate_stages(struct ctx *x, const struct cand *cd, int place,
+double search_apply_lp(struct ctx *x, const struct cand *cd, int place,
 		       struct plan_terms *terms);
-double rescore(struct ctx *x, const struct cand *cd, int place,
-	       const struct cost_cut *cut, int *floored);
-double solve_best(struct ctx *x, const struct cost_opts *o,
-		  const struct search_opts *so, const struct cand *cd,
-		  double bound, int *place);
+double search_simulate_stages(struct ctx *x, const struct cand *cd, int place,
+			      struct plan_terms *terms);
+double search_rescore(struct ctx *x, const struct cand *cd, int place,
+		      const struct cost_cut *cut, int *floored);
+double search_solve_best(struct ctx *x, const struct cost_opts *o,
+			 const struct search_opts *so, const struct cand *cd,
+			 double bound, int *place);
 
 /* enumerate.c: the candidates and their bounds */
-long enumerate(const struct search_chain *sc, int nsc, const struct cluster *cl,
-	       const struct cost_opts *o, const struct search_opts *so, int N,
-	       struct visit *vt, long *screened, struct search_stats *stats);
+long search_enumerate(const struct search_chain *sc, int nsc,
+		      const struct cluster *cl, const struct cost_opts *o,
+		      const struct search_opts *so, int N, struct visit *vt,
+		      long *screened, struct search_stats *stats);
 
 /* order.c: best first */
-void cand_sort_long(struct cand *h, long n, int plain);
-const struct cand_list *cand_list_of(const struct search_chain *sc, int nsc,
-				     const struct cluster *cl,
-				     const struct cost_opts *o,
-				     const struct search_opts *so, int N,
-				     enum cand_kind kind);
-const struct cand *pick_at(struct pick *pk, long i);
-long pick_next(struct pick *pk, const struct cand *after,
-	       const struct search_chain *sc, int nsc, const struct cluster *cl,
-	       const struct cost_opts *o, const struct search_opts *so, int N,
-	       long *screened, struct search_stats *stats);
+void search_cand_sort_long(struct cand *h, long n, int plain);
+const struct cand_list *search_cand_list_of(const struct search_chain *sc,
+					    int nsc, const struct cluster *cl,
+					    const struct cost_opts *o,
+					    const struct search_opts *so, int N,
+					    enum cand_kind kind);
+const struct cand *search_pick_at(struct pick *pk, long i);
+long search_pick_next(struct pick *pk, const struct cand *after,
+		      const struct search_chain *sc, int nsc,
+		      const struct cluster *cl, const struct cost_opts *o,
+		      const struct search_opts *so, int N, long *screened,
+		      struct search_stats *stats);
 
 /* explain.c: the plan and why */
-double minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
-		 const struct cluster *cl, const struct cost_opts *o,
-		 const struct search_opts *so, int N, struct cand *arg);
-void explain_binding(struct ctx *x, const struct search_opts *so,
-		     const struct cand *v, long n, struct plan *p);
-void fill_plan(struct ctx *x, const struct search_opts *so,
-	       const struct cand *cd, int place, double sim_ms, struct plan *p);
+double search_minmem_of(struct ctx *x, const struct search_chain *sc, int nsc,
+			const struct cluster *cl, const struct cost_opts *o,
+			const struct search_opts *so, int N, struct cand *arg);
+void search_explain_binding(struct ctx *x, const struct search_opts *so,
+			    const struct cand *v, long n, struct plan *p);
+void search_fill_plan(struct ctx *x, const struct search_opts *so,
+		      const struct cand *cd, int place, double sim_ms,
+		      struct plan *p);
 
 /* search.c: the driver, the top k and the contexts */
-void insert_alt(const struct ctx *x, struct plan_alt *alts, struct cand *ac,
-		int *n, int k, const struct cand *cd, int place, double iter);
-void ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
-	      const struct cluster *cl, const struct cost_opts *o,
-	      const struct search_opts *so, struct search_stats *st);
-void ctx_release(struct ctx *x);
-void ctx_memo(struct ctx *x, struct search_memo *m, int i);
-void sims_add(struct sims *sm, const struct cand *cd, int place);
-int sims_has(const struct sims *sm, const struct cand *cd, int place);
-void keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
-	      double *simt, int *nalt, int k, const struct cand *cd, int place,
-	      double ts, int mixed);
+void search_insert_alt(const struct ctx *x, struct plan_alt *alts,
+		       struct cand *ac, int *n, int k, const struct cand *cd,
+		       int place, double iter);
+void search_ctx_init(struct ctx *x, const struct search_chain *sc, int nsc,
+		     const struct cluster *cl, const struct cost_opts *o,
+		     const struct search_opts *so, struct search_stats *st);
+void search_ctx_release(struct ctx *x);
+void search_ctx_memo(struct ctx *x, struct search_memo *m, int i);
+void search_sims_add(struct sims *sm, const struct cand *cd, int place);
+int search_sims_has(const struct sims *sm, const struct cand *cd, int place);
+void search_keep_sim(struct ctx *x, struct plan_alt *alts, struct cand *ac,
+		     double *simt, int *nalt, int k, const struct cand *cd,
+		     int place, double ts, int mixed);
 
 /* crew.c: the solving threads */
-void crew_start(struct crew *cw, struct ctx *x, int nthr);
-long crew_size(const struct crew *cw);
-void crew_round(struct crew *cw, const struct cand *v, long n, double bound);
-void crew_stop(struct crew *cw);
+void search_crew_start(struct crew *cw, struct ctx *x, int nthr);
+long search_crew_size(const struct crew *cw);
+void search_crew_round(struct crew *cw, const struct cand *v, long n,
+		       double bound);
+void search_crew_stop(struct crew *cw);
 
 /* refine.c: GLPK beyond the lp_k best */
 int lp_visit_group(struct visit *vt, double lo, double hi, long n);
 void lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		const struct cluster *cl, const struct cost_opts *o,
 		const struct search_opts *so, int N, enum cand_kind kind);
-void refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
-		 const struct cluster *cl, const struct cost_opts *o,
-		 const struct search_opts *so, int N, struct plan_alt *alts,
-		 struct cand *ac, double *simt, int *nalt, int k,
-		 struct sims *sims);
+void search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+			const struct cluster *cl, const struct cost_opts *o,
+			const struct search_opts *so, int N,
+			struct plan_alt *alts, struct cand *ac, double *simt,
+			int *nalt, int k, struct sims *sims);
 
-/* exact.c: exactness against the simulation; exact_rest()'s bounds
- * (lb_memo_init() to exact_fits_rc()), which refine_rest() asks too */
-void lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
-		  const struct search_chain *sc, int nsc, int L);
-void lb_memo_release(struct lb_memo *mm);
-int exact_fits_rc(struct ctx *x, struct lb_memo *mm, const struct cand *cd,
-		  double bound);
-void exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
-		const struct cluster *cl, const struct cost_opts *o,
-		const struct search_opts *so, int N, struct plan_alt *alts,
-		struct cand *ac, double *simt, int *nalt, int k,
-		const struct sims *sims);
+/* exact.c: exactness against the simulation; search_exact_rest()'s bounds
+ * (search_lb_memo_init() to search_exact_fits_rc()), which search_refine_rest()
+ * asks too */
+void search_lb_memo_init(struct lb_memo *mm, const struct search_opts *so,
+			 const struct search_chain *sc, int nsc, int L);
+void search_lb_memo_release(struct lb_memo *mm);
+int search_exact_fits_rc(struct ctx *x, struct lb_memo *mm,
+			 const struct cand *cd, double bound);
+void search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
+		       const struct cluster *cl, const struct cost_opts *o,
+		       const struct search_opts *so, int N,
+		       struct plan_alt *alts, struct cand *ac, double *simt,
+		       int *nalt, int k, const struct sims *sims);
 
 /* CPU time of the process: the search is single-threaded, and CPU time
  * does not count what other processes on a busy machine take. */
@@ -707,7 +719,7 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Table t (e, n, cap) of slot_find()'s emptied, its room kept (entries
+/* Table t (e, n, cap) of search_slot_find()'s emptied, its room kept (entries
  * that own nothing; one with no entry is empty already). */
 #define TABLE_EMPTY(t)                                                   \
 	do {                                                             \
@@ -735,8 +747,8 @@ part_find(struct part_table *t, const struct cand *cd, int lp)
 
 	k.lb = 0;
 	k.lp = lp;
-	return slot_find((void **)&t->e, &t->n, &t->cap,
-			 sizeof(struct part_entry), 256, &k, &fresh);
+	return search_slot_find((void **)&t->e, &t->n, &t->cap,
+				sizeof(struct part_entry), 256, &k, &fresh);
 }
 
 /* Recomputation of a whole configuration: uniform or mixed. */

@@ -1,8 +1,9 @@
 /*
  * solve.c - the exact solve of one candidate: its partition into stages
  * under a placement rule and a bound (solve_checked()), its best
- * placement (solve_best()), GLPK's per-layer recomputation of its stages
- * (apply_lp()), and the event simulation that re-scores it (rescore()).
+ * placement (search_solve_best()), GLPK's per-layer recomputation of its stages
+ * (search_apply_lp()), and the event simulation that re-scores it
+ * (search_rescore()).
  */
 #include <math.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 #include "search_int.h"
 
 void
-cfg_of(struct ctx *x, const struct cand *cd, int place, struct cost_cfg *g)
+search_cfg_of(struct ctx *x, const struct cand *cd, int place,
+	      struct cost_cfg *g)
 {
 	x->c = x->sc[cd->ti].c;
 	g->t = x->sc[cd->ti].t;
@@ -143,8 +145,8 @@ part_known(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
 
 	if (!tt)
 		return NULL;
-	e = time_find(tt, cd, place);
-	time_links(tt, e, x, d);
+	e = search_time_find(tt, cd, place);
+	search_time_links(tt, e, x, d);
 	return e;
 }
 
@@ -166,7 +168,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	int s, i, ev = cost_every_on(o) && cd->r == PROF_RC_FULL, again = 0;
 	int repeat = 0; /* the part table knew its partition */
 
-	cfg_of(x, cd, place, &g);
+	search_cfg_of(x, cd, place, &g);
 	/* Under --recompute-every the partition is full recomputation's
 	 * (NEEDSWORK: not the best one for the blocks each rank then
 	 * recomputes), whose time bounds nothing: the stages recompute
@@ -175,9 +177,9 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 	/* Most candidates the bound cuts have no partition left under it:
 	 * part_solve() would say INFINITY; say it before the links, which
 	 * take O(w d t) to work out on a large cluster. */
-	if (!fits && !x->so->uniform && !cand_fits(x, o, cd, &g, tb))
+	if (!fits && !x->so->uniform && !search_cand_fits(x, o, cd, &g, tb))
 		return INFINITY;
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	pe = !x->so->uniform && cd->m > 0 && (o == x->o || o == &x->nocap)
 		     ? part_find(&x->parts, cd, place + 2 * (o == &x->nocap))
 		     : NULL;
@@ -357,8 +359,8 @@ stages:
 }
 
 double
-solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
-      int place, double bound, struct plan_terms *terms)
+search_solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
+	     int place, double bound, struct plan_terms *terms)
 {
 	return solve_checked(x, o, cd, place, bound, 0, terms);
 }
@@ -370,8 +372,8 @@ solve(struct ctx *x, const struct cost_opts *o, const struct cand *cd,
  * are independent of each other: any order gives the same stages.
  */
 int
-apply_lp_stage(struct ctx *x, const struct cost_cfg *g,
-	       const struct lp_opts *lo, int s)
+search_apply_lp_stage(struct ctx *x, const struct cost_cfg *g,
+		      const struct lp_opts *lo, int s)
 {
 	struct plan_stage *st = &x->st[s];
 	int a = st->first, e = st->last, st_lp, j;
@@ -432,20 +434,20 @@ lp_opts_of(const struct ctx *x, struct lp_opts *lo)
  * in x->rc.
  */
 double
-apply_lp(struct ctx *x, const struct cand *cd, int place,
-	 struct plan_terms *terms)
+search_apply_lp(struct ctx *x, const struct cand *cd, int place,
+		struct plan_terms *terms)
 {
 	struct lp_opts lo;
 	struct cost_cfg g;
 	double t0 = now_ms();
 	int s, st_lp;
 
-	cfg_of(x, cd, place, &g);
-	links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_cfg_of(x, cd, place, &g);
+	search_links_for(x, place, g.w, g.d, g.t, g.c, g.e, g.etp);
 	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
 	for (s = 0; s < g.d; s++) {
-		st_lp = apply_lp_stage(x, &g, &lo, s);
+		st_lp = search_apply_lp_stage(x, &g, &lo, s);
 		if (st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) {
 			x->stats->lp_ms += now_ms() - t0;
 			return INFINITY;
@@ -457,18 +459,18 @@ apply_lp(struct ctx *x, const struct cand *cd, int place,
 
 /*
  * The event simulation of candidate cd under place, whose stages x->st
- * hold (after solve() and, for a per-layer choice, apply_lp()): the time
- * every figure reports.  With terms NULL the time alone, without keeping
- * the simulation's operations (the same time, faster).
+ * hold (after search_solve() and, for a per-layer choice, search_apply_lp()):
+ * the time every figure reports.  With terms NULL the time alone, without
+ * keeping the simulation's operations (the same time, faster).
  */
 double
-simulate_stages(struct ctx *x, const struct cand *cd, int place,
-		struct plan_terms *terms)
+search_simulate_stages(struct ctx *x, const struct cand *cd, int place,
+		       struct plan_terms *terms)
 {
 	struct cost_cfg g;
 	double t;
 
-	cfg_of(x, cd, place, &g);
+	search_cfg_of(x, cd, place, &g);
 	if (!terms)
 		t = cost_simulate_time(x->c, x->st, &g, &x->sim);
 	else
@@ -477,7 +479,7 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
 }
 
 /*
- * simulate_stages() of alternative cd under place for its time alone,
+ * search_simulate_stages() of alternative cd under place for its time alone,
  * from the memo when an earlier search simulated the same configuration
  * on the very same links (x->links, its solve's), and kept there.  With
  * cut (else NULL) a long run may give a floor cut takes instead
@@ -485,8 +487,8 @@ simulate_stages(struct ctx *x, const struct cand *cd, int place,
  * nothing.
  */
 double
-rescore(struct ctx *x, const struct cand *cd, int place,
-	const struct cost_cut *cut, int *floored)
+search_rescore(struct ctx *x, const struct cand *cd, int place,
+	       const struct cost_cut *cut, int *floored)
 {
 	struct time_entry *e = NULL;
 	struct cost_cfg g;
@@ -494,12 +496,13 @@ rescore(struct ctx *x, const struct cand *cd, int place,
 
 	*floored = 0;
 	if (x->so->memo && cd->m > 0) {
-		e = time_find(&x->so->memo->sims, cd, place + 2 * cd->lp);
-		if (time_links(&x->so->memo->sims, e, x, cd->d) &&
+		e = search_time_find(&x->so->memo->sims, cd,
+				     place + 2 * cd->lp);
+		if (search_time_links(&x->so->memo->sims, e, x, cd->d) &&
 		    !isnan(e->t))
 			return e->t;
 	}
-	cfg_of(x, cd, place, &g);
+	search_cfg_of(x, cd, place, &g);
 	t = cut ? cost_simulate_time_cut(x->c, x->st, &g, &x->sim, cut,
 					 floored)
 		: cost_simulate_time(x->c, x->st, &g, &x->sim);
@@ -521,16 +524,16 @@ same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
 	size_t i, n;
 	int same = 1;
 
-	cfg_of(x, cd, p0, &g);
+	search_cfg_of(x, cd, p0, &g);
 	n = (size_t)g.d * sizeof(double);
-	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	e = search_links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
 	if (e && p1 == p0 + 1 && e->same_prev >= 0)
 		return e->same_prev;
-	links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
+	search_links_for(x, p0, g.w, g.d, g.t, g.c, g.e, g.etp);
 	for (i = 0; i < PLACE_LINK_ARRAYS; i++)
 		memcpy(x->lsave + i * g.d, x->links.all + i * x->links.dcap,
 		       n);
-	e = links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
+	e = search_links_for(x, p1, g.w, g.d, g.t, g.c, g.e, g.etp);
 	for (i = 0; same && i < PLACE_LINK_ARRAYS; i++)
 		same = !memcmp(x->lsave + i * g.d,
 			       x->links.all + i * x->links.dcap, n);
@@ -541,9 +544,9 @@ same_links(struct ctx *x, const struct cand *cd, int p0, int p1)
 
 /* Best placement of cd: iteration time, rule in *place. */
 double
-solve_best(struct ctx *x, const struct cost_opts *o,
-	   const struct search_opts *so, const struct cand *cd, double bound,
-	   int *place)
+search_solve_best(struct ctx *x, const struct cost_opts *o,
+		  const struct search_opts *so, const struct cand *cd,
+		  double bound, int *place)
 {
 	struct time_table *tt = o == x->o ? x->times
 				  : o == &x->nocap ? x->ntimes : NULL;
@@ -556,9 +559,9 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 	x->kept = 0;
 	/* Whether any partition is left under the bound does not depend
 	 * on the placement: asked once while the bound stays. */
-	cfg_of(x, cd, *place, &g);
+	search_cfg_of(x, cd, *place, &g);
 	if (!so->uniform &&
-	    !cand_fits(x, o, cd, &g, stage_bound(&g, bound)))
+	    !search_cand_fits(x, o, cd, &g, stage_bound(&g, bound)))
 		return INFINITY;
 	for (pl = place_lo(so); pl <= place_hi(so, cd); pl++) {
 		double b = best < bound ? best : bound;
@@ -568,10 +571,10 @@ solve_best(struct ctx *x, const struct cost_opts *o,
 		/* What an earlier search solved on the same links: its
 		 * time, or no time under a bound at least as large. */
 		if (tt && !so->uniform && cd->m > 0) {
-			cfg_of(x, cd, pl, &g);
-			links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
-			e = time_find(tt, cd, pl);
-			known = time_links(tt, e, x, g.d) &&
+			search_cfg_of(x, cd, pl, &g);
+			search_links_for(x, pl, g.w, g.d, g.t, g.c, g.e, g.etp);
+			e = search_time_find(tt, cd, pl);
+			known = search_time_links(tt, e, x, g.d) &&
 				(!isnan(e->t) || b <= e->lo);
 		}
 		if (known) {

@@ -388,7 +388,7 @@ emit_rc_eval(const struct emit_in *in, struct emit_rc *rc)
 	place_links_init(&l, in->cl, p->d);
 	place_links_route(&l, &c->route, cost_ep_flex(in->o, &g));
 	/* the links the search priced it with, context and expert
-	 * parallelism's included (memo.c links_for) */
+	 * parallelism's included (memo.c search_links_for()) */
 	place_links_fill_par(&l, in->cl, p->place, p->w, p->d, p->t, g.c, g.e,
 			     g.etp);
 	rc->fits = 1;

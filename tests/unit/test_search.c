@@ -595,12 +595,11 @@ test_rescore(struct setup *u)
 	u->cl.nodes = nodes;
 }
 
-
 /*
  * Where the placements give every grid the same links (one DGX H100:
  * NVSwitch between every pair of GPUs), the search skips the second
- * placement's solve as the first one's repeat (solve_best()): the figures
- * read the placement through the links alone.  A search fixed to either
+ * placement's solve as the first one's repeat (search_solve_best()): the
+ * figures read the placement through the links alone.  A search fixed to either
  * placement, solving each, finds the very same plan and alternatives,
  * their placement apart, and the search over both that of the first.
  */
@@ -709,7 +708,7 @@ same_stats(const struct search_stats *a, const struct search_stats *b)
  * plan, the alternatives and every statistic as the plain search finds
  * them: clusters, batches and memory caps of several sizes, ZeRO stages
  * 0 to 3 with activation offload or not, a shard group (a width the
- * template reads), GLPK's refinement of the rest (exact_fits_rc()),
+ * template reads), GLPK's refinement of the rest (search_exact_fits_rc()),
  * twin chains (sequence parallelism or not) one after the other.  Fails
  * when a template's screen, a factor or a verdict is another's, or a
  * stage's figure is over the iteration's.
@@ -859,7 +858,7 @@ same_binding(const struct plan *a, const struct plan *b)
 
 /*
  * The binding constraint and its reason come out of a search as out of
- * the plain one, which solves each faster candidate explain_binding()
+ * the plain one, which solves each faster candidate search_explain_binding()
  * looks at under the plan's bound: the search solves one that needs the
  * least memory found so far or more, whatever its partition
  * (part_mem_lb()), under the fastest time found so far instead, which
@@ -1479,7 +1478,7 @@ test_memo_thrice(struct setup *u)
  * as fast: each gives the plan and messages of a search from scratch.
  * The memo's solves are kept with the links they were solved on (a
  * table's link_pool), and a candidate's are the node's alike on either
- * network: fails when time_links() does not compare the stages' links.
+ * network: fails when search_time_links() does not compare the stages' links.
  */
 static void
 test_memo_network(struct setup *u)

@@ -185,7 +185,7 @@ test_exact(void)
  * on unequal stages, so a candidate it ranks out of the alternatives
  * kept can simulate faster than all of them.  The search simulates
  * every candidate whose simulated time could beat its best
- * (exact_rest()) and finds the brute force's plan.  Fails without that
+ * (search_exact_rest()) and finds the brute force's plan.  Fails without that
  * pass: 2 of these 300 trials then pick a plan 11% slower (12 stages
  * under GPipe where 13 under flush simulate faster) and 1.3% slower
  * (selective recomputation where full simulates faster).
@@ -229,7 +229,7 @@ same_plan(const struct plan *a, const struct plan *b)
  * shrinks, sharing a memo as capacity's sizes do, each find the plan of
  * a search from scratch: GLPK's refinement of every candidate that could
  * beat the plan takes what an earlier search found of a candidate (its
- * refined time, or none under a bound; refine_rest()), and the uncapped
+ * refined time, or none under a bound; search_refine_rest()), and the uncapped
  * solves that gate it, and what exact_gate() proved of a candidate under
  * a bound.  Fails when the memo keeps that a candidate has no refinement
  * (or, by exact_gate(), no simulated time) under a bound for a larger
@@ -299,7 +299,7 @@ test_memo(void)
 }
 
 /*
- * GLPK's refinement of the rest (refine_rest()) turns a group of
+ * GLPK's refinement of the rest (search_refine_rest()) turns a group of
  * candidates away by its least lower bound before building its
  * template, and the uncapped solve that gates a candidate asks only
  * whether some placement comes under the bound: it stops at the first

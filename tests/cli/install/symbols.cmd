@@ -1,0 +1,1 @@
+B=$(dirname "$(command -v pd2bw-plan)"); nm -g --defined-only "$B/libpd2bw.a" | awk '$2 ~ /^[TDBRCV]$/ { print $3 }' | grep -v -E '^(pd2bw|afile|cli|datadir|infile|xml|yml|model|profile|cluster|catalog|plan|pipedream|tj|trace|analytic|chain|cost|place|runtime|sim|search|part|lp|layout|capacity|gpu|prof)_|^x(malloc|calloc|realloc|strdup|grow)$'; echo "unprefixed: done"
