@@ -546,7 +546,7 @@ run_type(struct capacity *c, const struct copts *o,
 	struct profile *prof = &x.prof[0];
 	struct cost_opts co;
 	struct search_opts so = o->so;
-	int is_model = 0, ret = -1, i, most;
+	int is_model = 0, ret = -1, i;
 	int64_t seq;
 
 	/* input_chains_release() reads have_model */
@@ -622,28 +622,11 @@ run_type(struct capacity *c, const struct copts *o,
 	}
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;
-	so.topk = 1;
-	/* GLPK refines the recomputation of each size's best plan per
-	 * layer, as pd2bw-plan does for its best candidates. */
-	so.lp_k = 1;
-	/* a row takes the configuration and its figures, not why */
-	so.brief = 1;
-	/* A brief search reads no explanation from its first batch, and
-	 * a size solves a few hundred candidates (2,473 at most in
-	 * bench/capacity.sh): a smaller batch sets the best-first pick's
-	 * cut sooner, which turns whole groups of candidates away, for
-	 * the same plans (search.h).  0.93 -> 0.86 s CPU there. */
-	so.pick_first = 2048;
 	/* the sizes share what they learn of the candidates (the same
 	 * chains, cost options and batch); the hint's searches below have
 	 * other chains or options */
 	so.memo = search_memo_renew(*last);
 	*last = NULL;
-	/* and list the candidates once, for the largest size */
-	for (i = 0, most = 0; i < t->nrows; i++)
-		if (t->rows[i].nodes > most)
-			most = t->rows[i].nodes;
-	search_memo_span(so.memo, most * cl->gpus_per_node);
 	ret = capacity_plan_type(t, x.sc, x.n, cl, &co, &so);
 	/* the next type's memo takes its tables' room */
 	*last = so.memo;

@@ -19,6 +19,11 @@
 #include "pd2bw/search.h"
 
 /* One cluster size of one GPU type. */
+/* A size's first best-first pick, in candidates: a size solves a few
+ * hundred (2,473 at most in bench/capacity.sh), and a smaller pick sets
+ * its cut sooner, which turns whole groups of candidates away. */
+#define CAPACITY_PICK_FIRST 2048
+
 struct capacity_row {
 	int nodes, gpus;           /* gpus = nodes x GPUs per node */
 	int fits;                  /* the planner found a configuration */
@@ -101,10 +106,16 @@ int capacity_sizes(int max_nodes, int steps, int *out);
 /*
  * Plan t's rows (nodes set, gpus filled here) on the node shape cl (its
  * node count is changed) with the chains sc[0..nsc) (one per
- * tensor-parallel shape, as search_run_tp takes them) and options of the
- * caller; so's topk may be 1.  The planner's messages for sizes that do
- * not fit are kept in row->why, not printed.  Returns 0, or -1 on an
- * error.
+ * tensor-parallel shape, as search_run_tp takes them), the search
+ * options so (batch, spaces, runtimes) and the sweep's own on top: each
+ * size keeps its best configuration alone (topk 1, brief), GLPK refines
+ * that one's recomputation per layer (lp_k 1), and the best-first pick
+ * starts at CAPACITY_PICK_FIRST candidates unless so sets pick_first
+ * (the same plans: it only sets the pick's cut sooner).  so->memo, when
+ * the caller keeps one for these chains and options (search_memo_new()),
+ * is shared by the sizes, its candidates listed once for the largest.
+ * The search's messages for sizes that do not fit are kept in row->why,
+ * not printed.  Returns 0, or -1 on an error.
  */
 int capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
 		       int nsc, struct cluster *cl, const struct cost_opts *co,

@@ -120,7 +120,19 @@ capacity_plan_type(struct capacity_type *t, const struct search_chain *sc,
 		   const struct search_opts *so)
 {
 	struct search_opts sz = *so;
-	int i, ret = 0, prev = 0;
+	int i, ret = 0, prev = 0, most = 0;
+
+	sz.topk = 1;
+	sz.lp_k = 1;
+	sz.brief = 1;
+	if (sz.pick_first <= 0)
+		sz.pick_first = CAPACITY_PICK_FIRST;
+	/* the memo lists the candidates once, for the largest size */
+	for (i = 0; i < t->nrows; i++)
+		if (t->rows[i].nodes > most)
+			most = t->rows[i].nodes;
+	if (sz.memo)
+		search_memo_span(sz.memo, most * cl->gpus_per_node);
 
 	/* The search explains on stderr why a size does not fit; in a
 	 * sweep that is one message a row, which the row keeps instead. */

@@ -1,10 +1,12 @@
 /*
  * test_plan_query.c - the plan query API (lib/plan_query.c): layers and
  * ranks of a stage, replicas and runtime ranks, the per-iteration schedule
- * of every schedule kind; and the two examples, tests/api/plan_example.c
+ * of every schedule kind; and the examples: tests/api/plan_example.c
  * (compiled here with cc against the build's libpd2bw.a; skipped without
  * a compiler) and tests/api/read_plan.py (run when python3 has PyYAML,
- * else skipped), on a plan written by plan_write().
+ * else skipped), on a plan written by plan_write(); tests/api/plan_model.c
+ * and tests/api/capacity_model.c, which plan in-process what pd2bw-plan
+ * and pd2bw-plan capacity plan on the command line.
  */
 #include "harness.h"
 #include "capture.h"
@@ -301,6 +303,36 @@ test_examples(void)
 }
 
 /*
+ * Build tests/api/NAME.c into dir/NAME as a user would, against this
+ * build's headers and libpd2bw.a (with the sanitizers when the library
+ * has them); 0 when no compiler can.
+ */
+static int
+compile_api(const char *dir, const char *name)
+{
+	const char *cc = getenv("CC");
+	char cmd[40000], inc[8200], rel[64], src[8200];
+	int i;
+
+	snprintf(inc, sizeof(inc), "%s", cap_path("include"));
+	snprintf(rel, sizeof(rel), "tests/api/%s.c", name);
+	snprintf(src, sizeof(src), "%s", cap_path(rel));
+	if (!cc || !*cc)
+		cc = "cc";
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s -std=c11 -D_POSIX_C_SOURCE=200809L -I'%s' -o "
+			 "'%s/%s' '%s' '%s/libpd2bw.a' -lyaml -lglpk -lm "
+			 "-lpthread%s >/dev/null 2>&1",
+			 cc, inc, dir, name, src, build_dir,
+			 i ? " -fsanitize=address,undefined" : "");
+		if (system(cmd) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * tests/api/plan_model.c, built as a user would against libpd2bw.a,
  * plans GPT 1.3B on one DGX A100 in-process: the same plan and time as
  * pd2bw-plan gives on the command line.
@@ -308,27 +340,12 @@ test_examples(void)
 static void
 test_plan_in_process(void)
 {
-	const char *cc = getenv("CC");
-	char *dir = cap_mkdtemp(), cmd[40000], inc[8200], model[8200];
+	char *dir = cap_mkdtemp(), cmd[40000], model[8200];
 	char want[256], path[4400], *got;
 	struct plan p;
-	int i;
 
-	snprintf(inc, sizeof(inc), "%s", cap_path("include"));
 	snprintf(model, sizeof(model), "%s", cap_path("models/gpt-1.3b.yaml"));
-	if (!cc || !*cc)
-		cc = "cc";
-	for (i = 0; i < 2; i++) {
-		snprintf(cmd, sizeof(cmd),
-			 "%s -std=c11 -D_POSIX_C_SOURCE=200809L -I'%s' -o "
-			 "'%s/plan_model' '%s' '%s/libpd2bw.a' -lyaml -lglpk "
-			 "-lm%s >/dev/null 2>&1",
-			 cc, inc, dir, cap_path("tests/api/plan_model.c"),
-			 build_dir, i ? " -fsanitize=address,undefined" : "");
-		if (system(cmd) == 0)
-			break;
-	}
-	if (i == 2) {
+	if (!compile_api(dir, "plan_model")) {
 		h_skip("plan_model plans in-process", "cannot compile it");
 		cap_rmdir(dir);
 		return;
@@ -355,6 +372,68 @@ test_plan_in_process(void)
 	cap_rmdir(dir);
 }
 
+/*
+ * tests/api/capacity_model.c, built the same way, plans GPT 1.3B on one
+ * and two DGX A100 nodes in-process: each size's time and days to train
+ * 1G tokens, and the fastest, as pd2bw-plan capacity reports them for
+ * the same search space (the library's defaults: t 1, no optimizer
+ * sharding, recomputation none or full, no interleaving, every
+ * schedule).
+ */
+static void
+test_capacity_in_process(void)
+{
+	char *dir = cap_mkdtemp(), cmd[40000], model[8200], path[4400];
+	char want[1024], *csv, *got, *line, *save = NULL;
+	size_t n = 0;
+	int row = 0;
+
+	snprintf(model, sizeof(model), "%s", cap_path("models/gpt-1.3b.yaml"));
+	if (!compile_api(dir, "capacity_model")) {
+		h_skip("capacity_model plans in-process", "cannot compile it");
+		cap_rmdir(dir);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=detect_leaks=0 "
+		 "'%s/capacity_model' '%s' dgx-a100:1 64 1e9 2 >'%s/c.out' && "
+		 "'%s/pd2bw-plan' capacity '%s' --tokens 1G --gpu "
+		 "A100-80GB:dgx-a100 --nodes 1,2 -B 64 --tp 1 "
+		 "--optimizer-sharding off -r none,full --interleave 1 "
+		 "-s 2bw,flush,gpipe,none -f csv -o '%s/cli.csv' >/dev/null "
+		 "2>&1",
+		 dir, model, dir, build_dir, model, dir);
+	CHECK_INT_EQ(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/cli.csv", dir);
+	csv = cap_slurp(path);
+	want[0] = 0;
+	/* columns 4 gpus, 5 fits, 15 iteration_ms, 20 train_days, 26 note */
+	for (line = strtok_r(csv, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[32], *q;
+		int k = 1;
+
+		if (row++ == 0)
+			continue;
+		/* no field of these rows is quoted; some are empty */
+		for (f[0] = q = line; *q && k < 32; q++)
+			if (*q == ',')
+				*q = 0, f[k++] = q + 1;
+		if (k < 27 || strcmp(f[4], "yes"))
+			continue;
+		n += snprintf(want + n, sizeof(want) - n,
+			      "%s GPUs: %s ms, %s days%s\n", f[3], f[14],
+			      f[19], strstr(f[25], "fastest") ? " (fastest)" : "");
+	}
+	snprintf(path, sizeof(path), "%s/c.out", dir);
+	got = cap_slurp(path);
+	CHECK_INT_EQ(row, 3);
+	CHECK_STR_EQ(got, want);
+	free(got);
+	free(csv);
+	cap_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -369,5 +448,6 @@ main(int argc, char **argv)
 	test_schedules();
 	test_examples();
 	test_plan_in_process();
+	test_capacity_in_process();
 	return h_done();
 }
