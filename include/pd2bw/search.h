@@ -208,8 +208,12 @@ struct search_memo *search_memo_renew(struct search_memo *m);
  */
 void search_memo_span(struct search_memo *m, int max_gpus);
 
-/* Defaults: all schedules, none + full recomputation, top 10, all free,
- * one thread. */
+/* Defaults: all schedules, none + full recomputation, no optimizer
+ * sharding (zero_mask 1), no interleaving, no activation offload, top 10,
+ * GLPK on the 10 best, all free, one thread.  pd2bw-plan's defaults are
+ * wider (selective recomputation, ZeRO-1 and interleaving 1, 2, 4 where
+ * the runtime has them, planner/par_opts.c); set these fields for its
+ * space. */
 void search_opts_init(struct search_opts *so);
 
 /* Online CPUs, 1 to SEARCH_MAX_THREADS (1 when unknown). */
