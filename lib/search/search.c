@@ -467,6 +467,12 @@ search_from(const struct search_chain *sc, int nsc,
 			pk.h = NULL;
 		pk.cap *= 2;
 		pk.h = xrealloc(pk.h, 2 * pk.cap * sizeof(*pk.h));
+		/* A later batch serves the solves alone, and none at or
+		 * above the bound is solved: the bound only falls, so the
+		 * pick leaves those out now, which turns whole groups away
+		 * (the same solves in the same order; plain too, its
+		 * passes counted alike). */
+		pk.cut = fmin(pk.cut, nalt == k ? alts[k - 1].iter_ms : start);
 		search_pick_next(&pk, &last, sc, nsc, cl, o, so, N, &dummy,
 				 NULL);
 		st->passes++;
