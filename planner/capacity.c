@@ -851,6 +851,8 @@ capacity_main(int argc, char **argv)
 		cli_usage_error("%s", optind < argc ? "give one MODEL"
 					      : "missing MODEL");
 	o.model = input_resolve(argv[optind], model_buf, sizeof(model_buf));
+	if (!o.model)
+		return 1;
 	if (!(tokens > 0))
 		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)

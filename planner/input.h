@@ -31,8 +31,9 @@ int input_load(struct profile *p, const char *path,
  * The file a PROFILE|MODEL argument names (pd2bw_resolve_model): a
  * Hugging Face model directory's config.json, the path itself when it
  * exists or contains '/', else a zoo model by name (models/NAME.yaml in
- * the current directory, then the installed share/pd2bw/models/NAME.yaml).
- * Returns path or buf.
+ * the current directory, in the checkout of an uninstalled build, then
+ * the installed share/pd2bw/models/NAME.yaml).  Returns path or buf, or
+ * NULL, the error reported, for a name no zoo holds.
  */
 const char *input_resolve(const char *path, char *buf, size_t n);
 

@@ -784,6 +784,8 @@ main(int argc, char **argv)
 		cli_usage_error("%s", optind < argc ? "give one PROFILE or MODEL"
 					      : "missing PROFILE or MODEL");
 	input = input_resolve(argv[optind], input_buf, sizeof(input_buf));
+	if (!input)
+		return 1;
 	if (!cluster_spec)
 		cli_usage_error("%s", "missing --cluster");
 	if (!so.batch)

@@ -284,7 +284,7 @@ main(int argc, char **argv)
 	struct gpu_catalog cat;
 	struct model m;
 	const char *backend = NULL, *gpu = NULL, *gpus = NULL, *out = "-";
-	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL;
+	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL, *path;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int fp8_recipe = -1;
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
@@ -522,8 +522,8 @@ main(int argc, char **argv)
 		cli_usage_error("%s", "--fp8-recipe goes with --precision fp8");
 	if (fp8_recipe >= 0)
 		ao.fp8_recipe = fp8_recipe;
-	if (model_load(&m, pd2bw_resolve_model(argv[optind], model_buf,
-					       sizeof(model_buf))))
+	path = pd2bw_resolve_model(argv[optind], model_buf, sizeof(model_buf));
+	if (!path || model_load(&m, path))
 		goto out;
 	/* what the profile counts and what the cuda backend runs */
 	if (flash >= 0)

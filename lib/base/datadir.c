@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pd2bw/datadir.h"
+#include "pd2bw/error.h"
 
 #ifndef PD2BW_DATADIR
 #define PD2BW_DATADIR "/usr/local/share/pd2bw"
@@ -64,10 +65,69 @@ pd2bw_datadir(void)
 	return dir;
 }
 
+/*
+ * The models/ of the source checkout an uninstalled program runs from
+ * (<checkout>/build/prog, or build/san/prog under make check): the first
+ * of the executable's parent and grandparent directories that holds this
+ * file's source beside its models/.  "" when there is none.  Static
+ * storage.
+ */
+static const char *
+checkout_models(void)
+{
+	static char dir[PATH_MAX];
+	static int done;
+	char exe[PATH_MAX], cand[PATH_MAX + 32];
+	ssize_t n;
+	int up;
+
+	if (done)
+		return dir;
+	done = 1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return dir;
+	exe[n] = 0;
+	for (up = 0; up < 3; up++) {
+		char *slash = strrchr(exe, '/');
+
+		if (!slash || slash == exe)
+			break;
+		*slash = 0;
+		if (up == 0)
+			continue; /* the executable's own directory */
+		snprintf(cand, sizeof(cand), "%s/lib/base/datadir.c", exe);
+		if (access(cand, F_OK) != 0)
+			continue;
+		snprintf(cand, sizeof(cand), "%s/models", exe);
+		if (is_dir(cand) && strlen(cand) < sizeof(dir)) {
+			snprintf(dir, sizeof(dir), "%s", cand);
+			break;
+		}
+	}
+	return dir;
+}
+
+/* A file name the user means as a path, not a zoo name: one with an
+ * extension the programs read. */
+static int
+file_like(const char *arg)
+{
+	static const char *const ext[] = {".yaml", ".yml", ".json", ".txt"};
+	size_t i, n = strlen(arg);
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (n > strlen(ext[i]) &&
+		    !strcmp(arg + n - strlen(ext[i]), ext[i]))
+			return 1;
+	return 0;
+}
+
 const char *
 pd2bw_resolve_model(const char *arg, char *buf, size_t n)
 {
-	const char *dirs[2];
+	char installed[PATH_MAX + 16];
+	const char *dirs[3];
 	size_t i;
 
 	if (is_dir(arg)) {
@@ -76,13 +136,21 @@ pd2bw_resolve_model(const char *arg, char *buf, size_t n)
 	}
 	if (strchr(arg, '/') || access(arg, F_OK) == 0)
 		return arg;
+	snprintf(installed, sizeof(installed), "%s/models", pd2bw_datadir());
 	dirs[0] = "models";
-	dirs[1] = pd2bw_datadir();
+	dirs[1] = checkout_models();
+	dirs[2] = installed;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(buf, n, "%s%s%s.yaml", dirs[i],
-			 i ? "/models/" : "/", arg);
+		if (!*dirs[i])
+			continue;
+		snprintf(buf, n, "%s/%s.yaml", dirs[i], arg);
 		if (access(buf, R_OK) == 0)
 			return buf;
 	}
-	return arg;
+	if (file_like(arg))
+		return arg;
+	pd2bw_error("no file '%s', nor a model of that name in the zoo "
+		    "(models/ here%s%s, %s)",
+		    arg, *dirs[1] ? ", " : "", dirs[1], installed);
+	return NULL;
 }

@@ -1,0 +1,1 @@
+pd2bw-plan llama3-9b -c p3.16xlarge:1 -B 64 2>err; echo "rc $?"; pd2bw-plan capacity llama3-9b --tokens 1G --gpu V100-16GB 2>>err; echo "rc $?"; pd2bw-profile -g V100 llama3-9b 2>>err; echo "rc $?"; sed "s#$TOP#TOP#g; s#, [^,]*share/pd2bw/models)#, DATADIR/models)#" err
