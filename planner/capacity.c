@@ -852,7 +852,7 @@ capacity_main(int argc, char **argv)
 					      : "missing MODEL");
 	o.model = input_resolve(argv[optind], model_buf, sizeof(model_buf));
 	if (!o.model)
-		return 1;
+		goto out_opts;
 	if (!(tokens > 0))
 		cli_usage_error("%s", "missing --tokens");
 	if (!o.gpus.n)
