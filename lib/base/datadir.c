@@ -100,10 +100,11 @@ checkout_models(void)
 		if (access(cand, F_OK) != 0)
 			continue;
 		snprintf(cand, sizeof(cand), "%s/models", exe);
-		if (is_dir(cand) && strlen(cand) < sizeof(dir)) {
-			snprintf(dir, sizeof(dir), "%s", cand);
+		/* the result is used, as pd2bw_datadir()'s is */
+		if (is_dir(cand) &&
+		    snprintf(dir, sizeof(dir), "%s", cand) < (int)sizeof(dir))
 			break;
-		}
+		dir[0] = 0;
 	}
 	return dir;
 }
