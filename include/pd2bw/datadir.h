@@ -25,8 +25,8 @@ const char *pd2bw_datadir(void);
  * then pd2bw_datadir()/models/NAME.yaml.  A name with a file's extension
  * (.yaml, .yml, .json, .txt) found in none comes back as it was, for the
  * caller's "cannot open" message; any other name found in none is
- * reported, naming the zoo's directories, and gives NULL.  Returns arg,
- * buf (n bytes) or NULL.
+ * reported, naming the zoo's directories and the nearest zoo name within
+ * a typo, and gives NULL.  Returns arg, buf (n bytes) or NULL.
  */
 const char *pd2bw_resolve_model(const char *arg, char *buf, size_t n);
 

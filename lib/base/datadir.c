@@ -3,6 +3,7 @@
  * and the resolution of model arguments (zoo names, Hugging Face model
  * directories).
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,10 +125,83 @@ file_like(const char *arg)
 	return 0;
 }
 
+/* Edit distance of a and b (insertions, deletions, substitutions), or
+ * a number over 64 for strings that long. */
+static int
+edits(const char *a, const char *b)
+{
+	int row[65], i, j, la = (int)strlen(a), lb = (int)strlen(b);
+
+	if (la > 64 || lb > 64)
+		return 65;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0], up;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * The zoo model in dirs[0..nd) nearest to name, into near (n bytes),
+ * when one is within a typo (two edits, or a quarter of the name, the
+ * first in byte order of those as near): 1, else 0.
+ */
+static int
+nearest_model(const char *name, const char *const *dirs, size_t nd,
+	      char *near, size_t n)
+{
+	int best = (int)strlen(name) / 4 > 2 ? (int)strlen(name) / 4 : 2;
+	int found = 0;
+	size_t i;
+
+	for (i = 0; i < nd; i++) {
+		DIR *d = *dirs[i] ? opendir(dirs[i]) : NULL;
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char stem[256];
+			size_t l = strlen(e->d_name);
+			int k;
+
+			if (l <= 5 || l - 5 >= sizeof(stem) ||
+			    strcmp(e->d_name + l - 5, ".yaml"))
+				continue;
+			memcpy(stem, e->d_name, l - 5);
+			stem[l - 5] = 0;
+			k = edits(name, stem);
+			/* ties to the first in byte order: readdir()'s
+			 * order is the file system's */
+			if (k < best ||
+			    (k == best && (!found || strcmp(stem, near) < 0))) {
+				best = k;
+				found = 1;
+				snprintf(near, n, "%s", stem);
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
 const char *
 pd2bw_resolve_model(const char *arg, char *buf, size_t n)
 {
-	char installed[PATH_MAX + 16];
+	char installed[PATH_MAX + 16], near[256];
 	const char *dirs[3];
 	size_t i;
 
@@ -150,8 +224,12 @@ pd2bw_resolve_model(const char *arg, char *buf, size_t n)
 	}
 	if (file_like(arg))
 		return arg;
+	near[0] = 0;
+	nearest_model(arg, dirs, sizeof(dirs) / sizeof(dirs[0]), near,
+		      sizeof(near));
 	pd2bw_error("no file '%s', nor a model of that name in the zoo "
-		    "(models/ here%s%s, %s)",
-		    arg, *dirs[1] ? ", " : "", dirs[1], installed);
+		    "(models/ here%s%s, %s)%s%s%s",
+		    arg, *dirs[1] ? ", " : "", dirs[1], installed,
+		    *near ? "; did you mean '" : "", near, *near ? "'?" : "");
 	return NULL;
 }
