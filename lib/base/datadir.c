@@ -25,14 +25,51 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * Into dir (PATH_MAX bytes): the running executable's path without its
+ * last up components (1: its directory, 2: the one above).  0, or -1
+ * when it cannot be read or is not that deep.
+ */
+static int
+exe_above(char *dir, int up)
+{
+	ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
+
+	if (n <= 0)
+		return -1;
+	dir[n] = 0;
+	while (up-- > 0) {
+		char *slash = strrchr(dir, '/');
+
+		if (!slash || slash == dir)
+			return -1;
+		*slash = 0;
+	}
+	return 0;
+}
+
+/*
+ * Into dir (PATH_MAX bytes) the directory sub of base when it exists:
+ * 1, else 0.  The copy's result is used: at -O1 GCC cannot see that the
+ * check leaves room, and warns otherwise.
+ */
+static int
+sub_dir(char *dir, const char *base, const char *sub)
+{
+	char cand[PATH_MAX + 64];
+
+	return snprintf(cand, sizeof(cand), "%s/%s", base, sub) <
+		       (int)sizeof(cand) &&
+	       is_dir(cand) &&
+	       snprintf(dir, PATH_MAX, "%s", cand) < PATH_MAX;
+}
+
 const char *
 pd2bw_datadir(void)
 {
 	static char dir[PATH_MAX];
 	static int done;
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
+	char prefix[PATH_MAX];
 
 	if (done)
 		return dir;
@@ -40,29 +77,9 @@ pd2bw_datadir(void)
 	snprintf(dir, sizeof(dir), "%s", PD2BW_DATADIR);
 	/* DATADIR is fixed at build time; PREFIX and DESTDIR at install
 	 * time may put the programs elsewhere, so look next to them
-	 * first. */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return dir;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return dir;
-	*slash = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return dir;
-	/* <prefix>/bin/prog -> <prefix>/share/pd2bw */
-	*slash = 0;
-	if (strlen(exe) + sizeof("/share/pd2bw") < sizeof(exe)) {
-		char cand[PATH_MAX];
-
-		/* the result is used: at -O1, GCC cannot see that the
-		 * length check above leaves room, and warns otherwise */
-		if (snprintf(cand, sizeof(cand), "%s/share/pd2bw", exe) <
-		    (int)sizeof(cand) && is_dir(cand))
-			snprintf(dir, sizeof(dir), "%s", cand);
-	}
+	 * first: <prefix>/bin/prog -> <prefix>/share/pd2bw */
+	if (exe_above(prefix, 2) == 0 && !sub_dir(dir, prefix, "share/pd2bw"))
+		snprintf(dir, sizeof(dir), "%s", PD2BW_DATADIR);
 	return dir;
 }
 
@@ -78,35 +95,20 @@ checkout_models(void)
 {
 	static char dir[PATH_MAX];
 	static int done;
-	char exe[PATH_MAX], cand[PATH_MAX + 32];
-	ssize_t n;
+	char top[PATH_MAX], src[PATH_MAX + 32];
 	int up;
 
 	if (done)
 		return dir;
 	done = 1;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return dir;
-	exe[n] = 0;
-	for (up = 0; up < 3; up++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash || slash == exe)
+	for (up = 2; up <= 3; up++) {
+		if (exe_above(top, up) != 0)
 			break;
-		*slash = 0;
-		if (up == 0)
-			continue; /* the executable's own directory */
-		snprintf(cand, sizeof(cand), "%s/lib/base/datadir.c", exe);
-		if (access(cand, F_OK) != 0)
-			continue;
-		snprintf(cand, sizeof(cand), "%s/models", exe);
-		/* the result is used, as pd2bw_datadir()'s is */
-		if (is_dir(cand) &&
-		    snprintf(dir, sizeof(dir), "%s", cand) < (int)sizeof(dir))
-			break;
-		dir[0] = 0;
+		snprintf(src, sizeof(src), "%s/lib/base/datadir.c", top);
+		if (access(src, F_OK) == 0 && sub_dir(dir, top, "models"))
+			return dir;
 	}
+	dir[0] = 0;
 	return dir;
 }
 
