@@ -1204,9 +1204,13 @@ out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
 	if (ret == 0 && !quiet && !(output && !strcmp(output, "-"))) {
-		char unweighed[256];
+		char unweighed[320], why[256];
+		/* a model whose sequence splits over two ranks (the
+		 * check any degree the search weighs passes) */
+		int cp_ok = is_model && tc.have_model &&
+			    !analytic_cp_check(&tc.model, 2, why, sizeof(why));
 
-		par_opts_unweighed(&po, &so, &co, unweighed,
+		par_opts_unweighed(&po, &so, &co, cp_ok, unweighed,
 				   sizeof(unweighed));
 		next_steps(&plan, output, evaluate, nemit > 0, timeline,
 			   po.have_rt, every_arg, unweighed);

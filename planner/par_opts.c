@@ -274,10 +274,10 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 
 void
 par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
-		   const struct cost_opts *co, char *buf, size_t n)
+		   const struct cost_opts *co, int cp_ok, char *buf, size_t n)
 {
 	unsigned zero = 0, rc;
-	int offload = 0, selective = 0, s, d, z;
+	int offload = 0, selective = 0, cp = 0, s, d, z;
 	size_t k = 0;
 
 	for (s = 0; s < PLAN_NSCHED; s++)
@@ -292,7 +292,11 @@ par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 			zero |= d > 1 ? rt->zero_pipe_mask : rt->zero_mask;
 			offload |= d == 1 && rt->offload;
 			selective |= rt->selective;
+			cp |= rt->cp;
 		}
+	/* a degree above 1 given: the search weighed context parallelism */
+	for (z = 0; z < p->ncp; z++)
+		cp &= p->cps[z] <= 1;
 	zero &= optimizer_zero(p) & ~so->zero_mask & 0xeu;
 	rc = ~so->rc_mask & ((1u << PROF_RC_FULL) |
 			     (selective ? 1u << PROF_RC_SELECTIVE : 0));
@@ -306,6 +310,11 @@ par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 	if (offload && !(so->offload_mask & 2))
 		k += (size_t)snprintf(buf + k, k < n ? n - k : 0,
 				      "%sactivation offload (--offload)",
+				      k ? ", " : "");
+	if (cp && cp_ok)
+		k += (size_t)snprintf(buf + k, k < n ? n - k : 0,
+				      "%scontext parallelism "
+				      "(--context-parallel)",
 				      k ? ", " : "");
 	if (rc)
 		snprintf(buf + k, k < n ? n - k : 0, "%s%s recomputation (-r)",

@@ -164,14 +164,16 @@ void par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 /*
  * The memory savers the runtimes of the searched schedules (co's, by
  * cost_runtime()) can run that the search so did not weigh: ZeRO stages,
- * activation offload, selective and full recomputation, each with the
- * option that weighs it ("ZeRO-2, ZeRO-3 (--zero), activation offload
- * (--offload)").  Writes "" when there is none.  For the hint after a
- * plan that memory binds.
+ * activation offload, selective and full recomputation, and context
+ * parallelism where cp_ok (a model that can split its sequence over 2
+ * ranks, searched at degree 1 alone), each with the option that weighs
+ * it ("ZeRO-2, ZeRO-3 (--zero), activation offload (--offload)").
+ * Writes "" when there is none.  For the hint after a plan that memory
+ * binds.
  */
-void par_opts_unweighed(const struct par_opts *p,
-			const struct search_opts *so,
-			const struct cost_opts *co, char *buf, size_t n);
+void par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
+			const struct cost_opts *co, int cp_ok, char *buf,
+			size_t n);
 
 /* The --help lines of the options both subcommands describe alike
  * (--expert-tensor-parallel to --offload). */
