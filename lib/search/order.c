@@ -365,14 +365,134 @@ search_cand_list_of(const struct search_chain *sc, int nsc,
 	return l;
 }
 
-/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
- * them in pk->top. */
+/*
+ * Quickselect of bounds: a[k] (k < n) where a sort of a[0..n) puts it
+ * (none NaN), the smaller ones before it.  The partitions are Lomuto's
+ * without a branch (the bounds' order is random: a branch on each would
+ * be mispredicted half the time); a second one takes the pivot's equals
+ * off, so that each round takes one away at least.
+ */
+static double
+lb_select(double *a, long n, long k)
+{
+	long lo = 0, hi = n; /* a[k] in a[lo..hi) */
+
+	while (hi - lo > 1) {
+		double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1], p;
+		long i, st = lo;
+
+		/* the median of the three */
+		p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		for (i = lo; i < hi; i++) {
+			double v = a[i];
+
+			a[i] = a[st];
+			a[st] = v;
+			st += v < p;
+		}
+		if (k < st) {
+			hi = st;
+			continue;
+		}
+		for (i = st; i < hi; i++) {
+			double v = a[i];
+
+			a[i] = a[st];
+			a[st] = v;
+			st += v <= p;
+		}
+		if (k < st)
+			return p;
+		lo = st;
+	}
+	return a[k];
+}
+
+#define TRIM_SAMPLE 512 /* pick_trim()'s sample of the bounds */
+#define TRIM_MARGIN 40  /* ranks each side of k's in it (3.5 sigma) */
+
+/*
+ * The k-th smallest (from 0) of the bounds of h[0..n) (none NaN), buf
+ * room for n.  Quickselect's every comparison is a coin's toss, and
+ * mispredicted half the time; instead the bounds of a sample spread
+ * over h bracket the k-th (by their ranks around k's), one pass without
+ * branches counts those under the bracket and copies those in it, about
+ * a tenth, and only they are selected.  Should the sample miss (the
+ * bracket's rank past k's either way), all of them are.
+ */
+static double
+trim_bound(const struct cand *h, long n, long k, double *buf)
+{
+	double s[TRIM_SAMPLE], lo = -INFINITY, hi = INFINITY;
+	long i, nb = 0, under = 0;
+
+	if (n >= 4 * TRIM_SAMPLE) {
+		long r = (long)((double)k * TRIM_SAMPLE / n);
+		long rlo = r - TRIM_MARGIN, rhi = r + TRIM_MARGIN;
+
+		for (i = 0; i < TRIM_SAMPLE; i++)
+			s[i] = h[(2 * i + 1) * n / (2 * TRIM_SAMPLE)].lb;
+		/* lb_select() leaves the smaller ones before the k-th */
+		if (rhi < TRIM_SAMPLE)
+			hi = lb_select(s, TRIM_SAMPLE, rhi);
+		else
+			rhi = TRIM_SAMPLE;
+		if (rlo >= 0)
+			lo = lb_select(s, rhi, rlo);
+		for (i = 0; i < n; i++) {
+			double v = h[i].lb;
+
+			under += v < lo;
+			buf[nb] = v;
+			nb += v >= lo && v <= hi;
+		}
+		if (k >= under && k < under + nb)
+			return lb_select(buf, nb, k - under);
+	}
+	for (i = 0; i < n; i++)
+		buf[i] = h[i].lb;
+	return lb_select(buf, n, k);
+}
+
+/*
+ * Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top.  Their bounds alone are selected, the cap-th smallest
+ * t (trim_bound()), the candidates being five times the size and most
+ * of them going: those under t are kept, and of those at t the smallest
+ * fields, which cand_select() picks among them alone.  Which order the
+ * kept ones are in does not matter: search_pick_at() puts them in
+ * cand_cmp's, a total order.
+ */
 static void
 pick_trim(struct pick *pk)
 {
-	cand_select(pk->h, pk->n, pk->cap - 1);
-	pk->n = pk->cap;
-	pk->top = pk->h[pk->cap - 1];
+	struct cand *h = pk->h;
+	long n = pk->n, cap = pk->cap, i, lt, le, j;
+	double t;
+
+	if (pk->nkeys < n) {
+		pk->keys = xrealloc(pk->keys, (size_t)n * sizeof(*pk->keys));
+		pk->nkeys = n;
+	}
+	t = trim_bound(h, n, cap - 1, pk->keys);
+	/* at most t: cap of them or more (each copied, which costs less
+	 * than a branch mispredicted every other time) */
+	for (i = le = 0; i < n; i++) {
+		h[le] = h[i];
+		le += h[le].lb <= t;
+	}
+	/* under t first (fewer than cap), then those at t */
+	for (lt = 0, j = le; lt < j;) {
+		if (h[lt].lb < t)
+			lt++;
+		else if (!(h[j - 1].lb < t))
+			j--;
+		else
+			cand_swap(&h[lt++], &h[--j]);
+	}
+	cand_select(h + lt, le - lt, cap - 1 - lt);
+	pk->n = cap;
+	pk->top = h[cap - 1];
 	pk->full = 1;
 }
 

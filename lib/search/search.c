@@ -678,6 +678,7 @@ out:
 	if (pk.h != v)
 		free(pk.h);
 	free(v);
+	free(pk.keys);
 	search_crew_stop(&cw);
 	search_ctx_release(&x);
 	return ret;

@@ -92,6 +92,8 @@ struct pick {
 	struct visit vt;
 	struct cand *h; /* [2 cap] */
 	long n, cap;
+	double *keys;   /* [nkeys]: pick_trim()'s bounds */
+	long nkeys;
 	const struct cand *after;
 	struct cand top;
 	int full;       /* top is set */
