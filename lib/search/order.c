@@ -412,18 +412,19 @@ lb_select(double *a, long n, long k)
 #define TRIM_MARGIN 40  /* ranks each side of k's in it (3.5 sigma) */
 
 /*
- * The k-th smallest (from 0) of the bounds of h[0..n) (none NaN), buf
- * room for n.  Quickselect's every comparison is a coin's toss, and
- * mispredicted half the time; instead the bounds of a sample spread
- * over h bracket the k-th (by their ranks around k's), one pass without
- * branches counts those under the bracket and copies those in it, about
- * a tenth, and only they are selected.  Should the sample miss (the
- * bracket's rank past k's either way), all of them are.
+ * The k-th smallest (from 0) of the bounds of h[0..n) (none NaN), and in
+ * *le how many are at most it; buf room for n.  Quickselect's every
+ * comparison is a coin's toss, and mispredicted half the time; instead
+ * the bounds of a sample spread over h bracket the k-th (by their ranks
+ * around k's), one pass without branches counts those under the bracket
+ * and copies those in it, about a tenth, and only they are selected.
+ * Should the sample miss (the bracket's rank past k's either way), all
+ * of them are.
  */
 static double
-trim_bound(const struct cand *h, long n, long k, double *buf)
+trim_bound(const struct cand *h, long n, long k, double *buf, long *le)
 {
-	double s[TRIM_SAMPLE], lo = -INFINITY, hi = INFINITY;
+	double s[TRIM_SAMPLE], lo = -INFINITY, hi = INFINITY, t;
 	long i, nb = 0, under = 0;
 
 	if (n >= 4 * TRIM_SAMPLE) {
@@ -446,41 +447,60 @@ trim_bound(const struct cand *h, long n, long k, double *buf)
 			buf[nb] = v;
 			nb += v >= lo && v <= hi;
 		}
-		if (k >= under && k < under + nb)
-			return lb_select(buf, nb, k - under);
 	}
-	for (i = 0; i < n; i++)
-		buf[i] = h[i].lb;
-	return lb_select(buf, n, k);
+	if (!(k >= under && k < under + nb)) {
+		for (i = 0; i < n; i++)
+			buf[i] = h[i].lb;
+		under = 0;
+		nb = n;
+	}
+	t = lb_select(buf, nb, k - under);
+	for (i = 0, *le = under; i < nb; i++)
+		*le += buf[i] <= t;
+	return t;
 }
 
 /*
  * Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
  * them in pk->top.  Their bounds alone are selected, the cap-th smallest
  * t (trim_bound()), the candidates being five times the size and most
- * of them going: those under t are kept, and of those at t the smallest
- * fields, which cand_select() picks among them alone.  Which order the
- * kept ones are in does not matter: search_pick_at() puts them in
- * cand_cmp's, a total order.
+ * of them going: those at most t are put first, and of those at t the
+ * smallest fields kept, which cand_select() picks among them alone.
+ * Which order the kept ones are in does not matter: search_pick_at()
+ * puts them in cand_cmp's, a total order.
  */
 static void
 pick_trim(struct pick *pk)
 {
 	struct cand *h = pk->h;
-	long n = pk->n, cap = pk->cap, i, lt, le, j;
+	long n = pk->n, cap = pk->cap, i, lt, le, j, nh = 0, nm = 0;
+	long *hole, *mover;
 	double t;
 
 	if (pk->nkeys < n) {
 		pk->keys = xrealloc(pk->keys, (size_t)n * sizeof(*pk->keys));
+		pk->at = xrealloc(pk->at, (size_t)n * sizeof(*pk->at));
 		pk->nkeys = n;
 	}
-	t = trim_bound(h, n, cap - 1, pk->keys);
-	/* at most t: cap of them or more (each copied, which costs less
-	 * than a branch mispredicted every other time) */
-	for (i = le = 0; i < n; i++) {
-		h[le] = h[i];
-		le += h[le].lb <= t;
+	t = trim_bound(h, n, cap - 1, pk->keys, &le);
+	/*
+	 * Those above t among the first le are holes, those at most t after
+	 * them fill them, as many: their places listed without a branch
+	 * (each would be a coin's toss), then the few copied (copying each
+	 * in place is three times the memory written).
+	 */
+	hole = pk->at;
+	mover = pk->at + le;
+	for (i = 0; i < le; i++) {
+		hole[nh] = i;
+		nh += h[i].lb > t;
 	}
+	for (i = le; i < n; i++) {
+		mover[nm] = i;
+		nm += h[i].lb <= t;
+	}
+	for (i = 0; i < nh; i++)
+		h[hole[i]] = h[mover[i]];
 	/* under t first (fewer than cap), then those at t */
 	for (lt = 0, j = le; lt < j;) {
 		if (h[lt].lb < t)

@@ -679,6 +679,7 @@ out:
 		free(pk.h);
 	free(v);
 	free(pk.keys);
+	free(pk.at);
 	search_crew_stop(&cw);
 	search_ctx_release(&x);
 	return ret;

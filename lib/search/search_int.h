@@ -93,6 +93,7 @@ struct pick {
 	struct cand *h; /* [2 cap] */
 	long n, cap;
 	double *keys;   /* [nkeys]: pick_trim()'s bounds */
+	long *at;       /* [nkeys]: and places */
 	long nkeys;
 	const struct cand *after;
 	struct cand top;
