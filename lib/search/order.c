@@ -461,19 +461,19 @@ trim_bound(const struct cand *h, long n, long k, double *buf, long *le)
 }
 
 /*
- * Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
- * them in pk->top.  Their bounds alone are selected, the cap-th smallest
- * t (trim_bound()), the candidates being five times the size and most
- * of them going: those at most t are put first, and of those at t the
- * smallest fields kept, which cand_select() picks among them alone.
- * Which order the kept ones are in does not matter: search_pick_at()
- * puts them in cand_cmp's, a total order.
+ * cand_select() of h[0..n) (k < n), pk's room for n bounds and places:
+ * by the bounds alone, the k-th smallest t (trim_bound()), the
+ * candidates being five times the size and few of them moving.  Those
+ * above t among the first at most t are holes, and those at most t after
+ * them fill them, as many: their places listed without a branch (each
+ * would be a coin's toss), then those few swapped, or copied where the
+ * ones past h[k] are not kept (keep 0: what is left there is not read).
+ * Then those under t first, and cand_select() among those at t alone.
  */
 static void
-pick_trim(struct pick *pk)
+cand_select_lb(struct pick *pk, struct cand *h, long n, long k, int keep)
 {
-	struct cand *h = pk->h;
-	long n = pk->n, cap = pk->cap, i, lt, le, j, nh = 0, nm = 0;
+	long i, lt, le, j, nh = 0, nm = 0;
 	long *hole, *mover;
 	double t;
 
@@ -482,13 +482,7 @@ pick_trim(struct pick *pk)
 		pk->at = xrealloc(pk->at, (size_t)n * sizeof(*pk->at));
 		pk->nkeys = n;
 	}
-	t = trim_bound(h, n, cap - 1, pk->keys, &le);
-	/*
-	 * Those above t among the first le are holes, those at most t after
-	 * them fill them, as many: their places listed without a branch
-	 * (each would be a coin's toss), then the few copied (copying each
-	 * in place is three times the memory written).
-	 */
+	t = trim_bound(h, n, k, pk->keys, &le);
 	hole = pk->at;
 	mover = pk->at + le;
 	for (i = 0; i < le; i++) {
@@ -500,8 +494,11 @@ pick_trim(struct pick *pk)
 		nm += h[i].lb <= t;
 	}
 	for (i = 0; i < nh; i++)
-		h[hole[i]] = h[mover[i]];
-	/* under t first (fewer than cap), then those at t */
+		if (keep)
+			cand_swap(&h[hole[i]], &h[mover[i]]);
+		else
+			h[hole[i]] = h[mover[i]];
+	/* under t first (at most k of them), then those at t */
 	for (lt = 0, j = le; lt < j;) {
 		if (h[lt].lb < t)
 			lt++;
@@ -510,9 +507,20 @@ pick_trim(struct pick *pk)
 		else
 			cand_swap(&h[lt++], &h[--j]);
 	}
-	cand_select(h + lt, le - lt, cap - 1 - lt);
-	pk->n = cap;
-	pk->top = h[cap - 1];
+	cand_select(h + lt, le - lt, k - lt);
+}
+
+/*
+ * Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top.  Which order the kept ones are in does not matter:
+ * search_pick_at() puts them in cand_cmp's, a total order.
+ */
+static void
+pick_trim(struct pick *pk)
+{
+	cand_select_lb(pk, pk->h, pk->n, pk->cap - 1, 0);
+	pk->n = pk->cap;
+	pk->top = pk->h[pk->cap - 1];
 	pk->full = 1;
 }
 
@@ -535,7 +543,8 @@ search_pick_at(struct pick *pk, long i)
 	if (want > pk->n)
 		want = pk->n;
 	if (want < pk->n)
-		cand_select(pk->h + from, pk->n - from, want - from - 1);
+		cand_select_lb(pk, pk->h + from, pk->n - from, want - from - 1,
+			       1);
 	cand_sort(pk->h + from, want - from);
 	pk->sorted = want;
 	return &pk->h[i];
