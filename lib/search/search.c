@@ -678,6 +678,7 @@ out:
 	if (pk.h != v)
 		free(pk.h);
 	free(v);
+	free(pk.lbs);
 	free(pk.keys);
 	free(pk.at);
 	search_crew_stop(&cw);
