@@ -445,7 +445,7 @@ trim_bound(const double *lb, long n, long k, double *buf, long *le)
 
 			under += v < lo;
 			buf[nb] = v;
-			nb += v >= lo && v <= hi;
+			nb += (v >= lo) & (v <= hi); /* & not &&: no branch */
 		}
 	}
 	if (!(k >= under && k < under + nb)) {
