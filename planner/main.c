@@ -452,29 +452,40 @@ keep_freed_memory(void)
  * MB) in capacity's sweep, 0.1 to 0.15 s of its 0.6 s of CPU time on a
  * virtual machine.  In transparent huge pages, where the system lends
  * them on request (transparent_hugepage/enabled "madvise"; glibc's own
- * glibc.malloc.hugetlb=1 asks them so), 2 MB fault in at once: one block
- * below the mmap threshold makes the heap grow by HEAP_PAD more
- * (M_TOP_PAD), that room is asked for in huge pages, and the block goes
- * back to the heap's top, which keep_freed_memory() keeps.  Only
- * addresses: a page costs nothing until touched.  Where the room cannot
- * be had the heap grows as before.
+ * glibc.malloc.hugetlb=1 asks them so), 2 MB fault in at once: the heap's
+ * first block makes it grow by HEAP_PAD more (M_TOP_PAD), and that room
+ * is asked for in huge pages.  Only addresses: a page costs nothing until
+ * touched.  Where the room cannot be had the heap grows as before.
+ *
+ * The break starts at a random page (ASLR), and a huge page maps only
+ * where no page of its 2 MB was touched before the madvise(): the
+ * heap's start is moved (addresses skipped) to the last page below a
+ * huge page boundary, the one page malloc() writes its first block's
+ * and its top's headers to before the advice.  Else the heap's first
+ * 0 to 2 MB, what a run touches first, fault a page at a time (up to
+ * 500 faults, a fifth of a search's time, varying run to run).
  */
 static void
 heap_huge_pages(void)
 {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
-	char *p;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *b = sbrk(0), *p, *end;
+	uintptr_t skip;
 
+	if (b == (char *)-1 || pg <= 0 || (size_t)pg >= HEAP_HUGE)
+		return;
+	skip = (-(uintptr_t)b - (uintptr_t)pg) & (HEAP_HUGE - 1);
+	if (skip && sbrk((intptr_t)skip) == (void *)-1)
+		return;
+	b += skip;
 	mallopt(M_TOP_PAD, (int)HEAP_PAD);
-	p = malloc(16 << 20); /* more than the top holds: the heap grows */
-	if (p) {
-		char *a = p + (-(uintptr_t)p & (HEAP_HUGE - 1));
-		char *end = sbrk(0);
-
-		/* the heap's, from the block's first huge page on */
-		if (p < end && a < end)
-			madvise(a, (size_t)(end - a), MADV_HUGEPAGE);
-	}
+	/* the heap's first: it grows (a heap there already would not
+	 * move the break, and goes without) */
+	p = malloc((size_t)pg / 4);
+	end = sbrk(0);
+	if (p && (char *)p >= b && (char *)p < b + pg && end > b + pg)
+		madvise(b + pg, (size_t)(end - b - pg), MADV_HUGEPAGE);
 	free(p);
 	mallopt(M_TOP_PAD, 128 << 10); /* glibc's default */
 #endif

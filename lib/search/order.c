@@ -365,12 +365,177 @@ search_cand_list_of(const struct search_chain *sc, int nsc,
 	return l;
 }
 
-/* Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
- * them in pk->top. */
+/*
+ * Quickselect of bounds: a[k] (k < n) where a sort of a[0..n) puts it
+ * (none NaN), the smaller ones before it.  The partitions are Lomuto's
+ * without a branch (the bounds' order is random: a branch on each would
+ * be mispredicted half the time); a second one takes the pivot's equals
+ * off, so that each round takes one away at least.
+ */
+static double
+lb_select(double *a, long n, long k)
+{
+	long lo = 0, hi = n; /* a[k] in a[lo..hi) */
+
+	while (hi - lo > 1) {
+		double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1], p;
+		long i, st = lo;
+
+		/* the median of the three */
+		p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		for (i = lo; i < hi; i++) {
+			double v = a[i];
+
+			a[i] = a[st];
+			a[st] = v;
+			st += v < p;
+		}
+		if (k < st) {
+			hi = st;
+			continue;
+		}
+		for (i = st; i < hi; i++) {
+			double v = a[i];
+
+			a[i] = a[st];
+			a[st] = v;
+			st += v <= p;
+		}
+		if (k < st)
+			return p;
+		lo = st;
+	}
+	return a[k];
+}
+
+#define TRIM_SAMPLE 512 /* pick_trim()'s sample of the bounds */
+#define TRIM_MARGIN 40  /* ranks each side of k's in it (3.5 sigma) */
+
+/*
+ * The k-th smallest (from 0) of bounds lb[0..n) (none NaN), and in *le
+ * how many are at most it; buf room for n.  Quickselect's every
+ * comparison is a coin's toss, and mispredicted half the time; instead
+ * the bounds of a sample spread over them bracket the k-th (by their
+ * ranks around k's), one pass without branches counts those under the
+ * bracket and copies those in it, about a tenth, and only they are
+ * selected.  Should the sample miss (the bracket's rank past k's either
+ * way), all of them are.
+ */
+static double
+trim_bound(const double *lb, long n, long k, double *buf, long *le)
+{
+	double s[TRIM_SAMPLE], lo = -INFINITY, hi = INFINITY, t;
+	long i, nb = 0, under = 0;
+
+	if (n >= 4 * TRIM_SAMPLE) {
+		long r = (long)((double)k * TRIM_SAMPLE / n);
+		long rlo = r - TRIM_MARGIN, rhi = r + TRIM_MARGIN;
+
+		for (i = 0; i < TRIM_SAMPLE; i++)
+			s[i] = lb[(2 * i + 1) * n / (2 * TRIM_SAMPLE)];
+		/* lb_select() leaves the smaller ones before the k-th */
+		if (rhi < TRIM_SAMPLE)
+			hi = lb_select(s, TRIM_SAMPLE, rhi);
+		else
+			rhi = TRIM_SAMPLE;
+		if (rlo >= 0)
+			lo = lb_select(s, rhi, rlo);
+		for (i = 0; i < n; i++) {
+			double v = lb[i];
+
+			under += v < lo;
+			buf[nb] = v;
+			nb += (v >= lo) & (v <= hi); /* & not &&: no branch */
+		}
+	}
+	if (!(k >= under && k < under + nb)) {
+		memcpy(buf, lb, (size_t)n * sizeof(*buf));
+		under = 0;
+		nb = n;
+	}
+	t = lb_select(buf, nb, k - under);
+	for (i = 0, *le = under; i < nb; i++)
+		*le += buf[i] <= t;
+	return t;
+}
+
+/* Room in pk's arrays of bounds and places for n. */
+static void
+pick_room(struct pick *pk, long n)
+{
+	if (pk->room >= n)
+		return;
+	pk->lbs = xrealloc(pk->lbs, (size_t)n * sizeof(*pk->lbs));
+	pk->keys = xrealloc(pk->keys, (size_t)n * sizeof(*pk->keys));
+	pk->at = xrealloc(pk->at, (size_t)n * sizeof(*pk->at));
+	pk->room = n;
+}
+
+/*
+ * cand_select() of h = pk->h + from, n of them (k < n), their bounds in
+ * pk->lbs + from: by the bounds alone, the k-th smallest t
+ * (trim_bound()), the candidates being five times the size and few of
+ * them moving.  Those above t among the first at most t are holes, and
+ * those at most t after them fill them, as many: their places listed
+ * without a branch (each would be a coin's toss), then those few swapped,
+ * or copied where the ones past h[k] are not kept (keep 0: what is left
+ * there is not read), their bounds alike.  Then those under t first, and
+ * cand_select() among those at t alone (whose bounds are all t).
+ */
+static void
+cand_select_lb(struct pick *pk, long from, long n, long k, int keep)
+{
+	struct cand *h = pk->h + from;
+	double *lb = pk->lbs + from, t;
+	long i, lt, le, j, nh = 0, nm = 0;
+	long *hole, *mover;
+
+	t = trim_bound(lb, n, k, pk->keys, &le);
+	hole = pk->at;
+	mover = pk->at + le;
+	for (i = 0; i < le; i++) {
+		hole[nh] = i;
+		nh += lb[i] > t;
+	}
+	for (i = le; i < n; i++) {
+		mover[nm] = i;
+		nm += lb[i] <= t;
+	}
+	for (i = 0; i < nh; i++) {
+		double x = lb[hole[i]];
+
+		lb[hole[i]] = lb[mover[i]];
+		if (keep) {
+			lb[mover[i]] = x;
+			cand_swap(&h[hole[i]], &h[mover[i]]);
+		} else {
+			h[hole[i]] = h[mover[i]];
+		}
+	}
+	/* under t first (at most k of them), then those at t */
+	for (lt = 0, j = le; lt < j;) {
+		if (lb[lt] < t) {
+			lt++;
+		} else if (!(lb[j - 1] < t)) {
+			j--;
+		} else {
+			lb[lt] = lb[--j];
+			lb[j] = t;
+			cand_swap(&h[lt++], &h[j]);
+		}
+	}
+	cand_select(h + lt, le - lt, k - lt);
+}
+
+/*
+ * Keep the cap smallest of pk->h in pk->h[0..cap) and the largest of
+ * them in pk->top.  Which order the kept ones are in does not matter:
+ * search_pick_at() puts them in cand_cmp's, a total order.
+ */
 static void
 pick_trim(struct pick *pk)
 {
-	cand_select(pk->h, pk->n, pk->cap - 1);
+	cand_select_lb(pk, 0, pk->n, pk->cap - 1, 0);
 	pk->n = pk->cap;
 	pk->top = pk->h[pk->cap - 1];
 	pk->full = 1;
@@ -395,7 +560,7 @@ search_pick_at(struct pick *pk, long i)
 	if (want > pk->n)
 		want = pk->n;
 	if (want < pk->n)
-		cand_select(pk->h + from, pk->n - from, want - from - 1);
+		cand_select_lb(pk, from, pk->n - from, want - from - 1, 1);
 	cand_sort(pk->h + from, want - from);
 	pk->sorted = want;
 	return &pk->h[i];
@@ -413,6 +578,7 @@ pick_offer(struct visit *vt, const struct cand *cd)
 		return;
 	if (!(cd->lb < pk->cut))
 		return;
+	pk->lbs[pk->n] = cd->lb;
 	pk->h[pk->n++] = *cd;
 	if (pk->n == 2 * pk->cap)
 		pick_trim(pk);
@@ -511,6 +677,7 @@ search_pick_next(struct pick *pk, const struct cand *after,
 	pk->after = after;
 	pk->full = 0;
 	pk->sorted = 0;
+	pick_room(pk, 2 * pk->cap);
 	/* the reason a runtime skipped them when that is all there is */
 	if (l && l->ncand[N] + l->nscr[N] > 0)
 		return pick_listed(pk, l, N, screened, stats);

@@ -678,6 +678,9 @@ out:
 	if (pk.h != v)
 		free(pk.h);
 	free(v);
+	free(pk.lbs);
+	free(pk.keys);
+	free(pk.at);
 	search_crew_stop(&cw);
 	search_ctx_release(&x);
 	return ret;
