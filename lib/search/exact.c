@@ -885,6 +885,29 @@ exact_gate_known(struct ctx *x, const struct cost_opts *o,
 }
 
 /*
+ * What search_exact_rest() learnt of a candidate whose gate let it
+ * through, kept with the gate's proofs (no, gate_no()'s; NULL: none):
+ * its uniform recomputation (uni) cannot simulate below fu, the floor
+ * of its stages under its best placement, nor its refinement (ref)
+ * below fr, the floor of those stages without recomputation
+ * (INFINITY: it fits under no placement).  The same links give the same
+ * partition and floors, so a later search of the memo (capacity's next
+ * size, whose bound is lower) turns it away at once instead of gating,
+ * solving and looking up its floors again; under a bound above a floor
+ * it goes through as before.  NAN: nothing learnt.
+ */
+static void
+floor_proof(double *no, int uni, int ref, double fu, double fr)
+{
+	if (!no)
+		return;
+	if (uni && fu > no[0])
+		no[0] = fu;
+	if (ref && fr > no[1])
+		no[1] = fr;
+}
+
+/*
  * x->st, x->first and the links of place in x->links: cd's stages under
  * place, whose search_solve_best() (with keep_best) just found it its best, as
  * search_solve() gives them: the copy search_solve_best() kept (the unbounded
@@ -969,7 +992,7 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
-		double fu, fr, t;
+		double fu, fr, t, *no = NULL;
 		int place, refine, uni, ref;
 
 		cd.lb = 0;
@@ -982,10 +1005,11 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref =
 		    refine && (place < 0 || !search_sims_has(sims, &cr, place));
-		if (!so->uniform && (uni || ref))
-			exact_gate_known(x, o, &cd, lv.bound, &mm,
-					 gate_no(x, &lv, i, &cd), &uni, &ref);
-		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
+		if (!so->uniform && (uni || ref)) {
+			no = gate_no(x, &lv, i, &cd);
+			exact_gate_known(x, o, &cd, lv.bound, &mm, no, &uni,
+					 &ref);
+		} else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
 			continue;
@@ -993,14 +1017,18 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		x->keep_best = !ev;
 		t = search_solve_best(x, o, so, &cd, INFINITY, &place);
 		x->keep_best = 0;
-		if (!isfinite(t))
+		if (!isfinite(t)) {
+			/* no placement fits: not under any bound */
+			floor_proof(no, uni, ref, INFINITY, INFINITY);
 			continue;
+		}
 		/* what its floors were on these links, in an earlier
 		 * search of the memo (capacity's sizes) */
 		uni = uni && !search_sims_has(sims, &cd, place);
 		ref = ref && !search_sims_has(sims, &cr, place);
 		fu = uni ? floor_known(x, &cd, place) : NAN;
 		fr = ref ? floor_known(x, &cr, place) : NAN;
+		floor_proof(no, uni, ref, fu, fr);
 		uni = uni && !(fu >= lv.bound);
 		ref = ref && !(fr >= lv.bound);
 		if (!uni && !ref)
@@ -1010,6 +1038,7 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			search_cfg_of(x, &cd, place, &g);
 			fu = cost_simulate_floor(x->st, &g);
 			floor_keep(x, &cd, place, fu);
+			floor_proof(no, 1, 0, fu, NAN);
 			if (fu < lv.bound)
 				exact_try(x, &cd, place, alts, ac, simt, nalt,
 					  k, &lv.bound,
@@ -1021,6 +1050,7 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
+			floor_proof(no, 0, 1, NAN, fr);
 			if (fr < lv.bound)
 				floor_keep_stages(x, &cr, place, nst);
 		} else if (fr < lv.bound &&
