@@ -13,6 +13,7 @@
 #include "pd2bw/capacity.h"
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
+#include "search_int.h"
 
 /* ---- the data ---- */
 
@@ -91,6 +92,68 @@ capacity_sizes(int max_nodes, int steps, int *out)
 }
 
 /* ---- planning ---- */
+
+/*
+ * What the best-first loop of a type's sizes learns of a candidate for
+ * the next (search.c's loop asks and keeps it, by the candidate's place
+ * in the memo's list, pk->from): a candidate its solve found no time for
+ * under a bound has none under any smaller one (its closed-form time,
+ * the least over its placements, reads the cluster through its grid's
+ * links alone, the same at every size of one place_segment()).  A larger
+ * cluster's search solves it under a bound no larger than the k-th best
+ * time the smaller one's found (its start), under or above which the
+ * smaller one solved every candidate it reaches: its solve would only
+ * look its answer up again in the memo's tables of fits, links and
+ * times (capacity's sweep: 185,000 of 260,000 solves).  The loop counts
+ * it solved and cut, as the solve would.  Not plain, which solves every
+ * candidate (tests/unit/test_search.c: test_memo_none, and
+ * test_memo_plain's statistics).
+ */
+static struct none_slot *
+none_slot(const struct pick *pk, long i, const struct cluster *cl)
+{
+	struct cand_list *l = pk->from;
+	struct none_slot *e;
+	long at;
+	int seg;
+
+	if (!l || !pk->at || i >= pk->n)
+		return NULL;
+	if (!l->none || l->ncl != cl) {
+		free(l->none);
+		l->none = xcalloc((size_t)l->n, sizeof(*l->none));
+		l->ncl = cl;
+	}
+	at = pk->at[i];
+	e = &l->none[at];
+	seg = place_segment(cl, l->gpus[at]);
+	if (e->seg != seg) {
+		e->seg = seg;
+		e->no = -INFINITY;
+	}
+	return e;
+}
+
+int
+search_none_known(const struct pick *pk, long i, const struct cluster *cl,
+		  double bound)
+{
+	const struct none_slot *e;
+
+	if (!pk->from || (e = none_slot(pk, i, cl)) == NULL)
+		return 0;
+	return bound <= e->no;
+}
+
+void
+search_none_keep(struct pick *pk, long i, const struct cluster *cl,
+		 double bound)
+{
+	struct none_slot *e;
+
+	if (pk->from && (e = none_slot(pk, i, cl)) != NULL && bound > e->no)
+		e->no = bound;
+}
 
 /*
  * The planner's message without "progname: " and the final newline; only

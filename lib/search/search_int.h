@@ -101,6 +101,10 @@ struct pick {
 	/* no candidate of this bound or above is kept (INFINITY: none):
 	 * the search would not solve it */
 	double cut;
+	/* taken from the memo's list from (else NULL): the place in it of
+	 * each of h[0..n) ([cap]), by which search_none_known() reads */
+	struct cand_list *from;
+	long *at;
 };
 
 /*
@@ -411,6 +415,14 @@ struct cand_list {
 	 * cluster rcl */
 	struct refine_mark *refs;
 	const struct cluster *rcl;
+	/* and the best-first loop's (KIND_PICK's list): no closed-form time
+	 * below no, by candidate (search_none_keep(); seg 0: none yet),
+	 * on cluster ncl */
+	struct none_slot {
+		double no;
+		int seg;
+	} *none;
+	const struct cluster *ncl;
 };
 
 struct search_memo {
@@ -645,6 +657,13 @@ const struct cand_list *search_cand_list_of(const struct search_chain *sc,
 					    const struct search_opts *so, int N,
 					    enum cand_kind kind);
 const struct cand *search_pick_at(struct pick *pk, long i);
+/* Whether an earlier search of the memo found pk's i-th candidate no
+ * time under a bound of bound or more (capacity's sizes; capacity.c),
+ * and keeping that it found none under bound. */
+int search_none_known(const struct pick *pk, long i, const struct cluster *cl,
+		      double bound);
+void search_none_keep(struct pick *pk, long i, const struct cluster *cl,
+		      double bound);
 long search_pick_next(struct pick *pk, const struct cand *after,
 		      const struct search_chain *sc, int nsc,
 		      const struct cluster *cl, const struct cost_opts *o,
