@@ -170,7 +170,7 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 {
 	struct lp_opts lo;
 	struct cost_cfg g;
-	double t0 = now_ms();
+	double t0 = lp_clock_ms(x);
 	int i, j, s, st_lp, ok = 1;
 
 	for (s = 0; s < cr->d; s++) {
@@ -194,7 +194,7 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 		if (ok && (!cr->offload || j == cr->d - 1))
 			ok = cost_simulate_floor(nst, &g) < bound;
 	}
-	x->stats->lp_ms += now_ms() - t0;
+	x->stats->lp_ms += lp_clock_ms(x) - t0;
 	return ok;
 }
 

@@ -130,7 +130,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 	search_cfg_of(x, cd, place, &g);
 	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
-	t0 = now_ms();
+	t0 = lp_clock_ms(x);
 	for (j = 0; j < cd->d && t < INFINITY; j++) {
 		s = ord[j];
 		st_lp = search_apply_lp_stage(x, &g, &lo, s);
@@ -139,7 +139,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 		    !(cost_iteration(nst, &g, terms) < bound))
 			t = INFINITY;
 	}
-	x->stats->lp_ms += now_ms() - t0;
+	x->stats->lp_ms += lp_clock_ms(x) - t0;
 	return t < INFINITY ? cost_iteration(x->st, &g, terms) : INFINITY;
 }
 

@@ -738,6 +738,16 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* now_ms() for the time spent in GLPK (stats->lp_ms), 0 in a brief
+ * search (capacity's sizes), which reports none: each reading of the
+ * process's clock is a system call (2 us in a virtual machine), and
+ * capacity's sweep took 5,400 of them. */
+static inline double
+lp_clock_ms(const struct ctx *x)
+{
+	return x->so->brief ? 0 : now_ms();
+}
+
 /* Table t (e, n, cap) of search_slot_find()'s emptied, its room kept (entries
  * that own nothing; one with no entry is empty already). */
 #define TABLE_EMPTY(t)                                                   \
