@@ -855,6 +855,34 @@ gate_no(struct ctx *x, struct lp_visit *lv, long i, const struct cand *cd)
 }
 
 /*
+ * lp_visit's known for search_exact_rest(): what the memo proved of the
+ * list's i-th candidate (gate_no()'s proofs) turns away both its uniform
+ * recomputation and, when it would be refined, its refinement under
+ * lv->bound, as the loop would find before any other work (capacity's
+ * sizes ask mostly the same candidates, most of them proved by the time
+ * a smaller size proved them under).
+ */
+static int
+exact_known(const struct lp_visit *lv, long i)
+{
+	const struct ctx *x = lv->x;
+	const struct cand_list *l = lv->from;
+	const struct cand *cd = &l->c[i];
+	const struct gate_slot *g;
+
+	if (x->so->uniform || x->so->plain || cd->m <= 0 || !l->gates ||
+	    l->gcl != x->cl)
+		return 0;
+	g = &l->gates[i];
+	if (g->seg != place_segment(x->cl, l->gpus[i]) ||
+	    !(lv->bound <= g->no[0]))
+		return 0;
+	return lv->bound <= g->no[1] || cd->r == PROF_RC_NONE ||
+	       x->so->lp_k <= 0 || cost_every_on(x->o) ||
+	       !cost_runtime(x->o, cd->sched, cd->d)->mixed_rc;
+}
+
+/*
  * exact_gate() under place_lo(), first from what it proved of cd in an
  * earlier search of the memo on these links (capacity's sizes; no: its
  * gate_no(), NULL: none): a proof under a bound holds under every
@@ -983,9 +1011,11 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	if (!isfinite(lv.bound))
 		return;
 	lv.vt.over = lv.bound; /* lp_visit_group()'s */
+	lv.known = exact_known;
+	lv.x = x;
 	lp_collect(&lv, sc, nsc, cl, o, so, N,
 		   lv.vt.sim == 2 ? KIND_SIM2 : KIND_SIM1);
-	x->stats->exact_taken += lv.n;
+	x->stats->exact_taken += lv.n + lv.skipped;
 	nst = xcalloc(sc[0].c->L, sizeof(*nst));
 	ord = xcalloc(sc[0].c->L, sizeof(*ord));
 	search_lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);

@@ -571,6 +571,12 @@ struct lp_visit {
 	 * at[i]-th candidate */
 	struct cand_list *from;
 	long *at;
+	/* with from, or NULL: whether the list's i-th candidate is known
+	 * (what the memo keeps by its place, for search x) to be turned
+	 * away under bound, then left out and counted in skipped */
+	int (*known)(const struct lp_visit *lv, long i);
+	struct ctx *x;
+	long skipped;
 };
 
 /*
