@@ -1016,8 +1016,10 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	lp_collect(&lv, sc, nsc, cl, o, so, N,
 		   lv.vt.sim == 2 ? KIND_SIM2 : KIND_SIM1);
 	x->stats->exact_taken += lv.n + lv.skipped;
-	nst = xcalloc(sc[0].c->L, sizeof(*nst));
-	ord = xcalloc(sc[0].c->L, sizeof(*ord));
+	/* filled before they are read (exact_floor_none(), floor_stages(),
+	 * exact_lp()): not zeroed, 16 KB a search */
+	nst = xmalloc((size_t)sc[0].c->L * sizeof(*nst));
+	ord = xmalloc((size_t)sc[0].c->L * sizeof(*ord));
 	search_lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;

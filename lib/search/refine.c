@@ -328,8 +328,9 @@ search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	lv.x = x;
 	lp_collect(&lv, sc, nsc, cl, o, so, N, KIND_LP);
 	x->stats->taken += lv.n + lv.skipped;
-	nst = xcalloc(L, sizeof(*nst));
-	ord = xcalloc(L, sizeof(*ord));
+	/* filled before they are read (apply_lp_under()): not zeroed */
+	nst = xmalloc((size_t)L * sizeof(*nst));
+	ord = xmalloc((size_t)L * sizeof(*ord));
 	search_lb_memo_init(&mm, so, sc, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;
