@@ -215,6 +215,7 @@ search_cand_list_release(struct cand_list *l)
 	free(l->gates);
 	free(l->refs);
 	free(l->none);
+	free(l->nseg);
 	memset(l, 0, sizeof(*l));
 }
 

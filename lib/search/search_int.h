@@ -416,12 +416,12 @@ struct cand_list {
 	struct refine_mark *refs;
 	const struct cluster *rcl;
 	/* and the best-first loop's (KIND_PICK's list): no closed-form time
-	 * below no, by candidate (search_none_keep(); seg 0: none yet),
-	 * on cluster ncl */
-	struct none_slot {
-		double no;
-		int seg;
-	} *none;
+	 * below none[i] (search_none_keep(); 0: nothing known), on cluster
+	 * ncl of nnodes nodes, each count of GPUs g placed in segments of
+	 * nseg[g] GPUs (place_segment(), up to the most any candidate
+	 * takes), as when they were found */
+	double *none;
+	int *nseg, nseg_n, nnodes;
 	const struct cluster *ncl;
 };
 
