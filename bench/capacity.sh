@@ -6,13 +6,15 @@
 # recomputation (a type's sizes share a memo, see search.h: the
 # candidates listed once for the largest size, the partitions solved,
 # what the gates proved, GLPK's answers).  Prints the median of 3 runs of
-# wall-clock and CPU time.  JOBS=1: 4.70 G instructions (valgrind
+# wall-clock and CPU time.  JOBS=1: 4.43 G instructions (valgrind
 # --tool=callgrind, the figure to compare: CPU time on the shared 2-core
-# machine moves by 0.1 s from run to run), about 0.45 s CPU where the
+# machine moves by 0.1 s from run to run), about 0.40 s CPU where the
 # system lends transparent huge pages on request (pd2bw-plan asks them
-# for its heap: 1,000 page faults, not 27,000), about 0.6 s where not;
-# 0.8 s before capspeed7, for the same instructions.  The history is in
-# git log.  The target is 0.5 s.
+# for its heap: about 1,000 page faults), about 0.55 s where not (13,500
+# page faults; a process denied them by prctl(PR_SET_THP_DISABLE));
+# 4.70 G, 0.45 s and 0.6 s before the sizes kept what the best-first
+# loop and the exact search's floors proved for one another (cap).  The
+# history is in git log.  The target is 0.5 s.
 #
 #   sh bench/capacity.sh [BUILD_DIR]      (default build; run `make` first)
 set -eu

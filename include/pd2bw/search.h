@@ -91,7 +91,8 @@ struct search_opts {
 				 alone: no binding or placement reason
 				 (p->bind_reason, p->place_reason NULL),
 				 which take more solves than the search
-				 (capacity) */
+				 (capacity); no time spent in GLPK kept
+				 (stats->lp_ms 0) */
 	/* Evaluate mode: a value > 0 (>= 0 for enums) fixes that choice. */
 	int fix_w, fix_d, fix_b, fix_sched, fix_rc, fix_place;
 };
@@ -122,7 +123,7 @@ struct search_stats {
 	long passes;       /* enumerations after the first, each taking
 			      the next batch of candidates in order */
 	long lp_solves;    /* GLPK stage problems */
-	double lp_ms;      /* time spent in them */
+	double lp_ms;      /* time spent in them (0 when brief) */
 	double ms;         /* CPU time of the search */
 	double kth_ms;     /* the k-th best closed-form time (k = 2 topk,
 			      before GLPK and the simulation re-score

@@ -360,6 +360,13 @@ cost_stages_extra_lb(const struct chain *c, const struct cost_cfg *g,
 	return (tp + host + p2p) * (1 - 1e-9);
 }
 
+/* Whether v[s] is v[s - 1] to the bit. */
+static int
+same_at(const double *v, int s)
+{
+	return !memcmp(&v[s], &v[s - 1], sizeof(*v));
+}
+
 /*
  * cost_stages_sync_lb(): the stages' parameters sum to the chain's, so
  * the stage with the most holds params / d or more, and its reduction
@@ -379,6 +386,15 @@ cost_stages_sync_lb(const struct chain *c, const struct cost_opts *o,
 		return 0;
 	params = chain_params(c, 0, c->L - 1) / g->d;
 	for (s = 0; s < g->d; s++) {
+		/* the reduction reads stage s through its ring's links
+		 * alone (and the context-parallel ring's): a stage on the
+		 * same links as the last, to the bit, adds the same (most
+		 * stages of a grid; capacity's sweep asks 250,000) */
+		if (s > 0 && same_at(l->ring_gb_s, s) &&
+		    same_at(l->ring_lat_us, s) &&
+		    (g->c <= 1 ||
+		     (same_at(l->cp_gb_s, s) && same_at(l->cp_lat_us, s))))
+			continue;
 		cost_dp_sync_ep(o, g, l, s, params, 0, &red, &gather);
 		least = fmin(least, red);
 	}

@@ -170,7 +170,7 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 {
 	struct lp_opts lo;
 	struct cost_cfg g;
-	double t0 = now_ms();
+	double t0 = lp_clock_ms(x);
 	int i, j, s, st_lp, ok = 1;
 
 	for (s = 0; s < cr->d; s++) {
@@ -194,7 +194,7 @@ exact_lp(struct ctx *x, const struct cand *cr, int place, double bound,
 		if (ok && (!cr->offload || j == cr->d - 1))
 			ok = cost_simulate_floor(nst, &g) < bound;
 	}
-	x->stats->lp_ms += now_ms() - t0;
+	x->stats->lp_ms += lp_clock_ms(x) - t0;
 	return ok;
 }
 
@@ -855,6 +855,34 @@ gate_no(struct ctx *x, struct lp_visit *lv, long i, const struct cand *cd)
 }
 
 /*
+ * lp_visit's known for search_exact_rest(): what the memo proved of the
+ * list's i-th candidate (gate_no()'s proofs) turns away both its uniform
+ * recomputation and, when it would be refined, its refinement under
+ * lv->bound, as the loop would find before any other work (capacity's
+ * sizes ask mostly the same candidates, most of them proved by the time
+ * a smaller size proved them under).
+ */
+static int
+exact_known(const struct lp_visit *lv, long i)
+{
+	const struct ctx *x = lv->x;
+	const struct cand_list *l = lv->from;
+	const struct cand *cd = &l->c[i];
+	const struct gate_slot *g;
+
+	if (x->so->uniform || x->so->plain || cd->m <= 0 || !l->gates ||
+	    l->gcl != x->cl)
+		return 0;
+	g = &l->gates[i];
+	if (g->seg != place_segment(x->cl, l->gpus[i]) ||
+	    !(lv->bound <= g->no[0]))
+		return 0;
+	return lv->bound <= g->no[1] || cd->r == PROF_RC_NONE ||
+	       x->so->lp_k <= 0 || cost_every_on(x->o) ||
+	       !cost_runtime(x->o, cd->sched, cd->d)->mixed_rc;
+}
+
+/*
  * exact_gate() under place_lo(), first from what it proved of cd in an
  * earlier search of the memo on these links (capacity's sizes; no: its
  * gate_no(), NULL: none): a proof under a bound holds under every
@@ -882,6 +910,29 @@ exact_gate_known(struct ctx *x, const struct cost_opts *o,
 		no[0] = bound;
 	if (no && r0 && !*ref && bound > no[1])
 		no[1] = bound;
+}
+
+/*
+ * What search_exact_rest() learnt of a candidate whose gate let it
+ * through, kept with the gate's proofs (no, gate_no()'s; NULL: none):
+ * its uniform recomputation (uni) cannot simulate below fu, the floor
+ * of its stages under its best placement, nor its refinement (ref)
+ * below fr, the floor of those stages without recomputation
+ * (INFINITY: it fits under no placement).  The same links give the same
+ * partition and floors, so a later search of the memo (capacity's next
+ * size, whose bound is lower) turns it away at once instead of gating,
+ * solving and looking up its floors again; under a bound above a floor
+ * it goes through as before.  NAN: nothing learnt.
+ */
+static void
+floor_proof(double *no, int uni, int ref, double fu, double fr)
+{
+	if (!no)
+		return;
+	if (uni && fu > no[0])
+		no[0] = fu;
+	if (ref && fr > no[1])
+		no[1] = fr;
 }
 
 /*
@@ -960,16 +1011,20 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	if (!isfinite(lv.bound))
 		return;
 	lv.vt.over = lv.bound; /* lp_visit_group()'s */
+	lv.known = exact_known;
+	lv.x = x;
 	lp_collect(&lv, sc, nsc, cl, o, so, N,
 		   lv.vt.sim == 2 ? KIND_SIM2 : KIND_SIM1);
-	x->stats->exact_taken += lv.n;
-	nst = xcalloc(sc[0].c->L, sizeof(*nst));
-	ord = xcalloc(sc[0].c->L, sizeof(*ord));
+	x->stats->exact_taken += lv.n + lv.skipped;
+	/* filled before they are read (exact_floor_none(), floor_stages(),
+	 * exact_lp()): not zeroed, 16 KB a search */
+	nst = xmalloc((size_t)sc[0].c->L * sizeof(*nst));
+	ord = xmalloc((size_t)sc[0].c->L * sizeof(*ord));
 	search_lb_memo_init(&mm, so, sc, nsc, sc[0].c->L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cr = cd;
 		struct cost_cfg g;
-		double fu, fr, t;
+		double fu, fr, t, *no = NULL;
 		int place, refine, uni, ref;
 
 		cd.lb = 0;
@@ -982,10 +1037,11 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		uni = place < 0;
 		ref =
 		    refine && (place < 0 || !search_sims_has(sims, &cr, place));
-		if (!so->uniform && (uni || ref))
-			exact_gate_known(x, o, &cd, lv.bound, &mm,
-					 gate_no(x, &lv, i, &cd), &uni, &ref);
-		else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
+		if (!so->uniform && (uni || ref)) {
+			no = gate_no(x, &lv, i, &cd);
+			exact_gate_known(x, o, &cd, lv.bound, &mm, no, &uni,
+					 &ref);
+		} else if ((uni || ref) && exact_lb(x, &mm, &cd) >= lv.bound)
 			uni = ref = 0;
 		if (!uni && !ref)
 			continue;
@@ -993,14 +1049,18 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		x->keep_best = !ev;
 		t = search_solve_best(x, o, so, &cd, INFINITY, &place);
 		x->keep_best = 0;
-		if (!isfinite(t))
+		if (!isfinite(t)) {
+			/* no placement fits: not under any bound */
+			floor_proof(no, uni, ref, INFINITY, INFINITY);
 			continue;
+		}
 		/* what its floors were on these links, in an earlier
 		 * search of the memo (capacity's sizes) */
 		uni = uni && !search_sims_has(sims, &cd, place);
 		ref = ref && !search_sims_has(sims, &cr, place);
 		fu = uni ? floor_known(x, &cd, place) : NAN;
 		fr = ref ? floor_known(x, &cr, place) : NAN;
+		floor_proof(no, uni, ref, fu, fr);
 		uni = uni && !(fu >= lv.bound);
 		ref = ref && !(fr >= lv.bound);
 		if (!uni && !ref)
@@ -1010,6 +1070,7 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 			search_cfg_of(x, &cd, place, &g);
 			fu = cost_simulate_floor(x->st, &g);
 			floor_keep(x, &cd, place, fu);
+			floor_proof(no, 1, 0, fu, NAN);
 			if (fu < lv.bound)
 				exact_try(x, &cd, place, alts, ac, simt, nalt,
 					  k, &lv.bound,
@@ -1021,6 +1082,7 @@ search_exact_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		if (isnan(fr)) {
 			fr = exact_floor_none(x, &cd, place, nst);
 			floor_keep(x, &cr, place, fr);
+			floor_proof(no, 0, 1, NAN, fr);
 			if (fr < lv.bound)
 				floor_keep_stages(x, &cr, place, nst);
 		} else if (fr < lv.bound &&

@@ -214,6 +214,8 @@ search_cand_list_release(struct cand_list *l)
 	free(l->nskip);
 	free(l->gates);
 	free(l->refs);
+	free(l->none);
+	free(l->nseg);
 	memset(l, 0, sizeof(*l));
 }
 

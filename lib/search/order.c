@@ -637,14 +637,17 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		}
 		i = lo;
 	}
+	pk->at = xrealloc(pk->at, (size_t)pk->cap * sizeof(*pk->at));
 	for (; i < l->n && pk->n < pk->cap; i++) {
 		/* (a block of candidates on more GPUs, at once) */
 		while (list_skips(l, i, N, pk->cut))
 			i += LIST_BLOCK;
 		if (i == l->n || !(l->c[i].lb < pk->cut))
 			break;
-		if (l->gpus[i] <= N)
+		if (l->gpus[i] <= N) {
+			pk->at[pk->n] = i;
 			pk->h[pk->n++] = l->c[i];
+		}
 	}
 	pk->sorted = pk->n;
 	*screened = l->nscr[N];
@@ -678,9 +681,16 @@ search_pick_next(struct pick *pk, const struct cand *after,
 	pk->full = 0;
 	pk->sorted = 0;
 	pick_room(pk, 2 * pk->cap);
+	pk->from = NULL;
 	/* the reason a runtime skipped them when that is all there is */
-	if (l && l->ncand[N] + l->nscr[N] > 0)
-		return pick_listed(pk, l, N, screened, stats);
+	if (l && l->ncand[N] + l->nscr[N] > 0) {
+		n = pick_listed(pk, l, N, screened, stats);
+		/* (the memo's own, which search_cand_list_of() hands out
+		 * read-only), whose verdicts plain does not take */
+		if (!so->plain)
+			pk->from = &so->memo->lists[KIND_PICK];
+		return n;
+	}
 	n = search_enumerate(sc, nsc, cl, o, so, N, &pk->vt, screened, stats);
 	if (pk->n > pk->cap)
 		pick_trim(pk);

@@ -72,6 +72,10 @@ lp_collect(struct lp_visit *lv, const struct search_chain *sc, int nsc,
 		if (l->gpus[i] > N ||
 		    (kind == KIND_LP && l->c[i].r == PROF_RC_NONE))
 			continue;
+		if (lv->known && lv->known(lv, i)) {
+			lv->skipped++;
+			continue;
+		}
 		if (lv->n == lv->cap) {
 			lv->cap = lv->cap ? 2 * lv->cap : 64;
 			lv->c = xrealloc(lv->c,
@@ -130,7 +134,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 	search_cfg_of(x, cd, place, &g);
 	lp_opts_of(x, &lo);
 	x->lp_status = LP_OPTIMAL;
-	t0 = now_ms();
+	t0 = lp_clock_ms(x);
 	for (j = 0; j < cd->d && t < INFINITY; j++) {
 		s = ord[j];
 		st_lp = search_apply_lp_stage(x, &g, &lo, s);
@@ -139,7 +143,7 @@ apply_lp_under(struct ctx *x, const struct cand *cd, int place,
 		    !(cost_iteration(nst, &g, terms) < bound))
 			t = INFINITY;
 	}
-	x->stats->lp_ms += now_ms() - t0;
+	x->stats->lp_ms += lp_clock_ms(x) - t0;
 	return t < INFINITY ? cost_iteration(x->st, &g, terms) : INFINITY;
 }
 
@@ -223,6 +227,35 @@ refined_out(const struct refine_mark *e, double bound)
 	return isnan(e->t) ? bound <= e->lo : !(e->t < bound);
 }
 
+/*
+ * lp_visit's known for search_refine_rest(): the list's i-th candidate
+ * is out under lv->bound at every placement by what the memo found of
+ * it (refined_at(), refined_out()), as the loop would find before any
+ * other work (capacity's sizes ask mostly the same candidates, most of
+ * them out by the time a smaller size found).
+ */
+static int
+refine_known(const struct lp_visit *lv, long i)
+{
+	const struct ctx *x = lv->x;
+	const struct cand_list *l = lv->from;
+	const struct cand *cd = &l->c[i];
+	int pl, seg;
+
+	if (x->so->uniform || x->so->plain || cd->m <= 0 || !l->refs ||
+	    l->rcl != x->cl)
+		return 0;
+	seg = place_segment(x->cl, l->gpus[i]);
+	for (pl = place_lo(x->so); pl <= place_hi(x->so, cd); pl++) {
+		const struct refine_mark *e = &l->refs[2 * i + pl];
+
+		if (pl < 0 || pl > 1 || e->seg != seg ||
+		    !refined_out(e, lv->bound))
+			return 0;
+	}
+	return 1;
+}
+
 /* Keep in the memo that lv's i-th candidate cd under place refines to t
  * (INFINITY: to nothing under bound). */
 static void
@@ -291,10 +324,13 @@ search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	for (j = 0; j < *nalt; j++)
 		if (alts[j].iter_ms < lv.bound)
 			lv.bound = alts[j].iter_ms;
+	lv.known = refine_known;
+	lv.x = x;
 	lp_collect(&lv, sc, nsc, cl, o, so, N, KIND_LP);
-	x->stats->taken += lv.n;
-	nst = xcalloc(L, sizeof(*nst));
-	ord = xcalloc(L, sizeof(*ord));
+	x->stats->taken += lv.n + lv.skipped;
+	/* filled before they are read (apply_lp_under()): not zeroed */
+	nst = xmalloc((size_t)L * sizeof(*nst));
+	ord = xmalloc((size_t)L * sizeof(*ord));
 	search_lb_memo_init(&mm, so, sc, nsc, L);
 	for (i = 0; i < lv.n && lv.c[i].lb < lv.bound; i++) {
 		struct cand cd = lv.c[i], cn = cd;

@@ -427,6 +427,15 @@ search_from(const struct search_chain *sc, int nsc,
 						 : start;
 			long j, round = search_crew_size(&cw);
 
+			/* none under a larger bound, as a smaller cluster's
+			 * search found it: its solve would say so */
+			if (search_pick_at(&pk, i)->lb < bound &&
+			    search_none_known(&pk, i, cl, bound)) {
+				st->solved++;
+				st->cut++;
+				used = 1;
+				continue;
+			}
 			/* sorted by lower bound: a prefix can be solved */
 			for (r = 0; r < round && i + r < pk.n &&
 				    search_pick_at(&pk, i + r)->lb < bound;
@@ -446,12 +455,15 @@ search_from(const struct search_chain *sc, int nsc,
 					       : start) != bound)
 					break;
 				st->solved++;
-				if (t < bound)
+				if (t < bound) {
 					search_insert_alt(&x, alts, ac, &nalt,
 							  k, &pk.h[i + used],
 							  cw.place[used], t);
-				else
+				} else {
 					st->cut++;
+					search_none_keep(&pk, i + used, cl,
+							 bound);
+				}
 			}
 			j = i + used;
 			bound = nalt == k ? alts[k - 1].iter_ms : start;
@@ -677,6 +689,7 @@ out:
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);
+	free(pk.at);
 	free(v);
 	free(pk.lbs);
 	free(pk.keys);

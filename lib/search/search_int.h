@@ -107,6 +107,10 @@ struct pick {
 	/* no candidate of this bound or above is kept (INFINITY: none):
 	 * the search would not solve it */
 	double cut;
+	/* taken from the memo's list from (else NULL): the place in it of
+	 * each of h[0..n) ([cap]), by which search_none_known() reads */
+	struct cand_list *from;
+	long *at;
 };
 
 /*
@@ -417,6 +421,14 @@ struct cand_list {
 	 * cluster rcl */
 	struct refine_mark *refs;
 	const struct cluster *rcl;
+	/* and the best-first loop's (KIND_PICK's list): no closed-form time
+	 * below none[i] (search_none_keep(); 0: nothing known), on cluster
+	 * ncl of nnodes nodes, each count of GPUs g placed in segments of
+	 * nseg[g] GPUs (place_segment(), up to the most any candidate
+	 * takes), as when they were found */
+	double *none;
+	int *nseg, nseg_n, nnodes;
+	const struct cluster *ncl;
 };
 
 struct search_memo {
@@ -565,6 +577,12 @@ struct lp_visit {
 	 * at[i]-th candidate */
 	struct cand_list *from;
 	long *at;
+	/* with from, or NULL: whether the list's i-th candidate is known
+	 * (what the memo keeps by its place, for search x) to be turned
+	 * away under bound, then left out and counted in skipped */
+	int (*known)(const struct lp_visit *lv, long i);
+	struct ctx *x;
+	long skipped;
 };
 
 /*
@@ -651,6 +669,13 @@ const struct cand_list *search_cand_list_of(const struct search_chain *sc,
 					    const struct search_opts *so, int N,
 					    enum cand_kind kind);
 const struct cand *search_pick_at(struct pick *pk, long i);
+/* Whether an earlier search of the memo found pk's i-th candidate no
+ * time under a bound of bound or more (capacity's sizes; capacity.c),
+ * and keeping that it found none under bound. */
+int search_none_known(const struct pick *pk, long i, const struct cluster *cl,
+		      double bound);
+void search_none_keep(struct pick *pk, long i, const struct cluster *cl,
+		      double bound);
 long search_pick_next(struct pick *pk, const struct cand *after,
 		      const struct search_chain *sc, int nsc,
 		      const struct cluster *cl, const struct cost_opts *o,
@@ -723,6 +748,16 @@ now_ms(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* now_ms() for the time spent in GLPK (stats->lp_ms), 0 in a brief
+ * search (capacity's sizes), which reports none: each reading of the
+ * process's clock is a system call (2 us in a virtual machine), and
+ * capacity's sweep took 5,400 of them. */
+static inline double
+lp_clock_ms(const struct ctx *x)
+{
+	return x->so->brief ? 0 : now_ms();
 }
 
 /* Table t (e, n, cap) of search_slot_find()'s emptied, its room kept (entries

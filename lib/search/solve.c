@@ -439,7 +439,7 @@ search_apply_lp(struct ctx *x, const struct cand *cd, int place,
 {
 	struct lp_opts lo;
 	struct cost_cfg g;
-	double t0 = now_ms();
+	double t0 = lp_clock_ms(x);
 	int s, st_lp;
 
 	search_cfg_of(x, cd, place, &g);
@@ -449,11 +449,11 @@ search_apply_lp(struct ctx *x, const struct cand *cd, int place,
 	for (s = 0; s < g.d; s++) {
 		st_lp = search_apply_lp_stage(x, &g, &lo, s);
 		if (st_lp != LP_OPTIMAL && st_lp != LP_FEASIBLE) {
-			x->stats->lp_ms += now_ms() - t0;
+			x->stats->lp_ms += lp_clock_ms(x) - t0;
 			return INFINITY;
 		}
 	}
-	x->stats->lp_ms += now_ms() - t0;
+	x->stats->lp_ms += lp_clock_ms(x) - t0;
 	return cost_iteration(x->st, &g, terms);
 }
 

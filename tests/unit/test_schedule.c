@@ -510,14 +510,16 @@ test_floor_sync(void)
  * stage reduces never below the second, each stage's tensor-parallel
  * traffic never below cost_tp_lb() of its layers; each is within 5% of
  * it for many (blocks alike on links alike), so any taken 5% higher
- * fails.
+ * fails.  The second is the least of every stage's reduction of an
+ * equal share of the parameters, to the bit: fails when it leaves out a
+ * stage whose links differ from the last one's.
  */
 static void
 test_stages_lb(void)
 {
 	static const int ts[] = {1, 2, 4, 8};
 	int trial, ok = 0, n = 0, xclose = 0, sclose = 0, xn = 0, sn = 0;
-	int tok = 0, tn = 0, tpos = 0, tclose = 0;
+	int tok = 0, tn = 0, tpos = 0, tclose = 0, exact = 0, differ = 0;
 
 	for (trial = 0; trial < 400; trial++) {
 		struct profile p;
@@ -529,7 +531,7 @@ test_stages_lb(void)
 		struct plan_stage st;
 		int L = irand(3, 24), j, s, a, cut[33], rc[24];
 		double add = 0, red = 0, xlb, slb, out = (1 << 20) * (1 + urand());
-		double pb, pc, tlb;
+		double pb, pc, tlb, least;
 
 		profile_init(&p);
 		profile_alloc(&p, 1, L);
@@ -623,6 +625,21 @@ test_stages_lb(void)
 		}
 		xlb = cost_stages_extra_lb(&c, &g, &l);
 		slb = cost_stages_sync_lb(&c, &o, &g, &l);
+		/* the least over every stage's reduction, to the bit (the
+		 * bound asks a stage on the last one's links no more) */
+		least = INFINITY;
+		for (s = 0; s < g.d; s++) {
+			double r1, g1;
+
+			cost_dp_sync(&o, &g, &l, s,
+				     chain_params(&c, 0, L - 1) / g.d, &r1,
+				     &g1);
+			least = fmin(least, r1);
+			differ +=
+			    s > 0 && (l.ring_gb_s[s] != l.ring_gb_s[0] ||
+				      l.ring_lat_us[s] != l.ring_lat_us[0]);
+		}
+		exact += slb == (isfinite(least) ? least : 0);
 		n++;
 		ok += cut[g.d - 1] < L && xlb <= add && slb <= red;
 		if (add > 0) {
@@ -646,6 +663,10 @@ test_stages_lb(void)
 	       xclose, xn, sclose, sn);
 	CHECK_MSG(ok == n, "what the stages add and their largest reduction "
 			   "are never below their bounds");
+	CHECK_MSG(exact == n, "the reduction's bound is the least of every "
+			      "stage's");
+	CHECK_MSG(differ > 20, "stages on links unlike the first's");
+	printf("# stages on links unlike the first's: %d\n", differ);
 	CHECK_MSG(xclose > xn / 4, "the bound of what stages add is within 5% "
 				   "for many");
 	CHECK_MSG(sclose > sn / 10, "the bound of the largest reduction is "

@@ -270,7 +270,7 @@ test_groups(struct setup *u)
 }
 
 /* A brief search: the same configuration, stages and figures, and no
- * reasons. */
+ * reasons, nor GLPK's time. */
 static void
 test_brief(struct setup *u)
 {
@@ -294,6 +294,8 @@ test_brief(struct setup *u)
 			  "a brief search: the same plan and figures");
 		CHECK(full.bind_reason && full.place_reason);
 		CHECK(!brief.bind_reason && !brief.place_reason);
+		/* no clock read for GLPK's time (lp_clock_ms()) */
+		CHECK(st.lp_ms == 0);
 		plan_release(&full);
 		plan_release(&brief);
 	}
@@ -1077,6 +1079,144 @@ test_memo_gates(struct setup *u)
 }
 
 /*
+ * One sweep of test_memo_none() over the node counts nodes[0..n) of u's
+ * cluster (caps: its memory cap, batch and options); returns how many
+ * sizes started from a smaller one's bound.
+ */
+static int
+none_sweep(struct setup *u, int caps, const int *nodes, int n, int most)
+{
+	struct search_memo *memo = search_memo_new();
+	struct search_opts so = u->so;
+	int i, nd = 0, prev, checked = 0;
+
+	search_memo_span(memo, most * u->cl.gpus_per_node);
+	so.threads = 1;
+	so.topk = 1;
+	so.lp_k = 1;
+	so.brief = 1;
+	so.pick_first = 2048;
+	so.batch = caps & 2 ? 1000 : caps & 4 ? 24 : 256;
+	if (caps & 2) {
+		so.zero_mask = 0xf;
+		so.offload_mask = 3;
+	}
+	so.start_bound = 0;
+	for (i = 0, prev = 0; i < n; i++, prev = nd) {
+		struct search_stats st0, st;
+		struct plan p0, p;
+		double start;
+		char msg[200];
+		int r0, r;
+
+		nd = nodes[i];
+		start = nd > prev ? so.start_bound : 0;
+		u->cl.nodes = nd;
+		so.memo = NULL;
+		so.start_bound = 0;
+		plan_init(&p0);
+		cap_begin();
+		r0 =
+		    search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p0, &st0);
+		free(cap_end());
+		so.memo = memo;
+		so.start_bound = start;
+		plan_init(&p);
+		cap_begin();
+		r = search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p, &st);
+		free(cap_end());
+		so.start_bound = r == 0 && isfinite(st.kth_ms) ? st.kth_ms : 0;
+		snprintf(msg, sizeof(msg),
+			 "%d nodes of %d, batch %lld, cap %.0f GB, a sweep's "
+			 "memo: the plan (%d) as from scratch (%d)",
+			 nd, u->cl.gpus_per_node, (long long)so.batch,
+			 u->o.cap_bytes / 1e9, r, r0);
+		CHECK_MSG(r == r0 && (r0 || same_plan(&p0, &p, 0)), msg);
+		/* from its start bound the loop solves fewer than from
+		 * scratch, and the same with or without the memo: the same
+		 * search once more */
+		if (!st.again && start > 0) {
+			struct search_stats st1;
+			struct plan p1;
+
+			so.memo = NULL;
+			so.start_bound = start;
+			plan_init(&p1);
+			cap_begin();
+			search_run_tp(u->sc, NSHAPE, &u->cl, &u->o, &so, &p1,
+				      &st1);
+			free(cap_end());
+			plan_release(&p1);
+			snprintf(msg, sizeof(msg),
+				 "%d nodes of %d, batch %lld, cap %.0f GB, a "
+				 "sweep's memo: solved %ld, cut %ld, bounded "
+				 "%ld as without it (%ld, %ld, %ld)",
+				 nd, u->cl.gpus_per_node, (long long)so.batch,
+				 u->o.cap_bytes / 1e9, st.solved, st.cut,
+				 st.bounded, st1.solved, st1.cut, st1.bounded);
+			CHECK_MSG(st.solved == st1.solved &&
+				      st.cut == st1.cut &&
+				      st.bounded == st1.bounded,
+				  msg);
+			checked++;
+		}
+		plan_release(&p0);
+		plan_release(&p);
+	}
+	search_memo_free(memo);
+	return checked;
+}
+
+/*
+ * A sweep as capacity runs it (every size from one node up, and out of
+ * order, each search brief, keeping one alternative, starting from the
+ * bound the last one proved when it was smaller, through a memo listing
+ * the candidates of the largest size): each size's plan and the
+ * candidates its best-first loop solves and cuts are those of the search
+ * from scratch, though most of those a size cuts it turns away by what a
+ * smaller size's loop found of them (search_none_known()), counted as
+ * solved and cut.  Under memory caps that leave many and few, batches
+ * that make widths and microbatches plenty and scarce, with ZeRO and
+ * offload; and on GB200 NVL72 domains, where a job's segment (and so its
+ * links) changes with the node count (place_segment(): 84 GPUs take
+ * one domain on two, three segments of 28 on three or more), what was
+ * found under other segments forgotten (these sweeps forget it at every
+ * node count, though none of them would come out otherwise without).
+ * Fails when a candidate is turned away under a bound it was not proved
+ * to have no time under (a proof kept half again too large fails), or
+ * counted otherwise than its solve would be.
+ */
+static void
+test_memo_none(struct setup *u)
+{
+	/* and out of order: a size after a larger one asks under a larger
+	 * bound than the larger one's loop proved (no start bound) */
+	static const int mixed[] = {1, 2, 4, 3, 8, 16, 6, 12,
+				    5, 10, 7, 14, 9, 11, 15, 13};
+	static const int up[] = {1, 2, 3, 4, 5, 6, 7, 8,
+				 9, 10, 11, 12, 13, 14, 15, 16};
+	static const int domains[] = {2, 3, 2, 4, 3, 1, 4, 2};
+	struct cluster h100 = u->cl;
+	double cap = u->o.cap_bytes;
+	int caps, checked = 0;
+
+	for (caps = 0; caps < 6; caps++) {
+		u->o.cap_bytes = caps & 1 ? 24e9 : cap;
+		checked += none_sweep(u, caps, caps & 1 ? mixed : up, 16, 16);
+	}
+	CHECK_MSG(checked >= 30, "most sizes start from the last one's bound");
+	cluster_init(&u->cl);
+	CHECK(cluster_open(&u->cl, "gb200-nvl72:4") == 0);
+	for (caps = 0; caps < 2; caps++) {
+		u->o.cap_bytes = caps ? 24e9 : cap;
+		none_sweep(u, caps * 4, domains, 8, 4);
+	}
+	cluster_release(&u->cl);
+	u->cl = h100;
+	u->o.cap_bytes = cap;
+}
+
+/*
  * One size of a sweep searched plain and not, each through its own memo
  * (memo[0] the shortcuts', memo[1] the plain one's), from start[q] when
  * start is not NULL (then set to each search's k-th best, as capacity
@@ -1555,6 +1695,7 @@ main(void)
 	test_plain_binding(&u);
 	test_minmem(&u);
 	test_memo_gates(&u);
+	test_memo_none(&u);
 	test_memo_plain(&u);
 	test_memo_fit_classes(&u);
 	test_memo_near_ties(&u);
