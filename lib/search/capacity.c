@@ -140,7 +140,7 @@ none_slot(const struct pick *pk, long i, const struct cluster *cl)
 	struct cand_list *l = pk->from;
 	long j;
 
-	if (!l || !pk->at || i >= pk->n)
+	if (!l || !pk->lpos || i >= pk->n)
 		return NULL;
 	if (!l->none || l->ncl != cl) {
 		free(l->none);
@@ -156,7 +156,7 @@ none_slot(const struct pick *pk, long i, const struct cluster *cl)
 	} else if (!none_segs_hold(l, cl)) {
 		memset(l->none, 0, (size_t)l->n * sizeof(*l->none));
 	}
-	return &l->none[pk->at[i]];
+	return &l->none[pk->lpos[i]];
 }
 
 int

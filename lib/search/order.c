@@ -637,7 +637,7 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		}
 		i = lo;
 	}
-	pk->at = xrealloc(pk->at, (size_t)pk->cap * sizeof(*pk->at));
+	pk->lpos = xrealloc(pk->lpos, (size_t)pk->cap * sizeof(*pk->lpos));
 	for (; i < l->n && pk->n < pk->cap; i++) {
 		/* (a block of candidates on more GPUs, at once) */
 		while (list_skips(l, i, N, pk->cut))
@@ -645,7 +645,7 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		if (i == l->n || !(l->c[i].lb < pk->cut))
 			break;
 		if (l->gpus[i] <= N) {
-			pk->at[pk->n] = i;
+			pk->lpos[pk->n] = i;
 			pk->h[pk->n++] = l->c[i];
 		}
 	}

@@ -689,7 +689,7 @@ out:
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);
-	free(pk.at);
+	free(pk.lpos);
 	free(v);
 	free(pk.lbs);
 	free(pk.keys);

@@ -110,7 +110,7 @@ struct pick {
 	/* taken from the memo's list from (else NULL): the place in it of
 	 * each of h[0..n) ([cap]), by which search_none_known() reads */
 	struct cand_list *from;
-	long *at;
+	long *lpos;
 };
 
 /*
