@@ -13,7 +13,6 @@
 #include "pd2bw/capacity.h"
 #include "pd2bw/error.h"
 #include "pd2bw/plan.h"
-#include "search_int.h"
 
 /* ---- the data ---- */
 
@@ -92,93 +91,6 @@ capacity_sizes(int max_nodes, int steps, int *out)
 }
 
 /* ---- planning ---- */
-
-/*
- * What the best-first loop of a type's sizes learns of a candidate for
- * the next (search.c's loop asks and keeps it, by the candidate's place
- * in the memo's list, pk->from): a candidate its solve found no time for
- * under a bound has none under any smaller one (its closed-form time,
- * the least over its placements, reads the cluster through its grid's
- * links alone, the same at every size of one place_segment()).  A larger
- * cluster's search solves it under a bound no larger than the k-th best
- * time the smaller one's found (its start), under or above which the
- * smaller one solved every candidate it reaches: its solve would only
- * look its answer up again in the memo's tables of fits, links and
- * times (capacity's sweep: 185,000 of 260,000 solves).  The loop counts
- * it solved and cut, as the solve would.  Not plain, which solves every
- * candidate (tests/unit/test_search.c: test_memo_none, and
- * test_memo_plain's statistics).
- */
-
-/* Whether l's place_segment()s (nseg) are those of cl now, set to them
- * (nnodes: the node count they were worked out at). */
-static int
-none_segs_hold(struct cand_list *l, const struct cluster *cl)
-{
-	int g, same = 1;
-
-	/* (hosts of up to 8 GPUs are segments of their own whatever the
-	 * count, place.h) */
-	if (l->nnodes == cl->nodes || cl->gpus_per_node <= 8)
-		return 1;
-	l->nnodes = cl->nodes;
-	for (g = 1; g < l->nseg_n; g++) {
-		int seg = place_segment(cl, g);
-
-		same &= seg == l->nseg[g];
-		l->nseg[g] = seg;
-	}
-	return same;
-}
-
-/* The slot of pk's i-th candidate in its list's verdicts (NULL: none
- * kept, not from a list), on cluster cl: what was kept under other
- * segments (a grid's links read them) forgotten. */
-static double *
-none_slot(const struct pick *pk, long i, const struct cluster *cl)
-{
-	struct cand_list *l = pk->from;
-	long j;
-
-	if (!l || !pk->lpos || i >= pk->n)
-		return NULL;
-	if (!l->none || l->ncl != cl) {
-		free(l->none);
-		free(l->nseg);
-		l->none = xcalloc((size_t)l->n, sizeof(*l->none));
-		for (j = 0, l->nseg_n = 1; j < l->n; j++)
-			if (l->gpus[j] >= l->nseg_n)
-				l->nseg_n = l->gpus[j] + 1;
-		l->nseg = xcalloc((size_t)l->nseg_n, sizeof(*l->nseg));
-		l->ncl = cl;
-		l->nnodes = -1;
-		none_segs_hold(l, cl);
-	} else if (!none_segs_hold(l, cl)) {
-		memset(l->none, 0, (size_t)l->n * sizeof(*l->none));
-	}
-	return &l->none[pk->lpos[i]];
-}
-
-int
-search_none_known(const struct pick *pk, long i, const struct cluster *cl,
-		  double bound)
-{
-	const double *e;
-
-	if (!pk->from || (e = none_slot(pk, i, cl)) == NULL)
-		return 0;
-	return *e > 0 && bound <= *e;
-}
-
-void
-search_none_keep(struct pick *pk, long i, const struct cluster *cl,
-		 double bound)
-{
-	double *e;
-
-	if (pk->from && (e = none_slot(pk, i, cl)) != NULL && bound > *e)
-		*e = bound;
-}
 
 /*
  * The planner's message without "progname: " and the final newline; only

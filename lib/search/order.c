@@ -459,7 +459,7 @@ trim_bound(const double *lb, long n, long k, double *buf, long *le)
 	return t;
 }
 
-/* Room in pk's arrays of bounds and places for n. */
+/* Room in pk's arrays of bounds, places and list places for n. */
 static void
 pick_room(struct pick *pk, long n)
 {
@@ -467,6 +467,7 @@ pick_room(struct pick *pk, long n)
 		return;
 	pk->lbs = xrealloc(pk->lbs, (size_t)n * sizeof(*pk->lbs));
 	pk->keys = xrealloc(pk->keys, (size_t)n * sizeof(*pk->keys));
+	pk->moves = xrealloc(pk->moves, (size_t)n * sizeof(*pk->moves));
 	pk->at = xrealloc(pk->at, (size_t)n * sizeof(*pk->at));
 	pk->room = n;
 }
@@ -491,8 +492,8 @@ cand_select_lb(struct pick *pk, long from, long n, long k, int keep)
 	long *hole, *mover;
 
 	t = trim_bound(lb, n, k, pk->keys, &le);
-	hole = pk->at;
-	mover = pk->at + le;
+	hole = pk->moves;
+	mover = pk->moves + le;
 	for (i = 0; i < le; i++) {
 		hole[nh] = i;
 		nh += lb[i] > t;
@@ -637,7 +638,6 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		}
 		i = lo;
 	}
-	pk->lpos = xrealloc(pk->lpos, (size_t)pk->cap * sizeof(*pk->lpos));
 	for (; i < l->n && pk->n < pk->cap; i++) {
 		/* (a block of candidates on more GPUs, at once) */
 		while (list_skips(l, i, N, pk->cut))
@@ -645,7 +645,7 @@ pick_listed(struct pick *pk, const struct cand_list *l, int N,
 		if (i == l->n || !(l->c[i].lb < pk->cut))
 			break;
 		if (l->gpus[i] <= N) {
-			pk->lpos[pk->n] = i;
+			pk->at[pk->n] = i;
 			pk->h[pk->n++] = l->c[i];
 		}
 	}

@@ -689,10 +689,10 @@ out:
 	free(ac);
 	if (pk.h != v)
 		free(pk.h);
-	free(pk.lpos);
 	free(v);
 	free(pk.lbs);
 	free(pk.keys);
+	free(pk.moves);
 	free(pk.at);
 	search_crew_stop(&cw);
 	search_ctx_release(&x);

@@ -96,7 +96,7 @@ struct pick {
 	 * alongside (a pass over them reads 8 bytes where h's read 40);
 	 * cand_select_lb()'s copies of them and places */
 	double *lbs, *keys;
-	long *at;
+	long *moves;
 	long room;
 	const struct cand *after;
 	struct cand top;
@@ -108,9 +108,10 @@ struct pick {
 	 * the search would not solve it */
 	double cut;
 	/* taken from the memo's list from (else NULL): the place in it of
-	 * each of h[0..n) ([cap]), by which search_none_known() reads */
+	 * each of h[0..n) ([room]), by which search_none_known() reads, as
+	 * lp_visit's from and at */
 	struct cand_list *from;
-	long *lpos;
+	long *at;
 };
 
 /*
@@ -670,7 +671,7 @@ const struct cand_list *search_cand_list_of(const struct search_chain *sc,
 					    enum cand_kind kind);
 const struct cand *search_pick_at(struct pick *pk, long i);
 /* Whether an earlier search of the memo found pk's i-th candidate no
- * time under a bound of bound or more (capacity's sizes; capacity.c),
+ * time under a bound of bound or more (capacity's sizes; memo.c),
  * and keeping that it found none under bound. */
 int search_none_known(const struct pick *pk, long i, const struct cluster *cl,
 		      double bound);
