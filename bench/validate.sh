@@ -495,6 +495,15 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		       model == "qwen3-235b-a22b") ||
 		      (gpu == "B300" && model == "deepseek-v3")))))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
+		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
+		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
+		# (perf_recipes/gpt_oss/common.py:42, _apply_gpt_oss_120b_
+		# full_iter_fp8mx_configs, called by gb200/gpt_oss.py:239 and
+		# gb300/gpt_oss.py:231 at 067f987); its clamp runs inside the
+		# activation.  The B300 and bf16 recipes clamp eagerly.
+		if (model == "gpt-oss-120b" && prec == "fp8-mx" &&
+		    rel >= "26.06" && gpu ~ /^GB[23]00$/)
+			a = a (index(a, ":") ? "," : ":") "op-fuser"
 		args = args " --runtime " a
 		if (muon) args = args " --optimizer muon"
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")

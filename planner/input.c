@@ -64,7 +64,7 @@ input_set_capacity(double cf)
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 0, 0, 0, 0};
+				   ANALYTIC_CASTS_TE, 0, 1, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)
@@ -107,6 +107,12 @@ void
 input_set_xent_copy(int on)
 {
 	est.xent_copy = on;
+}
+
+void
+input_set_clamp_eager(int on)
+{
+	est.clamp_eager = on;
 }
 
 void

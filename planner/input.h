@@ -133,6 +133,10 @@ void input_set_fp8_casts(int c);
 /* Whether the loss's backward copies its fp32 gradients (analytic_opts
  * xent_copy). */
 void input_set_xent_copy(int on);
+
+/* Whether a gated MLP's clamp runs eagerly before its activation (the
+ * runtime's clamp_eager). */
+void input_set_clamp_eager(int on);
 /* Whether the runtime fuses the rotary embedding only for plain rotary
  * positions (runtime.rope_plain): a YaRN model's estimate unfuses it. */
 void input_set_rope_plain(int on);

@@ -139,6 +139,11 @@ struct analytic_opts {
 			       dense fp32 gradient and log_softmax's
 			       another (default 0: in place, Megatron's
 			       vocabulary-parallel loss) */
+	int clamp_eager;    /* a model's act_clamp runs as eager PyTorch:
+			       a clamp of each half and, before a fused
+			       activation, their cat (default 1,
+			       Megatron-Core's; 0: inside the
+			       activation's kernel) */
 	/* The runtime's expert capacity (struct runtime): the capacity
 	 * factor of a model that names none (default 0: dropless), the
 	 * fewest rows per expert under one, and whether the model's own

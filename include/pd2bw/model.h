@@ -148,6 +148,10 @@ struct model {
 				   is windowed */
 	double attn_softcap;  /* tanh soft-capping of attention scores; 0 */
 	double logit_softcap; /* and of the output logits (Gemma 2); 0 */
+	double act_clamp;     /* a gated MLP's inputs clamped before the
+				   activation: the gate at most act_clamp,
+				   the linear half within +-act_clamp
+				   (GPT-OSS's swiglu_limit 7); 0: none */
 	int mtp_layers;       /* multi-token-prediction modules (DeepSeek-V3):
 				   each a block and a projection sharing the
 				   embedding and output head */

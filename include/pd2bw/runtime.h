@@ -43,6 +43,7 @@ enum runtime_opt {
 	RUNTIME_OPT_FP8_ALL_GATHER,       /* torchtitan (FSDP2 gathers FP8) */
 	RUNTIME_OPT_FLEX_DISPATCHER,      /* megatron-core (DeepEP/HybridEP) */
 	RUNTIME_OPT_DROPLESS,             /* deepspeed (MoE drop_tokens off) */
+	RUNTIME_OPT_OP_FUSER,             /* megatron-core (TE op fuser) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -143,6 +144,9 @@ struct runtime {
 	int xent_copy;          /* the loss is PyTorch's cross_entropy,
 				   whose backward allocates its fp32
 				   gradients (analytic_opts) */
+	int clamp_eager;        /* a gated MLP's clamp (model act_clamp)
+				   runs as PyTorch ops of its own before
+				   the activation (analytic_opts) */
 };
 
 /*

@@ -101,6 +101,8 @@ struct shape {
 	double normf;       /* elementwise FLOPs per element of the norm */
 	int swiglu, drop, flash, causal, rotary, bert, bias;
 	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
+	int clamp;          /* the experts' halves clamped eagerly (model
+			       act_clamp, analytic_opts clamp_eager) */
 	unsigned fuse;      /* ANALYTIC_FUSE_* bits: chains run as one kernel */
 	unsigned rcm;       /* ANALYTIC_RC_* bits: selective recomputation */
 	int fp8r;           /* enum model_fp8: how FP8 operands are scaled */
@@ -469,6 +471,36 @@ act_bwd_ms(struct shape *sh, double x)
 		       op_ms(sh, OP_VEC, 0, 4 * x * e);
 	return (sh->bias ? op_ms(sh, OP_VEC, x, x * e) : 0) +
 	       op_ms(sh, OP_VEC, 16 * x, 3 * x * e);
+}
+
+/*
+ * The clamp of a gated MLP's two halves (model act_clamp) where it runs
+ * as eager PyTorch (analytic_opts clamp_eager), over x = rows x width
+ * elements of each half.  Forward: clamp(max) of the gate and
+ * clamp(-l, l) of the linear half, a kernel each (read x, write x);
+ * before a fused activation the cat of the two into its input (read and
+ * write 2x: Megatron-Core's weighted_bias_quick_geglu_impl, fusions/
+ * fused_bias_geglu.py:424-432 at d98e8a6).  Backward: each clamp's
+ * gradient is where(in range, grad, 0), a comparison of the saved input
+ * (read x, write a byte each) and the select (read x and the mask,
+ * write x); the halves' gradients then join in one tensor (the chunk's
+ * cat, read and write 2x).  Unfused, the activation's own backward
+ * concatenates them (act_bwd_ms), so only the cat of the forward goes.
+ */
+static double
+clamp_ms(struct shape *sh, double x, int bwd)
+{
+	double e = sh->e, t = 0;
+	int cat = fused(sh, ANALYTIC_FUSE_ACT);
+
+	if (!sh->clamp)
+		return 0;
+	if (!bwd)
+		return passes_ms(sh, 2, 2 * x, 4 * x * e) +
+		       (cat ? op_ms(sh, OP_VEC, 0, 4 * x * e) : 0);
+	t = passes_ms(sh, 2, 2 * x, 2 * (x * e + x)) +
+	    passes_ms(sh, 2, 0, 2 * (2 * x * e + x));
+	return t + (cat ? op_ms(sh, OP_VEC, 0, 4 * x * e) : 0);
 }
 
 /* Unfused SwiGLU keeps silu(x0) for its product's backward too. */
@@ -916,7 +948,7 @@ moe_ms(struct shape *sh)
 	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
 		t += expert_ms(sh, M, h, 2 * fe);
-		t += act_ms(sh, M * fe);
+		t += clamp_ms(sh, M * fe, 0) + act_ms(sh, M * fe);
 	} else {
 		t += expert_ms(sh, M, h, fe);
 		t += act_ms(sh, M * fe);
@@ -974,7 +1006,7 @@ moe_bwd_ms(struct shape *sh)
 	t += expert_bias_ms(sh, 1);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
-		t += act_bwd_ms(sh, M * fe);
+		t += act_bwd_ms(sh, M * fe) + clamp_ms(sh, M * fe, 1);
 		t += expert_bwd_ms(sh, M, h, 2 * fe);
 	} else {
 		t += act_bwd_ms(sh, M * fe);
@@ -996,7 +1028,9 @@ moe_bwd_ms(struct shape *sh)
  * routing weights multiply inside the activation (Megatron-Core
  * experts.py:964-971, weighted_bias_swiglu_impl with permuted_probs), so
  * the weights' gradient needs the activation's input, which is kept, and
- * the un-permutation is a plain sum.
+ * the un-permutation is a plain sum.  An eager clamp (clamp_ms()) keeps
+ * the raw halves for its own backward and the activation keeps the
+ * clamped ones: two more of the width.
  */
 static double
 moe_stash(struct shape *sh)
@@ -1004,7 +1038,8 @@ moe_stash(struct shape *sh)
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
 	double st = 4 * n * sh->ne + 12 * M + M * h * e +
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
-			    (M * sh->fe + n * sh->sf) * e;
+			    (M * sh->fe + n * sh->sf) * e +
+		    (sh->clamp ? 2 * M * sh->fe * e : 0);
 
 	/* dense dispatch: the two 16-bit masks the GEMMs keep, the fp32
 	 * one-hot the weights' einsum keeps (sharded_moe.py:442), and the
@@ -1232,8 +1267,12 @@ selective(struct shape *sh, double f, double core, double *saved)
 		x += 2 * n * h * ge / (sh->sp ? sh->t : 1);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
-		t += act_ms(sh, sh->ntok * sh->fe);
-		x += sh->ntok * sh->fe * ge;
+		/* the checkpoint runs the clamp again, and frees what it
+		 * keeps (experts.py:1013-1018) */
+		t += clamp_ms(sh, sh->ntok * sh->fe, 0) +
+		     act_ms(sh, sh->ntok * sh->fe);
+		x += sh->ntok * sh->fe * ge +
+		     (sh->clamp ? 2 * sh->ntok * sh->fe * e : 0);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MLP) && !sh->moe) {
 		double ft = sh->ft;
@@ -1653,6 +1692,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->fusions = ANALYTIC_FUSE_ALL;
 	o->fp8_casts = ANALYTIC_CASTS_TE;
 	o->xent_copy = 0;
+	o->clamp_eager = 1;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
 	o->dropless = 0;
@@ -2175,6 +2215,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.swiglu = m->activation == MODEL_SWIGLU ||
 		    m->activation == MODEL_GEGLU;
 	sh.sqrelu = m->activation == MODEL_SQRELU;
+	sh.clamp = m->act_clamp > 0 && sh.swiglu && o && o->clamp_eager;
 	sh.drop = m->dropout;
 	sh.bias = m->bias;
 	sh.fuse = o ? o->fusions & ANALYTIC_FUSE_ALL : ANALYTIC_FUSE_ALL;

@@ -67,7 +67,7 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	NULL,
+	"op-fuser", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -132,6 +132,19 @@ derive(struct runtime *rt)
 		rt->host_us_moe = 65;
 	else
 		rt->host_us_moe = rt->host_us_per_kernel;
+	/* Megatron-Core clamps a gated MLP's halves (activation_func_
+	 * clamp_value, GPT-OSS) in eager PyTorch before its fused
+	 * activation: two clamps and the cat of their outputs (fusions/
+	 * fused_bias_geglu.py:424-432, weighted_bias_quick_geglu_impl, at
+	 * d98e8a6); Transformer Engine's op fuser (use_transformer_
+	 * engine_op_fuser, transformer_config.py:525) runs the experts'
+	 * clamp inside its ScaledClampedQGeGLU (moe/experts.py:574-590).
+	 * The PyTorch-native runtimes clamp eagerly too (their fusions
+	 * are none). */
+	rt->clamp_eager =
+		rt->id == RUNTIME_MEGATRON_CORE
+			? !runtime_has(rt, RUNTIME_OPT_OP_FUSER)
+			: rt->id != RUNTIME_PIPEDREAM_2BW;
 	rt->host_ms_moe_sync =
 		!cg && rt->id == RUNTIME_MEGATRON_CORE ? 1.0 : 0;
 	/* DeepSpeed-MoE's TopKGate drops what overflows a fixed capacity
@@ -236,7 +249,7 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
 				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
 				   OPT(OVERLAP_MOE_EP_COMM) |
-				   OPT(FLEX_DISPATCHER);
+				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and
@@ -564,6 +577,15 @@ runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 
 	if (rt->id == RUNTIME_DEEPSPEED)
 		return check_ep_deepspeed(rt, w, t, etp, ep, zero, buf, n);
+	/* the op fuser's grouped MLP runs whole experts: a tensor-parallel
+	 * expert group fails its support check, which Megatron asserts
+	 * (moe/experts.py:286-290, _is_fused_impl_supported, :397-398) */
+	if (runtime_has(rt, RUNTIME_OPT_OP_FUSER) && etp > 1) {
+		why(buf, n, "runtime %s: op-fuser runs whole experts only "
+			 "(--expert-tensor-parallel 1, not %d-way)", name,
+			 etp);
+		return -1;
+	}
 	if (ep < 2 || rt->id != RUNTIME_TORCHTITAN)
 		return 0;
 	/* torchtitan wraps every block in fully_shard whenever EP is on

@@ -43,7 +43,7 @@ enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
 	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
 	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT,
-	F_GROUPS, F_N
+	F_GROUPS, F_CLAMP, F_N
 };
 
 struct origin {
@@ -59,7 +59,7 @@ static const char *const field_names[F_N] = {
 	"vocab", "name", "head_dim", "attention", "mla.kv_rank", "mla.v_dim",
 	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
 	"moe.first_dense", "window", "global_every", "activation",
-	"moe.groups",
+	"moe.groups", "act_clamp",
 };
 
 static int
@@ -142,7 +142,7 @@ model_is_v2(const struct model *m)
 	return m->head_dim || m->attention != MODEL_MHA ||
 	       m->moe.experts || m->qkv_bias || m->qk_norm ||
 	       m->post_norms || m->attn_sinks || m->window ||
-	       m->global_every || m->attn_softcap || m->logit_softcap ||
+	       m->global_every || m->attn_softcap || m->logit_softcap || m->act_clamp ||
 	       m->mtp_layers || m->activation == MODEL_GEGLU ||
 	       m->activation == MODEL_SQRELU || m->rope_yarn;
 }
@@ -252,6 +252,11 @@ check_attention(const struct model *m, const struct origin *o)
 	    m->attn_softcap < 0 || m->logit_softcap < 0)
 		return bad(o, F_NAME, "mtp_layers or soft-capping out of "
 			   "range");
+	if (m->act_clamp < 0 ||
+	    (m->act_clamp > 0 && m->activation != MODEL_SWIGLU &&
+	     m->activation != MODEL_GEGLU))
+		return bad(o, F_CLAMP, "act_clamp needs a gated activation "
+			   "(swiglu or geglu)");
 	return 0;
 }
 
@@ -392,7 +397,7 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 static const char *const v2_keys[] = {
 	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
 	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
-	"logit_softcap", "mtp_layers", "rope_yarn", NULL,
+	"logit_softcap", "mtp_layers", "rope_yarn", "act_clamp", NULL,
 };
 
 static int
@@ -473,6 +478,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			       MAX_LAYERS),
 			YK_DBL("attn_softcap", 0, &m->attn_softcap, 0, 1e6),
 			YK_DBL("logit_softcap", 0, &m->logit_softcap, 0, 1e6),
+			YK_DBL("act_clamp", 0, &m->act_clamp, 0, 1e6),
 			YK_INT("mtp_layers", 0, &m->mtp_layers, 0, 64),
 		};
 
@@ -1026,6 +1032,12 @@ hf_extra(struct model *m, struct yml_doc *d, yaml_node_t *root,
 		return 0;
 	case HF_GPT_OSS:
 		m->attn_sinks = 1;
+		/* the gate and linear halves clamped at swiglu_limit
+		 * (transformers' GptOssExperts; Megatron-Bridge's
+		 * activation_func_clamp_value, gpt_oss_bridge.py:83) */
+		if (hf_dbl(d, root, "swiglu_limit", &m->act_clamp))
+			return -1;
+		o->at[F_CLAMP] = hf_get(d, root, "swiglu_limit");
 		if (hf_get(d, root, "num_experts_per_tok")) {
 			if (hf_i64(d, root, "num_experts_per_tok", 1,
 				   &m->moe.top_k, MAX_EXPERTS,
@@ -1407,6 +1419,8 @@ write_v2(struct yml_out *o, const struct model *m)
 		yml_out_kdbl(o, "attn_softcap", m->attn_softcap);
 	if (m->logit_softcap)
 		yml_out_kdbl(o, "logit_softcap", m->logit_softcap);
+	if (m->act_clamp)
+		yml_out_kdbl(o, "act_clamp", m->act_clamp);
 	if (m->mtp_layers)
 		yml_out_kint(o, "mtp_layers", m->mtp_layers);
 }

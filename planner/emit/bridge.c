@@ -948,6 +948,8 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 
 	if (graphs)
 		kstr(fp, "cuda_graph_impl", "full_iteration");
+	if (emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
+		kbool(fp, "use_transformer_engine_op_fuser", 1);
 	bridge_overlap_note(fp, p);
 	fprintf(fp, "train:\n");
 	kint(fp, "micro_batch_size", p->b);

@@ -268,12 +268,18 @@ emit_fp8_params(const struct emit_in *in)
 }
 
 int
-emit_cuda_graphs(const struct plan *p)
+emit_runtime_opt(const struct plan *p, int opt)
 {
 	struct runtime rt;
 
 	return p->runtime && !runtime_parse(&rt, p->runtime) &&
-	       runtime_has(&rt, RUNTIME_OPT_CUDA_GRAPHS);
+	       runtime_has(&rt, opt);
+}
+
+int
+emit_cuda_graphs(const struct plan *p)
+{
+	return emit_runtime_opt(p, RUNTIME_OPT_CUDA_GRAPHS);
 }
 
 int

@@ -194,6 +194,8 @@ int emit_fp8_params(const struct emit_in *in);
 int emit_grad_reduce_fp32(const struct emit_in *in);
 /* Whether p's runtime replays CUDA graphs (its cuda-graphs option). */
 int emit_cuda_graphs(const struct plan *p);
+/* Whether p's runtime has option opt (enum runtime_opt) on. */
+int emit_runtime_opt(const struct plan *p, int opt);
 
 /* One writer per format; fp is open, the caller commits it.  0 or -1. */
 int emit_megatron(FILE *fp, const struct emit_in *in,

@@ -86,6 +86,10 @@ v2_args(FILE *fp, const struct model *m, const char *disp,
 		arg1(fp, "--qk-layernorm");
 	if (m->attn_sinks)
 		arg_str(fp, "--softmax-type", "learnable");
+	if (m->act_clamp > 0) {
+		snprintf(buf, sizeof(buf), "%g", m->act_clamp);
+		arg_str(fp, "--activation-func-clamp-value", buf);
+	}
 	if (m->window > 0) {
 		/* TE's (left, right): the query and w - 1 before it, as
 		 * Megatron-Bridge's Gemma 2 bridge converts sliding_window */
@@ -402,6 +406,12 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 		 * must be off (arguments.py:1235-1237) */
 		arg_str(fp, "--cuda-graph-impl", "full_iteration");
 		arg1(fp, "--no-check-for-nan-in-loss-and-grad");
+		any = 1;
+	}
+	/* Transformer Engine's op fuser: the experts' clamp inside their
+	 * activation, as priced */
+	if (runtime_has(&rt, RUNTIME_OPT_OP_FUSER)) {
+		arg1(fp, "--use-transformer-engine-op-fuser");
 		any = 1;
 	}
 	if (!any)

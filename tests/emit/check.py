@@ -269,6 +269,10 @@ def check_megatron(p, path):
     if "--swiglu" in a and "--ffn-hidden-size" not in a:
         bad.append("swiglu without --ffn-hidden-size takes Megatron's "
                    "default (A:1320-1329)")
+    # the clamp the plan priced: eager unless its runtime has op-fuser
+    expect(bad, ("--use-transformer-engine-op-fuser" in a) ==
+           (p.runtime == "megatron-core" and "op-fuser" in p.rt_opts),
+           "op fuser differs from the plan's runtime")
     # the dispatcher the plan priced (its runtime's flex-dispatcher)
     if "--num-experts" in a:
         flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
@@ -649,6 +653,9 @@ def bridge_experts(p, mdl, recipe=None):
     # what pd2bw prices (cost model): grouped GEMM, the plan's dispatcher
     # (the flex one with HybridEP when its runtime has flex-dispatcher)
     flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
+    expect(bad, bool(mdl.get("use_transformer_engine_op_fuser")) ==
+           (p.runtime == "megatron-core" and "op-fuser" in p.rt_opts),
+           "op fuser differs from the plan's runtime")
     expect(bad, mdl.get("moe_grouped_gemm") is True and
            mdl.get("moe_token_dispatcher_type") ==
            ("flex" if flex else "alltoall") and

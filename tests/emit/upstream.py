@@ -89,6 +89,11 @@ MEGATRON_FLAGS = {
     "--add-qkv-bias": "TC:218",
     "--qk-layernorm": "TC:259",
     "--softmax-type": "TC:170 (vanilla | off-by-one | learnable)",
+    "--activation-func-clamp-value": "TC:235",
+    # Transformer Engine's op fuser; its grouped MLP of the experts needs
+    # an expert tensor-parallel group of one (moe/experts.py:286-290
+    # asserts _is_fused_impl_supported, which refuses one at :397-398)
+    "--use-transformer-engine-op-fuser": "TC:525",
     "--window-size": "A:2384 (tuple)",
     "--window-attn-skip-freq": "A:2387",
     "--multi-latent-attention": "TC:288",
@@ -312,6 +317,13 @@ def megatron_rules(a, world):
                        "(TC:3020-3029)")
         if "--bf16" not in a and "--fp16" not in a:
             bad.append("EP overlap without bf16 or fp16 (TC:3034-3037)")
+    # moe/experts.py:286-290, 397-398: the op fuser's grouped MLP runs
+    # whole experts
+    if "--use-transformer-engine-op-fuser" in a and "--num-experts" in a \
+            and int(one(a, "--expert-tensor-parallel-size") or
+                    one(a, "--tensor-model-parallel-size") or 1) > 1:
+        bad.append("op fuser with tensor-parallel experts "
+                   "(moe/experts.py:397-398)")
     gi = one(a, "--cuda-graph-impl")
     if gi is not None:
         if gi not in ("none", "local", "transformer_engine",
@@ -835,6 +847,7 @@ BRIDGE_MODEL_KEYS = {
     "context_parallel_size": "MP:100", "cp_comm_type": "TC:1030",
     "cuda_graph_impl": "TC:1075 (none | local | transformer_engine | "
                        "full_iteration)",
+    "use_transformer_engine_op_fuser": "TC:525",
 }
 # pd2bw-model/2 parts and expert parallelism (planner/emit/bridge.c): each
 # key's field and the YAML types it takes.  An override is set as parsed,
@@ -1014,7 +1027,7 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
-    "cuda_graph_impl"}
+    "cuda_graph_impl", "use_transformer_engine_op_fuser"}
 
 
 def bridge_recipe(path):
@@ -1102,6 +1115,14 @@ def bridge_rules(c, recipe=None):
                 bad.append("unknown key %s.%s" % (sec, k))
     # B:1508-1513: a full-iteration CUDA graph with the loss's NaN check
     # off (its default on, Megatron's RerunStateMachineConfig)
+    mdl = c["model"]
+    if mdl.get("use_transformer_engine_op_fuser") and \
+            (mdl.get("expert_tensor_parallel_size") or
+             mdl.get("tensor_model_parallel_size") or 1) > 1 and \
+            ("expert_model_parallel_size" in mdl or
+             mdl.get("num_moe_experts")):
+        bad.append("op fuser with tensor-parallel experts "
+                   "(moe/experts.py:397-398)")
     gi = c["model"].get("cuda_graph_impl", "none")
     if gi not in ("none", "local", "transformer_engine", "full_iteration"):
         bad.append("cuda_graph_impl %s (TC:1075)" % gi)

@@ -1266,6 +1266,104 @@ test_xent_copy(void)
 	}
 }
 
+/*
+ * GPT-OSS's clamp of the experts' gate and linear halves (act_clamp), by
+ * hand on Qwen3-30B-A3B's shape (fe 768, top-8) at b = 1, s = 4096 on
+ * H100 (memory-bound: 3350 GB/s x 0.8, 3 us a kernel), x = n k fe
+ * elements a half, 2 bytes each.  Eager before the fused activation
+ * (Megatron-Core): forward two clamps (read and write x) and their cat
+ * (2x), 16 x bytes in 3 kernels; backward each clamp's comparison (x in,
+ * a byte out) and select (x and the mask in, x out), then the halves'
+ * cat, 24 x bytes in 5 kernels; and the raw halves kept beside the
+ * clamped ones, 4 x bytes more.  Unfused, the activation's own backward
+ * joins the halves: no cat either way (8 x and 16 x bytes, 2 and 4
+ * kernels).  Inside the activation (the op fuser, clamp_eager 0) or
+ * without act_clamp: nothing.  moe_act recomputation runs the forward
+ * clamp again and keeps neither copy.
+ */
+static void
+test_clamp(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct profile p[4];
+	struct model m;
+	double bw = 3350e9 * 0.8, x = 4096.0 * 8 * 768, us = 1e-3;
+	const struct prof_point *a, *b;
+	int i;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	m.act_clamp = 7;
+	analytic_opts_init(&o);
+	CHECK_INT_EQ(o.clamp_eager, 1);
+	for (i = 0; i < 4; i++) {
+		o.clamp_eager = i == 0 || i == 2;
+		o.fusions = i < 2 ? ANALYTIC_FUSE_ALL : 0;
+		profile_init(&p[i]);
+		CHECK(analytic_profile_opts(&p[i], &m, g, mb, 1, 1, 0, &o) ==
+		      0);
+	}
+	a = &p[0].layers[1].pt[0];
+	b = &p[1].layers[1].pt[0];
+	CHECK_STR_EQ(p[0].layers[1].name, "block_moe");
+	CHECK_NEAR(a->fwd_ms - b->fwd_ms, 16 * x / bw * 1e3 + 3 * 3 * us,
+		   1e-9);
+	CHECK_NEAR(a->bwd_ms - b->bwd_ms, 24 * x / bw * 1e3 + 5 * 3 * us,
+		   1e-9);
+	CHECK_NEAR(a->kernels - b->kernels, 8, 0);
+	CHECK_INT_EQ(a->stash_bytes[PROF_RC_NONE] -
+			     b->stash_bytes[PROF_RC_NONE],
+		     (int64_t)(4 * x));
+	a = &p[2].layers[1].pt[0];
+	b = &p[3].layers[1].pt[0];
+	CHECK_NEAR(a->fwd_ms - b->fwd_ms, 8 * x / bw * 1e3 + 2 * 3 * us,
+		   1e-9);
+	CHECK_NEAR(a->bwd_ms - b->bwd_ms, 16 * x / bw * 1e3 + 4 * 3 * us,
+		   1e-9);
+	CHECK_NEAR(a->kernels - b->kernels, 6, 0);
+	for (i = 0; i < 4; i++)
+		profile_release(&p[i]);
+	/* moe_act recomputation runs the forward's clamp again and keeps
+	 * neither copy */
+	o.rc_modules = ANALYTIC_RC_MOE_ACT;
+	o.fusions = ANALYTIC_FUSE_ALL;
+	for (i = 0; i < 2; i++) {
+		o.clamp_eager = i == 0;
+		profile_init(&p[i]);
+		CHECK(analytic_profile_opts(&p[i], &m, g, mb, 1, 1, 0, &o) ==
+		      0);
+	}
+	a = &p[0].layers[1].pt[0];
+	b = &p[1].layers[1].pt[0];
+	CHECK_NEAR(a->recomp_ms[PROF_RC_SELECTIVE] -
+			   b->recomp_ms[PROF_RC_SELECTIVE],
+		   16 * x / bw * 1e3 + 3 * 3 * us, 1e-9);
+	CHECK_INT_EQ(a->stash_bytes[PROF_RC_SELECTIVE],
+		     b->stash_bytes[PROF_RC_SELECTIVE]);
+	CHECK(a->stash_bytes[PROF_RC_NONE] > a->stash_bytes[PROF_RC_SELECTIVE]);
+	profile_release(&p[0]);
+	profile_release(&p[1]);
+	o.rc_modules = ANALYTIC_RC_CORE_ATTN;
+	/* no act_clamp: the eager runtime prices nothing more */
+	m.act_clamp = 0;
+	for (i = 0; i < 2; i++) {
+		o.clamp_eager = i;
+		o.fusions = ANALYTIC_FUSE_ALL;
+		profile_init(&p[i]);
+		CHECK(analytic_profile_opts(&p[i], &m, g, mb, 1, 1, 0, &o) ==
+		      0);
+	}
+	CHECK_NEAR(p[0].layers[1].pt[0].fwd_ms, p[1].layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p[0].layers[1].pt[0].bwd_ms, p[1].layers[1].pt[0].bwd_ms, 0);
+	profile_release(&p[0]);
+	profile_release(&p[1]);
+	model_release(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1292,6 +1390,7 @@ main(int argc, char **argv)
 	test_rc_op();
 	test_rc_op_moe();
 	test_xent_copy();
+	test_clamp();
 	catalog_release(&cat);
 	return h_done();
 }

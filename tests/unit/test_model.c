@@ -446,6 +446,20 @@ test_v2(void)
 	snprintf(buf, sizeof(buf), "%sattention: mla\n", v2);
 	CHECK_ERR(load_str(&m, buf),
 		  "pd2bw: m.yaml:9:12: attention mla needs the mla map");
+	/* GPT-OSS's clamp of a gated MLP's halves: written back, and
+	 * refused for an ungated activation, at its key */
+	snprintf(buf, sizeof(buf), "%sact_clamp: 7.5\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_NEAR(m.act_clamp, 7.5, 0);
+	CHECK(model_is_v2(&m));
+	round_trip(&m, dir);
+	snprintf(buf, sizeof(buf), "%sactivation: gelu\nact_clamp: 7\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:10:12: act_clamp needs a gated activation "
+		  "(swiglu or geglu)");
+	snprintf(buf, sizeof(buf), "%sact_clamp: -1\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:12: value -1 out of range [0, 1000000]");
 	model_release(&m);
 	cap_rmdir(dir);
 }
@@ -531,6 +545,7 @@ test_hf_v2(void)
 	 * them; other scalings are not YaRN */
 	CHECK(model_load(&m, cap_path("tests/data/hf/gpt-oss-120b.json")) == 0);
 	CHECK_INT_EQ(m.rope_yarn, 1);
+	CHECK_NEAR(m.act_clamp, 7, 0); /* its swiglu_limit */
 	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-8b.json")) == 0);
 	CHECK_INT_EQ(m.rope_yarn, 0);
 	for (i = 0; i < sizeof(yarn) / sizeof(yarn[0]); i++) {
@@ -679,7 +694,7 @@ test_zoo(void)
 	CHECK_NEAR(model_active_params(&m) / 1e9, 39, 1);
 	CHECK(model_load(&m, cap_path("models/gpt-oss-120b.yaml")) == 0);
 	CHECK(m.window == 128 && m.global_every == 2 && m.attn_sinks &&
-	      m.bias && m.head_dim == 64 && m.rope_yarn);
+	      m.bias && m.head_dim == 64 && m.rope_yarn && m.act_clamp == 7);
 	/* YaRN stretches rotary positions only; a key of format 2 */
 	CHECK_ERR(load_str(&m, "format: pd2bw-model/2\nname: t\nlayers: 2\n"
 			   "hidden: 64\nheads: 4\nseq_len: 8\nvocab: 9\n"

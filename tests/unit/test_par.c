@@ -879,6 +879,33 @@ test_ep_deepspeed(void)
 			  "one stage's 6 ranks (--expert-parallel 4 does not "
 			  "divide them)");
 	CHECK(runtime_check_par(&ds, 1, 8, why, sizeof(why)) == 0);
+
+	/* Megatron-Core's op fuser: whole experts only (moe/experts.py:
+	 * 286-290, 397-398); it takes the experts' clamp into the
+	 * activation, which the others run eagerly */
+	{
+		struct runtime mc;
+
+		CHECK(runtime_parse(&mc, "megatron-core") == 0);
+		CHECK_INT_EQ(mc.clamp_eager, 1);
+		CHECK(runtime_check_ep(&mc, 8, 1, 2, 2, 8, 1, 0, why,
+				       sizeof(why)) == 0);
+		CHECK(runtime_parse(&mc, "megatron-core:op-fuser") == 0);
+		CHECK_INT_EQ(mc.clamp_eager, 0);
+		CHECK(runtime_check_ep(&mc, 8, 1, 2, 1, 8, 1, 0, why,
+				       sizeof(why)) == 0);
+		CHECK(runtime_check_ep(&mc, 8, 1, 2, 2, 8, 1, 0, why,
+				       sizeof(why)) == -1);
+		CHECK_STR_EQ(why, "runtime megatron-core: op-fuser runs whole "
+				  "experts only (--expert-tensor-parallel 1, "
+				  "not 2-way)");
+		CHECK_INT_EQ(ds.clamp_eager, 1);
+		runtime_init(&mc, RUNTIME_PIPEDREAM_2BW);
+		CHECK_INT_EQ(mc.clamp_eager, 0);
+		CHECK_ERR(runtime_parse(&mc, "torchtitan:op-fuser"),
+			  "pd2bw: runtime torchtitan has no option 'op-fuser' "
+			  "(valid: cuda-graphs, fp8-all-gather)");
+	}
 }
 
 /*
