@@ -743,6 +743,18 @@ cost_ar_div(const struct cost_cfg *g)
 /* ---- schedule (schedule.c) ---- */
 
 /*
+ * The data-parallel communication of stage st that compute hides, ms per
+ * update: of its bucketed reduction (RUNTIME_SYNC_LAST_BWD) what runs
+ * while its chunks' last backwards still compute, (1 - the last bucket's
+ * share) of it within the span from the first chunk's last backward to
+ * the stage's end; and of the sharded weights' all-gather what the next
+ * forward hides (overlap-param-gather).  The closed form and the
+ * simulator expose the rest.  0 for 2bw, whose reduction the next
+ * update's microbatches hide (its SMs not priced).
+ */
+double cost_sync_hidden(const struct plan_stage *st, const struct cost_cfg *g);
+
+/*
  * Iteration time of the configuration whose stages are st[0..d) in closed
  * form, with the per-term breakdown of its slowest stage (or of all stages
  * for PLAN_NONE).  Exact against cost_simulate() when every stage has the

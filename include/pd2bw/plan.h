@@ -73,6 +73,9 @@ struct plan_stage {
 	double gather_ms;       /* per update: all-gather of the sharded
 				   weights (0 without sharding) */
 	double optimizer_ms;    /* per update: the optimizer step */
+	double sync_sm_ms;      /* per update: what the data-parallel
+				   collectives compute hides cost it, by the
+				   SMs they hold meanwhile */
 	double host_ms;         /* per microbatch: host and launch costs the
 				   GPU waits for */
 	double cp_ms;           /* per microbatch: the context-parallel K/V

@@ -80,7 +80,9 @@ struct sim_stage_in {
 	double allreduce_ms;   /* per update; 0 when w = 1: the all-reduce
 				  (or with sharding the reduce-scatter) */
 	double gather_ms;      /* per update: sharded weights' all-gather */
-	double opt_ms;         /* per update: the optimizer step */
+	double opt_ms;         /* per update: the optimizer step and the
+				  SMs the hidden collectives held (plan
+				  stage sync_sm_ms) */
 	double bucket_share;   /* share of a chunk's gradients in its last
 				  bucket (reduced after its backward) */
 	/* Interleaved (v > 1): fwd_ms, bwd_ms and rc_ms are the whole

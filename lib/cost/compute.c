@@ -23,6 +23,10 @@
  * costs the compute the SMs their kernels hold (cost_contention(): NCCL's
  * channels, or the flex dispatcher's COST_FLEX_SMS).
  *
+ * Data-parallel synchronisation: what of it the compute hides
+ * (cost_sync_hidden()) holds NCCL's SMs meanwhile, sync_sm_ms a stage's
+ * compute stream loses each update (cost_contention()).
+ *
  * Optimizer step: Adam reads and writes its fp32 state, the master
  * weights and the gradient (fused multi-tensor kernels, memory bound):
  * about 30 bytes per parameter it updates, at the GPU's memory rate.
@@ -245,6 +249,8 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 			   : 0;
 	if (o->optimizer == PLAN_MUON)
 		st->optimizer_ms += muon_ms(c, o, &g, l, s, a, e);
+	st->sync_sm_ms =
+		cost_contention(o, cost_sync_hidden(st, &g), COST_NCCL_CTAS);
 	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;
 	st->ring_gb_s = g.w > 1 ? l->ring_gb_s[s] : 0;
 	cost_stage_mem(c, o, &g, s, a, e, rc, st);
@@ -280,7 +286,8 @@ double
 cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 {
 	double busy = cost_stage_busy(st);
-	double ar = (st->allreduce_ms + st->gather_ms + st->optimizer_ms) /
+	double ar = (st->allreduce_ms + st->gather_ms + st->optimizer_ms +
+		     st->sync_sm_ms) /
 		    cost_ar_div(g);
 
 	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)

@@ -73,6 +73,20 @@ gather_overlap(const struct cost_cfg *g)
 	       runtime_has(g->rt, RUNTIME_OPT_OVERLAP_PARAM_GATHER);
 }
 
+double
+cost_sync_hidden(const struct plan_stage *st, const struct cost_cfg *g)
+{
+	double f, r, b, red = 0, v = g->v > 1 ? g->v : 1;
+
+	if (g->sched == PLAN_2BW)
+		return 0;
+	durations(st, &f, &r, &b);
+	if (sync_of(g) == RUNTIME_SYNC_LAST_BWD && st->allreduce_ms > 0)
+		red = fmin((1 - bucket_share(st, g)) * st->allreduce_ms,
+			   b / v + (v - 1) * g->d * (r + b) / v);
+	return red + (gather_overlap(g) ? fmin(st->gather_ms, f) : 0);
+}
+
 /* The per-microbatch terms of stage st, times m. */
 static void
 add_terms(struct plan_terms *t, const struct plan_stage *st, double m)
@@ -100,7 +114,8 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		for (s = 0; s < g->d; s++) {
 			double busy = cost_stage_busy(&st[s]);
 			double sync = (st[s].allreduce_ms + st[s].gather_ms +
-				       st[s].optimizer_ms) / g->m;
+				       st[s].optimizer_ms + st[s].sync_sm_ms) /
+				      g->m;
 			double x = busy > sync ? busy : sync;
 
 			if (x > tmb) {
@@ -160,7 +175,8 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 			red_end = e + red;
 		gx = gather_overlap(g) ? fmax(0, st[s].gather_ms - f)
 				       : st[s].gather_ms;
-		end = fmax(e, red_end) + st[s].optimizer_ms + gx;
+		end = fmax(e, red_end) + st[s].optimizer_ms +
+		      st[s].sync_sm_ms + gx;
 		if (end > iter) {
 			iter = end;
 			last = s;
@@ -213,7 +229,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 		in[s].bwd_ms = b;
 		in[s].allreduce_ms = st[s].allreduce_ms;
 		in[s].gather_ms = st[s].gather_ms;
-		in[s].opt_ms = st[s].optimizer_ms;
+		in[s].opt_ms = st[s].optimizer_ms + st[s].sync_sm_ms;
 		in[s].bucket_share = bucket_share(&st[s], g);
 		if (st[s].recompute >= 0 && st[s].recompute < PROF_RC_N &&
 		    c && st[s].last < c->L) {
@@ -317,7 +333,8 @@ simulate(const struct chain *c, const struct plan_stage *st,
 				    sm->ops[i].end_ms >= ret - extra - 1e-9)
 					terms->optimizer_ms =
 						sm->ops[i].end_ms -
-						sm->ops[i].start_ms;
+						sm->ops[i].start_ms -
+						st[sm->ops[i].stage].sync_sm_ms;
 			terms->allreduce_ms =
 				fmax(0, ret - P - extra - terms->optimizer_ms);
 		}
@@ -391,7 +408,7 @@ tail_of(const struct plan_stage *st, const struct cost_cfg *g, double f,
 			      ? fmax(bucket_share(st, g) * st->allreduce_ms,
 				     st->allreduce_ms - b) / v
 			      : st->allreduce_ms;
-	return red + st->optimizer_ms +
+	return red + st->optimizer_ms + st->sync_sm_ms +
 	       (gather_overlap(g) ? fmax(0, st->gather_ms - f)
 				  : st->gather_ms);
 }

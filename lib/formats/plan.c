@@ -205,6 +205,8 @@ write_stage(struct yml_out *o, const struct plan_stage *s, int cp, int ep,
 	yml_out_kdbl(o, "allreduce_ms", s->allreduce_ms);
 	yml_out_kdbl(o, "gather_ms", s->gather_ms);
 	yml_out_kdbl(o, "optimizer_ms", s->optimizer_ms);
+	if (s->sync_sm_ms > 0)
+		yml_out_kdbl(o, "sync_sm_ms", s->sync_sm_ms);
 	yml_out_kdbl(o, "host_ms", s->host_ms);
 	if (cp > 1)
 		yml_out_kdbl(o, "cp_ms", s->cp_ms);
@@ -460,6 +462,7 @@ read_stage(struct yml_doc *d, yaml_node_t *n, struct plan_stage *s)
 		YK_DBL("allreduce_ms", 1, &s->allreduce_ms, 0, BIG),
 		YK_DBL("gather_ms", 0, &s->gather_ms, 0, BIG),
 		YK_DBL("optimizer_ms", 0, &s->optimizer_ms, 0, BIG),
+		YK_DBL("sync_sm_ms", 0, &s->sync_sm_ms, 0, BIG),
 		YK_DBL("host_ms", 0, &s->host_ms, 0, BIG),
 		YK_DBL("cp_ms", 0, &s->cp_ms, 0, BIG),
 		YK_DBL("ep_ms", 0, &s->ep_ms, 0, BIG),

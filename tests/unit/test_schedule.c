@@ -53,6 +53,8 @@ random_stage(struct plan_stage *st, const struct plan_stage *proto)
 	st->params = (int64_t)(1e6 + 3e8 * urand());
 	st->allreduce_ms = urand() < 0.8 ? 60 * urand() : 0;
 	st->optimizer_ms = urand() < 0.5 ? 5 * urand() : 0;
+	/* the SMs of the collectives compute hid */
+	st->sync_sm_ms = urand() < 0.5 ? 3 * urand() : 0;
 	/* context parallelism's exposed K/V ring */
 	st->cp_ms = urand() < 0.3 ? urand() : 0;
 }
@@ -977,6 +979,83 @@ test_time_only(void)
 			   "simulation's");
 }
 
+/*
+ * What the data-parallel collectives compute hides cost it
+ * (cost_sync_hidden(), then cost_contention()): by hand on one stage of
+ * 400M parameters (Megatron's 40M buckets: the last holds 0.1 of them),
+ * forward 10 ms and backward 20 per microbatch, a 50 ms reduce-scatter
+ * and an 8 ms all-gather per update.  Bucketed into the last backward,
+ * 0.9 x 50 = 45 ms could overlap it, but the backward lasts 20; the
+ * gather hides behind the next forward, 8 of its 10: 28 ms hidden, at
+ * NCCL's 32 CTAs of an H100's 132 SMs 28 x 32 / 132 = 6.79 ms of
+ * compute.  Interleaved over 2 chunks on 4 stages, the first chunk's
+ * last backward starts d (r + b) / v = 40 ms earlier, and each chunk's
+ * last bucket is 0.2 of its 200M: all of 0.8 x 50 = 40 hides.
+ * Reduced after the last backward (no overlap-grad-reduce) only the
+ * gather hides; without it, nothing; 2bw's reduction is not counted.
+ * In the iteration the cost is sync's, not the optimizer's.
+ */
+static void
+test_sync_hidden(void)
+{
+	struct plan_stage st;
+	struct runtime rt;
+	struct cost_cfg g;
+	struct cost_opts o;
+	struct plan_terms t;
+
+	memset(&st, 0, sizeof(st));
+	st.params = 400000000;
+	st.fwd_ms = 10;
+	st.compute_ms = 30;
+	st.allreduce_ms = 50;
+	st.gather_ms = 8;
+	memset(&g, 0, sizeof(g));
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	g.rt = &rt;
+	g.sched = PLAN_FLUSH;
+	g.d = 1;
+	g.v = 1;
+	g.m = 4;
+	g.w = 8;
+	g.zero = 1;
+	CHECK_NEAR(cost_sync_hidden(&st, &g), 20 + 8, 1e-12);
+	cost_opts_init(&o);
+	o.sms = 132;
+	CHECK_NEAR(cost_contention(&o, cost_sync_hidden(&st, &g),
+				   COST_NCCL_CTAS),
+		   28.0 * 32 / 132, 1e-12);
+	g.d = 4;
+	g.v = 2;
+	g.m = 8;
+	CHECK_NEAR(cost_sync_hidden(&st, &g), 40 + 8, 1e-12);
+	g.d = 1;
+	g.v = 1;
+	g.m = 4;
+	CHECK(runtime_parse(&rt, "megatron-core:no-overlap-param-gather,"
+				 "no-overlap-grad-reduce") == 0);
+	CHECK_NEAR(cost_sync_hidden(&st, &g), 0, 0);
+	CHECK(runtime_parse(&rt, "megatron-core:overlap-grad-reduce,"
+				 "no-overlap-param-gather") == 0);
+	CHECK_NEAR(cost_sync_hidden(&st, &g), 20, 1e-12);
+	g.sched = PLAN_2BW;
+	CHECK_NEAR(cost_sync_hidden(&st, &g), 0, 0);
+	/* in the iteration: sync's, beside the 1 ms optimizer step */
+	g.sched = PLAN_FLUSH;
+	st.optimizer_ms = 1;
+	st.sync_sm_ms = 5;
+	cost_iteration(&st, &g, &t);
+	CHECK_NEAR(t.optimizer_ms, 1, 1e-12);
+	{
+		struct plan_stage z = st;
+
+		z.sync_sm_ms = 0;
+		CHECK_NEAR(cost_iteration(&st, &g, &t) -
+				   cost_iteration(&z, &g, &t),
+			   5, 1e-9);
+	}
+}
+
 int
 main(void)
 {
@@ -991,6 +1070,7 @@ main(void)
 	test_cut();
 	test_hand_checked();
 	test_equal_stages();
+	test_sync_hidden();
 	test_search_reports_simulation();
 	return h_done();
 }
