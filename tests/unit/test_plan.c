@@ -2074,6 +2074,7 @@ test_plan_roundtrip(void)
 		a.offload_blocks = 2;
 		a.stages[0].fsdp_ms = 1.5;
 		a.stages[0].offload_ms = 0.25;
+		a.stages[0].sync_sm_ms = 0.75;
 		a.terms.fsdp_ms = 3;
 		CHECK_INT_EQ(plan_write(&a, f2), 0);
 		x = cap_slurp(f2);
@@ -2081,6 +2082,7 @@ test_plan_roundtrip(void)
 		      strstr(x, "  shard_group: 1\n") &&
 		      strstr(x, "  activation_offload: true\n") &&
 		      strstr(x, "fsdp_ms: 1.5") && strstr(x, "fsdp: 3") &&
+		      strstr(x, "sync_sm_ms: 0.75") &&
 		      strstr(x, "  moe_imbalance: 1.25\n") &&
 		      strstr(x, "  capacity_factor: 1.5\n") &&
 		      strstr(x, "  offload_blocks: 2\n"));
@@ -2094,7 +2096,9 @@ test_plan_roundtrip(void)
 		CHECK_INT_EQ(b.offload, 1);
 		CHECK_NEAR(b.stages[0].fsdp_ms, 1.5, 0);
 		CHECK_NEAR(b.stages[0].offload_ms, 0.25, 0);
+		CHECK_NEAR(b.stages[0].sync_sm_ms, 0.75, 0);
 		plan_release(&b);
+		a.stages[0].sync_sm_ms = 0;
 		a.zero = sz;
 		a.shard = sh;
 		a.offload = off;
