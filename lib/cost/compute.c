@@ -34,7 +34,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "pd2bw/analytic.h"
 #include "pd2bw/cost.h"
+#include "pd2bw/model.h"
 
 #define ADAM_BYTES_PER_PARAM 30.0
 
@@ -166,6 +168,49 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 	return moe + (host > gpu ? host - gpu : 0);
 }
 
+/*
+ * The quantised copies of stage [a, e]'s block weights each update makes,
+ * at the GPU's memory rate, under Transformer Engine's caching (the
+ * runtime's fp8_casts te; torchao casts per GEMM, in the estimate).
+ * With 16-bit weights, the first microbatch of a step casts each into
+ * its FP8 copy and transpose (MXFP8 and NVFP4: the rowwise and
+ * columnwise copies), which the later microbatches reuse (Megatron passes
+ * is_first_microbatch, extensions/transformer_engine.py; TE's
+ * quantize with caching): read the 16-bit value, write two copies, and
+ * under current scaling read it once more for its amax.  With FP8
+ * parameters (cost_fp8_params()) the distributed optimizer writes its
+ * shard's quantised copy from the fp32 master (read 4 bytes, write one
+ * copy), and the columnwise copy is made from the gathered rowwise one
+ * (read and write a copy a value).  The embedding and the output layer
+ * stay 16-bit.
+ */
+static double
+weight_cast_ms(const struct chain *c, const struct cost_opts *o,
+	       const struct cost_cfg *g, int a, int e)
+{
+	double p = (double)chain_params(c, a, e), qb, bytes;
+
+	if (!model_prec_quantised(o->precision) || o->hbm_gb_s <= 0 ||
+	    !g->rt || g->rt->fp8_casts != ANALYTIC_CASTS_TE)
+		return 0;
+	if (c->kind[a] != PROF_BLOCK)
+		p -= (double)chain_params(c, a, a);
+	if (e > a && c->kind[e] != PROF_BLOCK)
+		p -= (double)chain_params(c, e, e);
+	if (p <= 0)
+		return 0;
+	qb = cost_quant_bytes(o);
+	if (cost_fp8_params(o, g))
+		bytes = p * (4 + qb) / (double)cost_shard_deg(g) + p * 2 * qb;
+	else
+		bytes = p * (2 + 2 * qb +
+			     (o->precision == MODEL_FP8 &&
+				      o->fp8_recipe == FP8_TENSORWISE
+			      ? 2
+			      : 0));
+	return bytes / (o->hbm_gb_s * 1e6);
+}
+
 void
 cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	      const struct cost_cfg *g0, const struct place_links *l, int s,
@@ -249,6 +294,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 			   : 0;
 	if (o->optimizer == PLAN_MUON)
 		st->optimizer_ms += muon_ms(c, o, &g, l, s, a, e);
+	st->optimizer_ms += weight_cast_ms(c, o, &g, a, e);
 	st->sync_sm_ms =
 		cost_contention(o, cost_sync_hidden(st, &g), COST_NCCL_CTAS);
 	st->in_gb_s = s > 0 ? l->in_gb_s[s] : 0;

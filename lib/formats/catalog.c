@@ -164,9 +164,9 @@
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
 #define GB_EFF8_B200 0.484
-#define GB_EFF8_GB200 0.479
+#define GB_EFF8_GB200 0.481
 #define GB_EFF8MX_GB200 0.461
-#define GB_EFF8MX_GB300 0.612
+#define GB_EFF8MX_GB300 0.615
 /* no fit row measures B200's MXFP8 or GB300's per-tensor GEMMs: each
  * is its part's other FP8 figure times GB200's ratio of the two */
 #define GB_EFF8MX_B200 EFF_R3(GB_EFF8_B200 * GB_EFF8MX_GB200 / GB_EFF8_GB200)

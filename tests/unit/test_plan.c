@@ -2218,11 +2218,87 @@ test_partition_fits_compute(void)
 	CHECK(yes > checks / 10);
 }
 
+/*
+ * The quantised weight copies each update makes, beside the optimizer
+ * step, by hand: four layers of 1M parameters, the first the embedding
+ * and the last the output layer (16-bit, no copies): 2M block weights,
+ * at 1000 GB/s (1e9 bytes a ms).  16-bit weights under delayed scaling:
+ * read 2 bytes, write the FP8 copy and its transpose, 4 bytes a weight,
+ * 0.008 ms; current scaling reads them once more for the amax, 0.012;
+ * NVFP4's copies are 0.5625 bytes, 0.00625.  FP8 parameters over 4
+ * shards: the fp32 master read and one copy written for the shard (5 /
+ * 4 a weight), then the transpose from the gathered copy (2): 0.0065.
+ * torchtitan (torchao casts per GEMM, in the estimate) and bf16 models
+ * pay nothing here.
+ */
+static void
+test_weight_cast(void)
+{
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g = {
+		.sched = PLAN_FLUSH, .w = 4, .d = 1, .b = 1, .m = 1,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
+	struct place_links l;
+	struct plan_stage st;
+	struct runtime rt;
+	double base;
+
+	uniform_profile(&p, 4);
+	p.layers[0].kind = PROF_EMBED;
+	p.layers[3].kind = PROF_HEAD;
+	one_node(&cl, 4, 100);
+	default_opts(&o, 1e12);
+	o.hbm_gb_s = 1000;
+	CHECK(chain_build(&c, &p) == 0);
+	place_links_init(&l, &cl, 1);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+	CHECK(runtime_parse(&rt, "megatron-core:no-fp8-param-gather") == 0);
+	g.rt = &rt;
+	o.precision = MODEL_BF16;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	base = st.optimizer_ms;
+	CHECK_NEAR(base, 4e6 * 30 / 1e9, 1e-15); /* Adam's 30 bytes */
+	o.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_DELAYED;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.optimizer_ms - base, 0.008, 1e-15);
+	o.fp8_recipe = FP8_TENSORWISE;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.optimizer_ms - base, 0.012, 1e-15);
+	o.precision = MODEL_NVFP4;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.optimizer_ms - base, 0.00625, 1e-15);
+	/* the embedding alone: nothing to quantise */
+	cost_stage(&c, &o, &g, &l, 0, 0, 0, &st);
+	CHECK_NEAR(st.optimizer_ms, 1e6 * 30 / 1e9, 1e-15);
+	/* FP8 parameters, sharded over the 4 replicas */
+	o.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_DELAYED;
+	CHECK(runtime_parse(&rt, "megatron-core") == 0);
+	g.zero = 1;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.optimizer_ms - base / 4, 0.0065, 1e-15);
+	runtime_init(&rt, RUNTIME_TORCHTITAN);
+	g.zero = 0;
+	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	CHECK_NEAR(st.optimizer_ms, base, 1e-15);
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
 int
 main(void)
 {
 	test_hand_cost();
 	test_moe_host();
+	test_weight_cast();
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
