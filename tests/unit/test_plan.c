@@ -140,6 +140,51 @@ test_hand_cost(void)
  * Replicas in node: rings stay inside (100 GB/s) and the two boundary
  * flows share the NIC.
  */
+/* One stage of a four-layer uniform profile on one node of w GPUs at
+ * 100 GB/s: the fixture of the per-stage cost tests.  Edit x->p between
+ * fx_open() and fx_build(). */
+struct stage_fx {
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct place_links l;
+	struct cost_cfg g;
+};
+
+static void
+fx_open(struct stage_fx *x, int w)
+{
+	static const struct cost_cfg g0 = {
+		.sched = PLAN_FLUSH, .d = 1, .b = 1, .m = 1,
+		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
+		.v = 1, .c = 1, .e = 1
+	};
+
+	uniform_profile(&x->p, 4);
+	one_node(&x->cl, w, 100);
+	default_opts(&x->o, 1e12);
+	x->g = g0;
+	x->g.w = w;
+}
+
+static void
+fx_build(struct stage_fx *x)
+{
+	CHECK(chain_build(&x->c, &x->p) == 0);
+	place_links_init(&x->l, &x->cl, 1);
+	place_links_fill(&x->l, &x->cl, x->g.place, x->g.w, x->g.d, 1);
+}
+
+static void
+fx_close(struct stage_fx *x)
+{
+	place_links_release(&x->l);
+	chain_release(&x->c);
+	cluster_release(&x->cl);
+	profile_release(&x->p);
+}
+
 /*
  * Host costs, by hand.  Four layers of 10 ms (forward 3, backward 7): two
  * MoE layers of 200 and 100 kernels, then two dense ones of 1000 and 2000.
@@ -159,78 +204,62 @@ static void
 test_moe_host(void)
 {
 	static const double kern[4] = {200, 100, 1000, 2000};
-	struct profile p;
-	struct cluster cl;
-	struct chain c;
-	struct cost_opts o;
-	struct cost_cfg g = {
-		.sched = PLAN_FLUSH, .w = 1, .d = 1, .b = 1, .m = 1,
-		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
-		.v = 1, .c = 1, .e = 1
-	};
-	struct place_links l;
+	struct stage_fx x;
 	struct plan_stage st;
 	struct runtime rt;
 	int j;
 
-	uniform_profile(&p, 4);
+	fx_open(&x, 1);
 	for (j = 0; j < 4; j++)
-		p.layers[j].pt[0].kernels = kern[j];
-	p.layers[0].expert_params = p.layers[1].expert_params = 500000;
-	one_node(&cl, 1, 100);
-	default_opts(&o, 1e12);
-	CHECK(chain_build(&c, &p) == 0);
-	place_links_init(&l, &cl, 1);
-	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+		x.p.layers[j].pt[0].kernels = kern[j];
+	x.p.layers[0].expert_params = x.p.layers[1].expert_params = 500000;
+	fx_build(&x);
 
 	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
-	g.rt = &rt;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.g.rt = &rt;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.compute_ms, 40, 1e-12);
 	CHECK_NEAR(st.host_ms, 9.5, 1e-9);
 	/* one MoE layer alone: 3 + 1 + 0.5; the two dense ones: 4 + 0.5 */
-	cost_stage(&c, &o, &g, &l, 0, 0, 0, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
-	cost_stage(&c, &o, &g, &l, 0, 2, 3, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 2, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 	/* full recomputation runs the forward again, and its read: the
 	 * second MoE layer's kernels stay hidden, its two reads do not */
-	g.r = PROF_RC_FULL;
-	cost_stage(&c, &o, &g, &l, 0, 1, 1, &st);
+	x.g.r = PROF_RC_FULL;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 1, 1, &st);
 	CHECK_NEAR(st.host_ms, 2 * 1.0 + 0.5, 1e-9);
-	g.r = PROF_RC_NONE;
+	x.g.r = PROF_RC_NONE;
 
 	/* rows padded to a capacity (moe_pad_expert_input_to_capacity):
 	 * no counts to read, one stretch, the MoE layers' 300 kernels
 	 * still at 65 us and no read: 3000 x 8 + 300 x 65 us = 43.5 ms
 	 * against 40 */
-	c.route.capacity = 1.0;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.c.route.capacity = 1.0;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.0, 1e-9);
-	c.route.capacity = 0;
+	x.c.route.capacity = 0;
 
 	CHECK_INT_EQ(runtime_parse(&rt, "megatron-core:cuda-graphs"), 0);
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 0.05, 1e-12);
 
 	runtime_init(&rt, RUNTIME_TORCHTITAN);
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 
 	/* DeepSpeed-MoE's fixed capacity reads no counts: the stage is one
 	 * stretch, 3300 x 8 us = 26.4 ms against 40, hidden: 0.5; with
 	 * drop_tokens off it syncs, as torchtitan's: 4.5 */
 	runtime_init(&rt, RUNTIME_DEEPSPEED);
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 0.5, 1e-9);
 	CHECK_INT_EQ(runtime_parse(&rt, "deepspeed:dropless"), 0);
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.host_ms, 4.5, 1e-9);
 
-	place_links_release(&l);
-	chain_release(&c);
-	cluster_release(&cl);
-	profile_release(&p);
+	fx_close(&x);
 }
 
 static void
@@ -2234,63 +2263,47 @@ test_partition_fits_compute(void)
 static void
 test_weight_cast(void)
 {
-	struct profile p;
-	struct cluster cl;
-	struct chain c;
-	struct cost_opts o;
-	struct cost_cfg g = {
-		.sched = PLAN_FLUSH, .w = 4, .d = 1, .b = 1, .m = 1,
-		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE, .t = 1,
-		.v = 1, .c = 1, .e = 1
-	};
-	struct place_links l;
+	struct stage_fx x;
 	struct plan_stage st;
 	struct runtime rt;
 	double base;
 
-	uniform_profile(&p, 4);
-	p.layers[0].kind = PROF_EMBED;
-	p.layers[3].kind = PROF_HEAD;
-	one_node(&cl, 4, 100);
-	default_opts(&o, 1e12);
-	o.hbm_gb_s = 1000;
-	CHECK(chain_build(&c, &p) == 0);
-	place_links_init(&l, &cl, 1);
-	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+	fx_open(&x, 4);
+	x.p.layers[0].kind = PROF_EMBED;
+	x.p.layers[3].kind = PROF_HEAD;
+	x.o.hbm_gb_s = 1000;
+	fx_build(&x);
 	CHECK(runtime_parse(&rt, "megatron-core:no-fp8-param-gather") == 0);
-	g.rt = &rt;
-	o.precision = MODEL_BF16;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.g.rt = &rt;
+	x.o.precision = MODEL_BF16;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	base = st.optimizer_ms;
 	CHECK_NEAR(base, 4e6 * 30 / 1e9, 1e-15); /* Adam's 30 bytes */
-	o.precision = MODEL_FP8;
-	o.fp8_recipe = FP8_DELAYED;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.o.precision = MODEL_FP8;
+	x.o.fp8_recipe = FP8_DELAYED;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.optimizer_ms - base, 0.008, 1e-15);
-	o.fp8_recipe = FP8_TENSORWISE;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.o.fp8_recipe = FP8_TENSORWISE;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.optimizer_ms - base, 0.012, 1e-15);
-	o.precision = MODEL_NVFP4;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.o.precision = MODEL_NVFP4;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.optimizer_ms - base, 0.00625, 1e-15);
 	/* the embedding alone: nothing to quantise */
-	cost_stage(&c, &o, &g, &l, 0, 0, 0, &st);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
 	CHECK_NEAR(st.optimizer_ms, 1e6 * 30 / 1e9, 1e-15);
 	/* FP8 parameters, sharded over the 4 replicas */
-	o.precision = MODEL_FP8;
-	o.fp8_recipe = FP8_DELAYED;
+	x.o.precision = MODEL_FP8;
+	x.o.fp8_recipe = FP8_DELAYED;
 	CHECK(runtime_parse(&rt, "megatron-core") == 0);
-	g.zero = 1;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.g.zero = 1;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.optimizer_ms - base / 4, 0.0065, 1e-15);
 	runtime_init(&rt, RUNTIME_TORCHTITAN);
-	g.zero = 0;
-	cost_stage(&c, &o, &g, &l, 0, 0, 3, &st);
+	x.g.zero = 0;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.optimizer_ms, base, 1e-15);
-	place_links_release(&l);
-	chain_release(&c);
-	cluster_release(&cl);
-	profile_release(&p);
+	fx_close(&x);
 }
 
 int
