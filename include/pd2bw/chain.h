@@ -56,7 +56,8 @@ struct chain {
 	 * otherwise. */
 	double *epx, *epsf, *epaf, *epab;
 	char **names;         /* [L] "block.3" etc. (owned) */
-	/* Muon: [L] the parameters it manages (the profile's muon_params)
+	/* The blocks' matrices: [L] the parameters Muon manages (the
+	 * profile's muon_params), which FP8 quantises too,
 	 * and [L+1] their prefix sums, and prefix sums of its Newton-Schulz
 	 * FLOPs, all and the routed experts' */
 	int64_t *mparams, *pre_mparams;

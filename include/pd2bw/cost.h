@@ -697,6 +697,15 @@ cost_stage_busy(const struct plan_stage *st)
 	       st->offload_ms;
 }
 
+/* What stage st's compute stream spends once an update after its last
+ * backward: the optimizer step and what the hidden data-parallel
+ * collectives' SMs took (the simulator's opt_ms). */
+static inline double
+cost_stage_upd_ms(const struct plan_stage *st)
+{
+	return st->optimizer_ms + st->sync_sm_ms;
+}
+
 /*
  * What any stages of g (d contiguous ranges covering the chain, each
  * cost_stage_rc()'s under links l, whatever their recomputation) add to

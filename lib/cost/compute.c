@@ -181,23 +181,18 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
  * parameters (cost_fp8_params()) the distributed optimizer writes its
  * shard's quantised copy from the fp32 master (read 4 bytes, write one
  * copy), and the columnwise copy is made from the gathered rowwise one
- * (read and write a copy a value).  The embedding and the output layer
- * stay 16-bit.
+ * (read and write a copy a value).  The quantised weights are the
+ * blocks' matrices, those Muon would manage (chain_muon()): the embedding
+ * and the output layer stay 16-bit.
  */
 static double
 weight_cast_ms(const struct chain *c, const struct cost_opts *o,
 	       const struct cost_cfg *g, int a, int e)
 {
-	double p = (double)chain_params(c, a, e), qb, bytes;
+	double ns, nse, p = (double)chain_muon(c, a, e, &ns, &nse), qb, bytes;
 
 	if (!model_prec_quantised(o->precision) || o->hbm_gb_s <= 0 ||
-	    !g->rt || g->rt->fp8_casts != ANALYTIC_CASTS_TE)
-		return 0;
-	if (c->kind[a] != PROF_BLOCK)
-		p -= (double)chain_params(c, a, a);
-	if (e > a && c->kind[e] != PROF_BLOCK)
-		p -= (double)chain_params(c, e, e);
-	if (p <= 0)
+	    g->rt->fp8_casts != ANALYTIC_CASTS_TE || p <= 0)
 		return 0;
 	qb = cost_quant_bytes(o);
 	if (cost_fp8_params(o, g))
@@ -332,8 +327,7 @@ double
 cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
 {
 	double busy = cost_stage_busy(st);
-	double ar = (st->allreduce_ms + st->gather_ms + st->optimizer_ms +
-		     st->sync_sm_ms) /
+	double ar = (st->allreduce_ms + st->gather_ms + cost_stage_upd_ms(st)) /
 		    cost_ar_div(g);
 
 	if (g->sched == PLAN_FLUSH || g->sched == PLAN_GPIPE)

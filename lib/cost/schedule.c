@@ -114,7 +114,7 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 		for (s = 0; s < g->d; s++) {
 			double busy = cost_stage_busy(&st[s]);
 			double sync = (st[s].allreduce_ms + st[s].gather_ms +
-				       st[s].optimizer_ms + st[s].sync_sm_ms) /
+				       cost_stage_upd_ms(&st[s])) /
 				      g->m;
 			double x = busy > sync ? busy : sync;
 
@@ -175,8 +175,7 @@ cost_iteration(const struct plan_stage *st, const struct cost_cfg *g,
 			red_end = e + red;
 		gx = gather_overlap(g) ? fmax(0, st[s].gather_ms - f)
 				       : st[s].gather_ms;
-		end = fmax(e, red_end) + st[s].optimizer_ms +
-		      st[s].sync_sm_ms + gx;
+		end = fmax(e, red_end) + cost_stage_upd_ms(&st[s]) + gx;
 		if (end > iter) {
 			iter = end;
 			last = s;
@@ -229,7 +228,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 		in[s].bwd_ms = b;
 		in[s].allreduce_ms = st[s].allreduce_ms;
 		in[s].gather_ms = st[s].gather_ms;
-		in[s].opt_ms = st[s].optimizer_ms + st[s].sync_sm_ms;
+		in[s].opt_ms = cost_stage_upd_ms(&st[s]);
 		in[s].bucket_share = bucket_share(&st[s], g);
 		if (st[s].recompute >= 0 && st[s].recompute < PROF_RC_N &&
 		    c && st[s].last < c->L) {
@@ -408,7 +407,7 @@ tail_of(const struct plan_stage *st, const struct cost_cfg *g, double f,
 			      ? fmax(bucket_share(st, g) * st->allreduce_ms,
 				     st->allreduce_ms - b) / v
 			      : st->allreduce_ms;
-	return red + st->optimizer_ms + st->sync_sm_ms +
+	return red + cost_stage_upd_ms(st) +
 	       (gather_overlap(g) ? fmax(0, st->gather_ms - f)
 				  : st->gather_ms);
 }

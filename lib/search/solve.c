@@ -324,8 +324,7 @@ solve_checked(struct ctx *x, const struct cost_opts *o,
 			if (g.sched == PLAN_2BW) {
 				double sync = (x->st[s].allreduce_ms +
 					       x->st[s].gather_ms +
-					       x->st[s].optimizer_ms +
-					       x->st[s].sync_sm_ms) /
+					       cost_stage_upd_ms(&x->st[s])) /
 					      g.m;
 
 				lb = g.m * (busy > sync ? busy : sync);
