@@ -371,13 +371,6 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# conf/training) only for MLPerf; Megatron-LM'"'"'s default is off
 		if (rname == "megatron-core" && rt != "megatron-bridge" && !(rt == "nemo" && rel !~ /^24\./))
 			a = a (index(a, ":") ? "," : ":") "no-fp8-param-gather"
-		# Megatron-Bridge'"'"'s Llama 3 / 3.1 performance configs turn
-		# Transformer Engine'"'"'s TP overlap off for NVFP4 (scripts/
-		# performance/configs/llama/llama3_llm_pretrain.py:80 and
-		# llama31_llm_pretrain.py:75 at cfeddcd94, the same through
-		# 63b08b397)
-		if (prec == "nvfp4" && rt == "megatron-bridge")
-			a = a (index(a, ":") ? "," : ":") "no-tp-comm-overlap"
 		# NVFP4 parameters: Megatron-Bridge'"'"'s bf16_with_nvfp4_mixed
 		# sets fp4_param_gather from 26.04.01 on (commit ecbd4ead5;
 		# training/mixed_precision.py:405-418 at 63b08b397), not at

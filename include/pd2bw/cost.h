@@ -155,6 +155,16 @@ int cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g);
  */
 int cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g);
 
+/*
+ * The share of g's tensor-parallel traffic its runtime hides
+ * (runtime.tp_hidden): Transformer Engine's userbuffers act only under
+ * sequence parallelism, and carry 16-bit, FP8 and MXFP8 tensors but not
+ * NVFP4 ("Unsupported quantizer for Userbuffers", transformer_engine/
+ * pytorch/module/base.py:754 at d0067d0; Megatron-Bridge's NVFP4
+ * presets switch the overlap off).  0 otherwise.
+ */
+double cost_tp_hidden(const struct cost_opts *o, const struct cost_cfg *g);
+
 /* Bytes per value of a quantised copy: FP8 1, NVFP4 0.5625 (half a
  * byte and an E4M3 scale per 16 values). */
 double cost_quant_bytes(const struct cost_opts *o);

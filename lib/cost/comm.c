@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "pd2bw/cost.h"
+#include "pd2bw/model.h"
 
 double
 cost_coll_ms(int kind, double bytes, int n, double gb_s, double lat_us)
@@ -75,6 +76,14 @@ cost_tp(const struct chain *c, const struct cost_cfg *g,
 	 * (ring; the tree does not apply inside the small group) */
 	return n * (2.0 * (g->t - 1) / g->t * (x / n) / (l->tp_gb_s[s] * 1e6) +
 		    l->tp_lat_us[s] * 1e-3);
+}
+
+double
+cost_tp_hidden(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	if (!g->sp || o->precision == MODEL_NVFP4)
+		return 0;
+	return cost_cfg_runtime(o, g)->tp_hidden;
 }
 
 double

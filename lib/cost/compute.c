@@ -250,8 +250,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 		st->ep_ms = cost_ep(c, &g, l, s, a, e);
 		busy = chain_time(c, g.k, g.r, a, e);
 	}
-	if (g.sp)
-		st->tp_ms *= 1 - rt->tp_hidden;
+	st->tp_ms *= 1 - cost_tp_hidden(o, &g);
 	st->p2p_ms = cost_p2p(c, &g, l, s, a, e);
 	/* FSDP and offload overlap each layer's own backward */
 	st->fsdp_ms = cost_fsdp_rc(c, o, &g, l, s, a, e, rc);

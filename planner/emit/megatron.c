@@ -358,7 +358,8 @@ recompute_args(FILE *fp, const struct emit_in *in,
  * the megatron-core runtime prices what the recipes switch on.  The
  * parameter all-gather overlaps only under the distributed optimizer or
  * Megatron-FSDP and with the reduction overlapped (arguments.py:1024-1029);
- * Transformer Engine's overlap only with sequence parallelism (1441-1442).
+ * Transformer Engine's overlap only with sequence parallelism (1441-1442)
+ * and not in NVFP4, which its userbuffers do not carry (cost_tp_hidden()).
  * A plan for another runtime gets Megatron-Core's defaults
  * (emit_plan_runtime()).  Returns 0, or -1 after a message.
  */
@@ -394,8 +395,15 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 	}
 	if (p->sp && p->t > 1 &&
 	    runtime_has(&rt, RUNTIME_OPT_TP_COMM_OVERLAP)) {
-		arg1(fp, "--tp-comm-overlap");
-		any = 1;
+		if (in->prof->precision &&
+		    !strcmp(in->prof->precision, "nvfp4")) {
+			fprintf(fp, "# No --tp-comm-overlap: Transformer "
+				    "Engine's userbuffers do not carry NVFP4 "
+				    "(priced so).\n");
+		} else {
+			arg1(fp, "--tp-comm-overlap");
+			any = 1;
+		}
 	}
 	if (e > 1 && runtime_has(&rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM)) {
 		arg1(fp, "--overlap-moe-expert-parallel-comm");

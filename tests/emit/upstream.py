@@ -298,6 +298,12 @@ def megatron_rules(a, world):
     if "--tp-comm-overlap" in a and "--sequence-parallel" not in a:
         bad.append("--tp-comm-overlap without --sequence-parallel "
                    "(A:1441-1442)")
+    # Transformer Engine d0067d0da transformer_engine/pytorch/module/
+    # base.py:754: userbuffers carry FP8 and MXFP8 tensors, and raise
+    # "Unsupported quantizer for Userbuffers" for any other (NVFP4)
+    if "--tp-comm-overlap" in a and "--fp4-format" in a:
+        bad.append("--tp-comm-overlap with NVFP4, which Transformer "
+                   "Engine's userbuffers do not carry (TE base.py:754)")
     # TC:3002-3041: the EP all-to-all overlap
     if "--overlap-moe-expert-parallel-comm" in a:
         if int(one(a, "--expert-model-parallel-size") or 1) < 2:

@@ -2260,6 +2260,54 @@ test_partition_fits_compute(void)
  * torchtitan (torchao casts per GEMM, in the estimate) and bf16 models
  * pay nothing here.
  */
+/*
+ * What of the tensor-parallel traffic the runtime hides, by hand: four
+ * blocks at t = 2, each four all-reduces' bytes of a 1 x 1000 x 1000
+ * 16-bit activation (2 MB): 16 x (2 (t - 1) / t x 2 MB / bw + lat).
+ * Megatron-Core's userbuffers hide 80% of it under sequence parallelism
+ * (16-bit and FP8 alike), nothing without it, and nothing in NVFP4,
+ * which they do not carry (TE module/base.py:754).
+ */
+static void
+test_tp_hidden(void)
+{
+	struct stage_fx x;
+	struct plan_stage st;
+	struct runtime rt;
+	double full;
+
+	fx_open(&x, 2);
+	x.p.seq_len = 1000;
+	x.p.hidden = 1000;
+	CHECK(chain_build(&x.c, &x.p) == 0);
+	place_links_init(&x.l, &x.cl, 1);
+	place_links_fill(&x.l, &x.cl, x.g.place, 1, 1, 2);
+	x.g.w = 1;
+	x.g.t = 2;
+	x.g.sp = 1;
+	CHECK(runtime_parse(&rt, "megatron-core") == 0);
+	x.g.rt = &rt;
+	full = 16 * (2e6 / (x.l.tp_gb_s[0] * 1e6) + x.l.tp_lat_us[0] * 1e-3);
+	CHECK(full > 0);
+	x.o.precision = MODEL_BF16;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.8, 0);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, 0.2 * full, 1e-12);
+	x.o.precision = MODEL_FP8;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.8, 0);
+	x.o.precision = MODEL_NVFP4;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, full, 1e-12);
+	x.o.precision = MODEL_BF16;
+	x.g.sp = 0;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	x.g.sp = 1;
+	CHECK(runtime_parse(&rt, "megatron-core:no-tp-comm-overlap") == 0);
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	fx_close(&x);
+}
+
 static void
 test_weight_cast(void)
 {
@@ -2314,6 +2362,7 @@ main(void)
 	test_hand_cost();
 	test_moe_host();
 	test_weight_cast();
+	test_tp_hidden();
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
