@@ -25,6 +25,31 @@ human_count(double v, char *buf, size_t n)
 	return buf;
 }
 
+
+/*
+ * An alternative's schedule label, e.g. "flush/v2/e8+z": interleaved
+ * twice, experts over 8 GPUs, optimizer sharded.  Returns its length.
+ */
+static int
+alt_label(const struct plan_alt *a, char *buf, size_t n)
+{
+	char v[40] = "";
+
+	if (a->v > 1)
+		snprintf(v, sizeof(v), "/v%d", a->v);
+	if (a->c > 1)
+		snprintf(v + strlen(v), sizeof(v) - strlen(v), "/c%d", a->c);
+	if (a->e > 1)
+		snprintf(v + strlen(v), sizeof(v) - strlen(v), "/e%d", a->e);
+	if (a->offload)
+		snprintf(v + strlen(v), sizeof(v) - strlen(v), "/o");
+	return snprintf(buf, n, "%s%s%s", plan_sched_names[a->sched], v,
+			a->zero == 1   ? "+z"
+			: a->zero == 2 ? "+z2"
+			: a->zero == 3 ? "+z3"
+				       : "");
+}
+
 void
 report_plan(FILE *fp, const struct plan *p)
 {
@@ -124,33 +149,27 @@ report_plan(FILE *fp, const struct plan *p)
 		p->t > 1 ? "tp, " : "");
 
 	if (p->nalts > 1) {
-		fprintf(fp, "\n  #  schedule       w    d    t    b     m  recompute  "
-			    "placement           iter ms   samples/s  mem GiB\n");
+		int wl = 11, ep = 0, cp = 0;
+
+		for (i = 0; i < p->nalts; i++) {
+			char sched[40];
+			int n = alt_label(&p->alts[i], sched, sizeof(sched));
+
+			wl = n > wl ? n : wl;
+			ep |= p->alts[i].e > 1;
+			cp |= p->alts[i].c > 1;
+		}
+		fprintf(fp, "\n  #  %-*s    w    d    t    b     m  recompute  "
+			    "placement           iter ms   samples/s  mem GiB\n",
+			wl, "schedule");
 		for (i = 0; i < p->nalts; i++) {
 			const struct plan_alt *a = &p->alts[i];
-			char sched[40], v[16] = "";
+			char sched[40];
 
-			/* "flush/v2+z": interleaved twice, optimizer
-			 * sharded. */
-			if (a->v > 1)
-				snprintf(v, sizeof(v), "/v%d", a->v);
-			if (a->c > 1)
-				snprintf(v + strlen(v), sizeof(v) - strlen(v),
-					 "/c%d", a->c);
-			if (a->e > 1)
-				snprintf(v + strlen(v), sizeof(v) - strlen(v),
-					 "/e%d", a->e);
-			if (a->offload)
-				snprintf(v + strlen(v), sizeof(v) - strlen(v),
-					 "/o");
-			snprintf(sched, sizeof(sched), "%s%s%s",
-				 plan_sched_names[a->sched], v,
-				 a->zero == 1 ? "+z"
-				 : a->zero == 2 ? "+z2"
-				 : a->zero == 3 ? "+z3" : "");
-			fprintf(fp, "%3d  %-11s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
+			alt_label(a, sched, sizeof(sched));
+			fprintf(fp, "%3d  %-*s %4d %4d %3d%s %4d %5d  %-9s  %-16s "
 				    "%10.1f %11.1f %8.2f\n",
-				i + 1, sched, a->w, a->d, a->t,
+				i + 1, wl, sched, a->w, a->d, a->t,
 				a->sp ? "s" : " ", a->b, a->m,
 				plan_rc_names[a->recompute],
 				plan_place_names[a->place], a->iter_ms,
@@ -160,6 +179,13 @@ report_plan(FILE *fp, const struct plan *p)
 			    "(2s: with sequence parallelism),\nb microbatch, "
 			    "m microbatches per update; flush/v3: 3 virtual "
 			    "stages per GPU,\n");
+		if (ep || cp)
+			fprintf(fp, "%s%s%s,\n",
+				ep ? "/e8: experts over 8 GPUs" : "",
+				ep && cp ? ", " : "",
+				cp ? "/c2: the sequence over 2 (context "
+				     "parallelism)"
+				   : "");
 		for (i = 0; i < p->nalts; i++)
 			if (p->alts[i].zero > 1 || p->alts[i].offload)
 				break;
