@@ -215,7 +215,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 	struct sim_stage_in *in = xcalloc((size_t)g->d, sizeof(*in));
 	struct sim_cfg cfg;
 	double ret = -1, tmb = -1, P = 0, slope = 0, extra = 0;
-	int s, slow = 0, j;
+	int s, slow = 0, j, last;
 	size_t i;
 
 	for (s = 0; s < g->d; s++) {
@@ -327,13 +327,22 @@ simulate(const struct chain *c, const struct plan_stage *st,
 			if (g->sched != PLAN_NONE)
 				terms->bubble_ms =
 					fmax(0, P + extra - g->m * tmb);
+			/* the step of the stage that ends the run, by its
+			 * step or by the weights' exposed all-gather after
+			 * it (cost_iteration()'s last stage) */
+			last = -1;
 			for (i = 0; i < sm->nops; i++)
-				if (sm->ops[i].kind == SIM_OPTIMIZER &&
+				if ((sm->ops[i].kind == SIM_OPTIMIZER ||
+				     sm->ops[i].kind == SIM_GATHER) &&
 				    sm->ops[i].end_ms >= ret - extra - 1e-9)
+					last = sm->ops[i].stage;
+			for (i = 0; i < sm->nops && last >= 0; i++)
+				if (sm->ops[i].kind == SIM_OPTIMIZER &&
+				    sm->ops[i].stage == last)
 					terms->optimizer_ms =
 						sm->ops[i].end_ms -
 						sm->ops[i].start_ms -
-						st[sm->ops[i].stage].sync_sm_ms;
+						st[last].sync_sm_ms;
 			terms->allreduce_ms =
 				fmax(0, ret - P - extra - terms->optimizer_ms);
 		}

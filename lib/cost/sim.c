@@ -147,8 +147,8 @@ keep_op(struct sim *s, struct run *r, int kind, int stage,
 }
 
 /* An operation run: kept (keep_op()), or with times_only its end alone,
- * with terms_only its end and the optimizer steps alone, inline in the
- * steps every run takes. */
+ * with terms_only its end and the optimizer steps and weight gathers
+ * alone, inline in the steps every run takes. */
 static inline void
 push_op(struct sim *s, struct run *r, int kind, int stage,
 	const struct step *st, double start, double end)
@@ -165,7 +165,7 @@ push_op(struct sim *s, struct run *r, int kind, int stage,
 			s->end_ms = end;
 		if (kind <= SIM_BWD && end > s->compute_end_ms)
 			s->compute_end_ms = end;
-		if (kind != SIM_OPTIMIZER)
+		if (kind != SIM_OPTIMIZER && kind != SIM_GATHER)
 			return;
 	}
 	keep_op(s, r, kind, stage, st, start, end);

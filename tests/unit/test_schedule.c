@@ -261,6 +261,55 @@ test_hand_checked(void)
 	sim_release(&sm);
 }
 
+/*
+ * The step the breakdown books when the weights' all-gather after it
+ * ends the run: two stages of forward 1 and backward 2 ms, two
+ * microbatches, optimizer sharded, a 4 ms gather of which the next
+ * forward hides 1.  The pipeline ends at 2 x 3 + 3 = 9 ms; stage 0 steps
+ * 0.5 ms after its last backward and gathers 3 exposed ms after that:
+ * 12.5 ms, of which the optimizer 0.5 and the sync 3, in the closed form
+ * and in the simulation's breakdown alike (which booked the step as sync
+ * while it kept no gathers).
+ */
+static void
+test_gather_after_step(void)
+{
+	struct plan_stage st[2];
+	struct plan_terms t;
+	struct cost_cfg g;
+	struct runtime rt;
+	struct sim sm;
+	int s;
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	memset(st, 0, sizeof(st));
+	for (s = 0; s < 2; s++) {
+		st[s].fwd_ms = 1;
+		st[s].compute_ms = 3;
+		st[s].gather_ms = 4;
+		st[s].optimizer_ms = 0.5;
+	}
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.d = 2;
+	g.m = 2;
+	g.w = 2;
+	g.t = 1;
+	g.v = 1;
+	g.zero = 1;
+	g.rt = &rt;
+	CHECK_NEAR(cost_iteration(st, &g, &t), 12.5, 1e-12);
+	CHECK_NEAR(t.optimizer_ms, 0.5, 1e-12);
+	CHECK_NEAR(t.allreduce_ms, 3, 1e-12);
+	CHECK_NEAR(cost_simulate(NULL, st, &g, &sm, &t), 12.5, 1e-12);
+	CHECK_NEAR(t.optimizer_ms, 0.5, 1e-12);
+	CHECK_NEAR(t.allreduce_ms, 3, 1e-12);
+	sim_release(&sm);
+	CHECK_NEAR(cost_simulate_terms(NULL, st, &g, &t, NULL), 12.5, 1e-12);
+	CHECK_NEAR(t.optimizer_ms, 0.5, 1e-12);
+	CHECK_NEAR(t.allreduce_ms, 3, 1e-12);
+}
+
 /* Long runs extrapolate from 32 d and 33 d microbatches: the same time
  * as simulating them all, for unequal stages too. */
 static void
@@ -937,8 +986,8 @@ test_cut(void)
  * cost_simulate_time(), which keeps no operations and reuses one scratch
  * space from run to run (larger and smaller ones in turn, long runs
  * extrapolated included), gives cost_simulate()'s time bit for bit; and
- * cost_simulate_terms(), which keeps only the optimizer steps, its time
- * and breakdown.
+ * cost_simulate_terms(), which keeps only the optimizer steps and the
+ * weight gathers, its time and breakdown.
  */
 static void
 test_time_only(void)
@@ -1071,6 +1120,7 @@ main(void)
 	test_hand_checked();
 	test_equal_stages();
 	test_sync_hidden();
+	test_gather_after_step();
 	test_search_reports_simulation();
 	return h_done();
 }

@@ -1055,7 +1055,8 @@ test_times_only(void)
 		     full.bubble_frac == iter.bubble_frac &&
 		     (c.sched == PLAN_2BW || full.end_ms == iter.end_ms);
 		/* the breakdown's run: the same times, the last compute's
-		 * end, and the optimizer steps in the full run's order */
+		 * end, and the optimizer steps and weight gathers in the
+		 * full run's order */
 		ok = ok && full.iter_ms == terms.iter_ms &&
 		     full.end_ms == terms.end_ms &&
 		     full.bubble_frac == terms.bubble_frac;
@@ -1063,9 +1064,11 @@ test_times_only(void)
 			if (full.ops[n].kind <= SIM_BWD &&
 			    full.ops[n].end_ms > cend)
 				cend = full.ops[n].end_ms;
-			if (full.ops[n].kind != SIM_OPTIMIZER)
+			if (full.ops[n].kind != SIM_OPTIMIZER &&
+			    full.ops[n].kind != SIM_GATHER)
 				continue;
 			ok = o < terms.nops &&
+			     terms.ops[o].kind == full.ops[n].kind &&
 			     terms.ops[o].stage == full.ops[n].stage &&
 			     terms.ops[o].start_ms == full.ops[n].start_ms &&
 			     terms.ops[o].end_ms == full.ops[n].end_ms;
