@@ -211,6 +211,29 @@ test_search_reports_simulation(void)
 		  "every plan's time is the simulation of its own stages");
 }
 
+/* Two stages of forward 1 and backward 2 ms, two microbatches over two
+ * replicas in a flush pipeline, run by rt. */
+static void
+two_stages(struct plan_stage st[2], struct cost_cfg *g,
+	   const struct runtime *rt)
+{
+	int s;
+
+	memset(st, 0, 2 * sizeof(*st));
+	for (s = 0; s < 2; s++) {
+		st[s].fwd_ms = 1;
+		st[s].compute_ms = 3;
+	}
+	memset(g, 0, sizeof(*g));
+	g->sched = PLAN_FLUSH;
+	g->d = 2;
+	g->m = 2;
+	g->w = 2;
+	g->t = 1;
+	g->v = 1;
+	g->rt = rt;
+}
+
 /*
  * By hand: flush, d = 2, m = 2, F = 1, B = 2, all-reduce 4 per update.
  * Stage 1: F0 1-2, B0 2-4, F1 4-5, B1 5-7; stage 0: F0 0-1, F1 1-2,
@@ -233,21 +256,11 @@ test_hand_checked(void)
 	runtime_parse(&after, "megatron-core:no-overlap-param-gather,"
 		      "no-overlap-grad-reduce");
 	runtime_init(&bucketed, RUNTIME_MEGATRON_CORE);
-	memset(st, 0, sizeof(st));
+	two_stages(st, &g, &after);
 	for (s = 0; s < 2; s++) {
-		st[s].fwd_ms = 1;
-		st[s].compute_ms = 3;
 		st[s].allreduce_ms = 4;
 		st[s].params = 160000000;
 	}
-	memset(&g, 0, sizeof(g));
-	g.sched = PLAN_FLUSH;
-	g.d = 2;
-	g.m = 2;
-	g.w = 2;
-	g.t = 1;
-	g.v = 1;
-	g.rt = &after;
 	CHECK_NEAR(cost_iteration(st, &g, &t), 13, 1e-12);
 	CHECK_NEAR(t.bubble_ms, 3, 1e-12);
 	CHECK_NEAR(t.allreduce_ms, 4, 1e-12);
@@ -282,22 +295,12 @@ test_gather_after_step(void)
 	int s;
 
 	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
-	memset(st, 0, sizeof(st));
+	two_stages(st, &g, &rt);
 	for (s = 0; s < 2; s++) {
-		st[s].fwd_ms = 1;
-		st[s].compute_ms = 3;
 		st[s].gather_ms = 4;
 		st[s].optimizer_ms = 0.5;
 	}
-	memset(&g, 0, sizeof(g));
-	g.sched = PLAN_FLUSH;
-	g.d = 2;
-	g.m = 2;
-	g.w = 2;
-	g.t = 1;
-	g.v = 1;
 	g.zero = 1;
-	g.rt = &rt;
 	CHECK_NEAR(cost_iteration(st, &g, &t), 12.5, 1e-12);
 	CHECK_NEAR(t.optimizer_ms, 0.5, 1e-12);
 	CHECK_NEAR(t.allreduce_ms, 3, 1e-12);
