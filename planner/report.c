@@ -2,6 +2,7 @@
  * report.c - print a plan as tables a person can check: what was chosen,
  * where the time goes, what each stage holds, and what came close.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,33 +121,69 @@ report_plan(FILE *fp, const struct plan *p)
 	if (p->runtime && *p->runtime)
 		fprintf(fp, "runtime:    %s\n", p->runtime);
 
-	fprintf(fp, "\nstage  layers     params  compute  recomp %s    p2p  "
-		    "allred/upd  in-flight  memory GiB\n",
-		p->t > 1 ? "     tp " : "");
-	for (s = 0; s < p->nstages; s++) {
-		const struct plan_stage *g = &p->stages[s];
-		char range[24];
+	/* the per-microbatch columns this plan's parallelism has */
+	{
+		const struct {
+			const char *name, *what;
+			size_t off;
+			int on;
+		} col[] = {
+			{"tp", "", offsetof(struct plan_stage, tp_ms),
+			 p->t > 1},
+			{"cp", "the context-parallel K/V exchange the attention "
+			       "does not hide",
+			 offsetof(struct plan_stage, cp_ms), p->c > 1},
+			{"a2a", "the expert-parallel all-to-alls",
+			 offsetof(struct plan_stage, ep_ms), p->e > 1},
+			{"fsdp", "what the FSDP / ZeRO-2/3 gathers and "
+				 "reductions add",
+			 offsetof(struct plan_stage, fsdp_ms), p->zero >= 2},
+			{"offload", "what the activation offload copies add",
+			 offsetof(struct plan_stage, offload_ms), p->offload},
+		};
+		const size_t ncol = sizeof(col) / sizeof(col[0]);
+		size_t k;
 
-		if (s == MAX_ROWS / 2 && p->nstages > MAX_ROWS) {
-			fprintf(fp, "  ... %d more stages\n",
-				p->nstages - MAX_ROWS);
-			s = p->nstages - MAX_ROWS / 2;
-			g = &p->stages[s];
+		fprintf(fp, "\nstage  layers     params  compute  recomp");
+		for (k = 0; k < ncol; k++)
+			if (col[k].on)
+				fprintf(fp, " %7s", col[k].name);
+		fprintf(fp, "     p2p  allred/upd  in-flight  memory GiB\n");
+		for (s = 0; s < p->nstages; s++) {
+			const struct plan_stage *g = &p->stages[s];
+			char range[24];
+
+			if (s == MAX_ROWS / 2 && p->nstages > MAX_ROWS) {
+				fprintf(fp, "  ... %d more stages\n",
+					p->nstages - MAX_ROWS);
+				s = p->nstages - MAX_ROWS / 2;
+				g = &p->stages[s];
+			}
+			snprintf(range, sizeof(range), "%d-%d", g->first,
+				 g->last);
+			fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f", s, range,
+				human_count((double)g->params, buf,
+					    sizeof(buf)),
+				g->compute_ms, g->recompute_ms);
+			for (k = 0; k < ncol; k++)
+				if (col[k].on)
+					fprintf(fp, " %7.2f",
+						*(const double *)((const char *)g +
+								  col[k].off));
+			fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
+				g->allreduce_ms, g->in_flight,
+				g->mem_bytes / GIB);
 		}
-		snprintf(range, sizeof(range), "%d-%d", g->first, g->last);
-		fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f", s, range,
-			human_count((double)g->params, buf, sizeof(buf)),
-			g->compute_ms, g->recompute_ms);
-		if (p->t > 1)
-			fprintf(fp, " %7.2f", g->tp_ms);
-		fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
-			g->allreduce_ms, g->in_flight, g->mem_bytes / GIB);
+		fprintf(fp, "ms per microbatch: compute (forward + backward), "
+			    "recomp, %sp2p (both\nboundaries); allred/upd: the "
+			    "gradient all-reduce, ms per update; in-flight:\n"
+			    "microbatches whose activations a stage keeps\n",
+			p->t > 1 ? "tp, " : "");
+		for (k = 1; k < ncol; k++)
+			if (col[k].on)
+				fprintf(fp, "%s: %s, ms per microbatch\n",
+					col[k].name, col[k].what);
 	}
-	fprintf(fp, "ms per microbatch: compute (forward + backward), "
-		    "recomp, %sp2p (both\nboundaries); allred/upd: the "
-		    "gradient all-reduce, ms per update; in-flight:\n"
-		    "microbatches whose activations a stage keeps\n",
-		p->t > 1 ? "tp, " : "");
 
 	if (p->nalts > 1) {
 		int wl = 11, ep = 0, cp = 0;
