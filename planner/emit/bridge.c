@@ -1021,6 +1021,17 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (!strcmp(prec, "nvfp4"))
 		fprintf(fp, "# NVFP4 GEMMs (Transformer Engine's "
 			    "NVFP4BlockScaling).\n");
+	/* a recipe's CommOverlapConfig may switch Transformer Engine's TP
+	 * overlap on (training/comm_overlap.py:442-451 at 067f987 checks only TP,
+	 * sequence parallelism and TE); its userbuffers raise on NVFP4
+	 * (cost_tp_hidden()) */
+	if (!strcmp(prec, "nvfp4") && p->t > 1 && p->sp)
+		fprintf(fp, "# pd2bw priced the tensor-parallel traffic "
+			    "without Transformer Engine's overlap,\n# whose "
+			    "userbuffers carry no NVFP4: the recipe must "
+			    "keep\n# comm_overlap.tp_comm_overlap = False, as "
+			    "Megatron-Bridge's NVFP4 performance\n# configs "
+			    "do.\n");
 	if (graphs) {
 		/* the config refuses the graph with the loss's NaN check
 		 * on (training/config.py:1508-1513) */
