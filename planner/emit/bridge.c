@@ -1022,9 +1022,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "# NVFP4 GEMMs (Transformer Engine's "
 			    "NVFP4BlockScaling).\n");
 	/* a recipe's CommOverlapConfig may switch Transformer Engine's TP
-	 * overlap on (training/comm_overlap.py:442-451 at 067f987 checks only TP,
-	 * sequence parallelism and TE); its userbuffers raise on NVFP4
-	 * (cost_tp_hidden()) */
+	 * overlap on (training/comm_overlap.py:442-451 at 067f987 checks
+	 * only TP, sequence parallelism and TE); its userbuffers raise on
+	 * NVFP4 (cost_tp_hidden()) */
 	if (!strcmp(prec, "nvfp4") && p->t > 1 && p->sp)
 		fprintf(fp, "# pd2bw priced the tensor-parallel traffic "
 			    "without Transformer Engine's overlap,\n# whose "
