@@ -2,7 +2,6 @@
  * report.c - print a plan as tables a person can check: what was chosen,
  * where the time goes, what each stage holds, and what came close.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,12 +50,96 @@ alt_label(const struct plan_alt *a, char *buf, size_t n)
 				       : "");
 }
 
+/*
+ * The per-microbatch columns of the stage table beyond compute and
+ * recomputation, each shown when the plan has that parallelism.
+ */
+static const struct {
+	const char *name, *what;
+} stage_cols[] = {
+	{"tp", ""},
+	{"cp", "the context-parallel K/V exchange the attention does not "
+	       "hide"},
+	{"a2a", "the expert-parallel all-to-alls"},
+	{"fsdp", "what the FSDP / ZeRO-2/3 gathers and reductions add"},
+	{"offload", "what the activation offload copies add"},
+};
+#define NCOLS (sizeof(stage_cols) / sizeof(stage_cols[0]))
+
+static int
+stage_col_on(const struct plan *p, size_t k)
+{
+	switch (k) {
+	case 0: return p->t > 1;
+	case 1: return p->c > 1;
+	case 2: return p->e > 1;
+	case 3: return p->zero >= 2;
+	default: return p->offload;
+	}
+}
+
+static double
+stage_col_ms(const struct plan_stage *g, size_t k)
+{
+	switch (k) {
+	case 0: return g->tp_ms;
+	case 1: return g->cp_ms;
+	case 2: return g->ep_ms;
+	case 3: return g->fsdp_ms;
+	default: return g->offload_ms;
+	}
+}
+
+/* Each stage: its layers, parameters, per-microbatch times, per-update
+ * reduction, in-flight microbatches and memory. */
+static void
+stage_table(FILE *fp, const struct plan *p)
+{
+	char buf[32];
+	size_t k;
+	int s;
+
+	fprintf(fp, "\nstage  layers     params  compute  recomp");
+	for (k = 0; k < NCOLS; k++)
+		if (stage_col_on(p, k))
+			fprintf(fp, " %7s", stage_cols[k].name);
+	fprintf(fp, "     p2p  allred/upd  in-flight  memory GiB\n");
+	for (s = 0; s < p->nstages; s++) {
+		const struct plan_stage *g = &p->stages[s];
+		char range[24];
+
+		if (s == MAX_ROWS / 2 && p->nstages > MAX_ROWS) {
+			fprintf(fp, "  ... %d more stages\n",
+				p->nstages - MAX_ROWS);
+			s = p->nstages - MAX_ROWS / 2;
+			g = &p->stages[s];
+		}
+		snprintf(range, sizeof(range), "%d-%d", g->first, g->last);
+		fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f", s, range,
+			human_count((double)g->params, buf, sizeof(buf)),
+			g->compute_ms, g->recompute_ms);
+		for (k = 0; k < NCOLS; k++)
+			if (stage_col_on(p, k))
+				fprintf(fp, " %7.2f", stage_col_ms(g, k));
+		fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
+			g->allreduce_ms, g->in_flight, g->mem_bytes / GIB);
+	}
+	fprintf(fp, "ms per microbatch: compute (forward + backward), "
+		    "recomp, %sp2p (both\nboundaries); allred/upd: the "
+		    "gradient all-reduce, ms per update; in-flight:\n"
+		    "microbatches whose activations a stage keeps\n",
+		p->t > 1 ? "tp, " : "");
+	for (k = 1; k < NCOLS; k++)
+		if (stage_col_on(p, k))
+			fprintf(fp, "%s: %s, ms per microbatch\n",
+				stage_cols[k].name, stage_cols[k].what);
+}
+
 void
 report_plan(FILE *fp, const struct plan *p)
 {
 	const struct plan_terms *t = &p->terms;
-	char buf[32];
-	int s, i;
+	int i;
 
 	fprintf(fp, "%s on %s: %d node%s x %d %s (%.1f GiB), global batch "
 		    "%lld\n",
@@ -121,69 +204,7 @@ report_plan(FILE *fp, const struct plan *p)
 	if (p->runtime && *p->runtime)
 		fprintf(fp, "runtime:    %s\n", p->runtime);
 
-	/* the per-microbatch columns this plan's parallelism has */
-	{
-		const struct {
-			const char *name, *what;
-			size_t off;
-			int on;
-		} col[] = {
-			{"tp", "", offsetof(struct plan_stage, tp_ms),
-			 p->t > 1},
-			{"cp", "the context-parallel K/V exchange the attention "
-			       "does not hide",
-			 offsetof(struct plan_stage, cp_ms), p->c > 1},
-			{"a2a", "the expert-parallel all-to-alls",
-			 offsetof(struct plan_stage, ep_ms), p->e > 1},
-			{"fsdp", "what the FSDP / ZeRO-2/3 gathers and "
-				 "reductions add",
-			 offsetof(struct plan_stage, fsdp_ms), p->zero >= 2},
-			{"offload", "what the activation offload copies add",
-			 offsetof(struct plan_stage, offload_ms), p->offload},
-		};
-		const size_t ncol = sizeof(col) / sizeof(col[0]);
-		size_t k;
-
-		fprintf(fp, "\nstage  layers     params  compute  recomp");
-		for (k = 0; k < ncol; k++)
-			if (col[k].on)
-				fprintf(fp, " %7s", col[k].name);
-		fprintf(fp, "     p2p  allred/upd  in-flight  memory GiB\n");
-		for (s = 0; s < p->nstages; s++) {
-			const struct plan_stage *g = &p->stages[s];
-			char range[24];
-
-			if (s == MAX_ROWS / 2 && p->nstages > MAX_ROWS) {
-				fprintf(fp, "  ... %d more stages\n",
-					p->nstages - MAX_ROWS);
-				s = p->nstages - MAX_ROWS / 2;
-				g = &p->stages[s];
-			}
-			snprintf(range, sizeof(range), "%d-%d", g->first,
-				 g->last);
-			fprintf(fp, "%5d  %-9s %7s %8.2f %7.2f", s, range,
-				human_count((double)g->params, buf,
-					    sizeof(buf)),
-				g->compute_ms, g->recompute_ms);
-			for (k = 0; k < ncol; k++)
-				if (col[k].on)
-					fprintf(fp, " %7.2f",
-						*(const double *)((const char *)g +
-								  col[k].off));
-			fprintf(fp, " %7.2f %11.1f %10d %11.2f\n", g->p2p_ms,
-				g->allreduce_ms, g->in_flight,
-				g->mem_bytes / GIB);
-		}
-		fprintf(fp, "ms per microbatch: compute (forward + backward), "
-			    "recomp, %sp2p (both\nboundaries); allred/upd: the "
-			    "gradient all-reduce, ms per update; in-flight:\n"
-			    "microbatches whose activations a stage keeps\n",
-			p->t > 1 ? "tp, " : "");
-		for (k = 1; k < ncol; k++)
-			if (col[k].on)
-				fprintf(fp, "%s: %s, ms per microbatch\n",
-					col[k].name, col[k].what);
-	}
+	stage_table(fp, p);
 
 	if (p->nalts > 1) {
 		int wl = 11, ep = 0, cp = 0;
