@@ -477,9 +477,18 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# common.py:25, qwen/common.py:37 at 067f987, called by the
 		# gb200, gb300 and b300 recipes of those models), which add
 		# Qwen3-235B on B200 and B300 and DeepSeek-V3 on B300 from
-		# 26.06.01 on.  Every other row runs eagerly (Transformer
-		# Engine'"'"'s partial graphs of attention and the router leave the
-		# path of the experts to the host).
+		# 26.06.01 on.  The 25.09 summary'"'"'s runs capture each
+		# transformer layer (enable_cuda_graph, from the perf_matrix
+		# cuda_graphs of the configs that published it, utils/
+		# helpers.py:114-118 at fa0315ae2) for Qwen3 on GB200 and
+		# Qwen3-30B on B200 (configs/qwen3/qwen3_30b_a3b_llm_pretrain.
+		# yaml:81, 99; qwen3_235b_a22b_llm_pretrain.yaml:80), Llama 3
+		# 8B on B200 and GB200 (llama3/llama3_8b_llm_pretrain.yaml:85,
+		# 104) and DeepSeek-V3 in FP8 on B200 (deepseek/deepseek_v3_
+		# llm_pretrain.yaml:95, 97); their MoE rows drop tokens, which
+		# makes the shapes of the layers static.  Every other row runs
+		# eagerly (Transformer Engine'"'"'s partial graphs of attention
+		# and the router leave the path of the experts to the host).
 		if (prec == "fp8-mx" && rel >= "26.06" &&
 		    ((gpu ~ /^GB[23]00$/ && (model ~ /^qwen3-/ ||
 		      model == "deepseek-v3" || model == "gpt-oss-120b")) ||
@@ -487,6 +496,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		     (rel > "26.06" && ((gpu ~ /^B[23]00$/ &&
 		       model == "qwen3-235b-a22b") ||
 		      (gpu == "B300" && model == "deepseek-v3")))))
+			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
+		else if (rel == "25.09" &&
+		    ((model ~ /^qwen3-/ && gpu == "GB200") ||
+		     (model == "qwen3-30b-a3b" && gpu == "B200") ||
+		     (model == "llama3-8b" && gpu ~ /^G?B200$/) ||
+		     (model == "deepseek-v3" && gpu == "B200" && prec != "bf16")))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
