@@ -486,7 +486,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# 8B on B200 and GB200 (llama3/llama3_8b_llm_pretrain.yaml:85,
 		# 104) and DeepSeek-V3 in FP8 on B200 (deepseek/deepseek_v3_
 		# llm_pretrain.yaml:95, 97); their MoE rows drop tokens, which
-		# makes the shapes of the layers static.  Every other row runs
+		# makes the shapes of the layers static.  The 25.11 Llama 3 8B
+		# presets of GB300, GB200 and B200 replay the whole iteration
+		# (cuda_graph_impl local, scope full_iteration: configs/llama/
+		# llama3_workload_base_configs.py:161, 185, 210 at 97ad8cc6f,
+		# the MXFP8 presets the same objects).  Every other row runs
 		# eagerly (Transformer Engine'"'"'s partial graphs of attention
 		# and the router leave the path of the experts to the host).
 		if (prec == "fp8-mx" && rel >= "26.06" &&
@@ -497,11 +501,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		       model == "qwen3-235b-a22b") ||
 		      (gpu == "B300" && model == "deepseek-v3")))))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
-		else if (rel == "25.09" &&
+		else if ((rel == "25.09" &&
 		    ((model ~ /^qwen3-/ && gpu == "GB200") ||
 		     (model == "qwen3-30b-a3b" && gpu == "B200") ||
 		     (model == "llama3-8b" && gpu ~ /^G?B200$/) ||
-		     (model == "deepseek-v3" && gpu == "B200" && prec != "bf16")))
+		     (model == "deepseek-v3" && gpu == "B200" && prec != "bf16")) ||
+		    (rel == "25.11" && model == "llama3-8b" && gpu ~ /^(GB[23]00|B200)$/)))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
