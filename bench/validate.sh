@@ -221,8 +221,20 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov)
 	# base_configs.py at cfeddcd94 to 63b08b397)
 	if (model == "kimi-k2")
 		return "mla_up_proj"
-	if (model != "deepseek-v3" || !(old || new || feb || nov))
+	if (model != "deepseek-v3" || !(old || new || feb || nov || rel == "25.09"))
 		return ""
+	# the runs of 25.09 (scripts/performance/run_script.py at fa0315ae2,
+	# the commit that published them): H100 and GB200 name their
+	# modules (:93-96), B200 keeps the recipe'"'"'s selective granularity
+	# (recipes/deepseek/deepseek_v3.py:54-55, no modules given) and so
+	# Megatron-Core'"'"'s default, the attention core (megatron/core/
+	# transformer/transformer_config.py:1941 at d98e8a6)
+	if (gpu == "H100-SXM" && rel == "25.09")
+		return "mla_up_proj,mlp"
+	if (gpu == "GB200" && rel == "25.09")
+		return "mla_up_proj,mlp,moe_act"
+	if (gpu == "B200" && rel == "25.09")
+		return "core_attn"
 	if (gpu == "GB300" && (old || feb) && mbs == 2)
 		return "mla_up_proj"
 	if (gpu == "GB200" && pp == 4 && vp == 4 && ep == 64)
@@ -234,10 +246,6 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov)
 	if (gpu == "B200" && pp == 8 && vp == 2 && ep == 32 && prec == "fp8-mx")
 		return "mla_up_proj,mlp"
 	if (gpu == "H100-SXM" && pp == 8 && vp == 4 && ep == 64 && new)
-		return "mla_up_proj,mlp"
-	# the H100 run of 25.09 (scripts/performance/run_script.py:93-94 at
-	# fa0315ae2, the commit that published it)
-	if (gpu == "H100-SXM" && rel == "25.09")
 		return "mla_up_proj,mlp"
 	return ""
 }
