@@ -453,7 +453,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# for the later releases); the 235B presets of H100 overlap
 		# them from 26.02 (:161-182 at c0b9a0003, :169 at 74695a06d,
 		# :171 at 63b08b397), with DeepEP in 26.02 and 26.02.01 (the
-		# base preset, :32-35 at c0b9a0003 and cfeddcd94), NCCL after.
+		# base preset, :32-35 at c0b9a0003 and cfeddcd94), NCCL after;
+		# the 25.11 run too, the preset of the commit that added that
+		# release'"'"'s configs (97ad8cc6f :123-144: TP 2, PP 8, VP 4, EP 32,
+		# GBS 2048, moe_a2a_overlap, the overlap of utils/overrides.py:
+		# 138-143), with NCCL'"'"'s all-to-all.
 		if (model ~ /^qwen3-/ && prec == "fp8-mx" && rel >= "26.06" &&
 		    gpu ~ /^(GB200|GB300|B300)$/)
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
@@ -471,9 +475,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && ep == 16 &&
 		    rel >= "26.02")
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
-		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "26.02")
+		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "25.11")
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
-			    (rel < "26.04" ? ",flex-dispatcher" : "")
+			    (rel >= "26.02" && rel < "26.04" ? ",flex-dispatcher" : "")
 		# Full-iteration CUDA graphs (cuda_graph_impl
 		# "full_iteration"): the MXFP8 presets of the 26.06 summary
 		# for DeepSeek-V3, GPT-OSS and both Qwen3 on GB200 and GB300,
