@@ -25,7 +25,6 @@ human_count(double v, char *buf, size_t n)
 	return buf;
 }
 
-
 /*
  * An alternative's schedule label, e.g. "flush/v2/e8+z": interleaved
  * twice, experts over 8 GPUs, optimizer sharded.  Returns its length.

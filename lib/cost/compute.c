@@ -340,7 +340,9 @@ cost_stage_ms(const struct plan_stage *st, const struct cost_cfg *g)
  * (at its recomputation, each layer's under a per-layer choice: never
  * fewer than without), so no less than 2 (t - 1) / t x_s / (the fastest
  * stage's link) + n_s (the least latency of any stage); times the share
- * sequence parallelism leaves (cost_stage_rc()).  Rounded down a hair.
+ * sequence parallelism leaves the runtime at most (cost_tp_hidden()
+ * hides none in NVFP4, which g alone cannot tell: a bound all the
+ * same).  Rounded down a hair.
  */
 void
 cost_tp_lb(const struct cost_cfg *g, const struct place_links *l,

@@ -142,8 +142,8 @@ model_is_v2(const struct model *m)
 	return m->head_dim || m->attention != MODEL_MHA ||
 	       m->moe.experts || m->qkv_bias || m->qk_norm ||
 	       m->post_norms || m->attn_sinks || m->window ||
-	       m->global_every || m->attn_softcap || m->logit_softcap || m->act_clamp ||
-	       m->mtp_layers || m->activation == MODEL_GEGLU ||
+	       m->global_every || m->attn_softcap || m->logit_softcap ||
+	       m->act_clamp || m->mtp_layers || m->activation == MODEL_GEGLU ||
 	       m->activation == MODEL_SQRELU || m->rope_yarn;
 }
 

@@ -487,10 +487,11 @@ busy_only(const struct cost_opts *o, const struct cost_cfg *g,
 	  struct part_stage *ps)
 {
 	const struct runtime *rt = cost_cfg_runtime(o, g);
+	double keep = 1 - cost_tp_hidden(o, g);
 
 	ps->ar_coef = ps->ar_lat = ps->are_coef = ps->are_lat = 0;
-	ps->tp_coef *= 1 - cost_tp_hidden(o, g);
-	ps->tp_lat *= 1 - cost_tp_hidden(o, g);
+	ps->tp_coef *= keep;
+	ps->tp_lat *= keep;
 	if (rt->p2p_hidden_v && g->v > 1) {
 		ps->in_coef = ps->in_lat = ps->out_lat_us = 0;
 		ps->out_gb_s = INFINITY;

@@ -268,6 +268,20 @@ emit_fp8_params(const struct emit_in *in)
 }
 
 int
+emit_tp_overlap(const struct emit_in *in, const struct runtime *rt)
+{
+	struct cost_cfg g;
+
+	if (!in->o)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.t = in->p->t;
+	g.sp = in->p->sp;
+	g.rt = rt;
+	return cost_tp_hidden(in->o, &g) > 0;
+}
+
+int
 emit_runtime_opt(const struct plan *p, int opt)
 {
 	struct runtime rt;

@@ -194,6 +194,9 @@ int emit_fp8_params(const struct emit_in *in);
 int emit_grad_reduce_fp32(const struct emit_in *in);
 /* Whether p's runtime replays CUDA graphs (its cuda-graphs option). */
 int emit_cuda_graphs(const struct plan *p);
+/* Whether rt hides part of the plan's tensor-parallel traffic as priced
+ * (cost_tp_hidden(): sequence parallelism, and not in NVFP4). */
+int emit_tp_overlap(const struct emit_in *in, const struct runtime *rt);
 /* Whether p's runtime has option opt (enum runtime_opt) on. */
 int emit_runtime_opt(const struct plan *p, int opt);
 

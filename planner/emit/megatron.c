@@ -395,14 +395,13 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 	}
 	if (p->sp && p->t > 1 &&
 	    runtime_has(&rt, RUNTIME_OPT_TP_COMM_OVERLAP)) {
-		if (in->prof->precision &&
-		    !strcmp(in->prof->precision, "nvfp4")) {
+		if (emit_tp_overlap(in, &rt)) {
+			arg1(fp, "--tp-comm-overlap");
+			any = 1;
+		} else {
 			fprintf(fp, "# No --tp-comm-overlap: Transformer "
 				    "Engine's userbuffers do not carry NVFP4 "
 				    "(priced so).\n");
-		} else {
-			arg1(fp, "--tp-comm-overlap");
-			any = 1;
 		}
 	}
 	if (e > 1 && runtime_has(&rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM)) {
