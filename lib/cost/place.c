@@ -19,6 +19,15 @@
  * kind is priced as single rings */
 #define PLACE_MESH_MAX 16
 
+/*
+ * What NCCL moves through a NIC: a 400 Gbit/s NDR port carries 46-48 of
+ * its 50 GB/s (NVIDIA's answers in nccl-tests issues 290 and 267: "For
+ * NDR @ 400Gbps you should see 46-48GB/s per NIC", "CX-7 NICs at NDR rate
+ * should achieve up to 48-49GB/s"), the IB headers and the protocol's
+ * flags: 47 of 50.  A cluster's NIC rates are line rates.
+ */
+#define PLACE_NIC_EFF (47.0 / 50.0)
+
 int
 place_gpu(int rule, int w, int d, int s, int r)
 {
@@ -50,7 +59,8 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	l->nic_gb_s = xcalloc(l->nnics, sizeof(double));
 	if (c->nnics > 0) {
 		for (i = 0; i < c->nnics; i++)
-			l->nic_gb_s[i] = c->nics[i].rate_gbit_s / 8;
+			l->nic_gb_s[i] =
+				c->nics[i].rate_gbit_s / 8 * PLACE_NIC_EFF;
 		/* A GPU no NIC lists uses the first NIC. */
 		for (g = 0; g < gpn; g++)
 			for (i = c->nnics - 1; i >= 0; i--)
@@ -58,7 +68,7 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 					if (c->nics[i].gpus[j] == g)
 						l->nic_of[g] = i;
 	} else {
-		l->nic_gb_s[0] = c->net_gb_s * gpn;
+		l->nic_gb_s[0] = c->net_gb_s * gpn * PLACE_NIC_EFF;
 	}
 	l->gpus_per_node = gpn;
 	l->node_lat_us = c->intra_latency_us;
