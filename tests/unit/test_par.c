@@ -1071,8 +1071,8 @@ test_ep_place(void)
 
 	/* 2 nodes of 8: e = 8 inside a node runs at what NCCL reaches of
 	 * NVLink, 370 of the H100's 450 GB/s; e = 16 sends 8 of its 15
-	 * peers' shares through the NIC: (16 - 1) / max(7 / 370, 8 / 50
-	 * GB/s) */
+	 * peers' shares through the NIC, which carries 47 of its 50 GB/s
+	 * (PLACE_NIC_EFF): (16 - 1) / max(7 / 370, 8 / 47 GB/s) */
 	cluster_init(&cl);
 	CHECK(cluster_open(&cl, "dgx-h100:2") == 0);
 	CHECK_NEAR(cluster_intra(&cl, 0, 1), 450, 1e-9);
@@ -1081,7 +1081,7 @@ test_ep_place(void)
 	CHECK_NEAR(l.ep_gb_s[0], 370, 1e-9);
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 16,
 			     1);
-	CHECK_NEAR(l.ep_gb_s[0], 15 / fmax(7 / 370.0, 8 / 50.0), 1e-9);
+	CHECK_NEAR(l.ep_gb_s[0], 15 / fmax(7 / 370.0, 8 / 47.0), 1e-9);
 	CHECK_NEAR(l.ep_lat_us[0], cl.net_latency_us, 1e-9);
 	/* t = 2, expert tensor parallelism 1: 8 consecutive GPUs */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 2, 1, 8, 1);
@@ -1091,15 +1091,15 @@ test_ep_place(void)
 	CHECK(l.ep_gb_s[0] < cluster_intra(&cl, 0, 1));
 	/* The ranks holding the same experts reduce in rings of their
 	 * own.  e = 8 of 16: GPUs g and g + 8, one per node, each ring
-	 * leaving its node through one 50 GB/s NIC, where the replicas'
-	 * ring of 16 leaves through all eight (400 GB/s) */
+	 * leaving its node through one NIC (47 GB/s of its 50), where the
+	 * replicas' ring of 16 leaves through all eight (376 GB/s) */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 8, 1);
-	CHECK_NEAR(l.ring_gb_s[0], 400, 1e-9);
-	CHECK_NEAR(l.edp_gb_s[0], 50, 1e-9);
+	CHECK_NEAR(l.ring_gb_s[0], 376, 1e-9);
+	CHECK_NEAR(l.edp_gb_s[0], 47, 1e-9);
 	CHECK_NEAR(l.edp_lat_us[0], cl.net_latency_us, 1e-9);
 	/* e = 2: rings of 8, four members per node on their own NICs */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 16, 1, 1, 1, 2, 1);
-	CHECK_NEAR(l.edp_gb_s[0], 200, 1e-9);
+	CHECK_NEAR(l.edp_gb_s[0], 188, 1e-9);
 	/* one node, e = 2: rings of 4 over NVLink */
 	place_links_fill_par(&l, &cl, PLAN_STAGES_IN_NODE, 8, 1, 1, 1, 2, 1);
 	CHECK_NEAR(l.edp_gb_s[0], 450, 1e-9);

@@ -305,9 +305,36 @@ test_mesh(void)
 	cluster_release(&c);
 }
 
+/*
+ * What leaves the node moves at what NCCL gets through each NIC, 47 of a
+ * 400 Gbit/s port's 50 GB/s (place.c, PLACE_NIC_EFF).  Two DGX H100: two
+ * replicas of eight-way tensor parallelism, one a node, reduce over
+ * eight rings, each GPU's through its own NIC; an all-to-all over all
+ * sixteen sends 7 of its 15 chunks over NVLink and 8 through its NIC,
+ * the NIC the slower: 15 chunks in the time of 8 at 47 GB/s.
+ */
+static void
+test_nic(void)
+{
+	struct cluster c;
+	struct place_links l;
+
+	cluster_init(&c);
+	CHECK(cluster_preset(&c, "dgx-h100:2") == 0);
+	place_links_init(&l, &c, 1);
+	place_links_fill_par(&l, &c, PLAN_REPLICAS_IN_NODE, 2, 1, 8, 1, 1, 8);
+	CHECK_NEAR(l.ring_gb_s[0], 47, 1e-12);
+	place_links_fill_par(&l, &c, PLAN_REPLICAS_IN_NODE, 16, 1, 1, 1, 16,
+			     1);
+	CHECK_NEAR(l.ep_gb_s[0], 15 * 47 / 8.0, 1e-12);
+	place_links_release(&l);
+	cluster_release(&c);
+}
+
 int
 main(void)
 {
+	test_nic();
 	test_mesh();
 	test_flex();
 	test_narrow();
