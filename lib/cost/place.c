@@ -20,11 +20,11 @@
 #define PLACE_MESH_MAX 16
 
 /*
- * What NCCL moves through a NIC: a 400 Gbit/s NDR port carries 46-48 of
- * its 50 GB/s (NVIDIA's answers in nccl-tests issues 290 and 267: "For
- * NDR @ 400Gbps you should see 46-48GB/s per NIC", "CX-7 NICs at NDR rate
- * should achieve up to 48-49GB/s"), the IB headers and the protocol's
- * flags: 47 of 50.  A cluster's NIC rates are line rates.
+ * What NCCL moves through a NIC: of a 400 Gbit/s NDR port's 50 GB/s,
+ * NVIDIA's engineers expect 46 to 48 (NVIDIA/nccl-tests issue 290; 48 to
+ * 49 at best for a ConnectX-7, issue 267), the rest going to the IB
+ * headers and the protocol: 47 of 50.  A cluster's NIC rates are line
+ * rates.
  */
 #define PLACE_NIC_EFF (47.0 / 50.0)
 
