@@ -12,6 +12,11 @@
 #   GNMT=path/to/graph.txt RESNEXT=path/to/graph.txt sh bench/plan.sh
 #                                     (default: ../shared fixtures)
 #   QUICK=1 sh bench/plan.sh          (only the "everything on" sizes)
+#   INSTR=1 sh bench/plan.sh          (also the instructions of the GPT-3
+#                                     and PipeDream commands, by valgrind's
+#                                     callgrind: a figure that does not move
+#                                     with the machine's speed, for comparing
+#                                     two builds run on different days)
 set -eu
 B=${1:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +56,21 @@ wall() {
 		e=$(date +%s%N)
 		echo $(( (e - s) / 1000 ))
 	done | sort -n | awk 'NR == 3 { printf "%10.1f ms wall\n", $1 / 1000 }'
+}
+
+# instr ARGS...: with INSTR=1 and valgrind, the instructions the whole
+# command executes on one thread (deterministic: no clock decides a path).
+instr() {
+	[ -n "${INSTR:-}" ] || return 0
+	if ! command -v valgrind >/dev/null 2>&1; then
+		echo "  instructions: valgrind not found"
+		return 0
+	fi
+	f=$(mktemp)
+	valgrind --tool=callgrind --callgrind-out-file="$f" \
+		"$PLAN" "$@" -j 1 -q 2>&1 >/dev/null |
+		sed -n 's/.*I *refs: *\([0-9,]*\).*/  instructions: \1 (callgrind, the whole command)/p'
+	rm -f "$f"
 }
 
 header() {
@@ -101,6 +121,8 @@ printf '%8d %8d ' 1024 1536
 run "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
 	-r none,selective,full --interleave 1,2,4 --optimizer-sharding both
 echo
+instr "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
+	-r none,selective,full --interleave 1,2,4 --optimizer-sharding both
 
 PD="-r none,full --interleave 1 --optimizer-sharding off"
 for f in gnmt_large resnext101; do
@@ -119,6 +141,8 @@ for f in gnmt_large resnext101; do
 		printf '  search  '; run "$G" -c p3.16xlarge:2 -B 1024 $PD; echo
 		# shellcheck disable=SC2086
 		printf '  command '; wall "$G" -c p3.16xlarge:2 -B 1024 $PD
+		# shellcheck disable=SC2086
+		instr "$G" -c p3.16xlarge:2 -B 1024 $PD
 	else
 		echo "$f profile not found (set GNMT= or RESNEXT=path/to/graph.txt)"
 	fi
