@@ -760,6 +760,7 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	const char *prec = in->prof->precision ? in->prof->precision : "fp32";
 	const struct bridge_recipe *rec = NULL;
 	struct emit_mcore mc;
+	struct runtime dflt;
 	const char *part, *backend, *disp = emit_mcore_dispatcher(p, &backend);
 	const char *mp;
 	int c = p->c > 1 ? p->c : 1, e = p->e > 1 ? p->e : 1, gathers;
@@ -1023,9 +1024,11 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "NVFP4BlockScaling).\n");
 	/* a recipe's CommOverlapConfig may switch Transformer Engine's TP
 	 * overlap on (training/comm_overlap.py:442-451 at 067f987 checks
-	 * only TP, sequence parallelism and TE); its userbuffers raise on
-	 * NVFP4 (cost_tp_hidden()) */
-	if (!strcmp(prec, "nvfp4") && p->t > 1 && p->sp)
+	 * only TP, sequence parallelism and TE), where Megatron-Core's
+	 * default overlap cannot act for this plan (cost_tp_hidden(): its
+	 * userbuffers raise on NVFP4) */
+	runtime_init(&dflt, RUNTIME_MEGATRON_CORE);
+	if (p->t > 1 && p->sp && !emit_tp_overlap(in, &dflt))
 		fprintf(fp, "# pd2bw priced the tensor-parallel traffic "
 			    "without Transformer Engine's overlap,\n# whose "
 			    "userbuffers carry no NVFP4: the recipe must "

@@ -275,7 +275,6 @@ emit_tp_overlap(const struct emit_in *in, const struct runtime *rt)
 	if (!in->o)
 		return 0;
 	memset(&g, 0, sizeof(g));
-	g.t = in->p->t;
 	g.sp = in->p->sp;
 	g.rt = rt;
 	return cost_tp_hidden(in->o, &g) > 0;
