@@ -24,7 +24,9 @@
 #
 # Without nvcc on the machine, a build directory made elsewhere can be
 # used instead: make B=build/gpu tests-build, then carry build/gpu and set
-# B=build/gpu.  Missing libraries (libyaml, hwloc, GLPK) are reported; to
+# B=build/gpu (BUILD=0 uses it even where nvcc is: the build there needs
+# pkg-config and the libraries' headers).  SUITE=0 leaves out the whole
+# test suite, which needs no GPU beyond the kernel tests run before it.  Missing libraries (libyaml, hwloc, GLPK) are reported; to
 # supply them without a network, put the .deb files of libyaml-0-2
 # libyaml-dev libhwloc15 libhwloc-dev libglpk40 libglpk-dev (and their
 # dependencies) in $DEBS (default shared/debs): they are unpacked under
@@ -36,6 +38,8 @@ B=${B:-build/gpu}
 DEBS=${DEBS:-$TOP/shared/debs}
 GENCODE=${NVCC_GENCODE:--gencode arch=compute_90,code=sm_90}
 EMU=${EMU:-0}
+BUILD=${BUILD:-1}
+SUITE=${SUITE:-1}
 MODEL_A=${MODEL_A:-models/gpt-1.3b.yaml}
 MB_A=${MB_A:-1,2,4,8}
 MODEL_B=${MODEL_B:-models/gpt2-xl.yaml}
@@ -113,7 +117,7 @@ elif [ -n "$missing" ]; then
 fi
 
 # ---- build ----
-if command -v nvcc >/dev/null 2>&1; then
+if [ "$BUILD" = 1 ] && command -v nvcc >/dev/null 2>&1; then
 	J=-j$(nproc 2>/dev/null || echo 4)
 	say "build: make B=$B $PROG, then tests-build (sm_90)"
 	if ! limit 240 make "$J" B="$B" NVCC_GENCODE="$GENCODE" \
@@ -127,9 +131,9 @@ if command -v nvcc >/dev/null 2>&1; then
 		>>"$OUT/build.log" 2>&1 ||
 		say "tests-build failed in part (see build.log)"
 elif [ -x "$B/$PROG" ]; then
-	say "no nvcc: using the prebuilt $B"
+	say "using the prebuilt $B (BUILD=$BUILD)"
 else
-	say "no nvcc and no prebuilt $B/$PROG: nothing to run"
+	say "no nvcc or BUILD=0, and no prebuilt $B/$PROG: nothing to run"
 	exit 1
 fi
 P=$TOP/$B/$PROG
@@ -154,8 +158,10 @@ fi
 say "$TEST: exit $rc, $(grep -c '^ok' "$OUT/test_prof_gpu.txt") ok," \
     "$(grep -c '^not ok' "$OUT/test_prof_gpu.txt") not ok"
 grep '^not ok' "$OUT/test_prof_gpu.txt" | head -20 | tee -a "$SUM"
-limit 120 sh tests/run.sh "$B" >"$OUT/tests.txt" 2>&1
-say "test suite: $(tail -1 "$OUT/tests.txt")"
+if [ "$SUITE" = 1 ]; then
+	limit 120 sh tests/run.sh "$B" >"$OUT/tests.txt" 2>&1
+	say "test suite: $(tail -1 "$OUT/tests.txt")"
+fi
 
 # ---- the kernels at the head sizes and groupings of other models ----
 say "== kernel checks at real head sizes [$(elapsed) s]"

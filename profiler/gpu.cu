@@ -2476,12 +2476,14 @@ prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 /* ---- the GEMM rate ---- */
 
 extern "C" int
-prof_gpu_gemm_bench(const prof_opts *o, int64_t n, struct prof_gemm_rate *r)
+prof_gpu_gemm_bench(const prof_opts *o, const int64_t mkn[3],
+		    struct prof_gemm_rate *r)
 {
 	void *ctx;
 	gctx *c;
 	void *x = NULL, *w = NULL, *y = NULL;
 	std::vector<double> ms((size_t)(o->repeats > 0 ? o->repeats : 1));
+	int64_t M = mkn[0], K = mkn[1], N = mkn[2];
 	int ret = -1, k;
 
 	memset(r, 0, sizeof(*r));
@@ -2497,30 +2499,31 @@ prof_gpu_gemm_bench(const prof_opts *o, int64_t n, struct prof_gemm_rate *r)
 			snprintf(r->device, sizeof(r->device), "%s",
 				 prop.name);
 	}
-	k = dev_alloc(c, NULL, &x, n * n * (int64_t)esize(c), PROF_MEM_WORK);
+	k = dev_alloc(c, NULL, &x, M * K * (int64_t)esize(c), PROF_MEM_WORK);
 	if (!k)
-		k = dev_alloc(c, NULL, &w, n * n * (int64_t)esize(c),
+		k = dev_alloc(c, NULL, &w, N * K * (int64_t)esize(c),
 			      PROF_MEM_WORK);
 	if (!k)
-		k = dev_alloc(c, NULL, &y, n * n * (int64_t)esize(c),
+		k = dev_alloc(c, NULL, &y, M * N * (int64_t)esize(c),
 			      PROF_MEM_WORK);
 	if (k > 0)
-		pd2bw_error("a %lld^3 GEMM does not fit in device memory",
-			    (long long)n);
-	if (k || init_vals(c, x, n * n, 1.0f, 0, 1) ||
-	    init_vals(c, w, n * n, 1.0f / sqrtf((float)n), 0, 2))
+		pd2bw_error("a %lldx%lldx%lld GEMM does not fit in device "
+			    "memory", (long long)M, (long long)K,
+			    (long long)N);
+	if (k || init_vals(c, x, M * K, 1.0f, 0, 1) ||
+	    init_vals(c, w, N * K, 1.0f / sqrtf((float)K), 0, 2))
 		goto out;
 	/* Y = X W^T, as a linear layer runs */
 	for (int i = 0; i < o->warmup + o->repeats; i++) {
 		float t = 0;
 
-		if (gemm(c, 0, 1, n, n, n, x, w, y, c->dt, 1, 0, NULL, 1, 0,
+		if (gemm(c, 0, 1, M, N, K, x, w, y, c->dt, 1, 0, NULL, 1, 0,
 			 0, 0) < 0)
 			goto out;
 		if (i < o->warmup)
 			continue;
 		if (cudaEventRecord(c->ev[0], c->st) ||
-		    gemm(c, 0, 1, n, n, n, x, w, y, c->dt, 1, 0, NULL, 1, 0, 0,
+		    gemm(c, 0, 1, M, N, K, x, w, y, c->dt, 1, 0, NULL, 1, 0, 0,
 			 0) < 0 ||
 		    cudaEventRecord(c->ev[1], c->st) ||
 		    cudaEventSynchronize(c->ev[1]) ||
@@ -2531,7 +2534,7 @@ prof_gpu_gemm_bench(const prof_opts *o, int64_t n, struct prof_gemm_rate *r)
 		ms[(size_t)(i - o->warmup)] = t;
 	}
 	r->ms = prof_median(ms.data(), o->repeats, &r->spread);
-	r->tflops = r->ms > 0 ? 2.0 * (double)n * (double)n * (double)n /
+	r->tflops = r->ms > 0 ? 2.0 * (double)M * (double)K * (double)N /
 				(r->ms * 1e9) : 0;
 	ret = 0;
 out:

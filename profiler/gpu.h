@@ -32,19 +32,20 @@ int prof_gpu_available(char *why, size_t n);
 int prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 		      void *arg);
 
-/* The rate of one square GEMM, timed with CUDA events. */
+/* The rate of one GEMM, timed with CUDA events. */
 struct prof_gemm_rate {
 	double ms;         /* median of o->repeats after o->warmup */
 	double spread;     /* (max - min) / median */
-	double tflops;     /* 2 n^3 / ms */
+	double tflops;     /* 2 M K N / ms */
 	char device[256];  /* the device's name */
 };
 
 /*
- * Time Y = X W^T with X, W, Y n x n in o->precision on device o->device
- * through the backend's cuBLASLt path.  Returns 0 or -1 after a message.
+ * Time Y = X W^T, X [M x K], W [N x K], Y [M x N] (mkn = {M, K, N}), in
+ * o->precision on device o->device through the backend's cuBLASLt path,
+ * as a linear layer of M tokens runs.  Returns 0 or -1 after a message.
  */
-int prof_gpu_gemm_bench(const struct prof_opts *o, int64_t n,
+int prof_gpu_gemm_bench(const struct prof_opts *o, const int64_t mkn[3],
 			struct prof_gemm_rate *r);
 
 #ifdef __cplusplus

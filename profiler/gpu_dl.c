@@ -36,7 +36,7 @@ static struct {
 	char why[512];
 	int (*available)(char *, size_t);
 	int (*selftest)(void (*)(int, const char *, void *), void *);
-	int (*gemm_bench)(const struct prof_opts *, int64_t,
+	int (*gemm_bench)(const struct prof_opts *, const int64_t *,
 			  struct prof_gemm_rate *);
 	const struct prof_backend *be;
 } so;
@@ -142,7 +142,7 @@ prof_gpu_selftest(void (*report)(int ok, const char *what, void *arg),
 }
 
 int
-prof_gpu_gemm_bench(const struct prof_opts *o, int64_t n,
+prof_gpu_gemm_bench(const struct prof_opts *o, const int64_t mkn[3],
 		    struct prof_gemm_rate *r)
 {
 	if (load()) {
@@ -153,7 +153,7 @@ prof_gpu_gemm_bench(const struct prof_opts *o, int64_t n,
 #endif
 		return pd2bw_error("--gemm: %s", so.why);
 	}
-	return so.gemm_bench(o, n, r);
+	return so.gemm_bench(o, mkn, r);
 }
 
 /* ---- the backend: each call goes to the loaded one ---- */

@@ -68,7 +68,7 @@ static const struct option options[] = {
 static const char usage_line[] =
 	"usage: %s [-b cuda|cpu|analytic] [-g GPU] [-m LIST] [-t LIST] "
 	"[-o FILE] MODEL\n"
-	"       %s --gemm=N [-p P] [-g GPU] [-d N] [-w N] [-r N]\n";
+	"       %s --gemm=N|MxKxN,... [-p P] [-g GPU] [-d N] [-w N] [-r N]\n";
 
 static void
 usage(void)
@@ -136,9 +136,11 @@ usage(void)
 	       "with the fitted\n"
 	       "                         factors as a pd2bw-gpus/1 file for "
 	       "--gpus and pd2bw-plan\n"
-	       "      --gemm=N           time one N x N x N GEMM on the GPU "
-	       "(no MODEL) and\n"
-	       "                         compare it with the catalog's peak "
+	       "      --gemm=N|MxKxN,... time GEMMs on the GPU (no MODEL): "
+	       "N x N x N, or M\n"
+	       "                         tokens by K inputs by N outputs; "
+	       "each against the\n"
+	       "                         catalog's peak and the cost model "
 	       "(--gpu, or the\n"
 	       "                         device's name)\n"
 	       "  -o, --output=FILE      write to FILE (default: standard "
@@ -199,6 +201,42 @@ parse_list(const char *s, int *out, int *n, int hi)
 	}
 }
 
+/*
+ * --gemm's shapes: "N" (N x N x N, 16 to 65536) or "MxKxN" (each 1 to
+ * 2^20), comma-separated, at most MAX_LIST.  Returns the count or -1.
+ */
+static int
+parse_gemms(const char *s, int64_t (*mkn)[3])
+{
+	int n = 0, d;
+	char *end;
+	long v;
+
+	for (;;) {
+		if (n >= MAX_LIST)
+			return -1;
+		for (d = 0; d < 3; d++) {
+			errno = 0;
+			v = strtol(s, &end, 10);
+			if (errno || end == s || v < 1 || v > 1048576)
+				return -1;
+			mkn[n][d] = v;
+			s = end + 1;
+			if (*end != 'x')
+				break;
+		}
+		if (d == 0 && v >= 16 && v <= 65536)
+			mkn[n][1] = mkn[n][2] = v;
+		else if (d != 2)
+			return -1;
+		n++;
+		if (!*end)
+			return n;
+		if (*end != ',')
+			return -1;
+	}
+}
+
 /* path with "-tpN" before its extension, for several --tp values. */
 static char *
 tp_path(const char *path, int tp)
@@ -215,33 +253,37 @@ tp_path(const char *path, int tp)
 }
 
 /*
- * --gemm: the rate of one square GEMM against the catalog's peak of spec,
- * or of the catalog entry the device's name ends with.
+ * --gemm: the rate of one GEMM against the catalog's peak of spec, or of
+ * the catalog entry the device's name ends with, and the time the cost
+ * model gives the same GEMM there.
  */
 static int
-gemm_rate(struct prof_opts *o, int64_t n, const struct gpu_catalog *cat,
-	  const struct gpu_spec *spec)
+gemm_rate(struct prof_opts *o, const int64_t mkn[3],
+	  const struct gpu_catalog *cat, const struct gpu_spec *spec)
 {
 	struct prof_gemm_rate r;
-	double peak;
+	int fp32 = o->precision == MODEL_FP32;
+	double peak, model;
 	const char *sp;
 
-	if (prof_gpu_gemm_bench(o, n, &r))
+	if (prof_gpu_gemm_bench(o, mkn, &r))
 		return -1;
 	/* "NVIDIA H200" -> "H200", when -g did not say */
 	for (sp = r.device; !spec && sp; sp = strchr(sp + 1, ' '))
 		spec = catalog_find(cat, *sp == ' ' ? sp + 1 : sp);
 	printf("gemm %lldx%lldx%lld %s on %s: %.4f ms (spread %.2f%%), "
-	       "%.1f TFLOP/s", (long long)n, (long long)n, (long long)n,
-	       model_prec_names[o->precision], r.device, r.ms,
-	       100 * r.spread, r.tflops);
-	peak = !spec ? 0 : o->precision == MODEL_FP32 ? spec->tflops32 :
-	       spec->tflops16;
-	if (peak > 0)
-		printf(", %.1f%% of the %s's %s peak (%.0f TFLOP/s)",
-		       100 * r.tflops / peak, spec->name,
-		       o->precision == MODEL_FP32 ? "fp32" :
-		       "dense 16-bit", peak);
+	       "%.1f TFLOP/s", (long long)mkn[0], (long long)mkn[1],
+	       (long long)mkn[2], model_prec_names[o->precision], r.device,
+	       r.ms, 100 * r.spread, r.tflops);
+	peak = !spec ? 0 : fp32 ? spec->tflops32 : spec->tflops16;
+	if (peak > 0) {
+		model = analytic_gemm_ms(spec, fp32, (double)mkn[0],
+					 (double)mkn[1], (double)mkn[2]);
+		printf(", %.1f%% of the %s's %s peak (%.0f TFLOP/s); "
+		       "model %.4f ms (%+.1f%%)", 100 * r.tflops / peak,
+		       spec->name, fp32 ? "fp32" : "dense 16-bit", peak,
+		       model, r.ms > 0 ? 100 * (model - r.ms) / r.ms : 0);
+	}
 	printf("\n");
 	return 0;
 }
@@ -287,6 +329,7 @@ main(int argc, char **argv)
 	const char *calibrate = NULL, *trace = NULL, *gpus_out = NULL, *path;
 	int mb[MAX_LIST], nmb = 0, tps[MAX_LIST], ntp = 1, prec = -1;
 	int fp8_recipe = -1;
+	int64_t gemm_mkn[MAX_LIST][3];
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
 	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				  ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
@@ -409,9 +452,11 @@ main(int argc, char **argv)
 			gpus_out = optarg;
 			break;
 		case OPT_GEMM:
-			if (parse_int(optarg, 16, 65536, &gemm_n))
-				cli_usage_error("invalid GEMM size '%s' (expected "
-					    "16 to 65536)", optarg);
+			if ((gemm_n = parse_gemms(optarg, gemm_mkn)) < 0)
+				cli_usage_error("invalid --gemm '%s' (expected N "
+					    "from 16 to 65536 or MxKxN from 1 "
+					    "to 1048576, comma-separated)",
+					    optarg);
 			break;
 		case 'o':
 			out = optarg;
@@ -488,7 +533,8 @@ main(int argc, char **argv)
 		o.precision = prec >= 0 ? prec : MODEL_BF16;
 		o.warmup = o.warmup < 0 ? 3 : o.warmup;
 		o.repeats = o.repeats < 0 ? 10 : o.repeats;
-		ret = gemm_rate(&o, gemm_n, &cat, spec) ? 1 : 0;
+		for (i = 0, ret = 0; i < gemm_n && !ret; i++)
+			ret = gemm_rate(&o, gemm_mkn[i], &cat, spec) ? 1 : 0;
 		goto out;
 	}
 	if (optind != argc - 1)

@@ -250,6 +250,15 @@ int analytic_profile_classes(struct profile *p, const struct model *m,
  */
 double analytic_gemm_shape_eff(int sms, double M, double K, double N);
 
+/*
+ * Milliseconds the model gives one 16-bit (fp32: fp32 rate and bytes)
+ * linear layer's GEMM of M tokens, K inputs and N outputs on g, as a
+ * layer's linear GEMMs are priced: the launch, the shape's share of
+ * gemm_eff, or the bytes at HBM speed where they take longer.
+ */
+double analytic_gemm_ms(const struct gpu_spec *g, int fp32, double M,
+			double K, double N);
+
 /* Default microbatch sizes: 1, 2, 4, ... up to 64. */
 extern const int analytic_default_mb[];
 extern const int analytic_default_nmb;

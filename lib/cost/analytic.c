@@ -339,6 +339,19 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 			     eff);
 }
 
+double
+analytic_gemm_ms(const struct gpu_spec *g, int fp32, double M, double K,
+		 double N)
+{
+	struct shape sh;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.g = g;
+	sh.tensor_tflops = fp32 ? g->tflops32 : g->tflops16;
+	sh.e = fp32 ? 4 : 2;
+	return gemm_op(&sh, M, K, N, 0, Q_SAVED, 1);
+}
+
 /* The rows a sequence-parallel layer quantises: 1/t of them. */
 static double
 sp_div(const struct shape *sh)

@@ -1364,6 +1364,36 @@ test_clamp(void)
 	model_release(&m);
 }
 
+/*
+ * One linear GEMM as --gemm compares it, worked by hand on the H100
+ * (132 SMs, 989.4 TFLOP/s at gemm_eff 0.564, 3350 GB/s at 0.8, 3 us a
+ * launch).  8192^3: the 64 x 128 tile gives 8192 tiles in 63 waves of
+ * 132 (8192 / 8316), the K loop 8192 / 8320; 2 * 8192^3 flops at
+ * 989.4e12 * 0.564 * 0.969934 = 2.031453 ms, + 0.003.  An expert's
+ * 256 x 4096 x 1536: 48 tiles of 64 x 128 in one wave (48 / 132), K
+ * 4096 / 4224: eff 0.352617, 3.221e9 flops in 0.016371 ms, more than its
+ * 15.47 MB at 2680 GB/s (0.005771 ms).
+ */
+static void
+test_gemm_ms(void)
+{
+	const struct gpu_spec *h100 = catalog_find(&cat, "H100-SXM");
+
+	CHECK_NEAR(analytic_gemm_shape_eff(132, 8192, 8192, 8192),
+		   8192.0 / 8316 * 8192 / 8320, 1e-12);
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 8192, 8192, 8192), 2.034453,
+		   1e-6);
+	CHECK_NEAR(analytic_gemm_shape_eff(132, 256, 4096, 1536),
+		   48.0 / 132 * 4096 / 4224, 1e-12);
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 256, 4096, 1536), 0.019371,
+		   1e-6);
+	/* fp32: the fp32 rate and 4 bytes a value */
+	CHECK_NEAR(analytic_gemm_ms(h100, 1, 8192, 8192, 8192),
+		   2.0 * 8192 * 8192 * 8192 /
+				   (67e12 * 0.564 * 8192.0 / 8316 * 8192 /
+				    8320) * 1e3 + 0.003, 1e-6);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1391,6 +1421,7 @@ main(int argc, char **argv)
 	test_rc_op_moe();
 	test_xent_copy();
 	test_clamp();
+	test_gemm_ms();
 	catalog_release(&cat);
 	return h_done();
 }

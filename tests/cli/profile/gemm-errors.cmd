@@ -1,1 +1,1 @@
-pd2bw-profile --gemm 8; echo "exit $?"; pd2bw-profile --gemm 64 $TOP/tests/data/profile/tiny.yaml; echo "exit $?"; pd2bw-profile --gemm 64 -b cpu; echo "exit $?"; pd2bw-profile --gemm 64 -g NOPE; echo "exit $?"
+pd2bw-profile --gemm 8; echo "exit $?"; pd2bw-profile --gemm 64 $TOP/tests/data/profile/tiny.yaml; echo "exit $?"; pd2bw-profile --gemm 64 -b cpu; echo "exit $?"; pd2bw-profile --gemm 64 -g NOPE; echo "exit $?"; for g in 1x2 1x2x3x4 64, 0x4x4 2x2x2000000 16x16x16z; do pd2bw-profile --gemm $g; echo "exit $?"; done
