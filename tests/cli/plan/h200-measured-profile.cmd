@@ -1,0 +1,2 @@
+# a profile measured on a real H200 (bench/gpu-check.sh, 2026-12-04) plans as an estimate does; on one GPU its compute (100.5 ms) is the sum of the measured layers, which the profiler's whole forward + backward step (99.16 ms) matched to 1.3%
+pd2bw-plan $TOP/tests/data/profile/h200-gpt-1.3b.yaml -c dgx-h200:1 -B 64 2>/dev/null | sed -n '/^chosen/,/^breakdown/p'; pd2bw-plan $TOP/tests/data/profile/h200-gpt-1.3b.yaml -c dgx-h200:1 --max-gpus 1 -B 8 -e --width 1 --depth 1 --microbatch 8 -s flush -r none 2>/dev/null | grep '^breakdown'
