@@ -275,7 +275,12 @@ nvfp4_quant_ms(struct shape *sh, double x)
  * per 32 values; blockwise: an fp32 scale per 128).  The delayed recipe
  * takes its scale from the amax history and records the new amax in the
  * same pass; tensorwise (current scaling) needs the tensor's amax first,
- * a pass of its own unless the norm before it computed it.  After a
+ * a pass of its own unless the norm before it computed it, and turns it
+ * into the scale in a one-thread kernel before the cast; its own amax
+ * pass starts from a one-thread kernel that zeroes the amax
+ * (Float8CurrentScalingQuantizer::quantize_impl, pytorch/csrc/
+ * quantizer.cpp lines 1008-1028, and common/recipe/current_scaling.cu
+ * lines 76 and 331 @d0067d0da: zero, amax, scale, cast).  After a
  * delayed-recipe norm only the transpose remains (read and write one
  * byte a value).
  */
@@ -290,8 +295,11 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 		return nvfp4_quant_ms(sh, x);
 	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
 		return op_ms(sh, OP_VEC, 0, 2 * x);
-	if (sh->fp8r == FP8_TENSORWISE && q == Q_OWN)
-		t += op_ms(sh, OP_VEC, x, x * e);
+	if (sh->fp8r == FP8_TENSORWISE)
+		t += op_ms(sh, OP_VEC, 0, 8) +
+		     (q == Q_OWN ? op_ms(sh, OP_VEC, 0, 4) +
+					   op_ms(sh, OP_VEC, x, x * e)
+				 : 0);
 	else if (sh->fp8r == FP8_MXFP8)
 		scales = 2 * x / 32;
 	else if (sh->fp8r == FP8_BLOCKWISE)
@@ -762,7 +770,18 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	int i;
 
 	if (sh->fp8) {
-		t += quant_ms(sh, a_elems, Q_OWN);
+		/* the experts' operands are quantised by one fused
+		 * multi-tensor cast-transpose under the delayed recipe (no
+		 * NVFP4 or other recipe has one), else expert by expert */
+		if (sh->fp8r == FP8_DELAYED || sh->fp4 || a_elems <= 0) {
+			t += quant_ms(sh, a_elems, Q_OWN);
+		} else {
+			double nk = sh->nk;
+
+			for (i = 0; i < (int)k; i++)
+				t += quant_ms(sh, a_elems / k, Q_OWN);
+			sh->nk = nk + (sh->nk - nk) / k;
+		}
 		eff *= fp8_eff_ratio(sh);
 	}
 	bytes = (a_elems + other_elems) * (sh->fp8 ? sh->qb : sh->e) + extra;
@@ -937,6 +956,26 @@ dense_dispatch_ms(struct shape *sh, int bwd)
 }
 
 /*
+ * The router's GEMM, forward or backward: in the input's 16-bit type (or
+ * fp32) whatever the model's FP8 recipe, never quantised (Megatron-Core
+ * RouterGatingLinearFunction, moe/moe_utils.py:1443-1461, called by
+ * TopKRouter.gating, router.py:105-111, at d98e8a6).
+ */
+static double
+router_ms(struct shape *sh, int bwd)
+{
+	int fp8 = sh->fp8, fp4 = sh->fp4;
+	double t;
+
+	sh->fp8 = sh->fp4 = 0;
+	t = bwd ? gemm_bwd_ms(sh, sh->n, sh->h, sh->ne)
+		: gemm_ms(sh, sh->n, sh->h, sh->ne);
+	sh->fp8 = fp8;
+	sh->fp4 = fp4;
+	return t;
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -951,7 +990,7 @@ moe_ms(struct shape *sh)
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
 	double E = sh->ne, sf = sh->sf, t;
 
-	t = gemm_ms(sh, n, h, E);
+	t = router_ms(sh, 0);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 0);
@@ -1030,7 +1069,7 @@ moe_bwd_ms(struct shape *sh)
 	if (!sh->dd)
 		t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
-	return t + gemm_bwd_ms(sh, n, h, E);
+	return t + router_ms(sh, 1);
 }
 
 /*

@@ -628,8 +628,10 @@ test_nvfp4(void)
  * of their own (projection: n h; MLP out: n f).  Against delayed:
  *  - tensorwise: after a norm, a quantising pass (read 2, write 2 bytes)
  *    instead of delayed's transpose (read 1, write 1): +2 bytes a value;
- *    a pass of its own gains an amax pass (2 bytes, one kernel):
- *    2 (2 n h) + 2 (n h + n f) bytes and two kernels;
+ *    a pass of its own gains an amax pass (2 bytes, one kernel) and a
+ *    one-thread kernel zeroing the amax (4 bytes), every quantisation a
+ *    one-thread kernel turning the amax into the scale (8 bytes):
+ *    2 (2 n h) + 2 (n h + n f) + 2 x 4 + 4 x 8 bytes and eight kernels;
  *  - mxfp8: after a norm, the quantising pass with its E8M0 scales (2/32
  *    byte a value) instead of the transpose: 2 + 1/16 bytes a value; a
  *    pass of its own: only the scales: (2 + 1/16) 2 n h + (n h + n f)/16.
@@ -663,7 +665,7 @@ test_fp8_recipes(void)
 	o.fp8_recipe = FP8_MXFP8;
 	CHECK_INT_EQ(analytic_profile_opts(&px, &m, b200, mb, 1, 1, 0, &o), 0);
 	CHECK_NEAR(pt.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
-		   ((4 * n * h + 2 * own) / bw + 2 * 3e-6) * 1e3, 1e-9);
+		   ((4 * n * h + 2 * own + 40) / bw + 8 * 3e-6) * 1e3, 1e-9);
 	CHECK_NEAR(px.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
 		   ((2 + 1.0 / 16) * 2 * n * h + own / 16) / bw * 1e3, 1e-9);
 	/* the catalog's B200: MXFP8 GEMMs at gemm_eff_mxfp8 < gemm_eff8 */
@@ -983,6 +985,58 @@ test_moe_stash(void)
 		     4LL * 4096 * (12 + 2 * (2048 + 3 * 768)));
 	profile_release(&p8);
 	profile_release(&p4);
+	model_release(&m);
+}
+
+/*
+ * The experts' operands under FP8 (Transformer Engine's GroupedLinear,
+ * pytorch/csrc/extensions/cast.cpp split_quantize and multi_tensor_
+ * quantize_impl @d0067d0da): one fused cast-transpose for all experts
+ * under the delayed recipe, expert by expert otherwise.  Qwen3-30B-A3B
+ * at b = 1, s = 4096, ep 8 (k = 16 experts a GPU), H100 (3 us a kernel,
+ * 3350 GB/s x 0.8), forward, tensorwise against delayed: the QKV input
+ * (x = n h, after the norm) takes the scale kernel and a cast for the
+ * transpose, 2 x + 8 bytes and one kernel more; the projection's input
+ * (n x 32 x 128) zero, amax and scale kernels, 2 x + 12 bytes and three
+ * kernels; each of the experts' two inputs (n top_k h, n top_k fe) the
+ * same four kernels for each of the 16 experts instead of one pass:
+ * 2 x + 12 k bytes and 4 k - 1 kernels.  The router's GEMM stays
+ * 16-bit, unquantised, under both.  The host counts one expert's kernels
+ * for a split (one C++ loop issues them): 1 + 3 + 2 x 3 more forward,
+ * and backward 3 for each grad output quantised by its own pass (the
+ * attention's two dgrads, the experts' two).
+ */
+static void
+test_moe_fp8_split(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct analytic_par par = {1, 0, 1, 8, 1, 1};
+	struct profile pd, pt;
+	struct model m;
+	double n = 4096, k = 16, bw = 3350e9 * 0.8, x;
+
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	m.precision = MODEL_FP8;
+	analytic_opts_init(&o);
+	profile_init(&pd);
+	profile_init(&pt);
+	CHECK_INT_EQ(analytic_profile_par(&pd, &m, g, mb, 1, &par, &o), 0);
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_INT_EQ(analytic_profile_par(&pt, &m, g, mb, 1, &par, &o), 0);
+	CHECK_STR_EQ(pt.layers[1].name, "block_moe");
+	x = 2 * n * 2048 + 8 + 2 * n * 4096 + 12 +
+	    2 * n * 8 * 2048 + 12 * k + 2 * n * 8 * 768 + 12 * k;
+	CHECK_NEAR(pt.layers[1].pt[0].fwd_ms - pd.layers[1].pt[0].fwd_ms,
+		   (x / bw + (1 + 3 + 2 * (4 * k - 1)) * 3e-6) * 1e3, 1e-9);
+	CHECK_NEAR(pt.layers[1].pt[0].kernels - pd.layers[1].pt[0].kernels,
+		   1 + 3 + 2 * 3 + 4 * 3, 0);
+	profile_release(&pd);
+	profile_release(&pt);
 	model_release(&m);
 }
 
@@ -1416,6 +1470,7 @@ main(int argc, char **argv)
 	test_errors();
 	test_v2();
 	test_moe_stash();
+	test_moe_fp8_split();
 	test_rc_modules();
 	test_rc_op();
 	test_rc_op_moe();
