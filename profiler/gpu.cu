@@ -226,13 +226,58 @@ k_embed_bwd(float *dtok, float *dpos, const int *ids, const T *dy,
 }
 
 /*
- * One warp per row.  Statistics kept for backward: LayerNorm stats[2r] =
- * mean, stats[2r+1] = rstd; RMSNorm only stats[r] = rstd.
+ * V consecutive elements of a row: one 16-byte load or store where V
+ * elements fill it (the row width a multiple of V, rows and parameters
+ * 16-byte aligned), else V scalar ones.  The norms read their rows
+ * through these: a warp's load of one element each keeps too few bytes
+ * in flight to reach the memory's bandwidth.  (The host emulation copies
+ * with memcpy: host C++ may not read a T array through a uint4.)
  */
-template <typename T>
+template <typename T, int V>
+__device__ inline void
+ldv(T *dst, const T *src)
+{
+	if (V * sizeof(T) == 16)
+#ifdef PD2BW_EMU
+		memcpy(dst, src, 16);
+#else
+		*(uint4 *)dst = *(const uint4 *)src;
+#endif
+	else
+		for (int j = 0; j < V; j++)
+			dst[j] = src[j];
+}
+
+/* The same, storing. */
+template <typename T, int V>
+__device__ inline void
+stv(T *dst, const T *src)
+{
+	ldv<T, V>(dst, src);
+}
+
+/* The elements a lane takes at a time, as a kernel argument. */
+template <int V>
+struct vw {
+};
+
+/* Whether every pointer is 16-byte aligned (NULL is). */
+static int
+al16(const void *a, const void *b, const void *c, const void *d)
+{
+	return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) &
+		15) == 0;
+}
+
+/*
+ * One warp per row, V elements a lane at a time (n a multiple of V).
+ * Statistics kept for backward: LayerNorm stats[2r] = mean, stats[2r+1]
+ * = rstd; RMSNorm only stats[r] = rstd.
+ */
+template <typename T, int V>
 __global__ void
-k_norm_fwd(T *y, float *stats, const T *x, const T *gamma, const T *beta,
-	   int64_t rows, int64_t n, int rms)
+k_norm_fwd(vw<V>, T *y, float *stats, const T *x, const T *gamma,
+	   const T *beta, int64_t rows, int64_t n, int rms)
 {
 	int64_t r = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
 	int lane = threadIdx.x % 32;
@@ -243,21 +288,40 @@ k_norm_fwd(T *y, float *stats, const T *x, const T *gamma, const T *beta,
 		return;
 	xr = x + r * n;
 	if (!rms) {
-		for (int64_t i = lane; i < n; i += 32)
-			mean += tof(xr[i]);
+		for (int64_t i = lane * V; i < n; i += 32 * V) {
+			__align__(16) T a[V];
+
+			ldv<T, V>(a, xr + i);
+			for (int j = 0; j < V; j++)
+				mean += tof(a[j]);
+		}
 		mean = warp_sum(mean) / (float)n;
 	}
-	for (int64_t i = lane; i < n; i += 32) {
-		float d = tof(xr[i]) - mean;
+	for (int64_t i = lane * V; i < n; i += 32 * V) {
+		__align__(16) T a[V];
 
-		var += d * d;
+		ldv<T, V>(a, xr + i);
+		for (int j = 0; j < V; j++) {
+			float d = tof(a[j]) - mean;
+
+			var += d * d;
+		}
 	}
 	var = warp_sum(var) / (float)n;
 	rstd = rsqrtf(var + NORM_EPS);
-	for (int64_t i = lane; i < n; i += 32) {
-		float v = (tof(xr[i]) - mean) * rstd * tof(gamma[i]);
+	for (int64_t i = lane * V; i < n; i += 32 * V) {
+		__align__(16) T a[V], g[V], bb[V], o[V];
 
-		y[r * n + i] = fromf<T>(beta ? v + tof(beta[i]) : v);
+		ldv<T, V>(a, xr + i);
+		ldv<T, V>(g, gamma + i);
+		if (beta)
+			ldv<T, V>(bb, beta + i);
+		for (int j = 0; j < V; j++) {
+			float v = (tof(a[j]) - mean) * rstd * tof(g[j]);
+
+			o[j] = fromf<T>(beta ? v + tof(bb[j]) : v);
+		}
+		stv<T, V>(y + r * n + i, o);
 	}
 	if (lane == 0 && rms) {
 		stats[r] = rstd;
@@ -267,9 +331,9 @@ k_norm_fwd(T *y, float *stats, const T *x, const T *gamma, const T *beta,
 	}
 }
 
-template <typename T>
+template <typename T, int V>
 __global__ void
-k_norm_bwd(T *dx, const T *dy, const T *x, const float *stats,
+k_norm_bwd(vw<V>, T *dx, const T *dy, const T *x, const float *stats,
 	   const T *gamma, int64_t rows, int64_t n, int rms)
 {
 	int64_t r = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -280,20 +344,36 @@ k_norm_bwd(T *dx, const T *dy, const T *x, const float *stats,
 		return;
 	mean = rms ? 0.0f : stats[2 * r];
 	rstd = rms ? stats[r] : stats[2 * r + 1];
-	for (int64_t i = lane; i < n; i += 32) {
-		float g = tof(dy[r * n + i]) * tof(gamma[i]);
+	for (int64_t i = lane * V; i < n; i += 32 * V) {
+		__align__(16) T a[V], b[V], g[V];
 
-		sum += g;
-		sumx += g * (tof(x[r * n + i]) - mean) * rstd;
+		ldv<T, V>(a, dy + r * n + i);
+		ldv<T, V>(b, x + r * n + i);
+		ldv<T, V>(g, gamma + i);
+		for (int j = 0; j < V; j++) {
+			float gg = tof(a[j]) * tof(g[j]);
+
+			sum += gg;
+			sumx += gg * (tof(b[j]) - mean) * rstd;
+		}
 	}
 	sum = rms ? 0 : warp_sum(sum) / (float)n;
 	sumx = warp_sum(sumx) / (float)n;
-	for (int64_t i = lane; i < n; i += 32) {
-		float xhat = (tof(x[r * n + i]) - mean) * rstd;
-		float g = tof(dy[r * n + i]) * tof(gamma[i]);
+	for (int64_t i = lane * V; i < n; i += 32 * V) {
+		__align__(16) T a[V], b[V], g[V], d[V];
 
-		dx[r * n + i] = fromf<T>(tof(dx[r * n + i]) +
-					 rstd * (g - sum - xhat * sumx));
+		ldv<T, V>(a, dy + r * n + i);
+		ldv<T, V>(b, x + r * n + i);
+		ldv<T, V>(g, gamma + i);
+		ldv<T, V>(d, dx + r * n + i);
+		for (int j = 0; j < V; j++) {
+			float xhat = (tof(b[j]) - mean) * rstd;
+			float gg = tof(a[j]) * tof(g[j]);
+
+			d[j] = fromf<T>(tof(d[j]) + rstd * (gg - sum -
+							    xhat * sumx));
+		}
+		stv<T, V>(dx + r * n + i, d);
 	}
 }
 
@@ -1273,9 +1353,17 @@ op_fwd(gctx *c, ginst *in, int i)
 			p + d->vocab * d->h, rows, d->s, d->h, key);
 		break;
 	case PROF_OP_NORM:
-		LAUNCH(k_norm_fwd, blocks(rows, 8), 256, c->st, y, in->stats[i],
-			x, p, op->bias ? p + op->n : NULL, rows, op->n,
-			!op->bias);
+		if (op->n % (16 / sizeof(T)) == 0 &&
+		    al16(y, x, p, op->bias ? p + op->n : NULL))
+			LAUNCH(k_norm_fwd, blocks(rows, 8), 256, c->st,
+				vw<16 / sizeof(T)>(), y, in->stats[i], x, p,
+				op->bias ? p + op->n : NULL, rows, op->n,
+				!op->bias);
+		else
+			LAUNCH(k_norm_fwd, blocks(rows, 8), 256, c->st, vw<1>(),
+				y, in->stats[i], x, p,
+				op->bias ? p + op->n : NULL, rows, op->n,
+				!op->bias);
 		break;
 	case PROF_OP_LINEAR: {
 		const void *bias = op->bias ? p + op->n * op->k : NULL;
@@ -1385,8 +1473,14 @@ op_bwd(gctx *c, ginst *in, int i)
 			(const uint8_t *)in->mask[i], rows, d->s, d->h);
 		break;
 	case PROF_OP_NORM:
-		LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st, dx, dy, x,
-			in->stats[i], p, rows, op->n, !op->bias);
+		if (op->n % (16 / sizeof(T)) == 0 && al16(dx, dy, x, p))
+			LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st,
+				vw<16 / sizeof(T)>(), dx, dy, x, in->stats[i],
+				p, rows, op->n, !op->bias);
+		else
+			LAUNCH(k_norm_bwd, blocks(rows, 8), 256, c->st, vw<1>(),
+				dx, dy, x, in->stats[i], p, rows, op->n,
+				!op->bias);
 		LAUNCH(k_colsum, cg, cb, c->st, gp, op->bias ? gp + op->n :
 			NULL, dy, x, in->stats[i], !op->bias, rows, op->n);
 		break;

@@ -49,9 +49,10 @@ main(void)
 	CHECK_INT_EQ(g.nlayers, 3);
 	CHECK_INT_EQ(blk->repeat, 24);
 	CHECK_INT_EQ(blk->counted, 12 * h * h + 13 * h);
-	CHECK_INT_EQ(g.layers[0].counted, 50257 * h + s * h);
+	/* the vocabulary padded as Megatron pads it, to 128 x tp: 50304 */
+	CHECK_INT_EQ(g.layers[0].counted, 50304 * h + s * h);
 	CHECK_INT_EQ(g.layers[2].counted, 2 * h);  /* tied head: norm only */
-	CHECK_INT_EQ(g.layers[2].nparams, 2 * h + 50257 * h);
+	CHECK_INT_EQ(g.layers[2].nparams, 2 * h + 50304 * h);
 	CHECK_INT_EQ(prof_layer_find(blk, PROF_OP_ATTN), 2);
 	CHECK_INT_EQ(blk->cols[blk->ops[1].out], 3 * h);
 	/* 34 sbh + 5 a s^2 b, plus fp32 LayerNorm statistics (2 x 8 bytes) */
@@ -70,7 +71,7 @@ main(void)
 	blk = &g.layers[1];
 	CHECK_INT_EQ(g.d.heads, 4);
 	CHECK_INT_EQ(g.d.ffn, 2048);
-	CHECK_INT_EQ(g.d.vocab, (50257 + 3) / 4);
+	CHECK_INT_EQ(g.d.vocab, 50688 / 4);  /* 396 x 128, a multiple of 512 */
 	CHECK_INT_EQ(blk->cols[blk->ops[1].out], 3 * h / 4);
 	CHECK_INT_EQ(prof_layer_stash(&g, 1, b, PROF_RC_NONE),
 		     16 * sbh + 5 * a * s * s * b / 4 + 16 * s * b);
@@ -99,8 +100,8 @@ main(void)
 	CHECK_INT_EQ(blk->cols[blk->ops[1].out], (8 + 2 * 2) * 128);
 	CHECK_INT_EQ(blk->counted, 2 * h + h * 12 * 128 + 8 * 128 * h +
 		     h * 2 * 2816 + 2816 * h);
-	CHECK_INT_EQ(g.layers[0].counted, 25129 * h);
-	CHECK_INT_EQ(g.layers[2].counted, h + 25129 * h);
+	CHECK_INT_EQ(g.layers[0].counted, 25216 * h); /* 50432 / 2 */
+	CHECK_INT_EQ(g.layers[2].counted, h + 25216 * h);
 	m.kv_heads = 3;
 	CHECK(prof_graph_build(&g, &m, 1, 2) == -1);
 
