@@ -430,18 +430,38 @@ rope_cs(int64_t pos, int64_t p, int64_t d, float *c, float *s)
 }
 
 /*
- * Unpack qkv [T, (a + 2kv) d] into q, k, v [b, a, s, d] (k and v repeated
- * over the query heads of their group), rotating q and k.
+ * The rotary pair of element c of a head of d (cos and sin at its
+ * position): out = x cs - x' sn in the first half, x' sn + x cs in the
+ * second, x' the element half a head away.
  */
-template <typename T>
+__device__ inline float
+rope_fwd(float x, float xo, float cs, float sn, int first)
+{
+	return first ? x * cs - xo * sn : xo * sn + x * cs;
+}
+
+/* Its transpose, for the gradients. */
+__device__ inline float
+rope_bwd(float g, float go, float cs, float sn, int first)
+{
+	return first ? g * cs + go * sn : -go * sn + g * cs;
+}
+
+/*
+ * Unpack qkv [T, (a + 2kv) d] into q, k, v [b, a, s, d] (k and v repeated
+ * over the query heads of their group), rotating q and k.  Each thread
+ * takes V consecutive elements of a head (d a multiple of 2V, so that a
+ * chunk and its rotary pair each lie in one half).
+ */
+template <typename T, int V>
 __global__ void
-k_attn_split(T *q, T *k, T *v, const T *qkv, int64_t b, int64_t s,
+k_attn_split(vw<V>, T *q, T *k, T *v, const T *qkv, int64_t b, int64_t s,
 	     int64_t a, int64_t kv, int64_t d, int rotary)
 {
-	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
 	int64_t c, pos, hh, bi, grp, cols = (a + 2 * kv) * d, half = d / 2;
+	__align__(16) T qa[V], ka[V], va[V], qo[V], ko[V];
 	const T *row;
-	float qv, kvv, vv;
 
 	if (i >= b * a * s * d)
 		return;
@@ -451,39 +471,47 @@ k_attn_split(T *q, T *k, T *v, const T *qkv, int64_t b, int64_t s,
 	bi = i / (d * s * a);
 	grp = hh / (a / kv);
 	row = qkv + (bi * s + pos) * cols;
-	qv = tof(row[hh * d + c]);
-	kvv = tof(row[(a + grp) * d + c]);
-	vv = tof(row[(a + kv + grp) * d + c]);
+	ldv<T, V>(qa, row + hh * d + c);
+	ldv<T, V>(ka, row + (a + grp) * d + c);
+	ldv<T, V>(va, row + (a + kv + grp) * d + c);
 	if (rotary) {
-		float cs, sn;
-		int64_t p = c < half ? c : c - half;
 		int64_t o = c < half ? c + half : c - half;
-		float qo = tof(row[hh * d + o]);
-		float ko = tof(row[(a + grp) * d + o]);
 
-		rope_cs(pos, p, d, &cs, &sn);
-		if (c < half) {
-			qv = qv * cs - qo * sn;
-			kvv = kvv * cs - ko * sn;
-		} else {
-			qv = qo * sn + qv * cs;
-			kvv = ko * sn + kvv * cs;
+		ldv<T, V>(qo, row + hh * d + o);
+		ldv<T, V>(ko, row + (a + grp) * d + o);
+		for (int j = 0; j < V; j++) {
+			int64_t cc = c + j;
+			float cs, sn;
+
+			rope_cs(pos, cc < half ? cc : cc - half, d, &cs, &sn);
+			qa[j] = fromf<T>(rope_fwd(tof(qa[j]), tof(qo[j]), cs,
+						  sn, cc < half));
+			ka[j] = fromf<T>(rope_fwd(tof(ka[j]), tof(ko[j]), cs,
+						  sn, cc < half));
 		}
 	}
-	q[i] = fromf<T>(qv);
-	k[i] = fromf<T>(kvv);
-	v[i] = fromf<T>(vv);
+	stv<T, V>(q + i, qa);
+	stv<T, V>(k + i, ka);
+	stv<T, V>(v + i, va);
 }
 
-/* dqkv += the gradients of q, k, v: rotated back, summed over groups. */
-template <typename T>
+/*
+ * dqkv += the gradients of q, k, v: rotated back, summed over groups; V
+ * consecutive elements a thread, as k_attn_split.
+ */
+template <typename T, int V>
 __global__ void
-k_attn_unsplit(T *dqkv, const T *dq, const T *dk, const T *dv, int64_t b,
-	       int64_t s, int64_t a, int64_t kv, int64_t d, int rotary)
+k_attn_unsplit(vw<V>, T *dqkv, const T *dq, const T *dk, const T *dv,
+	       int64_t b, int64_t s, int64_t a, int64_t kv, int64_t d,
+	       int rotary)
 {
-	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	int64_t cols = (a + 2 * kv) * d, tok, col, head, c, pos, bi, half;
-	float acc = 0;
+	int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
+	int64_t cols = (a + 2 * kv) * d, tok, col, head, c, o, pos, bi, half;
+	int64_t h0, h1;
+	float acc[V], cs[V], sn[V];
+	__align__(16) T g[V], go[V], out[V];
+	const T *src;
+	int rot;
 
 	if (i >= b * s * cols)
 		return;
@@ -494,49 +522,53 @@ k_attn_unsplit(T *dqkv, const T *dq, const T *dk, const T *dv, int64_t b,
 	pos = tok % s;
 	bi = tok / s;
 	half = d / 2;
+	o = c < half ? c + half : c - half;
 	if (head < a) {
-		const T *g = dq + ((bi * a + head) * s + pos) * d;
-
-		if (rotary) {
-			float cs, sn;
-
-			rope_cs(pos, c < half ? c : c - half, d, &cs, &sn);
-			acc = c < half ?
-			      tof(g[c]) * cs + tof(g[c + half]) * sn :
-			      -tof(g[c - half]) * sn + tof(g[c]) * cs;
-		} else {
-			acc = tof(g[c]);
-		}
+		src = dq;
+		h0 = head;
+		h1 = head + 1;
+		rot = rotary;
 	} else {
 		int64_t grp = (head - a) % kv, per = a / kv;
-		int isk = head < a + kv;
-		const T *src = isk ? dk : dv;
 
-		for (int64_t hh = grp * per; hh < (grp + 1) * per; hh++) {
-			const T *g = src + ((bi * a + hh) * s + pos) * d;
-
-			if (isk && rotary) {
-				float cs, sn;
-
-				rope_cs(pos, c < half ? c : c - half, d, &cs,
-					&sn);
-				acc += c < half ?
-				       tof(g[c]) * cs + tof(g[c + half]) * sn :
-				       -tof(g[c - half]) * sn + tof(g[c]) * cs;
-			} else {
-				acc += tof(g[c]);
-			}
-		}
+		src = head < a + kv ? dk : dv;
+		h0 = grp * per;
+		h1 = h0 + per;
+		rot = rotary && head < a + kv;
 	}
-	dqkv[i] = fromf<T>(tof(dqkv[i]) + acc);
+	for (int j = 0; j < V; j++) {
+		acc[j] = 0;
+		if (rot)
+			rope_cs(pos, c + j < half ? c + j : c + j - half, d,
+				&cs[j], &sn[j]);
+	}
+	for (int64_t hh = h0; hh < h1; hh++) {
+		const T *gr = src + ((bi * a + hh) * s + pos) * d;
+
+		ldv<T, V>(g, gr + c);
+		if (rot)
+			ldv<T, V>(go, gr + o);
+		for (int j = 0; j < V; j++)
+			acc[j] += rot ? rope_bwd(tof(g[j]), tof(go[j]), cs[j],
+						 sn[j], c < half)
+				      : tof(g[j]);
+	}
+	ldv<T, V>(out, dqkv + i);
+	for (int j = 0; j < V; j++)
+		out[j] = fromf<T>(tof(out[j]) + acc[j]);
+	stv<T, V>(dqkv + i, out);
 }
 
-/* o [b, a, s, d] <-> ctx [b s, a d]; dir 0 packs o into ctx. */
-template <typename T>
+/*
+ * o [b, a, s, d] <-> ctx [b s, a d]; dir 0 packs o into ctx.  V
+ * consecutive elements of a head a thread.
+ */
+template <typename T, int V>
 __global__ void
-k_heads(T *ctx, T *o, int64_t b, int64_t s, int64_t a, int64_t d, int dir)
+k_heads(vw<V>, T *ctx, T *o, int64_t b, int64_t s, int64_t a, int64_t d,
+	int dir)
 {
-	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
 	int64_t c, pos, hh, bi, j;
 
 	if (i >= b * a * s * d)
@@ -547,9 +579,9 @@ k_heads(T *ctx, T *o, int64_t b, int64_t s, int64_t a, int64_t d, int dir)
 	bi = i / (d * s * a);
 	j = (bi * s + pos) * a * d + hh * d + c;
 	if (dir == 0)
-		ctx[j] = o[i];
+		stv<T, V>(ctx + j, o + i);
 	else
-		o[i] = ctx[j];
+		stv<T, V>(o + i, ctx + j);
 }
 
 /*
@@ -1332,6 +1364,64 @@ attn_fused(const gctx *c, const prof_dims *d)
 	       flash_head_dim_ok(d->head_dim);
 }
 
+/*
+ * The head layout kernels, 16 bytes a thread where a head's halves are
+ * whole 16-byte chunks and the tensors aligned, else an element a thread.
+ */
+template <typename T>
+static void
+heads(gctx *c, T *ctx, T *o, int64_t b, int64_t s, int64_t a, int64_t d,
+      int dir)
+{
+	const int V = 16 / sizeof(T);
+	int64_t n = b * a * s * d;
+
+	if (d % (2 * V) == 0 && al16(ctx, o, NULL, NULL))
+		LAUNCH(k_heads, blocks(n / V, 256), 256, c->st, vw<V>(), ctx,
+			o, b, s, a, d, dir);
+	else
+		LAUNCH(k_heads, blocks(n, 256), 256, c->st, vw<1>(), ctx, o,
+			b, s, a, d, dir);
+}
+
+template <typename T>
+static void
+attn_split(gctx *c, ginst *in, const T *qkv, int64_t s, int64_t a,
+	   int64_t hd)
+{
+	const int V = 16 / sizeof(T);
+	const prof_dims *d = &in->g->d;
+	T *q = (T *)in->q, *k = (T *)in->k, *v = (T *)in->v;
+	int64_t n = in->b * a * s * hd;
+
+	if (hd % (2 * V) == 0 && al16(q, k, v, qkv))
+		LAUNCH(k_attn_split, blocks(n / V, 256), 256, c->st, vw<V>(),
+			q, k, v, qkv, in->b, s, a, d->kv_heads, hd, d->rotary);
+	else
+		LAUNCH(k_attn_split, blocks(n, 256), 256, c->st, vw<1>(), q,
+			k, v, qkv, in->b, s, a, d->kv_heads, hd, d->rotary);
+}
+
+template <typename T>
+static void
+attn_unsplit(gctx *c, ginst *in, T *dqkv, int64_t n, int64_t s, int64_t a,
+	     int64_t hd)
+{
+	const int V = 16 / sizeof(T);
+	const prof_dims *d = &in->g->d;
+	const T *dq = (const T *)in->dq, *dk = (const T *)in->dk;
+	const T *dv = (const T *)in->dv;
+
+	if (hd % (2 * V) == 0 && al16(dqkv, dq, dk, dv))
+		LAUNCH(k_attn_unsplit, blocks(n / V, 256), 256, c->st,
+			vw<V>(), dqkv, dq, dk, dv, in->b, s, a, d->kv_heads,
+			hd, d->rotary);
+	else
+		LAUNCH(k_attn_unsplit, blocks(n, 256), 256, c->st, vw<1>(),
+			dqkv, dq, dk, dv, in->b, s, a, d->kv_heads, hd,
+			d->rotary);
+}
+
 template <typename T>
 static int
 op_fwd(gctx *c, ginst *in, int i)
@@ -1391,12 +1481,10 @@ op_fwd(gctx *c, ginst *in, int i)
 	}
 	case PROF_OP_ATTN: {
 		int64_t a = d->heads, s = d->s, hd = d->head_dim;
-		int64_t bh = in->b * a, nq = bh * s * hd;
+		int64_t bh = in->b * a;
 		float scale = 1.0f / sqrtf((float)hd);
 
-		LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st, (T *)in->q,
-			(T *)in->k, (T *)in->v, x, in->b, s, a, d->kv_heads,
-			hd, d->rotary);
+		attn_split<T>(c, in, x, s, a, hd);
 		if (attn_fused(c, d)) {
 			/* O and the row log-sum-exp; no s x s tensor */
 			PD2BW_CUDA_CHECK(flash_fwd((T *)in->O, in->lse,
@@ -1416,8 +1504,7 @@ op_fwd(gctx *c, ginst *in, int i)
 				 in->v, in->O, dt, 1, 0, NULL, (int)bh, s * s,
 				 s * hd, s * hd));
 		}
-		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, y, (T *)in->O,
-			in->b, s, a, hd, 0);
+		heads<T>(c, y, (T *)in->O, in->b, s, a, hd, 0);
 		break;
 	}
 	case PROF_OP_GELU:
@@ -1516,20 +1603,16 @@ op_bwd(gctx *c, ginst *in, int i)
 	}
 	case PROF_OP_ATTN: {
 		int64_t a = d->heads, s = d->s, hd = d->head_dim;
-		int64_t bh = in->b * a, nq = bh * s * hd;
+		int64_t bh = in->b * a;
 		float scale = 1.0f / sqrtf((float)hd);
 
-		LAUNCH(k_heads, blocks(nq, 256), 256, c->st, (T *)dy,
-			(T *)in->dO, in->b, s, a, hd, 1);
+		heads<T>(c, (T *)dy, (T *)in->dO, in->b, s, a, hd, 1);
 		/* q, k, v were not kept, qkv was: split them again */
-		LAUNCH(k_attn_split, blocks(nq, 256), 256, c->st, (T *)in->q,
-			(T *)in->k, (T *)in->v, x, in->b, s, a, d->kv_heads,
-			hd, d->rotary);
+		attn_split<T>(c, in, x, s, a, hd);
 		if (attn_fused(c, d)) {
 			/* and O from the kept ctx */
-			LAUNCH(k_heads, blocks(nq, 256), 256, c->st,
-				(T *)in->t[op->out], (T *)in->O, in->b, s, a,
-				hd, 1);
+			heads<T>(c, (T *)in->t[op->out], (T *)in->O, in->b, s,
+				 a, hd, 1);
 			PD2BW_CUDA_CHECK(flash_bwd((T *)in->dq, (T *)in->dk,
 				(T *)in->dv, in->dqacc, in->dd,
 				(const T *)in->q, (const T *)in->k,
@@ -1558,10 +1641,8 @@ op_bwd(gctx *c, ginst *in, int i)
 				 dt, 1, 0, NULL, (int)bh, s * s, s * hd,
 				 s * hd));
 		}
-		LAUNCH(k_attn_unsplit, blocks(rows * cols_of(in)[op->in[0]],
-		       256), 256, c->st, dx, (const T *)in->dq,
-		       (const T *)in->dk, (const T *)in->dv, in->b, s, a,
-		       d->kv_heads, hd, d->rotary);
+		attn_unsplit<T>(c, in, dx, rows * cols_of(in)[op->in[0]], s,
+				a, hd);
 		break;
 	}
 	case PROF_OP_GELU:
