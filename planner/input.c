@@ -64,7 +64,7 @@ input_set_capacity(double cf)
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 1, 0, 0, 0, 0};
+				   ANALYTIC_CASTS_TE, 0, 1, 128, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)
@@ -113,6 +113,12 @@ void
 input_set_clamp_eager(int on)
 {
 	est.clamp_eager = on;
+}
+
+void
+input_set_vocab_pad(int pad)
+{
+	est.vocab_pad = pad;
 }
 
 void

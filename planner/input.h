@@ -137,6 +137,8 @@ void input_set_xent_copy(int on);
 /* Whether a gated MLP's clamp runs eagerly before its activation (the
  * runtime's clamp_eager). */
 void input_set_clamp_eager(int on);
+/* The runtime's vocabulary padding (analytic_opts vocab_pad). */
+void input_set_vocab_pad(int pad);
 /* Whether the runtime fuses the rotary embedding only for plain rotary
  * positions (runtime.rope_plain): a YaRN model's estimate unfuses it. */
 void input_set_rope_plain(int on);

@@ -220,7 +220,7 @@ prof_graph_build(struct prof_graph *g, const struct model *m, int tp,
 	 * 50257 rows would otherwise leave the output layer's GEMM without
 	 * the alignment cuBLASLt's fast kernels need (on an H200 its sm75
 	 * kernels took a quarter of GPT-2 XL's measured time). */
-	d->vocab = (m->vocab + 128 * tp - 1) / (128 * tp) * 128;
+	d->vocab = model_vocab_shard(m, tp, 128);
 	d->tp = tp;
 	d->rms = m->norm == MODEL_RMSNORM;
 	d->swiglu = m->activation == MODEL_SWIGLU;

@@ -144,6 +144,10 @@ struct analytic_opts {
 			       activation, their cat (default 1,
 			       Megatron-Core's; 0: inside the
 			       activation's kernel) */
+	int vocab_pad;      /* the vocabulary padded to a multiple of
+			       vocab_pad x tp rows (default 128, Megatron-
+			       Core's make-vocab-size-divisible-by; 1: the
+			       model's own, split evenly) */
 	/* The runtime's expert capacity (struct runtime): the capacity
 	 * factor of a model that names none (default 0: dropless), the
 	 * fewest rows per expert under one, and whether the model's own

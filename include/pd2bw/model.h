@@ -191,6 +191,13 @@ int model_yarn_positions(const struct model *m);
 int model_dtype_bytes(const struct model *m);
 /* Size of one head (head_dim, or hidden / heads); for MLA the value head. */
 int64_t model_head_dim(const struct model *m);
+/*
+ * Vocabulary rows of one of tp tensor-parallel shards, the vocabulary
+ * padded to a multiple of pad x tp (Megatron's make-vocab-size-divisible-
+ * by: every shard equal, and a multiple of pad rows; pad 1: the model's
+ * own vocabulary, split evenly).
+ */
+int64_t model_vocab_shard(const struct model *m, int tp, int pad);
 /* Non-zero when block i (0-based) has a MoE MLP. */
 int model_layer_is_moe(const struct model *m, int i);
 /* Attention span of block i in tokens: window or seq_len. */

@@ -147,6 +147,9 @@ struct runtime {
 	int clamp_eager;        /* a gated MLP's clamp (model act_clamp)
 				   runs as PyTorch ops of its own before
 				   the activation (analytic_opts) */
+	int vocab_pad;          /* the vocabulary padded to a multiple of
+				   vocab_pad x tp (analytic_opts; 1: the
+				   model's) */
 };
 
 /*

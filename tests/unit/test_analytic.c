@@ -81,10 +81,12 @@ test_gpt_block(void)
 	CHECK_INT_EQ(p.layers[1].repeat, 32);
 	CHECK_INT_EQ(p.layers[2].kind, PROF_HEAD);
 	CHECK_STR_EQ(p.layers[1].name, "block");
-	CHECK_INT_EQ(p.layers[0].params, model_embed_params(&m));
+	/* the vocabulary padded as Megatron-Core pads it, 50257 -> 50304
+	 * rows (a multiple of 128); the head is tied */
+	CHECK_INT_EQ(p.layers[0].params, model_embed_params(&m) + 47 * 2304);
 	CHECK_INT_EQ(p.layers[1].params, model_block_params(&m));
 	CHECK_INT_EQ(p.layers[2].params, model_head_params(&m));
-	CHECK_INT_EQ(profile_params(&p), model_params(&m));
+	CHECK_INT_EQ(profile_params(&p), model_params(&m) + 47 * 2304);
 
 	for (i = 0; i < 4; i++) {
 		double b = mb[i];
@@ -144,13 +146,14 @@ test_gpt_block(void)
 
 	/*
 	 * Head (tied): no matrix parameters but the logits' FLOPs, 2 b s h V;
-	 * stash: norm input + statistics, GEMM input, fp32 softmax.
+	 * stash: norm input + statistics, GEMM input, fp32 softmax; V the
+	 * padded 50304.
 	 */
 	pt = &p.layers[2].pt[0];
-	CHECK_NEAR(pt->fwd_flops, 2 * s * h * 50257, 0);
+	CHECK_NEAR(pt->fwd_flops, 2 * s * h * 50304, 0);
 	CHECK_INT_EQ(pt->stash_bytes[PROF_RC_NONE],
-		     (int64_t)(2 * 2 * s * h + 8 * s + 4 * s * 50257));
-	CHECK_INT_EQ(pt->work_bytes, (int64_t)(2 * s * 50257));
+		     (int64_t)(2 * 2 * s * h + 8 * s + 4 * s * 50304));
+	CHECK_INT_EQ(pt->work_bytes, (int64_t)(2 * s * 50304));
 	CHECK_INT_EQ(pt->out_bytes, (int64_t)(4 * s));
 	/* Embedding: ids (int64) and the dropout mask. */
 	pt = &p.layers[0].pt[0];
@@ -234,12 +237,13 @@ test_llama(void)
 	CHECK_INT_EQ(p.layers[2].params, 128256LL * 4096 + 4096);
 	profile_release(&p);
 
-	/* GQA with t = 8: one KV head per GPU, vocabulary split. */
+	/* GQA with t = 8: one KV head per GPU, vocabulary split after
+	 * padding to a multiple of 128 x 8: 128256 -> 129024 rows */
 	CHECK_INT_EQ(run(&p, &m, "H100-SXM", mb, 1, 8), 0);
 	CHECK_INT_EQ(p.layers[1].params,
 		     4096LL * 768 + 512LL * 4096 + 3 * 4096LL * 1792 +
 			     2 * 4096);
-	CHECK_INT_EQ(p.layers[0].params, 16032LL * 4096);
+	CHECK_INT_EQ(p.layers[0].params, 16128LL * 4096);
 	profile_release(&p);
 }
 
@@ -868,17 +872,25 @@ test_v2(void)
 	};
 	static const int mb[] = {1, 2};
 	char rel[128];
+	struct analytic_opts o;
 	struct profile p;
 	struct model m;
 	int i;
 
+	/* the model's own vocabulary: the model cards' counts and FLOPs */
+	analytic_opts_init(&o);
+	o.vocab_pad = 1;
 	for (i = 0; files[i]; i++) {
 		snprintf(rel, sizeof(rel), "tests/data/hf/%s", files[i]);
 		model_init(&m);
 		CHECK_MSG(model_load(&m, cap_path(rel)) == 0, rel);
 		/* keep the s x s work small */
 		m.seq_len = 4096;
-		CHECK_MSG(run(&p, &m, "H100-SXM", mb, 2, 1) == 0, rel);
+		profile_init(&p);
+		CHECK_MSG(analytic_profile_opts(&p, &m,
+						catalog_find(&cat, "H100-SXM"),
+						mb, 2, 1, 0, &o) == 0,
+			  rel);
 		CHECK_MSG(profile_params(&p) == model_params(&m), rel);
 		CHECK_MSG(fabs(3 * chain_flops(&p, 1) /
 				       model_flops_per_iter(&m, 2, 0) -
@@ -891,6 +903,21 @@ test_v2(void)
 		profile_release(&p);
 		model_release(&m);
 	}
+
+	/* Megatron-Core's padding (the default): Gemma 3's 262208 rows
+	 * (tied) to 262272, Phi-3's 32064 (untied) to 32128 */
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/gemma3-4b.json")) == 0);
+	CHECK(run(&p, &m, "H100-SXM", mb, 1, 1) == 0);
+	CHECK_INT_EQ(profile_params(&p) - model_params(&m), 64 * m.hidden);
+	profile_release(&p);
+	model_release(&m);
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/phi3-mini.json")) == 0);
+	CHECK(run(&p, &m, "H100-SXM", mb, 1, 1) == 0);
+	CHECK_INT_EQ(profile_params(&p) - model_params(&m), 2 * 64 * m.hidden);
+	profile_release(&p);
+	model_release(&m);
 
 	/* DeepSeek-V3: 3 dense blocks, 58 MoE blocks, MTP in the head. */
 	model_init(&m);
