@@ -44,10 +44,16 @@ command -v "$CLANG" >/dev/null 2>&1 || {
 	echo "run.sh: '$CLANG' not found; fuzzing needs clang's libFuzzer" >&2
 	exit 2
 }
-PKG_CFLAGS=$(pkg-config --cflags hwloc yaml-0.1 2>/dev/null)
-PKG_LIBS=$(pkg-config --libs hwloc yaml-0.1 2>/dev/null) ||
-	PKG_LIBS="-lhwloc -lyaml"
-[ -n "$PKG_LIBS" ] || PKG_LIBS="-lhwloc -lyaml"
+# the profiler's cpu backend (cli_profile) calls a CBLAS: OpenBLAS, or
+# any cblas.pc, as the Makefile finds it
+BLAS=
+for pc in openblas cblas; do
+	pkg-config --exists "$pc" 2>/dev/null && BLAS=$pc && break
+done
+PKG_CFLAGS=$(pkg-config --cflags hwloc yaml-0.1 $BLAS 2>/dev/null)
+PKG_LIBS=$(pkg-config --libs hwloc yaml-0.1 $BLAS 2>/dev/null) ||
+	PKG_LIBS="-lhwloc -lyaml -lopenblas"
+[ -n "$PKG_LIBS" ] || PKG_LIBS="-lhwloc -lyaml -lopenblas"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer \
  -Iinclude $PKG_CFLAGS $SAN"
