@@ -137,6 +137,8 @@ run_one() {
 		: >"$B/$r.log"
 		while [ "$left" -gt 0 ] && [ "$rc" = 0 ]; do
 			t=$((left < 60 ? left : 60))
+			# the small files again: inputs write over them
+			make_jail "$r"
 			# shellcheck disable=SC2086
 			(cd "$B/jail-$r" && ASAN_OPTIONS=detect_leaks=0 \
 				nice -n "$NICE" "$TOP/$B/fuzz_$r" \
