@@ -539,6 +539,7 @@ main(int argc, char **argv)
 	keep_freed_memory();
 	heap_huge_pages();
 	pd2bw_set_progname(argv[0]);
+	cli_help = NULL; /* capacity's hint is its own run's alone */
 	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	if (argc > 1 && !strcmp(argv[1], "capacity"))

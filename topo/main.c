@@ -430,6 +430,10 @@ main(int argc, char **argv)
 	int ret;
 
 	pd2bw_set_progname(argv[0]);
+	/* this run's subcommand and hint alone (main may run again in one
+	 * process: the command-line fuzz target) */
+	topo_cmd = NULL;
+	cli_help = NULL;
 	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&a, 0, sizeof(a));
