@@ -64,7 +64,8 @@ input_set_capacity(double cf)
  * (--recompute-modules). */
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 1, 128, 0, 0, 0, 0};
+				   ANALYTIC_CASTS_TE, 0, 1,
+				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)

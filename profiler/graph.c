@@ -213,14 +213,11 @@ prof_graph_build(struct prof_graph *g, const struct model *m, int tp,
 	d->heads = m->heads / tp;
 	d->kv_heads = m->kv_heads / tp;
 	d->ffn = m->ffn_hidden / tp;
-	/* Megatron pads the vocabulary to a multiple of 128 x tp, so every
-	 * shard has equal rows, a multiple of 128 (make-vocab-size-
-	 * divisible-by, default 128: megatron/core/tokenizers/utils/
-	 * build_tokenizer.py vocab_size_with_padding at d98e8a6); GPT-2's
-	 * 50257 rows would otherwise leave the output layer's GEMM without
-	 * the alignment cuBLASLt's fast kernels need (on an H200 its sm75
-	 * kernels took a quarter of GPT-2 XL's measured time). */
-	d->vocab = model_vocab_shard(m, tp, 128);
+	/* padded as Megatron pads it: GPT-2's 50257 rows would otherwise
+	 * leave the output layer's GEMM without the alignment cuBLASLt's
+	 * fast kernels need (on an H200 its sm75 kernels took a quarter of
+	 * GPT-2 XL's measured time) */
+	d->vocab = model_vocab_shard(m, tp, MODEL_MEGATRON_VOCAB_PAD);
 	d->tp = tp;
 	d->rms = m->norm == MODEL_RMSNORM;
 	d->swiglu = m->activation == MODEL_SWIGLU;

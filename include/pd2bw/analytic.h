@@ -145,9 +145,9 @@ struct analytic_opts {
 			       Megatron-Core's; 0: inside the
 			       activation's kernel) */
 	int vocab_pad;      /* the vocabulary padded to a multiple of
-			       vocab_pad x tp rows (default 128, Megatron-
-			       Core's make-vocab-size-divisible-by; 1: the
-			       model's own, split evenly) */
+			       vocab_pad x tp rows (default
+			       MODEL_MEGATRON_VOCAB_PAD, Megatron-Core's;
+			       1: the model's own, split evenly) */
 	/* The runtime's expert capacity (struct runtime): the capacity
 	 * factor of a model that names none (default 0: dropless), the
 	 * fewest rows per expert under one, and whether the model's own

@@ -198,6 +198,10 @@ int64_t model_head_dim(const struct model *m);
  * own vocabulary, split evenly).
  */
 int64_t model_vocab_shard(const struct model *m, int tp, int pad);
+/* Megatron-LM's --make-vocab-size-divisible-by default
+ * (megatron/training/arguments.py; build_tokenizer.py
+ * vocab_size_with_padding at d98e8a6). */
+#define MODEL_MEGATRON_VOCAB_PAD 128
 /* Non-zero when block i (0-based) has a MoE MLP. */
 int model_layer_is_moe(const struct model *m, int i);
 /* Attention span of block i in tokens: window or seq_len. */

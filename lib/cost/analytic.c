@@ -1745,7 +1745,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->fp8_casts = ANALYTIC_CASTS_TE;
 	o->xent_copy = 0;
 	o->clamp_eager = 1;
-	o->vocab_pad = 128;
+	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
 	o->dropless = 0;
@@ -2260,7 +2260,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.ht = sh.at * sh.dh;
 	sh.qt = (sh.at + 2 * sh.kvt) * sh.dh;
 	sh.ft = (double)(m->ffn_hidden / tp);
-	vt = model_vocab_shard(m, tp, o ? o->vocab_pad : 128);
+	vt = model_vocab_shard(m, tp,
+			       o ? o->vocab_pad : MODEL_MEGATRON_VOCAB_PAD);
 	sh.vt = (double)vt;
 	sh.statb = m->norm == MODEL_RMSNORM ? 4 : 8;
 	sh.normf = m->norm == MODEL_RMSNORM ? 4 : 8;

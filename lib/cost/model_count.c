@@ -53,9 +53,10 @@ norm_params(const struct model *m)
 int64_t
 model_vocab_shard(const struct model *m, int tp, int pad)
 {
-	int64_t q = (int64_t)(pad > 1 ? pad : 1) * (tp > 1 ? tp : 1);
+	int t = tp > 1 ? tp : 1;
+	int64_t q = (int64_t)(pad > 1 ? pad : 1) * t;
 
-	return (m->vocab + q - 1) / q * (q / (tp > 1 ? tp : 1));
+	return (m->vocab + q - 1) / q * q / t;
 }
 
 int64_t

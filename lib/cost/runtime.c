@@ -339,11 +339,11 @@ runtime_init(struct runtime *rt, int id)
 	rt->rc_op = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_RC_OP : 0;
 	rt->xent_copy = rt->id == RUNTIME_TORCHTITAN ||
 			rt->id == RUNTIME_PYTORCH_DDP;
-	/* Megatron-LM pads the vocabulary to a multiple of 128 x tp
-	 * (--make-vocab-size-divisible-by 128, megatron/core/tokenizers/
-	 * utils/build_tokenizer.py vocab_size_with_padding at d98e8a6);
-	 * the PyTorch-native runtimes take the model's as it is */
-	rt->vocab_pad = rt->id == RUNTIME_MEGATRON_CORE ? 128 : 1;
+	/* Megatron-LM pads the vocabulary to a multiple of 128 x tp; the
+	 * PyTorch-native runtimes take the model's as it is */
+	rt->vocab_pad = rt->id == RUNTIME_MEGATRON_CORE
+				? MODEL_MEGATRON_VOCAB_PAD
+				: 1;
 	/* torchtitan's selective_ac_option = "N" wraps every N-th block
 	 * (distributed/activation_checkpoint.py:24-49 at v0.2.2); a
 	 * runtime that recomputes per layer runs any such choice.
