@@ -860,6 +860,7 @@ capacity_main(int argc, char **argv)
 	/* an output over an input (or the other output) would lose it */
 	check_paths(&o, output, svg);
 	par_opts_search_defaults(&o.po, &o.so, o.have_rc);
+	par_opts_check_moe(&o.po);
 	par_opts_check(&o.po, &o.so, o.have_sched, o.have_rc, o.tps,
 		       o.have_tp ? o.ntp : 0);
 	input_set_rc_modules(par_opts_rc_modules(&o.po, 0,

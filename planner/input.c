@@ -238,7 +238,7 @@ static int
 add_chains(struct input_chains *x, const struct model *m,
 	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
 	   int nmb, const int *tps, int ntp, int sp_mode, int cp, int ep,
-	   double imb, int etp_one)
+	   double imb, double rcap, int etp_one)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i, sp;
@@ -262,6 +262,7 @@ add_chains(struct input_chains *x, const struct model *m,
 			memset(&par, 0, sizeof(par));
 			par.ep = ep;
 			par.imbalance = imb;
+			par.rank_capacity = rcap;
 			par.etp = etp_one ? 1 : t;
 			if (sp ? t == 1 || sp_mode == 0
 			       : t > 1 && sp_mode == 1)
@@ -322,10 +323,20 @@ input_par_chains(struct input_chains *x, const char *path,
 		goto out;
 	apply_overrides(&m, seq_len);
 	model_fusions(&m);
-	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1)) {
+	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1 ||
+			       par->rank_capacity > 0)) {
 		pd2bw_error("%s: model '%s' has no experts for %s", path,
-			    m.name ? m.name : "", override_cf > 0
-				? "--capacity-factor" : "--moe-imbalance");
+			    m.name ? m.name : "",
+			    override_cf > 0	      ? "--capacity-factor"
+			    : par->rank_capacity > 0 ? "--moe-rank-capacity"
+						     : "--moe-imbalance");
+		goto out;
+	}
+	if (par->rank_capacity > 0 && m.moe.capacity_factor > 0) {
+		pd2bw_error("%s: model '%s' pads its experts to capacity_factor "
+			    "%g, which sets the dispatcher's buffers in place of "
+			    "--moe-rank-capacity", path, m.name ? m.name : "",
+			    m.moe.capacity_factor);
 		goto out;
 	}
 	if (par->ep_auto && !par->nep && m.moe.experts > 1) {
@@ -373,7 +384,8 @@ input_par_chains(struct input_chains *x, const char *path,
 				continue;
 			if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps,
 				       ntp, sp_mode, cps[ci], eps[ei],
-				       par->imbalance, par->etp_one))
+				       par->imbalance, par->rank_capacity,
+				       par->etp_one))
 				goto out;
 		}
 	if (!x->n && x->nskip) {

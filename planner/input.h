@@ -94,6 +94,7 @@ struct input_par {
 	const int *eps;   /* [nep]; nep 0: 1 alone */
 	int nep;
 	double imbalance; /* expert load imbalance (>= 1) */
+	double rank_capacity; /* struct analytic_par's (0: none) */
 	int etp_one;      /* expert tensor parallelism 1, not t */
 	int strict;       /* evaluate mode: a degree that cannot run is an
 			     error */

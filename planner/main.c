@@ -922,6 +922,7 @@ main(int argc, char **argv)
 	rc_modules = par_opts_rc_modules(&po, have_rc_modules, rc_modules);
 	if (!evaluate)
 		par_opts_search_defaults(&po, &so, have_rc);
+	par_opts_check_moe(&po);
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
 	else if (evaluate && (po.have_zero || po.have_offload)) {
@@ -1138,6 +1139,7 @@ main(int argc, char **argv)
 		if (tc.have_model && tc.model.moe.experts) {
 			plan.moe_imbalance = po.imbalance;
 			plan.capacity_factor = tc.model.moe.capacity_factor;
+			plan.moe_rank_capacity = po.rank_capacity;
 		}
 	}
 	if (layout_spec)

@@ -86,6 +86,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_IMBALANCE:
 		p->imbalance = cli_double("--moe-imbalance", arg, 1, 64);
 		return 1;
+	case PAR_OPT_RANK_CAPACITY:
+		p->rank_capacity = cli_double("--moe-rank-capacity", arg, 0.01,
+					      64);
+		return 1;
 	case PAR_OPT_CAPACITY:
 		p->capacity_factor = cli_double("--capacity-factor", arg, 0.01,
 						64);
@@ -163,6 +167,26 @@ static unsigned
 optimizer_zero(const struct par_opts *p)
 {
 	return p->optimizer == PLAN_MUON ? 0x3u : 0xfu;
+}
+
+void
+par_opts_check_moe(const struct par_opts *p)
+{
+	const struct runtime *rt = &p->rt;
+
+	/* Megatron-Core's moe_expert_rank_capacity_factor: HybridEP's or
+	 * NCCL EP's (transformer_config.py:1868-1883 at d98e8a6), here
+	 * the flex dispatcher's HybridEP; a padded capacity would set the
+	 * buffers instead (token_dispatcher.py:1114-1127) */
+	if (p->rank_capacity > 0 && p->capacity_factor > 0)
+		cli_usage_error("give --capacity-factor (each expert's rows "
+				"padded) or --moe-rank-capacity (each GPU's "
+				"budget), not both");
+	if (p->rank_capacity > 0 &&
+	    !(p->have_rt && runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER)))
+		cli_usage_error("--moe-rank-capacity is the budget of "
+				"Megatron-Core's HybridEP dispatcher: plan with "
+				"--runtime megatron-core:flex-dispatcher");
 }
 
 void
@@ -376,6 +400,7 @@ par_opts_input_par(const struct par_opts *p, struct input_par *ip,
 	ip->eps = p->eps;
 	ip->nep = p->nep;
 	ip->imbalance = p->imbalance;
+	ip->rank_capacity = p->rank_capacity;
 	ip->etp_one = p->etp_one;
 	ip->strict = strict;
 	/* a search's default, as par_opts_search_defaults()'s */
@@ -429,6 +454,11 @@ par_opts_usage(FILE *fp)
 		"its balanced share\n"
 		"                           (default: the model's "
 		"capacity_factor)\n"
+		"      --moe-rank-capacity F  each GPU's expert rows held to F "
+		"times its balanced\n"
+		"                           share in static buffers (HybridEP; "
+		"needs the runtime's\n"
+		"                           flex-dispatcher)\n"
 		"      --interleave LIST    virtual stages per GPU for flush "
 		"(search default:\n"
 		"                           1,2,4 where the runtime "

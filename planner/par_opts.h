@@ -34,6 +34,7 @@ enum par_opt {
 	PAR_OPT_EP,
 	PAR_OPT_ETP,
 	PAR_OPT_IMBALANCE,
+	PAR_OPT_RANK_CAPACITY,
 	PAR_OPT_CAPACITY,
 	PAR_OPT_INTERLEAVE,
 	PAR_OPT_OPT_SHARDING,
@@ -55,6 +56,8 @@ enum par_opt {
 	{"expert-parallel", required_argument, NULL, PAR_OPT_EP},             \
 	{"expert-tensor-parallel", required_argument, NULL, PAR_OPT_ETP},     \
 	{"moe-imbalance", required_argument, NULL, PAR_OPT_IMBALANCE},        \
+	{"moe-rank-capacity", required_argument, NULL,                        \
+	 PAR_OPT_RANK_CAPACITY},                                              \
 	{"capacity-factor", required_argument, NULL, PAR_OPT_CAPACITY},       \
 	{"interleave", required_argument, NULL, PAR_OPT_INTERLEAVE},          \
 	{"optimizer-sharding", required_argument, NULL,                       \
@@ -79,6 +82,7 @@ struct par_opts {
 	int eps[PAR_MAX_DEG], nep; /* nep 0: not given (1 alone) */
 	int etp_one;             /* --expert-tensor-parallel 1 */
 	double imbalance;        /* --moe-imbalance, >= 1 */
+	double rank_capacity;    /* --moe-rank-capacity; 0: none */
 	double capacity_factor;  /* --capacity-factor; 0: the model's */
 	int have_zero;           /* stages named: the runtime must run them */
 	int zero_given;          /* --zero or --optimizer-sharding given
@@ -133,6 +137,12 @@ void par_opts_search_defaults(const struct par_opts *p,
  */
 void par_opts_check(struct par_opts *p, struct search_opts *so,
 		    int have_sched, int have_rc, const int *tps, int ntp);
+
+/*
+ * With or without --runtime: --moe-rank-capacity needs the runtime's
+ * flex dispatcher and no --capacity-factor beside it (usage errors).
+ */
+void par_opts_check_moe(const struct par_opts *p);
 
 /*
  * Set the estimator's fusions and FP8 recipe for every model read from now

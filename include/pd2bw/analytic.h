@@ -198,6 +198,13 @@ struct analytic_par {
 			     balanced share (>= 1; 1: balanced) */
 	int etp;          /* expert tensor parallelism: 1 (whole experts)
 			     or tp (0: tp, Megatron's default) */
+	double rank_capacity; /* dropless routing with a per-rank budget of
+				 rank_capacity x the balanced rows (0:
+				 none): Megatron-Core's
+				 moe_expert_rank_capacity_factor under
+				 HybridEP, whose buffers hold the budget
+				 whatever arrives, and which drops the rows
+				 beyond it */
 };
 
 /*

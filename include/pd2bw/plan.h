@@ -148,6 +148,10 @@ struct plan {
 				   of its share, the model's or
 				   --capacity-factor (0: none priced from
 				   the model) */
+	double moe_rank_capacity; /* each GPU's expert rows held to this
+				     multiple of its share in static
+				     buffers (--moe-rank-capacity; 0:
+				     none) */
 	int sp;                 /* sequence parallelism (with t > 1) */
 	int v;                  /* interleaved virtual stages per GPU */
 	int zero;               /* ZeRO stage 0-3 (1: optimizer state sharded

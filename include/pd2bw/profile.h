@@ -95,6 +95,8 @@ struct moe_route {
 	double capacity; /* the capacity factor the experts' rows are padded
 			    to, a fixed E x C a rank (0: dropless, the rows
 			    as routed) */
+	double rank_capacity; /* HybridEP's per-rank budget (struct
+				 analytic_par), static buffers: 0 none */
 };
 
 struct profile {

@@ -136,6 +136,10 @@ struct shape {
 			       (whole experts, 1/t of the rows) */
 	double imb;         /* load imbalance: the busiest GPU's rows over
 			       the balanced share */
+	double rcap;        /* a per-rank budget over that share whose
+			       buffers are static (analytic_par's
+			       rank_capacity; 0: none): what the experts'
+			       tensors hold */
 	double fe, sf;      /* expert and shared-expert width per GPU */
 	double shf;         /* moe_ms(): the shared experts' forward ms */
 	int qk_norm, post_norms;
@@ -1072,6 +1076,14 @@ moe_bwd_ms(struct shape *sh)
 	return t + router_ms(sh, 1);
 }
 
+/* The expert rows a rank's tensors hold: the budget's under a static
+ * one, else the balanced share. */
+static double
+held_rows(const struct shape *sh)
+{
+	return sh->ntok * (sh->rcap > 0 ? sh->rcap : 1);
+}
+
 /*
  * What a MoE MLP keeps: the router's fp32 scores and the chosen experts'
  * indices and weights, the permuted rows (the up GEMM's input), the gate
@@ -1082,12 +1094,14 @@ moe_bwd_ms(struct shape *sh)
  * the weights' gradient needs the activation's input, which is kept, and
  * the un-permutation is a plain sum.  An eager clamp (clamp_ms()) keeps
  * the raw halves for its own backward and the activation keeps the
- * clamped ones: two more of the width.
+ * clamped ones: two more of the width.  The expert-side tensors hold
+ * held_rows().
  */
+
 static double
 moe_stash(struct shape *sh)
 {
-	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok;
+	double n = sh->n, h = sh->h, e = sh->e, M = held_rows(sh);
 	double st = 4 * n * sh->ne + 12 * M + M * h * e +
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 			    (M * sh->fe + n * sh->sf) * e +
@@ -1480,8 +1494,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 				       sh->flash ? 0 : 2 * bas * e);
 	if (sh->moe)
 		pt->work_bytes = (int64_t)fmax(
-			fmax((sh->swiglu ? 2 : 1) * sh->ntok * sh->fe * e,
-			     2 * sh->ntok * h * e),
+			fmax((sh->swiglu ? 2 : 1) * held_rows(sh) * sh->fe * e,
+			     2 * held_rows(sh) * h * e),
 			sh->flash ? 0 : 2 * bas * e);
 	/* dense dispatch: the gate's fp32 one-hot of the slots and the
 	 * fp32 weights over it, [n, E C] each, and the boolean mask
@@ -1980,6 +1994,9 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	if (!(par->imbalance >= 1 && par->imbalance <= 64))
 		return pd2bw_error("load imbalance %g must be between 1 and 64",
 				   par->imbalance);
+	if (!(par->rank_capacity >= 0 && par->rank_capacity <= 64))
+		return pd2bw_error("rank capacity %g must be between 0.01 and "
+				   "64", par->rank_capacity);
 	return build(p, m, g, mb, nmb, par, o, NULL);
 }
 
@@ -2318,6 +2335,12 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.xcopy = o && o->xent_copy;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
+	/* a per-rank budget (HybridEP's): the rows over it are dropped,
+	 * and its static buffers hold the whole budget
+	 * (token_dispatcher.py:1098-1113 at d98e8a6) */
+	sh.rcap = cf <= 0 && par->rank_capacity > 0 ? par->rank_capacity : 0;
+	if (sh.rcap > 0)
+		sh.imb = fmin(sh.imb, sh.rcap);
 	sh.qk_norm = m->qk_norm;
 	sh.post_norms = m->post_norms;
 	sh.attn_cap = m->attn_softcap;
@@ -2361,6 +2384,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->route.groups = m->moe.groups;
 	p->route.group_top_k = m->moe.group_top_k;
 	p->route.capacity = m->moe.experts ? cf : 0;
+	p->route.rank_capacity = m->moe.experts ? sh.rcap : 0;
 	p->seq_len = m->seq_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);

@@ -134,8 +134,11 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * the capacity factor pd2bw priced (the chain's route.capacity: Megatron-
  * Core's moe_pad_expert_input_to_capacity, whose output size is E x C,
  * token_dispatcher.py:517-540 at d98e8a6, where only a dropping dispatch
- * without the padding syncs, 545-551).  Its MoE layers join the stretch,
- * their kernels still at host_us_moe.
+ * without the padding syncs, 545-551), and HybridEP under a per-rank
+ * budget, whose buffers are sized on the host beforehand (the chain's
+ * route.rank_capacity; token_dispatcher.py:1098-1113, 1167-1178: only
+ * without one does the dispatch read the counts).  Their MoE layers join
+ * the stretch, their kernels still at host_us_moe.
  */
 static double
 host_ms(const struct chain *c, const struct cost_cfg *g,
@@ -151,7 +154,8 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 		double t = chain_time(c, g->k, r, j, j);
 
 		if (c->eparams[j] > 0 && rt->moe_sync &&
-		    !(c->route.capacity > 0)) {
+		    !(c->route.capacity > 0) &&
+		    !(c->route.rank_capacity > 0)) {
 			t += cost_ep(c, g, l, s, j, j);
 			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t) +
 			       (r == PROF_RC_FULL ? 2 : 1) *

@@ -291,6 +291,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kdbl(&o, "moe_imbalance", p->moe_imbalance);
 	if (p->capacity_factor > 0)
 		yml_out_kdbl(&o, "capacity_factor", p->capacity_factor);
+	if (p->moe_rank_capacity > 0)
+		yml_out_kdbl(&o, "moe_rank_capacity", p->moe_rank_capacity);
 	yml_out_kint(&o, "interleave", p->v);
 	yml_out_kbool(&o, "optimizer_sharding", p->zero > 0);
 	if (p->zero > 1)
@@ -591,6 +593,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("expert_tensor_parallel", 0, &p->etp, 1, 4096),
 		YK_DBL("moe_imbalance", 0, &p->moe_imbalance, 1, 64),
 		YK_DBL("capacity_factor", 0, &p->capacity_factor, 0.01, 64),
+		YK_DBL("moe_rank_capacity", 0, &p->moe_rank_capacity, 0.01,
+		       64),
 		YK_INT("interleave", 1, &p->v, 1, 4096),
 		YK_BOOL("optimizer_sharding", 1, &p->zero),
 		YK_INT("zero_stage", 0, &zs, 2, 3),

@@ -794,6 +794,17 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   rec ? "s" : "");
 	if (rec && rec->muon && bridge_muon_check(in, rec, prec))
 		return -1;
+	/* HybridEP's rank budget fills the experts through the op fuser
+	 * (transformer_config.py:1875-1883 at d98e8a6; Bridge's recipes
+	 * that set the budget turn the fuser on, perf_recipes/gpt_oss/
+	 * common.py:30, 45 at 067f987) */
+	if (p->moe_rank_capacity > 0 &&
+	    !emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
+		return pd2bw_error("--emit megatron-bridge: the plan holds "
+				   "each GPU's expert rows to a HybridEP budget "
+				   "(--moe-rank-capacity), which Bridge's "
+				   "recipes run with Transformer Engine's op "
+				   "fuser: plan with the runtime's op-fuser");
 	/* Transformer Engine runs a learnable (or off-by-one) softmax under
 	 * context parallelism only with the a2a exchange (pytorch/attention/
 	 * dot_product_attention/utils.py:1147-1154 at TE d0067d0; so the
@@ -951,6 +962,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		kstr(fp, "cuda_graph_impl", "full_iteration");
 	if (emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
 		kbool(fp, "use_transformer_engine_op_fuser", 1);
+	if (p->moe_rank_capacity > 0)
+		kfloat(fp, "moe_expert_rank_capacity_factor",
+		       p->moe_rank_capacity);
 	bridge_overlap_note(fp, p);
 	fprintf(fp, "train:\n");
 	kint(fp, "micro_batch_size", p->b);

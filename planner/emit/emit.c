@@ -561,9 +561,10 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	 * the model's capacity factor ("moe cuda graph is only supported
 	 * with drop-padding MoE", transformer_config.py:2838-2844 at
 	 * d98e8a6), or HybridEP's rank capacity factor of Megatron-Bridge's
-	 * recipes (perf_recipes/qwen/common.py:36-44 at 067f987), which
-	 * pd2bw does not price; torchtitan's and DeepSpeed's files get no
-	 * setting for them (refused rather than dropped) */
+	 * recipes (perf_recipes/qwen/common.py:36-44 at 067f987), the
+	 * plan's moe_rank_capacity, whose buffers are static
+	 * (token_dispatcher.py:1098-1113); torchtitan's and DeepSpeed's
+	 * files get no setting for them (refused rather than dropped) */
 	if (emit_cuda_graphs(in->p) && (fmt == EMIT_TORCHTITAN ||
 					fmt == EMIT_DEEPSPEED))
 		return pd2bw_error("--emit %s: the plan is priced with CUDA "
@@ -574,13 +575,16 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	if (emit_cuda_graphs(in->p) && in->model &&
 	    in->model->moe.experts > 0 &&
 	    !(in->model->moe.capacity_factor > 0) &&
+	    !(in->p->moe_rank_capacity > 0) &&
 	    (fmt == EMIT_MEGATRON || fmt == EMIT_BRIDGE))
 		return pd2bw_error("--emit %s: the plan replays CUDA graphs of "
 				   "the whole iteration, which a mixture of "
 				   "experts captures only with a fixed expert "
 				   "capacity: give the model a capacity_factor "
-				   "(its experts padded to it), or plan without "
-				   "the runtime's cuda-graphs",
+				   "(its experts padded to it), plan with "
+				   "--moe-rank-capacity (HybridEP's static "
+				   "buffers), or plan without the runtime's "
+				   "cuda-graphs",
 				   emit_fmt_names[fmt]);
 	if (emit_shape_init(&sh, in->p, in->prof))
 		return -1;

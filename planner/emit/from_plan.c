@@ -118,11 +118,31 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	{
 		/* the expert capacity the plan's runtime prices with */
 		struct runtime rt;
+		int have = p.runtime && *p.runtime &&
+			   runtime_parse(&rt, p.runtime) == 0;
 
-		if (p.runtime && *p.runtime &&
-		    runtime_parse(&rt, p.runtime) == 0)
+		if (have)
 			input_set_moe(rt.capacity_factor, rt.min_capacity,
 				      rt.dropless, rt.moe_dense_dispatch);
+		/* the op fuser runs the experts' clamp inside their
+		 * activation (par_opts_apply_input() takes it from the
+		 * runtime, which only --runtime names) */
+		if (have && runtime_has(&rt, RUNTIME_OPT_OP_FUSER))
+			input_set_clamp_eager(rt.clamp_eager);
+		/* HybridEP's budget, as par_opts_check() holds it */
+		if (p.moe_rank_capacity > 0 &&
+		    !(have && runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER))) {
+			pd2bw_error("%s: moe_rank_capacity is the budget of "
+				    "Megatron-Core's HybridEP dispatcher, which "
+				    "runtime '%s' does not run (flex-dispatcher)",
+				    plan_path, p.runtime ? p.runtime : "");
+			goto out;
+		}
+		if (p.moe_rank_capacity > 0 && p.capacity_factor > 0) {
+			pd2bw_error("%s: capacity_factor and moe_rank_capacity "
+				    "both set; a plan prices one", plan_path);
+			goto out;
+		}
 		/* the model's or --capacity-factor's, as the plan priced */
 		input_set_capacity(p.capacity_factor);
 	}
@@ -145,6 +165,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		ip.eps = eps;
 		ip.nep = 1;
 		ip.imbalance = p.moe_imbalance > 1 ? p.moe_imbalance : 1;
+		ip.rank_capacity = p.moe_rank_capacity;
 		ip.etp_one = p.etp == 1 && p.t > 1;
 		ip.strict = 1;
 		if (input_par_chains(&tc, p.profile, catalog_find(&cat, p.gpu),

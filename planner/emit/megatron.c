@@ -62,8 +62,8 @@ arg_str(FILE *fp, const char *flag, const char *s)
  * for a part Megatron-LM's command line cannot express.
  */
 static int
-v2_args(FILE *fp, const struct model *m, const char *disp,
-	const char *backend)
+v2_args(FILE *fp, const struct plan *p, const struct model *m,
+	const char *disp, const char *backend)
 {
 	const struct model_moe *e = &m->moe;
 	char buf[64];
@@ -168,6 +168,17 @@ v2_args(FILE *fp, const struct model *m, const char *disp,
 		arg_str(fp, "--moe-token-dispatcher-type", disp);
 		if (backend)
 			arg_str(fp, "--moe-flex-dispatcher-backend", backend);
+		/* HybridEP's per-rank budget as priced: static buffers of
+		 * that multiple of the rank's share, which HybridEP fills
+		 * through the op fuser's or the grouped tensors' expert
+		 * layers (transformer_config.py:1019-1024, 1868-1883 at
+		 * d98e8a6) */
+		if (p->moe_rank_capacity > 0) {
+			snprintf(buf, sizeof(buf), "%g", p->moe_rank_capacity);
+			arg_str(fp, "--moe-expert-rank-capacity-factor", buf);
+			if (!emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
+				arg1(fp, "--moe-use-grouped-tensor");
+		}
 	}
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
@@ -237,7 +248,7 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		const char *disp = emit_mcore_dispatcher(in->p, &backend);
 
 		if (!disp ||
-		    (model_is_v2(m) && v2_args(fp, m, disp, backend)))
+		    (model_is_v2(m) && v2_args(fp, in->p, m, disp, backend)))
 			return -1;
 	} else {
 		if (prof->hidden > 0)

@@ -69,6 +69,7 @@ class Plan:
         self.c = c.get("context_parallel", 1)
         self.e = c.get("expert_parallel", 1)
         self.etp = c.get("expert_tensor_parallel", self.t)
+        self.rank_cap = c.get("moe_rank_capacity")
         rt = c.get("runtime", "").split(":")
         self.runtime = rt[0]
         self.rt_opts = rt[1].split(",") if len(rt) > 1 else []
@@ -280,6 +281,14 @@ def check_megatron(p, path):
                      U.one(a, "--moe-flex-dispatcher-backend")) ==
                (("flex", "hybridep") if flex else ("alltoall", None)),
                "dispatcher differs from the plan's")
+        # HybridEP's budget as priced, its experts through the op fuser
+        # or grouped tensors
+        rc = U.one(a, "--moe-expert-rank-capacity-factor")
+        expect(bad, (float(rc) if rc is not None else None) == p.rank_cap,
+               "rank capacity differs from the plan's")
+        expect(bad, ("--moe-use-grouped-tensor" in a) ==
+               (p.rank_cap is not None and "op-fuser" not in p.rt_opts),
+               "grouped tensors differ from what the budget needs")
     return bad
 
 
@@ -661,6 +670,8 @@ def bridge_experts(p, mdl, recipe=None):
            ("flex" if flex else "alltoall") and
            (not flex or mdl.get("moe_flex_dispatcher_backend") == "hybridep"),
            "grouped GEMM / the plan's dispatcher")
+    expect(bad, mdl.get("moe_expert_rank_capacity_factor") == p.rank_cap,
+           "rank capacity differs from the plan's")
     return bad
 
 

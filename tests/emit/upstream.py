@@ -115,6 +115,8 @@ MEGATRON_FLAGS = {
     "--moe-grouped-gemm": "TC:850",
     "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
+    "--moe-expert-rank-capacity-factor": "TC:1019 (Optional[float])",
+    "--moe-use-grouped-tensor": "TC:857",
     "--moe-router-num-groups": "TC:780",
     "--moe-router-group-topk": "TC:796",
     "--fp8-dot-product-attention": "TC:640",
@@ -357,6 +359,17 @@ def megatron_rules(a, world):
             bad.append("padding to capacity with DeepEP (TC:1754-1761)")
     if fb is not None and fb not in ("deepep", "hybridep", "ncclep"):
         bad.append("flex backend %s (TC:898)" % fb)
+    # TC:1868-1883: a rank capacity needs HybridEP or NCCL EP, and
+    # HybridEP the op fuser or grouped tensors
+    if one(a, "--moe-expert-rank-capacity-factor") is not None:
+        if d != "flex" or fb not in ("hybridep", "ncclep"):
+            bad.append("rank capacity without hybridep or ncclep "
+                       "(TC:1868-1873)")
+        elif fb == "hybridep" and \
+                "--use-transformer-engine-op-fuser" not in a and \
+                "--moe-use-grouped-tensor" not in a:
+            bad.append("rank capacity on hybridep without the op fuser "
+                       "or grouped tensors (TC:1874-1883)")
     # TC:1771-1776: the ncclep backend needs the flex dispatcher; a
     # backend beside another dispatcher is unused
     if fb is not None and d != "flex":
@@ -881,6 +894,8 @@ BRIDGE_V2_KEYS = {
     "moe_grouped_gemm": ("G:188", _BOOL),
     "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
     "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
+    "moe_expert_rank_capacity_factor": ("TC:1019 Optional[float]",
+                                        (float, type(None))),
     "moe_router_num_groups": ("TC:780 Optional", _OPT_INT),
     "moe_router_group_topk": ("TC:796 Optional", _OPT_INT),
 }
@@ -1033,7 +1048,8 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
-    "cuda_graph_impl", "use_transformer_engine_op_fuser"}
+    "cuda_graph_impl", "use_transformer_engine_op_fuser",
+    "moe_expert_rank_capacity_factor"}
 
 
 def bridge_recipe(path):
@@ -1251,6 +1267,18 @@ def bridge_moe_rules(m):
             m.get("moe_token_dispatcher_type") == "flex" and \
             m.get("moe_flex_dispatcher_backend") == "deepep":
         bad.append("padding to capacity with DeepEP (TC:1754-1761)")
+    # TC:1868-1883, as megatron_rules() holds the flags
+    if m.get("moe_expert_rank_capacity_factor") is not None:
+        if m.get("moe_token_dispatcher_type") != "flex" or \
+                m.get("moe_flex_dispatcher_backend") not in ("hybridep",
+                                                             "ncclep"):
+            bad.append("rank capacity without hybridep or ncclep "
+                       "(TC:1868-1873)")
+        elif m.get("moe_flex_dispatcher_backend") == "hybridep" and \
+                not m.get("use_transformer_engine_op_fuser") and \
+                not m.get("moe_use_grouped_tensor"):
+            bad.append("rank capacity on hybridep without the op fuser "
+                       "or grouped tensors (TC:1874-1883)")
     return bad
 
 

@@ -1016,6 +1016,71 @@ test_moe_stash(void)
 }
 
 /*
+ * HybridEP's per-rank budget (Megatron-Core moe_expert_rank_capacity_
+ * factor, token_dispatcher.py:1098-1113 at d98e8a6): its buffers hold
+ * F x the balanced rows whatever arrives, so a MoE block keeps F x
+ * the per-row part of test_moe_stash() (Qwen3-30B-A3B, b = 1, s = 4096,
+ * top-8: 8 s rows of 12 + 2 (2048 + 3 x 768) bytes, 0.5 x that more at
+ * F 1.5), and computes the rows that arrive: the same times in balance,
+ * and at imbalance 2 those of imbalance 1.5, the budget dropping the
+ * rest.  The route records it, for the dispatcher's host read.
+ */
+static void
+test_moe_rank_capacity(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_par par;
+	struct profile p0, p1, p2, p3;
+	struct model m;
+	const int64_t rows = 8LL * 4096, per = 12 + 2 * (2048 + 3 * 768);
+
+	memset(&par, 0, sizeof(par));
+	par.tp = par.cp = 1;
+	par.ep = 8;
+	par.imbalance = 1;
+	model_init(&m);
+	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m.seq_len = 4096;
+	profile_init(&p0);
+	CHECK(analytic_profile_par(&p0, &m, g, mb, 1, &par, NULL) == 0);
+	par.rank_capacity = 1.5;
+	profile_init(&p1);
+	CHECK(analytic_profile_par(&p1, &m, g, mb, 1, &par, NULL) == 0);
+	CHECK_STR_EQ(p1.layers[1].name, "block_moe");
+	CHECK_INT_EQ(p1.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			     p0.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+		     rows * per / 2);
+	CHECK_NEAR(p1.layers[1].pt[0].fwd_ms, p0.layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p1.layers[1].pt[0].bwd_ms, p0.layers[1].pt[0].bwd_ms, 0);
+	CHECK_NEAR(p1.route.rank_capacity, 1.5, 0);
+	CHECK_NEAR(p0.route.rank_capacity, 0, 0);
+	par.imbalance = 2;
+	profile_init(&p2);
+	CHECK(analytic_profile_par(&p2, &m, g, mb, 1, &par, NULL) == 0);
+	par.imbalance = 1.5;
+	par.rank_capacity = 0;
+	profile_init(&p3);
+	CHECK(analytic_profile_par(&p3, &m, g, mb, 1, &par, NULL) == 0);
+	CHECK_NEAR(p2.layers[1].pt[0].fwd_ms, p3.layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p2.layers[1].pt[0].bwd_ms, p3.layers[1].pt[0].bwd_ms, 0);
+	CHECK_NEAR(p2.layers[1].pt[0].ep_a2a_bytes,
+		   p3.layers[1].pt[0].ep_a2a_bytes, 0);
+	CHECK(p2.layers[1].pt[0].fwd_ms > p1.layers[1].pt[0].fwd_ms);
+	par.rank_capacity = 65;
+	profile_release(&p0);
+	profile_init(&p0);
+	CHECK_ERR(analytic_profile_par(&p0, &m, g, mb, 1, &par, NULL),
+		  "pd2bw: rank capacity 65 must be between 0.01 and 64");
+	profile_release(&p0);
+	profile_release(&p1);
+	profile_release(&p2);
+	profile_release(&p3);
+	model_release(&m);
+}
+
+/*
  * The experts' operands under FP8 (Transformer Engine's GroupedLinear,
  * pytorch/csrc/extensions/cast.cpp split_quantize and multi_tensor_
  * quantize_impl @d0067d0da): one fused cast-transpose for all experts
@@ -1039,7 +1104,7 @@ test_moe_fp8_split(void)
 	static const int mb[] = {1};
 	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
 	struct analytic_opts o;
-	struct analytic_par par = {1, 0, 1, 8, 1, 1};
+	struct analytic_par par = {1, 0, 1, 8, 1, 1, 0};
 	struct profile pd, pt;
 	struct model m;
 	double n = 4096, k = 16, bw = 3350e9 * 0.8, x;
@@ -1497,6 +1562,7 @@ main(int argc, char **argv)
 	test_errors();
 	test_v2();
 	test_moe_stash();
+	test_moe_rank_capacity();
 	test_moe_fp8_split();
 	test_rc_modules();
 	test_rc_op();

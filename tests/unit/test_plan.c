@@ -2102,6 +2102,7 @@ test_plan_roundtrip(void)
 		a.offload = 1;
 		a.moe_imbalance = 1.25;
 		a.capacity_factor = 1.5;
+		a.moe_rank_capacity = 1.75;
 		a.offload_blocks = 2;
 		a.stages[0].fsdp_ms = 1.5;
 		a.stages[0].offload_ms = 0.25;
@@ -2116,11 +2117,13 @@ test_plan_roundtrip(void)
 		      strstr(x, "sync_sm_ms: 0.75") &&
 		      strstr(x, "  moe_imbalance: 1.25\n") &&
 		      strstr(x, "  capacity_factor: 1.5\n") &&
+		      strstr(x, "  moe_rank_capacity: 1.75\n") &&
 		      strstr(x, "  offload_blocks: 2\n"));
 		free(x);
 		CHECK_INT_EQ(plan_load(&b, f2), 0);
 		CHECK_NEAR(b.moe_imbalance, 1.25, 0);
 		CHECK_NEAR(b.capacity_factor, 1.5, 0);
+		CHECK_NEAR(b.moe_rank_capacity, 1.75, 0);
 		CHECK_INT_EQ(b.offload_blocks, 2);
 		CHECK_INT_EQ(b.zero, 3);
 		CHECK_INT_EQ(b.shard, 1);
@@ -2134,6 +2137,7 @@ test_plan_roundtrip(void)
 		a.shard = sh;
 		a.offload = off;
 		a.moe_imbalance = a.capacity_factor = 0;
+		a.moe_rank_capacity = 0;
 		a.offload_blocks = 0;
 		a.w = w;
 	}
