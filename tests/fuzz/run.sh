@@ -98,7 +98,8 @@ done
 # --- run ---
 # The jail of a cli_* target: its corpus, seeds, dictionary and the small
 # files the seeds name (p.yaml profile, c.yaml cluster, m.yaml model,
-# x.xml hwloc XML, n.yaml node file, g.yaml GPU catalog).
+# x.xml hwloc XML, n.yaml node file, g.yaml GPU catalog, q.json a
+# Hugging Face mixture of experts).
 make_jail() {
 	j=$B/jail-$1
 	mkdir -p "$j/corpus" "$j/artifacts" "$j/seeds"
@@ -110,6 +111,7 @@ make_jail() {
 	cp tests/data/topo/pcie4.xml "$j/x.xml"
 	cp tests/fuzz/corpus/node/pcie4.yaml "$j/n.yaml"
 	cp tests/data/catalog/user-gpus.yaml "$j/g.yaml"
+	cp tests/data/hf/qwen3-30b-a3b.json "$j/q.json"
 }
 
 run_one() {

@@ -45,6 +45,16 @@ llama8(struct model *m)
 	m->vocab = 128256;
 }
 
+/* Qwen3-30B-A3B from its Hugging Face config, at s = 4096. */
+static void
+qwen3_30b(struct model *m)
+{
+	model_init(m);
+	CHECK(model_load(m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
+	      0);
+	m->seq_len = 4096;
+}
+
 static int
 run(struct profile *p, const struct model *m, const char *gpu, const int *mb,
     int nmb, int tp)
@@ -999,10 +1009,7 @@ test_moe_stash(void)
 	struct profile p8, p4;
 	struct model m;
 
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	CHECK(run(&p8, &m, "H100-SXM", mb, 1, 1) == 0);
 	m.moe.top_k = 4;
 	CHECK(run(&p4, &m, "H100-SXM", mb, 1, 1) == 0);
@@ -1039,10 +1046,7 @@ test_moe_rank_capacity(void)
 	par.tp = par.cp = 1;
 	par.ep = 8;
 	par.imbalance = 1;
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	profile_init(&p0);
 	CHECK(analytic_profile_par(&p0, &m, g, mb, 1, &par, NULL) == 0);
 	par.rank_capacity = 1.5;
@@ -1109,10 +1113,7 @@ test_moe_fp8_split(void)
 	struct model m;
 	double n = 4096, k = 16, bw = 3350e9 * 0.8, x;
 
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	m.precision = MODEL_FP8;
 	analytic_opts_init(&o);
 	profile_init(&pd);
@@ -1165,10 +1166,7 @@ test_rc_modules(void)
 	CHECK(analytic_rc_modules_parse("op", &mods) == 0);
 	CHECK_INT_EQ(mods, ANALYTIC_RC_OP);
 
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	analytic_opts_init(&o);
 	CHECK_INT_EQ(o.rc_modules, ANALYTIC_RC_CORE_ATTN);
 	o.rc_modules = ANALYTIC_RC_MOE_ACT;
@@ -1320,10 +1318,7 @@ test_rc_op_moe(void)
 	par.tp = 1;
 	par.cp = 1;
 	par.imbalance = 1;
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	for (ep = 1; ep <= 8; ep += 7) {
 		par.ep = ep;
 		profile_init(&p);
@@ -1439,10 +1434,7 @@ test_clamp(void)
 	const struct prof_point *a, *b;
 	int i;
 
-	model_init(&m);
-	CHECK(model_load(&m, cap_path("tests/data/hf/qwen3-30b-a3b.json")) ==
-	      0);
-	m.seq_len = 4096;
+	qwen3_30b(&m);
 	m.act_clamp = 7;
 	analytic_opts_init(&o);
 	CHECK_INT_EQ(o.clamp_eager, 1);

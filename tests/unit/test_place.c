@@ -216,8 +216,8 @@ test_narrow(void)
 static void
 test_flex(void)
 {
-	struct moe_route r8 = { 8, 2, 0, 0, 0 }, ds = { 256, 8, 8, 4, 0 };
-	struct moe_route dsu = { 256, 8, 0, 0, 0 };
+	struct moe_route r8 = { 8, 2, 0, 0, 0, 0 }, ds = { 256, 8, 8, 4, 0, 0 };
+	struct moe_route dsu = { 256, 8, 0, 0, 0, 0 };
 	struct cluster c;
 	struct place_links l;
 	double nccl, flex, hit = 3.6290109244257005;
