@@ -719,6 +719,14 @@ MOE_EXTRA = ["--runtime", "torchtitan", "--expert-parallel", "1,2,4,8"]
 # selective recomputation), the models its emitter writes.
 DS_MOE_EXTRA = ["--runtime", "deepspeed", "--expert-parallel", "1,2,4,8",
                 "--interleave", "1", "-r", "none,full"]
+# ... and as Megatron-Bridge's recipes run them with CUDA graphs of the
+# whole iteration: HybridEP with a budget per GPU, the op fuser (whole
+# experts).
+MCORE_MOE_EXTRA = ["--runtime",
+                   "megatron-core:flex-dispatcher,op-fuser,cuda-graphs",
+                   "--expert-parallel", "1,2,4,8",
+                   "--expert-tensor-parallel", "1",
+                   "--moe-rank-capacity", "1.25"]
 
 
 def sweep(quick):
@@ -732,6 +740,8 @@ def sweep(quick):
                 runs.append((m, MOE_EXTRA))
             if m.startswith(("qwen3-", "mixtral-")) and moe:
                 runs.append((m, DS_MOE_EXTRA))
+            if m.startswith(("qwen3-", "gpt-oss-")) and moe:
+                runs.append((m, MCORE_MOE_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
