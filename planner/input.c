@@ -65,7 +65,7 @@ input_set_capacity(double cf)
 static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
 				   ANALYTIC_CASTS_TE, 0, 1,
-				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0};
+				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0, 0};
 
 void
 input_set_fusions(unsigned f)
@@ -114,6 +114,12 @@ void
 input_set_clamp_eager(int on)
 {
 	est.clamp_eager = on;
+}
+
+void
+input_set_paged_stash(double factor)
+{
+	est.paged_stash = factor;
 }
 
 void

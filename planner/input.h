@@ -138,6 +138,11 @@ void input_set_xent_copy(int on);
 /* Whether a gated MLP's clamp runs eagerly before its activation (the
  * runtime's clamp_eager). */
 void input_set_clamp_eager(int on);
+
+/* The pages a MoE layer's paged stash holds, a multiple of the balanced
+ * rows (0: no paged stash; the runtime's paged-stash: Megatron-Core's
+ * default 1.10). */
+void input_set_paged_stash(double factor);
 /* The runtime's vocabulary padding (analytic_opts vocab_pad). */
 void input_set_vocab_pad(int pad);
 /* Whether the runtime fuses the rotary embedding only for plain rotary

@@ -187,6 +187,18 @@ par_opts_check_moe(const struct par_opts *p)
 		cli_usage_error("--moe-rank-capacity is the budget of "
 				"Megatron-Core's HybridEP dispatcher: plan with "
 				"--runtime megatron-core:flex-dispatcher");
+	/* moe_paged_stash needs the budget and no CPU offload
+	 * (transformer_config.py:2210-2217) */
+	if (p->have_rt && runtime_has(rt, RUNTIME_OPT_PAGED_STASH) &&
+	    !(p->rank_capacity > 0))
+		cli_usage_error("--runtime %s: paged-stash pages the experts' "
+				"activations under HybridEP's budget: give "
+				"--moe-rank-capacity", runtime_names[rt->id]);
+	if (p->have_rt && runtime_has(rt, RUNTIME_OPT_PAGED_STASH) &&
+	    p->have_offload && p->offload_one != 0)
+		cli_usage_error("--runtime %s: paged-stash does not run with "
+				"activation offload (--offload off)",
+				runtime_names[rt->id]);
 }
 
 void
@@ -361,6 +373,7 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
 	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
 	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
+	input_set_paged_stash(p->have_rt ? runtime_paged_stash(&p->rt) : 0);
 	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
 				       : MODEL_MEGATRON_VOCAB_PAD);
 	input_set_rope_plain(!p->have_fusions && p->have_rt &&

@@ -334,7 +334,7 @@ main(int argc, char **argv)
 	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
 				  ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
 				   ANALYTIC_CASTS_TE, 0, 1,
-				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0};
+				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0, 0};
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 

@@ -158,6 +158,11 @@ struct analytic_opts {
 	/* the rows move by GEMMs over the one-hot routing (DeepSpeed-
 	 * MoE's einsums), not by a permutation */
 	int dense_dispatch;
+	double paged_stash; /* the routed experts' activations for backward
+			       kept in pages of this multiple of the
+			       balanced rows, not in the dispatcher's
+			       buffers (Megatron-Core's moe_paged_stash;
+			       default 0: off) */
 };
 
 /*

@@ -44,9 +44,15 @@ enum runtime_opt {
 	RUNTIME_OPT_FLEX_DISPATCHER,      /* megatron-core (DeepEP/HybridEP) */
 	RUNTIME_OPT_DROPLESS,             /* deepspeed (MoE drop_tokens off) */
 	RUNTIME_OPT_OP_FUSER,             /* megatron-core (TE op fuser) */
+	RUNTIME_OPT_PAGED_STASH,          /* megatron-core (MoE paged stash) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
+
+/* Megatron-Core's moe_paged_stash_buffer_size_factor_cuda default
+ * (transformer_config.py:1370 at d98e8a6): the pages a paged stash
+ * holds over the balanced rows. */
+#define RUNTIME_PAGED_STASH_FACTOR 1.10
 
 struct runtime {
 	int id;                 /* enum runtime_id */
@@ -174,6 +180,15 @@ static inline int
 runtime_has(const struct runtime *rt, int o)
 {
 	return (rt->opts >> o) & 1;
+}
+
+/* The pages of its paged stash over the balanced rows, 0 without one. */
+static inline double
+runtime_paged_stash(const struct runtime *rt)
+{
+	return runtime_has(rt, RUNTIME_OPT_PAGED_STASH)
+		       ? RUNTIME_PAGED_STASH_FACTOR
+		       : 0;
 }
 
 /*

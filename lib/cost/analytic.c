@@ -140,6 +140,7 @@ struct shape {
 			       buffers are static (analytic_par's
 			       rank_capacity; 0: none): what the experts'
 			       tensors hold */
+	double pstash;      /* analytic_opts paged_stash */
 	double fe, sf;      /* expert and shared-expert width per GPU */
 	double shf;         /* moe_ms(): the shared experts' forward ms */
 	int qk_norm, post_norms;
@@ -980,6 +981,26 @@ router_ms(struct shape *sh, int bwd)
 }
 
 /*
+ * A paged stash's copies (Megatron-Core moe/paged_stash.py,
+ * paged_stash_copy_kernel and paged_stash_pop_kernel at d98e8a6): each
+ * routed-expert activation the backward needs (the first GEMM's input,
+ * its output, the activation's output) is copied into its pages after
+ * the forward and back before the backward, a read and a write of the
+ * rows that arrived; one kernel a tensor a pass.
+ */
+static double
+paged_stash_ms(struct shape *sh)
+{
+	double R = sh->ntok * sh->imb, e = sh->e;
+
+	if (!(sh->pstash > 0))
+		return 0;
+	return op_ms(sh, OP_VEC, 0, 2 * R * sh->h * e) +
+	       op_ms(sh, OP_VEC, 0, 2 * R * (sh->swiglu ? 2 : 1) * sh->fe * e) +
+	       op_ms(sh, OP_VEC, 0, 2 * R * sh->fe * e);
+}
+
+/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -1011,6 +1032,7 @@ moe_ms(struct shape *sh)
 	}
 	t += expert_ms(sh, M, fe, h);
 	t += expert_bias_ms(sh, 0);
+	t += paged_stash_ms(sh);
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	if (!sh->dd)
@@ -1060,6 +1082,7 @@ moe_bwd_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
+	t += paged_stash_ms(sh);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
 		t += act_bwd_ms(sh, M * fe) + clamp_ms(sh, M * fe, 1);
@@ -1095,13 +1118,17 @@ held_rows(const struct shape *sh)
  * the un-permutation is a plain sum.  An eager clamp (clamp_ms()) keeps
  * the raw halves for its own backward and the activation keeps the
  * clamped ones: two more of the width.  The expert-side tensors hold
- * held_rows().
+ * held_rows(), or under a paged stash the pages it sizes from the
+ * balanced rows (Megatron-Core moe_paged_stash, transformer_config.py:
+ * 1364-1374, paged_stash.py:553-590 at d98e8a6: its CUDA buffer is the
+ * average-based peak times moe_paged_stash_buffer_size_factor_cuda).
  */
 
 static double
 moe_stash(struct shape *sh)
 {
-	double n = sh->n, h = sh->h, e = sh->e, M = held_rows(sh);
+	double n = sh->n, h = sh->h, e = sh->e;
+	double M = sh->pstash > 0 ? sh->ntok * sh->pstash : held_rows(sh);
 	double st = 4 * n * sh->ne + 12 * M + M * h * e +
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 			    (M * sh->fe + n * sh->sf) * e +
@@ -1759,6 +1786,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->fp8_casts = ANALYTIC_CASTS_TE;
 	o->xent_copy = 0;
 	o->clamp_eager = 1;
+	o->paged_stash = 0;
 	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
@@ -2286,6 +2314,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		    m->activation == MODEL_GEGLU;
 	sh.sqrelu = m->activation == MODEL_SQRELU;
 	sh.clamp = m->act_clamp > 0 && sh.swiglu && o && o->clamp_eager;
+	sh.pstash = o && m->moe.experts ? o->paged_stash : 0;
 	sh.drop = m->dropout;
 	sh.bias = m->bias;
 	sh.fuse = o ? o->fusions & ANALYTIC_FUSE_ALL : ANALYTIC_FUSE_ALL;

@@ -67,7 +67,7 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	"op-fuser", NULL,
+	"op-fuser", "paged-stash", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -249,7 +249,8 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(TP_COMM_OVERLAP) | OPT(CUDA_GRAPHS) |
 				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
 				   OPT(OVERLAP_MOE_EP_COMM) |
-				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER);
+				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER) |
+				   OPT(PAGED_STASH);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and

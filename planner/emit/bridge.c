@@ -965,6 +965,11 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	if (p->moe_rank_capacity > 0)
 		kfloat(fp, "moe_expert_rank_capacity_factor",
 		       p->moe_rank_capacity);
+	/* the paged stash as priced; its buffer factor Megatron-Core's
+	 * default, where Bridge's recipes set their own (perf_recipes/
+	 * gpt_oss/common.py:37-39 at 067f987) */
+	if (emit_runtime_opt(p, RUNTIME_OPT_PAGED_STASH))
+		kbool(fp, "moe_paged_stash", 1);
 	bridge_overlap_note(fp, p);
 	fprintf(fp, "train:\n");
 	kint(fp, "micro_batch_size", p->b);

@@ -129,6 +129,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		 * runtime, which only --runtime names) */
 		if (have && runtime_has(&rt, RUNTIME_OPT_OP_FUSER))
 			input_set_clamp_eager(rt.clamp_eager);
+		if (have)
+			input_set_paged_stash(runtime_paged_stash(&rt));
 		/* HybridEP's budget, as par_opts_check() holds it */
 		if (p.moe_rank_capacity > 0 &&
 		    !(have && runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER))) {

@@ -179,6 +179,10 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 			if (!emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
 				arg1(fp, "--moe-use-grouped-tensor");
 		}
+		/* the paged stash as priced, at Megatron-Core's default
+		 * buffer factor (transformer_config.py:1364-1374) */
+		if (emit_runtime_opt(p, RUNTIME_OPT_PAGED_STASH))
+			arg1(fp, "--moe-paged-stash");
 	}
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);

@@ -289,6 +289,9 @@ def check_megatron(p, path):
         expect(bad, ("--moe-use-grouped-tensor" in a) ==
                (p.rank_cap is not None and "op-fuser" not in p.rt_opts),
                "grouped tensors differ from what the budget needs")
+        expect(bad, ("--moe-paged-stash" in a) ==
+               (p.runtime == "megatron-core" and "paged-stash" in p.rt_opts),
+               "paged stash differs from the plan's runtime")
     return bad
 
 
@@ -672,6 +675,9 @@ def bridge_experts(p, mdl, recipe=None):
            "grouped GEMM / the plan's dispatcher")
     expect(bad, mdl.get("moe_expert_rank_capacity_factor") == p.rank_cap,
            "rank capacity differs from the plan's")
+    expect(bad, bool(mdl.get("moe_paged_stash")) ==
+           (p.runtime == "megatron-core" and "paged-stash" in p.rt_opts),
+           "paged stash differs from the plan's runtime")
     return bad
 
 
@@ -721,9 +727,10 @@ DS_MOE_EXTRA = ["--runtime", "deepspeed", "--expert-parallel", "1,2,4,8",
                 "--interleave", "1", "-r", "none,full"]
 # ... and as Megatron-Bridge's recipes run them with CUDA graphs of the
 # whole iteration: HybridEP with a budget per GPU, the op fuser (whole
-# experts).
+# experts), the paged stash.
 MCORE_MOE_EXTRA = ["--runtime",
-                   "megatron-core:flex-dispatcher,op-fuser,cuda-graphs",
+                   "megatron-core:flex-dispatcher,op-fuser,cuda-graphs,"
+                   "paged-stash",
                    "--expert-parallel", "1,2,4,8",
                    "--expert-tensor-parallel", "1",
                    "--moe-rank-capacity", "1.25"]

@@ -117,6 +117,7 @@ MEGATRON_FLAGS = {
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
     "--moe-expert-rank-capacity-factor": "TC:1019 (Optional[float])",
     "--moe-use-grouped-tensor": "TC:857",
+    "--moe-paged-stash": "TC:1364",
     "--moe-router-num-groups": "TC:780",
     "--moe-router-group-topk": "TC:796",
     "--fp8-dot-product-attention": "TC:640",
@@ -370,6 +371,13 @@ def megatron_rules(a, world):
                 "--moe-use-grouped-tensor" not in a:
             bad.append("rank capacity on hybridep without the op fuser "
                        "or grouped tensors (TC:1874-1883)")
+    # TC:2210-2217: a paged stash needs the rank capacity, no CPU offload
+    if "--moe-paged-stash" in a:
+        if one(a, "--moe-expert-rank-capacity-factor") is None:
+            bad.append("paged stash without a rank capacity (TC:2213-2217)")
+        # A:1950-1951: --cpu-offloading-num-layers sets cpu_offloading
+        if one(a, "--cpu-offloading-num-layers") is not None:
+            bad.append("paged stash with CPU offloading (TC:2211-2212)")
     # TC:1771-1776: the ncclep backend needs the flex dispatcher; a
     # backend beside another dispatcher is unused
     if fb is not None and d != "flex":
@@ -896,6 +904,7 @@ BRIDGE_V2_KEYS = {
     "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
     "moe_expert_rank_capacity_factor": ("TC:1019 Optional[float]",
                                         (float, type(None))),
+    "moe_paged_stash": ("TC:1364", _BOOL),
     "moe_router_num_groups": ("TC:780 Optional", _OPT_INT),
     "moe_router_group_topk": ("TC:796 Optional", _OPT_INT),
 }
@@ -1049,7 +1058,7 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
     "cuda_graph_impl", "use_transformer_engine_op_fuser",
-    "moe_expert_rank_capacity_factor"}
+    "moe_expert_rank_capacity_factor", "moe_paged_stash"}
 
 
 def bridge_recipe(path):
@@ -1279,6 +1288,11 @@ def bridge_moe_rules(m):
                 not m.get("moe_use_grouped_tensor"):
             bad.append("rank capacity on hybridep without the op fuser "
                        "or grouped tensors (TC:1874-1883)")
+    if m.get("moe_paged_stash"):
+        if m.get("moe_expert_rank_capacity_factor") is None:
+            bad.append("paged stash without a rank capacity (TC:2213-2217)")
+        if m.get("cpu_offloading"):
+            bad.append("paged stash with CPU offloading (TC:2211-2212)")
     return bad
 
 

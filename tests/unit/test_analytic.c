@@ -1030,7 +1030,9 @@ test_moe_stash(void)
  * top-8: 8 s rows of 12 + 2 (2048 + 3 x 768) bytes, 0.5 x that more at
  * F 1.5), and computes the rows that arrive: the same times in balance,
  * and at imbalance 2 those of imbalance 1.5, the budget dropping the
- * rest.  The route records it, for the dispatcher's host read.
+ * rest.  The route records it, for the dispatcher's host read.  A
+ * paged stash (moe/paged_stash.py) keeps the balanced rows' pages
+ * instead, and copies them.
  */
 static void
 test_moe_rank_capacity(void)
@@ -1072,6 +1074,34 @@ test_moe_rank_capacity(void)
 	CHECK_NEAR(p2.layers[1].pt[0].ep_a2a_bytes,
 		   p3.layers[1].pt[0].ep_a2a_bytes, 0);
 	CHECK(p2.layers[1].pt[0].fwd_ms > p1.layers[1].pt[0].fwd_ms);
+	/* a paged stash (Megatron-Core's default 1.10 x the balanced rows)
+	 * keeps 0.1 x the per-row part more than without a budget, and
+	 * copies its three tensors in and out: 2 R (h + 2 fe + fe) bytes a
+	 * pass over H100's 3350 x 0.8 GB/s in three kernels of 3 us */
+	{
+		struct analytic_opts o;
+		struct profile ps;
+		double R = 8.0 * 4096, bw = 3350e9 * 0.8;
+
+		analytic_opts_init(&o);
+		o.paged_stash = 1.1;
+		par.imbalance = 1;
+		par.rank_capacity = 1.5;
+		profile_init(&ps);
+		CHECK(analytic_profile_par(&ps, &m, g, mb, 1, &par, &o) == 0);
+		CHECK_INT_EQ(ps.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+				     p0.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
+			     rows * per / 10);
+		CHECK_NEAR(ps.layers[1].pt[0].fwd_ms - p0.layers[1].pt[0].fwd_ms,
+			   (2 * R * (2048 + 2 * 768 + 768) * 2 / bw + 3 * 3e-6) *
+				   1e3,
+			   1e-9);
+		CHECK_NEAR(ps.layers[1].pt[0].bwd_ms - p0.layers[1].pt[0].bwd_ms,
+			   (2 * R * (2048 + 2 * 768 + 768) * 2 / bw + 3 * 3e-6) *
+				   1e3,
+			   1e-9);
+		profile_release(&ps);
+	}
 	par.rank_capacity = 65;
 	profile_release(&p0);
 	profile_init(&p0);
