@@ -439,7 +439,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# parameter all-gather overlap (recipes/kimi/kimi_k2.py:
 		# 199-200, "Muon needs this to be False") and without
 		# MXFP8 parameter gathers (kimi_llm_pretrain.py:35-44)
-		muon = 0
+		muon = rankcap = 0
 		if (model == "kimi-k2") {
 			a = a (index(a, ":") ? "," : ":") "no-overlap-param-gather,no-fp8-param-gather"
 			muon = 1
@@ -511,9 +511,21 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		     (gpu == "B300" && model == "qwen3-30b-a3b") ||
 		     (rel > "26.06" && ((gpu ~ /^B[23]00$/ &&
 		       model == "qwen3-235b-a22b") ||
-		      (gpu == "B300" && model == "deepseek-v3")))))
+		      (gpu == "B300" && model == "deepseek-v3"))))) {
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
-		else if ((rel == "25.09" &&
+			# ... which a dropless MoE gets through HybridEP with a
+			# budget per GPU, 1.5 x its rows, and the paged stash
+			# (the scripts'"'"' set_full_iter_cg_configs, configs/
+			# gpt_oss/gpt_oss_llm_pretrain.py:39-55, qwen/qwen3_llm_
+			# pretrain.py:52-55, deepseek/deepseek_llm_pretrain.py:
+			# 58-61 at 63b08b397; perf_recipes/deepseek/common.py:
+			# 56-69, gpt_oss/common.py:30-40, qwen/common.py:44-47
+			# at 067f987)
+			if (index(a, "flex-dispatcher") == 0)
+				a = a ",flex-dispatcher"
+			a = a ",paged-stash"
+			rankcap = 1
+		} else if ((rel == "25.09" &&
 		    ((model ~ /^qwen3-/ && gpu == "GB200") ||
 		     (model == "qwen3-30b-a3b" && gpu == "B200") ||
 		     (model == "llama3-8b" && gpu ~ /^G?B200$/) ||
@@ -530,6 +542,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		    rel >= "26.06" && gpu ~ /^GB[23]00$/)
 			a = a (index(a, ":") ? "," : ":") "op-fuser"
 		args = args " --runtime " a
+		if (rankcap) args = args " --moe-rank-capacity 1.5"
 		if (muon) args = args " --optimizer muon"
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
 			args = args " --grad-bytes 4"

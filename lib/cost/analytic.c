@@ -981,26 +981,6 @@ router_ms(struct shape *sh, int bwd)
 }
 
 /*
- * A paged stash's copies (Megatron-Core moe/paged_stash.py,
- * paged_stash_copy_kernel and paged_stash_pop_kernel at d98e8a6): each
- * routed-expert activation the backward needs (the first GEMM's input,
- * its output, the activation's output) is copied into its pages after
- * the forward and back before the backward, a read and a write of the
- * rows that arrived; one kernel a tensor a pass.
- */
-static double
-paged_stash_ms(struct shape *sh)
-{
-	double R = sh->ntok * sh->imb, e = sh->e;
-
-	if (!(sh->pstash > 0))
-		return 0;
-	return op_ms(sh, OP_VEC, 0, 2 * R * sh->h * e) +
-	       op_ms(sh, OP_VEC, 0, 2 * R * (sh->swiglu ? 2 : 1) * sh->fe * e) +
-	       op_ms(sh, OP_VEC, 0, 2 * R * sh->fe * e);
-}
-
-/*
  * A MoE MLP, forward: the router (h x experts, fp32 scores, top-k),
  * permutation of each token to its experts (rows = n top_k, padded to the
  * capacity factor), the experts' up GEMM, activation and down GEMM, the
@@ -1032,7 +1012,6 @@ moe_ms(struct shape *sh)
 	}
 	t += expert_ms(sh, M, fe, h);
 	t += expert_bias_ms(sh, 0);
-	t += paged_stash_ms(sh);
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	if (!sh->dd)
@@ -1082,7 +1061,6 @@ moe_bwd_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
-	t += paged_stash_ms(sh);
 	t += expert_bwd_ms(sh, M, fe, h);
 	if (sh->swiglu) {
 		t += act_bwd_ms(sh, M * fe) + clamp_ms(sh, M * fe, 1);
@@ -1122,6 +1100,10 @@ held_rows(const struct shape *sh)
  * balanced rows (Megatron-Core moe_paged_stash, transformer_config.py:
  * 1364-1374, paged_stash.py:553-590 at d98e8a6: its CUDA buffer is the
  * average-based peak times moe_paged_stash_buffer_size_factor_cuda).
+ * The stash copies the tensors the experts save into their pages, and
+ * back, on a stream of its own beside the compute (paged_stash.py:
+ * 404-409, 477-540, saved_tensors_hooks around the grouped MLP,
+ * experts.py:766-828): no time priced for them.
  */
 
 static double

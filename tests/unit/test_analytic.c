@@ -1032,7 +1032,7 @@ test_moe_stash(void)
  * and at imbalance 2 those of imbalance 1.5, the budget dropping the
  * rest.  The route records it, for the dispatcher's host read.  A
  * paged stash (moe/paged_stash.py) keeps the balanced rows' pages
- * instead, and copies them.
+ * instead, copying on a stream of its own.
  */
 static void
 test_moe_rank_capacity(void)
@@ -1075,13 +1075,11 @@ test_moe_rank_capacity(void)
 		   p3.layers[1].pt[0].ep_a2a_bytes, 0);
 	CHECK(p2.layers[1].pt[0].fwd_ms > p1.layers[1].pt[0].fwd_ms);
 	/* a paged stash (Megatron-Core's default 1.10 x the balanced rows)
-	 * keeps 0.1 x the per-row part more than without a budget, and
-	 * copies its three tensors in and out: 2 R (h + 2 fe + fe) bytes a
-	 * pass over H100's 3350 x 0.8 GB/s in three kernels of 3 us */
+	 * keeps 0.1 x the per-row part more than without a budget; its
+	 * copies run on a stream of their own: the same times */
 	{
 		struct analytic_opts o;
 		struct profile ps;
-		double R = 8.0 * 4096, bw = 3350e9 * 0.8;
 
 		analytic_opts_init(&o);
 		o.paged_stash = 1.1;
@@ -1092,14 +1090,10 @@ test_moe_rank_capacity(void)
 		CHECK_INT_EQ(ps.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
 				     p0.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
 			     rows * per / 10);
-		CHECK_NEAR(ps.layers[1].pt[0].fwd_ms - p0.layers[1].pt[0].fwd_ms,
-			   (2 * R * (2048 + 2 * 768 + 768) * 2 / bw + 3 * 3e-6) *
-				   1e3,
-			   1e-9);
-		CHECK_NEAR(ps.layers[1].pt[0].bwd_ms - p0.layers[1].pt[0].bwd_ms,
-			   (2 * R * (2048 + 2 * 768 + 768) * 2 / bw + 3 * 3e-6) *
-				   1e3,
-			   1e-9);
+		CHECK_NEAR(ps.layers[1].pt[0].fwd_ms, p0.layers[1].pt[0].fwd_ms,
+			   0);
+		CHECK_NEAR(ps.layers[1].pt[0].bwd_ms, p0.layers[1].pt[0].bwd_ms,
+			   0);
 		profile_release(&ps);
 	}
 	par.rank_capacity = 65;
