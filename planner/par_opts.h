@@ -140,7 +140,8 @@ void par_opts_check(struct par_opts *p, struct search_opts *so,
 
 /*
  * With or without --runtime: --moe-rank-capacity needs the runtime's
- * flex dispatcher and no --capacity-factor beside it (usage errors).
+ * flex dispatcher and no --capacity-factor beside it, the runtime's
+ * paged-stash needs --moe-rank-capacity and no --offload (usage errors).
  */
 void par_opts_check_moe(const struct par_opts *p);
 

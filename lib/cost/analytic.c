@@ -2004,7 +2004,8 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	if (!(par->imbalance >= 1 && par->imbalance <= 64))
 		return pd2bw_error("load imbalance %g must be between 1 and 64",
 				   par->imbalance);
-	if (!(par->rank_capacity >= 0 && par->rank_capacity <= 64))
+	if (!(par->rank_capacity == 0 ||
+	      (par->rank_capacity >= 0.01 && par->rank_capacity <= 64)))
 		return pd2bw_error("rank capacity %g must be between 0.01 and "
 				   "64", par->rank_capacity);
 	return build(p, m, g, mb, nmb, par, o, NULL);

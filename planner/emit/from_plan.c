@@ -140,6 +140,14 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 				    plan_path, p.runtime ? p.runtime : "");
 			goto out;
 		}
+		if (have && runtime_has(&rt, RUNTIME_OPT_PAGED_STASH) &&
+		    !(p.moe_rank_capacity > 0)) {
+			pd2bw_error("%s: runtime '%s' pages the experts' "
+				    "activations under HybridEP's budget, which "
+				    "the plan lacks (moe_rank_capacity)",
+				    plan_path, p.runtime);
+			goto out;
+		}
 		if (p.moe_rank_capacity > 0 && p.capacity_factor > 0) {
 			pd2bw_error("%s: capacity_factor and moe_rank_capacity "
 				    "both set; a plan prices one", plan_path);
