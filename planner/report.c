@@ -154,6 +154,9 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, " x %d-way context", p->c);
 	if (p->e > 1)
 		fprintf(fp, ", experts over %d", p->e);
+	if (p->moe_rank_capacity > 0)
+		fprintf(fp, " (rows held to %g x their share)",
+			p->moe_rank_capacity);
 	fprintf(fp, " = %d GPUs, microbatch %d x %d per update, recompute %s",
 		p->w * p->d * p->t * p->c, p->b, p->m,
 		plan_rc_names[p->recompute]);
