@@ -172,33 +172,18 @@ optimizer_zero(const struct par_opts *p)
 void
 par_opts_check_moe(const struct par_opts *p)
 {
-	const struct runtime *rt = &p->rt;
+	char why[256];
 
-	/* Megatron-Core's moe_expert_rank_capacity_factor: HybridEP's or
-	 * NCCL EP's (transformer_config.py:1868-1883 at d98e8a6), here
-	 * the flex dispatcher's HybridEP; a padded capacity would set the
-	 * buffers instead (token_dispatcher.py:1114-1127) */
+	/* a padded capacity would set the buffers instead
+	 * (token_dispatcher.py:1114-1127 at d98e8a6) */
 	if (p->rank_capacity > 0 && p->capacity_factor > 0)
 		cli_usage_error("give --capacity-factor (each expert's rows "
 				"padded) or --moe-rank-capacity (each GPU's "
 				"budget), not both");
-	if (p->rank_capacity > 0 &&
-	    !(p->have_rt && runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER)))
-		cli_usage_error("--moe-rank-capacity is the budget of "
-				"Megatron-Core's HybridEP dispatcher: plan with "
-				"--runtime megatron-core:flex-dispatcher");
-	/* moe_paged_stash needs the budget and no CPU offload
-	 * (transformer_config.py:2210-2217) */
-	if (p->have_rt && runtime_has(rt, RUNTIME_OPT_PAGED_STASH) &&
-	    !(p->rank_capacity > 0))
-		cli_usage_error("--runtime %s: paged-stash pages the experts' "
-				"activations under HybridEP's budget: give "
-				"--moe-rank-capacity", runtime_names[rt->id]);
-	if (p->have_rt && runtime_has(rt, RUNTIME_OPT_PAGED_STASH) &&
-	    p->have_offload && p->offload_one != 0)
-		cli_usage_error("--runtime %s: paged-stash does not run with "
-				"activation offload (--offload off)",
-				runtime_names[rt->id]);
+	if (runtime_check_moe(p->have_rt ? &p->rt : NULL, p->rank_capacity,
+			      p->have_offload && p->offload_one != 0, why,
+			      sizeof(why)))
+		cli_usage_error("%s", why);
 }
 
 void

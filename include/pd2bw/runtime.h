@@ -234,6 +234,16 @@ int runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 int runtime_check_ep(const struct runtime *rt, int w, int c, int t, int etp,
 		     int ep, int zero, int shard, char *buf, size_t n);
 
+/*
+ * Whether rt (NULL: none named) can hold a mixture of experts to a
+ * per-GPU budget of rank_capacity x its rows (0: none), with activation
+ * offload (offload) or not: 0, or -1 with why in buf.  The budget is
+ * HybridEP's (the flex-dispatcher); paged-stash needs it and no offload
+ * (Megatron-Core transformer_config.py:1868-1883, 2210-2217 at d98e8a6).
+ */
+int runtime_check_moe(const struct runtime *rt, double rank_capacity,
+		      int offload, char *buf, size_t n);
+
 /* Whether rt runs full recomputation of some blocks only
  * (--recompute-every): 0, or -1 with why in buf as runtime_check(). */
 int runtime_check_every(const struct runtime *rt, char *buf, size_t n);

@@ -529,6 +529,35 @@ runtime_check_par(const struct runtime *rt, int cp, int ep, char *buf,
 	return -1;
 }
 
+int
+runtime_check_moe(const struct runtime *rt, double rank_capacity,
+		  int offload, char *buf, size_t n)
+{
+	if (rank_capacity > 0 &&
+	    !(rt && runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER))) {
+		why(buf, n, "a per-GPU budget of expert rows "
+			 "(--moe-rank-capacity) is Megatron-Core's HybridEP "
+			 "dispatcher's: it needs --runtime "
+			 "megatron-core:flex-dispatcher");
+		return -1;
+	}
+	if (!rt || !runtime_has(rt, RUNTIME_OPT_PAGED_STASH))
+		return 0;
+	if (!(rank_capacity > 0)) {
+		why(buf, n, "runtime %s: paged-stash pages the experts' "
+			 "activations under HybridEP's budget: give "
+			 "--moe-rank-capacity", runtime_names[rt->id]);
+		return -1;
+	}
+	if (offload) {
+		why(buf, n, "runtime %s: paged-stash does not run with "
+			 "activation offload (--offload off)",
+			 runtime_names[rt->id]);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * DeepSpeed-MoE (microsoft/DeepSpeed 38327e07f).  ZeRO-3 refuses MoE
  * layers, expert-parallel or not (runtime/engine.py:1675); stages 0-2

@@ -118,6 +118,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	{
 		/* the expert capacity the plan's runtime prices with */
 		struct runtime rt;
+		char why[256];
 		int have = p.runtime && *p.runtime &&
 			   runtime_parse(&rt, p.runtime) == 0;
 
@@ -131,21 +132,11 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 			input_set_clamp_eager(rt.clamp_eager);
 		if (have)
 			input_set_paged_stash(runtime_paged_stash(&rt));
-		/* HybridEP's budget, as par_opts_check() holds it */
-		if (p.moe_rank_capacity > 0 &&
-		    !(have && runtime_has(&rt, RUNTIME_OPT_FLEX_DISPATCHER))) {
-			pd2bw_error("%s: moe_rank_capacity is the budget of "
-				    "Megatron-Core's HybridEP dispatcher, which "
-				    "runtime '%s' does not run (flex-dispatcher)",
-				    plan_path, p.runtime ? p.runtime : "");
-			goto out;
-		}
-		if (have && runtime_has(&rt, RUNTIME_OPT_PAGED_STASH) &&
-		    !(p.moe_rank_capacity > 0)) {
-			pd2bw_error("%s: runtime '%s' pages the experts' "
-				    "activations under HybridEP's budget, which "
-				    "the plan lacks (moe_rank_capacity)",
-				    plan_path, p.runtime);
+		/* HybridEP's budget and the paged stash, as
+		 * par_opts_check_moe() holds them */
+		if (runtime_check_moe(have ? &rt : NULL, p.moe_rank_capacity,
+				      p.offload, why, sizeof(why))) {
+			pd2bw_error("%s: %s", plan_path, why);
 			goto out;
 		}
 		if (p.moe_rank_capacity > 0 && p.capacity_factor > 0) {

@@ -907,6 +907,37 @@ test_ep_deepspeed(void)
 			  "pd2bw: runtime torchtitan has no option 'op-fuser' "
 			  "(valid: cuda-graphs, fp8-all-gather)");
 	}
+
+	/* HybridEP's budget needs the flex dispatcher; the paged stash the
+	 * budget and no offload (transformer_config.py:1868-1883,
+	 * 2210-2217) */
+	{
+		struct runtime mc;
+
+		CHECK(runtime_check_moe(NULL, 0, 1, why, sizeof(why)) == 0);
+		CHECK(runtime_check_moe(NULL, 1.5, 0, why, sizeof(why)) == -1);
+		CHECK(runtime_parse(&mc, "megatron-core") == 0);
+		CHECK(runtime_check_moe(&mc, 1.5, 0, why, sizeof(why)) == -1);
+		CHECK_STR_EQ(why, "a per-GPU budget of expert rows "
+				  "(--moe-rank-capacity) is Megatron-Core's "
+				  "HybridEP dispatcher's: it needs --runtime "
+				  "megatron-core:flex-dispatcher");
+		CHECK(runtime_parse(&mc, "megatron-core:flex-dispatcher") == 0);
+		CHECK(runtime_check_moe(&mc, 1.5, 1, why, sizeof(why)) == 0);
+		CHECK_NEAR(runtime_paged_stash(&mc), 0, 0);
+		CHECK(runtime_parse(&mc,
+				    "megatron-core:flex-dispatcher,paged-stash") ==
+		      0);
+		CHECK_NEAR(runtime_paged_stash(&mc), 1.10, 0);
+		CHECK(runtime_check_moe(&mc, 1.5, 0, why, sizeof(why)) == 0);
+		CHECK(runtime_check_moe(&mc, 0, 0, why, sizeof(why)) == -1);
+		CHECK_STR_EQ(why, "runtime megatron-core: paged-stash pages the "
+				  "experts' activations under HybridEP's budget: "
+				  "give --moe-rank-capacity");
+		CHECK(runtime_check_moe(&mc, 1.5, 1, why, sizeof(why)) == -1);
+		CHECK_STR_EQ(why, "runtime megatron-core: paged-stash does not "
+				  "run with activation offload (--offload off)");
+	}
 }
 
 /*
