@@ -28,6 +28,7 @@ struct chain {
 	double *work;         /* workspace bytes */
 	double *flops;        /* forward FLOPs */
 	double *kern;         /* kernels launched forward + backward */
+	double *kernf;        /* of those, the forward's (0: unknown) */
 	unsigned *rerun;      /* the collectives selective recomputation
 				 runs again (prof_point sel_rerun) */
 	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */

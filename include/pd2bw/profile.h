@@ -38,6 +38,8 @@ struct prof_point {
 	double kernels;                 /* kernels forward + backward launch
 					   (what the host issues); 0 when
 					   unknown or already in the times */
+	double fwd_kernels;             /* of kernels, those the forward
+					   launches; 0 when unknown */
 	/* In memory only (never written): what the planner prices against
 	 * its links for an analytic profile under context parallelism. */
 	double cp_kv_bytes;             /* K and V one rank sends per ring

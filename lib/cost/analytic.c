@@ -1408,7 +1408,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->post_norms)
 		f += norm_ms(sh);
 
-	/* Backward, in reverse. */
+	/* Backward, in reverse (the caller counts kernels from 0 at the
+	 * block: those so far are the forward's). */
+	pt->fwd_kernels = sh->nk;
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
 	if (sh->moe) {

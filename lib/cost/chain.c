@@ -70,6 +70,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->work = xcalloc(nk, sizeof(double));
 	c->flops = xcalloc(nk, sizeof(double));
 	c->kern = xcalloc(nk, sizeof(double));
+	c->kernf = xcalloc(nk, sizeof(double));
 	c->cp = p->cp > 1 ? p->cp : 1;
 	c->ep = p->ep > 1 ? p->ep : 1;
 	c->etp = p->etp > 0 ? p->etp : c->tp;
@@ -139,6 +140,7 @@ chain_build(struct chain *c, const struct profile *p)
 				c->work[at] = (double)pt->work_bytes;
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
+				c->kernf[at] = pt->fwd_kernels;
 				c->rerun[at] = pt->sel_rerun;
 				if (c->epx)
 					c->epx[at] = pt->ep_a2a_bytes;
@@ -216,6 +218,7 @@ chain_release(struct chain *c)
 	free(c->work);
 	free(c->flops);
 	free(c->kern);
+	free(c->kernf);
 	free(c->cpx);
 	free(c->cpf);
 	free(c->cpb);

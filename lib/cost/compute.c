@@ -32,6 +32,7 @@
  * about 30 bytes per parameter it updates, at the GPU's memory rate.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pd2bw/analytic.h"
@@ -121,14 +122,21 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * Core token_dispatcher.py, cuda_sync_point "before_ep_alltoall" or
  * "before_finish" for dropless routing; DeepEP and HybridEP alike;
  * torchtitan's all-to-all splits .tolist()), so the host cannot run
- * ahead past it and each MoE layer weighs its own kernels against its
- * own time (forward, backward and recomputation), at the runtime's
- * host_us_moe a kernel; the other layers of the stage as one stretch.
- * After each read the GPU also idles while the host turns the counts
- * into split sizes and issues the next kernel: the runtime's
- * host_ms_moe_sync once a forward (the backward reuses the splits;
- * full recomputation runs the forward, and reads, again), added to
- * the layer's time whichever of host and GPU is the longer.
+ * ahead past it and each MoE layer's forward weighs its own kernels
+ * (the profile's fwd_kernels) against its own forward time, at the
+ * runtime's host_us_moe a kernel.  The backward reads nothing: its
+ * all-to-alls take the split sizes the forward kept on the host
+ * (Megatron-Core tensor_parallel/mappings.py:429-430, 470-477 at
+ * d98e8a6; Transformer Engine's grouped linear layers keep their
+ * m_splits alike), so its kernels join the other layers of the stage in
+ * one stretch, where the host runs ahead.  Full recomputation issues
+ * the forward's kernels again, and reads again, so its backward weighs
+ * its own kernels too.  After each read the GPU also idles while the
+ * host turns the counts into split sizes and issues the next kernel:
+ * the runtime's host_ms_moe_sync, added to the layer's time whichever
+ * of host and GPU is the longer.  A profile that does not split its
+ * kernels (no fwd_kernels) weighs each MoE layer's forward and backward
+ * together.
  * A dispatcher with a fixed capacity reads nothing: DeepSpeed-MoE's
  * drop_tokens (the runtime's moe_sync), and any whose rows are padded to
  * the capacity factor pd2bw priced (the chain's route.capacity: Megatron-
@@ -151,15 +159,35 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 	for (j = a; j <= e; j++) {
 		int r = rc ? rc[j - a] : g->r;
 		double k = CHAIN_AT(c, c->kern, g->k, j);
+		double kf = CHAIN_AT(c, c->kernf, g->k, j);
 		double t = chain_time(c, g->k, r, j, j);
 
+		/* full recomputation issues the forward's kernels again */
+		if (r == PROF_RC_FULL)
+			k += kf;
 		if (c->eparams[j] > 0 && rt->moe_sync &&
 		    !(c->route.capacity > 0) &&
 		    !(c->route.rank_capacity > 0)) {
-			t += cost_ep(c, g, l, s, j, j);
-			moe += fmax(0, k * rt->host_us_moe * 1e-3 - t) +
-			       (r == PROF_RC_FULL ? 2 : 1) *
+			double ep = cost_ep(c, g, l, s, j, j);
+			double tf = CHAIN_AT(c, c->fwd, g->k, j) + ep / 2;
+			double hk = rt->host_us_moe * 1e-3;
+
+			if (!(kf > 0)) {
+				/* forward and backward apart unknown */
+				moe += fmax(0, k * hk - t - ep) +
+				       (r == PROF_RC_FULL ? 2 : 1) *
+					       rt->host_ms_moe_sync;
+				continue;
+			}
+			moe += fmax(0, kf * hk - tf) + rt->host_ms_moe_sync;
+			if (r == PROF_RC_FULL) {
+				/* the recomputed forward reads again */
+				moe += fmax(0, (k - kf) * hk - (t + ep - tf)) +
 				       rt->host_ms_moe_sync;
+			} else {
+				kmoe += k - kf;
+				gpu += t + ep - tf;
+			}
 		} else if (c->eparams[j] > 0) {
 			kmoe += k;
 			gpu += t + cost_ep(c, g, l, s, j, j);

@@ -164,6 +164,7 @@ read_point(struct yml_doc *d, yaml_node_t *n, struct prof_point *pt)
 		YK_I64("work_bytes", 0, &pt->work_bytes, 0, MAX_BYTES),
 		YK_DBL("fwd_flops", 0, &pt->fwd_flops, 0, 1e30),
 		YK_DBL("kernels", 0, &pt->kernels, 0, 1e9),
+		YK_DBL("fwd_kernels", 0, &pt->fwd_kernels, 0, 1e9),
 	};
 
 	if (yml_map(d, n, keys, sizeof(keys) / sizeof(keys[0])) ||
@@ -173,6 +174,9 @@ read_point(struct yml_doc *d, yaml_node_t *n, struct prof_point *pt)
 	if (pt->recomp_ms[PROF_RC_NONE] != 0)
 		return yml_err(d, rc, "recompute_ms without recomputation "
 			       "must be 0");
+	if (pt->fwd_kernels > pt->kernels)
+		return yml_err(d, n, "fwd_kernels %g exceeds kernels %g",
+			       pt->fwd_kernels, pt->kernels);
 	if (pt->recomp_ms[PROF_RC_SELECTIVE] > pt->recomp_ms[PROF_RC_FULL])
 		return yml_err(d, rc, "selective recomputation takes longer "
 			       "than full");
@@ -360,6 +364,8 @@ write_point(struct yml_out *o, const struct prof_point *pt)
 	yml_out_kdbl(o, "fwd_flops", pt->fwd_flops);
 	if (pt->kernels > 0)
 		yml_out_kdbl(o, "kernels", pt->kernels);
+	if (pt->fwd_kernels > 0)
+		yml_out_kdbl(o, "fwd_kernels", pt->fwd_kernels);
 	yml_out_end_map(o);
 }
 

@@ -232,6 +232,24 @@ test_moe_host(void)
 	CHECK_NEAR(st.host_ms, 2 * 1.0 + 0.5, 1e-9);
 	x.g.r = PROF_RC_NONE;
 
+	/* With the forward's kernels known (80 of 200, 40 of 100), only
+	 * the forward waits on the read: 80 x 65 us = 5.2 ms against 3
+	 * leaves 2.2, 40 x 65 us none, and 1 ms each; the backward reuses
+	 * the splits, so its 120 + 60 kernels join the stretch, 3000 x 8 us
+	 * + 180 x 65 us = 35.7 ms against 20 + 2 x 7: 1.7 more; 6.4 in all */
+	x.c.kernf[0] = 80;
+	x.c.kernf[1] = 40;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.host_ms, 2.2 + 1 + 1 + 1.7 + 0.5, 1e-9);
+	/* full recomputation: the backward runs the forward again, and
+	 * reads, so the first layer's 200 kernels (13 ms) weigh against
+	 * its backward and recomputed forward (7 + 4): 2 + 1 more */
+	x.g.r = PROF_RC_FULL;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
+	CHECK_NEAR(st.host_ms, 2.2 + 1 + 2 + 1 + 0.5, 1e-9);
+	x.g.r = PROF_RC_NONE;
+	x.c.kernf[0] = x.c.kernf[1] = 0;
+
 	/* rows padded to a capacity (moe_pad_expert_input_to_capacity):
 	 * no counts to read, one stretch, the MoE layers' 300 kernels
 	 * still at 65 us and no read: 3000 x 8 + 300 x 65 us = 43.5 ms

@@ -68,6 +68,14 @@ test_good(void)
 	CHECK(p.versions == NULL);
 	CHECK_INT_EQ(p.layers[0].repeat, 1);
 	CHECK_INT_EQ(p.layers[0].pt[0].work_bytes, 0);
+	CHECK_NEAR(p.layers[0].pt[0].kernels, 0, 0);
+	CHECK_NEAR(p.layers[0].pt[0].fwd_kernels, 0, 0);
+	CHECK(load_t(&p, "", "[4]", "",
+		     "  - {fwd_ms: 1, bwd_ms: 2, recompute_ms: [0, 0.5, 1], "
+		     "out_bytes: 8, stash_bytes: [30, 20, 8], kernels: 90, "
+		     "fwd_kernels: 30}\n") == 0);
+	CHECK_NEAR(p.layers[0].pt[0].kernels, 90, 0);
+	CHECK_NEAR(p.layers[0].pt[0].fwd_kernels, 30, 0);
 
 	CHECK(profile_load(&p, cap_path(FX "profile-good.yaml")) == 0);
 	CHECK_STR_EQ(p.model, "tiny");
@@ -124,6 +132,11 @@ test_bad(void)
 			 "out_bytes: 8, stash_bytes: [8, 8, 8]}\n"),
 		  "pd2bw: p.yaml:11:14: value -1 out of range [0, "
 		  "1000000000]");
+	CHECK_ERR(load_t(&p, "", "[1]", "",
+			 "  - {fwd_ms: 1, bwd_ms: 2, recompute_ms: [0, 0, 1], "
+			 "out_bytes: 8, stash_bytes: [8, 8, 8], kernels: 9, "
+			 "fwd_kernels: 10}\n"),
+		  "pd2bw: p.yaml:11:5: fwd_kernels 10 exceeds kernels 9");
 	CHECK_ERR(load_t(&p, "", "[1]", "",
 			 "  - {fwd_ms: .nan, bwd_ms: 2, "
 			 "recompute_ms: [0, 0, 1], "
