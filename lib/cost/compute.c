@@ -32,7 +32,6 @@
  * about 30 bytes per parameter it updates, at the GPU's memory rate.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pd2bw/analytic.h"
@@ -116,8 +115,10 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
 /*
  * The host time a microbatch of stage [a, e] leaves the GPU waiting for:
  * the host issues the kernels while the GPU runs those before, so the
- * GPU waits for what the host needs beyond the GPU's own time.  A layer
- * of experts synchronises the two: the dispatcher reads the routing's
+ * GPU waits for what the host needs beyond the GPU's own time (under
+ * full recomputation the host issues a block's forward kernels twice,
+ * where the profile says which they are: fwd_kernels).  A layer of
+ * experts synchronises the two: the dispatcher reads the routing's
  * counts on the host before its all-to-all or grouped GEMMs (Megatron-
  * Core token_dispatcher.py, cuda_sync_point "before_ep_alltoall" or
  * "before_finish" for dropless routing; DeepEP and HybridEP alike;
