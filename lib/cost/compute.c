@@ -131,8 +131,11 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * d98e8a6; Transformer Engine's grouped linear layers keep their
  * m_splits alike), so its kernels join the other layers of the stage in
  * one stretch, where the host runs ahead.  Full recomputation issues
- * the forward's kernels again, and reads again, so its backward weighs
- * its own kernels too.  After each read the GPU also idles while the
+ * the forward's kernels again, and reads again, as does a selective one
+ * that dispatches again (the chain's rerun PROF_RERUN_EP_A2A: torchtitan's
+ * per-op policy, whose split sizes come from a blocking copy to the host,
+ * torchtitan/models/common/token_dispatcher.py:305 at b5bcd76c6), so its
+ * backward weighs its own kernels too.  After each read the GPU also idles while the
  * host turns the counts into split sizes and issues the next kernel:
  * the runtime's host_ms_moe_sync, added to the layer's time whichever
  * of host and GPU is the longer.  A profile that does not split its
@@ -172,17 +175,20 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 			double ep = cost_ep(c, g, l, s, j, j);
 			double tf = CHAIN_AT(c, c->fwd, g->k, j) + ep / 2;
 			double hk = rt->host_us_moe * 1e-3;
+			/* a recomputation that dispatches again reads again */
+			int again = r == PROF_RC_FULL ||
+				    (r == PROF_RC_SELECTIVE &&
+				     (CHAIN_AT(c, c->rerun, g->k, j) &
+				      PROF_RERUN_EP_A2A));
 
 			if (!(kf > 0)) {
 				/* forward and backward apart unknown */
 				moe += fmax(0, k * hk - t - ep) +
-				       (r == PROF_RC_FULL ? 2 : 1) *
-					       rt->host_ms_moe_sync;
+				       (again ? 2 : 1) * rt->host_ms_moe_sync;
 				continue;
 			}
 			moe += fmax(0, kf * hk - tf) + rt->host_ms_moe_sync;
-			if (r == PROF_RC_FULL) {
-				/* the recomputed forward reads again */
+			if (again) {
 				moe += fmax(0, (k - kf) * hk - (t + ep - tf)) +
 				       rt->host_ms_moe_sync;
 			} else {

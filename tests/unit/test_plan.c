@@ -247,6 +247,19 @@ test_moe_host(void)
 	x.g.r = PROF_RC_FULL;
 	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
 	CHECK_NEAR(st.host_ms, 2.2 + 1 + 2 + 1 + 0.5, 1e-9);
+	/* a selective recomputation that dispatches again (torchtitan's
+	 * per-op policy) reads again too: the backward's 120 kernels, 7.8
+	 * ms, against its 7 (and nothing recomputed): 0.8 + 1 more */
+	x.g.r = PROF_RC_SELECTIVE;
+	x.c.rerun[0] = PROF_RERUN_EP_A2A;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
+	CHECK_NEAR(st.recompute_ms, 0, 1e-12);
+	CHECK_NEAR(st.host_ms, 2.2 + 1 + 0.8 + 1 + 0.5, 1e-9);
+	/* without the rerun its backward joins the stretch: 7.8 ms of
+	 * host beside 7 of GPU, 0.8 either way, and no second read */
+	x.c.rerun[0] = 0;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
+	CHECK_NEAR(st.host_ms, 2.2 + 1 + 0.8 + 0.5, 1e-9);
 	x.g.r = PROF_RC_NONE;
 	x.c.kernf[0] = x.c.kernf[1] = 0;
 
