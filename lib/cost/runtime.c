@@ -67,7 +67,7 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	"op-fuser", "paged-stash", NULL,
+	"op-fuser", "paged-stash", "compile", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -104,6 +104,16 @@ derive(struct runtime *rt)
 	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
 	 * they feed; the ring's first and last chunks do not. */
 	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ? 0.8 : 0;
+	/* torchtitan's compile.enable (components model and loss, the
+	 * default): Inductor compiles each transformer block whole
+	 * (models/llama3/infra/parallelize.py:256-267 at v0.2.2) and the
+	 * loss (components/loss.py:33-35), fusing the chains the eager
+	 * code runs as kernels apiece: the activation, the residual adds,
+	 * the rotary embedding and the cross-entropy */
+	if (rt->id == RUNTIME_TORCHTITAN)
+		rt->fusions = runtime_has(rt, RUNTIME_OPT_COMPILE)
+				      ? ANALYTIC_FUSE_ALL
+				      : 0;
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
 	 * the GPU waiting.  CUDA graphs replay a whole pass at once. */
@@ -300,7 +310,8 @@ runtime_init(struct runtime *rt, int id)
 		rt->ep_shared_overlap = 1;
 		/* Float8Linear's enable_fsdp_float8_all_gather, off by
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
-		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER);
+		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER) |
+				   OPT(COMPILE);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;

@@ -36,6 +36,9 @@
 /* qwen3's MoE flavors and expert parallelism came in v0.2.0, with another
  * device mesh until v0.2.2 (parallel_dims.py); checked against v0.2.2 */
 #define TORCHTITAN_MOE_VERSIONS "torchtitan v0.2.2"
+/* the [compile] section (job_config.py:637-645, 901 at v0.2.0; 721-727,
+ * 1017 at v0.2.2); v0.1.0 had training.compile instead */
+#define TORCHTITAN_COMPILE_VERSIONS "torchtitan v0.2.0 to v0.2.2"
 
 struct flavor {
 	const char *name;
@@ -228,6 +231,10 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int op = p->recompute == PROF_RC_SELECTIVE && emit_rc_per_op(p);
 	int c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
+	struct runtime rt;
+	/* torch.compile, as the plan's runtime priced it */
+	int compile = emit_plan_runtime(p, RUNTIME_TORCHTITAN, &rt) == 1 &&
+		      runtime_has(&rt, RUNTIME_OPT_COMPILE);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
@@ -350,7 +357,9 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		"torchtitan.train\n"
 		"# --job.config_file THIS_FILE; NGPU = %d.\n",
 		plan_sched_names[p->sched], p->w, p->d, p->t, p->b, p->m,
-		m->moe.experts ? TORCHTITAN_MOE_VERSIONS : TORCHTITAN_VERSIONS,
+		m->moe.experts ? TORCHTITAN_MOE_VERSIONS
+		: compile      ? TORCHTITAN_COMPILE_VERSIONS
+			       : TORCHTITAN_VERSIONS,
 		p->w * p->d * p->t * c);
 	fprintf(fp, "\n[job]\ndescription = ");
 	emit_json_str(fp, p->model);
@@ -376,6 +385,12 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	fprintf(fp, "seq_len = %lld\n", (long long)in->prof->seq_len);
 	fprintf(fp, "mixed_precision_param = \"%s\"\n",
 		!strcmp(prec, "bf16") || fp8 ? "bfloat16" : "float32");
+
+	if (compile)
+		fprintf(fp, "\n[compile]\n# torch.compile of each block and "
+			    "of the loss: the fusions the plan\n# priced "
+			    "(--runtime torchtitan:compile).\nenable = true\n"
+			    "components = [\"model\", \"loss\"]\n");
 
 	fprintf(fp, "\n[parallelism]\n");
 	if (fsdp && p->zero < 2 && c > 1)

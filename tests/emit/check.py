@@ -411,6 +411,14 @@ def check_torchtitan(p, path):
     expect(bad, vpp == p.v, "virtual stages %d vs %d" % (vpp, p.v))
     expect(bad, per == p.blocks, "blocks per stage %s vs %s"
            % (per, p.blocks))
+    # --runtime torchtitan:compile priced Inductor's fusions: the job
+    # compiles the blocks and the loss (J:721-727); without it, eager
+    comp = c.get("compile", {})
+    expect(bad, comp.get("enable", False) == ("compile" in p.rt_opts),
+           "compile %s vs the plan's runtime" % comp.get("enable", False))
+    if comp.get("enable", False):
+        expect(bad, set(comp.get("components", ["model", "loss"])) ==
+               U.TORCHTITAN_COMPILE_COMPONENTS, "compile components")
     mode = c["activation_checkpoint"]["mode"]
     opt = c["activation_checkpoint"].get("selective_ac_option", "2")
     if mode == "selective" and opt.isdigit():
@@ -734,6 +742,8 @@ MCORE_MOE_EXTRA = ["--runtime",
                    "--expert-parallel", "1,2,4,8",
                    "--expert-tensor-parallel", "1",
                    "--moe-rank-capacity", "1.25"]
+# Llama 3 as torchtitan runs it compiled (torch.compile's fusions).
+TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile"]
 
 
 def sweep(quick):
@@ -749,6 +759,8 @@ def sweep(quick):
                 runs.append((m, DS_MOE_EXTRA))
             if m.startswith(("qwen3-", "gpt-oss-")) and moe:
                 runs.append((m, MCORE_MOE_EXTRA))
+            if m.startswith("llama3"):
+                runs.append((m, TT_COMPILE_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]

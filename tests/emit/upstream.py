@@ -725,7 +725,11 @@ TORCHTITAN_KEYS = {
                     "expert_tensor_parallel_degree": "J:464"},
     "activation_checkpoint": {"mode": "J:652",
                               "selective_ac_option": "J:655"},
+    # J:721-727 Compile, reached as compile (J:1017): PL:256-267 compiles
+    # each block, components/loss.py:33-35 the loss
+    "compile": {"enable": "J:722", "components": "J:725"},
 }
+TORCHTITAN_COMPILE_COMPONENTS = {"model", "loss"}  # J:725
 TORCHTITAN_AC_MODES = {"selective", "full", "memory_budget", "none"}  # J:652
 TORCHTITAN_PRECISIONS = {"bfloat16", "float32"}  # J:282
 # (model, flavor): layers.  L3:51-95; Q3:145-190 (every block MoE).

@@ -200,6 +200,34 @@ fx_close(struct stage_fx *x)
  * DeepSpeed's fixed capacity does not synchronise (the runtime's
  * moe_sync).
  */
+/*
+ * torchtitan runs eager PyTorch, no kernel fused, unless compile is on:
+ * Inductor compiles the blocks and the loss, the fusions of
+ * ANALYTIC_FUSE_ALL.  Megatron-Core fuses those itself and has no such
+ * option.
+ */
+static void
+test_runtime_compile(void)
+{
+	struct runtime rt;
+
+	runtime_init(&rt, RUNTIME_TORCHTITAN);
+	CHECK_INT_EQ((int)rt.fusions, 0);
+	CHECK_INT_EQ(runtime_parse(&rt, "torchtitan:compile"), 0);
+	CHECK(runtime_has(&rt, RUNTIME_OPT_COMPILE));
+	CHECK_INT_EQ((int)rt.fusions, ANALYTIC_FUSE_ALL);
+	CHECK_INT_EQ(runtime_parse(&rt, "torchtitan:compile,no-compile"), 0);
+	CHECK_INT_EQ((int)rt.fusions, 0);
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	CHECK_INT_EQ((int)rt.fusions, ANALYTIC_FUSE_ALL);
+	CHECK_ERR(runtime_parse(&rt, "megatron-core:compile"),
+		  "pd2bw: runtime megatron-core has no option 'compile' "
+		  "(valid: overlap-grad-reduce, overlap-param-gather, "
+		  "tp-comm-overlap, cuda-graphs, grad-reduce-fp32, "
+		  "fp8-param-gather, overlap-moe-ep-comm, flex-dispatcher, "
+		  "op-fuser, paged-stash)");
+}
+
 static void
 test_moe_host(void)
 {
@@ -2398,6 +2426,7 @@ main(void)
 {
 	test_hand_cost();
 	test_moe_host();
+	test_runtime_compile();
 	test_weight_cast();
 	test_tp_hidden();
 	test_partition_brute();
