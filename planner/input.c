@@ -62,15 +62,24 @@ input_set_capacity(double cf)
 /* How every estimate this run makes runs its kernels (--fusions,
  * --fp8-recipe) and what selective recomputation recomputes
  * (--recompute-modules). */
-static struct analytic_opts est = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
-				   ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 1,
-				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0, 0};
+static struct analytic_opts est;
+static int est_set;
+
+/* est, at analytic_opts_init()'s defaults until set */
+static struct analytic_opts *
+opts(void)
+{
+	if (!est_set) {
+		analytic_opts_init(&est);
+		est_set = 1;
+	}
+	return &est;
+}
 
 void
 input_set_fusions(unsigned f)
 {
-	est.fusions = f;
+	opts()->fusions = f;
 }
 
 /* The runtime fuses the rotary embedding only for plain rotary
@@ -89,83 +98,83 @@ static void
 model_fusions(const struct model *m)
 {
 	if (rope_plain && model_yarn_positions(m))
-		est.fusions &= ~ANALYTIC_FUSE_ROPE;
+		opts()->fusions &= ~ANALYTIC_FUSE_ROPE;
 }
 
 void
 input_set_fp8_recipe(int r)
 {
-	est.fp8_recipe = r;
+	opts()->fp8_recipe = r;
 }
 
 void
 input_set_fp8_casts(int c)
 {
-	est.fp8_casts = c;
+	opts()->fp8_casts = c;
 }
 
 void
 input_set_xent_copy(int on)
 {
-	est.xent_copy = on;
+	opts()->xent_copy = on;
 }
 
 void
 input_set_clamp_eager(int on)
 {
-	est.clamp_eager = on;
+	opts()->clamp_eager = on;
 }
 
 void
 input_set_paged_stash(double factor)
 {
-	est.paged_stash = factor;
+	opts()->paged_stash = factor;
 }
 
 void
 input_set_vocab_pad(int pad)
 {
-	est.vocab_pad = pad;
+	opts()->vocab_pad = pad;
 }
 
 void
 input_set_moe(double cf, int min_capacity, int dropless,
 	      int dense_dispatch)
 {
-	est.capacity_factor = cf;
-	est.min_capacity = min_capacity;
-	est.dropless = dropless;
-	est.dense_dispatch = dense_dispatch;
+	opts()->capacity_factor = cf;
+	opts()->min_capacity = min_capacity;
+	opts()->dropless = dropless;
+	opts()->dense_dispatch = dense_dispatch;
 }
 
 void
 input_set_rc_modules(unsigned m)
 {
-	est.rc_modules = m;
+	opts()->rc_modules = m;
 }
 
 unsigned
 input_rc_modules(void)
 {
-	return est.rc_modules;
+	return opts()->rc_modules;
 }
 
 unsigned
 input_fusions(void)
 {
-	return est.fusions;
+	return opts()->fusions;
 }
 
 void
 input_set_attn(int a)
 {
-	est.attn = a;
+	opts()->attn = a;
 }
 
 int
 input_attn(void)
 {
-	return est.attn;
+	return opts()->attn;
 }
 
 /* Train m at seq_len (> 0) instead of its own length, in the precision
@@ -216,7 +225,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 				nmb = analytic_default_nmb;
 			}
 			ret = analytic_profile_opts(p, &m, g, mb, nmb, 1, 0,
-						    &est);
+						    opts());
 		}
 		model_release(&m);
 	} else {
@@ -286,7 +295,7 @@ add_chains(struct input_chains *x, const struct model *m,
 			par.sp = sp;
 			par.cp = cp;
 			if (analytic_profile_par(&x->prof[n], m, g, mb, nmb,
-						 &par, &est) ||
+						 &par, opts()) ||
 			    chain_build(&x->ch[n], &x->prof[n]))
 				return -1;
 			x->sc[n].c = &x->ch[n];

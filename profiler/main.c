@@ -331,10 +331,7 @@ main(int argc, char **argv)
 	int fp8_recipe = -1;
 	int64_t gemm_mkn[MAX_LIST][3];
 	int list_gpus = 0, quiet = 0, c, i, ret = 1, gemm_n = 0, flash = -1;
-	struct analytic_opts ao = {ANALYTIC_FUSE_ALL, FP8_DELAYED,
-				  ANALYTIC_RC_CORE_ATTN, ANALYTIC_ATTN_NATIVE,
-				   ANALYTIC_CASTS_TE, 0, 1,
-				   MODEL_MEGATRON_VOCAB_PAD, 0, 0, 0, 0, 0};
+	struct analytic_opts ao;
 	const struct gpu_spec *spec = NULL;
 	char model_buf[4096], why[256];
 
@@ -342,6 +339,7 @@ main(int argc, char **argv)
 	afile_stdout_setup();
 	infile_keep(1); /* each input read once: FIFOs and pipes work */
 	memset(&o, 0, sizeof(o));
+	analytic_opts_init(&ao);
 	o.warmup = o.repeats = -1;
 	o.check = o.cupti = 1;
 	tps[0] = 1;

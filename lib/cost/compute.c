@@ -135,10 +135,10 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * that dispatches again (the chain's rerun PROF_RERUN_EP_A2A: torchtitan's
  * per-op policy, whose split sizes come from a blocking copy to the host,
  * torchtitan/models/common/token_dispatcher.py:305 at b5bcd76c6), so its
- * backward weighs its own kernels too.  After each read the GPU also idles while the
- * host turns the counts into split sizes and issues the next kernel:
- * the runtime's host_ms_moe_sync, added to the layer's time whichever
- * of host and GPU is the longer.  A profile that does not split its
+ * backward weighs its own kernels too.  After each read the GPU also
+ * idles while the host turns the counts into split sizes and issues the
+ * next kernel: the runtime's host_ms_moe_sync, added to the layer's time
+ * whichever of host and GPU is the longer.  A profile that does not split its
  * kernels (no fwd_kernels) weighs each MoE layer's forward and backward
  * together.
  * A dispatcher with a fixed capacity reads nothing: DeepSpeed-MoE's

@@ -74,6 +74,38 @@ const char *const runtime_opt_names[] = {
 #define SCHED(s) (1u << PLAN_##s)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/*
+ * The kernels each runtime's model code fuses.  Megatron-Core: bias-GeLU
+ * and bias-SwiGLU, bias-dropout-add and rope fused by default
+ * (megatron/training/arguments.py:2892-2905, --no-*-fusion switches
+ * them off), the cross-entropy fusion on in the recipes (Megatron-Bridge
+ * src/megatron/bridge/models/gpt_provider.py:205; Megatron-LM's own
+ * default is off, megatron/core/model_parallel_config.py:320: give
+ * --fusions act,dropadd,rope for a Megatron-LM command line).  The
+ * PyTorch-native runtimes (torchtitan, DeepSpeed, DDP) run their models'
+ * eager code: one kernel per operator, but torchtitan's compile.enable
+ * (components model and loss, the default): Inductor compiles each
+ * transformer block whole (models/llama3/infra/parallelize.py:256-267 at
+ * v0.2.2) and the loss (components/loss.py:33-35), fusing the chains the
+ * eager code runs as kernels apiece: the activation, the residual adds,
+ * the rotary embedding and the cross-entropy.  pipedream-2bw keeps the
+ * fused estimate its earlier releases used.
+ */
+static unsigned
+fusions_of(const struct runtime *rt)
+{
+	switch (rt->id) {
+	case RUNTIME_MEGATRON_CORE:
+	case RUNTIME_PIPEDREAM_2BW:
+		return ANALYTIC_FUSE_ALL;
+	case RUNTIME_TORCHTITAN:
+		return runtime_has(rt, RUNTIME_OPT_COMPILE) ? ANALYTIC_FUSE_ALL
+							    : 0;
+	default:
+		return 0;
+	}
+}
+
 static void
 derive(struct runtime *rt)
 {
@@ -104,16 +136,7 @@ derive(struct runtime *rt)
 	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
 	 * they feed; the ring's first and last chunks do not. */
 	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ? 0.8 : 0;
-	/* torchtitan's compile.enable (components model and loss, the
-	 * default): Inductor compiles each transformer block whole
-	 * (models/llama3/infra/parallelize.py:256-267 at v0.2.2) and the
-	 * loss (components/loss.py:33-35), fusing the chains the eager
-	 * code runs as kernels apiece: the activation, the residual adds,
-	 * the rotary embedding and the cross-entropy */
-	if (rt->id == RUNTIME_TORCHTITAN)
-		rt->fusions = runtime_has(rt, RUNTIME_OPT_COMPILE)
-				      ? ANALYTIC_FUSE_ALL
-				      : 0;
+	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
 	 * the GPU waiting.  CUDA graphs replay a whole pass at once. */
@@ -189,30 +212,6 @@ derive(struct runtime *rt)
 	/* PyTorch's caching allocator: blocks rounded and split, about
 	 * 5-10% of the activation high-water mark reserved beyond it. */
 	rt->frag = 0.07;
-}
-
-/*
- * The kernels each runtime's model code fuses.  Megatron-Core: bias-GeLU
- * and bias-SwiGLU, bias-dropout-add and rope fused by default
- * (megatron/training/arguments.py:2892-2905, --no-*-fusion switches
- * them off), the cross-entropy fusion on in the recipes (Megatron-Bridge
- * src/megatron/bridge/models/gpt_provider.py:205; Megatron-LM's own
- * default is off, megatron/core/model_parallel_config.py:320: give
- * --fusions act,dropadd,rope for a Megatron-LM command line).  The
- * PyTorch-native runtimes (torchtitan, DeepSpeed, DDP) run their models'
- * eager code: one kernel per operator.  pipedream-2bw keeps the fused
- * estimate its earlier releases used.
- */
-static unsigned
-fusions_of(int id)
-{
-	switch (id) {
-	case RUNTIME_MEGATRON_CORE:
-	case RUNTIME_PIPEDREAM_2BW:
-		return ANALYTIC_FUSE_ALL;
-	default:
-		return 0;
-	}
 }
 
 void
@@ -329,7 +328,6 @@ runtime_init(struct runtime *rt, int id)
 	 * heads (deepspeed/runtime/engine.py:1278, deepspeed/sequence/
 	 * layer.py:311, at 38327e07f), which pd2bw does not price */
 	rt->sp = rt->tp && id != RUNTIME_DEEPSPEED;
-	rt->fusions = fusions_of(rt->id);
 	/* Megatron-Core's default is delayed scaling (transformer_config.py
 	 * :594); torchtitan's torchao converter scales tensorwise */
 	rt->fp8_recipe = rt->id == RUNTIME_TORCHTITAN ? FP8_TENSORWISE

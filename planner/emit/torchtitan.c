@@ -231,10 +231,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int op = p->recompute == PROF_RC_SELECTIVE && emit_rc_per_op(p);
 	int c = p->c > 1 ? p->c : 1;
 	int etp = p->etp > 0 ? p->etp : p->t;
-	struct runtime rt;
 	/* torch.compile, as the plan's runtime priced it */
-	int compile = emit_plan_runtime(p, RUNTIME_TORCHTITAN, &rt) == 1 &&
-		      runtime_has(&rt, RUNTIME_OPT_COMPILE);
+	int compile = emit_runtime_opt(p, RUNTIME_OPT_COMPILE);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
