@@ -13,7 +13,7 @@
 # bench/data/README.md's rule: at most one set of efficiencies per GPU type
 # and precision, fitted only on the rows marked fit = 1.  This script is
 # that fit, reproducible: for each GPU die and precision class with fit rows
-# (dense Megatron and sharded data-parallel rows; the CP/EP rows are held
+# (dense Megatron, sharded data-parallel and torchtitan rows; the CP/EP rows are held
 # against the result, never fitted), it moves the efficiency until the
 # signed mean error of the group's fit rows is zero, all groups at once
 # (secant steps; a group's rows also run the other classes' layers, so the
@@ -25,6 +25,8 @@
 #   A100     gemm_eff   A100-80GB, 16-bit rows (the 40 GB part keeps the
 #                       catalog's figure: one fit row)
 #   H100     gemm_eff   H100-SXM and H200, 16-bit rows; gemm_eff8: FP8 rows
+#   H100-96GB-500W      the same die at 500 W, its own type: the same two
+#                       figures, on torchtitan's rows (section T)
 #   B200     gemm_eff8  per-tensor FP8 rows; gemm_eff_mxfp8: MXFP8 rows;
 #                       gemm_eff_nvfp4: NVFP4 rows
 #   GB200    the same
@@ -73,6 +75,8 @@ END {
 	print "A100", "gemm_eff", e16["A100-80GB"]
 	print "H100", "gemm_eff", e16["H100-SXM"]
 	print "H100", "gemm_eff8", e8["H100-SXM"]
+	print "H100-96GB-500W", "gemm_eff", e16["H100-96GB-500W"]
+	print "H100-96GB-500W", "gemm_eff8", e8["H100-96GB-500W"]
 	n = split("B200 GB200 GB300", d, " ")
 	for (i = 1; i <= n; i++) {
 		print d[i], "gemm_eff8", e8[d[i]]
@@ -124,7 +128,7 @@ errors() {
 	write_gpus "$1" "$TMP/gpus.yaml"
 	sh bench/validate.sh -q --gpus "$TMP/gpus.yaml" --tsv "$TMP/v.tsv" "$B" >/dev/null
 	awk -F'\t' "$DIE"'
-	$3 == 1 && $4 == "run" && $7 != "-" && $13 != "par" {
+	$3 == 1 && $4 == "run" && $7 != "-" && $13 != "par" && $13 != "ttcp" {
 		f = $15 ~ /mx/ ? "gemm_eff_mxfp8" : $15 ~ /fp8/ ? "gemm_eff8" : $15 ~ /fp4/ ? "gemm_eff_nvfp4" : "gemm_eff"
 		g = die($14)
 		s[g, f] += $7; n[g, f]++

@@ -46,6 +46,7 @@ enum runtime_opt {
 	RUNTIME_OPT_OP_FUSER,             /* megatron-core (TE op fuser) */
 	RUNTIME_OPT_PAGED_STASH,          /* megatron-core (MoE paged stash) */
 	RUNTIME_OPT_COMPILE,              /* torchtitan (torch.compile) */
+	RUNTIME_OPT_ASYNC_TP,             /* torchtitan (micro-pipelined TP) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */

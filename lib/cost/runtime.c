@@ -67,7 +67,7 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	"op-fuser", "paged-stash", "compile", NULL,
+	"op-fuser", "paged-stash", "compile", "async-tp", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -136,6 +136,15 @@ derive(struct runtime *rt)
 	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
 	 * they feed; the ring's first and last chunks do not. */
 	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ? 0.8 : 0;
+	/* torchtitan's async TP (parallelism.enable_async_tensor_parallel,
+	 * job_config.py:357 at v0.2.2) sets Inductor's _micro_pipeline_tp
+	 * (distributed/tensor_parallel.py:16-25): each sequence-parallel
+	 * all-gather and reduce-scatter is fused with the matmul it feeds
+	 * or follows and cut into one chunk per rank, whose transfers run
+	 * under the other chunks' matmuls, the decomposition Transformer
+	 * Engine's ring overlap makes: the same share hidden */
+	if (runtime_has(rt, RUNTIME_OPT_ASYNC_TP))
+		rt->tp_hidden = 0.8;
 	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
@@ -310,7 +319,7 @@ runtime_init(struct runtime *rt, int id)
 		/* Float8Linear's enable_fsdp_float8_all_gather, off by
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
 		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER) |
-				   OPT(COMPILE);
+				   OPT(COMPILE) | OPT(ASYNC_TP);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;
@@ -436,6 +445,11 @@ runtime_parse(struct runtime *rt, const char *spec)
 		/* arguments.py:1028 */
 		return pd2bw_error("runtime %s: overlap-param-gather needs "
 				   "overlap-grad-reduce", runtime_names[id]);
+	if (runtime_has(rt, RUNTIME_OPT_ASYNC_TP) &&
+	    !runtime_has(rt, RUNTIME_OPT_COMPILE))
+		/* the pass is Inductor's (tensor_parallel.py:19-23) */
+		return pd2bw_error("runtime %s: async-tp needs compile",
+				   runtime_names[id]);
 	derive(rt);
 	return 0;
 }

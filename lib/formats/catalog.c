@@ -160,6 +160,15 @@
  */
 #define H100_GEMM_EFF 0.564
 #define H100_GEMM_EFF8 0.582
+/*
+ * The same die held to 500 W (below): its own GPU type, whose figures
+ * are fitted the same way on its own fit rows (torchtitan's benchmarks,
+ * section T of bench/validate.sh: 16-bit on Llama 3 8B over 128 GPUs,
+ * FP8 on Llama 3 8B over 64 GPUs at TP 8 and Llama 3.1 405B over 512);
+ * the datasheet peak stays the die's, the power limit is in them.
+ */
+#define H100_500W_GEMM_EFF 0.431
+#define H100_500W_GEMM_EFF8 0.472
 
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
@@ -251,6 +260,23 @@ static const struct builtin builtins[] = {
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
 	 1978.9, 132, H100_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
+	/*
+	 * The H100 of Meta's Grand Teton hosts, on which torchtitan's team
+	 * ran its published benchmarks (pytorch/torchtitan benchmarks/
+	 * llama3_h100_202412_torchtitan.md and asyncTP_llama3_h100_2025-06_
+	 * torchtitan.md): the H100 SXM die with 96 GB HBM2e at 2.4 TB/s, at
+	 * its default 500 W power limit rather than 700 W, which the source
+	 * says puts its real peak between the SXM's and the NVL's.  The
+	 * datasheet figures of the die (989.4 TFLOP/s BF16 dense, 1978.9
+	 * FP8, 132 SMs), with GEMM efficiencies of its own (the limit lowers
+	 * the clocks under tensor load).
+	 */
+	{"H100-96GB-500W", 96, 989.4, 67, 2400, 450, 64, H100_500W_GEMM_EFF,
+	 0.45, 0.8, 3,
+	 "NVIDIA H100 datasheet (SXM5) die: 989.4 TFLOPS BF16 dense, 67 FP32, "
+	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
+	 "(torchtitan benchmarks, Grand Teton hosts)",
+	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18

@@ -233,6 +233,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int etp = p->etp > 0 ? p->etp : p->t;
 	/* torch.compile, as the plan's runtime priced it */
 	int compile = emit_runtime_opt(p, RUNTIME_OPT_COMPILE);
+	/* async TP (runtime_parse() has refused it without compile) */
+	int async_tp = emit_runtime_opt(p, RUNTIME_OPT_ASYNC_TP);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
@@ -415,6 +417,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	if (fsdp && p->zero == 2)
 		fprintf(fp, "fsdp_reshard_after_forward = \"never\"\n");
 	fprintf(fp, "tensor_parallel_degree = %d\n", p->t);
+	/* job_config.py:357 at v0.2.2; Inductor's micro-pipelined TP,
+	 * distributed/tensor_parallel.py:16-25 */
+	if (async_tp && p->t > 1)
+		fprintf(fp, "# Async TP: each all-gather and reduce-scatter "
+			    "runs in chunks under its\n# matmul, as priced "
+			    "(--runtime torchtitan:compile,async-tp).\n"
+			    "enable_async_tensor_parallel = true\n");
 	if (c > 1) {
 		fprintf(fp, "# Context parallelism: the K/V shards rotate "
 			    "around the ring during each\n# step's "

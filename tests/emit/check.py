@@ -419,6 +419,16 @@ def check_torchtitan(p, path):
     if comp.get("enable", False):
         expect(bad, set(comp.get("components", ["model", "loss"])) ==
                U.TORCHTITAN_COMPILE_COMPONENTS, "compile components")
+    # --runtime torchtitan:compile,async-tp priced the TP collectives
+    # hidden under their matmuls: the job asks for it, which torchtitan
+    # honours only with the model compiled (tensor_parallel.py:16-25)
+    atp = c["parallelism"].get("enable_async_tensor_parallel", False)
+    expect(bad, atp == ("async-tp" in p.rt_opts and p.t > 1),
+           "async TP %s vs the plan's runtime" % atp)
+    if atp:
+        expect(bad, comp.get("enable", False) and "model" in
+               comp.get("components", ["model", "loss"]),
+               "async TP without the model compiled")
     mode = c["activation_checkpoint"]["mode"]
     opt = c["activation_checkpoint"].get("selective_ac_option", "2")
     if mode == "selective" and opt.isdigit():
@@ -742,8 +752,9 @@ MCORE_MOE_EXTRA = ["--runtime",
                    "--expert-parallel", "1,2,4,8",
                    "--expert-tensor-parallel", "1",
                    "--moe-rank-capacity", "1.25"]
-# Llama 3 as torchtitan runs it compiled (torch.compile's fusions).
-TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile"]
+# Llama 3 as torchtitan runs it compiled (torch.compile's fusions), with
+# async TP, which has the TP plans emit enable_async_tensor_parallel.
+TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile,async-tp"]
 
 
 def sweep(quick):

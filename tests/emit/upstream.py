@@ -713,6 +713,9 @@ TORCHTITAN_KEYS = {
                     # "default" | "always" | "never" (ZeRO-2)
                     "fsdp_reshard_after_forward": "J:336",
                     "tensor_parallel_degree": "J:351",
+                    # Inductor's micro-pipelined TP; needs compile with
+                    # "model" (distributed/tensor_parallel.py:16-25)
+                    "enable_async_tensor_parallel": "J:357",
                     "context_parallel_degree": "J:428",
                     # "allgather" (the default) | "alltoall"
                     "context_parallel_rotate_method": "J:446",

@@ -12,7 +12,7 @@
 #include "pd2bw/error.h"
 
 /* the built-in catalog's GPUs */
-#define NBUILT 14
+#define NBUILT 15
 
 #define GIB 1073741824LL
 
@@ -120,7 +120,7 @@ test_builtin(void)
 		"V100-16GB", "V100-32GB", "A100-40GB", "A100-80GB",
 		"H100-SXM",  "H200",      "B200",      "L40S",
 		"GB200",     "GB300",     "B300",      "H800",
-		"GH200",     "GH200-144GB",
+		"GH200",     "GH200-144GB", "H100-96GB-500W",
 	};
 	size_t i;
 

@@ -2370,6 +2370,18 @@ test_tp_hidden(void)
 	x.g.sp = 1;
 	CHECK(runtime_parse(&rt, "megatron-core:no-tp-comm-overlap") == 0);
 	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	/* torchtitan: serial TP unless async TP, which hides what TE's
+	 * ring does, and which needs torch.compile */
+	CHECK(runtime_parse(&rt, "torchtitan:compile") == 0);
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, full, 1e-12);
+	CHECK(runtime_parse(&rt, "torchtitan:compile,async-tp") == 0);
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.8, 0);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, 0.2 * full, 1e-12);
+	CHECK_ERR(runtime_parse(&rt, "torchtitan:async-tp"),
+		  "pd2bw: runtime torchtitan: async-tp needs compile");
 	fx_close(&x);
 }
 
