@@ -115,6 +115,10 @@ write_gpus() {
 		else if (bw) $2 = r3(v[d, "gemm_eff8"] * v["H100", "gemm_eff"] / v["H100", "gemm_eff8"])
 		$0 = "  " $1 " " $2
 	}
+	# the 500 W part'"'"'s attention fractions follow its 16-bit GEMM
+	# figure (catalog.c H100_500W_ATTN)
+	d == "H100-96GB-500W" && /^  attn_eff:/ { $0 = "  attn_eff: " r3(0.45 * v[d, "gemm_eff"] / v["H100", "gemm_eff"]) }
+	d == "H100-96GB-500W" && /^  attn_eff_fa2:/ { $0 = "  attn_eff_fa2: " r3(0.35 * v[d, "gemm_eff"] / v["H100", "gemm_eff"]) }
 	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
 	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }
 	/^  gemm_eff_nvfp4:/ && (d, "gemm_eff_nvfp4") in v { $0 = "  gemm_eff_nvfp4: " v[d, "gemm_eff_nvfp4"] }

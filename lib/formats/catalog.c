@@ -167,8 +167,12 @@
  * FP8 on Llama 3 8B over 64 GPUs at TP 8 and Llama 3.1 405B over 512);
  * the datasheet peak stays the die's, the power limit is in them.
  */
-#define H100_500W_GEMM_EFF 0.431
-#define H100_500W_GEMM_EFF8 0.472
+#define H100_500W_GEMM_EFF 0.451
+#define H100_500W_GEMM_EFF8 0.530
+/* the limit holds back every tensor-core kernel, not the GEMMs alone:
+ * its attention kernels run at the H100's fractions (0.45, and 0.35 for
+ * FlashAttention-2) times the ratio of the two 16-bit GEMM figures */
+#define H100_500W_ATTN(e) EFF_R3((e) * H100_500W_GEMM_EFF / H100_GEMM_EFF)
 
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
@@ -272,11 +276,12 @@ static const struct builtin builtins[] = {
 	 * the clocks under tensor load).
 	 */
 	{"H100-96GB-500W", 96, 989.4, 67, 2400, 450, 64, H100_500W_GEMM_EFF,
-	 0.45, 0.8, 3,
+	 H100_500W_ATTN(0.45), 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5) die: 989.4 TFLOPS BF16 dense, 67 FP32, "
 	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
 	 "(torchtitan benchmarks, Grand Teton hosts)",
-	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, 0.35, 0, 0, 256},
+	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN(0.35), 0, 0,
+	 256},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
