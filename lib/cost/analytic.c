@@ -2387,10 +2387,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * module/base.py grad_output_preprocess; NVFP4 alike, its rowwise
 	 * copy); the reduce-scatters stay 16-bit: of a block's four
 	 * all-gather + reduce-scatter pairs, the all-gathers move qb bytes a
-	 * value instead of e (FP8: 0.75 of the 16-bit bytes) */
+	 * value instead of e (FP8: 0.75 of the 16-bit bytes).  torchao's
+	 * Float8Linear does the same with tensorwise scaling, by default
+	 * (torchtitan docs/float8.md:31, 49 at v0.2.2); its other recipes
+	 * communicate in high precision */
 	p->tp_block_bytes = model_prec_quantised(m->precision) && sp &&
 					    tp > 1 &&
-					    sh.casts == ANALYTIC_CASTS_TE
+					    (sh.casts == ANALYTIC_CASTS_TE ||
+					     sh.fp8r == FP8_TENSORWISE)
 				    ? (1 + sh.qb / sh.e) / 2
 				    : 1;
 	p->route.experts = m->moe.experts;

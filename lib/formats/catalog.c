@@ -168,7 +168,7 @@
  * the datasheet peak stays the die's, the power limit is in them.
  */
 #define H100_500W_GEMM_EFF 0.451
-#define H100_500W_GEMM_EFF8 0.530
+#define H100_500W_GEMM_EFF8 0.494
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels run at the H100's fractions (0.45, and 0.35 for
  * FlashAttention-2) times the ratio of the two 16-bit GEMM figures */

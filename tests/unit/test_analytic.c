@@ -733,6 +733,20 @@ test_fp8_recipes(void)
 	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 0, &o), 0);
 	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
 	profile_release(&pb);
+	/* torchao's casts (torchtitan): tensorwise gathers FP8, its other
+	 * recipes 16-bit (docs/float8.md:31 at v0.2.2) */
+	o.fp8_casts = ANALYTIC_CASTS_EACH;
+	o.fp8_recipe = FP8_TENSORWISE;
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
+	CHECK_NEAR(pb.tp_block_bytes, 0.75, 0);
+	profile_release(&pb);
+	o.fp8_recipe = FP8_MXFP8;
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
+	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
+	profile_release(&pb);
+	o.fp8_casts = ANALYTIC_CASTS_TE;
 	m.precision = MODEL_BF16;
 	profile_init(&pb);
 	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
