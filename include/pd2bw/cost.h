@@ -463,6 +463,8 @@ struct cost_mem {
 				  parameter, per unsharded gradient (0: none) */
 	double gather_blk;     /* ... per gathered block weight (FP8) */
 	int keep;              /* the window is the stage's parameters */
+	int nosync;            /* ... and the stage's unsharded gradients,
+				  grad bytes each (runtime pp_nosync) */
 	/* with EP the routed experts' share of the sharded bytes per
 	 * parameter: 1 / cost_eshard_deg() - 1 / the shard group, times the
 	 * bytes their ZeRO stage shards (weights, gradients + state) */
@@ -605,7 +607,9 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 
 	if (m->gather > 0)
 		window = (m->keep ? m->gathered : 2 * m->big_gathered) +
-			 m->big_params * m->grad;
+			 (m->nosync ? 0 : m->big_params * m->grad);
+	if (m->nosync)
+		window += params * m->grad;
 	/* offloaded: the last layer's stash and one in transit, or with
 	 * some blocks offloaded what the others hold and one in transit
 	 * (Transformer Engine's cpu_offload.py: (layers - offloaded) x a

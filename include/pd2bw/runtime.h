@@ -77,6 +77,10 @@ struct runtime {
 	/* ZeRO-3 keeps a layer's gathered parameters from forward to
 	 * backward when pipelined (torchtitan's default policy with PP) */
 	int zero3_keep_pp;
+	/* under a pipeline, sharded gradients are reduced after the last
+	 * microbatch only, each parameter's whole gradient accumulated in
+	 * the meantime (torch.distributed.pipelining with FSDP2) */
+	int pp_nosync;
 	int offload;            /* activation CPU offload, one stage only */
 	int offload_rc;         /* ... also with recomputation */
 	int offload_blocks;     /* offload "on" moves every transformer

@@ -28,7 +28,8 @@
  * bounds the same window by stage3_prefetch_bucket_size, zero/config.py:
  * 208); when the runtime keeps them from forward to backward (torchtitan
  * under a pipeline, distributed/fsdp.py:128-132) the stage's parameters
- * stay gathered.  Activation offload keeps on the GPU the stage's last
+ * stay gathered, and, ZeRO-2 or 3, the stage's whole gradients in the
+ * reduce dtype until the last microbatch (runtime pp_nosync).  Activation offload keeps on the GPU the stage's last
  * layer's stash (used at once by the backward) and one layer in transit.
  */
 #include <string.h>
@@ -202,6 +203,12 @@ cost_mem_init(struct cost_mem *m, const struct chain *c,
 		m->gather_blk = cost_fp8_all_gather(o, g) ? 1 : m->gather;
 		m->grad = b.grad;
 		m->keep = rt->zero3_keep_pp && g->d > 1;
+	}
+	/* gradients reduced after the last microbatch alone: the stage's
+	 * whole gradients at the reduce bytes until then, ZeRO-2 or 3 */
+	if (rt->pp_nosync && g->d > 1 && g->zero >= 2 && zero_ranks(g) >= 2) {
+		m->nosync = 1;
+		m->grad = b.grad;
 	}
 	/* the routed experts' sharded bytes are sharded over the ranks
 	 * that hold the same experts, not over the whole shard group: the

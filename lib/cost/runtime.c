@@ -300,6 +300,12 @@ runtime_init(struct runtime *rt, int id)
 		rt->interleave = rt->selective = 1;
 		rt->zero_mask = rt->zero_pipe_mask = 0xd; /* 0, 2, 3 */
 		rt->hsdp = rt->zero2_gather_mb = rt->zero3_keep_pp = 1;
+		/* torch.distributed.pipelining turns FSDP's gradient sync
+		 * off for all but the last microbatch's backward (stage.py,
+		 * _configure_data_parallel_mode), and FSDP2 then keeps each
+		 * parameter's unsharded gradient, upcast to the reduce dtype
+		 * (_fsdp_param.py, to_accumulated_grad_if_needed) */
+		rt->pp_nosync = 1;
 		/* context_parallel_degree with context_parallel_rotate_
 		 * method "alltoall" (torchtitan v0.2.2 config/job_config.py:
 		 * 428, 446): each step's SDPA runs while the K/V shards

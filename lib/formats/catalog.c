@@ -167,7 +167,7 @@
  * FP8 on Llama 3 8B over 64 GPUs at TP 8 and Llama 3.1 405B over 512);
  * the datasheet peak stays the die's, the power limit is in them.
  */
-#define H100_500W_GEMM_EFF 0.451
+#define H100_500W_GEMM_EFF 0.456
 #define H100_500W_GEMM_EFF8 0.494
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels run at the H100's fractions (0.45, and 0.35 for

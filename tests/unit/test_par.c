@@ -1046,6 +1046,20 @@ test_ep_torchtitan(void)
 	CHECK_INT_EQ(st.state_bytes, 17000000000LL);
 	CHECK_INT_EQ(st.weight_bytes, 14125000000LL);
 	/*
+	 * The same two layers as one stage of a pipeline: torchtitan keeps
+	 * the stage's gathered parameters, and torch.distributed.pipelining
+	 * reduces their gradients after the last microbatch only, so FSDP2
+	 * holds every parameter's whole fp32 gradient until then: the
+	 * window is 2 x 1.5e9 x 2 + 3e9 x 4 = 18e9, weight 20.125e9
+	 */
+	g.d = 2;
+	g.sched = PLAN_FLUSH;
+	cost_stage_mem(&c, &o, &g, 0, 0, 1, NULL, &st);
+	CHECK_INT_EQ(st.state_bytes, 17000000000LL);
+	CHECK_INT_EQ(st.weight_bytes, 20125000000LL);
+	g.d = 1;
+	g.sched = PLAN_NONE;
+	/*
 	 * Its FSDP traffic for one layer on a 50 GB/s ring without latency:
 	 * gather 15/16 x 0.5e9 x 2 B + 1/2 x 1e9 x 2 B = 18.75 + 20 ms,
 	 * reduce-scatter in fp32 15/16 x 0.5e9 x 4 B + 1/2 x 1e9 x 4 B =
