@@ -114,11 +114,13 @@ write_gpus() {
 		if ((d, "gemm_eff") in v) $2 = v[d, "gemm_eff"]
 		else if (bw) $2 = r3(v[d, "gemm_eff8"] * v["H100", "gemm_eff"] / v["H100", "gemm_eff8"])
 		$0 = "  " $1 " " $2
+		g16 = $2
 	}
-	# the 500 W part'"'"'s attention fractions follow its 16-bit GEMM
-	# figure (catalog.c H100_500W_ATTN)
-	d == "H100-96GB-500W" && /^  attn_eff:/ { $0 = "  attn_eff: " r3(0.45 * v[d, "gemm_eff"] / v["H100", "gemm_eff"]) }
-	d == "H100-96GB-500W" && /^  attn_eff_fa2:/ { $0 = "  attn_eff_fa2: " r3(0.35 * v[d, "gemm_eff"] / v["H100", "gemm_eff"]) }
+	# the attention kernels of a part whose 16-bit figure is fitted:
+	# their isolated fraction times that figure over isolated GEMMs'"'"'
+	# 0.70 (catalog.c TRAIN_ATTN)
+	/^  attn_eff:/ && (bw || d ~ /^H100/) { $0 = "  attn_eff: " r3((bw ? 0.5 : 0.45) * g16 / 0.70) }
+	/^  attn_eff_fa2:/ && d ~ /^H100/ { $0 = "  attn_eff_fa2: " r3(0.35 * g16 / 0.70) }
 	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
 	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }
 	/^  gemm_eff_nvfp4:/ && (d, "gemm_eff_nvfp4") in v { $0 = "  gemm_eff_nvfp4: " v[d, "gemm_eff_nvfp4"] }

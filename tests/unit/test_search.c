@@ -775,7 +775,7 @@ test_plain(struct setup *u)
 			}
 	u->cl.nodes = nn;
 	u->o.cap_bytes = cap;
-	CHECK_MSG(exact > n / 4, "the exact search partitions candidates in "
+	CHECK_MSG(exact > n / 5, "the exact search partitions candidates in "
 				 "many cases");
 }
 
