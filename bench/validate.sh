@@ -731,6 +731,17 @@ function line(key, label) {
 function floor_line(set, label) {
 	if (nfl[set]) printf "%s: release floor %.1f%% (each configuration at the median of its measurements; %d of them measured more than once)\n", label, fl[set] / nfl[set], nmulti[set]
 }
+# The summary lines of a set: held-out, its release floor, fit, all, peak
+# memory where there is any, and its rows that do not fit or failed.
+function set_lines(k, label, nofits, fails) {
+	line(k "held", label " held-out")
+	floor_line(k, label " held-out")
+	line(k "fit", label " fit")
+	line(k "all", label " all")
+	if (n[k "peak"]) line(k "peak", label " peak memory")
+	if (nofits) printf "%s: %d runs predicted not to fit\n", label, nofits
+	if (fails) printf "%s: %d rows failed in pd2bw-plan\n", label, fails
+}
 function pct(e) { return e == "" ? "" : sprintf("%+.1f%%", e) }
 function has_flag(f, flags) { return index("," flags ",", "," f ",") > 0 }
 function nice(x) { gsub(/;/, "; ", x); return x }
@@ -948,25 +959,9 @@ END {
 	line("check16held", "dense-megatron 16-bit held-out")
 	line("check16all", "dense-megatron 16-bit all")
 	if (cnofit) printf "dense-megatron: %d runs predicted not to fit\n", cnofit
-	line("parheld", "parallel (CP, EP) held-out")
-	floor_line("par", "parallel (CP, EP) held-out")
-	line("parfit", "parallel (CP, EP) fit")
-	line("parall", "parallel (CP, EP) all")
-	if (pnofit) printf "parallel (CP, EP): %d runs predicted not to fit\n", pnofit
-	if (pfailed) printf "parallel (CP, EP): %d rows failed in pd2bw-plan\n", pfailed
-	line("fsdpheld", "fsdp (FSDP, ZeRO-2/3) held-out")
-	floor_line("fsdp", "fsdp (FSDP, ZeRO-2/3) held-out")
-	line("fsdpfit", "fsdp (FSDP, ZeRO-2/3) fit")
-	line("fsdpall", "fsdp (FSDP, ZeRO-2/3) all")
-	if (fnofit) printf "fsdp (FSDP, ZeRO-2/3): %d runs predicted not to fit\n", fnofit
-	if (ffailed) printf "fsdp (FSDP, ZeRO-2/3): %d rows failed in pd2bw-plan\n", ffailed
-	line("ttheld", "torchtitan (section T) held-out")
-	floor_line("tt", "torchtitan (section T) held-out")
-	line("ttfit", "torchtitan (section T) fit")
-	line("ttall", "torchtitan (section T) all")
-	line("ttpeak", "torchtitan (section T) peak memory")
-	if (tnofit) printf "torchtitan (section T): %d runs predicted not to fit\n", tnofit
-	if (tfailed) printf "torchtitan (section T): %d rows failed in pd2bw-plan\n", tfailed
+	set_lines("par", "parallel (CP, EP)", pnofit, pfailed)
+	set_lines("fsdp", "fsdp (FSDP, ZeRO-2/3)", fnofit, ffailed)
+	set_lines("tt", "torchtitan (section T)", tnofit, tfailed)
 	fm = n["fsdpheld"] ? s["fsdpheld"] / n["fsdpheld"] : 0
 	pm = n["parheld"] ? s["parheld"] / n["parheld"] : 0
 	hm = n["checkheld"] ? s["checkheld"] / n["checkheld"] : 1e9

@@ -650,6 +650,23 @@ test_nvfp4(void)
  *    byte a value) instead of the transpose: 2 + 1/16 bytes a value; a
  *    pass of its own: only the scales: (2 + 1/16) 2 n h + (n h + n f)/16.
  */
+/* A block's tensor-parallel bytes against 16-bit ones (tp_block_bytes)
+ * at microbatch 1. */
+static double
+tp_bytes(const struct model *m, const struct gpu_spec *g, int tp, int sp,
+	 const struct analytic_opts *o)
+{
+	static const int mb[] = {1};
+	struct profile p;
+	double x;
+
+	profile_init(&p);
+	CHECK_INT_EQ(analytic_profile_opts(&p, m, g, mb, 1, tp, sp, o), 0);
+	x = p.tp_block_bytes;
+	profile_release(&p);
+	return x;
+}
+
 static void
 test_fp8_recipes(void)
 {
@@ -725,33 +742,18 @@ test_fp8_recipes(void)
 	 * parallelism an FP8 block gathers FP8 (0.75 of its bytes), a
 	 * 16-bit one 16-bit */
 	CHECK_NEAR(pd.tp_block_bytes, 1, 0);
-	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
-	CHECK_NEAR(pb.tp_block_bytes, 0.75, 0);
-	profile_release(&pb);
-	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 0, &o), 0);
-	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
-	profile_release(&pb);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.75, 0);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 0, &o), 1, 0);
 	/* torchao's casts (torchtitan): tensorwise gathers FP8, its other
 	 * recipes 16-bit (docs/float8.md:31 at v0.2.2) */
 	o.fp8_casts = ANALYTIC_CASTS_EACH;
 	o.fp8_recipe = FP8_TENSORWISE;
-	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
-	CHECK_NEAR(pb.tp_block_bytes, 0.75, 0);
-	profile_release(&pb);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.75, 0);
 	o.fp8_recipe = FP8_MXFP8;
-	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
-	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
-	profile_release(&pb);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 1, 0);
 	o.fp8_casts = ANALYTIC_CASTS_TE;
 	m.precision = MODEL_BF16;
-	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, b200, mb, 1, 2, 1, &o), 0);
-	CHECK_NEAR(pb.tp_block_bytes, 1, 0);
-	profile_release(&pb);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 1, 0);
 	m.precision = MODEL_FP8;
 	profile_release(&pd);
 	profile_release(&pt);
