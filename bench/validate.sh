@@ -586,7 +586,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --attention-kernel fa2"
 	# torchtitan calls SDPA, whose flash backend is FlashAttention-2,
 	# the only flash kernel its CP path admits (torchtitan/utils.py:
-	# 209-215 at 9dec370)
+	# 209-215 at 9dec370); in June 2025 it put cuDNN first on Blackwell
+	# alone (models/attention.py:200-207 at 820504e): on the Hopper rows
+	# of section T, FlashAttention-2 throughout
 	if (has_attn_kernel && rt == "torchtitan")
 		args = args " --attention-kernel fa2"
 	# torchtitan before April 2025 compiled each block alone
