@@ -29,8 +29,9 @@
  * 208); when the runtime keeps them from forward to backward (torchtitan
  * under a pipeline, distributed/fsdp.py:128-132) the stage's parameters
  * stay gathered, and, ZeRO-2 or 3, the stage's whole gradients in the
- * reduce dtype until the last microbatch (runtime pp_nosync).  Activation offload keeps on the GPU the stage's last
- * layer's stash (used at once by the backward) and one layer in transit.
+ * reduce dtype until the last microbatch (runtime pp_nosync).
+ * Activation offload keeps on the GPU the stage's last layer's stash
+ * (used at once by the backward) and one layer in transit.
  */
 #include <string.h>
 

@@ -182,6 +182,9 @@
  */
 #define ISOLATED_GEMM_EFF 0.70
 #define TRAIN_ATTN(a, e16) EFF_R3((a) * (e16) / ISOLATED_GEMM_EFF)
+/* the Hopper die's: its own kernels, and FlashAttention-2's */
+#define H100_ATTN TRAIN_ATTN(0.45, H100_GEMM_EFF)
+#define H100_ATTN_FA2 TRAIN_ATTN(0.35, H100_GEMM_EFF)
 /*
  * The same die held to 500 W (below): its own GPU type, whose figures
  * are fitted the same way on its own fit rows (torchtitan's benchmarks,
@@ -275,14 +278,16 @@ static const struct builtin builtins[] = {
 	 * 128 GB/s.  H200 datasheet (SXM): same compute, 141GB HBM3e at
 	 * 4.8 TB/s.
 	 */
-	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, H100_GEMM_EFF, TRAIN_ATTN(0.45, H100_GEMM_EFF), 0.8, 3,
+	{"H100-SXM", 80, 989.4, 67, 3350, 450, 64, H100_GEMM_EFF, H100_ATTN,
+	 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, TRAIN_ATTN(0.35, H100_GEMM_EFF), 0, 0, 256},
-	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, TRAIN_ATTN(0.45, H100_GEMM_EFF), 0.8, 3,
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, H100_ATTN,
+	 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, TRAIN_ATTN(0.35, H100_GEMM_EFF), 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
 	/*
 	 * The H100 of Meta's Grand Teton hosts, on which torchtitan's team
 	 * ran its published benchmarks (pytorch/torchtitan benchmarks/
@@ -308,10 +313,10 @@ static const struct builtin builtins[] = {
 	 * DeepSeek-V3 technical report, section 3.2.2, reaches 160 GB/s
 	 * over it).  The Hopper die: H100's efficiencies.
 	 */
-	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, TRAIN_ATTN(0.45, H100_GEMM_EFF), 0.8, 3,
+	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, H100_ATTN, 0.8, 3,
 	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, TRAIN_ATTN(0.35, H100_GEMM_EFF), 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
 	/*
 	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
 	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
@@ -321,18 +326,19 @@ static const struct builtin builtins[] = {
 	 * Grace Hopper Superchip datasheet).  The Hopper die: H100's
 	 * efficiencies, as no validation row measures a GH200.
 	 */
-	{"GH200", 96, 989.4, 67, 4000, 450, 450, H100_GEMM_EFF, TRAIN_ATTN(0.45, H100_GEMM_EFF), 0.8, 3,
+	{"GH200", 96, 989.4, 67, 4000, 450, 450, H100_GEMM_EFF, H100_ATTN,
+	 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
 	 "GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, TRAIN_ATTN(0.35, H100_GEMM_EFF), 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF,
-	 TRAIN_ATTN(0.45, H100_GEMM_EFF),
+	 H100_ATTN,
 	 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, TRAIN_ATTN(0.35, H100_GEMM_EFF), 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,

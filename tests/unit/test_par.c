@@ -905,7 +905,8 @@ test_ep_deepspeed(void)
 		CHECK_INT_EQ(mc.clamp_eager, 0);
 		CHECK_ERR(runtime_parse(&mc, "torchtitan:op-fuser"),
 			  "pd2bw: runtime torchtitan has no option 'op-fuser' "
-			  "(valid: cuda-graphs, fp8-all-gather, compile, async-tp)");
+			  "(valid: cuda-graphs, fp8-all-gather, compile, "
+			  "async-tp)");
 	}
 
 	/* HybridEP's budget needs the flex dispatcher; the paged stash the
