@@ -735,14 +735,14 @@ function floor_line(set, label) {
 }
 # The summary lines of a set: held-out, its release floor, fit, all, peak
 # memory where there is any, and its rows that do not fit or failed.
-function set_lines(k, label, nofits, fails) {
+function set_lines(k, label) {
 	line(k "held", label " held-out")
 	floor_line(k, label " held-out")
 	line(k "fit", label " fit")
 	line(k "all", label " all")
 	if (n[k "peak"]) line(k "peak", label " peak memory")
-	if (nofits) printf "%s: %d runs predicted not to fit\n", label, nofits
-	if (fails) printf "%s: %d rows failed in pd2bw-plan\n", label, fails
+	if (snofit[k]) printf "%s: %d runs predicted not to fit\n", label, snofit[k]
+	if (sfailed[k]) printf "%s: %d rows failed in pd2bw-plan\n", label, sfailed[k]
 }
 function pct(e) { return e == "" ? "" : sprintf("%+.1f%%", e) }
 function has_flag(f, flags) { return index("," flags ",", "," f ",") > 0 }
@@ -830,15 +830,17 @@ END {
 			fs = !tt && r[21] != "off" && r[21] != "-"
 			par = dense[sec] && !fs && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
 			dn = dense[sec] && !par && !fs
+			# the set the checks count the row in ("" for none)
+			set = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : ""
 			cfg = sprintf("%-10s %5d %2d %2d %4d %2d %2d %5d %-4s %-3s", r[5], r[7], r[11], r[12], r[13], r[16], r[9], r[8], t[7] == "selective" ? "sel" : t[7], t[8])
 			fits = ""
 			if (p[6] == 3 && !memonly && status == "run") {
 				fits = " DOES NOT FIT (" sprintf("%.1f", p[5]) " GiB)"
-				nofit[sec]++; if (dn) cnofit++; if (par) pnofit++; if (fs) fnofit++; if (tt) tnofit++
+				nofit[sec]++; if (set != "") snofit[set]++
 			} else if (p[6] == 3 && !memonly) {
 				fits = " DOES NOT FIT (" sprintf("%.1f", p[5]) " GiB)"
 			} else if (p[6] != 0 && p[6] != 3) {
-				fits = " exit " p[6] ": " p[7]; failed[sec]++; if (dn) cfailed++; if (par) pfailed++; if (fs) ffailed++; if (tt) tfailed++
+				fits = " exit " p[6] ": " p[7]; failed[sec]++; if (set != "") sfailed[set]++
 			}
 			e = ""
 			if (r[25] != "-" && p[2] != "-") {
@@ -851,13 +853,10 @@ END {
 					cmeas[ck] = cmeas[ck] " " r[25]
 					if (r[32] != 1) {
 						nf++; fkey[nf] = ck; fmeas[nf] = r[25]
-						fset[nf] = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : ""
+						fset[nf] = set
 					}
 					stat((r[32] == 1 ? "fit" : "held") sec, e)
-					if (dn) { stat("check" (r[32] == 1 ? "fit" : "held"), e); stat("checkall", e) }
-					if (par) { stat("par" (r[32] == 1 ? "fit" : "held"), e); stat("parall", e) }
-					if (fs) { stat("fsdp" (r[32] == 1 ? "fit" : "held"), e); stat("fsdpall", e) }
-					if (tt) { stat("tt" (r[32] == 1 ? "fit" : "held"), e); stat("ttall", e) }
+					if (set != "") { stat(set (r[32] == 1 ? "fit" : "held"), e); stat(set "all", e) }
 					# by software release (the sections that name
 					# their container): signed and absolute error
 					if (r[3] ~ /^[0-9][0-9]\.[0-9]/ && (dn || par || fs)) {
@@ -902,7 +901,7 @@ END {
 			pk = peak_of(r[33]); mp = ""
 			if (pk != "" && p[5] != "-") {
 				mp = err(p[5], pk); stat("peak" sec, mp)
-				if (tt) stat("ttpeak", mp)
+				if (set != "") stat(set "peak", mp)
 				peakrows = peakrows sprintf("  %-16s %8s %8.2f %7s\n", id, pk, p[5], pct(mp))
 			}
 			if (r[30] != "-" || r[31] != "-")
@@ -960,10 +959,10 @@ END {
 	line("checkmem", "dense-megatron memory")
 	line("check16held", "dense-megatron 16-bit held-out")
 	line("check16all", "dense-megatron 16-bit all")
-	if (cnofit) printf "dense-megatron: %d runs predicted not to fit\n", cnofit
-	set_lines("par", "parallel (CP, EP)", pnofit, pfailed)
-	set_lines("fsdp", "fsdp (FSDP, ZeRO-2/3)", fnofit, ffailed)
-	set_lines("tt", "torchtitan (section T)", tnofit, tfailed)
+	if (snofit["check"]) printf "dense-megatron: %d runs predicted not to fit\n", snofit["check"]
+	set_lines("par", "parallel (CP, EP)")
+	set_lines("fsdp", "fsdp (FSDP, ZeRO-2/3)")
+	set_lines("tt", "torchtitan (section T)")
 	fm = n["fsdpheld"] ? s["fsdpheld"] / n["fsdpheld"] : 0
 	pm = n["parheld"] ? s["parheld"] / n["parheld"] : 0
 	hm = n["checkheld"] ? s["checkheld"] / n["checkheld"] : 1e9
@@ -973,7 +972,7 @@ END {
 	a16 = n["check16all"] ? mx["check16all"] : 1e9
 	tm = n["ttheld"] ? s["ttheld"] / n["ttheld"] : 0
 	tp = n["ttpeak"] ? s["ttpeak"] / n["ttpeak"] : 0
-	ok = hm <= cmean && am <= cmax && mm <= cmem && !cfailed && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !pfailed && fm <= cmeanfsdp && !ffailed && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !tfailed
+	ok = hm <= cmean && am <= cmax && mm <= cmem && !sfailed["check"] && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !sfailed["par"] && fm <= cmeanfsdp && !sfailed["fsdp"] && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !sfailed["tt"]
 	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%); torchtitan rows mean %.1f%% (%s), peak memory %.1f%% (%s): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, tm, cmeantt == "" ? "not gated" : "<= " cmeantt "%", tp, cpeaktt == "" ? "not gated" : "<= " cpeaktt "%", ok ? "PASS" : "FAIL"
 	if (!quiet && nrel) {
 		# newer containers run the same configurations faster: the

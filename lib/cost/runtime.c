@@ -134,17 +134,18 @@ derive(struct runtime *rt)
 	}
 	/* Transformer Engine's userbuffers overlap: most of the sequence-
 	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
-	 * they feed; the ring's first and last chunks do not. */
-	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ? 0.8 : 0;
-	/* torchtitan's async TP (parallelism.enable_async_tensor_parallel,
+	 * they feed; the ring's first and last chunks do not.  torchtitan's
+	 * async TP (parallelism.enable_async_tensor_parallel,
 	 * job_config.py:357 at v0.2.2) sets Inductor's _micro_pipeline_tp
 	 * (distributed/tensor_parallel.py:16-25): each sequence-parallel
 	 * all-gather and reduce-scatter is fused with the matmul it feeds
 	 * or follows and cut into one chunk per rank, whose transfers run
 	 * under the other chunks' matmuls, the decomposition Transformer
 	 * Engine's ring overlap makes: the same share hidden */
-	if (runtime_has(rt, RUNTIME_OPT_ASYNC_TP))
-		rt->tp_hidden = 0.8;
+	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ||
+				runtime_has(rt, RUNTIME_OPT_ASYNC_TP)
+			? 0.8
+			: 0;
 	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves

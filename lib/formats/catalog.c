@@ -196,7 +196,8 @@
 #define H100_500W_GEMM_EFF8 0.550
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
-#define H100_500W_ATTN(e) TRAIN_ATTN(e, H100_500W_GEMM_EFF)
+#define H100_500W_ATTN TRAIN_ATTN(0.45, H100_500W_GEMM_EFF)
+#define H100_500W_ATTN_FA2 TRAIN_ATTN(0.35, H100_500W_GEMM_EFF)
 
 #define GB_EFF8_B200 0.493
 #define GB_EFF8_GB200 0.504
@@ -207,6 +208,8 @@
 #define GB_EFF8MX_B200 EFF_R3(GB_EFF8_B200 * GB_EFF8MX_GB200 / GB_EFF8_GB200)
 #define GB_EFF8_GB300 EFF_R3(GB_EFF8MX_GB300 * GB_EFF8_GB200 / GB_EFF8MX_GB200)
 #define GB_EFF16(e8) EFF_R3((e8) * H100_GEMM_EFF / H100_GEMM_EFF8)
+/* ... and their attention kernels, held back with that figure */
+#define GB_ATTN(e8) TRAIN_ATTN(0.5, GB_EFF16(e8))
 /*
  * NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling: fprop, dgrad and
  * wgrad all 4-bit), fitted the same way on the NVFP4 fit rows of GB200
@@ -300,11 +303,11 @@ static const struct builtin builtins[] = {
 	 * the clocks under tensor load).
 	 */
 	{"H100-96GB-500W", 96, 989.4, 67, 2400, 450, 64, H100_500W_GEMM_EFF,
-	 H100_500W_ATTN(0.45), 0.8, 3,
+	 H100_500W_ATTN, 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5) die: 989.4 TFLOPS BF16 dense, 67 FP32, "
 	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
 	 "(torchtitan benchmarks, Grand Teton hosts)",
-	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN(0.35), 0, 0,
+	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN_FA2, 0, 0,
 	 256},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
@@ -333,8 +336,7 @@ static const struct builtin builtins[] = {
 	 "GB/s, NVLink-C2C 900 GB/s",
 	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF,
-	 H100_ATTN,
-	 0.8, 3,
+	 H100_ATTN, 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
@@ -345,8 +347,7 @@ static const struct builtin builtins[] = {
 	 * NVLink5 1.8 TB/s, PCIe Gen5 128 GB/s.
 	 */
 	{"B200", 180, 2250, 75, 7700, 900, 64,
-	 GB_EFF16(GB_EFF8_B200), TRAIN_ATTN(0.5, GB_EFF16(GB_EFF8_B200)),
-	 0.8, 3,
+	 GB_EFF16(GB_EFF8_B200), GB_ATTN(GB_EFF8_B200), 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
@@ -360,8 +361,7 @@ static const struct builtin builtins[] = {
 	 * 900 GB/s (GB200 NVL72 datasheet).  The B200 die: 148 SMs.
 	 */
 	{"GB200", 186, 2500, 90, 8000, 900, 450,
-	 GB_EFF16(GB_EFF8_GB200),
-	 TRAIN_ATTN(0.5, GB_EFF16(GB_EFF8_GB200)), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB200), GB_ATTN(GB_EFF8_GB200), 0.8, 3,
 	 "NVIDIA GB200 NVL72 datasheet and Blackwell technical brief, per "
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
@@ -378,8 +378,7 @@ static const struct builtin builtins[] = {
 	 * kept at B200's until a measurement says by how much.
 	 */
 	{"GB300", 279, 2500, 80, 8000, 900, 450,
-	 GB_EFF16(GB_EFF8_GB300),
-	 TRAIN_ATTN(0.5, GB_EFF16(GB_EFF8_GB300)), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GB_EFF8_GB300), 0.8, 3,
 	 "NVIDIA GB300 NVL72 datasheet and Blackwell Ultra blog, per GPU: 2.5 PFLOPS BF16 "
 	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
@@ -396,8 +395,7 @@ static const struct builtin builtins[] = {
 	 * part's too (the lower clock is in the peaks).
 	 */
 	{"B300", 288, 2250, 75, 8000, 900, 128,
-	 GB_EFF16(GB_EFF8_GB300),
-	 TRAIN_ATTN(0.5, GB_EFF16(GB_EFF8_GB300)), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GB_EFF8_GB300), 0.8, 3,
 	 "NVIDIA HGX B300 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 4.5 "
 	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
