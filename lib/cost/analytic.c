@@ -549,6 +549,44 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
 }
 
 /*
+ * The share of a fused attention kernel's long-sequence rate it reaches
+ * on pairs scores of sh's shape.  Flash kernels (FlashAttention-2 and -3,
+ * cuDNN's) give each block of ATTN_BLOCK queries of a head one thread
+ * block, which walks the key tiles its mask leaves it: beside the u
+ * tiles' worth of scores it keeps, it computes the tiles its mask cuts
+ * (half a tile a block on the diagonal of a causal mask, one on the two
+ * edges of a window) and pays a fixed cost of ATTN_BLOCK_COST tiles
+ * (loading its queries, the softmax's normalisation, writing its output
+ * and log-sum-exp; in backward its dQ).  Short sequences give each
+ * block few tiles, and the kernel less than its long-sequence rate:
+ * u / (u + cut + ATTN_BLOCK_COST).  The constant is what the benchmarks
+ * of FlashAttention-2 ask for (Dao-AILab/flash-attention, README figures
+ * assets/flash2_a100_fwd_bwd_benchmark.png and flash2_h100_fwd_bwd_
+ * benchmark.png at 0251105a: forward + backward, head sizes 64 and 128,
+ * with and without a causal mask, on A100 and H100 alike; causal, head
+ * size 128, on H100 the rate at 512, 1k, 2k, 4k and 8k tokens is 0.50,
+ * 0.67, 0.81, 0.90 and 0.94 of the 16k one, against 0.53, 0.70, 0.83,
+ * 0.92 and 0.97 here); cuDNN's forward kernels fall off alike
+ * (assets/flash3_fp16_fwd.png: 0.58, 0.76, 0.90, 0.96 and 0.98 causal).
+ * Under context parallelism each of the c ring steps has 1/c of the
+ * pairs and only the first step the diagonal.
+ */
+#define ATTN_BLOCK 128.0
+#define ATTN_BLOCK_COST 1.4
+
+static double
+attn_tile_share(const struct shape *sh, double pairs)
+{
+	double rows = sh->c * sh->b * sh->at * sh->sq;
+	double u = pairs / (rows * ATTN_BLOCK);
+	double cut = sh->span < sh->s ? 1 : sh->causal ? 0.5 : 0;
+
+	if (!(u > 0))
+		return 1;
+	return u / (u + cut / sh->c + ATTN_BLOCK_COST);
+}
+
+/*
  * A fused attention pass, forward (bwd 0) or backward, of flops in all,
  * moving bytes plus the fp32 log-sum-exp (read, and in backward its
  * gradient's row sums too): one kernel.  Under context parallelism c
@@ -563,6 +601,8 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
  * (P recomputed), on the special-function units: the kernel runs at the
  * slower of its matmuls and those (the catalog's flops_per_exp, against
  * the 16-bit tensor peak whatever precision the matmuls run in).
+ * The catalog's attention figures are what the kernels reach on long
+ * sequences; a short one leaves them less (attn_tile_share()).
  */
 static double
 ring_ms(struct shape *sh, double flops, double pairs, double bytes,
@@ -575,6 +615,7 @@ ring_ms(struct shape *sh, double flops, double pairs, double bytes,
 
 	if (x > flops)
 		flops = x;
+	flops /= attn_tile_share(sh, pairs);
 	for (i = 0; i < c; i++) {
 		t += op_ms(sh, OP_ATTN, flops / sh->c, bytes + lse);
 		if (i > 0)

@@ -381,9 +381,11 @@ test_fusions(void)
 /*
  * --attention-kernel fa2 on H100: the Llama 3 8B block at b = 1, s = 8192
  * runs its causal attention, 2 s^2 (32 x 128) FLOPs forward (half of
- * 4 s^2 h), at 28.9% of 989.4 TFLOP/s instead of 37.2%: 0.4290 ms more
- * forward, 2.5 times that backward (five matmuls to two).  On A100
- * FlashAttention-2 is the native kind: nothing changes.
+ * 4 s^2 h), at 29.6% of 989.4 TFLOP/s instead of 38.0%, each times the
+ * tile share of its 64 query blocks (32 key tiles each, half a tile cut
+ * on the diagonal, 1.4 a block: 32 / 33.9): 0.4396 ms more forward, 2.5
+ * times that backward (five matmuls to two).  On A100 FlashAttention-2
+ * is the native kind: nothing changes.
  */
 static void
 test_attn_kernel(void)
@@ -404,7 +406,7 @@ test_attn_kernel(void)
 					   catalog_find(&cat, "H100-SXM"), mb,
 					   1, 1, 0, &o),
 		     0);
-	d = flops / 989.4e12 * (1 / 0.289 - 1 / 0.372) * 1e3;
+	d = flops / 989.4e12 * (1 / 0.296 - 1 / 0.380) * 1e3 * 33.9 / 32;
 	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms, d,
 		   1e-9);
 	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
@@ -427,12 +429,13 @@ test_attn_kernel(void)
 
 /*
  * --attention-kernel triton (llm-foundry's attn_impl triton): the
- * FlashAttention-2-class rate over 1.4.  H100: 0.289 / 1.4 = 0.206 of the
+ * FlashAttention-2-class rate over 1.4.  H100: 0.296 / 1.4 = 0.211 of the
  * peak; A100 (no attn_eff_fa2: its native 0.5) 0.5 / 1.4 = 0.357142857.
  * The Llama 3 8B block at b = 1, s = 8192 on A100: its causal attention,
  * 2 s^2 (32 x 128) FLOPs forward, at 0.357142857 of 312 TFLOP/s instead
- * of 0.5: 2 x 8192^2 x 4096 / 312e12 x (1.4 / 0.5 - 1 / 0.5) = 1.409630
- * ms more forward, 2.5 times that backward.
+ * of 0.5, at the tile share 32 / 33.9 (test_attn_kernel): 2 x 8192^2 x
+ * 4096 / 312e12 x (1.4 / 0.5 - 1 / 0.5) x 33.9 / 32 = 1.493327 ms more
+ * forward, 2.5 times that backward.
  */
 static void
 test_attn_triton(void)
@@ -446,7 +449,7 @@ test_attn_triton(void)
 	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_TRITON], "triton");
 	CHECK_NEAR(analytic_attn_eff(catalog_find(&cat, "H100-SXM"),
 				     ANALYTIC_ATTN_TRITON),
-		   0.289 / 1.4, 1e-12);
+		   0.296 / 1.4, 1e-12);
 	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_TRITON),
 		   0.357142857, 1e-9);
 	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_NATIVE), 0.5, 0);
@@ -457,9 +460,9 @@ test_attn_triton(void)
 	profile_init(&pt);
 	CHECK_INT_EQ(analytic_profile_opts(&pt, &m, a100, mb, 1, 1, 0, &o), 0);
 	CHECK_NEAR(pt.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms,
-		   1.409630, 1e-6);
+		   1.493327, 1e-6);
 	CHECK_NEAR(pt.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
-		   2.5 * 1.409630, 1e-5);
+		   2.5 * 1.493327, 1e-5);
 	profile_release(&pa);
 	profile_release(&pt);
 }
@@ -471,8 +474,9 @@ test_attn_triton(void)
  * exponentials: 512), b = 1, s = 8192, causal: bas = 64 x 8192^2 pairs in
  * full, half of them computed; the forward's 4 x 64 FLOPs a score wait
  * for the exponential's 512, the backward's 10 x 64 do not.  The forward
- * takes bas / 2 x (512 - 256) / (2250e12 x 0.338) s = 0.722887 ms more
- * than without the bound; the backward nothing more.  At heads of 128
+ * takes bas / 2 x (512 - 256) / (2250e12 x 0.346) s more than without
+ * the bound, over the tile share 32 / 33.9 (test_attn_kernel): 0.748102
+ * ms; the backward nothing more.  At heads of 128
  * the two balance (nothing changes); Blackwell Ultra's doubled
  * exponential rate (256) leaves heads of 64 unbound.
  */
@@ -498,7 +502,8 @@ test_attn_exp(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
-			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 7.605e14 * 1e3
+			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 7.785e14 * 1e3 *
+					   33.9 / 32
 			     : 0,
 			   1e-9);
 		CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms,
@@ -513,6 +518,72 @@ test_attn_exp(void)
 	profile_init(&pb);
 	CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
 	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms, pb.layers[1].pt[0].fwd_ms, 1e-12);
+	profile_release(&pa);
+	profile_release(&pb);
+}
+
+/*
+ * The tile share of a fused attention kernel (attn_tile_share()): the
+ * Llama 3 8B block at b = 1 on H100, its forward attention 2 s^2 x 4096
+ * FLOPs at 0.380 of 989.4 TFLOP/s, over u / (u + 0.5 + 1.4) with u =
+ * s / 256 key tiles a query block: 8 / 9.9 at s = 2048, 32 / 33.9 at
+ * 8192.  Doubling the kernel's rate halves that time: the difference
+ * is half of it, 2 x 2048^2 x 4096 / (989.4e12 x 0.380) x 9.9 / 8 / 2 =
+ * 0.056547 ms and 0.774523 ms at 8192; per FLOP the short sequence
+ * takes (9.9 / 8) / (33.9 / 32) = 1.168142 times as long.  A window of
+ * 128 on every layer at s = 8192: 8192 x 128 x (1 - 128 / 16384) pairs
+ * a head, u = 1 - 128 / 16384 = 0.992188 key tiles a block, one tile
+ * cut on the window's two edges: 0.292492 of the rate, 0.077502 ms.
+ */
+static void
+test_attn_tiles(void)
+{
+	static const int mb[] = {1};
+	struct gpu_spec fast = *catalog_find(&cat, "H100-SXM");
+	struct profile pa, pb;
+	struct model m;
+	double d[2], want;
+	int i;
+
+	fast.attn_eff *= 2;
+	llama8(&m);
+	m.flash_attention = 1;
+	for (i = 0; i < 2; i++) {
+		double s = i ? 8192 : 2048, u = s / 256;
+
+		m.seq_len = (int64_t)s;
+		CHECK_INT_EQ(run(&pa, &m, "H100-SXM", mb, 1, 1), 0);
+		profile_init(&pb);
+		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
+		d[i] = pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms;
+		want = 2 * s * s * 4096 / (989.4e12 * 0.380) *
+		       (u + 1.9) / u / 2 * 1e3;
+		CHECK_NEAR(d[i], want, 1e-9);
+		profile_release(&pa);
+		profile_release(&pb);
+	}
+	CHECK_NEAR(d[0], 0.056547, 1e-6);
+	CHECK_NEAR(d[1], 0.774523, 1e-6);
+	CHECK_NEAR(d[0] * 16 / d[1], 1.168142, 1e-6);
+	/* a window of 128 tokens on every layer at s = 8192 */
+	m.window = 128;
+	CHECK_INT_EQ(run(&pa, &m, "H100-SXM", mb, 1, 1), 0);
+	profile_init(&pb);
+	CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
+	{
+		double u = 1 - 128.0 / 16384;
+		double pairs = 8192.0 * 128 * u;
+
+		CHECK_NEAR(u / (u + 1 + 1.4), 0.292492, 1e-6);
+		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
+				   pb.layers[1].pt[0].fwd_ms,
+			   4 * pairs * 4096 / (989.4e12 * 0.380) * (u + 2.4) /
+				   u / 2 * 1e3,
+			   1e-9);
+		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
+				   pb.layers[1].pt[0].fwd_ms,
+			   0.077502, 1e-6);
+	}
 	profile_release(&pa);
 	profile_release(&pb);
 }
@@ -1544,13 +1615,13 @@ test_clamp(void)
 
 /*
  * One linear GEMM as --gemm compares it, worked by hand on the H100
- * (132 SMs, 989.4 TFLOP/s at gemm_eff 0.578, 3350 GB/s at 0.8, 3 us a
+ * (132 SMs, 989.4 TFLOP/s at gemm_eff 0.591, 3350 GB/s at 0.8, 3 us a
  * launch).  8192^3: the 64 x 128 tile gives 8192 tiles in 63 waves of
  * 132 (8192 / 8316), the K loop 8192 / 8320; 2 * 8192^3 flops at
- * 989.4e12 * 0.578 * 0.969934 = 1.982248 ms, + 0.003.  An expert's
+ * 989.4e12 * 0.591 * 0.969934 = 1.938645 ms, + 0.003.  An expert's
  * 256 x 4096 x 1536: 48 tiles of 64 x 128 in one wave (48 / 132), K
- * 4096 / 4224: eff 0.352617, 3.221e9 flops in 0.015974 ms, more than its
- * 15.47 MB at 2680 GB/s (0.005772 ms).
+ * 4096 / 4224: eff 0.352617 of 0.591, 3.221e9 flops in 0.015623 ms, more
+ * than its 15.47 MB at 2680 GB/s (0.005772 ms).
  */
 static void
 test_gemm_ms(void)
@@ -1559,16 +1630,16 @@ test_gemm_ms(void)
 
 	CHECK_NEAR(analytic_gemm_shape_eff(132, 8192, 8192, 8192),
 		   8192.0 / 8316 * 8192 / 8320, 1e-12);
-	CHECK_NEAR(analytic_gemm_ms(h100, 0, 8192, 8192, 8192), 1.985248,
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 8192, 8192, 8192), 1.941645,
 		   1e-6);
 	CHECK_NEAR(analytic_gemm_shape_eff(132, 256, 4096, 1536),
 		   48.0 / 132 * 4096 / 4224, 1e-12);
-	CHECK_NEAR(analytic_gemm_ms(h100, 0, 256, 4096, 1536), 0.018974,
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 256, 4096, 1536), 0.018623,
 		   1e-6);
 	/* fp32: the fp32 rate and 4 bytes a value */
 	CHECK_NEAR(analytic_gemm_ms(h100, 1, 8192, 8192, 8192),
 		   2.0 * 8192 * 8192 * 8192 /
-				   (67e12 * 0.578 * 8192.0 / 8316 * 8192 /
+				   (67e12 * 0.591 * 8192.0 / 8316 * 8192 /
 				    8320) * 1e3 + 0.003, 1e-6);
 }
 
@@ -1587,6 +1658,7 @@ main(int argc, char **argv)
 	test_attn_kernel();
 	test_attn_triton();
 	test_attn_exp();
+	test_attn_tiles();
 	test_attn_fp8();
 	test_fp8_recipes();
 	test_nvfp4();
