@@ -376,6 +376,18 @@ function overlap_opts(ov,   n, i, k, out, o) {
 			a = a ":" ov
 		else if (rname == "megatron-core" && ov != "-" && ov != "")
 			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap" overlap_opts(ov)
+		# PyTorch'"'"'s non-reentrant checkpoint stops its recomputation
+		# once the tensors the backward needs are back, by default
+		# (torch/utils/checkpoint.py, early_stop=True): llm-foundry'"'"'s
+		# FSDP configs checkpoint so (activation_checkpointing_
+		# reentrant: false, mosaicml/llm-foundry scripts/train/yamls/
+		# pretrain/mpt-13b.yaml at 309f6837), fms-fsdp too
+		# (CheckpointImpl.NO_REENTRANT, fms_fsdp/policies/
+		# ac_handler.py at 4eb97d80), and torchtitan kept the torch
+		# default until 25413d224 (2025-08-29) made its own
+		# activation_checkpoint.early_stop default off
+		if (rt == "composer-fsdp" || rt == "fms-fsdp" || (rt == "torchtitan" && rel < "2025-08-29"))
+			a = a (index(a, ":") ? "," : ":") "early-stop"
 		# NeMo'"'"'s performance scripts (from 2025-01, the 25.02
 		# pages on) and Megatron-Bridge'"'"'s performance recipes reduce
 		# 16-bit gradients: NVIDIA/NeMo scripts/performance/helpers.py

@@ -126,6 +126,12 @@ input_set_clamp_eager(int on)
 }
 
 void
+input_set_rc_early_stop(int on)
+{
+	opts()->rc_early_stop = on;
+}
+
+void
 input_set_paged_stash(double factor)
 {
 	opts()->paged_stash = factor;

@@ -139,6 +139,10 @@ void input_set_xent_copy(int on);
  * runtime's clamp_eager). */
 void input_set_clamp_eager(int on);
 
+/* Whether full recomputation stops early (the runtime's
+ * rc_early_stop). */
+void input_set_rc_early_stop(int on);
+
 /* The pages a MoE layer's paged stash holds, a multiple of the balanced
  * rows (0: no paged stash; the runtime's paged-stash: Megatron-Core's
  * default 1.10). */

@@ -358,6 +358,7 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
 	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
 	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
+	input_set_rc_early_stop(p->have_rt && p->rt.rc_early_stop);
 	input_set_paged_stash(p->have_rt ? runtime_paged_stash(&p->rt) : 0);
 	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
 				       : MODEL_MEGATRON_VOCAB_PAD);

@@ -139,6 +139,11 @@ struct analytic_opts {
 			       dense fp32 gradient and log_softmax's
 			       another (default 0: in place, Megatron's
 			       vocabulary-parallel loss) */
+	int rc_early_stop;  /* full recomputation stops once the block's
+			       saved tensors are back (PyTorch's non-
+			       reentrant checkpoint): the last MLP GEMM
+			       and the residual add are not run again
+			       (default 0: the whole forward, Megatron's) */
 	int clamp_eager;    /* a model's act_clamp runs as eager PyTorch:
 			       a clamp of each half and, before a fused
 			       activation, their cat (default 1,

@@ -47,6 +47,7 @@ enum runtime_opt {
 	RUNTIME_OPT_PAGED_STASH,          /* megatron-core (MoE paged stash) */
 	RUNTIME_OPT_COMPILE,              /* torchtitan (torch.compile) */
 	RUNTIME_OPT_ASYNC_TP,             /* torchtitan (micro-pipelined TP) */
+	RUNTIME_OPT_EARLY_STOP,           /* torchtitan (checkpoint early stop) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -159,6 +160,10 @@ struct runtime {
 	int clamp_eager;        /* a gated MLP's clamp (model act_clamp)
 				   runs as PyTorch ops of its own before
 				   the activation (analytic_opts) */
+	int rc_early_stop;      /* full recomputation stops once the
+				   block's saved tensors are back: the
+				   last MLP GEMM is not run again
+				   (analytic_opts) */
 	int vocab_pad;          /* the vocabulary padded to a multiple of
 				   vocab_pad x tp (analytic_opts; 1: the
 				   model's) */

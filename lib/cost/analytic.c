@@ -147,6 +147,7 @@ struct shape {
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
 	int xcopy;          /* analytic_opts xent_copy */
+	int early;          /* analytic_opts rc_early_stop */
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
@@ -1409,7 +1410,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
 	double f = 0, bw = 0, core, core_b, g2, bas, mf = 0, mb = 0;
-	double mats = sh->swiglu ? 3 : 2;
+	double mats = sh->swiglu ? 3 : 2, tail;
 
 	if (sh->mla) {
 		rq = n * sh->at * sh->rd;
@@ -1442,10 +1443,16 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += gemm_norm_ms(sh, n, h, ft);
 		f += act_ms(sh, n * ft);
 	}
-	if (sh->moe)
-		f += dropadd_ms(sh);
-	else
-		f += gemm_ms(sh, n, ft, h) + dropadd_ms(sh);
+	/* what a recomputation that stops early leaves out (the runtime's
+	 * rc_early_stop): the residual add, which saves nothing, and
+	 * before it the MLP's last GEMM, whose input that GEMM saved; a
+	 * MoE layer's combine saves its experts' outputs (the add alone),
+	 * a norm after them (post-norms) or dropout theirs (nothing) */
+	tail = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
+	tail += dropadd_ms(sh);
+	f += tail;
+	if (sh->post_norms || sh->drop)
+		tail = 0;
 	if (sh->post_norms)
 		f += norm_ms(sh);
 
@@ -1525,7 +1532,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	    !op_sac_keeps_a2a(sh))
 		pt->sel_rerun |= PROF_RERUN_EP_A2A;
 	pt->recomp_ms[PROF_RC_NONE] = 0;
-	pt->recomp_ms[PROF_RC_FULL] = f;
+	pt->recomp_ms[PROF_RC_FULL] = f - (sh->early ? tail : 0);
 	pt->out_bytes = (int64_t)(n * h * e);
 	pt->stash_bytes[PROF_RC_NONE] = (int64_t)block_stash(sh);
 	{
@@ -1811,6 +1818,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->fp8_casts = ANALYTIC_CASTS_TE;
 	o->xent_copy = 0;
 	o->clamp_eager = 1;
+	o->rc_early_stop = 0;
 	o->paged_stash = 0;
 	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
 	o->capacity_factor = 0;
@@ -2389,6 +2397,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	mincap = o && cf > 0 ? o->min_capacity : 0;
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.xcopy = o && o->xent_copy;
+	sh.early = o && o->rc_early_stop;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	/* a per-rank budget (HybridEP's): the rows over it are dropped,
 	 * and its static buffers hold the whole budget

@@ -67,7 +67,7 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	"op-fuser", "paged-stash", "compile", "async-tp", NULL,
+	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -184,6 +184,22 @@ derive(struct runtime *rt)
 	 * clamp inside its ScaledClampedQGeGLU (moe/experts.py:574-590).
 	 * The PyTorch-native runtimes clamp eagerly too (their fusions
 	 * are none). */
+	/* Full recomputation.  Megatron's and DeepSpeed's checkpoints
+	 * (and PipeDream's) run the block's forward again whole.
+	 * PyTorch's non-reentrant checkpoint stops the recomputation as
+	 * soon as every tensor the backward needs is back, by default
+	 * (torch/utils/checkpoint.py, checkpoint(): early_stop=True, "Non-
+	 * reentrant checkpoint stops recomputation as soon as all needed
+	 * intermediate activations have been recomputed", at 0008d771a):
+	 * what plain PyTorch code gets (pytorch-ddp), and torchtitan until
+	 * 25413d224 (2025-08-29) made its own default off
+	 * (activation_checkpoint.early_stop, config/job_config.py:675 at
+	 * v0.2.2, passed to ptd_checkpoint_wrapper in distributed/
+	 * activation_checkpoint.py:150-156): there the early-stop
+	 * sub-option */
+	rt->rc_early_stop = rt->id == RUNTIME_PYTORCH_DDP ||
+			    (rt->id == RUNTIME_TORCHTITAN &&
+			     runtime_has(rt, RUNTIME_OPT_EARLY_STOP));
 	rt->clamp_eager =
 		rt->id == RUNTIME_MEGATRON_CORE
 			? !runtime_has(rt, RUNTIME_OPT_OP_FUSER)
@@ -326,7 +342,8 @@ runtime_init(struct runtime *rt, int id)
 		/* Float8Linear's enable_fsdp_float8_all_gather, off by
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
 		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER) |
-				   OPT(COMPILE) | OPT(ASYNC_TP);
+				   OPT(COMPILE) | OPT(ASYNC_TP) |
+				   OPT(EARLY_STOP);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;

@@ -49,7 +49,7 @@
  *    communication, bubbles and non-GEMM kernels) is consistent with GEMMs
  *    at ~75%.  V100: ~90-100 of 125 TFLOP/s (the peak assumes the 1530 MHz
  *    boost clock), ~75%.  H100/H200 SXM: isolated cuBLAS runs reach
- *    ~650-750 of 989 TFLOP/s, but training runs hold less: 0.591, fitted
+ *    ~650-750 of 989 TFLOP/s, but training runs hold less: 0.562, fitted
  *    (H100_GEMM_EFF below).  Blackwell (B200, GB200, GB300, B300):
  *    isolated cuBLAS runs reach ~1.5-1.6 of 2.25 PFLOP/s, ~70%, but, as
  *    on Hopper, training runs hold less; their 16-bit figure is the
@@ -68,7 +68,7 @@
  *    against the ~0.70 of isolated cuBLAS runs, ISOLATED_GEMM_EFF), the
  *    clocks under sustained tensor load hold back its attention kernels
  *    alike: their figures are scaled by the same ratio (TRAIN_ATTN).
- *    A100's fitted 0.752 is its isolated figure: nothing to scale.
+ *    A100's fitted 0.723 is its isolated figure: nothing to scale.
  *  - attn_eff_fa2: attention kernels written for the warp-level MMA
  *    instructions of Ampere (FlashAttention-2, PyTorch SDPA's flash
  *    backend, the Triton flash kernel), as --attention fa2 prices them.
@@ -101,7 +101,7 @@
  *    V100 and A100.
  *  - gemm_eff8: the fraction of the FP8 peak that FP8 GEMMs reach:
  *    H100 FP8 cuBLASLt GEMMs run about 1100-1300 of 1979 TFLOP/s at
- *    transformer sizes in isolation; training runs hold 0.607, fitted on
+ *    transformer sizes in isolation; training runs hold 0.624, fitted on
  *    the H100 FP8 rows of bench/validate.sh's fit subset (H100_GEMM_EFF8);
  *    the Blackwell parts' below (GB_EFF8_*), fitted the same way.  All of
  *    them by bench/fit.sh, which reproduces these figures.
@@ -133,7 +133,13 @@
  * configuration (Megatron-Bridge performance summaries, Llama 3 8B on
  * B200: 25.09 and 25.11, FP8-CS against MXFP8).  bench/fit.sh leaves
  * each group's fit rows within 0.3% in the mean; MXFP8 GEMMs come out at
- * 0.99 of the per-tensor rate on GB200.  Refitted (from B200 0.493,
+ * 0.998 of the per-tensor rate on GB200.  Refitted (from B200 0.497,
+ * GB200 0.507 / 0.500, GB300 MXFP8 0.639, NVFP4 GB200 0.564, GB300
+ * 0.446, H100 0.591 / 0.607, A100 0.752) once PyTorch's non-reentrant
+ * checkpoint stopped its recomputation early (analytic.c, the
+ * runtime's rc_early_stop): the MPT fit rows, which fix the Hopper and
+ * A100 16-bit figures, had been priced with their last MLP GEMM run
+ * again.  Refitted before (from B200 0.493,
  * GB200 0.504 / 0.496, GB300 MXFP8 0.634, NVFP4 GB200 0.561, GB300
  * 0.442, H100 0.578 / 0.602, A100 0.746) once a fused attention kernel's
  * rate fell with the key tiles each block of queries has (analytic.c
@@ -167,7 +173,11 @@
  * their loss was priced as llm-foundry's fused one; from 0.564 and
  * 0.582 once attention was held back with them (TRAIN_ATTN); from 0.578
  * and 0.602 once short sequences ran attention below its long-sequence
- * rate (analytic.c attn_tile_share()).
+ * rate (analytic.c attn_tile_share()); from 0.591 and 0.607 once the
+ * MPT rows' recomputation stopped early, as PyTorch's non-reentrant
+ * checkpoint does (their FP8 figure now reaches a higher share of its
+ * peak than the 16-bit one: what the MPT runs leave unpriced is in the
+ * 16-bit figure).
  * The datasheet's 989 TFLOP/s assume the boost clock; under sustained
  * tensor load within 700 W an H100 SXM runs below it, and end to end the
  * 16-bit runs of every runtime reach 40-47% of that peak (Megatron-LM's
@@ -176,8 +186,8 @@
  * rows: about 570 TFLOP/s on the GEMMs, not the 650-750 of isolated
  * cuBLAS benchmarks.
  */
-#define H100_GEMM_EFF 0.591
-#define H100_GEMM_EFF8 0.607
+#define H100_GEMM_EFF 0.562
+#define H100_GEMM_EFF8 0.624
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
 /*
@@ -200,16 +210,16 @@
  * the datasheet peak stays the die's, the power limit is in them.
  */
 #define H100_500W_GEMM_EFF 0.484
-#define H100_500W_GEMM_EFF8 0.559
+#define H100_500W_GEMM_EFF8 0.532
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
 #define H100_500W_ATTN TRAIN_ATTN(0.45, H100_500W_GEMM_EFF)
 #define H100_500W_ATTN_FA2 TRAIN_ATTN(0.35, H100_500W_GEMM_EFF)
 
-#define GB_EFF8_B200 0.497
-#define GB_EFF8_GB200 0.507
-#define GB_EFF8MX_GB200 0.500
-#define GB_EFF8MX_GB300 0.639
+#define GB_EFF8_B200 0.500
+#define GB_EFF8_GB200 0.514
+#define GB_EFF8MX_GB200 0.513
+#define GB_EFF8MX_GB300 0.656
 /* no fit row measures B200's MXFP8 or GB300's per-tensor GEMMs: each
  * is its part's other FP8 figure times GB200's ratio of the two */
 #define GB_EFF8MX_B200 EFF_R3(GB_EFF8_B200 * GB_EFF8MX_GB200 / GB_EFF8_GB200)
@@ -229,8 +239,8 @@
  * GB200 NVL72 1,440 sparse per 72, 10 dense; GB300 NVL72 1,080 dense
  * per 72, 15; HGX B300 108 dense per 8, 13.5.
  */
-#define GB_EFF4_GB200 0.564
-#define GB_EFF4_GB300 0.446
+#define GB_EFF4_GB200 0.593
+#define GB_EFF4_GB300 0.460
 #define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {
@@ -278,7 +288,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
 	 0, 108, 0, 0, 0, 0, 0, 0, 128},
-	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.752, 0.5, 0.8, 4,
+	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.723, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
 	 0, 108, 0, 0, 0, 0, 0, 0, 128},

@@ -132,6 +132,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 			input_set_clamp_eager(rt.clamp_eager);
 		if (have)
 			input_set_paged_stash(runtime_paged_stash(&rt));
+		if (have)
+			input_set_rc_early_stop(rt.rc_early_stop);
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */
 		if (runtime_check_moe(have ? &rt : NULL, p.moe_rank_capacity,

@@ -235,6 +235,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int compile = emit_runtime_opt(p, RUNTIME_OPT_COMPILE);
 	/* async TP (runtime_parse() has refused it without compile) */
 	int async_tp = emit_runtime_opt(p, RUNTIME_OPT_ASYNC_TP);
+	/* recomputation that stops once the saved tensors are back */
+	int early = emit_runtime_opt(p, RUNTIME_OPT_EARLY_STOP);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
@@ -481,6 +483,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
+	/* passed to each checkpoint wrapper (activation_checkpoint.py:
+	 * 150-156), off by default (job_config.py:675) */
+	if (early)
+		fprintf(fp, "# Stop each recomputation once the tensors the "
+			    "backward needs are back\n# (the last MLP GEMM "
+			    "does not run again), as priced.\n"
+			    "early_stop = true\n");
 	if (op) {
 		/* _apply_op_sac (activation_checkpoint.py:52-137): the
 		 * policy the plan priced */

@@ -429,6 +429,12 @@ def check_torchtitan(p, path):
         expect(bad, comp.get("enable", False) and "model" in
                comp.get("components", ["model", "loss"]),
                "async TP without the model compiled")
+    # --runtime torchtitan:early-stop priced each recomputation
+    # stopping once the saved tensors are back: the job asks for it
+    # (J:675, passed to the checkpoint wrappers at AC:150-156)
+    es = c["activation_checkpoint"].get("early_stop", False)
+    expect(bad, es == ("early-stop" in p.rt_opts),
+           "early_stop %s vs the plan's runtime" % es)
     mode = c["activation_checkpoint"]["mode"]
     opt = c["activation_checkpoint"].get("selective_ac_option", "2")
     if mode == "selective" and opt.isdigit():
@@ -753,8 +759,9 @@ MCORE_MOE_EXTRA = ["--runtime",
                    "--expert-tensor-parallel", "1",
                    "--moe-rank-capacity", "1.25"]
 # Llama 3 as torchtitan runs it compiled (torch.compile's fusions), with
-# async TP, which has the TP plans emit enable_async_tensor_parallel.
-TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile,async-tp"]
+# async TP, which has the TP plans emit enable_async_tensor_parallel, and
+# recomputation that stops early (early_stop).
+TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile,async-tp,early-stop"]
 
 
 def sweep(quick):

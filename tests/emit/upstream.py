@@ -727,7 +727,10 @@ TORCHTITAN_KEYS = {
                     # 1 (the default) | tp, PD:59
                     "expert_tensor_parallel_degree": "J:464"},
     "activation_checkpoint": {"mode": "J:652",
-                              "selective_ac_option": "J:655"},
+                              "selective_ac_option": "J:655",
+                              # a bool, False by default; AC:150-156
+                              # pass it to every checkpoint wrapper
+                              "early_stop": "J:675"},
     # J:721-727 Compile, reached as compile (J:1017): PL:256-267 compiles
     # each block, components/loss.py:33-35 the loss
     "compile": {"enable": "J:722", "components": "J:725"},
@@ -791,6 +794,9 @@ def torchtitan_rules(c, world):
             bad.append("parts %% pp (PP:456-458)")
     if c["activation_checkpoint"]["mode"] not in TORCHTITAN_AC_MODES:
         bad.append("mode (J:652)")
+    if not isinstance(c["activation_checkpoint"].get("early_stop", False),
+                      bool):
+        bad.append("early_stop is a bool (J:675)")
     # AC:177-183: selective takes "op" or a layer frequency, digits (J:655:
     # "2" by default)
     opt = c["activation_checkpoint"].get("selective_ac_option", "2")
