@@ -1447,7 +1447,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * rc_early_stop): the residual add, which saves nothing, and
 	 * before it the MLP's last GEMM, whose input that GEMM saved; a
 	 * MoE layer's combine saves its experts' outputs (the add alone),
-	 * a norm after them (post-norms) or dropout theirs (nothing) */
+	 * a norm after them (post-norms) or dropout theirs (nothing).
+	 * Under tensor parallelism the reduce-scatter after that GEMM is
+	 * left out too; chain.c still counts the forward's two pairs of
+	 * collectives again (half an all-reduce a block too many) */
 	tail = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
 	tail += dropadd_ms(sh);
 	f += tail;
