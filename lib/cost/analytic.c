@@ -1450,7 +1450,13 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * a norm after them (post-norms) or dropout theirs (nothing).
 	 * Under tensor parallelism the reduce-scatter after that GEMM is
 	 * left out too; chain.c still counts the forward's two pairs of
-	 * collectives again (half an all-reduce a block too many) */
+	 * collectives again (half an all-reduce a block too many).  The
+	 * GEMM is left out because a plain op (nn.Linear's) packs its
+	 * saved inputs before it runs, and the recomputation stops there.
+	 * An autograd Function packs after its forward: torchao's
+	 * Float8Linear run eagerly computes its GEMM again, which this
+	 * does not price apart (compiled, the partitioner recomputes only
+	 * what the backward reads: the same skip) */
 	tail = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
 	tail += dropadd_ms(sh);
 	f += tail;
