@@ -57,16 +57,22 @@ struct prof_point {
 					   dispatch (attention, norms), each
 					   way: Megatron's EP overlap hides
 					   a combine behind each */
-	unsigned sel_rerun;             /* the collectives selective
-					   recomputation runs again
-					   (torchtitan's per-op policy):
-					   PROF_RERUN_* bits */
+	unsigned sel_rerun;             /* the collectives a recomputation
+					   runs again or leaves out
+					   (torchtitan's per-op policy, an
+					   early stop): PROF_RERUN_* bits */
 };
 
 /* prof_point sel_rerun: the forward's sequence-parallel all-gathers
- * (half its tensor-parallel traffic), the expert all-to-alls. */
+ * (half its tensor-parallel traffic), the expert all-to-alls, which a
+ * selective recomputation runs again; the tensor-parallel reduction
+ * after the MLP, which a full recomputation that stops early leaves
+ * out: a reduce-scatter under sequence parallelism (half an all-
+ * reduce), else an all-reduce. */
 #define PROF_RERUN_TP_GATHER 1u
 #define PROF_RERUN_EP_A2A 2u
+#define PROF_RERUN_EARLY_RS 4u
+#define PROF_RERUN_EARLY_AR 8u
 
 struct prof_layer {
 	char *name;             /* owned */

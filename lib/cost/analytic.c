@@ -1448,9 +1448,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * before it the MLP's last GEMM, whose input that GEMM saved; a
 	 * MoE layer's combine saves its experts' outputs (the add alone),
 	 * a norm after them (post-norms) or dropout theirs (nothing).
-	 * Under tensor parallelism the reduce-scatter after that GEMM is
-	 * left out too; chain.c still counts the forward's two pairs of
-	 * collectives again (half an all-reduce a block too many).  The
+	 * Under tensor parallelism the reduction after that GEMM is left
+	 * out too (PROF_RERUN_EARLY_RS, _AR; chain.c).  The
 	 * GEMM is left out because a plain op (nn.Linear's) packs its
 	 * saved inputs before it runs, and the recomputation stops there.
 	 * An autograd Function packs after its forward: torchao's
@@ -1540,6 +1539,11 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if ((sh->rcm & ANALYTIC_RC_OP) && sh->moe && sh->ep > 1 &&
 	    !op_sac_keeps_a2a(sh))
 		pt->sel_rerun |= PROF_RERUN_EP_A2A;
+	/* the early stop leaves the reduction after the MLP's last GEMM
+	 * out with it */
+	if (sh->early && tail > 0 && !sh->moe && sh->t > 1)
+		pt->sel_rerun |= sh->sp ? PROF_RERUN_EARLY_RS
+					: PROF_RERUN_EARLY_AR;
 	pt->recomp_ms[PROF_RC_NONE] = 0;
 	pt->recomp_ms[PROF_RC_FULL] = f - (sh->early ? tail : 0);
 	pt->out_bytes = (int64_t)(n * h * e);

@@ -20,16 +20,20 @@
  * scatter and an all-gather; a selective recomputation that gathers
  * again but keeps the reduce-scatters' outputs (sel, torchtitan's per-op
  * policy: PROF_RERUN_TP_GATHER) adds the forward's two all-gathers, the
- * bytes of one all-reduce.
+ * bytes of one all-reduce; a full one that stops before the MLP's last
+ * GEMM (PROF_RERUN_EARLY_RS, _AR) leaves the reduction after it out.
  */
-static int
+static double
 tp_allreduces(int kind, int r, int rerun, unsigned sel)
 {
 	int again = r == PROF_RC_FULL && rerun;
+	double early = (sel & PROF_RERUN_EARLY_AR)   ? 1
+		       : (sel & PROF_RERUN_EARLY_RS) ? 0.5
+						     : 0;
 
 	switch (kind) {
 	case PROF_BLOCK:
-		return 4 + (again ? 2 : 0) +
+		return 4 + (again ? 2 - early : 0) +
 		       (r == PROF_RC_SELECTIVE &&
 				(sel & PROF_RERUN_TP_GATHER)
 			    ? 1
@@ -184,7 +188,7 @@ chain_build(struct chain *c, const struct profile *p)
 			double *pre = c->pre_t + off;
 
 			for (j = 0; j < L; j++) {
-				int na = tp_allreduces(
+				double na = tp_allreduces(
 					c->kind[j], r,
 					chain_full_reruns(c, k, j),
 					c->rerun[(size_t)k * L + j]);

@@ -598,6 +598,7 @@ test_attn_tiles(void)
  * x 4096 bf16 values at 2680 GB/s, 0.075122 ms + 3 us): 1.881335 ms
  * less.  Its forward, backward and stash are the same; with dropout
  * the add's mask needs the GEMM's output, and nothing is left out.
+ * Under tensor parallelism the reduction after that GEMM goes too.
  */
 static void
 test_rc_early_stop(void)
@@ -633,12 +634,37 @@ test_rc_early_stop(void)
 	CHECK_INT_EQ(e->stash_bytes[PROF_RC_FULL], a->stash_bytes[PROF_RC_FULL]);
 	profile_release(&pa);
 	profile_release(&pe);
+	/* tensor parallelism: the reduction after that GEMM is left out
+	 * too, a reduce-scatter under sequence parallelism (1.5 of the
+	 * forward's 2 all-reduces' worth again), else an all-reduce (1) */
+	{
+		struct chain c;
+		int sp;
+
+		for (sp = 0; sp < 2; sp++) {
+			profile_init(&pe);
+			CHECK_INT_EQ(analytic_profile_opts(&pe, &m, h100, mb, 1,
+							   2, sp, &o),
+				     0);
+			CHECK_INT_EQ(pe.layers[1].pt[0].sel_rerun,
+				     sp ? PROF_RERUN_EARLY_RS
+					: PROF_RERUN_EARLY_AR);
+			CHECK(chain_build(&c, &pe) == 0);
+			CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 1, 1) -
+					   chain_tp_count(&c, 0, PROF_RC_NONE,
+							  1, 1),
+				   sp ? 1.5 : 1, 0);
+			chain_release(&c);
+			profile_release(&pe);
+		}
+	}
 	/* dropout: the whole forward again */
 	m.dropout = 1;
 	profile_init(&pe);
 	CHECK_INT_EQ(analytic_profile_opts(&pe, &m, h100, mb, 1, 1, 0, &o), 0);
 	CHECK_NEAR(pe.layers[1].pt[0].recomp_ms[PROF_RC_FULL],
 		   pe.layers[1].pt[0].fwd_ms, 0);
+	CHECK_INT_EQ(pe.layers[1].pt[0].sel_rerun, 0);
 	profile_release(&pe);
 }
 
