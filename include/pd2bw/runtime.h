@@ -47,7 +47,7 @@ enum runtime_opt {
 	RUNTIME_OPT_PAGED_STASH,          /* megatron-core (MoE paged stash) */
 	RUNTIME_OPT_COMPILE,              /* torchtitan (torch.compile) */
 	RUNTIME_OPT_ASYNC_TP,             /* torchtitan (micro-pipelined TP) */
-	RUNTIME_OPT_EARLY_STOP,           /* torchtitan (checkpoint early stop) */
+	RUNTIME_OPT_EARLY_STOP,           /* torchtitan (AC early stop) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */

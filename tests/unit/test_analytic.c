@@ -631,7 +631,8 @@ test_rc_early_stop(void)
 	CHECK_NEAR(e->bwd_ms, a->bwd_ms, 0);
 	CHECK_NEAR(e->recomp_ms[PROF_RC_SELECTIVE],
 		   a->recomp_ms[PROF_RC_SELECTIVE], 0);
-	CHECK_INT_EQ(e->stash_bytes[PROF_RC_FULL], a->stash_bytes[PROF_RC_FULL]);
+	CHECK_INT_EQ(e->stash_bytes[PROF_RC_FULL],
+		     a->stash_bytes[PROF_RC_FULL]);
 	profile_release(&pa);
 	profile_release(&pe);
 	/* tensor parallelism: the reduction after that GEMM is left out
