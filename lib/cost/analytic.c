@@ -1410,7 +1410,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
 	double f = 0, bw = 0, core, core_b, g2, bas, mf = 0, mb = 0;
-	double mats = sh->swiglu ? 3 : 2, tail;
+	double mats = sh->swiglu ? 3 : 2, last, add;
+	int early;
 
 	if (sh->mla) {
 		rq = n * sh->at * sh->rd;
@@ -1443,24 +1444,20 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += gemm_norm_ms(sh, n, h, ft);
 		f += act_ms(sh, n * ft);
 	}
-	/* what a recomputation that stops early leaves out (the runtime's
-	 * rc_early_stop): the residual add, which saves nothing, and
-	 * before it the MLP's last GEMM, whose input that GEMM saved; a
-	 * MoE layer's combine saves its experts' outputs (the add alone),
-	 * a norm after them (post-norms) or dropout theirs (nothing).
-	 * Under tensor parallelism the reduction after that GEMM is left
-	 * out too (PROF_RERUN_EARLY_RS, _AR; chain.c).  The
-	 * GEMM is left out because a plain op (nn.Linear's) packs its
-	 * saved inputs before it runs, and the recomputation stops there.
-	 * An autograd Function packs after its forward: torchao's
-	 * Float8Linear run eagerly computes its GEMM again, which this
-	 * does not price apart (compiled, the partitioner recomputes only
-	 * what the backward reads: the same skip) */
-	tail = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
-	tail += dropadd_ms(sh);
-	f += tail;
-	if (sh->post_norms || sh->drop)
-		tail = 0;
+	/* A full recomputation that stops early (the runtime's
+	 * rc_early_stop) ends once the last saved tensor is back: the MLP's
+	 * last GEMM packs its input before it runs (nn.Linear), so it, the
+	 * tensor-parallel reduction after it and the residual add do not
+	 * run again; after a MoE layer's combine, which saves its experts'
+	 * outputs, the add alone; with post-norms or dropout, which save
+	 * the GEMM's output, nothing.  An autograd Function packs after
+	 * its forward: torchao's Float8Linear run eagerly computes its GEMM
+	 * again, which this does not price apart (compiled, the partitioner
+	 * recomputes only what the backward reads: the same skip). */
+	last = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
+	add = dropadd_ms(sh);
+	f += last + add;
+	early = sh->early && !sh->post_norms && !sh->drop;
 	if (sh->post_norms)
 		f += norm_ms(sh);
 
@@ -1539,13 +1536,11 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if ((sh->rcm & ANALYTIC_RC_OP) && sh->moe && sh->ep > 1 &&
 	    !op_sac_keeps_a2a(sh))
 		pt->sel_rerun |= PROF_RERUN_EP_A2A;
-	/* the early stop leaves the reduction after the MLP's last GEMM
-	 * out with it */
-	if (sh->early && tail > 0 && !sh->moe && sh->t > 1)
+	if (early && !sh->moe && sh->t > 1)
 		pt->sel_rerun |= sh->sp ? PROF_RERUN_EARLY_RS
 					: PROF_RERUN_EARLY_AR;
 	pt->recomp_ms[PROF_RC_NONE] = 0;
-	pt->recomp_ms[PROF_RC_FULL] = f - (sh->early ? tail : 0);
+	pt->recomp_ms[PROF_RC_FULL] = f - (early ? last + add : 0);
 	pt->out_bytes = (int64_t)(n * h * e);
 	pt->stash_bytes[PROF_RC_NONE] = (int64_t)block_stash(sh);
 	{

@@ -175,15 +175,6 @@ derive(struct runtime *rt)
 		rt->host_us_moe = 65;
 	else
 		rt->host_us_moe = rt->host_us_per_kernel;
-	/* Megatron-Core clamps a gated MLP's halves (activation_func_
-	 * clamp_value, GPT-OSS) in eager PyTorch before its fused
-	 * activation: two clamps and the cat of their outputs (fusions/
-	 * fused_bias_geglu.py:424-432, weighted_bias_quick_geglu_impl, at
-	 * d98e8a6); Transformer Engine's op fuser (use_transformer_
-	 * engine_op_fuser, transformer_config.py:525) runs the experts'
-	 * clamp inside its ScaledClampedQGeGLU (moe/experts.py:574-590).
-	 * The PyTorch-native runtimes clamp eagerly too (their fusions
-	 * are none). */
 	/* Full recomputation.  Megatron's and DeepSpeed's checkpoints
 	 * (and PipeDream's) run the block's forward again whole.
 	 * PyTorch's non-reentrant checkpoint stops the recomputation as
@@ -200,6 +191,15 @@ derive(struct runtime *rt)
 	rt->rc_early_stop = rt->id == RUNTIME_PYTORCH_DDP ||
 			    (rt->id == RUNTIME_TORCHTITAN &&
 			     runtime_has(rt, RUNTIME_OPT_EARLY_STOP));
+	/* Megatron-Core clamps a gated MLP's halves (activation_func_
+	 * clamp_value, GPT-OSS) in eager PyTorch before its fused
+	 * activation: two clamps and the cat of their outputs (fusions/
+	 * fused_bias_geglu.py:424-432, weighted_bias_quick_geglu_impl, at
+	 * d98e8a6); Transformer Engine's op fuser (use_transformer_
+	 * engine_op_fuser, transformer_config.py:525) runs the experts'
+	 * clamp inside its ScaledClampedQGeGLU (moe/experts.py:574-590).
+	 * The PyTorch-native runtimes clamp eagerly too (their fusions
+	 * are none). */
 	rt->clamp_eager =
 		rt->id == RUNTIME_MEGATRON_CORE
 			? !runtime_has(rt, RUNTIME_OPT_OP_FUSER)

@@ -130,10 +130,10 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		 * runtime, which only --runtime names) */
 		if (have && runtime_has(&rt, RUNTIME_OPT_OP_FUSER))
 			input_set_clamp_eager(rt.clamp_eager);
-		if (have)
+		if (have) {
 			input_set_paged_stash(runtime_paged_stash(&rt));
-		if (have)
 			input_set_rc_early_stop(rt.rc_early_stop);
+		}
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */
 		if (runtime_check_moe(have ? &rt : NULL, p.moe_rank_capacity,
