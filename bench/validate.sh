@@ -555,6 +555,35 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		     (model == "deepseek-v3" && gpu == "B200" && prec != "bf16")) ||
 		    (rel == "25.11" && model == "llama3-8b" && gpu ~ /^(GB[23]00|B200)$/)))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
+		# Transformer Engine'"'"'s graphs of each layer'"'"'s attention,
+		# router and MoE preprocessing (cuda_graph_impl
+		# "transformer_engine", cuda_graph_scope ["attn",
+		# "moe_router", "moe_preprocess"]) in the eager runs whose
+		# presets set them: Qwen3-235B on GB200 in every release
+		# (configs/qwen/qwen3_workload_base_configs.py:71-95 at
+		# 97ad8cc6f, :87-110 at cfeddcd94 and f69d4dd59, which the
+		# 256-GPU V2 presets inherit) and on GB300 from 26.02 (the V2
+		# presets, :199-209 at 8f4439c35, :191-205 at cfeddcd94 and
+		# f69d4dd59); Qwen3-30B on B200 at MBS 4 (0ec1df783, :391-407;
+		# the MBS-1 runs before it graph the router alone); DeepSeek-V3
+		# on GB200 from 26.02 (configs/deepseek/deepseek_workload_base_
+		# configs.py:72-83 at cfeddcd94 and f69d4dd59; 25.11 graphed the
+		# router alone, :46-57 at 97ad8cc6f), on B300 at MBS 2, PP 8
+		# (:201-209 at f69d4dd59, :224-233 at 63b08b397) and the MXFP8
+		# B200 preset at PP 8, VP 2, EP 32 (:224-234 at f69d4dd59);
+		# GPT-OSS on GB300 and B300 from 26.02 (configs/gpt_oss/
+		# gpt_oss_workload_base_configs.py:45-67 at cfeddcd94 and
+		# f69d4dd59, :117-139 at 63b08b397).  The other eager MoE
+		# presets graph the router and preprocessing alone, or nothing.
+		if (rname == "megatron-core" && index(a, "cuda-graphs") == 0 &&
+		    ((model == "qwen3-235b-a22b" && ((gpu == "GB200" && rel >= "25.11") ||
+		       (gpu == "GB300" && rel >= "26.02"))) ||
+		     (model == "qwen3-30b-a3b" && gpu == "B200" && mbs == 4 && rel >= "26.02") ||
+		     (model == "deepseek-v3" && ((gpu == "GB200" && rel >= "26.02") ||
+		       (gpu == "B300" && mbs == 2 && pp == 8) ||
+		       (gpu == "B200" && prec == "fp8-mx" && pp == 8 && vp == 2 && ep == 32))) ||
+		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02")))
+			a = a (index(a, ":") ? "," : ":") "te-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
 		# (perf_recipes/gpt_oss/common.py:42, _apply_gpt_oss_120b_

@@ -132,6 +132,12 @@ input_set_rc_early_stop(int on)
 }
 
 void
+input_set_moe_graphs(int g)
+{
+	opts()->moe_graphs = g;
+}
+
+void
 input_set_paged_stash(double factor)
 {
 	opts()->paged_stash = factor;

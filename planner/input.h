@@ -142,6 +142,9 @@ void input_set_clamp_eager(int on);
 /* Whether full recomputation stops early (the runtime's
  * rc_early_stop). */
 void input_set_rc_early_stop(int on);
+/* The runtime's graphs of the MoE layers (analytic_opts moe_graphs,
+ * runtime_moe_graphs()). */
+void input_set_moe_graphs(int g);
 
 /* The pages a MoE layer's paged stash holds, a multiple of the balanced
  * rows (0: no paged stash; the runtime's paged-stash: Megatron-Core's

@@ -268,6 +268,8 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 		cli_usage_error("runtime %s cannot shard in groups and "
 				"replicate across them (--shard-group %d)",
 				name, so->shard);
+	if ((so->offload_mask & 2) && runtime_has(rt, RUNTIME_OPT_TE_GRAPHS))
+		so->offload_mask &= ~2u; /* an explicit one: par_opts_check_moe() */
 	if ((so->offload_mask & 2) && !rt->offload) {
 		if (p->have_offload)
 			cli_usage_error("runtime %s cannot offload activations "
@@ -289,6 +291,18 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 				name);
 	if (!have_rc && !rt->selective)
 		so->rc_mask &= ~(1u << PROF_RC_SELECTIVE);
+	/* full recomputation: neither the per-layer graphs nor the EP
+	 * overlap run it (runtime_check()) */
+	if (runtime_has(rt, RUNTIME_OPT_TE_GRAPHS) ||
+	    runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM)) {
+		if (have_rc && (so->rc_mask & (1u << PROF_RC_FULL)))
+			cli_usage_error("runtime %s: %s cannot run full "
+					"recomputation (-r full)", name,
+					runtime_has(rt, RUNTIME_OPT_TE_GRAPHS)
+						? "te-graphs"
+						: "overlap-moe-ep-comm");
+		so->rc_mask &= ~(1u << PROF_RC_FULL);
+	}
 	/* tp-comm-overlap needs sequence parallelism (megatron/training/
 	 * arguments.py:1441-1442): candidates without it run without */
 }
@@ -359,6 +373,7 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
 	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
 	input_set_rc_early_stop(p->have_rt && p->rt.rc_early_stop);
+	input_set_moe_graphs(p->have_rt ? runtime_moe_graphs(&p->rt) : 0);
 	input_set_paged_stash(p->have_rt ? runtime_paged_stash(&p->rt) : 0);
 	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
 				       : MODEL_MEGATRON_VOCAB_PAD);

@@ -163,6 +163,12 @@ struct analytic_opts {
 	/* the rows move by GEMMs over the one-hot routing (DeepSpeed-
 	 * MoE's einsums), not by a permutation */
 	int dense_dispatch;
+	int moe_graphs;     /* the runtime replays each MoE layer's
+			       attention, router and preprocessing as
+			       graphs (Megatron-Core's te-graphs): 1 with a
+			       dispatcher whose preprocessing reads the
+			       routing under a capacity (alltoall), 2 with
+			       one that does not (flex); default 0 */
 	double paged_stash; /* the routed experts' activations for backward
 			       kept in pages of this multiple of the
 			       balanced rows, not in the dispatcher's

@@ -29,6 +29,8 @@ struct chain {
 	double *flops;        /* forward FLOPs */
 	double *kern;         /* kernels launched forward + backward */
 	double *kernf;        /* of those, the forward's (0: unknown) */
+	double *kerngf, *kerngb; /* of those, a MoE block's up to its
+				  dispatch, forward and backward */
 	unsigned *rerun;      /* the collectives selective recomputation
 				 runs again (prof_point sel_rerun) */
 	/* Prefix sums over j of fb + rc[r], [(k*PROF_RC_N + r)*(L+1) + j]. */

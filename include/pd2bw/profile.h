@@ -57,6 +57,12 @@ struct prof_point {
 					   dispatch (attention, norms), each
 					   way: Megatron's EP overlap hides
 					   a combine behind each */
+	double graph_fwd_kernels,       /* a MoE block: the kernels of its */
+	       graph_bwd_kernels;       /* forward up to the dispatch (the
+					   attention, the router, the
+					   preprocessing) and of their
+					   backward: what Transformer
+					   Engine's graphs of them replay */
 	unsigned sel_rerun;             /* the collectives a recomputation
 					   runs again or leaves out
 					   (torchtitan's per-op policy, an

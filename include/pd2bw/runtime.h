@@ -48,6 +48,8 @@ enum runtime_opt {
 	RUNTIME_OPT_COMPILE,              /* torchtitan (torch.compile) */
 	RUNTIME_OPT_ASYNC_TP,             /* torchtitan (micro-pipelined TP) */
 	RUNTIME_OPT_EARLY_STOP,           /* torchtitan (AC early stop) */
+	RUNTIME_OPT_TE_GRAPHS,            /* megatron-core (TE graphs of the
+					     attention, router, preprocess) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -200,6 +202,17 @@ runtime_paged_stash(const struct runtime *rt)
 	return runtime_has(rt, RUNTIME_OPT_PAGED_STASH)
 		       ? RUNTIME_PAGED_STASH_FACTOR
 		       : 0;
+}
+
+/* Its graphs of the MoE layers' attention, router and preprocessing
+ * (te-graphs), as analytic_opts moe_graphs takes them: 0 none, 1 under
+ * the alltoall dispatcher, 2 under the flex one. */
+static inline int
+runtime_moe_graphs(const struct runtime *rt)
+{
+	if (!runtime_has(rt, RUNTIME_OPT_TE_GRAPHS))
+		return 0;
+	return runtime_has(rt, RUNTIME_OPT_FLEX_DISPATCHER) ? 2 : 1;
 }
 
 /*

@@ -143,6 +143,9 @@ struct shape {
 	double pstash;      /* analytic_opts paged_stash */
 	double fe, sf;      /* expert and shared-expert width per GPU */
 	double shf;         /* moe_ms(): the shared experts' forward ms */
+	double gnk;         /* moe_ms(), moe_bwd_ms(): the kernels counted
+			       before the dispatch, before the router's
+			       backward */
 	int qk_norm, post_norms;
 	double attn_cap, logit_cap; /* soft-capping on (non-zero) */
 	double topk;        /* routed experts per token */
@@ -1043,6 +1046,10 @@ moe_ms(struct shape *sh)
 		t += dense_dispatch_ms(sh, 0);
 	else
 		t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+	/* the end of the MoE layer's preprocess() (the permutation is the
+	 * alltoall dispatcher's dispatch_preprocess, moe_layer.py:356-373
+	 * at 9ed8b0c4ac): the dispatch and the experts follow */
+	sh->gnk = sh->nk;
 	t += sort_chunks_ms(sh, 1);
 	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
@@ -1115,6 +1122,7 @@ moe_bwd_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 1);
 	if (!sh->dd)
 		t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
+	sh->gnk = sh->nk;
 	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
 	return t + router_ms(sh, 1);
 }
@@ -1410,7 +1418,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	double rq = n * sh->at * sh->dh, rk = n * sh->kvt * sh->dh;
 	double qkn = n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh);
 	double f = 0, bw = 0, core, core_b, g2, bas, mf = 0, mb = 0;
-	double mats = sh->swiglu ? 3 : 2, last, add;
+	double mats = sh->swiglu ? 3 : 2, last, add, gb = 0;
 	int early;
 
 	if (sh->mla) {
@@ -1437,6 +1445,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->moe) {
 		mf = moe_ms(sh);
 		f += mf;
+		pt->graph_fwd_kernels = sh->gnk;
 	} else if (sh->swiglu) {
 		f += gemm_norm_ms(sh, n, h, 2 * ft);
 		f += act_ms(sh, n * ft);
@@ -1469,6 +1478,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->moe) {
 		mb = moe_bwd_ms(sh);
 		bw += dropadd_bwd_ms(sh) + mb;
+		gb = sh->gnk;
 	} else
 		bw += dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, ft, h);
 	if (sh->moe) {
@@ -1496,6 +1506,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 	else
 		bw += gemm_bwd_ms(sh, n, h, sh->qt) + norm_bwd_ms(sh);
 
+	/* the router's backward on, the attention's after it */
+	if (sh->moe)
+		pt->graph_bwd_kernels = sh->nk - gb;
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
 	/* Expert parallelism: the dispatch all-to-all sends each of the
@@ -1828,6 +1841,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->clamp_eager = 1;
 	o->rc_early_stop = 0;
 	o->paged_stash = 0;
+	o->moe_graphs = 0;
 	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
@@ -2402,6 +2416,21 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		: o ? o->capacity_factor : 0;
 	if (o && o->dropless)
 		cf = 0;
+	/* Megatron-Core's graphs of the router and the preprocessing
+	 * (transformer_config.py at d98e8a6): MoE models only (2825-
+	 * 2829), and the alltoall dispatcher's preprocessing under a
+	 * capacity copies the counts to the host, which no graph holds
+	 * (2843-2851) */
+	if (o && o->moe_graphs && !m->moe.experts)
+		return pd2bw_error("model '%s' has no experts: te-graphs "
+				   "graphs the MoE router",
+				   m->name ? m->name : "");
+	if (o && o->moe_graphs == 1 && m->moe.experts && cf > 0)
+		return pd2bw_error("model '%s' caps its experts' rows "
+				   "(capacity factor %g): te-graphs cannot "
+				   "graph the alltoall dispatcher's "
+				   "preprocessing then; add flex-dispatcher",
+				   m->name ? m->name : "", cf);
 	mincap = o && cf > 0 ? o->min_capacity : 0;
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.xcopy = o && o->xent_copy;
@@ -2445,16 +2474,33 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * module/base.py grad_output_preprocess; NVFP4 alike, its rowwise
 	 * copy); the reduce-scatters stay 16-bit: of a block's four
 	 * all-gather + reduce-scatter pairs, the all-gathers move qb bytes a
-	 * value instead of e (FP8: 0.75 of the 16-bit bytes).  torchao's
-	 * Float8Linear does the same with tensorwise scaling, by default
-	 * (torchtitan docs/float8.md:31, 49 at v0.2.2); its other recipes
-	 * communicate in high precision */
-	p->tp_block_bytes = model_prec_quantised(m->precision) && sp &&
-					    tp > 1 &&
-					    (sh.casts == ANALYTIC_CASTS_TE ||
-					     sh.fp8r == FP8_TENSORWISE)
-				    ? (1 + sh.qb / sh.e) / 2
+	 * value instead of e (FP8: 0.75 of the 16-bit bytes).  Backward, the
+	 * two row-parallel layers gather their grad outputs with both
+	 * usages, rowwise for dgrad and columnwise for wgrad (linear.py:903-
+	 * 905, module/base.py:1721-1750 at d0067d0da), and only per-tensor
+	 * FP8 gathers the rowwise copy alone and transposes it after
+	 * (supports_only_rowwise_all_gather, tensor/float8_tensor.py:190,
+	 * 396): MXFP8, blockwise and NVFP4 move both copies (distributed.py
+	 * _all_gather_mxfp8, _all_gather_nvfp4: 1386-1500; with userbuffers
+	 * MXFP8 gathers its columnwise copy apart, linear.py:1185-1215), so
+	 * the gathers average 1.5 qb.  torchao's Float8Linear gathers FP8
+	 * with tensorwise scaling, by default (torchtitan docs/float8.md:31,
+	 * 49 at v0.2.2), rowwise; its other recipes communicate in high
+	 * precision */
+	{
+		double ag = sh.casts == ANALYTIC_CASTS_TE &&
+					    (sh.fp4 || sh.fp8r == FP8_MXFP8 ||
+					     sh.fp8r == FP8_BLOCKWISE)
+				    ? 1.5
 				    : 1;
+
+		p->tp_block_bytes = model_prec_quantised(m->precision) && sp &&
+						    tp > 1 &&
+						    (sh.casts == ANALYTIC_CASTS_TE ||
+						     sh.fp8r == FP8_TENSORWISE)
+					    ? (1 + ag * sh.qb / sh.e) / 2
+					    : 1;
+	}
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
 	p->route.groups = m->moe.groups;

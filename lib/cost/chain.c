@@ -75,6 +75,8 @@ chain_build(struct chain *c, const struct profile *p)
 	c->flops = xcalloc(nk, sizeof(double));
 	c->kern = xcalloc(nk, sizeof(double));
 	c->kernf = xcalloc(nk, sizeof(double));
+	c->kerngf = xcalloc(nk, sizeof(double));
+	c->kerngb = xcalloc(nk, sizeof(double));
 	c->cp = p->cp > 1 ? p->cp : 1;
 	c->ep = p->ep > 1 ? p->ep : 1;
 	c->etp = p->etp > 0 ? p->etp : c->tp;
@@ -145,6 +147,8 @@ chain_build(struct chain *c, const struct profile *p)
 				c->flops[at] = pt->fwd_flops;
 				c->kern[at] = pt->kernels;
 				c->kernf[at] = pt->fwd_kernels;
+				c->kerngf[at] = pt->graph_fwd_kernels;
+				c->kerngb[at] = pt->graph_bwd_kernels;
 				c->rerun[at] = pt->sel_rerun;
 				if (c->epx)
 					c->epx[at] = pt->ep_a2a_bytes;
@@ -223,6 +227,8 @@ chain_release(struct chain *c)
 	free(c->flops);
 	free(c->kern);
 	free(c->kernf);
+	free(c->kerngf);
+	free(c->kerngb);
 	free(c->cpx);
 	free(c->cpf);
 	free(c->cpb);

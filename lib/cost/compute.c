@@ -151,6 +151,22 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * route.rank_capacity; token_dispatcher.py:1098-1113, 1167-1178: only
  * without one does the dispatch read the counts).  Their MoE layers join
  * the stretch, their kernels still at host_us_moe.
+ * Transformer Engine's graphs of the attention, the router and the
+ * preprocessing (the runtime's te-graphs: cuda_graph_impl
+ * "transformer_engine", cuda_graph_scope attn, moe_router and
+ * moe_preprocess) replay a MoE layer's forward up to its dispatch, and
+ * their backward, as one graph each (Megatron-Core transformer_layer.py
+ * _te_cuda_graph_replay, 1071-1150 at 9ed8b0c4ac: the graph's outputs are
+ * the preprocessed rows, the dispatch and the experts run eagerly; TE's
+ * make_graphed_callables captures forward and backward): those kernels
+ * (the chain's kerngf and kerngb) cost the host nothing.  Nor does the
+ * read leave a gap: host_ms_moe_sync is the host issuing, after the read,
+ * the next layer's eager attention, norms and router, which the GPU waits
+ * for once through the experts (the host cannot have issued them sooner);
+ * under the graph the host issues them with one launch right after the
+ * combine, ahead of the GPU, and what remains is the read's latency (not
+ * priced).  The graph of the router and preprocessing alone leaves the
+ * attention eager: the gap stays.
  */
 static double
 host_ms(const struct chain *c, const struct cost_cfg *g,
@@ -158,7 +174,7 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 {
 	const struct runtime *rt = g->rt;
 	double kern = 0, kmoe = 0, gpu = 0, moe = 0, host;
-	int j;
+	int teg = runtime_has(rt, RUNTIME_OPT_TE_GRAPHS), j;
 
 	for (j = a; j <= e; j++) {
 		int r = rc ? rc[j - a] : g->r;
@@ -175,6 +191,10 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 			double ep = cost_ep(c, g, l, s, j, j);
 			double tf = CHAIN_AT(c, c->fwd, g->k, j) + ep / 2;
 			double hk = rt->host_us_moe * 1e-3;
+			/* a layer whose graphed part is unknown (a measured
+			 * profile, the MTP module) keeps the gap */
+			double gf = teg ? CHAIN_AT(c, c->kerngf, g->k, j) : 0;
+			double gap = gf > 0 ? 0 : rt->host_ms_moe_sync;
 			/* a recomputation that dispatches again reads again */
 			int again = r == PROF_RC_FULL ||
 				    (r == PROF_RC_SELECTIVE &&
@@ -184,18 +204,30 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 			if (!(kf > 0)) {
 				/* forward and backward apart unknown */
 				moe += fmax(0, k * hk - t - ep) +
-				       (again ? 2 : 1) * rt->host_ms_moe_sync;
+				       (again ? 2 : 1) * gap;
 				continue;
 			}
-			moe += fmax(0, kf * hk - tf) + rt->host_ms_moe_sync;
+			/* the graphed kernels; full recomputation replays
+			 * the forward's graph again */
+			if (gf > 0) {
+				kf -= gf;
+				k -= gf + CHAIN_AT(c, c->kerngb, g->k, j);
+				if (r == PROF_RC_FULL)
+					k -= gf;
+			}
+			moe += fmax(0, kf * hk - tf) + gap;
 			if (again) {
 				moe += fmax(0, (k - kf) * hk - (t + ep - tf)) +
-				       rt->host_ms_moe_sync;
+				       gap;
 			} else {
 				kmoe += k - kf;
 				gpu += t + ep - tf;
 			}
 		} else if (c->eparams[j] > 0) {
+			if (teg)
+				k -= CHAIN_AT(c, c->kerngf, g->k, j) *
+					     (r == PROF_RC_FULL ? 2 : 1) +
+				     CHAIN_AT(c, c->kerngb, g->k, j);
 			kmoe += k;
 			gpu += t + cost_ep(c, g, l, s, j, j);
 		} else {

@@ -67,7 +67,8 @@ const char *const runtime_opt_names[] = {
 	"overlap-grad-reduce", "overlap-param-gather", "tp-comm-overlap",
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
-	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop", NULL,
+	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop",
+	"te-graphs", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -163,7 +164,11 @@ derive(struct runtime *rt)
 	 * the GPU idles from the dispatcher's read of the routing counts
 	 * (d2h_event.synchronize(), token_dispatcher.py:955-957) until
 	 * the host has turned them into split lists and issued the next
-	 * kernel: host_ms_moe_sync a MoE layer's forward.  65 us a kernel
+	 * kernel: host_ms_moe_sync a MoE layer's forward (what the host
+	 * issues eagerly after the read before the GPU can go on: the next
+	 * layer's attention and router, which Transformer Engine's graphs
+	 * of them, the te-graphs option, replay at once: compute.c
+	 * host_ms()).  65 us a kernel
 	 * and 1 ms a read are the pair the CP/EP fit rows of bench/data
 	 * ask for (their least mean error, within 0.02 points, over 40-90
 	 * us and 0.25-2 ms; bench/data/README.md); the other runtimes
@@ -285,7 +290,7 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
 				   OPT(OVERLAP_MOE_EP_COMM) |
 				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER) |
-				   OPT(PAGED_STASH);
+				   OPT(PAGED_STASH) | OPT(TE_GRAPHS);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and
@@ -469,6 +474,13 @@ runtime_parse(struct runtime *rt, const char *spec)
 		/* arguments.py:1028 */
 		return pd2bw_error("runtime %s: overlap-param-gather needs "
 				   "overlap-grad-reduce", runtime_names[id]);
+	if (runtime_has(rt, RUNTIME_OPT_TE_GRAPHS) &&
+	    runtime_has(rt, RUNTIME_OPT_CUDA_GRAPHS))
+		/* two values of one --cuda-graph-impl (transformer_
+		 * config.py:1075 at d98e8a6) */
+		return pd2bw_error("runtime %s: cuda-graphs and te-graphs "
+				   "are two kinds of CUDA graph; give one",
+				   runtime_names[id]);
 	if (runtime_has(rt, RUNTIME_OPT_ASYNC_TP) &&
 	    !runtime_has(rt, RUNTIME_OPT_COMPILE))
 		/* the pass is Inductor's (tensor_parallel.py:19-23) */
@@ -586,6 +598,14 @@ runtime_check_moe(const struct runtime *rt, double rank_capacity,
 			 "(--moe-rank-capacity) is Megatron-Core's HybridEP "
 			 "dispatcher's: it needs --runtime "
 			 "megatron-core:flex-dispatcher");
+		return -1;
+	}
+	/* per-layer graphs refuse CPU offloading (transformer_config.py:
+	 * 2800-2801 at d98e8a6) */
+	if (rt && runtime_has(rt, RUNTIME_OPT_TE_GRAPHS) && offload) {
+		why(buf, n, "runtime %s: te-graphs does not run with "
+			 "activation offload (--offload off)",
+			 runtime_names[rt->id]);
 		return -1;
 	}
 	if (!rt || !runtime_has(rt, RUNTIME_OPT_PAGED_STASH))
@@ -756,6 +776,13 @@ runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 			 "run full recomputation", name);
 		return -1;
 	}
+	/* full recomputation runs under the full-iteration graph only
+	 * (transformer_config.py:2853-2856 at d98e8a6) */
+	if (runtime_has(rt, RUNTIME_OPT_TE_GRAPHS) && rc == PROF_RC_FULL) {
+		why(buf, n, "runtime %s: te-graphs cannot run full "
+			 "recomputation", name);
+		return -1;
+	}
 	if (rc == PLAN_RC_MIXED && !rt->mixed_rc) {
 		why(buf, n, "runtime %s cannot choose recomputation per "
 			 "layer", name);
@@ -795,6 +822,12 @@ runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
 	}
 	if (!offload)
 		return 0;
+	/* per-layer graphs refuse CPU offloading (runtime_check_moe()) */
+	if (runtime_has(rt, RUNTIME_OPT_TE_GRAPHS)) {
+		why(buf, n, "runtime %s: te-graphs does not run with "
+			 "activation offload (--offload off)", name);
+		return -1;
+	}
 	if (!rt->offload) {
 		why(buf, n, "runtime %s cannot offload activations "
 			 "(--offload on)", name);

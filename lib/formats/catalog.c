@@ -239,8 +239,8 @@
  * GB200 NVL72 1,440 sparse per 72, 10 dense; GB300 NVL72 1,080 dense
  * per 72, 15; HGX B300 108 dense per 8, 13.5.
  */
-#define GB_EFF4_GB200 0.593
-#define GB_EFF4_GB300 0.460
+#define GB_EFF4_GB200 0.604
+#define GB_EFF4_GB300 0.470
 #define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {

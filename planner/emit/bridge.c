@@ -958,8 +958,22 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		     mc.uniform ? 1 : mc.block_layers);
 	}
 
-	if (graphs)
+	/* a graph takes Transformer Engine's RNG tracker, which the
+	 * performance scripts switch on with it (scripts/performance/utils/
+	 * overrides.py:102-124 at cfeddcd94; the config sets the rng
+	 * section's alike, training/config.py:1415-1416 at 067f987) */
+	if (graphs) {
 		kstr(fp, "cuda_graph_impl", "full_iteration");
+		kbool(fp, "use_te_rng_tracker", 1);
+	} else if (emit_runtime_opt(p, RUNTIME_OPT_TE_GRAPHS)) {
+		/* the partial graphs of the eager MoE presets, by the
+		 * scope name the recipes use (Megatron-Core migrates it to
+		 * cuda_graph_modules) */
+		kstr(fp, "cuda_graph_impl", "transformer_engine");
+		fprintf(fp, "  cuda_graph_scope: [\"attn\", \"moe_router\", "
+			    "\"moe_preprocess\"]\n");
+		kbool(fp, "use_te_rng_tracker", 1);
+	}
 	if (emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
 		kbool(fp, "use_transformer_engine_op_fuser", 1);
 	if (p->moe_rank_capacity > 0)

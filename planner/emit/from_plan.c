@@ -133,6 +133,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		if (have) {
 			input_set_paged_stash(runtime_paged_stash(&rt));
 			input_set_rc_early_stop(rt.rc_early_stop);
+			input_set_moe_graphs(runtime_moe_graphs(&rt));
 		}
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */

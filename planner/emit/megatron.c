@@ -429,6 +429,17 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 		arg_str(fp, "--cuda-graph-impl", "full_iteration");
 		arg1(fp, "--no-check-for-nan-in-loss-and-grad");
 		any = 1;
+	} else if (runtime_has(&rt, RUNTIME_OPT_TE_GRAPHS)) {
+		/* Transformer Engine's graphs of each layer's attention,
+		 * router and MoE preprocessing (arguments.py:2047-2049 at
+		 * d98e8a6: --cuda-graph-modules, --cuda-graph-scope
+		 * deprecated) */
+		const char *w[] = {"--cuda-graph-impl", "transformer_engine",
+				   "--cuda-graph-modules", "attn", "moe_router",
+				   "moe_preprocess", NULL};
+
+		args(fp, w);
+		any = 1;
 	}
 	/* Transformer Engine's op fuser: the experts' clamp inside their
 	 * activation, as priced */

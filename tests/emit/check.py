@@ -758,6 +758,12 @@ MCORE_MOE_EXTRA = ["--runtime",
                    "--expert-parallel", "1,2,4,8",
                    "--expert-tensor-parallel", "1",
                    "--moe-rank-capacity", "1.25"]
+# ... and as the eager presets run them, with Transformer Engine's graphs
+# of each layer's attention, router and preprocessing (no full
+# recomputation under them).
+MCORE_TE_GRAPHS_EXTRA = ["--runtime", "megatron-core:te-graphs",
+                         "--expert-parallel", "1,2,4,8",
+                         "-r", "none,selective"]
 # Llama 3 as torchtitan runs it compiled (torch.compile's fusions), with
 # async TP, which has the TP plans emit enable_async_tensor_parallel, and
 # recomputation that stops early (early_stop).
@@ -777,6 +783,8 @@ def sweep(quick):
                 runs.append((m, DS_MOE_EXTRA))
             if m.startswith(("qwen3-", "gpt-oss-")) and moe:
                 runs.append((m, MCORE_MOE_EXTRA))
+            if m.startswith(("qwen3-", "mixtral-")) and moe:
+                runs.append((m, MCORE_TE_GRAPHS_EXTRA))
             if m.startswith("llama3"):
                 runs.append((m, TT_COMPILE_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))

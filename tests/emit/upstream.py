@@ -67,6 +67,9 @@ MEGATRON_FLAGS = {
     "--overlap-moe-expert-parallel-comm": "MP:343 (TC:3002-3041)",
     "--cuda-graph-impl": "TC:1075 (none | local | transformer_engine | "
                          "full_iteration)",
+    # A:2050-2051 (nargs +): attn | mlp | moe | moe_router |
+    # moe_preprocess | mamba (TC:1090-1104)
+    "--cuda-graph-modules": "A:2050 (TC:1090-1104)",
     "--no-check-for-nan-in-loss-and-grad": "A:2872 (store_false)",
     "--optimizer": "A:2913-2914 (adam | sgd | muon | dist_muon | lion | "
                    "soap | adaptive_muon)",
@@ -334,6 +337,15 @@ def megatron_rules(a, world):
         bad.append("op fuser with tensor-parallel experts "
                    "(moe/experts.py:397-398)")
     gi = one(a, "--cuda-graph-impl")
+    bad += graph_module_rules(gi, a.get("--cuda-graph-modules") or [],
+                              "--num-experts" in a,
+                              one(a, "--recompute-granularity"),
+                              "--cpu-offloading" in a or
+                              int(one(a, "--cpu-offloading-num-layers")
+                                  or 0) > 0,
+                              one(a, "--moe-token-dispatcher-type")
+                              or "allgather",
+                              one(a, "--moe-expert-capacity-factor"))
     if gi is not None:
         if gi not in ("none", "local", "transformer_engine",
                       "full_iteration"):
@@ -514,6 +526,40 @@ def megatron_first_last(num_layers, pp, first, last, vpp):
     if last is not None:
         per[-1] = last
     return [], per
+
+
+CUDA_GRAPH_MODULES = {"attn", "mlp", "moe", "moe_router", "moe_preprocess",
+                      "mamba"}
+
+
+def graph_module_rules(impl, mods, moe, rc, offload, dispatcher, cf):
+    """Megatron-Core's checks of per-layer CUDA graphs (TC:2794-2856)."""
+    bad = []
+    if impl in (None, "none"):
+        return bad
+    for x in mods:
+        if x not in CUDA_GRAPH_MODULES:
+            bad.append("cuda graph module %s (TC:1093)" % x)
+    if impl == "full_iteration" and mods:
+        bad.append("modules with a full-iteration graph (TC:2794-2796)")
+    if offload and impl != "full_iteration":
+        bad.append("CUDA graphs with CPU offloading (TC:2800-2801)")
+    if impl in ("local", "transformer_engine"):
+        if "moe" in mods and "moe_router" in mods:
+            bad.append("moe and moe_router graphs together (TC:2817-2820)")
+        if "moe_preprocess" in mods and "moe_router" not in mods and \
+                impl == "transformer_engine":
+            bad.append("moe_preprocess without moe_router (TC:2821-2824)")
+        if not moe and ("moe" in mods or "moe_router" in mods):
+            bad.append("MoE graphs without experts (TC:2825-2829)")
+        if dispatcher == "alltoall" and cf is not None and \
+                "moe_preprocess" in mods:
+            bad.append("moe_preprocess graph with the alltoall "
+                       "dispatcher under a capacity (TC:2843-2851)")
+    if rc not in (None, "selective") and impl != "full_iteration":
+        bad.append("full recomputation with per-layer graphs "
+                   "(TC:2853-2856)")
+    return bad
 
 
 def one(a, f):
@@ -887,6 +933,9 @@ BRIDGE_MODEL_KEYS = {
     "context_parallel_size": "MP:100", "cp_comm_type": "TC:1030",
     "cuda_graph_impl": "TC:1075 (none | local | transformer_engine | "
                        "full_iteration)",
+    # TC:1129-1135: the recipes' name, migrated to cuda_graph_modules
+    "cuda_graph_scope": "TC:1129-1135",
+    "use_te_rng_tracker": "G:198",
     "use_transformer_engine_op_fuser": "TC:525",
 }
 # pd2bw-model/2 parts and expert parallelism (planner/emit/bridge.c): each
@@ -1058,8 +1107,10 @@ BRIDGE_MP_GATHER = {
 }
 # What a file for such a recipe may set in model: the parallel, batch,
 # recomputation, offload and precision keys, the sequence length, the MTP
-# layers (a recipe setting, recipes/deepseek/h100/deepseek_v3.py:137) and
-# the dispatcher pd2bw priced; the rest is the provider's.
+# layers (a recipe setting, recipes/deepseek/h100/deepseek_v3.py:137), the
+# dispatcher pd2bw priced and the CUDA graphs with the RNG tracker they take
+# (the performance scripts set them over the recipes, scripts/performance/
+# utils/overrides.py:102-124 at cfeddcd94); the rest is the provider's.
 BRIDGE_RECIPE_MODEL_KEYS = {
     "tensor_model_parallel_size", "pipeline_model_parallel_size",
     "virtual_pipeline_model_parallel_size", "sequence_parallel",
@@ -1070,7 +1121,8 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
-    "cuda_graph_impl", "use_transformer_engine_op_fuser",
+    "cuda_graph_impl", "cuda_graph_scope", "use_te_rng_tracker",
+    "use_transformer_engine_op_fuser",
     "moe_expert_rank_capacity_factor", "moe_paged_stash"}
 
 
@@ -1170,6 +1222,14 @@ def bridge_rules(c, recipe=None):
     gi = c["model"].get("cuda_graph_impl", "none")
     if gi not in ("none", "local", "transformer_engine", "full_iteration"):
         bad.append("cuda_graph_impl %s (TC:1075)" % gi)
+    bad += graph_module_rules(gi, mdl.get("cuda_graph_scope") or [],
+                              bool(mdl.get("num_moe_experts")) or
+                              "expert_model_parallel_size" in mdl,
+                              mdl.get("recompute_granularity"),
+                              bool(mdl.get("cpu_offloading")),
+                              mdl.get("moe_token_dispatcher_type",
+                                      "alltoall"),
+                              mdl.get("moe_expert_capacity_factor"))
     if gi == "full_iteration" and \
             c.get("rerun_state_machine", {}).get("check_for_nan_in_loss",
                                                  True):

@@ -771,11 +771,13 @@ test_nvfp4(void)
 					   mb, 1, 1, 0, &o), 0);
 	CHECK(p4.layers[1].pt[0].fwd_ms < pd.layers[1].pt[0].fwd_ms * 0.8);
 	profile_release(&p4);
-	/* sequence parallelism gathers the rowwise NVFP4 copy: of a
-	 * block's all-gather + reduce-scatter pairs, (1 + 0.5625 / 2) / 2 */
+	/* sequence parallelism gathers NVFP4: forward the rowwise copy,
+	 * backward the grad outputs' two copies (0.5625 bytes a value each),
+	 * the reduce-scatters 16-bit: of a block's all-gather +
+	 * reduce-scatter pairs, (1 + 1.5 x 0.5625 / 2) / 2 */
 	profile_init(&p4);
 	CHECK_INT_EQ(analytic_profile_opts(&p4, &m, &same, mb, 1, 2, 1, &o), 0);
-	CHECK_NEAR(p4.tp_block_bytes, 0.640625, 0);
+	CHECK_NEAR(p4.tp_block_bytes, 0.7109375, 0);
 	profile_release(&p4);
 	/* Hopper has no NVFP4 tensor cores */
 	profile_init(&p4);
@@ -891,11 +893,19 @@ test_fp8_recipes(void)
 		o.fp8_recipe = FP8_MXFP8;
 	}
 	/* without tensor parallelism nothing is gathered; with sequence
-	 * parallelism an FP8 block gathers FP8 (0.75 of its bytes), a
-	 * 16-bit one 16-bit */
+	 * parallelism an FP8 block gathers FP8, a 16-bit one 16-bit: per-
+	 * tensor FP8 the rowwise copy alone (0.75 of the 16-bit bytes),
+	 * MXFP8 the grad outputs' two copies backward ((1 + 1.5 / 2) / 2) */
 	CHECK_NEAR(pd.tp_block_bytes, 1, 0);
-	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.75, 0);
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.875, 0);
 	CHECK_NEAR(tp_bytes(&m, b200, 2, 0, &o), 1, 0);
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.75, 0);
+	o.fp8_recipe = FP8_DELAYED;
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.75, 0);
+	o.fp8_recipe = FP8_BLOCKWISE;
+	CHECK_NEAR(tp_bytes(&m, b200, 2, 1, &o), 0.875, 0);
+	o.fp8_recipe = FP8_MXFP8;
 	/* torchao's casts (torchtitan): tensorwise gathers FP8, its other
 	 * recipes 16-bit (docs/float8.md:31 at v0.2.2) */
 	o.fp8_casts = ANALYTIC_CASTS_EACH;

@@ -216,15 +216,15 @@ test_builtin(void)
 	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_eff, 0.5, 0);
 	/* NVFP4: the datasheets' dense peaks; GB200 and GB300 fitted,
 	 * B200 its FP8 figure times GB200's NVFP4 / FP8 ratio (0.500 x
-	 * 0.593 / 0.514 = 0.5768 -> 0.577), B300 GB300's die */
+	 * 0.604 / 0.514 = 0.5875 -> 0.588), B300 GB300's die */
 	CHECK_NEAR(catalog_find(&c, "B200")->tflops4, 9000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB200")->tflops4, 10000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB300")->tflops4, 15000, 0);
 	CHECK_NEAR(catalog_find(&c, "B300")->tflops4, 13500, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff4, 0.593, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff4, 0.460, 0);
-	CHECK_NEAR(catalog_find(&c, "B300")->gemm_eff4, 0.460, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.577, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff4, 0.604, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff4, 0.470, 0);
+	CHECK_NEAR(catalog_find(&c, "B300")->gemm_eff4, 0.470, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.588, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->tflops4, 0, 0);
 
 	/* the Hopper die elsewhere: H800's 8 NVLinks; GH200's HBM and its

@@ -225,7 +225,7 @@ test_runtime_compile(void)
 		  "(valid: overlap-grad-reduce, overlap-param-gather, "
 		  "tp-comm-overlap, cuda-graphs, grad-reduce-fp32, "
 		  "fp8-param-gather, overlap-moe-ep-comm, flex-dispatcher, "
-		  "op-fuser, paged-stash)");
+		  "op-fuser, paged-stash, te-graphs)");
 }
 
 static void
@@ -289,6 +289,37 @@ test_moe_host(void)
 	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
 	CHECK_NEAR(st.host_ms, 2.2 + 1 + 0.8 + 0.5, 1e-9);
 	x.g.r = PROF_RC_NONE;
+
+	/* Transformer Engine's graphs of the attention, the router and the
+	 * preprocessing (te-graphs): of the forwards' 80 and 40 kernels 30
+	 * and 20 are graphed, of the backwards' 120 and 60 40 and 25.  No
+	 * gap after the reads; the rest weigh as before: 50 x 65 us = 3.25
+	 * ms against 3 leaves 0.25, 20 x 65 us none; the stretch, 3000 x 8
+	 * us + (80 + 35) x 65 us = 31.475 ms against 20 + 2 x 7: none; with
+	 * the microbatch's 0.5, 0.75 */
+	x.c.kerngf[0] = 30;
+	x.c.kerngf[1] = 20;
+	x.c.kerngb[0] = 40;
+	x.c.kerngb[1] = 25;
+	CHECK_INT_EQ(runtime_parse(&rt, "megatron-core:te-graphs"), 0);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.host_ms, 0.25 + 0.5, 1e-9);
+	/* full recomputation replays the forward's graph again and reads
+	 * again, without a gap: after the read the first layer's recomputed
+	 * forward and backward issue 50 + 80 eager kernels, 8.45 ms, against
+	 * their 10 (the rest of the forward, 7, and the backward, 3): hidden;
+	 * its forward's 0.25 stays */
+	x.g.r = PROF_RC_FULL;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
+	CHECK_NEAR(st.host_ms, 0.25 + 0.5, 1e-9);
+	x.g.r = PROF_RC_NONE;
+	/* a layer whose graphed part is unknown keeps the gap, and all of
+	 * its kernels: as without the graphs, 2.2 + 1 + 0.8 + 0.5 */
+	x.c.kerngf[0] = 0;
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 0, &st);
+	CHECK_NEAR(st.host_ms, 2.2 + 1 + 0.8 + 0.5, 1e-9);
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	x.c.kerngf[1] = x.c.kerngb[0] = x.c.kerngb[1] = 0;
 	x.c.kernf[0] = x.c.kernf[1] = 0;
 
 	/* rows padded to a capacity (moe_pad_expert_input_to_capacity):
