@@ -498,6 +498,18 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && ep == 16 &&
 		    rel >= "26.02")
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
+		# ... and the 25.11 run, moe_a2a_overlap with NCCL'"'"'s all-to-
+		# all (97ad8cc6f :233-239, PP 2, VP 12; the base preset names
+		# no flex backend, :37-40).  Qwen3-235B on B300 in 26.02 and
+		# 26.02.01 at VP 4: moe_a2a_overlap with DeepEP (c0b9a0003
+		# :123-131, the base preset'"'"'s deepep, :32-35), the preset
+		# 592711afc replaced by the B200 one (VP 1, no overlap) for the
+		# later runs.
+		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && rel == "25.11")
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
+		if (model == "qwen3-235b-a22b" && gpu == "B300" && vp == 4 &&
+		    (rel == "26.02" || rel == "26.02.01"))
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
 		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "25.11")
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
 			    (rel >= "26.02" && rel < "26.04" ? ",flex-dispatcher" : "")

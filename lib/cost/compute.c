@@ -167,10 +167,15 @@ mixed_terms(const struct chain *c, const struct cost_cfg *g,
  * combine, ahead of the GPU, and what remains is the read's latency (not
  * priced).  The graph of the router and preprocessing alone leaves the
  * attention eager: the gap stays.
+ * Under the expert-parallel overlap only the exposed share of the all-to-
+ * alls (epx) keeps the GPU busy while the host issues: the hidden share
+ * runs on its own stream beside the partner microbatch's compute, which
+ * the stage's time already holds.
  */
 static double
 host_ms(const struct chain *c, const struct cost_cfg *g,
-	const struct place_links *l, int s, int a, int e, const int *rc)
+	const struct place_links *l, int s, int a, int e, const int *rc,
+	double epx)
 {
 	const struct runtime *rt = g->rt;
 	double kern = 0, kmoe = 0, gpu = 0, moe = 0, host;
@@ -188,7 +193,7 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 		if (c->eparams[j] > 0 && rt->moe_sync &&
 		    !(c->route.capacity > 0) &&
 		    !(c->route.rank_capacity > 0)) {
-			double ep = cost_ep(c, g, l, s, j, j);
+			double ep = cost_ep(c, g, l, s, j, j) * epx;
 			double tf = CHAIN_AT(c, c->fwd, g->k, j) + ep / 2;
 			double hk = rt->host_us_moe * 1e-3;
 			/* a layer whose graphed part is unknown (a measured
@@ -229,7 +234,7 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 					     (r == PROF_RC_FULL ? 2 : 1) +
 				     CHAIN_AT(c, c->kerngb, g->k, j);
 			kmoe += k;
-			gpu += t + cost_ep(c, g, l, s, j, j);
+			gpu += t + cost_ep(c, g, l, s, j, j) * epx;
 		} else {
 			kern += k;
 			gpu += t;
@@ -284,7 +289,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 {
 	struct cost_cfg g = *g0;
 	const struct runtime *rt;
-	double upd, busy;
+	double upd, busy, epx = 1;
 	int j;
 
 	/* one choice for the whole stage: the uniform rule's figures to
@@ -334,6 +339,7 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 	if (runtime_has(rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM) &&
 	    st->ep_ms > 0 && g.m > 0) {
 		double u = fmin(1, (double)st->in_flight / g.m), x;
+		double ep0 = st->ep_ms;
 
 		x = u * st->ep_ms +
 		    (1 - u) * fmin(st->ep_ms, cost_ep_overlap(c, &g, l, s, a,
@@ -342,8 +348,10 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 						cost_ep_flex(o, &g)
 							? COST_FLEX_SMS
 							: COST_NCCL_CTAS);
+		epx = fmin(1, st->ep_ms / ep0);
 	}
-	st->host_ms = host_ms(c, &g, l, s, a, e, rc) + rt->host_ms_per_mb;
+	st->host_ms = host_ms(c, &g, l, s, a, e, rc, epx) +
+		      rt->host_ms_per_mb;
 	cost_dp_sync_ep(o, &g, l, s, st->params, chain_eparams(c, a, e),
 			&st->allreduce_ms, &st->gather_ms);
 	upd = (double)st->params;

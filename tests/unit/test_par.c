@@ -698,6 +698,25 @@ test_ep_cost(void)
 							20 / 128,
 			   1e-9);
 		o.sms = 0;
+		/* a host that issues 1000 kernels a layer forward (65 ms,
+		 * past the GPU's forward) waits for what the forward and
+		 * its all-to-alls leave it: of those, the overlap keeps only
+		 * the exposed share on the compute stream, 1.6875 of 10 ms,
+		 * half of them forward: (10 - 1.6875) / 2 ms longer */
+		{
+			double h0;
+
+			c.kern[0] = c.kern[1] = c.kernf[0] = c.kernf[1] = 1000;
+			CHECK(runtime_parse(&rt, "megatron-core") == 0);
+			cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+			h0 = st.host_ms;
+			CHECK(h0 > 2 * 65 - 24);
+			CHECK(runtime_parse(&rt, "megatron-core:"
+						 "overlap-moe-ep-comm") == 0);
+			cost_stage(&c, &o, &g, &l, 0, 0, 1, &st);
+			CHECK_NEAR(st.host_ms - h0, (10 - 1.6875) / 2, 1e-9);
+			c.kern[0] = c.kern[1] = c.kernf[0] = c.kernf[1] = 0;
+		}
 		/* a pipeline needs virtual stages for it; no full
 		 * recomputation (transformer_config.py:3007-3023) */
 		{
