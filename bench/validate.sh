@@ -567,6 +567,15 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		     (model == "deepseek-v3" && gpu == "B200" && prec != "bf16")) ||
 		    (rel == "25.11" && model == "llama3-8b" && gpu ~ /^(GB[23]00|B200)$/)))
 			a = a (index(a, ":") ? "," : ":") "cuda-graphs"
+		# The MXFP8 output layer (fp8_output_proj) of the DeepSeek-V3
+		# and GPT-OSS MXFP8 scripts of GB200 and GB300 from the 26.06
+		# summary on (configs/deepseek/deepseek_llm_pretrain.py:81-82,
+		# 126-127 and configs/gpt_oss/gpt_oss_llm_pretrain.py:425-426,
+		# 457-458 at 63b08b397; perf_recipes/deepseek/common.py:71,
+		# gpt_oss/common.py:28 at 067f987)
+		if (rname == "megatron-core" && prec == "fp8-mx" && rel >= "26.06" &&
+		    gpu ~ /^GB[23]00$/ && (model == "deepseek-v3" || model == "gpt-oss-120b"))
+			a = a (index(a, ":") ? "," : ":") "fp8-output-proj"
 		# Transformer Engine'"'"'s graphs of each layer'"'"'s attention,
 		# router and MoE preprocessing (cuda_graph_impl
 		# "transformer_engine", cuda_graph_scope ["attn",

@@ -138,6 +138,12 @@ input_set_moe_graphs(int g)
 }
 
 void
+input_set_fp8_head(int on)
+{
+	opts()->fp8_head = on;
+}
+
+void
 input_set_paged_stash(double factor)
 {
 	opts()->paged_stash = factor;

@@ -145,6 +145,7 @@ void input_set_rc_early_stop(int on);
 /* The runtime's graphs of the MoE layers (analytic_opts moe_graphs,
  * runtime_moe_graphs()). */
 void input_set_moe_graphs(int g);
+void input_set_fp8_head(int on);
 
 /* The pages a MoE layer's paged stash holds, a multiple of the balanced
  * rows (0: no paged stash; the runtime's paged-stash: Megatron-Core's

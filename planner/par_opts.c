@@ -374,6 +374,8 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
 	input_set_rc_early_stop(p->have_rt && p->rt.rc_early_stop);
 	input_set_moe_graphs(p->have_rt ? runtime_moe_graphs(&p->rt) : 0);
+	input_set_fp8_head(p->have_rt &&
+			   runtime_has(&p->rt, RUNTIME_OPT_FP8_OUTPUT_PROJ));
 	input_set_paged_stash(p->have_rt ? runtime_paged_stash(&p->rt) : 0);
 	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
 				       : MODEL_MEGATRON_VOCAB_PAD);

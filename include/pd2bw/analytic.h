@@ -163,6 +163,10 @@ struct analytic_opts {
 	/* the rows move by GEMMs over the one-hot routing (DeepSpeed-
 	 * MoE's einsums), not by a permutation */
 	int dense_dispatch;
+	int fp8_head;       /* the output layer's GEMMs (the main head's
+			       and the MTP modules' shared one) run in
+			       MXFP8 (Megatron-Core's fp8_output_proj);
+			       default 0: 16-bit */
 	int moe_graphs;     /* the runtime replays each MoE layer's
 			       attention, router and preprocessing as
 			       graphs (Megatron-Core's te-graphs): 1 with a

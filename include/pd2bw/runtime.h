@@ -50,6 +50,7 @@ enum runtime_opt {
 	RUNTIME_OPT_EARLY_STOP,           /* torchtitan (AC early stop) */
 	RUNTIME_OPT_TE_GRAPHS,            /* megatron-core (TE graphs of the
 					     attention, router, preprocess) */
+	RUNTIME_OPT_FP8_OUTPUT_PROJ,      /* megatron-core (MXFP8 LM head) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */

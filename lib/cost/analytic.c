@@ -151,6 +151,7 @@ struct shape {
 	double topk;        /* routed experts per token */
 	int xcopy;          /* analytic_opts xent_copy */
 	int early;          /* analytic_opts rc_early_stop */
+	int fp8head;        /* analytic_opts fp8_head, in an MXFP8 model */
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
@@ -1692,7 +1693,19 @@ head_point(struct shape *sh, struct prof_point *pt)
 		st += 2 * nh * e;
 		flops += 2 * nh * h;
 	}
-	f += norm_ms(sh) + gemm_ms(sh, n, h, vt);
+	/* the output layer in MXFP8 (Megatron-Core's fp8_output_proj:
+	 * TELMHeadColumnParallelLinear, a TELinear run under the FP8
+	 * context, megatron/core/extensions/transformer_engine.py:
+	 * 1893-1897, in place of the 16-bit ColumnParallelLinear,
+	 * models/gpt/gpt_model.py:272-276 at d98e8a6; only under the
+	 * mxfp8 recipe, fp8_utils.py:730-746): its three GEMMs at the
+	 * MXFP8 rate, its input and the logits' gradient quantised; the
+	 * MTP modules compute their logits with the same layer
+	 * (gpt_model.py:750, 767) */
+	f += norm_ms(sh);
+	sh->fp8 = sh->fp8head;
+	f += gemm_ms(sh, n, h, vt);
+	sh->fp8 = 0;
 	if (sh->logit_cap) {
 		/* tanh soft-capping of the logits (Gemma 2) */
 		f += op_ms(sh, OP_VEC, 3 * n * vt, 2 * n * vt * e);
@@ -1714,7 +1727,10 @@ head_point(struct shape *sh, struct prof_point *pt)
 		      op_ms(sh, OP_VEC, n * vt, 8 * n * vt) +
 		      op_ms(sh, OP_VEC, 0, n * vt * (4 + e));
 	}
-	bw += gemm_bwd_ms(sh, n, h, vt) + norm_bwd_ms(sh);
+	sh->fp8 = sh->fp8head;
+	bw += gemm_bwd_ms(sh, n, h, vt);
+	sh->fp8 = 0;
+	bw += norm_bwd_ms(sh);
 	st += nh * e + n * sh->statb + nh * e + 4 * n * vt;
 	flops += 2 * nh * vt;
 
@@ -1842,6 +1858,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->rc_early_stop = 0;
 	o->paged_stash = 0;
 	o->moe_graphs = 0;
+	o->fp8_head = 0;
 	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
 	o->capacity_factor = 0;
 	o->min_capacity = 0;
@@ -2069,6 +2086,13 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	    (m->precision != MODEL_FP8 || !g || g->tflops8 <= 0))
 		return pd2bw_error("FP8 attention needs an FP8 model (--precision "
 				   "fp8) on a GPU with FP8 tensor cores");
+	/* Megatron-Core refuses fp8_output_proj outside FP8 and the
+	 * mxfp8 recipe (transformer_config.py:1569-1575 at d98e8a6) */
+	if (o && o->fp8_head &&
+	    (m->precision != MODEL_FP8 || o->fp8_recipe != FP8_MXFP8))
+		return pd2bw_error("an FP8 output layer (fp8-output-proj) "
+				   "needs an FP8 model (--precision fp8) "
+				   "with --fp8-recipe mxfp8");
 	if (analytic_cp_check(m, par->cp, why, sizeof(why)))
 		return pd2bw_error("model '%s': %s", m->name ? m->name : "",
 				   why);
@@ -2380,6 +2404,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.fp4 = m->precision == MODEL_NVFP4;
 	sh.qb = model_prec_quant_bytes(m->precision);
 	sh.casts = o ? o->fp8_casts : ANALYTIC_CASTS_TE;
+	sh.fp8head = o && o->fp8_head && m->precision == MODEL_FP8 &&
+		     sh.fp8r == FP8_MXFP8;
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;

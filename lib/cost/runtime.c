@@ -68,7 +68,7 @@ const char *const runtime_opt_names[] = {
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
 	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop",
-	"te-graphs", NULL,
+	"te-graphs", "fp8-output-proj", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -290,7 +290,8 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(GRAD_REDUCE_FP32) | OPT(FP8_PARAM_GATHER) |
 				   OPT(OVERLAP_MOE_EP_COMM) |
 				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER) |
-				   OPT(PAGED_STASH) | OPT(TE_GRAPHS);
+				   OPT(PAGED_STASH) | OPT(TE_GRAPHS) |
+				   OPT(FP8_OUTPUT_PROJ);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and

@@ -976,6 +976,9 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	}
 	if (emit_runtime_opt(p, RUNTIME_OPT_OP_FUSER))
 		kbool(fp, "use_transformer_engine_op_fuser", 1);
+	/* the output layer in MXFP8 (transformer_config.py:635) */
+	if (emit_runtime_opt(p, RUNTIME_OPT_FP8_OUTPUT_PROJ))
+		kbool(fp, "fp8_output_proj", 1);
 	if (p->moe_rank_capacity > 0)
 		kfloat(fp, "moe_expert_rank_capacity_factor",
 		       p->moe_rank_capacity);

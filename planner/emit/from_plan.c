@@ -134,6 +134,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 			input_set_paged_stash(runtime_paged_stash(&rt));
 			input_set_rc_early_stop(rt.rc_early_stop);
 			input_set_moe_graphs(runtime_moe_graphs(&rt));
+			input_set_fp8_head(runtime_has(
+				&rt, RUNTIME_OPT_FP8_OUTPUT_PROJ));
 		}
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */

@@ -669,6 +669,12 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			if (in->p->attention &&
 			    !strcmp(in->p->attention, "fp8"))
 				arg1(fp, "--fp8-dot-product-attention");
+			/* the output layer in MXFP8: TransformerConfig's
+			 * fp8_output_proj, a flag of its own (training/
+			 * arguments.py:2373 at d98e8a6) */
+			if (emit_runtime_opt(in->p,
+					     RUNTIME_OPT_FP8_OUTPUT_PROJ))
+				arg1(fp, "--fp8-output-proj");
 		} else if (!strcmp(prec, "nvfp4")) {
 			/* fp4 (--fp4-format e2m1), fp4_recipe nvfp4 and
 			 * fp4_param (--fp4-param-gather): megatron/core/

@@ -67,6 +67,10 @@ MEGATRON_FLAGS = {
     "--overlap-moe-expert-parallel-comm": "MP:343 (TC:3002-3041)",
     "--cuda-graph-impl": "TC:1075 (none | local | transformer_engine | "
                          "full_iteration)",
+    # the MXFP8 output layer: a TransformerConfig field turned flag by
+    # ArgumentGroupFactory (A:2373), refused outside FP8 and mxfp8
+    # (TC:1569-1575)
+    "--fp8-output-proj": "TC:635 (A:2373)",
     # A:2050-2051 (nargs +): attn | mlp | moe | moe_router |
     # moe_preprocess | mamba (TC:1090-1104)
     "--cuda-graph-modules": "A:2050 (TC:1090-1104)",
@@ -336,6 +340,10 @@ def megatron_rules(a, world):
                     one(a, "--tensor-model-parallel-size") or 1) > 1:
         bad.append("op fuser with tensor-parallel experts "
                    "(moe/experts.py:397-398)")
+    if "--fp8-output-proj" in a and (one(a, "--fp8-format") is None or
+                                     one(a, "--fp8-recipe") != "mxfp8"):
+        bad.append("fp8 output projection outside FP8 / mxfp8 "
+                   "(TC:1569-1575)")
     gi = one(a, "--cuda-graph-impl")
     bad += graph_module_rules(gi, a.get("--cuda-graph-modules") or [],
                               "--num-experts" in a,
@@ -936,6 +944,7 @@ BRIDGE_MODEL_KEYS = {
     # TC:1129-1135: the recipes' name, migrated to cuda_graph_modules
     "cuda_graph_scope": "TC:1129-1135",
     "use_te_rng_tracker": "G:198",
+    "fp8_output_proj": "TC:635 (TC:1569-1575: FP8, mxfp8)",
     "use_transformer_engine_op_fuser": "TC:525",
 }
 # pd2bw-model/2 parts and expert parallelism (planner/emit/bridge.c): each
@@ -1122,6 +1131,7 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "recompute_granularity", "recompute_method", "recompute_num_layers",
     "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
     "cuda_graph_impl", "cuda_graph_scope", "use_te_rng_tracker",
+    "fp8_output_proj",
     "use_transformer_engine_op_fuser",
     "moe_expert_rank_capacity_factor", "moe_paged_stash"}
 
@@ -1219,6 +1229,11 @@ def bridge_rules(c, recipe=None):
              mdl.get("num_moe_experts")):
         bad.append("op fuser with tensor-parallel experts "
                    "(moe/experts.py:397-398)")
+    # TC:1569-1575: the FP8 output layer under the mxfp8 recipe only
+    if mdl.get("fp8_output_proj") and \
+            c.get("mixed_precision") != "bf16_with_mxfp8_mixed":
+        bad.append("fp8_output_proj without the mxfp8 recipe "
+                   "(TC:1569-1575)")
     gi = c["model"].get("cuda_graph_impl", "none")
     if gi not in ("none", "local", "transformer_engine", "full_iteration"):
         bad.append("cuda_graph_impl %s (TC:1075)" % gi)

@@ -867,6 +867,34 @@ test_fp8_recipes(void)
 	profile_release(&pb);
 	/* the head is 16-bit: no recipe touches it */
 	CHECK_NEAR(pt.layers[2].pt[0].fwd_ms, pd.layers[2].pt[0].fwd_ms, 0);
+	/* ... unless the runtime runs it in MXFP8 (fp8_output_proj): its
+	 * GEMMs at twice the 16-bit rate, nearly all of the head, the
+	 * blocks unchanged; outside mxfp8 Megatron-Core refuses it */
+	{
+		struct profile ph;
+
+		o.fp8_head = 1;
+		profile_init(&ph);
+		CHECK_INT_EQ(analytic_profile_opts(&ph, &m, b200, mb, 1, 1, 0,
+						   &o),
+			     0);
+		CHECK_NEAR(ph.layers[1].pt[0].fwd_ms,
+			   px.layers[1].pt[0].fwd_ms, 0);
+		CHECK(ph.layers[2].pt[0].fwd_ms <
+		      px.layers[2].pt[0].fwd_ms * 0.7);
+		CHECK(ph.layers[2].pt[0].bwd_ms <
+		      px.layers[2].pt[0].bwd_ms * 0.7);
+		profile_release(&ph);
+		o.fp8_recipe = FP8_TENSORWISE;
+		profile_init(&ph);
+		CHECK_ERR(analytic_profile_opts(&ph, &m, b200, mb, 1, 1, 0, &o),
+			  "pd2bw: an FP8 output layer (fp8-output-proj) needs "
+			  "an FP8 model (--precision fp8) with --fp8-recipe "
+			  "mxfp8");
+		profile_release(&ph);
+		o.fp8_recipe = FP8_MXFP8;
+		o.fp8_head = 0;
+	}
 	/* torchao's casts (torchtitan): the norms' outputs cast on their
 	 * own, 2 bytes a value more than the delayed recipe's transpose
 	 * (forward: QKV and MLP-in inputs, 2 n h); the weight gradients

@@ -225,7 +225,7 @@ test_runtime_compile(void)
 		  "(valid: overlap-grad-reduce, overlap-param-gather, "
 		  "tp-comm-overlap, cuda-graphs, grad-reduce-fp32, "
 		  "fp8-param-gather, overlap-moe-ep-comm, flex-dispatcher, "
-		  "op-fuser, paged-stash, te-graphs)");
+		  "op-fuser, paged-stash, te-graphs, fp8-output-proj)");
 }
 
 static void
