@@ -269,7 +269,7 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 				"replicate across them (--shard-group %d)",
 				name, so->shard);
 	if ((so->offload_mask & 2) && runtime_has(rt, RUNTIME_OPT_TE_GRAPHS))
-		so->offload_mask &= ~2u; /* an explicit one: par_opts_check_moe() */
+		so->offload_mask &= ~2u; /* asked: par_opts_check_moe() */
 	if ((so->offload_mask & 2) && !rt->offload) {
 		if (p->have_offload)
 			cli_usage_error("runtime %s cannot offload activations "

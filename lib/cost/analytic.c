@@ -2520,12 +2520,11 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				    ? 1.5
 				    : 1;
 
-		p->tp_block_bytes = model_prec_quantised(m->precision) && sp &&
-						    tp > 1 &&
-						    (sh.casts == ANALYTIC_CASTS_TE ||
-						     sh.fp8r == FP8_TENSORWISE)
-					    ? (1 + ag * sh.qb / sh.e) / 2
-					    : 1;
+		int q = model_prec_quantised(m->precision) && sp && tp > 1 &&
+			(sh.casts == ANALYTIC_CASTS_TE ||
+			 sh.fp8r == FP8_TENSORWISE);
+
+		p->tp_block_bytes = q ? (1 + ag * sh.qb / sh.e) / 2 : 1;
 	}
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
