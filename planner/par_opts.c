@@ -268,8 +268,10 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 		cli_usage_error("runtime %s cannot shard in groups and "
 				"replicate across them (--shard-group %d)",
 				name, so->shard);
+	/* per-layer graphs run without offload, which runtime_check_moe()
+	 * refuses when asked for */
 	if ((so->offload_mask & 2) && runtime_has(rt, RUNTIME_OPT_TE_GRAPHS))
-		so->offload_mask &= ~2u; /* asked: par_opts_check_moe() */
+		so->offload_mask &= ~2u;
 	if ((so->offload_mask & 2) && !rt->offload) {
 		if (p->have_offload)
 			cli_usage_error("runtime %s cannot offload activations "

@@ -823,12 +823,6 @@ runtime_check_shard(const struct runtime *rt, int d, int zero, int shard,
 	}
 	if (!offload)
 		return 0;
-	/* per-layer graphs refuse CPU offloading (runtime_check_moe()) */
-	if (runtime_has(rt, RUNTIME_OPT_TE_GRAPHS)) {
-		why(buf, n, "runtime %s: te-graphs does not run with "
-			 "activation offload (--offload off)", name);
-		return -1;
-	}
 	if (!rt->offload) {
 		why(buf, n, "runtime %s cannot offload activations "
 			 "(--offload on)", name);
