@@ -675,8 +675,11 @@ test_rc_early_stop(void)
  * on B200 (twice) the block's backward gets faster, its forward not: at
  * heads of 128 the 16-bit forward already balances its matmuls against
  * its exponentials (test_attn_exp), which FP8 does not speed; the
- * embedding and the head, which have no attention, do not move; a 16-bit
- * model is refused.
+ * embedding and the head, which have no attention, do not move.  Under
+ * a window of 128 its backward is the whole causal band's (cuDNN's FP8
+ * backward computes the tiles the window masks): the same as without the
+ * window, where the 16-bit kernel's is less; the forward keeps to the
+ * window either way.  A 16-bit model is refused.
  */
 static void
 test_attn_fp8(void)
@@ -715,6 +718,34 @@ test_attn_fp8(void)
 	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pn.layers[2].pt[0].fwd_ms, 0);
 	profile_release(&pn);
 	profile_release(&pf);
+	/* a window of 128 on every layer (pf: FP8 attention, pn: with
+	 * the window, pw: without it) */
+	{
+		struct profile pw;
+		struct model w = m;
+
+		w.window = 128;
+		profile_init(&pn);
+		profile_init(&pf);
+		profile_init(&pw);
+		CHECK_INT_EQ(analytic_profile_opts(&pw, &m, b200, mb, 1, 1, 0,
+						   &o), 0);
+		CHECK_INT_EQ(analytic_profile_opts(&pf, &w, b200, mb, 1, 1, 0,
+						   &o), 0);
+		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms,
+			   pw.layers[1].pt[0].bwd_ms, 1e-12);
+		CHECK(pf.layers[1].pt[0].fwd_ms < pw.layers[1].pt[0].fwd_ms);
+		o.attn = ANALYTIC_ATTN_NATIVE;
+		CHECK_INT_EQ(analytic_profile_opts(&pn, &w, b200, mb, 1, 1, 0,
+						   &o), 0);
+		CHECK(pn.layers[1].pt[0].bwd_ms < pf.layers[1].pt[0].bwd_ms);
+		CHECK_NEAR(pn.layers[1].pt[0].fwd_ms,
+			   pf.layers[1].pt[0].fwd_ms, 1e-12);
+		o.attn = ANALYTIC_ATTN_FP8;
+		profile_release(&pn);
+		profile_release(&pf);
+		profile_release(&pw);
+	}
 	m.precision = MODEL_BF16;
 	profile_init(&pf);
 	CHECK_ERR(analytic_profile_opts(&pf, &m, b200, mb, 1, 1, 0, &o),
