@@ -35,6 +35,10 @@ struct gpu_spec {
 	double flops_per_exp; /* 16-bit tensor FLOPs per exponential of the
 				 special-function units, per SM and clock;
 				 0 = no bound on attention's softmax */
+	double attn_block;   /* the native fused attention kernel's fixed
+				cost per block of queries, in key tiles
+				(analytic.c attn_tile_share()); 0 = 1.4,
+				FlashAttention-2's */
 	char *source;        /* where the figures come from (owned) */
 };
 

@@ -88,6 +88,8 @@ struct shape {
 	const struct gpu_spec *g;
 	double tensor_tflops;
 	double attn_tflops;       /* the attention matmuls' peak */
+	double block_cost;        /* tiles a query block's fixed work costs
+				     (attn_tile_share()) */
 	int fp8_attn;             /* the fused attention kernel is cuDNN's
 				     FP8 one (analytic_opts attn fp8) */
 	double attn_eff;    /* the attention kernel's fraction of the peak */
@@ -562,19 +564,24 @@ rope_ms(struct shape *sh, double q, double k, int bwd)
  * block, which walks the key tiles its mask leaves it: beside the u
  * tiles' worth of scores it keeps, it computes the tiles its mask cuts
  * (half a tile a block on the diagonal of a causal mask, one on the two
- * edges of a window) and pays a fixed cost of ATTN_BLOCK_COST tiles
+ * edges of a window) and pays a fixed cost of block_cost tiles
  * (loading its queries, the softmax's normalisation, writing its output
  * and log-sum-exp; in backward its dQ).  Short sequences give each
  * block few tiles, and the kernel less than its long-sequence rate:
- * u / (u + cut + ATTN_BLOCK_COST).  The constant is what the benchmarks
- * of FlashAttention-2 ask for (Dao-AILab/flash-attention, README figures
+ * u / (u + cut + block_cost).  FlashAttention-2's, ATTN_BLOCK_COST, is
+ * what its benchmarks ask for (Dao-AILab/flash-attention, README figures
  * assets/flash2_a100_fwd_bwd_benchmark.png and flash2_h100_fwd_bwd_
  * benchmark.png at 0251105a: forward + backward, head sizes 64 and 128,
  * with and without a causal mask, on A100 and H100 alike; causal, head
  * size 128, on H100 the rate at 512, 1k, 2k, 4k and 8k tokens is 0.50,
  * 0.67, 0.81, 0.90 and 0.94 of the 16k one, against 0.53, 0.70, 0.83,
  * 0.92 and 0.97 here); cuDNN's forward kernels fall off alike
- * (assets/flash3_fp16_fwd.png: 0.58, 0.76, 0.90, 0.96 and 0.98 causal).
+ * (assets/flash3_fp16_fwd.png: 0.58, 0.76, 0.90, 0.96 and 0.98 causal),
+ * but its forward + backward, as NVIDIA times them (bench/data/
+ * cudnn-sdpa.tsv: causal, heads of 128, 2k-32k tokens on H200, GB200 and
+ * GB300), faster: the catalog's attn_block of the parts whose native
+ * kernel is cuDNN's, 3.9, which bench/attention.sh fits with their
+ * isolated fractions (3.4% rms).
  * Under context parallelism each of the c ring steps has 1/c of the
  * pairs and only the first step the diagonal.
  */
@@ -590,7 +597,7 @@ attn_tile_share(const struct shape *sh, double pairs)
 
 	if (!(u > 0))
 		return 1;
-	return u / (u + cut / sh->c + ATTN_BLOCK_COST);
+	return u / (u + cut / sh->c + sh->block_cost);
 }
 
 /*
@@ -2390,6 +2397,13 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	memset(&sh, 0, sizeof(sh));
 	sh.g = g;
 	sh.attn_eff = analytic_attn_eff(g, o ? o->attn : ANALYTIC_ATTN_NATIVE);
+	/* the GPU's own kernel (and its FP8 form) at the catalog's block
+	 * cost; FlashAttention-2 and Triton's at FlashAttention-2's */
+	sh.block_cost = (!o || o->attn == ANALYTIC_ATTN_NATIVE ||
+			 o->attn == ANALYTIC_ATTN_FP8) &&
+				g->attn_block > 0
+			? g->attn_block
+			: ATTN_BLOCK_COST;
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
 	sh.fp8_attn = o && o->attn == ANALYTIC_ATTN_FP8;

@@ -32,6 +32,9 @@
  *                                GEMMs reach (needed with tflops4)
  *       flops_per_exp: 256       optional: 16-bit tensor FLOPs per
  *                                exponential, per SM and clock, >= 0
+ *       attn_block: 3.9          optional: the native attention kernel's
+ *                                fixed cost per block of queries, in key
+ *                                tiles (default 1.4, FlashAttention-2's)
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -60,14 +63,18 @@
  *    head size 64-128 without fused attention, or a fused flash kernel).
  *    FlashAttention-2 (Dao 2023) reaches 50-73% of peak on A100 forward
  *    and less backward; unfused batched GEMMs of that shape do about the
- *    same.  0.5 on V100/A100/B200, 0.45 on the Hopper parts
- *    (FlashAttention-2 reaches ~35-50% of H100's peak, FlashAttention-3
- *    60-75%: the middle), 0.45 on L40S: what the kernels reach in
- *    isolation.  Where a part's GEMMs hold less in training runs than in
- *    isolation (the Hopper and Blackwell parts: fitted 16-bit figure
- *    against the ~0.70 of isolated cuBLAS runs, ISOLATED_GEMM_EFF), the
- *    clocks under sustained tensor load hold back its attention kernels
- *    alike: their figures are scaled by the same ratio (TRAIN_ATTN).
+ *    same: 0.5 on V100 and A100, 0.45 on L40S.  The Hopper and Blackwell
+ *    parts run cuDNN's fused attention, whose published timings
+ *    (NVIDIA/cudnn-frontend benchmark results, bench/data/cudnn-sdpa.tsv)
+ *    fix their isolated figures: 0.643 on the Hopper die (H200, cuDNN
+ *    9.19), 0.598 on B200 and GB200, 0.680 on GB300 and B300 (cuDNN
+ *    9.22), fitted with the kernel's block cost by bench/attention.sh
+ *    (*_ATTN_ISO below).  Where a part's GEMMs hold less in training
+ *    runs than in isolation (the Hopper and Blackwell parts: fitted
+ *    16-bit figure against the ~0.70 of isolated cuBLAS runs,
+ *    ISOLATED_GEMM_EFF), the clocks under sustained tensor load hold back
+ *    its attention kernels alike: their figures are scaled by the same
+ *    ratio (TRAIN_ATTN).
  *    A100's fitted 0.723 is its isolated figure: nothing to scale.
  *  - attn_eff_fa2: attention kernels written for the warp-level MMA
  *    instructions of Ampere (FlashAttention-2, PyTorch SDPA's flash
@@ -133,7 +140,13 @@
  * configuration (Megatron-Bridge performance summaries, Llama 3 8B on
  * B200: 25.09 and 25.11, FP8-CS against MXFP8).  bench/fit.sh leaves
  * each group's fit rows within 0.3% in the mean; MXFP8 GEMMs come out at
- * 0.998 of the per-tensor rate on GB200.  Refitted (from B200 0.497,
+ * 0.978 of the per-tensor rate on GB200.  Refitted (from B200 0.500,
+ * GB200 0.514 / 0.513, GB300 MXFP8 0.656, NVFP4 GB200 0.604, GB300
+ * 0.470, H100 FP8 0.624) once cuDNN's attention was priced at the
+ * isolated fractions and block cost its published timings give
+ * (bench/attention.sh; 0.45 and 0.5 before, the FlashAttention-2 block
+ * cost of 1.4 tiles): the earlier figures made up for attention priced
+ * too slow with GEMMs too fast.  Refitted before (from B200 0.497,
  * GB200 0.507 / 0.500, GB300 MXFP8 0.639, NVFP4 GB200 0.564, GB300
  * 0.446, H100 0.591 / 0.607, A100 0.752) once PyTorch's non-reentrant
  * checkpoint stopped its recomputation early (analytic.c, the
@@ -177,7 +190,9 @@
  * MPT rows' recomputation stopped early, as PyTorch's non-reentrant
  * checkpoint does (their FP8 figure now reaches a higher share of its
  * peak than the 16-bit one: what the MPT runs leave unpriced is in the
- * 16-bit figure).
+ * 16-bit figure); the FP8 one from 0.624 once cuDNN's attention, which
+ * the FP8 rows run (the MPT rows run Triton's), was priced at its
+ * published rate (bench/attention.sh).
  * The datasheet's 989 TFLOP/s assume the boost clock; under sustained
  * tensor load within 700 W an H100 SXM runs below it, and end to end the
  * 16-bit runs of every runtime reach 40-47% of that peak (Megatron-LM's
@@ -187,7 +202,7 @@
  * cuBLAS benchmarks.
  */
 #define H100_GEMM_EFF 0.562
-#define H100_GEMM_EFF8 0.624
+#define H100_GEMM_EFF8 0.588
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
 /*
@@ -199,8 +214,10 @@
  */
 #define ISOLATED_GEMM_EFF 0.70
 #define TRAIN_ATTN(a, e16) EFF_R3((a) * (e16) / ISOLATED_GEMM_EFF)
-/* the Hopper die's: its own kernels, and FlashAttention-2's */
-#define H100_ATTN TRAIN_ATTN(0.45, H100_GEMM_EFF)
+/* the Hopper die's: cuDNN's kernels (bench/attention.sh), and
+ * FlashAttention-2's */
+#define H100_ATTN_ISO 0.643
+#define H100_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_GEMM_EFF)
 #define H100_ATTN_FA2 TRAIN_ATTN(0.35, H100_GEMM_EFF)
 /*
  * The same die held to 500 W (below): its own GPU type, whose figures
@@ -213,20 +230,28 @@
 #define H100_500W_GEMM_EFF8 0.532
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
-#define H100_500W_ATTN TRAIN_ATTN(0.45, H100_500W_GEMM_EFF)
+#define H100_500W_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_500W_GEMM_EFF)
 #define H100_500W_ATTN_FA2 TRAIN_ATTN(0.35, H100_500W_GEMM_EFF)
 
-#define GB_EFF8_B200 0.500
-#define GB_EFF8_GB200 0.514
-#define GB_EFF8MX_GB200 0.513
-#define GB_EFF8MX_GB300 0.656
+#define GB_EFF8_B200 0.499
+#define GB_EFF8_GB200 0.503
+#define GB_EFF8MX_GB200 0.492
+#define GB_EFF8MX_GB300 0.614
 /* no fit row measures B200's MXFP8 or GB300's per-tensor GEMMs: each
  * is its part's other FP8 figure times GB200's ratio of the two */
 #define GB_EFF8MX_B200 EFF_R3(GB_EFF8_B200 * GB_EFF8MX_GB200 / GB_EFF8_GB200)
 #define GB_EFF8_GB300 EFF_R3(GB_EFF8MX_GB300 * GB_EFF8_GB200 / GB_EFF8MX_GB200)
 #define GB_EFF16(e8) EFF_R3((e8) * H100_GEMM_EFF / H100_GEMM_EFF8)
-/* ... and their attention kernels, held back with that figure */
-#define GB_ATTN(e8) TRAIN_ATTN(0.5, GB_EFF16(e8))
+/* ... and their attention kernels, held back with that figure: cuDNN's
+ * isolated fractions on the B200 die and on Blackwell Ultra's
+ * (bench/attention.sh) */
+#define GB_ATTN_ISO 0.598
+#define GBU_ATTN_ISO 0.680
+/* cuDNN's block cost (analytic.c attn_tile_share()), fitted with the
+ * isolated fractions (bench/attention.sh): the Hopper and Blackwell
+ * parts' native kernel */
+#define CUDNN_ATTN_BLOCK 3.9
+#define GB_ATTN(a, e8) TRAIN_ATTN(a, GB_EFF16(e8))
 /*
  * NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling: fprop, dgrad and
  * wgrad all 4-bit), fitted the same way on the NVFP4 fit rows of GB200
@@ -239,8 +264,8 @@
  * GB200 NVL72 1,440 sparse per 72, 10 dense; GB300 NVL72 1,080 dense
  * per 72, 15; HGX B300 108 dense per 8, 13.5.
  */
-#define GB_EFF4_GB200 0.604
-#define GB_EFF4_GB300 0.470
+#define GB_EFF4_GB200 0.566
+#define GB_EFF4_GB300 0.436
 #define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {
@@ -256,6 +281,7 @@ struct builtin {
 	double attn_eff_fa2;
 	double tflops4, gemm_eff4;
 	double flops_per_exp;
+	double attn_block;
 };
 
 /*
@@ -274,11 +300,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -287,11 +313,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.723, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -302,12 +328,12 @@ static const struct builtin builtins[] = {
 	 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, H100_ATTN,
 	 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * The H100 of Meta's Grand Teton hosts, on which torchtitan's team
 	 * ran its published benchmarks (pytorch/torchtitan benchmarks/
@@ -325,7 +351,7 @@ static const struct builtin builtins[] = {
 	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
 	 "(torchtitan benchmarks, Grand Teton hosts)",
 	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN_FA2, 0, 0,
-	 256},
+	 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
@@ -336,7 +362,7 @@ static const struct builtin builtins[] = {
 	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, H100_ATTN, 0.8, 3,
 	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
 	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
@@ -351,24 +377,24 @@ static const struct builtin builtins[] = {
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
 	 "GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF,
 	 H100_ATTN, 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
 	 * NVLink5 1.8 TB/s, PCIe Gen5 128 GB/s.
 	 */
 	{"B200", 180, 2250, 75, 7700, 900, 64,
-	 GB_EFF16(GB_EFF8_B200), GB_ATTN(GB_EFF8_B200), 0.8, 3,
+	 GB_EFF16(GB_EFF8_B200), GB_ATTN(GB_ATTN_ISO, GB_EFF8_B200), 0.8, 3,
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512},
+	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512, CUDNN_ATTN_BLOCK},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -378,12 +404,12 @@ static const struct builtin builtins[] = {
 	 * 900 GB/s (GB200 NVL72 datasheet).  The B200 die: 148 SMs.
 	 */
 	{"GB200", 186, 2500, 90, 8000, 900, 450,
-	 GB_EFF16(GB_EFF8_GB200), GB_ATTN(GB_EFF8_GB200), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB200), GB_ATTN(GB_ATTN_ISO, GB_EFF8_GB200), 0.8, 3,
 	 "NVIDIA GB200 NVL72 datasheet and Blackwell technical brief, per "
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512},
+	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512, CUDNN_ATTN_BLOCK},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -395,12 +421,12 @@ static const struct builtin builtins[] = {
 	 * kept at B200's until a measurement says by how much.
 	 */
 	{"GB300", 279, 2500, 80, 8000, 900, 450,
-	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GB_EFF8_GB300), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GBU_ATTN_ISO, GB_EFF8_GB300), 0.8, 3,
 	 "NVIDIA GB300 NVL72 datasheet and Blackwell Ultra blog, per GPU: 2.5 PFLOPS BF16 "
 	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256},
+	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
 	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
@@ -412,12 +438,12 @@ static const struct builtin builtins[] = {
 	 * part's too (the lower clock is in the peaks).
 	 */
 	{"B300", 288, 2250, 75, 8000, 900, 128,
-	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GB_EFF8_GB300), 0.8, 3,
+	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GBU_ATTN_ISO, GB_EFF8_GB300), 0.8, 3,
 	 "NVIDIA HGX B300 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 4.5 "
 	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256},
+	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256, CUDNN_ATTN_BLOCK},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -425,7 +451,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0, 0, 0, 0, 64},
+	 733, 142, 0.6, 0, 0, 0, 0, 0, 64, 0},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -559,6 +585,7 @@ catalog_init(struct gpu_catalog *c)
 		g.tflops4 = b->tflops4;
 		g.gemm_eff4 = b->gemm_eff4;
 		g.flops_per_exp = b->flops_per_exp;
+		g.attn_block = b->attn_block;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -684,6 +711,7 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("tflops4", 0, &g->tflops4, 0, 1e6),
 		YK_DBL("gemm_eff_nvfp4", 0, &g->gemm_eff4, 0, 1),
 		YK_DBL("flops_per_exp", 0, &g->flops_per_exp, 0, 1e6),
+		YK_DBL("attn_block", 0, &g->attn_block, 0, 1e3),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -916,6 +944,8 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kdbl(&o, "gemm_eff_nvfp4", g->gemm_eff4);
 		if (g->flops_per_exp > 0)
 			yml_out_kdbl(&o, "flops_per_exp", g->flops_per_exp);
+		if (g->attn_block > 0)
+			yml_out_kdbl(&o, "attn_block", g->attn_block);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

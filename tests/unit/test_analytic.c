@@ -381,11 +381,12 @@ test_fusions(void)
 /*
  * --attention-kernel fa2 on H100: the Llama 3 8B block at b = 1, s = 8192
  * runs its causal attention, 2 s^2 (32 x 128) FLOPs forward (half of
- * 4 s^2 h), at 28.1% of 989.4 TFLOP/s instead of 36.1%, each times the
- * tile share of its 64 query blocks (32 key tiles each, half a tile cut
- * on the diagonal, 1.4 a block: 32 / 33.9): 0.4642 ms more forward, 2.5
- * times that backward (five matmuls to two).  On A100 FlashAttention-2
- * is the native kind: nothing changes.
+ * 4 s^2 h), at 28.1% of 989.4 TFLOP/s instead of cuDNN's 51.6%, each
+ * times the tile share of its 64 query blocks (32 key tiles each, half a
+ * tile cut on the diagonal, and FlashAttention-2's 1.4 tiles a block,
+ * 32 / 33.9, against the catalog's 3.9 for cuDNN, 32 / 36.4): 0.869897
+ * ms more forward, 2.5 times that backward (five matmuls to two).  On
+ * A100 FlashAttention-2 is the native kind: nothing changes.
  */
 static void
 test_attn_kernel(void)
@@ -406,7 +407,8 @@ test_attn_kernel(void)
 					   catalog_find(&cat, "H100-SXM"), mb,
 					   1, 1, 0, &o),
 		     0);
-	d = flops / 989.4e12 * (1 / 0.281 - 1 / 0.361) * 1e3 * 33.9 / 32;
+	d = flops / 989.4e12 * (33.9 / 32 / 0.281 - 36.4 / 32 / 0.516) * 1e3;
+	CHECK_NEAR(d, 0.869897, 1e-6);
 	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms, d,
 		   1e-9);
 	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
@@ -474,9 +476,9 @@ test_attn_triton(void)
  * exponentials: 512), b = 1, s = 8192, causal: bas = 64 x 8192^2 pairs in
  * full, half of them computed; the forward's 4 x 64 FLOPs a score wait
  * for the exponential's 512, the backward's 10 x 64 do not.  The forward
- * takes bas / 2 x (512 - 256) / (2250e12 x 0.321) s more than without
- * the bound, over the tile share 32 / 33.9 (test_attn_kernel): 0.806366
- * ms; the backward nothing more.  At heads of 128
+ * takes bas / 2 x (512 - 256) / (2250e12 x 0.407) s more than without
+ * the bound, over cuDNN's tile share 32 / 36.4 (test_attn_kernel):
+ * 0.682880 ms; the backward nothing more.  At heads of 128
  * the two balance (nothing changes); Blackwell Ultra's doubled
  * exponential rate (256) leaves heads of 64 unbound.
  */
@@ -502,8 +504,8 @@ test_attn_exp(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
-			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 7.2225e14 * 1e3 *
-					   33.9 / 32
+			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 9.1575e14 * 1e3 *
+					   36.4 / 32
 			     : 0,
 			   1e-9);
 		CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms,
@@ -525,15 +527,17 @@ test_attn_exp(void)
 /*
  * The tile share of a fused attention kernel (attn_tile_share()): the
  * Llama 3 8B block at b = 1 on H100, its forward attention 2 s^2 x 4096
- * FLOPs at 0.361 of 989.4 TFLOP/s, over u / (u + 0.5 + 1.4) with u =
- * s / 256 key tiles a query block: 8 / 9.9 at s = 2048, 32 / 33.9 at
- * 8192.  Doubling the kernel's rate halves that time: the difference
- * is half of it, 2 x 2048^2 x 4096 / (989.4e12 x 0.361) x 9.9 / 8 / 2 =
- * 0.059523 ms and 0.815287 ms at 8192; per FLOP the short sequence
- * takes (9.9 / 8) / (33.9 / 32) = 1.168142 times as long.  A window of
- * 128 on every layer at s = 8192: 8192 x 128 x (1 - 128 / 16384) pairs
- * a head, u = 1 - 128 / 16384 = 0.992188 key tiles a block, one tile
- * cut on the window's two edges: 0.292492 of the rate, 0.081581 ms.
+ * FLOPs at 0.516 of 989.4 TFLOP/s, over u / (u + 0.5 + 3.9) with u =
+ * s / 256 key tiles a query block and cuDNN's block cost (the catalog's
+ * attn_block): 8 / 12.4 at s = 2048, 32 / 36.4 at 8192.  Doubling the
+ * kernel's rate halves that time: the difference is half of it, 2 x
+ * 2048^2 x 4096 / (989.4e12 x 0.516) x 12.4 / 8 / 2 = 0.052159 ms and
+ * 0.612449 ms at 8192; per FLOP the short sequence takes (12.4 / 8) /
+ * (36.4 / 32) = 1.362637 times as long.  A window of 128 on every layer
+ * at s = 8192: 8192 x 128 x (1 - 128 / 16384) pairs a head, u = 1 - 128
+ * / 16384 = 0.992188 key tiles a block, one tile cut on the window's two
+ * edges: 0.168390 of the rate, 0.099139 ms.  Without the catalog's block
+ * cost the kernel pays FlashAttention-2's, 1.4.
  */
 static void
 test_attn_tiles(void)
@@ -556,15 +560,15 @@ test_attn_tiles(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
 		d[i] = pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms;
-		want = 2 * s * s * 4096 / (989.4e12 * 0.361) *
-		       (u + 1.9) / u / 2 * 1e3;
+		want = 2 * s * s * 4096 / (989.4e12 * 0.516) *
+		       (u + 4.4) / u / 2 * 1e3;
 		CHECK_NEAR(d[i], want, 1e-9);
 		profile_release(&pa);
 		profile_release(&pb);
 	}
-	CHECK_NEAR(d[0], 0.059523, 1e-6);
-	CHECK_NEAR(d[1], 0.815287, 1e-6);
-	CHECK_NEAR(d[0] * 16 / d[1], 1.168142, 1e-6);
+	CHECK_NEAR(d[0], 0.052159, 1e-6);
+	CHECK_NEAR(d[1], 0.612449, 1e-6);
+	CHECK_NEAR(d[0] * 16 / d[1], 1.362637, 1e-6);
 	/* a window of 128 tokens on every layer at s = 8192 */
 	m.window = 128;
 	CHECK_INT_EQ(run(&pa, &m, "H100-SXM", mb, 1, 1), 0);
@@ -574,18 +578,37 @@ test_attn_tiles(void)
 		double u = 1 - 128.0 / 16384;
 		double pairs = 8192.0 * 128 * u;
 
-		CHECK_NEAR(u / (u + 1 + 1.4), 0.292492, 1e-6);
+		CHECK_NEAR(u / (u + 1 + 3.9), 0.168390, 1e-6);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   4 * pairs * 4096 / (989.4e12 * 0.361) * (u + 2.4) /
+			   4 * pairs * 4096 / (989.4e12 * 0.516) * (u + 4.9) /
 				   u / 2 * 1e3,
 			   1e-9);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   0.081581, 1e-6);
+			   0.099139, 1e-6);
 	}
 	profile_release(&pa);
 	profile_release(&pb);
+	/* without the catalog's block cost: FlashAttention-2's, 32 / 33.9 */
+	{
+		struct gpu_spec fa = *catalog_find(&cat, "H100-SXM");
+
+		fa.attn_block = 0;
+		fast.attn_block = 0;
+		m.window = 0;
+		profile_init(&pa);
+		profile_init(&pb);
+		CHECK_INT_EQ(analytic_profile(&pa, &m, &fa, mb, 1, 1), 0);
+		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
+		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
+				   pb.layers[1].pt[0].fwd_ms,
+			   2 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.516) *
+				   33.9 / 32 / 2 * 1e3,
+			   1e-9);
+		profile_release(&pa);
+		profile_release(&pb);
+	}
 }
 
 /*

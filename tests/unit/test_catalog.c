@@ -186,45 +186,54 @@ test_builtin(void)
 	CHECK_NEAR(g->gemm_eff8, catalog_find(&c, "GB300")->gemm_eff8, 0);
 	CHECK_NEAR(g->gemm_eff, catalog_find(&c, "GB300")->gemm_eff, 0);
 	/* Blackwell 16-bit GEMMs: the part's FP8 figure times Hopper's
-	 * 16-bit / FP8 ratio, 0.562 / 0.624, to three decimals: 0.500 ->
-	 * 0.450, 0.514 -> 0.463, 0.657 -> 0.592.  GB300's per-tensor FP8
+	 * 16-bit / FP8 ratio, 0.562 / 0.588, to three decimals: 0.499 ->
+	 * 0.477, 0.503 -> 0.481, 0.628 -> 0.600.  GB300's per-tensor FP8
 	 * and B200's MXFP8 (no fit rows) take GB200's ratio of the two
-	 * recipes, 0.514 / 0.513: 0.656 -> 0.657, 0.500 -> 0.499 */
+	 * recipes, 0.503 / 0.492: 0.614 -> 0.628, 0.499 -> 0.488 */
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff, 0.562, 0);
-	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff8, 0.624, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff, 0.450, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8, 0.500, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8mx, 0.499, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff, 0.463, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8, 0.514, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8mx, 0.513, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff, 0.592, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8, 0.657, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8mx, 0.656, 0);
-	/* attention: the isolated fraction times the part's 16-bit GEMM
-	 * figure over isolated GEMMs' 0.70 (TRAIN_ATTN): H100 0.45 x 0.562
-	 * / 0.7 = 0.3613 -> 0.361, FlashAttention-2 0.35 -> 0.281; B200
-	 * 0.5 x 0.450 / 0.7 = 0.3214 -> 0.321, GB200 0.331, GB300 0.423;
-	 * the 500 W part 0.45 x 0.484 / 0.7 = 0.3111 -> 0.311; A100 as
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff8, 0.588, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff, 0.477, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8, 0.499, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8mx, 0.488, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff, 0.481, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8, 0.503, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8mx, 0.492, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff, 0.600, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8, 0.628, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8mx, 0.614, 0);
+	/* attention: the isolated fraction (cuDNN's, bench/attention.sh)
+	 * times the part's 16-bit GEMM figure over isolated GEMMs' 0.70
+	 * (TRAIN_ATTN): H100 0.643 x 0.562 / 0.7 = 0.5162 -> 0.516,
+	 * FlashAttention-2 0.35 -> 0.281; B200 0.598 x 0.477 / 0.7 =
+	 * 0.4075 -> 0.407, GB200 0.411, GB300 0.680 x 0.600 / 0.7 = 0.583;
+	 * the 500 W part 0.643 x 0.484 / 0.7 = 0.4446 -> 0.445; A100 as
 	 * isolated */
-	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff, 0.361, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff, 0.516, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff_fa2, 0.281, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.321, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.331, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.423, 0);
-	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff, 0.311, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.407, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.411, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.583, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff, 0.445, 0);
 	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_eff, 0.5, 0);
+	/* cuDNN's block cost on the parts whose native attention is
+	 * cuDNN's (bench/attention.sh); FlashAttention-2's (0: 1.4) else */
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_block, 3.9, 0);
+	CHECK_NEAR(catalog_find(&c, "GH200")->attn_block, 3.9, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->attn_block, 3.9, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->attn_block, 3.9, 0);
+	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_block, 0, 0);
+	CHECK_NEAR(catalog_find(&c, "L40S")->attn_block, 0, 0);
 	/* NVFP4: the datasheets' dense peaks; GB200 and GB300 fitted,
-	 * B200 its FP8 figure times GB200's NVFP4 / FP8 ratio (0.500 x
-	 * 0.604 / 0.514 = 0.5875 -> 0.588), B300 GB300's die */
+	 * B200 its FP8 figure times GB200's NVFP4 / FP8 ratio (0.499 x
+	 * 0.566 / 0.503 = 0.5615 -> 0.561), B300 GB300's die */
 	CHECK_NEAR(catalog_find(&c, "B200")->tflops4, 9000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB200")->tflops4, 10000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB300")->tflops4, 15000, 0);
 	CHECK_NEAR(catalog_find(&c, "B300")->tflops4, 13500, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff4, 0.604, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff4, 0.470, 0);
-	CHECK_NEAR(catalog_find(&c, "B300")->gemm_eff4, 0.470, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.588, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff4, 0.566, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff4, 0.436, 0);
+	CHECK_NEAR(catalog_find(&c, "B300")->gemm_eff4, 0.436, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.561, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->tflops4, 0, 0);
 
 	/* the Hopper die elsewhere: H800's 8 NVLinks; GH200's HBM and its
@@ -249,7 +258,7 @@ test_builtin(void)
 		g = catalog_find(&c, hop[i]);
 		CHECK_NEAR(g->tflops16, 989.4, 0);
 		CHECK_NEAR(g->gemm_eff, 0.562, 0);
-		CHECK_NEAR(g->gemm_eff8, 0.624, 0);
+		CHECK_NEAR(g->gemm_eff8, 0.588, 0);
 		CHECK_NEAR(g->attn_eff_fa2, 0.281, 0);
 	}
 
@@ -295,7 +304,9 @@ same_spec(const struct gpu_spec *a, const struct gpu_spec *b)
 	       a->pcie_gb_s == b->pcie_gb_s && a->gemm_eff == b->gemm_eff &&
 	       a->attn_eff == b->attn_eff &&
 	       a->attn_eff_fa2 == b->attn_eff_fa2 && a->mem_eff == b->mem_eff &&
-	       a->kernel_us == b->kernel_us && !strcmp(a->source, b->source);
+	       a->kernel_us == b->kernel_us &&
+	       a->flops_per_exp == b->flops_per_exp &&
+	       a->attn_block == b->attn_block && !strcmp(a->source, b->source);
 }
 
 static char *

@@ -1,0 +1,1 @@
+sh $TOP/bench/attention.sh "$PLAIN"
