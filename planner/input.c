@@ -16,6 +16,7 @@
 #include "pd2bw/error.h"
 #include "pd2bw/infile.h"
 #include "pd2bw/model.h"
+#include "pd2bw/runtime.h"
 
 const char *
 input_resolve(const char *path, char *buf, size_t n)
@@ -126,43 +127,24 @@ input_set_clamp_eager(int on)
 }
 
 void
-input_set_rc_early_stop(int on)
-{
-	opts()->rc_early_stop = on;
-}
-
-void
-input_set_moe_graphs(int g)
-{
-	opts()->moe_graphs = g;
-}
-
-void
-input_set_fp8_head(int on)
-{
-	opts()->fp8_head = on;
-}
-
-void
-input_set_paged_stash(double factor)
-{
-	opts()->paged_stash = factor;
-}
-
-void
 input_set_vocab_pad(int pad)
 {
 	opts()->vocab_pad = pad;
 }
 
 void
-input_set_moe(double cf, int min_capacity, int dropless,
-	      int dense_dispatch)
+input_set_runtime(const struct runtime *rt)
 {
-	opts()->capacity_factor = cf;
-	opts()->min_capacity = min_capacity;
-	opts()->dropless = dropless;
-	opts()->dense_dispatch = dense_dispatch;
+	struct analytic_opts *o = opts();
+
+	o->capacity_factor = rt ? rt->capacity_factor : 0;
+	o->min_capacity = rt ? rt->min_capacity : 0;
+	o->dropless = rt && rt->dropless;
+	o->dense_dispatch = rt && rt->moe_dense_dispatch;
+	o->rc_early_stop = rt && rt->rc_early_stop;
+	o->moe_graphs = rt ? runtime_moe_graphs(rt) : 0;
+	o->fp8_head = rt && runtime_has(rt, RUNTIME_OPT_FP8_OUTPUT_PROJ);
+	o->paged_stash = rt ? runtime_paged_stash(rt) : 0;
 }
 
 void

@@ -139,28 +139,19 @@ void input_set_xent_copy(int on);
  * runtime's clamp_eager). */
 void input_set_clamp_eager(int on);
 
-/* Whether full recomputation stops early (the runtime's
- * rc_early_stop). */
-void input_set_rc_early_stop(int on);
-/* The runtime's graphs of the MoE layers (analytic_opts moe_graphs,
- * runtime_moe_graphs()). */
-void input_set_moe_graphs(int g);
-void input_set_fp8_head(int on);
-
-/* The pages a MoE layer's paged stash holds, a multiple of the balanced
- * rows (0: no paged stash; the runtime's paged-stash: Megatron-Core's
- * default 1.10). */
-void input_set_paged_stash(double factor);
 /* The runtime's vocabulary padding (analytic_opts vocab_pad). */
 void input_set_vocab_pad(int pad);
 /* Whether the runtime fuses the rotary embedding only for plain rotary
  * positions (runtime.rope_plain): a YaRN model's estimate unfuses it. */
 void input_set_rope_plain(int on);
-/* The runtime's MoE layer (struct runtime capacity_factor,
- * min_capacity, dropless, moe_dense_dispatch) for every MoE model read
- * from now on. */
-void input_set_moe(double cf, int min_capacity, int dropless,
-		   int dense_dispatch);
+/* What runtime rt fixes of every model read from now on: its MoE layer
+ * (capacity_factor, min_capacity, dropless, moe_dense_dispatch), whether
+ * its full recomputation stops early (rc_early_stop), its graphs of the
+ * MoE layers (runtime_moe_graphs()), its paged stash (runtime_paged_
+ * stash(): pages as a multiple of the balanced rows), and an MXFP8
+ * output layer (fp8-output-proj); NULL: none of them. */
+struct runtime;
+void input_set_runtime(const struct runtime *rt);
 /* --capacity-factor: every MoE model read from now on pads each
  * expert's rows to cf times its balanced share instead of its own
  * capacity_factor (0: the model's own). */

@@ -374,20 +374,11 @@ par_opts_apply_input(struct par_opts *p)
 	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
 	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
 	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
-	input_set_rc_early_stop(p->have_rt && p->rt.rc_early_stop);
-	input_set_moe_graphs(p->have_rt ? runtime_moe_graphs(&p->rt) : 0);
-	input_set_fp8_head(p->have_rt &&
-			   runtime_has(&p->rt, RUNTIME_OPT_FP8_OUTPUT_PROJ));
-	input_set_paged_stash(p->have_rt ? runtime_paged_stash(&p->rt) : 0);
 	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
 				       : MODEL_MEGATRON_VOCAB_PAD);
 	input_set_rope_plain(!p->have_fusions && p->have_rt &&
 			     p->rt.rope_plain);
-	if (p->have_rt)
-		input_set_moe(p->rt.capacity_factor, p->rt.min_capacity,
-			      p->rt.dropless, p->rt.moe_dense_dispatch);
-	else
-		input_set_moe(0, 0, 0, 0);
+	input_set_runtime(p->have_rt ? &p->rt : NULL);
 	input_set_attn(p->attn);
 	input_set_capacity(p->capacity_factor);
 }

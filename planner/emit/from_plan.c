@@ -116,27 +116,19 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		input_set_rc_modules(rm);
 	}
 	{
-		/* the expert capacity the plan's runtime prices with */
+		/* what the plan's runtime fixes of the estimate */
 		struct runtime rt;
 		char why[256];
 		int have = p.runtime && *p.runtime &&
 			   runtime_parse(&rt, p.runtime) == 0;
 
 		if (have)
-			input_set_moe(rt.capacity_factor, rt.min_capacity,
-				      rt.dropless, rt.moe_dense_dispatch);
+			input_set_runtime(&rt);
 		/* the op fuser runs the experts' clamp inside their
 		 * activation (par_opts_apply_input() takes it from the
 		 * runtime, which only --runtime names) */
 		if (have && runtime_has(&rt, RUNTIME_OPT_OP_FUSER))
 			input_set_clamp_eager(rt.clamp_eager);
-		if (have) {
-			input_set_paged_stash(runtime_paged_stash(&rt));
-			input_set_rc_early_stop(rt.rc_early_stop);
-			input_set_moe_graphs(runtime_moe_graphs(&rt));
-			input_set_fp8_head(runtime_has(
-				&rt, RUNTIME_OPT_FP8_OUTPUT_PROJ));
-		}
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */
 		if (runtime_check_moe(have ? &rt : NULL, p.moe_rank_capacity,
