@@ -4,20 +4,26 @@
 #
 #   sh bench/attention.sh [BUILD_DIR]   (default build; make first)
 #
-# The analytic model prices a fused attention pass of P scores (causal:
-# b x heads x s^2 / 2) as max(4 d P, e P) FLOPs forward and max(10 d P,
-# e P) backward (d the head size, e the catalog's flops_per_exp), over
-# the tile share u / (u + 1/2 + C) of a query block that walks u = s / 256
-# key tiles, at the fraction a of the GPU's 16-bit peak (lib/cost/
+# The analytic model prices a pass of cuDNN's fused attention over P
+# scores (b x heads x the pairs its mask keeps: s^2 / 2 causal, s^2
+# without a mask, s w - w^2 / 2 under a w-key window) at the larger of
+# its matmuls' FLOPs (4 d P forward, 10 d P backward, d the head size)
+# and a floor of e P FLOPs (the softmax work a score costs besides its
+# matmuls: exponential, scaling, conversions), over the tile share
+# u / (u + cut + C) of a query block that walks u = pairs per query / 128
+# key tiles (cut: half a tile on a causal diagonal, one on a window's two
+# edges), at the fraction a of the GPU's 16-bit peak (lib/cost/
 # analytic.c ring_ms() and attn_tile_share()).  This script fits, on the
-# benchmark's forward + backward times, one block cost C for all GPUs and
-# one a per GPU, by least squares on the logarithm of the time (C in steps
-# of 0.1, a to three decimals), and prints them with each row's
-# measured / fitted time.  They are the catalog's isolated attention
-# fractions (lib/formats/catalog.c *_ATTN_ISO) and the native kernel's
-# block cost (the catalog's attn_block, CUDNN_ATTN_BLOCK); the catalog holds
-# training runs' attention at a times the part's fitted 16-bit GEMM
-# figure over isolated GEMMs' 0.70 (TRAIN_ATTN), as bench/fit.sh does.
+# benchmark's forward and backward times apart, one block cost C for all
+# GPUs, and per GPU and pass a and e, by least squares on the logarithm
+# of the time (C in steps of 0.1, e in steps of 10 FLOPs, a to three
+# decimals), and prints them with the rms error.  They are the catalog's
+# native-kernel figures: the isolated forward fraction a (lib/formats/
+# catalog.c *_ATTN_ISO), the backward's over the forward's (attn_bwd),
+# the floors (score_flops_fwd, score_flops_bwd) and the block cost
+# (attn_block, CUDNN_ATTN_BLOCK); the catalog holds training runs'
+# attention at a times the part's fitted 16-bit GEMM figure over
+# isolated GEMMs' 0.70 (TRAIN_ATTN), as bench/fit.sh does.
 set -eu
 B=build
 case ${1:-} in -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; ?*) B=$1 ;; esac
@@ -27,51 +33,64 @@ case $B in /*) ;; *) B=$TOP/$B ;; esac
 "$B/pd2bw-plan" --list-gpus | awk '
 /^- name: / { g = $3 }
 /^  tflops16:/ { peak[g] = $2 }
-/^  flops_per_exp:/ { fpe[g] = $2 }
 /^  kernel_us:/ { kus[g] = $2 }
-END { for (g in peak) print "GPU", g, peak[g], fpe[g] + 0, kus[g] + 0 }' |
+END { for (g in peak) print "GPU", g, peak[g], kus[g] + 0 }' |
 cat - "$TOP/bench/data/cudnn-sdpa.tsv" | awk -F'[ \t]' '
-$1 == "GPU" { peak[$2] = $3; fpe[$2] = $4; kus[$2] = $5; next }
+$1 == "GPU" { peak[$2] = $3; kus[$2] = $4; next }
 /^#/ || $1 == "gpu" { next }
 {
 	g = $1
 	if (!(g in peak)) { print "attention.sh: GPU " g " not in the catalog" > "/dev/stderr"; exit 1 }
-	n++; gpu[n] = g; seq[n] = $4; meas[n] = $8 + $9
-	P = $3 * $5 * $4 * $4 / 2; d = $7
-	f = (4 * d * P > fpe[g] * P ? 4 * d * P : fpe[g] * P) + \
-	    (10 * d * P > fpe[g] * P ? 10 * d * P : fpe[g] * P)
-	# milliseconds at a = 1 and a share of 1
-	base[n] = f / (peak[g] * 1e12) * 1e3; fix[n] = 2 * kus[g] * 1e-3
+	s = $6; w = $10; d = $9
+	if (w > 0 && w < s) { pairs = s * w - w * w / 2; cut = 1 }
+	else if ($4 == "causal") { pairs = s * s / 2; cut = 0.5 }
+	else { pairs = s * s; cut = 0 }
 	if (!(g in seen)) { seen[g] = 1; ng++; names[ng] = g }
+	for (p = 0; p < 2; p++) {
+		t = p ? $12 : $11
+		if (t == "-") continue
+		n++; gpu[n] = g; pas[n] = p; meas[n] = t
+		# ms per FLOP of the pass at a = 1 and a share of 1
+		unit[n] = $5 * $7 * pairs / (peak[g] * 1e12) * 1e3
+		mm[n] = (p ? 10 : 4) * d; u[n] = pairs / s / 128; cuts[n] = cut
+		fix[n] = kus[g] * 1e-3
+	}
 }
-function share(s, C,   u) { u = s / 256; return u / (u + 0.5 + C) }
-# the least-squares a of GPU g at block cost C (log space), and its error
-function fit(g, C,   i, k, s) {
+function base(i, e, C) { return unit[i] * (mm[i] > e ? mm[i] : e) * (u[i] + cuts[i] + C) / u[i] }
+# the least-squares a of GPU g, pass p at floor e and block cost C (log
+# space), and the squared error it leaves (in ERR)
+function fit(g, p, e, C,   i, k, s, r) {
 	s = 0; k = 0
 	for (i = 1; i <= n; i++)
-		if (gpu[i] == g) { s += log(base[i] / share(seq[i], C) / (meas[i] - fix[i])); k++ }
-	return exp(s / k)
+		if (gpu[i] == g && pas[i] == p) { s += log(base(i, e, C) / (meas[i] - fix[i])); k++ }
+	A = exp(s / k); ERR = 0
+	for (i = 1; i <= n; i++)
+		if (gpu[i] == g && pas[i] == p) { r = log(base(i, e, C) / A + fix[i]) - log(meas[i]); ERR += r * r }
+	return A
 }
-function err(C,   i, e, a, r) {
-	e = 0
-	for (i = 1; i <= n; i++) {
-		a = fit(gpu[i], C)
-		r = log(base[i] / share(seq[i], C) / a + fix[i]) - log(meas[i])
-		e += r * r
+# the best floor of GPU g, pass p at C: E, its a (A) and error (ERR)
+function best(g, p, C,   e, be, ba, bx) {
+	bx = -1
+	for (e = 0; e <= 2000; e += 10) {
+		fit(g, p, e, C)
+		if (bx < 0 || ERR < bx - 1e-12) { bx = ERR; be = e; ba = A }
 	}
-	return e
+	E = be; A = ba; ERR = bx
 }
 END {
-	best = -1
-	for (c = 0; c <= 80; c++)
-		if (best < 0 || err(c / 10) < bestE) { best = c / 10; bestE = err(best) }
-	printf "block cost C = %.1f tiles (rms error %.1f%%)\n", best, 100 * sqrt(bestE / n)
+	bc = -1
+	for (c = 10; c <= 80; c++) {
+		tot = 0
+		for (j = 1; j <= ng; j++)
+			for (p = 0; p < 2; p++) { best(names[j], p, c / 10); tot += ERR }
+		if (bc < 0 || tot < btot - 1e-12) { bc = c / 10; btot = tot }
+	}
+	printf "block cost C = %.1f tiles (rms error %.1f%% over %d times)\n", bc, 100 * sqrt(btot / n), n
 	for (j = 1; j <= ng; j++) {
-		g = names[j]; a = int(fit(g, best) * 1000 + 0.5) / 1000
-		printf "%-6s a = %.3f  measured / fitted:", g, a
-		for (i = 1; i <= n; i++)
-			if (gpu[i] == g)
-				printf " %dk %.3f", seq[i] / 1024, meas[i] / (base[i] / share(seq[i], best) / a + fix[i])
-		printf "\n"
+		g = names[j]; k = 0; x = 0
+		best(g, 0, bc); af = int(A * 1000 + 0.5) / 1000; ef = E; x += ERR
+		best(g, 1, bc); ab = A; eb = E; x += ERR
+		for (i = 1; i <= n; i++) if (gpu[i] == g) k++
+		printf "%-6s forward a = %.3f, floor %d; backward a = %.3f (attn_bwd %.3f), floor %d; rms %.1f%%\n", g, af, ef, ab, int(ab / af * 1000 + 0.5) / 1000, eb, 100 * sqrt(x / k)
 	}
 }'

@@ -119,7 +119,7 @@ write_gpus() {
 	# the attention kernels of a part whose 16-bit figure is fitted:
 	# their isolated fraction (cuDNN'"'"'s, bench/attention.sh) times that
 	# figure over isolated GEMMs'"'"' 0.70 (catalog.c TRAIN_ATTN)
-	/^  attn_eff:/ && (bw || d ~ /^H100/) { $0 = "  attn_eff: " r3((d == "GB300" ? 0.680 : bw ? 0.598 : 0.643) * g16 / 0.70) }
+	/^  attn_eff:/ && (bw || d ~ /^H100/) { $0 = "  attn_eff: " r3((d == "GB300" ? 0.843 : bw ? 0.710 : 0.750) * g16 / 0.70) }
 	/^  attn_eff_fa2:/ && d ~ /^H100/ { $0 = "  attn_eff_fa2: " r3(0.35 * g16 / 0.70) }
 	/^  gemm_eff8:/ && (d, "gemm_eff8") in v { $0 = "  gemm_eff8: " v[d, "gemm_eff8"] }
 	/^  gemm_eff_mxfp8:/ && (d, "gemm_eff_mxfp8") in v { $0 = "  gemm_eff_mxfp8: " v[d, "gemm_eff_mxfp8"] }

@@ -39,6 +39,12 @@ struct gpu_spec {
 				cost per block of queries, in key tiles
 				(analytic.c attn_tile_share()); 0 = 1.4,
 				FlashAttention-2's */
+	double attn_bwd;     /* its backward's fraction over its forward's
+				(attn_eff); 0 = 1 */
+	double score_fwd, score_bwd; /* 16-bit tensor FLOPs' worth of time
+				a score costs its 16-bit forward, backward
+				at least (its softmax work); 0 =
+				flops_per_exp */
 	char *source;        /* where the figures come from (owned) */
 };
 

@@ -92,7 +92,10 @@ struct shape {
 				     (attn_tile_share()) */
 	int fp8_attn;             /* the fused attention kernel is cuDNN's
 				     FP8 one (analytic_opts attn fp8) */
-	double attn_eff;    /* the attention kernel's fraction of the peak */
+	double attn_eff;    /* the attention kernel's fraction of the peak
+			       (forward) */
+	double attn_bwd;    /* its backward's fraction over its forward's */
+	double score_f, score_b; /* FLOPs a score costs a pass at least */
 	double b, s, n;     /* microbatch, sequence, tokens n = b sq */
 	double c, sq;       /* context-parallel degree; queries (tokens) per
 			       rank, s / c: each rank's queries meet all s
@@ -611,10 +614,16 @@ attn_tile_share(const struct shape *sh, double pairs)
  * pairs), each reading the queries again; after every step but the
  * first a correction of corr elements: forward rescales the output by the
  * log-sum-exps, backward accumulates dQ and dK/dV.
- * Each of the pairs scores takes one exponential, forward and backward
- * (P recomputed), on the special-function units: the kernel runs at the
- * slower of its matmuls and those (the catalog's flops_per_exp, against
- * the 16-bit tensor peak whatever precision the matmuls run in).
+ * Each of the pairs scores costs the kernel more than its matmuls: an
+ * exponential, forward and backward (P recomputed), the online softmax's
+ * scaling and conversions, dS in backward; the kernel runs at the slower
+ * of its matmuls and that floor, in 16-bit tensor FLOPs whatever
+ * precision the matmuls run in: the native 16-bit kernel's as the
+ * catalog's score_flops_fwd and _bwd (fitted on cuDNN's timings:
+ * heads of 64 take as long a score as heads of 128), else the
+ * exponentials' rate (flops_per_exp).  The native kernels' backward runs
+ * at the catalog's attn_bwd of their forward's rate (its five matmuls
+ * and dQ's accumulation keep less of the tensor cores busy).
  * The catalog's attention figures are what the kernels reach on long
  * sequences; a short one leaves them less (attn_tile_share()).
  */
@@ -623,13 +632,15 @@ ring_ms(struct shape *sh, double flops, double pairs, double bytes,
 	double corr, int bwd)
 {
 	double lse = (bwd ? 8 : 4) * sh->b * sh->at * sh->sq, t = 0;
-	double x = pairs * sh->g->flops_per_exp * sh->attn_tflops /
-		   sh->g->tflops16;
+	double x = pairs * (bwd ? sh->score_b : sh->score_f) *
+		   sh->attn_tflops / sh->g->tflops16;
 	int i, c = (int)sh->c;
 
 	if (x > flops)
 		flops = x;
 	flops /= attn_tile_share(sh, pairs);
+	if (bwd)
+		flops /= sh->attn_bwd;
 	for (i = 0; i < c; i++) {
 		t += op_ms(sh, OP_ATTN, flops / sh->c, bytes + lse);
 		if (i > 0)
@@ -2383,7 +2394,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	struct prof_layer *L;
 	int64_t h = m->hidden, kv, vt;
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
-	int ep = par->ep > 1 ? par->ep : 1, mincap;
+	int ep = par->ep > 1 ? par->ep : 1, mincap, native;
 	double cf;
 
 	if (par->etp > 1 && par->etp != tp)
@@ -2397,16 +2408,25 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	memset(&sh, 0, sizeof(sh));
 	sh.g = g;
 	sh.attn_eff = analytic_attn_eff(g, o ? o->attn : ANALYTIC_ATTN_NATIVE);
-	/* the GPU's own kernel (and its FP8 form) at the catalog's block
-	 * cost; FlashAttention-2 and Triton's at FlashAttention-2's */
-	sh.block_cost = (!o || o->attn == ANALYTIC_ATTN_NATIVE ||
-			 o->attn == ANALYTIC_ATTN_FP8) &&
-				g->attn_block > 0
-			? g->attn_block
-			: ATTN_BLOCK_COST;
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
 						      : g->tflops16;
 	sh.fp8_attn = o && o->attn == ANALYTIC_ATTN_FP8;
+	/* the GPU's own kernel (and its FP8 form) at the catalog's block
+	 * cost and backward fraction, the 16-bit one at its floors of a
+	 * score; FlashAttention-2 and Triton's at FlashAttention-2's block
+	 * cost, one rate, and the exponentials' bound */
+	native = (!o || o->attn == ANALYTIC_ATTN_NATIVE ||
+		  o->attn == ANALYTIC_ATTN_FP8) &&
+		 g->attn_block > 0;
+	sh.block_cost = native ? g->attn_block : ATTN_BLOCK_COST;
+	sh.attn_bwd = native && g->attn_bwd > 0 ? g->attn_bwd : 1;
+	sh.score_f = sh.score_b = g->flops_per_exp;
+	if (native && !sh.fp8_attn) {
+		if (g->score_fwd > 0)
+			sh.score_f = g->score_fwd;
+		if (g->score_bwd > 0)
+			sh.score_b = g->score_bwd;
+	}
 	sh.attn_tflops = sh.fp8_attn ? g->tflops8 : sh.tensor_tflops;
 	sh.s = (double)m->seq_len;
 	sh.c = cp > 1 ? cp : 1;

@@ -35,6 +35,12 @@
  *       attn_block: 3.9          optional: the native attention kernel's
  *                                fixed cost per block of queries, in key
  *                                tiles (default 1.4, FlashAttention-2's)
+ *       attn_bwd: 0.8            optional: its backward's fraction over
+ *                                its forward's (attn_eff; default 1)
+ *       score_flops_fwd: 330     optional: 16-bit tensor FLOPs' worth of
+ *       score_flops_bwd: 800     time a score costs its 16-bit forward,
+ *                                backward, at least (default
+ *                                flops_per_exp)
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -65,17 +71,30 @@
  *    and less backward; unfused batched GEMMs of that shape do about the
  *    same: 0.5 on V100 and A100, 0.45 on L40S.  The Hopper and Blackwell
  *    parts run cuDNN's fused attention, whose published timings
- *    (NVIDIA/cudnn-frontend benchmark results, bench/data/cudnn-sdpa.tsv)
- *    fix their isolated figures: 0.643 on the Hopper die (H200, cuDNN
- *    9.19), 0.598 on B200 and GB200, 0.680 on GB300 and B300 (cuDNN
- *    9.22), fitted with the kernel's block cost by bench/attention.sh
- *    (*_ATTN_ISO below).  Where a part's GEMMs hold less in training
+ *    (NVIDIA/cudnn-frontend benchmark results, bench/data/cudnn-sdpa.tsv:
+ *    heads of 64 and 128, causal, unmasked and windowed, forward and
+ *    backward apart) fix their isolated figures, fitted with the
+ *    kernel's block cost by bench/attention.sh (4.2% rms over 108
+ *    times): the forward's, 0.750 on the Hopper die (H200, cuDNN 9.19),
+ *    0.710 on B200 and GB200, 0.843 on GB300 and B300 (cuDNN 9.22 and
+ *    9.19; *_ATTN_ISO below), and the backward's over it (attn_bwd):
+ *    0.825, 0.798, 0.745.  Where a part's GEMMs hold less in training
  *    runs than in isolation (the Hopper and Blackwell parts: fitted
  *    16-bit figure against the ~0.70 of isolated cuBLAS runs,
  *    ISOLATED_GEMM_EFF), the clocks under sustained tensor load hold back
  *    its attention kernels alike: their figures are scaled by the same
  *    ratio (TRAIN_ATTN).
  *    A100's fitted 0.723 is its isolated figure: nothing to scale.
+ *  - score_flops_fwd, score_flops_bwd: what a score costs the native
+ *    16-bit kernel besides its matmuls (its exponential, the online
+ *    softmax's scaling and conversions; in backward dS = P (dP - D)
+ *    too), in 16-bit tensor FLOPs: the same fit.  A score's matmuls
+ *    take 4 d FLOPs forward and 10 d backward (d the head size); below
+ *    the floor the kernel waits for the rest: at d = 64 on all three
+ *    dies, where cuDNN runs a score no faster than at 128 (H200: 0.72
+ *    against 0.76 ps forward).  Hopper 330 and 800, B200 and GB200 460
+ *    and 840, Blackwell Ultra 490 and 890: the latter's doubled
+ *    exponential rate does not show.
  *  - attn_eff_fa2: attention kernels written for the warp-level MMA
  *    instructions of Ampere (FlashAttention-2, PyTorch SDPA's flash
  *    backend, the Triton flash kernel), as --attention fa2 prices them.
@@ -91,7 +110,9 @@
  *    CUDA Graphs material quotes a few microseconds per launch: 4 us on
  *    V100/A100/L40S, 3 us on Hopper and Blackwell.
  *  - flops_per_exp: what bounds a fused attention kernel besides its
- *    matmuls: one exponential per score (forward, and again in backward
+ *    matmuls where no timing of it says more (FlashAttention-2-class
+ *    kernels, FP8 attention, the parts without score_flops_*): one
+ *    exponential per score (forward, and again in backward
  *    where P is recomputed) on the special-function units, 16 a clock
  *    per SM from Volta to Blackwell, 32 on Blackwell Ultra (CUDA C++
  *    Programming Guide, arithmetic instruction throughput table; NVIDIA
@@ -216,7 +237,7 @@
 #define TRAIN_ATTN(a, e16) EFF_R3((a) * (e16) / ISOLATED_GEMM_EFF)
 /* the Hopper die's: cuDNN's kernels (bench/attention.sh), and
  * FlashAttention-2's */
-#define H100_ATTN_ISO 0.643
+#define H100_ATTN_ISO 0.750
 #define H100_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_GEMM_EFF)
 #define H100_ATTN_FA2 TRAIN_ATTN(0.35, H100_GEMM_EFF)
 /*
@@ -245,12 +266,16 @@
 /* ... and their attention kernels, held back with that figure: cuDNN's
  * isolated fractions on the B200 die and on Blackwell Ultra's
  * (bench/attention.sh) */
-#define GB_ATTN_ISO 0.598
-#define GBU_ATTN_ISO 0.680
-/* cuDNN's block cost (analytic.c attn_tile_share()), fitted with the
+#define GB_ATTN_ISO 0.710
+#define GBU_ATTN_ISO 0.843
+/* cuDNN's block cost (analytic.c attn_tile_share()), its backward's
+ * fraction over its forward's and the floors of a score, fitted with the
  * isolated fractions (bench/attention.sh): the Hopper and Blackwell
  * parts' native kernel */
 #define CUDNN_ATTN_BLOCK 3.9
+#define CUDNN_HOPPER CUDNN_ATTN_BLOCK, 0.825, 330, 800
+#define CUDNN_BLACKWELL CUDNN_ATTN_BLOCK, 0.798, 460, 840
+#define CUDNN_BLACKWELL_ULTRA CUDNN_ATTN_BLOCK, 0.745, 490, 890
 #define GB_ATTN(a, e8) TRAIN_ATTN(a, GB_EFF16(e8))
 /*
  * NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling: fprop, dgrad and
@@ -281,7 +306,7 @@ struct builtin {
 	double attn_eff_fa2;
 	double tflops4, gemm_eff4;
 	double flops_per_exp;
-	double attn_block;
+	double attn_block, attn_bwd, score_fwd, score_bwd;
 };
 
 /*
@@ -300,11 +325,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -313,11 +338,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.723, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -328,12 +353,12 @@ static const struct builtin builtins[] = {
 	 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, H100_ATTN,
 	 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
 	/*
 	 * The H100 of Meta's Grand Teton hosts, on which torchtitan's team
 	 * ran its published benchmarks (pytorch/torchtitan benchmarks/
@@ -351,7 +376,7 @@ static const struct builtin builtins[] = {
 	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
 	 "(torchtitan benchmarks, Grand Teton hosts)",
 	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN_FA2, 0, 0,
-	 256, CUDNN_ATTN_BLOCK},
+	 256, CUDNN_HOPPER},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
@@ -362,7 +387,7 @@ static const struct builtin builtins[] = {
 	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, H100_ATTN, 0.8, 3,
 	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
 	/*
 	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
 	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
@@ -377,13 +402,13 @@ static const struct builtin builtins[] = {
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
 	 "GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF,
 	 H100_ATTN, 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_ATTN_BLOCK},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -394,7 +419,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512, CUDNN_ATTN_BLOCK},
+	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512, CUDNN_BLACKWELL},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -409,7 +434,7 @@ static const struct builtin builtins[] = {
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512, CUDNN_ATTN_BLOCK},
+	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512, CUDNN_BLACKWELL},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -417,8 +442,9 @@ static const struct builtin builtins[] = {
 	 * 8 TB/s, NVLink5 1.8 TB/s, 160 SMs (NVIDIA's Blackwell Ultra
 	 * technical blog; per-GPU table at verda.com/blog/gb300-nvl72-
 	 * architecture; glennklockwood.com/garden/processors/B300).  Its
-	 * doubled exponent rate speeds attention's softmax; attn_eff is
-	 * kept at B200's until a measurement says by how much.
+	 * doubled exponent rate speeds FlashAttention-2-class kernels'
+	 * softmax (flops_per_exp 256); cuDNN's, its native kernel, is
+	 * priced by its own timings (CUDNN_BLACKWELL_ULTRA).
 	 */
 	{"GB300", 279, 2500, 80, 8000, 900, 450,
 	 GB_EFF16(GB_EFF8_GB300), GB_ATTN(GBU_ATTN_ISO, GB_EFF8_GB300), 0.8, 3,
@@ -426,7 +452,7 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256, CUDNN_ATTN_BLOCK},
+	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA},
 	/*
 	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
 	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
@@ -443,7 +469,7 @@ static const struct builtin builtins[] = {
 	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256, CUDNN_ATTN_BLOCK},
+	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -451,7 +477,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0, 0, 0, 0, 64, 0},
+	 733, 142, 0.6, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -586,6 +612,9 @@ catalog_init(struct gpu_catalog *c)
 		g.gemm_eff4 = b->gemm_eff4;
 		g.flops_per_exp = b->flops_per_exp;
 		g.attn_block = b->attn_block;
+		g.attn_bwd = b->attn_bwd;
+		g.score_fwd = b->score_fwd;
+		g.score_bwd = b->score_bwd;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -712,6 +741,9 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("gemm_eff_nvfp4", 0, &g->gemm_eff4, 0, 1),
 		YK_DBL("flops_per_exp", 0, &g->flops_per_exp, 0, 1e6),
 		YK_DBL("attn_block", 0, &g->attn_block, 0, 1e3),
+		YK_DBL("attn_bwd", 0, &g->attn_bwd, 0, 10),
+		YK_DBL("score_flops_fwd", 0, &g->score_fwd, 0, 1e6),
+		YK_DBL("score_flops_bwd", 0, &g->score_bwd, 0, 1e6),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -946,6 +978,12 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kdbl(&o, "flops_per_exp", g->flops_per_exp);
 		if (g->attn_block > 0)
 			yml_out_kdbl(&o, "attn_block", g->attn_block);
+		if (g->attn_bwd > 0)
+			yml_out_kdbl(&o, "attn_bwd", g->attn_bwd);
+		if (g->score_fwd > 0)
+			yml_out_kdbl(&o, "score_flops_fwd", g->score_fwd);
+		if (g->score_bwd > 0)
+			yml_out_kdbl(&o, "score_flops_bwd", g->score_bwd);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}

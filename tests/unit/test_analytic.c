@@ -381,12 +381,14 @@ test_fusions(void)
 /*
  * --attention-kernel fa2 on H100: the Llama 3 8B block at b = 1, s = 8192
  * runs its causal attention, 2 s^2 (32 x 128) FLOPs forward (half of
- * 4 s^2 h), at 28.1% of 989.4 TFLOP/s instead of cuDNN's 51.6%, each
+ * 4 s^2 h), at 28.1% of 989.4 TFLOP/s instead of cuDNN's 60.2%, each
  * times the tile share of its 64 query blocks (32 key tiles each, half a
  * tile cut on the diagonal, and FlashAttention-2's 1.4 tiles a block,
- * 32 / 33.9, against the catalog's 3.9 for cuDNN, 32 / 36.4): 0.869897
- * ms more forward, 2.5 times that backward (five matmuls to two).  On
- * A100 FlashAttention-2 is the native kind: nothing changes.
+ * 32 / 33.9, against the catalog's 3.9 for cuDNN, 32 / 36.4): 1.044882
+ * ms more forward.  Backward 2.5 times the FLOPs (five matmuls to two),
+ * FlashAttention-2's at its forward's rate, cuDNN's at 0.825 of its
+ * forward's (the catalog's attn_bwd): 2.055434 ms more.  On A100
+ * FlashAttention-2 is the native kind: nothing changes.
  */
 static void
 test_attn_kernel(void)
@@ -407,12 +409,15 @@ test_attn_kernel(void)
 					   catalog_find(&cat, "H100-SXM"), mb,
 					   1, 1, 0, &o),
 		     0);
-	d = flops / 989.4e12 * (33.9 / 32 / 0.281 - 36.4 / 32 / 0.516) * 1e3;
-	CHECK_NEAR(d, 0.869897, 1e-6);
+	d = flops / 989.4e12 * (33.9 / 32 / 0.281 - 36.4 / 32 / 0.602) * 1e3;
+	CHECK_NEAR(d, 1.044882, 1e-6);
 	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms, d,
 		   1e-9);
-	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
-		   2.5 * d, 1e-9);
+	d = 2.5 * flops / 989.4e12 *
+	    (33.9 / 32 / 0.281 - 36.4 / 32 / (0.602 * 0.825)) * 1e3;
+	CHECK_NEAR(d, 2.055434, 1e-6);
+	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms, d,
+		   1e-9);
 	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pa.layers[2].pt[0].fwd_ms, 0);
 	profile_release(&pa);
 	profile_release(&pf);
@@ -470,31 +475,40 @@ test_attn_triton(void)
 }
 
 /*
- * The exponential bound of fused attention (the catalog's flops_per_exp):
- * a score takes one exponential forward and one backward.  Llama 3 8B
- * with 64 heads of 64 on B200 (8192 tensor FLOPs a clock per SM, 16
- * exponentials: 512), b = 1, s = 8192, causal: bas = 64 x 8192^2 pairs in
- * full, half of them computed; the forward's 4 x 64 FLOPs a score wait
- * for the exponential's 512, the backward's 10 x 64 do not.  The forward
- * takes bas / 2 x (512 - 256) / (2250e12 x 0.407) s more than without
- * the bound, over cuDNN's tile share 32 / 36.4 (test_attn_kernel):
- * 0.682880 ms; the backward nothing more.  At heads of 128
- * the two balance (nothing changes); Blackwell Ultra's doubled
- * exponential rate (256) leaves heads of 64 unbound.
+ * What a score costs a fused attention kernel besides its matmuls.
+ * cuDNN's 16-bit kernel (the native one of the Hopper and Blackwell
+ * parts) at the catalog's floors, fitted on NVIDIA's timings of it
+ * (bench/attention.sh): on B200 460 FLOPs forward and 840 backward.
+ * Llama 3 8B with 64 heads of 64, b = 1, s = 8192, causal: bas = 64 x
+ * 8192^2 pairs in full, half of them computed; the forward's 4 x 64
+ * FLOPs a score wait for the floor's 460, the backward's 10 x 64 for
+ * 840.  The forward takes bas / 2 x (460 - 256) / (2250e12 x 0.484) s
+ * more than without the floors, over cuDNN's tile share 32 / 36.4
+ * (test_attn_kernel): 0.457597 ms; the backward bas / 2 x (840 - 640)
+ * at 0.798 of that rate (attn_bwd): 0.562187 ms.  At heads of 128 the
+ * matmuls take longer than both floors: nothing changes.
+ * FlashAttention-2 on the same part waits for the exponentials instead
+ * (the catalog's flops_per_exp: 8192 tensor FLOPs a clock per SM, 16
+ * exponentials, 512), forward and backward alike: bas / 2 x (512 - 256)
+ * more forward, over its tile share 32 / 33.9, 0.534800 ms; the
+ * backward's 640 do not wait.
  */
 static void
 test_attn_exp(void)
 {
 	static const int mb[] = {1};
 	struct gpu_spec nob = *catalog_find(&cat, "B200");
+	double bas2 = 64.0 * 8192 * 8192 / 2, rate = 2250e12 * 0.484;
+	struct analytic_opts o;
 	struct profile pa, pb;
 	struct model m;
 	int i;
 
+	CHECK_NEAR(nob.score_fwd, 460, 0);
+	CHECK_NEAR(nob.score_bwd, 840, 0);
+	CHECK_NEAR(nob.attn_bwd, 0.798, 0);
 	CHECK_NEAR(nob.flops_per_exp, 512, 0);
-	CHECK_NEAR(catalog_find(&cat, "GB300")->flops_per_exp, 256, 0);
-	CHECK_NEAR(catalog_find(&cat, "H100-SXM")->flops_per_exp, 256, 0);
-	nob.flops_per_exp = 0;
+	nob.score_fwd = nob.score_bwd = nob.flops_per_exp = 0;
 	llama8(&m);
 	m.flash_attention = 1;
 	for (i = 0; i < 2; i++) {
@@ -504,22 +518,38 @@ test_attn_exp(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
-			   i ? 64.0 * 8192 * 8192 / 2 * 256 / 9.1575e14 * 1e3 *
-					   36.4 / 32
+			   i ? bas2 * (460 - 256) / rate * 36.4 / 32 * 1e3 : 0,
+			   1e-9);
+		CHECK_NEAR(pa.layers[1].pt[0].bwd_ms - pb.layers[1].pt[0].bwd_ms,
+			   i ? bas2 * (840 - 640) / (rate * 0.798) * 36.4 / 32 *
+					   1e3
 			     : 0,
 			   1e-9);
-		CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms,
-			   1e-12);
+		if (i) {
+			CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
+					   pb.layers[1].pt[0].fwd_ms,
+				   0.457597, 1e-6);
+			CHECK_NEAR(pa.layers[1].pt[0].bwd_ms -
+					   pb.layers[1].pt[0].bwd_ms,
+				   0.562187, 1e-6);
+		}
 		profile_release(&pa);
 		profile_release(&pb);
 	}
-	/* heads of 64 on GB300 are not bound */
-	nob = *catalog_find(&cat, "GB300");
-	nob.flops_per_exp = 0;
-	CHECK_INT_EQ(run(&pa, &m, "GB300", mb, 1, 1), 0);
+	/* FlashAttention-2 at heads of 64: the exponentials' bound */
+	analytic_opts_init(&o);
+	o.attn = ANALYTIC_ATTN_FA2;
+	profile_init(&pa);
 	profile_init(&pb);
-	CHECK_INT_EQ(analytic_profile(&pb, &m, &nob, mb, 1, 1), 0);
-	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms, pb.layers[1].pt[0].fwd_ms, 1e-12);
+	CHECK_INT_EQ(analytic_profile_opts(&pa, &m, catalog_find(&cat, "B200"),
+					   mb, 1, 1, 0, &o),
+		     0);
+	CHECK_INT_EQ(analytic_profile_opts(&pb, &m, &nob, mb, 1, 1, 0, &o), 0);
+	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
+		   bas2 * (512 - 256) / rate * 33.9 / 32 * 1e3, 1e-9);
+	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
+		   0.534800, 1e-6);
+	CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms, 1e-12);
 	profile_release(&pa);
 	profile_release(&pb);
 }
@@ -527,16 +557,16 @@ test_attn_exp(void)
 /*
  * The tile share of a fused attention kernel (attn_tile_share()): the
  * Llama 3 8B block at b = 1 on H100, its forward attention 2 s^2 x 4096
- * FLOPs at 0.516 of 989.4 TFLOP/s, over u / (u + 0.5 + 3.9) with u =
+ * FLOPs at 0.602 of 989.4 TFLOP/s, over u / (u + 0.5 + 3.9) with u =
  * s / 256 key tiles a query block and cuDNN's block cost (the catalog's
  * attn_block): 8 / 12.4 at s = 2048, 32 / 36.4 at 8192.  Doubling the
  * kernel's rate halves that time: the difference is half of it, 2 x
- * 2048^2 x 4096 / (989.4e12 x 0.516) x 12.4 / 8 / 2 = 0.052159 ms and
- * 0.612449 ms at 8192; per FLOP the short sequence takes (12.4 / 8) /
+ * 2048^2 x 4096 / (989.4e12 x 0.602) x 12.4 / 8 / 2 = 0.044708 ms and
+ * 0.524956 ms at 8192; per FLOP the short sequence takes (12.4 / 8) /
  * (36.4 / 32) = 1.362637 times as long.  A window of 128 on every layer
  * at s = 8192: 8192 x 128 x (1 - 128 / 16384) pairs a head, u = 1 - 128
  * / 16384 = 0.992188 key tiles a block, one tile cut on the window's two
- * edges: 0.168390 of the rate, 0.099139 ms.  Without the catalog's block
+ * edges: 0.168390 of the rate, 0.084976 ms.  Without the catalog's block
  * cost the kernel pays FlashAttention-2's, 1.4.
  */
 static void
@@ -560,14 +590,14 @@ test_attn_tiles(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
 		d[i] = pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms;
-		want = 2 * s * s * 4096 / (989.4e12 * 0.516) *
+		want = 2 * s * s * 4096 / (989.4e12 * 0.602) *
 		       (u + 4.4) / u / 2 * 1e3;
 		CHECK_NEAR(d[i], want, 1e-9);
 		profile_release(&pa);
 		profile_release(&pb);
 	}
-	CHECK_NEAR(d[0], 0.052159, 1e-6);
-	CHECK_NEAR(d[1], 0.612449, 1e-6);
+	CHECK_NEAR(d[0], 0.044708, 1e-6);
+	CHECK_NEAR(d[1], 0.524956, 1e-6);
 	CHECK_NEAR(d[0] * 16 / d[1], 1.362637, 1e-6);
 	/* a window of 128 tokens on every layer at s = 8192 */
 	m.window = 128;
@@ -581,12 +611,12 @@ test_attn_tiles(void)
 		CHECK_NEAR(u / (u + 1 + 3.9), 0.168390, 1e-6);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   4 * pairs * 4096 / (989.4e12 * 0.516) * (u + 4.9) /
+			   4 * pairs * 4096 / (989.4e12 * 0.602) * (u + 4.9) /
 				   u / 2 * 1e3,
 			   1e-9);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   0.099139, 1e-6);
+			   0.084976, 1e-6);
 	}
 	profile_release(&pa);
 	profile_release(&pb);
@@ -603,7 +633,7 @@ test_attn_tiles(void)
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   2 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.516) *
+			   2 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.602) *
 				   33.9 / 32 / 2 * 1e3,
 			   1e-9);
 		profile_release(&pa);

@@ -203,17 +203,33 @@ test_builtin(void)
 	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8mx, 0.614, 0);
 	/* attention: the isolated fraction (cuDNN's, bench/attention.sh)
 	 * times the part's 16-bit GEMM figure over isolated GEMMs' 0.70
-	 * (TRAIN_ATTN): H100 0.643 x 0.562 / 0.7 = 0.5162 -> 0.516,
-	 * FlashAttention-2 0.35 -> 0.281; B200 0.598 x 0.477 / 0.7 =
-	 * 0.4075 -> 0.407, GB200 0.411, GB300 0.680 x 0.600 / 0.7 = 0.583;
-	 * the 500 W part 0.643 x 0.484 / 0.7 = 0.4446 -> 0.445; A100 as
-	 * isolated */
-	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff, 0.516, 0);
+	 * (TRAIN_ATTN), forward: H100 0.750 x 0.562 / 0.7 = 0.6021 ->
+	 * 0.602, FlashAttention-2 0.35 -> 0.281; B200 0.710 x 0.477 / 0.7 =
+	 * 0.4838 -> 0.484, GB200 0.488, GB300 0.843 x 0.600 / 0.7 = 0.7226
+	 * -> 0.723; the 500 W part 0.750 x 0.484 / 0.7 = 0.5186 -> 0.519;
+	 * A100 as isolated */
+	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff, 0.602, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff_fa2, 0.281, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.407, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.411, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.583, 0);
-	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff, 0.445, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.484, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.488, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.723, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff, 0.519, 0);
+	/* cuDNN's backward over its forward, and the floors of a score
+	 * (bench/attention.sh), per die; none where FlashAttention-2 is
+	 * the native kernel */
+	CHECK_NEAR(catalog_find(&c, "H200")->attn_bwd, 0.825, 0);
+	CHECK_NEAR(catalog_find(&c, "H200")->score_fwd, 330, 0);
+	CHECK_NEAR(catalog_find(&c, "H200")->score_bwd, 800, 0);
+	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->score_bwd, 800, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->attn_bwd, 0.798, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->score_fwd, 460, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->score_bwd, 840, 0);
+	CHECK_NEAR(catalog_find(&c, "B300")->attn_bwd, 0.745, 0);
+	CHECK_NEAR(catalog_find(&c, "B300")->score_fwd, 490, 0);
+	CHECK_NEAR(catalog_find(&c, "B300")->score_bwd, 890, 0);
+	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_bwd, 0, 0);
+	CHECK_NEAR(catalog_find(&c, "A100-80GB")->score_fwd, 0, 0);
+	CHECK_NEAR(catalog_find(&c, "L40S")->score_bwd, 0, 0);
 	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_eff, 0.5, 0);
 	/* cuDNN's block cost on the parts whose native attention is
 	 * cuDNN's (bench/attention.sh); FlashAttention-2's (0: 1.4) else */
@@ -306,7 +322,9 @@ same_spec(const struct gpu_spec *a, const struct gpu_spec *b)
 	       a->attn_eff_fa2 == b->attn_eff_fa2 && a->mem_eff == b->mem_eff &&
 	       a->kernel_us == b->kernel_us &&
 	       a->flops_per_exp == b->flops_per_exp &&
-	       a->attn_block == b->attn_block && !strcmp(a->source, b->source);
+	       a->attn_block == b->attn_block && a->attn_bwd == b->attn_bwd &&
+	       a->score_fwd == b->score_fwd && a->score_bwd == b->score_bwd &&
+	       !strcmp(a->source, b->source);
 }
 
 static char *
