@@ -29,6 +29,11 @@
 # 128, heads of 256, unmasked video models) and prints their rms error
 # per GPU and model: a score's matmuls there take 2 (dqk + dv) FLOPs
 # forward and 6 dqk + 4 dv backward.
+# Last, FlashAttention-2 as PyTorch's SDPA runs it on Hopper (bench/data/
+# fa2-sdpa.tsv): its forward and backward fractions a at its own block
+# cost, 1.4 tiles (analytic.c ATTN_BLOCK_COST), fitted the same way: the
+# catalog's FA2 figure on the Hopper parts (catalog.c H100_FA2_ISO) and
+# its backward's over its forward's (attn_bwd_fa2).
 set -eu
 B=build
 case ${1:-} in -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; ?*) B=$1 ;; esac
@@ -120,3 +125,20 @@ END {
 	}
 	printf "all    %d times  rms %.1f%%\n", nc, 100 * sqrt(all / nc)
 }'
+# FlashAttention-2: a score's share of a 128-query block that walks u key
+# tiles, at the block cost 1.4; the rates as the file gives them
+awk -F'\t' '
+/^#/ || $1 == "batch" { next }
+{
+	u = ($5 == "yes" ? $3 / 2 : $3) / 128; cut = $5 == "yes" ? 0.5 : 0
+	sh = u / (u + cut + 1.4)
+	for (p = 0; p < 2; p++) { n[p]++; r[p, n[p]] = log(($(6 + p)) / 989.4 / sh) }
+}
+END {
+	for (p = 0; p < 2; p++) {
+		m = 0; for (i = 1; i <= n[p]; i++) m += r[p, i]; m /= n[p]
+		e = 0; for (i = 1; i <= n[p]; i++) e += (r[p, i] - m) ^ 2
+		a[p] = int(exp(m) * 1000 + 0.5) / 1000; rms[p] = 100 * sqrt(e / n[p])
+	}
+	printf "FlashAttention-2 on Hopper (PyTorch SDPA, block cost 1.4): forward a = %.3f (rms %.1f%%), backward a = %.3f (attn_bwd_fa2 %.3f, rms %.1f%%)\n", a[0], rms[0], a[1], int(a[1] / a[0] * 1000 + 0.5) / 1000, rms[1]
+}' "$TOP/bench/data/fa2-sdpa.tsv"

@@ -45,6 +45,9 @@ struct gpu_spec {
 				a score costs its 16-bit forward, backward
 				at least (its softmax work); 0 =
 				flops_per_exp */
+	double attn_bwd_fa2; /* FlashAttention-2-class kernels' backward
+				fraction over their forward's
+				(attn_eff_fa2); 0 = 1 */
 	char *source;        /* where the figures come from (owned) */
 };
 

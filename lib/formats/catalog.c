@@ -41,6 +41,9 @@
  *       score_flops_bwd: 800     time a score costs its 16-bit forward,
  *                                backward, at least (default
  *                                flops_per_exp)
+ *       attn_bwd_fa2: 0.88       optional: FlashAttention-2-class
+ *                                kernels' backward fraction over their
+ *                                forward's (attn_eff_fa2; default 1)
  *       source: "..."            optional free text
  *
  * Memory is given in GiB because vendors' "80 GB" HBM parts hold 80 GiB
@@ -100,8 +103,14 @@
  *    backend, the Triton flash kernel), as --attention fa2 prices them.
  *    On Hopper they leave the asynchronous warpgroup MMA unused and reach
  *    about 35% of H100's peak (Shah et al. 2024, FlashAttention-3,
- *    abstract): 0.35 on the Hopper parts (H100, H200, H800, GH200).
- *    Elsewhere FA2 is the GPU's own kind of kernel: attn_eff.
+ *    abstract): 0.35 on the Hopper parts (H100, H200, H800, GH200), the
+ *    forward's.  PyTorch's SDPA flash backend, timed beside cuDNN on an
+ *    H200 (bench/data/fa2-sdpa.tsv, NVIDIA's benchmark), runs its
+ *    forward at 0.357 at FlashAttention-2's block cost and its backward
+ *    at 0.882 of that (bench/attention.sh): the backward's fraction
+ *    (attn_bwd_fa2).  Elsewhere FA2 is the GPU's own kind of kernel:
+ *    attn_eff, one rate; the Triton kernel runs at the forward's rate
+ *    over ANALYTIC_TRITON_SLOWDOWN in both passes.
  *  - mem_eff: the fraction of the memory bandwidth that streaming kernels
  *    reach; BabelStream / STREAM-like triad kernels measure 85-92% on
  *    V100, A100 and H100; framework elementwise kernels (layer norm,
@@ -239,7 +248,8 @@
  * FlashAttention-2's */
 #define H100_ATTN_ISO 0.750
 #define H100_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_GEMM_EFF)
-#define H100_ATTN_FA2 TRAIN_ATTN(0.35, H100_GEMM_EFF)
+#define H100_FA2_ISO 0.35
+#define H100_ATTN_FA2 TRAIN_ATTN(H100_FA2_ISO, H100_GEMM_EFF)
 /*
  * The same die held to 500 W (below): its own GPU type, whose figures
  * are fitted the same way on its own fit rows (torchtitan's benchmarks,
@@ -247,12 +257,12 @@
  * FP8 on Llama 3 8B over 64 GPUs at TP 8 and Llama 3.1 405B over 512);
  * the datasheet peak stays the die's, the power limit is in them.
  */
-#define H100_500W_GEMM_EFF 0.484
-#define H100_500W_GEMM_EFF8 0.532
+#define H100_500W_GEMM_EFF 0.494
+#define H100_500W_GEMM_EFF8 0.559
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
 #define H100_500W_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_500W_GEMM_EFF)
-#define H100_500W_ATTN_FA2 TRAIN_ATTN(0.35, H100_500W_GEMM_EFF)
+#define H100_500W_ATTN_FA2 TRAIN_ATTN(H100_FA2_ISO, H100_500W_GEMM_EFF)
 
 #define GB_EFF8_B200 0.499
 #define GB_EFF8_GB200 0.503
@@ -274,6 +284,9 @@
  * parts' native kernel */
 #define CUDNN_ATTN_BLOCK 3.9
 #define CUDNN_HOPPER CUDNN_ATTN_BLOCK, 0.825, 330, 800
+/* ... and FlashAttention-2's backward over its forward on the Hopper
+ * die (bench/attention.sh) */
+#define FA2_HOPPER_BWD 0.882
 #define CUDNN_BLACKWELL CUDNN_ATTN_BLOCK, 0.798, 460, 840
 #define CUDNN_BLACKWELL_ULTRA CUDNN_ATTN_BLOCK, 0.745, 490, 890
 #define GB_ATTN(a, e8) TRAIN_ATTN(a, GB_EFF16(e8))
@@ -307,6 +320,7 @@ struct builtin {
 	double tflops4, gemm_eff4;
 	double flops_per_exp;
 	double attn_block, attn_bwd, score_fwd, score_bwd;
+	double attn_bwd_fa2;
 };
 
 /*
@@ -325,11 +339,11 @@ static const struct builtin builtins[] = {
 	{"V100-16GB", 16, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 16GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0},
 	{"V100-32GB", 32, 125, 15.7, 900, 150, 16, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA Tesla V100 datasheet (SXM2 32GB): 125 TFLOPS tensor, "
 	 "15.7 FP32, 900 GB/s HBM2, NVLink 300 GB/s, PCIe Gen3",
-	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
+	 0, 80, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0},
 	/*
 	 * NVIDIA A100 Tensor Core GPU datasheet (SXM): BF16 312 dense (624
 	 * with sparsity), FP32 19.5, 40GB HBM2 1555 GB/s, 80GB HBM2e 2039
@@ -338,11 +352,11 @@ static const struct builtin builtins[] = {
 	{"A100-40GB", 40, 312, 19.5, 1555, 300, 32, 0.75, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 40GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 1555 GB/s HBM2, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0},
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.723, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
-	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0},
+	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0},
 	/*
 	 * NVIDIA H100 datasheet (SXM): BF16 1979 with sparsity = 989.4
 	 * dense, FP32 67, 80GB HBM3 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5
@@ -353,12 +367,12 @@ static const struct builtin builtins[] = {
 	 0.8, 3,
 	 "NVIDIA H100 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	{"H200", 141, 989.4, 67, 4800, 450, 64, H100_GEMM_EFF, H100_ATTN,
 	 0.8, 3,
 	 "NVIDIA H200 datasheet (SXM 141GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 4.8 TB/s HBM3e, NVLink 900 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	/*
 	 * The H100 of Meta's Grand Teton hosts, on which torchtitan's team
 	 * ran its published benchmarks (pytorch/torchtitan benchmarks/
@@ -376,7 +390,7 @@ static const struct builtin builtins[] = {
 	 "NVLink 900 GB/s; 96 GB HBM2e 2.4 TB/s at a 500 W power limit "
 	 "(torchtitan benchmarks, Grand Teton hosts)",
 	 1978.9, 132, H100_500W_GEMM_EFF8, 0, 0, H100_500W_ATTN_FA2, 0, 0,
-	 256, CUDNN_HOPPER},
+	 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	/*
 	 * NVIDIA H800 SXM5, the export part of the H100 SXM: the same
 	 * compute and 80 GB HBM3 at 3.35 TB/s, with NVLink cut from 18
@@ -387,7 +401,7 @@ static const struct builtin builtins[] = {
 	{"H800", 80, 989.4, 67, 3350, 200, 64, H100_GEMM_EFF, H100_ATTN, 0.8, 3,
 	 "NVIDIA H800 datasheet (SXM5 80GB): 989.4 TFLOPS BF16 dense, 67 "
 	 "FP32, 3.35 TB/s HBM3, NVLink 400 GB/s, PCIe Gen5 128 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	/*
 	 * The Hopper GPU of a GH200 Grace Hopper superchip: the H100 SXM's
 	 * compute (989.4 TFLOP/s BF16 dense, 1978.9 FP8, 67 FP32, 132 SMs)
@@ -402,13 +416,13 @@ static const struct builtin builtins[] = {
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 480GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 96 GB HBM3 4 TB/s, NVLink 900 "
 	 "GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	{"GH200-144GB", 144, 989.4, 67, 4900, 450, 450, H100_GEMM_EFF,
 	 H100_ATTN, 0.8, 3,
 	 "NVIDIA GH200 Grace Hopper Superchip datasheet (GH200 624GB): "
 	 "989.4 TFLOPS BF16 dense, 67 FP32, 144 GB HBM3e 4.9 TB/s, NVLink "
 	 "900 GB/s, NVLink-C2C 900 GB/s",
-	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER},
+	 1978.9, 132, H100_GEMM_EFF8, 0, 0, H100_ATTN_FA2, 0, 0, 256, CUDNN_HOPPER, FA2_HOPPER_BWD},
 	/*
 	 * NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOP/s with
 	 * sparsity = 2.25 dense, FP32 75 TFLOP/s, 180 GB HBM3e at 7.7 TB/s,
@@ -419,7 +433,7 @@ static const struct builtin builtins[] = {
 	 "NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOPS BF16 dense, 9 NVFP4, 75 "
 	 "TFLOPS FP32, 180 GB HBM3e 7.7 TB/s, NVLink 1.8 TB/s, PCIe Gen5",
 	 4500, 148, GB_EFF8_B200, 1,
-	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512, CUDNN_BLACKWELL},
+	 GB_EFF8MX_B200, 0, 9000, GB_EFF4_B200, 512, CUDNN_BLACKWELL, 0},
 	/*
 	 * The Blackwell GPU of a GB200 superchip (GB200 NVL72), at 1200 W:
 	 * BF16 2.5 PFLOP/s dense, FP8 5, FP32 90 (NVIDIA Blackwell
@@ -434,7 +448,7 @@ static const struct builtin builtins[] = {
 	 "GPU: 2.5 PFLOPS BF16 dense, 5 FP8, 10 NVFP4, 186 GB HBM3e 8 TB/s, NVLink "
 	 "1.8 TB/s, NVLink-C2C 900 GB/s",
 	 5000, 148, GB_EFF8_GB200, 1,
-	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512, CUDNN_BLACKWELL},
+	 GB_EFF8MX_GB200, 0, 10000, GB_EFF4_GB200, 512, CUDNN_BLACKWELL, 0},
 	/*
 	 * The Blackwell Ultra GPU of a GB300 superchip (GB300 NVL72): BF16
 	 * 2.5 PFLOP/s dense, FP8 5 (the rack's 360 PFLOP/s FP8 for
@@ -452,7 +466,7 @@ static const struct builtin builtins[] = {
 	 "dense, 5 FP8, 15 NVFP4, 279 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, NVLink-C2C "
 	 "900 GB/s, 160 SMs",
 	 5000, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA},
+	 GB_EFF8MX_GB300, 0, 15000, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA, 0},
 	/*
 	 * The Blackwell Ultra GPU of an HGX/DGX B300 (eight per node, x86
 	 * hosts): BF16 2.25 PFLOP/s dense, FP8 4.5, FP32 75 (HGX B300: 36,
@@ -469,7 +483,7 @@ static const struct builtin builtins[] = {
 	 "FP8, 13.5 NVFP4, 75 TFLOPS FP32, 288 GB HBM3e 8 TB/s, NVLink 1.8 TB/s, PCIe "
 	 "Gen6, 160 SMs",
 	 4500, 160, GB_EFF8_GB300, 1,
-	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA},
+	 GB_EFF8MX_GB300, 0, 13500, GB_EFF4_GB300, 256, CUDNN_BLACKWELL_ULTRA, 0},
 	/*
 	 * NVIDIA L40S datasheet: BF16 tensor 362.05 dense (733 sparse), FP32
 	 * 91.6, 48GB GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s.
@@ -477,7 +491,7 @@ static const struct builtin builtins[] = {
 	{"L40S", 48, 362.05, 91.6, 864, 0, 32, 0.65, 0.45, 0.8, 4,
 	 "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense, 91.6 FP32, 48 GB "
 	 "GDDR6 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s",
-	 733, 142, 0.6, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0},
+	 733, 142, 0.6, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0},
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -615,6 +629,7 @@ catalog_init(struct gpu_catalog *c)
 		g.attn_bwd = b->attn_bwd;
 		g.score_fwd = b->score_fwd;
 		g.score_bwd = b->score_bwd;
+		g.attn_bwd_fa2 = b->attn_bwd_fa2;
 		g.source = (char *)(uintptr_t)b->source;
 		catalog_put(c, &g);
 	}
@@ -744,6 +759,7 @@ read_gpu(struct yml_doc *d, yaml_node_t *item, struct gpu_spec *g)
 		YK_DBL("attn_bwd", 0, &g->attn_bwd, 0, 10),
 		YK_DBL("score_flops_fwd", 0, &g->score_fwd, 0, 1e6),
 		YK_DBL("score_flops_bwd", 0, &g->score_bwd, 0, 1e6),
+		YK_DBL("attn_bwd_fa2", 0, &g->attn_bwd_fa2, 0, 10),
 		YK_STR("source", 0, &g->source),
 	};
 
@@ -984,6 +1000,8 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 			yml_out_kdbl(&o, "score_flops_fwd", g->score_fwd);
 		if (g->score_bwd > 0)
 			yml_out_kdbl(&o, "score_flops_bwd", g->score_bwd);
+		if (g->attn_bwd_fa2 > 0)
+			yml_out_kdbl(&o, "attn_bwd_fa2", g->attn_bwd_fa2);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}
