@@ -32,8 +32,9 @@
 # Last, FlashAttention-2 as PyTorch's SDPA runs it on Hopper (bench/data/
 # fa2-sdpa.tsv): its forward and backward fractions a at its own block
 # cost, 1.4 tiles (analytic.c ATTN_BLOCK_COST), fitted the same way: the
-# catalog's FA2 figure on the Hopper parts (catalog.c H100_FA2_ISO) and
-# its backward's over its forward's (attn_bwd_fa2).
+# backward's over the forward's is the Hopper parts' attn_bwd_fa2; the
+# forward's stands beside the catalog's 0.35 (catalog.c H100_FA2_ISO,
+# the FlashAttention-3 paper's figure).
 set -eu
 B=build
 case ${1:-} in -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; ?*) B=$1 ;; esac
