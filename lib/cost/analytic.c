@@ -623,7 +623,8 @@ attn_tile_share(const struct shape *sh, double pairs)
  * heads of 64 take as long a score as heads of 128), else the
  * exponentials' rate (flops_per_exp).  The native kernels' backward runs
  * at the catalog's attn_bwd of their forward's rate (its five matmuls
- * and dQ's accumulation keep less of the tensor cores busy).
+ * and dQ's accumulation keep less of the tensor cores busy),
+ * FlashAttention-2's at attn_bwd_fa2 where the catalog has one.
  * The catalog's attention figures are what the kernels reach on long
  * sequences; a short one leaves them less (attn_tile_share()).
  */
@@ -2414,7 +2415,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	/* the GPU's own kernel (and its FP8 form) at the catalog's block
 	 * cost and backward fraction, the 16-bit one at its floors of a
 	 * score; FlashAttention-2 and Triton's at FlashAttention-2's block
-	 * cost, one rate, and the exponentials' bound */
+	 * cost and the exponentials' bound, Triton's at one rate */
 	native = (!o || o->attn == ANALYTIC_ATTN_NATIVE ||
 		  o->attn == ANALYTIC_ATTN_FP8) &&
 		 g->attn_block > 0;
