@@ -35,19 +35,37 @@
 # backward's over the forward's is the Hopper parts' attn_bwd_fa2; the
 # forward's stands beside the catalog's 0.35 (catalog.c H100_FA2_ISO,
 # the FlashAttention-3 paper's figure).
+# It exits 1, naming the figure, where the built catalog holds another
+# figure than the fit gives (the test tests/cli/bench/attention holds the
+# catalog at the fit).
 set -eu
 B=build
 case ${1:-} in -h | --help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; ?*) B=$1 ;; esac
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $B in /*) ;; *) B=$TOP/$B ;; esac
 [ -x "$B/pd2bw-plan" ] || { echo "attention.sh: build first (make B=$B)" >&2; exit 1; }
-"$B/pd2bw-plan" --list-gpus | awk '
+TMP=$(mktemp)
+trap 'rm -f "$TMP"' EXIT
+"$B/pd2bw-plan" --list-gpus >"$TMP"
+awk '
 /^- name: / { g = $3 }
 /^  tflops16:/ { peak[g] = $2 }
 /^  kernel_us:/ { kus[g] = $2 }
-END { for (g in peak) print "GPU", g, peak[g], kus[g] + 0 }' |
+/^  [a-z_0-9]+: [0-9.]+$/ { sub(":", "", $1); v[g, $1] = $2 }
+END {
+	for (g in peak)
+		print "GPU", g, peak[g], kus[g] + 0, v[g, "gemm_eff"] + 0, \
+		      v[g, "attn_eff"] + 0, v[g, "attn_block"] + 0, \
+		      v[g, "attn_bwd"] + 0, v[g, "score_flops_fwd"] + 0, \
+		      v[g, "score_flops_bwd"] + 0
+}' "$TMP" |
 cat - "$TOP/bench/data/cudnn-sdpa.tsv" "$TOP/bench/data/cudnn-sdpa-check.tsv" | awk -F'[ \t]' '
-$1 == "GPU" { peak[$2] = $3; kus[$2] = $4; next }
+$1 == "GPU" {
+	peak[$2] = $3; kus[$2] = $4; ge[$2] = $5; cat[$2, "attn_eff"] = $6
+	cat[$2, "attn_block"] = $7; cat[$2, "attn_bwd"] = $8
+	cat[$2, "score_flops_fwd"] = $9; cat[$2, "score_flops_bwd"] = $10
+	next
+}
 /^# cudnn-sdpa-check/ { chk = 1 }
 /^#/ || $1 == "gpu" { next }
 {
@@ -109,7 +127,19 @@ END {
 		for (i = 1; i <= n; i++) if (gpu[i] == g) k++
 		printf "%-6s forward a = %.3f, floor %d; backward a = %.3f (attn_bwd %.3f), floor %d; rms %.1f%%\n", g, af, ef, ab, int(ab / af * 1000 + 0.5) / 1000, eb, 100 * sqrt(x / k)
 		fa[g, 0] = af; fe[g, 0] = ef; fa[g, 1] = ab; fe[g, 1] = eb
+		# what the built catalog holds for this die: the figures, and
+		# the forward fraction as training runs hold it (TRAIN_ATTN)
+		want["attn_eff"] = int(af * ge[g] / 0.70 * 1000 + 0.5) / 1000
+		want["attn_block"] = bc; want["attn_bwd"] = int(ab / af * 1000 + 0.5) / 1000
+		want["score_flops_fwd"] = ef; want["score_flops_bwd"] = eb
+		for (f in want)
+			if (cat[g, f] + 0 != want[f] + 0) {
+				printf "attention.sh: the catalog has %s %s %s where the fit gives %s\n", g, f, cat[g, f], want[f] > "/dev/stderr"
+				bad = 1
+			}
 	}
+	if (bad) exit 1
+	printf "the built catalog holds these figures for %s\n", ng == 3 ? "H200, GB200 and GB300" : "every GPU fitted"
 	if (!nc) exit
 	print "not fitted, predicted at those figures (rms error, forward and backward; worst / best ratio measured / predicted):"
 	for (i = 100001; i <= 100000 + nc; i++) {
@@ -127,8 +157,9 @@ END {
 	printf "all    %d times  rms %.1f%%\n", nc, 100 * sqrt(all / nc)
 }'
 # FlashAttention-2: a score's share of a 128-query block that walks u key
-# tiles, at the block cost 1.4; the rates as the file gives them
-awk -F'\t' '
+# tiles, at the block cost 1.4; the rates as the file gives them; the
+# catalog's Hopper figure to compare
+awk -F'\t' -v have="$(awk '/^- name: / { g = $3 } g == "H200" && /^  attn_bwd_fa2:/ { print $2 }' "$TMP")" '
 /^#/ || $1 == "batch" { next }
 {
 	u = ($5 == "yes" ? $3 / 2 : $3) / 128; cut = $5 == "yes" ? 0.5 : 0
@@ -141,5 +172,10 @@ END {
 		e = 0; for (i = 1; i <= n[p]; i++) e += (r[p, i] - m) ^ 2
 		a[p] = int(exp(m) * 1000 + 0.5) / 1000; rms[p] = 100 * sqrt(e / n[p])
 	}
-	printf "FlashAttention-2 on Hopper (PyTorch SDPA, block cost 1.4): forward a = %.3f (rms %.1f%%), backward a = %.3f (attn_bwd_fa2 %.3f, rms %.1f%%)\n", a[0], rms[0], a[1], int(a[1] / a[0] * 1000 + 0.5) / 1000, rms[1]
+	rt = int(a[1] / a[0] * 1000 + 0.5) / 1000
+	printf "FlashAttention-2 on Hopper (PyTorch SDPA, block cost 1.4): forward a = %.3f (rms %.1f%%), backward a = %.3f (attn_bwd_fa2 %.3f, rms %.1f%%)\n", a[0], rms[0], a[1], rt, rms[1]
+	if (have + 0 != rt) {
+		printf "attention.sh: the catalog has H200 attn_bwd_fa2 %s where the fit gives %s\n", have, rt > "/dev/stderr"
+		exit 1
+	}
 }' "$TOP/bench/data/fa2-sdpa.tsv"
