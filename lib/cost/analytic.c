@@ -2421,10 +2421,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		 g->attn_block > 0;
 	sh.block_cost = native ? g->attn_block : ATTN_BLOCK_COST;
 	sh.attn_bwd = native && g->attn_bwd > 0 ? g->attn_bwd : 1;
-	/* FlashAttention-2 where the catalog times it apart from the
-	 * GPU's own kernel (Hopper) */
-	if (o && o->attn == ANALYTIC_ATTN_FA2 && g->attn_eff_fa2 > 0 &&
-	    g->attn_bwd_fa2 > 0)
+	/* FlashAttention-2 at its own backward fraction where the catalog
+	 * has one (the Hopper parts) */
+	if (o && o->attn == ANALYTIC_ATTN_FA2 && g->attn_bwd_fa2 > 0)
 		sh.attn_bwd = g->attn_bwd_fa2;
 	sh.score_f = sh.score_b = g->flops_per_exp;
 	if (native && !sh.fp8_attn) {

@@ -429,8 +429,32 @@ test_attn_kernel(void)
 		     0);
 	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms, pa.layers[1].pt[0].fwd_ms, 0);
 	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms, pa.layers[1].pt[0].bwd_ms, 0);
-	profile_release(&pa);
 	profile_release(&pf);
+	/* a catalog's attn_bwd_fa2 holds wherever it is given: 0.5 on A100
+	 * doubles FA2's backward, 2.5 x 2 s^2 x 4096 FLOPs at 0.5 of 312
+	 * TFLOP/s over the share 32 / 33.9 more, 9.333294 ms; the forward
+	 * and the native kernel keep theirs */
+	{
+		struct gpu_spec a = *catalog_find(&cat, "A100-80GB");
+
+		a.attn_bwd_fa2 = 0.5;
+		profile_init(&pf);
+		CHECK_INT_EQ(analytic_profile_opts(&pf, &m, &a, mb, 1, 1, 0, &o),
+			     0);
+		CHECK_NEAR(pf.layers[1].pt[0].fwd_ms, pa.layers[1].pt[0].fwd_ms,
+			   0);
+		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
+			   2.5 * flops / (312e12 * 0.5) * 33.9 / 32 * 1e3, 1e-9);
+		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
+			   9.333294, 1e-6);
+		profile_release(&pf);
+		profile_init(&pf);
+		CHECK_INT_EQ(analytic_profile(&pf, &m, &a, mb, 1, 1), 0);
+		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms, pa.layers[1].pt[0].bwd_ms,
+			   0);
+		profile_release(&pf);
+	}
+	profile_release(&pa);
 	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_FA2], "fa2");
 }
 
