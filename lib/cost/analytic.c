@@ -2416,10 +2416,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * cost and backward fraction, the 16-bit one at its floors of a
 	 * score; FlashAttention-2 and Triton's at FlashAttention-2's block
 	 * cost and the exponentials' bound, Triton's at one rate */
-	native = (!o || o->attn == ANALYTIC_ATTN_NATIVE ||
-		  o->attn == ANALYTIC_ATTN_FP8) &&
-		 g->attn_block > 0;
-	sh.block_cost = native ? g->attn_block : ATTN_BLOCK_COST;
+	native = !o || o->attn == ANALYTIC_ATTN_NATIVE ||
+		 o->attn == ANALYTIC_ATTN_FP8;
+	sh.block_cost = native && g->attn_block > 0 ? g->attn_block
+						    : ATTN_BLOCK_COST;
 	sh.attn_bwd = native && g->attn_bwd > 0 ? g->attn_bwd : 1;
 	/* FlashAttention-2 at its own backward fraction where the catalog
 	 * has one (the Hopper parts) */

@@ -433,7 +433,8 @@ test_attn_kernel(void)
 	/* a catalog's attn_bwd_fa2 holds wherever it is given: 0.5 on A100
 	 * doubles FA2's backward, 2.5 x 2 s^2 x 4096 FLOPs at 0.5 of 312
 	 * TFLOP/s over the share 32 / 33.9 more, 9.333294 ms; the forward
-	 * and the native kernel keep theirs */
+	 * and the native kernel keep theirs (A100's native kernel is FA2
+	 * too, at its attn_bwd) */
 	{
 		struct gpu_spec a = *catalog_find(&cat, "A100-80GB");
 
@@ -452,6 +453,15 @@ test_attn_kernel(void)
 		CHECK_INT_EQ(analytic_profile(&pf, &m, &a, mb, 1, 1), 0);
 		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms, pa.layers[1].pt[0].bwd_ms,
 			   0);
+		profile_release(&pf);
+		/* ... as attn_bwd does for the native kernel, with or
+		 * without an attn_block */
+		a.attn_bwd_fa2 = 0;
+		a.attn_bwd = 0.5;
+		profile_init(&pf);
+		CHECK_INT_EQ(analytic_profile(&pf, &m, &a, mb, 1, 1), 0);
+		CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms,
+			   9.333294, 1e-6);
 		profile_release(&pf);
 	}
 	profile_release(&pa);
