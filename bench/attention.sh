@@ -159,12 +159,13 @@ END {
 # FlashAttention-2: a score's share of a 128-query block that walks u key
 # tiles, at the block cost 1.4; the rates as the file gives them; the
 # catalog's Hopper figure to compare
-awk -F'\t' -v have="$(awk '/^- name: / { g = $3 } g == "H200" && /^  attn_bwd_fa2:/ { print $2 }' "$TMP")" '
+h200() { awk -v k="$1" '/^- name: / { g = $3 } g == "H200" && $1 == k ":" { print $2 }' "$TMP"; }
+awk -F'\t' -v have="$(h200 attn_bwd_fa2)" -v peak="$(h200 tflops16)" '
 /^#/ || $1 == "batch" { next }
 {
 	u = ($5 == "yes" ? $3 / 2 : $3) / 128; cut = $5 == "yes" ? 0.5 : 0
 	sh = u / (u + cut + 1.4)
-	for (p = 0; p < 2; p++) { n[p]++; r[p, n[p]] = log(($(6 + p)) / 989.4 / sh) }
+	for (p = 0; p < 2; p++) { n[p]++; r[p, n[p]] = log(($(6 + p)) / peak / sh) }
 }
 END {
 	for (p = 0; p < 2; p++) {

@@ -2415,16 +2415,17 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	/* the GPU's own kernel (and its FP8 form) at the catalog's block
 	 * cost and backward fraction, the 16-bit one at its floors of a
 	 * score; FlashAttention-2 and Triton's at FlashAttention-2's block
-	 * cost and the exponentials' bound, Triton's at one rate */
+	 * cost and the exponentials' bound, FlashAttention-2's backward at
+	 * its own fraction, Triton's at one rate (0 in the catalog: 1) */
 	native = !o || o->attn == ANALYTIC_ATTN_NATIVE ||
 		 o->attn == ANALYTIC_ATTN_FP8;
 	sh.block_cost = native && g->attn_block > 0 ? g->attn_block
 						    : ATTN_BLOCK_COST;
-	sh.attn_bwd = native && g->attn_bwd > 0 ? g->attn_bwd : 1;
-	/* FlashAttention-2 at its own backward fraction where the catalog
-	 * has one (the Hopper parts) */
-	if (o && o->attn == ANALYTIC_ATTN_FA2 && g->attn_bwd_fa2 > 0)
-		sh.attn_bwd = g->attn_bwd_fa2;
+	sh.attn_bwd = native ? g->attn_bwd
+		      : o->attn == ANALYTIC_ATTN_FA2 ? g->attn_bwd_fa2
+						     : 1;
+	if (!(sh.attn_bwd > 0))
+		sh.attn_bwd = 1;
 	sh.score_f = sh.score_b = g->flops_per_exp;
 	if (native && !sh.fp8_attn) {
 		if (g->score_fwd > 0)

@@ -947,6 +947,14 @@ catalog_load_string(struct gpu_catalog *c, const char *name, const char *buf,
 
 /* ---- writing ---- */
 
+/* An optional figure: written where it is set (above 0). */
+static void
+out_opt(struct yml_out *o, const char *k, double v)
+{
+	if (v > 0)
+		yml_out_kdbl(o, k, v);
+}
+
 int
 catalog_write(const struct gpu_catalog *c, const char *path)
 {
@@ -972,36 +980,24 @@ catalog_write(const struct gpu_catalog *c, const char *path)
 		yml_out_kdbl(&o, "pcie_gb_s", g->pcie_gb_s);
 		yml_out_kdbl(&o, "gemm_eff", g->gemm_eff);
 		yml_out_kdbl(&o, "attn_eff", g->attn_eff);
-		if (g->attn_eff_fa2 > 0)
-			yml_out_kdbl(&o, "attn_eff_fa2", g->attn_eff_fa2);
+		out_opt(&o, "attn_eff_fa2", g->attn_eff_fa2);
 		yml_out_kdbl(&o, "mem_eff", g->mem_eff);
 		yml_out_kdbl(&o, "kernel_us", g->kernel_us);
-		if (g->tflops8 > 0)
-			yml_out_kdbl(&o, "tflops8", g->tflops8);
+		out_opt(&o, "tflops8", g->tflops8);
 		if (g->sms > 0)
 			yml_out_kint(&o, "sms", g->sms);
-		if (g->gemm_eff8 > 0)
-			yml_out_kdbl(&o, "gemm_eff8", g->gemm_eff8);
+		out_opt(&o, "gemm_eff8", g->gemm_eff8);
 		if (g->mxfp8)
 			yml_out_kbool(&o, "mxfp8", 1);
-		if (g->gemm_eff8mx > 0)
-			yml_out_kdbl(&o, "gemm_eff_mxfp8", g->gemm_eff8mx);
-		if (g->tflops4 > 0)
-			yml_out_kdbl(&o, "tflops4", g->tflops4);
-		if (g->gemm_eff4 > 0)
-			yml_out_kdbl(&o, "gemm_eff_nvfp4", g->gemm_eff4);
-		if (g->flops_per_exp > 0)
-			yml_out_kdbl(&o, "flops_per_exp", g->flops_per_exp);
-		if (g->attn_block > 0)
-			yml_out_kdbl(&o, "attn_block", g->attn_block);
-		if (g->attn_bwd > 0)
-			yml_out_kdbl(&o, "attn_bwd", g->attn_bwd);
-		if (g->score_fwd > 0)
-			yml_out_kdbl(&o, "score_flops_fwd", g->score_fwd);
-		if (g->score_bwd > 0)
-			yml_out_kdbl(&o, "score_flops_bwd", g->score_bwd);
-		if (g->attn_bwd_fa2 > 0)
-			yml_out_kdbl(&o, "attn_bwd_fa2", g->attn_bwd_fa2);
+		out_opt(&o, "gemm_eff_mxfp8", g->gemm_eff8mx);
+		out_opt(&o, "tflops4", g->tflops4);
+		out_opt(&o, "gemm_eff_nvfp4", g->gemm_eff4);
+		out_opt(&o, "flops_per_exp", g->flops_per_exp);
+		out_opt(&o, "attn_block", g->attn_block);
+		out_opt(&o, "attn_bwd", g->attn_bwd);
+		out_opt(&o, "score_flops_fwd", g->score_fwd);
+		out_opt(&o, "score_flops_bwd", g->score_bwd);
+		out_opt(&o, "attn_bwd_fa2", g->attn_bwd_fa2);
 		yml_out_kstr(&o, "source", g->source ? g->source : "");
 		yml_out_end_map(&o);
 	}
