@@ -304,9 +304,10 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# Block-level checkpointing of some blocks only (torchtitan'"'"'s
 	# selective_ac_option N, fms-fsdp'"'"'s selective_checkpointing
 	# fraction): "every:X" is pd2bw-plan --recompute-every X.  The
-	# fms-fsdp rows of section I say "selective" without the fraction
-	# (neither the blog nor fms-fsdp'"'"'s README states the one the 13B
-	# runs used): the fraction of its scripts/train.sh, 1, every block,
+	# blog names the 13B runs'"'"' fraction only through its HFU / MFU
+	# (1.14-1.16: every other block, the I rows of bench/data/fsdp.tsv); a
+	# row of section I that says "selective" without the fraction
+	# takes that of fms-fsdp'"'"'s scripts/train.sh, 1, every block,
 	# which is full recomputation (fms-fsdp has no per-op policy, and
 	# the torchtitan runtime that prices the rows reads -r selective
 	# as its own per-op one).
@@ -625,7 +626,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# core/model_parallel_config.py:320); NeMo and Bridge recipes
 		# fuse it too, as the runtime does by default
 		if (has_fusions && (rt == "megatron-lm" || rt == "megatron-deepspeed"))
-			args = args " --fusions act,dropadd,rope"
+			args = args " --fusions act,dropadd,rope,norm"
 	} else if (rt ~ /^(megatron|nemo)/)
 		args = args " --grad-bytes 4"
 	# the attention kernel the source names, where it is not the GPU'"'"'s
@@ -658,7 +659,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# joined them at bbb1b616e (components/loss.py), so the December
 	# 2024 runs computed it eagerly: every fusion but the loss'"'"'s
 	if (has_fusions && rt == "torchtitan" && index(ov, "compile") && rel < "2025-04")
-		args = args " --fusions act,dropadd,rope"
+		args = args " --fusions act,dropadd,rope,norm"
 	# FP8 attention (fp8_dot_product_attention) in the MXFP8 presets of
 	# the 26.06 summary on: Qwen3 on GB200, GB300 and B300, GPT-OSS on
 	# GB200 and GB300 (configs/qwen/qwen3_workload_base_configs.py:209,

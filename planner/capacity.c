@@ -153,7 +153,7 @@ usage(FILE *fp)
 		"                           or mxfp8 (Blackwell)\n"
 		"      --fusions LIST       kernels the estimate fuses: act, "
 		"dropadd, rope, xent,\n"
-		"                           all or none (default: the "
+		"                           norm, all or none (default: the "
 		"--runtime's, else all)\n"
 		"      --attention-kernel K attention kernel: native "
 		"(default), fa2\n"

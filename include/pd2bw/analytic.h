@@ -41,10 +41,11 @@ enum analytic_fusion {
 	ANALYTIC_FUSE_DROPADD = 2, /* bias + dropout + residual add */
 	ANALYTIC_FUSE_ROPE = 4,    /* rotary embedding */
 	ANALYTIC_FUSE_XENT = 8,    /* vocabulary-parallel cross-entropy */
-	ANALYTIC_FUSE_ALL = 15
+	ANALYTIC_FUSE_NORM = 16,   /* RMSNorm (LayerNorm is one kernel anyway) */
+	ANALYTIC_FUSE_ALL = 31
 };
 
-/* "act", "dropadd", "rope", "xent", in bit order; NULL-terminated. */
+/* "act", "dropadd", "rope", "xent", "norm", in bit order; NULL-terminated. */
 extern const char *const analytic_fusion_names[];
 
 /*

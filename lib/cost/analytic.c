@@ -65,7 +65,11 @@
  *  - xent: the vocabulary-parallel cross-entropy upcasts the logits, then
  *    max, subtract, exp, sum and divide are a pass each over n V/t fp32
  *    values, and the backward a multiply and the downcast
- *    (megatron/core/tensor_parallel/cross_entropy.py).
+ *    (megatron/core/tensor_parallel/cross_entropy.py);
+ *  - norm: an RMSNorm runs as the Python module of the eager runtimes'
+ *    models, eight kernels forward and thirteen backward, keeping its
+ *    input in fp32 (norm_x_ms()); a LayerNorm is PyTorch's one kernel
+ *    either way.
  */
 #include <math.h>
 #include <stddef.h>
@@ -106,6 +110,7 @@ struct shape {
 	double ft, vt;      /* MLP width and vocabulary per GPU */
 	double statb;       /* norm statistics per token, bytes */
 	double normf;       /* elementwise FLOPs per element of the norm */
+	int rms;            /* the norms are RMSNorms (norm_x_ms()) */
 	int swiglu, drop, flash, causal, rotary, bert, bias;
 	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
 	int clamp;          /* the experts' halves clamped eagerly (model
@@ -425,18 +430,74 @@ gemm_bwd_row_ms(struct shape *sh, double m, double k, double c)
 	return gemm_bwd_q_ms(sh, m, k, c, sp_div(sh));
 }
 
+/*
+ * A norm over x elements in r rows, forward or backward.  Fused (and
+ * any LayerNorm: PyTorch's layer_norm is one kernel each way even eagerly)
+ * one pass: read the input, write the output, the statistics per row.
+ * An RMSNorm unfused is the eager chain of the Python modules that
+ * torchtitan (models/norms.py RMSNorm at 9dec370), Hugging Face's Llama
+ * and IBM's fms write: the input upcast to fp32, squared, averaged over
+ * the row, eps added, rsqrt, the product, the downcast and the weight's
+ * product, a kernel each (a 16-bit input's casts; an fp32 one has none);
+ * autograd's backward runs the weight's two products (its gradient summed
+ * over the rows), the casts, the product's two gradients (the row's sum),
+ * rsqrt's, the mean's spread, the square's and the sum of the two
+ * gradients of the fp32 input.
+ */
+static double
+norm_x_ms(struct shape *sh, double x, double r, int bwd)
+{
+	double e = sh->e, t = 0;
+	int casts = e < 4;
+
+	if (fused(sh, ANALYTIC_FUSE_NORM) || !sh->rms)
+		return bwd ? op_ms(sh, OP_VEC, 2 * sh->normf * x,
+				   3 * x * e + r * sh->statb)
+			   : op_ms(sh, OP_VEC, sh->normf * x,
+				   2 * x * e + r * sh->statb);
+	if (!bwd) {
+		if (casts)
+			t += op_ms(sh, OP_VEC, 0, x * (e + 4));
+		t += op_ms(sh, OP_VEC, x, 8 * x) +
+		     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) +
+		     passes_ms(sh, 2, 2 * r, 16 * r) +
+		     op_ms(sh, OP_VEC, x, 8 * x + 4 * r);
+		if (casts)
+			t += op_ms(sh, OP_VEC, 0, x * (4 + e));
+		return t + op_ms(sh, OP_VEC, x, 2 * x * e);
+	}
+	t += op_ms(sh, OP_VEC, x, 2 * x * e) + op_ms(sh, OP_VEC, x, 3 * x * e) +
+	     op_ms(sh, OP_VEC, x, x * e);
+	if (casts)
+		t += op_ms(sh, OP_VEC, 0, x * (e + 4));
+	t += op_ms(sh, OP_VEC, x, 8 * x + 4 * r) + op_ms(sh, OP_VEC, x, 12 * x) +
+	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) + op_ms(sh, OP_VEC, 3 * r, 12 * r) +
+	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) + passes_ms(sh, 2, 2 * x, 20 * x) +
+	     op_ms(sh, OP_VEC, x, 12 * x);
+	if (casts)
+		t += op_ms(sh, OP_VEC, 0, x * (4 + e));
+	return t;
+}
+
+/* What an unfused RMSNorm keeps beyond a fused one over x elements: the
+ * fp32 input (squared and scaled in backward) and the normalised value
+ * before the weight (its gradient) instead of the input: 4 x bytes. */
+static double
+norm_x_stash(const struct shape *sh, double x)
+{
+	return fused(sh, ANALYTIC_FUSE_NORM) || !sh->rms ? 0 : 4 * x;
+}
+
 static double
 norm_ms(struct shape *sh)
 {
-	return op_ms(sh, OP_VEC, sh->normf * sh->n * sh->h,
-		     2 * sh->n * sh->h * sh->e + sh->n * sh->statb);
+	return norm_x_ms(sh, sh->n * sh->h, sh->n, 0);
 }
 
 static double
 norm_bwd_ms(struct shape *sh)
 {
-	return op_ms(sh, OP_VEC, 2 * sh->normf * sh->n * sh->h,
-		     3 * sh->n * sh->h * sh->e + sh->n * sh->statb);
+	return norm_x_ms(sh, sh->n * sh->h, sh->n, 1);
 }
 
 /* (Bias-)dropout-add of the residual branch, forward. */
@@ -784,15 +845,13 @@ core_stash(struct shape *sh)
 static double
 wnorm_ms(struct shape *sh, double w)
 {
-	return op_ms(sh, OP_VEC, sh->normf * sh->n * w,
-		     2 * sh->n * w * sh->e + sh->n * sh->statb);
+	return norm_x_ms(sh, sh->n * w, sh->n, 0);
 }
 
 static double
 wnorm_bwd_ms(struct shape *sh, double w)
 {
-	return op_ms(sh, OP_VEC, 2 * sh->normf * sh->n * w,
-		     3 * sh->n * w * sh->e + sh->n * sh->statb);
+	return norm_x_ms(sh, sh->n * w, sh->n, 1);
 }
 
 /*
@@ -837,8 +896,11 @@ mla_stash(struct shape *sh)
 {
 	double n = sh->n, e = sh->e;
 
-	return (sh->qr ? 2 * n * sh->qr * e + n * sh->statb : 0) +
-	       n * (sh->kvr + sh->rd) * e + n * sh->kvr * e + n * sh->statb;
+	return (sh->qr ? 2 * n * sh->qr * e + n * sh->statb +
+				 norm_x_stash(sh, n * sh->qr)
+		       : 0) +
+	       n * (sh->kvr + sh->rd) * e + n * sh->kvr * e + n * sh->statb +
+	       norm_x_stash(sh, n * sh->kvr);
 }
 
 /*
@@ -1243,11 +1305,12 @@ block_stash(struct shape *sh)
 
 	/* The terms tensor parallelism does not split (Korthikanti et
 	 * al.'s 10 s b h): sequence parallelism splits them too. */
-	st = 2 * (n * h * e + n * sh->statb) + 2 * n * h * e;
+	st = 2 * (n * h * e + n * sh->statb + norm_x_stash(sh, n * h)) +
+	     2 * n * h * e;
 	if (sh->drop)
 		st += 2 * n * h;
 	if (sh->post_norms)
-		st += 2 * (n * h * e + n * sh->statb);
+		st += 2 * (n * h * e + n * sh->statb + norm_x_stash(sh, n * h));
 	if (sh->sp)
 		st /= sh->t;
 	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
@@ -1257,10 +1320,12 @@ block_stash(struct shape *sh)
 		st += (sh->swiglu ? 3 + unfused_glu(sh) : 2) * n * sh->ft * e;
 	if (sh->mla)
 		st += mla_stash(sh);
-	if (sh->qk_norm)
-		st += n * (sh->at + sh->kvt) * (sh->mla ? sh->dqk : sh->dh) *
-			      e +
-		      2 * n * sh->statb;
+	if (sh->qk_norm) {
+		double qkn = n * (sh->at + sh->kvt) *
+			     (sh->mla ? sh->dqk : sh->dh);
+
+		st += qkn * e + 2 * n * sh->statb + norm_x_stash(sh, qkn);
+	}
 	/* FP8 layers keep their GEMMs' inputs as the FP8 copies: the norm
 	 * outputs feeding QKV and the MLP, the context feeding the
 	 * projection, the activation feeding the second MLP GEMM */
@@ -1471,8 +1536,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	else
 		f += norm_ms(sh) + gemm_norm_ms(sh, n, h, sh->qt);
 	if (sh->qk_norm)
-		f += op_ms(sh, OP_VEC, sh->normf * qkn,
-			   2 * qkn * e + 2 * n * sh->statb);
+		f += norm_x_ms(sh, qkn, 2 * n, 0);
 	if (sh->rotary)
 		f += rope_ms(sh, rq, rk, 0);
 	core = core_ms(sh);
@@ -1539,8 +1603,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->rotary)
 		bw += rope_ms(sh, rq, rk, 1);
 	if (sh->qk_norm)
-		bw += op_ms(sh, OP_VEC, 2 * sh->normf * qkn,
-			    3 * qkn * e + 2 * n * sh->statb);
+		bw += norm_x_ms(sh, qkn, 2 * n, 1);
 	if (sh->mla)
 		bw += mla_proj_bwd_ms(sh) + norm_bwd_ms(sh);
 	else
@@ -1770,7 +1833,8 @@ head_point(struct shape *sh, struct prof_point *pt)
 	bw += gemm_bwd_ms(sh, n, h, vt);
 	sh->fp8 = 0;
 	bw += norm_bwd_ms(sh);
-	st += nh * e + n * sh->statb + nh * e + 4 * n * vt;
+	st += nh * e + n * sh->statb + norm_x_stash(sh, nh) + nh * e +
+	      4 * n * vt;
 	flops += 2 * nh * vt;
 
 	pt->fwd_ms = f;
@@ -1937,8 +2001,8 @@ analytic_attn_eff(const struct gpu_spec *g, int attn)
 	}
 }
 
-const char *const analytic_fusion_names[] = {"act", "dropadd", "rope",
-					     "xent", NULL};
+const char *const analytic_fusion_names[] = {"act",  "dropadd", "rope",
+					     "xent", "norm",    NULL};
 
 int
 analytic_fusions_parse(const char *s, unsigned *out)
@@ -1959,7 +2023,8 @@ analytic_fusions_parse(const char *s, unsigned *out)
 				break;
 		if (!analytic_fusion_names[i])
 			return pd2bw_error("unknown fusion '%.*s' (valid: act, "
-					   "dropadd, rope, xent, all, none)",
+					   "dropadd, rope, xent, norm, all, "
+					   "none)",
 					   (int)n, s);
 		f |= 1u << i;
 		s += n;
@@ -2450,6 +2515,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.vt = (double)vt;
 	sh.statb = m->norm == MODEL_RMSNORM ? 4 : 8;
 	sh.normf = m->norm == MODEL_RMSNORM ? 4 : 8;
+	sh.rms = m->norm == MODEL_RMSNORM;
 	sh.swiglu = m->activation == MODEL_SWIGLU ||
 		    m->activation == MODEL_GEGLU;
 	sh.sqrelu = m->activation == MODEL_SQRELU;
