@@ -389,6 +389,13 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# activation_checkpoint.early_stop default off
 		if (rt == "composer-fsdp" || rt == "fms-fsdp" || (rt == "torchtitan" && rel < "2025-08-29"))
 			a = a (index(a, ":") ? "," : ":") "early-stop"
+		# fms-fsdp'"'"'s use_torch_compile compiles the FSDP-wrapped
+		# model whole (torch.compile(model), main_training.py of
+		# foundation-model-stack/fms-fsdp), its loss computed outside
+		# it in the training loop (fms_fsdp/utils/train_utils.py), as
+		# torchtitan'"'"'s December 2024 blocks (below)
+		if (rt == "fms-fsdp" && has_flag("torch-compile"))
+			a = a ",compile"
 		# NeMo'"'"'s performance scripts (from 2025-01, the 25.02
 		# pages on) and Megatron-Bridge'"'"'s performance recipes reduce
 		# 16-bit gradients: NVIDIA/NeMo scripts/performance/helpers.py
@@ -658,7 +665,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# (parallelisms/parallelize_llama.py:70-77 at 9dec370); the loss
 	# joined them at bbb1b616e (components/loss.py), so the December
 	# 2024 runs computed it eagerly: every fusion but the loss'"'"'s
-	if (has_fusions && rt == "torchtitan" && index(ov, "compile") && rel < "2025-04")
+	if (has_fusions && ((rt == "torchtitan" && index(ov, "compile") && rel < "2025-04") ||
+	    (rt == "fms-fsdp" && has_flag("torch-compile"))))
 		args = args " --fusions act,dropadd,rope,norm"
 	# FP8 attention (fp8_dot_product_attention) in the MXFP8 presets of
 	# the 26.06 summary on: Qwen3 on GB200, GB300 and B300, GPT-OSS on
