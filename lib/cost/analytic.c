@@ -1494,7 +1494,8 @@ selective(struct shape *sh, double f, double core, double *saved)
 	}
 	if (sh->rcm & ANALYTIC_RC_LAYERNORM) {
 		t += 2 * norm_ms(sh);
-		x += 2 * n * h * ge / (sh->sp ? sh->t : 1);
+		x += 2 * (n * h * ge + norm_x_stash(sh, n * h)) /
+		     (sh->sp ? sh->t : 1);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
 		/* the checkpoint runs the clamp again, and frees what it

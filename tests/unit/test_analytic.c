@@ -316,6 +316,7 @@ test_fusion_norm(void)
 	double bw = 3350e9 * 0.8, x = 8192.0 * 4096, r = 8192, d;
 	double df = ((32 * x + 20 * r) / bw + 7 * 3e-6) * 1e3;
 	double db = ((78 * x + 20 * r) / bw + 12 * 3e-6) * 1e3;
+	int i;
 
 	llama8(&m);
 	CHECK_INT_EQ(run_fused(&pa, &m, mb, ANALYTIC_FUSE_ALL), 0);
@@ -335,6 +336,27 @@ test_fusion_norm(void)
 	CHECK_INT_EQ(pn.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
 			     pa.layers[1].pt[0].stash_bytes[PROF_RC_NONE],
 		     (int64_t)(2 * 4 * x));
+	profile_release(&pa);
+	profile_release(&pn);
+	/* recomputing the norms (Megatron's recompute_modules layernorm)
+	 * frees what each keeps, the fp32 input too: the same stash left */
+	for (i = 0; i < 2; i++) {
+		struct analytic_opts o;
+
+		profile_init(i ? &pn : &pa);
+		analytic_opts_init(&o);
+		o.fusions = i ? ANALYTIC_FUSE_ALL & ~ANALYTIC_FUSE_NORM
+			      : ANALYTIC_FUSE_ALL;
+		o.rc_modules = ANALYTIC_RC_LAYERNORM;
+		CHECK_INT_EQ(analytic_profile_opts(i ? &pn : &pa, &m,
+						   catalog_find(&cat, "H100-SXM"),
+						   mb, 1, 1, 0, &o),
+			     0);
+	}
+	CHECK_INT_EQ(pn.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
+		     pa.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE]);
+	CHECK(pn.layers[1].pt[0].stash_bytes[PROF_RC_NONE] >
+	      pa.layers[1].pt[0].stash_bytes[PROF_RC_NONE]);
 	profile_release(&pa);
 	profile_release(&pn);
 
