@@ -483,9 +483,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# not priced; perf_recipes/qwen/common.py:36-60 at 067f987
 		# for the later releases); the 235B presets of H100 overlap
 		# them from 26.02 (:161-182 at c0b9a0003, :169 at 74695a06d,
-		# :171 at 63b08b397), with DeepEP in 26.02 and 26.02.01 (the
-		# base preset, :32-35 at c0b9a0003 and cfeddcd94), NCCL after;
-		# the 25.11 run too, the preset of the commit that added that
+		# :171 at 63b08b397) with NCCL'"'"'s all-to-all: the base preset
+		# names DeepEP (:32-35 at c0b9a0003 and cfeddcd94), but the
+		# H100 recipe function sets the alltoall dispatcher after it
+		# (configs/qwen/qwen3_llm_pretrain.py:184-185 at c0b9a0003 and
+		# cfeddcd94, moe_token_dispatcher_type "alltoall"), and only the
+		# flex dispatcher reads the backend (Megatron-LM megatron/core/
+		# transformer/moe/moe_layer.py:307-321, token_dispatcher.py:
+		# 1835); the 25.11 run too, the preset of the commit that added that
 		# release'"'"'s configs (97ad8cc6f :123-144: TP 2, PP 8, VP 4, EP 32,
 		# GBS 2048, moe_a2a_overlap, the overlap of utils/overrides.py:
 		# 138-143), with NCCL'"'"'s all-to-all.
@@ -509,18 +514,18 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# ... and the 25.11 run, moe_a2a_overlap with NCCL'"'"'s all-to-
 		# all (97ad8cc6f :233-239, PP 2, VP 12; the base preset names
 		# no flex backend, :37-40).  Qwen3-235B on B300 in 26.02 and
-		# 26.02.01 at VP 4: moe_a2a_overlap with DeepEP (c0b9a0003
-		# :123-131, the base preset'"'"'s deepep, :32-35), the preset
-		# 592711afc replaced by the B200 one (VP 1, no overlap) for the
-		# later runs.
+		# 26.02.01 at VP 4: moe_a2a_overlap (c0b9a0003 :123-131) with
+		# NCCL'"'"'s all-to-all, as on H100 (qwen3_llm_pretrain.py:132-133:
+		# the alltoall dispatcher over the base preset'"'"'s deepep), the
+		# preset 592711afc replaced by the B200 one (VP 1, no overlap)
+		# for the later runs.
 		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && rel == "25.11")
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		if (model == "qwen3-235b-a22b" && gpu == "B300" && vp == 4 &&
 		    (rel == "26.02" || rel == "26.02.01"))
-			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,flex-dispatcher"
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "25.11")
-			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm" \
-			    (rel >= "26.02" && rel < "26.04" ? ",flex-dispatcher" : "")
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		# Full-iteration CUDA graphs (cuda_graph_impl
 		# "full_iteration"): the MXFP8 presets of the 26.06 summary
 		# for DeepSeek-V3, GPT-OSS and both Qwen3 on GB200 and GB300,

@@ -168,16 +168,17 @@ derive(struct runtime *rt)
 	 * issues eagerly after the read before the GPU can go on: the next
 	 * layer's attention and router, which Transformer Engine's graphs
 	 * of them, the te-graphs option, replay at once: compute.c
-	 * host_ms()).  65 us a kernel
-	 * and 1 ms a read are the pair the CP/EP fit rows of bench/data
-	 * ask for (their least mean error, within 0.02 points, over 40-90
-	 * us and 0.25-2 ms; bench/data/README.md); the other runtimes
+	 * host_ms()).  62.5 us a kernel
+	 * and 1.5 ms a read are the pair the CP/EP fit rows of bench/data
+	 * ask for (their least mean error, within 0.02 points at 61-63 us
+	 * and 1.5-1.75 ms, over 50-75 us and 0.5-2.5 ms; bench/data/
+	 * README.md); the other runtimes
 	 * dispatch experts without those Python loops: the launch's, and
 	 * no gap priced. */
 	if (cg)
 		rt->host_us_moe = 0;
 	else if (rt->id == RUNTIME_MEGATRON_CORE)
-		rt->host_us_moe = 65;
+		rt->host_us_moe = 62.5;
 	else
 		rt->host_us_moe = rt->host_us_per_kernel;
 	/* Full recomputation.  Megatron's and DeepSpeed's checkpoints
@@ -210,7 +211,7 @@ derive(struct runtime *rt)
 			? !runtime_has(rt, RUNTIME_OPT_OP_FUSER)
 			: rt->id != RUNTIME_PIPEDREAM_2BW;
 	rt->host_ms_moe_sync =
-		!cg && rt->id == RUNTIME_MEGATRON_CORE ? 1.0 : 0;
+		!cg && rt->id == RUNTIME_MEGATRON_CORE ? 1.5 : 0;
 	/* DeepSpeed-MoE's TopKGate drops what overflows a fixed capacity
 	 * unless drop_tokens is off: capacity_factor 1.0, min_capacity 4
 	 * (deepspeed/moe/layer.py:44, 46, 49, at 38327e07f); the capacity
