@@ -435,8 +435,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# DeepSeek-V3 on H100 in 25.09 (run_script.py:67, 85-88 and
 		# 98-99 at fa0315ae2, which published it): the same overlap
 		# (A2A_1F1B), and no overlapped gradient reduction.
+		# (the recipe'"'"'s comm_overlap, which that script left to it:
+		# tp_comm_overlap False, recipes/deepseek/deepseek_v3.py:315-317
+		# at fa0315ae2)
 		if (model == "deepseek-v3" && gpu == "H100-SXM" && rel == "25.09")
-			a = a (index(a, ":") ? "," : ":") "no-overlap-grad-reduce,no-overlap-param-gather,overlap-moe-ep-comm"
+			a = a (index(a, ":") ? "," : ":") "no-overlap-grad-reduce,no-overlap-param-gather,overlap-moe-ep-comm,no-tp-comm-overlap"
 		else if ((prec == "fp8-mx" && ((rel >= "26.06" && gpu ~ /^GB[23]00$/ &&
 		    (model == "deepseek-v3" || model == "gpt-oss-120b")) ||
 		    (model == "deepseek-v3" && gpu == "B200" && pp == 8 &&
@@ -524,8 +527,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		if (model == "qwen3-235b-a22b" && gpu == "B300" && vp == 4 &&
 		    (rel == "26.02" || rel == "26.02.01"))
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
+		# ... without Transformer Engine'"'"'s TP overlap: every H100
+		# recipe function of the 235B sets tp_comm_overlap False
+		# (qwen3_llm_pretrain.py:180 at 97ad8cc6f, :183 at c0b9a0003 and
+		# cfeddcd94, :193 at f69d4dd59, :167 at 74695a06d, :210 at
+		# 63b08b397), where 25.09'"'"'s run_script.py set it (:119 at
+		# 1a52b8823)
 		if (model == "qwen3-235b-a22b" && gpu == "H100-SXM" && rel >= "25.11")
-			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm,no-tp-comm-overlap"
 		# Full-iteration CUDA graphs (cuda_graph_impl
 		# "full_iteration"): the MXFP8 presets of the 26.06 summary
 		# for DeepSeek-V3, GPT-OSS and both Qwen3 on GB200 and GB300,
