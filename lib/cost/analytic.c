@@ -471,15 +471,22 @@ norm_x_ms(struct shape *sh, double x, double r, int bwd)
 			t += op_ms(sh, OP_VEC, 0, x * (4 + e));
 		return t + op_ms(sh, OP_VEC, x, 2 * x * e);
 	}
+	/* the weight's product: the input's gradient, the weight's
+	 * (a product, then its sum over the rows) */
 	t += op_ms(sh, OP_VEC, x, 2 * x * e) + op_ms(sh, OP_VEC, x, 3 * x * e) +
 	     op_ms(sh, OP_VEC, x, x * e);
 	if (casts)
 		t += op_ms(sh, OP_VEC, 0, x * (e + 4));
+	/* the product's: the input's gradient, rsqrt's (a product, then
+	 * the row's sum); rsqrt's own; the mean's, spread over the row */
 	t += op_ms(sh, OP_VEC, x, 8 * x + 4 * r) + op_ms(sh, OP_VEC, x, 12 * x) +
-	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) + op_ms(sh, OP_VEC, 3 * r, 12 * r) +
-	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) + op_ms(sh, OP_VEC, 0, 8 * x) +
-	     op_ms(sh, OP_VEC, x, 8 * x) + op_ms(sh, OP_VEC, x, 12 * x) +
-	     op_ms(sh, OP_VEC, x, 12 * x);
+	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r) +
+	     op_ms(sh, OP_VEC, 3 * r, 12 * r) +
+	     op_ms(sh, OP_VEC, x, 4 * x + 4 * r);
+	/* the square's: pow(x, 1) copied, doubled, times the gradient;
+	 * then the fp32 input's two gradients summed */
+	t += op_ms(sh, OP_VEC, 0, 8 * x) + op_ms(sh, OP_VEC, x, 8 * x) +
+	     op_ms(sh, OP_VEC, x, 12 * x) + op_ms(sh, OP_VEC, x, 12 * x);
 	if (casts)
 		t += op_ms(sh, OP_VEC, 0, x * (4 + e));
 	return t;
