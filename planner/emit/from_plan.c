@@ -93,6 +93,14 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 				    p.fusions);
 			goto out;
 		}
+		/* a list from before the norm fusion named the fused chains
+		 * without it, where the norms were fused */
+		if (strcmp(p.fusions, "none") && !(f & ANALYTIC_FUSE_NORM))
+			pd2bw_warn("%s: fusions '%s' leave RMSNorms unfused; a "
+				   "plan written before pd2bw priced the norm "
+				   "fusion fused them: add norm to the list "
+				   "for that",
+				   plan_path, p.fusions);
 		input_set_fusions(f);
 	}
 	if (p.attention) {
