@@ -449,13 +449,20 @@ gemm_bwd_row_ms(struct shape *sh, double m, double k, double c)
  * against fused kernels' 1.1 and 1.6 (The-School-of-AI/LLM pull 514);
  * at 0.8 of 320 GB/s this gives 9.4, 24.2, 1.05 and 1.6 ms.
  */
+/* The norms run as the eager RMSNorm chain (norm_x_ms()). */
+static int
+eager_rms(const struct shape *sh)
+{
+	return sh->rms && !fused(sh, ANALYTIC_FUSE_NORM);
+}
+
 static double
 norm_x_ms(struct shape *sh, double x, double r, int bwd)
 {
 	double e = sh->e, t = 0;
 	int casts = e < 4;
 
-	if (fused(sh, ANALYTIC_FUSE_NORM) || !sh->rms)
+	if (!eager_rms(sh))
 		return bwd ? op_ms(sh, OP_VEC, 2 * sh->normf * x,
 				   3 * x * e + r * sh->statb)
 			   : op_ms(sh, OP_VEC, sh->normf * x,
@@ -498,7 +505,7 @@ norm_x_ms(struct shape *sh, double x, double r, int bwd)
 static double
 norm_x_stash(const struct shape *sh, double x)
 {
-	return fused(sh, ANALYTIC_FUSE_NORM) || !sh->rms ? 0 : 4 * x;
+	return eager_rms(sh) ? 4 * x : 0;
 }
 
 static double
