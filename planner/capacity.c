@@ -472,7 +472,7 @@ probe_hint(struct capacity_type *t, const struct copts *o,
 		int bad;
 
 		y = xcalloc(1, sizeof(*y));
-		par_opts_input_par(&o->po, &ip, 0);
+		par_opts_input_par(&o->po, so0, &ip, 0);
 		ip.cps = cps;
 		ip.ncp = 4;
 		/* a probe: what it says of context parallelism is not for
@@ -601,7 +601,7 @@ run_type(struct capacity *c, const struct copts *o,
 		 * mixture of experts the expert-parallel degrees that fit
 		 * the node unless --expert-parallel names them. */
 		input_chains_release(&x);
-		par_opts_input_par(&o->po, &ip, 0);
+		par_opts_input_par(&o->po, &so, &ip, 0);
 		if (input_par_chains(&x, o->model, catalog_find(cat, t->gpu),
 				     t->gpus_per_node, o->mb, o->nmb,
 				     o->seq_len, o->tps, o->ntp,
@@ -618,6 +618,7 @@ run_type(struct capacity *c, const struct copts *o,
 		x.sc[0].cp = 1;
 		x.sc[0].ep = 1;
 		x.sc[0].etp = 0;
+		x.sc[0].runtime = 0;
 	}
 	cl->gpu_mem_bytes = t->gpu_mem_bytes;
 	so.batch = c->batch;

@@ -93,10 +93,8 @@ input_set_rope_plain(int on)
 	rope_plain = on;
 }
 
-/* What m changes of the run's estimates: a runtime that fuses only
- * plain rotary positions runs YaRN's unfused. */
-static void
-model_fusions(const struct model *m)
+void
+input_model_fusions(const struct model *m)
 {
 	if (rope_plain && model_yarn_positions(m))
 		opts()->fusions &= ~ANALYTIC_FUSE_ROPE;
@@ -213,7 +211,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
 		apply_overrides(&m, seq_len);
-		model_fusions(&m);
+		input_model_fusions(&m);
 		if (!ret && !g)
 			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",
@@ -253,16 +251,23 @@ static int
 add_chains(struct input_chains *x, const struct model *m,
 	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
 	   int nmb, const int *tps, int ntp, int sp_mode, int cp, int ep,
-	   double imb, double rcap, int etp_one)
+	   double imb, double rcap, int etp_one, int rt_id, int prune)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i, sp;
+	struct runtime rt;
 
+	/* runtime rt_id's chains (with prune, those it can run alone:
+	 * the search turns the others away) */
+	runtime_init(&rt, rt_id >= 0 ? rt_id : RUNTIME_MEGATRON_CORE);
+	prune = prune && rt_id >= 0;
+	if (prune && ((cp > 1 && !rt.cp) || (ep > 1 && !rt.ep)))
+		return 0;
 	for (i = 0; i < ntp; i++) {
 		int t = tps[i];
 
 		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
-		    (kv % t && t % kv))
+		    (kv % t && t % kv) || (prune && t > 1 && !rt.tp))
 			continue;
 		/* experts are split t ways too (expert tensor parallelism t),
 		 * or whole (1) */
@@ -279,7 +284,8 @@ add_chains(struct input_chains *x, const struct model *m,
 			par.imbalance = imb;
 			par.rank_capacity = rcap;
 			par.etp = etp_one ? 1 : t;
-			if (sp ? t == 1 || sp_mode == 0
+			if (sp ? t == 1 || sp_mode == 0 ||
+				     (prune && !rt.sp)
 			       : t > 1 && sp_mode == 1)
 				continue;
 			if (n == INPUT_MAX_CHAINS)
@@ -304,6 +310,7 @@ add_chains(struct input_chains *x, const struct model *m,
 			x->sc[n].cp = cp;
 			x->sc[n].ep = ep;
 			x->sc[n].etp = m->moe.experts && etp_one ? 1 : t;
+			x->sc[n].runtime = rt_id + 1;
 		}
 	}
 	return 0;
@@ -322,7 +329,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	int strict = par->strict;
 	int auto_eps[16];
 	struct model m;
-	int ci, ei, ret = -1;
+	int ci, ei, ri, ret = -1;
 
 	memset(x, 0, sizeof(*x));
 	if (!ntp) {
@@ -337,7 +344,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	apply_overrides(&m, seq_len);
-	model_fusions(&m);
+	input_model_fusions(&m);
 	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1 ||
 			       par->rank_capacity > 0)) {
 		pd2bw_error("%s: model '%s' has no experts for %s", path,
@@ -355,8 +362,17 @@ input_par_chains(struct input_chains *x, const char *path,
 		goto out;
 	}
 	if (par->ep_auto && !par->nep && m.moe.experts > 1) {
-		/* (t, sp) shapes per (c, e) pair: at most two per degree */
-		int per = 2 * ntp * ncp, e;
+		/* (t, sp) shapes per (c, e) pair: at most two per degree
+		 * and runtime that runs experts in parallel */
+		int per = 2 * ntp * ncp, e, ne = 0;
+
+		for (ri = 0; ri < par->nrt; ri++) {
+			struct runtime rt;
+
+			runtime_init(&rt, par->rts[ri]);
+			ne += rt.ep;
+		}
+		per *= ne > 1 ? ne : 1;
 
 		nep = 0;
 		/* groups that tile the node: every all-to-all stays in one
@@ -390,19 +406,30 @@ input_par_chains(struct input_chains *x, const char *path,
 			snprintf(x->skip_why[x->nskip++],
 				 sizeof(x->skip_why[0]), "%s", why);
 	}
-	for (ci = 0; ci < ncp; ci++)
-		for (ei = 0; ei < nep; ei++) {
-			char why[256];
+	for (ri = 0; ri < (par->nrt > 0 ? par->nrt : 1); ri++) {
+		int id = par->nrt > 0 ? par->rts[ri] : -1;
 
-			if (analytic_cp_check(&m, cps[ci], why, sizeof(why)) ||
-			    analytic_ep_check(&m, eps[ei], why, sizeof(why)))
-				continue;
-			if (add_chains(x, &m, g, gpus_per_node, mb, nmb, tps,
-				       ntp, sp_mode, cps[ci], eps[ei],
-				       par->imbalance, par->rank_capacity,
-				       par->etp_one))
-				goto out;
+		if (id >= 0) {
+			par->set_runtime(par->arg, id);
+			input_model_fusions(&m);
 		}
+		for (ci = 0; ci < ncp; ci++)
+			for (ei = 0; ei < nep; ei++) {
+				char why[256];
+
+				if (analytic_cp_check(&m, cps[ci], why,
+						      sizeof(why)) ||
+				    analytic_ep_check(&m, eps[ei], why,
+						      sizeof(why)))
+					continue;
+				if (add_chains(x, &m, g, gpus_per_node, mb,
+					       nmb, tps, ntp, sp_mode, cps[ci],
+					       eps[ei], par->imbalance,
+					       par->rank_capacity,
+					       par->etp_one, id, !strict))
+					goto out;
+			}
+	}
 	if (!x->n && x->nskip) {
 		pd2bw_error("%s", x->skip_why[0]);
 		goto out;

@@ -9,6 +9,7 @@
 #include "pd2bw/chain.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/model.h"
+#include "pd2bw/runtime.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/search.h"
@@ -57,7 +58,7 @@ int input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
 int input_check_device(const struct profile *p, const char *path,
 		       const struct gpu_catalog *cat, const char *gpu);
 
-#define INPUT_MAX_CHAINS 64
+#define INPUT_MAX_CHAINS 128
 #define INPUT_MAX_SKIPS 8
 
 /* A model's chains at several tensor-parallel shapes, for the search. */
@@ -103,6 +104,15 @@ struct input_par {
 			     NVLink domain) and the routed experts, smallest
 			     first, as many as INPUT_MAX_CHAINS leaves room
 			     for */
+	/* Without --runtime: the runtimes rts[0..nrt) whose kernels price
+	 * the chains, a set of them each (search_chain's runtime), the
+	 * estimator's options set by set_runtime(arg, id) before each;
+	 * nrt 0: the options set now, chains for every runtime */
+	const int *rts;
+	int nrt;
+	void (*set_runtime)(const void *arg, int id);
+	const void *arg;
+	int own_rts[RUNTIME_N]; /* room for rts */
 };
 
 /*
@@ -162,6 +172,11 @@ void input_set_capacity(double cf);
 void input_set_rc_modules(unsigned m);
 /* The modules set by input_set_rc_modules(). */
 unsigned input_rc_modules(void);
+/* What model m changes of the estimator's fusions: a runtime that fuses
+ * only plain rotary positions (input_set_rope_plain()) runs YaRN's
+ * unfused.  input_load() and input_par_chains() apply it to the model
+ * they read. */
+void input_model_fusions(const struct model *m);
 /* The fusions set by input_set_fusions(). */
 unsigned input_fusions(void);
 /* The attention kernel (enum analytic_attn) of every model's estimate

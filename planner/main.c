@@ -285,16 +285,18 @@ usage(FILE *fp)
 		pd2bw_progname);
 }
 
-/* The chain a plan was made from. */
+/* The chain a plan was made from, under runtime rt (enum runtime_id). */
 static const struct chain *
-chain_of(const struct search_chain *sc, int nsc, const struct plan *p)
+chain_of(const struct search_chain *sc, int nsc, const struct plan *p,
+	 int rt)
 {
 	int i;
 
 	for (i = 0; i < nsc; i++)
 		if (sc[i].t == p->t && sc[i].sp == p->sp &&
 		    (sc[i].cp > 1 ? sc[i].cp : 1) == p->c &&
-		    (sc[i].ep > 1 ? sc[i].ep : 1) == p->e)
+		    (sc[i].ep > 1 ? sc[i].ep : 1) == p->e &&
+		    (!sc[i].runtime || sc[i].runtime - 1 == rt))
 			return sc[i].c;
 	return sc[0].c;
 }
@@ -536,6 +538,7 @@ main(int argc, char **argv)
 	char hash[17];
 	const char *layout_spec = NULL;
 	int partition_given = 0, *layout = NULL;
+	int plan_rt = -1;
 
 	keep_freed_memory();
 	heap_huge_pages();
@@ -1012,7 +1015,7 @@ main(int argc, char **argv)
 	if (chain_build(&ch, &prof))
 		goto out;
 	if (is_model) {
-		par_opts_input_par(&po, &ipar, evaluate);
+		par_opts_input_par(&po, &so, &ipar, evaluate);
 		if (input_par_chains(&tc, input, catalog_find(&cat, gpu),
 				     cl.gpus_per_node, mb, nmb, seq_len, tps,
 				     ntp, po.sp_mode, &ipar))
@@ -1044,6 +1047,7 @@ main(int argc, char **argv)
 		single.cp = 1;
 		single.ep = 1;
 		single.etp = 0;
+		single.runtime = 0;
 		nsc = 1;
 	}
 
@@ -1121,6 +1125,15 @@ main(int argc, char **argv)
 	if (ret == 3 && !evaluate)
 		goto out;
 	plan.model = xstrdup(prof.model ? prof.model : "unknown");
+	plan_rt = cost_runtime(&co, plan.sched, plan.d)->id;
+	if (is_model && !po.have_rt) {
+		/* what the plan's runtime priced it with */
+		par_opts_apply_runtime(&po, plan_rt);
+		if (tc.have_model)
+			input_model_fusions(&tc.model);
+		if (po.fp8_dflt)
+			po.fp8_recipe = co.rts[plan_rt].fp8_recipe;
+	}
 	if (is_model) {
 		char fb[64];
 
@@ -1199,7 +1212,7 @@ main(int argc, char **argv)
 		ei.p = &plan;
 		ei.prof = &prof;
 		ei.model = tc.have_model ? &tc.model : NULL;
-		ei.c = chain_of(sc, nsc, &plan);
+		ei.c = chain_of(sc, nsc, &plan, plan_rt);
 		ei.o = &co;
 		ei.cl = &cl;
 		ei.gpu = catalog_find(&cat, plan.gpu);
@@ -1209,7 +1222,7 @@ main(int argc, char **argv)
 		}
 	}
 	if ((timeline || memory || trace) &&
-	    sim_outputs(&plan, chain_of(sc, nsc, &plan), timeline, memory,
+	    sim_outputs(&plan, chain_of(sc, nsc, &plan, plan_rt), timeline, memory,
 			trace)) {
 		ret = 1;
 		goto out;

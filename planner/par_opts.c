@@ -219,7 +219,8 @@ par_opts_check(struct par_opts *p, struct search_opts *so, int have_sched,
 			cli_usage_error("runtime %s cannot run the %s schedule",
 					name, plan_sched_names[i]);
 	so->sched_mask &= rt->sched_mask;
-	if (so->fix_d > 1 && !(so->sched_mask & ~(1u << PLAN_NONE)))
+	if (so->fix_d > rt->max_depth_none &&
+	    !(so->sched_mask & ~(1u << PLAN_NONE)))
 		cli_usage_error("runtime %s cannot run a pipeline", name);
 	for (i = 0, j = 0; i < so->nv; i++) {
 		if (so->v[i] > 1 && !rt->interleave) {
@@ -362,25 +363,65 @@ par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 				 : "selective and full");
 }
 
+/* The estimator's options under runtime rt (NULL: none named) with FP8
+ * recipe r: those given, else rt's, else all fusions. */
+static void
+apply_input(const struct par_opts *p, const struct runtime *rt, int r)
+{
+	input_set_fusions(p->have_fusions ? p->fusions
+			  : rt		  ? rt->fusions
+					  : ANALYTIC_FUSE_ALL);
+	input_set_fp8_recipe(r);
+	input_set_fp8_casts(rt ? rt->fp8_casts : ANALYTIC_CASTS_TE);
+	input_set_xent_copy(rt && rt->xent_copy);
+	input_set_clamp_eager(!rt || rt->clamp_eager);
+	input_set_vocab_pad(rt ? rt->vocab_pad : MODEL_MEGATRON_VOCAB_PAD);
+	input_set_rope_plain(!p->have_fusions && rt && rt->rope_plain);
+	input_set_runtime(rt);
+	input_set_attn(p->attn);
+	input_set_capacity(p->capacity_factor);
+}
+
 void
 par_opts_apply_input(struct par_opts *p)
 {
-	input_set_fusions(p->have_fusions ? p->fusions
-			  : p->have_rt    ? p->rt.fusions
-					  : ANALYTIC_FUSE_ALL);
+	p->fp8_dflt = p->fp8_recipe < 0;
 	if (p->fp8_recipe < 0)
 		p->fp8_recipe = p->have_rt ? p->rt.fp8_recipe : FP8_DELAYED;
-	input_set_fp8_recipe(p->fp8_recipe);
-	input_set_fp8_casts(p->have_rt ? p->rt.fp8_casts : ANALYTIC_CASTS_TE);
-	input_set_xent_copy(p->have_rt && p->rt.xent_copy);
-	input_set_clamp_eager(!p->have_rt || p->rt.clamp_eager);
-	input_set_vocab_pad(p->have_rt ? p->rt.vocab_pad
-				       : MODEL_MEGATRON_VOCAB_PAD);
-	input_set_rope_plain(!p->have_fusions && p->have_rt &&
-			     p->rt.rope_plain);
-	input_set_runtime(p->have_rt ? &p->rt : NULL);
-	input_set_attn(p->attn);
-	input_set_capacity(p->capacity_factor);
+	apply_input(p, p->have_rt ? &p->rt : NULL, p->fp8_recipe);
+}
+
+void
+par_opts_apply_runtime(const void *arg, int id)
+{
+	const struct par_opts *p = arg;
+	struct runtime rt;
+
+	runtime_init(&rt, id);
+	apply_input(p, &rt, p->fp8_dflt ? rt.fp8_recipe : p->fp8_recipe);
+}
+
+int
+par_opts_default_runtimes(const struct search_opts *so, int *ids)
+{
+	int s, d, i, id, n = 0;
+
+	for (s = 0; s < PLAN_NSCHED; s++) {
+		if (!(so->sched_mask & (1u << s)) ||
+		    (so->fix_sched >= 0 && s != so->fix_sched))
+			continue;
+		/* one stage, then more */
+		for (d = 1; d <= 2; d++) {
+			if (so->fix_d > 0 && (so->fix_d > 1) != (d > 1))
+				continue;
+			id = runtime_default_for(s, d);
+			for (i = 0; i < n && ids[i] != id; i++)
+				;
+			if (i == n)
+				ids[n++] = id;
+		}
+	}
+	return n;
 }
 
 void
@@ -400,8 +441,8 @@ par_opts_search_defaults(const struct par_opts *p, struct search_opts *so,
 }
 
 void
-par_opts_input_par(const struct par_opts *p, struct input_par *ip,
-		   int strict)
+par_opts_input_par(const struct par_opts *p, const struct search_opts *so,
+		   struct input_par *ip, int strict)
 {
 	memset(ip, 0, sizeof(*ip));
 	ip->cps = p->cps;
@@ -414,6 +455,12 @@ par_opts_input_par(const struct par_opts *p, struct input_par *ip,
 	ip->strict = strict;
 	/* a search's default, as par_opts_search_defaults()'s */
 	ip->ep_auto = !strict;
+	if (!p->have_rt) {
+		ip->rts = ip->own_rts;
+		ip->nrt = par_opts_default_runtimes(so, ip->own_rts);
+		ip->set_runtime = par_opts_apply_runtime;
+		ip->arg = p;
+	}
 }
 
 void

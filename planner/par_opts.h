@@ -73,6 +73,8 @@ struct par_opts {
 	const char *rt_via;      /* not --runtime but this option chose rt
 				    ("--emit megatron"), for messages */
 	int fp8_recipe;          /* enum model_fp8; -1: the runtime's */
+	int fp8_dflt;            /* fp8_recipe was not given (set by
+				    par_opts_apply_input()) */
 	unsigned fusions;        /* ANALYTIC_FUSE_* bits, when have_fusions */
 	int have_fusions;
 	int attn;                /* enum analytic_attn (--attention-kernel) */
@@ -153,6 +155,20 @@ void par_opts_check_moe(const struct par_opts *p);
 void par_opts_apply_input(struct par_opts *p);
 
 /*
+ * Without --runtime: the estimator's options as runtime id (enum
+ * runtime_id) would set them, those given still first; arg is the struct
+ * par_opts, after par_opts_apply_input() (input_par's set_runtime).
+ */
+void par_opts_apply_runtime(const void *arg, int id);
+
+/*
+ * Without --runtime: the default runtimes (runtime_default_for()) of the
+ * schedules and depths so searches, each once, into ids (RUNTIME_N of
+ * room); returns their number.
+ */
+int par_opts_default_runtimes(const struct search_opts *so, int *ids);
+
+/*
  * What selective recomputation recomputes under p's runtime, given the
  * user's module list m (given: --recompute-modules was set): torchtitan's
  * per-op policy under torchtitan, the list elsewhere.  A usage error
@@ -161,9 +177,13 @@ void par_opts_apply_input(struct par_opts *p);
 unsigned par_opts_rc_modules(const struct par_opts *p, int given, unsigned m);
 
 /* The degrees to estimate a model at (borrowing p's arrays); strict for
- * evaluate mode, else a search's (input_par's ep_auto). */
-void par_opts_input_par(const struct par_opts *p, struct input_par *ip,
-			int strict);
+ * evaluate mode, else a search's (input_par's ep_auto).  Without
+ * --runtime, the estimates of the default runtimes of what so searches
+ * (par_opts_default_runtimes()), each runtime's candidates priced with its
+ * own. */
+void par_opts_input_par(const struct par_opts *p,
+			const struct search_opts *so,
+			struct input_par *ip, int strict);
 
 /*
  * Cost options for profile prof on GPU g: input_cost_opts() with the

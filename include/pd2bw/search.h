@@ -106,6 +106,10 @@ struct search_chain {
 	int cp;     /* context-parallel degree (0 or 1: none) */
 	int ep;     /* expert-parallel degree (0 or 1: none) */
 	int etp;    /* expert tensor parallelism, 1 or t (0: t) */
+	int runtime; /* 1 + the runtime (enum runtime_id) whose kernels
+			priced c: it serves only the candidates that runtime
+			runs, by their schedule and depth (cost_runtime());
+			0: every candidate */
 };
 
 struct search_stats {

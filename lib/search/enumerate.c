@@ -1009,6 +1009,12 @@ search_enumerate(const struct search_chain *sc, int nsc,
 					continue;
 				if (!fixed(d, so->fix_d))
 					continue;
+				/* a chain priced for one runtime serves
+				 * the candidates that runtime runs */
+				if (sc[ti].runtime &&
+				    cost_runtime(o, sched, d)->id !=
+					    sc[ti].runtime - 1)
+					continue;
 				if (vt->lp_only &&
 				    !cost_runtime(o, sched, d)->mixed_rc)
 					continue;

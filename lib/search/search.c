@@ -272,6 +272,7 @@ search_run(const struct chain *c, const struct cluster *cl,
 	sc.cp = c->cp;
 	sc.ep = c->ep;
 	sc.etp = c->etp;
+	sc.runtime = 0;
 	return search_run_tp(&sc, 1, cl, o, so, p, st);
 }
 

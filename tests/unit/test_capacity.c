@@ -252,6 +252,7 @@ test_plan_tiny(void)
 	sc.cp = 1;
 	sc.ep = 1;
 	sc.etp = 0;
+	sc.runtime = 0;
 	memset(&co, 0, sizeof(co));
 	co.weight_bytes = p.weight_bytes;
 	co.grad_bytes = p.grad_bytes;

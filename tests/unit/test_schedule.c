@@ -180,6 +180,7 @@ test_search_reports_simulation(void)
 		sc.cp = 1;
 		sc.ep = 1;
 		sc.etp = 0;
+		sc.runtime = 0;
 		plan_init(&plan);
 		if (search_run_tp(&sc, 1, &cl, &o, &so, &plan, &stats) == 0) {
 			plans++;
