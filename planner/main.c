@@ -929,14 +929,15 @@ main(int argc, char **argv)
 	par_opts_check_moe(&po);
 	if (po.have_rt)
 		par_opts_check(&po, &so, have_sched, have_rc, tps, ntp);
-	else if (evaluate && (po.have_zero || po.have_offload)) {
+	else if (evaluate) {
 		/* the schedule's default runtime must run what was fixed */
 		struct runtime def;
 		char why[256];
 		int z = po.zero_one > 0 && po.zero_one < 4 ? po.zero_one : 0;
 
 		runtime_init(&def, runtime_default_for(so.fix_sched, so.fix_d));
-		if (runtime_check(&def, so.fix_sched, so.fix_d, 1, 1, z,
+		if (runtime_check(&def, so.fix_sched, so.fix_d,
+				  ntp ? tps[0] : 1, so.nv ? so.v[0] : 1, z,
 				  so.fix_rc, why, sizeof(why)) ||
 		    runtime_check_shard(&def, so.fix_d, z, z >= 2 ? so.shard : 0,
 					so.offload_mask >> 1 & 1, so.fix_rc,
