@@ -823,8 +823,17 @@ main(int argc, char **argv)
 			cli_usage_error("%s", "--evaluate needs one --schedule and "
 					"one --recompute");
 		/* One stage is plain data parallelism, whatever the
-		 * schedule. */
-		so.fix_sched = so.fix_d == 1 ? PLAN_NONE : sched_one;
+		 * schedule, but where the schedule's default runtime is
+		 * another than one stage's (the search's one_stage_repeats()
+		 * keeps such a schedule's one stage too: flush on
+		 * Megatron-Core, not pytorch-ddp) */
+		so.fix_sched =
+			so.fix_d == 1 &&
+					(po.have_rt ||
+					 runtime_default_for(sched_one, 1) ==
+						 runtime_default_for(PLAN_NONE, 1))
+				? PLAN_NONE
+				: sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
 		if (ntp > 1 || so.nv > 1 || po.zero_many || po.ncp > 1 ||

@@ -908,8 +908,9 @@ one_stage_repeats(const struct cost_opts *o, const struct search_opts *so,
 {
 	int rep;
 
+	/* evaluate mode: the schedule fixed is the one stage's */
 	if (so->fix_sched >= 0)
-		return 1;
+		return 0;
 	if (so->sched_mask & (1u << PLAN_NONE))
 		rep = PLAN_NONE;
 	else
