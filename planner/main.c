@@ -822,18 +822,10 @@ main(int argc, char **argv)
 		if (!have_sched || sched_one < 0 || !have_rc || rc_one < 0)
 			cli_usage_error("%s", "--evaluate needs one --schedule and "
 					"one --recompute");
-		/* One stage is plain data parallelism, whatever the
-		 * schedule, but where the schedule's default runtime is
-		 * another than one stage's (the search's one_stage_repeats()
-		 * keeps such a schedule's one stage too: flush on
-		 * Megatron-Core, not pytorch-ddp) */
-		so.fix_sched =
-			so.fix_d == 1 &&
-					(po.have_rt ||
-					 runtime_default_for(sched_one, 1) ==
-						 runtime_default_for(PLAN_NONE, 1))
-				? PLAN_NONE
-				: sched_one;
+		/* the schedule asked for, on one stage too (as a search of
+		 * it alone keeps it, one_stage_repeats()); below, once the
+		 * runtime is known, schedule none where it cannot */
+		so.fix_sched = sched_one;
 		so.sched_mask |= 1u << so.fix_sched;
 		so.fix_rc = rc_one;
 		if (ntp > 1 || so.nv > 1 || po.zero_many || po.ncp > 1 ||
@@ -931,6 +923,13 @@ main(int argc, char **argv)
 					pd2bw_progname, emit_via,
 					runtime_names[id]);
 		}
+	}
+	/* One stage of a schedule the runtime named cannot run is plain
+	 * data parallelism: schedule none. */
+	if (evaluate && so.fix_d == 1 && po.have_rt &&
+	    !(po.rt.sched_mask & (1u << so.fix_sched))) {
+		so.fix_sched = PLAN_NONE;
+		so.sched_mask |= 1u << PLAN_NONE;
 	}
 	rc_modules = par_opts_rc_modules(&po, have_rc_modules, rc_modules);
 	if (!evaluate)
