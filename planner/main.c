@@ -1140,8 +1140,10 @@ main(int argc, char **argv)
 		par_opts_apply_runtime(&po, plan_rt);
 		if (tc.have_model)
 			input_model_fusions(&tc.model);
-		if (po.fp8_dflt)
+		if (po.fp8_dflt) {
 			po.fp8_recipe = co.rts[plan_rt].fp8_recipe;
+			co.fp8_recipe = po.fp8_recipe;
+		}
 	}
 	if (is_model) {
 		char fb[64];

@@ -471,7 +471,10 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 
 	cost_opts_init(co);
 	input_cost_opts(co, prof, g, p->have_rt ? &p->rt : NULL);
-	co->fp8_recipe = p->fp8_recipe < 0 ? FP8_DELAYED : p->fp8_recipe;
+	/* without --runtime or --fp8-recipe, each candidate's runtime's */
+	co->fp8_recipe = p->fp8_recipe < 0		  ? FP8_DELAYED
+			 : !p->have_rt && p->fp8_dflt ? -1
+						      : p->fp8_recipe;
 	co->optimizer = p->optimizer;
 	co->offload_blocks = p->offload_blocks;
 	if (p->offload_blocks > 0) {

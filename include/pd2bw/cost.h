@@ -36,7 +36,8 @@ struct cost_opts {
 	double version_bytes;  /* 2BW's second weight version */
 	double cap_bytes;      /* device memory minus the reserve */
 	int precision;         /* enum model_prec of the model */
-	int fp8_recipe;        /* enum model_fp8 when precision is fp8 */
+	int fp8_recipe;        /* enum model_fp8 when precision is fp8;
+				  -1: each runtime's own (cost_fp8_recipe()) */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;
@@ -136,6 +137,14 @@ static inline const struct runtime *
 cost_cfg_runtime(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	return g->rt ? g->rt : cost_runtime(o, g->sched, g->d);
+}
+
+/* The FP8 recipe g trains with: o's, else its runtime's. */
+static inline int
+cost_fp8_recipe(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	return o->fp8_recipe >= 0 ? o->fp8_recipe
+				  : cost_cfg_runtime(o, g)->fp8_recipe;
 }
 
 /*

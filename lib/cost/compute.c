@@ -276,7 +276,7 @@ weight_cast_ms(const struct chain *c, const struct cost_opts *o,
 	else
 		bytes = p * (2 + 2 * qb +
 			     (o->precision == MODEL_FP8 &&
-				      o->fp8_recipe == FP8_TENSORWISE
+				      cost_fp8_recipe(o, g) == FP8_TENSORWISE
 			      ? 2
 			      : 0));
 	return bytes / (o->hbm_gb_s * 1e6);

@@ -115,7 +115,7 @@ cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 {
 	return model_prec_quantised(o->precision) &&
 	       (o->precision == MODEL_NVFP4 ||
-		o->fp8_recipe != FP8_BLOCKWISE) &&
+		cost_fp8_recipe(o, g) != FP8_BLOCKWISE) &&
 	       g->zero &&
 	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_PARAM_GATHER);
 }
@@ -130,7 +130,8 @@ cost_fp8_params(const struct cost_opts *o, const struct cost_cfg *g)
 int
 cost_fp8_all_gather(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	return o->precision == MODEL_FP8 && o->fp8_recipe == FP8_TENSORWISE &&
+	return o->precision == MODEL_FP8 &&
+	       cost_fp8_recipe(o, g) == FP8_TENSORWISE &&
 	       g->zero >= 2 && cost_shard_deg(g) / cost_cp_deg(g) > 1 &&
 	       runtime_has(cost_cfg_runtime(o, g), RUNTIME_OPT_FP8_ALL_GATHER);
 }
