@@ -1153,6 +1153,7 @@ main(int argc, char **argv)
 		if (co.precision == MODEL_FP8)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.fusions = xstrdup(fb);
+		plan.seq_len = seq_len;
 		if (input_attn() != ANALYTIC_ATTN_NATIVE)
 			plan.attention = xstrdup(analytic_attn_names[input_attn()]);
 		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {

@@ -172,6 +172,9 @@ struct plan {
 	 * does not say: a profile's own, or an older plan): the precision
 	 * trained ("bf16", "fp8", ...), the FP8 recipe and the fusions. */
 	char *precision, *fp8_recipe, *fusions;
+	/* the sequence a model was estimated at when not its file's own
+	 * (--seq-len), else 0 */
+	int64_t seq_len;
 	/* the attention kernel when not the GPU's own ("fa2"), else NULL */
 	char *attention;
 	/* what selective recomputation recomputed, a comma list of

@@ -261,6 +261,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "precision", p->precision);
 	if (p->fp8_recipe)
 		yml_out_kstr(&o, "fp8_recipe", p->fp8_recipe);
+	if (p->seq_len > 0)
+		yml_out_kint(&o, "seq_len", p->seq_len);
 	if (p->fusions)
 		yml_out_kstr(&o, "fusions", p->fusions);
 	if (p->attention)
@@ -574,6 +576,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("runtime", 0, &p->runtime),
 		YK_STR("precision", 0, &p->precision),
 		YK_STR("fp8_recipe", 0, &p->fp8_recipe),
+		YK_I64("seq_len", 0, &p->seq_len, 1, 1 << 30),
 		YK_STR("fusions", 0, &p->fusions),
 		YK_STR("attention", 0, &p->attention),
 		YK_STR("recompute_modules", 0, &p->recompute_modules),

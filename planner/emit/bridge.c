@@ -712,10 +712,6 @@ recipe_keys(FILE *fp, const struct emit_in *in, const struct bridge_recipe *r,
 {
 	fprintf(fp, "  # Architecture: %s's provider (num_layers, hidden_size, "
 		    "...).\n", r->model);
-	/* NEEDSWORK: the dataset's seq_length stays the recipe's (4096 in
-	 * both), and Bridge asserts it equals the model's (training/
-	 * config.py:1642-1647 at 067f987): a plan of another length fails
-	 * there, as for any recipe (arch_keys) */
 	kint(fp, "seq_length", in->prof->seq_len);
 	if (in->model->mtp_layers > 0)
 		kint(fp, "mtp_num_layers", in->model->mtp_layers);
@@ -846,15 +842,15 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "# Recipe: %s\n# (%s: its provider sets the "
 			    "architecture, checked equal to the model's,\n# "
 			    "left out here).  For %s:\n# that recipe's "
-			    "--config-file THIS_FILE; the data, tokenizer, "
-			    "optimizer and\n# schedule sections stay the "
-			    "recipe's.\n# ",
+			    "--config-file THIS_FILE; the data (but its "
+			    "sequence), tokenizer,\n# optimizer and schedule "
+			    "sections stay the recipe's.\n# ",
 			rec->recipe, rec->model, rec->versions);
 	} else {
 		fprintf(fp, "# For %s: the pretrain recipe's\n"
-			    "# --config-file THIS_FILE; the data, tokenizer, "
-			    "optimizer and schedule sections\n"
-			    "# stay the recipe's.  ",
+			    "# --config-file THIS_FILE; the data (but its "
+			    "sequence), tokenizer, optimizer and\n"
+			    "# schedule sections stay the recipe's.  ",
 			BRIDGE_VERSIONS);
 	}
 	if (c > 1)
@@ -991,6 +987,18 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	fprintf(fp, "train:\n");
 	kint(fp, "micro_batch_size", p->b);
 	kint(fp, "global_batch_size", p->global_batch);
+	/* the dataset's sequence, which Bridge asserts the model's equals
+	 * (training/config.py:1642-1647 at 067f987, 1348-1359 at v0.2.0):
+	 * seq_length from v0.6 (GPTDatasetConfig, config.py:231 at
+	 * 067f987; its finalize() copies it to sequence_length, :304),
+	 * Megatron-Core's sequence_length before; a version skips the key
+	 * it does not have with a warning (_apply_overrides, utils/
+	 * omegaconf_utils.py:470-474 at 067f987, 385-388 at v0.2.0) */
+	if (in->prof->seq_len > 0) {
+		fprintf(fp, "dataset:\n");
+		kint(fp, "seq_length", in->prof->seq_len);
+		kint(fp, "sequence_length", in->prof->seq_len);
+	}
 	fprintf(fp, "ddp:\n");
 	/* dist_muon shards without the distributed optimizer (recipes/
 	 * kimi/kimi_k2.py:199 at 63b08b397, "Muon needs this to be

@@ -152,7 +152,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		/* the model's or --capacity-factor's, as the plan priced */
 		input_set_capacity(p.capacity_factor);
 	}
-	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, 0,
+	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, p.seq_len,
 		       &is_model))
 		goto out;
 	if (chain_build(&ch, &prof))
@@ -175,7 +175,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		ip.etp_one = p.etp == 1 && p.t > 1;
 		ip.strict = 1;
 		if (input_par_chains(&tc, p.profile, catalog_find(&cat, p.gpu),
-				     cl.gpus_per_node, mb, 1, 0, tps, 1,
+				     cl.gpus_per_node, mb, 1, p.seq_len, tps, 1,
 				     p.sp ? 1 : 0, &ip))
 			goto out;
 	}
@@ -212,9 +212,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	if (!self.evaluated ||
 	    fabs(self.iter_ms - p.iter_ms) > 1e-3 * p.iter_ms + 1e-6) {
 		pd2bw_warn("%s: the inputs no longer give the plan's "
-			   "prediction (options such as --seq-len, "
-			   "--reserve or bytes per parameter are not kept in "
-			   "a plan): not re-evaluating",
+			   "prediction (options such as bytes per parameter "
+			   "are not kept in a plan): not re-evaluating",
 			   plan_path);
 		ei.c = NULL;
 	}

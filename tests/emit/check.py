@@ -535,6 +535,13 @@ def check_bridge(p, path):
     expect(bad, bool(mdl["sequence_parallel"]) == bool(p.sp), "sp")
     expect(bad, (c["train"]["micro_batch_size"],
                  c["train"]["global_batch_size"]) == (p.b, p.B), "batch")
+    # Bridge asserts that the dataset's sequence is the model's
+    # (training/config.py:1642-1647 at 067f987; :1348-1359 at v0.2.0,
+    # where the key is Megatron-Core's sequence_length)
+    ds = c.get("dataset") or {}
+    seq = mdl.get("seq_length")
+    expect(bad, seq is not None and ds.get("seq_length") == seq and
+           ds.get("sequence_length") == seq, "dataset sequence")
     # Muon's sharding is the dist_muon optimizer's own, the distributed
     # optimizer off (recipes/kimi/kimi_k2.py:199 at 63b08b397)
     muon = p.optimizer == "muon"

@@ -918,8 +918,10 @@ def torchtitan_stage_rank(i, pp):
 #   MX = src/megatron/bridge/training/mixed_precision.py
 # B:974-1001: ConfigContainer sections; overrides match its structure.
 # B:973: rerun_state_machine (Megatron's RerunStateMachineConfig).
+# B:990: dataset (GPTDatasetConfig, B:231 seq_length; v0.2.0 Megatron-
+# Core's sequence_length).
 BRIDGE_SECTIONS = {"model", "train", "ddp", "optimizer", "checkpoint",
-                   "rerun_state_machine"}
+                   "rerun_state_machine", "dataset"}
 # model: TransformerConfig (TC, MP above) and GPTModelProvider (G) fields.
 BRIDGE_MODEL_KEYS = {
     "tensor_model_parallel_size": "MP:55", "pipeline_model_parallel_size":

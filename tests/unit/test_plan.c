@@ -2173,6 +2173,7 @@ test_plan_roundtrip(void)
 	a.precision = xstrdup("fp8");
 	a.fp8_recipe = xstrdup("mxfp8");
 	a.fusions = xstrdup("act,rope");
+	a.seq_len = 16384;
 	a.pipeline_layout = xstrdup("Et*4|(t*4|)*14tmL");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
@@ -2182,6 +2183,7 @@ test_plan_roundtrip(void)
 	CHECK_STR_EQ(b.precision, "fp8");
 	CHECK_STR_EQ(b.fp8_recipe, "mxfp8");
 	CHECK_STR_EQ(b.fusions, "act,rope");
+	CHECK_INT_EQ((int)b.seq_len, 16384);
 	CHECK_STR_EQ(b.pipeline_layout, "Et*4|(t*4|)*14tmL");
 	CHECK_INT_EQ(plan_write(&b, f2), 0);
 	{
