@@ -251,24 +251,32 @@ static int
 add_chains(struct input_chains *x, const struct model *m,
 	   const struct gpu_spec *g, int gpus_per_node, const int *mb,
 	   int nmb, const int *tps, int ntp, int sp_mode, int cp, int ep,
-	   double imb, double rcap, int etp_one, int rt_id, int prune)
+	   double imb, double rcap, int etp_one, int rt_id, int prune,
+	   int *pruned)
 {
 	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i, sp;
 	struct runtime rt;
 
 	/* runtime rt_id's chains (with prune, those it can run alone:
-	 * the search turns the others away) */
+	 * the search turns the others away; *pruned counts the shapes
+	 * left out so) */
 	runtime_init(&rt, rt_id >= 0 ? rt_id : RUNTIME_MEGATRON_CORE);
 	prune = prune && rt_id >= 0;
-	if (prune && ((cp > 1 && !rt.cp) || (ep > 1 && !rt.ep)))
+	if (prune && ((cp > 1 && !rt.cp) || (ep > 1 && !rt.ep))) {
+		++*pruned;
 		return 0;
+	}
 	for (i = 0; i < ntp; i++) {
 		int t = tps[i];
 
 		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
-		    (kv % t && t % kv) || (prune && t > 1 && !rt.tp))
+		    (kv % t && t % kv))
 			continue;
+		if (prune && t > 1 && !rt.tp) {
+			++*pruned;
+			continue;
+		}
 		/* experts are split t ways too (expert tensor parallelism t),
 		 * or whole (1) */
 		if (m->moe.experts &&
@@ -329,7 +337,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	int strict = par->strict;
 	int auto_eps[16];
 	struct model m;
-	int ci, ei, ri, ret = -1;
+	int ci, ei, ri, pruned = 0, ret = -1;
 
 	memset(x, 0, sizeof(*x));
 	if (!ntp) {
@@ -426,9 +434,32 @@ input_par_chains(struct input_chains *x, const char *path,
 					       nmb, tps, ntp, sp_mode, cps[ci],
 					       eps[ei], par->imbalance,
 					       par->rank_capacity,
-					       par->etp_one, id, !strict))
+					       par->etp_one, id, !strict,
+					       &pruned))
 					goto out;
 			}
+	}
+	if (!x->n && pruned) {
+		/* every shape asked for is one the default runtimes of the
+		 * schedules searched cannot run */
+		char names[128];
+		size_t k = 0;
+
+		names[0] = 0;
+		for (ri = 0; ri < par->nrt; ri++)
+			k += (size_t)snprintf(names + k,
+					      k < sizeof(names)
+						      ? sizeof(names) - k
+						      : 0,
+					      "%s%s", ri ? ", " : "",
+					      runtime_names[par->rts[ri]]);
+		pd2bw_error("the runtime%s that run%s the schedules searched "
+			    "(%s) cannot run the tensor, context or expert "
+			    "parallelism asked for; --runtime names one that "
+			    "can",
+			    par->nrt > 1 ? "s" : "", par->nrt > 1 ? "" : "s",
+			    names);
+		goto out;
 	}
 	if (!x->n && x->nskip) {
 		pd2bw_error("%s", x->skip_why[0]);
