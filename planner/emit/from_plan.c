@@ -213,7 +213,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	    fabs(self.iter_ms - p.iter_ms) > 1e-3 * p.iter_ms + 1e-6) {
 		pd2bw_warn("%s: the inputs no longer give the plan's "
 			   "prediction (options such as bytes per parameter "
-			   "are not kept in a plan): not re-evaluating",
+			   "are not kept in a plan, or an older pd2bw-plan "
+			   "made it): not re-evaluating",
 			   plan_path);
 		ei.c = NULL;
 	}
