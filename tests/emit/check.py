@@ -775,6 +775,9 @@ MCORE_TE_GRAPHS_EXTRA = ["--runtime", "megatron-core:te-graphs",
 # async TP, which has the TP plans emit enable_async_tensor_parallel, and
 # recomputation that stops early (early_stop).
 TT_COMPILE_EXTRA = ["--runtime", "torchtitan:compile,async-tp,early-stop"]
+# another sequence than the model's: the plan keeps it (config seq_len),
+# --from-plan re-evaluates and emits at it
+SEQ_EXTRA = ["--seq-len", "2048"]
 
 
 def sweep(quick):
@@ -794,6 +797,8 @@ def sweep(quick):
                 runs.append((m, MCORE_TE_GRAPHS_EXTRA))
             if m.startswith("llama3"):
                 runs.append((m, TT_COMPILE_EXTRA))
+            if m in ("llama3-8b", "qwen3-30b-a3b", "gpt-oss-120b"):
+                runs.append((m, SEQ_EXTRA))
     runs.sort(key=lambda r: (r[0], r[1]))
     presets = PRESETS[:2] if quick else PRESETS
     tps = ["1", "4"] if quick else ["1", "2", "4", "8"]
