@@ -1171,6 +1171,12 @@ main(int argc, char **argv)
 	if (layout_spec)
 		plan.pipeline_layout = xstrdup(layout_spec);
 	plan.optimizer = co.optimizer;
+	plan.weight_bytes = wb;
+	plan.grad_bytes = gb;
+	plan.opt_bytes = ob;
+	plan.version_bytes = vb;
+	plan.context_gib = ctx_gib;
+	plan.frag = frag;
 	if (plan.offload)
 		plan.offload_blocks = co.offload_blocks;
 	plan.gpu = xstrdup(gpu ? gpu : prof.device);

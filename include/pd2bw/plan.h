@@ -175,6 +175,13 @@ struct plan {
 	/* the sequence a model was estimated at when not its file's own
 	 * (--seq-len), else 0 */
 	int64_t seq_len;
+	/* memory figures given in place of the defaults, -1 where not:
+	 * bytes per parameter of the weights, gradients, optimizer state
+	 * and 2BW's second version (--weight-bytes, ...), the runtime's
+	 * context in GiB (--context-memory) and its fragmentation share
+	 * (--fragmentation) */
+	double weight_bytes, grad_bytes, opt_bytes, version_bytes;
+	double context_gib, frag;
 	/* the attention kernel when not the GPU's own ("fa2"), else NULL */
 	char *attention;
 	/* what selective recomputation recomputed, a comma list of

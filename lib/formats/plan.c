@@ -30,6 +30,8 @@ plan_init(struct plan *p)
 	p->c = 1;
 	p->e = 1;
 	p->v = 1;
+	p->weight_bytes = p->grad_bytes = p->opt_bytes = p->version_bytes = -1;
+	p->context_gib = p->frag = -1;
 }
 
 void
@@ -263,6 +265,18 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "fp8_recipe", p->fp8_recipe);
 	if (p->seq_len > 0)
 		yml_out_kint(&o, "seq_len", p->seq_len);
+	if (p->weight_bytes >= 0)
+		yml_out_kdbl(&o, "weight_bytes", p->weight_bytes);
+	if (p->grad_bytes >= 0)
+		yml_out_kdbl(&o, "grad_bytes", p->grad_bytes);
+	if (p->opt_bytes >= 0)
+		yml_out_kdbl(&o, "optimizer_bytes", p->opt_bytes);
+	if (p->version_bytes >= 0)
+		yml_out_kdbl(&o, "version_bytes", p->version_bytes);
+	if (p->context_gib >= 0)
+		yml_out_kdbl(&o, "context_memory_gib", p->context_gib);
+	if (p->frag >= 0)
+		yml_out_kdbl(&o, "fragmentation", p->frag);
 	if (p->fusions)
 		yml_out_kstr(&o, "fusions", p->fusions);
 	if (p->attention)
@@ -577,6 +591,12 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("precision", 0, &p->precision),
 		YK_STR("fp8_recipe", 0, &p->fp8_recipe),
 		YK_I64("seq_len", 0, &p->seq_len, 1, 1 << 30),
+		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),
+		YK_DBL("grad_bytes", 0, &p->grad_bytes, 0, 64),
+		YK_DBL("optimizer_bytes", 0, &p->opt_bytes, 0, 64),
+		YK_DBL("version_bytes", 0, &p->version_bytes, 0, 64),
+		YK_DBL("context_memory_gib", 0, &p->context_gib, 0, 1024),
+		YK_DBL("fragmentation", 0, &p->frag, 0, 1),
 		YK_STR("fusions", 0, &p->fusions),
 		YK_STR("attention", 0, &p->attention),
 		YK_STR("recompute_modules", 0, &p->recompute_modules),

@@ -2174,6 +2174,8 @@ test_plan_roundtrip(void)
 	a.fp8_recipe = xstrdup("mxfp8");
 	a.fusions = xstrdup("act,rope");
 	a.seq_len = 16384;
+	a.grad_bytes = 4;
+	a.frag = 0.1;
 	a.pipeline_layout = xstrdup("Et*4|(t*4|)*14tmL");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(f1, sizeof(f1), "%s/a.yaml", dir);
@@ -2184,6 +2186,10 @@ test_plan_roundtrip(void)
 	CHECK_STR_EQ(b.fp8_recipe, "mxfp8");
 	CHECK_STR_EQ(b.fusions, "act,rope");
 	CHECK_INT_EQ((int)b.seq_len, 16384);
+	CHECK_NEAR(b.grad_bytes, 4, 0);
+	CHECK_NEAR(b.frag, 0.1, 0);
+	CHECK_NEAR(b.weight_bytes, -1, 0);
+	CHECK_NEAR(b.context_gib, -1, 0);
 	CHECK_STR_EQ(b.pipeline_layout, "Et*4|(t*4|)*14tmL");
 	CHECK_INT_EQ(plan_write(&b, f2), 0);
 	{
