@@ -510,6 +510,28 @@ input_cost_opts(struct cost_opts *o, const struct profile *p,
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+void
+input_memory_figures(struct cost_opts *o, double wb, double gb, double ob,
+		     double vb, double ctx_gib, double frag)
+{
+	int i;
+
+	if (wb >= 0)
+		o->weight_bytes = wb;
+	if (gb >= 0)
+		o->grad_bytes = gb;
+	if (ob >= 0)
+		o->opt_bytes = ob;
+	if (vb >= 0)
+		o->version_bytes = vb;
+	for (i = 0; i < RUNTIME_N; i++) {
+		if (ctx_gib >= 0)
+			o->rts[i].context_bytes = ctx_gib * GIB;
+		if (frag >= 0)
+			o->rts[i].frag = frag;
+	}
+}
+
 int
 input_gpu_on_nodes(struct cluster *cl, const struct gpu_catalog *cat,
 		   const struct gpu_spec *g, const char *where)

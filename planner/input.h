@@ -172,6 +172,13 @@ void input_set_capacity(double cf);
 void input_set_rc_modules(unsigned m);
 /* The modules set by input_set_rc_modules(). */
 unsigned input_rc_modules(void);
+/*
+ * The memory figures given, each where it is >= 0: bytes per parameter of
+ * the weights, gradients, optimizer state and 2BW's second version, and
+ * every runtime's context (GiB) and fragmentation share.
+ */
+void input_memory_figures(struct cost_opts *o, double wb, double gb,
+			  double ob, double vb, double ctx_gib, double frag);
 /* What model m changes of the estimator's fusions: a runtime that fuses
  * only plain rotary positions (input_set_rope_plain()) runs YaRN's
  * unfused.  input_load() and input_par_chains() apply it to the model

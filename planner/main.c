@@ -1063,21 +1063,7 @@ main(int argc, char **argv)
 	par_opts_cost(&po, &co, &prof, catalog_find(&cat, gpu));
 	co.every_n = every_n;
 	co.every_p = every_p;
-	if (wb >= 0)
-		co.weight_bytes = wb;
-	if (gb >= 0)
-		co.grad_bytes = gb;
-	if (ob >= 0)
-		co.opt_bytes = ob;
-	if (vb >= 0)
-		co.version_bytes = vb;
-	for (c = 0; c < RUNTIME_N; c++) {
-		if (ctx_gib >= 0)
-			co.rts[c].context_bytes =
-				ctx_gib * 1024.0 * 1024.0 * 1024.0;
-		if (frag >= 0)
-			co.rts[c].frag = frag;
-	}
+	input_memory_figures(&co, wb, gb, ob, vb, ctx_gib, frag);
 	co.cap_bytes = (double)cl.gpu_mem_bytes -
 		       reserve_gib * 1024.0 * 1024.0 * 1024.0;
 	if (co.cap_bytes <= 0) {

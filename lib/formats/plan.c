@@ -265,18 +265,25 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kstr(&o, "fp8_recipe", p->fp8_recipe);
 	if (p->seq_len > 0)
 		yml_out_kint(&o, "seq_len", p->seq_len);
-	if (p->weight_bytes >= 0)
-		yml_out_kdbl(&o, "weight_bytes", p->weight_bytes);
-	if (p->grad_bytes >= 0)
-		yml_out_kdbl(&o, "grad_bytes", p->grad_bytes);
-	if (p->opt_bytes >= 0)
-		yml_out_kdbl(&o, "optimizer_bytes", p->opt_bytes);
-	if (p->version_bytes >= 0)
-		yml_out_kdbl(&o, "version_bytes", p->version_bytes);
-	if (p->context_gib >= 0)
-		yml_out_kdbl(&o, "context_memory_gib", p->context_gib);
-	if (p->frag >= 0)
-		yml_out_kdbl(&o, "fragmentation", p->frag);
+	{
+		/* the memory figures given, each where it was */
+		const struct {
+			const char *k;
+			double v;
+		} mem[] = {
+			{"weight_bytes", p->weight_bytes},
+			{"grad_bytes", p->grad_bytes},
+			{"optimizer_bytes", p->opt_bytes},
+			{"version_bytes", p->version_bytes},
+			{"context_memory_gib", p->context_gib},
+			{"fragmentation", p->frag},
+		};
+		size_t j;
+
+		for (j = 0; j < sizeof(mem) / sizeof(mem[0]); j++)
+			if (mem[j].v >= 0)
+				yml_out_kdbl(&o, mem[j].k, mem[j].v);
+	}
 	if (p->fusions)
 		yml_out_kstr(&o, "fusions", p->fusions);
 	if (p->attention)

@@ -41,7 +41,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	struct emit_in ei;
 	struct emit_rc self;
 	char hash[17];
-	int is_model = 0, ret = 1, mb[1], tps[1], r8 = FP8_DELAYED, c;
+	int is_model = 0, ret = 1, mb[1], tps[1], r8 = FP8_DELAYED;
 
 	plan_init(&p);
 	catalog_init(&cat);
@@ -190,21 +190,8 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	}
 	co.cap_bytes = (double)p.gpu_mem_bytes - (double)p.reserve_bytes;
 	/* the memory figures the plan was made with */
-	if (p.weight_bytes >= 0)
-		co.weight_bytes = p.weight_bytes;
-	if (p.grad_bytes >= 0)
-		co.grad_bytes = p.grad_bytes;
-	if (p.opt_bytes >= 0)
-		co.opt_bytes = p.opt_bytes;
-	if (p.version_bytes >= 0)
-		co.version_bytes = p.version_bytes;
-	for (c = 0; c < RUNTIME_N; c++) {
-		if (p.context_gib >= 0)
-			co.rts[c].context_bytes =
-				p.context_gib * 1024.0 * 1024.0 * 1024.0;
-		if (p.frag >= 0)
-			co.rts[c].frag = p.frag;
-	}
+	input_memory_figures(&co, p.weight_bytes, p.grad_bytes, p.opt_bytes,
+			     p.version_bytes, p.context_gib, p.frag);
 	co.fp8_recipe = r8;
 	co.optimizer = p.optimizer;
 	co.offload_blocks = p.offload ? p.offload_blocks : 0;
