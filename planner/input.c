@@ -93,8 +93,10 @@ input_set_rope_plain(int on)
 	rope_plain = on;
 }
 
-void
-input_model_fusions(const struct model *m)
+/* What m changes of the run's estimates: a runtime that fuses only
+ * plain rotary positions runs YaRN's unfused. */
+static void
+model_fusions(const struct model *m)
 {
 	if (rope_plain && model_yarn_positions(m))
 		opts()->fusions &= ~ANALYTIC_FUSE_ROPE;
@@ -211,7 +213,7 @@ input_load(struct profile *p, const char *path, const struct gpu_catalog *cat,
 		model_init(&m);
 		ret = model_load_string(&m, path, buf, len);
 		apply_overrides(&m, seq_len);
-		input_model_fusions(&m);
+		model_fusions(&m);
 		if (!ret && !g)
 			ret = pd2bw_error("%s%sunknown GPU '%s' (see "
 					  "pd2bw-profile --list-gpus)",
@@ -352,7 +354,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	if (model_load(&m, path))
 		goto out;
 	apply_overrides(&m, seq_len);
-	input_model_fusions(&m);
+	model_fusions(&m);
 	if (!m.moe.experts && (override_cf > 0 || par->imbalance != 1 ||
 			       par->rank_capacity > 0)) {
 		pd2bw_error("%s: model '%s' has no experts for %s", path,
@@ -417,10 +419,8 @@ input_par_chains(struct input_chains *x, const char *path,
 	for (ri = 0; ri < (par->nrt > 0 ? par->nrt : 1); ri++) {
 		int id = par->nrt > 0 ? par->rts[ri] : -1;
 
-		if (id >= 0) {
-			par->set_runtime(par->arg, id);
-			input_model_fusions(&m);
-		}
+		if (id >= 0)
+			input_par_runtime(par, id, &m);
 		for (ci = 0; ci < ncp; ci++)
 			for (ei = 0; ei < nep; ei++) {
 				char why[256];
@@ -506,6 +506,13 @@ input_cost_opts(struct cost_opts *o, const struct profile *p,
 		o->runtime = rt->id;
 		o->rts[rt->id] = *rt;
 	}
+}
+
+void
+input_par_runtime(const struct input_par *par, int id, const struct model *m)
+{
+	par->set_runtime(par->arg, id);
+	model_fusions(m);
 }
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

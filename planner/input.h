@@ -106,13 +106,13 @@ struct input_par {
 			     for */
 	/* Without --runtime: the runtimes rts[0..nrt) whose kernels price
 	 * the chains, a set of them each (search_chain's runtime), the
-	 * estimator's options set by set_runtime(arg, id) before each;
-	 * nrt 0: the options set now, chains for every runtime */
-	const int *rts;
+	 * estimator's options set by set_runtime(arg, id) before each
+	 * (input_par_runtime()); nrt 0: the options set now, chains for
+	 * every runtime */
+	int rts[RUNTIME_N];
 	int nrt;
 	void (*set_runtime)(const void *arg, int id);
 	const void *arg;
-	int own_rts[RUNTIME_N]; /* room for rts */
 };
 
 /*
@@ -179,11 +179,11 @@ unsigned input_rc_modules(void);
  */
 void input_memory_figures(struct cost_opts *o, double wb, double gb,
 			  double ob, double vb, double ctx_gib, double frag);
-/* What model m changes of the estimator's fusions: a runtime that fuses
- * only plain rotary positions (input_set_rope_plain()) runs YaRN's
- * unfused.  input_load() and input_par_chains() apply it to the model
- * they read. */
-void input_model_fusions(const struct model *m);
+/* The estimator's options as par's runtime id runs model m (its
+ * set_runtime, then what m changes of them: a runtime that fuses only
+ * plain rotary positions runs YaRN's unfused). */
+void input_par_runtime(const struct input_par *par, int id,
+		       const struct model *m);
 /* The fusions set by input_set_fusions(). */
 unsigned input_fusions(void);
 /* The attention kernel (enum analytic_attn) of every model's estimate

@@ -1123,9 +1123,8 @@ main(int argc, char **argv)
 	plan_rt = cost_runtime(&co, plan.sched, plan.d)->id;
 	if (is_model && !po.have_rt) {
 		/* what the plan's runtime priced it with */
-		par_opts_apply_runtime(&po, plan_rt);
 		if (tc.have_model)
-			input_model_fusions(&tc.model);
+			input_par_runtime(&ipar, plan_rt, &tc.model);
 		if (po.fp8_dflt) {
 			po.fp8_recipe = co.rts[plan_rt].fp8_recipe;
 			co.fp8_recipe = po.fp8_recipe;

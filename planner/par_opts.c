@@ -456,8 +456,7 @@ par_opts_input_par(const struct par_opts *p, const struct search_opts *so,
 	/* a search's default, as par_opts_search_defaults()'s */
 	ip->ep_auto = !strict;
 	if (!p->have_rt) {
-		ip->rts = ip->own_rts;
-		ip->nrt = par_opts_default_runtimes(so, ip->own_rts);
+		ip->nrt = par_opts_default_runtimes(so, ip->rts);
 		ip->set_runtime = par_opts_apply_runtime;
 		ip->arg = p;
 	}
