@@ -46,6 +46,13 @@ MODEL_B=${MODEL_B:-models/gpt2-xl.yaml}
 MB_B=${MB_B:-1,2,4,8,16}
 MB_B_SHORT=${MB_B_SHORT:-1,4,16}
 GEMMS=${GEMMS:-4096 8192}
+# the catalog entry the measurements are held against: the GPU at hand
+# (nvidia-smi's name, "NVIDIA H100 80GB HBM3" -> H100), or GPU=NAME
+if [ -z "${GPU:-}" ]; then
+	GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
+		head -1 | sed 's/^NVIDIA //; s/ .*//')
+fi
+GPU=${GPU:-H200}
 A=$(basename "$MODEL_A" .yaml)
 XL=$(basename "$MODEL_B" .yaml)
 PROG=pd2bw-profile
@@ -175,7 +182,7 @@ done
 # ---- the GEMM rate against the dense 16-bit peak ----
 say "== GEMM rate [$(elapsed) s]"
 for n in $GEMMS; do
-	limit 60 "$P" --gemm "$n" -g H200 -w 5 -r 20 2>&1 | tee -a "$SUM"
+	limit 60 "$P" --gemm "$n" -g "$GPU" -w 5 -r 20 2>&1 | tee -a "$SUM"
 done
 
 # ---- profiles ----
@@ -230,11 +237,11 @@ for path in "$MODEL_A" "$MODEL_B"; do
 	k=
 	[ -s "$OUT/$m.kernels.yaml" ] && k="--kernels $OUT/$m.kernels.yaml"
 	# shellcheck disable=SC2086
-	"$P" --calibrate "$OUT/$m.profile.yaml" $k -g H200 \
-		--gpus-out "$OUT/$m.h200-gpus.yaml" \
+	"$P" --calibrate "$OUT/$m.profile.yaml" $k -g "$GPU" \
+		--gpus-out "$OUT/$m.gpus.yaml" \
 		"$TOP/$path" -o "$OUT/$m.calibration.yaml" \
 		2>>"$OUT/$m.log" &&
-		say "$m calibration (H200): $(sed -n '/^efficiency/,$p' \
+		say "$m calibration ($GPU): $(sed -n '/^efficiency/,$p' \
 			"$OUT/$m.calibration.yaml" | tr -s ' \n' ' ')"
 done
 

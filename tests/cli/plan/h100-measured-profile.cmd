@@ -1,0 +1,2 @@
+# a Llama 3 8B profile measured on a real H100 (bench/data/device/h100-gpu-check.txt, 2026-12-05) plans from its measured layers: per microbatch, stage 0 (embedding + 16 blocks) computes 0.164 + 0.225 + 16 x (16.820 + 33.324) = 802.69 ms, stage 1 (16 blocks + head) 802.30 + 15.111 + 32.382 = 849.79 ms
+pd2bw-plan $TOP/tests/data/profile/h100-llama3-8b.yaml -c dgx-h100:1 -B 64 2>/dev/null | sed -n '/^chosen/,/^breakdown/p;/^    [01]  /p'
