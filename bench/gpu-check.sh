@@ -5,9 +5,10 @@
 # paper's, seq 512) and GPT-2 XL (fused and unfused attention) on the GPU
 # at hand, compare the per-layer sum with whole training steps, measure
 # what CUPTI costs, calibrate the analytic model from the kernel
-# breakdown, and time the same GPT block in PyTorch when python3 has
-# torch.  Everything goes under $OUT (default output/gpu-check);
-# summary.txt holds the figures.
+# breakdown, and time the same GPT block and the fused attention kernels
+# (bench/sdpa-torch.py) in PyTorch when python3 has torch.  Everything
+# goes under $OUT (default output/gpu-check); summary.txt holds the
+# figures.
 #
 #   OUT=/tmp/x sh bench/gpu-check.sh
 #
@@ -26,7 +27,8 @@
 # used instead: make B=build/gpu tests-build, then carry build/gpu and set
 # B=build/gpu (BUILD=0 uses it even where nvcc is: the build there needs
 # pkg-config and the libraries' headers).  SUITE=0 leaves out the whole
-# test suite, which needs no GPU beyond the kernel tests run before it.  Missing libraries (libyaml, hwloc, GLPK) are reported; to
+# test suite, which needs no GPU beyond the kernel tests run before it.
+# Missing libraries (libyaml, hwloc, GLPK) are reported; to
 # supply them without a network, put the .deb files of libyaml-0-2
 # libyaml-dev libhwloc15 libhwloc-dev libglpk40 libglpk-dev (and their
 # dependencies) in $DEBS (default shared/debs): they are unpacked under
@@ -314,6 +316,10 @@ for fused in (False, True):
 EOF
 	limit 120 python3 "$OUT/torch_block.py" >"$OUT/torch_block.txt" 2>&1
 	tee -a "$SUM" <"$OUT/torch_block.txt"
+	# cuDNN's attention as PyTorch runs it, for bench/data/cudnn-sdpa-check.tsv
+	say "== fused attention through PyTorch's SDPA [$(elapsed) s]"
+	limit 180 python3 bench/sdpa-torch.py >"$OUT/sdpa.tsv" 2>&1
+	tee -a "$SUM" <"$OUT/sdpa.tsv"
 else
 	say "no python3 with torch and CUDA: PyTorch reference skipped"
 fi
