@@ -109,8 +109,11 @@ HAS_ATTN_KERNEL=$(has '--attention-kernel')
 HAS_ATTN_TRITON=$(has 'triton (FlashAttention')
 HAS_EVERY=$(has '--recompute-every')
 
-# All rows, comments and the column header lines dropped.
+# All rows, comments and the column header lines dropped: the files
+# whose header names a section (the attention timings beside them are
+# bench/attention.sh's).
 for f in bench/data/*.tsv; do
+	grep -q '^section	' "$f" || continue
 	grep -v -e '^#' -e '^section	' "$f"
 done >"$TMP/rows"
 set -f

@@ -1799,7 +1799,8 @@ embed_point(struct shape *sh, struct prof_point *pt)
  * 16-bit logits; the loss upcasts them and keeps the fp32 softmax for
  * backward (Megatron's vocabulary-parallel cross-entropy, PyTorch's
  * cross_entropy on logits.float()), so the stash holds n V/t x 4 bytes and
- * the 16-bit logits (and in backward their gradient) are the transient.
+ * the 16-bit logits (and in backward their gradient) are the transient;
+ * a fused PyTorch loss keeps the 16-bit logits instead.
  * Its output is the per-token fp32 loss.
  */
 static void
@@ -1854,8 +1855,12 @@ head_point(struct shape *sh, struct prof_point *pt)
 	bw += gemm_bwd_ms(sh, n, h, vt);
 	sh->fp8 = 0;
 	bw += norm_bwd_ms(sh);
-	st += nh * e + n * sh->statb + norm_x_stash(sh, nh) + nh * e +
-	      4 * n * vt;
+	st += nh * e + n * sh->statb + norm_x_stash(sh, nh) + nh * e;
+	/* a PyTorch loss that is fused (Inductor's compiled cross_entropy,
+	 * flash-attn's CrossEntropyLoss) keeps the 16-bit logits and each
+	 * row's log-sum-exp, and computes the softmax again in backward */
+	st += sh->xcopy && fused(sh, ANALYTIC_FUSE_XENT) ? n * vt * e + 4 * n
+							 : 4 * n * vt;
 	flops += 2 * nh * vt;
 
 	pt->fwd_ms = f;

@@ -1807,7 +1807,12 @@ test_rc_op_moe(void)
  * 16-bit logits' gradient (n V 2 bytes); PyTorch's cross_entropy on the
  * upcast logits (torchtitan) writes nll_loss's dense fp32 gradient and
  * log_softmax's beside it, 8 n V; a fused loss works in place again.
- * Llama 3 8B at b = 1, s = 8192, V = 128256.
+ * What the loss keeps for backward: the fp32 softmax (4 n V), but a
+ * fused PyTorch loss (Inductor's compiled cross_entropy, torchtitan's
+ * compile; flash-attn's CrossEntropyLoss) keeps the 16-bit logits and
+ * each row's log-sum-exp, 2 n V + 4 n: 2 n V - 4 n = 2,101,313,536 bytes
+ * less.  Megatron's fused loss (i = 3) keeps the fp32 softmax.  Llama 3
+ * 8B at b = 1, s = 8192, V = 128256.
  */
 static void
 test_xent_copy(void)
@@ -1817,20 +1822,25 @@ test_xent_copy(void)
 	struct analytic_opts o;
 	struct profile p;
 	struct model m;
+	int64_t st[4];
 	int i;
 
 	llama8(&m);
 	analytic_opts_init(&o);
-	for (i = 0; i < 3; i++) {
-		o.xent_copy = i > 0;
-		o.fusions = i == 2 ? ANALYTIC_FUSE_XENT : 0;
+	for (i = 0; i < 4; i++) {
+		o.xent_copy = i == 1 || i == 2;
+		o.fusions = i >= 2 ? ANALYTIC_FUSE_XENT : 0;
 		profile_init(&p);
 		CHECK(analytic_profile_opts(&p, &m, g, mb, 1, 1, 0, &o) == 0);
 		CHECK_STR_EQ(p.layers[p.nlayers - 1].name, "head");
 		CHECK_INT_EQ(p.layers[p.nlayers - 1].pt[0].work_bytes,
 			     (i == 1 ? 8LL : 2LL) * 8192 * 128256);
+		st[i] = p.layers[p.nlayers - 1].pt[0].stash_bytes[0];
 		profile_release(&p);
 	}
+	CHECK_INT_EQ(st[1], st[0]);
+	CHECK_INT_EQ(st[3], st[0]);
+	CHECK_INT_EQ(st[0] - st[2], 2101313536LL);
 }
 
 /*
