@@ -23,10 +23,12 @@
 # (its figures are host times).  MODEL_A, MODEL_B (paths from the source
 # tree), MB_A, MB_B, MB_B_SHORT and GEMMS choose what is measured.
 #
-# Without nvcc on the machine, a build directory made elsewhere can be
-# used instead: make B=build/gpu tests-build, then carry build/gpu and set
-# B=build/gpu (BUILD=0 uses it even where nvcc is: the build there needs
-# pkg-config and the libraries' headers).  SUITE=0 leaves out the whole
+# Without nvcc on the machine, a build made elsewhere can be used
+# instead: bench/gpu-pack.sh packs one with its libraries (carry
+# build/gpu-pack and set B=build/gpu-pack/b), or make B=build/gpu
+# tests-build, then carry build/gpu and set B=build/gpu (BUILD=0 uses it
+# even where nvcc is: the build there needs pkg-config and the
+# libraries' headers).  SUITE=0 leaves out the whole
 # test suite, which needs no GPU beyond the kernel tests run before it.
 # Missing libraries (libyaml, hwloc, GLPK) are reported; to
 # supply them without a network, put the .deb files of libyaml-0-2
@@ -40,6 +42,17 @@ B=${B:-build/gpu}
 DEBS=${DEBS:-$TOP/shared/debs}
 GENCODE=${NVCC_GENCODE:--gencode arch=compute_90,code=sm_90}
 EMU=${EMU:-0}
+# a pack of bench/gpu-pack.sh: prebuilt, with its libraries beside it
+case $B in
+/*) PACKDIR=$(dirname "$B") ;;
+*) PACKDIR=$TOP/$(dirname "$B") ;;
+esac
+if [ -f "$PACKDIR/gpu-pack" ]; then
+	BUILD=${BUILD:-0}
+	SUITE=${SUITE:-0}
+	LD_LIBRARY_PATH="$PACKDIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	export LD_LIBRARY_PATH
+fi
 BUILD=${BUILD:-1}
 SUITE=${SUITE:-1}
 MODEL_A=${MODEL_A:-models/gpt-1.3b.yaml}
