@@ -304,19 +304,24 @@ nvfp4_quant_ms(struct shape *sh, double x)
  * quantizer.cpp lines 1008-1028, and common/recipe/current_scaling.cu
  * lines 76 and 331 @d0067d0da: zero, amax, scale, cast).  After a
  * delayed-recipe norm only the transpose remains (read and write one
- * byte a value).
+ * byte a value).  Where the GPU's FP8 GEMMs take either layout
+ * (Blackwell: an MXFP8 part), Transformer Engine's per-tensor copies
+ * have no transpose: the cast writes one copy, and a delayed-recipe
+ * norm leaves nothing to do (cost_fp8_copies()).
  */
 static double
 quant_ms(struct shape *sh, double x, enum quant_at q)
 {
 	double e = sh->e, t = 0, scales = 0;
+	int one = sh->g->mxfp8 && sh->casts == ANALYTIC_CASTS_TE &&
+		  (sh->fp8r == FP8_DELAYED || sh->fp8r == FP8_TENSORWISE);
 
 	if (q == Q_SAVED || x <= 0)
 		return 0;
 	if (sh->fp4)
 		return nvfp4_quant_ms(sh, x);
 	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
-		return op_ms(sh, OP_VEC, 0, 2 * x);
+		return one ? 0 : op_ms(sh, OP_VEC, 0, 2 * x);
 	if (sh->fp8r == FP8_TENSORWISE)
 		t += op_ms(sh, OP_VEC, 0, 8) +
 		     (q == Q_OWN ? op_ms(sh, OP_VEC, 0, 4) +
@@ -326,7 +331,7 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 		scales = 2 * x / 32;
 	else if (sh->fp8r == FP8_BLOCKWISE)
 		scales = 2 * 4 * x / 128;
-	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + 2) + scales);
+	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + (one ? 1 : 2)) + scales);
 }
 
 /* What FP8 (or, with its recipe, MXFP8) GEMMs reach against 16-bit ones

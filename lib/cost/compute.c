@@ -252,12 +252,13 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
  * its FP8 copy and transpose (MXFP8 and NVFP4: the rowwise and
  * columnwise copies), which the later microbatches reuse (Megatron passes
  * is_first_microbatch, extensions/transformer_engine.py; TE's
- * quantize with caching): read the 16-bit value, write two copies, and
- * under current scaling read it once more for its amax.  With FP8
- * parameters (cost_fp8_params()) the distributed optimizer writes its
- * shard's quantised copy from the fp32 master (read 4 bytes, write one
- * copy), and the columnwise copy is made from the gathered rowwise one
- * (read and write a copy a value).  The quantised weights are the
+ * quantize with caching): read the 16-bit value, write the copies
+ * (cost_fp8_copies(): one for per-tensor FP8 on Blackwell), and under
+ * current scaling read it once more for its amax.  With FP8 parameters
+ * (cost_fp8_params()) the distributed optimizer writes its shard's
+ * quantised copy from the fp32 master (read 4 bytes, write one copy),
+ * and a columnwise copy, where there is one, is made from the gathered
+ * rowwise one (read and write a copy a value).  The quantised weights are the
  * blocks' matrices, those Muon would manage (chain_muon()): the embedding
  * and the output layer stay 16-bit.
  */
@@ -266,15 +267,18 @@ weight_cast_ms(const struct chain *c, const struct cost_opts *o,
 	       const struct cost_cfg *g, int a, int e)
 {
 	double ns, nse, p = (double)chain_muon(c, a, e, &ns, &nse), qb, bytes;
+	int nc;
 
 	if (!model_prec_quantised(o->precision) || o->hbm_gb_s <= 0 ||
 	    g->rt->fp8_casts != ANALYTIC_CASTS_TE || p <= 0)
 		return 0;
 	qb = cost_quant_bytes(o);
+	nc = cost_fp8_copies(o, g);
 	if (cost_fp8_params(o, g))
-		bytes = p * (4 + qb) / (double)cost_shard_deg(g) + p * 2 * qb;
+		bytes = p * (4 + qb) / (double)cost_shard_deg(g) +
+			(nc - 1) * p * 2 * qb;
 	else
-		bytes = p * (2 + 2 * qb +
+		bytes = p * (2 + nc * qb +
 			     (o->precision == MODEL_FP8 &&
 				      cost_fp8_recipe(o, g) == FP8_TENSORWISE
 			      ? 2

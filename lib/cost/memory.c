@@ -35,6 +35,7 @@
  */
 #include <string.h>
 
+#include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
 #include "pd2bw/profile.h"
 
@@ -82,14 +83,17 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	else if (rt->id == RUNTIME_TORCHTITAN)
 		grad = 4;
 	/* FP8: the 16-bit weights and Transformer Engine's FP8 copy and
-	 * its transpose (or MXFP8's columnwise copy); FP8 parameters keep
-	 * the last two alone.  NVFP4 alike, each copy half a byte and an
-	 * E4M3 scale per 16 values (its weights' 16 x 16 blocks: less) */
+	 * its transpose (or MXFP8's columnwise copy; cost_fp8_copies());
+	 * FP8 parameters keep the quantised copies alone.  NVFP4 alike,
+	 * each copy half a byte and an E4M3 scale per 16 values (its
+	 * weights' 16 x 16 blocks: less) */
 	b->weight = o->weight_bytes >= 0 ? o->weight_bytes
-		    : cost_fp8_params(o, g) ? 2 * cost_quant_bytes(o)
+		    : cost_fp8_params(o, g) ? cost_fp8_copies(o, g) *
+						     cost_quant_bytes(o)
 		    : fp32 || amp ? 4
 		    : model_prec_quantised(o->precision)
-			    ? 2 + 2 * cost_quant_bytes(o)
+			    ? 2 + cost_fp8_copies(o, g) *
+					  cost_quant_bytes(o)
 			    : 2;
 	b->grad = o->grad_bytes >= 0 ? o->grad_bytes : grad;
 	b->opt = o->opt_bytes >= 0 ? o->opt_bytes : fp32 || amp ? 8 : 12;
@@ -101,6 +105,18 @@ double
 cost_quant_bytes(const struct cost_opts *o)
 {
 	return model_prec_quant_bytes(o->precision);
+}
+
+int
+cost_fp8_copies(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	int r;
+
+	if (o->precision != MODEL_FP8 || !o->fp8_any_layout ||
+	    cost_cfg_runtime(o, g)->fp8_casts != ANALYTIC_CASTS_TE)
+		return 2;
+	r = cost_fp8_recipe(o, g);
+	return r == FP8_DELAYED || r == FP8_TENSORWISE ? 1 : 2;
 }
 
 /*
@@ -272,6 +288,7 @@ cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
 		 * catalog's host link per direction */
 		o->host_gb_s = g->pcie_gb_s;
 		o->sms = g->sms;
+		o->fp8_any_layout = g->mxfp8;
 		/* Muon's Newton-Schulz runs its fp32 matmuls at "medium"
 		 * precision (--muon-fp32-matmul-prec, arguments.py:2640):
 		 * bf16 tensor cores */

@@ -186,34 +186,34 @@ test_builtin(void)
 	CHECK_NEAR(g->gemm_eff8, catalog_find(&c, "GB300")->gemm_eff8, 0);
 	CHECK_NEAR(g->gemm_eff, catalog_find(&c, "GB300")->gemm_eff, 0);
 	/* Blackwell 16-bit GEMMs: the part's FP8 figure times Hopper's
-	 * 16-bit / FP8 ratio, 0.562 / 0.588, to three decimals: 0.499 ->
-	 * 0.477, 0.503 -> 0.481, 0.628 -> 0.600.  GB300's per-tensor FP8
+	 * 16-bit / FP8 ratio, 0.562 / 0.588, to three decimals: 0.495 ->
+	 * 0.473, 0.497 -> 0.475, 0.623 -> 0.595.  GB300's per-tensor FP8
 	 * and B200's MXFP8 (no fit rows) take GB200's ratio of the two
-	 * recipes, 0.503 / 0.492: 0.614 -> 0.628, 0.499 -> 0.488 */
+	 * recipes, 0.497 / 0.492: 0.617 -> 0.623, 0.495 -> 0.490 */
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff, 0.562, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->gemm_eff8, 0.588, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff, 0.477, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8, 0.499, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8mx, 0.488, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff, 0.481, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8, 0.503, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff, 0.473, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8, 0.495, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff8mx, 0.490, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff, 0.475, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8, 0.497, 0);
 	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff8mx, 0.492, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff, 0.600, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8, 0.628, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8mx, 0.614, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff, 0.595, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8, 0.623, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff8mx, 0.617, 0);
 	/* attention: the isolated fraction (cuDNN's, bench/attention.sh)
 	 * times the part's 16-bit GEMM figure over isolated GEMMs' 0.70
 	 * (TRAIN_ATTN), forward: H100 0.750 x 0.562 / 0.7 = 0.6021 ->
-	 * 0.602, FlashAttention-2 0.35 -> 0.281; B200 0.710 x 0.477 / 0.7 =
-	 * 0.4838 -> 0.484, GB200 0.488, GB300 0.843 x 0.600 / 0.7 = 0.7226
-	 * -> 0.723; the 500 W part 0.750 x 0.529 / 0.7 = 0.5668 -> 0.567,
+	 * 0.602, FlashAttention-2 0.35 -> 0.281; B200 0.710 x 0.473 / 0.7 =
+	 * 0.4797 -> 0.480, GB200 0.482, GB300 0.843 x 0.595 / 0.7 = 0.7166
+	 * -> 0.717; the 500 W part 0.750 x 0.529 / 0.7 = 0.5668 -> 0.567,
 	 * FlashAttention-2 0.35 x 0.529 / 0.7 = 0.2645 -> 0.265;
 	 * A100 as isolated */
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff, 0.602, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->attn_eff_fa2, 0.281, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.484, 0);
-	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.488, 0);
-	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.723, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->attn_eff, 0.480, 0);
+	CHECK_NEAR(catalog_find(&c, "GB200")->attn_eff, 0.482, 0);
+	CHECK_NEAR(catalog_find(&c, "GB300")->attn_eff, 0.717, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff, 0.567, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-96GB-500W")->attn_eff_fa2, 0.265, 0);
 	/* cuDNN's backward over its forward, and the floors of a score
@@ -248,8 +248,8 @@ test_builtin(void)
 	CHECK_NEAR(catalog_find(&c, "A100-80GB")->attn_block, 0, 0);
 	CHECK_NEAR(catalog_find(&c, "L40S")->attn_block, 0, 0);
 	/* NVFP4: the datasheets' dense peaks; GB200 and GB300 fitted,
-	 * B200 its FP8 figure times GB200's NVFP4 / FP8 ratio (0.499 x
-	 * 0.566 / 0.503 = 0.5615 -> 0.561), B300 GB300's die */
+	 * B200 its FP8 figure times GB200's NVFP4 / FP8 ratio (0.495 x
+	 * 0.566 / 0.497 = 0.5637 -> 0.564), B300 GB300's die */
 	CHECK_NEAR(catalog_find(&c, "B200")->tflops4, 9000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB200")->tflops4, 10000, 0);
 	CHECK_NEAR(catalog_find(&c, "GB300")->tflops4, 15000, 0);
@@ -257,7 +257,7 @@ test_builtin(void)
 	CHECK_NEAR(catalog_find(&c, "GB200")->gemm_eff4, 0.566, 0);
 	CHECK_NEAR(catalog_find(&c, "GB300")->gemm_eff4, 0.436, 0);
 	CHECK_NEAR(catalog_find(&c, "B300")->gemm_eff4, 0.436, 0);
-	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.561, 0);
+	CHECK_NEAR(catalog_find(&c, "B200")->gemm_eff4, 0.564, 0);
 	CHECK_NEAR(catalog_find(&c, "H100-SXM")->tflops4, 0, 0);
 
 	/* the Hopper die elsewhere: H800's 8 NVLinks; GH200's HBM and its

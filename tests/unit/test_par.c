@@ -265,6 +265,25 @@ test_dp_ring(void)
 	CHECK_NEAR(red, 70, 1e-9);
 	CHECK_NEAR(gat, 17.5, 1e-9);
 	CHECK_NEAR(cost_param_bytes(&o, &g), 2 + 4 + 12.0 / 8, 1e-12);
+	/* on Blackwell, whose FP8 GEMMs take either layout, Transformer
+	 * Engine keeps one per-tensor copy (cost_fp8_copies()): 1 byte;
+	 * beside the 16-bit weights (no FP8 parameters) 3, not 4; MXFP8
+	 * keeps its rowwise and columnwise copies */
+	o.fp8_any_layout = 1;
+	CHECK_INT_EQ(cost_fp8_copies(&o, &g), 1);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 1 + 4 + 12.0 / 8, 1e-12);
+	o.rts[RUNTIME_MEGATRON_CORE].opts &=
+		~(1u << RUNTIME_OPT_FP8_PARAM_GATHER);
+	o.fp8_recipe = FP8_DELAYED;
+	CHECK_INT_EQ(cost_fp8_copies(&o, &g), 1);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 3 + 4 + 12.0 / 8, 1e-12);
+	o.fp8_recipe = FP8_MXFP8;
+	CHECK_INT_EQ(cost_fp8_copies(&o, &g), 2);
+	CHECK_NEAR(cost_param_bytes(&o, &g), 4 + 4 + 12.0 / 8, 1e-12);
+	o.rts[RUNTIME_MEGATRON_CORE].opts |= 1u << RUNTIME_OPT_FP8_PARAM_GATHER;
+	o.fp8_any_layout = 0;
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_INT_EQ(cost_fp8_copies(&o, &g), 2);
 	/* blockwise keeps the 16-bit weights beside FP8 copies: 4 bytes,
 	 * gathered in 16 bits */
 	o.fp8_recipe = FP8_BLOCKWISE;
