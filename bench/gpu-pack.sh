@@ -12,8 +12,9 @@
 # gpu-check.sh finds PACK/lib itself (a file PACK/gpu-pack marks a pack;
 # BUILD=0 and SUITE=0 are implied).  The node still needs CUDA's own
 # runtime libraries (cuBLASLt, CUPTI: the toolkit's lib64, which the
-# programs' run path names) beside the driver.  NVCC_GENCODE chooses the GPU generation (default sm_90,
-# Hopper); the build directory is build/gpu-pack-build.  The pack holds
+# programs' run path names) beside the driver.  NVCC_GENCODE chooses the
+# GPU generation (default sm_90, Hopper); the build directory is
+# build/gpu-pack-build.  The pack holds
 # copies of this machine's libraries: the GPU node needs the same
 # processor architecture and a C library at least as new.
 set -eu
