@@ -192,6 +192,22 @@ struct analytic_opts {
  */
 enum analytic_casts { ANALYTIC_CASTS_TE, ANALYTIC_CASTS_EACH };
 
+/*
+ * The quantised copies an FP8 tensor keeps under casts (enum
+ * analytic_casts) and recipe (enum model_fp8): rowwise and columnwise
+ * (per-tensor FP8: the transpose; MXFP8 and blockwise: their columnwise
+ * scales), 2; 1 for Transformer Engine's per-tensor copies (delayed,
+ * tensorwise) on a GPU whose FP8 GEMMs take either layout (any_layout:
+ * Blackwell, the catalog's MXFP8 parts), where the one copy serves both
+ * (Float8Quantizer and Float8CurrentScalingQuantizer make no transpose
+ * where nvte_is_non_tn_fp8_gemm_supported(): sm 10.x-11.x, pytorch/csrc/
+ * quantizer.cpp:361-375, 678-689 and common/transformer_engine.cpp:
+ * 1191-1201 at d0067d0da; the same test since TE 2.0, pytorch/csrc/
+ * extensions/util.cpp:11-14 at v2.0).  torchao's casts keep both: its
+ * _scaled_mm takes one layout.
+ */
+int analytic_fp8_copies(int any_layout, int casts, int recipe);
+
 /* The defaults: every fusion, delayed scaling, core_attn, the native
  * attention kernel. */
 void analytic_opts_init(struct analytic_opts *o);

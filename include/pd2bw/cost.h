@@ -182,17 +182,9 @@ double cost_tp_hidden(const struct cost_opts *o, const struct cost_cfg *g);
  * byte and an E4M3 scale per 16 values). */
 double cost_quant_bytes(const struct cost_opts *o);
 
-/*
- * The quantised copies Transformer Engine keeps of a weight: rowwise and
- * columnwise (per-tensor FP8: the transpose; MXFP8 and NVFP4: their
- * columnwise blocks), 2; 1 for per-tensor FP8 (delayed or tensorwise)
- * on a GPU whose FP8 GEMMs take either layout, where the one copy serves
- * both (Float8Quantizer and Float8CurrentScalingQuantizer make no
- * transpose where nvte_is_non_tn_fp8_gemm_supported(): sm 10.x-11.x,
- * pytorch/csrc/quantizer.cpp:361-375, 678-689 and common/
- * transformer_engine.cpp:1191-1201 at d0067d0da; the same test since
- * TE 2.0, pytorch/csrc/extensions/util.cpp:11-14 at v2.0).
- */
+/* The quantised copies an FP8 (NVFP4) model keeps of a weight under g:
+ * analytic_fp8_copies() for the GPU (o->fp8_any_layout), the runtime's
+ * casts and g's recipe; NVFP4 2. */
 int cost_fp8_copies(const struct cost_opts *o, const struct cost_cfg *g);
 
 /*

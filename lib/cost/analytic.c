@@ -290,6 +290,16 @@ nvfp4_quant_ms(struct shape *sh, double x)
 	       op_ms(sh, OP_VEC, 2 * x, x * e + 2 * sh->qb * x);
 }
 
+/* analytic.h */
+int
+analytic_fp8_copies(int any_layout, int casts, int recipe)
+{
+	if (any_layout && casts == ANALYTIC_CASTS_TE &&
+	    (recipe == FP8_DELAYED || recipe == FP8_TENSORWISE))
+		return 1;
+	return 2;
+}
+
 /*
  * Quantising x elements of a 16-bit GEMM operand to FP8 at q.  A pass of
  * its own reads the 16-bit values once and writes the FP8 copy and its
@@ -304,17 +314,15 @@ nvfp4_quant_ms(struct shape *sh, double x)
  * quantizer.cpp lines 1008-1028, and common/recipe/current_scaling.cu
  * lines 76 and 331 @d0067d0da: zero, amax, scale, cast).  After a
  * delayed-recipe norm only the transpose remains (read and write one
- * byte a value).  Where the GPU's FP8 GEMMs take either layout
- * (Blackwell: an MXFP8 part), Transformer Engine's per-tensor copies
- * have no transpose: the cast writes one copy, and a delayed-recipe
- * norm leaves nothing to do (cost_fp8_copies()).
+ * byte a value).  Where one copy serves (analytic_fp8_copies():
+ * Transformer Engine's per-tensor copies on Blackwell) the cast writes
+ * it alone, and a delayed-recipe norm leaves nothing to do.
  */
 static double
 quant_ms(struct shape *sh, double x, enum quant_at q)
 {
 	double e = sh->e, t = 0, scales = 0;
-	int one = sh->g->mxfp8 && sh->casts == ANALYTIC_CASTS_TE &&
-		  (sh->fp8r == FP8_DELAYED || sh->fp8r == FP8_TENSORWISE);
+	int one = analytic_fp8_copies(sh->g->mxfp8, sh->casts, sh->fp8r) == 1;
 
 	if (q == Q_SAVED || x <= 0)
 		return 0;

@@ -110,13 +110,11 @@ cost_quant_bytes(const struct cost_opts *o)
 int
 cost_fp8_copies(const struct cost_opts *o, const struct cost_cfg *g)
 {
-	int r;
-
-	if (o->precision != MODEL_FP8 || !o->fp8_any_layout ||
-	    cost_cfg_runtime(o, g)->fp8_casts != ANALYTIC_CASTS_TE)
+	if (o->precision != MODEL_FP8)
 		return 2;
-	r = cost_fp8_recipe(o, g);
-	return r == FP8_DELAYED || r == FP8_TENSORWISE ? 1 : 2;
+	return analytic_fp8_copies(o->fp8_any_layout,
+				   cost_cfg_runtime(o, g)->fp8_casts,
+				   cost_fp8_recipe(o, g));
 }
 
 /*
