@@ -367,13 +367,19 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.
 	# Megatron-LM as the 2021/2022 papers ran it: gradients reduced after
-	# the flush, none of Megatron-Core'"'"'s overlaps, fp32 main gradients.
+	# the flush, none of Megatron-Core'"'"'s overlaps, fp32 main gradients;
+	# but what a row'"'"'s source says otherwise (the SC21 run scripts of
+	# section B: PyTorch DDP without a pipeline, fp16 gradients).
 	# Megatron-Bridge and NeMo: the overlaps the row names, else the
 	# recipes'"'"' (the runtime'"'"'s defaults).
 	if (has_runtime) {
 		a = rname
+		# (the overlaps a row names too: section B'"'"'s PyTorch DDP,
+		# --DDP-impl torch in the run script of the models without a
+		# pipeline, NVIDIA/Megatron-LM examples/sc21/run_table_1.sh,
+		# reduces each bucket as the last backward fills it)
 		if (rt == "megatron-lm")
-			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap"
+			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap" (ov != "-" && ov != "" ? overlap_opts(ov) : "")
 		# torchtitan'"'"'s own rows name its options as --runtime
 		# torchtitan does (bench/data/torchtitan.tsv)
 		else if (rt == "torchtitan" && ov != "-" && ov != "")
@@ -642,8 +648,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		args = args " --runtime " a
 		if (rankcap) args = args " --moe-rank-capacity 1.5"
 		if (muon) args = args " --optimizer muon"
+		# (fp16 gradients where the row says the run reduced them so:
+		# --fp16 without --accumulate-allreduce-grads-in-fp32, the
+		# SC21 run scripts, examples/sc21/CONFIG.sh)
 		if (rt == "megatron-lm" || rt == "megatron-deepspeed")
-			args = args " --grad-bytes 4"
+			args = args (has_flag("grad-fp16") ? " --grad-bytes 2" : " --grad-bytes 4")
 		# the command lines of Megatron-LM and Megatron-DeepSpeed fuse
 		# bias-GeLU, bias-dropout-add and rope by default but not the
 		# cross-entropy (Megatron-LM arguments.py:2892-2905,
