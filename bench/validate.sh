@@ -378,8 +378,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# --DDP-impl torch in the run script of the models without a
 		# pipeline, NVIDIA/Megatron-LM examples/sc21/run_table_1.sh,
 		# reduces each bucket as the last backward fills it)
+		# Megatron-LM reduces the column-parallel layers'"'"' input
+		# gradients beside their weight gradients since 2021-09-02
+		# (16c90445e7, 3f65246911): the runs of the 2021 paper
+		# predate it
 		if (rt == "megatron-lm")
-			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap" (ov != "-" && ov != "" ? overlap_opts(ov) : "")
+			a = a ":no-overlap-param-gather,no-overlap-grad-reduce,no-tp-comm-overlap" (ov != "-" && ov != "" ? overlap_opts(ov) : "") (rel < "2021-09" ? ",no-tp-dgrad-overlap" : "")
 		# torchtitan'"'"'s own rows name its options as --runtime
 		# torchtitan does (bench/data/torchtitan.tsv)
 		else if (rt == "torchtitan" && ov != "-" && ov != "")

@@ -145,6 +145,8 @@ input_set_runtime(const struct runtime *rt)
 	o->moe_graphs = rt ? runtime_moe_graphs(rt) : 0;
 	o->fp8_head = rt && runtime_has(rt, RUNTIME_OPT_FP8_OUTPUT_PROJ);
 	o->paged_stash = rt ? runtime_paged_stash(rt) : 0;
+	o->tp_dgrad = rt && rt->tp_dgrad_overlap;
+	o->tp_ub = rt && runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP);
 }
 
 void

@@ -174,6 +174,14 @@ struct analytic_opts {
 			       dispatcher whose preprocessing reads the
 			       routing under a capacity (alltoall), 2 with
 			       one that does not (flex); default 0 */
+	int tp_dgrad;       /* the runtime reduces the column-parallel
+			       layers' input gradients beside their weight-
+			       gradient GEMMs (runtime tp_dgrad_overlap;
+			       default 0) */
+	int tp_ub;          /* ... and Transformer Engine's userbuffers
+			       overlap the sequence-parallel traffic
+			       instead, where they act (tp-comm-overlap:
+			       16-bit and FP8 under sequence parallelism) */
 	double paged_stash; /* the routed experts' activations for backward
 			       kept in pages of this multiple of the
 			       balanced rows, not in the dispatcher's

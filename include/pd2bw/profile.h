@@ -132,6 +132,10 @@ struct profile {
 				    default 1): 0.75 for FP8 blocks under
 				    sequence parallelism, whose all-gathers
 				    move FP8 and reduce-scatters 16-bit */
+	double tp_block_hidden;  /* of a block's backward tensor-parallel
+				    traffic, the all-reduces' worth its
+				    weight-gradient GEMMs hide (in memory
+				    only, default 0; analytic.c) */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */

@@ -51,6 +51,8 @@ enum runtime_opt {
 	RUNTIME_OPT_TE_GRAPHS,            /* megatron-core (TE graphs of the
 					     attention, router, preprocess) */
 	RUNTIME_OPT_FP8_OUTPUT_PROJ,      /* megatron-core (MXFP8 LM head) */
+	RUNTIME_OPT_TP_DGRAD_OVERLAP,     /* megatron-core (column-parallel
+					     dgrad reduction beside wgrad) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -136,6 +138,9 @@ struct runtime {
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
+	int tp_dgrad_overlap;   /* the column-parallel layers' dgrad
+				   reduction runs beside their wgrad GEMM
+				   (analytic_opts tp_dgrad) */
 	int p2p_hidden_v;       /* interleaved, p2p overlaps the chunks */
 	double host_us_per_kernel; /* CPU cost per kernel launch */
 	double host_us_moe;     /* CPU cost per kernel of a MoE layer, which

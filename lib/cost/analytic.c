@@ -1999,6 +1999,8 @@ analytic_opts_init(struct analytic_opts *o)
 	o->clamp_eager = 1;
 	o->rc_early_stop = 0;
 	o->paged_stash = 0;
+	o->tp_dgrad = 0;
+	o->tp_ub = 0;
 	o->moe_graphs = 0;
 	o->fp8_head = 0;
 	o->vocab_pad = MODEL_MEGATRON_VOCAB_PAD;
@@ -2691,6 +2693,22 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 
 		p->tp_block_bytes = q ? (1 + ag * sh.qb / sh.e) / 2 : 1;
 	}
+	/* Of the block's backward reductions, those of the column-parallel
+	 * layers' input gradients (QKV's and the first MLP GEMM's) run
+	 * beside their weight-gradient GEMMs where the runtime starts them
+	 * asynchronously (runtime tp_dgrad_overlap): two all-reduces, or
+	 * under sequence parallelism two reduce-scatters, one all-reduce's
+	 * worth (16-bit); the all-gathers of their inputs for the weight
+	 * gradient run beside the dgrad GEMMs and are not in the chain's
+	 * count.  Where userbuffers overlap the sequence-parallel traffic
+	 * (tp_ub, not in NVFP4) their share (runtime tp_hidden) takes the
+	 * place of this one.  The weight-gradient GEMM of such a layer
+	 * (2 n h (3h / t) FLOPs for QKV) outlasts its reduction (2 n h
+	 * bytes) wherever tensor parallelism pays off, which is assumed. */
+	if (o && o->tp_dgrad && tp > 1)
+		p->tp_block_hidden =
+			!sp ? 2
+			    : (o->tp_ub && m->precision != MODEL_NVFP4 ? 0 : 1);
 	p->route.experts = m->moe.experts;
 	p->route.top_k = m->moe.top_k;
 	p->route.groups = m->moe.groups;

@@ -22,6 +22,9 @@
  * policy: PROF_RERUN_TP_GATHER) adds the forward's two all-gathers, the
  * bytes of one all-reduce; a full one that stops before the MLP's last
  * GEMM (PROF_RERUN_EARLY_RS, _AR) leaves the reduction after it out.
+ * The chain keeps what the runtime leaves exposed: a block's backward
+ * less what its weight-gradient GEMMs hide (the profile's
+ * tp_block_hidden, analytic.c).
  */
 static double
 tp_allreduces(int kind, int r, int rerun, unsigned sel)
@@ -196,14 +199,20 @@ chain_build(struct chain *c, const struct profile *p)
 					c->kind[j], r,
 					chain_full_reruns(c, k, j),
 					c->rerun[(size_t)k * L + j]);
+				/* what the block's weight-gradient GEMMs
+				 * hide: 16-bit all-reduces' worth */
+				double nh = c->kind[j] == PROF_BLOCK
+						    ? p->tp_block_hidden
+						    : 0;
 
 				pre[j + 1] = pre[j] + CHAIN_AT(c, c->fb, k, j) +
 					     CHAIN_AT(c, c->rc[r], k, j);
 				c->pre_tpn[off + j + 1] =
-					c->pre_tpn[off + j] + na;
+					c->pre_tpn[off + j] + na - nh;
 				c->pre_tpx[off + j + 1] =
 					c->pre_tpx[off + j] +
-					na * (c->kind[j] == PROF_BLOCK ? xb : x);
+					na * (c->kind[j] == PROF_BLOCK ? xb : x) -
+					nh * x;
 			}
 		}
 	}

@@ -68,7 +68,7 @@ const char *const runtime_opt_names[] = {
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
 	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop",
-	"te-graphs", "fp8-output-proj", NULL,
+	"te-graphs", "fp8-output-proj", "tp-dgrad-overlap", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -147,6 +147,21 @@ derive(struct runtime *rt)
 				runtime_has(rt, RUNTIME_OPT_ASYNC_TP)
 			? 0.8
 			: 0;
+	/* Megatron's column-parallel layers (QKV, the first MLP GEMM)
+	 * start their input gradient's tensor-parallel reduction
+	 * asynchronously and compute their weight gradient while it runs:
+	 * the all-reduce, or under sequence parallelism the reduce-
+	 * scatter, with the all-gather of the layer's input the weight
+	 * gradient needs running beside the dgrad GEMM (Transformer
+	 * Engine's modules: pytorch/module/linear.py:990-998, 1122-1132,
+	 * 1348-1352, layernorm_linear.py:790, 904-910, 1126-1129,
+	 * layernorm_mlp.py:1194, 1595-1598, 1723-1726 at d0067d0da;
+	 * Megatron-Core's own, core/tensor_parallel/layers.py:675-708 at
+	 * d98e8a6; Megatron-LM since 2021-09-02, 16c90445e7 and
+	 * 3f65246911, --no-async-tensor-model-parallel-allreduce to turn
+	 * it off).  Userbuffers' overlap (tp_hidden) takes their place
+	 * where it acts (analytic.c). */
+	rt->tp_dgrad_overlap = runtime_has(rt, RUNTIME_OPT_TP_DGRAD_OVERLAP);
 	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
@@ -292,14 +307,14 @@ runtime_init(struct runtime *rt, int id)
 				   OPT(OVERLAP_MOE_EP_COMM) |
 				   OPT(FLEX_DISPATCHER) | OPT(OP_FUSER) |
 				   OPT(PAGED_STASH) | OPT(TE_GRAPHS) |
-				   OPT(FP8_OUTPUT_PROJ);
+				   OPT(FP8_OUTPUT_PROJ) | OPT(TP_DGRAD_OVERLAP);
 		/* what current Megatron-Core recipes (Megatron-Bridge,
 		 * NeMo) switch on; tp-comm-overlap acts only with sequence
 		 * parallelism, which Megatron requires for it, and
 		 * fp8-param-gather only for FP8 (cost_fp8_params) */
 		rt->opts = OPT(OVERLAP_GRAD_REDUCE) | OPT(OVERLAP_PARAM_GATHER) |
 			   OPT(TP_COMM_OVERLAP) | OPT(GRAD_REDUCE_FP32) |
-			   OPT(FP8_PARAM_GATHER);
+			   OPT(FP8_PARAM_GATHER) | OPT(TP_DGRAD_OVERLAP);
 		break;
 	case RUNTIME_DEEPSPEED:
 		rt->sched_mask = SCHED(FLUSH) | SCHED(NONE);

@@ -419,6 +419,17 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 				    "(priced so).\n");
 		}
 	}
+	/* Megatron-LM has no switch for it since the 2021 one went
+	 * (core/tensor_parallel/layers.py:694-708 at d98e8a6 starts the
+	 * reduction asynchronously whenever it reduces): say so */
+	if (p->t > 1 && !runtime_has(&rt, RUNTIME_OPT_TP_DGRAD_OVERLAP) &&
+	    !(p->sp && runtime_has(&rt, RUNTIME_OPT_TP_COMM_OVERLAP) &&
+	      emit_tp_overlap(in, &rt)))
+		fprintf(fp, "# Priced without tp-dgrad-overlap, which "
+			    "Megatron-LM cannot turn off: it reduces\n"
+			    "# the column-parallel input gradients beside "
+			    "their weight gradients, so\n# expect this run "
+			    "faster than predicted.\n");
 	if (e > 1 && runtime_has(&rt, RUNTIME_OPT_OVERLAP_MOE_EP_COMM)) {
 		arg1(fp, "--overlap-moe-expert-parallel-comm");
 		any = 1;

@@ -1022,6 +1022,49 @@ tp_bytes(const struct model *m, const struct gpu_spec *g, int tp, int sp,
 	return x;
 }
 
+/* What a block's weight-gradient GEMMs hide of its backward tensor-
+ * parallel traffic (tp_block_hidden): nothing unless the runtime starts
+ * the column-parallel dgrad reductions beside them (tp_dgrad); then two
+ * all-reduces without sequence parallelism, the two reduce-scatters
+ * (one all-reduce's worth) with it, none where userbuffers overlap the
+ * sequence-parallel traffic instead (tp_ub), except in NVFP4, which
+ * they do not carry; nothing at TP 1. */
+static void
+test_tp_dgrad(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_opts o;
+	struct model m;
+	struct {
+		int dgrad, ub, tp, sp, nvfp4;
+		double hid;
+	} cs[] = {
+		{0, 0, 8, 1, 0, 0}, {1, 0, 8, 0, 0, 2}, {1, 0, 8, 1, 0, 1},
+		{1, 1, 8, 1, 0, 0}, {1, 1, 8, 0, 0, 2}, {1, 1, 8, 1, 1, 1},
+		{1, 0, 1, 0, 0, 0},
+	};
+	size_t i;
+
+	llama8(&m);
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		struct profile p;
+		const struct gpu_spec *gg =
+			cs[i].nvfp4 ? catalog_find(&cat, "GB200") : g;
+
+		analytic_opts_init(&o);
+		o.tp_dgrad = cs[i].dgrad;
+		o.tp_ub = cs[i].ub;
+		m.precision = cs[i].nvfp4 ? MODEL_NVFP4 : MODEL_BF16;
+		profile_init(&p);
+		CHECK_INT_EQ(analytic_profile_opts(&p, &m, gg, mb, 1, cs[i].tp,
+						   cs[i].sp, &o),
+			     0);
+		CHECK_NEAR(p.tp_block_hidden, cs[i].hid, 0);
+		profile_release(&p);
+	}
+}
+
 static void
 test_fp8_recipes(void)
 {
@@ -2000,6 +2043,7 @@ main(int argc, char **argv)
 	test_attn_tiles();
 	test_rc_early_stop();
 	test_attn_fp8();
+	test_tp_dgrad();
 	test_fp8_recipes();
 	test_nvfp4();
 	test_roofline();

@@ -946,7 +946,8 @@ test_ep_deepspeed(void)
 			  "overlap-param-gather, tp-comm-overlap, cuda-graphs, "
 			  "grad-reduce-fp32, fp8-param-gather, "
 			  "overlap-moe-ep-comm, flex-dispatcher, op-fuser, "
-			  "paged-stash, te-graphs, fp8-output-proj)");
+			  "paged-stash, te-graphs, fp8-output-proj, "
+			  "tp-dgrad-overlap)");
 	}
 
 	/* Megatron-Core's op fuser: whole experts only (moe/experts.py:

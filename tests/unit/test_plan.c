@@ -225,7 +225,8 @@ test_runtime_compile(void)
 		  "(valid: overlap-grad-reduce, overlap-param-gather, "
 		  "tp-comm-overlap, cuda-graphs, grad-reduce-fp32, "
 		  "fp8-param-gather, overlap-moe-ep-comm, flex-dispatcher, "
-		  "op-fuser, paged-stash, te-graphs, fp8-output-proj)");
+		  "op-fuser, paged-stash, te-graphs, fp8-output-proj, "
+		  "tp-dgrad-overlap)");
 }
 
 /*
@@ -478,6 +479,24 @@ test_tp_interleave_zero(void)
 	g.zero = 0;
 	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
 	CHECK_NEAR(st[0].tp_ms, 0.75 * 8 * 0.00065536, 1e-12);
+
+	/* The column-parallel layers' dgrad reductions beside their wgrad
+	 * GEMMs (tp_block_hidden, one all-reduce's worth of 16-bit bytes a
+	 * block under sequence parallelism): each block exposes three of
+	 * its four pairs, the hidden one at 2 bytes an element whatever
+	 * the others move: 2 x (4 x 0.75 - 1) x 65536 bytes, 2 x 3
+	 * collectives */
+	chain_release(&c);
+	p.tp_block_hidden = 1;
+	chain_build(&c, &p);
+	CHECK_NEAR(chain_tp_bytes(&c, 0, PROF_RC_NONE, 0, 1),
+		   2 * (4 * 0.75 - 1) * 65536.0, 1e-9);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_NONE, 0, 1), 6, 1e-12);
+	cost_stage(&c, &o, &g, &l, 0, 0, 1, &st[0]);
+	CHECK_NEAR(st[0].tp_ms, 4 * 0.00065536, 1e-12);
+	/* full recomputation adds the forward pair again, never hidden */
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_FULL, 0, 1), 10, 1e-12);
+	p.tp_block_hidden = 0;
 
 	place_links_release(&l);
 	chain_release(&c);
