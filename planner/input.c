@@ -146,6 +146,7 @@ input_set_runtime(const struct runtime *rt)
 	o->fp8_head = rt && runtime_has(rt, RUNTIME_OPT_FP8_OUTPUT_PROJ);
 	o->paged_stash = rt ? runtime_paged_stash(rt) : 0;
 	o->tp_dgrad = rt && rt->tp_dgrad_overlap;
+	o->cp_f32 = rt && rt->cp_merge_f32;
 	o->tp_ub = rt && runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP);
 }
 

@@ -182,6 +182,10 @@ struct analytic_opts {
 			       overlap the sequence-parallel traffic
 			       instead, where they act (tp-comm-overlap:
 			       16-bit and FP8 under sequence parallelism) */
+	int cp_f32;         /* context parallelism is PyTorch's ring, whose
+			       corrections run eagerly in fp32 (runtime
+			       cp_merge_f32; default 0: Transformer
+			       Engine's, in place at 16 bits) */
 	double paged_stash; /* the routed experts' activations for backward
 			       kept in pages of this multiple of the
 			       balanced rows, not in the dispatcher's

@@ -138,6 +138,8 @@ struct runtime {
 	/* Derived from id and opts by runtime_set(). */
 	int sync;               /* enum runtime_sync for flush/gpipe/none */
 	double tp_hidden;       /* share of tensor-parallel traffic hidden */
+	int cp_merge_f32;       /* its K/V ring merges and accumulates in
+				   fp32 (PyTorch's; analytic_opts cp_f32) */
 	int tp_dgrad_overlap;   /* the column-parallel layers' dgrad
 				   reduction runs beside their wgrad GEMM
 				   (analytic_opts tp_dgrad) */

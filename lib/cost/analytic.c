@@ -163,6 +163,7 @@ struct shape {
 	double topk;        /* routed experts per token */
 	int xcopy;          /* analytic_opts xent_copy */
 	int early;          /* analytic_opts rc_early_stop */
+	int ptcp;           /* analytic_opts cp_f32: PyTorch's ring */
 	int fp8head;        /* analytic_opts fp8_head, in an MXFP8 model */
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
@@ -706,8 +707,21 @@ attn_tile_share(const struct shape *sh, double pairs)
  * step, each on one rank's K/V chunk and 1/c of the pairs (the zigzag
  * split into 2c chunks gives every step of a causal mask 2 (s/2c)^2
  * pairs), each reading the queries again; after every step but the
- * first a correction of corr elements: forward rescales the output by the
- * log-sum-exps, backward accumulates dQ and dK/dV.
+ * first a correction: forward rescales the output (q elements) by the
+ * log-sum-exps, backward accumulates dQ (q) and dK/dV (kv each), in
+ * place at 16 bits.  PyTorch's ring (torchtitan's context parallelism,
+ * the shape's ptcp: torch/distributed/tensor/experimental/_attention.py,
+ * _SDPAMerger and _templated_ring_attention_backward, convert_to_f32 on
+ * by default) works in fp32 with eager operators: forward, each step's
+ * output upcast (read 2 bytes, write 4), then out - sigmoid(lse' - lse)
+ * (out - out') in three passes (out - out': read 8, write 4; the
+ * product: read 4, write 4; the difference: read 8, write 4), 38 bytes
+ * an element, and once the first step's upcast and the result cast back
+ * (12); backward, each step dQ += dQ' (read 4 + 2, write 4), dK and dV
+ * alike updated in one of their halves and concatenated whole (5 + 8
+ * bytes each) and copied into the buffer the next rank receives (read 4,
+ * write 4): 10 q + 42 kv bytes, and once the fp32 buffers zeroed and
+ * cast back (10 q + 20 kv).
  * Each of the pairs scores costs the kernel more than its matmuls: an
  * exponential, forward and backward (P recomputed), the online softmax's
  * scaling and conversions, dS in backward; the kernel runs at the slower
@@ -723,9 +737,13 @@ attn_tile_share(const struct shape *sh, double pairs)
  * sequences; a short one leaves them less (attn_tile_share()).
  */
 static double
-ring_ms(struct shape *sh, double flops, double pairs, double bytes,
-	double corr, int bwd)
+ring_ms(struct shape *sh, double flops, double pairs, double bytes, double q,
+	double kv, int bwd)
 {
+	double corr = bwd ? q + 2 * kv : q;
+	double step = sh->ptcp ? (bwd ? 10 * q + 42 * kv : 38 * q)
+			       : 3 * corr * sh->e;
+	double once = sh->ptcp ? (bwd ? 10 * q + 20 * kv : 12 * q) : 0;
 	double lse = (bwd ? 8 : 4) * sh->b * sh->at * sh->sq, t = 0;
 	double x = pairs * (bwd ? sh->score_b : sh->score_f) *
 		   sh->attn_tflops / sh->g->tflops16;
@@ -739,9 +757,10 @@ ring_ms(struct shape *sh, double flops, double pairs, double bytes,
 	for (i = 0; i < c; i++) {
 		t += op_ms(sh, OP_ATTN, flops / sh->c, bytes + lse);
 		if (i > 0)
-			t += op_ms(sh, OP_VEC, 4 * corr,
-				   3 * corr * sh->e + 2 * lse);
+			t += op_ms(sh, OP_VEC, 4 * corr, step + 2 * lse);
 	}
+	if (c > 1 && once > 0)
+		t += op_ms(sh, OP_VEC, 0, once);
 	return t;
 }
 
@@ -760,7 +779,8 @@ mla_core_ms(struct shape *sh)
 	if (sh->flash)
 		return ring_ms(sh, (2 * bas * sh->dqk + 2 * bas * sh->dv) *
 					   sh->afrac,
-			       bas * sh->afrac, (2 * q + 2 * v) * sh->e, v, 0);
+			       bas * sh->afrac, (2 * q + 2 * v) * sh->e, v, 0,
+			       0);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dqk, (2 * q + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -783,7 +803,7 @@ mla_core_bwd_ms(struct shape *sh)
 		       ring_ms(sh, (6 * bas * sh->dqk + 4 * bas * sh->dv) *
 					   sh->afrac,
 			       bas * sh->afrac, (4 * q + 4 * v) * sh->e, q + v,
-			       1);
+			       0, 1);
 	t = op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (2 * v + bas) * sh->e);
 	t += op_ms(sh, OP_ATTN, 2 * bas * sh->dv, (bas + 2 * v) * sh->e);
 	if (sh->drop)
@@ -808,7 +828,7 @@ core_ms(struct shape *sh)
 		return mla_core_ms(sh);
 	if (sh->flash)
 		return ring_ms(sh, 2 * mm * sh->afrac, bas * sh->afrac,
-			       (2 * q + 2 * kv) * sh->e, q, 0);
+			       (2 * q + 2 * kv) * sh->e, q, kv, 0);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
 	if (sh->attn_cap)
 		t += op_ms(sh, OP_VEC, 3 * bas, 2 * bas * sh->e);
@@ -850,7 +870,7 @@ core_bwd_ms(struct shape *sh)
 		 * dQ, dK: five matmuls. */
 		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
 		       ring_ms(sh, 5 * mm * sh->afrac, bas * sh->afrac,
-			       (4 * q + 4 * kv) * sh->e, q + 2 * kv, 1);
+			       (4 * q + 4 * kv) * sh->e, q, kv, 1);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
 	t += op_ms(sh, OP_ATTN, mm, (bas + q + kv) * sh->e);    /* dV */
 	if (sh->drop)
@@ -2000,6 +2020,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->rc_early_stop = 0;
 	o->paged_stash = 0;
 	o->tp_dgrad = 0;
+	o->cp_f32 = 0;
 	o->tp_ub = 0;
 	o->moe_graphs = 0;
 	o->fp8_head = 0;
@@ -2628,6 +2649,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.xcopy = o && o->xent_copy;
 	sh.early = o && o->rc_early_stop;
+	sh.ptcp = o && o->cp_f32;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	/* a per-rank budget (HybridEP's): the rows over it are dropped,
 	 * and its static buffers hold the whole budget

@@ -351,6 +351,12 @@ runtime_init(struct runtime *rt, int id)
 		 * move on around the ring, as the ring pd2bw prices (the
 		 * default "allgather" gathers them first) */
 		rt->cp = 1;
+		/* ... PyTorch's ring (torch/distributed/tensor/experimental/
+		 * _attention.py at 0123248a4: _ContextParallelOptions
+		 * convert_to_f32 True, _SDPAMerger, _templated_ring_
+		 * attention_backward), whose corrections run eagerly in
+		 * fp32 (analytic.c ring_ms()) */
+		rt->cp_merge_f32 = 1;
 		/* expert_parallel_degree with the "standard" all-to-all
 		 * backend (job_config.py:454, 464, 474 at v0.2.2): the rules
 		 * of runtime_check_ep(), the bytes of cost_ep() */

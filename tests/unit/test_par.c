@@ -155,6 +155,67 @@ test_shapes(void)
 	profile_release(&p4);
 }
 
+/*
+ * PyTorch's ring (torchtitan: analytic_opts cp_f32) corrects in fp32 with
+ * eager operators where Transformer Engine's does it in place at 16 bits
+ * (analytic.c ring_ms()).  Llama 3 8B at c = 2, 4096 tokens a rank: q =
+ * 4096 x 32 x 128 output elements, kv = 4096 x 8 x 128 per K and V.
+ * Forward: one corrected step, 38 q bytes against 6 q, and once 12 q
+ * (a kernel of its own, 3 us); backward: 10 q + 42 kv against 6 q +
+ * 12 kv, once 10 q + 20 kv; at H100's 3350 GB/s x 0.8.
+ */
+static void
+test_ring_f32(void)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+	struct analytic_opts o;
+	struct profile pte, ppt;
+	struct model m;
+	const double q = 4096.0 * 32 * 128, kv = 4096.0 * 8 * 128;
+	const double bw = 3350e9 * 0.8;
+	const struct prof_point *a, *b;
+
+	llama8(&m);
+	memset(&par, 0, sizeof(par));
+	par.tp = par.ep = 1;
+	par.cp = 2;
+	par.imbalance = 1;
+	analytic_opts_init(&o);
+	profile_init(&pte);
+	CHECK(analytic_profile_par(&pte, &m, catalog_find(&cat, "H100-SXM"),
+				   mb, 1, &par, &o) == 0);
+	o.cp_f32 = 1;
+	profile_init(&ppt);
+	CHECK(analytic_profile_par(&ppt, &m, catalog_find(&cat, "H100-SXM"),
+				   mb, 1, &par, &o) == 0);
+	a = &pte.layers[1].pt[0];
+	b = &ppt.layers[1].pt[0];
+	CHECK_NEAR(b->attn_fwd_ms - a->attn_fwd_ms,
+		   ((38 - 6) * q + 12 * q) / bw * 1e3 + 3e-3, 1e-9);
+	CHECK_NEAR(b->attn_bwd_ms - a->attn_bwd_ms,
+		   ((10 - 6) * q + (42 - 12) * kv + 10 * q + 20 * kv) / bw *
+				   1e3 +
+			   3e-3,
+		   1e-9);
+	/* without context parallelism nothing is corrected */
+	par.cp = 1;
+	profile_release(&ppt);
+	profile_release(&pte);
+	profile_init(&pte);
+	o.cp_f32 = 0;
+	CHECK(analytic_profile_par(&pte, &m, catalog_find(&cat, "H100-SXM"),
+				   mb, 1, &par, &o) == 0);
+	o.cp_f32 = 1;
+	profile_init(&ppt);
+	CHECK(analytic_profile_par(&ppt, &m, catalog_find(&cat, "H100-SXM"),
+				   mb, 1, &par, &o) == 0);
+	CHECK_NEAR(ppt.layers[1].pt[0].fwd_ms, pte.layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(ppt.layers[1].pt[0].bwd_ms, pte.layers[1].pt[0].bwd_ms, 0);
+	profile_release(&ppt);
+	profile_release(&pte);
+}
+
 static void
 test_ring(void)
 {
@@ -940,6 +1001,18 @@ test_ep_deepspeed(void)
 			CHECK(runtime_parse(&r, es[i].rt) == 0);
 			CHECK_INT_EQ(r.rc_early_stop, es[i].early);
 		}
+		/* torchtitan's ring is PyTorch's: fp32 corrections;
+		 * Megatron's is Transformer Engine's; Megatron reduces
+		 * the column-parallel dgrads beside the wgrads */
+		CHECK(runtime_parse(&r, "torchtitan") == 0);
+		CHECK_INT_EQ(r.cp_merge_f32, 1);
+		CHECK_INT_EQ(r.tp_dgrad_overlap, 0);
+		CHECK(runtime_parse(&r, "megatron-core") == 0);
+		CHECK_INT_EQ(r.cp_merge_f32, 0);
+		CHECK_INT_EQ(r.tp_dgrad_overlap, 1);
+		CHECK(runtime_parse(&r, "megatron-core:no-tp-dgrad-overlap") ==
+		      0);
+		CHECK_INT_EQ(r.tp_dgrad_overlap, 0);
 		CHECK_ERR(runtime_parse(&r, "megatron-core:early-stop"),
 			  "pd2bw: runtime megatron-core has no option "
 			  "'early-stop' (valid: overlap-grad-reduce, "
@@ -1528,6 +1601,7 @@ main(void)
 	(void)h_skip_all;
 	catalog_init(&cat);
 	test_shapes();
+	test_ring_f32();
 	test_ring();
 	test_dp_ring();
 	test_place();
