@@ -155,6 +155,28 @@ test_shapes(void)
 	profile_release(&p4);
 }
 
+/* Llama 3 8B's profile at context-parallel degree cp, microbatch 1, with
+ * PyTorch's fp32 ring corrections (f32) or Transformer Engine's. */
+static void
+ring_profile(struct profile *p, int cp, int f32)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+	struct analytic_opts o;
+	struct model m;
+
+	llama8(&m);
+	memset(&par, 0, sizeof(par));
+	par.tp = par.ep = 1;
+	par.cp = cp;
+	par.imbalance = 1;
+	analytic_opts_init(&o);
+	o.cp_f32 = f32;
+	profile_init(p);
+	CHECK(analytic_profile_par(p, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &o) == 0);
+}
+
 /*
  * PyTorch's ring (torchtitan: analytic_opts cp_f32) corrects in fp32 with
  * eager operators where Transformer Engine's does it in place at 16 bits
@@ -167,28 +189,13 @@ test_shapes(void)
 static void
 test_ring_f32(void)
 {
-	static const int mb[] = {1};
-	struct analytic_par par;
-	struct analytic_opts o;
 	struct profile pte, ppt;
-	struct model m;
 	const double q = 4096.0 * 32 * 128, kv = 4096.0 * 8 * 128;
 	const double bw = 3350e9 * 0.8;
 	const struct prof_point *a, *b;
 
-	llama8(&m);
-	memset(&par, 0, sizeof(par));
-	par.tp = par.ep = 1;
-	par.cp = 2;
-	par.imbalance = 1;
-	analytic_opts_init(&o);
-	profile_init(&pte);
-	CHECK(analytic_profile_par(&pte, &m, catalog_find(&cat, "H100-SXM"),
-				   mb, 1, &par, &o) == 0);
-	o.cp_f32 = 1;
-	profile_init(&ppt);
-	CHECK(analytic_profile_par(&ppt, &m, catalog_find(&cat, "H100-SXM"),
-				   mb, 1, &par, &o) == 0);
+	ring_profile(&pte, 2, 0);
+	ring_profile(&ppt, 2, 1);
 	a = &pte.layers[1].pt[0];
 	b = &ppt.layers[1].pt[0];
 	CHECK_NEAR(b->attn_fwd_ms - a->attn_fwd_ms,
@@ -198,18 +205,11 @@ test_ring_f32(void)
 				   1e3 +
 			   3e-3,
 		   1e-9);
-	/* without context parallelism nothing is corrected */
-	par.cp = 1;
 	profile_release(&ppt);
 	profile_release(&pte);
-	profile_init(&pte);
-	o.cp_f32 = 0;
-	CHECK(analytic_profile_par(&pte, &m, catalog_find(&cat, "H100-SXM"),
-				   mb, 1, &par, &o) == 0);
-	o.cp_f32 = 1;
-	profile_init(&ppt);
-	CHECK(analytic_profile_par(&ppt, &m, catalog_find(&cat, "H100-SXM"),
-				   mb, 1, &par, &o) == 0);
+	/* without context parallelism nothing is corrected */
+	ring_profile(&pte, 1, 0);
+	ring_profile(&ppt, 1, 1);
 	CHECK_NEAR(ppt.layers[1].pt[0].fwd_ms, pte.layers[1].pt[0].fwd_ms, 0);
 	CHECK_NEAR(ppt.layers[1].pt[0].bwd_ms, pte.layers[1].pt[0].bwd_ms, 0);
 	profile_release(&ppt);
