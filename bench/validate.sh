@@ -731,7 +731,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_fsdp && fsdp != "off" && fsdp != "-") {
 		z = fsdp == "SHARD_GRAD_OP" || fsdp == "zero2-resident" ? 2 : 3
 		args = args " --zero " z
-		if (fsdp ~ /^megatron-fsdp:[0-9]+$/) {
+		if (fsdp ~ /^(megatron-fsdp|hsdp):[0-9]+$/) {
 			n = fsdp; sub(/.*:/, "", n)
 			if (n + 0 < dp * (cp > 1 ? cp : 1)) args = args " --shard-group " n
 		}
