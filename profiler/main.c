@@ -142,7 +142,9 @@ usage(void)
 	       "each against the\n"
 	       "                         catalog's peak and the cost model "
 	       "(--gpu, or the\n"
-	       "                         device's name)\n"
+	       "                         device's name); -b analytic -g GPU: "
+	       "the model's\n"
+	       "                         alone, fp8 and nvfp4 too\n"
 	       "  -o, --output=FILE      write to FILE (default: standard "
 	       "output)\n"
 	       "  -v, --verbose          per-layer times and spreads on "
@@ -286,6 +288,33 @@ gemm_rate(struct prof_opts *o, const int64_t mkn[3],
 	}
 	printf("\n");
 	return 0;
+}
+
+/*
+ * --gemm with the analytic backend: what the cost model gives one GEMM on
+ * spec at precision prec, alone (pre-quantised operands) and, in FP8 or
+ * NVFP4, in a Transformer Engine linear layer's forward that quantises its
+ * input and weight on the call (what Transformer Engine's GEMM benchmark
+ * times as autocast).
+ */
+static void
+gemm_model(const int64_t mkn[3], const struct gpu_spec *spec, int prec,
+	   int recipe)
+{
+	double m = (double)mkn[0], k = (double)mkn[1], n = (double)mkn[2];
+	double raw = analytic_linear_ms(spec, prec, recipe, m, k, n, 0);
+	double tf = raw > 0 ? 2 * m * k * n / (raw * 1e-3) / 1e12 : 0;
+
+	printf("gemm %lldx%lldx%lld %s", (long long)mkn[0],
+	       (long long)mkn[1], (long long)mkn[2], model_prec_names[prec]);
+	if (prec == MODEL_FP8)
+		printf(" (%s)", model_fp8_names[recipe]);
+	printf(" on %s, the model: %.4f ms, %.1f TFLOP/s", spec->name, raw,
+	       tf);
+	if (model_prec_quantised(prec))
+		printf("; quantising input and weight on the call %.4f ms",
+		       analytic_linear_ms(spec, prec, recipe, m, k, n, 1));
+	printf("\n");
 }
 
 /*
@@ -512,15 +541,44 @@ main(int argc, char **argv)
 	if (gemm_n) {
 		if (optind != argc)
 			cli_usage_error("%s", "--gemm takes no MODEL");
-		if (backend && strcmp(backend, "cuda"))
+		if (backend && strcmp(backend, "cuda") &&
+		    strcmp(backend, "analytic"))
 			cli_usage_error("%s", "--gemm times the cuda backend's "
-				    "GEMM");
-		if (model_prec_quantised(prec))
+				    "GEMM or gives the analytic one's");
+		if (backend && !strcmp(backend, "analytic") && !gpu)
+			cli_usage_error("%s", "--gemm with the analytic backend "
+				    "needs --gpu");
+		if (model_prec_quantised(prec) &&
+		    !(backend && !strcmp(backend, "analytic")))
 			cli_usage_error("%s", "--gemm times bf16, fp16 or fp32 "
-				    "GEMMs");
+				    "GEMMs (-b analytic prices fp8 and nvfp4)");
+		if (fp8_recipe >= 0 && prec != MODEL_FP8)
+			cli_usage_error("%s", "--fp8-recipe goes with "
+				    "--precision fp8");
 		if (gpu && !(spec = catalog_find(&cat, gpu))) {
 			pd2bw_error("unknown GPU '%s' (see %s --list-gpus)",
 				    gpu, pd2bw_progname);
+			goto out;
+		}
+		if (backend && !strcmp(backend, "analytic")) {
+			if ((prec == MODEL_FP8 && spec->tflops8 <= 0) ||
+			    (prec == MODEL_NVFP4 && spec->tflops4 <= 0)) {
+				pd2bw_error("GPU '%s' has no %s tensor cores",
+					    spec->name,
+					    prec == MODEL_NVFP4 ? "NVFP4" : "FP8");
+				goto out;
+			}
+			if (fp8_recipe == FP8_MXFP8 && !spec->mxfp8) {
+				pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
+					    "(Blackwell)", spec->name);
+				goto out;
+			}
+			for (i = 0; i < gemm_n; i++)
+				gemm_model(gemm_mkn[i], spec,
+					   prec >= 0 ? prec : MODEL_BF16,
+					   fp8_recipe >= 0 ? fp8_recipe
+							   : FP8_DELAYED);
+			ret = 0;
 			goto out;
 		}
 		if (!prof_gpu_available(why, sizeof(why))) {

@@ -319,6 +319,21 @@ double analytic_gemm_shape_eff(int sms, double M, double K, double N);
 double analytic_gemm_ms(const struct gpu_spec *g, int fp32, double M,
 			double K, double N);
 
+/*
+ * The same GEMM in a Transformer Engine linear layer's forward at
+ * precision prec (enum model_prec: bf16, fp16, fp8 with FP8 recipe
+ * recipe, or nvfp4), as Transformer Engine's GEMM benchmark times it
+ * (benchmarks/gemm/benchmark_gemm.py): with quantize, the input and the
+ * weight are quantised on the call (its autocast mode: a te.Linear
+ * forward), the input's copies for forward and backward and the
+ * weight's alike; without, they come quantised (its pre-quantized mode).
+ * What a training step pays for its quantisation is less (the weights'
+ * copies are made once an update, a norm may write the input's): the
+ * layers' estimate prices that.  Milliseconds.
+ */
+double analytic_linear_ms(const struct gpu_spec *g, int prec, int recipe,
+			  double M, double K, double N, int quantize);
+
 /* Default microbatch sizes: 1, 2, 4, ... up to 64. */
 extern const int analytic_default_mb[];
 extern const int analytic_default_nmb;

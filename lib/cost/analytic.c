@@ -396,6 +396,29 @@ analytic_gemm_ms(const struct gpu_spec *g, int fp32, double M, double K,
 	return gemm_op(&sh, M, K, N, 0, Q_SAVED, 1);
 }
 
+/* analytic.h */
+double
+analytic_linear_ms(const struct gpu_spec *g, int prec, int recipe, double M,
+		   double K, double N, int quantize)
+{
+	struct shape sh;
+	double t;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.g = g;
+	sh.tensor_tflops = prec == MODEL_FP32 ? g->tflops32 : g->tflops16;
+	sh.e = prec == MODEL_FP32 ? 4 : 2;
+	sh.fp8 = model_prec_quantised(prec);
+	sh.fp4 = prec == MODEL_NVFP4;
+	sh.qb = model_prec_quant_bytes(prec);
+	sh.fp8r = recipe;
+	sh.casts = ANALYTIC_CASTS_TE;
+	t = gemm_op(&sh, M, K, N, 0, quantize ? Q_OWN : Q_SAVED, 1);
+	if (sh.fp8 && quantize)
+		t += quant_ms(&sh, K * N, Q_OWN);
+	return t;
+}
+
 /* The rows a sequence-parallel layer quantises: 1/t of them. */
 static double
 sp_div(const struct shape *sh)

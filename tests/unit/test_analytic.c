@@ -1065,6 +1065,39 @@ test_tp_dgrad(void)
 	}
 }
 
+/*
+ * A te.Linear forward as Transformer Engine's GEMM benchmark times it
+ * (analytic_linear_ms()), NVFP4 on B300 (13.5 PFLOP/s at 0.407, 8 TB/s at
+ * 0.8, 3 us a kernel), M x K x N = 15872 x 4096 x 4096: the GEMM at
+ * 13.5e15 x 0.407 x the shape's share, its launch; quantising, the input's
+ * x = 65,011,712 values in two passes (read 2 bytes; then read 2, write
+ * two copies of 0.5625) and the weight's 16,777,216 alike.
+ */
+static void
+test_linear_ms(void)
+{
+	const struct gpu_spec *g = catalog_find(&cat, "B300");
+	double M = 15872, K = 4096, N = 4096, bw = 8000e9 * 0.8, us = 3e-6;
+	double raw = 2 * M * K * N /
+			     (13500e12 * 0.407 *
+			      analytic_gemm_shape_eff(g->sms, M, K, N)) +
+		     us;
+	double x = M * K, w = K * N;
+
+	/* the GEMM moves its 4-bit operands and 16-bit output: below the
+	 * FLOPs' time */
+	CHECK_NEAR(analytic_linear_ms(g, MODEL_NVFP4, FP8_DELAYED, M, K, N, 0),
+		   raw * 1e3, 1e-9);
+	CHECK_NEAR(analytic_linear_ms(g, MODEL_NVFP4, FP8_DELAYED, M, K, N, 1),
+		   (raw + (2 * x + 2 * x + 1.125 * x) / bw + 2 * us +
+		    (2 * w + 2 * w + 1.125 * w) / bw + 2 * us) *
+			   1e3,
+		   1e-9);
+	/* 16-bit: nothing to quantise */
+	CHECK_NEAR(analytic_linear_ms(g, MODEL_BF16, FP8_DELAYED, M, K, N, 1),
+		   analytic_gemm_ms(g, 0, M, K, N), 0);
+}
+
 static void
 test_fp8_recipes(void)
 {
@@ -2044,6 +2077,7 @@ main(int argc, char **argv)
 	test_rc_early_stop();
 	test_attn_fp8();
 	test_tp_dgrad();
+	test_linear_ms();
 	test_fp8_recipes();
 	test_nvfp4();
 	test_roofline();

@@ -1,0 +1,1 @@
+sh $TOP/bench/te-gemm.sh "$PLAIN"
