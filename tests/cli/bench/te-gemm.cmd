@@ -1,1 +1,1 @@
-sh $TOP/bench/te-gemm.sh "$PLAIN"
+sh $TOP/bench/te-gemm.sh "$B"
