@@ -402,6 +402,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# activation_checkpoint.early_stop default off
 		if (rt == "composer-fsdp" || rt == "fms-fsdp" || (rt == "torchtitan" && rel < "2025-08-29"))
 			a = a (index(a, ":") ? "," : ":") "early-stop"
+		# torchtitan copied the grouped K/V heads out to the query
+		# heads before SDPA until ff0829c10 (2026-01-27; models/llama/
+		# model.py:201-202 at 9dec370)
+		if (rt == "torchtitan" && rel < "2026-01-27")
+			a = a (index(a, ":") ? "," : ":") "repeat-kv"
 		# fms-fsdp'"'"'s use_torch_compile compiles the FSDP-wrapped
 		# model whole (torch.compile(model), main_training.py of
 		# foundation-model-stack/fms-fsdp), its loss computed outside

@@ -182,6 +182,10 @@ struct analytic_opts {
 			       overlap the sequence-parallel traffic
 			       instead, where they act (tp-comm-overlap:
 			       16-bit and FP8 under sequence parallelism) */
+	int repeat_kv;      /* grouped K/V heads copied out to the query
+			       heads before the attention kernel
+			       (torchtitan's repeat_kv before ff0829c10;
+			       default 0: the kernel reads them grouped) */
 	int cp_f32;         /* context parallelism is PyTorch's ring, whose
 			       corrections run eagerly in fp32 (runtime
 			       cp_merge_f32; default 0: Transformer

@@ -53,6 +53,8 @@ enum runtime_opt {
 	RUNTIME_OPT_FP8_OUTPUT_PROJ,      /* megatron-core (MXFP8 LM head) */
 	RUNTIME_OPT_TP_DGRAD_OVERLAP,     /* megatron-core (column-parallel
 					     dgrad reduction beside wgrad) */
+	RUNTIME_OPT_REPEAT_KV,            /* torchtitan (K/V repeated to the
+					     query heads, before ff0829c10) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */

@@ -164,6 +164,9 @@ struct shape {
 	int xcopy;          /* analytic_opts xent_copy */
 	int early;          /* analytic_opts rc_early_stop */
 	int ptcp;           /* analytic_opts cp_f32: PyTorch's ring */
+	double kva;         /* K/V heads per GPU the attention kernel reads:
+			       kvt, or at where the runtime repeats them
+			       (analytic_opts repeat_kv) */
 	int fp8head;        /* analytic_opts fp8_head, in an MXFP8 model */
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
@@ -839,18 +842,36 @@ mla_core_bwd_ms(struct shape *sh)
 			 (bas + 2 * q) * sh->e);
 }
 
+/*
+ * Grouped K and V copied out to every query head before the kernel
+ * (torchtitan's repeat_kv, models/llama/model.py:201-202 at 9dec370, until
+ * ff0829c10 passed SDPA enable_gqa): forward, each read at its kvt heads
+ * and written at the kernel's kva; backward, the copies' gradients summed
+ * back.  Nothing where the kernel reads them grouped.
+ */
+static double
+repeat_kv_ms(struct shape *sh, int bwd)
+{
+	double g = sh->n * sh->kvt * sh->dh, r = sh->n * sh->kva * sh->dh;
+
+	if (!(sh->kva > sh->kvt))
+		return 0;
+	return op_ms(sh, OP_VEC, bwd ? 2 * r : 0, 2 * (g + r) * sh->e);
+}
+
 /* Attention core forward: scores, softmax, dropout, probabilities x V. */
 static double
 core_ms(struct shape *sh)
 {
 	double bas = sh->b * sh->at * sh->sq * sh->s, mm = 2 * bas * sh->dh;
-	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
+	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kva * sh->dh;
 	double t;
 
 	if (sh->mla)
 		return mla_core_ms(sh);
 	if (sh->flash)
-		return ring_ms(sh, 2 * mm * sh->afrac, bas * sh->afrac,
+		return repeat_kv_ms(sh, 0) +
+		       ring_ms(sh, 2 * mm * sh->afrac, bas * sh->afrac,
 			       (2 * q + 2 * kv) * sh->e, q, kv, 0);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);
 	if (sh->attn_cap)
@@ -865,7 +886,7 @@ static double
 core_bwd_ms(struct shape *sh)
 {
 	double bas = sh->b * sh->at * sh->sq * sh->s, mm = 2 * bas * sh->dh;
-	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kvt * sh->dh;
+	double q = sh->n * sh->at * sh->dh, kv = sh->n * sh->kva * sh->dh;
 	double t;
 
 	if (sh->mla)
@@ -892,6 +913,7 @@ core_bwd_ms(struct shape *sh)
 		/* Row sums of dO * O, then recompute QK^T and P; dV, dP,
 		 * dQ, dK: five matmuls. */
 		return op_ms(sh, OP_VEC, 2 * q, 2 * q * sh->e) +
+		       repeat_kv_ms(sh, 1) +
 		       ring_ms(sh, 5 * mm * sh->afrac, bas * sh->afrac,
 			       (4 * q + 4 * kv) * sh->e, q, kv, 1);
 	t = op_ms(sh, OP_ATTN, mm, (q + kv + bas) * sh->e);     /* dP */
@@ -1714,7 +1736,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		/* the ring moves each rank's K and V (MLA: the heads' keys
 		 * and values after the up-projection) */
 		pt->cp_kv_bytes = sh->mla ? n * sh->at * (sh->dqk + sh->dv) * e
-					  : 2 * n * sh->kvt * sh->dh * e;
+					  : 2 * n * sh->kva * sh->dh * e;
 		pt->attn_fwd_ms = core;
 		pt->attn_bwd_ms = core_b;
 	}
@@ -2044,6 +2066,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->paged_stash = 0;
 	o->tp_dgrad = 0;
 	o->cp_f32 = 0;
+	o->repeat_kv = 0;
 	o->tp_ub = 0;
 	o->moe_graphs = 0;
 	o->fp8_head = 0;
@@ -2673,6 +2696,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.xcopy = o && o->xent_copy;
 	sh.early = o && o->rc_early_stop;
 	sh.ptcp = o && o->cp_f32;
+	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	/* a per-rank budget (HybridEP's): the rows over it are dropped,
 	 * and its static buffers hold the whole budget

@@ -68,7 +68,7 @@ const char *const runtime_opt_names[] = {
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
 	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop",
-	"te-graphs", "fp8-output-proj", "tp-dgrad-overlap", NULL,
+	"te-graphs", "fp8-output-proj", "tp-dgrad-overlap", "repeat-kv", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -371,7 +371,7 @@ runtime_init(struct runtime *rt, int id)
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
 		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER) |
 				   OPT(COMPILE) | OPT(ASYNC_TP) |
-				   OPT(EARLY_STOP);
+				   OPT(EARLY_STOP) | OPT(REPEAT_KV);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;

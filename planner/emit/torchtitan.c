@@ -237,6 +237,8 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int async_tp = emit_runtime_opt(p, RUNTIME_OPT_ASYNC_TP);
 	/* recomputation that stops once the saved tensors are back */
 	int early = emit_runtime_opt(p, RUNTIME_OPT_EARLY_STOP);
+	/* K/V heads copied out before SDPA: torchtitan before ff0829c10 */
+	int repeat = emit_runtime_opt(p, RUNTIME_OPT_REPEAT_KV);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
@@ -375,6 +377,12 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		fprintf(fp, "# FP8 linear layers (torchtitan v0.2.x naming; "
 			    "needs torchao).\nconverters = "
 			    "[\"quantize.linear.float8\"]\n");
+
+	if (repeat)
+		fprintf(fp, "# Priced with the K/V heads copied out to the "
+			    "query heads (repeat-kv), as\n# torchtitan did "
+			    "before ff0829c10; later ones read them grouped "
+			    "(enable_gqa).\n");
 
 	fprintf(fp, "\n[training]\n");
 	fprintf(fp, "# Per data-parallel rank and step: %s.\n",

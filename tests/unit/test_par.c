@@ -186,6 +186,59 @@ ring_profile(struct profile *p, int cp, int f32)
  * (a kernel of its own, 3 us); backward: 10 q + 42 kv against 6 q +
  * 12 kv, once 10 q + 20 kv; at H100's 3350 GB/s x 0.8.
  */
+/*
+ * torchtitan's repeat_kv (analytic_opts repeat_kv): Llama 3 8B's 8 K/V
+ * heads copied out to its 32 query heads before the kernel, 8192 tokens:
+ * forward, read 8192 x 8 x 128 values of K and of V and write 8192 x 32 x
+ * 128 of each, 2 bytes a value, in one kernel (3 us) at H100's 3350 GB/s
+ * x 0.8; backward, their gradients summed back alike; the kernel itself
+ * compute-bound either way.  Under context parallelism the ring moves
+ * the copies: four times the K/V bytes.
+ */
+static void
+test_repeat_kv(void)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+	struct analytic_opts o;
+	struct profile pg, pr;
+	struct model m;
+	const double g = 8192.0 * 8 * 128, r = 8192.0 * 32 * 128;
+	const double copy = 2 * (g + r) * 2 / (3350e9 * 0.8) * 1e3 + 3e-3;
+	int cp;
+
+	llama8(&m);
+	for (cp = 1; cp <= 2; cp++) {
+		memset(&par, 0, sizeof(par));
+		par.tp = par.ep = 1;
+		par.cp = cp;
+		par.imbalance = 1;
+		analytic_opts_init(&o);
+		profile_init(&pg);
+		CHECK(analytic_profile_par(&pg, &m,
+					   catalog_find(&cat, "H100-SXM"), mb, 1,
+					   &par, &o) == 0);
+		o.repeat_kv = 1;
+		profile_init(&pr);
+		CHECK(analytic_profile_par(&pr, &m,
+					   catalog_find(&cat, "H100-SXM"), mb, 1,
+					   &par, &o) == 0);
+		if (cp == 1) {
+			CHECK_NEAR(pr.layers[1].pt[0].fwd_ms -
+					   pg.layers[1].pt[0].fwd_ms,
+				   copy, 1e-9);
+			CHECK_NEAR(pr.layers[1].pt[0].bwd_ms -
+					   pg.layers[1].pt[0].bwd_ms,
+				   copy, 1e-9);
+		} else {
+			CHECK_NEAR(pr.layers[1].pt[0].cp_kv_bytes,
+				   4 * pg.layers[1].pt[0].cp_kv_bytes, 0);
+		}
+		profile_release(&pr);
+		profile_release(&pg);
+	}
+}
+
 static void
 test_ring_f32(void)
 {
@@ -1013,6 +1066,16 @@ test_ep_deepspeed(void)
 		CHECK(runtime_parse(&r, "megatron-core:no-tp-dgrad-overlap") ==
 		      0);
 		CHECK_INT_EQ(r.tp_dgrad_overlap, 0);
+		CHECK(runtime_parse(&r, "torchtitan:repeat-kv") == 0);
+		CHECK(runtime_has(&r, RUNTIME_OPT_REPEAT_KV));
+		CHECK_ERR(runtime_parse(&r, "megatron-core:repeat-kv"),
+			  "pd2bw: runtime megatron-core has no option "
+			  "'repeat-kv' (valid: overlap-grad-reduce, "
+			  "overlap-param-gather, tp-comm-overlap, cuda-graphs, "
+			  "grad-reduce-fp32, fp8-param-gather, "
+			  "overlap-moe-ep-comm, flex-dispatcher, op-fuser, "
+			  "paged-stash, te-graphs, fp8-output-proj, "
+			  "tp-dgrad-overlap)");
 		CHECK_ERR(runtime_parse(&r, "megatron-core:early-stop"),
 			  "pd2bw: runtime megatron-core has no option "
 			  "'early-stop' (valid: overlap-grad-reduce, "
@@ -1048,7 +1111,7 @@ test_ep_deepspeed(void)
 		CHECK_ERR(runtime_parse(&mc, "torchtitan:op-fuser"),
 			  "pd2bw: runtime torchtitan has no option 'op-fuser' "
 			  "(valid: cuda-graphs, fp8-all-gather, compile, "
-			  "async-tp, early-stop)");
+			  "async-tp, early-stop, repeat-kv)");
 	}
 
 	/* HybridEP's budget needs the flex dispatcher; the paged stash the
@@ -1601,6 +1664,7 @@ main(void)
 	(void)h_skip_all;
 	catalog_init(&cat);
 	test_shapes();
+	test_repeat_kv();
 	test_ring_f32();
 	test_ring();
 	test_dp_ring();
