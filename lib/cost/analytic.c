@@ -1380,7 +1380,7 @@ moe_stash(struct shape *sh)
  * Everything a block keeps for backward with no recomputation:
  *   norm 1 input and statistics        n h e + n statb
  *   QKV GEMM input (norm 1 output)     n h e
- *   Q, K, V (after rotary, if any)     n qt e
+ *   Q, K, V (after rotary, if any)     n qt e (K, V at kva heads)
  *   attention core                     core_stash()
  *   projection input (context)         n ht e
  *   dropout mask after the projection  n h       (with dropout)
@@ -1411,7 +1411,14 @@ block_stash(struct shape *sh)
 		st += 2 * (n * h * e + n * sh->statb + norm_x_stash(sh, n * h));
 	if (sh->sp)
 		st /= sh->t;
-	st += n * sh->qt * e + core_stash(sh) + n * sh->ht * e;
+	/* Q, K and V as the attention kernel keeps them: where the runtime
+	 * copies the grouped K/V heads out to every query head first
+	 * (repeat_kv_ms()), the kernel saves the copies, and nothing keeps
+	 * the grouped K and V (the copy's and the rotary's backward need
+	 * no input: torchtitan models/llama/model.py:201-202, 118-121 at
+	 * 9dec370) */
+	st += n * (sh->qt + 2 * (sh->kva - sh->kvt) * sh->dh) * e +
+	      core_stash(sh) + n * sh->ht * e;
 	if (sh->moe)
 		st += moe_stash(sh);
 	else

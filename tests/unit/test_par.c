@@ -193,7 +193,10 @@ ring_profile(struct profile *p, int cp, int f32)
  * 128 of each, 2 bytes a value, in one kernel (3 us) at H100's 3350 GB/s
  * x 0.8; backward, their gradients summed back alike; the kernel itself
  * compute-bound either way.  Under context parallelism the ring moves
- * the copies: four times the K/V bytes.
+ * the copies: four times the K/V bytes.  The kernel keeps the copies for
+ * backward: without recomputation the stash grows by K and V at 24 more
+ * heads; under torchtitan's per-op policy the copies are made again in
+ * backward and the stash stays.
  */
 static void
 test_repeat_kv(void)
@@ -224,6 +227,10 @@ test_repeat_kv(void)
 					   catalog_find(&cat, "H100-SXM"), mb, 1,
 					   &par, &o) == 0);
 		if (cp == 1) {
+			CHECK_INT_EQ(pr.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+					     pg.layers[1].pt[0]
+						     .stash_bytes[PROF_RC_NONE],
+				     (int64_t)(2 * 8192 * 24 * 128 * 2));
 			CHECK_NEAR(pr.layers[1].pt[0].fwd_ms -
 					   pg.layers[1].pt[0].fwd_ms,
 				   copy, 1e-9);
@@ -237,6 +244,22 @@ test_repeat_kv(void)
 		profile_release(&pr);
 		profile_release(&pg);
 	}
+	memset(&par, 0, sizeof(par));
+	par.tp = par.ep = par.cp = 1;
+	par.imbalance = 1;
+	analytic_opts_init(&o);
+	o.rc_modules = ANALYTIC_RC_OP;
+	profile_init(&pg);
+	CHECK(analytic_profile_par(&pg, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &o) == 0);
+	o.repeat_kv = 1;
+	profile_init(&pr);
+	CHECK(analytic_profile_par(&pr, &m, catalog_find(&cat, "H100-SXM"), mb,
+				   1, &par, &o) == 0);
+	CHECK_INT_EQ(pr.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE],
+		     pg.layers[1].pt[0].stash_bytes[PROF_RC_SELECTIVE]);
+	profile_release(&pr);
+	profile_release(&pg);
 }
 
 static void
