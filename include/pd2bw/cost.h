@@ -17,6 +17,7 @@
 #ifndef PD2BW_COST_H
 #define PD2BW_COST_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "pd2bw/chain.h"
@@ -201,13 +202,6 @@ struct cost_bytes {
 void cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 		struct cost_bytes *b);
 
-/* Stash multiplier of interleaved 1F1B (Megatron's estimator). */
-static inline double
-cost_interleave_factor(const struct cost_cfg *g)
-{
-	return g->v > 1 ? 1 + (double)(g->d - 1) / ((double)g->d * g->v) : 1;
-}
-
 /* Microbatches whose stashes stage s keeps (design.md section 9). */
 static inline int
 cost_in_flight(const struct cost_cfg *g, int s)
@@ -223,6 +217,88 @@ cost_in_flight(const struct cost_cfg *g, int s)
 		n = g->d - s;
 		return n < g->m ? n : g->m;
 	}
+}
+
+/*
+ * Microbatches' worth of stashes (of all the stage's layers) GPU s of d
+ * keeps at once under schedule sched with m microbatches and v virtual
+ * stages each: cost_in_flight()'s count without interleaving.  Under
+ * interleaved 1F1B, its warm-up of 2 (d-s-1) + (v-1) d chunk forwards
+ * plus the forward before its first backward, at most all m v chunks,
+ * over v: Megatron-Core's get_pp_rank_microbatches()
+ * (pipeline_parallel/schedules.py:964-978 at d98e8a6, the group size
+ * d by default) and PyTorch's ScheduleInterleaved1F1B (get_rank_warmup_
+ * ops: (v-1) d + 2 (d-1-s), capped at m v) alike.  At s = 0 and m > d
+ * that is Megatron's estimate d (1 + (d-1)/(d v)); later GPUs keep
+ * more than 1F1B's d - s (the last, ((v-1) d + 1) / v), and with m = d
+ * the cap leaves GPU 0 m, not d + (d-1)/v.  What the simulator's order
+ * holds (sim.c build_interleaved(), stage_peaks()).
+ */
+static inline double
+cost_stash_mbs_of(int sched, int d, int m, int v, int s)
+{
+	double c;
+
+	if (v <= 1 || sched != PLAN_FLUSH) {
+		int n = d - s;
+
+		return sched == PLAN_GPIPE  ? m
+		       : sched == PLAN_NONE ? 1
+		       : n < m		    ? n
+					    : m;
+	}
+	c = 2.0 * (d - s - 1) + (double)(v - 1) * d + 1;
+	if (c > (double)m * v)
+		c = (double)m * v;
+	return c / v;
+}
+
+static inline double
+cost_stash_mbs(const struct cost_cfg *g, int s)
+{
+	return cost_stash_mbs_of(g->sched, g->d, g->m, g->v, s);
+}
+
+/*
+ * The same for the layers outside the blocks (the embedding on GPU 0,
+ * the output layer and the loss on GPU d-1), which sit in one chunk of
+ * their GPU: its first on GPU 0, its last on GPU d-1.  Of the warm-up's
+ * P = min(2 (d-s-1) + (v-1) d + 1, m v) chunk forwards, in groups of d
+ * microbatches through chunk 0, 1, ... (the last group the m mod d left),
+ * as many are that chunk's: GPU d-1 runs each forward of its last chunk
+ * just before that chunk's backward, one at a time, while GPU 0 holds
+ * its first chunk for up to 2d - 1 microbatches.  Without interleaving
+ * (and on the GPUs between) cost_stash_mbs().
+ */
+static inline double
+cost_stash_mbs_out(const struct cost_cfg *g, int s)
+{
+	int d = g->d, m = g->m, v = g->v, c, G, r;
+	double P, n;
+
+	if (v <= 1 || g->sched != PLAN_FLUSH || (s != 0 && s != d - 1))
+		return cost_stash_mbs(g, s);
+	c = s == d - 1 ? v - 1 : 0;
+	P = cost_stash_mbs(g, s) * v;
+	G = m / d; /* whole groups */
+	r = m - G * d;
+	if (P <= (double)G * d * v) {
+		double F = floor(P / ((double)d * v)), R = P - F * d * v;
+
+		n = F * d + fmin(fmax(R - (double)c * d, 0), d);
+	} else {
+		n = (double)G * d +
+		    fmin(fmax(P - (double)G * d * v - (double)c * r, 0), r);
+	}
+	return n;
+}
+
+/* Whether layer j of c is outside the transformer blocks (embedding,
+ * output layer, loss): cost_stash_mbs_out()'s. */
+static inline int
+cost_layer_outside(const struct chain *c, int j)
+{
+	return c->kind && c->kind[j] != PROF_BLOCK;
 }
 
 /* Transfer time of bytes over a link: bytes / bandwidth + latency. */
@@ -495,9 +571,11 @@ struct cost_mem {
 	int off_blocks;        /* cost_offload_blocks() */
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
 	double in_flight;      /* stashes kept (interleaving included) */
+	double in_flight_out;  /* ... of the layers outside the blocks */
 	int n, last, any_full;
 	int64_t params, eparams, mparams;
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
+	double per_mb_out;     /* the part of per_mb outside the blocks */
 	double off_stash, off_big; /* the offloaded blocks': sum, most */
 	double gathered, big_gathered; /* cost_layer_gather(): sum, most */
 };
@@ -556,7 +634,9 @@ void cost_mem_init(struct cost_mem *m, const struct chain *c,
 COST_HOT void
 cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 {
-	m->in_flight = cost_in_flight(g, s) * cost_interleave_factor(g);
+	m->in_flight = cost_stash_mbs(g, s);
+	m->in_flight_out = cost_stash_mbs_out(g, s);
+	m->per_mb_out = 0;
 	m->n = 0;
 	m->last = -1;
 	m->any_full = 0;
@@ -591,6 +671,8 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 			m->big_gathered = gb;
 	}
 	m->per_mb += st;
+	if (cost_layer_outside(c, j))
+		m->per_mb_out += st;
 	/* only a layer whose full recomputation reruns it rebuilds its
 	 * activations in backward (not an embedding or head) */
 	if (chain_full_reruns(c, k, j)) {
@@ -650,7 +732,11 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	/* Under full recomputation one layer's activations are rebuilt at a
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(m->in_flight * per_mb +
-				    (m->any_full ? m->peak_full : 0));
+				    (m->any_full ? m->peak_full : 0) +
+				    (m->offload && !(m->off_blocks > 0)
+					     ? 0
+					     : (m->in_flight_out - m->in_flight) *
+						       m->per_mb_out));
 	st->work_bytes = (int64_t)m->work;
 	st->runtime_bytes = (int64_t)(m->context +
 				      m->frag * (double)(st->stash_bytes +

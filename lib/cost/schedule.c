@@ -219,8 +219,7 @@ simulate(const struct chain *c, const struct plan_stage *st,
 	size_t i;
 
 	for (s = 0; s < g->d; s++) {
-		double f, r, b, nf = cost_in_flight(g, s) *
-				     cost_interleave_factor(g);
+		double f, r, b, nf = cost_stash_mbs(g, s);
 
 		durations(&st[s], &f, &r, &b);
 		in[s].fwd_ms = f;

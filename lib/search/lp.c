@@ -8,8 +8,10 @@
  * activations are rebuilt during backward (the largest of those a full
  * recomputation reruns, chain_full_reruns(), as cost_stage() counts it).
  * Memory:
- *   weights + state + work + inflight * sum x[j][r] stash[j][r] + y peak
+ *   weights + state + work + sum inflight_j x[j][r] stash[j][r] + y peak
  *     <= cap
+ * (inflight_j the stashes layer j's stage keeps at once, apart for the
+ * layers outside the blocks: cost_stash_mbs_out())
  * and x[j][full] <= y for those layers.  Objective: sum x[j][r] (rc[j][r] +
  * tp[j][r]), the recomputation time plus the tensor-parallel all-reduces
  * full recomputation repeats.
@@ -107,6 +109,9 @@ alike(const struct chain *c, const struct cost_cfg *g, int i, int j)
 {
 	int r;
 
+	/* their stashes count apart (cost_stash_mbs_out()) */
+	if (cost_layer_outside(c, i) != cost_layer_outside(c, j))
+		return 0;
 	for (r = 0; r < PROF_RC_N; r++)
 		if (CHAIN_AT(c, c->rc[r], g->k, i) !=
 			    CHAIN_AT(c, c->rc[r], g->k, j) ||
@@ -181,6 +186,7 @@ struct lp_in {
 	int *gof, *rep, *size;  /* layer's group, group's first layer, size */
 	int *ia, *ja;           /* the matrix, cap 4 ng nr + 4 entries */
 	double *ar, inflight, budget;
+	double inflight_out; /* of the layers outside the blocks */
 	int nz;                 /* its entries (from 1) */
 	double *obj;            /* [ng nr] the columns' costs */
 	int *count;             /* [ng nr] the answer: how many of each
@@ -313,6 +319,15 @@ answer_find(struct lp_memo *m, uint64_t h)
  * x[group][opt] (how many of the group take it), then y.  Rows: counts
  * per group (ng), memory (1), x_full <= size y (ng).
  */
+/* The stashes group q keeps at once, margin included: the layers
+ * outside the blocks count apart (cost_mem_bytes()'s rule). */
+static double
+group_inflight(const struct lp_in *in, int q)
+{
+	return cost_layer_outside(in->c, in->a + in->rep[q]) ? in->inflight_out
+							     : in->inflight;
+}
+
 static void
 fill(struct lp_in *in)
 {
@@ -344,7 +359,7 @@ fill(struct lp_in *in)
 			nz++;
 			ia[nz] = row;
 			ja[nz] = 1 + q * nr + r;
-			ar[nz] = in->inflight *
+			ar[nz] = group_inflight(in, q) *
 				 CHAIN_AT(c, c->stash[in->opts[r]], g->k,
 					  a + in->rep[q]) /
 				 1e9;
@@ -481,8 +496,8 @@ setup(struct lp_in *in, const struct chain *c, const struct cost_opts *o,
 			in->opts[in->nr++] = r;
 	if (!in->nr)
 		return LP_INFEASIBLE;
-	in->inflight = cost_in_flight(g, s) * cost_interleave_factor(g) *
-		       margin(o, g);
+	in->inflight = cost_stash_mbs(g, s) * margin(o, g);
+	in->inflight_out = cost_stash_mbs_out(g, s) * margin(o, g);
 	in->budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
 
 	/*
@@ -622,7 +637,7 @@ one_optimum(struct lp_in *in, double *extra)
 			if (r == i0 ? in->obj[q * nr + r] != 0
 				    : !(in->obj[q * nr + r] > 0))
 				return 0;
-		mem += in->size[q] * (in->inflight *
+		mem += in->size[q] * (group_inflight(in, q) *
 				      CHAIN_AT(c, c->stash[PROF_RC_NONE],
 					       in->g->k, in->a + in->rep[q]) /
 				      1e9);
@@ -706,9 +721,12 @@ lp_rc_row(const struct chain *c, const struct cost_opts *o,
 	if (c->pre_mparams && c->pre_mparams[c->L] > 0 &&
 	    cost_muon_delta(o, g) != 0)
 		return -1;
+	/* the row's stashes at the least of their two counts: a weaker
+	 * row, so a bound still */
 	for (s = 0; s < g->d; s++)
-		per[s] = mu / (cost_in_flight(g, s) *
-			       cost_interleave_factor(g) * margin(o, g));
+		per[s] = mu / (fmin(cost_stash_mbs(g, s),
+				    cost_stash_mbs_out(g, s)) *
+			       margin(o, g));
 	rl->per = per;
 	rl->params = c->pre_params;
 	rl->pb = cost_param_bytes(o, g);

@@ -412,7 +412,7 @@ fit_bits(double v)
 static double
 fit_in_flight(const struct cost_cfg *g, int s)
 {
-	return cost_in_flight(g, s) * cost_interleave_factor(g);
+	return cost_stash_mbs(g, s);
 }
 
 /* Whether class fc holds candidate ti of configuration g, whose memory
@@ -421,16 +421,14 @@ static int
 fit_class_same(const struct fit_class *fc, int ti, const struct cost_mem *mem,
 	       const struct cost_cfg *g)
 {
-	double fa, fb;
 	int s;
 
 	if (fc->ti != ti || fc->g.d != g->d || fc->g.k != g->k ||
 	    fc->g.r != g->r || memcmp(&fc->mem, mem, sizeof(*mem)))
 		return 0;
-	fa = cost_interleave_factor(&fc->g);
-	fb = cost_interleave_factor(g);
 	for (s = 0; s < g->d; s++)
-		if (cost_in_flight(&fc->g, s) * fa != cost_in_flight(g, s) * fb)
+		if (cost_stash_mbs(&fc->g, s) != cost_stash_mbs(g, s) ||
+		    cost_stash_mbs_out(&fc->g, s) != cost_stash_mbs_out(g, s))
 			return 0;
 	return 1;
 }

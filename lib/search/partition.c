@@ -75,7 +75,7 @@ struct part_run {
 	 * grows with it, and the first end it goes over a limit at is one
 	 * (first_over()), however it is searched */
 	int up;
-	const double *pst, *tw, *tf;
+	const double *pst, *pso, *tw, *tf;
 	const int *prun, *lg;
 };
 
@@ -121,6 +121,8 @@ struct part_mix {
 		      order), part_solve()'s test of them */
 	double minout; /* least_out() of the activations */
 	double *pst;
+	double *pso; /* pst's of the layers outside the blocks
+			(cost_layer_outside()) */
 	const double *tw, *tf;
 	const int *prun, *lg;
 	const struct part_tabs *tabs;
@@ -147,8 +149,10 @@ part_ws_release(struct part_ws *ws)
 	ws->iscr = NULL;
 	ws->stg_alloc = 0;
 	if (ws->mix)
-		for (i = 0; i < PART_MIX; i++)
+		for (i = 0; i < PART_MIX; i++) {
 			free(ws->mix[i].pst);
+			free(ws->mix[i].pso);
+		}
 	free(ws->mix);
 	ws->mix = NULL;
 	if (ws->tabs)
@@ -363,9 +367,10 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 			   pr->tpn[j + 1] >= pr->tpn[j];
 	if ((size_t)(L + 1) > x->alloc) {
 		x->pst = xrealloc(x->pst, (size_t)(L + 1) * sizeof(double));
+		x->pso = xrealloc(x->pso, (size_t)(L + 1) * sizeof(double));
 		x->alloc = L + 1;
 	}
-	x->pst[0] = 0;
+	x->pst[0] = x->pso[0] = 0;
 	for (j = 0; j < L; j++) {
 		double st = CHAIN_AT(c, c->stash[r], k, j);
 
@@ -373,6 +378,7 @@ mix_get(struct part_ws *ws, const struct part_run *pr)
 			return x;
 		sum += st;
 		x->pst[j + 1] = sum;
+		x->pso[j + 1] = x->pso[j] + (cost_layer_outside(c, j) ? st : 0);
 	}
 	if (!(sum < 9007199254740992.0))
 		return x;
@@ -409,6 +415,7 @@ mem_prep(const struct part_mix *x, struct part_run *pr)
 	    !c->pre_eparams || (m->mdelta < 0 && !c->pre_mparams) || !x->ok)
 		return;
 	pr->pst = x->pst;
+	pr->pso = x->pso;
 	pr->tw = x->tw;
 	pr->tf = x->tf;
 	pr->prun = x->prun;
@@ -448,6 +455,7 @@ mem_over(const struct part_run *pr, struct cost_mem *m, int a, int e)
 	if (m->mdelta < 0)
 		m->mparams = c->pre_mparams[e + 1] - c->pre_mparams[a];
 	m->per_mb = pr->pst[e + 1] - pr->pst[a];
+	m->per_mb_out = pr->pso[e + 1] - pr->pso[a];
 	m->any_full = pr->g->r == PROF_RC_FULL && pr->prun[e + 1] > pr->prun[a];
 	m->peak_full = range_max(pr, pr->tf, a, e);
 	m->work = range_max(pr, pr->tw, a, e);
@@ -1454,7 +1462,8 @@ out:
  * Every stage's cost_mem_bytes() is at least its parameters' weights and
  * state at rest (params x (weight + state), each term truncated to whole
  * bytes: less than a byte each), plus its stashes (in_flight x their sum,
- * truncated; in_flight no less than its least over the stages), plus the
+ * truncated; in_flight, and in_flight_out of the layers outside the
+ * blocks, no less than the least of both over the stages), plus the
  * runtime's context (the runtime bytes, truncated, when the allocator
  * margin adds nothing negative): the rest (the FSDP window, the routed
  * experts' shares, full recomputation's peak, workspace) adds bytes,
@@ -1488,6 +1497,8 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 		cost_mem_stage(&m, g, s);
 		if (m.in_flight < f)
 			f = m.in_flight;
+		if (m.in_flight_out < f)
+			f = m.in_flight_out;
 	}
 	if (!(f >= 0) || m.offload)
 		f = 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pd2bw/afile.h"
+#include "pd2bw/cost.h"
 #include "pd2bw/error.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/xml.h"
@@ -428,11 +429,11 @@ svg_memory(const char *path, const struct plan *p, const struct sim *s)
 			">",
 			x + barw / 2, top + ch + 43);
 		if (p->v > 1) {
-			/* In microbatches' worth of stashes: the plan's
-			 * in_flight (1 + (d-1)/(d v)), the simulator's chunk
-			 * stashes over v. */
-			double est = ps->in_flight *
-				     (1 + (double)(p->d - 1) / (p->d * p->v));
+			/* In microbatches' worth of stashes: the cost
+			 * model's count (cost_stash_mbs()), the simulator's
+			 * chunk stashes over v. */
+			double est = cost_stash_mbs_of(p->sched, p->d, p->m,
+						       p->v, st);
 
 			fprintf(fp, "%.3g in flight", est);
 			if (s && st < s->d && s->v == p->v &&

@@ -1664,11 +1664,13 @@ test_search_brute_moe(void)
 	for (i = 0; i < nalt; i++)
 		alt[i] = p.alts[i].iter_ms;
 	/* interleaved pipelines under ZeRO-1 over 4-way experts first,
-	 * 8-wide FSDP fifth: the dimensions all take part */
+	 * the same under FSDP third, 8-wide data parallelism fifth: the
+	 * dimensions all take part */
 	CHECK_INT_EQ(p.e, 4);
 	CHECK_INT_EQ(p.zero, 1);
 	CHECK_INT_EQ(p.v, 2);
-	CHECK(nalt > 4 && p.alts[4].zero == 3 && p.alts[4].w == 8);
+	CHECK(nalt > 4 && p.alts[2].zero == 3 && p.alts[2].v == 2 &&
+	      p.alts[4].w == 8 && p.alts[4].v == 1);
 	plan_release(&p);
 	/* brute force: each configuration on its own */
 	nall = brute_all(sc, 3, &cl, &o, &so, all, 2048);

@@ -484,9 +484,10 @@ chunk_order(const struct sim *sm, int stage, char *buf, size_t n)
  *          B0.0 4.5 (after GPU 0's B0.1 at 4), B1.0 5.5
  * The iteration is 7.5 = m t + (d-1) t / v with t = 3, the closed form's
  * interleaved bubble.  GPU 0 holds all four chunk stashes at once, two
- * microbatches' worth; the closed form's estimate is min(d, m)
- * (1 + (d-1)/(d v)) = 2.5, half a microbatch more: with m = d the
- * warm-up is cut short at m v.
+ * microbatches' worth, as the cost model counts them (cost_stash_mbs():
+ * with m = d the warm-up is cut short at m v; Megatron's estimate
+ * min(d, m) (1 + (d-1)/(d v)) = 2.5 is half a microbatch more); GPU 1
+ * three, 1.5.
  */
 static void
 test_interleaved_d2_v2_m2(void)
@@ -541,8 +542,8 @@ test_interleaved_d2_v2_m2(void)
 	g.v = 2;
 	ps[0].compute_ms = ps[1].compute_ms = 3;
 	CHECK_NEAR(cost_iteration(ps, &g, &t), 7.5, 0);
-	CHECK_NEAR(cost_in_flight(&g, 0) * cost_interleave_factor(&g), 2.5,
-		   0);
+	CHECK_NEAR(cost_stash_mbs(&g, 0), 2, 0);
+	CHECK_NEAR(cost_stash_mbs(&g, 1), 1.5, 0);
 	sim_release(&sm);
 }
 
@@ -582,11 +583,11 @@ test_interleaved_d2_v2_m4(void)
  * Balanced interleaved pipelines without transfers: the iteration is
  * m t + (d-1) t / v exactly (d = 2..4, v = 2..3, m = d, 2d, 3d), the
  * closed form's; chunk times are multiples of 0.5 so every sum is exact.
- * GPU 0's peak chunk stashes are min(2 (d-1) + (v-1) d + 1, m v): the
- * warm-up plus the forward before the first backward.  In microbatches
- * (over v) that is d + (d-1)/v = Megatron's estimate d (1 + (d-1)/(d v))
- * once m > d; at m = d the warm-up is cut at m v and the estimate is
- * (d-1)/v too high.
+ * GPU s's peak chunk stashes are min(2 (d-s-1) + (v-1) d + 1, m v): the
+ * warm-up plus the forward before the first backward, the cost model's
+ * count (cost_stash_mbs(), over v) on every GPU.  At GPU 0 that is
+ * d + (d-1)/v = Megatron's estimate d (1 + (d-1)/(d v)) once m > d; at
+ * m = d the warm-up is cut at m v, (d-1)/v below the estimate.
  */
 static void
 test_interleaved_balanced(void)
@@ -621,13 +622,18 @@ test_interleaved_balanced(void)
 					ps[s].compute_ms = tmb;
 				bad_t += sm.iter_ms !=
 					 cost_iteration(ps, &g, &t);
-				w0 = 2 * (d - 1) + (v - 1) * d + 1;
-				want_c = w0 < m * v ? w0 : m * v;
-				bad_c += sm.stages[0].peak_chunks != want_c;
-				est = cost_in_flight(&g, 0) *
-				      cost_interleave_factor(&g);
-				/* Megatron's estimate minus the simulator's. */
-				bad_e += fabs(est - (double)want_c / v -
+				for (s = 0; s < d; s++) {
+					w0 = 2 * (d - s - 1) + (v - 1) * d + 1;
+					want_c = w0 < m * v ? w0 : m * v;
+					bad_c += sm.stages[s].peak_chunks !=
+						 want_c;
+					est = cost_stash_mbs(&g, s);
+					bad_e += fabs(est - (double)want_c /
+								    v) > 1e-12;
+				}
+				/* Megatron's estimate at GPU 0 */
+				bad_e += fabs(cost_stash_mbs(&g, 0) -
+					      d * (1 + (d - 1.0) / (d * v)) +
 					      (m == d ? (d - 1.0) / v : 0)) >
 					 1e-12;
 				n++;
