@@ -262,35 +262,36 @@ cost_stash_mbs(const struct cost_cfg *g, int s)
 /*
  * The same for the layers outside the blocks (the embedding on GPU 0,
  * the output layer and the loss on GPU d-1), which sit in one chunk of
- * their GPU: its first on GPU 0, its last on GPU d-1.  Of the warm-up's
- * P = min(2 (d-s-1) + (v-1) d + 1, m v) chunk forwards, in groups of d
- * microbatches through chunk 0, 1, ... (the last group the m mod d left),
- * as many are that chunk's: GPU d-1 runs each forward of its last chunk
- * just before that chunk's backward, one at a time, while GPU 0 holds
- * its first chunk for up to 2d - 1 microbatches.  Without interleaving
- * (and on the GPUs between) cost_stash_mbs().
+ * their GPU, its first on GPU 0, its last on GPU d-1: the most stashes
+ * that chunk holds at once.  The forwards run in groups of d microbatches
+ * through chunk 0, 1, ... (the last group the m mod d left) and the
+ * backwards in the same groups through the chunks in reverse.  GPU d-1
+ * runs each forward of its last chunk just before its backward: of its
+ * P = min((v-1) d + 1, m v) chunk forwards before the first backward, the
+ * last chunk's, one once m > d - 1.  GPU 0 frees none of its first chunk
+ * before the next group has been through it: min(m, 2d).  Without
+ * interleaving (and on the GPUs between) cost_stash_mbs().  Both as the
+ * simulator's order holds them (test_sim).
  */
 static inline double
 cost_stash_mbs_out(const struct cost_cfg *g, int s)
 {
-	int d = g->d, m = g->m, v = g->v, c, G, r;
-	double P, n;
+	int d = g->d, m = g->m, v = g->v, G, r;
+	double P, c = v - 1;
 
 	if (v <= 1 || g->sched != PLAN_FLUSH || (s != 0 && s != d - 1))
 		return cost_stash_mbs(g, s);
-	c = s == d - 1 ? v - 1 : 0;
+	if (s == 0)
+		return m < 2 * d ? m : 2 * d;
 	P = cost_stash_mbs(g, s) * v;
 	G = m / d; /* whole groups */
 	r = m - G * d;
 	if (P <= (double)G * d * v) {
 		double F = floor(P / ((double)d * v)), R = P - F * d * v;
 
-		n = F * d + fmin(fmax(R - (double)c * d, 0), d);
-	} else {
-		n = (double)G * d +
-		    fmin(fmax(P - (double)G * d * v - (double)c * r, 0), r);
+		return F * d + fmin(fmax(R - c * d, 0), d);
 	}
-	return n;
+	return (double)G * d + fmin(fmax(P - (double)G * d * v - c * r, 0), r);
 }
 
 /* Whether layer j of c is outside the transformer blocks (embedding,

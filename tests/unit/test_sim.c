@@ -646,6 +646,79 @@ test_interleaved_balanced(void)
 }
 
 /*
+ * The chunks of stage s's order: the most stashes chunk c holds at once
+ * (from its forward to its backward).
+ */
+static int
+chunk_most(const struct sim *sm, int stage, int c)
+{
+	size_t i;
+	int n = 0, most = 0;
+
+	for (i = 0; i < sm->nops; i++) {
+		const struct sim_op *o = &sm->ops[i];
+
+		if (o->stage != stage || o->chunk != c)
+			continue;
+		if (o->kind == SIM_FWD && ++n > most)
+			most = n;
+		else if (o->kind == SIM_BWD)
+			n--;
+	}
+	return most;
+}
+
+/*
+ * The layers outside the blocks sit in GPU 0's first chunk (the
+ * embedding) and GPU d-1's last (output layer, loss): cost_stash_mbs_out()
+ * counts the stashes those chunks hold at once in the simulator's order,
+ * d = 2..5, v = 2..4, m = 1, d - 1, d, d + 1, 2d, 3d.  By hand, d = 2,
+ * v = 4, m = 16: GPU 0 runs 2 + 6 chunk forwards before its first
+ * backward (group 0 through its four chunks), then frees group 0's last
+ * chunks while group 1 goes through chunk 0: 4 of chunk 0 before the
+ * first of them goes back; GPU 1 runs each forward of its last chunk
+ * just before its backward: 1.
+ */
+static void
+test_interleaved_outside(void)
+{
+	struct sim_stage_in st[5];
+	struct cost_cfg g;
+	struct sim sm;
+	int d, v, k, n = 0, bad = 0;
+	static const int ms[] = {1, -1, 0, 1, 2, 3};
+
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.d = 2;
+	g.v = 4;
+	g.m = 16;
+	CHECK_NEAR(cost_stash_mbs_out(&g, 0), 4, 0);
+	CHECK_NEAR(cost_stash_mbs_out(&g, 1), 1, 0);
+	CHECK_NEAR(cost_stash_mbs(&g, 1), 7.0 / 4, 0);
+	for (d = 2; d <= 5; d++)
+		for (v = 2; v <= 4; v++)
+			for (k = 0; k < 6; k++) {
+				int m = k == 0 ? 1 : k <= 3 ? d + ms[k] : ms[k] * d;
+
+				uniform(st, d, 0.5 * v, 1.0 * v);
+				if (run_v(&sm, d, v, m, st))
+					return;
+				g.d = d;
+				g.v = v;
+				g.m = m;
+				bad += cost_stash_mbs_out(&g, 0) !=
+				       chunk_most(&sm, 0, 0);
+				bad += cost_stash_mbs_out(&g, d - 1) !=
+				       chunk_most(&sm, d - 1, v - 1);
+				n++;
+				sim_release(&sm);
+			}
+	CHECK_INT_EQ(n, 72);
+	CHECK_INT_EQ(bad, 0);
+}
+
+/*
  * m not a multiple of d (Megatron refuses these): d = 2, v = 2, m = 3 runs
  * the groups {0, 1} and {2}.  Microbatch 2 goes through its chunks alone:
  * GPU 0 waits for it 2.5-3 and 4-5 (F2.1 needs GPU 1's F2.0, which runs
@@ -1192,6 +1265,7 @@ main(int argc, char **argv)
 	test_interleaved_d2_v2_m2();
 	test_interleaved_d2_v2_m4();
 	test_interleaved_balanced();
+	test_interleaved_outside();
 	test_interleaved_uneven();
 	test_interleaved_orders();
 	test_interleaved_p2p();
