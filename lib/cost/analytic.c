@@ -1843,12 +1843,18 @@ rc_outside_blocks(struct prof_point *pt, double stash)
  * into a dense V/t x h gradient (PyTorch's embedding backward: zero it,
  * index-add, then accumulate into the fp32 main gradient: 2e + 8 bytes per
  * weight) and reduces the position gradient over the batch.  It keeps the
- * token ids (int64) and, with dropout, the mask.
+ * token ids (int64) and, with dropout, the mask: under sequence
+ * parallelism the dropout runs on the rank's 1/t of the tokens, after
+ * the scatter to the sequence-parallel region (Megatron-Core
+ * models/common/embeddings/language_model_embedding.py:143-156 at
+ * d98e8a6; Megatron-LM's language_model.py alike since sequence
+ * parallelism came, Korthikanti et al. 2022).
  */
 static void
 embed_point(struct shape *sh, struct prof_point *pt)
 {
 	double n = sh->n, h = sh->h, e = sh->e, nh = n * h;
+	double nd = sh->sp && sh->t > 1 ? nh / sh->t : nh;
 	double f, bw = 0, st = 8 * n;
 
 	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
@@ -1862,9 +1868,9 @@ embed_point(struct shape *sh, struct prof_point *pt)
 		st += nh * e + n * sh->statb;
 	}
 	if (sh->drop) {
-		f += op_ms(sh, OP_VEC, 2 * nh, nh * (2 * e + 1));
-		bw += op_ms(sh, OP_VEC, nh, nh * (2 * e + 1));
-		st += nh;
+		f += op_ms(sh, OP_VEC, 2 * nd, nd * (2 * e + 1));
+		bw += op_ms(sh, OP_VEC, nd, nd * (2 * e + 1));
+		st += nd;
 	}
 	bw += op_ms(sh, OP_VEC, nh, 8 * n + nh * e + 8 * nh);
 	bw += op_ms(sh, OP_VEC, sh->vt * h, sh->vt * h * (2 * e + 8));

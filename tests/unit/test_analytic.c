@@ -214,6 +214,38 @@ test_gpt_block(void)
 	profile_release(&p);
 }
 
+/*
+ * The embedding keeps the token ids (8 bytes each) and its dropout's mask,
+ * a byte an element: under sequence parallelism the dropout runs after
+ * the scatter to the sequence-parallel region, on 1/t of the tokens
+ * (Megatron-Core language_model_embedding.py:143-156 at d98e8a6).  GPT
+ * 2.2B at 512 tokens, t = 4: 8 x 512 + 512 x 2304 without, 8 x 512 +
+ * 512 x 2304 / 4 with.
+ */
+static void
+test_embed_sp(void)
+{
+	static const int mb[] = {1};
+	struct profile p;
+	struct model m;
+	int sp;
+
+	gpt22(&m);
+	for (sp = 0; sp <= 1; sp++) {
+		profile_init(&p);
+		CHECK_INT_EQ(analytic_profile_sp(&p, &m,
+						 catalog_find(&cat, "A100-80GB"),
+						 mb, 1, 4, sp),
+			     0);
+		CHECK_INT_EQ(p.layers[0].kind, PROF_EMBED);
+		CHECK_INT_EQ(p.layers[0].pt[0].stash_bytes[PROF_RC_NONE],
+			     8 * 512 + 512 * 2304 / (sp ? 4 : 1));
+		CHECK_INT_EQ(p.layers[0].pt[0].stash_bytes[PROF_RC_FULL],
+			     8 * 512 + 512 * 2304 / (sp ? 4 : 1));
+		profile_release(&p);
+	}
+}
+
 static void
 test_llama(void)
 {
@@ -2066,6 +2098,7 @@ main(int argc, char **argv)
 	cap_find_top(argv[0]);
 	catalog_init(&cat);
 	test_gpt_block();
+	test_embed_sp();
 	test_llama();
 	test_fp8_parts();
 	test_fusions();
