@@ -16,7 +16,9 @@
  * Tensor parallelism t divides heads, the QKV, projection and MLP widths
  * and the vocabulary (Megatron's column/row-parallel layers, vocabulary-
  * parallel embedding and loss); norms, dropout and residual activations
- * stay whole (Korthikanti et al. 2022, Table 2, no sequence parallelism).
+ * stay whole (Korthikanti et al. 2022, Table 2), but for sequence
+ * parallelism, which runs them on 1/t of the tokens (norm_ms(),
+ * dropadd_ms(): their time; block_stash(): their memory).
  * The tensor-parallel all-reduces are not in the layer times: the planner
  * charges them against its links.  With GQA and t > kv_heads, each GPU
  * keeps one (replicated) KV head.
@@ -548,23 +550,31 @@ norm_x_stash(const struct shape *sh, double x)
 	return eager_rms(sh) ? 4 * x : 0;
 }
 
+/* A block's norm over its tokens: under sequence parallelism the rank's
+ * 1/t of them (Korthikanti et al. 2022, section 4.2.2: the norms and
+ * dropouts of the sequence-parallel regions; Megatron-Core's and
+ * torchtitan's SequenceParallel norms alike) */
 static double
 norm_ms(struct shape *sh)
 {
-	return norm_x_ms(sh, sh->n * sh->h, sh->n, 0);
+	double d = sp_div(sh);
+
+	return norm_x_ms(sh, sh->n * sh->h / d, sh->n / d, 0);
 }
 
 static double
 norm_bwd_ms(struct shape *sh)
 {
-	return norm_x_ms(sh, sh->n * sh->h, sh->n, 1);
+	double d = sp_div(sh);
+
+	return norm_x_ms(sh, sh->n * sh->h / d, sh->n / d, 1);
 }
 
 /* (Bias-)dropout-add of the residual branch, forward. */
 static double
 dropadd_ms(struct shape *sh)
 {
-	double nh = sh->n * sh->h, e = sh->e, t = 0;
+	double nh = sh->n * sh->h / sp_div(sh), e = sh->e, t = 0;
 
 	if (fused(sh, ANALYTIC_FUSE_DROPADD))
 		return op_ms(sh, OP_VEC, 3 * nh,
@@ -580,7 +590,7 @@ dropadd_ms(struct shape *sh)
 static double
 dropadd_bwd_ms(struct shape *sh)
 {
-	double nh = sh->n * sh->h, t = 0;
+	double nh = sh->n * sh->h / sp_div(sh), t = 0;
 
 	if (sh->drop)
 		t += op_ms(sh, OP_VEC, nh, nh * (2 * sh->e + 1));
