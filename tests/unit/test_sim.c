@@ -672,7 +672,8 @@ chunk_most(const struct sim *sm, int stage, int c)
  * The layers outside the blocks sit in GPU 0's first chunk (the
  * embedding) and GPU d-1's last (output layer, loss): cost_stash_mbs_out()
  * counts the stashes those chunks hold at once in the simulator's order,
- * d = 2..5, v = 2..4, m = 1, d - 1, d, d + 1, 2d, 3d.  By hand, d = 2,
+ * d = 2..5, v = 2..4, m = 1, d - 1, d, d + 1, 2d, 3d (but the four
+ * short last groups whose full run deadlocks).  By hand, d = 2,
  * v = 4, m = 16: GPU 0 runs 2 + 6 chunk forwards before its first
  * backward (group 0 through its four chunks), then frees group 0's last
  * chunks while group 1 goes through chunk 0: 4 of chunk 0 before the
@@ -685,7 +686,7 @@ test_interleaved_outside(void)
 	struct sim_stage_in st[5];
 	struct cost_cfg g;
 	struct sim sm;
-	int d, v, k, n = 0, bad = 0;
+	int d, v, k, n = 0, bad = 0, short_dead = 0;
 	static const int ms[] = {1, -1, 0, 1, 2, 3};
 
 	memset(&g, 0, sizeof(g));
@@ -702,8 +703,14 @@ test_interleaved_outside(void)
 				int m = k == 0 ? 1 : k <= 3 ? d + ms[k] : ms[k] * d;
 
 				uniform(st, d, 0.5 * v, 1.0 * v);
-				if (run_v(&sm, d, v, m, st))
-					return;
+				if (run_v(&sm, d, v, m, st)) {
+					/* some short last groups deadlock the
+					 * full run (test_sim_random; not a
+					 * schedule the search makes) */
+					short_dead += m % d != 0;
+					sim_release(&sm);
+					continue;
+				}
 				g.d = d;
 				g.v = v;
 				g.m = m;
@@ -714,7 +721,9 @@ test_interleaved_outside(void)
 				n++;
 				sim_release(&sm);
 			}
-	CHECK_INT_EQ(n, 72);
+	/* d = 4 and 5 at v = 3, 4 with m = d + 1 deadlock */
+	CHECK_INT_EQ(short_dead, 4);
+	CHECK_INT_EQ(n, 68);
 	CHECK_INT_EQ(bad, 0);
 }
 
