@@ -407,6 +407,15 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# model.py:201-202 at 9dec370)
 		if (rt == "torchtitan" && rel < "2026-01-27")
 			a = a (index(a, ":") ? "," : ":") "repeat-kv"
+		# llm-foundry'"'"'s MPT projects Q, K and V with one linear
+		# (Wqkv, llmfoundry/models/layers/attention.py) and its MLP
+		# is not gated; fms'"'"'s LLaMA fuses its projections by
+		# default (foundation-model-stack fms/models/llama.py,
+		# LLaMAConfig fused_weights True): neither sums the
+		# input gradients of separate linears as torchtitan'"'"'s
+		# models do
+		if (rt == "composer-fsdp" || rt == "fms-fsdp")
+			a = a (index(a, ":") ? "," : ":") "fused-proj"
 		# fms-fsdp'"'"'s use_torch_compile compiles the FSDP-wrapped
 		# model whole (torch.compile(model), main_training.py of
 		# foundation-model-stack/fms-fsdp), its loss computed outside

@@ -182,6 +182,11 @@ struct analytic_opts {
 			       overlap the sequence-parallel traffic
 			       instead, where they act (tp-comm-overlap:
 			       16-bit and FP8 under sequence parallelism) */
+	int split_proj;     /* Q, K and V (and a gated MLP's two halves)
+			       projected by separate linears, whose input
+			       gradients backward sums (runtime
+			       split_proj: torchtitan's models; default
+			       0: one fused GEMM each, Megatron's) */
 	int repeat_kv;      /* grouped K/V heads copied out to the query
 			       heads before the attention kernel
 			       (torchtitan's repeat_kv before ff0829c10;

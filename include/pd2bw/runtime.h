@@ -55,6 +55,9 @@ enum runtime_opt {
 					     dgrad reduction beside wgrad) */
 	RUNTIME_OPT_REPEAT_KV,            /* torchtitan (K/V repeated to the
 					     query heads, before ff0829c10) */
+	RUNTIME_OPT_FUSED_PROJ,           /* torchtitan (a model whose Q, K, V
+					     and MLP halves are one linear
+					     each: llm-foundry's, fms's) */
 	RUNTIME_NOPT
 };
 extern const char *const runtime_opt_names[]; /* NULL-terminated */
@@ -145,6 +148,9 @@ struct runtime {
 	int tp_dgrad_overlap;   /* the column-parallel layers' dgrad
 				   reduction runs beside their wgrad GEMM
 				   (analytic_opts tp_dgrad) */
+	int split_proj;         /* its models project Q, K, V (and the
+				   gated MLP's two halves) with separate
+				   linears (analytic_opts split_proj) */
 	int p2p_hidden_v;       /* interleaved, p2p overlaps the chunks */
 	double host_us_per_kernel; /* CPU cost per kernel launch */
 	double host_us_moe;     /* CPU cost per kernel of a MoE layer, which

@@ -166,6 +166,7 @@ struct shape {
 	int xcopy;          /* analytic_opts xent_copy */
 	int early;          /* analytic_opts rc_early_stop */
 	int ptcp;           /* analytic_opts cp_f32: PyTorch's ring */
+	int split;          /* analytic_opts split_proj (not MLA) */
 	double kva;         /* K/V heads per GPU the attention kernel reads:
 			       kvt, or at where the runtime repeats them
 			       (analytic_opts repeat_kv) */
@@ -867,6 +868,29 @@ repeat_kv_ms(struct shape *sh, int bwd)
 	if (!(sh->kva > sh->kvt))
 		return 0;
 	return op_ms(sh, OP_VEC, bwd ? 2 * r : 0, 2 * (g + r) * sh->e);
+}
+
+/*
+ * Where the runtime's model projects with k separate linears off one
+ * input (analytic_opts split_proj: Q, K, V; a gated MLP's two halves),
+ * autograd sums their k input gradients, each n x h, whatever tensor
+ * parallelism shards (the input is gathered whole): compiled, one kernel
+ * reading k and writing one; eagerly, k - 1 pairwise adds.  The GEMMs
+ * themselves are priced as the one they would be fused into.
+ */
+static double
+split_sum_ms(struct shape *sh, int k)
+{
+	double nh = sh->n * sh->h, e = sh->e, t = 0;
+	int i;
+
+	if (!sh->split)
+		return 0;
+	if (sh->fuse)
+		return op_ms(sh, OP_VEC, (k - 1) * nh, (k + 1) * nh * e);
+	for (i = 1; i < k; i++)
+		t += op_ms(sh, OP_VEC, nh, 3 * nh * e);
+	return t;
 }
 
 /* Attention core forward: scores, softmax, dropout, probabilities x V. */
@@ -1705,7 +1729,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		/* in moe_bwd_ms() */
 	} else if (sh->swiglu) {
 		bw += act_bwd_ms(sh, n * ft);
-		bw += gemm_bwd_ms(sh, n, h, 2 * ft);
+		bw += gemm_bwd_ms(sh, n, h, 2 * ft) + split_sum_ms(sh, 2);
 	} else {
 		bw += act_bwd_ms(sh, n * ft);
 		bw += gemm_bwd_ms(sh, n, h, ft);
@@ -1723,7 +1747,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->mla)
 		bw += mla_proj_bwd_ms(sh) + norm_bwd_ms(sh);
 	else
-		bw += gemm_bwd_ms(sh, n, h, sh->qt) + norm_bwd_ms(sh);
+		bw += gemm_bwd_ms(sh, n, h, sh->qt) + split_sum_ms(sh, 3) +
+		      norm_bwd_ms(sh);
 
 	/* the router's backward on, the attention's after it */
 	if (sh->moe)
@@ -2090,6 +2115,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->tp_dgrad = 0;
 	o->cp_f32 = 0;
 	o->repeat_kv = 0;
+	o->split_proj = 0;
 	o->tp_ub = 0;
 	o->moe_graphs = 0;
 	o->fp8_head = 0;
@@ -2720,6 +2746,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.early = o && o->rc_early_stop;
 	sh.ptcp = o && o->cp_f32;
 	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;
+	sh.split = o && o->split_proj && !sh.mla;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	/* a per-rank budget (HybridEP's): the rows over it are dropped,
 	 * and its static buffers hold the whole budget

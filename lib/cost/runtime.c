@@ -68,7 +68,8 @@ const char *const runtime_opt_names[] = {
 	"cuda-graphs", "grad-reduce-fp32", "fp8-param-gather",
 	"overlap-moe-ep-comm", "fp8-all-gather", "flex-dispatcher", "dropless",
 	"op-fuser", "paged-stash", "compile", "async-tp", "early-stop",
-	"te-graphs", "fp8-output-proj", "tp-dgrad-overlap", "repeat-kv", NULL,
+	"te-graphs", "fp8-output-proj", "tp-dgrad-overlap", "repeat-kv",
+	"fused-proj", NULL,
 };
 
 #define OPT(o) (1u << RUNTIME_OPT_##o)
@@ -162,6 +163,14 @@ derive(struct runtime *rt)
 	 * it off).  Userbuffers' overlap (tp_hidden) takes their place
 	 * where it acts (analytic.c). */
 	rt->tp_dgrad_overlap = runtime_has(rt, RUNTIME_OPT_TP_DGRAD_OVERLAP);
+	/* torchtitan's Llama projects Q, K and V with wq, wk, wv and the
+	 * MLP's halves with w1 and w3 (models/llama3/model/model.py:203-
+	 * 207, 251, 338-343 at v0.2.2), where Megatron fuses each set into
+	 * one GEMM (linear_qkv, linear_fc1); the fused-proj sub-option
+	 * prices a model of another code base run the same way whose
+	 * linears are fused (llm-foundry's MPT Wqkv, fms's fused_weights) */
+	rt->split_proj = rt->id == RUNTIME_TORCHTITAN &&
+			 !runtime_has(rt, RUNTIME_OPT_FUSED_PROJ);
 	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves
@@ -371,7 +380,8 @@ runtime_init(struct runtime *rt, int id)
 		 * default (job_config.py:732; cost_fp8_all_gather()) */
 		rt->allowed_opts = OPT(CUDA_GRAPHS) | OPT(FP8_ALL_GATHER) |
 				   OPT(COMPILE) | OPT(ASYNC_TP) |
-				   OPT(EARLY_STOP) | OPT(REPEAT_KV);
+				   OPT(EARLY_STOP) | OPT(REPEAT_KV) |
+				   OPT(FUSED_PROJ);
 		break;
 	default:
 		rt->id = RUNTIME_PYTORCH_DDP;

@@ -239,6 +239,9 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	int early = emit_runtime_opt(p, RUNTIME_OPT_EARLY_STOP);
 	/* K/V heads copied out before SDPA: torchtitan before ff0829c10 */
 	int repeat = emit_runtime_opt(p, RUNTIME_OPT_REPEAT_KV);
+	/* priced as a model with fused projections, which torchtitan's
+	 * own models are not */
+	int fused = emit_runtime_opt(p, RUNTIME_OPT_FUSED_PROJ);
 
 	/* torchao's converters for training: float8 and MXFP8 (torchtitan
 	 * v0.2.2 components/quantization/) */
@@ -383,6 +386,11 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "query heads (repeat-kv), as\n# torchtitan did "
 			    "before ff0829c10; later ones read them grouped "
 			    "(enable_gqa).\n");
+	if (fused)
+		fprintf(fp, "# Priced with Q, K, V and the MLP's halves fused "
+			    "into one linear each (fused-proj);\n# torchtitan's "
+			    "own models project them apart, a little slower "
+			    "backward.\n");
 
 	fprintf(fp, "\n[training]\n");
 	fprintf(fp, "# Per data-parallel rank and step: %s.\n",

@@ -1134,7 +1134,7 @@ test_ep_deepspeed(void)
 		CHECK_ERR(runtime_parse(&mc, "torchtitan:op-fuser"),
 			  "pd2bw: runtime torchtitan has no option 'op-fuser' "
 			  "(valid: cuda-graphs, fp8-all-gather, compile, "
-			  "async-tp, early-stop, repeat-kv)");
+			  "async-tp, early-stop, repeat-kv, fused-proj)");
 	}
 
 	/* HybridEP's budget needs the flex dispatcher; the paged stash the
