@@ -182,6 +182,11 @@ struct analytic_opts {
 			       overlap the sequence-parallel traffic
 			       instead, where they act (tp-comm-overlap:
 			       16-bit and FP8 under sequence parallelism) */
+	int sp_copy;        /* sequence-parallel collectives rearranged by a
+			       copy of what they gather or scatter (runtime
+			       sp_dim_copy: DTensor's): 1 each, 2 the
+			       backward reduce-scatters of summed input
+			       gradients alone; default 0: none */
 	int split_proj;     /* Q, K and V (and a gated MLP's two halves)
 			       projected by separate linears, whose input
 			       gradients backward sums (runtime

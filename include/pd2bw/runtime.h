@@ -148,6 +148,10 @@ struct runtime {
 	int tp_dgrad_overlap;   /* the column-parallel layers' dgrad
 				   reduction runs beside their wgrad GEMM
 				   (analytic_opts tp_dgrad) */
+	int sp_dim_copy;        /* its sequence-parallel collectives gather
+				   and scatter the sequence dimension
+				   through a copy: 1 each, 2 those async
+				   TP leaves (analytic_opts sp_copy) */
 	int split_proj;         /* its models project Q, K, V (and the
 				   gated MLP's two halves) with separate
 				   linears (analytic_opts split_proj) */

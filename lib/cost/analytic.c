@@ -167,6 +167,10 @@ struct shape {
 	int early;          /* analytic_opts rc_early_stop */
 	int ptcp;           /* analytic_opts cp_f32: PyTorch's ring */
 	int split;          /* analytic_opts split_proj (not MLA) */
+	int spcopy;         /* analytic_opts sp_copy under sequence
+			       parallelism (0: none) */
+	double spag;        /* ... bytes a value of the forward gathers'
+			       copies */
 	double kva;         /* K/V heads per GPU the attention kernel reads:
 			       kvt, or at where the runtime repeats them
 			       (analytic_opts repeat_kv) */
@@ -1707,6 +1711,17 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * its forward: torchao's Float8Linear run eagerly computes its GEMM
 	 * again, which this does not price apart (compiled, the partitioner
 	 * recomputes only what the backward reads: the same skip). */
+	/* DTensor's sequence-dimension copies (runtime sp_dim_copy), each
+	 * of the whole n x h, read and written: forward, the attention's
+	 * and the MLP's inputs gathered and their outputs reduce-scattered
+	 * (a MoE block's experts are no sequence-parallel region: the
+	 * attention's pair alone) */
+	if (sh->spcopy == 1) {
+		double nh = n * h, rg = sh->moe ? 1 : 2;
+
+		f += rg * (op_ms(sh, OP_VEC, 0, 2 * nh * sh->spag) +
+			   op_ms(sh, OP_VEC, 0, 2 * nh * e));
+	}
 	last = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
 	add = dropadd_ms(sh);
 	f += last + add;
@@ -1717,6 +1732,12 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* Backward, in reverse (the caller counts kernels from 0 at the
 	 * block: those so far are the forward's). */
 	pt->fwd_kernels = sh->nk;
+	/* ... backward the same four in reverse, 16-bit; or, where async TP
+	 * fused the rest, the two reduce-scatters of summed input
+	 * gradients */
+	if (sh->spcopy)
+		bw += (sh->moe ? 1 : 2) * (sh->spcopy == 1 ? 2 : 1) *
+		      op_ms(sh, OP_VEC, 0, 2 * n * h * e);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
 	if (sh->moe) {
@@ -2116,6 +2137,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->cp_f32 = 0;
 	o->repeat_kv = 0;
 	o->split_proj = 0;
+	o->sp_copy = 0;
 	o->tp_ub = 0;
 	o->moe_graphs = 0;
 	o->fp8_head = 0;
@@ -2747,6 +2769,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.ptcp = o && o->cp_f32;
 	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;
 	sh.split = o && o->split_proj && !sh.mla;
+	/* DTensor's copies of the sequence dimension (runtime sp_dim_copy);
+	 * the forward all-gathers move torchao's FP8 under tensorwise
+	 * scaling (as tp_block_bytes below), the rest 16-bit */
+	sh.spcopy = o && sh.sp && sh.t > 1 ? o->sp_copy : 0;
+	sh.spag = model_prec_quantised(m->precision) &&
+				  sh.fp8r == FP8_TENSORWISE
+			  ? sh.qb
+			  : sh.e;
 	sh.imb = par->imbalance > 1 && cf <= 0 ? par->imbalance : 1;
 	/* a per-rank budget (HybridEP's): the rows over it are dropped,
 	 * and its static buffers hold the whole budget

@@ -134,20 +134,53 @@ derive(struct runtime *rt)
 		rt->sync = RUNTIME_SYNC_LAST_BWD;
 		break;
 	}
+	/* torchtitan's Llama projects Q, K and V with wq, wk, wv and the
+	 * MLP's halves with w1 and w3 (models/llama3/model/model.py:203-
+	 * 207, 251, 338-343 at v0.2.2), where Megatron fuses each set into
+	 * one GEMM (linear_qkv, linear_fc1); the fused-proj sub-option
+	 * prices a model of another code base run the same way whose
+	 * linears are fused (llm-foundry's MPT Wqkv, fms's fused_weights) */
+	rt->split_proj = rt->id == RUNTIME_TORCHTITAN &&
+			 !runtime_has(rt, RUNTIME_OPT_FUSED_PROJ);
 	/* Transformer Engine's userbuffers overlap: most of the sequence-
 	 * parallel all-gathers and reduce-scatters hide behind the GEMMs
 	 * they feed; the ring's first and last chunks do not.  torchtitan's
 	 * async TP (parallelism.enable_async_tensor_parallel,
 	 * job_config.py:357 at v0.2.2) sets Inductor's _micro_pipeline_tp
-	 * (distributed/tensor_parallel.py:16-25): each sequence-parallel
-	 * all-gather and reduce-scatter is fused with the matmul it feeds
-	 * or follows and cut into one chunk per rank, whose transfers run
-	 * under the other chunks' matmuls, the decomposition Transformer
-	 * Engine's ring overlap makes: the same share hidden */
-	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP) ||
-				runtime_has(rt, RUNTIME_OPT_ASYNC_TP)
-			? 0.8
-			: 0;
+	 * (distributed/tensor_parallel.py:16-25): an all-gather is fused
+	 * with the matmuls that take its result, a reduce-scatter with the
+	 * one matmul whose output it scatters, each cut into one chunk per
+	 * rank whose transfers run under the other chunks' matmuls, the
+	 * decomposition Transformer Engine's ring overlap makes: the same
+	 * share hidden, of what is fused.  A reduce-scatter of anything but
+	 * a matmul's output stays as it was (torch/_inductor/fx_passes/
+	 * micro_pipeline_tp.py fuse_matmul_reduce_scatter, "Not matmul", at
+	 * pytorch 00122fb1c): where the projections are split, backward
+	 * scatters the sums of the attention's and the MLP's input
+	 * gradients (analytic.c split_sum_ms()), two of a block's eight
+	 * collectives */
+	rt->tp_hidden = runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP)
+				? 0.8
+			: runtime_has(rt, RUNTIME_OPT_ASYNC_TP)
+				? 0.8 * (rt->split_proj ? 6.0 / 8 : 1)
+				: 0;
+	/* DTensor's sequence-parallel collectives gather and scatter
+	 * dimension 1 of [b, s, h] (torchtitan's TP plan: SequenceParallel
+	 * norms, Shard(1) in and out: models/llama3/infra/parallelize.py
+	 * apply_tp at v0.2.2): a functional all-gather along a dimension
+	 * past the first gathers along the first, then splits and
+	 * concatenates the chunks into place, and a reduce-scatter
+	 * concatenates its input's chunks first (the all_gather_into_tensor
+	 * -> split -> cat and cat -> reduce_scatter_tensor patterns
+	 * micro_pipeline_tp.py _register_passes() matches): a copy of the
+	 * whole tensor at each.  What async TP fuses takes the shards as
+	 * they are; what it leaves keeps its copy (1: every collective's,
+	 * 2: the two backward reduce-scatters' above) */
+	rt->sp_dim_copy =
+		rt->id != RUNTIME_TORCHTITAN ? 0
+		: !runtime_has(rt, RUNTIME_OPT_ASYNC_TP) ? 1
+		: rt->split_proj			 ? 2
+							 : 0;
 	/* Megatron's column-parallel layers (QKV, the first MLP GEMM)
 	 * start their input gradient's tensor-parallel reduction
 	 * asynchronously and compute their weight gradient while it runs:
@@ -163,14 +196,6 @@ derive(struct runtime *rt)
 	 * it off).  Userbuffers' overlap (tp_hidden) takes their place
 	 * where it acts (analytic.c). */
 	rt->tp_dgrad_overlap = runtime_has(rt, RUNTIME_OPT_TP_DGRAD_OVERLAP);
-	/* torchtitan's Llama projects Q, K and V with wq, wk, wv and the
-	 * MLP's halves with w1 and w3 (models/llama3/model/model.py:203-
-	 * 207, 251, 338-343 at v0.2.2), where Megatron fuses each set into
-	 * one GEMM (linear_qkv, linear_fc1); the fused-proj sub-option
-	 * prices a model of another code base run the same way whose
-	 * linears are fused (llm-foundry's MPT Wqkv, fms's fused_weights) */
-	rt->split_proj = rt->id == RUNTIME_TORCHTITAN &&
-			 !runtime_has(rt, RUNTIME_OPT_FUSED_PROJ);
 	rt->fusions = fusions_of(rt);
 	/* Eager PyTorch: the CPU issues each kernel in ~5-10 us (launch
 	 * plus framework dispatch); a GPU kernel shorter than that leaves

@@ -438,8 +438,9 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	/* job_config.py:357 at v0.2.2; Inductor's micro-pipelined TP,
 	 * distributed/tensor_parallel.py:16-25 */
 	if (async_tp && p->t > 1)
-		fprintf(fp, "# Async TP: each all-gather and reduce-scatter "
-			    "runs in chunks under its\n# matmul, as priced "
+		fprintf(fp, "# Async TP: each all-gather, and each "
+			    "reduce-scatter of a matmul's output,\n# runs "
+			    "in chunks under its matmul, as priced "
 			    "(--runtime torchtitan:compile,async-tp).\n"
 			    "enable_async_tensor_parallel = true\n");
 	if (c > 1) {

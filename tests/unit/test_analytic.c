@@ -328,6 +328,48 @@ test_split_proj(void)
 	}
 }
 
+/*
+ * DTensor's sequence-parallel collectives (analytic_opts sp_copy) copy
+ * what they gather or scatter along the sequence, the whole n x h:
+ * Llama 3 8B at 8,192 tokens, t = 8 with sequence parallelism, bf16, on
+ * an H100 (3350 GB/s x 0.8, 3 us a kernel).  Every collective's (1):
+ * forward two all-gathers and two reduce-scatters, 4 n h bytes each
+ * (read and written), backward the same four; those async TP leaves
+ * (2): the two backward reduce-scatters alone.
+ */
+static void
+test_sp_copy(void)
+{
+	static const int mb[] = {1};
+	const double nhb = 2 * 8192.0 * 4096 * 2, bw = 3350e9 * 0.8;
+	const double us = 3e-3;
+	struct analytic_opts o;
+	struct profile p[3];
+	struct model m;
+	int k;
+
+	llama8(&m);
+	m.flash_attention = 1;
+	for (k = 0; k < 3; k++) {
+		analytic_opts_init(&o);
+		o.sp_copy = k;
+		profile_init(&p[k]);
+		CHECK_INT_EQ(analytic_profile_opts(&p[k], &m,
+						   catalog_find(&cat, "H100-SXM"),
+						   mb, 1, 8, 1, &o),
+			     0);
+	}
+	CHECK_NEAR(p[1].layers[1].pt[0].fwd_ms - p[0].layers[1].pt[0].fwd_ms,
+		   4 * (nhb / bw * 1e3 + us), 1e-9);
+	CHECK_NEAR(p[1].layers[1].pt[0].bwd_ms - p[0].layers[1].pt[0].bwd_ms,
+		   4 * (nhb / bw * 1e3 + us), 1e-9);
+	CHECK_NEAR(p[2].layers[1].pt[0].fwd_ms, p[0].layers[1].pt[0].fwd_ms, 0);
+	CHECK_NEAR(p[2].layers[1].pt[0].bwd_ms - p[0].layers[1].pt[0].bwd_ms,
+		   2 * (nhb / bw * 1e3 + us), 1e-9);
+	for (k = 0; k < 3; k++)
+		profile_release(&p[k]);
+}
+
 static void
 test_llama(void)
 {
@@ -2183,6 +2225,7 @@ main(int argc, char **argv)
 	test_embed_sp();
 	test_norm_sp();
 	test_split_proj();
+	test_sp_copy();
 	test_llama();
 	test_fp8_parts();
 	test_fusions();

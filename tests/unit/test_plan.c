@@ -2446,15 +2446,30 @@ test_tp_hidden(void)
 	CHECK(runtime_parse(&rt, "megatron-core:no-tp-comm-overlap") == 0);
 	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
 	/* torchtitan: serial TP unless async TP, which hides what TE's
-	 * ring does, and which needs torch.compile */
+	 * ring does of the collectives it fuses, and which needs
+	 * torch.compile: of a block's eight, all but the two backward
+	 * reduce-scatters of summed input gradients where the projections
+	 * are split (torchtitan's own models), all where they are fused.
+	 * DTensor copies what it gathers or scatters along the sequence,
+	 * but where async TP fused the collective */
 	CHECK(runtime_parse(&rt, "torchtitan:compile") == 0);
 	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0, 0);
+	CHECK_INT_EQ(rt.sp_dim_copy, 1);
 	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.tp_ms, full, 1e-12);
 	CHECK(runtime_parse(&rt, "torchtitan:compile,async-tp") == 0);
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.6, 1e-15);
+	CHECK_INT_EQ(rt.sp_dim_copy, 2);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, 0.4 * full, 1e-12);
+	CHECK(runtime_parse(&rt, "torchtitan:compile,async-tp,fused-proj") ==
+	      0);
 	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.8, 0);
+	CHECK_INT_EQ(rt.sp_dim_copy, 0);
 	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.tp_ms, 0.2 * full, 1e-12);
+	CHECK(runtime_parse(&rt, "megatron-core") == 0);
+	CHECK_INT_EQ(rt.sp_dim_copy, 0);
 	CHECK_ERR(runtime_parse(&rt, "torchtitan:async-tp"),
 		  "pd2bw: runtime torchtitan: async-tp needs compile");
 	fx_close(&x);
