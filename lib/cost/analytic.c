@@ -1850,6 +1850,12 @@ block_point(struct shape *sh, struct prof_point *pt)
 			(double)pt->work_bytes,
 			9 * n * sh->ntok * sh->imb *
 				(sh->etp < sh->t ? sh->t : 1));
+	/* ... or the block's input gradient over the whole sequence, n x h
+	 * 16-bit: the tensor-parallel all-reduce's buffer, or under
+	 * sequence parallelism the reduce-scatter's input; where DTensor
+	 * concatenates it first (sp_copy) its copy beside it */
+	pt->work_bytes = (int64_t)fmax((double)pt->work_bytes,
+				       (sh->spcopy ? 2 : 1) * n * h * e);
 	if (sh->v2)
 		pt->fwd_flops = block_flops_v2(sh);
 	else

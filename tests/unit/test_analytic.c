@@ -335,7 +335,8 @@ test_split_proj(void)
  * an H100 (3350 GB/s x 0.8, 3 us a kernel).  Every collective's (1):
  * forward two all-gathers and two reduce-scatters, 4 n h bytes each
  * (read and written), backward the same four; those async TP leaves
- * (2): the two backward reduce-scatters alone.
+ * (2): the two backward reduce-scatters alone.  Their memory: the
+ * concatenated copy of the input gradient beside it.
  */
 static void
 test_sp_copy(void)
@@ -366,6 +367,13 @@ test_sp_copy(void)
 	CHECK_NEAR(p[2].layers[1].pt[0].fwd_ms, p[0].layers[1].pt[0].fwd_ms, 0);
 	CHECK_NEAR(p[2].layers[1].pt[0].bwd_ms - p[0].layers[1].pt[0].bwd_ms,
 		   2 * (nhb / bw * 1e3 + us), 1e-9);
+	/* The largest transient: the block's input gradient over the whole
+	 * sequence, n h 16-bit (8192 x 4096 x 2), above the MLP's two inner
+	 * gradients at t = 8 (2 x 8192 x 1792 x 2); with the copies, the
+	 * concatenated one beside it */
+	CHECK_INT_EQ(p[0].layers[1].pt[0].work_bytes, 67108864);
+	CHECK_INT_EQ(p[1].layers[1].pt[0].work_bytes, 134217728);
+	CHECK_INT_EQ(p[2].layers[1].pt[0].work_bytes, 134217728);
 	for (k = 0; k < 3; k++)
 		profile_release(&p[k]);
 }
