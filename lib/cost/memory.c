@@ -65,6 +65,29 @@ cost_runtime(const struct cost_opts *o, int sched, int d)
 	return &o->rts[id];
 }
 
+/*
+ * torchtitan keeps no 16-bit weights at rest: its parameters are fp32,
+ * the optimizer's master itself (the model is built and initialised in
+ * fp32, train.py; FSDP2's MixedPrecisionPolicy casts to bf16 only in
+ * its all-gather, distributed/fsdp.py at v0.2.2, and without FSDP
+ * autocast casts each layer's weights as it runs), counted with the
+ * optimizer state (12 bytes: fp32 weight, m, v); nor FP8 copies:
+ * torchao's Float8Linear casts its weight in each forward, or FSDP2
+ * gathers it as FP8.  What remains is the gathered copy: per layer
+ * under ZeRO-3 (the gather bytes, cost_mem_init()), the whole stage's
+ * from forward to backward under ZeRO-2 (fsdp_reshard_after_forward
+ * "never"), in bf16 or, gathered as FP8, one byte.
+ */
+static double
+torchtitan_weight(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	if (g->zero != 2)
+		return 0;
+	if (o->precision == MODEL_FP32)
+		return 4;
+	return cost_fp8_all_gather(o, g) ? 1 : 2;
+}
+
 void
 cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	   struct cost_bytes *b)
@@ -88,6 +111,7 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	 * each copy half a byte and an E4M3 scale per 16 values (its
 	 * weights' 16 x 16 blocks: less) */
 	b->weight = o->weight_bytes >= 0 ? o->weight_bytes
+		    : rt->id == RUNTIME_TORCHTITAN ? torchtitan_weight(o, g)
 		    : cost_fp8_params(o, g) ? cost_fp8_copies(o, g) *
 						     cost_quant_bytes(o)
 		    : fp32 || amp ? 4

@@ -1257,13 +1257,13 @@ test_ep_torchtitan(void)
 	CHECK_INT_EQ(cost_eshard_deg(&g), 1);
 	/*
 	 * ZeRO-3 on 16 ranks with e = 8: the experts over 16 / 8 = 2
-	 * ranks, the rest over 16.  torchtitan: 2-byte weights, fp32
-	 * gradients, 12 bytes of Adam state.  Two layers, 3e9 parameters
+	 * ranks, the rest over 16.  torchtitan: no weights at rest (its
+	 * fp32 parameters are the optimizer's master), fp32 gradients, 12
+	 * bytes of Adam state with the master.  Two layers, 3e9 parameters
 	 * of which 2e9 experts':
 	 *   state  3e9 x 16 / 16 + 2e9 x 16 x (1/2 - 1/16) = 17e9
-	 *   weight 3e9 x 2 / 16 + 2e9 x 2 x (1/2 - 1/16) + the window of
-	 *          two gathered layers and one gradient (2 x 1.5e9 x 2 +
-	 *          1.5e9 x 4 = 12e9) = 14.125e9
+	 *   weight the window of two gathered layers and one gradient
+	 *          (2 x 1.5e9 x 2 + 1.5e9 x 4) = 12e9
 	 */
 	g.w = 16;
 	g.t = 1;
@@ -1273,19 +1273,19 @@ test_ep_torchtitan(void)
 	g.sched = PLAN_NONE;
 	cost_stage_mem(&c, &o, &g, 0, 0, 1, NULL, &st);
 	CHECK_INT_EQ(st.state_bytes, 17000000000LL);
-	CHECK_INT_EQ(st.weight_bytes, 14125000000LL);
+	CHECK_INT_EQ(st.weight_bytes, 12000000000LL);
 	/*
 	 * The same two layers as one stage of a pipeline: torchtitan keeps
 	 * the stage's gathered parameters, and torch.distributed.pipelining
 	 * reduces their gradients after the last microbatch only, so FSDP2
 	 * holds every parameter's whole fp32 gradient until then: the
-	 * window is 2 x 1.5e9 x 2 + 3e9 x 4 = 18e9, weight 20.125e9
+	 * window is 2 x 1.5e9 x 2 + 3e9 x 4 = 18e9, the weight
 	 */
 	g.d = 2;
 	g.sched = PLAN_FLUSH;
 	cost_stage_mem(&c, &o, &g, 0, 0, 1, NULL, &st);
 	CHECK_INT_EQ(st.state_bytes, 17000000000LL);
-	CHECK_INT_EQ(st.weight_bytes, 20125000000LL);
+	CHECK_INT_EQ(st.weight_bytes, 18000000000LL);
 	g.d = 1;
 	g.sched = PLAN_NONE;
 	/*
