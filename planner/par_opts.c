@@ -373,7 +373,7 @@ apply_input(const struct par_opts *p, const struct runtime *rt, int r)
 					  : ANALYTIC_FUSE_ALL);
 	input_set_fp8_recipe(r);
 	input_set_fp8_casts(rt ? rt->fp8_casts : ANALYTIC_CASTS_TE);
-	input_set_xent_copy(rt && rt->xent_copy);
+	input_set_xent_copy(rt ? rt->xent_copy : 0);
 	input_set_clamp_eager(!rt || rt->clamp_eager);
 	input_set_vocab_pad(rt ? rt->vocab_pad : MODEL_MEGATRON_VOCAB_PAD);
 	input_set_rope_plain(!p->have_fusions && rt && rt->rope_plain);

@@ -138,7 +138,9 @@ struct analytic_opts {
 	int xent_copy;      /* the loss is PyTorch's cross_entropy on the
 			       fp32 logits: nll_loss's backward writes a
 			       dense fp32 gradient and log_softmax's
-			       another (default 0: in place, Megatron's
+			       another; 2: under tensor parallelism as
+			       DTensor's loss parallel decomposes them
+			       (default 0: in place, Megatron's
 			       vocabulary-parallel loss) */
 	int rc_early_stop;  /* full recomputation stops once the block's
 			       saved tensors are back (PyTorch's non-

@@ -178,7 +178,9 @@ struct runtime {
 				   (torchtitan), else 0: a module list */
 	int xent_copy;          /* the loss is PyTorch's cross_entropy,
 				   whose backward allocates its fp32
-				   gradients (analytic_opts) */
+				   gradients (analytic_opts): 1, or 2
+				   where tensor parallelism runs it as
+				   DTensor's loss parallel */
 	int clamp_eager;        /* a gated MLP's clamp (model act_clamp)
 				   runs as PyTorch ops of its own before
 				   the activation (analytic_opts) */

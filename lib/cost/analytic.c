@@ -2024,10 +2024,17 @@ head_point(struct shape *sh, struct prof_point *pt)
 	pt->out_bytes = (int64_t)(4 * n);
 	/* the 16-bit logits' gradient; PyTorch's cross_entropy first
 	 * writes nll_loss's dense fp32 gradient and log_softmax's from it
-	 * beside its saved output (the runtime's xent_copy) */
-	pt->work_bytes = (int64_t)(sh->xcopy && !fused(sh, ANALYTIC_FUSE_XENT)
-					   ? 8 * n * vt
-					   : n * vt * e);
+	 * beside its saved output (the runtime's xent_copy).  DTensor's
+	 * loss parallel (xent_copy 2, the logits sharded over the
+	 * vocabulary) computes both backwards in one decomposed expression
+	 * (_nll_loss_and_log_softmax_backward): the zeros of the target's
+	 * gradient, exp of the saved output, their sum and its product
+	 * with the loss's gradient, three of them alive at once beside the
+	 * output (torch/distributed/tensor/parallel/loss.py at 02eef6b8b) */
+	pt->work_bytes =
+		(int64_t)(sh->xcopy && !fused(sh, ANALYTIC_FUSE_XENT)
+				  ? (sh->xcopy == 2 && sh->t > 1 ? 12 : 8) * n * vt
+				  : n * vt * e);
 	pt->fwd_flops = flops;
 }
 
@@ -2770,7 +2777,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				   m->name ? m->name : "", cf);
 	mincap = o && cf > 0 ? o->min_capacity : 0;
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
-	sh.xcopy = o && o->xent_copy;
+	sh.xcopy = o ? o->xent_copy : 0;
 	sh.early = o && o->rc_early_stop;
 	sh.ptcp = o && o->cp_f32;
 	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;

@@ -443,8 +443,15 @@ runtime_init(struct runtime *rt, int id)
 	 * :173-183 at v0.2.2; its "N" is --recompute-every); Megatron-
 	 * Core's is its module list */
 	rt->rc_op = rt->id == RUNTIME_TORCHTITAN ? ANALYTIC_RC_OP : 0;
-	rt->xent_copy = rt->id == RUNTIME_TORCHTITAN ||
-			rt->id == RUNTIME_PYTORCH_DDP;
+	/* ... and under tensor parallelism torchtitan's loss is DTensor's
+	 * loss parallel (parallelism.disable_loss_parallel False,
+	 * config/job_config.py:354 at v0.2.2): the logits stay sharded
+	 * over the vocabulary and cross_entropy runs as torch/distributed/
+	 * tensor/parallel/loss.py decomposes it (analytic.c, the head's
+	 * work: 2) */
+	rt->xent_copy = rt->id == RUNTIME_TORCHTITAN	? 2
+			: rt->id == RUNTIME_PYTORCH_DDP ? 1
+							: 0;
 	/* Megatron-LM pads the vocabulary to a multiple of 128 x tp; the
 	 * PyTorch-native runtimes take the model's as it is */
 	rt->vocab_pad = rt->id == RUNTIME_MEGATRON_CORE

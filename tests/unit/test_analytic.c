@@ -2059,7 +2059,9 @@ test_rc_op_moe(void)
  * turns its saved fp32 softmax into the gradient in place, leaving the
  * 16-bit logits' gradient (n V 2 bytes); PyTorch's cross_entropy on the
  * upcast logits (torchtitan) writes nll_loss's dense fp32 gradient and
- * log_softmax's beside it, 8 n V; a fused loss works in place again.
+ * log_softmax's beside it, 8 n V (under DTensor's loss parallel three
+ * such beside its output, 12 n V / t); a fused loss works in place
+ * again.
  * What the loss keeps for backward: the fp32 softmax (4 n V), but a
  * fused PyTorch loss (Inductor's compiled cross_entropy, torchtitan's
  * compile; flash-attn's CrossEntropyLoss) keeps the 16-bit logits and
@@ -2094,6 +2096,21 @@ test_xent_copy(void)
 	CHECK_INT_EQ(st[1], st[0]);
 	CHECK_INT_EQ(st[3], st[0]);
 	CHECK_INT_EQ(st[0] - st[2], 2101313536LL);
+	/* DTensor's loss parallel (xent_copy 2) at t = 8, V / t = 16032:
+	 * the zeros, exp of the output, their sum and the product, three
+	 * fp32 copies alive beside the output, 12 n V / t; at t = 1 it is
+	 * PyTorch's own cross_entropy, 8 n V */
+	o.xent_copy = 2;
+	o.fusions = 0;
+	o.vocab_pad = 1;     /* torchtitan's vocabulary, unpadded */
+	for (i = 0; i < 2; i++) {
+		profile_init(&p);
+		CHECK(analytic_profile_opts(&p, &m, g, mb, 1, i ? 8 : 1, 0,
+					    &o) == 0);
+		CHECK_INT_EQ(p.layers[p.nlayers - 1].pt[0].work_bytes,
+			     i ? 12LL * 8192 * 16032 : 8LL * 8192 * 128256);
+		profile_release(&p);
+	}
 }
 
 /*
