@@ -560,6 +560,11 @@ struct cost_mem {
 	int keep;              /* the window is the stage's parameters */
 	int nosync;            /* ... and the stage's unsharded gradients,
 				  grad bytes each (runtime pp_nosync) */
+	double ppbufs;         /* the stage's outputs and gradient buffers,
+				  in its last layer's p2p message (runtime
+				  pp_bufs; cost_mem_stage()) */
+	int mbs;               /* microbatches per update */
+	int ppv, ppt, ppd;     /* interleave, TP degree, depth */
 	/* with EP the routed experts' share of the sharded bytes per
 	 * parameter: 1 / cost_eshard_deg() - 1 / the shard group, times the
 	 * bytes their ZeRO stage shards (weights, gradients + state) */
@@ -578,6 +583,7 @@ struct cost_mem {
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
 	double per_mb_out;     /* the part of per_mb outside the blocks */
 	double off_stash, off_big; /* the offloaded blocks': sum, most */
+	double last_out;       /* the last layer's output bytes */
 	double gathered, big_gathered; /* cost_layer_gather(): sum, most */
 };
 
@@ -637,13 +643,20 @@ cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 {
 	m->in_flight = cost_stash_mbs(g, s);
 	m->in_flight_out = cost_stash_mbs_out(g, s);
+	/* torch.distributed.pipelining's outputs in flight and gradient
+	 * buffers, each chunk's: v (in flight + m) of them, the model's
+	 * last chunk none (on GPU d - 1) */
+	m->ppbufs = 0;
+	if (m->ppd > 1)
+		m->ppbufs = (s == m->ppd - 1 ? m->ppv - 1 : m->ppv) *
+			    (m->in_flight + m->mbs);
 	m->per_mb_out = 0;
 	m->n = 0;
 	m->last = -1;
 	m->any_full = 0;
 	m->params = m->eparams = m->mparams = 0;
 	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
-	m->work = m->last_stash = 0;
+	m->work = m->last_stash = m->last_out = 0;
 	m->off_stash = m->off_big = 0;
 	m->gathered = m->big_gathered = 0;
 }
@@ -688,6 +701,7 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	if (j > m->last) {
 		m->last = j;
 		m->last_stash = st;
+		m->last_out = CHAIN_AT(c, c->out, k, j);
 	}
 	if (m->off_blocks > 0 && cost_offloads_block(c, m->off_blocks, j)) {
 		m->off_stash += st;
@@ -734,6 +748,7 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(m->in_flight * per_mb +
 				    (m->any_full ? m->peak_full : 0) +
+				    m->ppbufs * m->last_out / m->ppt +
 				    (m->offload && !(m->off_blocks > 0)
 					     ? 0
 					     : (m->in_flight_out - m->in_flight) *
@@ -746,6 +761,14 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 			st->work_bytes + st->runtime_bytes;
 	return st->mem_bytes;
 }
+
+/*
+ * The pipelining buffers of stage s ending at layer e under g
+ * (cost_mem_stage()'s ppbufs, in bytes; 0 but for a runtime with
+ * pp_bufs over several stages), before the allocator margin.
+ */
+double cost_pp_bufs(const struct chain *c, const struct cost_opts *o,
+		    const struct cost_cfg *g, int s, int e);
 
 /*
  * Memory of stage s = [a, e] into st (weight, state, stash, work, mem

@@ -92,6 +92,10 @@ struct runtime {
 	 * microbatch only, each parameter's whole gradient accumulated in
 	 * the meantime (torch.distributed.pipelining with FSDP2) */
 	int pp_nosync;
+	/* under a pipeline, each stage keeps every microbatch's output from
+	 * its forward to its backward and a buffer for every microbatch's
+	 * incoming gradient (torch.distributed.pipelining) */
+	int pp_bufs;
 	int offload;            /* activation CPU offload, one stage only */
 	int offload_rc;         /* ... also with recomputation */
 	int offload_blocks;     /* offload "on" moves every transformer

@@ -379,6 +379,15 @@ runtime_init(struct runtime *rt, int id)
 		 * parameter's unsharded gradient, upcast to the reduce dtype
 		 * (_fsdp_param.py, to_accumulated_grad_if_needed) */
 		rt->pp_nosync = 1;
+		/* ... whose stages keep each forward's output (fwd_cache,
+		 * until its backward pops it: forward_one_chunk(),
+		 * backward_one_chunk()) and allocate one receive buffer
+		 * for every microbatch's output gradient when the schedule
+		 * starts (_prepare_backward_infra(), _create_grad_recv_info
+		 * (), torch/distributed/pipelining/stage.py), where
+		 * Megatron-Core frees a sent output's data (deallocate_
+		 * output_tensor) and receives each gradient as it comes */
+		rt->pp_bufs = 1;
 		/* context_parallel_degree with context_parallel_rotate_
 		 * method "alltoall" (torchtitan v0.2.2 config/job_config.py:
 		 * 428, 446): each step's SDPA runs while the K/V shards

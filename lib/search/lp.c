@@ -498,7 +498,8 @@ setup(struct lp_in *in, const struct chain *c, const struct cost_opts *o,
 		return LP_INFEASIBLE;
 	in->inflight = cost_stash_mbs(g, s) * margin(o, g);
 	in->inflight_out = cost_stash_mbs_out(g, s) * margin(o, g);
-	in->budget = o->cap_bytes - fixed_mem(c, o, g, a, e);
+	in->budget = o->cap_bytes - fixed_mem(c, o, g, a, e) -
+		     cost_pp_bufs(c, o, g, s, e) * margin(o, g);
 
 	/*
 	 * Identical layers (a stage's transformer blocks) form one group

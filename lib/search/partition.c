@@ -425,7 +425,10 @@ mem_prep(const struct part_mix *x, struct part_run *pr)
 	 * each truncation of a growing number growing too */
 	pr->mono = m->weight >= 0 && m->state >= 0 && !(m->mdelta < 0) &&
 		   m->eopt >= 0 && m->eweight >= 0 && m->eshare >= 0 &&
-		   m->frag >= 0 && x->grows;
+		   m->frag >= 0 && x->grows &&
+		   /* the pipelining buffers follow the stage's last layer's
+		    * output, which need not grow */
+		   !(m->ppd > 1);
 }
 
 /* The larger of t's entries a..e (a sparse table of pr's). */
@@ -459,6 +462,7 @@ mem_over(const struct part_run *pr, struct cost_mem *m, int a, int e)
 	m->any_full = pr->g->r == PROF_RC_FULL && pr->prun[e + 1] > pr->prun[a];
 	m->peak_full = range_max(pr, pr->tf, a, e);
 	m->work = range_max(pr, pr->tw, a, e);
+	m->last_out = CHAIN_AT(c, c->out, pr->g->k, e);
 	return (double)cost_mem_bytes(m, &scratch) > pr->o->cap_bytes;
 }
 

@@ -274,6 +274,40 @@ test_memory(const struct chain *c)
 	cost_stage_mem(c, &o, &g, 0, 0, 2, NULL, &st);
 	CHECK_INT_EQ(st.weight_bytes, 800000000);
 	CHECK_INT_EQ(st.state_bytes, 2400000000);
+	{
+		/* torch.distributed.pipelining (torchtitan over 2 stages,
+		 * 4 microbatches, flush): stage 0 keeps its 2 outputs in
+		 * flight and 4 gradient buffers beside the 2 x 3 stashes,
+		 * each a 1 MiB output; under TP 2 halved (the p2p's out /
+		 * t); the last stage none; interleaved (v 2) stage 0 keeps
+		 * every chunk's, 2 x (5/2 in flight + 4) = 13 of them
+		 * (cost_stash_mbs(): min(2 + 2 + 1, 8) / 2), the last
+		 * stage its first chunk's, 3/2 + 4 = 5.5 */
+		struct cost_cfg p = g;
+
+		p.shard = 0;
+		p.zero = 0;
+		p.d = 2;
+		p.m = 4;
+		p.sched = PLAN_FLUSH;
+		cost_stage_mem(c, &o, &p, 0, 0, 2, NULL, &st);
+		CHECK_INT_EQ(st.stash_bytes, 2 * 3000000000LL + 6 * 1048576);
+		CHECK_NEAR(cost_pp_bufs(c, &o, &p, 0, 2), 6 * 1048576.0, 0);
+		cost_stage_mem(c, &o, &p, 1, 0, 2, NULL, &st);
+		CHECK_INT_EQ(st.stash_bytes, 3000000000LL);
+		p.t = 2;
+		CHECK_NEAR(cost_pp_bufs(c, &o, &p, 0, 2), 3 * 1048576.0, 0);
+		p.t = 1;
+		p.v = 2;
+		CHECK_NEAR(cost_pp_bufs(c, &o, &p, 0, 2), 13 * 1048576.0, 0);
+		CHECK_NEAR(cost_pp_bufs(c, &o, &p, 1, 2), 5.5 * 1048576.0, 0);
+		/* Megatron-Core frees what it sent: none */
+		p.v = 1;
+		p.rt = NULL;
+		o.runtime = RUNTIME_MEGATRON_CORE;
+		CHECK_NEAR(cost_pp_bufs(c, &o, &p, 0, 2), 0, 0);
+		o.runtime = -1;
+	}
 	/* offload keeps the last layer's stash and one in transit; with
 	 * --offload N the first N blocks' stashes leave, one of them in
 	 * transit stays: N 2 keeps block 2 and one (2e9), N 1 blocks 1
