@@ -652,7 +652,19 @@ search_from(const struct search_chain *sc, int nsc,
 		/* under --recompute-every the least is full
 		 * recomputation's, every block: a floor of what the blocks
 		 * it wraps need (NEEDSWORK: not their own least) */
-		if (isfinite(mem))
+		if (isfinite(mem) && cost_every_on(o) &&
+		    arg.r == PROF_RC_FULL && mem <= o->cap_bytes)
+			/* the floor fits: every block recomputed would */
+			pd2bw_error("no configuration fits in memory with "
+				    "--recompute-every: recomputing every "
+				    "block (-r full) the smallest needs "
+				    "%.2f GiB per GPU (%s w=%d d=%d t=%d "
+				    "b=%d), %.2f GiB are available",
+				    mem / GIB, plan_sched_names[arg.sched],
+				    arg.w, arg.d, sc[arg.ti].t,
+				    sc[arg.ti].c->mb[arg.k],
+				    o->cap_bytes / GIB);
+		else if (isfinite(mem))
 			pd2bw_error("no configuration fits in memory: the "
 				    "smallest needs %s%.2f GiB per GPU (%s w=%d "
 				    "d=%d t=%d b=%d recompute=%s), %.2f GiB "
