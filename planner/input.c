@@ -149,7 +149,7 @@ input_set_runtime(const struct runtime *rt)
 	o->cp_f32 = rt && rt->cp_merge_f32;
 	o->repeat_kv = rt && runtime_has(rt, RUNTIME_OPT_REPEAT_KV);
 	o->split_proj = rt && rt->split_proj;
-	o->sp_copy = rt && rt->sp_dim_copy;
+	o->sp_copy = rt ? rt->sp_dim_copy : 0;
 	o->tp_ub = rt && runtime_has(rt, RUNTIME_OPT_TP_COMM_OVERLAP);
 }
 

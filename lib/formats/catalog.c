@@ -282,13 +282,13 @@
  * refitted (16-bit 0.534 -> 0.538, FP8 0.370 -> 0.398) once the input
  * gradients of torchtitan's separate Q, K, V and MLP linears were
  * summed (runtime split_proj, analytic.c split_sum_ms()), and the FP8
- * one (0.398 -> 0.548, the 700 W part's figure) once DTensor's copies
+ * one (0.398 -> 0.475) once DTensor's copies
  * of the sequence dimension were priced and async TP hid only what it
  * fuses (runtime sp_dim_copy, tp_hidden): what the fit rows had spent
  * unpriced.
  */
 #define H100_500W_GEMM_EFF 0.538
-#define H100_500W_GEMM_EFF8 0.548
+#define H100_500W_GEMM_EFF8 0.475
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
 #define H100_500W_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_500W_GEMM_EFF)
