@@ -202,21 +202,28 @@ struct cost_bytes {
 void cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 		struct cost_bytes *b);
 
-/* Microbatches whose stashes stage s keeps (design.md section 9). */
+/* Microbatches whose stashes stage s of d keeps under schedule sched
+ * with m microbatches (design.md section 9). */
 static inline int
-cost_in_flight(const struct cost_cfg *g, int s)
+cost_in_flight_of(int sched, int d, int m, int s)
 {
 	int n;
 
-	switch (g->sched) {
+	switch (sched) {
 	case PLAN_GPIPE:
-		return g->m;
+		return m;
 	case PLAN_NONE:
 		return 1;
 	default:
-		n = g->d - s;
-		return n < g->m ? n : g->m;
+		n = d - s;
+		return n < m ? n : m;
 	}
+}
+
+static inline int
+cost_in_flight(const struct cost_cfg *g, int s)
+{
+	return cost_in_flight_of(g->sched, g->d, g->m, s);
 }
 
 /*
@@ -239,14 +246,8 @@ cost_stash_mbs_of(int sched, int d, int m, int v, int s)
 {
 	double c;
 
-	if (v <= 1 || sched != PLAN_FLUSH) {
-		int n = d - s;
-
-		return sched == PLAN_GPIPE  ? m
-		       : sched == PLAN_NONE ? 1
-		       : n < m		    ? n
-					    : m;
-	}
+	if (v <= 1 || sched != PLAN_FLUSH)
+		return cost_in_flight_of(sched, d, m, s);
 	c = 2.0 * (d - s - 1) + (double)(v - 1) * d + 1;
 	if (c > (double)m * v)
 		c = (double)m * v;
