@@ -28,6 +28,26 @@
  */
 #define PLACE_NIC_EFF (47.0 / 50.0)
 
+/*
+ * What NCCL moves over NVLink: about 370 of the 450 GB/s line rate of an
+ * H100 per direction (its protocol's overhead, ~20%: the bus bandwidth
+ * nccl-tests shows for every collective but the NVLink-SHARP all-reduce,
+ * NVIDIA/nccl-tests issue 212, S. Jeaugey), the same share of any NVLink
+ * generation's.  Every NCCL collective and transfer over NVLink runs at
+ * it: tensor-, context- and data-parallel rings, the all-to-alls and the
+ * pipeline's sends.  A cluster's NVLink rates are line rates (presets,
+ * pd2bw-topo's link counts); PCIe rates are what peers reach already.
+ */
+#define PLACE_NVLINK_P2P_EFF (370.0 / 450.0)
+
+/* the rate NCCL reaches between local GPUs i and j */
+static double
+intra(const struct cluster *c, int i, int j)
+{
+	return cluster_intra(c, i, j) *
+	       (c->intra_kind == CLUSTER_PCIE ? 1 : PLACE_NVLINK_P2P_EFF);
+}
+
 int
 place_gpu(int rule, int w, int d, int s, int r)
 {
@@ -75,8 +95,8 @@ place_links_init(struct place_links *l, const struct cluster *c, int d)
 	for (i = 0; i < gpn; i++)
 		for (j = 0; j < gpn; j++)
 			if (i != j && (l->node_gb_s <= 0 ||
-				       cluster_intra(c, i, j) < l->node_gb_s))
-				l->node_gb_s = cluster_intra(c, i, j);
+				       intra(c, i, j) < l->node_gb_s))
+				l->node_gb_s = intra(c, i, j);
 	l->nslots = c->nodes * l->nnics;
 	l->out = xcalloc(l->nslots, sizeof(int));
 	l->in = xcalloc(l->nslots, sizeof(int));
@@ -122,7 +142,7 @@ flow_bw(const struct place_links *l, const struct cluster *c, int g1, int g2)
 	double a, b, bw;
 
 	if (n1 == n2)
-		return cluster_intra(c, g1 % gpn, g2 % gpn);
+		return intra(c, g1 % gpn, g2 % gpn);
 	s1 = slot(l, c, g1);
 	s2 = slot(l, c, g2);
 	a = l->nic_gb_s[s1 % l->nnics] / (l->out[s1] > 0 ? l->out[s1] : 1);
@@ -161,11 +181,11 @@ mesh_ring_gb_s(const struct cluster *c, const int *m, int n)
 	for (i = 0; i < n; i++) {
 		top = 0;
 		for (j = 0; j < gpn; j++)
-			top = fmax(top, cluster_intra(c, m[i], j));
+			top = fmax(top, intra(c, m[i], j));
 		sum = 0;
 		links = 0;
 		for (j = 0; j < n; j++) {
-			x = j != i ? cluster_intra(c, m[i], m[j]) : 0;
+			x = j != i ? intra(c, m[i], m[j]) : 0;
 			if (x > 0 && x >= top / 2) {
 				sum += x;
 				links++;
@@ -354,7 +374,7 @@ ring_link(const struct place_links *l, const struct cluster *c,
 		}
 		if (gn == hn) {
 			double x = mesh > 0 ? mesh
-					    : cluster_intra(c, g % gpn, h % gpn);
+					    : intra(c, g % gpn, h % gpn);
 
 			if (*first || x < *bw)
 				*bw = x;
@@ -378,15 +398,6 @@ ring_link(const struct place_links *l, const struct cluster *c,
 		*first = 0;
 	}
 }
-
-/*
- * NCCL's point-to-point traffic over NVLink reaches about 370 of the
- * 450 GB/s line rate of an H100 (NCCL's protocol overhead, ~20%: the
- * bus bandwidth nccl-tests shows for every collective but NVLink-SHARP
- * all-reduce, NVIDIA/nccl-tests issue 212, S. Jeaugey); the all-to-all
- * is such traffic.
- */
-#define PLACE_NVLINK_P2P_EFF (370.0 / 450.0)
 
 void
 place_links_route(struct place_links *l, const struct moe_route *r,
@@ -545,10 +556,8 @@ fill_ep(struct place_links *l, const struct cluster *c, int rule, int w,
 						if (h == g)
 							continue;
 						if (h / gpn == g / gpn) {
-							x = cluster_intra(
-								    c, g % gpn,
-								    h % gpn) *
-							    PLACE_NVLINK_P2P_EFF;
+							x = intra(c, g % gpn,
+								  h % gpn);
 							if (!nv || x < nv)
 								nv = x;
 							in++;

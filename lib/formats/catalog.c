@@ -241,8 +241,8 @@
  * rows: about 570 TFLOP/s on the GEMMs, not the 650-750 of isolated
  * cuBLAS benchmarks.
  */
-#define H100_GEMM_EFF 0.562
-#define H100_GEMM_EFF8 0.548
+#define H100_GEMM_EFF 0.564
+#define H100_GEMM_EFF8 0.550
 /* to three decimals, which the catalog writes back exactly */
 #define EFF_R3(x) ((int)((x) * 1000 + 0.5) / 1000.0)
 /*
@@ -288,14 +288,14 @@
  * unpriced.
  */
 #define H100_500W_GEMM_EFF 0.538
-#define H100_500W_GEMM_EFF8 0.475
+#define H100_500W_GEMM_EFF8 0.502
 /* the limit holds back every tensor-core kernel, not the GEMMs alone:
  * its attention kernels too, by TRAIN_ATTN from its own GEMM figure */
 #define H100_500W_ATTN TRAIN_ATTN(H100_ATTN_ISO, H100_500W_GEMM_EFF)
 #define H100_500W_ATTN_FA2 TRAIN_ATTN(H100_FA2_ISO, H100_500W_GEMM_EFF)
 
-#define GB_EFF8_B200 0.469
-#define GB_EFF8_GB200 0.480
+#define GB_EFF8_B200 0.471
+#define GB_EFF8_GB200 0.482
 #define GB_EFF8MX_GB200 0.475
 #define GB_EFF8MX_GB300 0.606
 /* no fit row measures B200's MXFP8 or GB300's per-tensor GEMMs: each
@@ -337,8 +337,8 @@
  * beside their weight-gradient GEMMs (runtime tp_dgrad_overlap): the fit
  * rows, at TP 4 without userbuffers, had paid them whole.
  */
-#define GB_EFF4_GB200 0.478
-#define GB_EFF4_GB300 0.361
+#define GB_EFF4_GB200 0.488
+#define GB_EFF4_GB300 0.370
 #define GB_EFF4_B200 EFF_R3(GB_EFF8_B200 * GB_EFF4_GB200 / GB_EFF8_GB200)
 
 struct builtin {
@@ -404,7 +404,7 @@ static const struct builtin builtins[] = {
 	 * the weight-gradient GEMMs (runtime tp_dgrad_overlap; the 2021
 	 * runs predate it).
 	 */
-	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.696, 0.5, 0.8, 4,
+	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.701, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
 	 "FP32, 2039 GB/s HBM2e, NVLink 600 GB/s, PCIe Gen4 64 GB/s",
 	 0, 108, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0},

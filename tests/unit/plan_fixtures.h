@@ -42,6 +42,11 @@ uniform_profile(struct profile *p, int L)
 	}
 }
 
+/*
+ * One node of gpn GPUs on an NVSwitch whose collectives reach gb_s GB/s:
+ * its line rate is gb_s over the share of it NCCL reaches (place.c,
+ * PLACE_NVLINK_P2P_EFF, 370 of 450), so hand costs count gb_s.
+ */
 static inline void
 one_node(struct cluster *c, int gpn, double gb_s)
 {
@@ -52,7 +57,7 @@ one_node(struct cluster *c, int gpn, double gb_s)
 	c->gpus_per_node = gpn;
 	c->gpu_mem_bytes = 80LL << 30;
 	c->net_gb_s = 10;
-	cluster_set_uniform(c, gpn, gb_s);
+	cluster_set_uniform(c, gpn, gb_s * 450 / 370);
 }
 
 static inline void

@@ -623,13 +623,13 @@ test_fusions(void)
 /*
  * --attention-kernel fa2 on H100: the Llama 3 8B block at b = 1, s = 8192
  * runs its causal attention, 2 s^2 (32 x 128) FLOPs forward (half of
- * 4 s^2 h), at 28.1% of 989.4 TFLOP/s instead of cuDNN's 60.2%, each
+ * 4 s^2 h), at 28.2% of 989.4 TFLOP/s instead of cuDNN's 60.4%, each
  * times the tile share of its 64 query blocks (32 key tiles each, half a
  * tile cut on the diagonal, and FlashAttention-2's 1.4 tiles a block,
- * 32 / 33.9, against the catalog's 3.9 for cuDNN, 32 / 36.4): 1.044882
+ * 32 / 33.9, against the catalog's 3.9 for cuDNN, 32 / 36.4): 1.040930
  * ms more forward.  Backward 2.5 times the FLOPs (five matmuls to two),
  * FlashAttention-2's at 0.882 of its forward's rate (attn_bwd_fa2),
- * cuDNN's at 0.825 of its forward's (attn_bwd): 2.756074 ms more.  On
+ * cuDNN's at 0.825 of its forward's (attn_bwd): 2.745553 ms more.  On
  * A100 FlashAttention-2 is the native kind: nothing changes.
  */
 static void
@@ -651,13 +651,13 @@ test_attn_kernel(void)
 					   catalog_find(&cat, "H100-SXM"), mb,
 					   1, 1, 0, &o),
 		     0);
-	d = flops / 989.4e12 * (33.9 / 32 / 0.281 - 36.4 / 32 / 0.602) * 1e3;
-	CHECK_NEAR(d, 1.044882, 1e-6);
+	d = flops / 989.4e12 * (33.9 / 32 / 0.282 - 36.4 / 32 / 0.604) * 1e3;
+	CHECK_NEAR(d, 1.040930, 1e-6);
 	CHECK_NEAR(pf.layers[1].pt[0].fwd_ms - pa.layers[1].pt[0].fwd_ms, d,
 		   1e-9);
 	d = 2.5 * flops / 989.4e12 *
-	    (33.9 / 32 / (0.281 * 0.882) - 36.4 / 32 / (0.602 * 0.825)) * 1e3;
-	CHECK_NEAR(d, 2.756074, 1e-6);
+	    (33.9 / 32 / (0.282 * 0.882) - 36.4 / 32 / (0.604 * 0.825)) * 1e3;
+	CHECK_NEAR(d, 2.745553, 1e-6);
 	CHECK_NEAR(pf.layers[1].pt[0].bwd_ms - pa.layers[1].pt[0].bwd_ms, d,
 		   1e-9);
 	CHECK_NEAR(pf.layers[2].pt[0].fwd_ms, pa.layers[2].pt[0].fwd_ms, 0);
@@ -712,7 +712,7 @@ test_attn_kernel(void)
 
 /*
  * --attention-kernel triton (llm-foundry's attn_impl triton): the
- * FlashAttention-2-class rate over 1.4.  H100: 0.281 / 1.4 = 0.201 of the
+ * FlashAttention-2-class rate over 1.4.  H100: 0.282 / 1.4 = 0.201 of the
  * peak; A100 (no attn_eff_fa2: its native 0.5) 0.5 / 1.4 = 0.357142857.
  * The Llama 3 8B block at b = 1, s = 8192 on A100: its causal attention,
  * 2 s^2 (32 x 128) FLOPs forward, at 0.357142857 of 312 TFLOP/s instead
@@ -732,7 +732,7 @@ test_attn_triton(void)
 	CHECK_STR_EQ(analytic_attn_names[ANALYTIC_ATTN_TRITON], "triton");
 	CHECK_NEAR(analytic_attn_eff(catalog_find(&cat, "H100-SXM"),
 				     ANALYTIC_ATTN_TRITON),
-		   0.281 / 1.4, 1e-12);
+		   0.282 / 1.4, 1e-12);
 	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_TRITON),
 		   0.357142857, 1e-9);
 	CHECK_NEAR(analytic_attn_eff(a100, ANALYTIC_ATTN_NATIVE), 0.5, 0);
@@ -758,15 +758,15 @@ test_attn_triton(void)
  * Llama 3 8B with 64 heads of 64, b = 1, s = 8192, causal: bas = 64 x
  * 8192^2 pairs in full, half of them computed; the forward's 4 x 64
  * FLOPs a score wait for the floor's 460, the backward's 10 x 64 for
- * 840.  The forward takes bas / 2 x (460 - 256) / (2250e12 x 0.488) s
+ * 840.  The forward takes bas / 2 x (460 - 256) / (2250e12 x 0.490) s
  * more than without the floors, over cuDNN's tile share 32 / 36.4
- * (test_attn_kernel): 0.453847 ms; the backward bas / 2 x (840 - 640)
- * at 0.798 of that rate (attn_bwd): 0.557579 ms.  At heads of 128 the
+ * (test_attn_kernel): 0.451994 ms; the backward bas / 2 x (840 - 640)
+ * at 0.798 of that rate (attn_bwd): 0.555303 ms.  At heads of 128 the
  * matmuls take longer than both floors: nothing changes.
  * FlashAttention-2 on the same part waits for the exponentials instead
  * (the catalog's flops_per_exp: 8192 tensor FLOPs a clock per SM, 16
  * exponentials, 512), forward and backward alike: bas / 2 x (512 - 256)
- * more forward, over its tile share 32 / 33.9, 0.530417 ms; the
+ * more forward, over its tile share 32 / 33.9, 0.528252 ms; the
  * backward's 640 do not wait.
  */
 static void
@@ -774,7 +774,7 @@ test_attn_exp(void)
 {
 	static const int mb[] = {1};
 	struct gpu_spec nob = *catalog_find(&cat, "B200");
-	double bas2 = 64.0 * 8192 * 8192 / 2, rate = 2250e12 * 0.488;
+	double bas2 = 64.0 * 8192 * 8192 / 2, rate = 2250e12 * 0.490;
 	struct analytic_opts o;
 	struct profile pa, pb;
 	struct model m;
@@ -804,10 +804,10 @@ test_attn_exp(void)
 		if (i) {
 			CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 					   pb.layers[1].pt[0].fwd_ms,
-				   0.453847, 1e-6);
+				   0.451994, 1e-6);
 			CHECK_NEAR(pa.layers[1].pt[0].bwd_ms -
 					   pb.layers[1].pt[0].bwd_ms,
-				   0.557579, 1e-6);
+				   0.555303, 1e-6);
 		}
 		profile_release(&pa);
 		profile_release(&pb);
@@ -824,7 +824,7 @@ test_attn_exp(void)
 	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
 		   bas2 * (512 - 256) / rate * 33.9 / 32 * 1e3, 1e-9);
 	CHECK_NEAR(pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms,
-		   0.530417, 1e-6);
+		   0.528252, 1e-6);
 	CHECK_NEAR(pa.layers[1].pt[0].bwd_ms, pb.layers[1].pt[0].bwd_ms, 1e-12);
 	profile_release(&pa);
 	profile_release(&pb);
@@ -833,16 +833,16 @@ test_attn_exp(void)
 /*
  * The tile share of a fused attention kernel (attn_tile_share()): the
  * Llama 3 8B block at b = 1 on H100, its forward attention 2 s^2 x 4096
- * FLOPs at 0.602 of 989.4 TFLOP/s, over u / (u + 0.5 + 3.9) with u =
+ * FLOPs at 0.604 of 989.4 TFLOP/s, over u / (u + 0.5 + 3.9) with u =
  * s / 256 key tiles a query block and cuDNN's block cost (the catalog's
  * attn_block): 8 / 12.4 at s = 2048, 32 / 36.4 at 8192.  Doubling the
  * kernel's rate halves that time: the difference is half of it, 2 x
- * 2048^2 x 4096 / (989.4e12 x 0.602) x 12.4 / 8 / 2 = 0.044708 ms and
- * 0.524956 ms at 8192; per FLOP the short sequence takes (12.4 / 8) /
+ * 2048^2 x 4096 / (989.4e12 x 0.604) x 12.4 / 8 / 2 = 0.044560 ms and
+ * 0.523218 ms at 8192; per FLOP the short sequence takes (12.4 / 8) /
  * (36.4 / 32) = 1.362637 times as long.  A window of 128 on every layer
  * at s = 8192: 8192 x 128 x (1 - 128 / 16384) pairs a head, u = 1 - 128
  * / 16384 = 0.992188 key tiles a block, one tile cut on the window's two
- * edges: 0.168390 of the rate, 0.084976 ms.  Without the catalog's block
+ * edges: 0.168390 of the rate, 0.084695 ms.  Without the catalog's block
  * cost the kernel pays FlashAttention-2's, 1.4.
  */
 static void
@@ -866,14 +866,14 @@ test_attn_tiles(void)
 		profile_init(&pb);
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
 		d[i] = pa.layers[1].pt[0].fwd_ms - pb.layers[1].pt[0].fwd_ms;
-		want = 2 * s * s * 4096 / (989.4e12 * 0.602) *
+		want = 2 * s * s * 4096 / (989.4e12 * 0.604) *
 		       (u + 4.4) / u / 2 * 1e3;
 		CHECK_NEAR(d[i], want, 1e-9);
 		profile_release(&pa);
 		profile_release(&pb);
 	}
-	CHECK_NEAR(d[0], 0.044708, 1e-6);
-	CHECK_NEAR(d[1], 0.524956, 1e-6);
+	CHECK_NEAR(d[0], 0.044560, 1e-6);
+	CHECK_NEAR(d[1], 0.523218, 1e-6);
 	CHECK_NEAR(d[0] * 16 / d[1], 1.362637, 1e-6);
 	/* a window of 128 tokens on every layer at s = 8192 */
 	m.window = 128;
@@ -887,12 +887,12 @@ test_attn_tiles(void)
 		CHECK_NEAR(u / (u + 1 + 3.9), 0.168390, 1e-6);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   4 * pairs * 4096 / (989.4e12 * 0.602) * (u + 4.9) /
+			   4 * pairs * 4096 / (989.4e12 * 0.604) * (u + 4.9) /
 				   u / 2 * 1e3,
 			   1e-9);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   0.084976, 1e-6);
+			   0.084695, 1e-6);
 	}
 	profile_release(&pa);
 	profile_release(&pb);
@@ -909,7 +909,7 @@ test_attn_tiles(void)
 		CHECK_INT_EQ(analytic_profile(&pb, &m, &fast, mb, 1, 1), 0);
 		CHECK_NEAR(pa.layers[1].pt[0].fwd_ms -
 				   pb.layers[1].pt[0].fwd_ms,
-			   2 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.602) *
+			   2 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.604) *
 				   33.9 / 32 / 2 * 1e3,
 			   1e-9);
 		profile_release(&pa);
@@ -921,10 +921,10 @@ test_attn_tiles(void)
  * Full recomputation that stops early (analytic_opts rc_early_stop,
  * PyTorch's non-reentrant checkpoint): the Llama 3 8B block at b = 1, s
  * = 8192 on H100 leaves out its MLP's last GEMM, 8192 x 14336 x 4096
- * (2 x 8192 x 14336 x 4096 FLOPs at 989.4e12 x 0.562 x 0.961116: 1024
+ * (2 x 8192 x 14336 x 4096 FLOPs at 989.4e12 x 0.564 x 0.961116: 1024
  * tiles of 128 x 256 in 8 waves of 132, 1024 / 1056, and K 14336 /
- * 14464; 1.800214 ms + 3 us), and the residual add after it (3 x 8192
- * x 4096 bf16 values at 2680 GB/s, 0.075122 ms + 3 us): 1.881335 ms
+ * 14464; 1.793829 ms + 3 us), and the residual add after it (3 x 8192
+ * x 4096 bf16 values at 2680 GB/s, 0.075122 ms + 3 us): 1.874952 ms
  * less.  Its forward, backward and stash are the same; with dropout
  * the add's mask needs the GEMM's output, and nothing is left out.
  * Under tensor parallelism the reduction after that GEMM goes too.
@@ -955,7 +955,7 @@ test_rc_early_stop(void)
 		   analytic_gemm_ms(h100, 0, 8192, 14336, 4096) + 0.078122,
 		   1e-6);
 	CHECK_NEAR(a->recomp_ms[PROF_RC_FULL] - e->recomp_ms[PROF_RC_FULL],
-		   1.881335, 1e-6);
+		   1.874952, 1e-6);
 	CHECK_NEAR(e->fwd_ms, a->fwd_ms, 0);
 	CHECK_NEAR(e->bwd_ms, a->bwd_ms, 0);
 	CHECK_NEAR(e->recomp_ms[PROF_RC_SELECTIVE],
@@ -1231,9 +1231,9 @@ test_tp_dgrad(void)
 
 /*
  * A te.Linear forward as Transformer Engine's GEMM benchmark times it
- * (analytic_linear_ms()), NVFP4 on B300 (13.5 PFLOP/s at 0.361, 8 TB/s at
+ * (analytic_linear_ms()), NVFP4 on B300 (13.5 PFLOP/s at 0.370, 8 TB/s at
  * 0.8, 3 us a kernel), M x K x N = 15872 x 4096 x 4096: the GEMM at
- * 13.5e15 x 0.361 x the shape's share, its launch; quantising, the input's
+ * 13.5e15 x 0.370 x the shape's share, its launch; quantising, the input's
  * x = 65,011,712 values in two passes (read 2 bytes; then read 2, write
  * two copies of 0.5625) and the weight's 16,777,216 alike.
  */
@@ -1243,7 +1243,7 @@ test_linear_ms(void)
 	const struct gpu_spec *g = catalog_find(&cat, "B300");
 	double M = 15872, K = 4096, N = 4096, bw = 8000e9 * 0.8, us = 3e-6;
 	double raw = 2 * M * K * N /
-			     (13500e12 * 0.361 *
+			     (13500e12 * 0.370 *
 			      analytic_gemm_shape_eff(g->sms, M, K, N)) +
 		     us;
 	double x = M * K, w = K * N;
@@ -2210,12 +2210,12 @@ test_clamp(void)
 
 /*
  * One linear GEMM as --gemm compares it, worked by hand on the H100
- * (132 SMs, 989.4 TFLOP/s at gemm_eff 0.562, 3350 GB/s at 0.8, 3 us a
+ * (132 SMs, 989.4 TFLOP/s at gemm_eff 0.564, 3350 GB/s at 0.8, 3 us a
  * launch).  8192^3: the 64 x 128 tile gives 8192 tiles in 63 waves of
  * 132 (8192 / 8316), the K loop 8192 / 8320; 2 * 8192^3 flops at
- * 989.4e12 * 0.562 * 0.969934 = 2.038682 ms, + 0.003.  An expert's
+ * 989.4e12 * 0.564 * 0.969934 = 2.031453 ms, + 0.003.  An expert's
  * 256 x 4096 x 1536: 48 tiles of 64 x 128 in one wave (48 / 132), K
- * 4096 / 4224: eff 0.352617 of 0.562, 3.221e9 flops in 0.016429 ms, more
+ * 4096 / 4224: eff 0.352617 of 0.564, 3.221e9 flops in 0.016371 ms, more
  * than its 15.47 MB at 2680 GB/s (0.005772 ms).
  */
 static void
@@ -2225,16 +2225,16 @@ test_gemm_ms(void)
 
 	CHECK_NEAR(analytic_gemm_shape_eff(132, 8192, 8192, 8192),
 		   8192.0 / 8316 * 8192 / 8320, 1e-12);
-	CHECK_NEAR(analytic_gemm_ms(h100, 0, 8192, 8192, 8192), 2.041682,
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 8192, 8192, 8192), 2.034453,
 		   1e-6);
 	CHECK_NEAR(analytic_gemm_shape_eff(132, 256, 4096, 1536),
 		   48.0 / 132 * 4096 / 4224, 1e-12);
-	CHECK_NEAR(analytic_gemm_ms(h100, 0, 256, 4096, 1536), 0.019429,
+	CHECK_NEAR(analytic_gemm_ms(h100, 0, 256, 4096, 1536), 0.019371,
 		   1e-6);
 	/* fp32: the fp32 rate and 4 bytes a value */
 	CHECK_NEAR(analytic_gemm_ms(h100, 1, 8192, 8192, 8192),
 		   2.0 * 8192 * 8192 * 8192 /
-				   (67e12 * 0.562 * 8192.0 / 8316 * 8192 /
+				   (67e12 * 0.564 * 8192.0 / 8316 * 8192 /
 				    8320) * 1e3 + 0.003, 1e-6);
 }
 
