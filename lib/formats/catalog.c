@@ -170,7 +170,11 @@
  * configuration (Megatron-Bridge performance summaries, Llama 3 8B on
  * B200: 25.09 and 25.11, FP8-CS against MXFP8).  bench/fit.sh leaves
  * each group's fit rows within 0.3% in the mean; MXFP8 GEMMs come out at
- * 0.990 of the per-tensor rate on GB200.  Refitted (from B200 0.495,
+ * 0.990 of the per-tensor rate on GB200.  Refitted (from B200 0.469,
+ * GB200 0.480) once every collective over NVLink ran at what NCCL
+ * reaches of the line rate (place.c PLACE_NVLINK_P2P_EFF): the fit rows'
+ * tensor-parallel traffic had been priced a fifth too fast.  Refitted
+ * (from B200 0.495,
  * GB200 0.497 / 0.492, GB300 MXFP8 0.617) once sequence parallelism ran
  * the norms and the residual adds on the rank's 1/t of the tokens
  * (analytic.c norm_ms(), dropadd_ms()): the fit rows, most of them
@@ -232,7 +236,9 @@
  * 16-bit figure); the FP8 one from 0.624 once cuDNN's attention, which
  * the FP8 rows run (the MPT rows run Triton's), was priced at its
  * published rate (bench/attention.sh); from 0.588 once the FP8 rows'
- * sequence-parallel norms ran on 1/t of the tokens.
+ * sequence-parallel norms ran on 1/t of the tokens; both (0.562 and
+ * 0.548) once every collective over NVLink ran at what NCCL reaches of
+ * the line rate (place.c PLACE_NVLINK_P2P_EFF).
  * The datasheet's 989 TFLOP/s assume the boost clock; under sustained
  * tensor load within 700 W an H100 SXM runs below it, and end to end the
  * 16-bit runs of every runtime reach 40-47% of that peak (Megatron-LM's
@@ -285,7 +291,8 @@
  * one (0.398 -> 0.475) once DTensor's copies
  * of the sequence dimension were priced and async TP hid only what it
  * fuses (runtime sp_dim_copy, tp_hidden): what the fit rows had spent
- * unpriced.
+ * unpriced; 0.475 -> 0.502 once the tensor-parallel collectives ran at
+ * what NCCL reaches of NVLink's line rate (place.c).
  */
 #define H100_500W_GEMM_EFF 0.538
 #define H100_500W_GEMM_EFF8 0.502
@@ -335,7 +342,9 @@
  * parallelism ran on 1/t of the tokens) once the column-parallel
  * layers' input-gradient reductions ran
  * beside their weight-gradient GEMMs (runtime tp_dgrad_overlap): the fit
- * rows, at TP 4 without userbuffers, had paid them whole.
+ * rows, at TP 4 without userbuffers, had paid them whole; from 0.478 and
+ * 0.361 once their tensor-parallel collectives ran at what NCCL reaches
+ * of NVLink's line rate (place.c PLACE_NVLINK_P2P_EFF).
  */
 #define GB_EFF4_GB200 0.488
 #define GB_EFF4_GB300 0.370
@@ -402,7 +411,8 @@ static const struct builtin builtins[] = {
 	 * figure holds both within about 6% either way.  0.699 -> 0.696 once
 	 * Megatron's column-parallel input-gradient reductions ran beside
 	 * the weight-gradient GEMMs (runtime tp_dgrad_overlap; the 2021
-	 * runs predate it).
+	 * runs predate it).  0.696 -> 0.701 once NVLink collectives ran at
+	 * what NCCL reaches of the line rate (place.c).
 	 */
 	{"A100-80GB", 80, 312, 19.5, 2039, 300, 32, 0.701, 0.5, 0.8, 4,
 	 "NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, 19.5 "
