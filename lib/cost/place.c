@@ -35,8 +35,11 @@
  * NVIDIA/nccl-tests issue 212, S. Jeaugey), the same share of any NVLink
  * generation's.  Every NCCL collective and transfer over NVLink runs at
  * it: tensor-, context- and data-parallel rings, the all-to-alls and the
- * pipeline's sends.  A cluster's NVLink rates are line rates (presets,
- * pd2bw-topo's link counts); PCIe rates are what peers reach already.
+ * pipeline's sends.  NVLink SHARP's all-reduce is not assumed: the
+ * measured runs' recipes turn it off (Megatron-Bridge perf_recipes,
+ * "NCCL_NVLS_ENABLE": 0, e.g. llama/gb200/llama3.py:69 at 067f987df).
+ * A cluster's NVLink rates are line rates (presets, pd2bw-topo's link
+ * counts); PCIe rates are what peers reach already.
  */
 #define PLACE_NVLINK_P2P_EFF (370.0 / 450.0)
 
