@@ -629,6 +629,14 @@ cost_offloads_block(const struct chain *c, int n, int j)
 	return c->block_no && c->block_no[j] >= 0 && c->block_no[j] < n;
 }
 
+/* The pipelining buffers' bytes (ppbufs, cost_mem_stage()), each a
+ * stage output out as the p2p sends it, out / t (comm.c). */
+static inline double
+cost_mem_pp_bytes(const struct cost_mem *m, double out)
+{
+	return m->ppbufs * out / m->ppt;
+}
+
 /* The memory of a stage layer by layer, in part_solve()'s inner loop:
  * inlined whatever the compiler's size heuristics say (a call there
  * costs the 1024-GPU GPT-3 search 3% of its instructions). */
@@ -749,7 +757,7 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	 * time during backward: add the stage's largest once (lp.c's rule). */
 	st->stash_bytes = (int64_t)(m->in_flight * per_mb +
 				    (m->any_full ? m->peak_full : 0) +
-				    m->ppbufs * m->last_out / m->ppt +
+				    cost_mem_pp_bytes(m, m->last_out) +
 				    (m->offload && !(m->off_blocks > 0)
 					     ? 0
 					     : (m->in_flight_out - m->in_flight) *

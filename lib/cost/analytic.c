@@ -897,6 +897,29 @@ split_sum_ms(struct shape *sh, int k)
 	return t;
 }
 
+/*
+ * DTensor's sequence-dimension copies (analytic_opts sp_copy), each of
+ * the whole n x h, read and written, per sequence-parallel region (the
+ * attention and the MLP; a MoE block's experts are none: the attention
+ * alone).  Forward (sp_copy 1), the region's input gathered and its
+ * output reduce-scattered, the gathers at spag bytes a value; backward
+ * the same two in reverse, 16-bit, or where async TP fused the rest
+ * (sp_copy 2) the reduce-scatter of the summed input gradient alone.
+ */
+static double
+spcopy_ms(struct shape *sh, int bwd)
+{
+	double nh = sh->n * sh->h, e = sh->e, regions = sh->moe ? 1 : 2;
+
+	if (!sh->spcopy || (!bwd && sh->spcopy != 1))
+		return 0;
+	if (!bwd)
+		return regions * (op_ms(sh, OP_VEC, 0, 2 * nh * sh->spag) +
+				  op_ms(sh, OP_VEC, 0, 2 * nh * e));
+	return regions * (sh->spcopy == 1 ? 2 : 1) *
+	       op_ms(sh, OP_VEC, 0, 2 * nh * e);
+}
+
 /* Attention core forward: scores, softmax, dropout, probabilities x V. */
 static double
 core_ms(struct shape *sh)
@@ -1711,17 +1734,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * its forward: torchao's Float8Linear run eagerly computes its GEMM
 	 * again, which this does not price apart (compiled, the partitioner
 	 * recomputes only what the backward reads: the same skip). */
-	/* DTensor's sequence-dimension copies (runtime sp_dim_copy), each
-	 * of the whole n x h, read and written: forward, the attention's
-	 * and the MLP's inputs gathered and their outputs reduce-scattered
-	 * (a MoE block's experts are no sequence-parallel region: the
-	 * attention's pair alone) */
-	if (sh->spcopy == 1) {
-		double nh = n * h, rg = sh->moe ? 1 : 2;
-
-		f += rg * (op_ms(sh, OP_VEC, 0, 2 * nh * sh->spag) +
-			   op_ms(sh, OP_VEC, 0, 2 * nh * e));
-	}
+	f += spcopy_ms(sh, 0);
 	last = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
 	add = dropadd_ms(sh);
 	f += last + add;
@@ -1732,12 +1745,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* Backward, in reverse (the caller counts kernels from 0 at the
 	 * block: those so far are the forward's). */
 	pt->fwd_kernels = sh->nk;
-	/* ... backward the same four in reverse, 16-bit; or, where async TP
-	 * fused the rest, the two reduce-scatters of summed input
-	 * gradients */
-	if (sh->spcopy)
-		bw += (sh->moe ? 1 : 2) * (sh->spcopy == 1 ? 2 : 1) *
-		      op_ms(sh, OP_VEC, 0, 2 * n * h * e);
+	bw += spcopy_ms(sh, 1);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
 	if (sh->moe) {

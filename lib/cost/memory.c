@@ -263,8 +263,8 @@ cost_mem_init(struct cost_mem *m, const struct chain *c,
 	}
 	m->mdelta = cost_muon_delta(o, g);
 	m->medelta = m->mdelta < 0 && m->eshare != 0 ? -4.0 * m->eshare : 0;
-	/* torch.distributed.pipelining's buffers (cost_mem_stage()), each
-	 * a stage output as the p2p sends it, out / t (comm.c) */
+	/* torch.distributed.pipelining's buffers (cost_mem_stage(),
+	 * cost_mem_pp_bytes()) */
 	m->ppd = rt->pp_bufs && g->d > 1 ? g->d : 0;
 	m->ppv = g->v > 1 ? g->v : 1;
 	m->ppt = g->t > 1 ? g->t : 1;
@@ -283,7 +283,7 @@ cost_pp_bufs(const struct chain *c, const struct cost_opts *o,
 
 	cost_mem_init(&m, c, o, g);
 	cost_mem_stage(&m, g, s);
-	return m.ppbufs * CHAIN_AT(c, c->out, g->k, e) / m.ppt;
+	return cost_mem_pp_bytes(&m, CHAIN_AT(c, c->out, g->k, e));
 }
 
 void
