@@ -488,6 +488,27 @@ out:
 	return ret;
 }
 
+int
+input_plan_kernels(const struct input_chains *x, const struct plan *pl,
+		   const struct gpu_spec *g, struct profile *p,
+		   struct kernel_list *ks)
+{
+	struct analytic_par par;
+	int mb = pl->b;
+
+	if (!x->have_model)
+		return pd2bw_error("%s", "the kernels are the estimate's of a "
+				   "model; a profile holds measured times");
+	analytic_par_init(&par, pl->t, pl->sp);
+	par.cp = pl->c > 1 ? pl->c : 1;
+	par.ep = pl->e > 1 ? pl->e : 1;
+	par.etp = pl->etp > 0 ? pl->etp : pl->t;
+	par.imbalance = pl->moe_imbalance > 0 ? pl->moe_imbalance : 1;
+	par.rank_capacity = pl->moe_rank_capacity;
+	return analytic_profile_kernels(p, &x->model, g, &mb, 1, &par, opts(),
+					ks);
+}
+
 void
 input_chains_release(struct input_chains *x)
 {

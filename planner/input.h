@@ -11,6 +11,8 @@
 #include "pd2bw/model.h"
 #include "pd2bw/runtime.h"
 #include "pd2bw/catalog.h"
+#include "pd2bw/kernels.h"
+#include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/search.h"
 
@@ -87,6 +89,17 @@ int input_tp_chains(struct input_chains *x, const char *path,
 		    int nmb, int64_t seq_len, const int *tps, int ntp,
 		    int sp_mode);
 void input_chains_release(struct input_chains *x);
+
+/*
+ * What the estimate of plan pl's layers is made of, kernel by kernel
+ * (analytic_profile_kernels()): x's model at pl's tensor, sequence,
+ * context and expert parallelism and microbatch size, priced with the
+ * options set now (the plan's runtime's), into p (profile_init'ed) and
+ * ks (zeroed).  Returns 0 or -1 (a profile, not a model, was planned).
+ */
+int input_plan_kernels(const struct input_chains *x, const struct plan *pl,
+		       const struct gpu_spec *g, struct profile *p,
+		       struct kernel_list *ks);
 
 /* The context- and expert-parallel degrees to estimate a model at. */
 struct input_par {

@@ -60,6 +60,7 @@ enum {
 	OPT_TIMELINE,
 	OPT_MEMORY,
 	OPT_TRACE,
+	OPT_KERNELS,
 	OPT_PARTITION,
 	OPT_PIPELINE_LAYOUT,
 	OPT_SEQ_LEN,
@@ -113,6 +114,7 @@ static const struct option longopts[] = {
 	{"timeline", required_argument, NULL, OPT_TIMELINE},
 	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"trace", required_argument, NULL, OPT_TRACE},
+	{"kernels", required_argument, NULL, OPT_KERNELS},
 	{"output", required_argument, NULL, 'o'},
 	{"jobs", required_argument, NULL, 'j'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -261,6 +263,10 @@ usage(FILE *fp)
 		"      --memory FILE        draw memory per stage as SVG\n"
 		"      --trace FILE         write the simulated schedule as a "
 		"Chrome trace\n"
+		"      --kernels FILE       write what the estimate of the "
+		"plan's layers is made\n"
+		"                           of, kernel by kernel "
+		"(pd2bw-kernels/1; a MODEL)\n"
 		"  -o, --output FILE        write the plan (YAML) to FILE; '-' "
 		"for stdout\n"
 		"  -q, --quiet              do not print the summary\n"
@@ -299,6 +305,24 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p,
 		    (!sc[i].runtime || sc[i].runtime - 1 == rt))
 			return sc[i].c;
 	return sc[0].c;
+}
+
+/* --kernels: what the estimate of plan pl's layers is made of. */
+static int
+write_kernels(const struct input_chains *x, const struct plan *pl,
+	      const struct gpu_spec *g, const char *path)
+{
+	struct profile p;
+	struct kernel_list ks;
+	int r;
+
+	profile_init(&p);
+	memset(&ks, 0, sizeof(ks));
+	r = input_plan_kernels(x, pl, g, &p, &ks) ||
+	    kernels_write(path, &p, &ks, "analytic");
+	kernels_free(&ks);
+	profile_release(&p);
+	return r;
 }
 
 /*
@@ -503,7 +527,7 @@ main(int argc, char **argv)
 	const char *timeline = NULL, *memory = NULL, *emit_pending = NULL;
 	struct emit_req emits[EMIT_MAX];
 	int emit_set[EMIT_MAX];
-	const char *trace = NULL, *from_plan = NULL;
+	const char *trace = NULL, *from_plan = NULL, *kernels = NULL;
 	int list_gpus = 0;
 	int nemit = 0, emit;
 	char emit_via[32];
@@ -729,6 +753,9 @@ main(int argc, char **argv)
 		case OPT_MEMORY:
 			memory = optarg;
 			break;
+		case OPT_KERNELS:
+			kernels = optarg;
+			break;
 		case OPT_TRACE:
 			trace = optarg;
 			break;
@@ -767,6 +794,9 @@ main(int argc, char **argv)
 
 		if (!nemit)
 			cli_usage_error("%s", "--from-plan needs --emit FORMAT");
+		if (kernels)
+			cli_usage_error("%s", "--kernels lists a plan's estimate "
+					"as it plans, not --from-plan's");
 		if (optind != argc)
 			cli_usage_error("%s", "--from-plan takes no PROFILE or "
 					"MODEL");
@@ -880,7 +910,7 @@ main(int argc, char **argv)
 	}
 	{
 		/* an output over an input (or another output) would lose it */
-		struct cli_path paths[7 + EMIT_MAX] = {
+		struct cli_path paths[8 + EMIT_MAX] = {
 			{"input", input, 0},
 			{"--cluster", cluster_spec, 0},
 			{"--gpus-file", gpus_file, 0},
@@ -888,14 +918,15 @@ main(int argc, char **argv)
 			{"--timeline", timeline, 1},
 			{"--memory", memory, 1},
 			{"--trace", trace, 1},
+			{"--kernels", kernels, 1},
 		};
 
 		for (c = 0; c < nemit; c++) {
-			paths[7 + c].opt = "--emit-output";
-			paths[7 + c].path = emits[c].path;
-			paths[7 + c].output = 1;
+			paths[8 + c].opt = "--emit-output";
+			paths[8 + c].path = emits[c].path;
+			paths[8 + c].output = 1;
 		}
-		cli_distinct_paths(paths, 7 + nemit);
+		cli_distinct_paths(paths, 8 + nemit);
 	}
 
 	/* a search for what --emit launches searches what its runtime
@@ -980,7 +1011,8 @@ main(int argc, char **argv)
 			goto out;
 	if ((output && afile_check(output)) ||
 	    (timeline && afile_check(timeline)) ||
-	    (memory && afile_check(memory)) || (trace && afile_check(trace)))
+	    (memory && afile_check(memory)) || (trace && afile_check(trace)) ||
+	    (kernels && afile_check(kernels)))
 		goto out;
 	if (gpus_file && catalog_load(&cat, gpus_file))
 		goto out;
@@ -1005,6 +1037,12 @@ main(int argc, char **argv)
 		       gpu == cl.gpu ? cl.gpu_at : NULL, mb, nmb, seq_len,
 		       &is_model))
 		goto out;
+	if (kernels && !is_model) {
+		pd2bw_error("--kernels lists the estimate of a MODEL's layers; "
+			    "'%s' is a profile, whose times were measured",
+			    input);
+		goto out;
+	}
 	if (!is_model && po.have_fusions)
 		pd2bw_warn("--fusions applies to models only; the profile's "
 			   "times are kept");
@@ -1227,6 +1265,11 @@ main(int argc, char **argv)
 	if ((timeline || memory || trace) &&
 	    sim_outputs(&plan, chain_of(sc, nsc, &plan, plan_rt), timeline, memory,
 			trace)) {
+		ret = 1;
+		goto out;
+	}
+	if (kernels && write_kernels(&tc, &plan, catalog_find(&cat, plan.gpu),
+				     kernels)) {
 		ret = 1;
 		goto out;
 	}

@@ -36,9 +36,12 @@ static int
 read_kernels(struct yml_doc *d, const struct profile *meas,
 	     double (*km)[ANALYTIC_NCLASS], int *flash)
 {
-	static const char *const passes[] = {"forward", "backward", NULL};
+	/* the analytic estimate's lists (kernels_write()) add the
+	 * selective recomputation by module: not a point's time */
+	static const char *const passes[] = {"forward", "backward",
+					     "selective recompute", NULL};
 	yaml_node_t *root, *seq = NULL;
-	char *fmt = NULL;
+	char *fmt = NULL, *source = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -48,19 +51,30 @@ read_kernels(struct yml_doc *d, const struct profile *meas,
 	{
 		const struct yml_key keys[] = {
 			YK_STR("format", 1, &fmt),
+			YK_STR("source", 0, &source),
 			YK_SEQ("kernels", 1, &seq),
 		};
 
 		if (yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0])))
 			goto out;
 	}
+	/* the estimate's own breakdown (kernels_write()) would fit the
+	 * estimate to itself */
+	if (source && strcmp(source, "cupti")) {
+		yml_err(d, yml_get(d, root, "source"),
+			"the kernels of source '%s' are no measurement: "
+			"--calibrate fits what CUPTI timed (pd2bw-profile -b "
+			"cuda --kernels)", source);
+		goto out;
+	}
 	for (i = 0; i < yml_seq_len(seq); i++) {
 		char *layer = NULL, *name = NULL;
-		int mb = 0, pass = 0, l, k, cls;
+		int mb = 0, pass = 0, index = -1, l, k, cls;
 		int64_t calls = 0;
 		double us = 0;
 		const struct yml_key keys[] = {
 			YK_STR("layer", 1, &layer),
+			YK_INT("index", 0, &index, 0, 1 << 30),
 			YK_INT("microbatch", 1, &mb, 0, 1 << 30),
 			YK_ENUM("pass", 1, &pass, passes),
 			YK_STR("name", 1, &name),
@@ -70,14 +84,22 @@ read_kernels(struct yml_doc *d, const struct profile *meas,
 		int r = yml_map(d, yml_seq_item(d, seq, i), keys,
 				sizeof(keys) / sizeof(keys[0]));
 
-		for (l = 0; !r && l < meas->nlayers; l++)
-			if (meas->layers[l].name &&
-			    !strcmp(meas->layers[l].name, layer))
-				break;
+		/* by its index where it names one of that name, else the
+		 * first layer of the name */
+		if (!r && index >= 0 && index < meas->nlayers &&
+		    meas->layers[index].name &&
+		    !strcmp(meas->layers[index].name, layer))
+			l = index;
+		else
+			for (l = 0; !r && l < meas->nlayers; l++)
+				if (meas->layers[l].name &&
+				    !strcmp(meas->layers[l].name, layer))
+					break;
 		for (k = 0; !r && k < meas->nmb; k++)
 			if (meas->mb[k] == mb)
 				break;
-		if (!r && l < meas->nlayers && k < meas->nmb) {
+		if (!r && l < meas->nlayers && k < meas->nmb &&
+		    pass != KERNEL_PASS_SEL) {
 			cls = prof_kernel_class(name);
 			km[l * meas->nmb + k][cls] += us;
 			*flash |= cls == ANALYTIC_ATTN;
@@ -90,6 +112,7 @@ read_kernels(struct yml_doc *d, const struct profile *meas,
 	ret = 0;
 out:
 	free(fmt);
+	free(source);
 	return ret;
 }
 

@@ -1841,6 +1841,7 @@ write_kernels(gctx *c, const char *path)
 		return -1;
 	yml_out_map(&o, 0);
 	yml_out_kstr(&o, "format", "pd2bw-kernels/1");
+	yml_out_kstr(&o, "source", "cupti");
 	yml_out_str(&o, "kernels");
 	yml_out_seq(&o, 0);
 	for (size_t j = 0; j < rows.size(); j++) {

@@ -120,10 +120,11 @@ usage(void)
 	       "against the layer sum\n"
 	       "      --flush-l2         flush the L2 cache before each "
 	       "timed run\n"
-	       "      --kernels=FILE     write the per-kernel breakdown "
-	       "(CUPTI) to FILE; with\n"
-	       "                         --calibrate, read it to fit each "
-	       "efficiency apart\n"
+	       "      --kernels=FILE     write the per-kernel breakdown to "
+	       "FILE (cuda: CUPTI's;\n"
+	       "                         analytic: the estimate's); with "
+	       "--calibrate, read it\n"
+	       "                         to fit each efficiency apart\n"
 	       "      --trace=FILE       write the measured timeline as "
 	       "Chrome trace JSON\n"
 	       "      --name=NAME        device name written in the "
@@ -677,13 +678,27 @@ main(int argc, char **argv)
 		}
 		for (i = 0; i < ntp; i++) {
 			struct profile p;
+			struct analytic_par par;
+			struct kernel_list ks;
+			char *kpath = o.kernels_path && ntp > 1
+					      ? tp_path(o.kernels_path, tps[i])
+					      : NULL;
 			int r;
 
+			memset(&ks, 0, sizeof(ks));
 			profile_init(&p);
-			r = analytic_profile_opts(&p, &m, spec, mb, nmb,
-						  tps[i], 0, &ao) ||
-			    write_out(&p, out, ntp);
+			analytic_par_init(&par, tps[i], 0);
+			r = analytic_profile_kernels(&p, &m, spec, mb, nmb,
+						     &par, &ao,
+						     o.kernels_path ? &ks
+								    : NULL) ||
+			    write_out(&p, out, ntp) ||
+			    (o.kernels_path &&
+			     kernels_write(kpath ? kpath : o.kernels_path, &p,
+					   &ks, "analytic"));
+			kernels_free(&ks);
 			profile_release(&p);
+			free(kpath);
 			if (r)
 				goto out;
 		}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "pd2bw/catalog.h"
+#include "pd2bw/kernels.h"
 #include "pd2bw/model.h"
 #include "pd2bw/profile.h"
 
@@ -272,6 +273,10 @@ struct analytic_par {
 				 beyond it */
 };
 
+/* par for tensor parallelism tp alone (sequence parallelism sp): no
+ * context or expert parallelism, experts split like the rest. */
+void analytic_par_init(struct analytic_par *par, int tp, int sp);
+
 /*
  * Whether model m can run context-parallel degree cp: 0, or -1 with why
  * in why (the sequence not in equal chunks, attention not fused, a
@@ -318,6 +323,27 @@ enum analytic_class {
 int analytic_profile_classes(struct profile *p, const struct model *m,
 			     const struct gpu_spec *g, const int *mb, int nmb,
 			     int tp, double (*cls)[ANALYTIC_NCLASS]);
+
+/*
+ * analytic_profile_par() that also lists, in ks (zeroed by the caller,
+ * freed with kernels_free()), what the estimate is made of, kernel by
+ * kernel: for each layer of the profile, microbatch size and pass, the
+ * kernels of each operation the model prices, with their count and time,
+ * adding up to the point's forward and backward times.  An operation is
+ * named after what it computes ("norm", "rope", "attention",
+ * "activation", ...; a GEMM by its shape, "gemm MxKxN", its input's
+ * quantisation apart as "quantize"; the experts' grouped GEMMs "experts
+ * gemm MxKxN x E", M the rows of each of the E experts).  The selective
+ * recomputation is listed by module (core_attn, layernorm, moe_act, ...;
+ * torchtitan's per-op policy as one, per-op), adding up to the point's
+ * selective recomputation time; full recomputation runs the forward
+ * again.  Returns 0 or -1.
+ */
+int analytic_profile_kernels(struct profile *p, const struct model *m,
+			     const struct gpu_spec *g, const int *mb,
+			     int nmb, const struct analytic_par *par,
+			     const struct analytic_opts *o,
+			     struct kernel_list *ks);
 
 /*
  * Share of the GPU's gemm_eff an [M x K] x [K x N] GEMM reaches on sms

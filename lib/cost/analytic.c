@@ -178,11 +178,121 @@ struct shape {
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
+	/* analytic_profile_kernels(): where each kernel is listed (NULL:
+	 * nowhere), under which layer, microbatch and pass (-1: a kernel
+	 * priced to derive a figure, not run) */
+	struct kernel_list *ks;
+	int ks_layer, ks_mb, ks_pass;
+	size_t ks_from;     /* the current point's first entry */
+	int ks_nosel;       /* block_point(): its selective recomputation
+			       is not the layer's (the MTP modules') */
+	double core_nk;     /* block_point(): the attention core's
+			       forward kernels */
+	double gm, gk, gn, ge; /* the GEMM being priced: rows, inputs,
+				  outputs, experts (0: one GEMM) */
 };
+
+/*
+ * The label of a kernel that the function who priced (or an operation's
+ * own name): what it computes, as analytic_profile_kernels() lists it.
+ */
+static const char *
+ks_label(const char *who)
+{
+	static const char *const map[][2] = {
+		{"act_ms", "activation"},
+		{"act_bwd_ms", "activation"},
+		{"core_ms", "attention"},
+		{"core_bwd_ms", "attention"},
+		{"mla_core_ms", "attention"},
+		{"mla_core_bwd_ms", "attention"},
+		{"ring_ms", "attention correction"},
+		{"dropadd_ms", "dropout-add"},
+		{"dropadd_bwd_ms", "dropout-add"},
+		{"embed_point", "embedding"},
+		{"head_point", "cross-entropy"},
+		{"mtp_point", "mtp embedding"},
+		{"norm_x_ms", "norm"},
+		{"quant_ms", "quantize"},
+		{"nvfp4_quant_ms", "quantize"},
+		{"spcopy_ms", "sequence-parallel copy"},
+		{"sort_chunks_ms", "sort chunks"},
+		{"expert_bias_ms", "expert bias"},
+		{"fp8_pad_ms", "fp8 padding"},
+		{"dense_dispatch_ms", "dense dispatch"},
+		{"repeat_kv_ms", "repeat kv"},
+		{"split_sum_ms", "split sum"},
+		{"clamp_ms", "clamp"},
+		{"rope_ms", "rope"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(who, map[i][0]))
+			return map[i][1];
+	return who;
+}
+
+/* Add ms over calls kernels to the entry of name in sh's current point
+ * and pass. */
+static void
+ks_put(struct shape *sh, int pass, const char *name, long calls, double ms)
+{
+	kernels_add(sh->ks, sh->ks_from, sh->ks_layer, sh->ks_mb, pass,
+			name, calls, ms);
+}
+
+/* A kernel of class cls that who priced, ms long. */
+static void
+ks_kernel(struct shape *sh, int cls, const char *who, double ms)
+{
+	char name[96];
+
+	if (cls == OP_ATTN)
+		who = "attention";
+	else if (cls == OP_GEMM && sh->ge > 1)
+		snprintf(name, sizeof(name), "experts gemm %.0fx%.0fx%.0f x %.0f",
+			 sh->gm, sh->gk, sh->gn, sh->ge);
+	else if (cls == OP_GEMM)
+		snprintf(name, sizeof(name), "gemm %.0fx%.0fx%.0f", sh->gm,
+			 sh->gk, sh->gn);
+	ks_put(sh, sh->ks_pass, cls == OP_GEMM ? name : ks_label(who), 1, ms);
+}
+
+/* The kernels of an operation priced once and run again (calls of them,
+ * ms long), listed again under the current pass. */
+static void
+ks_again(struct shape *sh, const char *name, double calls, double ms)
+{
+	if (sh->ks && sh->ks_pass >= 0)
+		ks_put(sh, sh->ks_pass, name, (long)calls, ms);
+}
+
+/* List the kernels of the point of layer l at microbatch index i in ks
+ * (NULL: nowhere) from now on. */
+static void
+ks_point(struct shape *sh, struct kernel_list *ks, int l, int i)
+{
+	sh->ks = ks;
+	sh->ks_layer = l;
+	sh->ks_mb = i;
+	sh->ks_pass = -1;
+	sh->ks_nosel = 0;
+	sh->ks_from = ks ? ks->n : 0;
+}
+
+/* A part of the selective recomputation, ms over calls kernels. */
+static void
+ks_sel(struct shape *sh, const char *name, double calls, double ms)
+{
+	if (sh->ks && !sh->ks_nosel && ms > 0)
+		ks_put(sh, KERNEL_PASS_SEL, name, (long)calls, ms);
+}
 
 /* Milliseconds of one kernel running at eff of its class's rate. */
 static double
-kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
+kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff,
+	  const char *who)
 {
 	const struct gpu_spec *g = sh->g;
 	double rate, t;
@@ -199,27 +309,41 @@ kernel_ms(struct shape *sh, int cls, double flops, double bytes, double eff)
 	t = (t + g->kernel_us * 1e-6) * 1e3;
 	if (sh->cls_ms)
 		sh->cls_ms[cls] += t;
+	if (sh->ks && sh->ks_pass >= 0)
+		ks_kernel(sh, cls, who, t);
 	sh->nk++;
 	return t;
 }
 
+/* One kernel that who prices (its caller: op_ms()), or an operation
+ * named who (op_named()). */
 static double
-op_ms(struct shape *sh, int cls, double flops, double bytes)
+op_ms_at(struct shape *sh, int cls, double flops, double bytes,
+	 const char *who)
 {
-	return kernel_ms(sh, cls, flops, bytes, 1);
+	return kernel_ms(sh, cls, flops, bytes, 1, who);
 }
+
+#define op_ms(sh, cls, flops, bytes) \
+	op_ms_at((sh), (cls), (flops), (bytes), __func__)
+#define op_named(sh, name, cls, flops, bytes) \
+	op_ms_at((sh), (cls), (flops), (bytes), (name))
 
 /* k elementwise kernels sharing flops and bytes evenly. */
 static double
-passes_ms(struct shape *sh, int k, double flops, double bytes)
+passes_ms_at(struct shape *sh, int k, double flops, double bytes,
+	     const char *who)
 {
 	double t = 0;
 	int i;
 
 	for (i = 0; i < k; i++)
-		t += op_ms(sh, OP_VEC, flops / k, bytes / k);
+		t += op_ms_at(sh, OP_VEC, flops / k, bytes / k, who);
 	return t;
 }
+
+#define passes_ms(sh, k, flops, bytes) \
+	passes_ms_at((sh), (k), (flops), (bytes), __func__)
 
 static int
 fused(const struct shape *sh, unsigned f)
@@ -387,10 +511,14 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 		t += quant_ms(sh, M * K / qdiv, q);
 		eff *= fp8_eff_ratio(sh);
 	}
+	sh->gm = M;
+	sh->gk = K;
+	sh->gn = N;
+	sh->ge = 0;
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
 			     (M * K + K * N) * (sh->fp8 ? sh->qb : sh->e) +
 				     M * N * sh->e + extra,
-			     eff);
+			     eff, "gemm");
 }
 
 double
@@ -1097,8 +1225,20 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	}
 	bytes = (a_elems + other_elems) * (sh->fp8 ? sh->qb : sh->e) + extra;
 	for (i = 0; i < (int)k; i++)
-		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff);
+		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff,
+			       "experts gemm");
 	return t;
+}
+
+/* Name the experts' grouped GEMM about to be priced: E experts of rows
+ * [m x k] x [k x n] each (analytic_profile_kernels()). */
+static void
+expert_dims(struct shape *sh, double m, double k, double n, double E)
+{
+	sh->gm = m;
+	sh->gk = k;
+	sh->gn = n;
+	sh->ge = E > 1 ? E : 0;
 }
 
 double
@@ -1130,6 +1270,7 @@ expert_ms(struct shape *sh, double M, double K, double N)
 	me = fmax(1, M / E);
 	used = fmin(E, M);
 
+	expert_dims(sh, me, K, N, E);
 	return group_op(sh, 2 * M * K * N, M * K, used * K * N + M * N, 0,
 			analytic_gemm_shape_eff(sh->g->sms, me, K, N * E));
 }
@@ -1141,14 +1282,20 @@ expert_bwd_ms(struct shape *sh, double M, double K, double N)
 	double E = sh->nel, me, used;
 	int sms = sh->g->sms;
 
+	double dgrad, wgrad;
+
 	M *= sh->imb;
 	me = fmax(1, M / E);
 	used = fmin(E, M);
 
-	return group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
-			analytic_gemm_shape_eff(sms, me, N, K * E)) +
-	       group_op(sh, 2 * M * K * N, 0, K * M + M * N, 8 * used * K * N,
-			analytic_gemm_shape_eff(sms, K, me, N * E));
+	expert_dims(sh, me, N, K, E);
+	dgrad = group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
+			 analytic_gemm_shape_eff(sms, me, N, K * E));
+	expert_dims(sh, K, me, N, E);
+	wgrad = group_op(sh, 2 * M * K * N, 0, K * M + M * N,
+			 8 * used * K * N,
+			 analytic_gemm_shape_eff(sms, K, me, N * E));
+	return dgrad + wgrad;
 }
 
 /*
@@ -1302,11 +1449,13 @@ moe_ms(struct shape *sh)
 	double E = sh->ne, sf = sh->sf, t;
 
 	t = router_ms(sh, 0);
-	t += op_ms(sh, OP_VEC, 8 * n * E, 8 * n * E + 12 * M);
+	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E,
+		      8 * n * E + 12 * M);
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 0);
 	else
-		t += op_ms(sh, OP_VEC, 0, n * h * e + M * h * e + 8 * M);
+		t += op_named(sh, "permute", OP_VEC, 0,
+			      n * h * e + M * h * e + 8 * M);
 	/* the end of the MoE layer's preprocess() (the permutation is the
 	 * alltoall dispatcher's dispatch_preprocess, moe_layer.py:356-373
 	 * at 9ed8b0c4ac): the dispatch and the experts follow */
@@ -1325,8 +1474,8 @@ moe_ms(struct shape *sh)
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	if (!sh->dd)
-		t += op_ms(sh, OP_VEC, 2 * M * h,
-			   M * h * e + n * h * e + 4 * M);
+		t += op_named(sh, "unpermute", OP_VEC, 2 * M * h,
+			      M * h * e + n * h * e + 4 * M);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -1339,7 +1488,8 @@ moe_ms(struct shape *sh)
 			t += act_ms(sh, n * sf);
 		}
 		t += gemm_ms(sh, n, sf, h);
-		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
+		t += op_named(sh, "shared experts add", OP_VEC, n * h,
+			      3 * n * h * e);
 		sh->shf = t - t0;
 	}
 	return t;
@@ -1352,7 +1502,8 @@ moe_bwd_ms(struct shape *sh)
 	double E = sh->ne, sf = sh->sf, t = 0;
 
 	if (sf) {
-		t += op_ms(sh, OP_VEC, n * h, 3 * n * h * e);
+		t += op_named(sh, "shared experts add", OP_VEC, n * h,
+			      3 * n * h * e);
 		t += gemm_bwd_ms(sh, n, sf, h);
 		if (sh->swiglu) {
 			t += act_bwd_ms(sh, n * sf);
@@ -1366,8 +1517,8 @@ moe_bwd_ms(struct shape *sh)
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 1);
 	else
-		t += op_ms(sh, OP_VEC, 4 * M * h,
-			   2 * M * h * e + n * h * e + 8 * M);
+		t += op_named(sh, "unpermute", OP_VEC, 4 * M * h,
+			      2 * M * h * e + n * h * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
@@ -1382,9 +1533,10 @@ moe_bwd_ms(struct shape *sh)
 	t += fp8_pad_ms(sh, 0);
 	t += sort_chunks_ms(sh, 1);
 	if (!sh->dd)
-		t += op_ms(sh, OP_VEC, M * h, M * h * e + n * h * e + 8 * M);
+		t += op_named(sh, "permute", OP_VEC, M * h,
+			      M * h * e + n * h * e + 8 * M);
 	sh->gnk = sh->nk;
-	t += op_ms(sh, OP_VEC, 8 * n * E, 12 * n * E);
+	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E, 12 * n * E);
 	return t + router_ms(sh, 1);
 }
 
@@ -1635,51 +1787,67 @@ op_sac(struct shape *sh, double f, double core, double *keep)
 static double
 selective(struct shape *sh, double f, double core, double *saved)
 {
-	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0;
+	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0, t0, k0;
 	double ge = sh->fp8 ? sh->qb : e;
+	int pass = sh->ks_pass;
 
+	/* the kernels priced here run again in backward: listed by module
+	 * (ks_sel()), not as the forward's */
+	sh->ks_pass = -1;
 	if (sh->rcm & ANALYTIC_RC_OP) {
 		t = op_sac(sh, f, core, &x);
 		*saved = fmax(0, block_stash(sh) - x);
+		ks_sel(sh, "per-op", 0, t);
+		sh->ks_pass = pass;
 		return t;
 	}
 
 	if (sh->rcm & ANALYTIC_RC_CORE_ATTN) {
 		t += core;
 		x += core_stash(sh);
+		ks_sel(sh, "core_attn", sh->core_nk, core);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MLA_UP_PROJ) && sh->mla) {
 		double at = sh->at;
 
+		t0 = t, k0 = sh->nk;
 		t += sh->qr ? gemm_ms(sh, n, sh->qr, at * sh->dqk)
 			    : gemm_ms(sh, n, h, at * sh->dqk);
 		t += gemm_ms(sh, n, sh->kvr, at * (sh->dqk - sh->rd + sh->dv));
 		if (sh->rotary)
 			t += rope_ms(sh, n * at * sh->rd, n * sh->rd, 0);
 		x += n * sh->qt * e;
+		ks_sel(sh, "mla_up_proj", sh->nk - k0, t - t0);
 	}
 	if (sh->rcm & ANALYTIC_RC_LAYERNORM) {
+		t0 = t, k0 = sh->nk;
 		t += 2 * norm_ms(sh);
 		x += 2 * (n * h * ge + norm_x_stash(sh, n * h)) /
 		     (sh->sp ? sh->t : 1);
+		ks_sel(sh, "layernorm", 2 * (sh->nk - k0), t - t0);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
 		/* the checkpoint runs the clamp again, and frees what it
 		 * keeps (experts.py:1013-1018) */
+		t0 = t, k0 = sh->nk;
 		t += clamp_ms(sh, sh->ntok * sh->fe, 0) +
 		     act_ms(sh, sh->ntok * sh->fe);
 		x += sh->ntok * sh->fe * ge +
 		     (sh->clamp ? 2 * sh->ntok * sh->fe * e : 0);
+		ks_sel(sh, "moe_act", sh->nk - k0, t - t0);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MLP) && !sh->moe) {
 		double ft = sh->ft;
 
+		t0 = t, k0 = sh->nk;
 		t += gemm_norm_ms(sh, n, h, (sh->swiglu ? 2 : 1) * ft) +
 		     act_ms(sh, n * ft) + gemm_ms(sh, n, ft, h);
 		x += (sh->swiglu ? 2 + unfused_glu(sh) : 1) * n * ft * e +
 		     n * ft * ge;
+		ks_sel(sh, "mlp", sh->nk - k0, t - t0);
 	}
 	*saved = x;
+	sh->ks_pass = pass;
 	return t;
 }
 
@@ -1698,6 +1866,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 		rk = n * sh->rd;
 	}
 	/* Forward. */
+	sh->ks_pass = KERNEL_PASS_FWD;
 	if (sh->mla)
 		f += norm_ms(sh) + mla_proj_ms(sh);
 	else
@@ -1706,7 +1875,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 		f += norm_x_ms(sh, qkn, 2 * n, 0);
 	if (sh->rotary)
 		f += rope_ms(sh, rq, rk, 0);
+	sh->core_nk = sh->nk;
 	core = core_ms(sh);
+	sh->core_nk = sh->nk - sh->core_nk;
 	if (sh->post_norms)
 		f += core + gemm_ms(sh, n, sh->ht, h) + norm_ms(sh) +
 		     dropadd_ms(sh);
@@ -1745,6 +1916,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* Backward, in reverse (the caller counts kernels from 0 at the
 	 * block: those so far are the forward's). */
 	pt->fwd_kernels = sh->nk;
+	sh->ks_pass = KERNEL_PASS_BWD;
 	bw += spcopy_ms(sh, 1);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
@@ -1927,21 +2099,32 @@ embed_point(struct shape *sh, struct prof_point *pt)
 	double nd = sh->sp && sh->t > 1 ? nh / sh->t : nh;
 	double f, bw = 0, st = 8 * n;
 
+	sh->ks_pass = KERNEL_PASS_FWD;
 	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
 	if (!sh->rotary) {
-		f += op_ms(sh, OP_VEC, nh, (2 * nh + sh->sq * h) * e);
-		bw += op_ms(sh, OP_VEC, nh, nh * e + 4 * sh->sq * h);
+		f += op_named(sh, "positions", OP_VEC, nh,
+			      (2 * nh + sh->sq * h) * e);
+		sh->ks_pass = KERNEL_PASS_BWD;
+		bw += op_named(sh, "positions", OP_VEC, nh,
+			       nh * e + 4 * sh->sq * h);
 	}
 	if (sh->bert) {
-		f += op_ms(sh, OP_VEC, nh, 2 * nh * e) + norm_ms(sh);
-		bw += op_ms(sh, OP_VEC, nh, nh * e) + norm_bwd_ms(sh);
+		sh->ks_pass = KERNEL_PASS_FWD;
+		f += op_named(sh, "token types", OP_VEC, nh, 2 * nh * e) +
+		     norm_ms(sh);
+		sh->ks_pass = KERNEL_PASS_BWD;
+		bw += op_named(sh, "token types", OP_VEC, nh, nh * e) +
+		      norm_bwd_ms(sh);
 		st += nh * e + n * sh->statb;
 	}
 	if (sh->drop) {
-		f += op_ms(sh, OP_VEC, 2 * nd, nd * (2 * e + 1));
-		bw += op_ms(sh, OP_VEC, nd, nd * (2 * e + 1));
+		sh->ks_pass = KERNEL_PASS_FWD;
+		f += op_named(sh, "dropout", OP_VEC, 2 * nd, nd * (2 * e + 1));
+		sh->ks_pass = KERNEL_PASS_BWD;
+		bw += op_named(sh, "dropout", OP_VEC, nd, nd * (2 * e + 1));
 		st += nd;
 	}
+	sh->ks_pass = KERNEL_PASS_BWD;
 	bw += op_ms(sh, OP_VEC, nh, 8 * n + nh * e + 8 * nh);
 	bw += op_ms(sh, OP_VEC, sh->vt * h, sh->vt * h * (2 * e + 8));
 
@@ -1971,8 +2154,10 @@ head_point(struct shape *sh, struct prof_point *pt)
 	double f = 0, bw = 0, st = 0, flops = 0;
 
 	if (sh->bert) {
+		sh->ks_pass = KERNEL_PASS_FWD;
 		f += gemm_ms(sh, n, h, h) +
 		     act_ms(sh, nh);
+		sh->ks_pass = KERNEL_PASS_BWD;
 		bw += gemm_bwd_ms(sh, n, h, h) +
 		      act_bwd_ms(sh, nh);
 		st += 2 * nh * e;
@@ -1987,18 +2172,24 @@ head_point(struct shape *sh, struct prof_point *pt)
 	 * MXFP8 rate, its input and the logits' gradient quantised; the
 	 * MTP modules compute their logits with the same layer
 	 * (gpt_model.py:750, 767) */
+	sh->ks_pass = KERNEL_PASS_FWD;
 	f += norm_ms(sh);
 	sh->fp8 = sh->fp8head;
 	f += gemm_ms(sh, n, h, vt);
 	sh->fp8 = 0;
 	if (sh->logit_cap) {
 		/* tanh soft-capping of the logits (Gemma 2) */
-		f += op_ms(sh, OP_VEC, 3 * n * vt, 2 * n * vt * e);
-		bw += op_ms(sh, OP_VEC, 3 * n * vt, 3 * n * vt * e);
+		f += op_named(sh, "logit soft-cap", OP_VEC, 3 * n * vt,
+			      2 * n * vt * e);
+		sh->ks_pass = KERNEL_PASS_BWD;
+		bw += op_named(sh, "logit soft-cap", OP_VEC, 3 * n * vt,
+			       3 * n * vt * e);
+		sh->ks_pass = KERNEL_PASS_FWD;
 		st += n * vt * e;
 	}
 	if (fused(sh, ANALYTIC_FUSE_XENT)) {
 		f += op_ms(sh, OP_VEC, 5 * n * vt, n * vt * (e + 4) + 8 * n);
+		sh->ks_pass = KERNEL_PASS_BWD;
 		bw += op_ms(sh, OP_VEC, n * vt, n * vt * (4 + e) + 8 * n);
 	} else {
 		/* upcast; max; subtract; exp; sum; divide.  Backward: the
@@ -2008,6 +2199,7 @@ head_point(struct shape *sh, struct prof_point *pt)
 		     passes_ms(sh, 2, 2 * n * vt, 16 * n * vt) +
 		     op_ms(sh, OP_VEC, n * vt, 4 * n * vt) +
 		     op_ms(sh, OP_VEC, n * vt, 8 * n * vt + 8 * n);
+		sh->ks_pass = KERNEL_PASS_BWD;
 		bw += op_ms(sh, OP_VEC, n, 16 * n) +
 		      op_ms(sh, OP_VEC, n * vt, 8 * n * vt) +
 		      op_ms(sh, OP_VEC, 0, n * vt * (4 + e));
@@ -2120,11 +2312,11 @@ static int build(struct profile *p, const struct model *m,
 		 const struct gpu_spec *g, const int *mb, int nmb,
 		 const struct analytic_par *par,
 		 const struct analytic_opts *o,
-		 double (*cls)[ANALYTIC_NCLASS]);
+		 double (*cls)[ANALYTIC_NCLASS], struct kernel_list *ks);
 
-/* The split par of tensor parallelism tp alone. */
-static void
-par_tp(struct analytic_par *par, int tp, int sp)
+/* analytic.h */
+void
+analytic_par_init(struct analytic_par *par, int tp, int sp)
 {
 	memset(par, 0, sizeof(*par));
 	par->tp = tp;
@@ -2141,8 +2333,8 @@ analytic_profile_sp(struct profile *p, const struct model *m,
 {
 	struct analytic_par par;
 
-	par_tp(&par, tp, sp);
-	return build(p, m, g, mb, nmb, &par, NULL, NULL);
+	analytic_par_init(&par, tp, sp);
+	return build(p, m, g, mb, nmb, &par, NULL, NULL, NULL);
 }
 
 void
@@ -2179,7 +2371,7 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 {
 	struct analytic_par par;
 
-	par_tp(&par, tp, sp);
+	analytic_par_init(&par, tp, sp);
 	return analytic_profile_par(p, m, g, mb, nmb, &par, o);
 }
 
@@ -2379,6 +2571,17 @@ analytic_profile_par(struct profile *p, const struct model *m,
 		     const struct analytic_par *par,
 		     const struct analytic_opts *o)
 {
+	return analytic_profile_kernels(p, m, g, mb, nmb, par, o, NULL);
+}
+
+/* analytic.h */
+int
+analytic_profile_kernels(struct profile *p, const struct model *m,
+			 const struct gpu_spec *g, const int *mb, int nmb,
+			 const struct analytic_par *par,
+			 const struct analytic_opts *o,
+			 struct kernel_list *ks)
+{
 	char why[256];
 
 	if (o && m->precision == MODEL_FP8 && o->fp8_recipe == FP8_MXFP8 &&
@@ -2409,8 +2612,13 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	      (par->rank_capacity >= 0.01 && par->rank_capacity <= 64)))
 		return pd2bw_error("rank capacity %g must be between 0.01 and "
 				   "64", par->rank_capacity);
-	return build(p, m, g, mb, nmb, par, o, NULL);
+	if (build(p, m, g, mb, nmb, par, o, NULL, ks))
+		return -1;
+	if (ks && ks->oom)
+		return pd2bw_error("out of memory listing the kernels");
+	return 0;
 }
+
 
 int
 analytic_profile_classes(struct profile *p, const struct model *m,
@@ -2419,8 +2627,8 @@ analytic_profile_classes(struct profile *p, const struct model *m,
 {
 	struct analytic_par par;
 
-	par_tp(&par, tp, 0);
-	return build(p, m, g, mb, nmb, &par, NULL, cls);
+	analytic_par_init(&par, tp, 0);
+	return build(p, m, g, mb, nmb, &par, NULL, cls, NULL);
 }
 
 /*
@@ -2606,7 +2814,7 @@ static void
 mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 {
 	struct prof_point b, hd;
-	double n = sh->n, h = sh->h, e = sh->e, look, nrm, rp, f, bw;
+	double n = sh->n, h = sh->h, e = sh->e, look, nrm, rp, f, bw, kn;
 	int k, r;
 
 	for (k = 0; k < m->mtp_layers; k++) {
@@ -2614,15 +2822,30 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		memset(&b, 0, sizeof(b));
 		memset(&hd, 0, sizeof(hd));
 		/* the lookup, then the norms and the projection (rp) */
+		sh->ks_pass = KERNEL_PASS_FWD;
 		look = op_ms(sh, OP_VEC, 0, 8 * n + 2 * n * h * e);
+		kn = sh->nk;
 		nrm = norm_ms(sh);
+		/* the module runs its two norms alike: one priced twice */
+		ks_again(sh, "norm", sh->nk - kn, nrm);
 		rp = gemm_ms(sh, n, 2 * h, h);
 		f = look + 2 * nrm + rp;
 		rp += 2 * nrm;
-		bw = gemm_bwd_ms(sh, n, 2 * h, h) + 2 * norm_bwd_ms(sh);
-		/* the module's block is FP8 like the others */
+		sh->ks_pass = KERNEL_PASS_BWD;
+		{
+			double g = gemm_bwd_ms(sh, n, 2 * h, h), nb;
+
+			kn = sh->nk;
+			nb = norm_bwd_ms(sh);
+			ks_again(sh, "norm", sh->nk - kn, nb);
+			bw = g + 2 * nb;
+		}
+		/* the module's block is FP8 like the others; its selective
+		 * recomputation is not the head's */
 		sh->fp8 = model_prec_quantised(m->precision);
+		sh->ks_nosel = 1;
 		block_point(sh, &b);
+		sh->ks_nosel = 0;
 		sh->fp8 = 0;
 		head_point(sh, &hd);
 		pt->fwd_ms += f + b.fwd_ms + hd.fwd_ms;
@@ -2654,7 +2877,7 @@ static int
 build(struct profile *p, const struct model *m, const struct gpu_spec *g,
       const int *mb, int nmb, const struct analytic_par *par,
       const struct analytic_opts *o,
-      double (*cls)[ANALYTIC_NCLASS])
+      double (*cls)[ANALYTIC_NCLASS], struct kernel_list *ks)
 {
 	struct shape sh;
 	struct prof_layer *L;
@@ -2963,12 +3186,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.n = sh.b * sh.sq;
 		sh.cls_ms = cls ? cls[0 * nmb + i] : NULL;
 		sh.nk = 0;
+		ks_point(&sh, ks, 0, i);
 		embed_point(&sh, &p->layers[0].pt[i]);
 		p->layers[0].pt[i].kernels = sh.nk;
 		for (r = 0; r < nruns; r++) {
 			sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
 			sh.nk = 0;
 			sh.fp8 = model_prec_quantised(m->precision);
+			ks_point(&sh, ks, 1 + r, i);
 			layer_shape(&sh, m, first[r]);
 			sh.ntok = analytic_expert_rows(sh.n, m->moe.top_k,
 						       m->moe.experts, cf,
@@ -2984,6 +3209,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		}
 		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;
 		sh.nk = 0;
+		ks_point(&sh, ks, nruns + 1, i);
 		head_point(&sh, &p->layers[nruns + 1].pt[i]);
 		if (m->mtp_layers)
 			mtp_point(&sh, m, &p->layers[nruns + 1].pt[i]);
