@@ -307,6 +307,15 @@ chain_of(const struct search_chain *sc, int nsc, const struct plan *p,
 	return sc[0].c;
 }
 
+/* Whether -o or --kernels writes to standard output, in place of the
+ * summary. */
+static int
+to_stdout(const char *output, const char *kernels)
+{
+	return (output && !strcmp(output, "-")) ||
+	       (kernels && !strcmp(kernels, "-"));
+}
+
 /* --kernels: what the estimate of plan pl's layers is made of. */
 static int
 write_kernels(const struct input_chains *x, const struct plan *pl,
@@ -1221,7 +1230,7 @@ main(int argc, char **argv)
 	plan.gpu_mem_bytes = cl.gpu_mem_bytes;
 	plan.reserve_bytes =
 		(int64_t)(reserve_gib * 1024.0 * 1024.0 * 1024.0);
-	if (!quiet && !(output && !strcmp(output, "-")))
+	if (!quiet && !to_stdout(output, kernels))
 		report_plan(stdout, &plan);
 	/* The pictures draw every microbatch on every stage: refuse sizes
 	 * that would take minutes and gigabytes (2^20 makes 20 MB of
@@ -1277,7 +1286,7 @@ main(int argc, char **argv)
 out:
 	if (in_batch && afile_batch_end(ret == 0 || ret == 3) && ret != 3)
 		ret = 1;
-	if (ret == 0 && !quiet && !(output && !strcmp(output, "-"))) {
+	if (ret == 0 && !quiet && !to_stdout(output, kernels)) {
 		char unweighed[320], why[256];
 		/* a model whose sequence splits over two ranks (the
 		 * check any degree the search weighs passes) */
