@@ -69,12 +69,13 @@ read_kernels(struct yml_doc *d, const struct profile *meas,
 	}
 	for (i = 0; i < yml_seq_len(seq); i++) {
 		char *layer = NULL, *name = NULL;
-		int mb = 0, pass = 0, index = -1, l, k, cls;
+		int mb = 0, pass = 0, index = -1, repeat = 1, l, k, cls;
 		int64_t calls = 0;
 		double us = 0;
 		const struct yml_key keys[] = {
 			YK_STR("layer", 1, &layer),
 			YK_INT("index", 0, &index, 0, 1 << 30),
+			YK_INT("repeat", 0, &repeat, 1, 1 << 30),
 			YK_INT("microbatch", 1, &mb, 0, 1 << 30),
 			YK_ENUM("pass", 1, &pass, passes),
 			YK_STR("name", 1, &name),

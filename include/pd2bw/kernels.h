@@ -49,9 +49,9 @@ const char *kernels_pass_name(int pass);
 
 /*
  * Write ks as a pd2bw-kernels/1 file at path ("-": stdout): one entry
- * per layer (p's names), microbatch size, pass and name, in ks's order,
- * with source (what timed them: "analytic", ...).  Returns 0 or -1
- * (nothing written).
+ * per layer (p's name, index and repeat), microbatch size, pass and name,
+ * in ks's order, with source (what timed them: "analytic", ...).
+ * Returns 0 or -1 (nothing written).
  */
 int kernels_write(const char *path, const struct profile *p,
 		  const struct kernel_list *ks, const char *source);

@@ -101,6 +101,7 @@ kernels_write(const char *path, const struct profile *p,
 		yml_out_map(&o, 1);
 		yml_out_kstr(&o, "layer", layer ? layer : "?");
 		yml_out_kint(&o, "index", k->layer);
+		yml_out_kint(&o, "repeat", p->layers[k->layer].repeat);
 		yml_out_kint(&o, "microbatch", p->mb[k->mb]);
 		yml_out_kstr(&o, "pass", kernels_pass_name(k->pass));
 		yml_out_kstr(&o, "name", k->name);

@@ -346,12 +346,13 @@ test_file(void)
 	CHECK(seq != NULL);
 	if (seq && ks.n) {
 		char *layer = NULL, *name = NULL, *pass = NULL;
-		int index = -1, mbs = 0;
+		int index = -1, mbs = 0, repeat = 0;
 		int64_t calls = 0;
 		double us = 0;
 		const struct yml_key keys[] = {
 			YK_STR("layer", 1, &layer),
 			YK_INT("index", 1, &index, 0, 1000),
+			YK_INT("repeat", 1, &repeat, 1, 1000),
 			YK_INT("microbatch", 1, &mbs, 0, 1000),
 			YK_STR("pass", 1, &pass),
 			YK_STR("name", 1, &name),
@@ -366,6 +367,10 @@ test_file(void)
 		      0);
 		CHECK_STR_EQ(layer, p.layers[e->layer].name);
 		CHECK_INT_EQ(index, e->layer);
+		/* the head: once; GPT 2.2B's 32 blocks are one layer of
+		 * the profile, listed once */
+		CHECK_INT_EQ(repeat, p.layers[e->layer].repeat);
+		CHECK_INT_EQ(p.layers[1].repeat, 32);
 		CHECK_INT_EQ(mbs, 4);
 		CHECK_STR_EQ(pass, kernels_pass_name(e->pass));
 		CHECK_STR_EQ(name, e->name);
