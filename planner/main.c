@@ -1253,6 +1253,12 @@ main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* ... and what its estimate is made of */
+	if (kernels && write_kernels(&tc, &plan, catalog_find(&cat, plan.gpu),
+				     kernels)) {
+		ret = 1;
+		goto out;
+	}
 	if (ret == 3)
 		goto out;
 	if (nemit) {
@@ -1274,11 +1280,6 @@ main(int argc, char **argv)
 	if ((timeline || memory || trace) &&
 	    sim_outputs(&plan, chain_of(sc, nsc, &plan, plan_rt), timeline, memory,
 			trace)) {
-		ret = 1;
-		goto out;
-	}
-	if (kernels && write_kernels(&tc, &plan, catalog_find(&cat, plan.gpu),
-				     kernels)) {
 		ret = 1;
 		goto out;
 	}
