@@ -326,4 +326,6 @@ clean:
 	clean fuzz
 .SECONDARY:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not build/fuzz/: what the fuzzed programs write in their jails may
+# end in .d too)
+-include $(shell find $(B) -path $(B)/fuzz -prune -o -name '*.d' -print 2>/dev/null)
