@@ -254,6 +254,24 @@ input_tp_chains(struct input_chains *x, const char *path,
 				tps, ntp, sp_mode, &par);
 }
 
+/* The estimator's split: tensor parallelism t (sequence parallelism sp),
+ * context cp, experts over ep with expert tensor parallelism etp, load
+ * imbalance imb and per-rank budget rcap, as the search's chains and the
+ * plan's kernels (input_plan_kernels()) both price it. */
+static void
+par_of(struct analytic_par *par, int t, int sp, int cp, int ep, int etp,
+       double imb, double rcap)
+{
+	memset(par, 0, sizeof(*par));
+	par->tp = t;
+	par->sp = sp;
+	par->cp = cp;
+	par->ep = ep;
+	par->etp = etp;
+	par->imbalance = imb;
+	par->rank_capacity = rcap;
+}
+
 /* Add m's chains at context-parallel degree cp over the degrees tps. */
 static int
 add_chains(struct input_chains *x, const struct model *m,
@@ -295,11 +313,6 @@ add_chains(struct input_chains *x, const struct model *m,
 			struct analytic_par par;
 			int n = x->n;
 
-			memset(&par, 0, sizeof(par));
-			par.ep = ep;
-			par.imbalance = imb;
-			par.rank_capacity = rcap;
-			par.etp = etp_one ? 1 : t;
 			if (sp ? t == 1 || sp_mode == 0 ||
 				     (prune && !rt.sp)
 			       : t > 1 && sp_mode == 1)
@@ -313,9 +326,7 @@ add_chains(struct input_chains *x, const struct model *m,
 						   INPUT_MAX_CHAINS);
 			profile_init(&x->prof[n]);
 			x->n++;
-			par.tp = t;
-			par.sp = sp;
-			par.cp = cp;
+			par_of(&par, t, sp, cp, ep, etp_one ? 1 : t, imb, rcap);
 			if (analytic_profile_par(&x->prof[n], m, g, mb, nmb,
 						 &par, opts()) ||
 			    chain_build(&x->ch[n], &x->prof[n]))
@@ -499,12 +510,10 @@ input_plan_kernels(const struct input_chains *x, const struct plan *pl,
 	if (!x->have_model)
 		return pd2bw_error("%s", "the kernels are the estimate's of a "
 				   "model; a profile holds measured times");
-	analytic_par_init(&par, pl->t, pl->sp);
-	par.cp = pl->c > 1 ? pl->c : 1;
-	par.ep = pl->e > 1 ? pl->e : 1;
-	par.etp = pl->etp > 0 ? pl->etp : pl->t;
-	par.imbalance = pl->moe_imbalance > 0 ? pl->moe_imbalance : 1;
-	par.rank_capacity = pl->moe_rank_capacity;
+	par_of(&par, pl->t, pl->sp, pl->c > 1 ? pl->c : 1,
+	       pl->e > 1 ? pl->e : 1, pl->etp > 0 ? pl->etp : pl->t,
+	       pl->moe_imbalance > 0 ? pl->moe_imbalance : 1,
+	       pl->moe_rank_capacity);
 	return analytic_profile_kernels(p, &x->model, g, &mb, 1, &par, opts(),
 					ks);
 }
