@@ -491,6 +491,17 @@ fp8_eff_ratio(const struct shape *sh)
 	return e8 > 0 ? e8 / g->gemm_eff : 1;
 }
 
+/* Name the GEMM about to be priced, [m x k] x [k x n] (E > 1: that of
+ * each of E experts, a grouped GEMM), for analytic_profile_kernels(). */
+static void
+gemm_dims(struct shape *sh, double m, double k, double n, double E)
+{
+	sh->gm = m;
+	sh->gk = k;
+	sh->gn = n;
+	sh->ge = E > 1 ? E : 0;
+}
+
 /*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
  * FP8 layer its [M x K] operand is quantised first, at q, over M / qdiv
@@ -511,10 +522,7 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 		t += quant_ms(sh, M * K / qdiv, q);
 		eff *= fp8_eff_ratio(sh);
 	}
-	sh->gm = M;
-	sh->gk = K;
-	sh->gn = N;
-	sh->ge = 0;
+	gemm_dims(sh, M, K, N, 0);
 	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
 			     (M * K + K * N) * (sh->fp8 ? sh->qb : sh->e) +
 				     M * N * sh->e + extra,
@@ -1230,17 +1238,6 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	return t;
 }
 
-/* Name the experts' grouped GEMM about to be priced: E experts of rows
- * [m x k] x [k x n] each (analytic_profile_kernels()). */
-static void
-expert_dims(struct shape *sh, double m, double k, double n, double E)
-{
-	sh->gm = m;
-	sh->gk = k;
-	sh->gn = n;
-	sh->ge = E > 1 ? E : 0;
-}
-
 double
 analytic_expert_rows(double n, int64_t top_k, int64_t experts, double cf,
 		     int min_capacity)
@@ -1270,7 +1267,7 @@ expert_ms(struct shape *sh, double M, double K, double N)
 	me = fmax(1, M / E);
 	used = fmin(E, M);
 
-	expert_dims(sh, me, K, N, E);
+	gemm_dims(sh, me, K, N, E);
 	return group_op(sh, 2 * M * K * N, M * K, used * K * N + M * N, 0,
 			analytic_gemm_shape_eff(sh->g->sms, me, K, N * E));
 }
@@ -1281,17 +1278,16 @@ expert_bwd_ms(struct shape *sh, double M, double K, double N)
 {
 	double E = sh->nel, me, used;
 	int sms = sh->g->sms;
-
 	double dgrad, wgrad;
 
 	M *= sh->imb;
 	me = fmax(1, M / E);
 	used = fmin(E, M);
 
-	expert_dims(sh, me, N, K, E);
+	gemm_dims(sh, me, N, K, E);
 	dgrad = group_op(sh, 2 * M * K * N, M * N, used * N * K + M * K, 0,
 			 analytic_gemm_shape_eff(sms, me, N, K * E));
-	expert_dims(sh, K, me, N, E);
+	gemm_dims(sh, K, me, N, E);
 	wgrad = group_op(sh, 2 * M * K * N, 0, K * M + M * N,
 			 8 * used * K * N,
 			 analytic_gemm_shape_eff(sms, K, me, N * E));
