@@ -36,6 +36,7 @@
 enum {
 	OPT_BATCH_TOKENS = 256,
 	OPT_SEQ_LEN,
+	OPT_DOC_LEN,
 	OPT_PROFILE,
 	OPT_STEPS,
 	OPT_NODES,
@@ -59,6 +60,7 @@ static const struct option longopts[] = {
 	{"batch", required_argument, NULL, 'B'},
 	{"batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
+	{"doc-len", required_argument, NULL, OPT_DOC_LEN},
 	{"efficiency", required_argument, NULL, OPT_EFFICIENCY},
 	{"tp", required_argument, NULL, 't'},
 	{"schedule", required_argument, NULL, 's'},
@@ -122,6 +124,10 @@ usage(FILE *fp)
 		"4194304)\n"
 		"      --seq-len S          tokens per sample (default: the "
 		"model's)\n"
+		"      --doc-len N          samples pack documents of N tokens, "
+		"attention within\n"
+		"                           each (default: the model's doc_len, "
+		"or none)\n"
 		"      --efficiency PCT     scaling efficiency still worth "
 		"paying for (default 50)\n"
 		"  -t, --tp LIST            tensor-parallel degrees for a "
@@ -571,6 +577,7 @@ run_type(struct capacity *c, const struct copts *o,
 	}
 	if (!c->seq_len) {
 		c->seq_len = seq;
+		c->doc_len = prof->doc_len;
 		c->model = xstrdup(prof->model ? prof->model : "unknown");
 		c->batch = o->batch;
 		if (!c->batch) {
@@ -787,6 +794,10 @@ capacity_main(int argc, char **argv)
 		case OPT_SEQ_LEN:
 			o.seq_len = cli_long("--seq-len", optarg, 1,
 					       1L << 30);
+			break;
+		case OPT_DOC_LEN:
+			input_set_doc_len(cli_long("--doc-len", optarg, 1,
+						   1L << 30));
 			break;
 		case OPT_EFFICIENCY:
 			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);

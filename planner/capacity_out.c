@@ -191,6 +191,9 @@ capacity_write_table(FILE *fp, const struct capacity *c)
 		c->model ? c->model : "unknown", human(c->tokens, a, sizeof(a)),
 		(long long)c->seq_len, (long long)c->batch,
 		human((double)c->batch * (double)c->seq_len, b, sizeof(b)));
+	if (c->doc_len > 0)
+		fprintf(fp, ", documents of %lld tokens packed",
+			(long long)c->doc_len);
 	if (c->deadline_days > 0)
 		fprintf(fp, ", deadline %g days", c->deadline_days);
 	fputc('\n', fp);
@@ -417,6 +420,8 @@ capacity_write_yaml(const struct capacity *c, const char *path)
 	yml_out_kstr(&o, "model", c->model ? c->model : "unknown");
 	yml_out_kdbl(&o, "tokens", c->tokens);
 	yml_out_kint(&o, "seq_len", c->seq_len);
+	if (c->doc_len > 0)
+		yml_out_kint(&o, "doc_len", c->doc_len);
 	yml_out_kint(&o, "global_batch", c->batch);
 	if (c->deadline_days > 0)
 		yml_out_kdbl(&o, "deadline_days", c->deadline_days);

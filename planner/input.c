@@ -183,8 +183,18 @@ input_attn(void)
 	return opts()->attn;
 }
 
-/* Train m at seq_len (> 0) instead of its own length, in the precision
- * and with the expert capacity asked for. */
+/* --doc-len for every model this run reads; 0: the model's own. */
+static int64_t override_doc;
+
+void
+input_set_doc_len(int64_t n)
+{
+	override_doc = n;
+}
+
+/* Train m at seq_len (> 0) instead of its own length, on documents of
+ * the length asked for, in the precision and with the expert capacity
+ * asked for. */
 static void
 apply_overrides(struct model *m, int64_t seq_len)
 {
@@ -194,6 +204,8 @@ apply_overrides(struct model *m, int64_t seq_len)
 		m->moe.capacity_factor = override_cf;
 	if (seq_len > 0)
 		m->seq_len = seq_len;
+	if (override_doc > 0)
+		m->doc_len = override_doc;
 }
 
 int

@@ -142,6 +142,10 @@ int input_par_chains(struct input_chains *x, const char *path,
 		     int nmb, int64_t seq_len, const int *tps, int ntp,
 		     int sp_mode, const struct input_par *par);
 
+/* Pack every model's sequences from now on with documents of n tokens,
+ * attention running within each (the model's doc_len; 0: its own). */
+void input_set_doc_len(int64_t n);
+
 /* Train every model read from now on in precision prec (enum
  * model_prec), whatever the file says; -1 restores the files' own. */
 void input_set_precision(int prec);

@@ -64,6 +64,7 @@ enum {
 	OPT_PARTITION,
 	OPT_PIPELINE_LAYOUT,
 	OPT_SEQ_LEN,
+	OPT_DOC_LEN,
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
@@ -82,6 +83,7 @@ static const struct option longopts[] = {
 	{"list-gpus", no_argument, NULL, OPT_LIST_GPUS},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
+	{"doc-len", required_argument, NULL, OPT_DOC_LEN},
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
 	{"fragmentation", required_argument, NULL, OPT_FRAG},
 	{"schedule", required_argument, NULL, 's'},
@@ -152,6 +154,10 @@ usage(FILE *fp)
 		"MODEL (1,2,4,...)\n"
 		"      --seq-len N          train a MODEL at sequence length N "
 		"(default: its own)\n"
+		"      --doc-len N          its sequences pack documents of N "
+		"tokens, attention\n"
+		"                           within each (default: the model's "
+		"doc_len, or none)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: all;"
@@ -563,7 +569,7 @@ main(int argc, char **argv)
 	int tps[8] = {1, 2, 4, 8}, ntp = 0;
 	const int *cps = po.cps, *eps = po.eps;
 	struct input_par ipar;
-	int64_t seq_len = 0;
+	int64_t seq_len = 0, doc_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
 	const struct search_chain *sc = &single;
@@ -691,6 +697,10 @@ main(int argc, char **argv)
 			break;
 		case OPT_SEQ_LEN:
 			seq_len = cli_long("--seq-len", optarg, 1, 1L << 24);
+			break;
+		case OPT_DOC_LEN:
+			doc_len = cli_long("--doc-len", optarg, 1, 1L << 24);
+			input_set_doc_len(doc_len);
 			break;
 		case OPT_PARTITION: {
 			static const char *const names[] = {"balanced",
@@ -1064,6 +1074,9 @@ main(int argc, char **argv)
 		pd2bw_warn("--seq-len applies to models only; the profile was "
 			   "taken at %lld",
 			   (long long)prof.seq_len);
+	if (!is_model && doc_len)
+		pd2bw_warn("--doc-len applies to models only; the profile's "
+			   "attention is as it was measured");
 	if (so.fix_b > 0 && profile_mb_index(&prof, so.fix_b) < 0) {
 		pd2bw_error("microbatch %d is not in the profile", so.fix_b);
 		goto out;
@@ -1186,6 +1199,7 @@ main(int argc, char **argv)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.fusions = xstrdup(fb);
 		plan.seq_len = seq_len;
+		plan.doc_len = tc.have_model ? tc.model.doc_len : 0;
 		if (input_attn() != ANALYTIC_ATTN_NATIVE)
 			plan.attention = xstrdup(analytic_attn_names[input_attn()]);
 		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {

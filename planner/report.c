@@ -141,10 +141,14 @@ report_plan(FILE *fp, const struct plan *p)
 	int i;
 
 	fprintf(fp, "%s on %s: %d node%s x %d %s (%.1f GiB), global batch "
-		    "%lld\n",
+		    "%lld",
 		p->model, p->cluster, p->nodes, p->nodes == 1 ? "" : "s",
 		p->gpus_per_node, p->gpu, p->gpu_mem_bytes / GIB,
 		(long long)p->global_batch);
+	if (p->doc_len > 0)
+		fprintf(fp, ", documents of %lld tokens packed",
+			(long long)p->doc_len);
+	fputc('\n', fp);
 	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep", plan_sched_names[p->sched],
 		p->w, p->d);
 	if (p->t > 1)

@@ -191,6 +191,7 @@ prof_graph_build(struct prof_graph *g, const struct model *m, int tp,
 				   m->moe.experts ? "experts (moe)"
 				   : m->attention == MODEL_MLA ? "attention mla"
 				   : m->window ? "a sliding window"
+				   : m->doc_len ? "packed documents (doc_len)"
 				   : m->activation == MODEL_GEGLU ? "geglu"
 				   : m->head_dim ? "head_dim"
 				   : "format-2 keys");

@@ -74,6 +74,7 @@ struct capacity {
 	char *model;               /* owned */
 	double tokens;             /* tokens to train on */
 	int64_t seq_len;           /* tokens per sample */
+	int64_t doc_len;           /* packed documents' tokens (0: none) */
 	int64_t batch;             /* global batch, samples */
 	double deadline_days;      /* <= 0: none */
 	double eff_threshold;      /* fraction, e.g. 0.5 */

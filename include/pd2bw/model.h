@@ -113,6 +113,11 @@ struct model {
 	int64_t kv_heads;     /* key/value heads (GQA); == heads for MHA */
 	int64_t ffn_hidden;   /* MLP inner size */
 	int64_t seq_len;      /* s */
+	int64_t doc_len;      /* packed sequences: each holds documents of
+				 this length, and attention runs within
+				 each (for mixed lengths, sum l^2 / sum l,
+				 the length that gives the same pairs);
+				 0: one document a sequence */
 	int64_t vocab;        /* V */
 	int activation;       /* enum model_act */
 	int norm;             /* enum model_norm */

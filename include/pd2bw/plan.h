@@ -175,6 +175,8 @@ struct plan {
 	/* the sequence a model was estimated at when not its file's own
 	 * (--seq-len), else 0 */
 	int64_t seq_len;
+	int64_t doc_len;  /* packed documents' tokens (the model's doc_len;
+			     0: one document a sequence) */
 	/* memory figures given in place of the defaults, -1 where not:
 	 * bytes per parameter of the weights, gradients, optimizer state
 	 * and 2BW's second version (--weight-bytes, ...), the runtime's

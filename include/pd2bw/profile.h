@@ -137,6 +137,9 @@ struct profile {
 				    weight-gradient GEMMs hide (in memory
 				    only, default 0; analytic.c) */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
+	int64_t doc_len;         /* the packed documents' tokens its
+				    attention ran within (the model's
+				    doc_len); 0: whole sequences */
 	/* Bytes per parameter of training state (design.md section 9). */
 	double weight_bytes;     /* 16-bit weights: 2 */
 	double grad_bytes;       /* gradients: 2 (4 if kept in fp32) */

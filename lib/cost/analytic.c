@@ -135,6 +135,8 @@ struct shape {
 			       NVFP4 half a byte and an E4M3 scale per 16 */
 	double nk;          /* kernels counted since the point began */
 	/* Format 2 parts (all zero for the models of format 1). */
+	double doc;         /* tokens per document (packed sequences: the
+			       model's doc_len), s when one fills it */
 	double afrac;       /* share of the s x s blocks a fused attention
 			       kernel computes: 1/2 causal, less in a window */
 	double span;        /* keys per query of this layer: s or window */
@@ -868,7 +870,7 @@ attn_tile_share(const struct shape *sh, double pairs)
 {
 	double rows = sh->c * sh->b * sh->at * sh->sq;
 	double u = pairs / (rows * ATTN_BLOCK);
-	double cut = sh->span < sh->s ? 1 : sh->causal ? 0.5 : 0;
+	double cut = sh->span < sh->doc ? 1 : sh->causal ? 0.5 : 0;
 
 	if (!(u > 0))
 		return 1;
@@ -2251,6 +2253,12 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 	    m->ffn_hidden < 1 || m->seq_len < 1 || m->vocab < 1)
 		return pd2bw_error("model '%s': sizes must be positive",
 				   m->name ? m->name : "");
+	if (m->doc_len < 0 || m->doc_len > m->seq_len)
+		return pd2bw_error("model '%s': documents of %lld tokens do "
+				   "not fit its sequences of %lld",
+				   m->name ? m->name : "",
+				   (long long)m->doc_len,
+				   (long long)m->seq_len);
 	if (!m->head_dim && m->attention == MODEL_MHA &&
 	    m->hidden % m->heads)
 		return pd2bw_error("model '%s': heads (%lld) do not divide "
@@ -2632,20 +2640,26 @@ analytic_profile_classes(struct profile *p, const struct model *m,
  * experts, and the keys per query of its attention.  A fused kernel with
  * a window of w < s computes the w s - w^2 / 2 pairs of the causal band
  * (2 w s without the mask); unfused attention still forms the whole s x s
- * scores and masks them.
+ * scores and masks them.  A packed sequence of documents of d tokens
+ * (the model's doc_len: Megatron-LM's --dataloader-inter-document-masking,
+ * Megatron-Bridge's packed SFT) runs attention within each document, the
+ * fused kernel over the documents' boundaries (cu_seqlens, Transformer
+ * Engine's thd layout), whose blocks of queries each belong to one
+ * document: s / d sequences of d tokens to the kernel, w d - w^2 / 2
+ * causal pairs each (w the window, at most d), or d min(2 w, d) without
+ * the mask, each block's tiles as in a sequence of d (attn_tile_share()).
  */
 static void
 layer_shape(struct shape *sh, const struct model *m, int i)
 {
-	double w = (double)model_layer_span(m, i), s = sh->s;
+	double w = (double)model_layer_span(m, i), s = sh->s, d = sh->doc;
 
 	sh->moe = model_layer_is_moe(m, i);
 	sh->span = w;
-	if (w >= s)
-		sh->afrac = sh->causal ? 0.5 : 1;
-	else
-		sh->afrac = sh->causal ? w / s * (1 - w / (2 * s))
-				       : fmin(1, 2 * w / s);
+	if (w > d)
+		w = d;
+	sh->afrac = sh->causal ? w / s * (1 - w / (2 * d))
+			       : fmin(1, 2 * w / d) * d / s;
 }
 
 /* Two blocks priced alike. */
@@ -3031,6 +3045,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.v2 = model_is_v2(m);
 	sh.afrac = sh.causal ? 0.5 : 1;
 	sh.span = sh.s;
+	sh.doc = m->doc_len > 0 ? (double)m->doc_len : sh.s;
 
 	/* Runs of blocks priced alike: one for the models of format 1. */
 	for (i = 1, nruns = 1; i < m->layers; i++)
@@ -3105,6 +3120,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->route.capacity = m->moe.experts ? cf : 0;
 	p->route.rank_capacity = m->moe.experts ? sh.rcap : 0;
 	p->seq_len = m->seq_len;
+	p->doc_len = m->doc_len;
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);
 	memcpy(p->mb, mb, (size_t)nmb * sizeof(*mb));

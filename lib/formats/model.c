@@ -43,7 +43,7 @@ enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
 	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
 	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT,
-	F_GROUPS, F_CLAMP, F_N
+	F_GROUPS, F_CLAMP, F_DOC, F_N
 };
 
 struct origin {
@@ -59,7 +59,7 @@ static const char *const field_names[F_N] = {
 	"vocab", "name", "head_dim", "attention", "mla.kv_rank", "mla.v_dim",
 	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
 	"moe.first_dense", "window", "global_every", "activation",
-	"moe.groups", "act_clamp",
+	"moe.groups", "act_clamp", "doc_len",
 };
 
 static int
@@ -144,7 +144,7 @@ model_is_v2(const struct model *m)
 	       m->post_norms || m->attn_sinks || m->window ||
 	       m->global_every || m->attn_softcap || m->logit_softcap ||
 	       m->act_clamp || m->mtp_layers || m->activation == MODEL_GEGLU ||
-	       m->activation == MODEL_SQRELU || m->rope_yarn;
+	       m->activation == MODEL_SQRELU || m->rope_yarn || m->doc_len;
 }
 
 int
@@ -293,6 +293,10 @@ check(const struct model *m, const struct origin *o)
 	if (m->seq_len < 1 || m->seq_len > MAX_SEQ)
 		return bad(o, F_SEQ, "seq_len %lld out of range [1, %.0f]",
 			   (long long)m->seq_len, MAX_SEQ);
+	if (m->doc_len < 0 || m->doc_len > m->seq_len)
+		return bad(o, F_DOC, "doc_len %lld out of range [1, seq_len "
+			   "%lld]", (long long)m->doc_len,
+			   (long long)m->seq_len);
 	if (m->vocab < 1 || m->vocab > MAX_VOCAB)
 		return bad(o, F_VOCAB, "vocab %lld out of range [1, %.0f]",
 			   (long long)m->vocab, MAX_VOCAB);
@@ -397,7 +401,8 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 static const char *const v2_keys[] = {
 	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
 	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
-	"logit_softcap", "mtp_layers", "rope_yarn", "act_clamp", NULL,
+	"logit_softcap", "mtp_layers", "rope_yarn", "act_clamp", "doc_len",
+	NULL,
 };
 
 static int
@@ -474,6 +479,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_BOOL("post_norms", 0, &m->post_norms),
 			YK_BOOL("attn_sinks", 0, &m->attn_sinks),
 			YK_I64("window", 0, &m->window, 1, MAX_SEQ),
+			YK_I64("doc_len", 0, &m->doc_len, 1, MAX_SEQ),
 			YK_INT("global_every", 0, &m->global_every, 1,
 			       MAX_LAYERS),
 			YK_DBL("attn_softcap", 0, &m->attn_softcap, 0, 1e6),
@@ -1415,6 +1421,8 @@ write_v2(struct yml_out *o, const struct model *m)
 		yml_out_kint(o, "window", m->window);
 	if (m->global_every)
 		yml_out_kint(o, "global_every", m->global_every);
+	if (m->doc_len)
+		yml_out_kint(o, "doc_len", m->doc_len);
 	if (m->attn_softcap)
 		yml_out_kdbl(o, "attn_softcap", m->attn_softcap);
 	if (m->logit_softcap)

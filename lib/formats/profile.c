@@ -248,6 +248,7 @@ load_doc(struct profile *p, struct yml_doc *d)
 			YK_ENUM("precision", 1, &prec, model_prec_names),
 			YK_INT("tp", 0, &p->tp, 1, 65536),
 			YK_I64("seq_len", 0, &p->seq_len, 0, 1e9),
+			YK_I64("doc_len", 0, &p->doc_len, 1, 1e9),
 			YK_I64("hidden", 0, &p->hidden, 0, 1e9),
 			YK_MAP("bytes_per_param", 0, &bpp),
 			YK_SEQ("microbatches", 1, &mbs),
@@ -260,6 +261,10 @@ load_doc(struct profile *p, struct yml_doc *d)
 			return -1;
 	}
 	p->precision = xstrdup(model_prec_names[prec]);
+	if (p->doc_len > 0 && p->seq_len > 0 && p->doc_len > p->seq_len)
+		return yml_err(d, yml_get(d, root, "doc_len"),
+			       "doc_len %lld exceeds seq_len %lld",
+			       (long long)p->doc_len, (long long)p->seq_len);
 	if (read_device(d, dev, p))
 		return -1;
 	if (bpp) {
@@ -391,6 +396,8 @@ profile_write(const struct profile *p, const char *path)
 	yml_out_kstr(&o, "precision", p->precision ? p->precision : "fp16");
 	yml_out_kint(&o, "tp", p->tp);
 	yml_out_kint(&o, "seq_len", p->seq_len);
+	if (p->doc_len > 0)
+		yml_out_kint(&o, "doc_len", p->doc_len);
 	yml_out_kint(&o, "hidden", p->hidden);
 	yml_out_str(&o, "bytes_per_param");
 	yml_out_map(&o, 1);

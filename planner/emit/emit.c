@@ -513,6 +513,7 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 		struct model dense = *in->model;
 
 		dense.moe.experts = 0;
+		dense.doc_len = 0; /* its own message below */
 		if (model_is_v2(&dense))
 			return pd2bw_error("--emit %s: model '%s' uses parts "
 					   "of pd2bw-model/2 (MLA, windows, "
@@ -523,6 +524,17 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 					   in->model->name ? in->model->name
 							   : "");
 	}
+	/* packed documents: Megatron-LM's flag (megatron.c); the other
+	 * runtimes take them from their data configuration, which pd2bw
+	 * does not write (refused rather than dropped) */
+	if (in->model && in->model->doc_len > 0 && fmt >= 0 &&
+	    fmt <= EMIT_BRIDGE && fmt != EMIT_MEGATRON && fmt != EMIT_LAUNCH)
+		return pd2bw_error("--emit %s: the plan's sequences pack "
+				   "documents of %lld tokens (doc_len), whose "
+				   "attention this emitter does not write "
+				   "(--emit megatron does)",
+				   emit_fmt_names[fmt],
+				   (long long)in->model->doc_len);
 	/* Megatron writes context and expert parallelism (megatron.c),
 	 * Megatron-Bridge context parallelism, torchtitan both, and launch
 	 * starts every rank

@@ -152,6 +152,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		/* the model's or --capacity-factor's, as the plan priced */
 		input_set_capacity(p.capacity_factor);
 	}
+	input_set_doc_len(p.doc_len);
 	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, p.seq_len,
 		       &is_model))
 		goto out;

@@ -76,6 +76,15 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 				   "express",
 				   m->name ? m->name : "", lacks);
 	fprintf(fp, "# pd2bw-model/2 parts.\n");
+	if (m->doc_len > 0) {
+		/* cu_seqlens at the data's end-of-document tokens, attention
+		 * within each document (arguments.py:3326-3329 at
+		 * d98e8a6; pretrain_gpt.py:119) */
+		fprintf(fp, "# Sequences pack documents (%lld tokens each as "
+			    "planned); attention within each.\n",
+			(long long)m->doc_len);
+		arg1(fp, "--dataloader-inter-document-masking");
+	}
 	if (m->head_dim && m->head_dim * m->heads != m->hidden)
 		arg_int(fp, "--kv-channels", m->head_dim);
 	if (m->activation == MODEL_SQRELU)

@@ -89,6 +89,9 @@ MEGATRON_FLAGS = {
     # N < num_layers, no pipeline, no recomputation (TC:1884-1899)
     "--cpu-offloading-num-layers": "MP:461",
     "--seq-length": "A:3305",
+    # packed documents: cu_seqlens at the end-of-document tokens,
+    # attention within each (store_true; pretrain_gpt.py:119)
+    "--dataloader-inter-document-masking": "A:3326 (store_true)",
     "--micro-batch-size": "TR:11",
     # pd2bw-model/2 parts (planner/emit/megatron.c v2_args)
     "--kv-channels": "TC:184",

@@ -166,6 +166,10 @@ test_sums(void)
 		check_sums(&m, "B200", &par, &o, dense[i]);
 		m.precision = MODEL_NVFP4;
 		check_sums(&m, "B200", &par, NULL, dense[i]);
+		/* packed documents (doc_len) */
+		m.precision = MODEL_BF16;
+		m.doc_len = 300;
+		check_sums(&m, "H100-SXM", &par, NULL, dense[i]);
 		model_release(&m);
 	}
 	for (i = 0; i < sizeof(moe) / sizeof(moe[0]); i++) {
@@ -402,6 +406,119 @@ test_file(void)
 	model_release(&m);
 }
 
+/*
+ * Packed documents: a sequence of 4096 tokens packing documents of 512
+ * runs attention within each, whose blocks of queries each belong to one
+ * document (Transformer Engine's thd layout): to the kernels it is 8
+ * sequences of 512.  Llama 3 8B at microbatch 1 so packed is priced,
+ * kernel by kernel and in all, as at microbatch 8 of 512 tokens (every
+ * other kernel sees the same 4096 rows); unpacked, its attention costs
+ * more (three times as much here: eight times the pairs, at the higher
+ * rate of long sequences, attn_tile_share()); documents as long as the
+ * sequence change nothing, nor does a window as long as the documents
+ * (Gemma 2's 4096 against 512).
+ */
+static void
+test_packed(void)
+{
+	static const int one[] = {1}, eight[] = {8};
+	static const char *const files[] = {
+		"models/llama3-8b.yaml", "tests/data/hf/gemma2-9b.json",
+	};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct analytic_par par;
+	struct profile a, b, c;
+	struct kernel_list ka, kb, kc;
+	struct model m;
+	size_t i, k;
+	int pass, l, same;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		load(&m, files[i]);
+		analytic_par_init(&par, 2, 1);
+		memset(&ka, 0, sizeof(ka));
+		memset(&kb, 0, sizeof(kb));
+		memset(&kc, 0, sizeof(kc));
+		profile_init(&a);
+		profile_init(&b);
+		profile_init(&c);
+		m.seq_len = 4096;
+		m.doc_len = 512;
+		CHECK(analytic_profile_kernels(&a, &m, g, one, 1, &par, NULL,
+					       &ka) == 0);
+		CHECK_INT_EQ((int)a.doc_len, 512);
+		m.doc_len = 0;
+		CHECK(analytic_profile_kernels(&c, &m, g, one, 1, &par, NULL,
+					       &kc) == 0);
+		m.seq_len = 512;
+		CHECK(analytic_profile_kernels(&b, &m, g, eight, 1, &par,
+					       NULL, &kb) == 0);
+		CHECK_INT_EQ(a.nlayers, b.nlayers);
+		same = a.nlayers == b.nlayers;
+		for (l = 1; same && l + 1 < a.nlayers; l++)
+			same = a.layers[l].pt[0].fwd_ms ==
+				       b.layers[l].pt[0].fwd_ms &&
+			       a.layers[l].pt[0].bwd_ms ==
+				       b.layers[l].pt[0].bwd_ms;
+		CHECK_MSG(same, files[i]);
+		for (pass = KERNEL_PASS_FWD; pass <= KERNEL_PASS_BWD; pass++) {
+			const struct kernel_entry *ea =
+				entry(&ka, 1, 0, pass, "attention");
+			const struct kernel_entry *eb =
+				entry(&kb, 1, 0, pass, "attention");
+			const struct kernel_entry *ec =
+				entry(&kc, 1, 0, pass, "attention");
+
+			CHECK_MSG(ea && eb && ec, files[i]);
+			if (!ea || !eb || !ec)
+				continue;
+			CHECK_MSG(ea->ms == eb->ms && ea->calls == eb->calls,
+				  files[i]);
+			CHECK_MSG(ea->ms < ec->ms / 2, files[i]);
+		}
+		for (k = 0; k < ka.n && k < kb.n; k++)
+			if (strcmp(ka.k[k].name, kb.k[k].name) ||
+			    ka.k[k].ms != kb.k[k].ms)
+				break;
+		CHECK_MSG(k == ka.n && ka.n == kb.n, files[i]);
+		kernels_free(&ka);
+		kernels_free(&kb);
+		kernels_free(&kc);
+		profile_release(&a);
+		profile_release(&b);
+		profile_release(&c);
+
+		/* documents of the whole sequence: unpacked, bit for bit */
+		profile_init(&a);
+		profile_init(&b);
+		m.seq_len = 4096;
+		m.doc_len = 4096;
+		CHECK(analytic_profile_par(&a, &m, g, one, 1, &par, NULL) ==
+		      0);
+		m.doc_len = 0;
+		CHECK(analytic_profile_par(&b, &m, g, one, 1, &par, NULL) ==
+		      0);
+		same = a.nlayers == b.nlayers;
+		for (l = 0; same && l < a.nlayers; l++)
+			same = a.layers[l].pt[0].fwd_ms ==
+				       b.layers[l].pt[0].fwd_ms &&
+			       a.layers[l].pt[0].bwd_ms ==
+				       b.layers[l].pt[0].bwd_ms;
+		CHECK_MSG(same, files[i]);
+		/* longer than the sequence: refused */
+		m.doc_len = 4097;
+		CHECK_ERR(analytic_profile_par(&c, &m, g, one, 1, &par, NULL),
+			  i ? "pd2bw: model 'gemma2-9b': documents of 4097 "
+			      "tokens do not fit its sequences of 4096"
+			    : "pd2bw: model 'llama3-8b': documents of 4097 "
+			      "tokens do not fit its sequences of 4096");
+		profile_release(&a);
+		profile_release(&b);
+		profile_release(&c);
+		model_release(&m);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -413,6 +530,7 @@ main(int argc, char **argv)
 	test_sums();
 	test_hand();
 	test_moe();
+	test_packed();
 	test_file();
 	catalog_release(&cat);
 	return h_done();
