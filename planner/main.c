@@ -1180,6 +1180,7 @@ main(int argc, char **argv)
 	if (ret == 3 && !evaluate)
 		goto out;
 	plan.model = xstrdup(prof.model ? prof.model : "unknown");
+	plan.doc_len = prof.doc_len;
 	plan_rt = cost_runtime(&co, plan.sched, plan.d)->id;
 	if (is_model && !po.have_rt) {
 		/* what the plan's runtime priced it with */
@@ -1199,7 +1200,6 @@ main(int argc, char **argv)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.fusions = xstrdup(fb);
 		plan.seq_len = seq_len;
-		plan.doc_len = tc.have_model ? tc.model.doc_len : 0;
 		if (input_attn() != ANALYTIC_ATTN_NATIVE)
 			plan.attention = xstrdup(analytic_attn_names[input_attn()]);
 		if (input_rc_modules() != ANALYTIC_RC_CORE_ATTN) {

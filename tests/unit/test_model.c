@@ -439,6 +439,24 @@ test_v2(void)
 		 "expert_ffn: 32, first_dense: 4}\n", v2);
 	CHECK_ERR(load_str(&m, buf),
 		  "pd2bw: m.yaml:9:58: first_dense 4 leaves no MoE layer of 4");
+	/* packed documents: read, written back, held to the sequence and
+	 * to format 2 */
+	snprintf(buf, sizeof(buf), "%sdoc_len: 4\n", v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_INT_EQ(m.doc_len, 4);
+	CHECK(model_is_v2(&m));
+	round_trip(&m, dir);
+	snprintf(buf, sizeof(buf), "%sdoc_len: 17\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:10: doc_len 17 out of range [1, seq_len "
+		  "16]");
+	snprintf(buf, sizeof(buf), "%sdoc_len: 0\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:9:10: value 0 out of range [1, 100000000]");
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\ndoc_len: 8\n"),
+		  "pd2bw: m.yaml:1:1: key 'doc_len' needs format "
+		  "pd2bw-model/2");
 	snprintf(buf, sizeof(buf), "%sglobal_every: 2\n", v2);
 	CHECK_ERR(load_str(&m, buf),
 		  "pd2bw: m.yaml:9:15: global_every 2 needs a window and at "

@@ -2193,6 +2193,7 @@ test_plan_roundtrip(void)
 	a.fp8_recipe = xstrdup("mxfp8");
 	a.fusions = xstrdup("act,rope");
 	a.seq_len = 16384;
+	a.doc_len = 700;
 	a.grad_bytes = 4;
 	a.frag = 0.1;
 	a.pipeline_layout = xstrdup("Et*4|(t*4|)*14tmL");
@@ -2205,6 +2206,7 @@ test_plan_roundtrip(void)
 	CHECK_STR_EQ(b.fp8_recipe, "mxfp8");
 	CHECK_STR_EQ(b.fusions, "act,rope");
 	CHECK_INT_EQ((int)b.seq_len, 16384);
+	CHECK_INT_EQ((int)b.doc_len, 700);
 	CHECK_NEAR(b.grad_bytes, 4, 0);
 	CHECK_NEAR(b.frag, 0.1, 0);
 	CHECK_NEAR(b.weight_bytes, -1, 0);

@@ -198,6 +198,13 @@ test_bad(void)
 		  "pd2bw: p.yaml:9:3: duplicate key 'kind' (first at line 8)");
 	CHECK_ERR(load_t(&p, "tp: 0\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:3:5: value 0 out of range [1, 65536]");
+	/* packed documents: within the sequence */
+	CHECK(load_t(&p, "seq_len: 16\ndoc_len: 16\n", "[1]", "", pt1) == 0);
+	CHECK_INT_EQ(p.doc_len, 16);
+	CHECK_ERR(load_t(&p, "seq_len: 16\ndoc_len: 17\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:4:10: doc_len 17 exceeds seq_len 16");
+	CHECK_ERR(load_t(&p, "doc_len: 0\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:3:10: value 0 out of range [1, 1000000000]");
 	/* a second precision used to lose silently to the first */
 	CHECK_ERR(load_t(&p, "precision: fp8\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:5:1: duplicate key 'precision' (first at "
