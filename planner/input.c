@@ -183,6 +183,12 @@ input_attn(void)
 	return opts()->attn;
 }
 
+void
+input_set_lora(int r)
+{
+	opts()->lora_rank = r;
+}
+
 /* --doc-len for every model this run reads; 0: the model's own. */
 static int64_t override_doc;
 

@@ -142,6 +142,11 @@ int input_par_chains(struct input_chains *x, const char *path,
 		     int nmb, int64_t seq_len, const int *tps, int ntp,
 		     int sp_mode, const struct input_par *par);
 
+/* Price every model from now on training LoRA adapters of rank r on its
+ * blocks' linear layers, the rest frozen (analytic_opts lora_rank; 0:
+ * full training). */
+void input_set_lora(int r);
+
 /* Pack every model's sequences from now on with documents of n tokens,
  * attention running within each (the model's doc_len; 0: its own). */
 void input_set_doc_len(int64_t n);

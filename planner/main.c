@@ -382,7 +382,12 @@ next_steps(const struct plan *p, const char *output, int evaluate,
 	else
 		fprintf(stderr, "%s: no plan file written (-o FILE writes "
 			"one)\n", pd2bw_progname);
-	if (!emitted)
+	/* LoRA: only the launch script (emit.c refuses the runtimes') */
+	if (!emitted && p->lora_rank > 0)
+		fprintf(stderr, "%s: next: --emit launch writes the launch "
+			"script for it\n",
+			pd2bw_progname);
+	else if (!emitted)
 		fprintf(stderr, "%s: next: --emit megatron, deepspeed or "
 			"launch writes launch files for it\n",
 			pd2bw_progname);
@@ -1181,6 +1186,8 @@ main(int argc, char **argv)
 		goto out;
 	plan.model = xstrdup(prof.model ? prof.model : "unknown");
 	plan.doc_len = prof.doc_len;
+	plan.lora_rank = prof.lora_rank;
+	plan.trainable = prof.trainable;
 	plan_rt = cost_runtime(&co, plan.sched, plan.d)->id;
 	if (is_model && !po.have_rt) {
 		/* what the plan's runtime priced it with */

@@ -49,6 +49,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		p->optimizer = cli_name("--optimizer", arg,
 					plan_optimizer_names);
 		return 1;
+	case PAR_OPT_LORA:
+		p->lora = (int)cli_long("--lora", arg, 1, 65536);
+		input_set_lora(p->lora);
+		return 1;
 	case PAR_OPT_FUSIONS:
 		if (analytic_fusions_parse(arg, &p->fusions))
 			cli_usage_error("invalid --fusions '%s'", arg);
@@ -173,6 +177,14 @@ void
 par_opts_check_moe(const struct par_opts *p)
 {
 	char why[256];
+
+	/* not MoE, but checked wherever these options are: Megatron-
+	 * Bridge's LoRA trains its adapters with Adam (Muon orthogonalises
+	 * the blocks' matrices, which LoRA freezes) */
+	if (p->lora > 0 && p->optimizer == PLAN_MUON)
+		cli_usage_error("--lora trains adapters with Adam; --optimizer "
+				"muon updates the blocks' matrices, which LoRA "
+				"freezes");
 
 	/* a padded capacity would set the buffers instead
 	 * (token_dispatcher.py:1114-1127 at d98e8a6) */
@@ -538,7 +550,11 @@ par_opts_usage(FILE *fp)
 		"transformer blocks\n"
 		"      --optimizer NAME     adam (default) or muon (Newton-Schulz "
 		"on the blocks'\n"
-		"                           matrices; Megatron-Core)\n",
+		"                           matrices; Megatron-Core)\n"
+		"      --lora R             train LoRA adapters of rank R on the "
+		"blocks' linear\n"
+		"                           layers, the model frozen "
+		"(Megatron-Bridge's PEFT)\n",
 	      fp);
 }
 

@@ -42,6 +42,7 @@ enum par_opt {
 	PAR_OPT_SHARD_GROUP,
 	PAR_OPT_OFFLOAD,
 	PAR_OPT_OPTIMIZER,
+	PAR_OPT_LORA,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -65,7 +66,8 @@ enum par_opt {
 	{"zero", required_argument, NULL, PAR_OPT_ZERO},                      \
 	{"shard-group", required_argument, NULL, PAR_OPT_SHARD_GROUP},        \
 	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD},                \
-	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER}
+	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER},           \
+	{"lora", required_argument, NULL, PAR_OPT_LORA}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -98,6 +100,8 @@ struct par_opts {
 	int offload_blocks;      /* --offload N: the first N blocks' (0:
 				    every layer's but the last) */
 	int optimizer;           /* enum plan_optimizer (--optimizer) */
+	int lora;                /* --lora: the adapters' rank; 0: full
+				    training */
 };
 
 /* The defaults of plan mode. */
@@ -143,7 +147,8 @@ void par_opts_check(struct par_opts *p, struct search_opts *so,
 /*
  * With or without --runtime: --moe-rank-capacity needs the runtime's
  * flex dispatcher and no --capacity-factor beside it, the runtime's
- * paged-stash needs --moe-rank-capacity and no --offload (usage errors).
+ * paged-stash needs --moe-rank-capacity and no --offload; --lora takes
+ * Adam, not --optimizer muon (usage errors).
  */
 void par_opts_check_moe(const struct par_opts *p);
 

@@ -148,6 +148,10 @@ report_plan(FILE *fp, const struct plan *p)
 	if (p->doc_len > 0)
 		fprintf(fp, ", documents of %lld tokens packed",
 			(long long)p->doc_len);
+	if (p->lora_rank > 0)
+		fprintf(fp, ", LoRA rank %d (%.2f%% of the parameters "
+			    "trained)",
+			p->lora_rank, 100 * p->trainable);
 	fputc('\n', fp);
 	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep", plan_sched_names[p->sched],
 		p->w, p->d);

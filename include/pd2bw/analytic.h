@@ -208,7 +208,19 @@ struct analytic_opts {
 			       balanced rows, not in the dispatcher's
 			       buffers (Megatron-Core's moe_paged_stash;
 			       default 0: off) */
+	int lora_rank;      /* LoRA: adapters of this rank train on every
+			       block's linear layers (QKV, the attention
+			       projection, both MLP GEMMs), the rest of
+			       the model frozen (default 0: full
+			       training); see analytic_lora_share() */
 };
+
+/*
+ * The share of model m's parameters that LoRA adapters of rank r on its
+ * blocks' linear layers add (and train): r (in + out) a layer against
+ * the model's parameters.  0 for r 0.
+ */
+double analytic_lora_share(const struct model *m, int r);
 
 /*
  * Where an FP8 model's GEMM inputs are quantised.  ANALYTIC_CASTS_TE:

@@ -35,6 +35,11 @@ struct cost_opts {
 	double grad_bytes;     /* gradient buffer (what is reduced) */
 	double opt_bytes;      /* optimizer state incl. fp32 master */
 	double version_bytes;  /* 2BW's second weight version */
+	double trainable;      /* the parameters trained over the model's
+				  (the profile's: LoRA's adapters); 0: all.
+				  Scales the gradient, optimizer and version
+				  bytes, and adds the adapters' 16-bit
+				  weights (cost_bytes()) */
 	double cap_bytes;      /* device memory minus the reserve */
 	int precision;         /* enum model_prec of the model */
 	int fp8_recipe;        /* enum model_fp8 when precision is fp8;
@@ -188,6 +193,9 @@ double cost_quant_bytes(const struct cost_opts *o);
  * casts and g's recipe; NVFP4 2. */
 int cost_fp8_copies(const struct cost_opts *o, const struct cost_cfg *g);
 
+/* The share of the parameters the optimizer updates: o's trainable, or 1
+ * for all of them (what ZeRO-1/2 gather back after the step). */
+double cost_trained(const struct cost_opts *o);
 /*
  * Bytes per parameter the optimizer-sharding all-gather moves: the
  * 16-bit weights (fp32 for fp32 models, the quantised copy under

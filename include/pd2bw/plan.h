@@ -177,6 +177,9 @@ struct plan {
 	int64_t seq_len;
 	int64_t doc_len;  /* packed documents' tokens (the model's doc_len;
 			     0: one document a sequence) */
+	int lora_rank;    /* LoRA adapters' rank (--lora); 0: full training */
+	double trainable; /* the parameters trained over the model's (LoRA's
+			     adapters); 0: all */
 	/* memory figures given in place of the defaults, -1 where not:
 	 * bytes per parameter of the weights, gradients, optimizer state
 	 * and 2BW's second version (--weight-bytes, ...), the runtime's

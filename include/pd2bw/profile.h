@@ -137,6 +137,10 @@ struct profile {
 				    weight-gradient GEMMs hide (in memory
 				    only, default 0; analytic.c) */
 	int64_t seq_len, hidden; /* 0 when unknown (PipeDream) */
+	int lora_rank;           /* LoRA adapters' rank it was estimated
+				    with (0: full training) */
+	double trainable;        /* the parameters trained over the model's
+				    (LoRA: its adapters'; 0: all of them) */
 	int64_t doc_len;         /* the packed documents' tokens its
 				    attention ran within (the model's
 				    doc_len); 0: whole sequences */

@@ -135,6 +135,9 @@ struct shape {
 			       NVFP4 half a byte and an E4M3 scale per 16 */
 	double nk;          /* kernels counted since the point began */
 	/* Format 2 parts (all zero for the models of format 1). */
+	double lora;        /* LoRA adapters' rank (0: full training) */
+	int frozen;         /* the base model's weights take no gradient */
+	int lora_on;        /* pricing a block: its linears carry adapters */
 	double doc;         /* tokens per document (packed sequences: the
 			       model's doc_len), s when one fills it */
 	double afrac;       /* share of the s x s blocks a fused attention
@@ -574,31 +577,84 @@ sp_div(const struct shape *sh)
 	return sh->sp && sh->t > 1 ? sh->t : 1;
 }
 
+/*
+ * LoRA (Hu et al. 2021) as Megatron-Bridge runs it (peft/lora_layers.py
+ * LoRALinear, peft/utils.py ParallelLinearAdapter at 067f987): beside a
+ * frozen linear of m rows, k inputs and c outputs (the rank's shares
+ * under tensor parallelism), an adapter of rank r, 16-bit whatever the
+ * linear's precision: x A ([m x k] x [k x r]), then B ([m x r] x
+ * [r x c]), scaled by alpha / r and added to the linear's output, a
+ * kernel each.  Backward: the scale's, B's and A's input and weight
+ * gradients (fp32 main gradients, as gemm_bwd_ms()), and A's input
+ * gradient added to the frozen linear's.  The skinny GEMMs run at the
+ * speed of their bytes.
+ */
+static double
+lora_fwd_ms(struct shape *sh, double m, double k, double c)
+{
+	double r = sh->lora, e = sh->e, t;
+	int fp8 = sh->fp8;
+
+	if (!sh->lora_on)
+		return 0;
+	sh->fp8 = 0;
+	t = gemm_op(sh, m, k, r, 0, Q_SAVED, 1) +
+	    gemm_op(sh, m, r, c, 0, Q_SAVED, 1) +
+	    op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
+	    op_named(sh, "lora add", OP_VEC, m * c, 3 * m * c * e);
+	sh->fp8 = fp8;
+	return t;
+}
+
+static double
+lora_bwd_ms(struct shape *sh, double m, double k, double c)
+{
+	double r = sh->lora, e = sh->e, t;
+	int fp8 = sh->fp8;
+
+	if (!sh->lora_on)
+		return 0;
+	sh->fp8 = 0;
+	t = op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
+	    gemm_op(sh, m, c, r, 0, Q_SAVED, 1) +
+	    gemm_op(sh, r, m, c, 8 * r * c - r * c * e, Q_SAVED, 1) +
+	    gemm_op(sh, m, r, k, 0, Q_SAVED, 1) +
+	    gemm_op(sh, k, m, r, 8 * k * r - k * r * e, Q_SAVED, 1) +
+	    op_named(sh, "lora add", OP_VEC, m * k, 3 * m * k * e);
+	sh->fp8 = fp8;
+	return t;
+}
+
 /* Forward GEMM [m x k] x [k x c]. */
 static double
 gemm_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, k, c, 0, Q_OWN, 1);
+	return gemm_op(sh, m, k, c, 0, Q_OWN, 1) + lora_fwd_ms(sh, m, k, c);
 }
 
 /* The same, its input from a norm (a TELayerNormColumnParallelLinear). */
 static double
 gemm_norm_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, k, c, 0, Q_NORM, sp_div(sh));
+	return gemm_op(sh, m, k, c, 0, Q_NORM, sp_div(sh)) +
+	       lora_fwd_ms(sh, m, k, c);
 }
 
 /*
  * Its backward: dgrad [m x c] x [c x k], its grad output quantised over
  * 1/gdiv of the rows, and wgrad [k x m] x [m x c] on the saved copies,
  * accumulated into fp32 main gradients (read + write of k c fp32 values
- * instead of a 16-bit output).
+ * instead of a 16-bit output); a frozen weight (LoRA's base) has no
+ * wgrad, its adapter's instead.
  */
 static double
 gemm_bwd_q_ms(struct shape *sh, double m, double k, double c, double gdiv)
 {
 	return gemm_op(sh, m, c, k, 0, Q_OWN, gdiv) +
-	       gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e, Q_SAVED, 1);
+	       (sh->frozen ? 0
+			   : gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e,
+				     Q_SAVED, 1)) +
+	       lora_bwd_ms(sh, m, k, c);
 }
 
 static double
@@ -1651,6 +1707,10 @@ block_stash(struct shape *sh)
 				 (sh->moe ? sh->ntok * (h + sh->fe) +
 						    n * sh->sf
 					  : n * sh->ft));
+	/* LoRA: each of the four adapters keeps x A for B's gradient
+	 * (x itself is the linear's input, kept already) */
+	if (sh->lora > 0)
+		st += 4 * n * sh->lora * e;
 	return st;
 }
 
@@ -2096,6 +2156,9 @@ embed_point(struct shape *sh, struct prof_point *pt)
 	double n = sh->n, h = sh->h, e = sh->e, nh = n * h;
 	double nd = sh->sp && sh->t > 1 ? nh / sh->t : nh;
 	double f, bw = 0, st = 8 * n;
+	/* frozen (LoRA): nothing before it needs a gradient, and autograd
+	 * runs none of its backward */
+	int back = !sh->frozen;
 
 	sh->ks_pass = KERNEL_PASS_FWD;
 	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
@@ -2103,28 +2166,36 @@ embed_point(struct shape *sh, struct prof_point *pt)
 		f += op_named(sh, "positions", OP_VEC, nh,
 			      (2 * nh + sh->sq * h) * e);
 		sh->ks_pass = KERNEL_PASS_BWD;
-		bw += op_named(sh, "positions", OP_VEC, nh,
-			       nh * e + 4 * sh->sq * h);
+		if (back)
+			bw += op_named(sh, "positions", OP_VEC, nh,
+				       nh * e + 4 * sh->sq * h);
 	}
 	if (sh->bert) {
 		sh->ks_pass = KERNEL_PASS_FWD;
 		f += op_named(sh, "token types", OP_VEC, nh, 2 * nh * e) +
 		     norm_ms(sh);
 		sh->ks_pass = KERNEL_PASS_BWD;
-		bw += op_named(sh, "token types", OP_VEC, nh, nh * e) +
-		      norm_bwd_ms(sh);
+		if (back)
+			bw += op_named(sh, "token types", OP_VEC, nh,
+				       nh * e) +
+			      norm_bwd_ms(sh);
 		st += nh * e + n * sh->statb;
 	}
 	if (sh->drop) {
 		sh->ks_pass = KERNEL_PASS_FWD;
 		f += op_named(sh, "dropout", OP_VEC, 2 * nd, nd * (2 * e + 1));
 		sh->ks_pass = KERNEL_PASS_BWD;
-		bw += op_named(sh, "dropout", OP_VEC, nd, nd * (2 * e + 1));
+		if (back)
+			bw += op_named(sh, "dropout", OP_VEC, nd,
+				       nd * (2 * e + 1));
 		st += nd;
 	}
 	sh->ks_pass = KERNEL_PASS_BWD;
-	bw += op_ms(sh, OP_VEC, nh, 8 * n + nh * e + 8 * nh);
-	bw += op_ms(sh, OP_VEC, sh->vt * h, sh->vt * h * (2 * e + 8));
+	if (back) {
+		bw += op_ms(sh, OP_VEC, nh, 8 * n + nh * e + 8 * nh);
+		bw += op_ms(sh, OP_VEC, sh->vt * h,
+			    sh->vt * h * (2 * e + 8));
+	}
 
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
@@ -2350,6 +2421,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->clamp_eager = 1;
 	o->rc_early_stop = 0;
 	o->paged_stash = 0;
+	o->lora_rank = 0;
 	o->tp_dgrad = 0;
 	o->cp_f32 = 0;
 	o->repeat_kv = 0;
@@ -2366,6 +2438,28 @@ analytic_opts_init(struct analytic_opts *o)
 	o->fp8_recipe = FP8_DELAYED;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
+}
+
+/* analytic.h */
+double
+analytic_lora_share(const struct model *m, int r)
+{
+	double h = (double)m->hidden, d = (double)model_head_dim(m);
+	double q = (double)m->heads * d;
+	double kv = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) * d;
+	double f = (double)m->ffn_hidden;
+	double up = m->activation == MODEL_SWIGLU ||
+				    m->activation == MODEL_GEGLU
+			    ? 2 * f
+			    : f;
+	double a;
+
+	if (r <= 0)
+		return 0;
+	/* QKV h -> q + 2 kv, the projection q -> h, the MLP's h -> up and
+	 * f -> h: r (in + out) each */
+	a = (double)r * ((h + q + 2 * kv) + (q + h) + (h + up) + (f + h));
+	return a * m->layers / (double)model_params(m);
 }
 
 int
@@ -2902,6 +2996,12 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				   tp);
 	if (check_inputs(m, g, mb, nmb, tp, par->etp == 1 ? 1 : tp))
 		return -1;
+	if (o && o->lora_rank > 0 &&
+	    (m->moe.experts || m->attention == MODEL_MLA || m->mtp_layers))
+		return pd2bw_error("model '%s': LoRA is priced on dense "
+				   "blocks of multi-head attention (no experts, "
+				   "MLA or multi-token prediction)",
+				   m->name ? m->name : "");
 	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
 	memset(&sh, 0, sizeof(sh));
@@ -3020,6 +3120,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.dd = o && o->dense_dispatch && m->moe.experts;
 	sh.xcopy = o ? o->xent_copy : 0;
 	sh.early = o && o->rc_early_stop;
+	sh.lora = o ? o->lora_rank : 0;
+	sh.frozen = sh.lora > 0;
 	sh.ptcp = o && o->cp_f32;
 	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;
 	sh.split = o && o->split_proj && !sh.mla;
@@ -3121,6 +3223,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->route.rank_capacity = m->moe.experts ? sh.rcap : 0;
 	p->seq_len = m->seq_len;
 	p->doc_len = m->doc_len;
+	if (sh.lora > 0) {
+		p->lora_rank = (int)sh.lora;
+		p->trainable = analytic_lora_share(m, (int)sh.lora);
+	}
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);
 	memcpy(p->mb, mb, (size_t)nmb * sizeof(*mb));
@@ -3215,7 +3321,9 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			 * 1/t of the rows (its sequence-parallel tokens) */
 			if (m->moe.experts && sh.etp < tp)
 				sh.ntok /= tp;
+			sh.lora_on = sh.lora > 0;
 			block_point(&sh, &p->layers[1 + r].pt[i]);
+			sh.lora_on = 0;
 			sh.fp8 = 0;
 			p->layers[1 + r].pt[i].kernels = sh.nk;
 		}

@@ -310,7 +310,8 @@ dp_buffer(const struct cost_opts *o, const struct cost_cfg *g,
 		 * over the shard group */
 		if (g->zero == 2 && !rt->zero2_gather_mb)
 			*gather_ms += cost_coll_ms(COST_ALLGATHER,
-						   p * cost_gather_bytes(o, g),
+						   p * cost_gather_bytes(o, g) *
+							   cost_trained(o),
 						   cost_shard_deg(g) < n
 							   ? cost_shard_deg(g)
 							   : n,
@@ -319,7 +320,7 @@ dp_buffer(const struct cost_opts *o, const struct cost_cfg *g,
 		/* Megatron-Core's distributed optimizer, ZeRO-1: reduce-
 		 * scatter the gradient buffer, then all-gather the updated
 		 * 16-bit weights (weight bytes without FP8's copies) */
-		double wb = cost_gather_bytes(o, g);
+		double wb = cost_gather_bytes(o, g) * cost_trained(o);
 
 		*reduce_ms += cost_coll_ms(COST_REDUCE_SCATTER, p * b->grad,
 					   n, bw, lt);

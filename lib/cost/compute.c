@@ -366,8 +366,10 @@ cost_stage_rc(const struct chain *c, const struct cost_opts *o,
 		/* the experts' state is sharded over their own ranks */
 		upd = (upd - ep) / n + ep / cost_eshard_deg(&g);
 	}
+	/* LoRA: the adapters' share alone (cost_trained()) */
 	st->optimizer_ms = o->hbm_gb_s > 0
-			   ? upd * ADAM_BYTES_PER_PARAM / (o->hbm_gb_s * 1e6)
+			   ? upd * cost_trained(o) * ADAM_BYTES_PER_PARAM /
+				     (o->hbm_gb_s * 1e6)
 			   : 0;
 	if (o->optimizer == PLAN_MUON)
 		st->optimizer_ms += muon_ms(c, o, &g, l, s, a, e);

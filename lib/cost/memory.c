@@ -122,6 +122,22 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	b->grad = o->grad_bytes >= 0 ? o->grad_bytes : grad;
 	b->opt = o->opt_bytes >= 0 ? o->opt_bytes : fp32 || amp ? 8 : 12;
 	b->version = o->version_bytes >= 0 ? o->version_bytes : 4;
+	/* LoRA: the frozen model keeps its weights alone; its adapters,
+	 * trainable x its parameters, take 16-bit weights, gradients,
+	 * optimizer state and 2BW's versions (the figures given are per
+	 * trained parameter) */
+	if (cost_trained(o) < 1) {
+		b->weight += 2 * cost_trained(o);
+		b->grad *= cost_trained(o);
+		b->opt *= cost_trained(o);
+		b->version *= cost_trained(o);
+	}
+}
+
+double
+cost_trained(const struct cost_opts *o)
+{
+	return o->trainable > 0 && o->trainable < 1 ? o->trainable : 1;
 }
 
 /* Bytes per value of a quantised weight or activation copy. */
@@ -320,6 +336,7 @@ cost_opts_from_profile(struct cost_opts *o, const struct profile *p,
 		o->opt_bytes = p->optimizer_bytes;
 	if (p->version_bytes != def.version_bytes)
 		o->version_bytes = p->version_bytes;
+	o->trainable = p->trainable;
 	profile_release(&def);
 	if (g) {
 		o->hbm_gb_s = g->mem_gb_s * g->mem_eff;

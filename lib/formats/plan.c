@@ -267,6 +267,10 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "seq_len", p->seq_len);
 	if (p->doc_len > 0)
 		yml_out_kint(&o, "doc_len", p->doc_len);
+	if (p->lora_rank > 0)
+		yml_out_kint(&o, "lora_rank", p->lora_rank);
+	if (p->trainable > 0)
+		yml_out_kdbl(&o, "trainable", p->trainable);
 	{
 		/* the memory figures given, each where it was */
 		const struct {
@@ -601,6 +605,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_STR("fp8_recipe", 0, &p->fp8_recipe),
 		YK_I64("seq_len", 0, &p->seq_len, 1, 1 << 30),
 		YK_I64("doc_len", 0, &p->doc_len, 1, 1 << 30),
+		YK_INT("lora_rank", 0, &p->lora_rank, 1, 65536),
+		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1),
 		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),
 		YK_DBL("grad_bytes", 0, &p->grad_bytes, 0, 64),
 		YK_DBL("optimizer_bytes", 0, &p->opt_bytes, 0, 64),

@@ -249,6 +249,8 @@ load_doc(struct profile *p, struct yml_doc *d)
 			YK_INT("tp", 0, &p->tp, 1, 65536),
 			YK_I64("seq_len", 0, &p->seq_len, 0, 1e9),
 			YK_I64("doc_len", 0, &p->doc_len, 1, 1e9),
+			YK_INT("lora_rank", 0, &p->lora_rank, 1, 1 << 20),
+			YK_DBL("trainable", 0, &p->trainable, 1e-12, 1),
 			YK_I64("hidden", 0, &p->hidden, 0, 1e9),
 			YK_MAP("bytes_per_param", 0, &bpp),
 			YK_SEQ("microbatches", 1, &mbs),
@@ -398,6 +400,10 @@ profile_write(const struct profile *p, const char *path)
 	yml_out_kint(&o, "seq_len", p->seq_len);
 	if (p->doc_len > 0)
 		yml_out_kint(&o, "doc_len", p->doc_len);
+	if (p->lora_rank > 0)
+		yml_out_kint(&o, "lora_rank", p->lora_rank);
+	if (p->trainable > 0)
+		yml_out_kdbl(&o, "trainable", p->trainable);
 	yml_out_kint(&o, "hidden", p->hidden);
 	yml_out_str(&o, "bytes_per_param");
 	yml_out_map(&o, 1);

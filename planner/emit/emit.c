@@ -524,6 +524,14 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 					   in->model->name ? in->model->name
 							   : "");
 	}
+	/* LoRA: Megatron-Bridge's PEFT config, which pd2bw does not write
+	 * (refused rather than dropped) */
+	if (in->p->lora_rank > 0 && fmt >= 0 && fmt <= EMIT_BRIDGE &&
+	    fmt != EMIT_LAUNCH)
+		return pd2bw_error("--emit %s: the plan trains LoRA adapters "
+				   "(rank %d) on a frozen model, which this "
+				   "emitter does not write",
+				   emit_fmt_names[fmt], in->p->lora_rank);
 	/* packed documents: Megatron-LM's flag (megatron.c); the other
 	 * runtimes take them from their data configuration, which pd2bw
 	 * does not write (refused rather than dropped) */

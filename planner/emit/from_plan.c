@@ -153,6 +153,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		input_set_capacity(p.capacity_factor);
 	}
 	input_set_doc_len(p.doc_len);
+	input_set_lora(p.lora_rank);
 	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, p.seq_len,
 		       &is_model))
 		goto out;
