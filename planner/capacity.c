@@ -578,6 +578,7 @@ run_type(struct capacity *c, const struct copts *o,
 	if (!c->seq_len) {
 		c->seq_len = seq;
 		c->doc_len = prof->doc_len;
+		c->lora_rank = prof->lora_rank;
 		c->model = xstrdup(prof->model ? prof->model : "unknown");
 		c->batch = o->batch;
 		if (!c->batch) {

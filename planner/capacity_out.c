@@ -194,6 +194,8 @@ capacity_write_table(FILE *fp, const struct capacity *c)
 	if (c->doc_len > 0)
 		fprintf(fp, ", documents of %lld tokens packed",
 			(long long)c->doc_len);
+	if (c->lora_rank > 0)
+		fprintf(fp, ", LoRA rank %d", c->lora_rank);
 	if (c->deadline_days > 0)
 		fprintf(fp, ", deadline %g days", c->deadline_days);
 	fputc('\n', fp);
@@ -422,6 +424,8 @@ capacity_write_yaml(const struct capacity *c, const char *path)
 	yml_out_kint(&o, "seq_len", c->seq_len);
 	if (c->doc_len > 0)
 		yml_out_kint(&o, "doc_len", c->doc_len);
+	if (c->lora_rank > 0)
+		yml_out_kint(&o, "lora_rank", c->lora_rank);
 	yml_out_kint(&o, "global_batch", c->batch);
 	if (c->deadline_days > 0)
 		yml_out_kdbl(&o, "deadline_days", c->deadline_days);

@@ -75,6 +75,7 @@ struct capacity {
 	double tokens;             /* tokens to train on */
 	int64_t seq_len;           /* tokens per sample */
 	int64_t doc_len;           /* packed documents' tokens (0: none) */
+	int lora_rank;             /* LoRA adapters' rank (0: full training) */
 	int64_t batch;             /* global batch, samples */
 	double deadline_days;      /* <= 0: none */
 	double eff_threshold;      /* fraction, e.g. 0.5 */

@@ -170,6 +170,12 @@ test_sums(void)
 		m.precision = MODEL_BF16;
 		m.doc_len = 300;
 		check_sums(&m, "H100-SXM", &par, NULL, dense[i]);
+		/* LoRA: the adapters' kernels, no frozen weight gradient */
+		analytic_opts_init(&o);
+		o.lora_rank = 16;
+		check_sums(&m, "H100-SXM", &par, &o, dense[i]);
+		m.precision = MODEL_FP8;
+		check_sums(&m, "B200", &par, &o, dense[i]);
 		model_release(&m);
 	}
 	for (i = 0; i < sizeof(moe) / sizeof(moe[0]); i++) {

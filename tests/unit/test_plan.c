@@ -2194,6 +2194,8 @@ test_plan_roundtrip(void)
 	a.fusions = xstrdup("act,rope");
 	a.seq_len = 16384;
 	a.doc_len = 700;
+	a.lora_rank = 16;
+	a.trainable = 0.00443965431;
 	a.grad_bytes = 4;
 	a.frag = 0.1;
 	a.pipeline_layout = xstrdup("Et*4|(t*4|)*14tmL");
@@ -2207,6 +2209,8 @@ test_plan_roundtrip(void)
 	CHECK_STR_EQ(b.fusions, "act,rope");
 	CHECK_INT_EQ((int)b.seq_len, 16384);
 	CHECK_INT_EQ((int)b.doc_len, 700);
+	CHECK_INT_EQ(b.lora_rank, 16);
+	CHECK_NEAR(b.trainable, 0.00443965431, 0);
 	CHECK_NEAR(b.grad_bytes, 4, 0);
 	CHECK_NEAR(b.frag, 0.1, 0);
 	CHECK_NEAR(b.weight_bytes, -1, 0);

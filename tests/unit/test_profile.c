@@ -203,6 +203,12 @@ test_bad(void)
 	CHECK_INT_EQ(p.doc_len, 16);
 	CHECK_ERR(load_t(&p, "seq_len: 16\ndoc_len: 17\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:4:10: doc_len 17 exceeds seq_len 16");
+	CHECK(load_t(&p, "lora_rank: 8\ntrainable: 0.0025\n", "[1]", "",
+		     pt1) == 0);
+	CHECK_INT_EQ(p.lora_rank, 8);
+	CHECK_NEAR(p.trainable, 0.0025, 0);
+	CHECK_ERR(load_t(&p, "trainable: 1.5\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:3:12: value 1.5 out of range [1e-12, 1]");
 	CHECK_ERR(load_t(&p, "doc_len: 0\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:3:10: value 0 out of range [1, 1000000000]");
 	/* a second precision used to lose silently to the first */
@@ -290,6 +296,23 @@ test_write(void)
 	CHECK(b && !strstr(b, "versions") && strstr(b, "memory_bytes: "
 						  "17179869184\nprecision"));
 	free(b);
+
+	/* What a LoRA estimate and packed documents add: written after the
+	 * sequence, read back */
+	p.doc_len = 8;
+	p.lora_rank = 4;
+	p.trainable = 0.0625;
+	CHECK(profile_write(&p, p2) == 0);
+	b = cap_slurp(p2);
+	CHECK(b && strstr(b, "seq_len: 16\ndoc_len: 8\nlora_rank: 4\n"
+			     "trainable: 0.0625\nhidden: 64\n"));
+	free(b);
+	profile_release(&r);
+	profile_init(&r);
+	CHECK(profile_load(&r, p2) == 0);
+	CHECK_INT_EQ(r.doc_len, 8);
+	CHECK_INT_EQ(r.lora_rank, 4);
+	CHECK_NEAR(r.trainable, 0.0625, 0);
 
 	/* Built in memory with profile_alloc. */
 	profile_release(&p);
