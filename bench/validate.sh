@@ -109,6 +109,7 @@ HAS_ATTN_KERNEL=$(has '--attention-kernel')
 HAS_ATTN_TRITON=$(has 'triton (FlashAttention')
 HAS_EVERY=$(has '--recompute-every')
 HAS_DOC=$(has '--doc-len')
+HAS_LORA=$(has '--lora-targets')
 
 # All rows, comments and the column header lines dropped: the files
 # whose header names a section (the attention timings beside them are
@@ -128,6 +129,7 @@ awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
 	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_attn_triton="$HAS_ATTN_TRITON" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
 	-v has_rcm="$HAS_RCM" -v has_every="$HAS_EVERY" -v has_doc="$HAS_DOC" \
+	-v has_lora="$HAS_LORA" \
 	-v squad_doc=240 '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
@@ -136,6 +138,18 @@ function gpn(c) { return c ~ /nvl72/ ? 72 : 8 }
 function has_flag(f) { return index("," $33 ",", "," f ",") > 0 }
 # "offload:N" (the recipe'"'"'s cpu_offloading_num_layers) or "offload": the
 # offloaded blocks, "on" for every layer but the last, "" for none
+# LoRA (flag lora:RANK:TARGETS, the adapters the source ran): the
+# --lora and --lora-targets of pd2bw-plan, or "" for full training
+function lora_args(   i, n, f, g) {
+	n = split($33, f, ",")
+	for (i = 1; i <= n; i++)
+		if (f[i] ~ /^lora:[0-9]+:[a-z0-9+]+$/) {
+			split(f[i], g, ":")
+			gsub(/\+/, ",", g[3])
+			return " --lora " g[2] " --lora-targets " g[3]
+		}
+	return ""
+}
 function offload_arg(   i, n, f) {
 	n = split($33, f, ",")
 	for (i = 1; i <= n; i++) {
@@ -310,6 +324,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# contexts of spread lengths as of the same documents at sum l^2 /
 	# sum l, some 240.  The rows move by less than 1% between 185 and
 	# 400 (at 4096-token packs attention is a small share).
+	if (lora_args() != "" && !has_lora) hard = add(hard, "lora=LoRA adapters")
 	if (has_flag("packed") && !has_doc) hard = add(hard, "packed=packed sequences, attention per document")
 	else if (has_flag("packed")) assume = add(assume, "documents of " squad_doc " tokens (SQuAD v1.1 examples)")
 	# a measurement its source marks as taken under a known software
@@ -380,6 +395,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		(offload_arg() != "" ? " --offload " offload_arg() : "") \
 		(has_flag("tokendrop") ? " --capacity-factor 1" : "") \
 		(has_flag("packed") ? " --doc-len " squad_doc : "") \
+		lora_args() \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
 	# Megatron-LM, Megatron-Core and Megatron-DeepSpeed keep fp32 main
 	# gradients; a runtime profile, once there, knows that itself.

@@ -189,6 +189,18 @@ input_set_lora(int r)
 	opts()->lora_rank = r;
 }
 
+void
+input_set_lora_targets(unsigned t)
+{
+	opts()->lora_targets = t;
+}
+
+unsigned
+input_lora_targets(void)
+{
+	return opts()->lora_targets;
+}
+
 /* --doc-len for every model this run reads; 0: the model's own. */
 static int64_t override_doc;
 

@@ -146,6 +146,10 @@ int input_par_chains(struct input_chains *x, const char *path,
  * blocks' linear layers, the rest frozen (analytic_opts lora_rank; 0:
  * full training). */
 void input_set_lora(int r);
+/* ... on the linears of t (ANALYTIC_LORA_* bits; 0: all four), and
+ * what was set. */
+void input_set_lora_targets(unsigned t);
+unsigned input_lora_targets(void);
 
 /* Pack every model's sequences from now on with documents of n tokens,
  * attention running within each (the model's doc_len; 0: its own). */

@@ -1188,6 +1188,14 @@ main(int argc, char **argv)
 	plan.doc_len = prof.doc_len;
 	plan.lora_rank = prof.lora_rank;
 	plan.trainable = prof.trainable;
+	if (plan.lora_rank > 0 && input_lora_targets() &&
+	    input_lora_targets() != ANALYTIC_LORA_ALL) {
+		char lt[64];
+
+		analytic_lora_targets_format(input_lora_targets(), lt,
+					     sizeof(lt));
+		plan.lora_targets = xstrdup(lt);
+	}
 	plan_rt = cost_runtime(&co, plan.sched, plan.d)->id;
 	if (is_model && !po.have_rt) {
 		/* what the plan's runtime priced it with */

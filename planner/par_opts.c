@@ -53,6 +53,11 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		p->lora = (int)cli_long("--lora", arg, 1, 65536);
 		input_set_lora(p->lora);
 		return 1;
+	case PAR_OPT_LORA_TARGETS:
+		p->lora_targets = cli_names("--lora-targets", arg,
+					    analytic_lora_target_names, NULL);
+		input_set_lora_targets(p->lora_targets);
+		return 1;
 	case PAR_OPT_FUSIONS:
 		if (analytic_fusions_parse(arg, &p->fusions))
 			cli_usage_error("invalid --fusions '%s'", arg);
@@ -181,6 +186,8 @@ par_opts_check_moe(const struct par_opts *p)
 	/* not MoE, but checked wherever these options are: Megatron-
 	 * Bridge's LoRA trains its adapters with Adam (Muon orthogonalises
 	 * the blocks' matrices, which LoRA freezes) */
+	if (p->lora_targets && !p->lora)
+		cli_usage_error("--lora-targets needs --lora R");
 	if (p->lora > 0 && p->optimizer == PLAN_MUON)
 		cli_usage_error("--lora trains adapters with Adam; --optimizer "
 				"muon updates the blocks' matrices, which LoRA "
@@ -554,7 +561,10 @@ par_opts_usage(FILE *fp)
 		"      --lora R             train LoRA adapters of rank R on the "
 		"blocks' linear\n"
 		"                           layers, the model frozen "
-		"(Megatron-Bridge's PEFT)\n",
+		"(Megatron-Bridge's PEFT)\n"
+		"      --lora-targets LIST  the linears that carry them: qkv,proj,"
+		"fc1,fc2\n"
+		"                           (default: all four)\n",
 	      fp);
 }
 

@@ -43,6 +43,7 @@ enum par_opt {
 	PAR_OPT_OFFLOAD,
 	PAR_OPT_OPTIMIZER,
 	PAR_OPT_LORA,
+	PAR_OPT_LORA_TARGETS,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -67,7 +68,8 @@ enum par_opt {
 	{"shard-group", required_argument, NULL, PAR_OPT_SHARD_GROUP},        \
 	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD},                \
 	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER},           \
-	{"lora", required_argument, NULL, PAR_OPT_LORA}
+	{"lora", required_argument, NULL, PAR_OPT_LORA},                     \
+	{"lora-targets", required_argument, NULL, PAR_OPT_LORA_TARGETS}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -102,6 +104,8 @@ struct par_opts {
 	int optimizer;           /* enum plan_optimizer (--optimizer) */
 	int lora;                /* --lora: the adapters' rank; 0: full
 				    training */
+	unsigned lora_targets;   /* --lora-targets (ANALYTIC_LORA_* bits);
+				    0: not given */
 };
 
 /* The defaults of plan mode. */

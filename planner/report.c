@@ -149,9 +149,11 @@ report_plan(FILE *fp, const struct plan *p)
 		fprintf(fp, ", documents of %lld tokens packed",
 			(long long)p->doc_len);
 	if (p->lora_rank > 0)
-		fprintf(fp, ", LoRA rank %d (%.2f%% of the parameters "
+		fprintf(fp, ", LoRA rank %d%s%s (%.2f%% of the parameters "
 			    "trained)",
-			p->lora_rank, 100 * p->trainable);
+			p->lora_rank, p->lora_targets ? " on " : "",
+			p->lora_targets ? p->lora_targets : "",
+			100 * p->trainable);
 	fputc('\n', fp);
 	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep", plan_sched_names[p->sched],
 		p->w, p->d);

@@ -208,19 +208,33 @@ struct analytic_opts {
 			       balanced rows, not in the dispatcher's
 			       buffers (Megatron-Core's moe_paged_stash;
 			       default 0: off) */
-	int lora_rank;      /* LoRA: adapters of this rank train on every
-			       block's linear layers (QKV, the attention
-			       projection, both MLP GEMMs), the rest of
-			       the model frozen (default 0: full
+	int lora_rank;      /* LoRA: adapters of this rank train on the
+			       blocks' linear layers of lora_targets, the
+			       rest of the model frozen (default 0: full
 			       training); see analytic_lora_share() */
+	unsigned lora_targets; /* ANALYTIC_LORA_* bits; 0: all four
+				  (Megatron-Bridge's default) */
 };
+
+/* The linear layers of a block LoRA adapters go on (analytic_opts
+ * lora_targets): bit i names analytic_lora_target_names[i]. */
+#define ANALYTIC_LORA_QKV 1u
+#define ANALYTIC_LORA_PROJ 2u
+#define ANALYTIC_LORA_FC1 4u
+#define ANALYTIC_LORA_FC2 8u
+#define ANALYTIC_LORA_ALL 15u
+extern const char *const analytic_lora_target_names[];
+/* "qkv,fc1" into *out; -1 after a message naming a bad name. */
+int analytic_lora_targets_parse(const char *s, unsigned *out);
+void analytic_lora_targets_format(unsigned m, char *buf, size_t n);
 
 /*
  * The share of model m's parameters that LoRA adapters of rank r on its
- * blocks' linear layers add (and train): r (in + out) a layer against
- * the model's parameters.  0 for r 0.
+ * blocks' linear layers of targets (ANALYTIC_LORA_* bits; 0: all) add
+ * (and train): r (in + out) a layer against the model's parameters.  0
+ * for r 0.
  */
-double analytic_lora_share(const struct model *m, int r);
+double analytic_lora_share(const struct model *m, int r, unsigned targets);
 
 /*
  * Where an FP8 model's GEMM inputs are quantised.  ANALYTIC_CASTS_TE:

@@ -138,6 +138,8 @@ struct shape {
 	double lora;        /* LoRA adapters' rank (0: full training) */
 	int frozen;         /* the base model's weights take no gradient */
 	int lora_on;        /* pricing a block: its linears carry adapters */
+	unsigned lora_mask; /* ... those of these ANALYTIC_LORA_* bits */
+	unsigned lora_site; /* the linear being priced (ANALYTIC_LORA_*) */
 	double doc;         /* tokens per document (packed sequences: the
 			       model's doc_len), s when one fills it */
 	double afrac;       /* share of the s x s blocks a fused attention
@@ -595,7 +597,7 @@ lora_fwd_ms(struct shape *sh, double m, double k, double c)
 	double r = sh->lora, e = sh->e, t;
 	int fp8 = sh->fp8;
 
-	if (!sh->lora_on)
+	if (!sh->lora_on || !(sh->lora_mask & sh->lora_site))
 		return 0;
 	sh->fp8 = 0;
 	t = gemm_op(sh, m, k, r, 0, Q_SAVED, 1) +
@@ -612,7 +614,7 @@ lora_bwd_ms(struct shape *sh, double m, double k, double c)
 	double r = sh->lora, e = sh->e, t;
 	int fp8 = sh->fp8;
 
-	if (!sh->lora_on)
+	if (!sh->lora_on || !(sh->lora_mask & sh->lora_site))
 		return 0;
 	sh->fp8 = 0;
 	t = op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
@@ -1707,10 +1709,16 @@ block_stash(struct shape *sh)
 				 (sh->moe ? sh->ntok * (h + sh->fe) +
 						    n * sh->sf
 					  : n * sh->ft));
-	/* LoRA: each of the four adapters keeps x A for B's gradient
-	 * (x itself is the linear's input, kept already) */
-	if (sh->lora > 0)
-		st += 4 * n * sh->lora * e;
+	/* LoRA: each adapter keeps x A for B's gradient (x itself is the
+	 * linear's input, kept already) */
+	if (sh->lora > 0) {
+		unsigned mk = sh->lora_mask;
+		int na = 0;
+
+		for (; mk; mk >>= 1)
+			na += (int)(mk & 1);
+		st += na * n * sh->lora * e;
+	}
 	return st;
 }
 
@@ -1788,6 +1796,8 @@ op_sac(struct shape *sh, double f, double core, double *keep)
 	double k[12], w[12], ms = 0, x;
 	int m = 0, i;
 
+	/* the block's own GEMMs, without LoRA's adapters */
+	sh->lora_site = 0;
 	if (sh->mla) {
 		if (sh->qr) {
 			k[m] = h, w[m++] = sh->qr;
@@ -1898,8 +1908,12 @@ selective(struct shape *sh, double f, double core, double *saved)
 		double ft = sh->ft;
 
 		t0 = t, k0 = sh->nk;
+		sh->lora_site = ANALYTIC_LORA_FC1;
 		t += gemm_norm_ms(sh, n, h, (sh->swiglu ? 2 : 1) * ft) +
-		     act_ms(sh, n * ft) + gemm_ms(sh, n, ft, h);
+		     act_ms(sh, n * ft);
+		sh->lora_site = ANALYTIC_LORA_FC2;
+		t += gemm_ms(sh, n, ft, h);
+		sh->lora_site = 0;
 		x += (sh->swiglu ? 2 + unfused_glu(sh) : 1) * n * ft * e +
 		     n * ft * ge;
 		ks_sel(sh, "mlp", sh->nk - k0, t - t0);
@@ -1923,8 +1937,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 		rq = n * sh->at * sh->rd;
 		rk = n * sh->rd;
 	}
-	/* Forward. */
+	/* Forward (lora_site: which linear, for LoRA's adapters). */
 	sh->ks_pass = KERNEL_PASS_FWD;
+	sh->lora_site = ANALYTIC_LORA_QKV;
 	if (sh->mla)
 		f += norm_ms(sh) + mla_proj_ms(sh);
 	else
@@ -1936,12 +1951,14 @@ block_point(struct shape *sh, struct prof_point *pt)
 	sh->core_nk = sh->nk;
 	core = core_ms(sh);
 	sh->core_nk = sh->nk - sh->core_nk;
+	sh->lora_site = ANALYTIC_LORA_PROJ;
 	if (sh->post_norms)
 		f += core + gemm_ms(sh, n, sh->ht, h) + norm_ms(sh) +
 		     dropadd_ms(sh);
 	else
 		f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
 	f += norm_ms(sh);
+	sh->lora_site = ANALYTIC_LORA_FC1;
 	if (sh->moe) {
 		mf = moe_ms(sh);
 		f += mf;
@@ -1964,6 +1981,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * again, which this does not price apart (compiled, the partitioner
 	 * recomputes only what the backward reads: the same skip). */
 	f += spcopy_ms(sh, 0);
+	sh->lora_site = ANALYTIC_LORA_FC2;
 	last = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
 	add = dropadd_ms(sh);
 	f += last + add;
@@ -1978,12 +1996,14 @@ block_point(struct shape *sh, struct prof_point *pt)
 	bw += spcopy_ms(sh, 1);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
+	sh->lora_site = ANALYTIC_LORA_FC2;
 	if (sh->moe) {
 		mb = moe_bwd_ms(sh);
 		bw += dropadd_bwd_ms(sh) + mb;
 		gb = sh->gnk;
 	} else
 		bw += dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, ft, h);
+	sh->lora_site = ANALYTIC_LORA_FC1;
 	if (sh->moe) {
 		/* in moe_bwd_ms() */
 	} else if (sh->swiglu) {
@@ -1996,6 +2016,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
 	if (sh->post_norms)
 		bw += norm_bwd_ms(sh);
+	sh->lora_site = ANALYTIC_LORA_PROJ;
 	g2 = gemm_bwd_row_ms(sh, n, sh->ht, h);
 	core_b = core_bwd_ms(sh);
 	bw += g2 + core_b;
@@ -2003,11 +2024,13 @@ block_point(struct shape *sh, struct prof_point *pt)
 		bw += rope_ms(sh, rq, rk, 1);
 	if (sh->qk_norm)
 		bw += norm_x_ms(sh, qkn, 2 * n, 1);
+	sh->lora_site = ANALYTIC_LORA_QKV;
 	if (sh->mla)
 		bw += mla_proj_bwd_ms(sh) + norm_bwd_ms(sh);
 	else
 		bw += gemm_bwd_ms(sh, n, h, sh->qt) + split_sum_ms(sh, 3) +
 		      norm_bwd_ms(sh);
+	sh->lora_site = 0;
 
 	/* the router's backward on, the attention's after it */
 	if (sh->moe)
@@ -2442,7 +2465,7 @@ analytic_opts_init(struct analytic_opts *o)
 
 /* analytic.h */
 double
-analytic_lora_share(const struct model *m, int r)
+analytic_lora_share(const struct model *m, int r, unsigned targets)
 {
 	double h = (double)m->hidden, d = (double)model_head_dim(m);
 	double q = (double)m->heads * d;
@@ -2458,7 +2481,12 @@ analytic_lora_share(const struct model *m, int r)
 		return 0;
 	/* QKV h -> q + 2 kv, the projection q -> h, the MLP's h -> up and
 	 * f -> h: r (in + out) each */
-	a = (double)r * ((h + q + 2 * kv) + (q + h) + (h + up) + (f + h));
+	if (!targets)
+		targets = ANALYTIC_LORA_ALL;
+	a = (double)r * ((targets & ANALYTIC_LORA_QKV ? h + q + 2 * kv : 0) +
+			 (targets & ANALYTIC_LORA_PROJ ? q + h : 0) +
+			 (targets & ANALYTIC_LORA_FC1 ? h + up : 0) +
+			 (targets & ANALYTIC_LORA_FC2 ? f + h : 0));
 	return a * m->layers / (double)model_params(m);
 }
 
@@ -2494,6 +2522,34 @@ analytic_attn_eff(const struct gpu_spec *g, int attn)
 const char *const analytic_fusion_names[] = {"act",  "dropadd", "rope",
 					     "xent", "norm",    NULL};
 
+/* The index of the n characters at s among names, or -1. */
+static int
+name_at(const char *const *names, const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
+			return i;
+	return -1;
+}
+
+/* The names of mask's bits, comma-separated, into buf of n bytes. */
+static void
+names_format(const char *const *names, unsigned mask, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n)
+		buf[0] = 0;
+	for (i = 0; names[i]; i++)
+		if (mask & (1u << i))
+			len += (size_t)snprintf(buf + len,
+						len < n ? n - len : 0, "%s%s",
+						len ? "," : "", names[i]);
+}
+
 int
 analytic_fusions_parse(const char *s, unsigned *out)
 {
@@ -2507,11 +2563,8 @@ analytic_fusions_parse(const char *s, unsigned *out)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 
-		for (i = 0; analytic_fusion_names[i]; i++)
-			if (strlen(analytic_fusion_names[i]) == n &&
-			    !strncmp(analytic_fusion_names[i], s, n))
-				break;
-		if (!analytic_fusion_names[i])
+		i = name_at(analytic_fusion_names, s, n);
+		if (i < 0)
 			return pd2bw_error("unknown fusion '%.*s' (valid: act, "
 					   "dropadd, rope, xent, norm, all, "
 					   "none)",
@@ -2540,11 +2593,8 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 
-		for (i = 0; analytic_rc_module_names[i]; i++)
-			if (strlen(analytic_rc_module_names[i]) == n &&
-			    !strncmp(analytic_rc_module_names[i], s, n))
-				break;
-		if (!analytic_rc_module_names[i])
+		i = name_at(analytic_rc_module_names, s, n);
+		if (i < 0)
 			return pd2bw_error("unknown recompute module '%.*s' "
 					   "(valid: core_attn, mla_up_proj, "
 					   "moe_act, layernorm, mlp, op)",
@@ -2566,40 +2616,51 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 void
 analytic_rc_modules_format(unsigned m, char *buf, size_t n)
 {
-	size_t len = 0;
+	names_format(analytic_rc_module_names, m, buf, n);
+}
+
+const char *const analytic_lora_target_names[] = {"qkv", "proj", "fc1",
+						  "fc2", NULL};
+
+int
+analytic_lora_targets_parse(const char *s, unsigned *out)
+{
+	unsigned f = 0;
 	int i;
 
-	if (n)
-		buf[0] = 0;
-	for (i = 0; analytic_rc_module_names[i]; i++) {
-		if (!(m & (1u << i)))
-			continue;
-		snprintf(buf + len, n > len ? n - len : 0, "%s%s",
-			 len ? "," : "", analytic_rc_module_names[i]);
-		len += strlen(analytic_rc_module_names[i]) + (len ? 1 : 0);
-		if (len >= n)
-			break;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		i = name_at(analytic_lora_target_names, s, n);
+		if (i < 0)
+			return pd2bw_error("unknown LoRA target '%.*s' (valid: "
+					   "qkv, proj, fc1, fc2)",
+					   (int)n, s);
+		f |= 1u << i;
+		s += n;
+		if (*s == ',' && !*++s)
+			return pd2bw_error("empty LoRA target after ','");
 	}
+	if (!f)
+		return pd2bw_error("empty LoRA target list");
+	*out = f;
+	return 0;
+}
+
+void
+analytic_lora_targets_format(unsigned m, char *buf, size_t n)
+{
+	names_format(analytic_lora_target_names, m, buf, n);
 }
 
 void
 analytic_fusions_format(unsigned f, char *buf, size_t n)
 {
-	size_t len = 0;
-	int i;
-
-	if (n)
-		buf[0] = 0;
 	if ((f & ANALYTIC_FUSE_ALL) == ANALYTIC_FUSE_ALL || !(f & ANALYTIC_FUSE_ALL)) {
 		snprintf(buf, n, "%s", f ? "all" : "none");
 		return;
 	}
-	for (i = 0; analytic_fusion_names[i]; i++)
-		if (f & (1u << i))
-			len += (size_t)snprintf(buf + len,
-						len < n ? n - len : 0, "%s%s",
-						len ? "," : "",
-						analytic_fusion_names[i]);
+	names_format(analytic_fusion_names, f, buf, n);
 }
 
 int
@@ -3122,6 +3183,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.early = o && o->rc_early_stop;
 	sh.lora = o ? o->lora_rank : 0;
 	sh.frozen = sh.lora > 0;
+	sh.lora_mask = o && o->lora_targets ? o->lora_targets
+					    : ANALYTIC_LORA_ALL;
 	sh.ptcp = o && o->cp_f32;
 	sh.kva = o && o->repeat_kv && !sh.mla ? sh.at : sh.kvt;
 	sh.split = o && o->split_proj && !sh.mla;
@@ -3225,7 +3288,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	p->doc_len = m->doc_len;
 	if (sh.lora > 0) {
 		p->lora_rank = (int)sh.lora;
-		p->trainable = analytic_lora_share(m, (int)sh.lora);
+		p->trainable = analytic_lora_share(m, (int)sh.lora,
+						   sh.lora_mask);
 	}
 	p->hidden = h;
 	profile_alloc(p, nmb, 2 + nruns);

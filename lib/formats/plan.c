@@ -52,6 +52,7 @@ plan_release(struct plan *p)
 	free(p->fusions);
 	free(p->attention);
 	free(p->recompute_modules);
+	free(p->lora_targets);
 	free(p->pipeline_layout);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
@@ -269,6 +270,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "doc_len", p->doc_len);
 	if (p->lora_rank > 0)
 		yml_out_kint(&o, "lora_rank", p->lora_rank);
+	if (p->lora_targets)
+		yml_out_kstr(&o, "lora_targets", p->lora_targets);
 	if (p->trainable > 0)
 		yml_out_kdbl(&o, "trainable", p->trainable);
 	{
@@ -606,6 +609,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_I64("seq_len", 0, &p->seq_len, 1, 1 << 30),
 		YK_I64("doc_len", 0, &p->doc_len, 1, 1 << 30),
 		YK_INT("lora_rank", 0, &p->lora_rank, 1, 65536),
+		YK_STR("lora_targets", 0, &p->lora_targets),
 		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1),
 		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),
 		YK_DBL("grad_bytes", 0, &p->grad_bytes, 0, 64),

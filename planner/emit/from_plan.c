@@ -154,6 +154,16 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	}
 	input_set_doc_len(p.doc_len);
 	input_set_lora(p.lora_rank);
+	if (p.lora_targets) {
+		unsigned lt;
+
+		if (analytic_lora_targets_parse(p.lora_targets, &lt)) {
+			pd2bw_error("%s: bad lora_targets '%s'", plan_path,
+				    p.lora_targets);
+			goto out;
+		}
+		input_set_lora_targets(lt);
+	}
 	if (input_load(&prof, p.profile, &cat, p.gpu, NULL, mb, 1, p.seq_len,
 		       &is_model))
 		goto out;

@@ -37,8 +37,8 @@ tiny(struct model *m)
 }
 
 static int
-run(struct profile *p, const struct model *m, int lora,
-    struct kernel_list *ks)
+run_on(struct profile *p, const struct model *m, int lora, unsigned targets,
+       struct kernel_list *ks)
 {
 	static const int mb[] = {1};
 	struct analytic_par par;
@@ -47,9 +47,17 @@ run(struct profile *p, const struct model *m, int lora,
 	analytic_par_init(&par, 1, 0);
 	analytic_opts_init(&o);
 	o.lora_rank = lora;
+	o.lora_targets = targets;
 	profile_init(p);
 	return analytic_profile_kernels(p, m, catalog_find(&cat, "H100-SXM"),
 					mb, 1, &par, &o, ks);
+}
+
+static int
+run(struct profile *p, const struct model *m, int lora,
+    struct kernel_list *ks)
+{
+	return run_on(p, m, lora, 0, ks);
 }
 
 /* The entry of name in layer l's pass, or NULL. */
@@ -93,8 +101,14 @@ test_share(void)
 
 	tiny(&m);
 	CHECK_INT_EQ((int)model_params(&m), 86848);
-	CHECK_NEAR(analytic_lora_share(&m, 4), 6656.0 / 86848, 1e-15);
-	CHECK_NEAR(analytic_lora_share(&m, 0), 0, 0);
+	CHECK_NEAR(analytic_lora_share(&m, 4, 0), 6656.0 / 86848, 1e-15);
+	CHECK_NEAR(analytic_lora_share(&m, 0, 0), 0, 0);
+	/* QKV alone (NeMo 1.0's default target): 192 r a block */
+	CHECK_NEAR(analytic_lora_share(&m, 4, ANALYTIC_LORA_QKV),
+		   2 * 4 * 192.0 / 86848, 1e-15);
+	CHECK_NEAR(analytic_lora_share(&m, 4, ANALYTIC_LORA_PROJ |
+						      ANALYTIC_LORA_FC2),
+		   2 * 4 * (128.0 + 192) / 86848, 1e-15);
 	/* Llama 3 8B at rank 16: 1,114,112 a block, 32 blocks */
 	m.hidden = 4096;
 	m.heads = 32;
@@ -103,7 +117,7 @@ test_share(void)
 	m.layers = 32;
 	m.vocab = 128256;
 	CHECK_INT_EQ((int)(model_params(&m) / 1000), 8030261);
-	CHECK_NEAR(analytic_lora_share(&m, 16),
+	CHECK_NEAR(analytic_lora_share(&m, 16, ANALYTIC_LORA_ALL),
 		   32 * 1114112.0 / (double)model_params(&m), 1e-15);
 }
 
@@ -162,6 +176,21 @@ test_estimate(void)
 	CHECK_INT_EQ((int)(lora.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
 			   full.layers[1].pt[0].stash_bytes[PROF_RC_NONE]),
 		     4 * 32 * 4 * 2);
+	kernels_free(&kl);
+	profile_release(&lora);
+
+	/* on QKV alone: one adapter, its x A the one 32 x 64 x 4 GEMM; the
+	 * other linears still frozen (no weight gradient), a quarter of
+	 * the adapters' stash */
+	memset(&kl, 0, sizeof(kl));
+	CHECK(run_on(&lora, &m, 4, ANALYTIC_LORA_QKV, &kl) == 0);
+	e = entry(&kl, 1, KERNEL_PASS_FWD, "gemm 32x64x4");
+	CHECK(e != NULL && e->calls == 1);
+	CHECK(entry(&kl, 1, KERNEL_PASS_BWD, "gemm 128x32x64") == NULL);
+	CHECK_NEAR(lora.trainable, 2 * 4 * 192.0 / 86848, 1e-15);
+	CHECK_INT_EQ((int)(lora.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			   full.layers[1].pt[0].stash_bytes[PROF_RC_NONE]),
+		     32 * 4 * 2);
 	kernels_free(&kf);
 	kernels_free(&kl);
 	profile_release(&full);
