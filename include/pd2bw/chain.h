@@ -27,6 +27,10 @@ struct chain {
 	double *stash[PROF_RC_N]; /* stashed bytes */
 	double *work;         /* workspace bytes */
 	double *flops;        /* forward FLOPs */
+	double passes;        /* model FLOPs a step over the forward's: 3
+				 (forward, input and weight gradients), 2
+				 when the weights are frozen (LoRA: no
+				 weight gradients, as NeMo counts it) */
 	double *kern;         /* kernels launched forward + backward */
 	double *kernf;        /* of those, the forward's (0: unknown) */
 	double *kerngf, *kerngb; /* of those, a MoE block's up to its

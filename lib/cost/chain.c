@@ -66,6 +66,7 @@ chain_build(struct chain *c, const struct profile *p)
 	if (L < 1 || p->nmb < 1)
 		return pd2bw_error("profile has no layers");
 	c->L = L;
+	c->passes = p->lora_rank > 0 ? 2 : 3;
 	c->nmb = p->nmb;
 	c->mb = p->mb;
 	nk = (size_t)p->nmb * L;

@@ -483,9 +483,10 @@ search_fill_plan(struct ctx *x, const struct search_opts *so,
 	p->peak_mem_bytes = (int64_t)stages_peak(p->stages, p->d);
 	for (j = 0; j < x->c->L; j++)
 		flops += CHAIN_AT(x->c, x->c->flops, cd->k, j);
-	/* Model FLOPs: forward + backward = 3 x forward, per sample; the
-	 * chain's FLOPs are one GPU's shard, so t cancels. */
-	p->tflops_per_gpu = 3 * flops / p->b * p->global_batch /
+	/* Model FLOPs: forward + backward = 3 x forward (2 x with frozen
+	 * weights), per sample; the chain's FLOPs are one GPU's shard, so t
+	 * cancels. */
+	p->tflops_per_gpu = x->c->passes * flops / p->b * p->global_batch /
 			    (iter / 1e3) / (p->w * p->d) / 1e12;
 	n = p->w * p->d * p->t * p->c;
 	/* nodes as the links were priced: spread evenly when the job does
