@@ -569,6 +569,9 @@ run_type(struct capacity *c, const struct copts *o,
 	if (!is_model && o->po.have_fusions && t == c->types)
 		pd2bw_warn("--fusions applies to models only; the profile's "
 			   "times are kept");
+	if (!is_model && o->po.lora && t == c->types)
+		pd2bw_warn("--lora applies to models only; the profile is "
+			   "priced as it was taken");
 	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
 	if (seq <= 0) {
 		pd2bw_error("'%s' gives no sequence length; use --seq-len",

@@ -1082,6 +1082,10 @@ main(int argc, char **argv)
 	if (!is_model && doc_len)
 		pd2bw_warn("--doc-len applies to models only; the profile's "
 			   "attention is as it was measured");
+	if (!is_model && po.lora)
+		pd2bw_warn("--lora applies to models only; the profile is "
+			   "priced as it was taken%s",
+			   prof.lora_rank ? " (with its own LoRA)" : "");
 	if (so.fix_b > 0 && profile_mb_index(&prof, so.fix_b) < 0) {
 		pd2bw_error("microbatch %d is not in the profile", so.fix_b);
 		goto out;
