@@ -81,6 +81,7 @@
 
 #include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
+#include "pd2bw/names.h"
 
 const int analytic_default_mb[] = {1, 2, 4, 8, 16, 32, 64};
 const int analytic_default_nmb =
@@ -2522,34 +2523,6 @@ analytic_attn_eff(const struct gpu_spec *g, int attn)
 const char *const analytic_fusion_names[] = {"act",  "dropadd", "rope",
 					     "xent", "norm",    NULL};
 
-/* The index of the n characters at s among names, or -1. */
-static int
-name_at(const char *const *names, const char *s, size_t n)
-{
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
-			return i;
-	return -1;
-}
-
-/* The names of mask's bits, comma-separated, into buf of n bytes. */
-static void
-names_format(const char *const *names, unsigned mask, char *buf, size_t n)
-{
-	size_t len = 0;
-	int i;
-
-	if (n)
-		buf[0] = 0;
-	for (i = 0; names[i]; i++)
-		if (mask & (1u << i))
-			len += (size_t)snprintf(buf + len,
-						len < n ? n - len : 0, "%s%s",
-						len ? "," : "", names[i]);
-}
-
 int
 analytic_fusions_parse(const char *s, unsigned *out)
 {
@@ -2563,7 +2536,7 @@ analytic_fusions_parse(const char *s, unsigned *out)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 
-		i = name_at(analytic_fusion_names, s, n);
+		i = pd2bw_name_index(analytic_fusion_names, s, n);
 		if (i < 0)
 			return pd2bw_error("unknown fusion '%.*s' (valid: act, "
 					   "dropadd, rope, xent, norm, all, "
@@ -2593,7 +2566,7 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 
-		i = name_at(analytic_rc_module_names, s, n);
+		i = pd2bw_name_index(analytic_rc_module_names, s, n);
 		if (i < 0)
 			return pd2bw_error("unknown recompute module '%.*s' "
 					   "(valid: core_attn, mla_up_proj, "
@@ -2616,7 +2589,7 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 void
 analytic_rc_modules_format(unsigned m, char *buf, size_t n)
 {
-	names_format(analytic_rc_module_names, m, buf, n);
+	pd2bw_names_join(analytic_rc_module_names, m, ",", buf, n);
 }
 
 const char *const analytic_lora_target_names[] = {"qkv", "proj", "fc1",
@@ -2631,7 +2604,7 @@ analytic_lora_targets_parse(const char *s, unsigned *out)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 
-		i = name_at(analytic_lora_target_names, s, n);
+		i = pd2bw_name_index(analytic_lora_target_names, s, n);
 		if (i < 0)
 			return pd2bw_error("unknown LoRA target '%.*s' (valid: "
 					   "qkv, proj, fc1, fc2)",
@@ -2650,7 +2623,7 @@ analytic_lora_targets_parse(const char *s, unsigned *out)
 void
 analytic_lora_targets_format(unsigned m, char *buf, size_t n)
 {
-	names_format(analytic_lora_target_names, m, buf, n);
+	pd2bw_names_join(analytic_lora_target_names, m, ",", buf, n);
 }
 
 void
@@ -2660,7 +2633,7 @@ analytic_fusions_format(unsigned f, char *buf, size_t n)
 		snprintf(buf, n, "%s", f ? "all" : "none");
 		return;
 	}
-	names_format(analytic_fusion_names, f, buf, n);
+	pd2bw_names_join(analytic_fusion_names, f, ",", buf, n);
 }
 
 int

@@ -54,6 +54,7 @@
 #include "pd2bw/analytic.h"
 #include "pd2bw/cost.h"
 #include "pd2bw/error.h"
+#include "pd2bw/names.h"
 #include "pd2bw/plan.h"
 #include "pd2bw/profile.h"
 #include "pd2bw/runtime.h"
@@ -478,42 +479,17 @@ runtime_init(struct runtime *rt, int id)
 	derive(rt);
 }
 
-static int
-find(const char *const *names, const char *s, size_t n)
-{
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
-			return i;
-	return -1;
-}
-
-static void
-list(char *buf, size_t n, const char *const *names, unsigned mask)
-{
-	size_t len = 0;
-	int i;
-
-	buf[0] = 0;
-	for (i = 0; names[i]; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
-					len ? ", " : "", names[i]);
-	}
-}
-
 int
 runtime_parse(struct runtime *rt, const char *spec)
 {
 	const char *colon = strchr(spec, ':'), *p;
 	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
 	char valid[512];
-	int id = find(runtime_names, spec, n);
+	int id = pd2bw_name_index(runtime_names, spec, n);
 
 	if (id < 0) {
-		list(valid, sizeof(valid), runtime_names, ~0u);
+		pd2bw_names_join(runtime_names, ~0u, ", ", valid,
+				 sizeof(valid));
 		return pd2bw_error("unknown runtime '%.*s' (valid: %s)", (int)n,
 				   spec, valid);
 	}
@@ -528,10 +504,10 @@ runtime_parse(struct runtime *rt, const char *spec)
 			s += 3;
 			len -= 3;
 		}
-		o = find(runtime_opt_names, s, len);
+		o = pd2bw_name_index(runtime_opt_names, s, len);
 		if (o < 0 || !(rt->allowed_opts & (1u << o))) {
-			list(valid, sizeof(valid), runtime_opt_names,
-			     rt->allowed_opts);
+			pd2bw_names_join(runtime_opt_names, rt->allowed_opts,
+					 ", ", valid, sizeof(valid));
 			return pd2bw_error("runtime %s has no option '%.*s' "
 					   "(valid: %s)",
 					   runtime_names[id], (int)len, s,
