@@ -592,13 +592,20 @@ sp_div(const struct shape *sh)
  * gradient added to the frozen linear's.  The skinny GEMMs run at the
  * speed of their bytes.
  */
+/* Whether the linear being priced carries an adapter. */
+static int
+lora_here(const struct shape *sh)
+{
+	return sh->lora_on && (sh->lora_mask & sh->lora_site);
+}
+
 static double
 lora_fwd_ms(struct shape *sh, double m, double k, double c)
 {
 	double r = sh->lora, e = sh->e, t;
 	int fp8 = sh->fp8;
 
-	if (!sh->lora_on || !(sh->lora_mask & sh->lora_site))
+	if (!lora_here(sh))
 		return 0;
 	sh->fp8 = 0;
 	t = gemm_op(sh, m, k, r, 0, Q_SAVED, 1) +
@@ -615,7 +622,7 @@ lora_bwd_ms(struct shape *sh, double m, double k, double c)
 	double r = sh->lora, e = sh->e, t;
 	int fp8 = sh->fp8;
 
-	if (!sh->lora_on || !(sh->lora_mask & sh->lora_site))
+	if (!lora_here(sh))
 		return 0;
 	sh->fp8 = 0;
 	t = op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
