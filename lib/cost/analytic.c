@@ -429,6 +429,10 @@ nvfp4_quant_ms(struct shape *sh, double x)
 {
 	double e = sh->e;
 
+	/* frozen (LoRA, quant_ms()): the rowwise copy alone */
+	if (sh->frozen)
+		return op_ms(sh, OP_VEC, x, x * e) +
+		       op_ms(sh, OP_VEC, x, x * e + sh->qb * x);
 	return op_ms(sh, OP_VEC, x, x * e) +
 	       op_ms(sh, OP_VEC, 2 * x, x * e + 2 * sh->qb * x);
 }
@@ -459,13 +463,18 @@ analytic_fp8_copies(int any_layout, int casts, int recipe)
  * delayed-recipe norm only the transpose remains (read and write one
  * byte a value).  Where one copy serves (analytic_fp8_copies():
  * Transformer Engine's per-tensor copies on Blackwell) the cast writes
- * it alone, and a delayed-recipe norm leaves nothing to do.
+ * it alone, and a delayed-recipe norm leaves nothing to do.  A frozen
+ * linear's (LoRA) input and grad output need their rowwise copy alone:
+ * no weight gradient reads the columnwise one (module/linear.py:303,
+ * 386-389 and 918-923 at d0067d0da: backward_needs_input and
+ * requires_wgrad follow weight.requires_grad).
  */
 static double
 quant_ms(struct shape *sh, double x, enum quant_at q)
 {
 	double e = sh->e, t = 0, scales = 0;
-	int one = analytic_fp8_copies(sh->g->mxfp8, sh->casts, sh->fp8r) == 1;
+	int one = sh->frozen ||
+		  analytic_fp8_copies(sh->g->mxfp8, sh->casts, sh->fp8r) == 1;
 
 	if (q == Q_SAVED || x <= 0)
 		return 0;
@@ -479,9 +488,9 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 					   op_ms(sh, OP_VEC, x, x * e)
 				 : 0);
 	else if (sh->fp8r == FP8_MXFP8)
-		scales = 2 * x / 32;
+		scales = (one ? 1 : 2) * x / 32;
 	else if (sh->fp8r == FP8_BLOCKWISE)
-		scales = 2 * 4 * x / 128;
+		scales = (one ? 1 : 2) * 4 * x / 128;
 	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + (one ? 1 : 2)) + scales);
 }
 
@@ -1708,6 +1717,22 @@ block_stash(struct shape *sh)
 
 		st += qkn * e + 2 * n * sh->statb + norm_x_stash(sh, qkn);
 	}
+	/* LoRA (frozen, dense blocks only): a frozen linear keeps no input,
+	 * which only its weight gradient reads (module/linear.py:303 at
+	 * d0067d0da, backward_needs_input); its adapter, where it has one,
+	 * keeps that input at 16 bits and its own x A (B's gradient) */
+	if (sh->frozen) {
+		unsigned mk = sh->lora_mask;
+		double in = n * h * e / (sh->sp ? sh->t : 1);
+
+		st -= (mk & ANALYTIC_LORA_QKV ? 0 : in) +
+		      (mk & ANALYTIC_LORA_FC1 ? 0 : in) +
+		      (mk & ANALYTIC_LORA_PROJ ? 0 : n * sh->ht * e) +
+		      (mk & ANALYTIC_LORA_FC2 ? 0 : n * sh->ft * e);
+		for (; mk; mk >>= 1)
+			st += (mk & 1) * n * sh->lora * e;
+		return st;
+	}
 	/* FP8 layers keep their GEMMs' inputs as the FP8 copies: the norm
 	 * outputs feeding QKV and the MLP, the context feeding the
 	 * projection, the activation feeding the second MLP GEMM */
@@ -1717,16 +1742,6 @@ block_stash(struct shape *sh)
 				 (sh->moe ? sh->ntok * (h + sh->fe) +
 						    n * sh->sf
 					  : n * sh->ft));
-	/* LoRA: each adapter keeps x A for B's gradient (x itself is the
-	 * linear's input, kept already) */
-	if (sh->lora > 0) {
-		unsigned mk = sh->lora_mask;
-		int na = 0;
-
-		for (; mk; mk >>= 1)
-			na += (int)(mk & 1);
-		st += na * n * sh->lora * e;
-	}
 	return st;
 }
 

@@ -180,8 +180,10 @@ test_estimate(void)
 	profile_release(&lora);
 
 	/* on QKV alone: one adapter, its x A the one 32 x 64 x 4 GEMM; the
-	 * other linears still frozen (no weight gradient), a quarter of
-	 * the adapters' stash */
+	 * other linears still frozen (no weight gradient), and keeping no
+	 * input: the first MLP GEMM's (32 x 64), the projection's (32 x 64)
+	 * and the second MLP GEMM's (32 x 128) 16-bit inputs are gone,
+	 * 16,384 bytes, the adapter's x A (256) added */
 	memset(&kl, 0, sizeof(kl));
 	CHECK(run_on(&lora, &m, 4, ANALYTIC_LORA_QKV, &kl) == 0);
 	e = entry(&kl, 1, KERNEL_PASS_FWD, "gemm 32x64x4");
@@ -190,11 +192,42 @@ test_estimate(void)
 	CHECK_NEAR(lora.trainable, 2 * 4 * 192.0 / 86848, 1e-15);
 	CHECK_INT_EQ((int)(lora.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
 			   full.layers[1].pt[0].stash_bytes[PROF_RC_NONE]),
-		     32 * 4 * 2);
+		     32 * 4 * 2 - 2 * (32 * 64 + 32 * 64 + 32 * 128));
 	kernels_free(&kf);
 	kernels_free(&kl);
 	profile_release(&full);
 	profile_release(&lora);
+
+	/* FP8 (delayed scaling, H100): a frozen linear's input and grad
+	 * output are cast rowwise alone, so the norm writes the QKV input's
+	 * FP8 copy with nothing after it (no transpose), and every other
+	 * cast writes one copy, not two */
+	m.precision = MODEL_FP8;
+	memset(&kf, 0, sizeof(kf));
+	memset(&kl, 0, sizeof(kl));
+	CHECK(run(&full, &m, 0, &kf) == 0);
+	CHECK(run(&lora, &m, 4, &kl) == 0);
+	{
+		const struct kernel_entry *qf =
+			entry(&kf, 1, KERNEL_PASS_FWD, "quantize");
+		const struct kernel_entry *ql =
+			entry(&kl, 1, KERNEL_PASS_FWD, "quantize");
+		const struct kernel_entry *bf =
+			entry(&kf, 1, KERNEL_PASS_BWD, "quantize");
+		const struct kernel_entry *bl =
+			entry(&kl, 1, KERNEL_PASS_BWD, "quantize");
+
+		CHECK(qf && ql && bf && bl);
+		if (qf && ql)
+			CHECK(ql->calls < qf->calls && ql->ms < qf->ms);
+		if (bf && bl)
+			CHECK(bl->calls == bf->calls && bl->ms < bf->ms);
+	}
+	kernels_free(&kf);
+	kernels_free(&kl);
+	profile_release(&full);
+	profile_release(&lora);
+	m.precision = MODEL_BF16;
 
 	/* what the estimate does not price */
 	m.moe.experts = 8;
