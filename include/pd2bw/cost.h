@@ -193,7 +193,8 @@ double cost_quant_bytes(const struct cost_opts *o);
  * casts and g's recipe; NVFP4 2. */
 int cost_fp8_copies(const struct cost_opts *o, const struct cost_cfg *g);
 
-/* The share of the parameters the optimizer updates: o's trainable, or 1
+/* The parameters the optimizer updates over the model's: o's trainable
+ * (LoRA's adapters; more than 1 at a rank past the model's own), or 1
  * for all of them (what ZeRO-1/2 gather back after the step). */
 double cost_trained(const struct cost_opts *o);
 /*

@@ -3058,6 +3058,16 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				   "blocks of multi-head attention (no experts, "
 				   "MLA or multi-token prediction)",
 				   m->name ? m->name : "");
+	/* a rank past the narrower side of a linear is no low-rank
+	 * adapter: the hidden size and the query heads' width bound it */
+	if (o && o->lora_rank > 0 &&
+	    (o->lora_rank > m->hidden ||
+	     o->lora_rank > m->heads * model_head_dim(m)))
+		return pd2bw_error("model '%s': LoRA rank %d exceeds its hidden "
+				   "size %lld or attention width %lld",
+				   m->name ? m->name : "", o->lora_rank,
+				   (long long)m->hidden,
+				   (long long)(m->heads * model_head_dim(m)));
 	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
 	memset(&sh, 0, sizeof(sh));

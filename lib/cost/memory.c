@@ -126,7 +126,7 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 	 * trainable x its parameters, take 16-bit weights, gradients,
 	 * optimizer state and 2BW's versions (the figures given are per
 	 * trained parameter) */
-	if (cost_trained(o) < 1) {
+	if (o->trainable > 0) {
 		b->weight += 2 * cost_trained(o);
 		b->grad *= cost_trained(o);
 		b->opt *= cost_trained(o);
@@ -137,7 +137,7 @@ cost_bytes(const struct cost_opts *o, const struct cost_cfg *g,
 double
 cost_trained(const struct cost_opts *o)
 {
-	return o->trainable > 0 && o->trainable < 1 ? o->trainable : 1;
+	return o->trainable > 0 ? o->trainable : 1;
 }
 
 /* Bytes per value of a quantised weight or activation copy. */

@@ -610,7 +610,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_I64("doc_len", 0, &p->doc_len, 1, 1 << 30),
 		YK_INT("lora_rank", 0, &p->lora_rank, 1, 65536),
 		YK_STR("lora_targets", 0, &p->lora_targets),
-		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1),
+		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1e6),
 		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),
 		YK_DBL("grad_bytes", 0, &p->grad_bytes, 0, 64),
 		YK_DBL("optimizer_bytes", 0, &p->opt_bytes, 0, 64),

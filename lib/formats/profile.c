@@ -250,7 +250,7 @@ load_doc(struct profile *p, struct yml_doc *d)
 			YK_I64("seq_len", 0, &p->seq_len, 0, 1e9),
 			YK_I64("doc_len", 0, &p->doc_len, 1, 1e9),
 			YK_INT("lora_rank", 0, &p->lora_rank, 1, 1 << 20),
-			YK_DBL("trainable", 0, &p->trainable, 1e-12, 1),
+			YK_DBL("trainable", 0, &p->trainable, 1e-12, 1e6),
 			YK_I64("hidden", 0, &p->hidden, 0, 1e9),
 			YK_MAP("bytes_per_param", 0, &bpp),
 			YK_SEQ("microbatches", 1, &mbs),

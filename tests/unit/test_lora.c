@@ -229,6 +229,12 @@ test_estimate(void)
 	profile_release(&lora);
 	m.precision = MODEL_BF16;
 
+	/* a rank past the hidden size is no low-rank adapter */
+	CHECK_ERR(run(&lora, &m, 65, &kl),
+		  "pd2bw: model 'tiny': LoRA rank 65 exceeds its hidden size "
+		  "64 or attention width 64");
+	profile_release(&lora);
+
 	/* what the estimate does not price */
 	m.moe.experts = 8;
 	m.moe.top_k = 2;

@@ -207,8 +207,8 @@ test_bad(void)
 		     pt1) == 0);
 	CHECK_INT_EQ(p.lora_rank, 8);
 	CHECK_NEAR(p.trainable, 0.0025, 0);
-	CHECK_ERR(load_t(&p, "trainable: 1.5\n", "[1]", "", pt1),
-		  "pd2bw: p.yaml:3:12: value 1.5 out of range [1e-12, 1]");
+	CHECK_ERR(load_t(&p, "trainable: 0\n", "[1]", "", pt1),
+		  "pd2bw: p.yaml:3:12: value 0 out of range [1e-12, 1000000]");
 	CHECK_ERR(load_t(&p, "doc_len: 0\n", "[1]", "", pt1),
 		  "pd2bw: p.yaml:3:10: value 0 out of range [1, 1000000000]");
 	/* a second precision used to lose silently to the first */
