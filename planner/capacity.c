@@ -36,7 +36,6 @@
 enum {
 	OPT_BATCH_TOKENS = 256,
 	OPT_SEQ_LEN,
-	OPT_DOC_LEN,
 	OPT_PROFILE,
 	OPT_STEPS,
 	OPT_NODES,
@@ -60,7 +59,6 @@ static const struct option longopts[] = {
 	{"batch", required_argument, NULL, 'B'},
 	{"batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
-	{"doc-len", required_argument, NULL, OPT_DOC_LEN},
 	{"efficiency", required_argument, NULL, OPT_EFFICIENCY},
 	{"tp", required_argument, NULL, 't'},
 	{"schedule", required_argument, NULL, 's'},
@@ -124,10 +122,6 @@ usage(FILE *fp)
 		"4194304)\n"
 		"      --seq-len S          tokens per sample (default: the "
 		"model's)\n"
-		"      --doc-len N          samples pack documents of N tokens, "
-		"attention within\n"
-		"                           each (default: the model's doc_len, "
-		"or none)\n"
 		"      --efficiency PCT     scaling efficiency still worth "
 		"paying for (default 50)\n"
 		"  -t, --tp LIST            tensor-parallel degrees for a "
@@ -566,12 +560,8 @@ run_type(struct capacity *c, const struct copts *o,
 		t->profile = xstrdup(path);
 	if (!is_model)
 		input_check_device(prof, path, cat, t->gpu);
-	if (!is_model && o->po.have_fusions && t == c->types)
-		pd2bw_warn("--fusions applies to models only; the profile's "
-			   "times are kept");
-	if (!is_model && o->po.lora && t == c->types)
-		pd2bw_warn("--lora applies to models only; the profile is "
-			   "priced as it was taken");
+	if (!is_model && t == c->types)
+		par_opts_warn_profile(&o->po, prof);
 	seq = o->seq_len > 0 ? o->seq_len : prof->seq_len;
 	if (seq <= 0) {
 		pd2bw_error("'%s' gives no sequence length; use --seq-len",
@@ -798,10 +788,6 @@ capacity_main(int argc, char **argv)
 		case OPT_SEQ_LEN:
 			o.seq_len = cli_long("--seq-len", optarg, 1,
 					       1L << 30);
-			break;
-		case OPT_DOC_LEN:
-			input_set_doc_len(cli_long("--doc-len", optarg, 1,
-						   1L << 30));
 			break;
 		case OPT_EFFICIENCY:
 			eff = parse_num("--efficiency", optarg, 0, 1, 100, 0);

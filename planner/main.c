@@ -64,7 +64,6 @@ enum {
 	OPT_PARTITION,
 	OPT_PIPELINE_LAYOUT,
 	OPT_SEQ_LEN,
-	OPT_DOC_LEN,
 	OPT_LP_K,
 	OPT_LP_GAP,
 	OPT_LP_TIME,
@@ -83,7 +82,6 @@ static const struct option longopts[] = {
 	{"list-gpus", no_argument, NULL, OPT_LIST_GPUS},
 	{"microbatches", required_argument, NULL, OPT_MICROBATCHES},
 	{"seq-len", required_argument, NULL, OPT_SEQ_LEN},
-	{"doc-len", required_argument, NULL, OPT_DOC_LEN},
 	{"context-memory", required_argument, NULL, OPT_CONTEXT_MEM},
 	{"fragmentation", required_argument, NULL, OPT_FRAG},
 	{"schedule", required_argument, NULL, 's'},
@@ -154,10 +152,6 @@ usage(FILE *fp)
 		"MODEL (1,2,4,...)\n"
 		"      --seq-len N          train a MODEL at sequence length N "
 		"(default: its own)\n"
-		"      --doc-len N          its sequences pack documents of N "
-		"tokens, attention\n"
-		"                           within each (default: the model's "
-		"doc_len, or none)\n"
 		"  -s, --schedule LIST      2bw,flush,gpipe,none (default: "
 		"all)\n"
 		"  -r, --recompute LIST     none,selective,full (default: all;"
@@ -574,7 +568,7 @@ main(int argc, char **argv)
 	int tps[8] = {1, 2, 4, 8}, ntp = 0;
 	const int *cps = po.cps, *eps = po.eps;
 	struct input_par ipar;
-	int64_t seq_len = 0, doc_len = 0;
+	int64_t seq_len = 0;
 	struct input_chains tc;
 	struct search_chain single;
 	const struct search_chain *sc = &single;
@@ -702,10 +696,6 @@ main(int argc, char **argv)
 			break;
 		case OPT_SEQ_LEN:
 			seq_len = cli_long("--seq-len", optarg, 1, 1L << 24);
-			break;
-		case OPT_DOC_LEN:
-			doc_len = cli_long("--doc-len", optarg, 1, 1L << 24);
-			input_set_doc_len(doc_len);
 			break;
 		case OPT_PARTITION: {
 			static const char *const names[] = {"balanced",
@@ -1067,9 +1057,8 @@ main(int argc, char **argv)
 			    input);
 		goto out;
 	}
-	if (!is_model && po.have_fusions)
-		pd2bw_warn("--fusions applies to models only; the profile's "
-			   "times are kept");
+	if (!is_model)
+		par_opts_warn_profile(&po, &prof);
 	if (!is_model)
 		input_check_device(&prof, input, &cat, gpu);
 	if (!is_model && nmb)
@@ -1079,13 +1068,6 @@ main(int argc, char **argv)
 		pd2bw_warn("--seq-len applies to models only; the profile was "
 			   "taken at %lld",
 			   (long long)prof.seq_len);
-	if (!is_model && doc_len)
-		pd2bw_warn("--doc-len applies to models only; the profile's "
-			   "attention is as it was measured");
-	if (!is_model && po.lora)
-		pd2bw_warn("--lora applies to models only; the profile is "
-			   "priced as it was taken%s",
-			   prof.lora_rank ? " (with its own LoRA)" : "");
 	if (so.fix_b > 0 && profile_mb_index(&prof, so.fix_b) < 0) {
 		pd2bw_error("microbatch %d is not in the profile", so.fix_b);
 		goto out;

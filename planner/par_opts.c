@@ -9,6 +9,7 @@
 #include "par_opts.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/cli.h"
+#include "pd2bw/error.h"
 #include "pd2bw/model.h"
 #include "pd2bw/plan.h"
 
@@ -52,6 +53,10 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 	case PAR_OPT_LORA:
 		p->lora = (int)cli_long("--lora", arg, 1, 65536);
 		input_set_lora(p->lora);
+		return 1;
+	case PAR_OPT_DOC_LEN:
+		p->doc_len = cli_long("--doc-len", arg, 1, 1L << 24);
+		input_set_doc_len(p->doc_len);
 		return 1;
 	case PAR_OPT_LORA_TARGETS:
 		p->lora_targets = cli_names("--lora-targets", arg,
@@ -564,7 +569,11 @@ par_opts_usage(FILE *fp)
 		"(Megatron-Bridge's PEFT)\n"
 		"      --lora-targets LIST  the linears that carry them: qkv,proj,"
 		"fc1,fc2\n"
-		"                           (default: all four)\n",
+		"                           (default: all four)\n"
+		"      --doc-len N          the sequences pack documents of N "
+		"tokens, attention\n"
+		"                           within each (default: the model's "
+		"doc_len, or none)\n",
 	      fp);
 }
 
@@ -591,4 +600,19 @@ par_opts_rc_modules(const struct par_opts *po, int given, unsigned m)
 				"torchtitan%s",
 				po->have_rt ? "" : " (or --emit torchtitan)");
 	return m;
+}
+
+void
+par_opts_warn_profile(const struct par_opts *p, const struct profile *prof)
+{
+	if (p->have_fusions)
+		pd2bw_warn("--fusions applies to models only; the profile's "
+			   "times are kept");
+	if (p->doc_len)
+		pd2bw_warn("--doc-len applies to models only; the profile's "
+			   "attention is as it was measured");
+	if (p->lora)
+		pd2bw_warn("--lora applies to models only; the profile is "
+			   "priced as it was taken%s",
+			   prof->lora_rank ? " (with its own LoRA)" : "");
 }

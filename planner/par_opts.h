@@ -3,7 +3,8 @@
  * and "pd2bw-plan capacity" share: --runtime, --precision, --fp8-recipe,
  * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
  * --expert-tensor-parallel, --moe-imbalance, --capacity-factor, --interleave,
- * --optimizer-sharding, --zero, --shard-group, --offload and --optimizer.  One parser
+ * --optimizer-sharding, --zero, --shard-group, --offload, --optimizer,
+ * --lora, --lora-targets and --doc-len.  One parser
  * and one set of checks, so a value means the same in both and is refused
  * with the same message.
  */
@@ -44,6 +45,7 @@ enum par_opt {
 	PAR_OPT_OPTIMIZER,
 	PAR_OPT_LORA,
 	PAR_OPT_LORA_TARGETS,
+	PAR_OPT_DOC_LEN,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -69,7 +71,8 @@ enum par_opt {
 	{"offload", required_argument, NULL, PAR_OPT_OFFLOAD},                \
 	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER},           \
 	{"lora", required_argument, NULL, PAR_OPT_LORA},                     \
-	{"lora-targets", required_argument, NULL, PAR_OPT_LORA_TARGETS}
+	{"lora-targets", required_argument, NULL, PAR_OPT_LORA_TARGETS},     \
+	{"doc-len", required_argument, NULL, PAR_OPT_DOC_LEN}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -106,6 +109,7 @@ struct par_opts {
 				    training */
 	unsigned lora_targets;   /* --lora-targets (ANALYTIC_LORA_* bits);
 				    0: not given */
+	long doc_len;            /* --doc-len; 0: the model's */
 };
 
 /* The defaults of plan mode. */
@@ -218,5 +222,10 @@ void par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 /* The --help lines of the options both subcommands describe alike
  * (--expert-tensor-parallel to --offload). */
 void par_opts_usage(FILE *fp);
+
+/* With a profile for input (not a model): warn of each option given that
+ * only a model's estimate takes (--fusions, --doc-len, --lora). */
+void par_opts_warn_profile(const struct par_opts *p,
+			   const struct profile *prof);
 
 #endif

@@ -589,6 +589,13 @@ sp_div(const struct shape *sh)
 	return sh->sp && sh->t > 1 ? sh->t : 1;
 }
 
+/* Whether the linear being priced carries an adapter. */
+static int
+lora_here(const struct shape *sh)
+{
+	return sh->lora_on && (sh->lora_mask & sh->lora_site);
+}
+
 /*
  * LoRA (Hu et al. 2021) as Megatron-Bridge runs it (peft/lora_layers.py
  * LoRALinear, peft/utils.py ParallelLinearAdapter at 067f987): beside a
@@ -599,17 +606,10 @@ sp_div(const struct shape *sh)
  * kernel each.  Backward: the scale's, B's and A's input and weight
  * gradients (fp32 main gradients, as gemm_bwd_ms()), and A's input
  * gradient added to the frozen linear's.  The skinny GEMMs run at the
- * speed of their bytes.
+ * speed of their bytes.  lora_ms(): forward (bwd 0) or backward.
  */
-/* Whether the linear being priced carries an adapter. */
-static int
-lora_here(const struct shape *sh)
-{
-	return sh->lora_on && (sh->lora_mask & sh->lora_site);
-}
-
 static double
-lora_fwd_ms(struct shape *sh, double m, double k, double c)
+lora_ms(struct shape *sh, double m, double k, double c, int bwd)
 {
 	double r = sh->lora, e = sh->e, t;
 	int fp8 = sh->fp8;
@@ -617,29 +617,18 @@ lora_fwd_ms(struct shape *sh, double m, double k, double c)
 	if (!lora_here(sh))
 		return 0;
 	sh->fp8 = 0;
-	t = gemm_op(sh, m, k, r, 0, Q_SAVED, 1) +
-	    gemm_op(sh, m, r, c, 0, Q_SAVED, 1) +
-	    op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
-	    op_named(sh, "lora add", OP_VEC, m * c, 3 * m * c * e);
-	sh->fp8 = fp8;
-	return t;
-}
-
-static double
-lora_bwd_ms(struct shape *sh, double m, double k, double c)
-{
-	double r = sh->lora, e = sh->e, t;
-	int fp8 = sh->fp8;
-
-	if (!lora_here(sh))
-		return 0;
-	sh->fp8 = 0;
-	t = op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
-	    gemm_op(sh, m, c, r, 0, Q_SAVED, 1) +
-	    gemm_op(sh, r, m, c, 8 * r * c - r * c * e, Q_SAVED, 1) +
-	    gemm_op(sh, m, r, k, 0, Q_SAVED, 1) +
-	    gemm_op(sh, k, m, r, 8 * k * r - k * r * e, Q_SAVED, 1) +
-	    op_named(sh, "lora add", OP_VEC, m * k, 3 * m * k * e);
+	if (bwd)
+		t = op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
+		    gemm_op(sh, m, c, r, 0, Q_SAVED, 1) +
+		    gemm_op(sh, r, m, c, 8 * r * c - r * c * e, Q_SAVED, 1) +
+		    gemm_op(sh, m, r, k, 0, Q_SAVED, 1) +
+		    gemm_op(sh, k, m, r, 8 * k * r - k * r * e, Q_SAVED, 1) +
+		    op_named(sh, "lora add", OP_VEC, m * k, 3 * m * k * e);
+	else
+		t = gemm_op(sh, m, k, r, 0, Q_SAVED, 1) +
+		    gemm_op(sh, m, r, c, 0, Q_SAVED, 1) +
+		    op_named(sh, "lora scale", OP_VEC, m * c, 2 * m * c * e) +
+		    op_named(sh, "lora add", OP_VEC, m * c, 3 * m * c * e);
 	sh->fp8 = fp8;
 	return t;
 }
@@ -648,7 +637,7 @@ lora_bwd_ms(struct shape *sh, double m, double k, double c)
 static double
 gemm_ms(struct shape *sh, double m, double k, double c)
 {
-	return gemm_op(sh, m, k, c, 0, Q_OWN, 1) + lora_fwd_ms(sh, m, k, c);
+	return gemm_op(sh, m, k, c, 0, Q_OWN, 1) + lora_ms(sh, m, k, c, 0);
 }
 
 /* The same, its input from a norm (a TELayerNormColumnParallelLinear). */
@@ -656,7 +645,7 @@ static double
 gemm_norm_ms(struct shape *sh, double m, double k, double c)
 {
 	return gemm_op(sh, m, k, c, 0, Q_NORM, sp_div(sh)) +
-	       lora_fwd_ms(sh, m, k, c);
+	       lora_ms(sh, m, k, c, 0);
 }
 
 /*
@@ -673,7 +662,7 @@ gemm_bwd_q_ms(struct shape *sh, double m, double k, double c, double gdiv)
 	       (sh->frozen ? 0
 			   : gemm_op(sh, k, m, c, 8 * k * c - k * c * sh->e,
 				     Q_SAVED, 1)) +
-	       lora_bwd_ms(sh, m, k, c);
+	       lora_ms(sh, m, k, c, 1);
 }
 
 static double

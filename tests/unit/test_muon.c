@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "tiny_llama.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/cluster.h"
@@ -23,21 +24,6 @@ ns(double r, double c)
 	double s = fmin(r, c), b = fmax(r, c);
 
 	return 5 * (4 * s * s * b + 2 * s * s * s);
-}
-
-/* hidden 64, 4 heads of 16 with 2 KV heads, SwiGLU MLP of 128 */
-static void
-tiny(struct model *m)
-{
-	model_init_family(m, MODEL_LLAMA);
-	m->name = "tiny";
-	m->layers = 2;
-	m->hidden = 64;
-	m->heads = 4;
-	m->kv_heads = 2;
-	m->ffn_hidden = 128;
-	m->seq_len = 32;
-	m->vocab = 100;
 }
 
 static int
@@ -65,7 +51,7 @@ test_flops(void)
 	struct model m;
 	double dense;
 
-	tiny(&m);
+	tiny_llama(&m);
 	CHECK(run(&p, &m, 1, 1) == 0);
 	/* Q 64 x 64, K and V 32 x 64 apart, O 64 x 64, up 256 x 64, down
 	 * 64 x 128: 55,705,600 FLOPs */
@@ -131,7 +117,7 @@ test_stage(void)
 	double dense, blocks, rate;
 	int zero;
 
-	tiny(&m);
+	tiny_llama(&m);
 	CHECK(run(&p, &m, 1, 1) == 0);
 	CHECK(chain_build(&c, &p) == 0);
 	dense = p.layers[1].ns_flops;
