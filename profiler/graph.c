@@ -224,6 +224,11 @@ prof_graph_build(struct prof_graph *g, const struct model *m, int tp,
 	d->swiglu = m->activation == MODEL_SWIGLU;
 	d->causal = m->causal;
 	d->rotary = m->positions == MODEL_ROTARY;
+	if (m->positions == MODEL_NOPOS || model_is_hybrid(m))
+		return pd2bw_error("model '%s': the measured backends build "
+				   "transformer blocks with learned or rotary "
+				   "positions; use --backend analytic",
+				   m->name ? m->name : "");
 	d->bias = m->bias;
 	d->post_norm = m->family == MODEL_BERT;
 	d->bert_head = m->family == MODEL_BERT;

@@ -43,6 +43,7 @@ struct chain {
 	 * count and the bytes of activation they reduce (see chain.c). */
 	double *pre_tpn, *pre_tpx;
 	int *kind;            /* [L] enum prof_kind */
+	double *half;         /* [L] 0.5 for a one-sublayer block, else 1 */
 	int *block_no;        /* [L] index among the transformer blocks,
 				 from 0; -1 for other layers */
 	int nblocks;          /* the transformer blocks */

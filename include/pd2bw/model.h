@@ -19,7 +19,9 @@ enum model_family { MODEL_GPT, MODEL_BERT, MODEL_LLAMA };
  * two matrices like gelu, and no fused kernel in Megatron-Core. */
 enum model_act { MODEL_GELU, MODEL_SWIGLU, MODEL_GEGLU, MODEL_SQRELU };
 enum model_norm { MODEL_LAYERNORM, MODEL_RMSNORM };
-enum model_pos { MODEL_LEARNED, MODEL_ROTARY };
+/* none: no position signal but the causal mask's (Nemotron-H's attention
+ * layers, Megatron's position_embedding_type none) */
+enum model_pos { MODEL_LEARNED, MODEL_ROTARY, MODEL_NOPOS };
 /* fp8: bf16 training whose linear layers run FP8 GEMMs (Transformer
  * Engine); weights, gradients and activations stay 16-bit.  nvfp4 the
  * same with NVFP4 GEMMs (E2M1 values, an E4M3 scale per 16 and an fp32
@@ -104,6 +106,30 @@ struct model_mla {
 	int64_t v_dim;
 };
 
+/*
+ * A Mamba-2 mixer (Dao and Gu 2024; Megatron-Core's MambaMixer): an input
+ * projection to z, x, B, C and dt (2 d_inner + 2 groups state + heads
+ * wide, d_inner = heads x head_dim), a causal depthwise convolution of
+ * conv taps over x, B and C, the state-space scan in chunks of chunk
+ * tokens, a gated RMSNorm over d_inner and an output projection.
+ */
+struct model_mamba {
+	int64_t heads;    /* SSM heads */
+	int64_t head_dim; /* channels a head */
+	int64_t state;    /* state size N */
+	int64_t groups;   /* B and C groups (divide heads) */
+	int64_t conv;     /* convolution taps (4) */
+	int64_t chunk;    /* the scan's chunk of tokens (128) */
+};
+
+/* Layer kinds of a hybrid model's pattern (Megatron-Core's
+ * hybrid_layer_pattern symbols): each layer one pre-normed residual
+ * sublayer. */
+#define MODEL_LAYER_MAMBA 'M'
+#define MODEL_LAYER_ATTN '*'
+#define MODEL_LAYER_MLP '-'
+#define MODEL_LAYER_MOE 'E'
+
 struct model {
 	char *name;           /* owned */
 	int family;           /* enum model_family */
@@ -160,6 +186,11 @@ struct model {
 	int mtp_layers;       /* multi-token-prediction modules (DeepSeek-V3):
 				   each a block and a projection sharing the
 				   embedding and output head */
+	/* Hybrid models (Nemotron-H): pattern[i] is layer i's kind
+	 * (MODEL_LAYER_*), one character a layer; empty: every layer a
+	 * transformer block of attention and MLP. */
+	char pattern[MODEL_MAX_LAYERS + 1];
+	struct model_mamba mamba; /* when the pattern has Mamba layers */
 };
 
 /* Set every field to the GPT defaults (name NULL). */
@@ -207,8 +238,17 @@ int64_t model_vocab_shard(const struct model *m, int tp, int pad);
  * (megatron/training/arguments.py; build_tokenizer.py
  * vocab_size_with_padding at d98e8a6). */
 #define MODEL_MEGATRON_VOCAB_PAD 128
+/* Non-zero when m is a hybrid model (a layer pattern). */
+int model_is_hybrid(const struct model *m);
+/* Layer i's kind: a MODEL_LAYER_* character, or 'B' for a transformer
+ * block of attention and MLP (every layer of a model without a
+ * pattern). */
+int model_layer_kind(const struct model *m, int i);
 /* Non-zero when block i (0-based) has a MoE MLP. */
 int model_layer_is_moe(const struct model *m, int i);
+/* Parameters of one Mamba-2 mixer: projections, convolution, the
+ * per-head dt bias, A and D, the gated norm (not the pre-norm). */
+int64_t model_mamba_params(const struct model *m);
 /* Attention span of block i in tokens: window or seq_len. */
 int64_t model_layer_span(const struct model *m, int i);
 /* Parameters of block i (all experts). */

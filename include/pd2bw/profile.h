@@ -84,6 +84,10 @@ struct prof_layer {
 	char *name;             /* owned */
 	int kind;               /* enum prof_kind */
 	int repeat;             /* consecutive identical copies (>= 1) */
+	int sublayers;          /* a block's residual sublayers, each
+				   with its tensor-parallel pair of
+				   collectives: 0 (2, attention and MLP)
+				   or 1 (a hybrid model's layer) */
 	int64_t params;         /* parameters of one copy */
 	int64_t expert_params;  /* of which routed experts' (in memory only:
 				   reduced over expert data parallelism) */

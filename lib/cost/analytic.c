@@ -115,6 +115,7 @@ struct shape {
 	double normf;       /* elementwise FLOPs per element of the norm */
 	int rms;            /* the norms are RMSNorms (norm_x_ms()) */
 	int swiglu, drop, flash, causal, rotary, bert, bias;
+	int learned;         /* learned positions (an embedding table) */
 	int sqrelu;         /* squared ReLU: never fused (see act_ms) */
 	int clamp;          /* the experts' halves clamped eagerly (model
 			       act_clamp, analytic_opts clamp_eager) */
@@ -186,6 +187,12 @@ struct shape {
 	int dd;             /* dense dispatch: rows move by GEMMs over the
 			       one-hot [n, E x C] (dense_dispatch_ms()) */
 	int v2;             /* a format-2 model: FLOPs by block_flops_v2() */
+	/* A hybrid model's layer (model pattern): which sublayers this
+	 * block has; a transformer block has attention and an MLP. */
+	int has_attn, has_mlp, mamba;
+	/* Mamba-2 per GPU: heads, their size, the state, groups, taps,
+	 * chunk, d_inner (mh mp) and the input projection's width */
+	double mh, mp, mN, mg, mconv, mQ, mdi, min;
 	/* analytic_profile_kernels(): where each kernel is listed (NULL:
 	 * nowhere), under which layer, microbatch and pass (-1: a kernel
 	 * priced to derive a figure, not run) */
@@ -1652,6 +1659,174 @@ moe_stash(struct shape *sh)
 }
 
 /*
+ * A Mamba-2 mixer as Megatron-Core trains it (mamba_mixer.py at d98e8a6):
+ * the input projection with the pre-norm fused (TELayerNormColumn-
+ * ParallelLinear), the (l, b) -> (b, l) copy of its output (a view at
+ * microbatch 1, 691), mamba_ssm's mamba_split_conv1d_scan_combined
+ * (707-722: the causal convolution and SiLU over x, B and C, then the
+ * chunked scan, the gate silu(z) inside it), the copy back, the gated
+ * RMSNorm over groups of d_inner (730-731) and the output projection.
+ * The scan runs as Dao and Gu's SSD (2024, section 6), Triton kernels in
+ * chunks of Q tokens: dt's softplus and cumulative sums (fp32), each
+ * chunk's state B^T x (heads x head_dim x N, fp32), the pass of the
+ * states from chunk to chunk, C^T B within each chunk (Q x Q a group,
+ * fp32) and the output: the masked C^T B times x plus C times the
+ * incoming state, plus D x, gated.  Their matmuls are priced at the
+ * fused-attention rate (OP_ATTN), everything against its bytes.
+ * Backward (MambaSplitConv1dScanCombinedFn.backward) runs the
+ * convolution, cumulative sums, states and C^T B again, then the
+ * output's gradients (dz with the gate, the states' gradient C^T dy,
+ * its pass back, dx with ddt, dC, d(C^T B) and from it dB and dC, dB
+ * from the states' gradient), dt's, and the convolution's backward.
+ */
+static double
+ssd_state_bytes(const struct shape *sh)
+{
+	return sh->n / sh->mQ * sh->mh * sh->mp * sh->mN * 4;
+}
+
+/* The scan's forward kernels up to its output (again = 1: the
+ * backward's rerun, the same kernels) over n tokens. */
+static double
+ssd_prep_ms(struct shape *sh)
+{
+	double n = sh->n, e = sh->e, di = sh->mdi, gN = sh->mg * sh->mN;
+	double conv = di + 2 * gN, st = ssd_state_bytes(sh);
+	double cb = n * sh->mg * sh->mQ * 4, t;
+
+	t = op_named(sh, "mamba conv1d", OP_VEC, 2 * n * conv * sh->mconv,
+		     2 * n * conv * e);
+	t += op_named(sh, "ssd cumsum", OP_VEC, 10 * n * sh->mh,
+		      n * sh->mh * (e + 8));
+	t += op_named(sh, "ssd chunk state", OP_ATTN, 2 * n * di * sh->mN,
+		      n * (di + gN) * e + n * sh->mh * 8 + st);
+	t += op_named(sh, "ssd state passing", OP_VEC, 2 * st / 4, 2 * st);
+	t += op_named(sh, "ssd bmm chunk", OP_ATTN, 2 * n * sh->mQ * gN,
+		      2 * n * gN * e + cb);
+	return t;
+}
+
+static double
+mamba_fwd_ms(struct shape *sh)
+{
+	double n = sh->n, e = sh->e, h = sh->h, di = sh->mdi;
+	double gN = sh->mg * sh->mN, t;
+
+	t = norm_ms(sh) + gemm_norm_ms(sh, n, h, sh->min);
+	if (sh->b > 1)
+		t += op_named(sh, "mamba transpose", OP_VEC, 0,
+			      2 * n * sh->min * e);
+	t += ssd_prep_ms(sh);
+	t += op_named(sh, "ssd chunk scan", OP_ATTN,
+		      2 * n * sh->mQ * di + 2 * n * di * sh->mN,
+		      n * sh->mg * sh->mQ * 4 + n * (3 * di + gN) * e +
+			      ssd_state_bytes(sh));
+	if (sh->b > 1)
+		t += op_named(sh, "mamba transpose", OP_VEC, 0,
+			      2 * n * di * e);
+	t += op_named(sh, "gated norm", OP_VEC, 4 * n * di,
+		      2 * n * di * e + n * sh->mg * 4);
+	return t + gemm_ms(sh, n, di, h) + dropadd_ms(sh);
+}
+
+static double
+mamba_bwd_ms(struct shape *sh)
+{
+	double n = sh->n, e = sh->e, h = sh->h, di = sh->mdi;
+	double gN = sh->mg * sh->mN, conv = di + 2 * gN;
+	double st = ssd_state_bytes(sh), cb = n * sh->mg * sh->mQ * 4, t;
+
+	t = dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, di, h);
+	t += op_named(sh, "gated norm", OP_VEC, 8 * n * di,
+		      3 * n * di * e + n * sh->mg * 4);
+	if (sh->b > 1)
+		t += op_named(sh, "mamba transpose", OP_VEC, 0,
+			      2 * n * di * e);
+	t += ssd_prep_ms(sh);
+	t += op_named(sh, "ssd dz", OP_VEC, 10 * n * di, 5 * n * di * e);
+	t += op_named(sh, "ssd dstates", OP_ATTN, 2 * n * di * sh->mN,
+		      n * (di + gN) * e + st);
+	t += op_named(sh, "ssd state passing", OP_VEC, 2 * st / 4, 3 * st);
+	t += op_named(sh, "ssd dx", OP_ATTN,
+		      2 * n * sh->mQ * di + 2 * n * di * sh->mN,
+		      cb + n * (3 * di + gN) * e + st + n * sh->mh * 8);
+	t += op_named(sh, "ssd dC", OP_ATTN, 2 * n * di * sh->mN,
+		      st + n * (di + gN) * e);
+	t += op_named(sh, "ssd dcb", OP_ATTN, 2 * n * sh->mQ * di,
+		      2 * n * di * e + cb);
+	t += 2 * op_named(sh, "ssd bmm chunk", OP_ATTN,
+			  2 * n * sh->mQ * gN, cb + 2 * n * gN * e);
+	t += op_named(sh, "ssd dB", OP_ATTN, 2 * n * di * sh->mN,
+		      st + n * (di + gN) * e);
+	t += op_named(sh, "ssd cumsum", OP_VEC, 20 * n * sh->mh,
+		      n * sh->mh * (2 * e + 16));
+	t += op_named(sh, "mamba conv1d", OP_VEC, 4 * n * conv * sh->mconv,
+		      3 * n * conv * e);
+	if (sh->b > 1)
+		t += op_named(sh, "mamba transpose", OP_VEC, 0,
+			      2 * n * sh->min * e);
+	return t + gemm_bwd_ms(sh, n, h, sh->min) + norm_bwd_ms(sh);
+}
+
+/*
+ * What a Mamba-2 mixer keeps for backward beyond its layer's input and
+ * pre-norm output: the transposed projection output (the combined
+ * function's saved zxbcdt), the scan's output (the gated norm's input)
+ * with the norm's statistics, and the norm's output for the output
+ * projection (its quantised copy under FP8).
+ */
+static double
+mamba_stash(const struct shape *sh)
+{
+	double n = sh->n, e = sh->e, g = sh->fp8 ? sh->qb : e;
+
+	return n * sh->min * e + n * sh->mdi * (e + g) + n * sh->mg * 4;
+}
+
+/*
+ * What a hybrid model's layer keeps: its input and pre-norm output (as
+ * a block keeps each of its two), then its one sublayer's as a block
+ * keeps them, or the Mamba mixer's (mamba_stash()).
+ */
+static double
+sublayer_stash(struct shape *sh)
+{
+	double n = sh->n, h = sh->h, e = sh->e;
+	double sp = sh->sp ? sh->t : 1, st;
+
+	st = n * h * e + n * sh->statb + norm_x_stash(sh, n * h) + n * h * e;
+	if (sh->drop)
+		st += n * h;
+	st /= sp;
+	if (sh->fp8)
+		st -= (e - sh->qb) * n * h / sp;
+	if (sh->mamba)
+		return st + mamba_stash(sh);
+	if (sh->has_attn) {
+		st += n * (sh->qt + 2 * (sh->kva - sh->kvt) * sh->dh) * e +
+		      core_stash(sh) + n * sh->ht * e;
+		if (sh->qk_norm) {
+			double qkn = n * (sh->at + sh->kvt) * sh->dh;
+
+			st += qkn * e + 2 * n * sh->statb +
+			      norm_x_stash(sh, qkn);
+		}
+		if (sh->fp8)
+			st -= (e - sh->qb) * n * sh->ht;
+		return st;
+	}
+	if (sh->moe)
+		st += moe_stash(sh);
+	else
+		st += (sh->swiglu ? 3 + unfused_glu(sh) : 2) * n * sh->ft * e;
+	if (sh->fp8)
+		st -= (e - sh->qb) * (sh->moe ? sh->ntok * (h + sh->fe) +
+							n * sh->sf
+					      : n * sh->ft);
+	return st;
+}
+
+/*
  * Everything a block keeps for backward with no recomputation:
  *   norm 1 input and statistics        n h e + n statb
  *   QKV GEMM input (norm 1 output)     n h e
@@ -1676,6 +1851,8 @@ block_stash(struct shape *sh)
 	double n = sh->n, h = sh->h, e = sh->e;
 	double st;
 
+	if (!sh->has_attn || !sh->has_mlp)
+		return sublayer_stash(sh);
 	/* The terms tensor parallelism does not split (Korthikanti et
 	 * al.'s 10 s b h): sequence parallelism splits them too. */
 	st = 2 * (n * h * e + n * sh->statb + norm_x_stash(sh, n * h)) +
@@ -1741,6 +1918,13 @@ block_flops_v2(struct shape *sh)
 	double n = sh->n, h = sh->h, at = sh->at, f;
 	double mats = sh->swiglu ? 3 : 2;
 
+	if (sh->mamba)
+		return 2 * n * h * sh->min + 2 * n * sh->mdi * h +
+		       n * (4 * sh->mN * sh->mdi + 2 * sh->mQ * sh->mdi +
+			    2 * sh->mQ * sh->mN * sh->mg);
+	if (!sh->has_attn)
+		f = 0;
+	else
 	if (sh->mla)
 		f = 2 * n * ((sh->qr ? h * sh->qr + sh->qr * at * sh->dqk
 				     : h * at * sh->dqk) +
@@ -1749,7 +1933,10 @@ block_flops_v2(struct shape *sh)
 		    2 * n * sh->span * at * (sh->dqk + sh->dv);
 	else
 		f = 2 * n * h * sh->qt + 4 * n * sh->span * sh->ht;
-	f += 2 * n * sh->ht * h;
+	if (sh->has_attn)
+		f += 2 * n * sh->ht * h;
+	if (!sh->has_mlp)
+		return f;
 	if (!sh->moe)
 		return f + mats * 2 * n * h * sh->ft;
 	return f + 2 * n * h * sh->ne +
@@ -1882,12 +2069,12 @@ selective(struct shape *sh, double f, double core, double *saved)
 		return t;
 	}
 
-	if (sh->rcm & ANALYTIC_RC_CORE_ATTN) {
+	if ((sh->rcm & ANALYTIC_RC_CORE_ATTN) && sh->has_attn) {
 		t += core;
 		x += core_stash(sh);
 		ks_sel(sh, "core_attn", sh->core_nk, core);
 	}
-	if ((sh->rcm & ANALYTIC_RC_MLA_UP_PROJ) && sh->mla) {
+	if ((sh->rcm & ANALYTIC_RC_MLA_UP_PROJ) && sh->mla && sh->has_attn) {
 		double at = sh->at;
 
 		t0 = t, k0 = sh->nk;
@@ -1900,11 +2087,14 @@ selective(struct shape *sh, double f, double core, double *saved)
 		ks_sel(sh, "mla_up_proj", sh->nk - k0, t - t0);
 	}
 	if (sh->rcm & ANALYTIC_RC_LAYERNORM) {
+		/* a hybrid model's layer has one pre-norm */
+		double k = sh->has_attn && sh->has_mlp ? 2 : 1;
+
 		t0 = t, k0 = sh->nk;
-		t += 2 * norm_ms(sh);
-		x += 2 * (n * h * ge + norm_x_stash(sh, n * h)) /
+		t += k * norm_ms(sh);
+		x += k * (n * h * ge + norm_x_stash(sh, n * h)) /
 		     (sh->sp ? sh->t : 1);
-		ks_sel(sh, "layernorm", 2 * (sh->nk - k0), t - t0);
+		ks_sel(sh, "layernorm", k * (sh->nk - k0), t - t0);
 	}
 	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
 		/* the checkpoint runs the clamp again, and frees what it
@@ -1916,7 +2106,7 @@ selective(struct shape *sh, double f, double core, double *saved)
 		     (sh->clamp ? 2 * sh->ntok * sh->fe * e : 0);
 		ks_sel(sh, "moe_act", sh->nk - k0, t - t0);
 	}
-	if ((sh->rcm & ANALYTIC_RC_MLP) && !sh->moe) {
+	if ((sh->rcm & ANALYTIC_RC_MLP) && sh->has_mlp && !sh->moe) {
 		double ft = sh->ft;
 
 		t0 = t, k0 = sh->nk;
@@ -1935,6 +2125,40 @@ selective(struct shape *sh, double f, double core, double *saved)
 	return t;
 }
 
+/*
+ * A block's MLP backward from its residual add to its first GEMM's input
+ * gradient (its pre-norm's backward not included); *mb the MoE layer's
+ * share (moe_bwd_ms()), *gb the kernels counted before its router's
+ * backward.
+ */
+static double
+mlp_bwd_ms(struct shape *sh, double *mb, double *gb)
+{
+	double n = sh->n, h = sh->h, ft = sh->ft, bw = 0;
+
+	bw += spcopy_ms(sh, 1);
+	if (sh->post_norms)
+		bw += norm_bwd_ms(sh);
+	sh->lora_site = ANALYTIC_LORA_FC2;
+	if (sh->moe) {
+		*mb = moe_bwd_ms(sh);
+		bw += dropadd_bwd_ms(sh) + *mb;
+		*gb = sh->gnk;
+	} else
+		bw += dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, ft, h);
+	sh->lora_site = ANALYTIC_LORA_FC1;
+	if (sh->moe) {
+		/* in moe_bwd_ms() */
+	} else if (sh->swiglu) {
+		bw += act_bwd_ms(sh, n * ft);
+		bw += gemm_bwd_ms(sh, n, h, 2 * ft) + split_sum_ms(sh, 2);
+	} else {
+		bw += act_bwd_ms(sh, n * ft);
+		bw += gemm_bwd_ms(sh, n, h, ft);
+	}
+	return bw;
+}
+
 static void
 block_point(struct shape *sh, struct prof_point *pt)
 {
@@ -1949,29 +2173,39 @@ block_point(struct shape *sh, struct prof_point *pt)
 		rq = n * sh->at * sh->rd;
 		rk = n * sh->rd;
 	}
-	/* Forward (lora_site: which linear, for LoRA's adapters). */
+	/* Forward (lora_site: which linear, for LoRA's adapters); a
+	 * hybrid model's layer has one of the sublayers */
 	sh->ks_pass = KERNEL_PASS_FWD;
 	sh->lora_site = ANALYTIC_LORA_QKV;
-	if (sh->mla)
+	core = core_b = 0;
+	sh->core_nk = 0;
+	if (sh->mamba)
+		f += mamba_fwd_ms(sh);
+	if (sh->has_attn && sh->mla)
 		f += norm_ms(sh) + mla_proj_ms(sh);
-	else
+	else if (sh->has_attn)
 		f += norm_ms(sh) + gemm_norm_ms(sh, n, h, sh->qt);
-	if (sh->qk_norm)
+	if (sh->has_attn && sh->qk_norm)
 		f += norm_x_ms(sh, qkn, 2 * n, 0);
-	if (sh->rotary)
+	if (sh->has_attn && sh->rotary)
 		f += rope_ms(sh, rq, rk, 0);
-	sh->core_nk = sh->nk;
-	core = core_ms(sh);
-	sh->core_nk = sh->nk - sh->core_nk;
+	if (sh->has_attn) {
+		sh->core_nk = sh->nk;
+		core = core_ms(sh);
+		sh->core_nk = sh->nk - sh->core_nk;
+	}
 	sh->lora_site = ANALYTIC_LORA_PROJ;
-	if (sh->post_norms)
+	if (sh->has_attn && sh->post_norms)
 		f += core + gemm_ms(sh, n, sh->ht, h) + norm_ms(sh) +
 		     dropadd_ms(sh);
-	else
+	else if (sh->has_attn)
 		f += core + gemm_ms(sh, n, sh->ht, h) + dropadd_ms(sh);
-	f += norm_ms(sh);
+	if (sh->has_mlp)
+		f += norm_ms(sh);
 	sh->lora_site = ANALYTIC_LORA_FC1;
-	if (sh->moe) {
+	if (!sh->has_mlp) {
+		/* no MLP */
+	} else if (sh->moe) {
 		mf = moe_ms(sh);
 		f += mf;
 		pt->graph_fwd_kernels = sh->gnk;
@@ -1992,56 +2226,49 @@ block_point(struct shape *sh, struct prof_point *pt)
 	 * its forward: torchao's Float8Linear run eagerly computes its GEMM
 	 * again, which this does not price apart (compiled, the partitioner
 	 * recomputes only what the backward reads: the same skip). */
-	f += spcopy_ms(sh, 0);
+	if (sh->has_mlp)
+		f += spcopy_ms(sh, 0);
 	sh->lora_site = ANALYTIC_LORA_FC2;
-	last = sh->moe ? 0 : gemm_ms(sh, n, ft, h);
-	add = dropadd_ms(sh);
+	last = sh->moe || !sh->has_mlp ? 0 : gemm_ms(sh, n, ft, h);
+	add = sh->has_mlp ? dropadd_ms(sh) : 0;
 	f += last + add;
-	early = sh->early && !sh->post_norms && !sh->drop;
-	if (sh->post_norms)
+	early = sh->early && !sh->post_norms && !sh->drop && sh->has_mlp;
+	if (sh->post_norms && sh->has_mlp)
 		f += norm_ms(sh);
 
 	/* Backward, in reverse (the caller counts kernels from 0 at the
 	 * block: those so far are the forward's). */
 	pt->fwd_kernels = sh->nk;
 	sh->ks_pass = KERNEL_PASS_BWD;
-	bw += spcopy_ms(sh, 1);
-	if (sh->post_norms)
+	if (sh->has_mlp)
+		bw += mlp_bwd_ms(sh, &mb, &gb);
+	/* the MLP's pre-norm and the attention's residual add */
+	if (sh->has_mlp && sh->has_attn)
+		bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
+	else if (sh->has_mlp)
 		bw += norm_bwd_ms(sh);
-	sh->lora_site = ANALYTIC_LORA_FC2;
-	if (sh->moe) {
-		mb = moe_bwd_ms(sh);
-		bw += dropadd_bwd_ms(sh) + mb;
-		gb = sh->gnk;
-	} else
-		bw += dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, ft, h);
-	sh->lora_site = ANALYTIC_LORA_FC1;
-	if (sh->moe) {
-		/* in moe_bwd_ms() */
-	} else if (sh->swiglu) {
-		bw += act_bwd_ms(sh, n * ft);
-		bw += gemm_bwd_ms(sh, n, h, 2 * ft) + split_sum_ms(sh, 2);
-	} else {
-		bw += act_bwd_ms(sh, n * ft);
-		bw += gemm_bwd_ms(sh, n, h, ft);
-	}
-	bw += norm_bwd_ms(sh) + dropadd_bwd_ms(sh);
-	if (sh->post_norms)
+	else if (sh->has_attn)
+		bw += dropadd_bwd_ms(sh);
+	if (sh->has_attn && sh->post_norms)
 		bw += norm_bwd_ms(sh);
 	sh->lora_site = ANALYTIC_LORA_PROJ;
-	g2 = gemm_bwd_row_ms(sh, n, sh->ht, h);
-	core_b = core_bwd_ms(sh);
-	bw += g2 + core_b;
-	if (sh->rotary)
+	if (sh->has_attn) {
+		g2 = gemm_bwd_row_ms(sh, n, sh->ht, h);
+		core_b = core_bwd_ms(sh);
+		bw += g2 + core_b;
+	}
+	if (sh->has_attn && sh->rotary)
 		bw += rope_ms(sh, rq, rk, 1);
-	if (sh->qk_norm)
+	if (sh->has_attn && sh->qk_norm)
 		bw += norm_x_ms(sh, qkn, 2 * n, 1);
 	sh->lora_site = ANALYTIC_LORA_QKV;
-	if (sh->mla)
+	if (sh->has_attn && sh->mla)
 		bw += mla_proj_bwd_ms(sh) + norm_bwd_ms(sh);
-	else
+	else if (sh->has_attn)
 		bw += gemm_bwd_ms(sh, n, h, sh->qt) + split_sum_ms(sh, 3) +
 		      norm_bwd_ms(sh);
+	if (sh->mamba)
+		bw += mamba_bwd_ms(sh);
 	sh->lora_site = 0;
 
 	/* the router's backward on, the attention's after it */
@@ -2108,8 +2335,11 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* Largest transient: the gradient of the MLP's inner activation(s)
 	 * or, unfused, dP and dS of the s x s scores side by side. */
 	bas = sh->b * sh->at * sh->sq * sh->s;
-	pt->work_bytes = (int64_t)fmax((sh->swiglu ? 2 : 1) * n * ft * e,
-				       sh->flash ? 0 : 2 * bas * e);
+	pt->work_bytes = (int64_t)fmax(
+		sh->mamba     ? n * sh->min * e
+		: sh->has_mlp ? (sh->swiglu ? 2 : 1) * n * ft * e
+			      : 0,
+		sh->flash || !sh->has_attn ? 0 : 2 * bas * e);
 	if (sh->moe)
 		pt->work_bytes = (int64_t)fmax(
 			fmax((sh->swiglu ? 2 : 1) * held_rows(sh) * sh->fe * e,
@@ -2197,7 +2427,7 @@ embed_point(struct shape *sh, struct prof_point *pt)
 
 	sh->ks_pass = KERNEL_PASS_FWD;
 	f = op_ms(sh, OP_VEC, 0, 8 * n + 2 * nh * e);
-	if (!sh->rotary) {
+	if (sh->learned) {
 		f += op_named(sh, "positions", OP_VEC, nh,
 			      (2 * nh + sh->sq * h) * e);
 		sh->ks_pass = KERNEL_PASS_BWD;
@@ -2401,6 +2631,13 @@ check_inputs(const struct model *m, const struct gpu_spec *g, const int *mb,
 				   "ffn_hidden (%lld) of '%s'", tp,
 				   (long long)m->heads, (long long)kv,
 				   (long long)m->ffn_hidden,
+				   m->name ? m->name : "");
+	if (m->mamba.heads &&
+	    (m->mamba.heads % tp || m->mamba.groups % tp))
+		return pd2bw_error("tensor-parallel degree %d does not divide "
+				   "the Mamba heads (%lld) and groups (%lld) "
+				   "of '%s'", tp, (long long)m->mamba.heads,
+				   (long long)m->mamba.groups,
 				   m->name ? m->name : "");
 	if (nmb < 1)
 		return pd2bw_error("no microbatch sizes");
@@ -2792,8 +3029,13 @@ static void
 layer_shape(struct shape *sh, const struct model *m, int i)
 {
 	double w = (double)model_layer_span(m, i), s = sh->s, d = sh->doc;
+	int kind = model_layer_kind(m, i);
 
 	sh->moe = model_layer_is_moe(m, i);
+	sh->has_attn = kind == 'B' || kind == MODEL_LAYER_ATTN;
+	sh->has_mlp = kind == 'B' || kind == MODEL_LAYER_MLP ||
+		      kind == MODEL_LAYER_MOE;
+	sh->mamba = kind == MODEL_LAYER_MAMBA;
 	sh->span = w;
 	if (w > d)
 		w = d;
@@ -2801,11 +3043,32 @@ layer_shape(struct shape *sh, const struct model *m, int i)
 			       : fmin(1, 2 * w / d) * d / s;
 }
 
+/* The profile name of a hybrid model's layer of kind k (NULL for a
+ * transformer block); every name starts with "block" (tests/emit/
+ * check.py counts blocks so). */
+static const char *
+hybrid_name(int k)
+{
+	switch (k) {
+	case MODEL_LAYER_MAMBA:
+		return "block_mamba";
+	case MODEL_LAYER_ATTN:
+		return "block_attention";
+	case MODEL_LAYER_MLP:
+		return "block_mlp";
+	case MODEL_LAYER_MOE:
+		return "block_experts";
+	default:
+		return NULL;
+	}
+}
+
 /* Two blocks priced alike. */
 static int
 same_block(const struct model *m, int i, int j)
 {
-	return model_layer_is_moe(m, i) == model_layer_is_moe(m, j) &&
+	return model_layer_kind(m, i) == model_layer_kind(m, j) &&
+	       model_layer_is_moe(m, i) == model_layer_is_moe(m, j) &&
 	       model_layer_span(m, i) == model_layer_span(m, j);
 }
 
@@ -2829,14 +3092,35 @@ expert_params_tp(const struct model *m, const struct shape *sh, int i)
 }
 
 /* Parameters of block i held by one GPU at tensor-parallel degree tp. */
+/* A Mamba-2 mixer's parameters on one GPU: everything split t ways
+ * (heads, groups and d_inner), the output projection's bias whole. */
+static int64_t
+mamba_params_tp(const struct model *m, const struct shape *sh)
+{
+	int64_t h = m->hidden, in = (int64_t)sh->min, di = (int64_t)sh->mdi;
+	int64_t conv = di + 2 * (int64_t)(sh->mg * sh->mN);
+	int64_t n = h * in + conv * ((int64_t)sh->mconv + 1) +
+		    3 * (int64_t)sh->mh + di + di * h;
+
+	if (m->bias)
+		n += in + h;
+	return n;
+}
+
+/* Parameters of block i held by one GPU at tensor-parallel degree tp. */
 static int64_t
 block_params_tp(const struct model *m, const struct shape *sh, int i)
 {
 	int64_t h = m->hidden, q = (int64_t)sh->qt, ht = (int64_t)sh->ht;
 	int64_t ft = (int64_t)sh->ft, mats = sh->swiglu ? 3 : 2;
-	int64_t at = (int64_t)sh->at, n;
+	int64_t at = (int64_t)sh->at, n = 0;
+	int kind = model_layer_kind(m, i);
 
-	if (m->attention == MODEL_MLA) {
+	if (kind == MODEL_LAYER_MAMBA)
+		return norm_params(m) + mamba_params_tp(m, sh);
+	if (kind != 'B' && kind != MODEL_LAYER_ATTN) {
+		/* a hybrid model's MLP or MoE layer */
+	} else if (m->attention == MODEL_MLA) {
 		const struct model_mla *a = &m->mla;
 		int64_t qd = a->nope_dim + a->rope_dim;
 
@@ -2855,13 +3139,16 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 		else if (m->qkv_bias)
 			n += q;
 	}
-	n += (m->post_norms ? 4 : 2) * norm_params(m);
-	if (m->qk_norm)
+	n += (kind != 'B' ? 1 : m->post_norms ? 4 : 2) * norm_params(m);
+	if (m->qk_norm && kind != MODEL_LAYER_MLP && kind != MODEL_LAYER_MOE)
 		n += 2 * (m->attention == MODEL_MLA
 				  ? m->mla.nope_dim + m->mla.rope_dim
 				  : (int64_t)sh->dh);
-	if (m->attn_sinks)
+	if (m->attn_sinks && kind != MODEL_LAYER_MLP &&
+	    kind != MODEL_LAYER_MOE)
 		n += at;
+	if (kind == MODEL_LAYER_ATTN)
+		return n;
 	if (!model_layer_is_moe(m, i)) {
 		n += mats * h * ft;
 		if (m->bias)
@@ -2915,9 +3202,21 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 {
 	double h = (double)m->hidden, at = (double)m->heads;
 	double dh = sh->dh, mats = sh->swiglu ? 3 : 2, t = 0;
+	int kind = model_layer_kind(m, i);
 
 	*experts = 0;
-	if (m->attention == MODEL_MLA) {
+	if (kind == MODEL_LAYER_MAMBA) {
+		double di = (double)(m->mamba.heads * m->mamba.head_dim);
+
+		return ns_flops(2 * di + 2 * (double)(m->mamba.groups *
+						       m->mamba.state) +
+					(double)m->mamba.heads,
+				h) +
+		       ns_flops(h, di);
+	}
+	if (kind == MODEL_LAYER_MLP || kind == MODEL_LAYER_MOE) {
+		/* a hybrid model's MLP layer: no attention */
+	} else if (m->attention == MODEL_MLA) {
 		const struct model_mla *a = &m->mla;
 		double qd = (double)(a->nope_dim + a->rope_dim);
 
@@ -2933,6 +3232,8 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 		     2 * ns_flops((double)m->kv_heads * dh, h) +
 		     ns_flops(h, at * dh);
 	}
+	if (kind == MODEL_LAYER_ATTN)
+		return t;
 	if (!model_layer_is_moe(m, i)) {
 		double f = (double)m->ffn_hidden;
 
@@ -3042,10 +3343,19 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	if (check_inputs(m, g, mb, nmb, tp, par->etp == 1 ? 1 : tp))
 		return -1;
 	if (o && o->lora_rank > 0 &&
-	    (m->moe.experts || m->attention == MODEL_MLA || m->mtp_layers))
+	    (m->moe.experts || m->attention == MODEL_MLA || m->mtp_layers ||
+	     model_is_hybrid(m)))
 		return pd2bw_error("model '%s': LoRA is priced on dense "
 				   "blocks of multi-head attention (no experts, "
-				   "MLA or multi-token prediction)",
+				   "MLA, Mamba or multi-token prediction)",
+				   m->name ? m->name : "");
+	if (model_is_hybrid(m) && cp > 1)
+		return pd2bw_error("model '%s': context parallelism of a hybrid "
+				   "(Mamba) model is not priced",
+				   m->name ? m->name : "");
+	if (model_is_hybrid(m) && o && (o->rc_modules & ANALYTIC_RC_OP))
+		return pd2bw_error("model '%s': torchtitan's per-op "
+				   "recomputation has no hybrid (Mamba) model",
 				   m->name ? m->name : "");
 	/* a rank past the narrower side of a linear is no low-rank
 	 * adapter: the hidden size and the query heads' width bound it */
@@ -3123,6 +3433,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	sh.flash = m->flash_attention;
 	sh.causal = m->causal;
 	sh.rotary = m->positions == MODEL_ROTARY;
+	sh.learned = m->positions == MODEL_LEARNED;
 	sh.bert = m->family == MODEL_BERT;
 	sh.t = tp;
 	sh.sp = sp && tp > 1;
@@ -3138,6 +3449,16 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.kvt = sh.at;
 		sh.ht = sh.at * sh.dv;
 		sh.qt = sh.at * (2 * sh.dqk + sh.dv);
+	}
+	if (m->mamba.heads) {
+		sh.mh = (double)(m->mamba.heads / tp);
+		sh.mp = (double)m->mamba.head_dim;
+		sh.mN = (double)m->mamba.state;
+		sh.mg = (double)(m->mamba.groups / tp);
+		sh.mconv = (double)m->mamba.conv;
+		sh.mQ = (double)m->mamba.chunk;
+		sh.mdi = sh.mh * sh.mp;
+		sh.min = 2 * sh.mdi + 2 * sh.mg * sh.mN + sh.mh;
 	}
 	if (m->moe.experts) {
 		sh.ne = (double)m->moe.experts;
@@ -3294,7 +3615,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	L->name = xstrdup("embedding");
 	L->kind = PROF_EMBED;
 	L->params = vt * h;
-	if (!sh.rotary)
+	if (m->positions == MODEL_LEARNED)
 		L->params += m->seq_len * h;
 	if (sh.bert)
 		L->params += 2 * h + norm_params(m);
@@ -3308,14 +3629,20 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		first[r - 1] = i;
 		/* "block" for the blocks of format 1; every name starts
 		 * with it (tests/emit/check.py counts blocks so) */
-		L->name = xstrdup(model_layer_is_moe(m, i)
-					  ? (model_layer_span(m, i) < m->seq_len
-						     ? "block_moe_local"
-						     : "block_moe")
-					  : (model_layer_span(m, i) < m->seq_len
-						     ? "block_local"
-						     : "block"));
+		{
+			const char *hn = hybrid_name(model_layer_kind(m, i));
+			int local = model_layer_span(m, i) < m->seq_len;
+
+			if (!hn)
+				hn = model_layer_is_moe(m, i)
+					     ? (local ? "block_moe_local"
+						      : "block_moe")
+					     : (local ? "block_local"
+						      : "block");
+			L->name = xstrdup(hn);
+		}
 		L->kind = PROF_BLOCK;
+		L->sublayers = model_is_hybrid(m) ? 1 : 0;
 		L->repeat = 1;
 		L->params = block_params_tp(m, &sh, i);
 		L->expert_params = expert_params_tp(m, &sh, i);

@@ -116,6 +116,7 @@ chain_build(struct chain *c, const struct profile *p)
 			     sizeof(double));
 	c->rerun = xcalloc(nk, sizeof(unsigned));
 	c->kind = xcalloc(L, sizeof(int));
+	c->half = xcalloc(L, sizeof(double));
 	c->block_no = xcalloc(L, sizeof(int));
 	c->tp = p->tp > 0 ? p->tp : 1;
 	c->names = xcalloc(L, sizeof(char *));
@@ -135,6 +136,7 @@ chain_build(struct chain *c, const struct profile *p)
 			c->params[j] = ly->params;
 			c->eparams[j] = ly->expert_params;
 			c->kind[j] = ly->kind;
+			c->half[j] = ly->sublayers == 1 ? 0.5 : 1;
 			c->block_no[j] = ly->kind == PROF_BLOCK ? nblk++ : -1;
 			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
@@ -196,14 +198,18 @@ chain_build(struct chain *c, const struct profile *p)
 			double *pre = c->pre_t + off;
 
 			for (j = 0; j < L; j++) {
-				double na = tp_allreduces(
-					c->kind[j], r,
-					chain_full_reruns(c, k, j),
-					c->rerun[(size_t)k * L + j]);
+				/* a hybrid model's one-sublayer block
+				 * reduces half a block's */
+				double na = c->half[j] *
+					    tp_allreduces(
+						    c->kind[j], r,
+						    chain_full_reruns(c, k, j),
+						    c->rerun[(size_t)k * L + j]);
 				/* what the block's weight-gradient GEMMs
 				 * hide: 16-bit all-reduces' worth */
 				double nh = c->kind[j] == PROF_BLOCK
-						    ? p->tp_block_hidden
+						    ? c->half[j] *
+							      p->tp_block_hidden
 						    : 0;
 
 				pre[j + 1] = pre[j] + CHAIN_AT(c, c->fb, k, j) +
@@ -261,6 +267,7 @@ chain_release(struct chain *c)
 	free(c->pre_tpn);
 	free(c->pre_tpx);
 	free(c->kind);
+	free(c->half);
 	free(c->block_no);
 	memset(c, 0, sizeof(*c));
 }

@@ -70,12 +70,50 @@ model_head_dim(const struct model *m)
 }
 
 int
+model_is_hybrid(const struct model *m)
+{
+	return m->pattern[0] != 0;
+}
+
+int
+model_layer_kind(const struct model *m, int i)
+{
+	if (!model_is_hybrid(m) || i < 0 || i >= m->layers)
+		return 'B';
+	return (unsigned char)m->pattern[i];
+}
+
+int
 model_layer_is_moe(const struct model *m, int i)
 {
 	int every = m->moe.every > 0 ? m->moe.every : 1;
 
+	if (model_is_hybrid(m))
+		return model_layer_kind(m, i) == MODEL_LAYER_MOE;
 	return m->moe.experts > 0 && i >= m->moe.first_dense &&
 	       (i - m->moe.first_dense) % every == 0;
+}
+
+/*
+ * A Mamba-2 mixer's weights (Megatron-Core's MambaMixer, mamba_mixer.py
+ * at d98e8a6: in_proj 281-286, conv1d with its bias 321-335, dt_bias,
+ * A_log and D of a head each (D_has_hdim off), the gated RMSNorm of
+ * d_inner 422-430, out_proj 437-444); the projections carry biases
+ * where the model's linears do.
+ */
+int64_t
+model_mamba_params(const struct model *m)
+{
+	const struct model_mamba *b = &m->mamba;
+	int64_t h = m->hidden, di = b->heads * b->head_dim;
+	int64_t conv = di + 2 * b->groups * b->state;
+	int64_t in = 2 * di + 2 * b->groups * b->state + b->heads;
+	int64_t n = h * in + conv * b->conv + conv + 3 * b->heads + di +
+		    di * h;
+
+	if (m->bias)
+		n += in + h;
+	return n;
 }
 
 int64_t
@@ -193,6 +231,24 @@ layer_params(const struct model *m, int i, int64_t routed)
 {
 	int64_t n = attn_params(m) + block_norms(m);
 
+	/* a hybrid model's layer: its pre-norm and one sublayer */
+	switch (model_layer_kind(m, i)) {
+	case MODEL_LAYER_MAMBA:
+		return norm_params(m) + model_mamba_params(m);
+	case MODEL_LAYER_ATTN:
+		return norm_params(m) + attn_params(m);
+	case MODEL_LAYER_MLP:
+		return norm_params(m) + mlp_params(m, m->ffn_hidden);
+	case MODEL_LAYER_MOE:
+		return norm_params(m) +
+		       routed * mlp_params(m, m->moe.expert_ffn) +
+		       m->moe.shared_experts *
+			       mlp_params(m, m->moe.shared_ffn) +
+		       router_params(m);
+	default:
+		break;
+	}
+
 	if (!model_layer_is_moe(m, i))
 		return n + mlp_params(m, m->ffn_hidden);
 	return n + routed * mlp_params(m, m->moe.expert_ffn) +
@@ -271,7 +327,7 @@ blocks_params(const struct model *m, int active)
 	int64_t n = 0;
 	int i;
 
-	if (!m->moe.experts)
+	if (!m->moe.experts && !model_is_hybrid(m))
 		return (int64_t)m->layers * model_layer_params(m, 0);
 	for (i = 0; i < m->layers; i++)
 		n += active ? model_layer_active_params(m, i)
@@ -302,6 +358,26 @@ model_active_params(const struct model *m)
 }
 
 /*
+ * Forward FLOPs of a Mamba-2 mixer for n tokens: its two projections,
+ * and the chunked scan's matmuls per token (Dao and Gu 2024, section 6):
+ * the chunk's states B^T x and their output C h, 2 N d_inner each, the
+ * diagonal block (C^T B within the chunk, masked, times x) 2 Q d_inner
+ * and 2 Q N per group, at chunk size Q.
+ */
+static double
+mamba_flops(const struct model *m, double n)
+{
+	const struct model_mamba *b = &m->mamba;
+	double h = (double)m->hidden, di = (double)(b->heads * b->head_dim);
+	double N = (double)b->state, g = (double)b->groups;
+	double Q = (double)b->chunk, in = 2 * di + 2 * g * N +
+					   (double)b->heads;
+
+	return 2 * n * h * in + 2 * n * di * h +
+	       n * (4 * N * di + 2 * Q * di + 2 * Q * N * g);
+}
+
+/*
  * Forward matmul FLOPs of block i for n tokens of sequences of s: the
  * projections, scores and probabilities x V over the layer's span (the
  * whole s x s, causal masking not subtracted), and the MLP: dense, or the
@@ -312,6 +388,10 @@ block_flops(const struct model *m, int i, double n)
 {
 	double h = (double)m->hidden, span = (double)model_layer_span(m, i);
 	double a = (double)m->heads, f, mats = (double)mlp_mats(m);
+	int kind = model_layer_kind(m, i);
+
+	if (kind == MODEL_LAYER_MAMBA)
+		return mamba_flops(m, n);
 
 	if (m->attention == MODEL_MLA) {
 		const struct model_mla *l = &m->mla;
@@ -328,6 +408,10 @@ block_flops(const struct model *m, int i, double n)
 		f = 2 * n * h * (double)qkv_width(m) + 4 * n * span * ctx +
 		    2 * n * ctx * h;
 	}
+	if (kind == MODEL_LAYER_ATTN)
+		return f;
+	if (kind == MODEL_LAYER_MLP || kind == MODEL_LAYER_MOE)
+		f = 0;
 	if (!model_layer_is_moe(m, i))
 		return f + mats * 2 * n * h * (double)m->ffn_hidden;
 	return f + 2 * n * h * (double)m->moe.experts +

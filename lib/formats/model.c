@@ -19,7 +19,7 @@ const char *const model_family_names[] = {"gpt", "bert", "llama", NULL};
 const char *const model_act_names[] = {"gelu", "swiglu", "geglu",
 				       "squared-relu", NULL};
 const char *const model_norm_names[] = {"layernorm", "rmsnorm", NULL};
-const char *const model_pos_names[] = {"learned", "rotary", NULL};
+const char *const model_pos_names[] = {"learned", "rotary", "none", NULL};
 const char *const model_fp8_names[] = {"delayed", "tensorwise",
 				       "blockwise", "mxfp8", NULL};
 const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
@@ -43,7 +43,7 @@ enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
 	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
 	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT,
-	F_GROUPS, F_CLAMP, F_DOC, F_N
+	F_GROUPS, F_CLAMP, F_DOC, F_PATTERN, F_MAMBA, F_N
 };
 
 struct origin {
@@ -59,7 +59,7 @@ static const char *const field_names[F_N] = {
 	"vocab", "name", "head_dim", "attention", "mla.kv_rank", "mla.v_dim",
 	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
 	"moe.first_dense", "window", "global_every", "activation",
-	"moe.groups", "act_clamp", "doc_len",
+	"moe.groups", "act_clamp", "doc_len", "pattern", "mamba.heads",
 };
 
 static int
@@ -144,7 +144,8 @@ model_is_v2(const struct model *m)
 	       m->post_norms || m->attn_sinks || m->window ||
 	       m->global_every || m->attn_softcap || m->logit_softcap ||
 	       m->act_clamp || m->mtp_layers || m->activation == MODEL_GEGLU ||
-	       m->activation == MODEL_SQRELU || m->rope_yarn || m->doc_len;
+	       m->activation == MODEL_SQRELU || m->rope_yarn || m->doc_len ||
+	       model_is_hybrid(m) || m->positions == MODEL_NOPOS;
 }
 
 int
@@ -260,6 +261,63 @@ check_attention(const struct model *m, const struct origin *o)
 	return 0;
 }
 
+/* A hybrid model's pattern and Mamba mixer. */
+static int
+check_hybrid(const struct model *m, const struct origin *o)
+{
+	const struct model_mamba *b = &m->mamba;
+	size_t n = strnlen(m->pattern, sizeof(m->pattern));
+	int i, mamba = 0, moe = 0;
+
+	if (!n)
+		return 0;
+	if (n != (size_t)m->layers)
+		return bad(o, F_PATTERN, "pattern has %zu layers, layers says "
+			   "%d", n, m->layers);
+	for (i = 0; i < m->layers; i++) {
+		switch (m->pattern[i]) {
+		case MODEL_LAYER_MAMBA:
+			mamba = 1;
+			break;
+		case MODEL_LAYER_MOE:
+			moe = 1;
+			break;
+		case MODEL_LAYER_ATTN:
+		case MODEL_LAYER_MLP:
+			break;
+		default:
+			return bad(o, F_PATTERN, "pattern: layer %d is '%c' "
+				   "(expected M for Mamba, * attention, - "
+				   "MLP, E MoE)", i, m->pattern[i]);
+		}
+	}
+	if (moe && !m->moe.experts)
+		return bad(o, F_PATTERN, "pattern has MoE layers (E) but no "
+			   "moe map");
+	if (!moe && m->moe.experts)
+		return bad(o, F_EXPERTS, "moe map but no MoE layer (E) in "
+			   "the pattern");
+	if (mamba && b->heads < 1)
+		return bad(o, F_PATTERN, "pattern has Mamba layers (M) but "
+			   "no mamba map");
+	if (b->heads && (b->head_dim < 1 || b->state < 1 || b->groups < 1 ||
+			 b->heads % b->groups || b->conv < 1 ||
+			 b->chunk < 1))
+		return bad(o, F_MAMBA, "mamba: heads %lld, groups %lld: the "
+			   "groups must divide the heads, and every size "
+			   "be at least 1", (long long)b->heads,
+			   (long long)b->groups);
+	if (m->attention == MODEL_MLA || m->mtp_layers || m->window ||
+	    m->family == MODEL_BERT || m->post_norms)
+		return bad(o, F_PATTERN, "a hybrid model (pattern) has "
+			   "multi-head attention without windows, post-norms "
+			   "or multi-token prediction, and is not bert");
+	if (m->moe.first_dense || m->moe.every != 1)
+		return bad(o, F_FIRST_DENSE, "a hybrid model places its MoE "
+			   "layers by its pattern: first_dense 0, every 1");
+	return 0;
+}
+
 static int
 check(const struct model *m, const struct origin *o)
 {
@@ -303,10 +361,15 @@ check(const struct model *m, const struct origin *o)
 	if (m->family < 0 || m->family > MODEL_LLAMA ||
 	    m->activation < 0 || m->activation > MODEL_SQRELU ||
 	    m->norm < 0 || m->norm > MODEL_RMSNORM || m->positions < 0 ||
-	    m->positions > MODEL_ROTARY || m->precision < 0 ||
+	    m->positions > MODEL_NOPOS || m->precision < 0 ||
 	    m->precision > MODEL_NVFP4)
 		return bad(o, F_NAME, "invalid enumeration value");
-	return check_attention(m, o) || check_moe(m, o) ? -1 : 0;
+	if (!model_is_hybrid(m) && m->mamba.heads)
+		return bad(o, F_MAMBA, "mamba map without a pattern");
+	return check_attention(m, o) || check_moe(m, o) ||
+			       check_hybrid(m, o)
+		       ? -1
+		       : 0;
 }
 
 int
@@ -351,8 +414,24 @@ native_origins(struct origin *o)
 /* The mla and moe maps of format 2. */
 static int
 load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
-	  yaml_node_t *moe)
+	  yaml_node_t *moe, yaml_node_t *mamba)
 {
+	if (mamba) {
+		const struct yml_key keys[] = {
+			YK_I64("heads", 1, &m->mamba.heads, 1, MAX_HEADS),
+			YK_I64("head_dim", 1, &m->mamba.head_dim, 1,
+			       MAX_HIDDEN),
+			YK_I64("state", 1, &m->mamba.state, 1, MAX_HIDDEN),
+			YK_I64("groups", 1, &m->mamba.groups, 1, MAX_HEADS),
+			YK_I64("conv", 0, &m->mamba.conv, 1, 64),
+			YK_I64("chunk", 0, &m->mamba.chunk, 1, MAX_SEQ),
+		};
+
+		m->mamba.conv = 4;
+		m->mamba.chunk = 128;
+		if (yml_map(d, mamba, keys, sizeof(keys) / sizeof(keys[0])))
+			return -1;
+	}
 	if (mla) {
 		const struct yml_key keys[] = {
 			YK_I64("q_rank", 0, &m->mla.q_rank, 0, MAX_HIDDEN),
@@ -402,7 +481,7 @@ static const char *const v2_keys[] = {
 	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
 	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
 	"logit_softcap", "mtp_layers", "rope_yarn", "act_clamp", "doc_len",
-	NULL,
+	"pattern", "mamba", NULL,
 };
 
 static int
@@ -412,7 +491,8 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	char *fmt = NULL;
 	int64_t kv = 0, ffn = 0;
 	int family = MODEL_GPT, ret, version;
-	yaml_node_t *fam, *mla = NULL, *moe = NULL, *n;
+	yaml_node_t *fam, *mla = NULL, *moe = NULL, *mamba = NULL, *n;
+	char *pattern = NULL;
 	size_t i;
 
 	version = yml_check_format(d, root, "model", 2);
@@ -428,6 +508,11 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	     !strcmp(yml_scalar(n), "squared-relu")))
 		return yml_err(d, n, "activation %s needs format "
 			       "pd2bw-model/2", yml_scalar(n));
+	n = yml_get(d, root, "positions");
+	if (version == 1 && n && yml_scalar(n) &&
+	    !strcmp(yml_scalar(n), "none"))
+		return yml_err(d, n, "positions none needs format "
+			       "pd2bw-model/2");
 	/* The family decides the defaults of the other keys. */
 	fam = yml_get(d, root, "family");
 	if (fam) {
@@ -486,12 +571,24 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_DBL("logit_softcap", 0, &m->logit_softcap, 0, 1e6),
 			YK_DBL("act_clamp", 0, &m->act_clamp, 0, 1e6),
 			YK_INT("mtp_layers", 0, &m->mtp_layers, 0, 64),
+			YK_STR("pattern", 0, &pattern),
+			YK_MAP("mamba", 0, &mamba),
 		};
 
 		ret = yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0]));
 	}
 	free(fmt);
-	if (ret || load_maps(m, d, mla, moe))
+	if (!ret && pattern) {
+		if (!*pattern || strlen(pattern) > MODEL_MAX_LAYERS)
+			ret = yml_err(d, yml_get(d, root, "pattern"),
+				      "pattern of %zu layers (expected 1 to "
+				      "%d)", strlen(pattern),
+				      MODEL_MAX_LAYERS);
+		else
+			memcpy(m->pattern, pattern, strlen(pattern) + 1);
+	}
+	free(pattern);
+	if (ret || load_maps(m, d, mla, moe, mamba))
 		return -1;
 	memset(&o, 0, sizeof(o));
 	o.d = d;
@@ -1431,6 +1528,20 @@ write_v2(struct yml_out *o, const struct model *m)
 		yml_out_kdbl(o, "act_clamp", m->act_clamp);
 	if (m->mtp_layers)
 		yml_out_kint(o, "mtp_layers", m->mtp_layers);
+	if (model_is_hybrid(m)) {
+		yml_out_kstr(o, "pattern", m->pattern);
+		if (m->mamba.heads) {
+			yml_out_str(o, "mamba");
+			yml_out_map(o, 1);
+			yml_out_kint(o, "heads", m->mamba.heads);
+			yml_out_kint(o, "head_dim", m->mamba.head_dim);
+			yml_out_kint(o, "state", m->mamba.state);
+			yml_out_kint(o, "groups", m->mamba.groups);
+			yml_out_kint(o, "conv", m->mamba.conv);
+			yml_out_kint(o, "chunk", m->mamba.chunk);
+			yml_out_end_map(o);
+		}
+	}
 }
 
 int

@@ -196,6 +196,7 @@ read_layer(struct yml_doc *d, yaml_node_t *n, struct prof_layer *l, int nmb)
 		YK_STR("name", 1, &l->name),
 		YK_ENUM("kind", 1, &l->kind, prof_kind_names),
 		YK_INT("repeat", 0, &l->repeat, 1, MAX_LAYERS),
+		YK_INT("sublayers", 0, &l->sublayers, 1, 2),
 		YK_I64("params", 1, &l->params, 0, MAX_BYTES),
 		YK_SEQ("points", 1, &pts),
 	};
@@ -426,6 +427,8 @@ profile_write(const struct profile *p, const char *path)
 		yml_out_kstr(&o, "name", l->name ? l->name : "");
 		yml_out_kstr(&o, "kind", prof_kind_names[l->kind]);
 		yml_out_kint(&o, "repeat", l->repeat);
+		if (l->sublayers == 1)
+			yml_out_kint(&o, "sublayers", 1);
 		yml_out_kint(&o, "params", l->params);
 		yml_out_str(&o, "points");
 		yml_out_seq(&o, 0);

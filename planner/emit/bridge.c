@@ -686,7 +686,9 @@ arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
 	kbool(fp, "add_bias_linear", m->bias);
 	kbool(fp, "share_embeddings_and_output_weights", m->tied_embeddings);
 	kstr(fp, "position_embedding_type",
-	     m->positions == MODEL_ROTARY ? "rope" : "learned_absolute");
+	     m->positions == MODEL_ROTARY  ? "rope"
+	     : m->positions == MODEL_NOPOS ? "none"
+					   : "learned_absolute");
 	if (m->positions == MODEL_ROTARY)
 		kint(fp, "rotary_base", (long long)m->rope_base);
 	if (!m->dropout) {

@@ -241,7 +241,9 @@ model_args(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			arg_str(fp, "--rotary-base", base);
 		} else {
 			arg_str(fp, "--position-embedding-type",
-				"learned_absolute");
+				m->positions == MODEL_NOPOS
+					? "none"
+					: "learned_absolute");
 		}
 		if (!m->tied_embeddings)
 			arg1(fp, "--untie-embeddings-and-output-weights");

@@ -223,8 +223,8 @@ test_estimate(void)
 	m.moe.expert_ffn = 64;
 	CHECK_ERR(run(&lora, &m, 4, &kl),
 		  "pd2bw: model 'tiny': LoRA is priced on dense blocks of "
-		  "multi-head attention (no experts, MLA or multi-token "
-		  "prediction)");
+		  "multi-head attention (no experts, MLA, Mamba or "
+		  "multi-token prediction)");
 	profile_release(&lora);
 }
 
