@@ -136,7 +136,7 @@ errors() {
 	sh bench/validate.sh -q --gpus "$TMP/gpus.yaml" --tsv "$TMP/v.tsv" "$B" >/dev/null
 	awk -F'\t' "$DIE"'
 	$3 == 1 && $4 == "run" && $7 != "-" && $13 != "par" && $13 != "ttcp" &&
-	$13 != "sft" {
+	$13 != "sft" && $13 != "hybrid" {
 		f = $15 ~ /mx/ ? "gemm_eff_mxfp8" : $15 ~ /fp8/ ? "gemm_eff8" : $15 ~ /fp4/ ? "gemm_eff_nvfp4" : "gemm_eff"
 		g = die($14)
 		s[g, f] += $7; n[g, f]++

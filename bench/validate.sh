@@ -244,6 +244,14 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov)
 	# base_configs.py at cfeddcd94 to 63b08b397)
 	if (model == "kimi-k2")
 		return "mla_up_proj"
+	# Nemotron 3 Nano on H100 in FP8: the MoE layer whole, the norms,
+	# the attention core and the experts'"'"' activation (configs/nemotronh/
+	# nemotron_3_nano_workload_base_configs.py NEMOTRON_3_NANO_PRETRAIN_
+	# CONFIG_H100_FP8_CS_V1 at cfeddcd94; nemotron_3_workload_base_
+	# configs.py:87-91 at f69d4dd59 and 63b08b397); the other systems
+	# recompute nothing (the recipe'"'"'s recompute_granularity None)
+	if (model == "nemotron-3-nano" && gpu == "H100-SXM")
+		return "moe,layernorm,core_attn,moe_act"
 	if (model != "deepseek-v3" || !(old || new || feb || nov || rel == "25.09"))
 		return ""
 	# the runs of 25.09 (scripts/performance/run_script.py at fa0315ae2,
@@ -520,9 +528,15 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# Kimi-K2: HybridEP in the GB200 and GB300 presets of every
 		# release (configs/kimi/kimi_workload_base_configs.py),
 		# moe_a2a_overlap off.
+		# Nemotron 3 Nano: HybridEP (moe_flex_dispatcher_backend in the
+		# base preset, nemotron_3_nano_workload_base_configs.py at
+		# cfeddcd94, nemotron_3_workload_base_configs.py:31-40 at
+		# f69d4dd59 and 63b08b397; perf_recipes/nemotronh/gb300/
+		# nemotronh.py:341 at 067f987)
 		if ((model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
 		    (rel >= "25.11" && gpu ~ /^GB[23]00$/))) ||
-		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/))
+		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/) ||
+		    model == "nemotron-3-nano")
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		# Kimi-K2 trains with Muon in every release that published
 		# it (the presets'"'"' optimizer_type "muon", configs/kimi/
@@ -676,7 +690,11 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# B200 preset at PP 8, VP 2, EP 32 (:224-234 at f69d4dd59);
 		# GPT-OSS on GB300 and B300 from 26.02 (configs/gpt_oss/
 		# gpt_oss_workload_base_configs.py:45-67 at cfeddcd94 and
-		# f69d4dd59, :117-139 at 63b08b397).  The other eager MoE
+		# f69d4dd59, :117-139 at 63b08b397); Nemotron 3 Nano'"'"'s, with
+		# its Mamba layers too (scope attn, mamba, moe_router,
+		# moe_preprocess: the base preset at cfeddcd94, f69d4dd59 and
+		# 63b08b397; the H100 FP8 preset graphs the Mamba layers
+		# alone, priced as the others).  The other eager MoE
 		# presets graph the router and preprocessing alone, or nothing.
 		if (rname == "megatron-core" && index(a, "cuda-graphs") == 0 &&
 		    ((model == "qwen3-235b-a22b" && ((gpu == "GB200" && rel >= "25.11") ||
@@ -685,7 +703,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		     (model == "deepseek-v3" && ((gpu == "GB200" && rel >= "26.02") ||
 		       (gpu == "B300" && mbs == 2 && pp == 8) ||
 		       (gpu == "B200" && prec == "fp8-mx" && pp == 8 && vp == 2 && ep == 32))) ||
-		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02")))
+		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02") ||
+		     model == "nemotron-3-nano"))
 			a = a (index(a, ":") ? "," : ":") "te-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
@@ -871,6 +890,7 @@ awk -F'\t' -v OFS='\t' -v quiet="$QUIET" -v listrows="$ROWS" -v check="$CHECK" \
 	-v cmeanpar="${CHECK_MEAN_PAR:-8}" -v cmeanfsdp="${CHECK_MEAN_FSDP:-8}" \
 	-v cmeantt="${CHECK_MEAN_TT:-}" -v cpeaktt="${CHECK_PEAK_TT:-}" \
 	-v cmeansft="${CHECK_MEAN_SFT:-}" \
+	-v cmeanhy="${CHECK_MEAN_HYBRID:-}" \
 	-v tsv="$TSV" -v has_runtime="$HAS_RUNTIME" -v has_ep="$HAS_EP" '
 function abs(x) { return x < 0 ? -x : x }
 function err(p, m) { return (p - m) / m * 100 }
@@ -977,13 +997,16 @@ END {
 			# (ttcp) that bench/fit.sh leaves out, as it does par
 			tt = sec == "T"
 			fs = !tt && r[21] != "off" && r[21] != "-"
-			par = dense[sec] && !fs && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
+			# hybrid Mamba models (Nemotron 3): a set of their
+			# own, outside modern.md (which leaves them out)
+			hy = dense[sec] && !fs && has_flag("hybrid", r[33])
+			par = dense[sec] && !fs && !hy && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
 			# packed fine-tuning (SFT): a set of its own, its
 			# documents of a length assumed from the dataset
-			sft = dense[sec] && !par && !fs && has_flag("packed", r[33])
-			dn = dense[sec] && !par && !fs && !sft
+			sft = dense[sec] && !par && !fs && !hy && has_flag("packed", r[33])
+			dn = dense[sec] && !par && !fs && !sft && !hy
 			# the set the checks count the row in ("" for none)
-			set = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : sft ? "sft" : ""
+			set = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : sft ? "sft" : hy ? "hybrid" : ""
 			cfg = sprintf("%-10s %5d %2d %2d %4d %2d %2d %5d %-4s %-3s", r[5], r[7], r[11], r[12], r[13], r[16], r[9], r[8], t[7] == "selective" ? "sel" : t[7], t[8])
 			fits = ""
 			if (p[6] == 3 && !memonly && status == "run") {
@@ -1058,7 +1081,7 @@ END {
 			}
 			if (r[30] != "-" || r[31] != "-")
 				memrows = memrows sprintf("  %-16s %8s %8s %7s  %8s %8s %7s\n", id, r[30], r[30] != "-" ? sprintf("%.2f", p[3]) : "-", pct(ms), r[31], r[31] != "-" ? sprintf("%.2f", p[4]) : "-", pct(ma))
-			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]), dn ? "dense" : par ? "par" : fs ? "fsdp" : tt ? (r[14] > 1 ? "ttcp" : "tt") : sft ? "sft" : "other", r[5], r[22] > tsv
+			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]), dn ? "dense" : par ? "par" : fs ? "fsdp" : tt ? (r[14] > 1 ? "ttcp" : "tt") : sft ? "sft" : hy ? "hybrid" : "other", r[5], r[22] > tsv
 		}
 		if (!quiet && memrows != "") {
 			printf "  memory per GPU, GiB (state: weights + gradients + optimizer state, mean over the stages; act: stage 0 stash):\n"
@@ -1116,6 +1139,7 @@ END {
 	set_lines("fsdp", "fsdp (FSDP, ZeRO-2/3)")
 	set_lines("tt", "torchtitan (section T)")
 	set_lines("sft", "sft (packed sequences)")
+	set_lines("hybrid", "hybrid (Mamba)")
 	fm = n["fsdpheld"] ? s["fsdpheld"] / n["fsdpheld"] : 0
 	pm = n["parheld"] ? s["parheld"] / n["parheld"] : 0
 	hm = n["checkheld"] ? s["checkheld"] / n["checkheld"] : 1e9
@@ -1126,8 +1150,9 @@ END {
 	tm = n["ttheld"] ? s["ttheld"] / n["ttheld"] : 0
 	tp = n["ttpeak"] ? s["ttpeak"] / n["ttpeak"] : 0
 	sm = n["sftheld"] ? s["sftheld"] / n["sftheld"] : 0
-	ok = hm <= cmean && am <= cmax && mm <= cmem && !sfailed["check"] && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !sfailed["par"] && fm <= cmeanfsdp && !sfailed["fsdp"] && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !sfailed["tt"] && (cmeansft == "" || sm <= cmeansft + 0) && !sfailed["sft"]
-	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%); torchtitan rows mean %.1f%% (%s), peak memory %.1f%% (%s); SFT rows mean %.1f%% (%s): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, tm, cmeantt == "" ? "not gated" : "<= " cmeantt "%", tp, cpeaktt == "" ? "not gated" : "<= " cpeaktt "%", sm, cmeansft == "" ? "not gated" : "<= " cmeansft "%", ok ? "PASS" : "FAIL"
+	ym = n["hybridheld"] ? s["hybridheld"] / n["hybridheld"] : 0
+	ok = hm <= cmean && am <= cmax && mm <= cmem && !sfailed["check"] && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !sfailed["par"] && fm <= cmeanfsdp && !sfailed["fsdp"] && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !sfailed["tt"] && (cmeansft == "" || sm <= cmeansft + 0) && !sfailed["sft"] && (cmeanhy == "" || ym <= cmeanhy + 0) && !sfailed["hybrid"]
+	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%); torchtitan rows mean %.1f%% (%s), peak memory %.1f%% (%s); SFT rows mean %.1f%% (%s); hybrid rows mean %.1f%% (%s): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, tm, cmeantt == "" ? "not gated" : "<= " cmeantt "%", tp, cpeaktt == "" ? "not gated" : "<= " cpeaktt "%", sm, cmeansft == "" ? "not gated" : "<= " cmeansft "%", ym, cmeanhy == "" ? "not gated" : "<= " cmeanhy "%", ok ? "PASS" : "FAIL"
 	if (!quiet && nrel) {
 		# newer containers run the same configurations faster: the
 		# signed error of a release says how far its software is from

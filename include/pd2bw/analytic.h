@@ -77,7 +77,10 @@ enum analytic_rc_module {
 					op but the saved matmuls and the
 					attention core (alone, not with
 					the modules above) */
-	ANALYTIC_RC_ALL = 63
+	ANALYTIC_RC_MOE = 64,        /* a MoE layer whole: router,
+					dispatch, experts and combine
+					run again (moe_act within) */
+	ANALYTIC_RC_ALL = 127
 };
 
 /* "core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", "op", in

@@ -190,6 +190,8 @@ struct shape {
 	/* A hybrid model's layer (model pattern): which sublayers this
 	 * block has; a transformer block has attention and an MLP. */
 	int has_attn, has_mlp, mamba;
+	double mf, mfk;     /* block_point(): the MoE layer's forward ms
+			       and kernels */
 	/* Mamba-2 per GPU: heads, their size, the state, groups, taps,
 	 * chunk, d_inner (mh mp) and the input projection's width */
 	double mh, mp, mN, mg, mconv, mQ, mdi, min;
@@ -263,7 +265,8 @@ ks_kernel(struct shape *sh, int cls, const char *who, double ms)
 {
 	char name[96];
 
-	if (cls == OP_ATTN)
+	/* the attention kernels, and the SSD scan's by name */
+	if (cls == OP_ATTN && strncmp(who, "ssd ", 4))
 		who = "attention";
 	else if (cls == OP_GEMM && sh->ge > 1)
 		snprintf(name, sizeof(name), "experts gemm %.0fx%.0fx%.0f x %.0f",
@@ -2096,7 +2099,16 @@ selective(struct shape *sh, double f, double core, double *saved)
 		     (sh->sp ? sh->t : 1);
 		ks_sel(sh, "layernorm", k * (sh->nk - k0), t - t0);
 	}
-	if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
+	if ((sh->rcm & ANALYTIC_RC_MOE) && sh->moe) {
+		/* Megatron-Core's "moe": the MoE layer's forward under one
+		 * checkpoint (transformer_layer.py, recompute of
+		 * _forward_mlp at d98e8a6); it keeps its input alone, the
+		 * dispatch runs again (block_point() marks it) */
+		t0 = t;
+		t += sh->mf;
+		x += moe_stash(sh);
+		ks_sel(sh, "moe", sh->mfk, t - t0);
+	} else if ((sh->rcm & ANALYTIC_RC_MOE_ACT) && sh->moe) {
 		/* the checkpoint runs the clamp again, and frees what it
 		 * keeps (experts.py:1013-1018) */
 		t0 = t, k0 = sh->nk;
@@ -2206,7 +2218,10 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (!sh->has_mlp) {
 		/* no MLP */
 	} else if (sh->moe) {
+		sh->mfk = sh->nk;
 		mf = moe_ms(sh);
+		sh->mf = mf;
+		sh->mfk = sh->nk - sh->mfk;
 		f += mf;
 		pt->graph_fwd_kernels = sh->gnk;
 	} else if (sh->swiglu) {
@@ -2274,6 +2289,12 @@ block_point(struct shape *sh, struct prof_point *pt)
 	/* the router's backward on, the attention's after it */
 	if (sh->moe)
 		pt->graph_bwd_kernels = sh->nk - gb;
+	/* a hybrid model's Mamba and attention layers: Transformer
+	 * Engine's graphs (scope mamba, attn) replay the whole layer */
+	if (sh->mamba || (sh->has_attn && !sh->has_mlp)) {
+		pt->graph_fwd_kernels = pt->fwd_kernels;
+		pt->graph_bwd_kernels = sh->nk - pt->fwd_kernels;
+	}
 	pt->fwd_ms = f;
 	pt->bwd_ms = bw;
 	/* Expert parallelism: the dispatch all-to-all sends each of the
@@ -2313,6 +2334,8 @@ block_point(struct shape *sh, struct prof_point *pt)
 		pt->sel_rerun |= PROF_RERUN_TP_GATHER;
 	if ((sh->rcm & ANALYTIC_RC_OP) && sh->moe && sh->ep > 1 &&
 	    !op_sac_keeps_a2a(sh))
+		pt->sel_rerun |= PROF_RERUN_EP_A2A;
+	if ((sh->rcm & ANALYTIC_RC_MOE) && sh->moe && sh->ep > 1)
 		pt->sel_rerun |= PROF_RERUN_EP_A2A;
 	if (early && !sh->moe && sh->t > 1)
 		pt->sel_rerun |= sh->sp ? PROF_RERUN_EARLY_RS
@@ -2800,7 +2823,8 @@ analytic_fusions_parse(const char *s, unsigned *out)
 }
 
 const char *const analytic_rc_module_names[] = {
-	"core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", "op", NULL,
+	"core_attn", "mla_up_proj", "moe_act", "layernorm", "mlp", "op", "moe",
+	NULL,
 };
 
 int
@@ -2818,7 +2842,7 @@ analytic_rc_modules_parse(const char *s, unsigned *out)
 		if (i < 0)
 			return pd2bw_error("unknown recompute module '%.*s' "
 					   "(valid: core_attn, mla_up_proj, "
-					   "moe_act, layernorm, mlp, op)",
+					   "moe_act, layernorm, mlp, op, moe)",
 					   (int)n, s);
 		f |= 1u << i;
 		s += n;
@@ -3482,7 +3506,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * 2829), and the alltoall dispatcher's preprocessing under a
 	 * capacity copies the counts to the host, which no graph holds
 	 * (2843-2851) */
-	if (o && o->moe_graphs && !m->moe.experts)
+	if (o && o->moe_graphs && !m->moe.experts && !model_is_hybrid(m))
 		return pd2bw_error("model '%s' has no experts: te-graphs "
 				   "graphs the MoE router",
 				   m->name ? m->name : "");

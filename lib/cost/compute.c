@@ -236,6 +236,12 @@ host_ms(const struct chain *c, const struct cost_cfg *g,
 			kmoe += k;
 			gpu += t + cost_ep(c, g, l, s, j, j) * epx;
 		} else {
+			/* a hybrid model's Mamba or attention layer, which
+			 * the graphs replay whole (0 for other blocks) */
+			if (teg)
+				k -= CHAIN_AT(c, c->kerngf, g->k, j) *
+					     (r == PROF_RC_FULL ? 2 : 1) +
+				     CHAIN_AT(c, c->kerngb, g->k, j);
 			kern += k;
 			gpu += t;
 		}

@@ -2,8 +2,8 @@
  * model.c - the model description: name tables, reading pd2bw-model/1 and
  * /2 and Hugging Face config.json files (hf.c-like readers for GPT-2, BERT
  * and the Llama family: Llama, Mistral, Mixtral, Qwen2/3 and their MoE
- * variants, DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS), writing, and the
- * consistency checks.  The closed-form counts live in model_count.c.
+ * variants, DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS, and the hybrid
+ * Nemotron-H), writing, and the consistency checks.  The closed-form counts live in model_count.c.
  */
 #include <sys/stat.h>
 
@@ -616,7 +616,8 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 enum hf_style {
 	HF_GPT2, HF_BERT, HF_LLAMA, HF_MISTRAL, HF_MIXTRAL, HF_QWEN2,
 	HF_QWEN2_MOE, HF_QWEN3, HF_QWEN3_MOE, HF_DEEPSEEK_V2, HF_DEEPSEEK_V3,
-	HF_GEMMA, HF_GEMMA2, HF_GEMMA3, HF_GEMMA3_TEXT, HF_PHI3, HF_GPT_OSS
+	HF_GEMMA, HF_GEMMA2, HF_GEMMA3, HF_GEMMA3_TEXT, HF_PHI3, HF_GPT_OSS,
+	HF_NEMOTRON_H
 };
 
 /* Longer architecture prefixes first: "Qwen2Moe" before "Qwen2". */
@@ -642,11 +643,12 @@ static const struct {
 	{"gemma", "Gemma", HF_GEMMA},
 	{"phi3", "Phi3", HF_PHI3},
 	{"gpt_oss", "GptOss", HF_GPT_OSS},
+	{"nemotron_h", "NemotronH", HF_NEMOTRON_H},
 };
 #define HF_NKINDS (sizeof(hf_kinds) / sizeof(hf_kinds[0]))
 #define HF_TYPES "gpt2, bert, llama, mistral, mixtral, qwen2, qwen2_moe, " \
 	"qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gemma, gemma2, gemma3, " \
-	"gemma3_text, phi3 or gpt_oss"
+	"gemma3_text, phi3, gpt_oss or nemotron_h"
 
 /* JSON null: an optional key given as null is absent. */
 static int
@@ -819,7 +821,8 @@ hf_kind(struct yml_doc *d, yaml_node_t *root)
 	}
 	return yml_err(d, ar, "unsupported architectures (expected GPT2*, "
 		       "Bert*, Llama*, Mistral*, Mixtral*, Qwen2*, Qwen3*, "
-		       "DeepseekV2*, DeepseekV3*, Gemma*, Phi3* or GptOss*)");
+		       "DeepseekV2*, DeepseekV3*, Gemma*, Phi3*, GptOss* or "
+		       "NemotronH*)");
 }
 
 /* Index of a style in hf_kinds. */
@@ -906,8 +909,12 @@ hf_act(struct yml_doc *d, yaml_node_t *root, const char *key, int want,
 	if (want == MODEL_SWIGLU && (!strcmp(s, "silu") ||
 				     !strcmp(s, "swish")))
 		return 0;
+	if (want == MODEL_SQRELU && !strcmp(s, "relu2"))
+		return 0;
 	return yml_err(d, at, "unsupported %s '%s' (expected %s)", key, s,
-		       want == MODEL_SWIGLU ? "silu" : "gelu*");
+		       want == MODEL_SWIGLU	? "silu"
+		       : want == MODEL_SQRELU ? "relu2"
+					      : "gelu*");
 }
 
 /*
@@ -1008,6 +1015,227 @@ hf_qwen_window(struct yml_doc *d, yaml_node_t *root)
 		return hf_refuse(d, yml_get(d, root, "use_sliding_window"),
 				 "use_sliding_window", "true");
 	return 0;
+}
+
+/*
+ * A Nemotron-H layer pattern (one Megatron-Core symbol a layer: M Mamba-2,
+ * * attention, - MLP, E MoE): hybrid_override_pattern, or its newer name
+ * hybrid_layer_pattern, or transformers 5's layers_block_type list
+ * ("mamba", "attention", "mlp", "moe"), into m->pattern.  *at is the node
+ * that gave it, *key its key.
+ */
+static int
+hf_pattern(struct yml_doc *d, yaml_node_t *root, struct model *m,
+	   yaml_node_t **at, const char **key)
+{
+	static const char *const keys[] = {
+		"hybrid_override_pattern", "hybrid_layer_pattern", NULL,
+	};
+	static const struct {
+		const char *name;
+		char c;
+	} types[] = {
+		{"mamba", MODEL_LAYER_MAMBA},
+		{"attention", MODEL_LAYER_ATTN},
+		{"mlp", MODEL_LAYER_MLP},
+		{"moe", MODEL_LAYER_MOE},
+	};
+	const char *s = NULL;
+	size_t i, j, n;
+
+	for (i = 0; keys[i] && !s; i++) {
+		*key = keys[i];
+		if (hf_get(d, root, keys[i]) && hf_str(d, root, keys[i], &s, at))
+			return -1;
+	}
+	if (s) {
+		n = strlen(s);
+		if (!n || n > MODEL_MAX_LAYERS)
+			return yml_err(d, *at, "%s of %zu layers (expected 1 "
+				       "to %d)", *key, n, MODEL_MAX_LAYERS);
+		for (i = 0; i < n; i++)
+			if (!strchr("M*-E", s[i]))
+				return yml_err(d, *at, "%s: layer %zu is '%c' "
+					       "(expected M for Mamba, * "
+					       "attention, - MLP, E MoE)",
+					       *key, i, s[i]);
+		memcpy(m->pattern, s, n + 1);
+		return 0;
+	}
+	*key = "layers_block_type";
+	*at = hf_get(d, root, *key);
+	if (!*at)
+		return yml_err(d, root, "missing key 'hybrid_override_pattern'");
+	n = yml_seq_len(*at);
+	if ((*at)->type != YAML_SEQUENCE_NODE || !n || n > MODEL_MAX_LAYERS)
+		return yml_err(d, *at, "expected a sequence of 1 to %d layer "
+			       "types for 'layers_block_type'",
+			       MODEL_MAX_LAYERS);
+	for (i = 0; i < n; i++) {
+		yaml_node_t *it = yml_seq_item(d, *at, i);
+
+		s = yml_scalar(it);
+		for (j = 0; s && j < sizeof(types) / sizeof(types[0]); j++)
+			if (!strcmp(s, types[j].name))
+				break;
+		if (!s || j == sizeof(types) / sizeof(types[0]))
+			return yml_err(d, it, "unsupported layer type '%s' "
+				       "(expected mamba, attention, mlp or "
+				       "moe)", s ? s : "(non-scalar)");
+		m->pattern[i] = types[j].c;
+	}
+	m->pattern[n] = 0;
+	return 0;
+}
+
+/*
+ * Nemotron-H's Mamba-2 mixer (NemotronHConfig's saved attribute names;
+ * the remote code's constructor arguments as older spellings): every key
+ * required, no default taken.
+ */
+static int
+hf_mamba(struct yml_doc *d, yaml_node_t *root, struct model *m,
+	 struct origin *o)
+{
+	struct model_mamba *b = &m->mamba;
+	const struct {
+		const char *key, *alias;
+		int64_t *out;
+		double hi;
+		yaml_node_t **at;
+	} keys[] = {
+		{"mamba_num_heads", NULL, &b->heads, MAX_HEADS, NULL},
+		{"mamba_head_dim", NULL, &b->head_dim, MAX_HIDDEN, NULL},
+		{"ssm_state_size", NULL, &b->state, MAX_HIDDEN, NULL},
+		/* the groups dividing the heads is the usual mistake */
+		{"n_groups", "mamba_n_groups", &b->groups, MAX_HEADS,
+		 &o->at[F_MAMBA]},
+		{"conv_kernel", "mamba_d_conv", &b->conv, 64, NULL},
+		{"chunk_size", "mamba_chunk_size", &b->chunk, MAX_SEQ, NULL},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *k = keys[i].key;
+
+		if (!hf_get(d, root, k) && keys[i].alias &&
+		    hf_get(d, root, keys[i].alias))
+			k = keys[i].alias;
+		if (hf_i64(d, root, k, 1, keys[i].out, keys[i].hi,
+			   keys[i].at))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Nemotron 3's MoE layers: n_routed_experts of moe_intermediate_size,
+ * top num_experts_per_tok, n_shared_experts (1 when only the size is
+ * given) of moe_shared_expert_intermediate_size, a sigmoid router with a
+ * bias per expert (e_score_correction_bias), group-limited routing when
+ * n_group > 1.
+ */
+static int
+hf_nemotron_moe(struct yml_doc *d, yaml_node_t *root, struct model *m,
+		struct origin *o)
+{
+	struct model_moe *e = &m->moe;
+	yaml_node_t *n;
+	int64_t shared = -1;
+
+	n = hf_get(d, root, "moe_latent_size");
+	if (n)
+		return hf_refuse(d, n, "moe_latent_size",
+				 "other than null (latent MoE)");
+	if (hf_i64(d, root, "n_routed_experts", 1, &e->experts, MAX_EXPERTS,
+		   &o->at[F_EXPERTS]) ||
+	    hf_i64(d, root, "num_experts_per_tok", 1, &e->top_k, MAX_EXPERTS,
+		   &o->at[F_TOPK]) ||
+	    hf_i64(d, root, "moe_intermediate_size", 1, &e->expert_ffn,
+		   MAX_FFN, &o->at[F_EXPERT_FFN]) ||
+	    hf_i64z(d, root, "moe_shared_expert_intermediate_size",
+		    &e->shared_ffn, MAX_FFN, NULL) ||
+	    hf_i64z(d, root, "n_shared_experts", &shared, MAX_EXPERTS, NULL) ||
+	    hf_i64z(d, root, "n_group", &e->groups, MAX_EXPERTS,
+		    &o->at[F_GROUPS]) ||
+	    hf_i64z(d, root, "topk_group", &e->group_top_k, MAX_EXPERTS,
+		    &o->at[F_GROUPS]))
+		return -1;
+	if (shared < 0)
+		shared = e->shared_ffn > 0;
+	e->shared_experts = e->shared_ffn ? shared : 0;
+	if (!e->shared_experts)
+		e->shared_ffn = 0;
+	if (e->groups <= 1)
+		e->groups = e->group_top_k = 0;
+	e->router_bias = 1;
+	return 0;
+}
+
+/*
+ * Nemotron-H (NVIDIA's NemotronHConfig): a layer pattern instead of
+ * blocks, Mamba-2 mixers, squared-ReLU MLPs (mlp_hidden_act relu2),
+ * attention without position embeddings, and for Nemotron 3 MoE layers.
+ * The mixer's and the MoE's keys are read when the pattern has such
+ * layers: configs also carry NemotronHConfig's defaults for the others.
+ */
+static int
+hf_nemotron_h(struct yml_doc *d, yaml_node_t *root, struct model *m,
+	      struct origin *o)
+{
+	/* pd2bw has one bias flag: on when any linear layer has one */
+	static const char *const bias_keys[] = {
+		"use_bias", "mamba_proj_bias", "mlp_bias", NULL,
+	};
+	const char *key = NULL;
+	yaml_node_t *at = NULL, *n;
+	int64_t v = 0;
+	size_t i, len;
+	int on;
+
+	m->positions = MODEL_NOPOS;
+	m->activation = MODEL_SQRELU;
+	if (hf_pattern(d, root, m, &at, &key))
+		return -1;
+	o->at[F_PATTERN] = at;
+	len = strlen(m->pattern);
+	if (!m->layers) {
+		/* transformers 5 derives num_hidden_layers from the list */
+		m->layers = (int)len;
+		o->at[F_LAYERS] = at;
+	} else if (len != (size_t)m->layers) {
+		return yml_err(d, at, "%s has %zu layers, num_hidden_layers "
+			       "says %d", key, len, m->layers);
+	}
+	/* older configs name the attention head attention_head_dim */
+	if (!m->head_dim &&
+	    hf_i64(d, root, "attention_head_dim", 0, &m->head_dim,
+		   MAX_HIDDEN, &o->at[F_HEAD_DIM]))
+		return -1;
+	if (m->head_dim && !(m->hidden % m->heads) &&
+	    m->head_dim == m->hidden / m->heads)
+		m->head_dim = 0;
+	if (hf_act(d, root, "mlp_hidden_act", MODEL_SQRELU, 0))
+		return -1;
+	for (i = 0; bias_keys[i]; i++) {
+		on = 0;
+		if (hf_bool(d, root, bias_keys[i], &on))
+			return -1;
+		m->bias |= on;
+	}
+	n = hf_get(d, root, "num_nextn_predict_layers");
+	if (n && (yml_to_i64(d, n, &v, 0, 64) ||
+		  (v && hf_refuse(d, n, "num_nextn_predict_layers",
+				  "above 0 in a hybrid model"))))
+		return -1;
+	/* NEEDSWORK: use_conv_bias false still counts the convolution's
+	 * bias (every released Nemotron-H has it) */
+	if (strchr(m->pattern, MODEL_LAYER_MAMBA) && hf_mamba(d, root, m, o))
+		return -1;
+	if (strchr(m->pattern, MODEL_LAYER_MOE) &&
+	    hf_nemotron_moe(d, root, m, o))
+		return -1;
+	return hf_window(d, root, m, o);
 }
 
 /* What each style reads beyond the Llama keys. */
@@ -1133,6 +1361,8 @@ hf_extra(struct model *m, struct yml_doc *d, yaml_node_t *root,
 		if (v)
 			m->global_every = (int)v;
 		return 0;
+	case HF_NEMOTRON_H:
+		return hf_nemotron_h(d, root, m, o);
 	case HF_GPT_OSS:
 		m->attn_sinks = 1;
 		/* the gate and linear halves clamped at swiglu_limit
@@ -1204,8 +1434,9 @@ hf_llama(struct model *m, struct yml_doc *d, yaml_node_t *root,
 	if (!req)
 		gemma3_defaults(m);
 	layers = m->layers;
-	if (hf_i64(d, root, "num_hidden_layers", req, &layers, MAX_LAYERS,
-		   &o->at[F_LAYERS]) ||
+	/* Nemotron-H's pattern may give the layers (hf_nemotron_h()) */
+	if (hf_i64(d, root, "num_hidden_layers", req && st != HF_NEMOTRON_H,
+		   &layers, MAX_LAYERS, &o->at[F_LAYERS]) ||
 	    hf_i64(d, root, "hidden_size", req, &m->hidden, MAX_HIDDEN,
 		   &o->at[F_HIDDEN]) ||
 	    hf_i64(d, root, "num_attention_heads", req, &m->heads, MAX_HEADS,
@@ -1231,12 +1462,14 @@ hf_llama(struct model *m, struct yml_doc *d, yaml_node_t *root,
 					    : "hidden_act",
 			   MODEL_GEGLU, 0))
 			return -1;
-	} else if (hf_act(d, root, "hidden_act", MODEL_SWIGLU, 0)) {
+	} else if (st != HF_NEMOTRON_H &&
+		   hf_act(d, root, "hidden_act", MODEL_SWIGLU, 0)) {
+		/* Nemotron-H's is mlp_hidden_act (hf_nemotron_h()) */
 		return -1;
 	}
 	if (st != HF_DEEPSEEK_V2 && st != HF_DEEPSEEK_V3 &&
 	    st != HF_QWEN2_MOE && st != HF_QWEN3_MOE &&
-	    st != HF_MIXTRAL && st != HF_GPT_OSS) {
+	    st != HF_MIXTRAL && st != HF_GPT_OSS && st != HF_NEMOTRON_H) {
 		static const char *const moe_keys[] = {
 			"num_experts", "num_local_experts", "n_routed_experts",
 			NULL,
@@ -1391,6 +1624,9 @@ load_hf(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	/* Megatron-Bridge reads every gpt_oss config as YaRN (models/
 	 * gpt_oss/gpt_oss_bridge.py:65, position_embedding_type "yarn") */
 	m->rope_yarn = st == HF_GPT_OSS || hf_yarn(d, root);
+	/* without rotary positions (Nemotron-H) a rope_scaling is moot */
+	if (m->positions == MODEL_NOPOS)
+		m->rope_yarn = 0;
 	/* The multimodal Gemma 3 keeps these at the top. */
 	if (hf_bool(d, top, "tie_word_embeddings", &m->tied_embeddings) ||
 	    (root != top &&

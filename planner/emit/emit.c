@@ -524,6 +524,19 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 					   in->model->name ? in->model->name
 							   : "");
 	}
+	/* Hybrid Mamba models: Megatron-LM trains them with
+	 * pretrain_hybrid.py and --hybrid-layer-pattern (its pipeline
+	 * stages split by '|' in the pattern, arguments.py:787-844 at
+	 * d98e8a6) and the mamba sizes, which pd2bw does not write yet;
+	 * DeepSpeed and torchtitan have no Mamba layer (refused rather than
+	 * written as a transformer) */
+	if (in->model && model_is_hybrid(in->model) && fmt >= 0 &&
+	    fmt <= EMIT_BRIDGE && fmt != EMIT_LAUNCH)
+		return pd2bw_error("--emit %s: model '%s' is a hybrid (Mamba) "
+				   "model, which this emitter does not write "
+				   "(--emit launch starts any training script)",
+				   emit_fmt_names[fmt],
+				   in->model->name ? in->model->name : "");
 	/* LoRA: Megatron-Bridge's PEFT config, which pd2bw does not write
 	 * (refused rather than dropped) */
 	if (in->p->lora_rank > 0 && fmt >= 0 && fmt <= EMIT_BRIDGE &&

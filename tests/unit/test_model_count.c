@@ -301,6 +301,93 @@ test_cards(void)
 	model_release(&m);
 }
 
+/* The Nemotron 3 Nano counts, whichever file the model came from. */
+static void
+nano_counts(const struct model *m)
+{
+	/*
+	 * A Mamba-2 mixer of h 2688, 64 heads of 64 (d_inner 4096), 8
+	 * groups of state 128, 4 taps: in_proj h x (2 x 4096 + 2 x 8 x 128
+	 * + 64) = 2688 x 10304, the convolution's weights and bias over
+	 * 4096 + 2048 = 6144 channels, dt_bias, A_log and D a head, the
+	 * gated norm of 4096, out_proj 4096 x h: 27697152 + 24576 + 6144 +
+	 * 192 + 4096 + 11010048 = 38742208.
+	 */
+	CHECK_INT_EQ(model_mamba_params(m), 38742208);
+	CHECK_INT_EQ(model_mamba_params(m),
+		     2688LL * 10304 + 6144 * 4 + 6144 + 3 * 64 + 4096 +
+			     4096LL * 2688);
+	/* layer 0 (M): its pre-norm and the mixer; layer 1 (E): the norm,
+	 * 128 experts of 2 x 2688 x 1856, the shared one of 2 x 2688 x
+	 * 3712, the router 128 x 2688 and its bias; layer 5 (*): 32 query
+	 * and 2 KV heads of 128 and the output, 2688 x (4096 + 512) + 4096
+	 * x 2688, and the norm */
+	CHECK_INT_EQ(model_layer_params(m, 0), 2688 + 38742208);
+	CHECK_INT_EQ(model_layer_params(m, 1),
+		     2688 + 128 * 2LL * 2688 * 1856 + 2LL * 2688 * 3712 +
+			     128 * 2688 + 128);
+	CHECK_INT_EQ(model_layer_params(m, 5),
+		     2688LL * 4608 + 4096LL * 2688 + 2688);
+	/* 23 M, 23 E and 6 * layers, the embedding and the untied head
+	 * (131072 x 2688 each) and the final norm: 31.58B, the card's
+	 * 31.6B */
+	CHECK_INT_EQ(model_params(m), 31577940288LL);
+	CHECK_NEAR(model_params(m) / 1e9, 31.58, 0.05);
+	/* top-6 of the 128: 3.58B with the embeddings; the card's 3.2B
+	 * active leaves out the embedding (0.35B) */
+	CHECK_INT_EQ(model_active_params(m), 3580076352LL);
+	CHECK_NEAR(model_active_params(m) / 1e9, 3.58, 0.05);
+	CHECK_NEAR((model_active_params(m) - 131072LL * 2688) / 1e9, 3.2,
+		   0.05);
+}
+
+/*
+ * Hybrid Mamba models (Nemotron-H): the layer pattern's parameters from
+ * the zoo's YAML and from config.json fixtures (models/hf/, where each
+ * folder's README.md names its sources).
+ */
+static void
+test_hybrid(void)
+{
+	struct model m;
+
+	load(&m, "models/nemotron-3-nano.yaml");
+	nano_counts(&m);
+	model_release(&m);
+	load(&m, "models/hf/nemotron-3-nano");
+	CHECK_STR_EQ(m.pattern,
+		     "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
+	nano_counts(&m);
+	model_release(&m);
+
+	/*
+	 * Nemotron-H-8B-Base-8K ("8B" on its card; no finer count found):
+	 * h 4096, the mixer 128 heads of 64 (d_inner 8192), 8 groups of
+	 * state 128: in_proj 4096 x (2 x 8192 + 2048 + 128) = 76021760,
+	 * convolution 10240 x 4 + 10240, dt_bias, A_log, D 3 x 128, gated
+	 * norm 8192, out_proj 8192 x 4096 = 33554432: 109635968.
+	 * 24 Mamba layers (with the norm 109640064), 4 attention (32 heads
+	 * of 128, 8 KV: 4096 x (4096 + 2048) + 4096 x 4096 = 41943040, and
+	 * the norm), 24 squared-ReLU MLPs (2 x 4096 x 21504 = 176160768
+	 * and the norm), embedding and untied head 2 x 131072 x 4096 =
+	 * 1073741824, final norm 4096: 8100852736, 8.10B, 1.3% over the
+	 * card's round 8B.
+	 */
+	load(&m, "models/hf/nemotron-h-8b");
+	CHECK_INT_EQ(m.moe.experts, 0);
+	CHECK_INT_EQ(model_mamba_params(&m), 109635968);
+	CHECK_INT_EQ(model_layer_params(&m, 0), 109640064);
+	CHECK_INT_EQ(model_layer_params(&m, 7), 41947136);
+	CHECK_INT_EQ(model_layer_params(&m, 1), 176164864);
+	CHECK_INT_EQ(model_params(&m),
+		     24 * 109640064LL + 4 * 41947136LL + 24 * 176164864LL +
+			     2 * 131072LL * 4096 + 4096);
+	CHECK_INT_EQ(model_params(&m), 8100852736LL);
+	CHECK_NEAR(model_params(&m) / 8e9, 1, 0.02);
+	CHECK_INT_EQ(model_active_params(&m), model_params(&m));
+	model_release(&m);
+}
+
 /* Active FLOPs: the router and top_k + shared experts, MLA, windows. */
 static void
 test_flops_v2(void)
@@ -350,6 +437,7 @@ main(int argc, char **argv)
 	test_bert();
 	test_llama();
 	test_cards();
+	test_hybrid();
 	test_flops_v2();
 	return h_done();
 }
