@@ -1838,7 +1838,11 @@ test_rc_modules(void)
 	CHECK_STR_EQ(buf, "moe_act,layernorm");
 	CHECK_ERR(analytic_rc_modules_parse("mlp,attn", &mods),
 		  "pd2bw: unknown recompute module 'attn' (valid: core_attn, "
-		  "mla_up_proj, moe_act, layernorm, mlp, op)");
+		  "mla_up_proj, moe_act, layernorm, mlp, op, moe)");
+	CHECK(analytic_rc_modules_parse("moe,layernorm", &mods) == 0);
+	CHECK_INT_EQ(mods, ANALYTIC_RC_MOE | ANALYTIC_RC_LAYERNORM);
+	analytic_rc_modules_format(mods, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "layernorm,moe");
 	CHECK_ERR(analytic_rc_modules_parse("op,layernorm", &mods),
 		  "pd2bw: recompute module op (torchtitan's per-op policy) "
 		  "covers the whole block: give it alone");

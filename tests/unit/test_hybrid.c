@@ -1,0 +1,226 @@
+/*
+ * test_hybrid.c - hybrid Mamba models (a model's pattern): a tiny
+ * "M*-EM" model's layers as the estimate builds them (one sublayer each,
+ * named by kind, its parameters by hand), a Mamba-2 mixer's FLOPs and
+ * one of its scan's kernels hand-priced, what a Mamba layer keeps
+ * against an MLP layer, and half a block's tensor-parallel traffic.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tiny_llama.h"
+#include "capture.h"
+#include "pd2bw/analytic.h"
+#include "pd2bw/catalog.h"
+#include "pd2bw/chain.h"
+#include "pd2bw/kernels.h"
+
+static struct gpu_catalog cat;
+
+/*
+ * tiny_llama's sizes (hidden 64, 4 heads of 16, 2 KV heads, SwiGLU of
+ * 128) as five layers: Mamba (8 heads of 16, state 16, 2 groups, 4 taps,
+ * chunks of 8), attention, MLP, MoE (4 experts of 32, top 2), Mamba.
+ */
+static void
+tiny_hybrid(struct model *m)
+{
+	tiny_llama(m);
+	m->layers = 5;
+	strcpy(m->pattern, "M*-EM");
+	m->mamba.heads = 8;
+	m->mamba.head_dim = 16;
+	m->mamba.state = 16;
+	m->mamba.groups = 2;
+	m->mamba.conv = 4;
+	m->mamba.chunk = 8;
+	m->moe.experts = 4;
+	m->moe.top_k = 2;
+	m->moe.expert_ffn = 32;
+	m->moe.every = 1;
+}
+
+static int
+run(struct profile *p, const struct model *m, int tp,
+    struct kernel_list *ks)
+{
+	static const int mb[] = {1};
+	struct analytic_par par;
+	struct analytic_opts o;
+
+	analytic_par_init(&par, tp, tp > 1);
+	analytic_opts_init(&o);
+	profile_init(p);
+	return analytic_profile_kernels(p, m, catalog_find(&cat, "H100-SXM"),
+					mb, 1, &par, &o, ks);
+}
+
+static const struct kernel_entry *
+entry(const struct kernel_list *ks, int l, int pass, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < ks->n; k++)
+		if (ks->k[k].layer == l && ks->k[k].pass == pass &&
+		    !strcmp(ks->k[k].name, name))
+			return &ks->k[k];
+	return NULL;
+}
+
+/*
+ * The mixer's weights: the input projection 64 x (2 x 128 + 2 x 2 x 16
+ * + 8) = 64 x 328 = 20,992, the convolution over 128 + 64 = 192
+ * channels of 4 taps and a bias, 960, dt bias, A and D of 8 heads, 24,
+ * the gated norm 128 and the output projection 128 x 64 = 8,192: 30,296.
+ * The layers add their pre-norm of 64: attention 64 x 128 (QKV) +
+ * 64 x 64, 12,352; the MLP 3 x 64 x 128, 24,640; the MoE layer 4 x 3 x
+ * 64 x 32 and the router 64 x 4, 24,896.
+ */
+static void
+test_layers(void)
+{
+	static const char *const names[] = {
+		"embedding", "block_mamba", "block_attention", "block_mlp",
+		"block_experts", "block_mamba", "head",
+	};
+	static const int64_t params[] = {0, 30360, 12352, 24640, 24896,
+					 30360, 0};
+	struct model m;
+	struct profile p;
+	struct kernel_list ks;
+	int i;
+
+	tiny_hybrid(&m);
+	CHECK(model_validate(&m, "tiny") == 0);
+	CHECK_INT_EQ(model_mamba_params(&m), 30296);
+	CHECK_INT_EQ(model_layer_params(&m, 0), 30360);
+	CHECK_INT_EQ(model_layer_params(&m, 3), 24896);
+	CHECK_INT_EQ(model_layer_active_params(&m, 3), 64 + 2 * 3 * 64 * 32 +
+							 256);
+	memset(&ks, 0, sizeof(ks));
+	CHECK(run(&p, &m, 1, &ks) == 0);
+	CHECK_INT_EQ(p.nlayers, 7);
+	for (i = 0; i < p.nlayers && i < 7; i++) {
+		CHECK_STR_EQ(p.layers[i].name, names[i]);
+		if (i > 0 && i < 6) {
+			CHECK_INT_EQ(p.layers[i].sublayers, 1);
+			CHECK_INT_EQ(p.layers[i].params, params[i]);
+		}
+	}
+	/* each layer its own kernels: the scan in the Mamba layers alone,
+	 * attention in the attention layer alone, no MLP around either */
+	CHECK(entry(&ks, 1, KERNEL_PASS_FWD, "ssd chunk scan") != NULL);
+	CHECK(entry(&ks, 1, KERNEL_PASS_BWD, "ssd dx") != NULL);
+	CHECK(entry(&ks, 1, KERNEL_PASS_FWD, "attention") == NULL);
+	CHECK(entry(&ks, 1, KERNEL_PASS_FWD, "activation") == NULL);
+	CHECK(entry(&ks, 2, KERNEL_PASS_FWD, "attention") != NULL);
+	CHECK(entry(&ks, 2, KERNEL_PASS_FWD, "activation") == NULL);
+	CHECK(entry(&ks, 2, KERNEL_PASS_FWD, "ssd chunk scan") == NULL);
+	CHECK(entry(&ks, 3, KERNEL_PASS_FWD, "activation") != NULL);
+	CHECK(entry(&ks, 3, KERNEL_PASS_FWD, "attention") == NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "router top-k") != NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "attention") == NULL);
+	profile_release(&p);
+	kernels_free(&ks);
+}
+
+/*
+ * The Mamba layer's forward FLOPs for 32 tokens: its projections
+ * 2 x 32 x 64 x 328 + 2 x 32 x 128 x 64 = 1,867,776 and the scan's
+ * 32 x (4 x 16 x 128 + 2 x 8 x 128 + 2 x 8 x 16 x 2) = 344,064; one of
+ * its kernels by hand: the pass of the states between the 4 chunks
+ * reads and writes 4 x 8 x 16 x 16 fp32 values (32 KiB) each way, at
+ * the H100's bandwidth, plus the kernel's fixed cost.
+ */
+static void
+test_mamba_kernels(void)
+{
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	const struct kernel_entry *k;
+	struct model m;
+	struct profile p;
+	struct kernel_list ks;
+	double st = 4.0 * 8 * 16 * 16 * 4, t;
+
+	tiny_hybrid(&m);
+	memset(&ks, 0, sizeof(ks));
+	CHECK(run(&p, &m, 1, &ks) == 0);
+	CHECK_NEAR(p.layers[1].pt[0].fwd_flops, 1867776.0 + 344064.0, 1e-6);
+	t = fmax(2 * st / 4 / (g->tflops32 * 1e12),
+		 2 * st / (g->mem_gb_s * 1e9 * g->mem_eff));
+	t = (t + g->kernel_us * 1e-6) * 1e3;
+	k = entry(&ks, 1, KERNEL_PASS_FWD, "ssd state passing");
+	CHECK(k != NULL);
+	if (k) {
+		CHECK_INT_EQ(k->calls, 1);
+		CHECK_NEAR(k->ms, t, 1e-12);
+	}
+	/* the model's count: three times the layers' forwards (the two
+	 * Mamba layers; attention 2 x 32 x 64 x 128 + 4 x 32 x 32 x 64 +
+	 * 2 x 32 x 64 x 64 = 1,048,576; the MLP 3 x 2 x 32 x 64 x 128 =
+	 * 1,572,864; the MoE layer's router 16,384 and two experts 786,432)
+	 * and the head's 2 x 32 x 64 x 100 */
+	CHECK_NEAR(model_flops_per_iter(&m, 1, 0),
+		   3 * (2 * 2211840.0 + 1048576 + 1572864 + 802816) +
+			   3 * 409600.0,
+		   1e-6);
+	/*
+	 * What the Mamba layer keeps beyond the MLP layer (both keep their
+	 * input and pre-norm alike): the transposed projection output
+	 * 32 x 328, the scan's and the gated norm's outputs 2 x 32 x 128,
+	 * 16-bit, and the norm's statistics 32 x 2 fp32, against the
+	 * SwiGLU's three 32 x 128: 37,632 - 24,576 bytes.
+	 */
+	CHECK_INT_EQ(p.layers[1].pt[0].stash_bytes[PROF_RC_NONE] -
+			     p.layers[3].pt[0].stash_bytes[PROF_RC_NONE],
+		     37632 - 24576);
+	profile_release(&p);
+	kernels_free(&ks);
+}
+
+/*
+ * Tensor parallelism 2: a hybrid layer reduces half what a block of
+ * the same sizes does (one sublayer's all-gather and reduce-scatter
+ * each way), the same bytes a collective.
+ */
+static void
+test_tp(void)
+{
+	struct model m, b;
+	struct profile p, q;
+	struct chain c, d;
+
+	tiny_hybrid(&m);
+	tiny_llama(&b);
+	b.layers = 5;
+	CHECK(run(&p, &m, 2, NULL) == 0);
+	CHECK(run(&q, &b, 2, NULL) == 0);
+	CHECK(chain_build(&c, &p) == 0);
+	CHECK(chain_build(&d, &q) == 0);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_NONE, 1, 1),
+		   chain_tp_count(&d, 0, PROF_RC_NONE, 1, 1) / 2, 1e-12);
+	CHECK_NEAR(chain_tp_count(&c, 0, PROF_RC_NONE, 1, 5),
+		   chain_tp_count(&d, 0, PROF_RC_NONE, 1, 5) / 2, 1e-12);
+	CHECK_NEAR(chain_tp_bytes(&c, 0, PROF_RC_NONE, 1, 5),
+		   chain_tp_bytes(&d, 0, PROF_RC_NONE, 1, 5) / 2, 1e-6);
+	chain_release(&c);
+	chain_release(&d);
+	profile_release(&p);
+	profile_release(&q);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	(void)h_skip;
+	(void)h_skip_all;
+	cap_find_top(argv[0]);
+	catalog_init(&cat);
+	test_layers();
+	test_mamba_kernels();
+	test_tp();
+	catalog_release(&cat);
+	return h_done();
+}
