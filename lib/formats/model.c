@@ -3,7 +3,8 @@
  * /2 and Hugging Face config.json files (hf.c-like readers for GPT-2, BERT
  * and the Llama family: Llama, Mistral, Mixtral, Qwen2/3 and their MoE
  * variants, DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS, and the hybrid
- * Nemotron-H), writing, and the consistency checks.  The closed-form counts live in model_count.c.
+ * Nemotron-H), writing, and the consistency checks.  The closed-form
+ * counts live in model_count.c.
  */
 #include <sys/stat.h>
 
@@ -895,6 +896,7 @@ static int
 hf_act(struct yml_doc *d, yaml_node_t *root, const char *key, int want,
        int required)
 {
+	const char *expect = want == MODEL_SWIGLU ? "silu" : "gelu*";
 	yaml_node_t *at = NULL;
 	const char *s;
 
@@ -911,10 +913,10 @@ hf_act(struct yml_doc *d, yaml_node_t *root, const char *key, int want,
 		return 0;
 	if (want == MODEL_SQRELU && !strcmp(s, "relu2"))
 		return 0;
+	if (want == MODEL_SQRELU)
+		expect = "relu2";
 	return yml_err(d, at, "unsupported %s '%s' (expected %s)", key, s,
-		       want == MODEL_SWIGLU	? "silu"
-		       : want == MODEL_SQRELU ? "relu2"
-					      : "gelu*");
+		       expect);
 }
 
 /*
@@ -1045,7 +1047,8 @@ hf_pattern(struct yml_doc *d, yaml_node_t *root, struct model *m,
 
 	for (i = 0; keys[i] && !s; i++) {
 		*key = keys[i];
-		if (hf_get(d, root, keys[i]) && hf_str(d, root, keys[i], &s, at))
+		if (hf_get(d, root, keys[i]) &&
+		    hf_str(d, root, keys[i], &s, at))
 			return -1;
 	}
 	if (s) {
@@ -1065,7 +1068,8 @@ hf_pattern(struct yml_doc *d, yaml_node_t *root, struct model *m,
 	*key = "layers_block_type";
 	*at = hf_get(d, root, *key);
 	if (!*at)
-		return yml_err(d, root, "missing key 'hybrid_override_pattern'");
+		return yml_err(d, root, "missing key "
+			       "'hybrid_override_pattern'");
 	n = yml_seq_len(*at);
 	if ((*at)->type != YAML_SEQUENCE_NODE || !n || n > MODEL_MAX_LAYERS)
 		return yml_err(d, *at, "expected a sequence of 1 to %d layer "
@@ -1235,7 +1239,13 @@ hf_nemotron_h(struct yml_doc *d, yaml_node_t *root, struct model *m,
 	if (strchr(m->pattern, MODEL_LAYER_MOE) &&
 	    hf_nemotron_moe(d, root, m, o))
 		return -1;
-	return hf_window(d, root, m, o);
+	if (hf_window(d, root, m, o))
+		return -1;
+	/* (a window as long as the sequence is none: hf_llama() drops it) */
+	if (m->window && m->window < m->seq_len)
+		return hf_refuse(d, o->at[F_WINDOW], "sliding_window",
+				 "in a hybrid model");
+	return 0;
 }
 
 /* What each style reads beyond the Llama keys. */

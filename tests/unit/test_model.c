@@ -227,12 +227,13 @@ test_hf(void)
 		  "pd2bw: c.json:1:16: unsupported model_type 't5' (expected "
 		  "gpt2, bert, llama, mistral, mixtral, qwen2, qwen2_moe, "
 		  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gemma, gemma2, "
-		  "gemma3, gemma3_text, phi3 or gpt_oss)");
+		  "gemma3, gemma3_text, phi3, gpt_oss or nemotron_h)");
 	CHECK_ERR(load_json(&m,
 			    "{\"architectures\": [\"T5Model\"]}"),
 		  "pd2bw: c.json:1:19: unsupported architectures (expected "
 		  "GPT2*, Bert*, Llama*, Mistral*, Mixtral*, Qwen2*, Qwen3*, "
-		  "DeepseekV2*, DeepseekV3*, Gemma*, Phi3* or GptOss*)");
+		  "DeepseekV2*, DeepseekV3*, Gemma*, Phi3*, GptOss* or "
+		  "NemotronH*)");
 	CHECK_ERR(load_json(&m,
 			    "{\"model_type\": \"llama\",\n"
 			    " \"num_hidden_layers\": 2, "
@@ -295,6 +296,14 @@ round_trip(const struct model *m, const char *dir)
 	      r.bias == m->bias && r.dropout == m->dropout &&
 	      r.flash_attention == m->flash_attention &&
 	      r.precision == m->precision);
+	/* a hybrid model's pattern and mixer */
+	CHECK(!strcmp(r.pattern, m->pattern) &&
+	      r.mamba.heads == m->mamba.heads &&
+	      r.mamba.head_dim == m->mamba.head_dim &&
+	      r.mamba.state == m->mamba.state &&
+	      r.mamba.groups == m->mamba.groups &&
+	      r.mamba.conv == m->mamba.conv &&
+	      r.mamba.chunk == m->mamba.chunk);
 	free(a);
 	free(b);
 	model_release(&r);
@@ -621,6 +630,319 @@ test_hf_v2(void)
 	model_release(&m);
 }
 
+/* Hybrid models in pd2bw-model/2: pattern, mamba map, positions none. */
+static void
+test_hybrid(void)
+{
+	static const char v2[] =
+		"format: pd2bw-model/2\nname: h\nfamily: llama\nlayers: 4\n"
+		"hidden: 64\nheads: 4\nseq_len: 16\nvocab: 100\n"
+		"activation: squared-relu\npositions: none\n";
+	static const char mamba[] =
+		"mamba: {heads: 8, head_dim: 16, state: 16, groups: 2}\n";
+	static const char moe[] =
+		"moe: {experts: 4, top_k: 2, expert_ffn: 32, "
+		"shared_experts: 1, shared_ffn: 64, router_bias: true}\n";
+	char buf[2048], *dir = cap_mkdtemp(), p[4400], *got;
+	struct model m;
+
+	model_init(&m);
+	snprintf(buf, sizeof(buf), "%spattern: M*-E\n%s%s", v2, mamba, moe);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK_STR_EQ(m.pattern, "M*-E");
+	CHECK(model_is_hybrid(&m) && model_is_v2(&m));
+	CHECK_INT_EQ(m.positions, MODEL_NOPOS);
+	/* conv and chunk: Megatron-Core's 4 and 128 unless given */
+	CHECK(m.mamba.heads == 8 && m.mamba.head_dim == 16 &&
+	      m.mamba.state == 16 && m.mamba.groups == 2 &&
+	      m.mamba.conv == 4 && m.mamba.chunk == 128);
+	CHECK(model_layer_kind(&m, 0) == MODEL_LAYER_MAMBA &&
+	      model_layer_kind(&m, 1) == MODEL_LAYER_ATTN &&
+	      model_layer_kind(&m, 2) == MODEL_LAYER_MLP &&
+	      model_layer_kind(&m, 3) == MODEL_LAYER_MOE);
+	CHECK(!model_layer_is_moe(&m, 2) && model_layer_is_moe(&m, 3));
+	/* written with the pattern, the mixer and positions none, and
+	 * read back the same (round_trip() compares them) */
+	snprintf(p, sizeof(p), "%s/h.yaml", dir);
+	CHECK(model_write(&m, p) == 0);
+	got = cap_slurp(p);
+	CHECK(got && strstr(got, "\npositions: none\n") &&
+	      strstr(got, "\npattern: M*-E\nmamba: {heads: 8, head_dim: 16, "
+			  "state: 16, groups: 2, conv: 4, chunk: 128}\n") &&
+	      !strstr(got, "rope_base"));
+	free(got);
+	round_trip(&m, dir);
+	snprintf(buf, sizeof(buf), "%spattern: MM--\nmamba: {heads: 4, "
+		 "head_dim: 32, state: 64, groups: 1, conv: 2, chunk: 64}\n",
+		 v2);
+	CHECK(load_str(&m, buf) == 0);
+	CHECK(m.mamba.conv == 2 && m.mamba.chunk == 64 && !m.moe.experts);
+	round_trip(&m, dir);
+
+	/* what is refused, at the key that says it */
+	snprintf(buf, sizeof(buf), "%spattern: M*-\n%s", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:10: pattern has 3 layers, layers says 4");
+	snprintf(buf, sizeof(buf), "%spattern: M*-X\n%s", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:10: pattern: layer 3 is 'X' (expected M "
+		  "for Mamba, * attention, - MLP, E MoE)");
+	snprintf(buf, sizeof(buf), "%spattern: M*-E\n%s", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:10: pattern has MoE layers (E) but no moe "
+		  "map");
+	snprintf(buf, sizeof(buf), "%spattern: M*--\n%s%s", v2, mamba, moe);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:13:16: moe map but no MoE layer (E) in the "
+		  "pattern");
+	snprintf(buf, sizeof(buf), "%spattern: M*--\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:10: pattern has Mamba layers (M) but no "
+		  "mamba map");
+	snprintf(buf, sizeof(buf), "%s%s", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:16: mamba map without a pattern");
+	snprintf(buf, sizeof(buf), "%spattern: M*--\nmamba: {heads: 6, "
+		 "head_dim: 16, state: 16, groups: 4}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:12:16: mamba: heads 6, groups 4: the groups "
+		  "must divide the heads, and every size be at least 1");
+	snprintf(buf, sizeof(buf), "%spattern: M*--\nmamba: {heads: 8, "
+		 "head_dim: 16, groups: 2}\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:12:8: missing key 'state'");
+	snprintf(buf, sizeof(buf), "%spattern: ''\n", v2);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:11:10: pattern of 0 layers (expected 1 to "
+		  "1000)");
+	/* MoE layers come from the pattern alone */
+	snprintf(buf, sizeof(buf), "%spattern: M*-E\n%smoe: {experts: 4, "
+		 "top_k: 2, expert_ffn: 32, first_dense: 1}\n", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:13:58: a hybrid model places its MoE layers "
+		  "by its pattern: first_dense 0, every 1");
+	snprintf(buf, sizeof(buf), "%spattern: M*-E\n%smoe: {experts: 4, "
+		 "top_k: 2, expert_ffn: 32, every: 2}\n", v2, mamba);
+	CHECK_ERR(load_str(&m, buf),
+		  "pd2bw: m.yaml:13:6: a hybrid model places its MoE layers by "
+		  "its pattern: first_dense 0, every 1");
+	/* format 1 knows neither the pattern nor positions none */
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\npositions: none\n"),
+		  "pd2bw: m.yaml:8:12: positions none needs format "
+		  "pd2bw-model/2");
+	CHECK_ERR(load_with(&m, "layers: 2\nhidden: 64\nheads: 4\n"
+			    "seq_len: 16\nvocab: 100\npattern: '**'\n"),
+		  "pd2bw: m.yaml:1:1: key 'pattern' needs format "
+		  "pd2bw-model/2");
+	model_release(&m);
+	cap_rmdir(dir);
+}
+
+/*
+ * A small nemotron_h config.json, one key a line after "{"; nh_json()
+ * leaves out the keys named in drop (separated by spaces) and appends
+ * extra on the last line.
+ */
+static const char *const nh_keys[] = {
+	"\"model_type\": \"nemotron_h\"",
+	"\"num_hidden_layers\": 4",
+	"\"hidden_size\": 64",
+	"\"num_attention_heads\": 4",
+	"\"intermediate_size\": 128",
+	"\"max_position_embeddings\": 16",
+	"\"vocab_size\": 100",
+	"\"hybrid_override_pattern\": \"M*-E\"",
+	"\"mamba_num_heads\": 8",
+	"\"mamba_head_dim\": 16",
+	"\"ssm_state_size\": 16",
+	"\"n_groups\": 2",
+	"\"conv_kernel\": 4",
+	"\"chunk_size\": 8",
+	"\"n_routed_experts\": 4",
+	"\"num_experts_per_tok\": 2",
+	"\"moe_intermediate_size\": 32",
+	"\"moe_shared_expert_intermediate_size\": 64",
+	NULL,
+};
+
+/* Whether the space-separated list drop names key (kn bytes). */
+static int
+nh_dropped(const char *drop, const char *key, size_t kn)
+{
+	const char *w = drop;
+
+	while (w && *w) {
+		size_t wn = strcspn(w, " ");
+
+		if (wn == kn && !strncmp(w, key, kn))
+			return 1;
+		w += wn;
+		w += strspn(w, " ");
+	}
+	return 0;
+}
+
+static int
+nh_json(struct model *m, const char *drop, const char *extra)
+{
+	char buf[2048];
+	size_t i, n = 0;
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "{");
+	for (i = 0; nh_keys[i]; i++) {
+		const char *k = nh_keys[i] + 1;
+
+		if (nh_dropped(drop, k, strcspn(k, "\"")))
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+				      n > 1 ? ",\n " : "", nh_keys[i]);
+	}
+	if (extra)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",\n %s",
+				      extra);
+	snprintf(buf + n, sizeof(buf) - n, "}");
+	return load_json(m, buf);
+}
+
+/* Nemotron-H's config.json: the fixtures and what the reader refuses. */
+static void
+test_hf_hybrid(void)
+{
+	struct model m, y;
+	char *dir = cap_mkdtemp();
+
+	model_init(&m);
+	model_init(&y);
+	/* Nemotron 3 Nano: the zoo's model but for its name and sequence
+	 * (max_position_embeddings, as every reader takes it) */
+	CHECK(model_load(&m, cap_path("models/hf/nemotron-3-nano")) == 0);
+	CHECK(model_load(&y, cap_path("models/nemotron-3-nano.yaml")) == 0);
+	CHECK_STR_EQ(m.name, "nemotron-3-nano");
+	CHECK_INT_EQ(m.seq_len, 262144);
+	CHECK_STR_EQ(m.pattern, y.pattern);
+	CHECK(m.family == y.family && m.layers == y.layers &&
+	      m.hidden == y.hidden && m.heads == y.heads &&
+	      m.kv_heads == y.kv_heads && m.head_dim == y.head_dim &&
+	      m.ffn_hidden == y.ffn_hidden && m.vocab == y.vocab &&
+	      m.activation == y.activation && m.norm == y.norm &&
+	      m.positions == y.positions && m.causal == y.causal &&
+	      m.tied_embeddings == y.tied_embeddings && m.bias == y.bias &&
+	      m.dropout == y.dropout &&
+	      m.flash_attention == y.flash_attention &&
+	      m.precision == y.precision && m.rope_yarn == y.rope_yarn);
+	CHECK(!memcmp(&m.mamba, &y.mamba, sizeof(m.mamba)));
+	CHECK(!memcmp(&m.moe, &y.moe, sizeof(m.moe)));
+	CHECK(m.positions == MODEL_NOPOS && m.activation == MODEL_SQRELU &&
+	      m.head_dim == 128 && m.moe.router_bias &&
+	      m.moe.shared_experts == 1 && m.moe.shared_ffn == 3712 &&
+	      !m.moe.groups);
+	round_trip(&m, dir);
+	/* Nemotron-H 8B: dense, head_dim the coupled 4096 / 32 */
+	CHECK(model_load(&m, cap_path("models/hf/nemotron-h-8b")) == 0);
+	CHECK(m.layers == 52 && m.hidden == 4096 && m.kv_heads == 8 &&
+	      m.head_dim == 0 && m.ffn_hidden == 21504 && !m.moe.experts &&
+	      m.mamba.heads == 128 && m.mamba.groups == 8 &&
+	      m.seq_len == 8192 && !m.tied_embeddings);
+	round_trip(&m, dir);
+
+	/* the small config, and its other spellings */
+	CHECK(nh_json(&m, NULL, NULL) == 0);
+	CHECK_STR_EQ(m.pattern, "M*-E");
+	CHECK(m.mamba.heads == 8 && m.mamba.chunk == 8 &&
+	      m.moe.experts == 4 && m.moe.shared_experts == 1 &&
+	      m.moe.shared_ffn == 64 && m.moe.router_bias && !m.bias);
+	CHECK(nh_json(&m, "hybrid_override_pattern",
+		      "\"hybrid_layer_pattern\": \"ME*-\"") == 0);
+	CHECK_STR_EQ(m.pattern, "ME*-");
+	/* transformers 5: the list, num_hidden_layers from it */
+	CHECK(nh_json(&m, "num_hidden_layers hybrid_override_pattern",
+		      "\"hybrid_override_pattern\": null, "
+		      "\"layers_block_type\": [\"mamba\", \"moe\", "
+		      "\"attention\", \"mlp\", \"mamba\"]") == 0);
+	CHECK_STR_EQ(m.pattern, "ME*-M");
+	CHECK_INT_EQ(m.layers, 5);
+	CHECK(nh_json(&m, "conv_kernel", "\"mamba_d_conv\": 3, "
+		      "\"attention_head_dim\": 32, \"use_bias\": true") == 0);
+	CHECK(m.mamba.conv == 3 && m.head_dim == 32 && m.bias);
+	/* n_shared_experts counts the shared experts; 0 has none */
+	CHECK(nh_json(&m, NULL, "\"n_shared_experts\": 0") == 0);
+	CHECK(m.moe.shared_experts == 0 && m.moe.shared_ffn == 0);
+	/* NemotronHConfig's defaults for absent layer kinds are ignored */
+	CHECK(nh_json(&m, "hybrid_override_pattern",
+		      "\"hybrid_override_pattern\": \"M*--\"") == 0);
+	CHECK(!m.moe.experts && !m.moe.router_bias);
+	CHECK(nh_json(&m, "mamba_num_heads hybrid_override_pattern",
+		      "\"hybrid_override_pattern\": null, "
+		      "\"hybrid_layer_pattern\": \"E*-E\"") == 0);
+	CHECK(m.mamba.heads == 0 && m.moe.experts == 4);
+	CHECK(load_json(&m, "{\"architectures\": [\"NemotronHForCausalLM\"],"
+			    "\n \"num_hidden_layers\": 2, \"hidden_size\": 64,"
+			    "\n \"num_attention_heads\": 4, "
+			    "\"intermediate_size\": 8,\n"
+			    " \"max_position_embeddings\": 8, "
+			    "\"vocab_size\": 9,\n"
+			    " \"hybrid_override_pattern\": \"*-\"}") == 0);
+	CHECK_STR_EQ(m.pattern, "*-");
+
+	/* refused with the key: the pattern, the mixer, the experts */
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"hybrid_override_pattern\": \"M*-X\""),
+		  "pd2bw: c.json:18:29: hybrid_override_pattern: layer 3 is "
+		  "'X' (expected M for Mamba, * attention, - MLP, E MoE)");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"hybrid_override_pattern\": \"M*-EM\""),
+		  "pd2bw: c.json:18:29: hybrid_override_pattern has 5 layers, "
+		  "num_hidden_layers says 4");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"hybrid_override_pattern\": \"\""),
+		  "pd2bw: c.json:18:29: hybrid_override_pattern of 0 layers "
+		  "(expected 1 to 1000)");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"hybrid_override_pattern\": 4"),
+		  "pd2bw: c.json:18:29: expected a string for "
+		  "'hybrid_override_pattern'");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern", NULL),
+		  "pd2bw: c.json:1:1: missing key 'hybrid_override_pattern'");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"layers_block_type\": [\"mamba\", \"ssm\"]"),
+		  "pd2bw: c.json:18:33: unsupported layer type 'ssm' (expected "
+		  "mamba, attention, mlp or moe)");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"layers_block_type\": \"mamba\""),
+		  "pd2bw: c.json:18:23: expected a sequence of 1 to 1000 layer "
+		  "types for 'layers_block_type'");
+	CHECK_ERR(nh_json(&m, "ssm_state_size", NULL),
+		  "pd2bw: c.json:1:1: missing key 'ssm_state_size'");
+	CHECK_ERR(nh_json(&m, "chunk_size", NULL),
+		  "pd2bw: c.json:1:1: missing key 'chunk_size'");
+	CHECK_ERR(nh_json(&m, "mamba_num_heads", "\"mamba_num_heads\": 0"),
+		  "pd2bw: c.json:18:21: value 0 out of range [1, 65536]");
+	CHECK_ERR(nh_json(&m, "n_groups", "\"n_groups\": 3"),
+		  "pd2bw: c.json:18:14: mamba: heads 8, groups 3: the groups "
+		  "must divide the heads, and every size be at least 1");
+	CHECK_ERR(nh_json(&m, "n_routed_experts", NULL),
+		  "pd2bw: c.json:1:1: missing key 'n_routed_experts'");
+	CHECK_ERR(nh_json(&m, NULL, "\"moe_latent_size\": 32"),
+		  "pd2bw: c.json:19:21: moe_latent_size other than null "
+		  "(latent MoE) (not supported)");
+	CHECK_ERR(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 1"),
+		  "pd2bw: c.json:19:30: num_nextn_predict_layers above 0 in a "
+		  "hybrid model (not supported)");
+	CHECK_ERR(nh_json(&m, NULL, "\"mlp_hidden_act\": \"silu\""),
+		  "pd2bw: c.json:19:20: unsupported mlp_hidden_act 'silu' "
+		  "(expected relu2)");
+	CHECK_ERR(nh_json(&m, NULL, "\"sliding_window\": 4"),
+		  "pd2bw: c.json:19:20: sliding_window in a hybrid model (not "
+		  "supported)");
+	/* one as long as the sequence is no window */
+	CHECK(nh_json(&m, NULL, "\"sliding_window\": 16") == 0);
+	CHECK_INT_EQ(m.window, 0);
+	model_release(&m);
+	model_release(&y);
+	cap_rmdir(dir);
+}
+
 static void
 test_validate(void)
 {
@@ -659,7 +981,7 @@ static const char *const zoo[] = {
 	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama2-7b", "llama2-13b",
 	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b",
 	"deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
-	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", NULL,
+	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", "nemotron-3-nano", NULL,
 };
 
 static void
@@ -740,6 +1062,8 @@ main(int argc, char **argv)
 	test_validate();
 	test_v2();
 	test_hf_v2();
+	test_hybrid();
+	test_hf_hybrid();
 	test_zoo();
 	return h_done();
 }
