@@ -204,7 +204,7 @@ void model_release(struct model *m);
 /*
  * Read a model: a pd2bw-model YAML file, or a Hugging Face config.json
  * (GPT-2, BERT, Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE,
- * DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS; recognised by "model_type" or
+ * DeepSeek-V2/V3, Gemma 1-3, Phi-3, GPT-OSS, Nemotron-H; recognised by "model_type" or
  * "architectures"), or a directory holding config.json.  Returns 0, or -1 after a file:line:col message.
  */
 int model_load(struct model *m, const char *path);
