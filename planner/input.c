@@ -302,6 +302,19 @@ par_of(struct analytic_par *par, int t, int sp, int cp, int ep, int etp,
 	par->rank_capacity = rcap;
 }
 
+/* Whether tensor-parallel degree t divides the node and model m's
+ * heads, KV heads, MLP and Mamba heads and groups. */
+static int
+tp_divides(const struct model *m, int gpus_per_node, int t)
+{
+	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+	return !(gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
+		 (kv % t && t % kv) ||
+		 (m->mamba.heads &&
+		  (m->mamba.heads % t || m->mamba.groups % t)));
+}
+
 /* Add m's chains at context-parallel degree cp over the degrees tps. */
 static int
 add_chains(struct input_chains *x, const struct model *m,
@@ -310,7 +323,6 @@ add_chains(struct input_chains *x, const struct model *m,
 	   double imb, double rcap, int etp_one, int rt_id, int prune,
 	   int *pruned)
 {
-	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int i, sp;
 	struct runtime rt;
 
@@ -326,8 +338,7 @@ add_chains(struct input_chains *x, const struct model *m,
 	for (i = 0; i < ntp; i++) {
 		int t = tps[i];
 
-		if (gpus_per_node % t || m->heads % t || m->ffn_hidden % t ||
-		    (kv % t && t % kv))
+		if (!tp_divides(m, gpus_per_node, t))
 			continue;
 		if (prune && t > 1 && !rt.tp) {
 			++*pruned;
@@ -386,7 +397,7 @@ input_par_chains(struct input_chains *x, const char *path,
 	int strict = par->strict;
 	int auto_eps[16];
 	struct model m;
-	int ci, ei, ri, pruned = 0, ret = -1;
+	int ci, ei, ri, ti, pruned = 0, ret = -1;
 
 	memset(x, 0, sizeof(*x));
 	if (!ntp) {
@@ -485,6 +496,14 @@ input_par_chains(struct input_chains *x, const char *path,
 					       &pruned))
 					goto out;
 			}
+	}
+	for (ti = 0; ti < ntp && !tp_divides(&m, gpus_per_node, tps[ti]); ti++)
+		;
+	if (!x->n && ti == ntp) {
+		pd2bw_error("no tensor-parallel degree divides the %d GPUs per "
+			    "node and the model",
+			    gpus_per_node);
+		goto out;
 	}
 	if (!x->n && pruned) {
 		/* every shape asked for is one the default runtimes of the
