@@ -531,10 +531,10 @@ emit_write(const struct emit_in *in, int fmt, const char *path)
 	 * DeepSpeed and torchtitan have no Mamba layer (refused rather than
 	 * written as a transformer) */
 	if (in->model && model_is_hybrid(in->model) && fmt >= 0 &&
-	    fmt <= EMIT_BRIDGE && fmt != EMIT_LAUNCH)
+	    fmt <= EMIT_BRIDGE && fmt != EMIT_LAUNCH && fmt != EMIT_MEGATRON)
 		return pd2bw_error("--emit %s: model '%s' is a hybrid (Mamba) "
 				   "model, which this emitter does not write "
-				   "(--emit launch starts any training script)",
+				   "(--emit megatron does)",
 				   emit_fmt_names[fmt],
 				   in->model->name ? in->model->name : "");
 	/* LoRA: Megatron-Bridge's PEFT config, which pd2bw does not write

@@ -269,6 +269,11 @@ emit_mcore_v2_lacks(const struct model *m)
 		return "a GeGLU MLP";
 	if (m->attn_softcap > 0 || m->logit_softcap > 0)
 		return "soft-capping";
+	/* MambaMixer's d_conv and chunk_size are its own defaults, no
+	 * TransformerConfig field (mamba_mixer.py:183-194 at d98e8a6) */
+	if (model_is_hybrid(m) && m->mamba.heads &&
+	    (m->mamba.conv != 4 || m->mamba.chunk != 128))
+		return "a Mamba convolution or scan chunk other than 4 and 128";
 	return NULL;
 }
 

@@ -8,6 +8,7 @@
  * pipeline layout needs Megatron Core 0.13 or newer).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit/emit.h"
@@ -195,7 +196,59 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 	}
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
+	if (model_is_hybrid(m)) {
+		/* pretrain_hybrid.py builds the layers of its spec
+		 * (hybrid_builders.py:22-25; megatron/core/models/hybrid/
+		 * hybrid_layer_specs.py:107 at d98e8a6) and the Mamba sizes
+		 * of TransformerConfig (transformer_config.py:1259-1268);
+		 * the pattern with the partition below */
+		const char *spec[] = {"--spec",
+				      "megatron.core.models.hybrid."
+				      "hybrid_layer_specs",
+				      "hybrid_stack_spec", NULL};
+
+		fprintf(fp, "# A hybrid model: Megatron Core's hybrid layer "
+			    "spec, the Mamba-2 mixers' sizes.\n");
+		args(fp, spec);
+		arg_int(fp, "--mamba-num-heads", m->mamba.heads);
+		arg_int(fp, "--mamba-head-dim", m->mamba.head_dim);
+		arg_int(fp, "--mamba-state-dim", m->mamba.state);
+		arg_int(fp, "--mamba-num-groups", m->mamba.groups);
+	}
 	return 0;
+}
+
+/*
+ * A hybrid model's --hybrid-layer-pattern: its pattern cut at the plan's
+ * stages, and under interleaving at its chunks in model order (segment i
+ * the chunk i / d of stage i % d), by '|' (arguments.py:787-858 at
+ * d98e8a6: the segments are the pipeline layout, their number a multiple
+ * of the pipeline size, the virtual stages their quotient).
+ */
+static void
+hybrid_pattern_arg(FILE *fp, const struct model *m,
+		   const struct emit_shape *sh, const struct plan *p)
+{
+	int n = p->v > 1 ? sh->nchunks : p->d, i, at = 0, len;
+	const int *per = p->v > 1 ? sh->chunk_blocks : sh->blocks;
+	char *pat = xmalloc((size_t)m->layers + (size_t)n + 1);
+
+	for (i = 0, len = 0; i < n; i++) {
+		if (i)
+			pat[len++] = '|';
+		memcpy(pat + len, m->pattern + at, (size_t)per[i]);
+		len += per[i];
+		at += per[i];
+	}
+	pat[len] = 0;
+	fprintf(fp, "# The hybrid layer pattern (M Mamba, * attention, - MLP, "
+		    "E experts), '|' between\n# %s; no other partition or "
+		    "VPP flag with it.\n",
+		p->v > 1 ? "the chunks, segment i the chunk i / d of stage "
+			   "i % d"
+			 : "stages");
+	arg_str(fp, "--hybrid-layer-pattern", pat);
+	free(pat);
 }
 
 static int
@@ -458,8 +511,12 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 		 * deprecated) */
 		const char *w[] = {"--cuda-graph-impl", "transformer_engine",
 				   "--cuda-graph-modules", "attn", "moe_router",
-				   "moe_preprocess", NULL};
+				   "moe_preprocess", NULL, NULL};
 
+		/* ... and a hybrid model's Mamba layers whole, as priced
+		 * (transformer_config.py:1101, "mamba") */
+		if (in->model && model_is_hybrid(in->model))
+			w[6] = "mamba";
 		args(fp, w);
 		any = 1;
 	}
@@ -515,7 +572,9 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	int world = p->w * p->d * p->t * c, s, k;
 	int bert = emit_family(in) == MODEL_BERT;
 	const char *script = bert ? "examples/bert/pretrain_bert.py"
-				  : "pretrain_gpt.py";
+			     : in->model && model_is_hybrid(in->model)
+				     ? "pretrain_hybrid.py"
+				     : "pretrain_gpt.py";
 	struct emit_mcore mc;
 
 	if (p->sched == PLAN_2BW || p->sched == PLAN_GPIPE)
@@ -749,7 +808,9 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				sh->chunk_blocks[k]);
 		fprintf(fp, ").\n");
 	}
-	if (mc.use_layout) {
+	if (in->model && model_is_hybrid(in->model)) {
+		hybrid_pattern_arg(fp, in->model, sh, p);
+	} else if (mc.use_layout) {
 		if (in->model && in->model->mtp_layers > 0)
 			fprintf(fp, "# Megatron Core's layout (E embedding, t "
 				    "a block, m an MTP layer, L the\n# loss "

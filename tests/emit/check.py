@@ -183,6 +183,13 @@ def megatron_chunks(bad, p, a):
     flags."""
     pp = int(U.one(a, "--pipeline-model-parallel-size"))
     L = int(U.one(a, "--num-layers"))
+    hp = U.one(a, "--hybrid-layer-pattern")
+    if hp is not None and "|" in hp:
+        # A:841-858: segment i is the chunk i // pp of rank i % pp
+        segs = hp.split("|")
+        vpp = len(segs) // pp
+        return pp, vpp, {(i % pp, i // pp): len(s)
+                         for i, s in enumerate(segs)}
     lay = U.one(a, "--pipeline-model-parallel-layout")
     if lay:
         st = U.layout_parse(lay)
@@ -249,6 +256,15 @@ def check_megatron(p, path):
     per = [sum(chunks[(s, k)] for k in range(vpp)) for s in range(pp)]
     expect(bad, per == p.blocks, "blocks per stage %s vs plan %s"
            % (per, p.blocks))
+    # a hybrid model's pattern, layer by layer, the plan's layers' kinds
+    hp = U.one(a, "--hybrid-layer-pattern")
+    if hp is not None:
+        sym = {"block_mamba": "M", "block_attention": "*", "block_mlp": "-",
+               "block_experts": "E"}
+        kinds = "".join(sym.get(n.split(".")[0], "?") for n in p.layers
+                        if n.startswith("block"))
+        expect(bad, kinds == hp.replace("|", ""), "hybrid pattern %s vs "
+               "the plan's layers %s" % (hp.replace("|", ""), kinds))
     # Recomputation per stage as Megatron runs it (RC:156-180).
     g = U.one(a, "--recompute-granularity")
     meth = U.one(a, "--recompute-method")

@@ -133,7 +133,23 @@ MEGATRON_FLAGS = {
     "--fp8-dot-product-attention": "TC:640",
     "--mtp-num-layers": "TC:68",
     "--global-batch-size": "TR:15",
+    # hybrid models (pretrain_hybrid.py): the pattern (A:3652), the
+    # layer spec the builder imports (A:3645, nargs *; hybrid_builders.py
+    # :22-25), the Mamba sizes (TC:1259-1268)
+    "--hybrid-layer-pattern": "A:3652",
+    "--spec": "A:3645",
+    "--mamba-state-dim": "TC:1259",
+    "--mamba-head-dim": "TC:1262",
+    "--mamba-num-groups": "TC:1265",
+    "--mamba-num-heads": "TC:1268",
 }
+# A:3652: the symbols of --hybrid-layer-pattern (M Mamba, G GDN,
+# * attention, D DSA, - MLP, E MoE), | between pipeline segments.
+HYBRID_SYMBOLS = set("MG*D-E")
+# hybrid_builders.py:22-25 imports the spec; hybrid_layer_specs.py:107
+# defines the training stack.
+HYBRID_SPEC = ["megatron.core.models.hybrid.hybrid_layer_specs",
+               "hybrid_stack_spec"]
 # A:1314-1317: these must be given.
 MEGATRON_REQUIRED = ["--num-layers", "--hidden-size", "--num-attention-heads",
                      "--max-position-embeddings"]
@@ -238,6 +254,35 @@ def megatron_rules(a, world):
             "--decoder-first-pipeline-num-layers" in a
             or "--decoder-last-pipeline-num-layers" in a):
         bad.append("layout with first/last stage layers (TC:2242-2258)")
+    # A:787-844: with --hybrid-layer-pattern, no VPP, virtual-stage or
+    # layout flag, and with '|' in it no first/last-stage layers; its
+    # segments a multiple of the pipeline size; the spec required.
+    hp = one(a, "--hybrid-layer-pattern")
+    if hp is not None:
+        for f in ("--num-layers-per-virtual-pipeline-stage",
+                  "--num-virtual-stages-per-pipeline-rank",
+                  "--pipeline-model-parallel-layout"):
+            if f in a:
+                bad.append("%s with --hybrid-layer-pattern (A:813-828)" % f)
+        if "|" in hp and ("--decoder-first-pipeline-num-layers" in a or
+                          "--decoder-last-pipeline-num-layers" in a):
+            bad.append("first/last stage layers with a piped hybrid "
+                       "pattern (A:801-812)")
+        if set(hp) - HYBRID_SYMBOLS - {"|"}:
+            bad.append("hybrid pattern symbols %s (A:3652)" %
+                       "".join(sorted(set(hp) - HYBRID_SYMBOLS - {"|"})))
+        segs = hp.split("|")
+        pp = int(one(a, "--pipeline-model-parallel-size") or 1)
+        if len(segs) > 1 and len(segs) % pp:
+            bad.append("%d hybrid segments for pipeline size %d (A:846-851)"
+                       % (len(segs), pp))
+        if a.get("--spec") != HYBRID_SPEC:
+            bad.append("hybrid model without the hybrid stack spec "
+                       "(hybrid_builders.py:22-25)")
+        nl = one(a, "--num-layers")
+        if nl is not None and int(nl) != sum(len(s) for s in segs):
+            bad.append("--num-layers %s vs the pattern's %d layers "
+                       "(A:790-797)" % (nl, sum(len(s) for s in segs)))
     # A:953-956: VPP layers exclude first/last stage layers.
     if "--num-layers-per-virtual-pipeline-stage" in a and (
             "--decoder-first-pipeline-num-layers" in a
