@@ -3139,12 +3139,12 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 	int64_t ft = (int64_t)sh->ft, mats = sh->swiglu ? 3 : 2;
 	int64_t at = (int64_t)sh->at, n = 0;
 	int kind = model_layer_kind(m, i);
+	/* a transformer block, or a hybrid model's attention layer */
+	int attn = kind == 'B' || kind == MODEL_LAYER_ATTN;
 
 	if (kind == MODEL_LAYER_MAMBA)
 		return norm_params(m) + mamba_params_tp(m, sh);
-	if (kind != 'B' && kind != MODEL_LAYER_ATTN) {
-		/* a hybrid model's MLP or MoE layer */
-	} else if (m->attention == MODEL_MLA) {
+	if (attn && m->attention == MODEL_MLA) {
 		const struct model_mla *a = &m->mla;
 		int64_t qd = a->nope_dim + a->rope_dim;
 
@@ -3156,7 +3156,7 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 		if (m->bias)
 			n += at * qd + a->kv_rank + a->rope_dim +
 			     at * (a->nope_dim + a->v_dim) + h;
-	} else {
+	} else if (attn) {
 		n = h * q + ht * h;
 		if (m->bias)
 			n += q + h;
@@ -3164,12 +3164,11 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 			n += q;
 	}
 	n += (kind != 'B' ? 1 : m->post_norms ? 4 : 2) * norm_params(m);
-	if (m->qk_norm && kind != MODEL_LAYER_MLP && kind != MODEL_LAYER_MOE)
+	if (m->qk_norm && attn)
 		n += 2 * (m->attention == MODEL_MLA
 				  ? m->mla.nope_dim + m->mla.rope_dim
 				  : (int64_t)sh->dh);
-	if (m->attn_sinks && kind != MODEL_LAYER_MLP &&
-	    kind != MODEL_LAYER_MOE)
+	if (m->attn_sinks && attn)
 		n += at;
 	if (kind == MODEL_LAYER_ATTN)
 		return n;
@@ -3227,6 +3226,8 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 	double h = (double)m->hidden, at = (double)m->heads;
 	double dh = sh->dh, mats = sh->swiglu ? 3 : 2, t = 0;
 	int kind = model_layer_kind(m, i);
+	/* a transformer block, or a hybrid model's attention layer */
+	int attn = kind == 'B' || kind == MODEL_LAYER_ATTN;
 
 	*experts = 0;
 	if (kind == MODEL_LAYER_MAMBA) {
@@ -3238,9 +3239,7 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 				h) +
 		       ns_flops(h, di);
 	}
-	if (kind == MODEL_LAYER_MLP || kind == MODEL_LAYER_MOE) {
-		/* a hybrid model's MLP layer: no attention */
-	} else if (m->attention == MODEL_MLA) {
+	if (attn && m->attention == MODEL_MLA) {
 		const struct model_mla *a = &m->mla;
 		double qd = (double)(a->nope_dim + a->rope_dim);
 
@@ -3251,7 +3250,7 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 		t += ns_flops(at * (double)(a->nope_dim + a->v_dim),
 			      (double)a->kv_rank);
 		t += ns_flops(h, at * (double)a->v_dim);
-	} else {
+	} else if (attn) {
 		t += ns_flops(at * dh, h) +
 		     2 * ns_flops((double)m->kv_heads * dh, h) +
 		     ns_flops(h, at * dh);

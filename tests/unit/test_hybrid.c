@@ -108,6 +108,10 @@ test_layers(void)
 			CHECK_INT_EQ(p.layers[i].params, params[i]);
 		}
 	}
+	/* Muon's Newton-Schulz on the mixer's two projections, 5 steps of
+	 * 4 s^2 b + 2 s^3 FLOPs (s, b the smaller and larger side):
+	 * 328 x 64, 29,491,200; 64 x 128, 13,107,200 */
+	CHECK_NEAR(p.layers[1].ns_flops, 29491200.0 + 13107200.0, 1e-6);
 	/* each layer its own kernels: the scan in the Mamba layers alone,
 	 * attention in the attention layer alone, no MLP around either */
 	CHECK(entry(&ks, 1, KERNEL_PASS_FWD, "ssd chunk scan") != NULL);
