@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "tiny_llama.h"
+#include "kernel_entry.h"
 #include "capture.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/catalog.h"
@@ -54,18 +55,6 @@ run(struct profile *p, const struct model *m, int tp,
 	profile_init(p);
 	return analytic_profile_kernels(p, m, catalog_find(&cat, "H100-SXM"),
 					mb, 1, &par, &o, ks);
-}
-
-static const struct kernel_entry *
-entry(const struct kernel_list *ks, int l, int pass, const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < ks->n; k++)
-		if (ks->k[k].layer == l && ks->k[k].pass == pass &&
-		    !strcmp(ks->k[k].name, name))
-			return &ks->k[k];
-	return NULL;
 }
 
 /*

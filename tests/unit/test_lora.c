@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "tiny_llama.h"
+#include "kernel_entry.h"
 #include "capture.h"
 #include "pd2bw/analytic.h"
 #include "pd2bw/chain.h"
@@ -43,19 +44,6 @@ run(struct profile *p, const struct model *m, int lora,
     struct kernel_list *ks)
 {
 	return run_on(p, m, lora, 0, ks);
-}
-
-/* The entry of name in layer l's pass, or NULL. */
-static const struct kernel_entry *
-entry(const struct kernel_list *ks, int l, int pass, const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < ks->n; k++)
-		if (ks->k[k].layer == l && ks->k[k].pass == pass &&
-		    !strcmp(ks->k[k].name, name))
-			return &ks->k[k];
-	return NULL;
 }
 
 /* The time layer l's pass lists. */
