@@ -2945,6 +2945,11 @@ analytic_cp_check(const struct model *m, int cp, char *why, size_t n)
 	}
 	if (cp == 1)
 		return 0;
+	if (model_is_hybrid(m)) {
+		snprintf(why, n, "context parallelism %d of a hybrid (Mamba) "
+			 "model is not priced", cp);
+		return -1;
+	}
 	if (m->seq_len % chunks) {
 		snprintf(why, n, "context-parallel degree %d does not divide "
 			 "the sequence: %lld tokens are not %lld equal "
