@@ -949,6 +949,22 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "  recompute_granularity: null\n");
 	} else if (mc.granularity == PROF_RC_SELECTIVE) {
 		kstr(fp, "recompute_granularity", "selective");
+		/* the modules the estimate recomputed, as Megatron-Core's
+		 * list (transformer_config.py:560-562 at d98e8a6); absent,
+		 * its default, the attention core (:1940-1941) */
+		if (p->recompute_modules) {
+			const char *s = p->recompute_modules;
+
+			fprintf(fp, "  recompute_modules: [");
+			while (*s) {
+				size_t n = strcspn(s, ",");
+
+				fprintf(fp, "\"%.*s\"%s", (int)n, s,
+					s[n] ? ", " : "");
+				s += n + (s[n] != 0);
+			}
+			fprintf(fp, "]\n");
+		}
 	} else {
 		kstr(fp, "recompute_granularity", "full");
 		kstr(fp, "recompute_method", mc.uniform ? "uniform" : "block");

@@ -265,6 +265,13 @@ def check_megatron(p, path):
                         if n.startswith("block"))
         expect(bad, kinds == hp.replace("|", ""), "hybrid pattern %s vs "
                "the plan's layers %s" % (hp.replace("|", ""), kinds))
+    # the selective modules the plan priced (TC:1940-1941: default
+    # the attention core)
+    if U.one(a, "--recompute-granularity") == "selective":
+        expect(bad, sorted(a.get("--recompute-modules") or ["core_attn"])
+               == sorted(p.rc_modules.split(",")),
+               "recompute modules %s vs plan %s" %
+               (a.get("--recompute-modules"), p.rc_modules))
     # Recomputation per stage as Megatron runs it (RC:156-180).
     g = U.one(a, "--recompute-granularity")
     meth = U.one(a, "--recompute-method")
@@ -591,6 +598,12 @@ def check_bridge(p, path):
            % (per, p.blocks))
     g = mdl.get("recompute_granularity")
     n = mdl.get("recompute_num_layers") or 0
+    if g == "selective":
+        # TC:1940-1941: the attention core unless the list says
+        expect(bad, sorted(mdl.get("recompute_modules") or ["core_attn"])
+               == sorted(p.rc_modules.split(",")),
+               "recompute modules %s vs plan %s"
+               % (mdl.get("recompute_modules"), p.rc_modules))
     rs = [[1 if g == "selective" else
            2 if g == "full" and (mdl["recompute_method"] == "uniform"
                                  or i < n) else 0

@@ -46,6 +46,7 @@ MEGATRON_FLAGS = {
     "--recompute-granularity": "TC:532 (full | selective)",
     "--recompute-method": "TC:543 (uniform | block)",
     "--recompute-num-layers": "TC:551",
+    "--recompute-modules": "TC:560-562 (nargs *)",
     "--group-query-attention": "A:2382",
     "--max-position-embeddings": "A:2394",
     "--position-embedding-type": "A:2397",
@@ -143,6 +144,10 @@ MEGATRON_FLAGS = {
     "--mamba-num-groups": "TC:1265",
     "--mamba-num-heads": "TC:1268",
 }
+# TC:1943-1962: the modules selective recomputation accepts.
+RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj",
+                     "mlp", "moe", "shared_experts", "gdn_norm_out",
+                     "gdp_in_proj", "gdp_qkv", "mhc"}
 # A:3652: the symbols of --hybrid-layer-pattern (M Mamba, G GDN,
 # * attention, D DSA, - MLP, E MoE), | between pipeline segments.
 HYBRID_SYMBOLS = set("MG*D-E")
@@ -301,6 +306,14 @@ def megatron_rules(a, world):
                        "TC:1926-1931)")
     elif meth is not None or nl is not None:
         bad.append("recompute method without granularity")
+    mods = a.get("--recompute-modules")
+    if mods is not None:
+        if g != "selective":
+            bad.append("recompute modules without selective granularity "
+                       "(TC:1942)")
+        if set(mods) - RECOMPUTE_MODULES:
+            bad.append("recompute modules %s (TC:1943-1962)" %
+                       sorted(set(mods) - RECOMPUTE_MODULES))
     f8 = one(a, "--fp8-format")
     if f8 is not None and f8 not in ("e4m3", "hybrid"):
         bad.append("fp8 format %s (TC:587)" % f8)
@@ -983,6 +996,7 @@ BRIDGE_MODEL_KEYS = {
     "add_bias_linear": "TC:212", "gated_linear_unit": "TC:221",
     "normalization": "G:191", "recompute_granularity": "TC:532",
     "recompute_method": "TC:543", "recompute_num_layers": "TC:551",
+    "recompute_modules": "TC:560",
     "fp16": "MP:177", "bf16": "MP:180",
     "share_embeddings_and_output_weights": "G:140",
     "position_embedding_type": "G:142", "rotary_base": "G:143",
@@ -1179,7 +1193,8 @@ BRIDGE_RECIPE_MODEL_KEYS = {
     "expert_tensor_parallel_size", "seq_length", "moe_token_dispatcher_type",
     "moe_flex_dispatcher_backend", "mtp_num_layers",
     "recompute_granularity", "recompute_method", "recompute_num_layers",
-    "cpu_offloading", "cpu_offloading_num_layers", "bf16", "fp16",
+    "recompute_modules", "cpu_offloading", "cpu_offloading_num_layers",
+    "bf16", "fp16",
     "cuda_graph_impl", "cuda_graph_scope", "use_te_rng_tracker",
     "fp8_output_proj",
     "use_transformer_engine_op_fuser",
@@ -1318,6 +1333,15 @@ def bridge_rules(c, recipe=None):
             c.get("checkpoint", {}).get("ckpt_format") != "fsdp_dtensor":
         bad.append("Megatron-FSDP checkpoints need fsdp_dtensor (B:1107)")
     m = bridge_model(c["model"], recipe)
+    # TC:1942-1962: a module list only with selective recomputation, of
+    # the modules it knows
+    if m.get("recompute_modules") is not None:
+        if m.get("recompute_granularity") != "selective":
+            bad.append("recompute_modules without selective (TC:1942)")
+        if set(m["recompute_modules"]) - RECOMPUTE_MODULES:
+            bad.append("recompute_modules %s (TC:1943-1962)"
+                       % sorted(set(m["recompute_modules"]) -
+                                RECOMPUTE_MODULES))
     # TC:1891-1899: no activation offload under a pipeline or with
     # recomputation; TC:1884-1889: fewer offloaded layers than layers.
     if m.get("cpu_offloading") and (
