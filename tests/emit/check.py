@@ -265,6 +265,32 @@ def check_megatron(p, path):
                         if n.startswith("block"))
         expect(bad, kinds == hp.replace("|", ""), "hybrid pattern %s vs "
                "the plan's layers %s" % (hp.replace("|", ""), kinds))
+    # the precision the plan priced: 16-bit parameters (MP:177, 180), FP8
+    # GEMMs of its scaling recipe (TC:594), NVFP4 (TC:673-679)
+    if p.prec in ("bf16", "fp8", "nvfp4"):
+        expect(bad, "--bf16" in a and "--fp16" not in a,
+               "16-bit format vs plan %s" % p.prec)
+    elif p.prec == "fp16":
+        expect(bad, "--fp16" in a and "--bf16" not in a,
+               "16-bit format vs plan fp16")
+    expect(bad, U.one(a, "--fp8-recipe") ==
+           ((p.fp8_recipe or "delayed") if p.prec == "fp8" else None),
+           "FP8 recipe %s vs plan %s %s" % (U.one(a, "--fp8-recipe"),
+                                          p.prec, p.fp8_recipe))
+    expect(bad, U.one(a, "--fp4-recipe") ==
+           ("nvfp4" if p.prec == "nvfp4" else None),
+           "FP4 recipe vs plan %s" % p.prec)
+    # the data-parallel overlaps of a Megatron-Core plan's runtime (its
+    # defaults otherwise): the gradients' reduce-scatter behind the last
+    # backward, the parameters' all-gather (distributed optimizer only)
+    if p.runtime == "megatron-core":
+        o = set(p.rt_opts)
+        grad = "no-overlap-grad-reduce" not in o
+        expect(bad, ("--overlap-grad-reduce" in a) == grad,
+               "overlap-grad-reduce vs the plan's runtime")
+        expect(bad, ("--overlap-param-gather" in a) ==
+               (grad and p.zero >= 1 and "no-overlap-param-gather" not in o),
+               "overlap-param-gather vs the plan's runtime")
     # the selective modules the plan priced (TC:1940-1941: default
     # the attention core)
     if U.one(a, "--recompute-granularity") == "selective":
