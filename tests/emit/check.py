@@ -553,6 +553,19 @@ def check_bridge(p, path):
     bad += U.bridge_rules(c, recipe)
     if recipe and recipe not in U.BRIDGE_RECIPES:
         return bad
+    # the precision the plan priced, as Bridge's preset (MX: the FP8
+    # recipes delayed, tensorwise (current scaling), blockwise
+    # (subchannel), mxfp8; NVFP4; fp32 none)
+    want = {"bf16": "bf16_mixed", "fp16": "fp16_mixed",
+            "nvfp4": "bf16_with_nvfp4_mixed"}.get(p.prec)
+    if p.prec == "fp8":
+        want = {"delayed": "bf16_with_fp8_delayed_scaling_mixed",
+                "tensorwise": "bf16_with_fp8_current_scaling_mixed",
+                "blockwise": "bf16_with_fp8_subchannel_scaling_mixed",
+                "mxfp8": "bf16_with_mxfp8_mixed"}[p.fp8_recipe or "delayed"]
+    expect(bad, c.get("mixed_precision") == want,
+           "mixed_precision %s vs plan %s %s"
+           % (c.get("mixed_precision"), p.prec, p.fp8_recipe))
     # a recipe's provider (the "# Recipe:" line) sets what the file
     # leaves out
     mdl = U.bridge_model(c["model"], recipe)
