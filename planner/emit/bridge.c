@@ -657,8 +657,11 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 	/* padded to the capacity as priced (--emit megatron's comment) */
 	kbool(fp, "moe_pad_expert_input_to_capacity", e->capacity_factor > 0);
 	/* what pd2bw priced, as --emit megatron writes it: one grouped GEMM
-	 * over the experts, the plan's dispatcher */
+	 * over the experts, the permutations fused (the recipes' setting,
+	 * transformer_config.py:941 at d98e8a6, whose default is off), the
+	 * plan's dispatcher */
 	kbool(fp, "moe_grouped_gemm", 1);
+	kbool(fp, "moe_permute_fusion", 1);
 	dispatcher_keys(fp, disp, backend);
 }
 

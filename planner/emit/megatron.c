@@ -173,8 +173,12 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 			arg1(fp, "--moe-pad-expert-input-to-capacity");
 		}
 		/* what pd2bw priced: one grouped GEMM over the experts, the
-		 * plan's dispatcher */
+		 * permutations fused (one kernel each way, as the recipes
+		 * set it; Megatron-Core's default is the unfused PyTorch
+		 * ops, transformer_config.py:941 at d98e8a6), the plan's
+		 * dispatcher */
 		arg1(fp, "--moe-grouped-gemm");
+		arg1(fp, "--moe-permute-fusion");
 		arg_str(fp, "--moe-token-dispatcher-type", disp);
 		if (backend)
 			arg_str(fp, "--moe-flex-dispatcher-backend", backend);

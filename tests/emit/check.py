@@ -325,6 +325,9 @@ def check_megatron(p, path):
            "op fuser differs from the plan's runtime")
     # the dispatcher the plan priced (its runtime's flex-dispatcher)
     if "--num-experts" in a:
+        # the permutations priced fused (TC:941: off by default)
+        expect(bad, "--moe-permute-fusion" in a,
+               "MoE permutations unfused, priced fused (TC:941)")
         flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
         expect(bad, (U.one(a, "--moe-token-dispatcher-type"),
                      U.one(a, "--moe-flex-dispatcher-backend")) ==
@@ -767,6 +770,8 @@ def bridge_experts(p, mdl, recipe=None):
     expect(bad, bool(mdl.get("use_transformer_engine_op_fuser")) ==
            (p.runtime == "megatron-core" and "op-fuser" in p.rt_opts),
            "op fuser differs from the plan's runtime")
+    expect(bad, mdl.get("moe_permute_fusion") is True,
+           "MoE permutations unfused, priced fused (TC:941)")
     expect(bad, mdl.get("moe_grouped_gemm") is True and
            mdl.get("moe_token_dispatcher_type") ==
            ("flex" if flex else "alltoall") and

@@ -124,6 +124,7 @@ MEGATRON_FLAGS = {
     "--moe-expert-capacity-factor": "TC:917",
     "--moe-pad-expert-input-to-capacity": "TC:921",
     "--moe-grouped-gemm": "TC:850",
+    "--moe-permute-fusion": "TC:941",
     "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
     "--moe-expert-rank-capacity-factor": "TC:1019 (Optional[float])",
@@ -497,7 +498,8 @@ def megatron_rules(a, world):
         if "--num-experts" not in a:
             bad.append("--moe-layer-freq without --num-experts")
     for f in ("--moe-router-topk", "--moe-ffn-hidden-size",
-              "--moe-grouped-gemm", "--moe-token-dispatcher-type"):
+              "--moe-grouped-gemm", "--moe-permute-fusion",
+              "--moe-token-dispatcher-type"):
         if f in a and "--num-experts" not in a:
             bad.append("%s without --num-experts" % f)
     if "--num-experts" in a and "--moe-router-topk" in a and \
@@ -1035,6 +1037,7 @@ BRIDGE_V2_KEYS = {
                                    (float, type(None))),
     "moe_pad_expert_input_to_capacity": ("TC:921", _BOOL),
     "moe_grouped_gemm": ("G:188", _BOOL),
+    "moe_permute_fusion": ("TC:941", _BOOL),
     "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
     "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
     "moe_expert_rank_capacity_factor": ("TC:1019 Optional[float]",
@@ -1109,6 +1112,9 @@ _GO = "megatron.bridge.recipes.gpt_oss.gpt_oss.gpt_oss_120b_pretrain_config"
 # recipes/kimi/kimi_k2.py:23-25 at 067f987 (h100/kimi_k2.py:91), :88 at
 # v0.3.0
 _KK = "megatron.bridge.recipes.kimi.kimi_k2.kimi_k2_pretrain_config"
+# Each of the three recipes fuses the MoE permutations (moe_permute_fusion
+# True: recipes/deepseek/h100/deepseek_v3.py:186, gpt_oss/h100/gpt_oss.py:
+# 106, kimi/h100/kimi_k2.py:162 at 067f987; v0.2/v0.3 unchecked).
 BRIDGE_RECIPES = {
     _DS: {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
           "num_query_groups": 128, "ffn_hidden_size": 18432,
@@ -1127,6 +1133,7 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_gate": False,
           "moe_layer_freq": [0] * 3 + [1] * 58,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_permute_fusion": True,
           "moe_router_num_groups": 8, "moe_router_group_topk": 4,
           "moe_token_dispatcher_type": "flex"},
     _GO: {"num_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
@@ -1143,6 +1150,7 @@ BRIDGE_RECIPES = {
           "moe_shared_expert_intermediate_size": None,
           "moe_shared_expert_gate": False, "moe_layer_freq": 1,
           "moe_expert_capacity_factor": None, "moe_grouped_gemm": True,
+          "moe_permute_fusion": True,
           "moe_token_dispatcher_type": "alltoall"},
 }
 # Kimi K2's provider: DeepSeek-V3's architecture with its own heads,
