@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 
 #define BRIDGE_VERSIONS "Megatron-Bridge v0.1.0 to v0.2 (main 067f987)"
@@ -665,6 +666,33 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 	dispatcher_keys(fp, disp, backend);
 }
 
+/*
+ * The fused kernels the plan priced (its fusions, all unless it says),
+ * whatever the recipe's provider says: TransformerConfig's bias-
+ * activation, bias-dropout-add and rope fusions (transformer_config.py:
+ * 496, 510, 513 at d98e8a6, all off by default) and the cross-entropy's
+ * (model_parallel_config.py:320); the activation's only where Megatron-
+ * Core fuses it (SwiGLU; GeLU with the linear biases, transformer_
+ * config.py:2426-2434), the norm Transformer Engine's.
+ */
+static void
+fusion_keys(FILE *fp, const struct emit_in *in)
+{
+	const struct model *m = in->model;
+	unsigned f = ANALYTIC_FUSE_ALL;
+
+	if (in->p->fusions && analytic_fusions_parse(in->p->fusions, &f))
+		f = ANALYTIC_FUSE_ALL;
+	kbool(fp, "bias_activation_fusion",
+	      (f & ANALYTIC_FUSE_ACT) &&
+		      (m->activation == MODEL_SWIGLU ||
+		       (m->activation == MODEL_GELU && m->bias)));
+	kbool(fp, "bias_dropout_fusion", (f & ANALYTIC_FUSE_DROPADD) != 0);
+	kbool(fp, "apply_rope_fusion", (f & ANALYTIC_FUSE_ROPE) &&
+					       m->positions == MODEL_ROTARY);
+	kbool(fp, "cross_entropy_loss_fusion", (f & ANALYTIC_FUSE_XENT) != 0);
+}
+
 /* The architecture, for a model any GPT recipe takes: every field
  * written (model/2's too, v2_keys), so that the recipe's cannot remain. */
 static void
@@ -698,6 +726,7 @@ arch_keys(FILE *fp, const struct emit_in *in, const struct emit_shape *sh,
 		fprintf(fp, "  hidden_dropout: 0.0\n");
 		fprintf(fp, "  attention_dropout: 0.0\n");
 	}
+	fusion_keys(fp, in);
 	if (model_is_v2(m))
 		v2_keys(fp, m, disp, backend);
 }

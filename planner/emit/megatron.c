@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 
 #define MEGATRON_VERSIONS "Megatron-LM core_v0.13.0 to core_v0.15 (main " \
@@ -253,6 +254,36 @@ hybrid_pattern_arg(FILE *fp, const struct model *m,
 			 : "stages");
 	arg_str(fp, "--hybrid-layer-pattern", pat);
 	free(pat);
+}
+
+/*
+ * The fused chains the plan priced (its fusions, all unless it says):
+ * Megatron-LM fuses bias-activation, bias-dropout-add and rope unless
+ * told not to (arguments.py:2892-2904 at d98e8a6, store_false), but not
+ * the cross-entropy (model_parallel_config.py:320, its native kernel
+ * :325); its RMSNorm is Transformer Engine's fused one, whatever the
+ * plan says.
+ */
+static void
+fusion_args(FILE *fp, const struct emit_in *in)
+{
+	const struct model *m = in->model;
+	unsigned f = ANALYTIC_FUSE_ALL;
+
+	if (in->p->fusions && analytic_fusions_parse(in->p->fusions, &f))
+		f = ANALYTIC_FUSE_ALL;
+	fprintf(fp, "\n# Fused kernels as priced (%s).\n",
+		in->p->fusions ? in->p->fusions : "all");
+	if (!(f & ANALYTIC_FUSE_ACT) && m && m->activation == MODEL_SWIGLU)
+		arg1(fp, "--no-bias-swiglu-fusion");
+	if (!(f & ANALYTIC_FUSE_ACT) && m && m->activation == MODEL_GELU)
+		arg1(fp, "--no-bias-gelu-fusion");
+	if (!(f & ANALYTIC_FUSE_DROPADD))
+		arg1(fp, "--no-bias-dropout-fusion");
+	if (!(f & ANALYTIC_FUSE_ROPE) && m && m->positions == MODEL_ROTARY)
+		arg1(fp, "--no-rope-fusion");
+	if (f & ANALYTIC_FUSE_XENT)
+		arg1(fp, "--cross-entropy-loss-fusion");
 }
 
 static int
@@ -716,6 +747,7 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 	arg_int(fp, "--micro-batch-size", p->b);
 	arg_int(fp, "--global-batch-size", p->global_batch);
 
+	fusion_args(fp, in);
 	if (model_args(fp, in, sh)) {
 		emit_mcore_release(&mc);
 		return -1;

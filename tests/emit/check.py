@@ -76,6 +76,7 @@ class Plan:
         self.prec = c.get("precision")
         self.gpu = y.get("inputs", {}).get("gpu", "")
         self.fp8_recipe = c.get("fp8_recipe")
+        self.fusions = c.get("fusions")
         # what selective recomputes, written unless core_attn alone
         self.rc_modules = c.get("recompute_modules", "core_attn")
         self.inputs = y.get("inputs", {})
@@ -291,6 +292,18 @@ def check_megatron(p, path):
         expect(bad, ("--overlap-param-gather" in a) ==
                (grad and p.zero >= 1 and "no-overlap-param-gather" not in o),
                "overlap-param-gather vs the plan's runtime")
+    # the fused kernels the plan priced (A:2892-2904 on by default,
+    # MP:320 the cross-entropy off)
+    fz = set(("act,dropadd,rope,xent,norm" if p.fusions in (None, "all")
+              else "" if p.fusions == "none" else p.fusions).split(","))
+    expect(bad, ("--cross-entropy-loss-fusion" in a) == ("xent" in fz),
+           "cross-entropy fusion vs the plan's fusions %s" % p.fusions)
+    expect(bad, ("--no-bias-dropout-fusion" in a) == ("dropadd" not in fz),
+           "bias-dropout-add fusion vs the plan's fusions %s" % p.fusions)
+    if "--no-bias-swiglu-fusion" in a or "--no-bias-gelu-fusion" in a:
+        expect(bad, "act" not in fz, "activation fusion off, plan's on")
+    if "--no-rope-fusion" in a:
+        expect(bad, "rope" not in fz, "rope fusion off, plan's on")
     # the selective modules the plan priced (TC:1940-1941: default
     # the attention core)
     if U.one(a, "--recompute-granularity") == "selective":
@@ -569,6 +582,21 @@ def check_bridge(p, path):
     expect(bad, c.get("mixed_precision") == want,
            "mixed_precision %s vs plan %s %s"
            % (c.get("mixed_precision"), p.prec, p.fp8_recipe))
+    # the fused kernels the plan priced, where the file sets them (TC:
+    # 496, 510, 513, MP:320; a recipe's provider keeps its own)
+    fz = set(("act,dropadd,rope,xent,norm" if p.fusions in (None, "all")
+              else "" if p.fusions == "none" else p.fusions).split(","))
+    m0 = c["model"]
+    for k, on in (("bias_dropout_fusion", "dropadd" in fz),
+                  ("cross_entropy_loss_fusion", "xent" in fz)):
+        if k in m0:
+            expect(bad, m0[k] == on, "%s vs the plan's fusions %s"
+                   % (k, p.fusions))
+    for k, f in (("bias_activation_fusion", "act"),
+                 ("apply_rope_fusion", "rope")):
+        if m0.get(k):
+            expect(bad, f in fz, "%s on, the plan's fusions %s"
+                   % (k, p.fusions))
     # a recipe's provider (the "# Recipe:" line) sets what the file
     # leaves out
     mdl = U.bridge_model(c["model"], recipe)

@@ -125,6 +125,13 @@ MEGATRON_FLAGS = {
     "--moe-pad-expert-input-to-capacity": "TC:921",
     "--moe-grouped-gemm": "TC:850",
     "--moe-permute-fusion": "TC:941",
+    # the fused kernels: on unless switched off (A:2892-2904,
+    # store_false), the cross-entropy off unless switched on (MP:320)
+    "--no-bias-gelu-fusion": "A:2892",
+    "--no-bias-swiglu-fusion": "A:2895",
+    "--no-bias-dropout-fusion": "A:2899",
+    "--no-rope-fusion": "A:2902",
+    "--cross-entropy-loss-fusion": "MP:320",
     "--moe-token-dispatcher-type": "TC:891 (allgather | alltoall | flex)",
     "--moe-flex-dispatcher-backend": "TC:898 (deepep | hybridep | ncclep)",
     "--moe-expert-rank-capacity-factor": "TC:1019 (Optional[float])",
@@ -1038,6 +1045,12 @@ BRIDGE_V2_KEYS = {
     "moe_pad_expert_input_to_capacity": ("TC:921", _BOOL),
     "moe_grouped_gemm": ("G:188", _BOOL),
     "moe_permute_fusion": ("TC:941", _BOOL),
+    # the fused kernels, all off by default (TC:496, 510, 513; MP:320);
+    # a fused GeLU needs the linear biases (TC:2426-2434)
+    "bias_activation_fusion": ("TC:496", _BOOL),
+    "bias_dropout_fusion": ("TC:510", _BOOL),
+    "apply_rope_fusion": ("TC:513", _BOOL),
+    "cross_entropy_loss_fusion": ("MP:320", _BOOL),
     "moe_token_dispatcher_type": ("TC:891 Literal", _STR),
     "moe_flex_dispatcher_backend": ("TC:898 Literal", _STR),
     "moe_expert_rank_capacity_factor": ("TC:1019 Optional[float]",
