@@ -1773,17 +1773,18 @@ mamba_bwd_ms(struct shape *sh)
 
 /*
  * What a Mamba-2 mixer keeps for backward beyond its layer's input and
- * pre-norm output: the transposed projection output (the combined
- * function's saved zxbcdt), the scan's output (the gated norm's input)
- * with the norm's statistics, and the norm's output for the output
- * projection (its quantised copy under FP8).
+ * pre-norm output: what mamba_ssm's combined function saves (the
+ * transposed projection output zxbcdt and the scan's output before its
+ * gate, out_x), the gated output (the norm's input) with the norm's
+ * statistics, and the norm's output for the output projection (its
+ * quantised copy under FP8).
  */
 static double
 mamba_stash(const struct shape *sh)
 {
 	double n = sh->n, e = sh->e, g = sh->fp8 ? sh->qb : e;
 
-	return n * sh->min * e + n * sh->mdi * (e + g) + n * sh->mg * 4;
+	return n * sh->min * e + n * sh->mdi * (2 * e + g) + n * sh->mg * 4;
 }
 
 /*
