@@ -663,6 +663,8 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 	 * plan's dispatcher */
 	kbool(fp, "moe_grouped_gemm", 1);
 	kbool(fp, "moe_permute_fusion", 1);
+	/* the router as the one kernel priced (transformer_config.py:944) */
+	kbool(fp, "moe_router_fusion", 1);
 	dispatcher_keys(fp, disp, backend);
 }
 

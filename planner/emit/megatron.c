@@ -176,10 +176,14 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 		/* what pd2bw priced: one grouped GEMM over the experts, the
 		 * permutations fused (one kernel each way, as the recipes
 		 * set it; Megatron-Core's default is the unfused PyTorch
-		 * ops, transformer_config.py:941 at d98e8a6), the plan's
-		 * dispatcher */
+		 * ops, transformer_config.py:941 at d98e8a6), the router
+		 * fused, the plan's dispatcher */
 		arg1(fp, "--moe-grouped-gemm");
 		arg1(fp, "--moe-permute-fusion");
+		/* the router's scores, top-k and aux loss as the one kernel
+		 * priced (transformer_config.py:944, off by default;
+		 * router.py:384, 438, 490) */
+		arg1(fp, "--moe-router-fusion");
 		arg_str(fp, "--moe-token-dispatcher-type", disp);
 		if (backend)
 			arg_str(fp, "--moe-flex-dispatcher-backend", backend);

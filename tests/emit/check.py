@@ -338,9 +338,12 @@ def check_megatron(p, path):
            "op fuser differs from the plan's runtime")
     # the dispatcher the plan priced (its runtime's flex-dispatcher)
     if "--num-experts" in a:
-        # the permutations priced fused (TC:941: off by default)
+        # the permutations and the router priced fused (TC:941, 944:
+        # off by default)
         expect(bad, "--moe-permute-fusion" in a,
                "MoE permutations unfused, priced fused (TC:941)")
+        expect(bad, "--moe-router-fusion" in a,
+               "MoE router unfused, priced fused (TC:944)")
         flex = p.runtime == "megatron-core" and "flex-dispatcher" in p.rt_opts
         expect(bad, (U.one(a, "--moe-token-dispatcher-type"),
                      U.one(a, "--moe-flex-dispatcher-backend")) ==

@@ -125,6 +125,7 @@ MEGATRON_FLAGS = {
     "--moe-pad-expert-input-to-capacity": "TC:921",
     "--moe-grouped-gemm": "TC:850",
     "--moe-permute-fusion": "TC:941",
+    "--moe-router-fusion": "TC:944",
     # the fused kernels: on unless switched off (A:2892-2904,
     # store_false), the cross-entropy off unless switched on (MP:320)
     "--no-bias-gelu-fusion": "A:2892",
@@ -506,6 +507,7 @@ def megatron_rules(a, world):
             bad.append("--moe-layer-freq without --num-experts")
     for f in ("--moe-router-topk", "--moe-ffn-hidden-size",
               "--moe-grouped-gemm", "--moe-permute-fusion",
+              "--moe-router-fusion",
               "--moe-token-dispatcher-type"):
         if f in a and "--num-experts" not in a:
             bad.append("%s without --num-experts" % f)
@@ -1045,6 +1047,7 @@ BRIDGE_V2_KEYS = {
     "moe_pad_expert_input_to_capacity": ("TC:921", _BOOL),
     "moe_grouped_gemm": ("G:188", _BOOL),
     "moe_permute_fusion": ("TC:941", _BOOL),
+    "moe_router_fusion": ("TC:944", _BOOL),
     # the fused kernels, all off by default (TC:496, 510, 513; MP:320);
     # a fused GeLU needs the linear biases (TC:2426-2434)
     "bias_activation_fusion": ("TC:496", _BOOL),
