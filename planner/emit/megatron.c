@@ -553,9 +553,15 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 				   "moe_preprocess", NULL, NULL};
 
 		/* ... and a hybrid model's Mamba layers whole, as priced
-		 * (transformer_config.py:1101, "mamba") */
-		if (in->model && model_is_hybrid(in->model))
+		 * (transformer_config.py:1101, "mamba"); a dense one has no
+		 * router to graph (2825-2829) */
+		if (in->model && model_is_hybrid(in->model)) {
 			w[6] = "mamba";
+			if (!in->model->moe.experts) {
+				w[4] = "mamba";
+				w[5] = w[6] = NULL;
+			}
+		}
 		args(fp, w);
 		any = 1;
 	}
