@@ -3378,10 +3378,6 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 				   "blocks of multi-head attention (no experts, "
 				   "MLA, Mamba or multi-token prediction)",
 				   m->name ? m->name : "");
-	if (model_is_hybrid(m) && cp > 1)
-		return pd2bw_error("model '%s': context parallelism of a "
-				   "hybrid (Mamba) model is not priced",
-				   m->name ? m->name : "");
 	if (model_is_hybrid(m) && o && (o->rc_modules & ANALYTIC_RC_OP))
 		return pd2bw_error("model '%s': torchtitan's per-op "
 				   "recomputation has no hybrid (Mamba) model",

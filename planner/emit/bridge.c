@@ -681,10 +681,8 @@ static void
 fusion_keys(FILE *fp, const struct emit_in *in)
 {
 	const struct model *m = in->model;
-	unsigned f = ANALYTIC_FUSE_ALL;
+	unsigned f = emit_plan_fusions(in->p);
 
-	if (in->p->fusions && analytic_fusions_parse(in->p->fusions, &f))
-		f = ANALYTIC_FUSE_ALL;
 	kbool(fp, "bias_activation_fusion",
 	      (f & ANALYTIC_FUSE_ACT) &&
 		      (m->activation == MODEL_SWIGLU ||

@@ -12,6 +12,7 @@
 
 #include "emit/emit.h"
 #include "pd2bw/afile.h"
+#include "pd2bw/analytic.h"
 #include "pd2bw/error.h"
 #include "pd2bw/runtime.h"
 #include "pd2bw/sim.h"
@@ -293,6 +294,16 @@ int
 emit_cuda_graphs(const struct plan *p)
 {
 	return emit_runtime_opt(p, RUNTIME_OPT_CUDA_GRAPHS);
+}
+
+unsigned
+emit_plan_fusions(const struct plan *p)
+{
+	unsigned f = ANALYTIC_FUSE_ALL;
+
+	if (p->fusions && analytic_fusions_parse(p->fusions, &f))
+		f = ANALYTIC_FUSE_ALL;
+	return f;
 }
 
 int

@@ -239,6 +239,9 @@ void emit_mcore_release(struct emit_mcore *mc);
  * soft-capping) as a phrase for a message ("a GeGLU MLP"), or NULL.
  */
 const char *emit_mcore_v2_lacks(const struct model *m);
+/* The ANALYTIC_FUSE_* bits of the chains plan p priced fused (its
+ * fusions; all where it names none, as the estimate's default). */
+unsigned emit_plan_fusions(const struct plan *p);
 /*
  * The integer MoE settings of m, as both Megatron emitters write them:
  * Megatron Core's TransformerConfig field, Megatron-LM's flag and the

@@ -272,10 +272,8 @@ static void
 fusion_args(FILE *fp, const struct emit_in *in)
 {
 	const struct model *m = in->model;
-	unsigned f = ANALYTIC_FUSE_ALL;
+	unsigned f = emit_plan_fusions(in->p);
 
-	if (in->p->fusions && analytic_fusions_parse(in->p->fusions, &f))
-		f = ANALYTIC_FUSE_ALL;
 	fprintf(fp, "\n# Fused kernels as priced (%s).\n",
 		in->p->fusions ? in->p->fusions : "all");
 	if (!(f & ANALYTIC_FUSE_ACT) && m && m->activation == MODEL_SWIGLU)
@@ -548,20 +546,19 @@ overlap_args(FILE *fp, const struct emit_in *in, int e)
 		 * router and MoE preprocessing (arguments.py:2047-2049 at
 		 * d98e8a6: --cuda-graph-modules, --cuda-graph-scope
 		 * deprecated) */
-		const char *w[] = {"--cuda-graph-impl", "transformer_engine",
-				   "--cuda-graph-modules", "attn", "moe_router",
-				   "moe_preprocess", NULL, NULL};
+		const char *w[8] = {"--cuda-graph-impl", "transformer_engine",
+				    "--cuda-graph-modules", "attn"};
+		int n = 4;
 
-		/* ... and a hybrid model's Mamba layers whole, as priced
-		 * (transformer_config.py:1101, "mamba"); a dense one has no
-		 * router to graph (2825-2829) */
-		if (in->model && model_is_hybrid(in->model)) {
-			w[6] = "mamba";
-			if (!in->model->moe.experts) {
-				w[4] = "mamba";
-				w[5] = w[6] = NULL;
-			}
+		/* ... the router only where there are experts (2825-2829),
+		 * and a hybrid model's Mamba layers whole, as priced
+		 * (transformer_config.py:1101, "mamba") */
+		if (!in->model || in->model->moe.experts) {
+			w[n++] = "moe_router";
+			w[n++] = "moe_preprocess";
 		}
+		if (in->model && model_is_hybrid(in->model))
+			w[n++] = "mamba";
 		args(fp, w);
 		any = 1;
 	}

@@ -77,6 +77,10 @@ class Plan:
         self.gpu = y.get("inputs", {}).get("gpu", "")
         self.fp8_recipe = c.get("fp8_recipe")
         self.fusions = c.get("fusions")
+        # the chains priced fused (all where the plan names none)
+        self.fused = set(
+            ("act,dropadd,rope,xent,norm" if self.fusions in (None, "all")
+             else "" if self.fusions == "none" else self.fusions).split(","))
         # what selective recomputes, written unless core_attn alone
         self.rc_modules = c.get("recompute_modules", "core_attn")
         self.inputs = y.get("inputs", {})
@@ -141,6 +145,14 @@ def check_rc(bad, p, per_stage, exact):
                         sum(1 for r in want if r >= 1)),
                        "stage %d recomputes less than planned (%s < %s)"
                        % (s, got, want))
+
+
+def check_rc_modules(bad, p, mods):
+    """The modules selective recomputation runs (TC:1940-1941: the
+    attention core where none are given) against the plan's."""
+    expect(bad, sorted(mods or ["core_attn"]) ==
+           sorted(p.rc_modules.split(",")),
+           "recompute modules %s vs plan %s" % (mods, p.rc_modules))
 
 
 def uniform_plan(p):
@@ -294,8 +306,7 @@ def check_megatron(p, path):
                "overlap-param-gather vs the plan's runtime")
     # the fused kernels the plan priced (A:2892-2904 on by default,
     # MP:320 the cross-entropy off)
-    fz = set(("act,dropadd,rope,xent,norm" if p.fusions in (None, "all")
-              else "" if p.fusions == "none" else p.fusions).split(","))
+    fz = p.fused
     expect(bad, ("--cross-entropy-loss-fusion" in a) == ("xent" in fz),
            "cross-entropy fusion vs the plan's fusions %s" % p.fusions)
     expect(bad, ("--no-bias-dropout-fusion" in a) == ("dropadd" not in fz),
@@ -307,10 +318,7 @@ def check_megatron(p, path):
     # the selective modules the plan priced (TC:1940-1941: default
     # the attention core)
     if U.one(a, "--recompute-granularity") == "selective":
-        expect(bad, sorted(a.get("--recompute-modules") or ["core_attn"])
-               == sorted(p.rc_modules.split(",")),
-               "recompute modules %s vs plan %s" %
-               (a.get("--recompute-modules"), p.rc_modules))
+        check_rc_modules(bad, p, a.get("--recompute-modules"))
     # Recomputation per stage as Megatron runs it (RC:156-180).
     g = U.one(a, "--recompute-granularity")
     meth = U.one(a, "--recompute-method")
@@ -587,8 +595,7 @@ def check_bridge(p, path):
            % (c.get("mixed_precision"), p.prec, p.fp8_recipe))
     # the fused kernels the plan priced, where the file sets them (TC:
     # 496, 510, 513, MP:320; a recipe's provider keeps its own)
-    fz = set(("act,dropadd,rope,xent,norm" if p.fusions in (None, "all")
-              else "" if p.fusions == "none" else p.fusions).split(","))
+    fz = p.fused
     m0 = c["model"]
     for k, on in (("bias_dropout_fusion", "dropadd" in fz),
                   ("cross_entropy_loss_fusion", "xent" in fz)):
@@ -672,11 +679,7 @@ def check_bridge(p, path):
     g = mdl.get("recompute_granularity")
     n = mdl.get("recompute_num_layers") or 0
     if g == "selective":
-        # TC:1940-1941: the attention core unless the list says
-        expect(bad, sorted(mdl.get("recompute_modules") or ["core_attn"])
-               == sorted(p.rc_modules.split(",")),
-               "recompute modules %s vs plan %s"
-               % (mdl.get("recompute_modules"), p.rc_modules))
+        check_rc_modules(bad, p, mdl.get("recompute_modules"))
     rs = [[1 if g == "selective" else
            2 if g == "full" and (mdl["recompute_method"] == "uniform"
                                  or i < n) else 0
