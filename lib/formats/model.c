@@ -1020,6 +1020,29 @@ hf_qwen_window(struct yml_doc *d, yaml_node_t *root)
 }
 
 /*
+ * A string of Megatron-Core layer symbols (M Mamba-2, * attention, - MLP,
+ * E MoE) of 1 to max layers, s of key at node at, into out (max + 1
+ * bytes).
+ */
+static int
+hf_symbols(struct yml_doc *d, yaml_node_t *at, const char *key,
+	   const char *s, char *out, int max)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n > (size_t)max)
+		return yml_err(d, at, "%s of %zu layers (expected 1 to %d)",
+			       key, n, max);
+	for (i = 0; i < n; i++)
+		if (!strchr("M*-E", s[i]))
+			return yml_err(d, at, "%s: layer %zu is '%c' (expected "
+				       "M for Mamba, * attention, - MLP, E "
+				       "MoE)", key, i, s[i]);
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+/*
  * A Nemotron-H layer pattern (one Megatron-Core symbol a layer: M Mamba-2,
  * * attention, - MLP, E MoE): hybrid_override_pattern, or its newer name
  * hybrid_layer_pattern, or transformers 5's layers_block_type list
@@ -1051,20 +1074,9 @@ hf_pattern(struct yml_doc *d, yaml_node_t *root, struct model *m,
 		    hf_str(d, root, keys[i], &s, at))
 			return -1;
 	}
-	if (s) {
-		n = strlen(s);
-		if (!n || n > MODEL_MAX_LAYERS)
-			return yml_err(d, *at, "%s of %zu layers (expected 1 "
-				       "to %d)", *key, n, MODEL_MAX_LAYERS);
-		for (i = 0; i < n; i++)
-			if (!strchr("M*-E", s[i]))
-				return yml_err(d, *at, "%s: layer %zu is '%c' "
-					       "(expected M for Mamba, * "
-					       "attention, - MLP, E MoE)",
-					       *key, i, s[i]);
-		memcpy(m->pattern, s, n + 1);
-		return 0;
-	}
+	if (s)
+		return hf_symbols(d, *at, *key, s, m->pattern,
+				  MODEL_MAX_LAYERS);
 	*key = "layers_block_type";
 	*at = hf_get(d, root, *key);
 	if (!*at)
@@ -1137,21 +1149,19 @@ hf_mamba(struct yml_doc *d, yaml_node_t *root, struct model *m,
  * top num_experts_per_tok, n_shared_experts (1 when only the size is
  * given) of moe_shared_expert_intermediate_size, a sigmoid router with a
  * bias per expert (e_score_correction_bias), group-limited routing when
- * n_group > 1.
+ * n_group > 1, and for Nemotron 3 Super's LatentMoE the routed experts'
+ * width moe_latent_size (null or absent: the hidden size).
  */
 static int
 hf_nemotron_moe(struct yml_doc *d, yaml_node_t *root, struct model *m,
 		struct origin *o)
 {
 	struct model_moe *e = &m->moe;
-	yaml_node_t *n;
 	int64_t shared = -1;
 
-	n = hf_get(d, root, "moe_latent_size");
-	if (n)
-		return hf_refuse(d, n, "moe_latent_size",
-				 "other than null (latent MoE)");
-	if (hf_i64(d, root, "n_routed_experts", 1, &e->experts, MAX_EXPERTS,
+	if (hf_i64(d, root, "moe_latent_size", 0, &e->latent, MAX_HIDDEN,
+		   &o->at[F_LATENT]) ||
+	    hf_i64(d, root, "n_routed_experts", 1, &e->experts, MAX_EXPERTS,
 		   &o->at[F_EXPERTS]) ||
 	    hf_i64(d, root, "num_experts_per_tok", 1, &e->top_k, MAX_EXPERTS,
 		   &o->at[F_TOPK]) ||
@@ -1177,9 +1187,56 @@ hf_nemotron_moe(struct yml_doc *d, yaml_node_t *root, struct model *m,
 }
 
 /*
+ * Nemotron-H's multi-token prediction (Nemotron 3 Super):
+ * num_nextn_predict_layers modules, each of the layers that
+ * mtp_hybrid_override_pattern gives.  The checkpoint holds that many
+ * modules, so their weights are not shared (mtp_shared 0).  Without
+ * modules the pattern is checked but not kept.  It is read before the
+ * mixer's and the MoE's keys, which only the model's pattern asks for.
+ */
+static int
+hf_nemotron_mtp(struct yml_doc *d, yaml_node_t *root, struct model *m,
+		struct origin *o)
+{
+	static const char *const key = "mtp_hybrid_override_pattern";
+	char pattern[MODEL_MTP_MAX + 1];
+	yaml_node_t *n = NULL, *at = NULL;
+	const char *s = NULL;
+	int64_t v = 0;
+	size_t i;
+
+	if (hf_i64z(d, root, "num_nextn_predict_layers", &v, 64, &n) ||
+	    (hf_get(d, root, key) && hf_str(d, root, key, &s, &at)) ||
+	    (s && hf_symbols(d, at, key, s, pattern, MODEL_MTP_MAX)))
+		return -1;
+	if (!v)
+		return 0;
+	if (!s)
+		return yml_err(d, n, "num_nextn_predict_layers %lld needs "
+			       "'%s', the layers of a module", (long long)v,
+			       key);
+	/* the module's Mamba and MoE layers are the model's kinds, priced
+	 * by the model's mixer and experts */
+	for (i = 0; pattern[i]; i++)
+		if ((pattern[i] == MODEL_LAYER_MAMBA ||
+		     pattern[i] == MODEL_LAYER_MOE) &&
+		    !strchr(m->pattern, pattern[i]))
+			return yml_err(d, at, "%s: layer %zu ('%c') of a kind "
+				       "the model's layers lack (not "
+				       "supported)", key, i, pattern[i]);
+	m->mtp_layers = (int)v;
+	m->mtp_shared = 0;
+	memcpy(m->mtp_pattern, pattern, sizeof(pattern));
+	o->at[F_MTP] = n;
+	o->at[F_MTP_PATTERN] = at;
+	return 0;
+}
+
+/*
  * Nemotron-H (NVIDIA's NemotronHConfig): a layer pattern instead of
  * blocks, Mamba-2 mixers, squared-ReLU MLPs (mlp_hidden_act relu2),
- * attention without position embeddings, and for Nemotron 3 MoE layers.
+ * attention without position embeddings, and for Nemotron 3 MoE layers
+ * (LatentMoE in Super) and multi-token prediction (hf_nemotron_mtp()).
  * The mixer's and the MoE's keys are read when the pattern has such
  * layers: configs also carry NemotronHConfig's defaults for the others.
  */
@@ -1192,8 +1249,7 @@ hf_nemotron_h(struct yml_doc *d, yaml_node_t *root, struct model *m,
 		"use_bias", "mamba_proj_bias", "mlp_bias", NULL,
 	};
 	const char *key = NULL;
-	yaml_node_t *at = NULL, *n;
-	int64_t v = 0;
+	yaml_node_t *at = NULL;
 	size_t i, len;
 	int on;
 
@@ -1227,10 +1283,7 @@ hf_nemotron_h(struct yml_doc *d, yaml_node_t *root, struct model *m,
 			return -1;
 		m->bias |= on;
 	}
-	n = hf_get(d, root, "num_nextn_predict_layers");
-	if (n && (yml_to_i64(d, n, &v, 0, 64) ||
-		  (v && hf_refuse(d, n, "num_nextn_predict_layers",
-				  "above 0 in a hybrid model"))))
+	if (hf_nemotron_mtp(d, root, m, o))
 		return -1;
 	/* NEEDSWORK: use_conv_bias false still counts the convolution's
 	 * bias (every released Nemotron-H has it) */

@@ -838,6 +838,41 @@ test_hf_hybrid(void)
 	      m.moe.shared_experts == 1 && m.moe.shared_ffn == 3712 &&
 	      !m.moe.groups);
 	round_trip(&m, dir);
+	/* Nemotron 3 Super: LatentMoE and one multi-token-prediction module
+	 * of its own weights, as the checkpoint holds it; the zoo's trains
+	 * two depths of one shared module, which count once.  Its head_dim
+	 * is the coupled 4096 / 32, which the reader keeps as 0 */
+	CHECK(model_load(&m, cap_path("models/hf/nemotron-3-super")) == 0);
+	CHECK(model_load(&y, cap_path("models/nemotron-3-super.yaml")) == 0);
+	CHECK_STR_EQ(m.name, "nemotron-3-super");
+	CHECK_INT_EQ(m.seq_len, 262144);
+	CHECK_STR_EQ(m.pattern, y.pattern);
+	CHECK_STR_EQ(m.mtp_pattern, "*E");
+	CHECK_STR_EQ(m.mtp_pattern, y.mtp_pattern);
+	CHECK(m.family == y.family && m.layers == y.layers &&
+	      m.hidden == y.hidden && m.heads == y.heads &&
+	      m.kv_heads == y.kv_heads &&
+	      model_head_dim(&m) == model_head_dim(&y) &&
+	      m.ffn_hidden == y.ffn_hidden && m.vocab == y.vocab &&
+	      m.activation == y.activation && m.norm == y.norm &&
+	      m.positions == y.positions && m.causal == y.causal &&
+	      m.tied_embeddings == y.tied_embeddings && m.bias == y.bias &&
+	      m.dropout == y.dropout &&
+	      m.flash_attention == y.flash_attention &&
+	      m.precision == y.precision && m.rope_yarn == y.rope_yarn);
+	CHECK(!memcmp(&m.mamba, &y.mamba, sizeof(m.mamba)));
+	CHECK(!memcmp(&m.moe, &y.moe, sizeof(m.moe)));
+	CHECK_INT_EQ(m.moe.latent, 1024);
+	CHECK_INT_EQ(m.mtp_layers, 1);
+	CHECK_INT_EQ(m.mtp_shared, 0);
+	CHECK(y.mtp_layers == 2 && y.mtp_shared);
+	CHECK_INT_EQ(model_params_no_mtp(&m), 120668707840LL);
+	CHECK_INT_EQ(model_mtp_module_params(&m), 2942325248LL);
+	CHECK_INT_EQ(model_params(&m), 123611033088LL);
+	CHECK_INT_EQ(model_active_params(&m), 12770237440LL);
+	CHECK_INT_EQ(model_params(&y), 123611033088LL);
+	CHECK_INT_EQ(model_params_no_mtp(&y), 120668707840LL);
+	round_trip(&m, dir);
 	/* Nemotron-H 8B: dense, head_dim the coupled 4096 / 32 */
 	CHECK(model_load(&m, cap_path("models/hf/nemotron-h-8b")) == 0);
 	CHECK(m.layers == 52 && m.hidden == 4096 && m.kv_heads == 8 &&
@@ -884,6 +919,23 @@ test_hf_hybrid(void)
 			    "\"vocab_size\": 9,\n"
 			    " \"hybrid_override_pattern\": \"*-\"}") == 0);
 	CHECK_STR_EQ(m.pattern, "*-");
+	/* LatentMoE; null or absent is none */
+	CHECK(nh_json(&m, NULL, "\"moe_latent_size\": 32") == 0);
+	CHECK_INT_EQ(m.moe.latent, 32);
+	CHECK(nh_json(&m, NULL, "\"moe_latent_size\": null") == 0);
+	CHECK_INT_EQ(m.moe.latent, 0);
+	/* multi-token prediction: separate modules of the pattern's layers;
+	 * without modules the pattern is not kept */
+	CHECK(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 2, "
+		      "\"mtp_hybrid_override_pattern\": \"*EM-\"") == 0);
+	CHECK(m.mtp_layers == 2 && !m.mtp_shared && m.moe.experts == 4);
+	CHECK_STR_EQ(m.mtp_pattern, "*EM-");
+	CHECK(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 0, "
+		      "\"mtp_hybrid_override_pattern\": \"*E\"") == 0);
+	CHECK(m.mtp_layers == 0 && !m.mtp_pattern[0]);
+	CHECK(nh_json(&m, NULL, "\"num_nextn_predict_layers\": null, "
+		      "\"mtp_hybrid_override_pattern\": null") == 0);
+	CHECK(m.mtp_layers == 0 && !m.mtp_pattern[0]);
 
 	/* refused with the key: the pattern, the mixer, the experts */
 	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
@@ -923,12 +975,28 @@ test_hf_hybrid(void)
 		  "must divide the heads, and every size be at least 1");
 	CHECK_ERR(nh_json(&m, "n_routed_experts", NULL),
 		  "pd2bw: c.json:1:1: missing key 'n_routed_experts'");
-	CHECK_ERR(nh_json(&m, NULL, "\"moe_latent_size\": 32"),
-		  "pd2bw: c.json:19:21: moe_latent_size other than null "
-		  "(latent MoE) (not supported)");
+	CHECK_ERR(nh_json(&m, NULL, "\"moe_latent_size\": 0"),
+		  "pd2bw: c.json:19:21: value 0 out of range [1, 1048576]");
 	CHECK_ERR(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 1"),
-		  "pd2bw: c.json:19:30: num_nextn_predict_layers above 0 in a "
-		  "hybrid model (not supported)");
+		  "pd2bw: c.json:19:30: num_nextn_predict_layers 1 needs "
+		  "'mtp_hybrid_override_pattern', the layers of a module");
+	CHECK_ERR(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 1, "
+			  "\"mtp_hybrid_override_pattern\": \"*X\""),
+		  "pd2bw: c.json:19:64: mtp_hybrid_override_pattern: layer 1 "
+		  "is 'X' (expected M for Mamba, * attention, - MLP, E MoE)");
+	CHECK_ERR(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 1, "
+			  "\"mtp_hybrid_override_pattern\": "
+			  "\"*E*E*E*E*E*E*E*E*\""),
+		  "pd2bw: c.json:19:64: mtp_hybrid_override_pattern of 17 "
+		  "layers (expected 1 to 16)");
+	CHECK_ERR(nh_json(&m, "hybrid_override_pattern",
+			  "\"hybrid_override_pattern\": \"M*--\", "
+			  "\"num_nextn_predict_layers\": 1, "
+			  "\"mtp_hybrid_override_pattern\": \"*E\""),
+		  "pd2bw: c.json:18:99: mtp_hybrid_override_pattern: layer 1 "
+		  "('E') of a kind the model's layers lack (not supported)");
+	CHECK_ERR(nh_json(&m, NULL, "\"num_nextn_predict_layers\": 65"),
+		  "pd2bw: c.json:19:30: value 65 out of range [0, 64]");
 	CHECK_ERR(nh_json(&m, NULL, "\"mlp_hidden_act\": \"silu\""),
 		  "pd2bw: c.json:19:20: unsupported mlp_hidden_act 'silu' "
 		  "(expected relu2)");
@@ -981,7 +1049,8 @@ static const char *const zoo[] = {
 	"gpt2-xl", "megatron-gpt-8.3b", "gpt3-175b", "llama2-7b", "llama2-13b",
 	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b",
 	"deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
-	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", "nemotron-3-nano", NULL,
+	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", "nemotron-3-nano",
+	"nemotron-3-super", NULL,
 };
 
 static void
