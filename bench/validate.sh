@@ -252,6 +252,15 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov)
 	# recompute nothing (the recipe'"'"'s recompute_granularity None)
 	if (model == "nemotron-3-nano" && gpu == "H100-SXM")
 		return "moe,layernorm,core_attn,moe_act"
+	# Nemotron 3 Super: the experts'"'"' activation and the norms on B300
+	# in BF16 and NVFP4 and on B200 in MXFP8, the MoE layer and the
+	# attention core too on B200 in BF16; B200 in NVFP4 and the other
+	# systems recompute nothing (configs/nemotronh/nemotron_3_workload_
+	# base_configs.py:129-158 at 63b08b397)
+	if (model == "nemotron-3-super" && gpu == "B300" && prec != "fp8-mx")
+		return "moe_act,layernorm"
+	if (model == "nemotron-3-super" && gpu == "B200")
+		return prec == "bf16" ? "moe_act,moe,layernorm,core_attn" : prec == "fp8-mx" ? "moe_act,layernorm" : ""
 	if (model != "deepseek-v3" || !(old || new || feb || nov || rel == "25.09"))
 		return ""
 	# the runs of 25.09 (scripts/performance/run_script.py at fa0315ae2,
@@ -340,6 +349,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# regression", fixed in the next container) times the bug, not the
 	# runtime the plan names: listed, not scored
 	if (has_flag("regression")) hard = add(hard, "regression=known software regression")
+	# Nemotron 3 Super'"'"'s NVFP4 recipe keeps layers and projections in
+	# BF16 or MXFP8 (nemotron_3_super_bf16_with_nvfp4_mixed, the last 14
+	# layers, mixed_precision.py:421-429; te_quant.cfg for attention,
+	# the latent projections and MTP, at 067f987): one precision a model
+	# is all pd2bw-plan prices
+	if (model == "nemotron-3-super" && prec == "nvfp4") hard = add(hard, "layerprec=precision set layer by layer")
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
@@ -532,11 +547,12 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# base preset, nemotron_3_nano_workload_base_configs.py at
 		# cfeddcd94, nemotron_3_workload_base_configs.py:31-40 at
 		# f69d4dd59 and 63b08b397; perf_recipes/nemotronh/gb300/
-		# nemotronh.py:341 at 067f987)
+		# nemotronh.py:341 at 067f987); Nemotron 3 Super alike
+		# (BASE_NEMOTRON_3_SUPER_CONFIG, :98-107 at 63b08b397)
 		if ((model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
 		    (rel >= "25.11" && gpu ~ /^GB[23]00$/))) ||
 		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/) ||
-		    model == "nemotron-3-nano")
+		    model ~ /^nemotron-3-(nano|super)$/)
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		# Kimi-K2 trains with Muon in every release that published
 		# it (the presets'"'"' optimizer_type "muon", configs/kimi/
@@ -694,7 +710,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# its Mamba layers too (scope attn, mamba, moe_router,
 		# moe_preprocess: the base preset at cfeddcd94, f69d4dd59 and
 		# 63b08b397; the H100 FP8 preset graphs the Mamba layers
-		# alone, priced as the others).  The other eager MoE
+		# alone, priced as the others), and Nemotron 3 Super'"'"'s but
+		# on B200 outside NVFP4 (cuda_graph_impl none, nemotron_3_
+		# workload_base_configs.py:141-158 at 63b08b397).  The other eager MoE
 		# presets graph the router and preprocessing alone, or nothing.
 		if (rname == "megatron-core" && index(a, "cuda-graphs") == 0 &&
 		    ((model == "qwen3-235b-a22b" && ((gpu == "GB200" && rel >= "25.11") ||
@@ -704,7 +722,8 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		       (gpu == "B300" && mbs == 2 && pp == 8) ||
 		       (gpu == "B200" && prec == "fp8-mx" && pp == 8 && vp == 2 && ep == 32))) ||
 		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02") ||
-		     model == "nemotron-3-nano"))
+		     model == "nemotron-3-nano" ||
+		     (model == "nemotron-3-super" && (gpu != "B200" || prec == "nvfp4"))))
 			a = a (index(a, ":") ? "," : ":") "te-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
@@ -946,6 +965,7 @@ BEGIN {
 	why["layout"] = "parallel layout not stated by the source"
 	why["packed"] = "packed SFT sequences: attention runs per document, whose lengths the source does not state"
 	why["regression"] = "measured under a software regression the source names (cuDNN, 26.06.01)"
+	why["layerprec"] = "precision set layer by layer (Nemotron 3 Super NVFP4: BF16 and MXFP8 layers)"
 	why["model"] = "model shape not stated, or no model file"
 	why["runtime"] = "runtime with no pd2bw profile (meta-internal, hai-llm)"
 	why["mbs"] = "microbatch size not stated by the source"

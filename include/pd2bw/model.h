@@ -90,6 +90,12 @@ struct model_moe {
 	 * of its group_top_k best groups; 0: no limit. */
 	int64_t groups;
 	int64_t group_top_k;
+	/* LatentMoE (Nemotron 3 Super; Megatron-Core's moe_latent_size):
+	 * the routed experts work at this width; each token is projected
+	 * h -> latent before its dispatch and back after the combine, by
+	 * two dense matrices beside the router.  The router and the shared
+	 * experts keep h.  0: the experts work at h. */
+	int64_t latent;
 };
 
 /*
@@ -129,6 +135,8 @@ struct model_mamba {
 #define MODEL_LAYER_ATTN '*'
 #define MODEL_LAYER_MLP '-'
 #define MODEL_LAYER_MOE 'E'
+/* Layers of one multi-token-prediction module of a hybrid model. */
+#define MODEL_MTP_MAX 16
 
 struct model {
 	char *name;           /* owned */
@@ -191,6 +199,15 @@ struct model {
 	 * transformer block of attention and MLP. */
 	char pattern[MODEL_MAX_LAYERS + 1];
 	struct model_mamba mamba; /* when the pattern has Mamba layers */
+	/* A hybrid model's multi-token-prediction module: its layers, one
+	 * character each as in pattern (Megatron-Core's unified hybrid
+	 * pattern, the part after each '/'); layer indices layers, layers
+	 * + 1, ... name them (model_mtp_layer()).  Empty: a module's block
+	 * is like the last. */
+	char mtp_pattern[MODEL_MTP_MAX + 1];
+	int mtp_shared;       /* the mtp_layers modules are one module run
+				 mtp_layers times, its weights shared
+				 (Megatron-Core's mtp_use_repeated_layer) */
 };
 
 /* Set every field to the GPT defaults (name NULL). */
@@ -242,7 +259,8 @@ int64_t model_vocab_shard(const struct model *m, int tp, int pad);
 int model_is_hybrid(const struct model *m);
 /* Layer i's kind: a MODEL_LAYER_* character, or 'B' for a transformer
  * block of attention and MLP (every layer of a model without a
- * pattern). */
+ * pattern).  Indices from layers on name the layers of a hybrid
+ * model's multi-token-prediction module (mtp_pattern). */
 int model_layer_kind(const struct model *m, int i);
 /* Non-zero when block i (0-based) has a MoE MLP. */
 int model_layer_is_moe(const struct model *m, int i);
@@ -262,6 +280,21 @@ int64_t model_layer_expert_params(const struct model *m, int i);
 /* Parameters of one multi-token-prediction module beyond its block: two
  * norms of h, the 2h x h projection and the shared head's norm. */
 int64_t model_mtp_extra_params(const struct model *m);
+/* Layers of one multi-token-prediction module: mtp_pattern's, else 1. */
+int model_mtp_module_layers(const struct model *m);
+/* The layer index that prices layer j of a multi-token-prediction
+ * module with the model_layer_* functions: layers + j for a hybrid
+ * module (its mtp_pattern), else the last block, layers - 1. */
+int model_mtp_layer(const struct model *m, int j);
+/* Parameters of one multi-token-prediction module: its layers and the
+ * extras (model_mtp_extra_params()). */
+int64_t model_mtp_module_params(const struct model *m);
+/* Sets of module weights: 1 when shared, else mtp_layers. */
+int model_mtp_weight_sets(const struct model *m);
+/* Width the routed experts work at: moe.latent, else hidden. */
+int64_t model_expert_width(const struct model *m);
+/* Parameters of a MoE layer's two latent projections (0 without). */
+int64_t model_latent_params(const struct model *m);
 /* Parameters of block 0 (of every block when they are alike). */
 int64_t model_block_params(const struct model *m);
 /* Parameters of the embedding layer (token + learned positions). */

@@ -165,6 +165,9 @@ struct shape {
 			       tensors hold */
 	double pstash;      /* analytic_opts paged_stash */
 	double fe, sf;      /* expert and shared-expert width per GPU */
+	double eh;          /* the width the routed experts' rows move and
+			       multiply at: h, or LatentMoE's latent */
+	int lat;            /* LatentMoE: projections h -> eh and back */
 	double shf;         /* moe_ms(): the shared experts' forward ms */
 	double gnk;         /* moe_ms(), moe_bwd_ms(): the kernels counted
 			       before the dispatch, before the router's
@@ -1389,7 +1392,7 @@ sort_chunks_ms(struct shape *sh, int probs)
 	if (sh->nel <= 1)
 		return 0;
 	return op_ms(sh, OP_VEC, 0,
-		     2 * R * sh->h * sh->e + (probs ? 8 * R : 0));
+		     2 * R * sh->eh * sh->e + (probs ? 8 * R : 0));
 }
 
 /*
@@ -1408,7 +1411,7 @@ sort_chunks_ms(struct shape *sh, int probs)
 static double
 fp8_pad_ms(struct shape *sh, int after)
 {
-	double R = sh->ntok * sh->imb, x = 2 * R * sh->h * sh->e;
+	double R = sh->ntok * sh->imb, x = 2 * R * sh->eh * sh->e;
 
 	if (!sh->fp8)
 		return 0;
@@ -1440,7 +1443,7 @@ fp8_pad_ms(struct shape *sh, int after)
 static double
 expert_bias_ms(struct shape *sh, int bwd)
 {
-	double X = sh->ntok * sh->imb * sh->h, e = sh->e, t = 0;
+	double X = sh->ntok * sh->imb * sh->eh, e = sh->e, t = 0;
 	int k = (int)sh->nel;
 
 	if (!sh->bias || k < 1)
@@ -1518,16 +1521,20 @@ static double
 moe_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
-	double E = sh->ne, sf = sh->sf, t;
+	double E = sh->ne, sf = sh->sf, w = sh->eh, t;
 
 	t = router_ms(sh, 0);
 	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E,
 		      8 * n * E + 12 * M);
+	/* LatentMoE: the tokens down to the experts' width, in the
+	 * preprocessing (moe_layer.py:488-490 at d98e8a6) */
+	if (sh->lat)
+		t += gemm_ms(sh, n, h, w);
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 0);
 	else
 		t += op_named(sh, "permute", OP_VEC, 0,
-			      n * h * e + M * h * e + 8 * M);
+			      n * w * e + M * w * e + 8 * M);
 	/* the end of the MoE layer's preprocess() (the permutation is the
 	 * alltoall dispatcher's dispatch_preprocess, moe_layer.py:356-373
 	 * at 9ed8b0c4ac): the dispatch and the experts follow */
@@ -1535,19 +1542,22 @@ moe_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 1);
 	t += fp8_pad_ms(sh, 0);
 	if (sh->swiglu) {
-		t += expert_ms(sh, M, h, 2 * fe);
+		t += expert_ms(sh, M, w, 2 * fe);
 		t += clamp_ms(sh, M * fe, 0) + act_ms(sh, M * fe);
 	} else {
-		t += expert_ms(sh, M, h, fe);
+		t += expert_ms(sh, M, w, fe);
 		t += act_ms(sh, M * fe);
 	}
-	t += expert_ms(sh, M, fe, h);
+	t += expert_ms(sh, M, fe, w);
 	t += expert_bias_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += sort_chunks_ms(sh, 0);
 	if (!sh->dd)
-		t += op_named(sh, "unpermute", OP_VEC, 2 * M * h,
-			      M * h * e + n * h * e + 4 * M);
+		t += op_named(sh, "unpermute", OP_VEC, 2 * M * w,
+			      M * w * e + n * w * e + 4 * M);
+	/* ... and back to h after the combine (moe_layer.py:591-592) */
+	if (sh->lat)
+		t += gemm_ms(sh, n, w, h);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -1571,7 +1581,7 @@ static double
 moe_bwd_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
-	double E = sh->ne, sf = sh->sf, t = 0;
+	double E = sh->ne, sf = sh->sf, w = sh->eh, t = 0;
 
 	if (sf) {
 		t += op_named(sh, "shared experts add", OP_VEC, n * h,
@@ -1585,28 +1595,32 @@ moe_bwd_ms(struct shape *sh)
 			t += gemm_bwd_ms(sh, n, h, sf);
 		}
 	}
+	if (sh->lat)
+		t += gemm_bwd_ms(sh, n, w, h);
 	/* un-permutation: gradients of the rows and of the probabilities */
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 1);
 	else
-		t += op_named(sh, "unpermute", OP_VEC, 4 * M * h,
-			      2 * M * h * e + n * h * e + 8 * M);
+		t += op_named(sh, "unpermute", OP_VEC, 4 * M * w,
+			      2 * M * w * e + n * w * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
-	t += expert_bwd_ms(sh, M, fe, h);
+	t += expert_bwd_ms(sh, M, fe, w);
 	if (sh->swiglu) {
 		t += act_bwd_ms(sh, M * fe) + clamp_ms(sh, M * fe, 1);
-		t += expert_bwd_ms(sh, M, h, 2 * fe);
+		t += expert_bwd_ms(sh, M, w, 2 * fe);
 	} else {
 		t += act_bwd_ms(sh, M * fe);
-		t += expert_bwd_ms(sh, M, h, fe);
+		t += expert_bwd_ms(sh, M, w, fe);
 	}
 	t += fp8_pad_ms(sh, 0);
 	t += sort_chunks_ms(sh, 1);
 	if (!sh->dd)
-		t += op_named(sh, "permute", OP_VEC, M * h,
-			      M * h * e + n * h * e + 8 * M);
+		t += op_named(sh, "permute", OP_VEC, M * w,
+			      M * w * e + n * w * e + 8 * M);
+	if (sh->lat)
+		t += gemm_bwd_ms(sh, n, h, w);
 	sh->gnk = sh->nk;
 	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E, 12 * n * E);
 	return t + router_ms(sh, 1);
@@ -1644,9 +1658,11 @@ held_rows(const struct shape *sh)
 static double
 moe_stash(struct shape *sh)
 {
-	double n = sh->n, h = sh->h, e = sh->e;
+	double n = sh->n, e = sh->e, w = sh->eh;
 	double M = sh->pstash > 0 ? sh->ntok * sh->pstash : held_rows(sh);
-	double st = 4 * n * sh->ne + 12 * M + M * h * e +
+	/* LatentMoE keeps the combined rows, the up projection's input */
+	double st = 4 * n * sh->ne + 12 * M + M * w * e +
+		    (sh->lat ? n * w * e : 0) +
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 			    (M * sh->fe + n * sh->sf) * e +
 		    (sh->clamp ? 2 * M * sh->fe * e : 0);
@@ -1657,7 +1673,7 @@ moe_stash(struct shape *sh)
 	if (sh->dd)
 		st += (2 * e + 4) * n * M * sh->imb *
 			      (sh->etp < sh->t ? sh->t : 1) +
-		      M * h * e;
+		      M * w * e;
 	return st;
 }
 
@@ -1824,7 +1840,7 @@ sublayer_stash(struct shape *sh)
 	else
 		st += (sh->swiglu ? 3 + unfused_glu(sh) : 2) * n * sh->ft * e;
 	if (sh->fp8)
-		st -= (e - sh->qb) * (sh->moe ? sh->ntok * (h + sh->fe) +
+		st -= (e - sh->qb) * (sh->moe ? sh->ntok * (sh->eh + sh->fe) +
 							n * sh->sf
 					      : n * sh->ft);
 	return st;
@@ -1909,7 +1925,7 @@ block_stash(struct shape *sh)
 	if (sh->fp8)
 		st -= (e - sh->qb) * (2 * n * h / (sh->sp ? sh->t : 1) +
 				 n * sh->ht +
-				 (sh->moe ? sh->ntok * (h + sh->fe) +
+				 (sh->moe ? sh->ntok * (sh->eh + sh->fe) +
 						    n * sh->sf
 					  : n * sh->ft));
 	return st;
@@ -1944,7 +1960,8 @@ block_flops_v2(struct shape *sh)
 	if (!sh->moe)
 		return f + mats * 2 * n * h * sh->ft;
 	return f + 2 * n * h * sh->ne +
-	       mats * 2 * h * (n * sh->topk * sh->fe + n * sh->sf);
+	       mats * 2 * (sh->eh * n * sh->topk * sh->fe + h * n * sh->sf) +
+	       (sh->lat ? 4 * n * h * sh->eh : 0);
 }
 
 /*
@@ -2300,7 +2317,9 @@ block_point(struct shape *sh, struct prof_point *pt)
 	pt->bwd_ms = bw;
 	/* Expert parallelism: the dispatch all-to-all sends each of the
 	 * GPU's rows (its tokens, 1/t of them under sequence parallelism,
-	 * times top-k) of h elements to the rank holding its expert; the
+	 * times top-k) of h elements (LatentMoE: its latent width, the
+	 * dispatcher's hidden_dim, token_dispatcher.py:1535 at d98e8a6)
+	 * to the rank holding its expert; the
 	 * combine brings them back (token_dispatcher.py:705, 864); the
 	 * busiest rank receives imbalance x the balanced share.  Under
 	 * tensor parallelism without expert parallelism the buffer is kept
@@ -2309,7 +2328,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->moe && (sh->ep > 1 || sh->t > 1))
 		pt->ep_a2a_bytes = sh->ntok /
 				   (sh->sp && sh->etp == sh->t ? sh->t : 1) *
-				   h * e * sh->imb;
+				   sh->eh * e * sh->imb;
 	if (sh->moe && sh->ep > 1) {
 		pt->ep_shared_fwd_ms = sh->shf;
 		/* Megatron-Core's pre_dispatch_computation, what runs
@@ -2367,7 +2386,7 @@ block_point(struct shape *sh, struct prof_point *pt)
 	if (sh->moe)
 		pt->work_bytes = (int64_t)fmax(
 			fmax((sh->swiglu ? 2 : 1) * held_rows(sh) * sh->fe * e,
-			     2 * held_rows(sh) * h * e),
+			     2 * held_rows(sh) * sh->eh * e),
 			sh->flash ? 0 : 2 * bas * e);
 	/* dense dispatch: the gate's fp32 one-hot of the slots and the
 	 * fp32 weights over it, [n, E C] each, and the boolean mask
@@ -3110,8 +3129,8 @@ same_block(const struct model *m, int i, int j)
 static int64_t
 expert_params_tp(const struct model *m, const struct shape *sh, int i)
 {
-	int64_t h = m->hidden, fe = (int64_t)sh->fe, mats = sh->swiglu ? 3 : 2;
-	int64_t E = (int64_t)sh->nel, n;
+	int64_t h = model_expert_width(m), fe = (int64_t)sh->fe;
+	int64_t E = (int64_t)sh->nel, n, mats = sh->swiglu ? 3 : 2;
 
 	if (!model_layer_is_moe(m, i))
 		return 0;
@@ -3188,7 +3207,9 @@ block_params_tp(const struct model *m, const struct shape *sh, int i)
 		int64_t sf = (int64_t)sh->sf;
 		int64_t E = m->moe.experts;
 
-		n += expert_params_tp(m, sh, i) + mats * h * sf + h * E;
+		/* LatentMoE's projections, whole on every rank */
+		n += expert_params_tp(m, sh, i) + mats * h * sf + h * E +
+		     model_latent_params(m);
 		if (m->bias)
 			n += sf ? (mats - 1) * sf + h : 0;
 		if (m->bias || m->moe.router_bias)
@@ -3273,11 +3294,15 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
 		double sf = (double)(m->moe.shared_experts *
 				     m->moe.shared_ffn);
 
+		double w = (double)model_expert_width(m);
+
 		t += ns_flops((double)m->moe.experts, h);
 		if (sf > 0)
 			t += ns_flops((mats - 1) * sf, h) + ns_flops(h, sf);
-		*experts = sh->nel * (ns_flops((mats - 1) * fe, h) +
-				      ns_flops(h, fe));
+		if (m->moe.latent > 0)
+			t += 2 * ns_flops(w, h);
+		*experts = sh->nel * (ns_flops((mats - 1) * fe, w) +
+				      ns_flops(w, fe));
 	}
 	return t + *experts;
 }
@@ -3286,9 +3311,41 @@ block_ns_flops(const struct model *m, const struct shape *sh, int i,
  * The multi-token-prediction modules, priced with the head they follow
  * (Megatron runs them on the last stage, after the output layer): per
  * module the next tokens' embedding lookup, two norms, the 2h x h
- * projection, one block like the last, and the shared head again.
+ * projection, one block like the last (a hybrid model's module: the
+ * layers of its mtp_pattern, Megatron-Core's unified hybrid pattern
+ * after each '/', hybrid_layer_allocation.py:225-276 at d98e8a6), and
+ * the shared head again.  Modules sharing their weights (mtp_shared,
+ * mtp_use_repeated_layer) still run once each.
  * NEEDSWORK: a module cannot be a pipeline stage of its own.
  */
+static void
+mtp_module_point(struct shape *sh, const struct model *m,
+		 struct prof_point *b)
+{
+	struct prof_point l;
+	int j, r;
+
+	memset(b, 0, sizeof(*b));
+	for (j = 0; j < model_mtp_module_layers(m); j++) {
+		memset(&l, 0, sizeof(l));
+		layer_shape(sh, m, model_mtp_layer(m, j));
+		block_point(sh, &l);
+		b->fwd_ms += l.fwd_ms;
+		b->bwd_ms += l.bwd_ms;
+		for (r = 0; r < PROF_RC_N; r++) {
+			b->recomp_ms[r] += l.recomp_ms[r];
+			b->stash_bytes[r] += l.stash_bytes[r];
+		}
+		if (l.work_bytes > b->work_bytes)
+			b->work_bytes = l.work_bytes;
+		b->fwd_flops += l.fwd_flops;
+		b->ep_a2a_bytes += l.ep_a2a_bytes;
+		b->ep_shared_fwd_ms += l.ep_shared_fwd_ms;
+		b->ep_pre_fwd_ms += l.ep_pre_fwd_ms;
+		b->ep_pre_bwd_ms += l.ep_pre_bwd_ms;
+	}
+}
+
 static void
 mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 {
@@ -3297,8 +3354,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 	int k, r;
 
 	for (k = 0; k < m->mtp_layers; k++) {
-		layer_shape(sh, m, m->layers - 1);
-		memset(&b, 0, sizeof(b));
+		layer_shape(sh, m, model_mtp_layer(m, 0));
 		memset(&hd, 0, sizeof(hd));
 		/* the lookup, then the norms and the projection (rp) */
 		sh->ks_pass = KERNEL_PASS_FWD;
@@ -3323,7 +3379,7 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		 * recomputation is not the head's */
 		sh->fp8 = model_prec_quantised(m->precision);
 		sh->ks_nosel = 1;
-		block_point(sh, &b);
+		mtp_module_point(sh, m, &b);
 		sh->ks_nosel = 0;
 		sh->fp8 = 0;
 		head_point(sh, &hd);
@@ -3492,6 +3548,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.topk = (double)m->moe.top_k;
 		sh.etp = par->etp == 1 ? 1 : tp;
 		sh.fe = (double)(m->moe.expert_ffn / sh.etp);
+		sh.eh = (double)model_expert_width(m);
+		sh.lat = m->moe.latent > 0;
 		sh.sf = (double)(m->moe.shared_experts * m->moe.shared_ffn /
 				 tp);
 	}
@@ -3685,26 +3743,27 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	if (!m->tied_embeddings)
 		L->params += vt * h;
 	if (m->mtp_layers) {
-		L->params += m->mtp_layers *
-			     (block_params_tp(m, &sh, m->layers - 1) +
-			      3 * norm_params(m) + 2 * h * h);
-		L->expert_params = m->mtp_layers *
-				   expert_params_tp(m, &sh, m->layers - 1);
-		/* the modules' block and 2h x h projection are Muon's; the
-		 * shared head's vocabulary matrix is not */
-		{
-			double e;
+		/* one set of weights a module, or one for all when shared */
+		int64_t sets = model_mtp_weight_sets(m), bp = 0, xp = 0;
+		double ns = 0, nse = 0, e;
+		int j;
 
-			L->ns_flops = m->mtp_layers *
-				      (block_ns_flops(m, &sh, m->layers - 1,
-						      &e) +
-				       ns_flops(h, 2 * (double)h));
-			L->ns_expert_flops = m->mtp_layers * e;
-			L->muon_params = m->mtp_layers *
-					 (block_params_tp(m, &sh,
-							  m->layers - 1) +
-					  2 * h * h);
+		for (j = 0; j < model_mtp_module_layers(m); j++) {
+			int l = model_mtp_layer(m, j);
+
+			layer_shape(&sh, m, l);
+			bp += block_params_tp(m, &sh, l);
+			xp += expert_params_tp(m, &sh, l);
+			ns += block_ns_flops(m, &sh, l, &e);
+			nse += e;
 		}
+		L->params += sets * (bp + 3 * norm_params(m) + 2 * h * h);
+		L->expert_params = sets * xp;
+		/* the modules' blocks and 2h x h projection are Muon's; the
+		 * shared head's vocabulary matrix is not */
+		L->ns_flops = sets * (ns + ns_flops(h, 2 * (double)h));
+		L->ns_expert_flops = sets * nse;
+		L->muon_params = sets * (bp + 2 * h * h);
 	}
 
 	if (cls)

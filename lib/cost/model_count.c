@@ -35,6 +35,7 @@
  * counted: pretraining with the masked-LM loss alone does not need them.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "pd2bw/model.h"
 
@@ -78,9 +79,60 @@ model_is_hybrid(const struct model *m)
 int
 model_layer_kind(const struct model *m, int i)
 {
-	if (!model_is_hybrid(m) || i < 0 || i >= m->layers)
+	size_t k = strnlen(m->mtp_pattern, sizeof(m->mtp_pattern));
+
+	if (!model_is_hybrid(m) || i < 0)
 		return 'B';
-	return (unsigned char)m->pattern[i];
+	if (i < m->layers)
+		return (unsigned char)m->pattern[i];
+	if ((size_t)(i - m->layers) < k)
+		return (unsigned char)m->mtp_pattern[i - m->layers];
+	return 'B';
+}
+
+int
+model_mtp_module_layers(const struct model *m)
+{
+	size_t k = strnlen(m->mtp_pattern, sizeof(m->mtp_pattern));
+
+	return model_is_hybrid(m) && k ? (int)k : 1;
+}
+
+int
+model_mtp_layer(const struct model *m, int j)
+{
+	if (model_is_hybrid(m) && m->mtp_pattern[0])
+		return m->layers + j;
+	return m->layers - 1;
+}
+
+int
+model_mtp_weight_sets(const struct model *m)
+{
+	return m->mtp_shared && m->mtp_layers > 0 ? 1 : m->mtp_layers;
+}
+
+int64_t
+model_expert_width(const struct model *m)
+{
+	return m->moe.latent > 0 ? m->moe.latent : m->hidden;
+}
+
+/*
+ * LatentMoE's projections (Megatron-Core moe_layer.py:266-300 at
+ * d98e8a6): fc1_latent_proj h x latent before the dispatch and
+ * fc2_latent_proj latent x h after the combine, TELinear in the
+ * "duplicated" mode (every tensor-parallel rank holds them whole), with
+ * the model's linear biases.
+ */
+int64_t
+model_latent_params(const struct model *m)
+{
+	int64_t h = m->hidden, l = m->moe.latent;
+
+	if (l <= 0)
+		return 0;
+	return 2 * h * l + (m->bias ? l + h : 0);
 }
 
 int
@@ -194,16 +246,29 @@ attn_params(const struct model *m)
 	return n;
 }
 
-/* One gated or plain MLP of inner size f. */
+/* One gated or plain MLP of inner size f on an input of width in. */
 static int64_t
-mlp_params(const struct model *m, int64_t f)
+mlp_params_in(const struct model *m, int64_t in, int64_t f)
 {
-	int64_t h = m->hidden, n = mlp_mats(m) * h * f;
+	int64_t n = mlp_mats(m) * in * f;
 
 	if (m->bias)
 		/* up (x2 when gated), down */
-		n += (mlp_mats(m) - 1) * f + h;
+		n += (mlp_mats(m) - 1) * f + in;
 	return n;
+}
+
+static int64_t
+mlp_params(const struct model *m, int64_t f)
+{
+	return mlp_params_in(m, m->hidden, f);
+}
+
+/* One routed expert: at the latent width under LatentMoE. */
+static int64_t
+expert_params(const struct model *m)
+{
+	return mlp_params_in(m, model_expert_width(m), m->moe.expert_ffn);
 }
 
 /* Router and shared-expert gate of a MoE layer. */
@@ -240,20 +305,19 @@ layer_params(const struct model *m, int i, int64_t routed)
 	case MODEL_LAYER_MLP:
 		return norm_params(m) + mlp_params(m, m->ffn_hidden);
 	case MODEL_LAYER_MOE:
-		return norm_params(m) +
-		       routed * mlp_params(m, m->moe.expert_ffn) +
+		return norm_params(m) + routed * expert_params(m) +
 		       m->moe.shared_experts *
 			       mlp_params(m, m->moe.shared_ffn) +
-		       router_params(m);
+		       router_params(m) + model_latent_params(m);
 	default:
 		break;
 	}
 
 	if (!model_layer_is_moe(m, i))
 		return n + mlp_params(m, m->ffn_hidden);
-	return n + routed * mlp_params(m, m->moe.expert_ffn) +
+	return n + routed * expert_params(m) +
 	       m->moe.shared_experts * mlp_params(m, m->moe.shared_ffn) +
-	       router_params(m);
+	       router_params(m) + model_latent_params(m);
 }
 
 int64_t
@@ -273,7 +337,7 @@ model_layer_expert_params(const struct model *m, int i)
 {
 	if (!model_layer_is_moe(m, i))
 		return 0;
-	return m->moe.experts * mlp_params(m, m->moe.expert_ffn);
+	return m->moe.experts * expert_params(m);
 }
 
 int64_t
@@ -343,11 +407,21 @@ model_params_no_mtp(const struct model *m)
 }
 
 int64_t
+model_mtp_module_params(const struct model *m)
+{
+	int64_t n = model_mtp_extra_params(m);
+	int j;
+
+	for (j = 0; j < model_mtp_module_layers(m); j++)
+		n += model_layer_params(m, model_mtp_layer(m, j));
+	return n;
+}
+
+int64_t
 model_params(const struct model *m)
 {
 	return model_params_no_mtp(m) +
-	       m->mtp_layers * (model_layer_params(m, m->layers - 1) +
-				model_mtp_extra_params(m));
+	       model_mtp_weight_sets(m) * model_mtp_module_params(m);
 }
 
 int64_t
@@ -415,10 +489,11 @@ block_flops(const struct model *m, int i, double n)
 	if (!model_layer_is_moe(m, i))
 		return f + mats * 2 * n * h * (double)m->ffn_hidden;
 	return f + 2 * n * h * (double)m->moe.experts +
-	       mats * 2 * n * h *
-		       ((double)m->moe.top_k * (double)m->moe.expert_ffn +
-			(double)m->moe.shared_experts *
-				(double)m->moe.shared_ffn);
+	       mats * 2 * n * (double)model_expert_width(m) *
+		       (double)m->moe.top_k * (double)m->moe.expert_ffn +
+	       mats * 2 * n * h * (double)m->moe.shared_experts *
+		       (double)m->moe.shared_ffn +
+	       (m->moe.latent > 0 ? 4 * n * h * (double)m->moe.latent : 0);
 }
 
 /*
@@ -456,7 +531,9 @@ model_flops_per_iter(const struct model *m, int64_t B, int recompute)
 	}
 	for (i = 0; i < m->layers; i++)
 		blocks += block_flops(m, i, n);
-	mtp = m->mtp_layers * (block_flops(m, m->layers - 1, n) +
-			       2 * n * 2 * h * h + head);
+	mtp = 2 * n * 2 * h * h + head;
+	for (i = 0; i < model_mtp_module_layers(m); i++)
+		mtp += block_flops(m, model_mtp_layer(m, i), n);
+	mtp *= m->mtp_layers;
 	return (recompute ? 4.0 : 3.0) * blocks + 3.0 * head + 3.0 * mtp;
 }

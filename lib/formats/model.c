@@ -44,7 +44,8 @@ enum field {
 	F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_FFN, F_SEQ, F_VOCAB,
 	F_NAME, F_HEAD_DIM, F_ATTN, F_KV_RANK, F_V_DIM, F_NOPE, F_EXPERTS,
 	F_TOPK, F_EXPERT_FFN, F_FIRST_DENSE, F_WINDOW, F_GLOBAL, F_ACT,
-	F_GROUPS, F_CLAMP, F_DOC, F_PATTERN, F_MAMBA, F_N
+	F_GROUPS, F_CLAMP, F_DOC, F_PATTERN, F_MAMBA, F_LATENT, F_MTP,
+	F_MTP_PATTERN, F_N
 };
 
 struct origin {
@@ -61,6 +62,7 @@ static const char *const field_names[F_N] = {
 	"mla.nope_dim", "moe.experts", "moe.top_k", "moe.expert_ffn",
 	"moe.first_dense", "window", "global_every", "activation",
 	"moe.groups", "act_clamp", "doc_len", "pattern", "mamba.heads",
+	"moe.latent", "mtp_layers", "mtp_pattern",
 };
 
 static int
@@ -202,6 +204,9 @@ check_moe(const struct model *m, const struct origin *o)
 		return bad(o, F_EXPERTS, "capacity_factor %g out of range "
 			   "(0 for dropless, else [0.01, 1024])",
 			   e->capacity_factor);
+	if (e->latent < 0 || e->latent > MAX_HIDDEN)
+		return bad(o, F_LATENT, "latent %lld out of range",
+			   (long long)e->latent);
 	if (!e->groups && e->group_top_k)
 		return bad(o, F_GROUPS, "group_top_k needs groups");
 	if (e->groups &&
@@ -250,10 +255,16 @@ check_attention(const struct model *m, const struct origin *o)
 	    (m->global_every && !m->window))
 		return bad(o, F_GLOBAL, "global_every %d needs a window and "
 			   "at most layers", m->global_every);
-	if (m->mtp_layers < 0 || m->mtp_layers > 64 ||
-	    m->attn_softcap < 0 || m->logit_softcap < 0)
-		return bad(o, F_NAME, "mtp_layers or soft-capping out of "
-			   "range");
+	if (m->mtp_layers < 0 || m->mtp_layers > 64)
+		return bad(o, F_MTP, "mtp_layers %d out of range [0, 64]",
+			   m->mtp_layers);
+	if (m->mtp_shared && !m->mtp_layers)
+		return bad(o, F_MTP, "mtp_shared without mtp_layers");
+	if (m->mtp_pattern[0] && (!m->mtp_layers || !m->pattern[0]))
+		return bad(o, F_MTP_PATTERN, "mtp_pattern needs mtp_layers "
+			   "and a hybrid model (pattern)");
+	if (m->attn_softcap < 0 || m->logit_softcap < 0)
+		return bad(o, F_NAME, "soft-capping out of range");
 	if (m->act_clamp < 0 ||
 	    (m->act_clamp > 0 && m->activation != MODEL_SWIGLU &&
 	     m->activation != MODEL_GEGLU))
@@ -308,11 +319,28 @@ check_hybrid(const struct model *m, const struct origin *o)
 			   "groups must divide the heads, and every size "
 			   "be at least 1", (long long)b->heads,
 			   (long long)b->groups);
-	if (m->attention == MODEL_MLA || m->mtp_layers || m->window ||
+	for (i = 0; m->mtp_pattern[i] && i < MODEL_MTP_MAX; i++) {
+		int c = m->mtp_pattern[i];
+
+		if (c != MODEL_LAYER_MAMBA && c != MODEL_LAYER_MOE &&
+		    c != MODEL_LAYER_ATTN && c != MODEL_LAYER_MLP)
+			return bad(o, F_MTP_PATTERN, "mtp_pattern: layer %d "
+				   "is '%c' (expected M, *, - or E)", i, c);
+		if ((c == MODEL_LAYER_MOE && !m->moe.experts) ||
+		    (c == MODEL_LAYER_MAMBA && b->heads < 1))
+			return bad(o, F_MTP_PATTERN, "mtp_pattern: layer %d "
+				   "('%c') needs the %s map", i, c,
+				   c == MODEL_LAYER_MOE ? "moe" : "mamba");
+	}
+	if (m->mtp_layers && !m->mtp_pattern[0])
+		return bad(o, F_MTP, "a hybrid model's multi-token "
+			   "prediction needs mtp_pattern, the layers of its "
+			   "module");
+	if (m->attention == MODEL_MLA || m->window ||
 	    m->family == MODEL_BERT || m->post_norms)
 		return bad(o, F_PATTERN, "a hybrid model (pattern) has "
-			   "multi-head attention without windows, post-norms "
-			   "or multi-token prediction, and is not bert");
+			   "multi-head attention without windows or "
+			   "post-norms, and is not bert");
 	if (m->moe.first_dense || m->moe.every != 1)
 		return bad(o, F_FIRST_DENSE, "a hybrid model places its MoE "
 			   "layers by its pattern: first_dense 0, every 1");
@@ -467,6 +495,7 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 			YK_I64("groups", 0, &m->moe.groups, 1, MAX_EXPERTS),
 			YK_I64("group_top_k", 0, &m->moe.group_top_k, 1,
 			       MAX_EXPERTS),
+			YK_I64("latent", 0, &m->moe.latent, 1, MAX_HIDDEN),
 		};
 
 		if (yml_map(d, moe, keys, sizeof(keys) / sizeof(keys[0])))
@@ -482,7 +511,7 @@ static const char *const v2_keys[] = {
 	"head_dim", "attention", "mla", "moe", "qkv_bias", "qk_norm",
 	"post_norms", "attn_sinks", "window", "global_every", "attn_softcap",
 	"logit_softcap", "mtp_layers", "rope_yarn", "act_clamp", "doc_len",
-	"pattern", "mamba", NULL,
+	"pattern", "mamba", "mtp_pattern", "mtp_shared", NULL,
 };
 
 static int
@@ -493,7 +522,7 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 	int64_t kv = 0, ffn = 0;
 	int family = MODEL_GPT, ret, version;
 	yaml_node_t *fam, *mla = NULL, *moe = NULL, *mamba = NULL, *n;
-	char *pattern = NULL;
+	char *pattern = NULL, *mtp_pattern = NULL;
 	size_t i;
 
 	version = yml_check_format(d, root, "model", 2);
@@ -574,6 +603,8 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			YK_INT("mtp_layers", 0, &m->mtp_layers, 0, 64),
 			YK_STR("pattern", 0, &pattern),
 			YK_MAP("mamba", 0, &mamba),
+			YK_STR("mtp_pattern", 0, &mtp_pattern),
+			YK_BOOL("mtp_shared", 0, &m->mtp_shared),
 		};
 
 		ret = yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0]));
@@ -589,6 +620,17 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 			memcpy(m->pattern, pattern, strlen(pattern) + 1);
 	}
 	free(pattern);
+	if (!ret && mtp_pattern) {
+		if (!*mtp_pattern || strlen(mtp_pattern) > MODEL_MTP_MAX)
+			ret = yml_err(d, yml_get(d, root, "mtp_pattern"),
+				      "mtp_pattern of %zu layers (expected 1 "
+				      "to %d)", strlen(mtp_pattern),
+				      MODEL_MTP_MAX);
+		else
+			memcpy(m->mtp_pattern, mtp_pattern,
+			       strlen(mtp_pattern) + 1);
+	}
+	free(mtp_pattern);
 	if (ret || load_maps(m, d, mla, moe, mamba))
 		return -1;
 	memset(&o, 0, sizeof(o));
@@ -1803,6 +1845,8 @@ write_v2(struct yml_out *o, const struct model *m)
 			yml_out_kint(o, "groups", m->moe.groups);
 			yml_out_kint(o, "group_top_k", m->moe.group_top_k);
 		}
+		if (m->moe.latent)
+			yml_out_kint(o, "latent", m->moe.latent);
 		yml_out_end_map(o);
 	}
 	if (m->qkv_bias)
@@ -1827,8 +1871,12 @@ write_v2(struct yml_out *o, const struct model *m)
 		yml_out_kdbl(o, "act_clamp", m->act_clamp);
 	if (m->mtp_layers)
 		yml_out_kint(o, "mtp_layers", m->mtp_layers);
+	if (m->mtp_shared)
+		yml_out_kbool(o, "mtp_shared", 1);
 	if (model_is_hybrid(m)) {
 		yml_out_kstr(o, "pattern", m->pattern);
+		if (m->mtp_pattern[0])
+			yml_out_kstr(o, "mtp_pattern", m->mtp_pattern);
 		if (m->mamba.heads) {
 			yml_out_str(o, "mamba");
 			yml_out_map(o, 1);

@@ -812,6 +812,16 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 				   "which a Megatron-Bridge override does not "
 				   "express",
 				   m->name ? m->name : "", part);
+	/* the overrides written below name neither moe_latent_size nor
+	 * mtp_use_repeated_layer */
+	if (m->moe.latent || m->mtp_shared)
+		return pd2bw_error("--emit megatron-bridge: model '%s' has %s, "
+				   "which the overrides pd2bw writes do not "
+				   "express; emit megatron",
+				   m->name ? m->name : "",
+				   m->moe.latent ? "latent experts (LatentMoE)"
+						 : "multi-token-prediction "
+						   "modules sharing weights");
 	if (!disp || bridge_recipe_find(m, &rec))
 		return -1;
 	if (p->optimizer == PLAN_MUON && !(rec && rec->muon))

@@ -101,6 +101,15 @@ moe_settings(const struct emit_in *in, const struct runtime *rt, int ds,
 				   "groups); emit megatron",
 				   (long long)r->group_top_k,
 				   (long long)r->groups);
+	/* deepspeed.moe.layer.MoE routes and runs its experts at the
+	 * model's width (moe/layer.py:38-53): no latent projections */
+	if (m && m->moe.latent)
+		return pd2bw_error("--emit deepspeed: DeepSpeed-MoE runs its "
+				   "experts at the hidden size; model '%s' "
+				   "projects them to a latent %lld (LatentMoE); "
+				   "emit megatron",
+				   m->name ? m->name : "",
+				   (long long)m->moe.latent);
 	if (m && m->moe.router_bias)
 		return pd2bw_error("--emit deepspeed: DeepSpeed-MoE's TopKGate "
 				   "has no router bias (a Linear without "

@@ -203,8 +203,14 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 		if (emit_runtime_opt(p, RUNTIME_OPT_PAGED_STASH))
 			arg1(fp, "--moe-paged-stash");
 	}
+	/* LatentMoE's width (transformer_config.py:952 at d98e8a6) */
+	if (e->experts > 0 && e->latent > 0)
+		arg_int(fp, "--moe-latent-size", e->latent);
 	if (m->mtp_layers > 0)
 		arg_int(fp, "--mtp-num-layers", m->mtp_layers);
+	/* one module run at every depth (transformer_config.py:82) */
+	if (m->mtp_layers > 0 && m->mtp_shared)
+		arg1(fp, "--mtp-use-repeated-layer");
 	if (model_is_hybrid(m)) {
 		/* pretrain_hybrid.py builds the layers of its spec
 		 * (hybrid_builders.py:22-25; megatron/core/models/hybrid/
@@ -232,7 +238,10 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
  * stages, and under interleaving at its chunks in model order (segment i
  * the chunk i / d of stage i % d), by '|' (arguments.py:787-858 at
  * d98e8a6: the segments are the pipeline layout, their number a multiple
- * of the pipeline size, the virtual stages their quotient).
+ * of the pipeline size, the virtual stages their quotient); then each
+ * multi-token-prediction depth's module after a '/' (the unified
+ * pattern, arguments.py:757-785, 864-874: the depths' patterns alike,
+ * their count mtp_num_layers; hybrid_layer_allocation.py:225-276).
  */
 static void
 hybrid_pattern_arg(FILE *fp, const struct model *m,
@@ -240,7 +249,9 @@ hybrid_pattern_arg(FILE *fp, const struct model *m,
 {
 	int n = p->v > 1 ? sh->nchunks : p->d, i, at = 0, len;
 	const int *per = p->v > 1 ? sh->chunk_blocks : sh->blocks;
-	char *pat = xmalloc((size_t)m->layers + (size_t)n + 1);
+	size_t k = strlen(m->mtp_pattern);
+	char *pat = xmalloc((size_t)m->layers + (size_t)n + 1 +
+			    (size_t)m->mtp_layers * (k + 1));
 
 	for (i = 0, len = 0; i < n; i++) {
 		if (i)
@@ -249,13 +260,21 @@ hybrid_pattern_arg(FILE *fp, const struct model *m,
 		len += per[i];
 		at += per[i];
 	}
+	for (i = 0; k && i < m->mtp_layers; i++) {
+		pat[len++] = '/';
+		memcpy(pat + len, m->mtp_pattern, k);
+		len += (int)k;
+	}
 	pat[len] = 0;
 	fprintf(fp, "# The hybrid layer pattern (M Mamba, * attention, - MLP, "
-		    "E experts), '|' between\n# %s; no other partition or "
+		    "E experts), '|' between\n# %s%s; no other partition or "
 		    "VPP flag with it.\n",
 		p->v > 1 ? "the chunks, segment i the chunk i / d of stage "
 			   "i % d"
-			 : "stages");
+			 : "stages",
+		k && m->mtp_layers ? ", '/' before each multi-token-"
+				     "prediction depth"
+				   : "");
 	arg_str(fp, "--hybrid-layer-pattern", pat);
 	free(pat);
 }

@@ -109,7 +109,8 @@ match_flavor(const struct model *m, const char **name, const char **fl)
 		    e->experts == q->experts && e->top_k == q->top_k &&
 		    e->expert_ffn == q->expert_ffn && !e->shared_experts &&
 		    !e->first_dense && e->every == 1 &&
-		    e->capacity_factor == 0 && !e->shared_gate) {
+		    e->capacity_factor == 0 && !e->shared_gate &&
+		    !e->latent) {
 			*name = q->model;
 			*fl = q->f.name;
 			return 0;

@@ -197,6 +197,8 @@ def megatron_chunks(bad, p, a):
     pp = int(U.one(a, "--pipeline-model-parallel-size"))
     L = int(U.one(a, "--num-layers"))
     hp = U.one(a, "--hybrid-layer-pattern")
+    if hp is not None:
+        hp = hp.split("/")[0]
     if hp is not None and "|" in hp:
         # A:841-858: segment i is the chunk i // pp of rank i % pp
         segs = hp.split("|")
@@ -276,8 +278,9 @@ def check_megatron(p, path):
                "block_experts": "E"}
         kinds = "".join(sym.get(n.split(".")[0], "?") for n in p.layers
                         if n.startswith("block"))
-        expect(bad, kinds == hp.replace("|", ""), "hybrid pattern %s vs "
-               "the plan's layers %s" % (hp.replace("|", ""), kinds))
+        main = hp.split("/")[0].replace("|", "")
+        expect(bad, kinds == main, "hybrid pattern %s vs the plan's "
+               "layers %s" % (main, kinds))
     # the precision the plan priced: 16-bit parameters (MP:177, 180), FP8
     # GEMMs of its scaling recipe (TC:594), NVFP4 (TC:673-679)
     if p.prec in ("bf16", "fp8", "nvfp4"):

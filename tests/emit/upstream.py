@@ -13,6 +13,7 @@ import re
 #   TR = megatron/training/config/training_config.py
 #   NM = megatron/core/num_microbatches_calculator.py
 #   RC = megatron/core/recompute.py
+#   HL = megatron/core/models/hybrid/hybrid_layer_allocation.py
 # Flags are add_argument names in A, or TransformerConfig (and its base
 # ModelParallelConfig) fields turned into --field-name by
 # ArgumentGroupFactory (A:2373; megatron/training/argument_utils.py:93-104,
@@ -142,6 +143,8 @@ MEGATRON_FLAGS = {
     "--moe-router-group-topk": "TC:796",
     "--fp8-dot-product-attention": "TC:640",
     "--mtp-num-layers": "TC:68",
+    "--mtp-use-repeated-layer": "TC:82",
+    "--moe-latent-size": "TC:952",
     "--global-batch-size": "TR:15",
     # hybrid models (pretrain_hybrid.py): the pattern (A:3652), the
     # layer spec the builder imports (A:3645, nargs *; hybrid_builders.py
@@ -282,6 +285,22 @@ def megatron_rules(a, world):
                           "--decoder-last-pipeline-num-layers" in a):
             bad.append("first/last stage layers with a piped hybrid "
                        "pattern (A:801-812)")
+        # hybrid_layer_allocation.py:225-276 (HL): after the main
+        # pattern, one module pattern a multi-token-prediction depth,
+        # each after a '/', all alike and without '|' (HL:254-276);
+        # their count is --mtp-num-layers (A:864-874)
+        parts = hp.split("/")
+        hp, mtp = parts[0], parts[1:]
+        if mtp and (len(set(mtp)) != 1 or "|" in mtp[0] or not mtp[0]):
+            bad.append("MTP patterns %s not one non-empty pattern "
+                       "(HL:254-276)" % "/".join(mtp))
+        if mtp and set(mtp[0]) - HYBRID_SYMBOLS:
+            bad.append("MTP pattern symbols %s (HL:288-292)" %
+                       "".join(sorted(set(mtp[0]) - HYBRID_SYMBOLS)))
+        nm = one(a, "--mtp-num-layers")
+        if mtp and nm is not None and int(nm) != len(mtp):
+            bad.append("--mtp-num-layers %s vs %d MTP depths in the "
+                       "pattern (A:871-874)" % (nm, len(mtp)))
         if set(hp) - HYBRID_SYMBOLS - {"|"}:
             bad.append("hybrid pattern symbols %s (A:3652)" %
                        "".join(sorted(set(hp) - HYBRID_SYMBOLS - {"|"})))

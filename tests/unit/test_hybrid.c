@@ -3,7 +3,8 @@
  * "M*-EM" model's layers as the estimate builds them (one sublayer each,
  * named by kind, its parameters by hand), a Mamba-2 mixer's FLOPs and
  * one of its scan's kernels hand-priced, what a Mamba layer keeps
- * against an MLP layer, and half a block's tensor-parallel traffic.
+ * against an MLP layer, half a block's tensor-parallel traffic, and
+ * LatentMoE with a multi-token-prediction module of its own pattern.
  */
 #include <math.h>
 #include <string.h>
@@ -204,6 +205,85 @@ test_tp(void)
 	profile_release(&q);
 }
 
+/*
+ * LatentMoE and a hybrid multi-token-prediction module: the tiny model's
+ * experts at a latent width of 16, and two MTP depths sharing one "*E"
+ * module.  The MoE layer: its norm 64, four experts 3 x 16 x 32 = 1,536
+ * each, the router 64 x 4 and the two projections 2 x 64 x 16 = 2,048,
+ * 8,512 (5,440 with its two experts).  The module: its two norms and
+ * the final one, 3 x 64, the 2h x h projection 8,192, the attention
+ * layer 12,352 and the MoE layer, 29,248, counted once.  Its forward
+ * FLOPs for 32 tokens: the router 16,384, the two experts 3 x 2 x 32 x
+ * 16 x 2 x 32 = 196,608 and the projections 4 x 32 x 64 x 16 = 131,072.
+ */
+static void
+test_latent_mtp(void)
+{
+	struct model m, d;
+	struct profile p, q;
+	struct kernel_list ks;
+	double f0, f1;
+
+	tiny_hybrid(&m);
+	m.moe.latent = 16;
+	m.mtp_layers = 2;
+	m.mtp_shared = 1;
+	strcpy(m.mtp_pattern, "*E");
+	CHECK(model_validate(&m, "tiny") == 0);
+	CHECK_INT_EQ(model_latent_params(&m), 2048);
+	CHECK_INT_EQ(model_layer_params(&m, 3), 8512);
+	CHECK_INT_EQ(model_layer_active_params(&m, 3), 5440);
+	CHECK_INT_EQ(model_layer_expert_params(&m, 3), 4 * 1536);
+	CHECK_INT_EQ(model_mtp_module_layers(&m), 2);
+	CHECK_INT_EQ(model_layer_kind(&m, 5), '*');
+	CHECK_INT_EQ(model_layer_kind(&m, 6), 'E');
+	CHECK_INT_EQ(model_layer_kind(&m, 7), 'B');
+	CHECK_INT_EQ(model_mtp_module_params(&m), 29248);
+	CHECK_INT_EQ(model_params(&m) - model_params_no_mtp(&m), 29248);
+	m.mtp_shared = 0;
+	CHECK_INT_EQ(model_params(&m) - model_params_no_mtp(&m), 2 * 29248);
+	m.mtp_shared = 1;
+	memset(&ks, 0, sizeof(ks));
+	CHECK(run(&p, &m, 1, &ks) == 0);
+	CHECK_NEAR(p.layers[4].pt[0].fwd_flops, 16384.0 + 196608 + 131072,
+		   1e-6);
+	/* the projections down before the dispatch and up after it, the
+	 * experts' GEMMs at the latent width */
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 32x64x16") != NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 32x16x64") != NULL);
+	/* the head (its norm, the vocabulary of 100 padded to 128 by 64)
+	 * holds the shared module's weights once, and prices both depths:
+	 * its forward grows by two modules, twice one depth's */
+	CHECK_INT_EQ(p.layers[6].params - 64 - 128 * 64, 29248);
+	d = m;
+	d.mtp_layers = 1;
+	CHECK(run(&q, &d, 1, NULL) == 0);
+	CHECK_INT_EQ(q.layers[6].params, p.layers[6].params);
+	f1 = q.layers[6].pt[0].fwd_ms;
+	profile_release(&q);
+	d.mtp_layers = 0;
+	d.mtp_shared = 0;
+	d.mtp_pattern[0] = 0;
+	CHECK(run(&q, &d, 1, NULL) == 0);
+	f0 = q.layers[6].pt[0].fwd_ms;
+	CHECK(f1 > f0);
+	CHECK_NEAR(p.layers[6].pt[0].fwd_ms - f0, 2 * (f1 - f0), 1e-9);
+	profile_release(&p);
+	profile_release(&q);
+	kernels_free(&ks);
+	/* a module's layers need their maps, and a pattern only in a
+	 * hybrid model */
+	tiny_hybrid(&m);
+	m.mtp_layers = 1;
+	CHECK(model_validate(&m, "tiny") != 0);
+	strcpy(m.mtp_pattern, "*X");
+	CHECK(model_validate(&m, "tiny") != 0);
+	tiny_llama(&d);
+	d.mtp_layers = 1;
+	strcpy(d.mtp_pattern, "*");
+	CHECK(model_validate(&d, "tiny") != 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -215,6 +295,7 @@ main(int argc, char **argv)
 	test_layers();
 	test_mamba_kernels();
 	test_tp();
+	test_latent_mtp();
 	catalog_release(&cat);
 	return h_done();
 }
