@@ -257,6 +257,12 @@ function recipe_rc(model, gpu, prec, rel, pp, vp, ep, mbs,   old, new, feb, nov)
 	# attention core too on B200 in BF16; B200 in NVFP4 and the other
 	# systems recompute nothing (configs/nemotronh/nemotron_3_workload_
 	# base_configs.py:129-158 at 63b08b397)
+	# ... and on H100 the norms, the experts'"'"' activation, the MoE
+	# layer whole and the attention core (recipes/nemotronh/h100/
+	# nemotron_3_super.py:217-220 at 067f987, the verification card'"'"'s
+	# run)
+	if (model == "nemotron-3-super" && gpu == "H100-SXM")
+		return "layernorm,moe_act,moe,core_attn"
 	if (model == "nemotron-3-super" && gpu == "B300" && prec != "fp8-mx")
 		return "moe_act,layernorm"
 	if (model == "nemotron-3-super" && gpu == "B200")
@@ -417,6 +423,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		(ev != "" ? " --recompute-every " ev : "") \
 		(offload_arg() != "" ? " --offload " offload_arg() : "") \
 		(has_flag("tokendrop") ? " --capacity-factor 1" : "") \
+		(model == "nemotron-3-super" && gpu == "H100-SXM" ? " --capacity-factor 1.1" : "") \
 		(has_flag("packed") ? " --doc-len " squad_doc : "") \
 		lora_args() \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
@@ -712,7 +719,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# 63b08b397; the H100 FP8 preset graphs the Mamba layers
 		# alone, priced as the others), and Nemotron 3 Super'"'"'s but
 		# on B200 outside NVFP4 (cuda_graph_impl none, nemotron_3_
-		# workload_base_configs.py:141-158 at 63b08b397).  The other eager MoE
+		# workload_base_configs.py:141-158 at 63b08b397) and on H100
+		# (recipes/nemotronh/h100/nemotron_3_super.py:208-209 at
+		# 067f987).  The other eager MoE
 		# presets graph the router and preprocessing alone, or nothing.
 		if (rname == "megatron-core" && index(a, "cuda-graphs") == 0 &&
 		    ((model == "qwen3-235b-a22b" && ((gpu == "GB200" && rel >= "25.11") ||
@@ -723,7 +732,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		       (gpu == "B200" && prec == "fp8-mx" && pp == 8 && vp == 2 && ep == 32))) ||
 		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02") ||
 		     model == "nemotron-3-nano" ||
-		     (model == "nemotron-3-super" && (gpu != "B200" || prec == "nvfp4"))))
+		     (model == "nemotron-3-super" && gpu != "H100-SXM" && (gpu != "B200" || prec == "nvfp4"))))
 			a = a (index(a, ":") ? "," : ":") "te-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_
 		# fuser): GPT-OSS 120B MXFP8 on GB200 and GB300 from 26.06
