@@ -1492,7 +1492,8 @@ dense_dispatch_ms(struct shape *sh, int bwd)
  * The router's GEMM, forward or backward: in the input's 16-bit type (or
  * fp32) whatever the model's FP8 recipe, never quantised (Megatron-Core
  * RouterGatingLinearFunction, moe/moe_utils.py:1443-1461, called by
- * TopKRouter.gating, router.py:105-111, at d98e8a6).
+ * TopKRouter.gating, router.py:105-111, at d98e8a6), over the rank's
+ * own tokens (moe_ms()).
  */
 static double
 router_ms(struct shape *sh, int bwd)
@@ -1501,8 +1502,8 @@ router_ms(struct shape *sh, int bwd)
 	double t;
 
 	sh->fp8 = sh->fp4 = 0;
-	t = bwd ? gemm_bwd_ms(sh, sh->n, sh->h, sh->ne)
-		: gemm_ms(sh, sh->n, sh->h, sh->ne);
+	t = bwd ? gemm_bwd_ms(sh, sh->n / sp_div(sh), sh->h, sh->ne)
+		: gemm_ms(sh, sh->n / sp_div(sh), sh->h, sh->ne);
 	sh->fp8 = fp8;
 	sh->fp4 = fp4;
 	return t;
@@ -1515,26 +1516,30 @@ router_ms(struct shape *sh, int bwd)
  * weighted un-permutation, and the shared experts as one dense MLP of
  * their summed width.  Tokens are assumed balanced over the experts
  * (Megatron-Bridge's benchmarks force it; the load-imbalance factor
- * belongs to expert parallelism).
+ * belongs to expert parallelism).  Under sequence parallelism each
+ * tensor-parallel rank routes, permutes and (LatentMoE) projects its own
+ * 1/t of the tokens, the layer's input as the norm left it sharded
+ * (Megatron-Core moe_layer.py route() and preprocess() on the local
+ * hidden_states, 470-490 at d98e8a6): nl of them.
  */
 static double
 moe_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
-	double E = sh->ne, sf = sh->sf, w = sh->eh, t;
+	double E = sh->ne, sf = sh->sf, w = sh->eh, t, nl = n / sp_div(sh);
 
 	t = router_ms(sh, 0);
-	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E,
-		      8 * n * E + 12 * M);
+	t += op_named(sh, "router top-k", OP_VEC, 8 * nl * E,
+		      8 * nl * E + 12 * M);
 	/* LatentMoE: the tokens down to the experts' width, in the
 	 * preprocessing (moe_layer.py:488-490 at d98e8a6) */
 	if (sh->lat)
-		t += gemm_ms(sh, n, h, w);
+		t += gemm_ms(sh, nl, h, w);
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 0);
 	else
 		t += op_named(sh, "permute", OP_VEC, 0,
-			      n * w * e + M * w * e + 8 * M);
+			      nl * w * e + M * w * e + 8 * M);
 	/* the end of the MoE layer's preprocess() (the permutation is the
 	 * alltoall dispatcher's dispatch_preprocess, moe_layer.py:356-373
 	 * at 9ed8b0c4ac): the dispatch and the experts follow */
@@ -1554,10 +1559,10 @@ moe_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 0);
 	if (!sh->dd)
 		t += op_named(sh, "unpermute", OP_VEC, 2 * M * w,
-			      M * w * e + n * w * e + 4 * M);
+			      M * w * e + nl * w * e + 4 * M);
 	/* ... and back to h after the combine (moe_layer.py:591-592) */
 	if (sh->lat)
-		t += gemm_ms(sh, n, w, h);
+		t += gemm_ms(sh, nl, w, h);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -1581,7 +1586,7 @@ static double
 moe_bwd_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
-	double E = sh->ne, sf = sh->sf, w = sh->eh, t = 0;
+	double E = sh->ne, sf = sh->sf, w = sh->eh, t = 0, nl = n / sp_div(sh);
 
 	if (sf) {
 		t += op_named(sh, "shared experts add", OP_VEC, n * h,
@@ -1596,13 +1601,13 @@ moe_bwd_ms(struct shape *sh)
 		}
 	}
 	if (sh->lat)
-		t += gemm_bwd_ms(sh, n, w, h);
+		t += gemm_bwd_ms(sh, nl, w, h);
 	/* un-permutation: gradients of the rows and of the probabilities */
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 1);
 	else
 		t += op_named(sh, "unpermute", OP_VEC, 4 * M * w,
-			      2 * M * w * e + n * w * e + 8 * M);
+			      2 * M * w * e + nl * w * e + 8 * M);
 	t += sort_chunks_ms(sh, 0);
 	t += fp8_pad_ms(sh, 1);
 	t += expert_bias_ms(sh, 1);
@@ -1618,11 +1623,11 @@ moe_bwd_ms(struct shape *sh)
 	t += sort_chunks_ms(sh, 1);
 	if (!sh->dd)
 		t += op_named(sh, "permute", OP_VEC, M * w,
-			      M * w * e + n * w * e + 8 * M);
+			      M * w * e + nl * w * e + 8 * M);
 	if (sh->lat)
-		t += gemm_bwd_ms(sh, n, h, w);
+		t += gemm_bwd_ms(sh, nl, h, w);
 	sh->gnk = sh->nk;
-	t += op_named(sh, "router top-k", OP_VEC, 8 * n * E, 12 * n * E);
+	t += op_named(sh, "router top-k", OP_VEC, 8 * nl * E, 12 * nl * E);
 	return t + router_ms(sh, 1);
 }
 
@@ -1658,11 +1663,11 @@ held_rows(const struct shape *sh)
 static double
 moe_stash(struct shape *sh)
 {
-	double n = sh->n, e = sh->e, w = sh->eh;
+	double n = sh->n, e = sh->e, w = sh->eh, nl = n / sp_div(sh);
 	double M = sh->pstash > 0 ? sh->ntok * sh->pstash : held_rows(sh);
 	/* LatentMoE keeps the combined rows, the up projection's input */
-	double st = 4 * n * sh->ne + 12 * M + M * w * e +
-		    (sh->lat ? n * w * e : 0) +
+	double st = 4 * nl * sh->ne + 12 * M + M * w * e +
+		    (sh->lat ? nl * w * e : 0) +
 		    (sh->swiglu ? 3 + unfused_glu(sh) : 2) *
 			    (M * sh->fe + n * sh->sf) * e +
 		    (sh->clamp ? 2 * M * sh->fe * e : 0);
