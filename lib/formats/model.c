@@ -514,6 +514,24 @@ static const char *const v2_keys[] = {
 	"pattern", "mamba", "mtp_pattern", "mtp_shared", NULL,
 };
 
+/* A layer pattern read from key (NULL: absent) into dst, of at most max
+ * layers. */
+static int
+take_pattern(struct yml_doc *d, yaml_node_t *root, const char *key,
+	     const char *src, char *dst, int max)
+{
+	size_t n = src ? strlen(src) : 0;
+
+	if (!src)
+		return 0;
+	if (!n || n > (size_t)max)
+		return yml_err(d, yml_get(d, root, key),
+			       "%s of %zu layers (expected 1 to %d)", key, n,
+			       max);
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
 static int
 load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 {
@@ -610,26 +628,13 @@ load_native(struct model *m, struct yml_doc *d, yaml_node_t *root)
 		ret = yml_map(d, root, keys, sizeof(keys) / sizeof(keys[0]));
 	}
 	free(fmt);
-	if (!ret && pattern) {
-		if (!*pattern || strlen(pattern) > MODEL_MAX_LAYERS)
-			ret = yml_err(d, yml_get(d, root, "pattern"),
-				      "pattern of %zu layers (expected 1 to "
-				      "%d)", strlen(pattern),
-				      MODEL_MAX_LAYERS);
-		else
-			memcpy(m->pattern, pattern, strlen(pattern) + 1);
-	}
+	if (!ret)
+		ret = take_pattern(d, root, "pattern", pattern, m->pattern,
+				   MODEL_MAX_LAYERS);
+	if (!ret)
+		ret = take_pattern(d, root, "mtp_pattern", mtp_pattern,
+				   m->mtp_pattern, MODEL_MTP_MAX);
 	free(pattern);
-	if (!ret && mtp_pattern) {
-		if (!*mtp_pattern || strlen(mtp_pattern) > MODEL_MTP_MAX)
-			ret = yml_err(d, yml_get(d, root, "mtp_pattern"),
-				      "mtp_pattern of %zu layers (expected 1 "
-				      "to %d)", strlen(mtp_pattern),
-				      MODEL_MTP_MAX);
-		else
-			memcpy(m->mtp_pattern, mtp_pattern,
-			       strlen(mtp_pattern) + 1);
-	}
 	free(mtp_pattern);
 	if (ret || load_maps(m, d, mla, moe, mamba))
 		return -1;
