@@ -561,6 +561,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/) ||
 		    model ~ /^nemotron-3-(nano|super)$/)
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
+		# Nemotron 3'"'"'s recipes leave comm_overlap None
+		# (recipes/common.py _pretrain_common:128 at 067f987; nemotron_
+		# 3_super.py at 63b08b397), and the performance scripts create
+		# one only for the MoE all-to-all overlap (scripts/performance/
+		# utils/overrides.py:161-171 at 63b08b397), which these presets
+		# leave off: no userbuffers under tensor parallelism
+		if (model ~ /^nemotron-3-(nano|super)$/)
+			a = a (index(a, ":") ? "," : ":") "no-tp-comm-overlap"
 		# Kimi-K2 trains with Muon in every release that published
 		# it (the presets'"'"' optimizer_type "muon", configs/kimi/
 		# kimi_llm_pretrain.py:61 at cfeddcd94 to 63b08b397; its
