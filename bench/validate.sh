@@ -150,6 +150,17 @@ function lora_args(   i, n, f, g) {
 		}
 	return ""
 }
+# "capacity:F" (the recipe pads each expert'"'"'s rows to F times its
+# balanced share: Megatron'"'"'s moe_expert_capacity_factor with
+# moe_pad_expert_input_to_capacity): pd2bw-plan'"'"'s --capacity-factor F,
+# "tokendrop" the same at 1; "" for dropless
+function capacity_arg(   i, n, f) {
+	if (has_flag("tokendrop")) return "1"
+	n = split($33, f, ",")
+	for (i = 1; i <= n; i++)
+		if (f[i] ~ /^capacity:[0-9.]+$/) return substr(f[i], 10)
+	return ""
+}
 function offload_arg(   i, n, f) {
 	n = split($33, f, ",")
 	for (i = 1; i <= n; i++) {
@@ -422,8 +433,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		(rcm != "" ? " --recompute-modules " rcm : "") \
 		(ev != "" ? " --recompute-every " ev : "") \
 		(offload_arg() != "" ? " --offload " offload_arg() : "") \
-		(has_flag("tokendrop") ? " --capacity-factor 1" : "") \
-		(model == "nemotron-3-super" && gpu == "H100-SXM" ? " --capacity-factor 1.1" : "") \
+		(capacity_arg() != "" ? " --capacity-factor " capacity_arg() : "") \
 		(has_flag("packed") ? " --doc-len " squad_doc : "") \
 		lora_args() \
 		(ds_layout(model, pp, vp) != "" ? " --pipeline-layout " ds_layout(model, pp, vp) : "")
@@ -628,6 +638,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# preset 592711afc replaced by the B200 one (VP 1, no overlap)
 		# for the later runs.
 		if (model == "qwen3-30b-a3b" && gpu == "H100-SXM" && rel == "25.11")
+			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
+		# the rows whose source names the overlap (flag moe-a2a-overlap)
+		if (has_flag("moe-a2a-overlap") && index(a, "overlap-moe-ep-comm") == 0)
 			a = a (index(a, ":") ? "," : ":") "overlap-moe-ep-comm"
 		if (model == "qwen3-235b-a22b" && gpu == "B300" && vp == 4 &&
 		    (rel == "26.02" || rel == "26.02.01"))
@@ -927,6 +940,7 @@ awk -F'\t' -v OFS='\t' -v quiet="$QUIET" -v listrows="$ROWS" -v check="$CHECK" \
 	-v cmeantt="${CHECK_MEAN_TT:-}" -v cpeaktt="${CHECK_PEAK_TT:-}" \
 	-v cmeansft="${CHECK_MEAN_SFT:-}" \
 	-v cmeanhy="${CHECK_MEAN_HYBRID:-}" \
+	-v cmeancard="${CHECK_MEAN_CARD:-}" \
 	-v tsv="$TSV" -v has_runtime="$HAS_RUNTIME" -v has_ep="$HAS_EP" '
 function abs(x) { return x < 0 ? -x : x }
 function err(p, m) { return (p - m) / m * 100 }
@@ -1034,16 +1048,20 @@ END {
 			# (ttcp) that bench/fit.sh leaves out, as it does par
 			tt = sec == "T"
 			fs = !tt && r[21] != "off" && r[21] != "-"
+			# Megatron-Bridge'"'"'s verification cards (flag card):
+			# runs the summaries do not hold, outside modern.md,
+			# a set of their own whatever their model
+			cd = dense[sec] && !fs && has_flag("card", r[33])
 			# hybrid Mamba models (Nemotron 3): a set of their
 			# own, outside modern.md (which leaves them out)
-			hy = dense[sec] && !fs && has_flag("hybrid", r[33])
-			par = dense[sec] && !fs && !hy && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
+			hy = dense[sec] && !fs && !cd && has_flag("hybrid", r[33])
+			par = dense[sec] && !fs && !hy && !cd && (r[14] > 1 || r[15] > 1 || has_flag("moe", r[33]))
 			# packed fine-tuning (SFT): a set of its own, its
 			# documents of a length assumed from the dataset
-			sft = dense[sec] && !par && !fs && !hy && has_flag("packed", r[33])
-			dn = dense[sec] && !par && !fs && !sft && !hy
+			sft = dense[sec] && !par && !fs && !hy && !cd && has_flag("packed", r[33])
+			dn = dense[sec] && !par && !fs && !sft && !hy && !cd
 			# the set the checks count the row in ("" for none)
-			set = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : sft ? "sft" : hy ? "hybrid" : ""
+			set = dn ? "check" : par ? "par" : fs ? "fsdp" : tt ? "tt" : sft ? "sft" : hy ? "hybrid" : cd ? "card" : ""
 			cfg = sprintf("%-10s %5d %2d %2d %4d %2d %2d %5d %-4s %-3s", r[5], r[7], r[11], r[12], r[13], r[16], r[9], r[8], t[7] == "selective" ? "sel" : t[7], t[8])
 			fits = ""
 			if (p[6] == 3 && !memonly && status == "run") {
@@ -1118,7 +1136,7 @@ END {
 			}
 			if (r[30] != "-" || r[31] != "-")
 				memrows = memrows sprintf("  %-16s %8s %8s %7s  %8s %8s %7s\n", id, r[30], r[30] != "-" ? sprintf("%.2f", p[3]) : "-", pct(ms), r[31], r[31] != "-" ? sprintf("%.2f", p[4]) : "-", pct(ma))
-			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]), dn ? "dense" : par ? "par" : fs ? "fsdp" : tt ? (r[14] > 1 ? "ttcp" : "tt") : sft ? "sft" : hy ? "hybrid" : "other", r[5], r[22] > tsv
+			if (tsv != "") print id, sec, r[32], "run", r[25], p[2], e == "" ? "-" : sprintf("%.2f", e), r[30], r[30] != "-" ? p[3] : "-", r[31], r[31] != "-" ? p[4] : "-", t[6] == "-" ? "-" : "assumed: " nice(t[6]), dn ? "dense" : par ? "par" : fs ? "fsdp" : tt ? (r[14] > 1 ? "ttcp" : "tt") : sft ? "sft" : hy ? "hybrid" : cd ? "card" : "other", r[5], r[22] > tsv
 		}
 		if (!quiet && memrows != "") {
 			printf "  memory per GPU, GiB (state: weights + gradients + optimizer state, mean over the stages; act: stage 0 stash):\n"
@@ -1177,6 +1195,7 @@ END {
 	set_lines("tt", "torchtitan (section T)")
 	set_lines("sft", "sft (packed sequences)")
 	set_lines("hybrid", "hybrid (Mamba)")
+	set_lines("card", "verification cards")
 	fm = n["fsdpheld"] ? s["fsdpheld"] / n["fsdpheld"] : 0
 	pm = n["parheld"] ? s["parheld"] / n["parheld"] : 0
 	hm = n["checkheld"] ? s["checkheld"] / n["checkheld"] : 1e9
@@ -1188,8 +1207,9 @@ END {
 	tp = n["ttpeak"] ? s["ttpeak"] / n["ttpeak"] : 0
 	sm = n["sftheld"] ? s["sftheld"] / n["sftheld"] : 0
 	ym = n["hybridheld"] ? s["hybridheld"] / n["hybridheld"] : 0
-	ok = hm <= cmean && am <= cmax && mm <= cmem && !sfailed["check"] && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !sfailed["par"] && fm <= cmeanfsdp && !sfailed["fsdp"] && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !sfailed["tt"] && (cmeansft == "" || sm <= cmeansft + 0) && !sfailed["sft"] && (cmeanhy == "" || ym <= cmeanhy + 0) && !sfailed["hybrid"]
-	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%); torchtitan rows mean %.1f%% (%s), peak memory %.1f%% (%s); SFT rows mean %.1f%% (%s); hybrid rows mean %.1f%% (%s): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, tm, cmeantt == "" ? "not gated" : "<= " cmeantt "%", tp, cpeaktt == "" ? "not gated" : "<= " cpeaktt "%", sm, cmeansft == "" ? "not gated" : "<= " cmeansft "%", ym, cmeanhy == "" ? "not gated" : "<= " cmeanhy "%", ok ? "PASS" : "FAIL"
+	vm = n["cardheld"] ? s["cardheld"] / n["cardheld"] : 0
+	ok = hm <= cmean && am <= cmax && mm <= cmem && !sfailed["check"] && h16 <= cmean16 && a16 <= cmax16 && pm <= cmeanpar && !sfailed["par"] && fm <= cmeanfsdp && !sfailed["fsdp"] && (cmeantt == "" || tm <= cmeantt + 0) && (cpeaktt == "" || tp <= cpeaktt + 0) && !sfailed["tt"] && (cmeansft == "" || sm <= cmeansft + 0) && !sfailed["sft"] && (cmeanhy == "" || ym <= cmeanhy + 0) && !sfailed["hybrid"] && (cmeancard == "" || vm <= cmeancard + 0) && !sfailed["card"]
+	printf "check: step mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%), memory mean %.1f%% (<= %s%%); 16-bit rows mean %.1f%% (<= %s%%) max %.1f%% (<= %s%%); CP/EP rows mean %.1f%% (<= %s%%); FSDP rows mean %.1f%% (<= %s%%); torchtitan rows mean %.1f%% (%s), peak memory %.1f%% (%s); SFT rows mean %.1f%% (%s); hybrid rows mean %.1f%% (%s); card rows mean %.1f%% (%s): %s\n", hm, cmean, am, cmax, mm, cmem, h16, cmean16, a16, cmax16, pm, cmeanpar, fm, cmeanfsdp, tm, cmeantt == "" ? "not gated" : "<= " cmeantt "%", tp, cpeaktt == "" ? "not gated" : "<= " cpeaktt "%", sm, cmeansft == "" ? "not gated" : "<= " cmeansft "%", ym, cmeanhy == "" ? "not gated" : "<= " cmeanhy "%", vm, cmeancard == "" ? "not gated" : "<= " cmeancard "%", ok ? "PASS" : "FAIL"
 	if (!quiet && nrel) {
 		# newer containers run the same configurations faster: the
 		# signed error of a release says how far its software is from
