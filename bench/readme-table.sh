@@ -79,6 +79,10 @@ function in_set(g, i,   s) {
 	if (g == "Tcp") return s == "T" && par(cp[id[i]])
 	if (g == "Th200") return s == "T" && gpu[i] ~ /^H200/
 	if (g == "T") return s == "T"
+	if (g == "hyH100") return set[i] == "hybrid" && gpu[i] ~ /^H100/
+	if (g == "hyBw") return set[i] == "hybrid" && gpu[i] ~ /^G?B[23]00$/
+	if (g == "hybrid") return set[i] == "hybrid"
+	if (g == "card") return set[i] == "card"
 	return 0
 }
 # over set g, held-out rows ("held") or all ("all"): cnt, nfit, mean,
@@ -154,6 +158,13 @@ END {
 	set_row("T: Llama 3.1 8B on 32 and 64 H200 (Trainy), FSDP2, compile, Float8, no row fitted", "Th200", "all", 0)
 	set_row("T rows, held-out", "T", "held", 0)
 	summary_row("T: peak memory, as torchtitan reports it (what PyTorch'"'"'s caching allocator reserved)", "section T peak memory:")
+	# hybrid Mamba models, each GPU family'"'"'s mean
+	stat("hyH100", "held"); hh = pct(mean)
+	stat("hyBw", "held"); hb = pct(mean)
+	stat("hybrid", "held")
+	row("C: hybrid Mamba models (Nemotron 3 Nano, Super), H100 and Blackwell, held-out",
+	    cnt "", pct(mean) " " hh " " hb, pct(wabs), worst)
+	set_row("C: Megatron-Bridge verification cards (Nemotron 3 Super, Qwen3-30B, GPT-OSS; H100, GB200), held-out", "card", "held", 0)
 
 	if (check == "") {
 		for (r = 1; r <= nr; r++)
