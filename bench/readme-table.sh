@@ -164,7 +164,7 @@ END {
 	stat("hybrid", "held")
 	row("C: hybrid Mamba models (Nemotron 3 Nano, Super), H100 and Blackwell, held-out",
 	    cnt "", pct(mean) " " hh " " hb, pct(wabs), worst)
-	set_row("C: Megatron-Bridge verification cards (Nemotron 3 Super, Qwen3-30B, GPT-OSS; H100, GB200), held-out", "card", "held", 0)
+	set_row("C: Megatron-Bridge verification cards (Nemotron 3 Super, Qwen3-30B, GPT-OSS, DeepSeek-V3; H100, GB200), held-out", "card", "held", 0)
 
 	if (check == "") {
 		for (r = 1; r <= nr; r++)
