@@ -106,7 +106,8 @@ moe_settings(const struct emit_in *in, const struct runtime *rt, int ds,
 	if (m && m->moe.latent)
 		return pd2bw_error("--emit deepspeed: DeepSpeed-MoE runs its "
 				   "experts at the hidden size; model '%s' "
-				   "projects them to a latent %lld (LatentMoE); "
+				   "projects them to a latent %lld "
+				   "(LatentMoE); "
 				   "emit megatron",
 				   m->name ? m->name : "",
 				   (long long)m->moe.latent);
