@@ -98,7 +98,8 @@ done
 # --- run ---
 # The jail of a cli_* target: its corpus, seeds, dictionary and the small
 # files the seeds name (p.yaml profile, c.yaml cluster, m.yaml model,
-# h.yaml a hybrid model, x.xml hwloc XML, n.yaml node file, g.yaml GPU
+# h.yaml a hybrid model, s.yaml one with latent experts and a shared MTP
+# module, x.xml hwloc XML, n.yaml node file, g.yaml GPU
 # catalog, q.json a
 # Hugging Face mixture of experts).
 make_jail() {
@@ -110,6 +111,7 @@ make_jail() {
 	cp tests/data/plan/tiny-cluster.yaml "$j/c.yaml"
 	cp tests/data/profile/tiny.yaml "$j/m.yaml"
 	cp tests/data/profile/tiny-hybrid.yaml "$j/h.yaml"
+	cp tests/data/profile/tiny-super.yaml "$j/s.yaml"
 	cp tests/data/topo/pcie4.xml "$j/x.xml"
 	cp tests/fuzz/corpus/node/pcie4.yaml "$j/n.yaml"
 	cp tests/data/catalog/user-gpus.yaml "$j/g.yaml"
