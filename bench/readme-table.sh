@@ -162,9 +162,9 @@ END {
 	stat("hyH100", "held"); hh = pct(mean)
 	stat("hyBw", "held"); hb = pct(mean)
 	stat("hybrid", "held")
-	row("C: hybrid Mamba models (Nemotron 3 Nano, Super), H100 and Blackwell, held-out",
+	row("C: hybrid Mamba models (Nemotron 3 Nano, Super, 3.5 Lightning), H100 and Blackwell, held-out",
 	    cnt "", pct(mean) " " hh " " hb, pct(wabs), worst)
-	set_row("C: Megatron-Bridge verification cards (Nemotron 3 Super, Qwen3-30B, GPT-OSS, DeepSeek-V3; H100, GB200), held-out", "card", "held", 0)
+	set_row("C: Megatron-Bridge verification cards (Nemotron 3 Super and 3.5 Lightning, Qwen3-30B, GPT-OSS, DeepSeek-V3; H100, GB200), held-out", "card", "held", 0)
 
 	if (check == "") {
 		for (r = 1; r <= nr; r++)

@@ -564,12 +564,14 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# base preset, nemotron_3_nano_workload_base_configs.py at
 		# cfeddcd94, nemotron_3_workload_base_configs.py:31-40 at
 		# f69d4dd59 and 63b08b397; perf_recipes/nemotronh/gb300/
-		# nemotronh.py:341 at 067f987); Nemotron 3 Super alike
+		# nemotronh.py:341 at 067f987), and Nemotron 3.5 Lightning,
+		# whose recipes are Nano'"'"'s with its MTP module (perf_recipes/
+		# nemotronh/gb200/nemotronh.py at 067f987); Nemotron 3 Super alike
 		# (BASE_NEMOTRON_3_SUPER_CONFIG, :98-107 at 63b08b397)
 		if ((model == "deepseek-v3" && (gpu == "H100-SXM" || rel >= "26.02" ||
 		    (rel >= "25.11" && gpu ~ /^GB[23]00$/))) ||
 		    (model == "kimi-k2" && gpu ~ /^GB[23]00$/) ||
-		    model ~ /^nemotron-3-(nano|super)$/)
+		    model ~ /^nemotron-3(-nano|-super|\.5-lightning)$/)
 			a = a (index(a, ":") ? "," : ":") "flex-dispatcher"
 		# Nemotron 3'"'"'s recipes leave comm_overlap None
 		# (recipes/common.py _pretrain_common:128 at 067f987; nemotron_
@@ -577,7 +579,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		# one only for the MoE all-to-all overlap (scripts/performance/
 		# utils/overrides.py:161-171 at 63b08b397), which these presets
 		# leave off: no userbuffers under tensor parallelism
-		if (model ~ /^nemotron-3-(nano|super)$/)
+		if (model ~ /^nemotron-3(-nano|-super|\.5-lightning)$/)
 			a = a (index(a, ":") ? "," : ":") "no-tp-comm-overlap"
 		# Kimi-K2 trains with Muon in every release that published
 		# it (the presets'"'"' optimizer_type "muon", configs/kimi/
@@ -752,7 +754,7 @@ function overlap_opts(ov,   n, i, k, out, o) {
 		       (gpu == "B300" && mbs == 2 && pp == 8) ||
 		       (gpu == "B200" && prec == "fp8-mx" && pp == 8 && vp == 2 && ep == 32))) ||
 		     (model == "gpt-oss-120b" && gpu ~ /^G?B300$/ && rel >= "26.02") ||
-		     model == "nemotron-3-nano" ||
+		     model ~ /^nemotron-3(-nano|\.5-lightning)$/ ||
 		     (model == "nemotron-3-super" && gpu != "H100-SXM" && (gpu != "B200" || prec == "nvfp4"))))
 			a = a (index(a, ":") ? "," : ":") "te-graphs"
 		# Transformer Engine'"'"'s op fuser (use_transformer_engine_op_

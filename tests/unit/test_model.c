@@ -1048,7 +1048,7 @@ static const char *const zoo[] = {
 	"llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-405b",
 	"deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
 	"mixtral-8x7b", "mixtral-8x22b", "kimi-k2", "nemotron-3-nano",
-	"nemotron-3-super", NULL,
+	"nemotron-3-super", "nemotron-3.5-lightning", NULL,
 };
 
 static void
@@ -1066,6 +1066,14 @@ test_zoo(void)
 		CHECK_MSG(model_validate(&m, rel) == 0, zoo[i]);
 		round_trip(&m, dir);
 	}
+	/* Nemotron 3.5 Lightning: Nano's 31,577,940,288 and one shared
+	 * "*E" module of 1,335,325,952, the checkpoint's 32,913,266,240
+	 * (Megatron-Bridge's verification card, card.yaml:62 at 067f987) */
+	CHECK(model_load(&m, cap_path("models/nemotron-3.5-lightning.yaml")) ==
+	      0);
+	CHECK_INT_EQ(model_params_no_mtp(&m), 31577940288LL);
+	CHECK_INT_EQ(model_mtp_module_params(&m), 1335325952LL);
+	CHECK_INT_EQ(model_params(&m), 32913266240LL);
 	CHECK(model_load(&m, cap_path("models/gpt-2.2b.yaml")) == 0);
 	CHECK(m.layers == 32 && m.hidden == 2304 && m.heads == 32 &&
 	      m.seq_len == 512 && m.vocab == 51200 && m.dropout &&
