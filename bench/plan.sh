@@ -1,7 +1,9 @@
 #!/bin/sh
 # plan.sh - planner speed and memory: the full search for a 128-layer model
 # on 8 to 131,072 GPUs (1,048,576 where the build allows clusters that
-# large, see CLUSTER_MAX_GPUS), GPT-3 175B on 1024 GPUs, and PipeDream's
+# large, see CLUSTER_MAX_GPUS), GPT-3 175B on 1024 GPUs, DeepSeek-V3 with
+# every parallelism (experts, context, ZeRO, offload) on 1024 and 16384
+# GPUs of NVL72 racks, and PipeDream's
 # gnmt_large and resnext101 on 16 GPUs, on one thread (-j 1).
 # Prints the median of 5 runs of the search's CPU time (GLPK's share), the
 # candidates searched beside it and the time per candidate, the peak RSS,
@@ -123,6 +125,22 @@ run "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
 echo
 instr "$TOP/models/gpt3-175b.yaml" -c dgx-h100:128 -B 1536 \
 	-r none,selective,full --interleave 1,2,4 --optimizer-sharding both
+
+echo
+echo "DeepSeek-V3 (MoE, 256 experts) on GB200 NVL72 racks, batch 16384, MXFP8,"
+echo "everything on: t 1,2,4,8 with SP or not, expert parallelism 1 to 64"
+echo "(the powers of two up to the rack), context parallelism 1,2, ZeRO 0-3,"
+echo "activation offload or not, recompute none+selective+full, interleave:"
+header
+PREV_N= PREV_T=
+for n in 1024 16384; do
+	printf '%8d %8d ' $n 16384
+	run "$TOP/models/deepseek-v3.yaml" -c gb200-nvl72:$((n / 72 + 1)) \
+		--max-gpus $n -B 16384 --precision fp8 --fp8-recipe mxfp8 \
+		--runtime megatron-core:flex-dispatcher --context-parallel 1,2 \
+		--zero all --offload both
+	growth $n
+done
 
 PD="-r none,full --interleave 1 --optimizer-sharding off"
 for f in gnmt_large resnext101; do

@@ -473,6 +473,7 @@ probe_hint(struct capacity_type *t, const struct copts *o,
 
 		y = xcalloc(1, sizeof(*y));
 		par_opts_input_par(&o->po, so0, &ip, 0);
+		ip.ep_tile = 1;
 		ip.cps = cps;
 		ip.ncp = 4;
 		/* a probe: what it says of context parallelism is not for
@@ -603,6 +604,7 @@ run_type(struct capacity *c, const struct copts *o,
 		 * the node unless --expert-parallel names them. */
 		input_chains_release(&x);
 		par_opts_input_par(&o->po, &so, &ip, 0);
+		ip.ep_tile = 1;
 		if (input_par_chains(&x, o->model, catalog_find(cat, t->gpu),
 				     t->gpus_per_node, o->mb, o->nmb,
 				     o->seq_len, o->tps, o->ntp,

@@ -443,14 +443,20 @@ input_par_chains(struct input_chains *x, const char *path,
 		per *= ne > 1 ? ne : 1;
 
 		nep = 0;
-		/* groups that tile the node: every all-to-all stays in one
-		 * NVLink domain (16 to 64 of an NVL72 rack do not tile it,
-		 * and make a sweep about five times as long) */
+		/* groups of up to a node's GPUs, so that every all-to-all
+		 * can stay in one NVLink domain: on an NVL72 rack 16 to 64
+		 * too, which do not tile its 72 GPUs but are the degrees
+		 * NVIDIA's rack recipes run (EP 64 for GPT-OSS and Nemotron
+		 * 3 Super, 32 and 64 for DeepSeek-V3; Megatron-Bridge
+		 * perf_recipes at 067f987); the placement prices a group
+		 * that crosses nodes.  Capacity's sweeps keep the groups
+		 * that tile the node (ep_tile). */
 		for (e = 1; e <= gpus_per_node && e <= m.moe.experts &&
 			    nep < (int)(sizeof(auto_eps) / sizeof(*auto_eps)) &&
 			    (nep + 1) * per <= INPUT_MAX_CHAINS;
 		     e *= 2)
-			if (m.moe.experts % e == 0 && gpus_per_node % e == 0)
+			if (m.moe.experts % e == 0 &&
+			    (!par->ep_tile || gpus_per_node % e == 0))
 				auto_eps[nep++] = e;
 		if (!nep)
 			auto_eps[nep++] = 1;

@@ -113,10 +113,13 @@ struct input_par {
 	int strict;       /* evaluate mode: a degree that cannot run is an
 			     error */
 	int ep_auto;      /* nep 0 and a mixture of experts: every power
-			     of two that divides both gpus_per_node (the
-			     NVLink domain) and the routed experts, smallest
+			     of two up to gpus_per_node (the NVLink domain)
+			     that divides the routed experts, smallest
 			     first, as many as INPUT_MAX_CHAINS leaves room
 			     for */
+	int ep_tile;      /* ... and only those that divide gpus_per_node
+			     (capacity's sweeps: 16 to 64 of an NVL72 rack
+			     make one about five times as long) */
 	/* Without --runtime: the runtimes rts[0..nrt) whose kernels price
 	 * the chains, a set of them each (search_chain's runtime), the
 	 * estimator's options set by set_runtime(arg, id) before each
