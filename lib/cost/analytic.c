@@ -1520,7 +1520,10 @@ router_ms(struct shape *sh, int bwd)
  * tensor-parallel rank routes, permutes and (LatentMoE) projects its own
  * 1/t of the tokens, the layer's input as the norm left it sharded
  * (Megatron-Core moe_layer.py route() and preprocess() on the local
- * hidden_states, 470-490 at d98e8a6): nl of them.
+ * hidden_states, 470-490 at d98e8a6; torchtitan's router alike under
+ * expert parallelism, models/common/moe_sharding.py:89-94 at
+ * b5bcd76c6): nl of them.  NEEDSWORK: torchtitan without expert
+ * parallelism replicates the tokens and routes all n on every rank.
  */
 static double
 moe_ms(struct shape *sh)
