@@ -182,8 +182,8 @@ usage(FILE *fp)
 		"MODEL: experts split\n"
 		"                           N ways, all-to-alls per MoE layer "
 		"(default: the powers\n"
-		"                           of two that divide the GPUs per "
-		"node and the experts)\n",
+		"                           of two up to the GPUs per node "
+		"that divide the experts)\n",
 		pd2bw_progname, pd2bw_progname, pd2bw_progname,
 		pd2bw_progname);
 	par_opts_usage(fp);
