@@ -4,7 +4,8 @@
  * named by kind, its parameters by hand), a Mamba-2 mixer's FLOPs and
  * one of its scan's kernels hand-priced, what a Mamba layer keeps
  * against an MLP layer, half a block's tensor-parallel traffic, and
- * LatentMoE with a multi-token-prediction module of its own pattern.
+ * LatentMoE with a multi-token-prediction module of its own pattern, and
+ * the MoE layer routing its own tokens under sequence parallelism.
  */
 #include <math.h>
 #include <string.h>
@@ -270,6 +271,17 @@ test_latent_mtp(void)
 	CHECK_NEAR(p.layers[6].pt[0].fwd_ms - f0, 2 * (f1 - f0), 1e-9);
 	profile_release(&p);
 	profile_release(&q);
+	kernels_free(&ks);
+	/* under tensor and sequence parallelism 2 each rank routes and
+	 * projects its own 16 of the 32 tokens: the router's GEMM 16 x 64
+	 * x 4 experts, the projections 16 x 64 x 16 and back */
+	memset(&ks, 0, sizeof(ks));
+	CHECK(run(&p, &m, 2, &ks) == 0);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 16x64x4") != NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 32x64x4") == NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 16x64x16") != NULL);
+	CHECK(entry(&ks, 4, KERNEL_PASS_FWD, "gemm 16x16x64") != NULL);
+	profile_release(&p);
 	kernels_free(&ks);
 	/* a module's layers need their maps, and a pattern only in a
 	 * hybrid model */
