@@ -630,10 +630,12 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 		else
 			knull(fp, f[i].field);
 	kbool(fp, "moe_shared_expert_gate", e->shared_gate);
-	if (e->router_bias)
-		fprintf(fp, "  # The router's bias (%lld per MoE layer) has no "
-			    "TransformerConfig field.\n",
-			(long long)e->experts);
+	/* the score-correction bias of aux-loss-free routing, with the
+	 * sigmoid scores it needs (transformer_config.py:816, 2617-2623) */
+	if (e->router_bias) {
+		kstr(fp, "moe_router_score_function", "sigmoid");
+		kbool(fp, "moe_router_enable_expert_bias", 1);
+	}
 	/* which layers are MoE: 1 (every one), else the list of 0/1
 	 * gpt_layer_specs.py:647-657 takes, one per layer; either replaces
 	 * the recipe's int or list, the config being merged into an untyped

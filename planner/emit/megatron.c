@@ -128,16 +128,15 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 				arg_int(fp, f[i].flag, f[i].v);
 		if (e->shared_gate)
 			arg1(fp, "--moe-shared-expert-gate");
-		/* DeepSeek-V3's router: sigmoid scores and the score-
-		 * correction bias of aux-loss-free balancing; GPT-OSS's
-		 * router bias is a linear bias Megatron's router lacks */
-		if (e->router_bias && m->attention == MODEL_MLA) {
+		/* the router of DeepSeek-V3, Kimi K2 and Nemotron-H:
+		 * sigmoid scores and the score-correction bias of aux-
+		 * loss-free balancing (the model's router_bias; an expert
+		 * bias needs sigmoid scores, transformer_config.py:2617-
+		 * 2623 at d98e8a6); GPT-OSS's linear router bias is the
+		 * model's bias, which Megatron's router lacks */
+		if (e->router_bias) {
 			arg_str(fp, "--moe-router-score-function", "sigmoid");
 			arg1(fp, "--moe-router-enable-expert-bias");
-		} else if (e->router_bias) {
-			fprintf(fp, "# The router's bias (%lld per MoE layer) "
-				    "has no Megatron-LM flag.\n",
-				(long long)e->experts);
 		}
 		/* which layers are MoE, as a run-length list expression */
 		if (e->first_dense > 0 || e->every > 1) {

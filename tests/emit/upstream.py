@@ -506,6 +506,12 @@ def megatron_rules(a, world):
     sf = one(a, "--moe-router-score-function")
     if sf is not None and sf not in ("softmax", "sigmoid", "sqrtsoftplus"):
         bad.append("router score %s (TC:808)" % sf)
+    # TC:2617-2623: an expert bias needs sigmoid or sqrtsoftplus scores
+    # (the default is softmax, TC:808)
+    if "--moe-router-enable-expert-bias" in a and \
+            sf not in ("sigmoid", "sqrtsoftplus"):
+        bad.append("expert bias with %s scores (TC:2617-2623)"
+                   % (sf or "softmax"))
     st = one(a, "--softmax-type")
     if st is not None and st not in ("vanilla", "off-by-one", "learnable"):
         bad.append("softmax type %s (TC:170)" % st)
