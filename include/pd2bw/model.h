@@ -96,6 +96,11 @@ struct model_moe {
 	 * two dense matrices beside the router.  The router and the shared
 	 * experts keep h.  0: the experts work at h. */
 	int64_t latent;
+	/* The routing weights multiplied by this before the experts'
+	 * outputs are summed (DeepSeek-V3's and Nemotron 3's
+	 * routed_scaling_factor; Megatron-Core's moe_router_topk_scaling_
+	 * factor); 0: none.  It prices nothing: the launch files carry it. */
+	double scale;
 };
 
 /*

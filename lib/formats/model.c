@@ -204,6 +204,9 @@ check_moe(const struct model *m, const struct origin *o)
 		return bad(o, F_EXPERTS, "capacity_factor %g out of range "
 			   "(0 for dropless, else [0.01, 1024])",
 			   e->capacity_factor);
+	if (e->scale < 0 || e->scale > 1e3)
+		return bad(o, F_EXPERTS, "scale %g out of range [0, 1000]",
+			   e->scale);
 	if (e->latent < 0 || e->latent > MAX_HIDDEN)
 		return bad(o, F_LATENT, "latent %lld out of range",
 			   (long long)e->latent);
@@ -496,6 +499,7 @@ load_maps(struct model *m, struct yml_doc *d, yaml_node_t *mla,
 			YK_I64("group_top_k", 0, &m->moe.group_top_k, 1,
 			       MAX_EXPERTS),
 			YK_I64("latent", 0, &m->moe.latent, 1, MAX_HIDDEN),
+			YK_DBL("scale", 0, &m->moe.scale, 0, 1e3),
 		};
 
 		if (yml_map(d, moe, keys, sizeof(keys) / sizeof(keys[0])))
@@ -1230,7 +1234,7 @@ hf_nemotron_moe(struct yml_doc *d, yaml_node_t *root, struct model *m,
 	if (e->groups <= 1)
 		e->groups = e->group_top_k = 0;
 	e->router_bias = 1;
-	return 0;
+	return hf_dbl(d, root, "routed_scaling_factor", &e->scale);
 }
 
 /*
@@ -1430,6 +1434,8 @@ hf_extra(struct model *m, struct yml_doc *d, yaml_node_t *root,
 			return -1;
 		/* V3's aux-loss-free balancing adds a bias per expert */
 		m->moe.router_bias = s && !strcmp(s, "noaux_tc");
+		if (hf_dbl(d, root, "routed_scaling_factor", &m->moe.scale))
+			return -1;
 		/* group-limited routing (V2's group_limited_greedy, V3's
 		 * noaux_tc): n_group groups, topk_group of them a token */
 		if (s && (!strcmp(s, "noaux_tc") ||
@@ -1852,6 +1858,8 @@ write_v2(struct yml_out *o, const struct model *m)
 		}
 		if (m->moe.latent)
 			yml_out_kint(o, "latent", m->moe.latent);
+		if (m->moe.scale > 0)
+			yml_out_kdbl(o, "scale", m->moe.scale);
 		yml_out_end_map(o);
 	}
 	if (m->qkv_bias)

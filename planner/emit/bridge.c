@@ -636,6 +636,8 @@ v2_keys(FILE *fp, const struct model *m, const char *disp,
 		kstr(fp, "moe_router_score_function", "sigmoid");
 		kbool(fp, "moe_router_enable_expert_bias", 1);
 	}
+	if (e->scale > 0)
+		kfloat(fp, "moe_router_topk_scaling_factor", e->scale);
 	/* which layers are MoE: 1 (every one), else the list of 0/1
 	 * gpt_layer_specs.py:647-657 takes, one per layer; either replaces
 	 * the recipe's int or list, the config being merged into an untyped

@@ -138,6 +138,11 @@ v2_args(FILE *fp, const struct plan *p, const struct model *m,
 			arg_str(fp, "--moe-router-score-function", "sigmoid");
 			arg1(fp, "--moe-router-enable-expert-bias");
 		}
+		/* the routing weights' scale (transformer_config.py:804) */
+		if (e->scale > 0) {
+			snprintf(buf, sizeof(buf), "%g", e->scale);
+			arg_str(fp, "--moe-router-topk-scaling-factor", buf);
+		}
 		/* which layers are MoE, as a run-length list expression */
 		if (e->first_dense > 0 || e->every > 1) {
 			size_t len = 0;

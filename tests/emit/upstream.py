@@ -122,6 +122,7 @@ MEGATRON_FLAGS = {
     "--moe-shared-expert-gate": "TC:713",
     "--moe-router-score-function": "TC:808 (softmax | sigmoid | ...)",
     "--moe-router-enable-expert-bias": "TC:816",
+    "--moe-router-topk-scaling-factor": "TC:804 (Optional float)",
     "--moe-expert-capacity-factor": "TC:917",
     "--moe-pad-expert-input-to-capacity": "TC:921",
     "--moe-grouped-gemm": "TC:850",

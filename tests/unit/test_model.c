@@ -861,6 +861,7 @@ test_hf_hybrid(void)
 	CHECK_STR_EQ(m.mtp_pattern, y.mtp_pattern);
 	CHECK(same_hybrid(&m, &y));
 	CHECK_INT_EQ(m.moe.latent, 1024);
+	CHECK_NEAR(m.moe.scale, 5.0, 0);
 	CHECK_INT_EQ(m.mtp_layers, 1);
 	CHECK_INT_EQ(m.mtp_shared, 0);
 	CHECK(y.mtp_layers == 2 && y.mtp_shared);
