@@ -1087,6 +1087,13 @@ BRIDGE_V2_KEYS = {
     "moe_paged_stash": ("TC:1364", _BOOL),
     "moe_router_num_groups": ("TC:780 Optional", _OPT_INT),
     "moe_router_group_topk": ("TC:796 Optional", _OPT_INT),
+    # the score-correction router (TC:808 Literal, 816; an expert bias
+    # needs sigmoid or sqrtsoftplus scores, TC:2617-2623) and the
+    # routing weights' scale (TC:804 Optional[float])
+    "moe_router_score_function": ("TC:808 Literal", _STR),
+    "moe_router_enable_expert_bias": ("TC:816", _BOOL),
+    "moe_router_topk_scaling_factor": ("TC:804 Optional[float]",
+                                       (float, type(None))),
 }
 BRIDGE_MODEL_KEYS.update({k: c for k, (c, _) in BRIDGE_V2_KEYS.items()})
 # B:1008: mixed_precision is a MixedPrecisionConfig or the name of a
@@ -1438,6 +1445,11 @@ def bridge_moe_rules(m):
     if m.get("softmax_type", "vanilla") not in ("vanilla", "off-by-one",
                                                  "learnable"):
         bad.append("softmax_type (TC:170)")
+    if m.get("moe_router_enable_expert_bias") and \
+            m.get("moe_router_score_function", "softmax") not in (
+                "sigmoid", "sqrtsoftplus"):
+        bad.append("expert bias with %s scores (TC:2617-2623)"
+                   % m.get("moe_router_score_function", "softmax"))
     if n is None:
         # TC:1689-1705: an expert size without experts is an error unless
         # moe_layer_freq leaves dense layers
