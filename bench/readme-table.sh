@@ -153,7 +153,7 @@ END {
 	set_row("H, I: PyTorch FSDP (MPT 1B–70B, Llama 2 eager and compiled; ZeRO-3, ZeRO-2, Llama 2 7B in HSDP), H100", "HIh100", "held", 1)
 	set_row("C, F: Megatron-FSDP (Llama 3 8B–405B, FP8)", "mfsdp", "held", 1)
 	set_row("FSDP rows (H, I, Megatron-FSDP), held-out", "fsdp", "held", 0)
-	set_row("T: torchtitan'"'"'s own benchmarks, Llama 3.1 8B–405B, FSDP2 with TP, async TP, PP, compile, Float8, on the 500 W H100 of Grand Teton, no CP", "Tnocp", "all", 1)
+	set_row("T: torchtitan'"'"'s own benchmarks, Llama 3.1 8B–405B, FSDP2 with TP, async TP, PP, compile, Float8 (tensorwise and rowwise), on the 500 W H100 of Grand Teton, no CP", "Tnocp", "all", 1)
 	set_row("T: the same with CP 2–8 (PyTorch'"'"'s December 2024 ring, 65k–262k tokens)", "Tcp", "all", 1)
 	set_row("T: Llama 3.1 8B on 32 and 64 H200 (Trainy), FSDP2, compile, Float8, no row fitted", "Th200", "all", 0)
 	set_row("T rows, held-out", "T", "held", 0)

@@ -187,10 +187,12 @@ function fp8_recipe(p, sec) {
 	if (p == "fp8-cs") return "tensorwise"
 	if (p == "fp8-mx") return "mxfp8"
 	if (p == "fp8-block") return "blockwise"
+	if (p == "fp8-row") return "rowwise"
 	return sec == "C" ? "tensorwise" : "delayed"
 }
 function precision_name(p) {
-	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block")
+	if (p == "fp8" || p == "fp8-cs" || p == "fp8-mx" || p == "fp8-block" ||
+	    p == "fp8-row")
 		return "fp8"
 	return p
 }
@@ -398,9 +400,6 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	p16 = prec == "bf16" || prec == "fp16" || prec == "fp32"
 	rname = runtime_name(rt)
 	if (rname == "" && rt != "-") hard = add(hard, "runtime=runtime " rt)
-	# torchao'"'"'s rowwise FP8 (a scale per row of each operand): no
-	# recipe of pd2bw-plan'"'"'s prices its casts and GEMMs
-	if (prec == "fp8-row") hard = add(hard, "precision=FP8 rowwise scaling (torchao)")
 	status = "run"
 	if (hard != "") status = "skip"
 	else if (!p16 && !has_precision) status = approx ? "approx" : "skip"

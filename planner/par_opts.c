@@ -516,8 +516,11 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	if (co->optimizer == PLAN_MUON && !profile_ns(prof))
 		cli_usage_error("--optimizer muon needs the model's matrices: "
 				"plan a model, not a profile file");
-	if (p->have_rt && runtime_check_train(&p->rt, co->precision,
-					      co->optimizer, why, sizeof(why)))
+	if (p->have_rt &&
+	    runtime_check_train(&p->rt, co->precision,
+				co->fp8_recipe >= 0 ? co->fp8_recipe
+						    : p->rt.fp8_recipe,
+				co->optimizer, why, sizeof(why)))
 		cli_usage_error("%s", why);
 }
 

@@ -60,7 +60,15 @@ extern const char *const model_prec_names[];
  * current amax), blockwise (1 x 128 and 128 x 128 blocks), mxfp8 (1 x 32
  * blocks with E8M0 scales, Blackwell).
  */
-enum model_fp8 { FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8 };
+/* FP8 scaling recipes: Transformer Engine's four, and torchao's rowwise
+ * (a scale per row of each operand, torchtitan's runtime alone) */
+enum model_fp8 {
+	FP8_DELAYED,
+	FP8_TENSORWISE,
+	FP8_BLOCKWISE,
+	FP8_MXFP8,
+	FP8_ROWWISE
+};
 extern const char *const model_fp8_names[];
 extern const char *const model_attn_names[];
 

@@ -235,6 +235,7 @@ ks_label(const char *who)
 		{"norm_x_ms", "norm"},
 		{"quant_ms", "quantize"},
 		{"nvfp4_quant_ms", "quantize"},
+		{"rowwise_quant_ms", "quantize"},
 		{"spcopy_ms", "sequence-parallel copy"},
 		{"sort_chunks_ms", "sort chunks"},
 		{"expert_bias_ms", "expert bias"},
@@ -450,6 +451,29 @@ nvfp4_quant_ms(struct shape *sh, double x)
 	       op_ms(sh, OP_VEC, 2 * x, x * e + 2 * sh->qb * x);
 }
 
+/*
+ * Quantising x elements of a 16-bit GEMM operand with torchao's rowwise
+ * recipe (Float8LinearRecipeName.ROWWISE: every operand scaled along its
+ * reduction axis, torchao/float8/config.py), as torchao's own roofline
+ * counts a tensor's two copies (torchao/testing/training/roofline_utils.py
+ * get_tensor_memory_traffic_ovhd_s, "rowwise", at 36027d82d): the cast
+ * along the rows fuses the rows' amaxes (read 16 bits, write one byte a
+ * value, an fp32 scale a row), the other axis needs the 16-bit tensor
+ * transposed first (read and write 16 bits) and cast again.  A per-tensor
+ * cast, against it, reads the tensor for its amax once and then casts
+ * (quant_ms()).  The scales are rounded down to powers of two (config.py
+ * round_scales_to_power_of_2), within the casts.
+ */
+static double
+rowwise_quant_ms(struct shape *sh, double x)
+{
+	double e = sh->e;
+
+	return op_ms(sh, OP_VEC, 2 * x, x * (e + 1)) +
+	       op_ms(sh, OP_VEC, 0, 2 * x * e) +
+	       op_ms(sh, OP_VEC, 2 * x, x * (e + 1));
+}
+
 /* analytic.h */
 int
 analytic_fp8_copies(int any_layout, int casts, int recipe)
@@ -495,6 +519,8 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 		return nvfp4_quant_ms(sh, x);
 	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
 		return one ? 0 : op_ms(sh, OP_VEC, 0, 2 * x);
+	if (sh->fp8r == FP8_ROWWISE)
+		return rowwise_quant_ms(sh, x);
 	if (sh->fp8r == FP8_TENSORWISE)
 		t += op_ms(sh, OP_VEC, 0, 8) +
 		     (q == Q_OWN ? op_ms(sh, OP_VEC, 0, 4) +
@@ -507,6 +533,16 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 	return t + op_ms(sh, OP_VEC, 2 * x, x * (e + (one ? 1 : 2)) + scales);
 }
 
+/*
+ * torchao's rowwise-scaled FP8 GEMMs (torch._scaled_mm with a scale per
+ * row of each operand, CUTLASS's rowwise kernel: torchao/float8/config.py,
+ * Float8LinearRecipeName.ROWWISE) against cuBLAS's per-tensor ones, the
+ * part's gemm_eff8: 0.70, fitted on the one fit row that runs them
+ * (torchtitan's Llama 3.1 8B at FSDP 8, TP 8, bench/data/torchtitan.tsv
+ * T-2506-11, within 0.1%), held against the other three (70B, and async
+ * TP), and taken for every part: no other measurement separates them.
+ */
+#define ROWWISE_GEMM 0.70
 /* What FP8 (or, with its recipe, MXFP8) GEMMs reach against 16-bit ones
  * on sh's GPU: the factor on a shape's efficiency. */
 static double
@@ -518,6 +554,8 @@ fp8_eff_ratio(const struct shape *sh)
 			    ? g->gemm_eff8mx
 			    : g->gemm_eff8;
 
+	if (sh->fp8r == FP8_ROWWISE && !sh->fp4)
+		e8 *= ROWWISE_GEMM;
 	return e8 > 0 ? e8 / g->gemm_eff : 1;
 }
 
@@ -1126,8 +1164,14 @@ spcopy_ms(struct shape *sh, int bwd)
 {
 	double nh = sh->n * sh->h, e = sh->e, regions = sh->moe ? 1 : 2;
 
-	if (!sh->spcopy || (!bwd && sh->spcopy != 1))
+	if (!sh->spcopy || (!bwd && sh->spcopy != 1 && sh->spcopy != 3))
 		return 0;
+	/* async TP under rowwise FP8 (3): the all-gathers keep their
+	 * copies, forward and backward, and the summed reduce-scatter its
+	 * own where the projections are split */
+	if (sh->spcopy == 3)
+		return regions * op_ms(sh, OP_VEC, 0, 2 * nh * e) *
+		       (bwd && sh->split ? 2 : 1);
 	if (!bwd)
 		return regions * (op_ms(sh, OP_VEC, 0, 2 * nh * sh->spag) +
 				  op_ms(sh, OP_VEC, 0, 2 * nh * e));
@@ -3598,6 +3642,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * the forward all-gathers move torchao's FP8 under tensorwise
 	 * scaling (as tp_block_bytes below), the rest 16-bit */
 	sh.spcopy = o && sh.sp && sh.t > 1 ? o->sp_copy : 0;
+	/* ... where async TP fused them (sp_copy 0 or 2: torchtitan's
+	 * DTensor collectives), torchao's rowwise recipe casts between
+	 * each all-gather and its matmuls, and the gathers stay as
+	 * they were (comm.c cost_tp_hidden()) */
+	if (o && sh.sp && sh.t > 1 && o->fp8_casts == ANALYTIC_CASTS_EACH &&
+	    o->sp_copy != 1 &&
+	    model_prec_quantised(m->precision) && sh.fp8r == FP8_ROWWISE)
+		sh.spcopy = 3;
 	sh.spag = model_prec_quantised(m->precision) &&
 				  sh.fp8r == FP8_TENSORWISE
 			  ? sh.qb

@@ -81,9 +81,23 @@ cost_tp(const struct chain *c, const struct cost_cfg *g,
 double
 cost_tp_hidden(const struct cost_opts *o, const struct cost_cfg *g)
 {
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+
 	if (!g->sp || o->precision == MODEL_NVFP4)
 		return 0;
-	return cost_cfg_runtime(o, g)->tp_hidden;
+	/* torchao's rowwise recipe casts after the all-gathers (torchtitan
+	 * gathers 16 bits under it: models/llama3/infra/parallelize.py:
+	 * 78-86 at v0.2.2), so what feeds a matmul is the cast, which
+	 * async TP's pass does not fuse through: of a block's eight
+	 * collectives the reduce-scatters of matmul outputs alone, the
+	 * forward's two and, where the projections are fused, the
+	 * backward's two (runtime.c tp_hidden) */
+	if (rt->id == RUNTIME_TORCHTITAN &&
+	    runtime_has(rt, RUNTIME_OPT_ASYNC_TP) &&
+	    o->precision == MODEL_FP8 &&
+	    cost_fp8_recipe(o, g) == FP8_ROWWISE)
+		return 0.8 * (rt->split_proj ? 2.0 : 4.0) / 8;
+	return rt->tp_hidden;
 }
 
 double

@@ -597,8 +597,8 @@ why(char *buf, size_t n, const char *f, ...)
 }
 
 int
-runtime_check_train(const struct runtime *rt, int prec, int optim, char *buf,
-		    size_t n)
+runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
+		    char *buf, size_t n)
 {
 	/* Muon as Megatron-Core runs it (--optimizer muon, arguments.py:
 	 * 2913-2917); NEEDSWORK: DeepSpeed's and torchtitan's own Muon
@@ -616,6 +616,28 @@ runtime_check_train(const struct runtime *rt, int prec, int optim, char *buf,
 	    (rt->id == RUNTIME_TORCHTITAN && prec == MODEL_NVFP4)) {
 		why(buf, n, "runtime %s does not train in %s",
 		    runtime_names[rt->id], model_prec_names[prec]);
+		return -1;
+	}
+	/* rowwise scaling is torchao's (Float8LinearRecipeName.ROWWISE,
+	 * torchao/float8/config.py); Megatron-Core's recipes are delayed,
+	 * tensorwise, mxfp8, blockwise and custom (megatron/core/
+	 * enums.py:12-19 at d98e8a6), Transformer Engine's */
+	if (prec == MODEL_FP8 && fp8r == FP8_ROWWISE &&
+	    rt->id != RUNTIME_TORCHTITAN) {
+		why(buf, n, "runtime %s has no rowwise FP8 scaling (torchao's "
+			    "recipe, which --runtime torchtitan runs)",
+		    runtime_names[rt->id]);
+		return -1;
+	}
+	/* torchtitan builds torchao's Float8 config from the recipe name,
+	 * and refuses FSDP2's FP8 all-gather beside one (float8.py:65-69
+	 * at v0.2.2): the gather is the tensorwise default's */
+	if (prec == MODEL_FP8 && fp8r == FP8_ROWWISE &&
+	    runtime_has(rt, RUNTIME_OPT_FP8_ALL_GATHER)) {
+		why(buf, n, "runtime %s: fp8-all-gather gathers tensorwise "
+			    "FP8 weights; rowwise scaling gathers them in "
+			    "16 bits (no-fp8-all-gather)",
+		    runtime_names[rt->id]);
 		return -1;
 	}
 	return 0;

@@ -168,8 +168,9 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	/* runtime_check_ep() judges every mixture of experts, with expert
 	 * parallelism or without (DeepSpeed-MoE's ZeRO rule) */
 	int moe = ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
-	int bad_all = runtime_check_train(rt, o->precision, o->optimizer,
-					  NULL, 0) ||
+	int fp8r = o->fp8_recipe >= 0 ? o->fp8_recipe : rt->fp8_recipe;
+	int bad_all = runtime_check_train(rt, o->precision, fp8r,
+					  o->optimizer, NULL, 0) ||
 		      runtime_check_par(rt, cp, ep, NULL, 0);
 
 	tp->scr_ok = 0; /* e, rv and the counts change below */
@@ -427,7 +428,10 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	if (cost_every_on(o) && e->r == PROF_RC_FULL &&
 	    runtime_check_every(rt, why, n))
 		return;
-	if (!runtime_check_train(rt, o->precision, o->optimizer, why, n) &&
+	if (!runtime_check_train(rt, o->precision,
+				 o->fp8_recipe >= 0 ? o->fp8_recipe
+						    : rt->fp8_recipe,
+				 o->optimizer, why, n) &&
 	    !runtime_check_par(rt, cp, ep, why, n) &&
 	    (ep > 1 || chain_eparams(sc[ti].c, 0, sc[ti].c->L - 1) > 0))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,

@@ -486,7 +486,8 @@ bridge_preset(const struct emit_in *in, const char *prec, int *gathers)
 		*gathers = 1;
 		return "bf16_with_nvfp4_mixed";
 	}
-	if (!strcmp(prec, "fp8")) {
+	if (!strcmp(prec, "fp8") && r >= 0 &&
+	    r < (int)(sizeof(fp8) / sizeof(fp8[0]))) {
 		*gathers = r != FP8_BLOCKWISE;
 		return fp8[r];
 	}

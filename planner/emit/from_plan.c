@@ -137,6 +137,10 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 		 * runtime, which only --runtime names) */
 		if (have && runtime_has(&rt, RUNTIME_OPT_OP_FUSER))
 			input_set_clamp_eager(rt.clamp_eager);
+		/* who casts the FP8 operands (torchao each GEMM's, as
+		 * par_opts_apply_input() takes it from the runtime) */
+		if (have)
+			input_set_fp8_casts(rt.fp8_casts);
 		/* HybridEP's budget and the paged stash, as
 		 * par_opts_check_moe() holds them */
 		if (runtime_check_moe(have ? &rt : NULL, p.moe_rank_capacity,

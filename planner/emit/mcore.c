@@ -118,6 +118,15 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	int any = 0, full = 0, sel = 0, n = 0;
 
 	memset(mc, 0, sizeof(*mc));
+	/* Megatron-Core's recipes are Transformer Engine's (megatron/core/
+	 * enums.py:12-19 at d98e8a6): rowwise scaling is torchao's */
+	if (p->precision && !strcmp(p->precision, "fp8") && in->o &&
+	    in->o->fp8_recipe == FP8_ROWWISE)
+		return pd2bw_error("--emit %s: Megatron-Core has no rowwise "
+				   "FP8 scaling (its recipes: delayed, "
+				   "tensorwise, blockwise, mxfp8); plan with "
+				   "--fp8-recipe tensorwise, or emit torchtitan",
+				   sh->fmt);
 	if (!sh->transformer)
 		return pd2bw_error("--emit %s: the plan's chain is not "
 				   "embedding, blocks, head (a PipeDream "

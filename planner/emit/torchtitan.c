@@ -255,12 +255,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 				   "NVFP4 GEMMs (its quantization converters "
 				   "are float8 and mx); plan with --precision "
 				   "fp8 or bf16, or emit megatron");
-	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE)
+	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE &&
+	    in->o->fp8_recipe != FP8_ROWWISE)
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
-				   "converter scales tensorwise (or rowwise); "
+				   "converter scales tensorwise or rowwise; "
 				   "the plan priced %s scaling: plan with "
-				   "--fp8-recipe tensorwise or --runtime "
-				   "torchtitan",
+				   "--fp8-recipe tensorwise or rowwise, or "
+				   "--runtime torchtitan",
 				   model_fp8_names[in->o->fp8_recipe]);
 	if (!m || m->family != MODEL_LLAMA)
 		return pd2bw_error("--emit torchtitan: torchtitan builds "
@@ -438,7 +439,15 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	fprintf(fp, "tensor_parallel_degree = %d\n", p->t);
 	/* job_config.py:357 at v0.2.2; Inductor's micro-pipelined TP,
 	 * distributed/tensor_parallel.py:16-25 */
-	if (async_tp && p->t > 1)
+	if (async_tp && p->t > 1 && fp8 && in->o &&
+	    in->o->fp8_recipe == FP8_ROWWISE)
+		fprintf(fp, "# Async TP: each reduce-scatter of a matmul's "
+			    "output runs in chunks under\n# its matmul, as "
+			    "priced; rowwise FP8 casts after each all-gather, "
+			    "which stays\n# whole (--runtime "
+			    "torchtitan:compile,async-tp).\n"
+			    "enable_async_tensor_parallel = true\n");
+	else if (async_tp && p->t > 1)
 		fprintf(fp, "# Async TP: each all-gather, and each "
 			    "reduce-scatter of a matmul's output,\n# runs "
 			    "in chunks under its matmul, as priced "
@@ -495,6 +504,13 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "recipe_name with it.\n"
 			    "enable_fsdp_float8_all_gather = true\n"
 			    "precompute_float8_dynamic_scale_for_fsdp = true\n"
+			    "filter_fqns = [\"output\"]\n");
+	else if (fp8 && in->o && in->o->fp8_recipe == FP8_ROWWISE)
+		/* torchao's recipe by name (job_config.py:738 at v0.2.2),
+		 * whose collectives stay 16-bit, as priced */
+		fprintf(fp, "\n[quantize.linear.float8]\n# torchao's rowwise "
+			    "scaling, as priced; FSDP and TP move 16-bit\n# "
+			    "tensors under it.\nrecipe_name = \"rowwise\"\n"
 			    "filter_fqns = [\"output\"]\n");
 	else if (fp8)
 		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "

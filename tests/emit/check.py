@@ -561,6 +561,12 @@ def check_torchtitan(p, path):
             p.prec == "fp8" and p.fp8_recipe == "tensorwise" and
             p.zs >= 2 and q["data_parallel_shard_degree"] > 1),
            "FP8 all-gather vs plan")
+    # J:738: the recipe the plan priced; without a recipe_name torchao's
+    # default config scales tensorwise (F8:85-100)
+    if p.prec == "fp8":
+        expect(bad, (f8.get("recipe_name") or "tensorwise") == p.fp8_recipe,
+               "float8 recipe %s vs plan %s" % (f8.get("recipe_name"),
+                                                p.fp8_recipe))
     ep = q.get("expert_parallel_degree", 1)
     expect(bad, ep == p.e, "expert parallel %d vs plan %d" % (ep, p.e))
     if ep > 1:

@@ -3,6 +3,7 @@
  * bytes per layer against hand counts and Korthikanti et al.'s formulas,
  * times against the roofline, metadata and rejected inputs.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "pd2bw/analytic.h"
 #include "pd2bw/chain.h"
 #include "pd2bw/error.h"
+#include "pd2bw/kernels.h"
 
 static struct gpu_catalog cat;
 
@@ -1405,6 +1407,97 @@ test_fp8_recipes(void)
 	profile_release(&px);
 }
 
+/*
+ * torchao's rowwise recipe (torchtitan's casts, one per GEMM operand),
+ * by hand against its tensorwise one on Llama 3 8B at microbatch 1 on
+ * the H100: each cast is two passes along either axis and the transpose
+ * between them, 4 e + 2 bytes a value in three kernels (torchao's
+ * roofline), where tensorwise zeroes and turns the amax into a scale in
+ * two one-thread kernels (8 and 4 bytes), reads the tensor for its amax
+ * and casts both copies, 2 e + 2 bytes a value in four: forward, the
+ * inputs of QKV, the projection and the MLP's two GEMMs, 3 n h + n f
+ * values, 4 (3 n h + n f) - 48 bytes more and four kernels fewer.  Every
+ * GEMM runs at ROWWISE_GEMM of the tensorwise rate: (t - launch) / 0.70
+ * + launch; the collectives move 16 bits.
+ */
+static void
+test_fp8_rowwise(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	double bw = g->mem_gb_s * 1e9 * g->mem_eff, n = 8192, h = 4096;
+	double f = 14336, k = g->kernel_us * 1e-3, qt = 0, qr = 0;
+	struct kernel_list kt, kr;
+	struct profile pt, pr;
+	struct analytic_opts o;
+	struct analytic_par par;
+	struct model m;
+	long ct = 0, cr = 0;
+	size_t i, j;
+	int gemms = 0, bad = 0;
+
+	llama8(&m);
+	m.precision = MODEL_FP8;
+	analytic_opts_init(&o);
+	analytic_par_init(&par, 1, 0);
+	o.fp8_casts = ANALYTIC_CASTS_EACH;
+	o.fp8_recipe = FP8_TENSORWISE;
+	memset(&kt, 0, sizeof(kt));
+	memset(&kr, 0, sizeof(kr));
+	profile_init(&pt);
+	profile_init(&pr);
+	CHECK_INT_EQ(analytic_profile_kernels(&pt, &m, g, mb, 1, &par, &o,
+					      &kt), 0);
+	o.fp8_recipe = FP8_ROWWISE;
+	CHECK_INT_EQ(analytic_profile_kernels(&pr, &m, g, mb, 1, &par, &o,
+					      &kr), 0);
+	for (i = 0; i < kr.n; i++) {
+		const struct kernel_entry *r = &kr.k[i];
+
+		if (r->layer != 1 || r->pass != KERNEL_PASS_FWD)
+			continue;
+		if (!strcmp(r->name, "quantize")) {
+			qr += r->ms;
+			cr += r->calls;
+			continue;
+		}
+		if (strncmp(r->name, "gemm ", 5))
+			continue;
+		for (j = 0; j < kt.n; j++) {
+			const struct kernel_entry *t = &kt.k[j];
+
+			if (t->layer == 1 && t->pass == KERNEL_PASS_FWD &&
+			    !strcmp(t->name, r->name)) {
+				gemms++;
+				bad |= fabs(r->ms - ((t->ms - t->calls * k) /
+							     0.70 +
+						     t->calls * k)) >
+				       1e-9 * r->ms;
+			}
+		}
+	}
+	for (j = 0; j < kt.n; j++)
+		if (kt.k[j].layer == 1 && kt.k[j].pass == KERNEL_PASS_FWD &&
+		    !strcmp(kt.k[j].name, "quantize")) {
+			qt += kt.k[j].ms;
+			ct += kt.k[j].calls;
+		}
+	CHECK_INT_EQ(gemms, 4);
+	CHECK_MSG(!bad, "rowwise GEMMs at 0.70 of the tensorwise rate");
+	CHECK_INT_EQ(ct, 16);
+	CHECK_INT_EQ(cr, 12);
+	CHECK_NEAR(qr - qt, (4 * (3 * n * h + n * f) - 48) / bw * 1e3 - 4 * k,
+		   1e-9);
+	/* 16-bit gathers under sequence parallelism, tensorwise's FP8 */
+	CHECK_NEAR(tp_bytes(&m, g, 2, 1, &o), 1, 0);
+	o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_NEAR(tp_bytes(&m, g, 2, 1, &o), 0.75, 0);
+	kernels_free(&kt);
+	kernels_free(&kr);
+	profile_release(&pt);
+	profile_release(&pr);
+}
+
 static void
 test_roofline(void)
 {
@@ -2269,6 +2362,7 @@ main(int argc, char **argv)
 	test_linear_ms();
 	test_fp8_recipes();
 	test_nvfp4();
+	test_fp8_rowwise();
 	test_roofline();
 	test_errors();
 	test_v2();

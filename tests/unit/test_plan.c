@@ -2474,6 +2474,22 @@ test_tp_hidden(void)
 	CHECK_INT_EQ(rt.sp_dim_copy, 0);
 	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
 	CHECK_NEAR(st.tp_ms, 0.2 * full, 1e-12);
+	/* torchao's rowwise FP8 casts between each all-gather and its
+	 * matmuls: async TP fuses the reduce-scatters of matmul outputs
+	 * alone, the forward's two of eight, and the backward's two where
+	 * the projections are fused; FP8 tensorwise as 16-bit */
+	x.o.precision = MODEL_FP8;
+	x.o.fp8_recipe = FP8_ROWWISE;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.4, 1e-15);
+	CHECK(runtime_parse(&rt, "torchtitan:compile,async-tp") == 0);
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.2, 1e-15);
+	cost_stage(&x.c, &x.o, &x.g, &x.l, 0, 0, 3, &st);
+	CHECK_NEAR(st.tp_ms, 0.8 * full, 1e-12);
+	x.o.fp8_recipe = FP8_TENSORWISE;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.6, 1e-15);
+	x.o.fp8_recipe = -1;
+	CHECK_NEAR(cost_tp_hidden(&x.o, &x.g), 0.6, 1e-15);
+	x.o.precision = MODEL_BF16;
 	CHECK(runtime_parse(&rt, "megatron-core") == 0);
 	CHECK_INT_EQ(rt.sp_dim_copy, 0);
 	CHECK_ERR(runtime_parse(&rt, "torchtitan:async-tp"),
