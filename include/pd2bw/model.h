@@ -60,15 +60,24 @@ extern const char *const model_prec_names[];
  * current amax), blockwise (1 x 128 and 128 x 128 blocks), mxfp8 (1 x 32
  * blocks with E8M0 scales, Blackwell).
  */
-/* FP8 scaling recipes: Transformer Engine's four, and torchao's rowwise
- * (a scale per row of each operand, torchtitan's runtime alone) */
+/* FP8 scaling recipes: Transformer Engine's four, and torchao's two
+ * rowwise ones (a scale per row of each operand; the second keeps the
+ * weight gradient's GEMM in 16 bits), torchtitan's runtime alone */
 enum model_fp8 {
 	FP8_DELAYED,
 	FP8_TENSORWISE,
 	FP8_BLOCKWISE,
 	FP8_MXFP8,
-	FP8_ROWWISE
+	FP8_ROWWISE,
+	FP8_ROWWISE_GW_HP
 };
+
+/* Whether recipe r is one of torchao's rowwise ones. */
+static inline int
+model_fp8_rowwise(int r)
+{
+	return r == FP8_ROWWISE || r == FP8_ROWWISE_GW_HP;
+}
 extern const char *const model_fp8_names[];
 extern const char *const model_attn_names[];
 

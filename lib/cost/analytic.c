@@ -462,13 +462,19 @@ nvfp4_quant_ms(struct shape *sh, double x)
  * transposed first (read and write 16 bits) and cast again.  A per-tensor
  * cast, against it, reads the tensor for its amax once and then casts
  * (quant_ms()).  The scales are rounded down to powers of two (config.py
- * round_scales_to_power_of_2), within the casts.
+ * round_scales_to_power_of_2), within the casts.  Its rowwise_with_gw_hp
+ * casts each operand once, along its rows (the same roofline's
+ * "rowwise_with_gw_hp": the weight's tensorwise copy for the input
+ * gradient is the other operand's, not priced, as no right operand is):
+ * the weight gradient's GEMM takes the saved 16-bit tensors (gemm_op()).
  */
 static double
 rowwise_quant_ms(struct shape *sh, double x)
 {
 	double e = sh->e;
 
+	if (sh->fp8r == FP8_ROWWISE_GW_HP)
+		return op_ms(sh, OP_VEC, 2 * x, x * (e + 1));
 	return op_ms(sh, OP_VEC, 2 * x, x * (e + 1)) +
 	       op_ms(sh, OP_VEC, 0, 2 * x * e) +
 	       op_ms(sh, OP_VEC, 2 * x, x * (e + 1));
@@ -519,7 +525,7 @@ quant_ms(struct shape *sh, double x, enum quant_at q)
 		return nvfp4_quant_ms(sh, x);
 	if (q == Q_NORM && sh->fp8r == FP8_DELAYED)
 		return one ? 0 : op_ms(sh, OP_VEC, 0, 2 * x);
-	if (sh->fp8r == FP8_ROWWISE)
+	if (model_fp8_rowwise(sh->fp8r))
 		return rowwise_quant_ms(sh, x);
 	if (sh->fp8r == FP8_TENSORWISE)
 		t += op_ms(sh, OP_VEC, 0, 8) +
@@ -554,7 +560,7 @@ fp8_eff_ratio(const struct shape *sh)
 			    ? g->gemm_eff8mx
 			    : g->gemm_eff8;
 
-	if (sh->fp8r == FP8_ROWWISE && !sh->fp4)
+	if (model_fp8_rowwise(sh->fp8r) && !sh->fp4)
 		e8 *= ROWWISE_GEMM;
 	return e8 > 0 ? e8 / g->gemm_eff : 1;
 }
@@ -583,7 +589,14 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 	enum quant_at q, double qdiv)
 {
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
+	int fp8 = sh->fp8;
 
+	/* torchao's rowwise_with_gw_hp: the weight gradient (the GEMM on
+	 * the forward's saved operands) in 16 bits (torchao/float8/
+	 * config.py ROWWISE_WITH_GW_HP: input_t_hp @ grad_output_hp) */
+	if (fp8 && q == Q_SAVED && sh->casts == ANALYTIC_CASTS_EACH &&
+	    sh->fp8r == FP8_ROWWISE_GW_HP)
+		sh->fp8 = 0;
 	if (sh->fp8) {
 		if (sh->casts == ANALYTIC_CASTS_EACH)
 			q = Q_OWN, qdiv = 1;
@@ -591,10 +604,12 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 		eff *= fp8_eff_ratio(sh);
 	}
 	gemm_dims(sh, M, K, N, 0);
-	return t + kernel_ms(sh, OP_GEMM, 2 * M * K * N,
-			     (M * K + K * N) * (sh->fp8 ? sh->qb : sh->e) +
-				     M * N * sh->e + extra,
-			     eff, "gemm");
+	t += kernel_ms(sh, OP_GEMM, 2 * M * K * N,
+		       (M * K + K * N) * (sh->fp8 ? sh->qb : sh->e) +
+			       M * N * sh->e + extra,
+		       eff, "gemm");
+	sh->fp8 = fp8;
+	return t;
 }
 
 double
@@ -3648,7 +3663,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * they were (comm.c cost_tp_hidden()) */
 	if (o && sh.sp && sh.t > 1 && o->fp8_casts == ANALYTIC_CASTS_EACH &&
 	    o->sp_copy != 1 &&
-	    model_prec_quantised(m->precision) && sh.fp8r == FP8_ROWWISE)
+	    model_prec_quantised(m->precision) && model_fp8_rowwise(sh.fp8r))
 		sh.spcopy = 3;
 	sh.spag = model_prec_quantised(m->precision) &&
 				  sh.fp8r == FP8_TENSORWISE

@@ -95,7 +95,7 @@ cost_tp_hidden(const struct cost_opts *o, const struct cost_cfg *g)
 	if (rt->id == RUNTIME_TORCHTITAN &&
 	    runtime_has(rt, RUNTIME_OPT_ASYNC_TP) &&
 	    o->precision == MODEL_FP8 &&
-	    cost_fp8_recipe(o, g) == FP8_ROWWISE)
+	    model_fp8_rowwise(cost_fp8_recipe(o, g)))
 		return 0.8 * (rt->split_proj ? 2.0 : 4.0) / 8;
 	return rt->tp_hidden;
 }

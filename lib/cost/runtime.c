@@ -622,7 +622,7 @@ runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
 	 * torchao/float8/config.py); Megatron-Core's recipes are delayed,
 	 * tensorwise, mxfp8, blockwise and custom (megatron/core/
 	 * enums.py:12-19 at d98e8a6), Transformer Engine's */
-	if (prec == MODEL_FP8 && fp8r == FP8_ROWWISE &&
+	if (prec == MODEL_FP8 && model_fp8_rowwise(fp8r) &&
 	    rt->id != RUNTIME_TORCHTITAN) {
 		why(buf, n, "runtime %s has no rowwise FP8 scaling (torchao's "
 			    "recipe, which --runtime torchtitan runs)",
@@ -632,7 +632,7 @@ runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
 	/* torchtitan builds torchao's Float8 config from the recipe name,
 	 * and refuses FSDP2's FP8 all-gather beside one (float8.py:65-69
 	 * at v0.2.2): the gather is the tensorwise default's */
-	if (prec == MODEL_FP8 && fp8r == FP8_ROWWISE &&
+	if (prec == MODEL_FP8 && model_fp8_rowwise(fp8r) &&
 	    runtime_has(rt, RUNTIME_OPT_FP8_ALL_GATHER)) {
 		why(buf, n, "runtime %s: fp8-all-gather gathers tensorwise "
 			    "FP8 weights; rowwise scaling gathers them in "

@@ -22,7 +22,8 @@ const char *const model_act_names[] = {"gelu", "swiglu", "geglu",
 const char *const model_norm_names[] = {"layernorm", "rmsnorm", NULL};
 const char *const model_pos_names[] = {"learned", "rotary", "none", NULL};
 const char *const model_fp8_names[] = {"delayed", "tensorwise",
-				       "blockwise", "mxfp8", "rowwise", NULL};
+				       "blockwise", "mxfp8", "rowwise",
+				       "rowwise-with-gw-hp", NULL};
 const char *const model_prec_names[] = {"bf16", "fp16", "fp32", "fp8",
 					  "nvfp4", NULL};
 const char *const model_attn_names[] = {"mha", "mla", NULL};

@@ -121,7 +121,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	/* Megatron-Core's recipes are Transformer Engine's (megatron/core/
 	 * enums.py:12-19 at d98e8a6): rowwise scaling is torchao's */
 	if (p->precision && !strcmp(p->precision, "fp8") && in->o &&
-	    in->o->fp8_recipe == FP8_ROWWISE)
+	    model_fp8_rowwise(in->o->fp8_recipe))
 		return pd2bw_error("--emit %s: Megatron-Core has no rowwise "
 				   "FP8 scaling (its recipes: delayed, "
 				   "tensorwise, blockwise, mxfp8); plan with "

@@ -256,7 +256,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 				   "are float8 and mx); plan with --precision "
 				   "fp8 or bf16, or emit megatron");
 	if (fp8 && in->o && in->o->fp8_recipe != FP8_TENSORWISE &&
-	    in->o->fp8_recipe != FP8_ROWWISE)
+	    !model_fp8_rowwise(in->o->fp8_recipe))
 		return pd2bw_error("--emit torchtitan: torchao's float8 "
 				   "converter scales tensorwise or rowwise; "
 				   "the plan priced %s scaling: plan with "
@@ -440,7 +440,7 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 	/* job_config.py:357 at v0.2.2; Inductor's micro-pipelined TP,
 	 * distributed/tensor_parallel.py:16-25 */
 	if (async_tp && p->t > 1 && fp8 && in->o &&
-	    in->o->fp8_recipe == FP8_ROWWISE)
+	    model_fp8_rowwise(in->o->fp8_recipe))
 		fprintf(fp, "# Async TP: each reduce-scatter of a matmul's "
 			    "output runs in chunks under\n# its matmul, as "
 			    "priced; rowwise FP8 casts after each all-gather, "
@@ -505,13 +505,15 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "enable_fsdp_float8_all_gather = true\n"
 			    "precompute_float8_dynamic_scale_for_fsdp = true\n"
 			    "filter_fqns = [\"output\"]\n");
-	else if (fp8 && in->o && in->o->fp8_recipe == FP8_ROWWISE)
+	else if (fp8 && in->o && model_fp8_rowwise(in->o->fp8_recipe))
 		/* torchao's recipe by name (job_config.py:738 at v0.2.2),
 		 * whose collectives stay 16-bit, as priced */
 		fprintf(fp, "\n[quantize.linear.float8]\n# torchao's rowwise "
 			    "scaling, as priced; FSDP and TP move 16-bit\n# "
-			    "tensors under it.\nrecipe_name = \"rowwise\"\n"
-			    "filter_fqns = [\"output\"]\n");
+			    "tensors under it.\nrecipe_name = \"%s\"\n"
+			    "filter_fqns = [\"output\"]\n",
+			in->o->fp8_recipe == FP8_ROWWISE ? "rowwise"
+							 : "rowwise_with_gw_hp");
 	else if (fp8)
 		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "
 			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");

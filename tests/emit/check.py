@@ -563,8 +563,10 @@ def check_torchtitan(p, path):
            "FP8 all-gather vs plan")
     # J:738: the recipe the plan priced; without a recipe_name torchao's
     # default config scales tensorwise (F8:85-100)
+    # (pd2bw names rowwise_with_gw_hp rowwise-with-gw-hp)
     if p.prec == "fp8":
-        expect(bad, (f8.get("recipe_name") or "tensorwise") == p.fp8_recipe,
+        expect(bad, (f8.get("recipe_name") or "tensorwise") ==
+               (p.fp8_recipe or "").replace("-", "_"),
                "float8 recipe %s vs plan %s" % (f8.get("recipe_name"),
                                                 p.fp8_recipe))
     ep = q.get("expert_parallel_degree", 1)

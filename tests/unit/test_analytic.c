@@ -1496,6 +1496,53 @@ test_fp8_rowwise(void)
 	kernels_free(&kr);
 	profile_release(&pt);
 	profile_release(&pr);
+
+	/* rowwise_with_gw_hp: one pass a cast (e + 1 bytes a value), the
+	 * forward's four inputs and the backward's four grad outputs (QKV's
+	 * 1.5 h, the projection's h, the MLP's 2 f and h a token); the
+	 * weight gradients' GEMMs the 16-bit model's, and cast nothing */
+	m.precision = MODEL_BF16;
+	memset(&kt, 0, sizeof(kt));
+	memset(&kr, 0, sizeof(kr));
+	profile_init(&pt);
+	profile_init(&pr);
+	CHECK_INT_EQ(analytic_profile_kernels(&pt, &m, g, mb, 1, &par, &o,
+					      &kt), 0);
+	m.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_ROWWISE_GW_HP;
+	CHECK_INT_EQ(analytic_profile_kernels(&pr, &m, g, mb, 1, &par, &o,
+					      &kr), 0);
+	qt = qr = 0;
+	ct = cr = 0;
+	gemms = 0;
+	for (i = 0; i < kr.n; i++) {
+		const struct kernel_entry *r = &kr.k[i];
+
+		if (r->layer != 1 || !strcmp(r->name, "quantize")) {
+			if (r->layer == 1 && r->pass == KERNEL_PASS_FWD)
+				qt += r->ms, ct += r->calls;
+			if (r->layer == 1 && r->pass == KERNEL_PASS_BWD)
+				qr += r->ms, cr += r->calls;
+			continue;
+		}
+		for (j = 0; j < kt.n; j++)
+			if (kt.k[j].layer == 1 &&
+			    kt.k[j].pass == KERNEL_PASS_BWD &&
+			    r->pass == KERNEL_PASS_BWD &&
+			    !strncmp(r->name, "gemm ", 5) &&
+			    !strcmp(kt.k[j].name, r->name) &&
+			    kt.k[j].ms == r->ms)
+				gemms++;
+	}
+	CHECK_INT_EQ(gemms, 4);
+	CHECK_INT_EQ(ct, 4);
+	CHECK_INT_EQ(cr, 4);
+	CHECK_NEAR(qt, 3 * (3 * n * h + n * f) / bw * 1e3 + 4 * k, 1e-9);
+	CHECK_NEAR(qr, 3 * n * (3.5 * h + 2 * f) / bw * 1e3 + 4 * k, 1e-9);
+	kernels_free(&kt);
+	kernels_free(&kr);
+	profile_release(&pt);
+	profile_release(&pr);
 }
 
 static void
