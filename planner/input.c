@@ -201,6 +201,25 @@ input_lora_targets(void)
 	return opts()->lora_targets;
 }
 
+void
+input_set_bf16_layers(int first, int last)
+{
+	opts()->bf16_first = first;
+	opts()->bf16_last = last;
+}
+
+int
+input_bf16_first(void)
+{
+	return opts()->bf16_first;
+}
+
+int
+input_bf16_last(void)
+{
+	return opts()->bf16_last;
+}
+
 /* --doc-len for every model this run reads; 0: the model's own. */
 static int64_t override_doc;
 

@@ -154,6 +154,13 @@ void input_set_lora(int r);
 void input_set_lora_targets(unsigned t);
 unsigned input_lora_targets(void);
 
+/* Keep the first and the last blocks of a quantised model in 16 bits
+ * (--bf16-layers; analytic_opts bf16_first, bf16_last), and what was
+ * set. */
+void input_set_bf16_layers(int first, int last);
+int input_bf16_first(void);
+int input_bf16_last(void);
+
 /* Pack every model's sequences from now on with documents of n tokens,
  * attention running within each (the model's doc_len; 0: its own). */
 void input_set_doc_len(int64_t n);

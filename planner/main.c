@@ -1200,6 +1200,8 @@ main(int argc, char **argv)
 		plan.precision = xstrdup(prof.precision ? prof.precision : "");
 		if (co.precision == MODEL_FP8)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
+		plan.bf16_first = input_bf16_first();
+		plan.bf16_last = input_bf16_last();
 		plan.fusions = xstrdup(fb);
 		plan.seq_len = seq_len;
 		if (input_attn() != ANALYTIC_ATTN_NATIVE)

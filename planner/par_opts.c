@@ -54,6 +54,24 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		p->lora = (int)cli_long("--lora", arg, 1, 65536);
 		input_set_lora(p->lora);
 		return 1;
+	case PAR_OPT_BF16_LAYERS: {
+		/* N (at both ends) or N,M */
+		char buf[64], *comma;
+
+		if (strlen(arg) >= sizeof(buf))
+			cli_usage_error("--bf16-layers takes N or N,M "
+					"(blocks at the start, at the end)");
+		strcpy(buf, arg);
+		comma = strchr(buf, ',');
+		if (comma)
+			*comma = 0;
+		p->bf16_first = (int)cli_long("--bf16-layers", buf, 0, 1 << 20);
+		p->bf16_last = comma ? (int)cli_long("--bf16-layers", comma + 1,
+						     0, 1 << 20)
+				     : p->bf16_first;
+		input_set_bf16_layers(p->bf16_first, p->bf16_last);
+		return 1;
+	}
 	case PAR_OPT_DOC_LEN:
 		p->doc_len = cli_long("--doc-len", arg, 1, 1L << 24);
 		input_set_doc_len(p->doc_len);
@@ -499,6 +517,7 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 			 : !p->have_rt && p->fp8_dflt ? -1
 						      : p->fp8_recipe;
 	co->optimizer = p->optimizer;
+	co->bf16_layers = p->bf16_first + p->bf16_last;
 	co->offload_blocks = p->offload_blocks;
 	if (p->offload_blocks > 0) {
 		/* Megatron offloads fewer layers than the model has
@@ -516,11 +535,27 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	if (co->optimizer == PLAN_MUON && !profile_ns(prof))
 		cli_usage_error("--optimizer muon needs the model's matrices: "
 				"plan a model, not a profile file");
+	if (p->bf16_first + p->bf16_last > 0) {
+		int i, nb = 0;
+
+		for (i = 0; i < prof->nlayers; i++)
+			if (prof->layers[i].kind == PROF_BLOCK)
+				nb += prof->layers[i].repeat;
+		if (!model_prec_quantised(co->precision))
+			cli_usage_error("--bf16-layers keeps blocks of an FP8 "
+					"or NVFP4 model in 16 bits: give "
+					"--precision fp8 or nvfp4");
+		if (p->bf16_first + p->bf16_last > nb)
+			cli_usage_error("--bf16-layers %d,%d: the model has "
+					"%d transformer blocks",
+					p->bf16_first, p->bf16_last, nb);
+	}
 	if (p->have_rt &&
 	    runtime_check_train(&p->rt, co->precision,
 				co->fp8_recipe >= 0 ? co->fp8_recipe
 						    : p->rt.fp8_recipe,
-				co->optimizer, why, sizeof(why)))
+				co->bf16_layers, co->optimizer, why,
+				sizeof(why)))
 		cli_usage_error("%s", why);
 }
 
@@ -576,7 +611,12 @@ par_opts_usage(FILE *fp)
 		"      --doc-len N          the sequences pack documents of N "
 		"tokens, attention\n"
 		"                           within each (default: the model's "
-		"doc_len, or none)\n",
+		"doc_len, or none)\n"
+		"      --bf16-layers N[,M]  keep the first N (and last M, default "
+		"N) blocks of\n"
+		"                           an FP8 or NVFP4 model in 16 bits "
+		"(Megatron's\n"
+		"                           --first-last-layers-bf16)\n",
 	      fp);
 }
 

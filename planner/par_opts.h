@@ -4,7 +4,7 @@
  * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
  * --expert-tensor-parallel, --moe-imbalance, --capacity-factor, --interleave,
  * --optimizer-sharding, --zero, --shard-group, --offload, --optimizer,
- * --lora, --lora-targets and --doc-len.  One parser
+ * --lora, --lora-targets, --doc-len and --bf16-layers.  One parser
  * and one set of checks, so a value means the same in both and is refused
  * with the same message.
  */
@@ -46,6 +46,7 @@ enum par_opt {
 	PAR_OPT_LORA,
 	PAR_OPT_LORA_TARGETS,
 	PAR_OPT_DOC_LEN,
+	PAR_OPT_BF16_LAYERS,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -72,7 +73,8 @@ enum par_opt {
 	{"optimizer", required_argument, NULL, PAR_OPT_OPTIMIZER},           \
 	{"lora", required_argument, NULL, PAR_OPT_LORA},                     \
 	{"lora-targets", required_argument, NULL, PAR_OPT_LORA_TARGETS},     \
-	{"doc-len", required_argument, NULL, PAR_OPT_DOC_LEN}
+	{"doc-len", required_argument, NULL, PAR_OPT_DOC_LEN},               \
+	{"bf16-layers", required_argument, NULL, PAR_OPT_BF16_LAYERS}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -110,6 +112,8 @@ struct par_opts {
 	unsigned lora_targets;   /* --lora-targets (ANALYTIC_LORA_* bits);
 				    0: not given */
 	long doc_len;            /* --doc-len; 0: the model's */
+	int bf16_first, bf16_last; /* --bf16-layers: blocks kept in 16
+				      bits at the start, at the end */
 };
 
 /* The defaults of plan mode. */

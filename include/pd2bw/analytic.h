@@ -134,6 +134,10 @@ struct analytic_opts {
 	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */
 	int fp8_recipe;     /* enum model_fp8 of an fp8 model (default:
 			       delayed, Megatron-Core's) */
+	int bf16_first,     /* of a quantised (FP8, NVFP4) model, the */
+	    bf16_last;      /* blocks at the start and at the end kept in
+			       16 bits (Megatron-Core's first_last_layers_
+			       bf16; default 0, 0) */
 	unsigned rc_modules; /* ANALYTIC_RC_* bits of the selective point
 				(default: core_attn) */
 	int attn;           /* enum analytic_attn (default: native) */

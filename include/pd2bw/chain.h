@@ -43,6 +43,8 @@ struct chain {
 	 * count and the bytes of activation they reduce (see chain.c). */
 	double *pre_tpn, *pre_tpx;
 	int *kind;            /* [L] enum prof_kind */
+	int *bf16;            /* [L] a quantised model's block kept in 16
+				 bits (the profile's bf16) */
 	double *half;         /* [L] 0.5 for a one-sublayer block, else 1 */
 	int *block_no;        /* [L] index among the transformer blocks,
 				 from 0; -1 for other layers */
@@ -70,7 +72,14 @@ struct chain {
 	 * FLOPs, all and the routed experts' */
 	int64_t *mparams, *pre_mparams;
 	double *pre_ns, *pre_nse;
+	/* [L+1] prefix sums of mparams over the blocks a quantised model
+	 * keeps in 16 bits (the profile's bf16), which quantise nothing */
+	int64_t *pre_m16;
 };
+
+/* Of chain_muon()'s parameters of layers [a, e], those of blocks kept in
+ * 16 bits. */
+int64_t chain_m16(const struct chain *c, int a, int e);
 
 /*
  * Muon's Newton-Schulz FLOPs per step of layers [a, e], all in *ns and the

@@ -44,6 +44,9 @@ struct cost_opts {
 	int precision;         /* enum model_prec of the model */
 	int fp8_recipe;        /* enum model_fp8 when precision is fp8;
 				  -1: each runtime's own (cost_fp8_recipe()) */
+	int bf16_layers;       /* a quantised model's blocks kept in 16
+				  bits (analytic_opts bf16_first + _last),
+				  which not every runtime runs */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;

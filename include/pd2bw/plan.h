@@ -178,6 +178,8 @@ struct plan {
 	int64_t doc_len;  /* packed documents' tokens (the model's doc_len;
 			     0: one document a sequence) */
 	int lora_rank;    /* LoRA adapters' rank (--lora); 0: full training */
+	int bf16_first,   /* a quantised model's blocks kept in 16 bits at */
+	    bf16_last;    /* the start and at the end (--bf16-layers) */
 	char *lora_targets; /* the linears they train on (--lora-targets;
 			       owned), NULL: all four */
 	double trainable; /* the parameters trained over the model's (LoRA's

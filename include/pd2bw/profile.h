@@ -100,6 +100,10 @@ struct prof_layer {
 	double ns_flops, ns_expert_flops;
 	int64_t muon_params;    /* in memory only: of params, those in the
 				   matrices Muon manages */
+	int bf16;               /* in memory only: a block of a quantised
+				   model kept in 16 bits (--bf16-layers):
+				   no quantised weight copies, 16-bit
+				   tensor-parallel traffic */
 	struct prof_point *pt;  /* [nmb], owned */
 };
 

@@ -262,7 +262,7 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
  * Whether rt trains in precision prec (enum model_prec) with optimizer
  * optim (enum cost_optimizer): 0, or -1 with why in buf.
  */
-int runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
+int runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16, int optim,
 			char *buf, size_t n);
 
 /*

@@ -2818,6 +2818,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->dropless = 0;
 	o->dense_dispatch = 0;
 	o->fp8_recipe = FP8_DELAYED;
+	o->bf16_first = o->bf16_last = 0;
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
 }
@@ -3179,13 +3180,29 @@ hybrid_name(int k)
 	}
 }
 
+/*
+ * Whether block i of a quantised model runs in 16 bits: one of the first
+ * bf16_first or the last bf16_last, counted over the model's layers
+ * (Megatron-Core's is_first_last_bf16_layer, fp8_utils.py:709-726, and
+ * get_fp4_context, fp4_utils.py:247-263 at d98e8a6: the layer number is
+ * global, whatever the pipeline).
+ */
+static int
+block_bf16(const struct model *m, const struct analytic_opts *o, int i)
+{
+	return o && model_prec_quantised(m->precision) &&
+	       (i < o->bf16_first || i >= m->layers - o->bf16_last);
+}
+
 /* Two blocks priced alike. */
 static int
-same_block(const struct model *m, int i, int j)
+same_block(const struct model *m, const struct analytic_opts *o, int i,
+	   int j)
 {
 	return model_layer_kind(m, i) == model_layer_kind(m, j) &&
 	       model_layer_is_moe(m, i) == model_layer_is_moe(m, j) &&
-	       model_layer_span(m, i) == model_layer_span(m, j);
+	       model_layer_span(m, i) == model_layer_span(m, j) &&
+	       block_bf16(m, o, i) == block_bf16(m, o, j);
 }
 
 /*
@@ -3687,7 +3704,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 
 	/* Runs of blocks priced alike: one for the models of format 1. */
 	for (i = 1, nruns = 1; i < m->layers; i++)
-		if (!same_block(m, i, i - 1))
+		if (!same_block(m, o, i, i - 1))
 			nruns++;
 	if (cls && nruns > 1)
 		return pd2bw_error("model '%s': per-class times need blocks "
@@ -3779,7 +3796,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += 2 * h + norm_params(m);
 	first = xcalloc((size_t)nruns, sizeof(*first));
 	for (i = 0, r = 0; i < m->layers; i++) {
-		if (i && same_block(m, i, i - 1)) {
+		if (i && same_block(m, o, i, i - 1)) {
 			p->layers[r].repeat++;
 			continue;
 		}
@@ -3797,10 +3814,18 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 						      : "block_moe")
 					     : (local ? "block_local"
 						      : "block");
-			L->name = xstrdup(hn);
+			/* a block kept in 16 bits: its own run */
+			if (block_bf16(m, o, i)) {
+				size_t n = strlen(hn) + 6;
+
+				L->name = xmalloc(n);
+				snprintf(L->name, n, "%s_bf16", hn);
+			} else
+				L->name = xstrdup(hn);
 		}
 		L->kind = PROF_BLOCK;
 		L->sublayers = model_is_hybrid(m) ? 1 : 0;
+		L->bf16 = block_bf16(m, o, i);
 		L->repeat = 1;
 		L->params = block_params_tp(m, &sh, i);
 		L->expert_params = expert_params_tp(m, &sh, i);
@@ -3854,7 +3879,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		for (r = 0; r < nruns; r++) {
 			sh.cls_ms = cls ? cls[1 * nmb + i] : NULL;
 			sh.nk = 0;
-			sh.fp8 = model_prec_quantised(m->precision);
+			/* a block kept in 16 bits quantises nothing */
+			sh.fp8 = model_prec_quantised(m->precision) &&
+				 !block_bf16(m, o, first[r]);
+			sh.fp4 = sh.fp8 && m->precision == MODEL_NVFP4;
 			ks_point(&sh, ks, 1 + r, i);
 			layer_shape(&sh, m, first[r]);
 			sh.ntok = analytic_expert_rows(sh.n, m->moe.top_k,
@@ -3869,6 +3897,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			block_point(&sh, &p->layers[1 + r].pt[i]);
 			sh.lora_on = 0;
 			sh.fp8 = 0;
+			sh.fp4 = m->precision == MODEL_NVFP4;
 			p->layers[1 + r].pt[i].kernels = sh.nk;
 		}
 		sh.cls_ms = cls ? cls[2 * nmb + i] : NULL;

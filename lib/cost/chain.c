@@ -89,6 +89,8 @@ chain_build(struct chain *c, const struct profile *p)
 	c->pre_eparams = xcalloc(L + 1, sizeof(int64_t));
 	c->mparams = xcalloc(L, sizeof(int64_t));
 	c->pre_mparams = xcalloc(L + 1, sizeof(int64_t));
+	c->pre_m16 = xcalloc(L + 1, sizeof(int64_t));
+	c->bf16 = xcalloc(L, sizeof(int));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
 	c->pre_nse = xcalloc(L + 1, sizeof(double));
 	/* the expert buffer under expert or tensor parallelism */
@@ -140,6 +142,9 @@ chain_build(struct chain *c, const struct profile *p)
 			c->block_no[j] = ly->kind == PROF_BLOCK ? nblk++ : -1;
 			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
+			c->pre_m16[j + 1] = c->pre_m16[j] +
+					    (ly->bf16 ? c->mparams[j] : 0);
+			c->bf16[j] = ly->bf16;
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
 			for (k = 0; k < p->nmb; k++) {
@@ -218,7 +223,10 @@ chain_build(struct chain *c, const struct profile *p)
 					c->pre_tpn[off + j] + na - nh;
 				c->pre_tpx[off + j + 1] =
 					c->pre_tpx[off + j] +
-					na * (c->kind[j] == PROF_BLOCK ? xb : x) -
+					na * (c->kind[j] == PROF_BLOCK &&
+							      !c->bf16[j]
+						      ? xb
+						      : x) -
 					nh * x;
 			}
 		}
@@ -252,6 +260,8 @@ chain_release(struct chain *c)
 	free(c->pre_eparams);
 	free(c->mparams);
 	free(c->pre_mparams);
+	free(c->pre_m16);
+	free(c->bf16);
 	free(c->pre_ns);
 	free(c->pre_nse);
 	free(c->epx);
@@ -308,6 +318,12 @@ int64_t
 chain_eparams(const struct chain *c, int a, int e)
 {
 	return c->pre_eparams ? c->pre_eparams[e + 1] - c->pre_eparams[a] : 0;
+}
+
+int64_t
+chain_m16(const struct chain *c, int a, int e)
+{
+	return c->pre_m16 ? c->pre_m16[e + 1] - c->pre_m16[a] : 0;
 }
 
 int64_t

@@ -597,8 +597,8 @@ why(char *buf, size_t n, const char *f, ...)
 }
 
 int
-runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
-		    char *buf, size_t n)
+runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16,
+		    int optim, char *buf, size_t n)
 {
 	/* Muon as Megatron-Core runs it (--optimizer muon, arguments.py:
 	 * 2913-2917); NEEDSWORK: DeepSpeed's and torchtitan's own Muon
@@ -626,6 +626,16 @@ runtime_check_train(const struct runtime *rt, int prec, int fp8r, int optim,
 	    rt->id != RUNTIME_TORCHTITAN) {
 		why(buf, n, "runtime %s has no rowwise FP8 scaling (torchao's "
 			    "recipe, which --runtime torchtitan runs)",
+		    runtime_names[rt->id]);
+		return -1;
+	}
+	/* Megatron-Core keeps no layer in 16 bits under delayed scaling
+	 * (transformer_config.py:1528-1530 at d98e8a6) */
+	if (prec == MODEL_FP8 && bf16 > 0 && fp8r == FP8_DELAYED &&
+	    rt->id == RUNTIME_MEGATRON_CORE) {
+		why(buf, n, "runtime %s keeps no layer in 16 bits under "
+			    "delayed FP8 scaling (--bf16-layers): choose "
+			    "--fp8-recipe tensorwise, blockwise or mxfp8",
 		    runtime_names[rt->id]);
 		return -1;
 	}

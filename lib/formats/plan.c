@@ -270,6 +270,10 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "doc_len", p->doc_len);
 	if (p->lora_rank > 0)
 		yml_out_kint(&o, "lora_rank", p->lora_rank);
+	if (p->bf16_first > 0)
+		yml_out_kint(&o, "bf16_first_layers", p->bf16_first);
+	if (p->bf16_last > 0)
+		yml_out_kint(&o, "bf16_last_layers", p->bf16_last);
 	if (p->lora_targets)
 		yml_out_kstr(&o, "lora_targets", p->lora_targets);
 	if (p->trainable > 0)
@@ -609,6 +613,8 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_I64("seq_len", 0, &p->seq_len, 1, 1 << 30),
 		YK_I64("doc_len", 0, &p->doc_len, 1, 1 << 30),
 		YK_INT("lora_rank", 0, &p->lora_rank, 1, 65536),
+		YK_INT("bf16_first_layers", 0, &p->bf16_first, 0, 1 << 20),
+		YK_INT("bf16_last_layers", 0, &p->bf16_last, 0, 1 << 20),
 		YK_STR("lora_targets", 0, &p->lora_targets),
 		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1e6),
 		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),

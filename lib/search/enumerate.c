@@ -170,7 +170,8 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	int moe = ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
 	int fp8r = o->fp8_recipe >= 0 ? o->fp8_recipe : rt->fp8_recipe;
 	int bad_all = runtime_check_train(rt, o->precision, fp8r,
-					  o->optimizer, NULL, 0) ||
+					  o->bf16_layers, o->optimizer, NULL,
+					  0) ||
 		      runtime_check_par(rt, cp, ep, NULL, 0);
 
 	tp->scr_ok = 0; /* e, rv and the counts change below */
@@ -431,7 +432,7 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	if (!runtime_check_train(rt, o->precision,
 				 o->fp8_recipe >= 0 ? o->fp8_recipe
 						    : rt->fp8_recipe,
-				 o->optimizer, why, n) &&
+				 o->bf16_layers, o->optimizer, why, n) &&
 	    !runtime_check_par(rt, cp, ep, why, n) &&
 	    (ep > 1 || chain_eparams(sc[ti].c, 0, sc[ti].c->L - 1) > 0))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,

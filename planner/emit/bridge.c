@@ -1100,6 +1100,25 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		kstr(fp, "ckpt_format", "fsdp_dtensor");
 	}
 	mp = bridge_preset(in, prec, &gathers);
+	/* the blocks the preset keeps in bf16: the current-scaling one the
+	 * first and the last (mixed_precision.py:296-303 at 067f987), the
+	 * others none */
+	{
+		int keep = mp && !strcmp(mp, "bf16_with_fp8_current_scaling_mixed");
+
+		if (p->bf16_first != keep || p->bf16_last != keep) {
+			emit_mcore_release(&mc);
+			return pd2bw_error("--emit megatron-bridge: its %s preset "
+					   "keeps %s in bf16, the plan %d and "
+					   "%d blocks: plan with %s",
+					   mp ? mp : "(none)",
+					   keep ? "the first and the last block"
+						: "no block",
+					   p->bf16_first, p->bf16_last,
+					   keep ? "--bf16-layers 1"
+						: "no --bf16-layers");
+		}
+	}
 	if (gathers && !emit_fp8_params(in)) {
 		int f4 = !strcmp(prec, "nvfp4");
 
@@ -1122,10 +1141,14 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			    "them in fp32 unless the recipe sets "
 			    "mixed_precision.grad_reduce_in_fp32\n# = False, "
 			    "as Megatron-Bridge's performance recipes do.\n");
-	if (!strcmp(prec, "fp8"))
-		fprintf(fp, "# FP8 GEMMs, %s scaling; the current-scaling and "
-			    "subchannel presets keep the\n# first and last "
-			    "layers in bf16, which pd2bw priced in FP8.\n",
+	if (!strcmp(prec, "fp8") && p->bf16_first + p->bf16_last > 0)
+		fprintf(fp, "# FP8 GEMMs, %s scaling; the preset keeps the "
+			    "first and the last block in\n# bf16, as "
+			    "priced.\n",
+			model_fp8_names[in->o ? in->o->fp8_recipe
+					      : FP8_DELAYED]);
+	else if (!strcmp(prec, "fp8"))
+		fprintf(fp, "# FP8 GEMMs, %s scaling.\n",
 			model_fp8_names[in->o ? in->o->fp8_recipe
 					      : FP8_DELAYED]);
 	if (!strcmp(prec, "nvfp4"))

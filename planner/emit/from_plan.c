@@ -158,6 +158,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	}
 	input_set_doc_len(p.doc_len);
 	input_set_lora(p.lora_rank);
+	input_set_bf16_layers(p.bf16_first, p.bf16_last);
 	if (p.lora_targets) {
 		unsigned lt;
 
@@ -209,6 +210,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	input_memory_figures(&co, p.weight_bytes, p.grad_bytes, p.opt_bytes,
 			     p.version_bytes, p.context_gib, p.frag);
 	co.fp8_recipe = r8;
+	co.bf16_layers = p.bf16_first + p.bf16_last;
 	co.optimizer = p.optimizer;
 	co.offload_blocks = p.offload ? p.offload_blocks : 0;
 

@@ -127,6 +127,27 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 				   "tensorwise, blockwise, mxfp8); plan with "
 				   "--fp8-recipe tensorwise, or emit torchtitan",
 				   sh->fmt);
+	/* its blocks kept in 16 bits: not under delayed scaling, and at
+	 * most a stage's share of the layers at either end
+	 * (transformer_config.py:1528-1560 at d98e8a6) */
+	if (p->bf16_first + p->bf16_last > 0) {
+		int most = sh->nblocks / (p->d > 0 ? p->d : 1);
+
+		if (p->precision && !strcmp(p->precision, "fp8") && in->o &&
+		    in->o->fp8_recipe == FP8_DELAYED)
+			return pd2bw_error("--emit %s: Megatron-Core keeps no "
+					   "layer in bf16 under delayed FP8 "
+					   "scaling; plan with --fp8-recipe "
+					   "tensorwise, blockwise or mxfp8",
+					   sh->fmt);
+		if (p->bf16_first > most || p->bf16_last > most)
+			return pd2bw_error("--emit %s: Megatron-Core keeps at "
+					   "most a stage's %d blocks in bf16 at "
+					   "either end (%d blocks over %d "
+					   "stages), the plan %d and %d",
+					   sh->fmt, most, sh->nblocks, p->d,
+					   p->bf16_first, p->bf16_last);
+	}
 	if (!sh->transformer)
 		return pd2bw_error("--emit %s: the plan's chain is not "
 				   "embedding, blocks, head (a PipeDream "

@@ -843,6 +843,19 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			fprintf(fp, "# Precision: fp32 (Megatron's default, "
 				    "no flag).\n");
 		}
+		/* TransformerConfig's first_last_layers_bf16 and the two
+		 * counts (transformer_config.py:649-658, flags of their own,
+		 * training/arguments.py:2373 at d98e8a6) */
+		if (in->p->bf16_first + in->p->bf16_last > 0) {
+			fprintf(fp, "# The first %d and last %d blocks in bf16, "
+				    "as priced.\n",
+				in->p->bf16_first, in->p->bf16_last);
+			arg1(fp, "--first-last-layers-bf16");
+			arg_int(fp, "--num-layers-at-start-in-bf16",
+				in->p->bf16_first);
+			arg_int(fp, "--num-layers-at-end-in-bf16",
+				in->p->bf16_last);
+		}
 		/* bf16 accumulates and reduces the gradients in fp32 unless
 		 * --grad-reduce-in-bf16 (megatron/training/arguments.py:
 		 * 1204-1217, 3053 at d98e8a6) */

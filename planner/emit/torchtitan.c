@@ -167,6 +167,28 @@ fqn_list(FILE *fp, const struct emit_shape *sh, int chunk)
 }
 
 /*
+ * The linears left in 16 bits: the output layer, and the blocks the plan
+ * kept in bf16 (--bf16-layers), each by the prefix of its modules' names,
+ * which the converter's filter matches as a substring of a module's
+ * (components/quantization/utils.py:25 at v0.2.2): "layers.0." is block
+ * 0's and no other's.
+ */
+static void
+filter_fqns(FILE *fp, const struct plan *p, int blocks)
+{
+	int i;
+
+	if (p->bf16_first + p->bf16_last > 0)
+		fprintf(fp, "# The first %d and last %d blocks in bf16, as "
+			    "priced.\n", p->bf16_first, p->bf16_last);
+	fprintf(fp, "filter_fqns = [\"output\"");
+	for (i = 0; i < blocks; i++)
+		if (i < p->bf16_first || i >= blocks - p->bf16_last)
+			fprintf(fp, ", \"layers.%d.\"", i);
+	fprintf(fp, "]\n");
+}
+
+/*
  * Whether the plan priced FSDP's FP8 all-gather (cost_fp8_all_gather()):
  * it names runtime torchtitan with fp8-all-gather, and the rules hold.
  */
@@ -503,20 +525,20 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 			    "default\n# (tensorwise) config, which takes no "
 			    "recipe_name with it.\n"
 			    "enable_fsdp_float8_all_gather = true\n"
-			    "precompute_float8_dynamic_scale_for_fsdp = true\n"
-			    "filter_fqns = [\"output\"]\n");
+			    "precompute_float8_dynamic_scale_for_fsdp = true\n");
 	else if (fp8 && in->o && model_fp8_rowwise(in->o->fp8_recipe))
 		/* torchao's recipe by name (job_config.py:738 at v0.2.2),
 		 * whose collectives stay 16-bit, as priced */
 		fprintf(fp, "\n[quantize.linear.float8]\n# torchao's rowwise "
 			    "scaling, as priced; FSDP and TP move 16-bit\n# "
-			    "tensors under it.\nrecipe_name = \"%s\"\n"
-			    "filter_fqns = [\"output\"]\n",
+			    "tensors under it.\nrecipe_name = \"%s\"\n",
 			in->o->fp8_recipe == FP8_ROWWISE ? "rowwise"
 							 : "rowwise_with_gw_hp");
 	else if (fp8)
 		fprintf(fp, "\n[quantize.linear.float8]\nrecipe_name = "
-			    "\"tensorwise\"\nfilter_fqns = [\"output\"]\n");
+			    "\"tensorwise\"\n");
+	if (fp8)
+		filter_fqns(fp, p, sh->nblocks);
 
 	fprintf(fp, "\n[activation_checkpoint]\n");
 	/* passed to each checkpoint wrapper (activation_checkpoint.py:

@@ -76,6 +76,8 @@ class Plan:
         self.prec = c.get("precision")
         self.gpu = y.get("inputs", {}).get("gpu", "")
         self.fp8_recipe = c.get("fp8_recipe")
+        self.bf16_first = int(c.get("bf16_first_layers", 0))
+        self.bf16_last = int(c.get("bf16_last_layers", 0))
         self.fusions = c.get("fusions")
         # the chains priced fused (all where the plan names none)
         self.fused = set(
@@ -289,6 +291,12 @@ def check_megatron(p, path):
     elif p.prec == "fp16":
         expect(bad, "--fp16" in a and "--bf16" not in a,
                "16-bit format vs plan fp16")
+    # the blocks the plan kept in bf16 (TC:649-658)
+    bf = ((int(U.one(a, "--num-layers-at-start-in-bf16") or 1),
+           int(U.one(a, "--num-layers-at-end-in-bf16") or 1))
+          if "--first-last-layers-bf16" in a else (0, 0))
+    expect(bad, bf == (p.bf16_first, p.bf16_last),
+           "bf16 layers %s vs plan %s" % (bf, (p.bf16_first, p.bf16_last)))
     expect(bad, U.one(a, "--fp8-recipe") ==
            ((p.fp8_recipe or "delayed") if p.prec == "fp8" else None),
            "FP8 recipe %s vs plan %s %s" % (U.one(a, "--fp8-recipe"),
@@ -569,6 +577,15 @@ def check_torchtitan(p, path):
                (p.fp8_recipe or "").replace("-", "_"),
                "float8 recipe %s vs plan %s" % (f8.get("recipe_name"),
                                                 p.fp8_recipe))
+        # the output layer and the blocks the plan kept in bf16 stay
+        # 16-bit: the converter skips a module whose name holds a
+        # filter_fqns entry (torchtitan components/quantization/
+        # utils.py:25 at v0.2.2), "layers.N." block N's alone
+        n = sum(p.blocks)
+        keep = ["output"] + ["layers.%d." % i for i in range(n)
+                             if i < p.bf16_first or i >= n - p.bf16_last]
+        expect(bad, f8.get("filter_fqns") == keep,
+               "filter_fqns %s vs plan %s" % (f8.get("filter_fqns"), keep))
     ep = q.get("expert_parallel_degree", 1)
     expect(bad, ep == p.e, "expert parallel %d vs plan %d" % (ep, p.e))
     if ep > 1:
@@ -604,6 +621,12 @@ def check_bridge(p, path):
     expect(bad, c.get("mixed_precision") == want,
            "mixed_precision %s vs plan %s %s"
            % (c.get("mixed_precision"), p.prec, p.fp8_recipe))
+    # MX:296-303: the current-scaling preset keeps the first and the last
+    # block in bf16; the others none
+    keep = (1, 1) if want == "bf16_with_fp8_current_scaling_mixed" else (0, 0)
+    expect(bad, keep == (p.bf16_first, p.bf16_last),
+           "preset %s keeps %s blocks in bf16, the plan %s"
+           % (want, keep, (p.bf16_first, p.bf16_last)))
     # the fused kernels the plan priced, where the file sets them (TC:
     # 496, 510, 513, MP:320; a recipe's provider keeps its own)
     fz = p.fused

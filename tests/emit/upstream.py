@@ -34,6 +34,9 @@ MEGATRON_FLAGS = {
     "--fp4-format": "TC:673-674 (arg_names; e2m1)",
     "--fp4-recipe": "TC:679 (nvfp4 | custom)",
     "--fp4-param-gather": "A:2012 (store_true)",
+    "--first-last-layers-bf16": "TC:649 (bool)",
+    "--num-layers-at-start-in-bf16": "TC:652",
+    "--num-layers-at-end-in-bf16": "TC:656",
     "--grad-reduce-in-bf16": "A:3053 (store_true; bf16 only, A:1204-1217)",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
@@ -353,6 +356,19 @@ def megatron_rules(a, world):
     if r8 is not None and f8 is None:
         bad.append("--fp8-recipe without --fp8-format (TC:587-594: the "
                    "format switches FP8 on)")
+    # TC:1528-1560: blocks in bf16 not under delayed scaling, and at
+    # most num_layers // pp at either end (defaults 1, TC:652, 656)
+    if "--first-last-layers-bf16" in a and f8 is not None:
+        if (r8 or "delayed") == "delayed":
+            bad.append("first/last layers in bf16 under delayed scaling "
+                       "(TC:1529)")
+        most = int(one(a, "--num-layers") or 0) // int(
+            one(a, "--pipeline-model-parallel-size") or 1)
+        for k in ("--num-layers-at-start-in-bf16",
+                  "--num-layers-at-end-in-bf16"):
+            if not 0 <= int(one(a, k) or 1) <= most:
+                bad.append("%s over a stage's %d layers (TC:1538-1560)"
+                           % (k, most))
     f4 = one(a, "--fp4-format")
     if f4 is not None and f4 != "e2m1":
         bad.append("fp4 format %s (TC:673)" % f4)

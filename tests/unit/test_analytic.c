@@ -1545,6 +1545,77 @@ test_fp8_rowwise(void)
 	profile_release(&pr);
 }
 
+/*
+ * --bf16-layers: Llama 3 8B in FP8 (current scaling) on the H100 at TP 2
+ * with sequence parallelism, its first block and last two in 16 bits: the
+ * profile's runs are block_bf16 (1), block (29), block_bf16 (2), the 16-bit
+ * ones priced exactly as the 16-bit model's blocks and the others as the
+ * FP8 model's; the chain moves their tensor-parallel traffic at 16 bits
+ * (the FP8 blocks' all-gathers at one byte, tp_block_bytes 0.75) and
+ * counts their matrices apart, which have no quantised copies to cast.
+ */
+static void
+test_bf16_layers(void)
+{
+	static const int mb[] = {1};
+	const struct gpu_spec *g = catalog_find(&cat, "H100-SXM");
+	struct profile p8, p16, pm;
+	struct analytic_opts o;
+	struct model m;
+	struct chain c;
+	double x;
+	int j;
+
+	llama8(&m);
+	m.precision = MODEL_FP8;
+	analytic_opts_init(&o);
+	o.fp8_recipe = FP8_TENSORWISE;
+	profile_init(&p8);
+	profile_init(&p16);
+	profile_init(&pm);
+	CHECK_INT_EQ(analytic_profile_opts(&p8, &m, g, mb, 1, 2, 1, &o), 0);
+	o.bf16_first = 1;
+	o.bf16_last = 2;
+	CHECK_INT_EQ(analytic_profile_opts(&pm, &m, g, mb, 1, 2, 1, &o), 0);
+	m.precision = MODEL_BF16;
+	CHECK_INT_EQ(analytic_profile_opts(&p16, &m, g, mb, 1, 2, 1, &o), 0);
+	CHECK_INT_EQ(pm.nlayers, 5);
+	CHECK_STR_EQ(pm.layers[1].name, "block_bf16");
+	CHECK_STR_EQ(pm.layers[2].name, "block");
+	CHECK_STR_EQ(pm.layers[3].name, "block_bf16");
+	CHECK_INT_EQ(pm.layers[1].repeat, 1);
+	CHECK_INT_EQ(pm.layers[2].repeat, 29);
+	CHECK_INT_EQ(pm.layers[3].repeat, 2);
+	CHECK_INT_EQ(pm.layers[1].bf16 + pm.layers[3].bf16, 2);
+	CHECK_INT_EQ(pm.layers[2].bf16, 0);
+	CHECK(pm.layers[1].pt[0].fwd_ms == p16.layers[1].pt[0].fwd_ms);
+	CHECK(pm.layers[3].pt[0].bwd_ms == p16.layers[1].pt[0].bwd_ms);
+	CHECK(pm.layers[2].pt[0].fwd_ms == p8.layers[1].pt[0].fwd_ms);
+	CHECK(pm.layers[2].pt[0].bwd_ms == p8.layers[1].pt[0].bwd_ms);
+	CHECK(pm.layers[1].pt[0].fwd_ms > p8.layers[1].pt[0].fwd_ms);
+	CHECK_NEAR(pm.tp_block_bytes, 0.75, 0);
+	/* the 16-bit model keeps them all: one run */
+	CHECK_INT_EQ(p16.nlayers, 3);
+	CHECK(chain_build(&c, &pm) == 0);
+	CHECK_INT_EQ(c.L, 34);
+	CHECK_INT_EQ(c.bf16[1] + c.bf16[2] + c.bf16[31] + c.bf16[32], 3);
+	CHECK(chain_m16(&c, 0, 33) == 3 * pm.layers[1].muon_params);
+	CHECK(chain_m16(&c, 2, 30) == 0);
+	/* one block's all-gathers: 8192 x 4096 16-bit values, four
+	 * collectives; the FP8 blocks' at 0.75 of it */
+	x = 8192.0 * 4096 * 2;
+	CHECK_NEAR(chain_tp_bytes(&c, 0, PROF_RC_NONE, 1, 1) -
+			   chain_tp_bytes(&c, 0, PROF_RC_NONE, 2, 2),
+		   (1 - 0.75) * 4 * x, 1e-3);
+	for (j = 0; j < c.L; j++)
+		if (c.kind[j] != PROF_BLOCK)
+			CHECK_INT_EQ(c.bf16[j], 0);
+	chain_release(&c);
+	profile_release(&p8);
+	profile_release(&p16);
+	profile_release(&pm);
+}
+
 static void
 test_roofline(void)
 {
@@ -2410,6 +2481,7 @@ main(int argc, char **argv)
 	test_fp8_recipes();
 	test_nvfp4();
 	test_fp8_rowwise();
+	test_bf16_layers();
 	test_roofline();
 	test_errors();
 	test_v2();
