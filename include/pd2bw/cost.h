@@ -551,6 +551,10 @@ double cost_offload_rc(const struct chain *c, const struct cost_opts *o,
 
 /* Bytes per parameter held on a GPU under the configuration. */
 double cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g);
+/* A 16-bit block's (--bf16-layers) bytes per parameter at rest beyond a
+ * quantised block's: what each of its parameters adds to
+ * cost_param_bytes() (negative where it holds less). */
+double cost_w16(const struct cost_opts *o, const struct cost_cfg *g);
 /*
  * What a parameter Muon manages keeps less than cost_param_bytes() says
  * (<= 0: Adam's second moment, sharded as the state is; 0 under Adam or
@@ -586,6 +590,8 @@ struct cost_mem {
 	 * moment, sharded as the state is), and a routed expert's more */
 	double mdelta, medelta;
 	double context, frag;  /* the runtime's context, allocator margin */
+	double w16;            /* cost_w16(): a 16-bit block's bytes per
+				  parameter at rest beyond a quantised one's */
 	int offload;
 	int off_blocks;        /* cost_offload_blocks() */
 	/* the stage's, from cost_mem_stage() and cost_mem_add() */
@@ -593,6 +599,7 @@ struct cost_mem {
 	double in_flight_out;  /* ... of the layers outside the blocks */
 	int n, last, any_full;
 	int64_t params, eparams, mparams;
+	int64_t m16;           /* of mparams, the 16-bit blocks' (w16) */
 	double big_params, per_mb, peak_full, big_stash, work, last_stash;
 	double per_mb_out;     /* the part of per_mb outside the blocks */
 	double off_stash, off_big; /* the offloaded blocks': sum, most */
@@ -675,7 +682,7 @@ cost_mem_stage(struct cost_mem *m, const struct cost_cfg *g, int s)
 	m->n = 0;
 	m->last = -1;
 	m->any_full = 0;
-	m->params = m->eparams = m->mparams = 0;
+	m->params = m->eparams = m->mparams = m->m16 = 0;
 	m->big_params = m->per_mb = m->peak_full = m->big_stash = 0;
 	m->work = m->last_stash = m->last_out = 0;
 	m->off_stash = m->off_big = 0;
@@ -695,6 +702,8 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	m->eparams += c->eparams[j];
 	if (m->mdelta < 0)
 		m->mparams += c->mparams[j];
+	if (m->w16 != 0 && c->bf16 && c->bf16[j])
+		m->m16 += c->mparams[j];
 	if ((double)c->params[j] > m->big_params)
 		m->big_params = (double)c->params[j];
 	if (m->gather > 0) {
@@ -755,6 +764,8 @@ cost_mem_bytes(const struct cost_mem *m, struct plan_stage *st)
 	else if (m->offload && m->n > 1)
 		per_mb = m->last_stash + m->big_stash;
 	st->weight_bytes = (int64_t)(params * m->weight + window);
+	if (m->m16)
+		st->weight_bytes += (int64_t)((double)m->m16 * m->w16);
 	st->state_bytes = (int64_t)(params * m->state);
 	if (m->eopt > 0)
 		st->state_bytes += (int64_t)((double)m->eparams * m->eopt *

@@ -222,6 +222,31 @@ rest_bytes(const struct cost_bytes *b, const struct cost_cfg *g,
 		 (g->zero ? b->opt / n : b->opt);
 }
 
+/*
+ * What a block a quantised model keeps in 16 bits (--bf16-layers) holds
+ * at rest per parameter beyond one of its quantised blocks: its 16-bit
+ * weights (torchtitan's only where ZeRO-2 keeps them gathered) where the
+ * quantised blocks hold 16-bit weights and their quantised copies, or
+ * the quantised copies alone (FP8 or NVFP4 parameters); sharded as the
+ * weights are.  0 for a 16-bit model, or weight bytes given.
+ */
+double
+cost_w16(const struct cost_opts *o, const struct cost_cfg *g)
+{
+	const struct runtime *rt = cost_cfg_runtime(o, g);
+	struct cost_bytes b;
+	double w16, d;
+
+	if (!model_prec_quantised(o->precision) || o->weight_bytes >= 0)
+		return 0;
+	cost_bytes(o, g, &b);
+	w16 = rt->id == RUNTIME_TORCHTITAN ? (g->zero == 2 ? 2 : 0) : 2;
+	if (o->trainable > 0)
+		w16 += 2 * cost_trained(o);
+	d = w16 - b.weight;
+	return g->zero >= 3 ? d / zero_ranks(g) : d;
+}
+
 double
 cost_param_bytes(const struct cost_opts *o, const struct cost_cfg *g)
 {
@@ -278,6 +303,7 @@ cost_mem_init(struct cost_mem *m, const struct chain *c,
 		m->eshare = 1.0 / cost_eshard_deg(g) - 1.0 / zero_ranks(g);
 	}
 	m->mdelta = cost_muon_delta(o, g);
+	m->w16 = c && c->pre_m16 && c->pre_m16[c->L] > 0 ? cost_w16(o, g) : 0;
 	m->medelta = m->mdelta < 0 && m->eshare != 0 ? -4.0 * m->eshare : 0;
 	/* torch.distributed.pipelining's buffers (cost_mem_stage(),
 	 * cost_mem_pp_bytes()) */

@@ -92,7 +92,7 @@ struct tmpl {
 	 */
 	struct tmpl_entry sk[PROF_RC_N * SEARCH_MAX_V * 8];
 	int sk_n, sk_ti, sk_sched, sk_d;
-	double sk_P, sk_Pm;
+	double sk_P, sk_Pm, sk_P16;
 	/*
 	 * What tmpl_screen() read at the last width: whether ZeRO was
 	 * left out for one rank (scr_one) and by z the screen's verdicts
@@ -125,7 +125,8 @@ struct tmpl {
  * and optimizer offload off: what the templates' memory screen reads. */
 static double
 tmpl_param_bytes(const struct cost_opts *o, int sched, int w, int d, int cp,
-		 int ep, int zero, int shard, int off, double P, double Pm)
+		 int ep, int zero, int shard, int off, double P, double Pm,
+		 double P16)
 {
 	struct cost_cfg g;
 
@@ -138,7 +139,8 @@ tmpl_param_bytes(const struct cost_opts *o, int sched, int w, int d, int cp,
 	g.zero = zero;
 	g.shard = shard;
 	g.offload = off;
-	return P * cost_param_bytes(o, &g) + Pm * cost_muon_delta(o, &g);
+	return P * cost_param_bytes(o, &g) + Pm * cost_muon_delta(o, &g) +
+	       (P16 > 0 ? P16 * cost_w16(o, &g) : 0);
 }
 
 /*
@@ -158,6 +160,7 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	double P = (double)chain_params(c, 0, c->L - 1), ns, nse;
 	/* the parameters Muon manages keep less (cost_muon_delta()) */
 	double Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
+	double P16 = (double)chain_m16(c, 0, c->L - 1);
 	const struct runtime *rt = cost_runtime(o, sched, d);
 	double pbz[8]; /* the bytes of all parameters by z, which alone
 			  they read */
@@ -260,7 +263,8 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 				if (!(have & (1 << z))) {
 					pbz[z] = tmpl_param_bytes(o, sched, w, d,
 								  cp, ep, zs, sh,
-								  off, P, Pm);
+								  off, P, Pm,
+								  P16);
 					have |= 1 << z;
 				}
 				if (pbz[z] / d > o->cap_bytes &&
@@ -315,7 +319,7 @@ tmpl_screen(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		} else {
 			pbz[z] = tmpl_param_bytes(o, sched, w, d, cp, ep,
 						  z >> 1, 0, z & 1, tp->sk_P,
-						  tp->sk_Pm);
+						  tp->sk_Pm, tp->sk_P16);
 			if (z < 2) {
 				tp->pz[z] = pbz[z];
 				tp->pz_ok |= 1 << z;
@@ -404,6 +408,7 @@ tmpl_build(const struct search_chain *sc, int ti, const struct cost_opts *o,
 		tp->sk_d = d;
 		tp->sk_P = (double)chain_params(c, 0, c->L - 1);
 		tp->sk_Pm = (double)chain_muon(c, 0, c->L - 1, &ns, &nse);
+		tp->sk_P16 = (double)chain_m16(c, 0, c->L - 1);
 		tp->sk_z = tp->pz_ok = 0;
 		for (i = 0; i < tp->sk_n; i++)
 			if (tp->sk[i].kind == TMPL_CAND)

@@ -56,8 +56,9 @@ fixed_mem(const struct chain *c, const struct cost_opts *o,
 		if (CHAIN_AT(c, c->work, g->k, j) > wk)
 			wk = CHAIN_AT(c, c->work, g->k, j);
 	return (double)chain_params(c, a, e) * cost_param_bytes(o, g) +
-	       (double)mp * cost_muon_delta(o, g) + wk * margin(o, g) +
-	       rt->context_bytes;
+	       (double)mp * cost_muon_delta(o, g) +
+	       (double)chain_m16(c, a, e) * cost_w16(o, g) +
+	       wk * margin(o, g) + rt->context_bytes;
 }
 
 static double
@@ -721,6 +722,9 @@ lp_rc_row(const struct chain *c, const struct cost_opts *o,
 
 	if (c->pre_mparams && c->pre_mparams[c->L] > 0 &&
 	    cost_muon_delta(o, g) != 0)
+		return -1;
+	/* nor a 16-bit block's weights (cost_w16()) */
+	if (chain_m16(c, 0, c->L - 1) > 0 && cost_w16(o, g) != 0)
 		return -1;
 	/* the row's stashes at the least of their two counts: a weaker
 	 * row, so a bound still */

@@ -424,6 +424,9 @@ mem_prep(const struct part_mix *x, struct part_run *pr)
 	/* every term a sum or maximum of numbers >= 0 times a factor >= 0,
 	 * each truncation of a growing number growing too */
 	pr->mono = m->weight >= 0 && m->state >= 0 && !(m->mdelta < 0) &&
+		   /* a 16-bit block's weights less than a quantised one's
+		    * take their share off as the stage grows */
+		   !(m->w16 < 0) &&
 		   m->eopt >= 0 && m->eweight >= 0 && m->eshare >= 0 &&
 		   m->frag >= 0 && x->grows &&
 		   /* the pipelining buffers follow the stage's last layer's
@@ -457,6 +460,8 @@ mem_over(const struct part_run *pr, struct cost_mem *m, int a, int e)
 	m->eparams = c->pre_eparams[e + 1] - c->pre_eparams[a];
 	if (m->mdelta < 0)
 		m->mparams = c->pre_mparams[e + 1] - c->pre_mparams[a];
+	if (m->w16 != 0)
+		m->m16 = c->pre_m16[e + 1] - c->pre_m16[a];
 	m->per_mb = pr->pst[e + 1] - pr->pst[a];
 	m->per_mb_out = pr->pso[e + 1] - pr->pso[a];
 	m->any_full = pr->g->r == PROF_RC_FULL && pr->prun[e + 1] > pr->prun[a];
@@ -1321,13 +1326,67 @@ compute_end(const struct part_run *pr, int a, int ehi, double lim,
 }
 
 /*
+ * fits() where its greedy finds a stage that cannot take a single layer:
+ * the states (stage, last layer) a partition with every stage computing
+ * less than limit within the memory cap can reach, stage by stage, each
+ * stage grown from each start the stage before can end at, its layers
+ * added in order (as the programme adds them).  O(d L^2) memory checks
+ * at most; the greedy is stuck only where a layer too heavy for one stage
+ * index fits a later one (fewer microbatches in flight).
+ */
+static int
+fits_states(struct part_run *pr, double limit)
+{
+	const struct chain *c = pr->c;
+	const struct cost_cfg *g = pr->g;
+	const double *pre = pr->pre;
+	struct cost_mem mem;
+	struct plan_stage scratch;
+	int L = c->L, d = g->d, s, a, e, ok;
+	/* reach[e]: some stage so far can end at layer e */
+	char *reach = xcalloc((size_t)L, 1), *next = xcalloc((size_t)L, 1);
+
+	for (s = 0; s < d; s++) {
+		int ehi = s == d - 1 ? L - 1 : L - d + s;
+
+		memset(next, 0, (size_t)L);
+		for (a = s; a <= ehi; a++) {
+			if (s > 0 && !reach[a - 1])
+				continue;
+			if (s == 0 && a > 0)
+				break;
+			mem = pr->mem0;
+			cost_mem_stage(&mem, g, s);
+			for (e = a; e <= ehi; e++) {
+				if (!(pre[e + 1] - pre[a] < limit))
+					break;
+				cost_mem_add(&mem, c, g->k, e, g->r);
+				if ((double)cost_mem_bytes(&mem, &scratch) >
+				    pr->o->cap_bytes)
+					break;
+				next[e] = 1;
+			}
+		}
+		memcpy(reach, next, (size_t)L);
+	}
+	ok = reach[L - 1];
+	free(reach);
+	free(next);
+	return ok;
+}
+
+/*
  * Whether some partition has every stage computing less than limit within
  * the memory cap: what the bounded programme leaves (its bound prunes by
  * compute alone).  Compute and memory only grow with a stage, and memory
  * only shrinks with the stage's index, so the greedy from the front, each
  * stage as long as both allow (one layer left for each stage after it),
  * ends each stage as late as any partition can; the last stage is then
- * the shortest there is.  The same greedy by compute alone comes first:
+ * the shortest there is.  But a stage that cannot take its first layer
+ * shows nothing: such a partition may put that layer in a later stage,
+ * which holds fewer microbatches in flight, by ending the stages before
+ * it earlier (fits_states() decides then; its answer holds for that
+ * bound alone).  The same greedy by compute alone comes first:
  * a bisection a stage, it answers no for most bounds that leave nothing
  * (and for every bound its span gives: memory only shortens a stage).
  */
@@ -1373,8 +1432,13 @@ fits(struct part_run *pr, double limit, double *span)
 			known = first_over(pr->pre, a, ehi, limit, a + len);
 		e = grow_end(pr, s, a, ehi, limit, 0, span, known,
 			     len > 0 ? a + len : -1);
-		if (e == a)
-			return 0;
+		if (e == a) {
+			if (span) {
+				span[0] = nextafter(limit, -INFINITY);
+				span[1] = limit;
+			}
+			return fits_states(pr, limit);
+		}
 		len = e - a;
 		a = e;
 	}
@@ -1521,6 +1585,11 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 			p_muon += m.mdelta * p;
 		one = a * p + (c->mparams && c->mparams[j] ? m.mdelta * p : 0) +
 		      f * x;
+		/* a 16-bit block's weights (cost_w16()) */
+		if (m.w16 != 0 && c->bf16[j]) {
+			p_muon += m.w16 * (double)c->mparams[j];
+			one += m.w16 * (double)c->mparams[j];
+		}
 		if (one > big)
 			big = one;
 		sum_p += p;
@@ -1529,7 +1598,9 @@ part_mem_lb(const struct chain *c, const struct cost_opts *o,
 	lb = (a * sum_p + p_muon + f * sum_x) / g->d;
 	if (big > lb)
 		lb = big;
-	lb = (lb + m.context) * (1 - 1e-12) - 4;
+	/* each truncation to whole bytes (cost_mem_bytes()) a byte; the
+	 * 16-bit blocks' weights one more */
+	lb = (lb + m.context) * (1 - 1e-12) - (m.w16 != 0 ? 5 : 4);
 	return lb > 0 ? lb : 0;
 }
 

@@ -581,9 +581,20 @@ test_partition_brute(void)
 			pt->stash_bytes[PROF_RC_NONE] = (int64_t)(urand() * 2e9);
 			pt->stash_bytes[PROF_RC_FULL] = pt->out_bytes;
 			pt->work_bytes = (int64_t)(urand() * 1e8);
+			/* a quantised model's blocks kept in 16 bits in a
+			 * third of the trials (cost_w16(): their weights
+			 * less than the FP8 blocks', more than NVFP4's) */
+			if (trial % 3 == 1 && urand() < 0.5) {
+				p.layers[j].bf16 = 1;
+				p.layers[j].muon_params = p.layers[j].params;
+			}
 		}
 		one_node(&cl, 8, 10 + urand() * 100);
 		default_opts(&o, 2e9 + urand() * 1.2e10);
+		if (trial % 3 == 1) {
+			o.precision = trial % 2 ? MODEL_FP8 : MODEL_NVFP4;
+			o.weight_bytes = -1; /* derived */
+		}
 		/* Half the trials with the runtime's context and allocator
 		 * margin, which cost_stage_mem() adds: the partition's cap
 		 * must count them too (it once left them out, and took
@@ -775,6 +786,69 @@ test_partition_bound(void)
  * gives the bound inside its span, and part_fits() the same answer at
  * the span's ends and in its middle.
  */
+/*
+ * A layer too heavy for the stage the greedy from the front reaches it
+ * at, which a later stage holds: Llama-free, memory alone.  Four layers
+ * of 0.5, 0.5, 3 and 0.1 GB of activations a microbatch under 1F1B over
+ * three stages (3, 2 and 1 microbatches in flight), a 3.5 GB cap: the
+ * greedy puts the first two in stage 0 (3 GB) and leaves the heavy one
+ * to stage 1 (6 GB, over), where stage 0 = {0}, 1 = {1}, 2 = {2, 3}
+ * (1.5, 1 and 3.1 GB) fits.  part_fits() and the bounded programme once
+ * said no partition fits.
+ */
+static void
+test_partition_late_heavy(void)
+{
+	static const double act[] = {0.5e9, 0.5e9, 3e9, 0.1e9};
+	struct part_ws ws = {0};
+	struct profile p;
+	struct cluster cl;
+	struct chain c;
+	struct cost_opts o;
+	struct cost_cfg g;
+	struct place_links l;
+	int j, first[3];
+	double v;
+
+	profile_init(&p);
+	profile_alloc(&p, 1, 4);
+	p.mb[0] = 1;
+	for (j = 0; j < 4; j++) {
+		struct prof_point *pt = &p.layers[j].pt[0];
+
+		p.layers[j].name = xstrdup("x");
+		p.layers[j].repeat = 1;
+		pt->fwd_ms = 1;
+		pt->bwd_ms = 2;
+		pt->stash_bytes[PROF_RC_NONE] = (int64_t)act[j];
+	}
+	one_node(&cl, 8, 100);
+	default_opts(&o, 3.5e9);
+	CHECK(chain_build(&c, &p) == 0);
+	memset(&g, 0, sizeof(g));
+	g.sched = PLAN_FLUSH;
+	g.w = 1;
+	g.d = 3;
+	g.b = 1;
+	g.m = 8;
+	g.r = PROF_RC_NONE;
+	g.t = g.v = g.c = g.e = 1;
+	place_links_init(&l, &cl, g.d);
+	place_links_fill(&l, &cl, g.place, g.w, g.d, 1);
+	CHECK_NEAR(cost_stash_mbs(&g, 0), 3, 0);
+	CHECK_NEAR(cost_stash_mbs(&g, 2), 1, 0);
+	CHECK(part_fits(&c, &o, &g, 100));
+	v = part_solve(&ws, &c, &o, &g, &l, PART_TIME, 100, first);
+	CHECK(isfinite(v));
+	CHECK_INT_EQ(first[1], 1);
+	CHECK_INT_EQ(first[2], 2);
+	part_ws_release(&ws);
+	place_links_release(&l);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+}
+
 static void
 test_partition_greedy(void)
 {
@@ -1607,6 +1681,11 @@ test_partition_mem_lb(void)
 				p.layers[j].ns_flops = 1e12;
 				p.layers[j].muon_params = p.layers[j].params;
 			}
+			/* blocks kept in 16 bits (cost_w16()) in some */
+			if (!even && trial % 5 == 1 && urand() < 0.5) {
+				p.layers[j].bf16 = 1;
+				p.layers[j].muon_params = p.layers[j].params;
+			}
 		}
 		one_node(&cl, 8, 10 + urand() * 100);
 		cl.nodes = 32; /* w d <= 4 x 41 GPUs */
@@ -1614,6 +1693,10 @@ test_partition_mem_lb(void)
 		if (!even && trial % 3 == 2) {
 			o.optimizer = PLAN_MUON;
 			o.opt_bytes = -1; /* derived: Adam 12, Muon 8 */
+		}
+		if (!even && trial % 5 == 1) {
+			o.precision = trial % 2 ? MODEL_FP8 : MODEL_NVFP4;
+			o.weight_bytes = -1; /* derived */
 		}
 		if (!even && trial % 2)
 			for (j = 0; j < RUNTIME_N; j++) {
@@ -2556,6 +2639,7 @@ main(void)
 	test_partition_brute();
 	test_partition_bound();
 	test_partition_greedy();
+	test_partition_late_heavy();
 	test_partition_fits_compute();
 	test_partition_index();
 	test_partition_mix();
