@@ -27,6 +27,20 @@ h_xorshift(uint64_t *s)
 	return *s;
 }
 
+/*
+ * Another seed for a test's random trials: PD2BW_TEST_SEED=n mixed into
+ * state s (a soak: n = 1, 2, ... over build/tests/test_plan and the other
+ * randomised tests); the suite runs without it, the default seeds.
+ */
+static inline void
+h_seed(uint64_t *s)
+{
+	const char *e = getenv("PD2BW_TEST_SEED");
+
+	if (e)
+		*s ^= strtoull(e, NULL, 10) * 0x9E3779B97F4A7C15ULL;
+}
+
 /* A uniform double in [0, 1) from state s. */
 static inline double
 h_urand(uint64_t *s)

@@ -431,6 +431,7 @@ test_one_optimum(void)
 int
 main(void)
 {
+	h_seed(&rng);
 	test_brute();
 	test_memo();
 	test_one_optimum();

@@ -335,6 +335,7 @@ test_nic(void)
 int
 main(void)
 {
+	h_seed(&rng);
 	test_nic();
 	test_mesh();
 	test_flex();

@@ -2631,6 +2631,7 @@ test_weight_cast(void)
 int
 main(void)
 {
+	h_seed(&rng);
 	test_hand_cost();
 	test_moe_host();
 	test_runtime_compile();

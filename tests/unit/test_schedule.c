@@ -442,6 +442,54 @@ test_floor(void)
 }
 
 /*
+ * A long run (m over 64 d: extrapolated from two runs of 32 d and 33 d
+ * microbatches) is never priced below its floor, each stage's own work
+ * over the m microbatches, which the search's bounds read: GPipe over two
+ * stages of 5.81 and 3.86 ms (the second's p2p, K/V ring and a 57 ms
+ * reduction beside), 840 microbatches, whose extrapolated steady state
+ * once came out 0.4% under stage 0's 840 x 5.81 ms (trial 354 of
+ * test_sim_lb() under PD2BW_TEST_SEED=136).
+ */
+static void
+test_long_run(void)
+{
+	struct runtime rt;
+	struct sim_mem mem = {0};
+	struct plan_stage st[2];
+	struct cost_cfg g;
+	double a, pre[3];
+
+	runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+	CHECK(runtime_parse(&rt, "megatron-core:no-overlap-grad-reduce,"
+				 "no-overlap-param-gather") == 0);
+	memset(st, 0, sizeof(st));
+	memset(&g, 0, sizeof(g));
+	st[0].compute_ms = 5.8123463231851593;
+	st[0].fwd_ms = 1.9687238880137283;
+	st[0].sync_sm_ms = 2.0412409295699483;
+	st[1].compute_ms = st[1].fwd_ms = 0.35084906152897732;
+	st[1].recompute_ms = 3.508490615289773;
+	st[1].p2p_ms = 0.1458221105029911;
+	st[1].allreduce_ms = 57.460402475564557;
+	st[1].cp_ms = 0.33529295494675926;
+	st[0].params = 114723398;
+	st[1].params = 279965889;
+	g.sched = PLAN_GPIPE;
+	g.d = 2;
+	g.w = 3;
+	g.t = g.v = 1;
+	g.m = 840;
+	g.rt = &rt;
+	a = cost_simulate_time(NULL, st, &g, &mem);
+	CHECK(a >= 840 * 5.8123463231851593 * (1 - 1e-8));
+	pre[0] = 0;
+	pre[1] = 5.8123463231851593;
+	pre[2] = pre[1] + 0.35084906152897732 + 3.508490615289773;
+	CHECK(cost_simulate_lb_fits(&g, pre, 2, a * (1 + 1e-9)));
+	sim_mem_release(&mem);
+}
+
+/*
  * The 2bw floor in steady state: m from d to 64 d (long runs start above),
  * d up to 12, unequal stages, weight-version waits and reductions
  * included: never above the simulated time, and within 2% of it for most
@@ -1112,10 +1160,12 @@ test_sync_hidden(void)
 int
 main(void)
 {
+	h_seed(&rng);
 	test_long_runs();
 	test_time_only();
 	test_floor();
 	test_floor_2bw();
+	test_long_run();
 	test_sim_lb();
 	test_lb_fits_up();
 	test_floor_sync();

@@ -369,6 +369,7 @@ test_gate(void)
 int
 main(void)
 {
+	h_seed(&rng);
 	(void)h_skip;
 	(void)h_skip_all;
 	test_exact();
