@@ -308,6 +308,7 @@ search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 	struct lb_memo mm;
 	struct cand ln = {0}; /* the last uncapped r = none solve's */
 	double tn = INFINITY; /* its time */
+	double tn_at = INFINITY; /* the bound it was solved under */
 	struct plan_terms terms;
 	struct plan_stage *nst;
 	long i;
@@ -364,11 +365,17 @@ search_refine_rest(struct ctx *x, const struct search_chain *sc, int nsc,
 		cn.lb = 0;
 		/* selective and full share it (and their lower bound:
 		 * next to each other in the order) */
-		if (!cd.offload && !(ln.m > 0 && same_key(&ln, &cn))) {
+		/* ... unless the bound came down since: a solve that
+		 * stopped at the first placement under the bound it had may
+		 * be over this one where another placement is not */
+		if (!cd.offload &&
+		    (!(ln.m > 0 && same_key(&ln, &cn)) ||
+		     (!so->gate_all && tn < tn_at && !(tn < lv.bound)))) {
 			ln = cn;
 			x->any_under = !so->gate_all;
 			tn = search_solve_best(x, &x->nocap, so, &cn, lv.bound,
 					       &place);
+			tn_at = lv.bound;
 			x->any_under = 0;
 		}
 		x->stats->gated += cd.offload || tn < lv.bound;

@@ -310,60 +310,88 @@ test_memo(void)
  * the solve stops after the first placement whatever its time (fewer let
  * through), or when the groups' least bound is 1% high (fewer taken).
  */
+/* One trial of test_gate() from the generator's state: 1 when both
+ * searches agree, with the gate's count in *passed. */
+static int
+gate_trial(int trial, long *passed)
+{
+	struct profile p;
+	struct chain c;
+	struct cluster cl;
+	struct cost_opts o;
+	struct search_opts so;
+	struct search_stats st;
+	struct plan p0, p1;
+	int L = 4 + (int)(urand() * 12), r0, r1, j, k, same;
+	long gated, taken;
+
+	random_profile(&p, L);
+	/* half with less activation: the all-reduce across the nodes
+	 * weighs more, which replicas in the node keep off the network */
+	for (j = 0; trial % 2 && j < L; j++) {
+		for (k = 0; k < 2; k++)
+			p.layers[j].pt[k].out_bytes /= 10;
+	}
+	one_node(&cl, 8, 10 + urand() * 100);
+	cl.nodes = 2 + (int)(urand() * 3);
+	cl.net_gb_s = 0.2 + urand() * 3;
+	random_opts(&o, &so);
+	if (chain_build(&c, &p))
+		pd2bw_die("cannot build a chain");
+	plan_init(&p0);
+	plan_init(&p1);
+	r0 = search_run(&c, &cl, &o, &so, &p0, &st);
+	gated = st.gated;
+	taken = st.taken;
+	so.gate_all = 1;
+	r1 = search_run(&c, &cl, &o, &so, &p1, &st);
+	*passed += gated;
+	same = r0 == r1 && (r0 != 0 || same_plan(&p0, &p1)) &&
+	       gated == st.gated && taken == st.taken;
+	if (!same)
+		printf("# trial %d: first under the bound %d %.17g "
+		       "(%ld through), every placement %d %.17g (%ld)\n",
+		       trial, r0, p0.iter_ms, gated, r1, p1.iter_ms,
+		       st.gated);
+	plan_release(&p0);
+	plan_release(&p1);
+	chain_release(&c);
+	cluster_release(&cl);
+	profile_release(&p);
+	return same;
+}
+
 static void
 test_gate(void)
 {
-	int trial, trials = 300, same = 0, j, k;
-	long gated, taken, passed = 0;
+	int trial, trials = 300, same = 0;
+	long passed = 0;
 
-	for (trial = 0; trial < trials; trial++) {
-		struct profile p;
-		struct chain c;
-		struct cluster cl;
-		struct cost_opts o;
-		struct search_opts so;
-		struct search_stats st;
-		struct plan p0, p1;
-		int L = 4 + (int)(urand() * 12), r0, r1;
-
-		random_profile(&p, L);
-		/* half with less activation: the all-reduce across the
-		 * nodes weighs more, which replicas in the node keep off
-		 * the network */
-		for (j = 0; trial % 2 && j < L; j++) {
-			for (k = 0; k < 2; k++)
-				p.layers[j].pt[k].out_bytes /= 10;
-		}
-		one_node(&cl, 8, 10 + urand() * 100);
-		cl.nodes = 2 + (int)(urand() * 3);
-		cl.net_gb_s = 0.2 + urand() * 3;
-		random_opts(&o, &so);
-		if (chain_build(&c, &p))
-			pd2bw_die("cannot build a chain");
-		plan_init(&p0);
-		plan_init(&p1);
-		r0 = search_run(&c, &cl, &o, &so, &p0, &st);
-		gated = st.gated;
-		taken = st.taken;
-		so.gate_all = 1;
-		r1 = search_run(&c, &cl, &o, &so, &p1, &st);
-		passed += gated;
-		if (r0 == r1 && (r0 != 0 || same_plan(&p0, &p1)) &&
-		    gated == st.gated && taken == st.taken)
-			same++;
-		else
-			printf("# trial %d: first under the bound %d %.17g "
-			       "(%ld through), every placement %d %.17g (%ld)"
-			       "\n", trial, r0, p0.iter_ms, gated, r1,
-			       p1.iter_ms, st.gated);
-		plan_release(&p0);
-		plan_release(&p1);
-		chain_release(&c);
-		cluster_release(&cl);
-		profile_release(&p);
-	}
+	for (trial = 0; trial < trials; trial++)
+		same += gate_trial(trial, &passed);
 	CHECK_INT_EQ(same, trials);
 	CHECK(passed > trials);
+}
+
+/*
+ * The gate's solve of a candidate serves the next of the same key (its
+ * selective and full recomputation, side by side in the order), but not
+ * once the bound came down between them: the solve stopped at the first
+ * placement under the bound it had, which the new bound may be below
+ * where the other placement is not, and the candidate was turned away.
+ * The trial a soak found it in (PD2BW_TEST_SEED=25, trial 85 of
+ * test_gate(), from the generator's state there): same plan, one
+ * candidate fewer let through than gate_all lets.
+ */
+static void
+test_gate_bound_down(void)
+{
+	uint64_t keep = rng;
+	long passed = 0;
+
+	rng = 6263315791422522136ULL;
+	CHECK(gate_trial(85, &passed));
+	rng = keep;
 }
 
 int
@@ -375,6 +403,7 @@ main(void)
 	test_exact();
 	test_memo();
 	test_gate();
+	test_gate_bound_down();
 	test_exact_slow();
 	return h_done();
 }
