@@ -518,6 +518,8 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 						      : p->fp8_recipe;
 	co->optimizer = p->optimizer;
 	co->bf16_layers = p->bf16_first + p->bf16_last;
+	co->bf16_most = p->bf16_first > p->bf16_last ? p->bf16_first
+						     : p->bf16_last;
 	co->offload_blocks = p->offload_blocks;
 	if (p->offload_blocks > 0) {
 		/* Megatron offloads fewer layers than the model has

@@ -47,6 +47,7 @@ struct cost_opts {
 	int bf16_layers;       /* a quantised model's blocks kept in 16
 				  bits (analytic_opts bf16_first + _last),
 				  which not every runtime runs */
+	int bf16_most;         /* ... the larger of the two counts */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;

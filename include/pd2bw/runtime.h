@@ -262,6 +262,11 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
  * Whether rt trains in precision prec (enum model_prec) with optimizer
  * optim (enum cost_optimizer): 0, or -1 with why in buf.
  */
+/* Whether rt keeps most blocks in 16 bits at either end of nblocks over
+ * d stages (Megatron-Core: at most a stage's share, transformer_config.py:
+ * 1533-1560); -1 with why in buf when not. */
+int runtime_check_bf16(const struct runtime *rt, int most, int nblocks,
+		       int d, char *buf, size_t n);
 int runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16, int optim,
 			char *buf, size_t n);
 

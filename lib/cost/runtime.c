@@ -597,6 +597,19 @@ why(char *buf, size_t n, const char *f, ...)
 }
 
 int
+runtime_check_bf16(const struct runtime *rt, int most, int nblocks, int d,
+		   char *buf, size_t n)
+{
+	if (most <= 0 || rt->id != RUNTIME_MEGATRON_CORE || d < 1 ||
+	    most <= nblocks / d)
+		return 0;
+	why(buf, n, "runtime %s keeps at most a stage's %d blocks in 16 "
+		    "bits at either end (--bf16-layers %d over %d stages)",
+	    runtime_names[rt->id], nblocks / d, most, d);
+	return -1;
+}
+
+int
 runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16,
 		    int optim, char *buf, size_t n)
 {

@@ -175,7 +175,9 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	int bad_all = runtime_check_train(rt, o->precision, fp8r,
 					  o->bf16_layers, o->optimizer, NULL,
 					  0) ||
-		      runtime_check_par(rt, cp, ep, NULL, 0);
+		      runtime_check_par(rt, cp, ep, NULL, 0) ||
+		      runtime_check_bf16(rt, o->bf16_most, c->nblocks, d,
+					 NULL, 0);
 
 	tp->scr_ok = 0; /* e, rv and the counts change below */
 	if (tp->ck_ti < 0)
@@ -438,6 +440,8 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 				 o->fp8_recipe >= 0 ? o->fp8_recipe
 						    : rt->fp8_recipe,
 				 o->bf16_layers, o->optimizer, why, n) &&
+	    !runtime_check_bf16(rt, o->bf16_most, sc[ti].c->nblocks, d, why,
+				n) &&
 	    !runtime_check_par(rt, cp, ep, why, n) &&
 	    (ep > 1 || chain_eparams(sc[ti].c, 0, sc[ti].c->L - 1) > 0))
 		runtime_check_ep(rt, w, cp, sc[ti].t, etp, ep, e->zero,
