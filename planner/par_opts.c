@@ -517,18 +517,14 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 			 : !p->have_rt && p->fp8_dflt ? -1
 						      : p->fp8_recipe;
 	co->optimizer = p->optimizer;
-	co->bf16_layers = p->bf16_first + p->bf16_last;
 	co->bf16_most = p->bf16_first > p->bf16_last ? p->bf16_first
 						     : p->bf16_last;
 	co->offload_blocks = p->offload_blocks;
 	if (p->offload_blocks > 0) {
 		/* Megatron offloads fewer layers than the model has
 		 * (transformer_config.py:1884-1889 at d98e8a6) */
-		int i, nb = 0;
+		int nb = profile_blocks(prof);
 
-		for (i = 0; i < prof->nlayers; i++)
-			if (prof->layers[i].kind == PROF_BLOCK)
-				nb += prof->layers[i].repeat;
 		if (p->offload_blocks >= nb)
 			cli_usage_error("--offload %d: the model has %d "
 					"transformer blocks; offload at most "
@@ -538,11 +534,8 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 		cli_usage_error("--optimizer muon needs the model's matrices: "
 				"plan a model, not a profile file");
 	if (p->bf16_first + p->bf16_last > 0) {
-		int i, nb = 0;
+		int nb = profile_blocks(prof);
 
-		for (i = 0; i < prof->nlayers; i++)
-			if (prof->layers[i].kind == PROF_BLOCK)
-				nb += prof->layers[i].repeat;
 		if (!model_prec_quantised(co->precision))
 			cli_usage_error("--bf16-layers keeps blocks of an FP8 "
 					"or NVFP4 model in 16 bits: give "
@@ -556,7 +549,7 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	    runtime_check_train(&p->rt, co->precision,
 				co->fp8_recipe >= 0 ? co->fp8_recipe
 						    : p->rt.fp8_recipe,
-				co->bf16_layers, co->optimizer, why,
+				co->bf16_most, co->optimizer, why,
 				sizeof(why)))
 		cli_usage_error("%s", why);
 }

@@ -44,10 +44,10 @@ struct cost_opts {
 	int precision;         /* enum model_prec of the model */
 	int fp8_recipe;        /* enum model_fp8 when precision is fp8;
 				  -1: each runtime's own (cost_fp8_recipe()) */
-	int bf16_layers;       /* a quantised model's blocks kept in 16
-				  bits (analytic_opts bf16_first + _last),
-				  which not every runtime runs */
-	int bf16_most;         /* ... the larger of the two counts */
+	int bf16_most;         /* a quantised model's blocks kept in 16
+				  bits at either end, the larger count
+				  (analytic_opts bf16_first, _last; 0:
+				  none), which not every runtime runs */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;

@@ -180,6 +180,8 @@ int profile_write(const struct profile *p, const char *path);
 int profile_mb_index(const struct profile *p, int b);
 /* Layers after expanding repeats. */
 int profile_chain_len(const struct profile *p);
+/* Its transformer blocks, repeats counted. */
+int profile_blocks(const struct profile *p);
 /* Whether p gives Muon's Newton-Schulz FLOPs (a model's estimate). */
 int profile_ns(const struct profile *p);
 /* Total parameters after expanding repeats. */

@@ -643,7 +643,8 @@ runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16,
 		return -1;
 	}
 	/* Megatron-Core keeps no layer in 16 bits under delayed scaling
-	 * (transformer_config.py:1528-1530 at d98e8a6) */
+	 * (transformer_config.py:1528-1530 at d98e8a6); bf16: the blocks
+	 * kept so at either end, the more */
 	if (prec == MODEL_FP8 && bf16 > 0 && fp8r == FP8_DELAYED &&
 	    rt->id == RUNTIME_MEGATRON_CORE) {
 		why(buf, n, "runtime %s keeps no layer in 16 bits under "

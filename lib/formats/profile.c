@@ -89,6 +89,17 @@ profile_mb_index(const struct profile *p, int b)
 }
 
 int
+profile_blocks(const struct profile *p)
+{
+	int i, n = 0;
+
+	for (i = 0; i < p->nlayers; i++)
+		if (p->layers[i].kind == PROF_BLOCK)
+			n += p->layers[i].repeat;
+	return n;
+}
+
+int
 profile_chain_len(const struct profile *p)
 {
 	int i, n = 0;

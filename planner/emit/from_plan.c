@@ -210,7 +210,6 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	input_memory_figures(&co, p.weight_bytes, p.grad_bytes, p.opt_bytes,
 			     p.version_bytes, p.context_gib, p.frag);
 	co.fp8_recipe = r8;
-	co.bf16_layers = p.bf16_first + p.bf16_last;
 	co.bf16_most = p.bf16_first > p.bf16_last ? p.bf16_first : p.bf16_last;
 	co.optimizer = p.optimizer;
 	co.offload_blocks = p.offload ? p.offload_blocks : 0;

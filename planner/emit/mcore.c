@@ -118,35 +118,23 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 	int any = 0, full = 0, sel = 0, n = 0;
 
 	memset(mc, 0, sizeof(*mc));
-	/* Megatron-Core's recipes are Transformer Engine's (megatron/core/
-	 * enums.py:12-19 at d98e8a6): rowwise scaling is torchao's */
-	if (p->precision && !strcmp(p->precision, "fp8") && in->o &&
-	    model_fp8_rowwise(in->o->fp8_recipe))
-		return pd2bw_error("--emit %s: Megatron-Core has no rowwise "
-				   "FP8 scaling (its recipes: delayed, "
-				   "tensorwise, blockwise, mxfp8); plan with "
-				   "--fp8-recipe tensorwise, or emit torchtitan",
-				   sh->fmt);
-	/* its blocks kept in 16 bits: not under delayed scaling, and at
-	 * most a stage's share of the layers at either end
-	 * (transformer_config.py:1528-1560 at d98e8a6) */
-	if (p->bf16_first + p->bf16_last > 0) {
-		int most = sh->nblocks / (p->d > 0 ? p->d : 1);
+	/* what Megatron-Core cannot train of a plan made for another
+	 * runtime, by its runtime's rules: rowwise scaling (torchao's),
+	 * blocks kept in 16 bits under delayed scaling or beyond a stage's
+	 * share (runtime_check_train(), runtime_check_bf16()) */
+	if (in->o) {
+		struct runtime rt;
+		char why[256];
+		int most = p->bf16_first > p->bf16_last ? p->bf16_first
+							: p->bf16_last;
 
-		if (p->precision && !strcmp(p->precision, "fp8") && in->o &&
-		    in->o->fp8_recipe == FP8_DELAYED)
-			return pd2bw_error("--emit %s: Megatron-Core keeps no "
-					   "layer in bf16 under delayed FP8 "
-					   "scaling; plan with --fp8-recipe "
-					   "tensorwise, blockwise or mxfp8",
-					   sh->fmt);
-		if (p->bf16_first > most || p->bf16_last > most)
-			return pd2bw_error("--emit %s: Megatron-Core keeps at "
-					   "most a stage's %d blocks in bf16 at "
-					   "either end (%d blocks over %d "
-					   "stages), the plan %d and %d",
-					   sh->fmt, most, sh->nblocks, p->d,
-					   p->bf16_first, p->bf16_last);
+		runtime_init(&rt, RUNTIME_MEGATRON_CORE);
+		if (runtime_check_train(&rt, in->o->precision,
+					in->o->fp8_recipe, most, PLAN_ADAM,
+					why, sizeof(why)) ||
+		    runtime_check_bf16(&rt, most, sh->nblocks, p->d, why,
+				       sizeof(why)))
+			return pd2bw_error("--emit %s: %s", sh->fmt, why);
 	}
 	if (!sh->transformer)
 		return pd2bw_error("--emit %s: the plan's chain is not "
