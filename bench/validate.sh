@@ -110,6 +110,7 @@ HAS_ATTN_TRITON=$(has 'triton (FlashAttention')
 HAS_EVERY=$(has '--recompute-every')
 HAS_DOC=$(has '--doc-len')
 HAS_LORA=$(has '--lora-targets')
+HAS_MODPREC=$(has '--module-precision')
 
 # All rows, comments and the column header lines dropped: the files
 # whose header names a section (the attention timings beside them are
@@ -129,7 +130,7 @@ awk -F'\t' -v OFS='\t' -v approx="$APPROX" -v has_runtime="$HAS_RUNTIME" \
 	-v has_fsdp="$HAS_FSDP" -v has_offload="$HAS_OFFLOAD" \
 	-v has_attn_kernel="$HAS_ATTN_KERNEL" -v has_attn_triton="$HAS_ATTN_TRITON" -v has_fusions="$HAS_FUSIONS" -v has_fp8_recipe="$HAS_FP8_RECIPE" \
 	-v has_rcm="$HAS_RCM" -v has_every="$HAS_EVERY" -v has_doc="$HAS_DOC" \
-	-v has_lora="$HAS_LORA" \
+	-v has_lora="$HAS_LORA" -v has_modprec="$HAS_MODPREC" \
 	-v squad_doc=240 '
 function exists(f,   r) { r = (getline _l < f); if (r >= 0) close(f); return r >= 0 }
 function add(s, x) { return s == "" ? x : s ";" x }
@@ -371,9 +372,9 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	# Nemotron 3 Super'"'"'s NVFP4 recipe keeps layers and projections in
 	# BF16 or MXFP8 (nemotron_3_super_bf16_with_nvfp4_mixed, the last 14
 	# layers, mixed_precision.py:421-429; te_quant.cfg for attention,
-	# the latent projections and MTP, at 067f987): one precision a model
-	# is all pd2bw-plan prices
-	if (model == "nemotron-3-super" && prec == "nvfp4") hard = add(hard, "layerprec=precision set layer by layer")
+	# the latent projections and MTP, at 067f987): --bf16-layers and
+	# --module-precision price it (super_prec below)
+	if (model == "nemotron-3-super" && prec == "nvfp4" && !has_modprec) hard = add(hard, "layerprec=precision set layer by layer")
 	if (step == "-" && mstate == "-" && mact == "-")
 		hard = add(hard, has_flag("mfu-only") ? "nostep=MFU only" : "nostep=TFLOP/s only")
 	if (mbs == "-") hard = add(hard, "mbs=microbatch not stated")
@@ -831,6 +832,16 @@ function overlap_opts(ov,   n, i, k, out, o) {
 	if (has_precision && !p16) args = args " --precision " precision_name(prec)
 	if (has_fp8_recipe && precision_name(prec) == "fp8")
 		args = args " --fp8-recipe " fp8_recipe(prec, sec)
+	# Nemotron 3 Super in NVFP4, as its recipe sets it (067f987): the
+	# last 14 of its 88 layers in BF16 (training/mixed_precision.py:
+	# 421-429, nemotron_3_super_bf16_with_nvfp4_mixed), and the perf
+	# recipes'"'"' te_quant.cfg (perf_recipes/nemotronh/te_quant.cfg,
+	# loaded by gb300/nemotronh.py:199, gb200/nemotronh.py:193,
+	# b300/nemotronh.py:190, b200/nemotronh.py:184): the
+	# attention'"'"'s QKV and output projections, the latent projections
+	# and the MTP modules in BF16, the Mamba output projection in MXFP8
+	if (has_modprec && model == "nemotron-3-super" && prec == "nvfp4")
+		args = args " --bf16-layers 0,14 --module-precision qkv=bf16,proj=bf16,latent=bf16,mamba-out=mxfp8,mtp=bf16"
 	if (has_cp && cp > 1) args = args " --context-parallel " cp
 	# experts split over EP ranks, whole (expert tensor parallelism 1,
 	# as the Megatron-Bridge MoE recipes set it: recipes/qwen/h100/

@@ -220,6 +220,18 @@ input_bf16_last(void)
 	return opts()->bf16_last;
 }
 
+void
+input_set_site_prec(const unsigned char *site_prec)
+{
+	memcpy(opts()->site_prec, site_prec, sizeof(opts()->site_prec));
+}
+
+const unsigned char *
+input_site_prec(void)
+{
+	return opts()->site_prec;
+}
+
 /* --doc-len for every model this run reads; 0: the model's own. */
 static int64_t override_doc;
 

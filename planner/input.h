@@ -161,6 +161,12 @@ void input_set_bf16_layers(int first, int last);
 int input_bf16_first(void);
 int input_bf16_last(void);
 
+/* Set the precision of a quantised model's linears by kind
+ * (--module-precision; analytic_opts site_prec: ANALYTIC_SITES entries),
+ * and what was set. */
+void input_set_site_prec(const unsigned char *site_prec);
+const unsigned char *input_site_prec(void);
+
 /* Pack every model's sequences from now on with documents of n tokens,
  * attention running within each (the model's doc_len; 0: its own). */
 void input_set_doc_len(int64_t n);

@@ -1202,6 +1202,13 @@ main(int argc, char **argv)
 			plan.fp8_recipe = xstrdup(model_fp8_names[po.fp8_recipe]);
 		plan.bf16_first = input_bf16_first();
 		plan.bf16_last = input_bf16_last();
+		if (analytic_site_prec_any(input_site_prec())) {
+			char mp[256];
+
+			analytic_site_prec_format(input_site_prec(), mp,
+						  sizeof(mp));
+			plan.module_precision = xstrdup(mp);
+		}
 		plan.fusions = xstrdup(fb);
 		plan.seq_len = seq_len;
 		if (input_attn() != ANALYTIC_ATTN_NATIVE)

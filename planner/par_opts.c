@@ -72,6 +72,16 @@ par_opts_parse(struct par_opts *p, struct search_opts *so, int c,
 		input_set_bf16_layers(p->bf16_first, p->bf16_last);
 		return 1;
 	}
+	case PAR_OPT_MODULE_PREC: {
+		unsigned char sp[ANALYTIC_SITES];
+		char err[200];
+
+		if (analytic_site_prec_parse(arg, sp, err, sizeof(err)))
+			cli_usage_error("--module-precision: %s", err);
+		input_set_site_prec(sp);
+		p->mixed = 1;
+		return 1;
+	}
 	case PAR_OPT_DOC_LEN:
 		p->doc_len = cli_long("--doc-len", arg, 1, 1L << 24);
 		input_set_doc_len(p->doc_len);
@@ -519,6 +529,7 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 	co->optimizer = p->optimizer;
 	co->bf16_most = p->bf16_first > p->bf16_last ? p->bf16_first
 						     : p->bf16_last;
+	co->mixed = p->mixed;
 	co->offload_blocks = p->offload_blocks;
 	if (p->offload_blocks > 0) {
 		/* Megatron offloads fewer layers than the model has
@@ -545,12 +556,16 @@ par_opts_cost(const struct par_opts *p, struct cost_opts *co,
 					"%d transformer blocks",
 					p->bf16_first, p->bf16_last, nb);
 	}
+	if (p->mixed && !model_prec_quantised(co->precision))
+		cli_usage_error("--module-precision sets the precision of an "
+				"FP8 or NVFP4 model's linear layers: give "
+				"--precision fp8 or nvfp4");
 	if (p->have_rt &&
 	    runtime_check_train(&p->rt, co->precision,
 				co->fp8_recipe >= 0 ? co->fp8_recipe
 						    : p->rt.fp8_recipe,
-				co->bf16_most, co->optimizer, why,
-				sizeof(why)))
+				co->bf16_most, co->mixed, co->optimizer,
+				why, sizeof(why)))
 		cli_usage_error("%s", why);
 }
 
@@ -611,7 +626,16 @@ par_opts_usage(FILE *fp)
 		"N) blocks of\n"
 		"                           an FP8 or NVFP4 model in 16 bits "
 		"(Megatron's\n"
-		"                           --first-last-layers-bf16)\n",
+		"                           --first-last-layers-bf16)\n"
+		"      --module-precision LIST  SITE=P,...: an FP8 or NVFP4 "
+		"model's linears of\n"
+		"                           a kind (qkv, proj, fc1, fc2, "
+		"experts, shared-experts,\n"
+		"                           latent, mamba-in, mamba-out, mtp) "
+		"at P: bf16,\n"
+		"                           tensorwise, blockwise, mxfp8 or "
+		"nvfp4 (Megatron's\n"
+		"                           --te-precision-config-file)\n",
 	      fp);
 }
 

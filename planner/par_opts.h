@@ -4,7 +4,8 @@
  * --fusions, --attention-kernel, --sequence-parallel, --context-parallel, --expert-parallel,
  * --expert-tensor-parallel, --moe-imbalance, --capacity-factor, --interleave,
  * --optimizer-sharding, --zero, --shard-group, --offload, --optimizer,
- * --lora, --lora-targets, --doc-len and --bf16-layers.  One parser
+ * --lora, --lora-targets, --doc-len, --bf16-layers and --module-precision.
+ * One parser
  * and one set of checks, so a value means the same in both and is refused
  * with the same message.
  */
@@ -47,6 +48,7 @@ enum par_opt {
 	PAR_OPT_LORA_TARGETS,
 	PAR_OPT_DOC_LEN,
 	PAR_OPT_BF16_LAYERS,
+	PAR_OPT_MODULE_PREC,
 };
 
 /* The struct option entries, for a program's longopts table. */
@@ -74,7 +76,8 @@ enum par_opt {
 	{"lora", required_argument, NULL, PAR_OPT_LORA},                     \
 	{"lora-targets", required_argument, NULL, PAR_OPT_LORA_TARGETS},     \
 	{"doc-len", required_argument, NULL, PAR_OPT_DOC_LEN},               \
-	{"bf16-layers", required_argument, NULL, PAR_OPT_BF16_LAYERS}
+	{"bf16-layers", required_argument, NULL, PAR_OPT_BF16_LAYERS},        \
+	{"module-precision", required_argument, NULL, PAR_OPT_MODULE_PREC}
 
 struct par_opts {
 	struct runtime rt;       /* --runtime, when have_rt */
@@ -114,6 +117,8 @@ struct par_opts {
 	long doc_len;            /* --doc-len; 0: the model's */
 	int bf16_first, bf16_last; /* --bf16-layers: blocks kept in 16
 				      bits at the start, at the end */
+	int mixed;               /* --module-precision given (the input's
+				    analytic_opts site_prec) */
 };
 
 /* The defaults of plan mode. */

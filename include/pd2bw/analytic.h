@@ -130,6 +130,51 @@ extern const char *const analytic_attn_names[];
  */
 double analytic_attn_eff(const struct gpu_spec *g, int attn);
 
+/*
+ * The kinds of linear layer --module-precision names, as Transformer
+ * Engine's per-module precision config names Megatron-Core's modules
+ * (megatron/core/quantization/quant_config.py, matched on the module's
+ * path): a block's attention QKV and output projections, its dense MLP's
+ * two, the routed experts' (both), the shared experts', LatentMoE's
+ * projections to and from the latent width, a Mamba mixer's input and
+ * output projections, and the multi-token-prediction modules whole.
+ */
+enum analytic_site {
+	ANALYTIC_SITE_QKV,
+	ANALYTIC_SITE_PROJ,
+	ANALYTIC_SITE_FC1,
+	ANALYTIC_SITE_FC2,
+	ANALYTIC_SITE_EXPERTS,
+	ANALYTIC_SITE_SHARED,
+	ANALYTIC_SITE_LATENT,
+	ANALYTIC_SITE_MAMBA_IN,
+	ANALYTIC_SITE_MAMBA_OUT,
+	ANALYTIC_SITE_MTP,
+	ANALYTIC_SITES
+};
+/* "qkv", "proj", "fc1", "fc2", "experts", "shared-experts", "latent",
+ * "mamba-in", "mamba-out", "mtp"; NULL-terminated */
+extern const char *const analytic_site_names[];
+/* A site's precision (struct analytic_opts site_prec): 0 the model's;
+ * 16 bits; NVFP4; FP8 with recipe r (enum model_fp8) ANALYTIC_MP_FP8 + r. */
+#define ANALYTIC_MP_16 1
+#define ANALYTIC_MP_NVFP4 2
+#define ANALYTIC_MP_FP8 8
+/*
+ * Parse a --module-precision list, "SITE=PREC,..." (PREC bf16, delayed,
+ * tensorwise, blockwise, mxfp8 or nvfp4; a site at most once) into out
+ * (ANALYTIC_SITES entries, the others 0).  0, or -1 with the problem in
+ * err (naming the item).
+ */
+int analytic_site_prec_parse(const char *spec, unsigned char *out,
+			     char *err, size_t n);
+/* The canonical form of site_prec (sites in enum order), "" when none
+ * is set; into buf of n bytes. */
+void analytic_site_prec_format(const unsigned char *site_prec, char *buf,
+			       size_t n);
+/* Whether any site's precision is set. */
+int analytic_site_prec_any(const unsigned char *site_prec);
+
 struct analytic_opts {
 	unsigned fusions;   /* ANALYTIC_FUSE_* bits (default: all) */
 	int fp8_recipe;     /* enum model_fp8 of an fp8 model (default:
@@ -138,6 +183,9 @@ struct analytic_opts {
 	    bf16_last;      /* blocks at the start and at the end kept in
 			       16 bits (Megatron-Core's first_last_layers_
 			       bf16; default 0, 0) */
+	unsigned char site_prec[ANALYTIC_SITES]; /* of a quantised model,
+			       each kind of linear layer's precision
+			       (ANALYTIC_MP_*; default 0: the model's) */
 	unsigned rc_modules; /* ANALYTIC_RC_* bits of the selective point
 				(default: core_attn) */
 	int attn;           /* enum analytic_attn (default: native) */

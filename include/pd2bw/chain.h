@@ -45,6 +45,9 @@ struct chain {
 	int *kind;            /* [L] enum prof_kind */
 	int *bf16;            /* [L] a quantised model's block kept in 16
 				 bits (the profile's bf16) */
+	int64_t *p16;         /* [L] of a layer's parameters, those held in
+				 16 bits without quantised copies (the
+				 profile's params16) */
 	double *half;         /* [L] 0.5 for a one-sublayer block, else 1 */
 	int *block_no;        /* [L] index among the transformer blocks,
 				 from 0; -1 for other layers */

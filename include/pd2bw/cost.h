@@ -48,6 +48,9 @@ struct cost_opts {
 				  bits at either end, the larger count
 				  (analytic_opts bf16_first, _last; 0:
 				  none), which not every runtime runs */
+	int mixed;             /* linear layers at precisions of their own
+				  (analytic_opts site_prec), which
+				  Megatron-Core alone runs */
 	/* enum runtime_id of every candidate, or -1: the default runtime
 	 * of each schedule (runtime_default_for) */
 	int runtime;
@@ -703,8 +706,8 @@ cost_mem_add(struct cost_mem *m, const struct chain *c, int k, int j, int r)
 	m->eparams += c->eparams[j];
 	if (m->mdelta < 0)
 		m->mparams += c->mparams[j];
-	if (m->w16 != 0 && c->bf16 && c->bf16[j])
-		m->m16 += c->mparams[j];
+	if (m->w16 != 0 && c->p16)
+		m->m16 += c->p16[j];
 	if ((double)c->params[j] > m->big_params)
 		m->big_params = (double)c->params[j];
 	if (m->gather > 0) {

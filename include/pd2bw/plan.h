@@ -180,6 +180,9 @@ struct plan {
 	int lora_rank;    /* LoRA adapters' rank (--lora); 0: full training */
 	int bf16_first,   /* a quantised model's blocks kept in 16 bits at */
 	    bf16_last;    /* the start and at the end (--bf16-layers) */
+	char *module_precision; /* its linears' precisions by kind,
+				   "SITE=P,..." (--module-precision;
+				   owned), NULL: the model's */
 	char *lora_targets; /* the linears they train on (--lora-targets;
 			       owned), NULL: all four */
 	double trainable; /* the parameters trained over the model's (LoRA's

@@ -104,6 +104,11 @@ struct prof_layer {
 				   model kept in 16 bits (--bf16-layers):
 				   no quantised weight copies, 16-bit
 				   tensor-parallel traffic */
+	int64_t params16;       /* in memory only: of params, those a
+				   quantised model holds in 16 bits without
+				   quantised copies (a --bf16-layers block's
+				   muon_params, or the linears
+				   --module-precision keeps in 16 bits) */
 	struct prof_point *pt;  /* [nmb], owned */
 };
 

@@ -259,16 +259,18 @@ int runtime_check(const struct runtime *rt, int sched, int d, int t, int v,
 		  int zero, int rc, char *buf, size_t n);
 
 /*
- * Whether rt trains in precision prec (enum model_prec) with optimizer
- * optim (enum cost_optimizer): 0, or -1 with why in buf.
+ * Whether rt trains in precision prec (enum model_prec), FP8 recipe fp8r,
+ * bf16 blocks kept in 16 bits at either end, linear layers at precisions
+ * of their own (mixed: --module-precision) and optimizer optim (enum
+ * cost_optimizer): 0, or -1 with why in buf.
  */
 /* Whether rt keeps most blocks in 16 bits at either end of nblocks over
  * d stages (Megatron-Core: at most a stage's share, transformer_config.py:
  * 1533-1560); -1 with why in buf when not. */
 int runtime_check_bf16(const struct runtime *rt, int most, int nblocks,
 		       int d, char *buf, size_t n);
-int runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16, int optim,
-			char *buf, size_t n);
+int runtime_check_train(const struct runtime *rt, int prec, int fp8r,
+			int bf16, int mixed, int optim, char *buf, size_t n);
 
 /*
  * Whether rt can run context-parallel degree cp and expert-parallel

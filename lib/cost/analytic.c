@@ -142,6 +142,14 @@ struct shape {
 	int lora_on;        /* pricing a block: its linears carry adapters */
 	unsigned lora_mask; /* ... those of these ANALYTIC_LORA_* bits */
 	unsigned lora_site; /* the linear being priced (ANALYTIC_LORA_*) */
+	const unsigned char *site_prec; /* --module-precision (struct
+			       analytic_opts), or NULL */
+	int psite;          /* the linear being priced (enum
+			       analytic_site), -1 none */
+	int in_mtp;         /* pricing a multi-token-prediction module */
+	double p16;         /* weights the forward ran in 16 bits where
+			       --module-precision keeps them so (elements,
+			       summed while pricing a block) */
 	double doc;         /* tokens per document (packed sequences: the
 			       model's doc_len), s when one fills it */
 	double afrac;       /* share of the s x s blocks a fused attention
@@ -577,6 +585,115 @@ gemm_dims(struct shape *sh, double m, double k, double n, double E)
 }
 
 /*
+ * The precision --module-precision gives the linear being priced (the
+ * multi-token-prediction modules' for every linear in them), as Megatron-
+ * Core's per-module precision config overrides a module's quantisation
+ * recipe (megatron/core/extensions/transformer_engine.py TEQuantization-
+ * Params, _get_fp8_model_init_for_quant_recipe, 212-300 at d98e8a6): a
+ * linear the run quantises runs in 16 bits, at another FP8 recipe or in
+ * NVFP4; one that would run in 16 bits (--bf16-layers' blocks, the head)
+ * keeps them (TransformerEngineMixedPrecision.md, "Design Goals").
+ * prec_enter() sets sh's quantisation for it, prec_leave() restores.
+ */
+struct prec_state {
+	int fp8, fp4, fp8r;
+	double qb;
+};
+
+static int
+site_mp(const struct shape *sh)
+{
+	int site = sh->psite;
+
+	if (!sh->site_prec)
+		return 0;
+	if (sh->in_mtp && sh->site_prec[ANALYTIC_SITE_MTP])
+		return sh->site_prec[ANALYTIC_SITE_MTP];
+	/* a block's four linears are LoRA's sites too */
+	if (site < 0)
+		site = sh->lora_site == ANALYTIC_LORA_QKV    ? ANALYTIC_SITE_QKV
+		       : sh->lora_site == ANALYTIC_LORA_PROJ ? ANALYTIC_SITE_PROJ
+		       : sh->lora_site == ANALYTIC_LORA_FC1  ? ANALYTIC_SITE_FC1
+		       : sh->lora_site == ANALYTIC_LORA_FC2  ? ANALYTIC_SITE_FC2
+							     : -1;
+	return site >= 0 ? sh->site_prec[site] : 0;
+}
+
+/* Price what follows as site's linears; returns the site before. */
+static int
+site_set(struct shape *sh, int site)
+{
+	int was = sh->psite;
+
+	sh->psite = site;
+	return was;
+}
+
+static void
+prec_enter(struct shape *sh, struct prec_state *s)
+{
+	int mp = site_mp(sh);
+
+	s->fp8 = sh->fp8;
+	s->fp4 = sh->fp4;
+	s->fp8r = sh->fp8r;
+	s->qb = sh->qb;
+	if (!mp || !sh->fp8)
+		return;
+	sh->fp8 = mp != ANALYTIC_MP_16;
+	sh->fp4 = mp == ANALYTIC_MP_NVFP4;
+	if (mp >= ANALYTIC_MP_FP8)
+		sh->fp8r = mp - ANALYTIC_MP_FP8;
+	sh->qb = model_prec_quant_bytes(sh->fp4 ? MODEL_NVFP4 : MODEL_FP8);
+}
+
+static void
+prec_leave(struct shape *sh, const struct prec_state *s)
+{
+	sh->fp8 = s->fp8;
+	sh->fp4 = s->fp4;
+	sh->fp8r = s->fp8r;
+	sh->qb = s->qb;
+}
+
+/* The linear a block's MLP input (its pre-norm's output) feeds: the
+ * dense MLP's first, LatentMoE's projection, or the routed experts'. */
+static int
+mlp_in_site(const struct shape *sh)
+{
+	return !sh->moe ? ANALYTIC_SITE_FC1
+	       : sh->lat ? ANALYTIC_SITE_LATENT
+			 : ANALYTIC_SITE_EXPERTS;
+}
+
+/* What a value of a GEMM input the forward saves for the weight gradient
+ * spares against 16 bits when it is kept as the quantised copy: e - qb
+ * where site's linear runs quantised, else 0. */
+static double
+site_qsave(struct shape *sh, int site)
+{
+	struct prec_state ps;
+	int was = site_set(sh, site);
+	double d;
+
+	prec_enter(sh, &ps);
+	d = sh->fp8 ? sh->e - sh->qb : 0;
+	prec_leave(sh, &ps);
+	site_set(sh, was);
+	return d;
+}
+
+/* A forward GEMM's k x n weight, counted where the run quantises it and
+ * --module-precision keeps it in 16 bits (its quantised copies not held:
+ * the layer's params16). */
+static void
+count_p16(struct shape *sh, const struct prec_state *s, double w)
+{
+	if (s->fp8 && !sh->fp8 && sh->ks_pass == KERNEL_PASS_FWD)
+		sh->p16 += w;
+}
+
+/*
  * One GEMM [M x K] x [K x N] with extra bytes (fp32 accumulation).  In an
  * FP8 layer its [M x K] operand is quantised first, at q, over M / qdiv
  * of its rows (qdiv t: the sequence-parallel shard, quantised before the
@@ -589,8 +706,13 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 	enum quant_at q, double qdiv)
 {
 	double t = 0, eff = analytic_gemm_shape_eff(sh->g->sms, M, K, N);
-	int fp8 = sh->fp8;
+	struct prec_state ps;
+	int fp8;
 
+	prec_enter(sh, &ps);
+	if (q != Q_SAVED)
+		count_p16(sh, &ps, K * N);
+	fp8 = sh->fp8;
 	/* torchao's rowwise_with_gw_hp: the weight gradient (the GEMM on
 	 * the forward's saved operands) in 16 bits (torchao/float8/
 	 * config.py ROWWISE_WITH_GW_HP: input_t_hp @ grad_output_hp) */
@@ -609,6 +731,7 @@ gemm_op(struct shape *sh, double M, double K, double N, double extra,
 			       M * N * sh->e + extra,
 		       eff, "gemm");
 	sh->fp8 = fp8;
+	prec_leave(sh, &ps);
 	return t;
 }
 
@@ -1352,8 +1475,13 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	 double extra, double eff)
 {
 	double t = 0, bytes, k = sh->nel > 1 ? sh->nel : 1;
+	struct prec_state ps;
 	int i;
 
+	prec_enter(sh, &ps);
+	/* the forward's: the GPU's k experts' weights (gemm_dims()) */
+	if (a_elems > 0)
+		count_p16(sh, &ps, sh->gk * sh->gn * k);
 	if (sh->fp8) {
 		/* the experts' operands are quantised by one fused
 		 * multi-tensor cast-transpose under the delayed recipe (no
@@ -1373,6 +1501,7 @@ group_op(struct shape *sh, double flops, double a_elems, double other_elems,
 	for (i = 0; i < (int)k; i++)
 		t += kernel_ms(sh, OP_GEMM, flops / k, bytes / k, eff,
 			       "experts gemm");
+	prec_leave(sh, &ps);
 	return t;
 }
 
@@ -1471,8 +1600,14 @@ static double
 fp8_pad_ms(struct shape *sh, int after)
 {
 	double R = sh->ntok * sh->imb, x = 2 * R * sh->eh * sh->e;
+	struct prec_state ps;
+	int fp8;
 
-	if (!sh->fp8)
+	/* the experts' precision (--module-precision) */
+	prec_enter(sh, &ps);
+	fp8 = sh->fp8;
+	prec_leave(sh, &ps);
+	if (!fp8)
 		return 0;
 	if (after)
 		return op_ms(sh, OP_VEC, 0, x);
@@ -1589,14 +1724,17 @@ moe_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
 	double E = sh->ne, sf = sh->sf, w = sh->eh, t, nl = n / sp_div(sh);
+	int was;
 
 	t = router_ms(sh, 0);
 	t += op_named(sh, "router top-k", OP_VEC, 8 * nl * E,
 		      8 * nl * E + 12 * M);
 	/* LatentMoE: the tokens down to the experts' width, in the
 	 * preprocessing (moe_layer.py:488-490 at d98e8a6) */
+	was = site_set(sh, ANALYTIC_SITE_LATENT);
 	if (sh->lat)
 		t += gemm_ms(sh, nl, h, w);
+	site_set(sh, ANALYTIC_SITE_EXPERTS);
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 0);
 	else
@@ -1623,8 +1761,10 @@ moe_ms(struct shape *sh)
 		t += op_named(sh, "unpermute", OP_VEC, 2 * M * w,
 			      M * w * e + nl * w * e + 4 * M);
 	/* ... and back to h after the combine (moe_layer.py:591-592) */
+	site_set(sh, ANALYTIC_SITE_LATENT);
 	if (sh->lat)
 		t += gemm_ms(sh, nl, w, h);
+	site_set(sh, ANALYTIC_SITE_SHARED);
 	sh->shf = 0;
 	if (sf) {
 		double t0 = t;
@@ -1641,6 +1781,7 @@ moe_ms(struct shape *sh)
 			      3 * n * h * e);
 		sh->shf = t - t0;
 	}
+	site_set(sh, was);
 	return t;
 }
 
@@ -1649,6 +1790,7 @@ moe_bwd_ms(struct shape *sh)
 {
 	double n = sh->n, h = sh->h, e = sh->e, M = sh->ntok, fe = sh->fe;
 	double E = sh->ne, sf = sh->sf, w = sh->eh, t = 0, nl = n / sp_div(sh);
+	int was = site_set(sh, ANALYTIC_SITE_SHARED);
 
 	if (sf) {
 		t += op_named(sh, "shared experts add", OP_VEC, n * h,
@@ -1662,8 +1804,10 @@ moe_bwd_ms(struct shape *sh)
 			t += gemm_bwd_ms(sh, n, h, sf);
 		}
 	}
+	site_set(sh, ANALYTIC_SITE_LATENT);
 	if (sh->lat)
 		t += gemm_bwd_ms(sh, nl, w, h);
+	site_set(sh, ANALYTIC_SITE_EXPERTS);
 	/* un-permutation: gradients of the rows and of the probabilities */
 	if (sh->dd)
 		t += dense_dispatch_ms(sh, 1);
@@ -1686,8 +1830,10 @@ moe_bwd_ms(struct shape *sh)
 	if (!sh->dd)
 		t += op_named(sh, "permute", OP_VEC, M * w,
 			      M * w * e + nl * w * e + 8 * M);
+	site_set(sh, ANALYTIC_SITE_LATENT);
 	if (sh->lat)
 		t += gemm_bwd_ms(sh, nl, h, w);
+	site_set(sh, was);
 	sh->gnk = sh->nk;
 	t += op_named(sh, "router top-k", OP_VEC, 8 * nl * E, 12 * nl * E);
 	return t + router_ms(sh, 1);
@@ -1797,8 +1943,10 @@ mamba_fwd_ms(struct shape *sh)
 {
 	double n = sh->n, e = sh->e, h = sh->h, di = sh->mdi;
 	double gN = sh->mg * sh->mN, t;
+	int was = site_set(sh, ANALYTIC_SITE_MAMBA_IN);
 
 	t = norm_ms(sh) + gemm_norm_ms(sh, n, h, sh->min);
+	site_set(sh, was);
 	if (sh->b > 1)
 		t += op_named(sh, "mamba transpose", OP_VEC, 0,
 			      2 * n * sh->min * e);
@@ -1812,7 +1960,10 @@ mamba_fwd_ms(struct shape *sh)
 			      2 * n * di * e);
 	t += op_named(sh, "gated norm", OP_VEC, 4 * n * di,
 		      2 * n * di * e + n * sh->mg * 4);
-	return t + gemm_ms(sh, n, di, h) + dropadd_ms(sh);
+	site_set(sh, ANALYTIC_SITE_MAMBA_OUT);
+	t += gemm_ms(sh, n, di, h);
+	site_set(sh, was);
+	return t + dropadd_ms(sh);
 }
 
 static double
@@ -1821,8 +1972,10 @@ mamba_bwd_ms(struct shape *sh)
 	double n = sh->n, e = sh->e, h = sh->h, di = sh->mdi;
 	double gN = sh->mg * sh->mN, conv = di + 2 * gN;
 	double st = ssd_state_bytes(sh), cb = n * sh->mg * sh->mQ * 4, t;
+	int was = site_set(sh, ANALYTIC_SITE_MAMBA_OUT);
 
 	t = dropadd_bwd_ms(sh) + gemm_bwd_row_ms(sh, n, di, h);
+	site_set(sh, was);
 	t += op_named(sh, "gated norm", OP_VEC, 8 * n * di,
 		      3 * n * di * e + n * sh->mg * 4);
 	if (sh->b > 1)
@@ -1851,7 +2004,10 @@ mamba_bwd_ms(struct shape *sh)
 	if (sh->b > 1)
 		t += op_named(sh, "mamba transpose", OP_VEC, 0,
 			      2 * n * sh->min * e);
-	return t + gemm_bwd_ms(sh, n, h, sh->min) + norm_bwd_ms(sh);
+	site_set(sh, ANALYTIC_SITE_MAMBA_IN);
+	t += gemm_bwd_ms(sh, n, h, sh->min);
+	site_set(sh, was);
+	return t + norm_bwd_ms(sh);
 }
 
 /*
@@ -1863,9 +2019,10 @@ mamba_bwd_ms(struct shape *sh)
  * quantised copy under FP8).
  */
 static double
-mamba_stash(const struct shape *sh)
+mamba_stash(struct shape *sh)
 {
-	double n = sh->n, e = sh->e, g = sh->fp8 ? sh->qb : e;
+	double n = sh->n, e = sh->e;
+	double g = e - site_qsave(sh, ANALYTIC_SITE_MAMBA_OUT);
 
 	return n * sh->min * e + n * sh->mdi * (2 * e + g) + n * sh->mg * 4;
 }
@@ -1886,7 +2043,10 @@ sublayer_stash(struct shape *sh)
 		st += n * h;
 	st /= sp;
 	if (sh->fp8)
-		st -= (e - sh->qb) * n * h / sp;
+		st -= site_qsave(sh, sh->mamba	      ? ANALYTIC_SITE_MAMBA_IN
+				     : sh->has_attn ? ANALYTIC_SITE_QKV
+						    : mlp_in_site(sh)) *
+		      n * h / sp;
 	if (sh->mamba)
 		return st + mamba_stash(sh);
 	if (sh->has_attn) {
@@ -1899,7 +2059,7 @@ sublayer_stash(struct shape *sh)
 			      norm_x_stash(sh, qkn);
 		}
 		if (sh->fp8)
-			st -= (e - sh->qb) * n * sh->ht;
+			st -= site_qsave(sh, ANALYTIC_SITE_PROJ) * n * sh->ht;
 		return st;
 	}
 	if (sh->moe)
@@ -1907,9 +2067,10 @@ sublayer_stash(struct shape *sh)
 	else
 		st += (sh->swiglu ? 3 + unfused_glu(sh) : 2) * n * sh->ft * e;
 	if (sh->fp8)
-		st -= (e - sh->qb) * (sh->moe ? sh->ntok * (sh->eh + sh->fe) +
-							n * sh->sf
-					      : n * sh->ft);
+		st -= sh->moe ? site_qsave(sh, ANALYTIC_SITE_EXPERTS) *
+					sh->ntok * (sh->eh + sh->fe) +
+				site_qsave(sh, ANALYTIC_SITE_SHARED) * n * sh->sf
+			      : site_qsave(sh, ANALYTIC_SITE_FC2) * n * sh->ft;
 	return st;
 }
 
@@ -1990,11 +2151,15 @@ block_stash(struct shape *sh)
 	 * outputs feeding QKV and the MLP, the context feeding the
 	 * projection, the activation feeding the second MLP GEMM */
 	if (sh->fp8)
-		st -= (e - sh->qb) * (2 * n * h / (sh->sp ? sh->t : 1) +
-				 n * sh->ht +
-				 (sh->moe ? sh->ntok * (sh->eh + sh->fe) +
-						    n * sh->sf
-					  : n * sh->ft));
+		st -= (site_qsave(sh, ANALYTIC_SITE_QKV) +
+		       site_qsave(sh, mlp_in_site(sh))) *
+			      n * h / (sh->sp ? sh->t : 1) +
+		      site_qsave(sh, ANALYTIC_SITE_PROJ) * n * sh->ht +
+		      (sh->moe ? site_qsave(sh, ANALYTIC_SITE_EXPERTS) *
+					 sh->ntok * (sh->eh + sh->fe) +
+				 site_qsave(sh, ANALYTIC_SITE_SHARED) * n *
+					 sh->sf
+			       : site_qsave(sh, ANALYTIC_SITE_FC2) * n * sh->ft);
 	return st;
 }
 
@@ -2819,6 +2984,7 @@ analytic_opts_init(struct analytic_opts *o)
 	o->dense_dispatch = 0;
 	o->fp8_recipe = FP8_DELAYED;
 	o->bf16_first = o->bf16_last = 0;
+	memset(o->site_prec, 0, sizeof(o->site_prec));
 	o->attn = ANALYTIC_ATTN_NATIVE;
 	o->rc_modules = ANALYTIC_RC_CORE_ATTN;
 }
@@ -2863,6 +3029,149 @@ analytic_profile_opts(struct profile *p, const struct model *m,
 
 const char *const analytic_attn_names[] = {"native", "fa2", "triton",
 					   "fp8", NULL};
+
+const char *const analytic_site_names[] = {
+	"qkv", "proj", "fc1", "fc2", "experts", "shared-experts", "latent",
+	"mamba-in", "mamba-out", "mtp", NULL,
+};
+
+/* A site's precision by name: bf16, an FP8 recipe, nvfp4; 0 unknown.
+ * Delayed scaling is outside a per-module config (transformer_engine.py
+ * TEQuantizationRecipe.parse_from_config, 190-191 at d98e8a6), and so
+ * are torchao's rowwise recipes (Megatron-Core has none). */
+static int
+site_prec_named(const char *s, size_t n)
+{
+	static const struct {
+		const char *name;
+		int mp;
+	} names[] = {
+		{"bf16", ANALYTIC_MP_16},
+		{"tensorwise", ANALYTIC_MP_FP8 + FP8_TENSORWISE},
+		{"blockwise", ANALYTIC_MP_FP8 + FP8_BLOCKWISE},
+		{"mxfp8", ANALYTIC_MP_FP8 + FP8_MXFP8},
+		{"nvfp4", ANALYTIC_MP_NVFP4},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
+			return names[i].mp;
+	return 0;
+}
+
+static const char *
+site_prec_name(int mp)
+{
+	switch (mp) {
+	case ANALYTIC_MP_16:
+		return "bf16";
+	case ANALYTIC_MP_NVFP4:
+		return "nvfp4";
+	case ANALYTIC_MP_FP8 + FP8_TENSORWISE:
+		return "tensorwise";
+	case ANALYTIC_MP_FP8 + FP8_BLOCKWISE:
+		return "blockwise";
+	case ANALYTIC_MP_FP8 + FP8_MXFP8:
+		return "mxfp8";
+	default:
+		return NULL;
+	}
+}
+
+/* analytic.h */
+int
+analytic_site_prec_parse(const char *spec, unsigned char *out, char *err,
+			 size_t n)
+{
+	const char *p = spec;
+
+	memset(out, 0, ANALYTIC_SITES);
+	if (!*p) {
+		snprintf(err, n, "empty list: give SITE=PRECISION,...");
+		return -1;
+	}
+	while (*p) {
+		const char *end = strchr(p, ','), *eq;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int site, mp;
+
+		eq = memchr(p, '=', len);
+		if (!eq) {
+			snprintf(err, n, "'%.*s': give SITE=PRECISION",
+				 (int)(len > 40 ? 40 : len), p);
+			return -1;
+		}
+		for (site = 0; analytic_site_names[site]; site++)
+			if (strlen(analytic_site_names[site]) ==
+				    (size_t)(eq - p) &&
+			    !strncmp(p, analytic_site_names[site],
+				     (size_t)(eq - p)))
+				break;
+		if (!analytic_site_names[site]) {
+			snprintf(err, n,
+				 "'%.*s': unknown site (qkv, proj, fc1, fc2, "
+				 "experts, shared-experts, latent, mamba-in, "
+				 "mamba-out, mtp)",
+				 (int)(eq - p > 40 ? 40 : eq - p), p);
+			return -1;
+		}
+		mp = site_prec_named(eq + 1, len - (size_t)(eq + 1 - p));
+		if (!mp) {
+			snprintf(err, n,
+				 "'%.*s': unknown precision (bf16, tensorwise, "
+				 "blockwise, mxfp8, nvfp4; delayed scaling is "
+				 "not set module by module)",
+				 (int)(len > 40 ? 40 : len), p);
+			return -1;
+		}
+		if (out[site]) {
+			snprintf(err, n, "site %s given twice",
+				 analytic_site_names[site]);
+			return -1;
+		}
+		out[site] = (unsigned char)mp;
+		p += len;
+		if (*p == ',' && !*++p) {
+			snprintf(err, n, "a trailing ','");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* analytic.h */
+void
+analytic_site_prec_format(const unsigned char *site_prec, char *buf,
+			  size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	if (n)
+		buf[0] = 0;
+	for (i = 0; i < ANALYTIC_SITES; i++) {
+		const char *name = site_prec_name(site_prec[i]);
+
+		if (!name)
+			continue;
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+					"%s%s=%s", len ? "," : "",
+					analytic_site_names[i], name);
+	}
+}
+
+/* analytic.h */
+int
+analytic_site_prec_any(const unsigned char *site_prec)
+{
+	int i;
+
+	for (i = 0; i < ANALYTIC_SITES; i++)
+		if (site_prec[i])
+			return 1;
+	return 0;
+}
 
 double
 analytic_attn_eff(const struct gpu_spec *g, int attn)
@@ -3086,6 +3395,37 @@ analytic_profile_kernels(struct profile *p, const struct model *m,
 		return pd2bw_error("GPU '%s' has no MXFP8 tensor cores "
 				   "(Blackwell); choose --fp8-recipe delayed, "
 				   "tensorwise or blockwise", g->name);
+	/* --module-precision overrides what a quantised model quantises
+	 * (TransformerEngineMixedPrecision.md, "Design Goals"), at
+	 * precisions the GPU runs */
+	if (o && analytic_site_prec_any(o->site_prec)) {
+		int i;
+
+		if (!model_prec_quantised(m->precision))
+			return pd2bw_error("--module-precision sets the "
+					   "precision of an FP8 or NVFP4 "
+					   "model's linear layers: give "
+					   "--precision fp8 or nvfp4");
+		for (i = 0; i < ANALYTIC_SITES; i++) {
+			int mp = o->site_prec[i];
+
+			if (g && mp >= ANALYTIC_MP_FP8 && g->tflops8 <= 0)
+				return pd2bw_error("GPU '%s' has no FP8 "
+						   "tensor cores (%s)", g->name,
+						   analytic_site_names[i]);
+			if (g && mp == ANALYTIC_MP_FP8 + FP8_MXFP8 &&
+			    !g->mxfp8)
+				return pd2bw_error("GPU '%s' has no MXFP8 "
+						   "tensor cores (%s; "
+						   "Blackwell)", g->name,
+						   analytic_site_names[i]);
+			if (g && mp == ANALYTIC_MP_NVFP4 && g->tflops4 <= 0)
+				return pd2bw_error("GPU '%s' has no NVFP4 "
+						   "tensor cores (%s; "
+						   "Blackwell)", g->name,
+						   analytic_site_names[i]);
+		}
+	}
 	if (o && o->attn == ANALYTIC_ATTN_FP8 &&
 	    (m->precision != MODEL_FP8 || !g || g->tflops8 <= 0))
 		return pd2bw_error("FP8 attention needs an FP8 model (--precision "
@@ -3463,7 +3803,9 @@ mtp_point(struct shape *sh, const struct model *m, struct prof_point *pt)
 		 * recomputation is not the head's */
 		sh->fp8 = model_prec_quantised(m->precision);
 		sh->ks_nosel = 1;
+		sh->in_mtp = 1;
 		mtp_module_point(sh, m, &b);
+		sh->in_mtp = 0;
 		sh->ks_nosel = 0;
 		sh->fp8 = 0;
 		head_point(sh, &hd);
@@ -3535,6 +3877,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
 	memset(&sh, 0, sizeof(sh));
+	sh.psite = -1;
+	sh.site_prec = o && analytic_site_prec_any(o->site_prec)
+			       ? o->site_prec
+			       : NULL;
 	sh.g = g;
 	sh.attn_eff = analytic_attn_eff(g, o ? o->attn : ANALYTIC_ATTN_NATIVE);
 	sh.tensor_tflops = m->precision == MODEL_FP32 ? g->tflops32
@@ -3750,7 +4096,39 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			(sh.casts == ANALYTIC_CASTS_TE ||
 			 sh.fp8r == FP8_TENSORWISE);
 
-		p->tp_block_bytes = q ? (1 + ag * sh.qb / sh.e) / 2 : 1;
+		/* --module-precision: the gathers feed the QKV projection
+		 * and the MLP's first linear (the experts' in a MoE block,
+		 * the latent projection's where there is one), each at its
+		 * own precision */
+		double gq[2];
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			int mp = !sh.site_prec ? 0
+				 : k == 0    ? sh.site_prec[ANALYTIC_SITE_QKV]
+				 : sh.site_prec[m->moe.latent
+							? ANALYTIC_SITE_LATENT
+						: m->moe.experts
+							? ANALYTIC_SITE_EXPERTS
+							: ANALYTIC_SITE_FC1];
+			int rcp = mp >= ANALYTIC_MP_FP8 ? mp - ANALYTIC_MP_FP8
+							: sh.fp8r;
+			double a = sh.casts == ANALYTIC_CASTS_TE &&
+						   (mp == ANALYTIC_MP_NVFP4 ||
+						    rcp == FP8_MXFP8 ||
+						    rcp == FP8_BLOCKWISE)
+					   ? 1.5
+					   : 1;
+
+			gq[k] = !mp ? ag * sh.qb / sh.e
+			       : mp == ANALYTIC_MP_16 ? 1
+			       : a * model_prec_quant_bytes(
+					     mp == ANALYTIC_MP_NVFP4
+						     ? MODEL_NVFP4
+						     : MODEL_FP8) /
+					 sh.e;
+		}
+		p->tp_block_bytes = q ? (1 + (gq[0] + gq[1]) / 2) / 2 : 1;
 	}
 	/* Of the block's backward reductions, those of the column-parallel
 	 * layers' input gradients (QKV's and the first MLP GEMM's) run
@@ -3894,7 +4272,16 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			if (m->moe.experts && sh.etp < tp)
 				sh.ntok /= tp;
 			sh.lora_on = sh.lora > 0;
+			sh.p16 = 0;
 			block_point(&sh, &p->layers[1 + r].pt[i]);
+			/* the weights it keeps in 16 bits: the whole block's
+			 * (--bf16-layers) or its linears' that
+			 * --module-precision keeps so */
+			if (!i)
+				p->layers[1 + r].params16 =
+					p->layers[1 + r].bf16
+						? p->layers[1 + r].muon_params
+						: (int64_t)sh.p16;
 			sh.lora_on = 0;
 			sh.fp8 = 0;
 			sh.fp4 = m->precision == MODEL_NVFP4;
@@ -3904,8 +4291,15 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		sh.nk = 0;
 		ks_point(&sh, ks, nruns + 1, i);
 		head_point(&sh, &p->layers[nruns + 1].pt[i]);
+		sh.p16 = 0;
 		if (m->mtp_layers)
 			mtp_point(&sh, m, &p->layers[nruns + 1].pt[i]);
+		/* the modules' weights --module-precision keeps in 16
+		 * bits, each module's set once (model_mtp_weight_sets()) */
+		if (!i && m->mtp_layers)
+			p->layers[nruns + 1].params16 =
+				(int64_t)(sh.p16 / m->mtp_layers) *
+				model_mtp_weight_sets(m);
 		p->layers[nruns + 1].pt[i].kernels = sh.nk;
 	}
 	free(first);

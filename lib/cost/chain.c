@@ -91,6 +91,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->pre_mparams = xcalloc(L + 1, sizeof(int64_t));
 	c->pre_m16 = xcalloc(L + 1, sizeof(int64_t));
 	c->bf16 = xcalloc(L, sizeof(int));
+	c->p16 = xcalloc(L, sizeof(int64_t));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
 	c->pre_nse = xcalloc(L + 1, sizeof(double));
 	/* the expert buffer under expert or tensor parallelism */
@@ -142,8 +143,8 @@ chain_build(struct chain *c, const struct profile *p)
 			c->block_no[j] = ly->kind == PROF_BLOCK ? nblk++ : -1;
 			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
-			c->pre_m16[j + 1] = c->pre_m16[j] +
-					    (ly->bf16 ? c->mparams[j] : 0);
+			c->p16[j] = ly->params16;
+			c->pre_m16[j + 1] = c->pre_m16[j] + c->p16[j];
 			c->bf16[j] = ly->bf16;
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
@@ -262,6 +263,7 @@ chain_release(struct chain *c)
 	free(c->pre_mparams);
 	free(c->pre_m16);
 	free(c->bf16);
+	free(c->p16);
 	free(c->pre_ns);
 	free(c->pre_nse);
 	free(c->epx);

@@ -611,8 +611,18 @@ runtime_check_bf16(const struct runtime *rt, int most, int nblocks, int d,
 
 int
 runtime_check_train(const struct runtime *rt, int prec, int fp8r, int bf16,
-		    int optim, char *buf, size_t n)
+		    int mixed, int optim, char *buf, size_t n)
 {
+	/* precision module by module is Megatron-Core's config file
+	 * (--te-precision-config-file, training/arguments.py:2019-2022 at
+	 * d98e8a6) */
+	if (mixed && rt->id != RUNTIME_MEGATRON_CORE) {
+		why(buf, n, "runtime %s sets no precision module by module "
+			    "(--module-precision is Megatron-Core's "
+			    "--te-precision-config-file)",
+		    runtime_names[rt->id]);
+		return -1;
+	}
 	/* Muon as Megatron-Core runs it (--optimizer muon, arguments.py:
 	 * 2913-2917); NEEDSWORK: DeepSpeed's and torchtitan's own Muon
 	 * are not priced */

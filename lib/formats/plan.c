@@ -53,6 +53,7 @@ plan_release(struct plan *p)
 	free(p->attention);
 	free(p->recompute_modules);
 	free(p->lora_targets);
+	free(p->module_precision);
 	free(p->pipeline_layout);
 	free(p->bind_reason);
 	for (i = 0; i < p->nlayers; i++)
@@ -274,6 +275,8 @@ plan_write(const struct plan *p, const char *path)
 		yml_out_kint(&o, "bf16_first_layers", p->bf16_first);
 	if (p->bf16_last > 0)
 		yml_out_kint(&o, "bf16_last_layers", p->bf16_last);
+	if (p->module_precision)
+		yml_out_kstr(&o, "module_precision", p->module_precision);
 	if (p->lora_targets)
 		yml_out_kstr(&o, "lora_targets", p->lora_targets);
 	if (p->trainable > 0)
@@ -615,6 +618,7 @@ read_plan(struct yml_doc *d, struct plan *p)
 		YK_INT("lora_rank", 0, &p->lora_rank, 1, 65536),
 		YK_INT("bf16_first_layers", 0, &p->bf16_first, 0, 1 << 20),
 		YK_INT("bf16_last_layers", 0, &p->bf16_last, 0, 1 << 20),
+		YK_STR("module_precision", 0, &p->module_precision),
 		YK_STR("lora_targets", 0, &p->lora_targets),
 		YK_DBL("trainable", 0, &p->trainable, 1e-12, 1e6),
 		YK_DBL("weight_bytes", 0, &p->weight_bytes, 0, 64),

@@ -173,8 +173,8 @@ tmpl_check(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	int moe = ep > 1 || chain_eparams(c, 0, c->L - 1) > 0;
 	int fp8r = o->fp8_recipe >= 0 ? o->fp8_recipe : rt->fp8_recipe;
 	int bad_all = runtime_check_train(rt, o->precision, fp8r,
-					  o->bf16_most, o->optimizer, NULL,
-					  0) ||
+					  o->bf16_most, o->mixed, o->optimizer,
+					  NULL, 0) ||
 		      runtime_check_par(rt, cp, ep, NULL, 0) ||
 		      runtime_check_bf16(rt, o->bf16_most, c->nblocks, d,
 					 NULL, 0);
@@ -439,7 +439,8 @@ tmpl_why(const struct search_chain *sc, int ti, const struct cost_opts *o,
 	if (!runtime_check_train(rt, o->precision,
 				 o->fp8_recipe >= 0 ? o->fp8_recipe
 						    : rt->fp8_recipe,
-				 o->bf16_most, o->optimizer, why, n) &&
+				 o->bf16_most, o->mixed, o->optimizer, why,
+				 n) &&
 	    !runtime_check_bf16(rt, o->bf16_most, sc[ti].c->nblocks, d, why,
 				n) &&
 	    !runtime_check_par(rt, cp, ep, why, n) &&

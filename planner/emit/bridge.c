@@ -1099,6 +1099,18 @@ emit_bridge(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 		fprintf(fp, "checkpoint:\n");
 		kstr(fp, "ckpt_format", "fsdp_dtensor");
 	}
+	/* Megatron-Bridge takes a per-module config as a Python object
+	 * (model.quant_recipe, a RecipeConfig: perf_recipes/nemotronh/
+	 * gb300/nemotronh.py:199 at 067f987), which no override names */
+	if (p->module_precision) {
+		emit_mcore_release(&mc);
+		return pd2bw_error("--emit megatron-bridge: the plan sets the "
+				   "precision module by module (%s), which "
+				   "Megatron-Bridge takes as a Python "
+				   "RecipeConfig (model.quant_recipe), not an "
+				   "override; emit megatron",
+				   p->module_precision);
+	}
 	mp = bridge_preset(in, prec, &gathers);
 	/* the blocks the preset keeps in bf16: the current-scaling one the
 	 * first and the last (mixed_precision.py:296-303 at 067f987), the

@@ -159,6 +159,20 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 	input_set_doc_len(p.doc_len);
 	input_set_lora(p.lora_rank);
 	input_set_bf16_layers(p.bf16_first, p.bf16_last);
+	{
+		unsigned char sp[ANALYTIC_SITES];
+		char err[200];
+
+		memset(sp, 0, sizeof(sp));
+		if (p.module_precision &&
+		    analytic_site_prec_parse(p.module_precision, sp, err,
+					     sizeof(err))) {
+			pd2bw_error("%s: bad module_precision: %s", plan_path,
+				    err);
+			goto out;
+		}
+		input_set_site_prec(sp);
+	}
 	if (p.lora_targets) {
 		unsigned lt;
 
@@ -211,6 +225,7 @@ emit_from_plan(const struct emit_req *r, int n, const char *plan_path)
 			     p.version_bytes, p.context_gib, p.frag);
 	co.fp8_recipe = r8;
 	co.bf16_most = p.bf16_first > p.bf16_last ? p.bf16_first : p.bf16_last;
+	co.mixed = p.module_precision != NULL;
 	co.optimizer = p.optimizer;
 	co.offload_blocks = p.offload ? p.offload_blocks : 0;
 

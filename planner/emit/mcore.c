@@ -130,7 +130,7 @@ emit_mcore_init(struct emit_mcore *mc, const struct emit_in *in,
 
 		runtime_init(&rt, RUNTIME_MEGATRON_CORE);
 		if (runtime_check_train(&rt, in->o->precision,
-					in->o->fp8_recipe, most, PLAN_ADAM,
+					in->o->fp8_recipe, most, 0, PLAN_ADAM,
 					why, sizeof(why)) ||
 		    runtime_check_bf16(&rt, most, sh->nblocks, p->d, why,
 				       sizeof(why)))

@@ -58,6 +58,103 @@ arg_str(FILE *fp, const char *flag, const char *s)
 }
 
 /*
+ * A plan's precision module by module (module_precision) as Megatron-
+ * Core's per-module config, the YAML --te-precision-config-file reads
+ * (megatron/core/quantization/quant_config.py RecipeConfig, matchers in
+ * order, the first enabled glob to match a module's path wins, fnmatch;
+ * extensions/transformer_engine.py TEQuantizationParams, 212-260, each
+ * config a training_recipe of fp8_quantization_recipe or
+ * fp4_quantization_recipe, {} for 16 bits; at d98e8a6), on the module
+ * names Megatron-Core gives them (attention.py:413, 1692, multi_latent_
+ * attention.py:510-604, mlp.py:219-240, moe/experts.py:217-236,
+ * moe/moe_layer.py:279-346, ssm/mamba_mixer.py:281, 437, gpt_model.py:
+ * 245).  The file is written where the arguments are sourced, under
+ * $TMPDIR, one per shell.
+ */
+static const char *
+te_config_name(int mp)
+{
+	return mp == ANALYTIC_MP_16	 ? "bf16"
+	       : mp == ANALYTIC_MP_NVFP4 ? "nvfp4"
+					 : model_fp8_names[mp - ANALYTIC_MP_FP8];
+}
+
+static int
+te_precision_args(FILE *fp, const struct plan *p)
+{
+	static const char *const pat[ANALYTIC_SITES][3] = {
+		{"*.self_attention.linear_q*", "*.self_attention.linear_kv*",
+		 NULL},
+		{"*.self_attention.linear_proj", NULL, NULL},
+		{"*.mlp.linear_fc1", NULL, NULL},
+		{"*.mlp.linear_fc2", NULL, NULL},
+		{"*.mlp.experts.linear_fc1", "*.mlp.experts.linear_fc2", NULL},
+		{"*.mlp.shared_experts.linear_fc1",
+		 "*.mlp.shared_experts.linear_fc2", NULL},
+		{"*.mlp.fc1_latent_proj", "*.mlp.fc2_latent_proj", NULL},
+		{"*.mixer.in_proj", NULL, NULL},
+		{"*.mixer.out_proj", NULL, NULL},
+		{"mtp.*", NULL, NULL},
+	};
+	unsigned char sp[ANALYTIC_SITES];
+	char err[200], name[32];
+	int used[256] = {0}, i, j, k;
+
+	if (!p->module_precision)
+		return 0;
+	if (analytic_site_prec_parse(p->module_precision, sp, err,
+				     sizeof(err)))
+		return pd2bw_error("--emit megatron: the plan's "
+				   "module_precision: %s", err);
+	fprintf(fp, "# Precision module by module, as priced (%s):\n"
+		    "# Megatron-Core's per-module config "
+		    "(--te-precision-config-file), written\n"
+		    "# under $TMPDIR where this file is sourced.\n",
+		p->module_precision);
+	fputs("PD2BW_TE_PRECISION=\"${TMPDIR:-/tmp}/pd2bw-te-precision.$$."
+	      "yaml\"\n",
+	      fp);
+	fputs("cat > \"$PD2BW_TE_PRECISION\" <<'PD2BW_EOF'\nconfigs:\n", fp);
+	for (i = 0; i < ANALYTIC_SITES; i++)
+		used[sp[i]] = 1;
+	for (k = 1; k < 256; k++) {
+		if (!used[k])
+			continue;
+		fprintf(fp, "  %s:\n    transformer_engine_config_type: "
+			    "\"TEQuantizationParams\"\n    training_recipe:",
+			te_config_name(k));
+		if (k == ANALYTIC_MP_16)
+			fputs(" {}\n", fp);
+		else if (k == ANALYTIC_MP_NVFP4)
+			fputs("\n      fp4_quantization_recipe: \"nvfp4\"\n", fp);
+		else
+			fprintf(fp, "\n      fp8_quantization_recipe: \"%s\"\n",
+				model_fp8_names[k - ANALYTIC_MP_FP8]);
+	}
+	fputs("matchers:\n", fp);
+	/* the MTP modules first: their blocks' linears match the other
+	 * patterns too */
+	for (j = 0; j < ANALYTIC_SITES; j++) {
+		i = j ? j - 1 : ANALYTIC_SITE_MTP;
+		if (!sp[i])
+			continue;
+		for (k = 0; k < 3 && pat[i][k]; k++) {
+			snprintf(name, sizeof(name), "%s_%d",
+				 analytic_site_names[i], k);
+			fprintf(fp, "  %s:\n    config: \"%s\"\n    type: "
+				    "\"glob\"\n    pattern: \"%s\"\n    "
+				    "enabled: true\n",
+				name, te_config_name(sp[i]), pat[i][k]);
+		}
+	}
+	fputs("PD2BW_EOF\n", fp);
+	fputs("set -- \"$@\" --te-precision-config-file "
+	      "\"$PD2BW_TE_PRECISION\"\n",
+	      fp);
+	return 0;
+}
+
+/*
  * The parts of pd2bw-model/2 as Megatron-LM's flags (NVIDIA/Megatron-LM
  * d98e8a6: TransformerConfig fields become --field-name, arguments.py
  * :2373; tests/emit/upstream.py cites each).  Returns -1 after a message
@@ -856,6 +953,8 @@ emit_megatron(FILE *fp, const struct emit_in *in, const struct emit_shape *sh)
 			arg_int(fp, "--num-layers-at-end-in-bf16",
 				in->p->bf16_last);
 		}
+		if (te_precision_args(fp, in->p))
+			return -1;
 		/* bf16 accumulates and reduces the gradients in fp32 unless
 		 * --grad-reduce-in-bf16 (megatron/training/arguments.py:
 		 * 1204-1217, 3053 at d98e8a6) */

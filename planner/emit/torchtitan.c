@@ -272,6 +272,14 @@ emit_torchtitan(FILE *fp, const struct emit_in *in,
 		return pd2bw_error("--emit torchtitan: the plan is priced with "
 				   "Megatron-Core's Muon; plan with --optimizer "
 				   "adam, or emit megatron");
+	/* a precision per kind of linear is Megatron-Core's config file;
+	 * torchao's filter keeps modules in 16 bits but sets no other
+	 * recipe for some (components/quantization/ at v0.2.2) */
+	if (p->module_precision)
+		return pd2bw_error("--emit torchtitan: the plan sets the "
+				   "precision module by module (%s), which "
+				   "torchtitan's one float8 recipe cannot; "
+				   "emit megatron", p->module_precision);
 	if (!strcmp(prec, "nvfp4"))
 		return pd2bw_error("--emit torchtitan: torchtitan trains no "
 				   "NVFP4 GEMMs (its quantization converters "

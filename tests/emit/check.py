@@ -19,8 +19,10 @@
 # applies are in upstream.py, each with its upstream file and line.
 # pd2bw-plan is taken from PATH (tests/run.sh puts the build there; the
 # sweep's case puts the optimised build, $PLAIN, first).
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +80,10 @@ class Plan:
         self.fp8_recipe = c.get("fp8_recipe")
         self.bf16_first = int(c.get("bf16_first_layers", 0))
         self.bf16_last = int(c.get("bf16_last_layers", 0))
+        # --module-precision, "SITE=P,..." (pd2bw(5))
+        self.module_prec = dict(kv.split("=") for kv in
+                                c.get("module_precision", "").split(",")
+                                if kv)
         self.fusions = c.get("fusions")
         # the chains priced fused (all where the plan names none)
         self.fused = set(
@@ -164,11 +170,18 @@ def uniform_plan(p):
 
 # ---- Megatron-LM ----
 
+# What sourcing an emitted file writes (its per-module precision config)
+# goes under a directory of this run's, removed at exit.
+SRC_TMP = tempfile.mkdtemp(prefix="check-src-")
+atexit.register(shutil.rmtree, SRC_TMP, True)
+
+
 def megatron_args(path):
     """Source the file the way a user does and read "$@" back."""
     out = subprocess.run(
         ["bash", "-c", 'set --; . "$0"; printf "%s\\0" "$@"', path],
-        check=True, capture_output=True).stdout.decode()
+        check=True, capture_output=True,
+        env=dict(os.environ, TMPDIR=SRC_TMP)).stdout.decode()
     words = out.split("\0")[:-1]
     a, i = {}, 0
     while i < len(words):
@@ -185,7 +198,7 @@ def megatron_args(path):
 def megatron_env(path):
     """CUDA_DEVICE_MAX_CONNECTIONS once the file is sourced (None:
     unset), whatever the caller's environment had."""
-    env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="7")
+    env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="7", TMPDIR=SRC_TMP)
     out = subprocess.run(
         ["bash", "-c", '. "$0"; printf "%s" '
          '"${CUDA_DEVICE_MAX_CONNECTIONS-unset}"', path],
@@ -229,6 +242,55 @@ def megatron_chunks(bad, p, a):
         expect(bad, L % pp == 0, "even split needs L %% pp (A:997)")
         per = [L // pp] * pp
     return pp, 1, {(r, 0): per[r] for r in range(pp)}
+
+
+# The modules of each kind --module-precision names, by the paths
+# Megatron-Core gives them (d98e8a6: attention.py:413, 1692; multi_latent_
+# attention.py:510-604; mlp.py:219-240; moe/experts.py:217-236;
+# moe/moe_layer.py:279-346; ssm/mamba_mixer.py:281, 437; transformer_
+# layer.py:392, 456; ssm/mamba_layer.py:89; gpt_model.py:245).
+SITE_PATHS = {
+    "qkv": ["decoder.layers.3.self_attention." + x for x in
+            ("linear_qkv", "linear_q_proj", "linear_q_down_proj",
+             "linear_q_up_proj", "linear_kv_down_proj",
+             "linear_kv_up_proj")],
+    "proj": ["decoder.layers.3.self_attention.linear_proj"],
+    "fc1": ["decoder.layers.3.mlp.linear_fc1"],
+    "fc2": ["decoder.layers.3.mlp.linear_fc2"],
+    "experts": ["decoder.layers.3.mlp.experts.linear_fc1",
+                "decoder.layers.3.mlp.experts.linear_fc2"],
+    "shared-experts": ["decoder.layers.3.mlp.shared_experts.linear_fc1",
+                       "decoder.layers.3.mlp.shared_experts.linear_fc2"],
+    "latent": ["decoder.layers.3.mlp.fc1_latent_proj",
+               "decoder.layers.3.mlp.fc2_latent_proj"],
+    "mamba-in": ["decoder.layers.3.mixer.in_proj"],
+    "mamba-out": ["decoder.layers.3.mixer.out_proj"],
+    "mtp": ["mtp.layers.0.eh_proj",
+            "mtp.layers.0.transformer_layer.self_attention.linear_qkv",
+            "mtp.layers.0.transformer_layer.mlp.experts.linear_fc1"],
+}
+
+
+def te_precision_check(bad, p, a):
+    """The plan's module precisions against the config file the emitted
+    arguments name, read as Megatron-Core matches it."""
+    f = U.one(a, "--te-precision-config-file")
+    got = {}
+    if f is not None:
+        with open(f) as fh:
+            y = load_yaml(fh)
+        b, at = U.te_precision_config(y)
+        bad += b
+        for site, paths in SITE_PATHS.items():
+            ps = {at(x) for x in paths}
+            if site == "mtp" and "mtp" not in p.module_prec:
+                continue
+            expect(bad, len(ps) == 1, "%s modules at %s" % (site, ps))
+            v = ps.pop()
+            if v is not None:
+                got[site] = v
+    expect(bad, got == p.module_prec, "module precision %s vs plan %s"
+           % (got, p.module_prec))
 
 
 def check_megatron(p, path):
@@ -278,8 +340,9 @@ def check_megatron(p, path):
     if hp is not None:
         sym = {"block_mamba": "M", "block_attention": "*", "block_mlp": "-",
                "block_experts": "E"}
-        kinds = "".join(sym.get(n.split(".")[0], "?") for n in p.layers
-                        if n.startswith("block"))
+        # a block kept in bf16 (--bf16-layers) is its kind's "_bf16" run
+        kinds = "".join(sym.get(n.split(".")[0].removesuffix("_bf16"), "?")
+                        for n in p.layers if n.startswith("block"))
         main = hp.split("/")[0].replace("|", "")
         expect(bad, kinds == main, "hybrid pattern %s vs the plan's "
                "layers %s" % (main, kinds))
@@ -297,6 +360,7 @@ def check_megatron(p, path):
           if "--first-last-layers-bf16" in a else (0, 0))
     expect(bad, bf == (p.bf16_first, p.bf16_last),
            "bf16 layers %s vs plan %s" % (bf, (p.bf16_first, p.bf16_last)))
+    te_precision_check(bad, p, a)
     expect(bad, U.one(a, "--fp8-recipe") ==
            ((p.fp8_recipe or "delayed") if p.prec == "fp8" else None),
            "FP8 recipe %s vs plan %s %s" % (U.one(a, "--fp8-recipe"),

@@ -38,6 +38,8 @@ MEGATRON_FLAGS = {
     "--num-layers-at-start-in-bf16": "TC:652",
     "--num-layers-at-end-in-bf16": "TC:656",
     "--grad-reduce-in-bf16": "A:3053 (store_true; bf16 only, A:1204-1217)",
+    # a YAML file of per-module precision overrides (te_precision_config())
+    "--te-precision-config-file": "A:2020",
     "--num-layers": "TC:65",
     "--hidden-size": "TC:145",
     "--num-attention-heads": "TC:148",
@@ -252,6 +254,79 @@ def megatron_env_rules(conn, a, gpu):
         bad.append("tensor/context parallelism on %s without "
                    "CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1476-1479)" % gpu)
     return bad
+
+
+# Megatron-Core's per-module precision config (--te-precision-config-file),
+# at d98e8a6:
+#   QC = megatron/core/quantization/quant_config.py
+#   TE = megatron/core/extensions/transformer_engine.py
+#   EN = megatron/core/enums.py
+# Matchers in the order written, the enabled ones only (QC:_build_
+# matchers), each of type "glob" with a pattern and a config (asserted
+# there); the first whose fnmatch pattern matches a module's path picks
+# its config (QC GlobMatcher.match, match_to_config_key).  A config is
+# {transformer_engine_config_type: TEQuantizationParams (TE:129, 236),
+# training_recipe, evaluation_recipe optional: nothing else (TE:244-
+# 249)}; a recipe's keys are TEQuantizationRecipe's fields (TE:133-172,
+# others refused TE:186-188), not delayed scaling (TE:190-191), not FP8
+# and FP4 at once (TE:193-196), from EN:15-19 and EN:25-26; no recipe
+# is 16 bits (TE:258-260).
+TE_RECIPE_KEYS = {"fp8_quantization_recipe", "fp4_quantization_recipe",
+                  "custom_recipe_factory", "fp8_format",
+                  "override_quantized_autocast",
+                  "override_nonquantized_autocast", "tp_only_amax_red",
+                  "fp8_param", "fp4_param"}
+FP8_RECIPES = {"delayed", "tensorwise", "mxfp8", "blockwise", "custom"}
+FP4_RECIPES = {"nvfp4", "custom"}
+
+
+def te_precision_config(y):
+    """The problems of a loaded config, and a function from a module
+    path to the precision it runs at ("bf16", an FP8 recipe, "nvfp4";
+    None where no matcher takes it)."""
+    import fnmatch
+    bad, prec = [], {}
+    for k, c in (y.get("configs") or {}).items():
+        if c.get("transformer_engine_config_type") != "TEQuantizationParams":
+            bad.append("config %s: type %s (TE:236)" %
+                       (k, c.get("transformer_engine_config_type")))
+        if set(c) - {"transformer_engine_config_type", "training_recipe",
+                     "evaluation_recipe"} or "training_recipe" not in c:
+            bad.append("config %s: keys %s (TE:237-249)" % (k, sorted(c)))
+        r = c.get("training_recipe") or {}
+        if set(r) - TE_RECIPE_KEYS:
+            bad.append("config %s: recipe keys %s (TE:186-188)" %
+                       (k, sorted(set(r) - TE_RECIPE_KEYS)))
+        f8, f4 = r.get("fp8_quantization_recipe"), r.get(
+            "fp4_quantization_recipe")
+        if f8 is not None and f4 is not None:
+            bad.append("config %s: FP8 and FP4 (TE:193-196)" % k)
+        if f8 == "delayed":
+            bad.append("config %s: delayed scaling (TE:190-191)" % k)
+        if f8 is not None and f8 not in FP8_RECIPES:
+            bad.append("config %s: FP8 recipe %s (EN:15-19)" % (k, f8))
+        if f4 is not None and f4 not in FP4_RECIPES:
+            bad.append("config %s: FP4 recipe %s (EN:25-26)" % (k, f4))
+        prec[k] = f8 or f4 or "bf16"
+    matchers = []
+    for k, m in (y.get("matchers") or {}).items():
+        if not m.get("enabled", False):
+            continue
+        if m.get("type") != "glob" or "pattern" not in m or \
+                "config" not in m:
+            bad.append("matcher %s: type, pattern, config (QC:"
+                       "_build_matchers)" % k)
+            continue
+        if m["config"] not in prec:
+            bad.append("matcher %s: no config %s" % (k, m["config"]))
+        matchers.append((m["pattern"], m["config"]))
+
+    def at(path):
+        for pat, c in matchers:
+            if fnmatch.fnmatch(path, pat):
+                return prec.get(c)
+        return None
+    return bad, at
 
 
 def megatron_rules(a, world):

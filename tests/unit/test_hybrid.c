@@ -296,6 +296,173 @@ test_latent_mtp(void)
 	CHECK(model_validate(&d, "tiny") != 0);
 }
 
+static int
+run_o(struct profile *p, const struct model *m, const char *gpu, int tp,
+      const struct analytic_opts *o)
+{
+	static const int mb[] = {2};
+	struct analytic_par par;
+
+	analytic_par_init(&par, tp, tp > 1);
+	profile_init(p);
+	return analytic_profile_kernels(p, m, catalog_find(&cat, gpu), mb, 1,
+					&par, o, NULL);
+}
+
+/* Whether the profiles' layers (all but the embedding) are priced
+ * alike: forward, backward, and what they keep under each
+ * recomputation. */
+static int
+same_layers(const struct profile *a, const struct profile *b)
+{
+	int j, r;
+
+	if (a->nlayers != b->nlayers)
+		return 0;
+	for (j = 1; j < a->nlayers; j++) {
+		const struct prof_point *x = &a->layers[j].pt[0];
+		const struct prof_point *y = &b->layers[j].pt[0];
+
+		if (x->fwd_ms != y->fwd_ms || x->bwd_ms != y->bwd_ms)
+			return 0;
+		for (r = 0; r < PROF_RC_N; r++)
+			if (x->stash_bytes[r] != y->stash_bytes[r])
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * --module-precision: the tiny hybrid with LatentMoE, a shared expert
+ * and MTP modules, NVFP4 on GB200 at TP 2 with sequence parallelism.
+ * Every kind of linear at bf16 prices every layer (the head with its
+ * modules too) as the 16-bit model does, to the bit, moves 16-bit
+ * tensor-parallel gathers and keeps each block's GEMM weights in 16
+ * bits: the Mamba layer 64 x 328 + 128 x 64, attention 64 x 128 +
+ * 64 x 64, the MLP 64 x 256 + 128 x 64, the MoE layer four experts of
+ * 16 x 64 + 32 x 16 and the shared one 64 x 64 + 32 x 64, each over the
+ * two ranks, and the latent projections 2 x 64 x 16 whole on each.
+ * Every kind at MXFP8 prices it as the MXFP8 model does.  One kind set
+ * moves that kind's layers alone.
+ */
+static void
+test_module_precision(void)
+{
+	static const int w16[] = {(20992 + 8192) / 2, (8192 + 4096) / 2,
+				  (16384 + 8192) / 2,
+				  2048 + (4 * (1024 + 512) + 4096 + 2048) / 2,
+				  (20992 + 8192) / 2};
+	struct model m;
+	struct profile pq, p16, pm, p8;
+	struct analytic_opts o;
+	int i, j;
+
+	tiny_hybrid(&m);
+	m.moe.latent = 16;
+	m.moe.shared_experts = 1;
+	m.moe.shared_ffn = 32;
+	m.mtp_layers = 1;
+	strcpy(m.mtp_pattern, "*E");
+	CHECK(model_validate(&m, "tiny") == 0);
+	analytic_opts_init(&o);
+	m.precision = MODEL_BF16;
+	CHECK(run_o(&p16, &m, "GB200", 2, &o) == 0);
+	m.precision = MODEL_FP8;
+	o.fp8_recipe = FP8_MXFP8;
+	CHECK(run_o(&p8, &m, "GB200", 2, &o) == 0);
+	o.fp8_recipe = FP8_DELAYED;
+	m.precision = MODEL_NVFP4;
+	CHECK(run_o(&pq, &m, "GB200", 2, &o) == 0);
+	for (i = 0; i < ANALYTIC_SITES; i++)
+		o.site_prec[i] = ANALYTIC_MP_16;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) == 0);
+	CHECK(same_layers(&pm, &p16));
+	CHECK(!same_layers(&pq, &p16));
+	CHECK_NEAR(pm.tp_block_bytes, 1, 0);
+	CHECK(pq.tp_block_bytes < 1);
+	for (j = 0; j < 5; j++) {
+		CHECK_INT_EQ(pm.layers[1 + j].params16, w16[j]);
+		CHECK_INT_EQ(pq.layers[1 + j].params16, 0);
+	}
+	/* the MTP module's attention and MoE layers, one set of weights */
+	CHECK_INT_EQ(pm.layers[6].params16, w16[1] + w16[3]);
+	profile_release(&pm);
+	for (i = 0; i < ANALYTIC_SITES; i++)
+		o.site_prec[i] = ANALYTIC_MP_FP8 + FP8_MXFP8;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) == 0);
+	CHECK(same_layers(&pm, &p8));
+	CHECK_NEAR(pm.tp_block_bytes, p8.tp_block_bytes, 0);
+	CHECK_INT_EQ(pm.layers[1].params16, 0);
+	profile_release(&pm);
+	/* the Mamba output projection alone: the Mamba layers move, the
+	 * others are the NVFP4 model's */
+	memset(o.site_prec, 0, sizeof(o.site_prec));
+	o.site_prec[ANALYTIC_SITE_MAMBA_OUT] = ANALYTIC_MP_16;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) == 0);
+	CHECK(pm.layers[1].pt[0].fwd_ms != pq.layers[1].pt[0].fwd_ms);
+	CHECK(pm.layers[5].pt[0].bwd_ms != pq.layers[5].pt[0].bwd_ms);
+	for (j = 2; j <= 4; j++)
+		CHECK(pm.layers[j].pt[0].fwd_ms == pq.layers[j].pt[0].fwd_ms &&
+		      pm.layers[j].pt[0].bwd_ms == pq.layers[j].pt[0].bwd_ms);
+	CHECK_INT_EQ(pm.layers[1].params16, 8192 / 2);
+	CHECK_NEAR(pm.tp_block_bytes, pq.tp_block_bytes, 0);
+	profile_release(&pm);
+	/* a 16-bit model has nothing to override; nor has a GPU without
+	 * NVFP4 */
+	m.precision = MODEL_BF16;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) != 0);
+	profile_release(&pm);
+	m.precision = MODEL_FP8;
+	o.site_prec[ANALYTIC_SITE_QKV] = ANALYTIC_MP_NVFP4;
+	CHECK(run_o(&pm, &m, "H100-SXM", 2, &o) != 0);
+	profile_release(&pm);
+	profile_release(&pq);
+	profile_release(&p16);
+	profile_release(&p8);
+}
+
+/* The list's canonical form, and what it refuses. */
+static void
+test_site_prec_parse(void)
+{
+	unsigned char sp[ANALYTIC_SITES];
+	char buf[256], err[200];
+
+	CHECK(analytic_site_prec_parse("mtp=bf16,qkv=bf16,mamba-out=mxfp8,"
+				       "experts=nvfp4,shared-experts=tensorwise",
+				       sp, err, sizeof(err)) == 0);
+	CHECK_INT_EQ(sp[ANALYTIC_SITE_QKV], ANALYTIC_MP_16);
+	CHECK_INT_EQ(sp[ANALYTIC_SITE_PROJ], 0);
+	CHECK_INT_EQ(sp[ANALYTIC_SITE_EXPERTS], ANALYTIC_MP_NVFP4);
+	CHECK_INT_EQ(sp[ANALYTIC_SITE_MAMBA_OUT],
+		     ANALYTIC_MP_FP8 + FP8_MXFP8);
+	CHECK(analytic_site_prec_any(sp));
+	analytic_site_prec_format(sp, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "qkv=bf16,experts=nvfp4,shared-experts=tensorwise,"
+			  "mamba-out=mxfp8,mtp=bf16");
+	CHECK(analytic_site_prec_parse(buf, sp, err, sizeof(err)) == 0);
+	analytic_site_prec_format(sp, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "qkv=bf16,experts=nvfp4,shared-experts=tensorwise,"
+			  "mamba-out=mxfp8,mtp=bf16");
+	CHECK(analytic_site_prec_parse("qkv=delayed", sp, err,
+				       sizeof(err)) != 0);
+	CHECK(strstr(err, "delayed") != NULL);
+	CHECK(analytic_site_prec_parse("qkv=bf16,qkv=mxfp8", sp, err,
+				       sizeof(err)) != 0);
+	CHECK_STR_EQ(err, "site qkv given twice");
+	CHECK(analytic_site_prec_parse("fc3=bf16", sp, err, sizeof(err)) !=
+	      0);
+	CHECK(analytic_site_prec_parse("qkv=bf16,", sp, err, sizeof(err)) !=
+	      0);
+	CHECK(analytic_site_prec_parse("", sp, err, sizeof(err)) != 0);
+	CHECK(analytic_site_prec_parse("qkv", sp, err, sizeof(err)) != 0);
+	CHECK(analytic_site_prec_parse("=bf16", sp, err, sizeof(err)) != 0);
+	memset(sp, 0, sizeof(sp));
+	CHECK(!analytic_site_prec_any(sp));
+	analytic_site_prec_format(sp, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -308,6 +475,8 @@ main(int argc, char **argv)
 	test_mamba_kernels();
 	test_tp();
 	test_latent_mtp();
+	test_module_precision();
+	test_site_prec_parse();
 	catalog_release(&cat);
 	return h_done();
 }
