@@ -388,16 +388,39 @@ fill(struct lp_in *in)
 }
 
 /*
+ * The memory row (GB) of in->count as fill() has it, y 1 where some layer
+ * that reruns recomputes fully (cost_mem_add()'s any_full).
+ */
+static double
+mem_row(const struct lp_in *in)
+{
+	int i, y = 0, ycol = in->ng * in->nr + 1;
+	double sum = 0;
+
+	for (i = 1; i <= in->nz; i++)
+		if (in->ia[i] > in->ng + 1 && in->ja[i] != ycol &&
+		    in->count[in->ja[i] - 1] > 0)
+			y = 1;
+	for (i = 1; i <= in->nz; i++)
+		if (in->ia[i] == in->ng + 1)
+			sum +=
+			    in->ar[i] *
+			    (in->ja[i] == ycol ? y : in->count[in->ja[i] - 1]);
+	return sum;
+}
+
+/*
  * Solve in's problem (fill()'s): its status, *extra and in->count for
- * LP_OPTIMAL and LP_FEASIBLE.  GLPK may leave it by longjmp
- * (glpk_failed): it touches nothing of its caller's but in's arrays,
- * which the caller frees.
+ * LP_OPTIMAL and LP_FEASIBLE, whose mem_row() is within the budget.
+ * GLPK may leave it by longjmp (glpk_failed): it touches nothing of its
+ * caller's but in's arrays, which the caller frees.
  */
 static NOINLINE int
 search_solve(struct lp_in *in, double *extra)
 {
 	int ng = in->ng, nr = in->nr;
-	int q, r, col, row, ycol, err, st, ret;
+	int q, r, col, row, ycol, err, st, ret, k, got;
+	double over = 0, slack = 0;
 	glp_prob *lp;
 	glp_iocp parm;
 
@@ -429,14 +452,34 @@ search_solve(struct lp_in *in, double *extra)
 	parm.presolve = GLP_ON;
 	parm.mip_gap = in->lo->mip_gap;
 	parm.tm_lim = in->lo->time_limit_ms;
-	err = glp_intopt(lp, &parm);
-	st = glp_mip_status(lp);
-	if ((err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
-	    (st == GLP_OPT || st == GLP_FEAS)) {
+	for (q = 1; q <= in->nz; q++)
+		if (in->ia[q] == ng + 1)
+			slack += parm.tol_int * fabs(in->ar[q]);
+	for (k = 0;; k++) {
+		err = glp_intopt(lp, &parm);
+		st = glp_mip_status(lp);
+		got = (err == 0 || err == GLP_ETMLIM || err == GLP_EMIPGAP) &&
+		      (st == GLP_OPT || st == GLP_FEAS);
+		if (!got)
+			break;
 		for (q = 0; q < ng; q++)
 			for (r = 0; r < nr; r++)
 				in->count[q * nr + r] = (int)(glp_mip_col_val(
 						lp, 1 + q * nr + r) + 0.5);
+		over = mem_row(in) - in->budget / 1e9;
+		if (!(over > 0) || k == 16)
+			break;
+		/* GLPK rounds a relaxation within its integrality
+		 * tolerance (tol_int) to integers without checking the
+		 * rows again, the memory row then over the budget by a
+		 * few kB: again with the row lowered by that and the most
+		 * the rounding moves it, doubling */
+		glp_set_row_bnds(lp, ng + 1, GLP_UP, 0,
+				 in->budget / 1e9 - ldexp(over + slack, k));
+	}
+	if (got && over > 0) {
+		ret = LP_ERROR;
+	} else if (got) {
 		*extra = glp_mip_obj_val(lp);
 		ret = st == GLP_OPT && err == 0 ? LP_OPTIMAL : LP_FEASIBLE;
 	} else if (err == GLP_ENOPFS || st == GLP_NOFEAS ||

@@ -39,6 +39,10 @@ h_seed(uint64_t *s)
 
 	if (e)
 		*s ^= strtoull(e, NULL, 10) * 0x9E3779B97F4A7C15ULL;
+	/* xorshift stays at 0 from 0: a seed that cancels the state's
+	 * start (1 where it starts at the multiplier) draws another */
+	if (!*s)
+		*s = 0x2545F4914F6CDD1DULL;
 }
 
 /* A uniform double in [0, 1) from state s. */
