@@ -47,7 +47,7 @@ struct chain {
 				 bits (the profile's bf16) */
 	int64_t *p16;         /* [L] of a layer's parameters, those held in
 				 16 bits without quantised copies (the
-				 profile's params16) */
+				 profile's params16 + outside16) */
 	double *half;         /* [L] 0.5 for a one-sublayer block, else 1 */
 	int *block_no;        /* [L] index among the transformer blocks,
 				 from 0; -1 for other layers */
@@ -75,14 +75,19 @@ struct chain {
 	 * FLOPs, all and the routed experts' */
 	int64_t *mparams, *pre_mparams;
 	double *pre_ns, *pre_nse;
-	/* [L+1] prefix sums of mparams over the blocks a quantised model
-	 * keeps in 16 bits (the profile's bf16), which quantise nothing */
-	int64_t *pre_m16;
+	/* [L+1] prefix sums of what a quantised model holds in 16 bits
+	 * without quantised copies (p16: the profile's params16 and
+	 * outside16), and of the part within mparams (params16), whose
+	 * weights are never cast */
+	int64_t *pre_m16, *pre_c16;
 };
 
-/* Of chain_muon()'s parameters of layers [a, e], those of blocks kept in
- * 16 bits. */
+/* The parameters of layers [a, e] a quantised model holds in 16 bits
+ * without quantised copies. */
 int64_t chain_m16(const struct chain *c, int a, int e);
+/* Of chain_muon()'s parameters of layers [a, e], those kept in 16 bits
+ * (no weight cast). */
+int64_t chain_c16(const struct chain *c, int a, int e);
 
 /*
  * Muon's Newton-Schulz FLOPs per step of layers [a, e], all in *ns and the

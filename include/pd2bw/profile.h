@@ -104,11 +104,16 @@ struct prof_layer {
 				   model kept in 16 bits (--bf16-layers):
 				   no quantised weight copies, 16-bit
 				   tensor-parallel traffic */
-	int64_t params16;       /* in memory only: of params, those a
+	int64_t params16;       /* in memory only: of muon_params, those a
 				   quantised model holds in 16 bits without
 				   quantised copies (a --bf16-layers block's
-				   muon_params, or the linears
-				   --module-precision keeps in 16 bits) */
+				   all, or the linears --module-precision
+				   keeps in 16 bits) */
+	int64_t outside16;      /* in memory only: of params, those outside
+				   muon_params a quantised model holds in 16
+				   bits (the embedding; the head's norm and
+				   vocabulary matrix, unless its GEMM runs
+				   FP8) */
 	struct prof_point *pt;  /* [nmb], owned */
 };
 

@@ -4172,6 +4172,10 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += m->seq_len * h;
 	if (sh.bert)
 		L->params += 2 * h + norm_params(m);
+	/* a quantised model's embedding stays 16-bit: Transformer Engine
+	 * quantises its linears alone (and torchao its nn.Linear's) */
+	if (model_prec_quantised(m->precision))
+		L->outside16 = L->params;
 	first = xcalloc((size_t)nruns, sizeof(*first));
 	for (i = 0, r = 0; i < m->layers; i++) {
 		if (i && same_block(m, o, i, i - 1)) {
@@ -4220,6 +4224,13 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->params += h * h + (m->bias ? h : 0) + vt;
 	if (!m->tied_embeddings)
 		L->params += vt * h;
+	/* ... and so does its head: the norm, and the output layer but
+	 * where Megatron-Core runs it in FP8 (--fp8-output-proj, fp8head),
+	 * as torchtitan's converter leaves "output" (filter_fqns) */
+	if (model_prec_quantised(m->precision))
+		L->outside16 = L->params - (sh.fp8head && !m->tied_embeddings
+						    ? vt * h
+						    : 0);
 	if (m->mtp_layers) {
 		/* one set of weights a module, or one for all when shared */
 		int64_t sets = model_mtp_weight_sets(m), bp = 0, xp = 0;

@@ -90,6 +90,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->mparams = xcalloc(L, sizeof(int64_t));
 	c->pre_mparams = xcalloc(L + 1, sizeof(int64_t));
 	c->pre_m16 = xcalloc(L + 1, sizeof(int64_t));
+	c->pre_c16 = xcalloc(L + 1, sizeof(int64_t));
 	c->bf16 = xcalloc(L, sizeof(int));
 	c->p16 = xcalloc(L, sizeof(int64_t));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
@@ -143,8 +144,9 @@ chain_build(struct chain *c, const struct profile *p)
 			c->block_no[j] = ly->kind == PROF_BLOCK ? nblk++ : -1;
 			c->mparams[j] = ly->muon_params;
 			c->pre_mparams[j + 1] = c->pre_mparams[j] + c->mparams[j];
-			c->p16[j] = ly->params16;
+			c->p16[j] = ly->params16 + ly->outside16;
 			c->pre_m16[j + 1] = c->pre_m16[j] + c->p16[j];
+			c->pre_c16[j + 1] = c->pre_c16[j] + ly->params16;
 			c->bf16[j] = ly->bf16;
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
@@ -262,6 +264,7 @@ chain_release(struct chain *c)
 	free(c->mparams);
 	free(c->pre_mparams);
 	free(c->pre_m16);
+	free(c->pre_c16);
 	free(c->bf16);
 	free(c->p16);
 	free(c->pre_ns);
@@ -326,6 +329,12 @@ int64_t
 chain_m16(const struct chain *c, int a, int e)
 {
 	return c->pre_m16 ? c->pre_m16[e + 1] - c->pre_m16[a] : 0;
+}
+
+int64_t
+chain_c16(const struct chain *c, int a, int e)
+{
+	return c->pre_c16 ? c->pre_c16[e + 1] - c->pre_c16[a] : 0;
 }
 
 int64_t

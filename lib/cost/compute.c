@@ -275,8 +275,9 @@ weight_cast_ms(const struct chain *c, const struct cost_opts *o,
 	double ns, nse, p = (double)chain_muon(c, a, e, &ns, &nse), qb, bytes;
 	int nc;
 
-	/* the blocks kept in 16 bits have no quantised copies */
-	p -= (double)chain_m16(c, a, e);
+	/* the blocks and linears kept in 16 bits have no quantised
+	 * copies */
+	p -= (double)chain_c16(c, a, e);
 	if (!model_prec_quantised(o->precision) || o->hbm_gb_s <= 0 ||
 	    g->rt->fp8_casts != ANALYTIC_CASTS_TE || p <= 0)
 		return 0;

@@ -1546,7 +1546,8 @@ test_fp8_rowwise(void)
  * ones priced exactly as the 16-bit model's blocks and the others as the
  * FP8 model's; the chain moves their tensor-parallel traffic at 16 bits
  * (the FP8 blocks' all-gathers at one byte, tp_block_bytes 0.75) and
- * counts their matrices apart, which have no quantised copies to cast.
+ * counts their matrices apart, which have no quantised copies to cast,
+ * with the embedding and the head, which hold none either.
  */
 static void
 test_bf16_layers(void)
@@ -1593,8 +1594,16 @@ test_bf16_layers(void)
 	CHECK(chain_build(&c, &pm) == 0);
 	CHECK_INT_EQ(c.L, 34);
 	CHECK_INT_EQ(c.bf16[1] + c.bf16[2] + c.bf16[31] + c.bf16[32], 3);
-	CHECK(chain_m16(&c, 0, 33) == 3 * pm.layers[1].muon_params);
-	CHECK(chain_m16(&c, 2, 30) == 0);
+	CHECK(chain_c16(&c, 0, 33) == 3 * pm.layers[1].muon_params);
+	CHECK(chain_c16(&c, 2, 30) == 0);
+	/* the embedding and the head (its norm and output layer) hold 16
+	 * bits in an FP8 model, outside the matrices weights are cast of */
+	CHECK(chain_m16(&c, 0, 0) == pm.layers[0].params);
+	CHECK(chain_m16(&c, 33, 33) == pm.layers[4].params);
+	CHECK(chain_c16(&c, 0, 0) + chain_c16(&c, 33, 33) == 0);
+	CHECK(chain_m16(&c, 0, 33) ==
+	      3 * pm.layers[1].muon_params + pm.layers[0].params +
+		      pm.layers[4].params);
 	/* one block's all-gathers: 8192 x 4096 16-bit values, four
 	 * collectives; the FP8 blocks' at 0.75 of it */
 	x = 8192.0 * 4096 * 2;
