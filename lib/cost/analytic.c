@@ -2308,7 +2308,6 @@ static double
 selective(struct shape *sh, double f, double core, double *saved)
 {
 	double n = sh->n, h = sh->h, e = sh->e, t = 0, x = 0, t0, k0;
-	double ge = sh->fp8 ? sh->qb : e;
 	int pass = sh->ks_pass;
 
 	/* the kernels priced here run again in backward: listed by module
@@ -2343,9 +2342,18 @@ selective(struct shape *sh, double f, double core, double *saved)
 		/* a hybrid model's layer has one pre-norm */
 		double k = sh->has_attn && sh->has_mlp ? 2 : 1;
 
+		/* the norms' outputs as the linears after them keep them
+		 * (--module-precision) */
+		int in = sh->mamba ? ANALYTIC_SITE_MAMBA_IN : mlp_in_site(sh);
+		double keep =
+			!sh->fp8	? k * e
+			: !sh->has_attn ? e - site_qsave(sh, in)
+					: 2 * e - site_qsave(sh, ANALYTIC_SITE_QKV) -
+						  (k > 1 ? site_qsave(sh, in) : e);
+
 		t0 = t, k0 = sh->nk;
 		t += k * norm_ms(sh);
-		x += k * (n * h * ge + norm_x_stash(sh, n * h)) /
+		x += (n * h * keep + k * norm_x_stash(sh, n * h)) /
 		     (sh->sp ? sh->t : 1);
 		ks_sel(sh, "layernorm", k * (sh->nk - k0), t - t0);
 	}
@@ -2364,7 +2372,8 @@ selective(struct shape *sh, double f, double core, double *saved)
 		t0 = t, k0 = sh->nk;
 		t += clamp_ms(sh, sh->ntok * sh->fe, 0) +
 		     act_ms(sh, sh->ntok * sh->fe);
-		x += sh->ntok * sh->fe * ge +
+		x += sh->ntok * sh->fe *
+			     (e - site_qsave(sh, ANALYTIC_SITE_EXPERTS)) +
 		     (sh->clamp ? 2 * sh->ntok * sh->fe * e : 0);
 		ks_sel(sh, "moe_act", sh->nk - k0, t - t0);
 	}
@@ -2379,7 +2388,7 @@ selective(struct shape *sh, double f, double core, double *saved)
 		t += gemm_ms(sh, n, ft, h);
 		sh->lora_site = 0;
 		x += (sh->swiglu ? 2 + unfused_glu(sh) : 1) * n * ft * e +
-		     n * ft * ge;
+		     n * ft * (e - site_qsave(sh, ANALYTIC_SITE_FC2));
 		ks_sel(sh, "mlp", sh->nk - k0, t - t0);
 	}
 	*saved = x;

@@ -343,7 +343,8 @@ same_layers(const struct profile *a, const struct profile *b)
  * 16 x 64 + 32 x 16 and the shared one 64 x 64 + 32 x 64, each over the
  * two ranks, and the latent projections 2 x 64 x 16 whole on each.
  * Every kind at MXFP8 prices it as the MXFP8 model does.  One kind set
- * moves that kind's layers alone.
+ * moves that kind's layers alone.  Selective recomputation covers the
+ * norms, the experts' activation and the MLP, whose saved inputs count.
  */
 static void
 test_module_precision(void)
@@ -365,6 +366,10 @@ test_module_precision(void)
 	strcpy(m.mtp_pattern, "*E");
 	CHECK(model_validate(&m, "tiny") == 0);
 	analytic_opts_init(&o);
+	/* what selective recomputation spares, the saved GEMM inputs
+	 * among it, alike too */
+	o.rc_modules = ANALYTIC_RC_CORE_ATTN | ANALYTIC_RC_LAYERNORM |
+		       ANALYTIC_RC_MOE_ACT | ANALYTIC_RC_MLP;
 	m.precision = MODEL_BF16;
 	CHECK(run_o(&p16, &m, "GB200", 2, &o) == 0);
 	m.precision = MODEL_FP8;
