@@ -57,6 +57,26 @@ brute(const struct chain *c, const struct cost_opts *o,
 	return best;
 }
 
+/* Two GPUs of one node, a 2BW pipeline of two stages on them: the stage
+ * problems the trials below pose. */
+static const struct cost_cfg two_stages = {
+	.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
+	.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
+	.t = 1, .v = 1, .c = 1, .e = 1
+};
+
+static void
+two_gpus(struct cluster *cl, struct place_links *l)
+{
+	cluster_init(cl);
+	cl->nodes = 1;
+	cl->gpus_per_node = 2;
+	cluster_set_uniform(cl, 2, 100);
+	place_links_init(l, cl, 2);
+	place_links_fill(l, cl, two_stages.place, two_stages.w, two_stages.d,
+			 two_stages.t);
+}
+
 /*
  * A random profile of n layers for microbatch 1 (same: all like the
  * first, which the solver groups); work: whether layers need workspace.
@@ -103,11 +123,7 @@ test_brute(void)
 		struct cluster cl;
 		struct chain c;
 		struct cost_opts o = opts0;
-		struct cost_cfg g = {
-			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
-			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
-			.t = 1, .v = 1, .c = 1, .e = 1
-		};
+		struct cost_cfg g = two_stages;
 		struct place_links l;
 		struct lp_opts lo = {7, 0, 10000, NULL, 0};
 		int n = 1 + (int)(urand() * 6), j, rc[8], rcb[8], st;
@@ -115,14 +131,9 @@ test_brute(void)
 
 		/* every other trial: identical layers */
 		random_profile(&p, n, trial % 2, 1);
-		cluster_init(&cl);
-		cl.nodes = 1;
-		cl.gpus_per_node = 2;
-		cluster_set_uniform(&cl, 2, 100);
+		two_gpus(&cl, &l);
 		chain_build(&c, &p);
 		o.cap_bytes = 1e9 + urand() * 1.6e10;
-		place_links_init(&l, &cl, 2);
-		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
 		want = brute(&c, &o, &g, n, rcb, 0);
 		st = lp_stage(&c, &o, &g, &l, 0, 0, n - 1, &lo, rc, &extra);
 		if (st == LP_OPTIMAL) {
@@ -167,11 +178,7 @@ test_near_cap(void)
 	struct profile p;
 	struct cluster cl;
 	struct chain c;
-	struct cost_cfg g = {
-		.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
-		.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
-		.t = 1, .v = 1, .c = 1, .e = 1
-	};
+	struct cost_cfg g = two_stages;
 	struct place_links l;
 	struct lp_opts lo = {7, 0, 10000, NULL, 0};
 	int i, j, n = 3, rc[3], rcb[3], fits = 0, agree = 0, cases = 0;
@@ -196,13 +203,8 @@ test_near_cap(void)
 		pt->stash_bytes[PROF_RC_FULL] = 76798096;
 		pt->work_bytes = 68102954;
 	}
-	cluster_init(&cl);
-	cl.nodes = 1;
-	cl.gpus_per_node = 2;
-	cluster_set_uniform(&cl, 2, 100);
+	two_gpus(&cl, &l);
 	chain_build(&c, &p);
-	place_links_init(&l, &cl, 2);
-	place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
 	at = lp_stage_mem(&c, &opts0, &g, 0, 0, n - 1, two);
 	for (i = -1; i <= 20; i++) {
 		struct cost_opts o = opts0;
@@ -254,23 +256,14 @@ test_memo(void)
 		struct profile p;
 		struct cluster cl;
 		struct chain c;
-		struct cost_cfg g = {
-			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
-			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
-			.t = 1, .v = 1, .c = 1, .e = 1
-		};
+		struct cost_cfg g = two_stages;
 		struct place_links l;
 		int n = 1 + (int)(urand() * 6), i;
 		double cap = 1e9 + urand() * 1.6e10;
 
 		random_profile(&p, n, trial % 2, 1);
-		cluster_init(&cl);
-		cl.nodes = 1;
-		cl.gpus_per_node = 2;
-		cluster_set_uniform(&cl, 2, 100);
+		two_gpus(&cl, &l);
 		chain_build(&c, &p);
-		place_links_init(&l, &cl, 2);
-		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
 		for (i = 0; i < 8; i++) {
 			struct cost_opts o = opts0;
 			struct lp_opts lo = {i < 4 ? 7 : 5, 0, 10000, NULL, 0};
@@ -463,11 +456,7 @@ test_one_optimum(void)
 		struct cluster cl;
 		struct chain c;
 		struct cost_opts o = opts0;
-		struct cost_cfg g = {
-			.sched = PLAN_2BW, .w = 1, .d = 2, .b = 1, .m = 4,
-			.r = PROF_RC_NONE, .place = PLAN_STAGES_IN_NODE,
-			.t = 1, .v = 1, .c = 1, .e = 1
-		};
+		struct cost_cfg g = two_stages;
 		struct place_links l;
 		struct lp_opts lo = {trial % 3 ? 7 : 5, 0, 10000, NULL, 0};
 		int n = 1 + (int)(urand() * 7), j, rc0[8], rc[8], st0, st;
@@ -475,13 +464,8 @@ test_one_optimum(void)
 		double x0 = -1, x = -1;
 
 		random_profile(&p, n, trial % 2, trial % 4 < 2);
-		cluster_init(&cl);
-		cl.nodes = 1;
-		cl.gpus_per_node = 2;
-		cluster_set_uniform(&cl, 2, 100);
+		two_gpus(&cl, &l);
 		chain_build(&c, &p);
-		place_links_init(&l, &cl, 2);
-		place_links_fill(&l, &cl, g.place, g.w, g.d, g.t);
 		for (j = 0; j < n; j++)
 			rc[j] = PROF_RC_NONE;
 		o.cap_bytes = lp_stage_mem(&c, &o, &g, 0, 0, n - 1, rc) *
