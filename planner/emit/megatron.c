@@ -97,8 +97,10 @@ te_precision_args(FILE *fp, const struct plan *p)
 		{"mtp.*", NULL, NULL},
 	};
 	unsigned char sp[ANALYTIC_SITES];
-	char err[200], name[32];
+	char err[200], name[32], hash[17], *y = NULL;
+	size_t ylen = 0;
 	int used[256] = {0}, i, j, k;
+	FILE *yf;
 
 	if (!p->module_precision)
 		return 0;
@@ -106,32 +108,27 @@ te_precision_args(FILE *fp, const struct plan *p)
 				     sizeof(err)))
 		return pd2bw_error("--emit megatron: the plan's "
 				   "module_precision: %s", err);
-	fprintf(fp, "# Precision module by module, as priced (%s):\n"
-		    "# Megatron-Core's per-module config "
-		    "(--te-precision-config-file), written\n"
-		    "# under $TMPDIR where this file is sourced.\n",
-		p->module_precision);
-	fputs("PD2BW_TE_PRECISION=\"${TMPDIR:-/tmp}/pd2bw-te-precision.$$."
-	      "yaml\"\n",
-	      fp);
-	fputs("cat > \"$PD2BW_TE_PRECISION\" <<'PD2BW_EOF'\nconfigs:\n", fp);
+	yf = open_memstream(&y, &ylen);
+	if (!yf)
+		return pd2bw_error("--emit megatron: out of memory");
+	fputs("configs:\n", yf);
 	for (i = 0; i < ANALYTIC_SITES; i++)
 		used[sp[i]] = 1;
 	for (k = 1; k < 256; k++) {
 		if (!used[k])
 			continue;
-		fprintf(fp, "  %s:\n    transformer_engine_config_type: "
+		fprintf(yf, "  %s:\n    transformer_engine_config_type: "
 			    "\"TEQuantizationParams\"\n    training_recipe:",
 			te_config_name(k));
 		if (k == ANALYTIC_MP_16)
-			fputs(" {}\n", fp);
+			fputs(" {}\n", yf);
 		else if (k == ANALYTIC_MP_NVFP4)
-			fputs("\n      fp4_quantization_recipe: \"nvfp4\"\n", fp);
+			fputs("\n      fp4_quantization_recipe: \"nvfp4\"\n", yf);
 		else
-			fprintf(fp, "\n      fp8_quantization_recipe: \"%s\"\n",
+			fprintf(yf, "\n      fp8_quantization_recipe: \"%s\"\n",
 				model_fp8_names[k - ANALYTIC_MP_FP8]);
 	}
-	fputs("matchers:\n", fp);
+	fputs("matchers:\n", yf);
 	/* the MTP modules first: their blocks' linears match the other
 	 * patterns too */
 	for (j = 0; j < ANALYTIC_SITES; j++) {
@@ -141,13 +138,29 @@ te_precision_args(FILE *fp, const struct plan *p)
 		for (k = 0; k < 3 && pat[i][k]; k++) {
 			snprintf(name, sizeof(name), "%s_%d",
 				 analytic_site_names[i], k);
-			fprintf(fp, "  %s:\n    config: \"%s\"\n    type: "
+			fprintf(yf, "  %s:\n    config: \"%s\"\n    type: "
 				    "\"glob\"\n    pattern: \"%s\"\n    "
 				    "enabled: true\n",
 				name, te_config_name(sp[i]), pat[i][k]);
 		}
 	}
-	fputs("PD2BW_EOF\n", fp);
+	fclose(yf);
+	/* named by its content: the same config, the same file */
+	plan_hash_bytes(y, ylen, hash);
+	fprintf(fp, "# Precision module by module, as priced (%s):\n"
+		    "# Megatron-Core's per-module config "
+		    "(--te-precision-config-file), written\n"
+		    "# where this file is sourced: the current directory "
+		    "(shared by the nodes\n"
+		    "# on a cluster), or $PD2BW_TE_PRECISION.\n",
+		p->module_precision);
+	fprintf(fp, "PD2BW_TE_PRECISION=\"${PD2BW_TE_PRECISION:-$PWD/"
+		    "pd2bw-te-precision.%.8s.yaml}\"\n",
+		hash);
+	fprintf(fp, "cat > \"$PD2BW_TE_PRECISION\" <<'PD2BW_EOF'\n%s"
+		    "PD2BW_EOF\n",
+		y);
+	free(y);
 	fputs("set -- \"$@\" --te-precision-config-file "
 	      "\"$PD2BW_TE_PRECISION\"\n",
 	      fp);

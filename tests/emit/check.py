@@ -170,18 +170,21 @@ def uniform_plan(p):
 
 # ---- Megatron-LM ----
 
-# What sourcing an emitted file writes (its per-module precision config)
-# goes under a directory of this run's, removed at exit.
+# What sourcing an emitted file writes (its per-module precision config,
+# in the current directory) goes to a directory of this run's, removed at
+# exit.
 SRC_TMP = tempfile.mkdtemp(prefix="check-src-")
 atexit.register(shutil.rmtree, SRC_TMP, True)
+SRC_ENV = {k: v for k, v in os.environ.items() if k != "PD2BW_TE_PRECISION"}
 
 
 def megatron_args(path):
     """Source the file the way a user does and read "$@" back."""
     out = subprocess.run(
-        ["bash", "-c", 'set --; . "$0"; printf "%s\\0" "$@"', path],
-        check=True, capture_output=True,
-        env=dict(os.environ, TMPDIR=SRC_TMP)).stdout.decode()
+        ["bash", "-c", 'set --; . "$0"; printf "%s\\0" "$@"',
+         os.path.abspath(path)],
+        check=True, capture_output=True, cwd=SRC_TMP,
+        env=SRC_ENV).stdout.decode()
     words = out.split("\0")[:-1]
     a, i = {}, 0
     while i < len(words):
@@ -198,11 +201,11 @@ def megatron_args(path):
 def megatron_env(path):
     """CUDA_DEVICE_MAX_CONNECTIONS once the file is sourced (None:
     unset), whatever the caller's environment had."""
-    env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="7", TMPDIR=SRC_TMP)
+    env = dict(SRC_ENV, CUDA_DEVICE_MAX_CONNECTIONS="7")
     out = subprocess.run(
         ["bash", "-c", '. "$0"; printf "%s" '
-         '"${CUDA_DEVICE_MAX_CONNECTIONS-unset}"', path],
-        check=True, capture_output=True, env=env).stdout.decode()
+         '"${CUDA_DEVICE_MAX_CONNECTIONS-unset}"', os.path.abspath(path)],
+        check=True, capture_output=True, cwd=SRC_TMP, env=env).stdout.decode()
     return None if out == "unset" else out
 
 
