@@ -3389,6 +3389,42 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	return analytic_profile_kernels(p, m, g, mb, nmb, par, o, NULL);
 }
 
+/* The kinds of linear (1 << enum analytic_site) m has: attention's, a
+ * dense MLP's, the routed and shared experts', LatentMoE's, a Mamba
+ * mixer's, and the MTP modules'. */
+static unsigned
+site_kinds(const struct model *m)
+{
+	unsigned has = 0;
+	int i;
+
+	for (i = 0; i < m->layers; i++) {
+		int k = model_layer_kind(m, i);
+
+		if (k == MODEL_LAYER_MAMBA)
+			has |= 1u << ANALYTIC_SITE_MAMBA_IN |
+			       1u << ANALYTIC_SITE_MAMBA_OUT;
+		if (k == 'B' || k == MODEL_LAYER_ATTN)
+			has |= 1u << ANALYTIC_SITE_QKV |
+			       1u << ANALYTIC_SITE_PROJ;
+		if ((k == 'B' || k == MODEL_LAYER_MLP ||
+		     k == MODEL_LAYER_MOE) &&
+		    !model_layer_is_moe(m, i))
+			has |= 1u << ANALYTIC_SITE_FC1 |
+			       1u << ANALYTIC_SITE_FC2;
+		if (model_layer_is_moe(m, i)) {
+			has |= 1u << ANALYTIC_SITE_EXPERTS;
+			if (m->moe.shared_experts > 0)
+				has |= 1u << ANALYTIC_SITE_SHARED;
+			if (m->moe.latent > 0)
+				has |= 1u << ANALYTIC_SITE_LATENT;
+		}
+	}
+	if (m->mtp_layers > 0)
+		has |= 1u << ANALYTIC_SITE_MTP;
+	return has;
+}
+
 /* analytic.h */
 int
 analytic_profile_kernels(struct profile *p, const struct model *m,
@@ -3415,9 +3451,16 @@ analytic_profile_kernels(struct profile *p, const struct model *m,
 					   "precision of an FP8 or NVFP4 "
 					   "model's linear layers: give "
 					   "--precision fp8 or nvfp4");
+		unsigned has = site_kinds(m);
+
 		for (i = 0; i < ANALYTIC_SITES; i++) {
 			int mp = o->site_prec[i];
 
+			if (mp && !(has & (1u << i)))
+				return pd2bw_error("--module-precision %s: "
+						   "model '%s' has no such "
+						   "linear", analytic_site_names[i],
+						   m->name ? m->name : "");
 			if (g && mp >= ANALYTIC_MP_FP8 && g->tflops8 <= 0)
 				return pd2bw_error("GPU '%s' has no FP8 "
 						   "tensor cores (%s)", g->name,

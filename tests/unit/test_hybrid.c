@@ -412,6 +412,16 @@ test_module_precision(void)
 	CHECK_INT_EQ(pm.layers[1].params16, 8192 / 2);
 	CHECK_NEAR(pm.tp_block_bytes, pq.tp_block_bytes, 0);
 	profile_release(&pm);
+	/* a kind the model lacks is refused, not ignored */
+	m.moe.latent = 0;
+	CHECK(model_validate(&m, "tiny") == 0);
+	o.site_prec[ANALYTIC_SITE_MAMBA_OUT] = 0;
+	o.site_prec[ANALYTIC_SITE_LATENT] = ANALYTIC_MP_16;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) != 0);
+	profile_release(&pm);
+	m.moe.latent = 16;
+	o.site_prec[ANALYTIC_SITE_LATENT] = 0;
+	o.site_prec[ANALYTIC_SITE_MAMBA_OUT] = ANALYTIC_MP_16;
 	/* a 16-bit model has nothing to override; nor has a GPU without
 	 * NVFP4 */
 	m.precision = MODEL_BF16;
