@@ -45,6 +45,9 @@ struct chain {
 	int *kind;            /* [L] enum prof_kind */
 	int *bf16;            /* [L] a quantised model's block kept in 16
 				 bits (the profile's bf16) */
+	double *tpb;          /* [L] a block's tensor-parallel bytes against
+				 16-bit ones where its own (the profile's
+				 tp_bytes), else 0 */
 	int64_t *p16;         /* [L] of a layer's parameters, those held in
 				 16 bits without quantised copies (the
 				 profile's params16 + outside16) */

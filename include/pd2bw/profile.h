@@ -109,6 +109,10 @@ struct prof_layer {
 				   quantised copies (a --bf16-layers block's
 				   all, or the linears --module-precision
 				   keeps in 16 bits) */
+	double tp_bytes;        /* in memory only: a block's tensor-parallel
+				   bytes against 16-bit ones where its own
+				   (--module-precision), else 0: the
+				   profile's tp_block_bytes */
 	int64_t outside16;      /* in memory only: of params, those outside
 				   muon_params a quantised model holds in 16
 				   bits (the embedding; the head's norm and

@@ -3389,6 +3389,40 @@ analytic_profile_par(struct profile *p, const struct model *m,
 	return analytic_profile_kernels(p, m, g, mb, nmb, par, o, NULL);
 }
 
+/* What a sequence-parallel all-gather feeding site's linear moves over
+ * its 16-bit bytes: qb over e, times ag (1.5 where it gathers both
+ * copies, analytic_profile_kernels()) at the model's precision, or at
+ * --module-precision's for the site. */
+static double
+gather_share(const struct shape *sh, int site, double ag)
+{
+	int mp = sh->site_prec ? sh->site_prec[site] : 0;
+	int r = mp >= ANALYTIC_MP_FP8 ? mp - ANALYTIC_MP_FP8 : sh->fp8r;
+
+	if (!mp)
+		return ag * sh->qb / sh->e;
+	if (mp == ANALYTIC_MP_16)
+		return 1;
+	return (sh->casts == ANALYTIC_CASTS_TE &&
+				(mp == ANALYTIC_MP_NVFP4 || r == FP8_MXFP8 ||
+				 r == FP8_BLOCKWISE)
+			? 1.5
+			: 1) *
+	       model_prec_quant_bytes(mp == ANALYTIC_MP_NVFP4 ? MODEL_NVFP4
+							 : MODEL_FP8) /
+	       sh->e;
+}
+
+/* The linear an MLP's input feeds in m's MoE layers (LatentMoE's
+ * projection, the experts'), or in its dense ones. */
+static int
+model_mlp_in(const struct model *m)
+{
+	return m->moe.latent   ? ANALYTIC_SITE_LATENT
+	       : m->moe.experts ? ANALYTIC_SITE_EXPERTS
+				: ANALYTIC_SITE_FC1;
+}
+
 /* The kinds of linear (1 << enum analytic_site) m has: attention's, a
  * dense MLP's, the routed and shared experts', LatentMoE's, a Mamba
  * mixer's, and the MTP modules'. */
@@ -3897,7 +3931,7 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	int64_t h = m->hidden, kv, vt;
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
 	int ep = par->ep > 1 ? par->ep : 1, mincap, native;
-	double cf;
+	double cf, gag = 0;
 
 	if (par->etp > 1 && par->etp != tp)
 		return pd2bw_error("expert tensor parallelism %d must be 1 or "
@@ -4149,38 +4183,14 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 			 sh.fp8r == FP8_TENSORWISE);
 
 		/* --module-precision: the gathers feed the QKV projection
-		 * and the MLP's first linear (the experts' in a MoE block,
-		 * the latent projection's where there is one), each at its
-		 * own precision */
-		double gq[2];
-		int k;
-
-		for (k = 0; k < 2; k++) {
-			int mp = !sh.site_prec ? 0
-				 : k == 0    ? sh.site_prec[ANALYTIC_SITE_QKV]
-				 : sh.site_prec[m->moe.latent
-							? ANALYTIC_SITE_LATENT
-						: m->moe.experts
-							? ANALYTIC_SITE_EXPERTS
-							: ANALYTIC_SITE_FC1];
-			int rcp = mp >= ANALYTIC_MP_FP8 ? mp - ANALYTIC_MP_FP8
-							: sh.fp8r;
-			double a = sh.casts == ANALYTIC_CASTS_TE &&
-						   (mp == ANALYTIC_MP_NVFP4 ||
-						    rcp == FP8_MXFP8 ||
-						    rcp == FP8_BLOCKWISE)
-					   ? 1.5
-					   : 1;
-
-			gq[k] = !mp ? ag * sh.qb / sh.e
-			       : mp == ANALYTIC_MP_16 ? 1
-			       : a * model_prec_quant_bytes(
-					     mp == ANALYTIC_MP_NVFP4
-						     ? MODEL_NVFP4
-						     : MODEL_FP8) /
-					 sh.e;
-		}
-		p->tp_block_bytes = q ? (1 + (gq[0] + gq[1]) / 2) / 2 : 1;
+		 * and the MLP's first linear, each at its own precision */
+		p->tp_block_bytes =
+			q ? (1 + (gather_share(&sh, ANALYTIC_SITE_QKV, ag) +
+				  gather_share(&sh, model_mlp_in(m), ag)) /
+					 2) /
+				    2
+			  : 1;
+		gag = q ? ag : 0;
 	}
 	/* Of the block's backward reductions, those of the column-parallel
 	 * layers' input gradients (QKV's and the first MLP GEMM's) run
@@ -4260,6 +4270,28 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->kind = PROF_BLOCK;
 		L->sublayers = model_is_hybrid(m) ? 1 : 0;
 		L->bf16 = block_bf16(m, o, i);
+		/* --module-precision: its gathers at the precision of the
+		 * linears they feed (a hybrid layer's one sublayer's) */
+		if (sh.site_prec && gag > 0) {
+			int k = model_layer_kind(m, i);
+			int in = !model_layer_is_moe(m, i) ? ANALYTIC_SITE_FC1
+				 : m->moe.latent	   ? ANALYTIC_SITE_LATENT
+							   : ANALYTIC_SITE_EXPERTS;
+			double gs =
+				k == MODEL_LAYER_MAMBA
+					? gather_share(&sh, ANALYTIC_SITE_MAMBA_IN,
+						       gag)
+				: k == MODEL_LAYER_ATTN
+					? gather_share(&sh, ANALYTIC_SITE_QKV, gag)
+				: k == 'B'
+					? (gather_share(&sh, ANALYTIC_SITE_QKV,
+							gag) +
+					   gather_share(&sh, in, gag)) /
+						  2
+					: gather_share(&sh, in, gag);
+
+			L->tp_bytes = (1 + gs) / 2;
+		}
 		L->repeat = 1;
 		L->params = block_params_tp(m, &sh, i);
 		L->expert_params = expert_params_tp(m, &sh, i);

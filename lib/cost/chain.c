@@ -93,6 +93,7 @@ chain_build(struct chain *c, const struct profile *p)
 	c->pre_c16 = xcalloc(L + 1, sizeof(int64_t));
 	c->bf16 = xcalloc(L, sizeof(int));
 	c->p16 = xcalloc(L, sizeof(int64_t));
+	c->tpb = xcalloc(L, sizeof(double));
 	c->pre_ns = xcalloc(L + 1, sizeof(double));
 	c->pre_nse = xcalloc(L + 1, sizeof(double));
 	/* the expert buffer under expert or tensor parallelism */
@@ -148,6 +149,7 @@ chain_build(struct chain *c, const struct profile *p)
 			c->pre_m16[j + 1] = c->pre_m16[j] + c->p16[j];
 			c->pre_c16[j + 1] = c->pre_c16[j] + ly->params16;
 			c->bf16[j] = ly->bf16;
+			c->tpb[j] = ly->tp_bytes;
 			c->pre_ns[j + 1] = c->pre_ns[j] + ly->ns_flops;
 			c->pre_nse[j + 1] = c->pre_nse[j] + ly->ns_expert_flops;
 			for (k = 0; k < p->nmb; k++) {
@@ -226,10 +228,12 @@ chain_build(struct chain *c, const struct profile *p)
 					c->pre_tpn[off + j] + na - nh;
 				c->pre_tpx[off + j + 1] =
 					c->pre_tpx[off + j] +
-					na * (c->kind[j] == PROF_BLOCK &&
-							      !c->bf16[j]
-						      ? xb
-						      : x) -
+					na * (c->kind[j] != PROF_BLOCK ||
+							      c->bf16[j]
+						      ? x
+						      : c->tpb[j] > 0
+						      ? x * c->tpb[j]
+						      : xb) -
 					nh * x;
 			}
 		}
@@ -267,6 +271,7 @@ chain_release(struct chain *c)
 	free(c->pre_c16);
 	free(c->bf16);
 	free(c->p16);
+	free(c->tpb);
 	free(c->pre_ns);
 	free(c->pre_nse);
 	free(c->epx);

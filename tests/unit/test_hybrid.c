@@ -412,6 +412,34 @@ test_module_precision(void)
 	CHECK_INT_EQ(pm.layers[1].params16, 8192 / 2);
 	CHECK_NEAR(pm.tp_block_bytes, pq.tp_block_bytes, 0);
 	profile_release(&pm);
+	/* QKV alone in 16 bits: the attention layer's gathers at 16 bits,
+	 * the others' at NVFP4's (each copy 0.5625 bytes a value, both
+	 * gathered: 1.5 x 0.5625 / 2 of the 16-bit bytes, on half the
+	 * pairs) */
+	memset(o.site_prec, 0, sizeof(o.site_prec));
+	o.site_prec[ANALYTIC_SITE_QKV] = ANALYTIC_MP_16;
+	CHECK(run_o(&pm, &m, "GB200", 2, &o) == 0);
+	CHECK_NEAR(pq.tp_block_bytes, (1 + 1.5 * 0.5625 / 2) / 2, 1e-12);
+	CHECK_NEAR(pm.layers[2].tp_bytes, 1, 0);
+	for (j = 1; j <= 5; j++)
+		if (j != 2)
+			CHECK_NEAR(pm.layers[j].tp_bytes, pq.tp_block_bytes,
+				   1e-12);
+	CHECK_NEAR(pq.layers[2].tp_bytes, 0, 0);
+	{
+		struct chain cq, cm;
+
+		CHECK(chain_build(&cq, &pq) == 0);
+		CHECK(chain_build(&cm, &pm) == 0);
+		CHECK_NEAR(chain_tp_bytes(&cm, 0, PROF_RC_NONE, 2, 2) /
+				   chain_tp_bytes(&cq, 0, PROF_RC_NONE, 2, 2),
+			   1 / pq.tp_block_bytes, 1e-12);
+		CHECK_NEAR(chain_tp_bytes(&cm, 0, PROF_RC_NONE, 1, 1),
+			   chain_tp_bytes(&cq, 0, PROF_RC_NONE, 1, 1), 0);
+		chain_release(&cq);
+		chain_release(&cm);
+	}
+	profile_release(&pm);
 	/* a kind the model lacks is refused, not ignored */
 	m.moe.latent = 0;
 	CHECK(model_validate(&m, "tiny") == 0);
