@@ -154,6 +154,20 @@ report_plan(FILE *fp, const struct plan *p)
 			p->lora_rank, p->lora_targets ? " on " : "",
 			p->lora_targets ? p->lora_targets : "",
 			100 * p->trainable);
+	/* a quantised model's precision as priced: its recipe, the blocks
+	 * and the kinds of linear kept apart */
+	if (p->precision && (!strcmp(p->precision, "fp8") ||
+			     !strcmp(p->precision, "nvfp4"))) {
+		fprintf(fp, ", %s%s%s", p->precision,
+			p->fp8_recipe ? " " : "",
+			p->fp8_recipe ? p->fp8_recipe : "");
+		if (p->bf16_first + p->bf16_last > 0)
+			fprintf(fp, " (the first %d and last %d blocks in "
+				    "bf16)",
+				p->bf16_first, p->bf16_last);
+		if (p->module_precision)
+			fprintf(fp, ", %s", p->module_precision);
+	}
 	fputc('\n', fp);
 	fprintf(fp, "\nchosen:     %s, %d-wide x %d-deep", plan_sched_names[p->sched],
 		p->w, p->d);
