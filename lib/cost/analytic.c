@@ -656,14 +656,21 @@ prec_leave(struct shape *sh, const struct prec_state *s)
 	sh->qb = s->qb;
 }
 
-/* The linear a block's MLP input (its pre-norm's output) feeds: the
- * dense MLP's first, LatentMoE's projection, or the routed experts'. */
+/* The linear an MLP's input (its pre-norm's output) feeds: a dense MLP's
+ * first, or in a MoE layer LatentMoE's projection or the routed
+ * experts'. */
+static int
+mlp_in(int moe, int latent)
+{
+	return !moe     ? ANALYTIC_SITE_FC1
+	       : latent ? ANALYTIC_SITE_LATENT
+			: ANALYTIC_SITE_EXPERTS;
+}
+
 static int
 mlp_in_site(const struct shape *sh)
 {
-	return !sh->moe ? ANALYTIC_SITE_FC1
-	       : sh->lat ? ANALYTIC_SITE_LATENT
-			 : ANALYTIC_SITE_EXPERTS;
+	return mlp_in(sh->moe, sh->lat > 0);
 }
 
 /* What a value of a GEMM input the forward saves for the weight gradient
@@ -3390,37 +3397,25 @@ analytic_profile_par(struct profile *p, const struct model *m,
 }
 
 /* What a sequence-parallel all-gather feeding site's linear moves over
- * its 16-bit bytes: qb over e, times ag (1.5 where it gathers both
- * copies, analytic_profile_kernels()) at the model's precision, or at
- * --module-precision's for the site. */
+ * its 16-bit bytes, at the model's precision or --module-precision's for
+ * the site: qb over e, times 1.5 where Transformer Engine gathers both
+ * copies (MXFP8, blockwise, NVFP4; build() says why). */
 static double
-gather_share(const struct shape *sh, int site, double ag)
+gather_share(const struct shape *sh, int site)
 {
 	int mp = sh->site_prec ? sh->site_prec[site] : 0;
+	int fp4 = mp ? mp == ANALYTIC_MP_NVFP4 : sh->fp4;
 	int r = mp >= ANALYTIC_MP_FP8 ? mp - ANALYTIC_MP_FP8 : sh->fp8r;
+	double qb = !mp ? sh->qb
+			: model_prec_quant_bytes(fp4 ? MODEL_NVFP4 : MODEL_FP8);
 
-	if (!mp)
-		return ag * sh->qb / sh->e;
 	if (mp == ANALYTIC_MP_16)
 		return 1;
 	return (sh->casts == ANALYTIC_CASTS_TE &&
-				(mp == ANALYTIC_MP_NVFP4 || r == FP8_MXFP8 ||
-				 r == FP8_BLOCKWISE)
+				(fp4 || r == FP8_MXFP8 || r == FP8_BLOCKWISE)
 			? 1.5
 			: 1) *
-	       model_prec_quant_bytes(mp == ANALYTIC_MP_NVFP4 ? MODEL_NVFP4
-							 : MODEL_FP8) /
-	       sh->e;
-}
-
-/* The linear an MLP's input feeds in m's MoE layers (LatentMoE's
- * projection, the experts'), or in its dense ones. */
-static int
-model_mlp_in(const struct model *m)
-{
-	return m->moe.latent   ? ANALYTIC_SITE_LATENT
-	       : m->moe.experts ? ANALYTIC_SITE_EXPERTS
-				: ANALYTIC_SITE_FC1;
+	       qb / sh->e;
 }
 
 /* The kinds of linear (1 << enum analytic_site) m has: attention's, a
@@ -3931,7 +3926,8 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	int64_t h = m->hidden, kv, vt;
 	int i, r, nruns, *first, tp = par->tp, sp = par->sp, cp = par->cp;
 	int ep = par->ep > 1 ? par->ep : 1, mincap, native;
-	double cf, gag = 0;
+	double cf;
+	int tpq;
 
 	if (par->etp > 1 && par->etp != tp)
 		return pd2bw_error("expert tensor parallelism %d must be 1 or "
@@ -4171,27 +4167,18 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 	 * with tensorwise scaling, by default (torchtitan docs/float8.md:31,
 	 * 49 at v0.2.2), rowwise; its other recipes communicate in high
 	 * precision */
-	{
-		double ag = sh.casts == ANALYTIC_CASTS_TE &&
-					    (sh.fp4 || sh.fp8r == FP8_MXFP8 ||
-					     sh.fp8r == FP8_BLOCKWISE)
-				    ? 1.5
-				    : 1;
-
-		int q = model_prec_quantised(m->precision) && sp && tp > 1 &&
-			(sh.casts == ANALYTIC_CASTS_TE ||
-			 sh.fp8r == FP8_TENSORWISE);
-
-		/* --module-precision: the gathers feed the QKV projection
-		 * and the MLP's first linear, each at its own precision */
-		p->tp_block_bytes =
-			q ? (1 + (gather_share(&sh, ANALYTIC_SITE_QKV, ag) +
-				  gather_share(&sh, model_mlp_in(m), ag)) /
-					 2) /
-				    2
-			  : 1;
-		gag = q ? ag : 0;
-	}
+	/* the gathers feed the QKV projection and the MLP's first linear
+	 * (gather_share()), each at its own precision under
+	 * --module-precision */
+	tpq = model_prec_quantised(m->precision) && sp && tp > 1 &&
+	      (sh.casts == ANALYTIC_CASTS_TE || sh.fp8r == FP8_TENSORWISE);
+	p->tp_block_bytes =
+		tpq ? (1 + (gather_share(&sh, ANALYTIC_SITE_QKV) +
+			    gather_share(&sh, mlp_in(m->moe.experts > 0,
+						     m->moe.latent > 0))) /
+				   2) /
+			      2
+		    : 1;
 	/* Of the block's backward reductions, those of the column-parallel
 	 * layers' input gradients (QKV's and the first MLP GEMM's) run
 	 * beside their weight-gradient GEMMs where the runtime starts them
@@ -4272,23 +4259,18 @@ build(struct profile *p, const struct model *m, const struct gpu_spec *g,
 		L->bf16 = block_bf16(m, o, i);
 		/* --module-precision: its gathers at the precision of the
 		 * linears they feed (a hybrid layer's one sublayer's) */
-		if (sh.site_prec && gag > 0) {
+		if (sh.site_prec && tpq) {
 			int k = model_layer_kind(m, i);
-			int in = !model_layer_is_moe(m, i) ? ANALYTIC_SITE_FC1
-				 : m->moe.latent	   ? ANALYTIC_SITE_LATENT
-							   : ANALYTIC_SITE_EXPERTS;
+			double in = gather_share(
+				&sh, mlp_in(model_layer_is_moe(m, i),
+					    m->moe.latent > 0));
+			double qkv = gather_share(&sh, ANALYTIC_SITE_QKV);
 			double gs =
 				k == MODEL_LAYER_MAMBA
-					? gather_share(&sh, ANALYTIC_SITE_MAMBA_IN,
-						       gag)
-				: k == MODEL_LAYER_ATTN
-					? gather_share(&sh, ANALYTIC_SITE_QKV, gag)
-				: k == 'B'
-					? (gather_share(&sh, ANALYTIC_SITE_QKV,
-							gag) +
-					   gather_share(&sh, in, gag)) /
-						  2
-					: gather_share(&sh, in, gag);
+					? gather_share(&sh, ANALYTIC_SITE_MAMBA_IN)
+				: k == MODEL_LAYER_ATTN ? qkv
+				: k == 'B'		? (qkv + in) / 2
+							: in;
 
 			L->tp_bytes = (1 + gs) / 2;
 		}

@@ -95,6 +95,19 @@ random_opts(struct cost_opts *o, struct search_opts *so)
 	so->lp_k = 1 + (int)(urand() * 3);
 }
 
+/* Nodes of 8 GPUs: 2 to 4 on a slow network (slow), else 1 or 2. */
+static void
+random_cluster(struct cluster *cl, int slow)
+{
+	one_node(cl, 8, 10 + urand() * 100);
+	if (slow) {
+		cl->nodes = 2 + (int)(urand() * 3);
+		cl->net_gb_s = 0.2 + urand() * 3;
+	} else {
+		cl->nodes = 1 + (int)(urand() * 2);
+	}
+}
+
 /*
  * Searches and brute-force searches of trials random chains on random
  * clusters (slow: 2 to 4 nodes on a slow network, else 1 or 2 fast
@@ -120,13 +133,7 @@ exact_trials(int trials, int slow, int *found, int *mixed,
 		int L = 4 + (int)(urand() * 12), r0, r1;
 
 		random_profile(&p, L);
-		one_node(&cl, 8, 10 + urand() * 100);
-		if (slow) {
-			cl.nodes = 2 + (int)(urand() * 3);
-			cl.net_gb_s = 0.2 + urand() * 3;
-		} else {
-			cl.nodes = 1 + (int)(urand() * 2);
-		}
+		random_cluster(&cl, slow);
 		random_opts(&o, &so);
 		if (chain_build(&c, &p))
 			pd2bw_die("cannot build a chain");
@@ -332,9 +339,7 @@ gate_trial(int trial, long *passed)
 		for (k = 0; k < 2; k++)
 			p.layers[j].pt[k].out_bytes /= 10;
 	}
-	one_node(&cl, 8, 10 + urand() * 100);
-	cl.nodes = 2 + (int)(urand() * 3);
-	cl.net_gb_s = 0.2 + urand() * 3;
+	random_cluster(&cl, 1);
 	random_opts(&o, &so);
 	if (chain_build(&c, &p))
 		pd2bw_die("cannot build a chain");
