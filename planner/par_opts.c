@@ -677,4 +677,12 @@ par_opts_warn_profile(const struct par_opts *p, const struct profile *prof)
 		pd2bw_warn("--lora applies to models only; the profile is "
 			   "priced as it was taken%s",
 			   prof->lora_rank ? " (with its own LoRA)" : "");
+	/* the layers' precision is in a profile's times, and the plan
+	 * would name what was not priced */
+	if (p->bf16_first + p->bf16_last > 0 || p->mixed)
+		cli_usage_error("%s applies to models only: a profile's "
+				"layers are priced at the precision they "
+				"were taken at",
+				p->mixed ? "--module-precision"
+					 : "--bf16-layers");
 }

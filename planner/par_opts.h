@@ -233,7 +233,9 @@ void par_opts_unweighed(const struct par_opts *p, const struct search_opts *so,
 void par_opts_usage(FILE *fp);
 
 /* With a profile for input (not a model): warn of each option given that
- * only a model's estimate takes (--fusions, --doc-len, --lora). */
+ * only a model's estimate takes (--fusions, --doc-len, --lora), and
+ * refuse those a plan would record unpriced (--bf16-layers,
+ * --module-precision). */
 void par_opts_warn_profile(const struct par_opts *p,
 			   const struct profile *prof);
 
